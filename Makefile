@@ -1,0 +1,39 @@
+# The two commands of the README:
+#   make run    installs what is missing, builds, runs the default scenario on the Philly trace
+#   make test   the same set-up, then every test
+BUILD ?= build
+SAN_BUILD ?= build-asan
+GEN := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
+CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release -DMLTWIN_WERROR=ON
+JOBS ?= $(shell nproc)
+SCENARIO ?= scenarios/eks-trn1-philly.json
+OUT ?= results/eks-trn1-philly.sqlite
+
+.PHONY: deps build run test test-sanitize bench clean
+deps:
+	@bash scripts/install-deps.sh
+
+build: deps
+	@cmake -S . -B $(BUILD) $(GEN) $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	@mkdir -p $(dir $(OUT))
+	./$(BUILD)/apps/mltwin run $(SCENARIO) --out $(OUT)
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# The same tests under AddressSanitizer + UndefinedBehaviorSanitizer (CI runs this too).
+test-sanitize: deps
+	@cmake -S . -B $(SAN_BUILD) $(GEN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMLTWIN_WERROR=ON \
+	  -DMLTWIN_SANITIZE=address,undefined -DMLTWIN_BUILD_BENCH=OFF >/dev/null
+	@cmake --build $(SAN_BUILD) -j $(JOBS)
+	cd $(SAN_BUILD) && ctest --output-on-failure -j $(JOBS) -LE slow
+
+bench: build
+	bash bench/run-kernel-bench.sh
+	bash bench/run-philly-bench.sh
+
+clean:
+	rm -rf $(BUILD) $(SAN_BUILD)

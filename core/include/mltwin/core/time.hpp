@@ -1,0 +1,83 @@
+// mltwin/core/time.hpp — simulated time as an integer count of nanoseconds.
+//
+// Time is never a floating-point number inside the kernel: two builds, or two standard
+// libraries, must order events identically. Conversions from seconds round to the nearest
+// nanosecond (ties away from zero) and are the only place a double meets a time.
+#pragma once
+#include <cmath>
+#include <compare>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace mltwin::core {
+
+/// A span of simulated time, in integer nanoseconds (may be negative).
+class Duration {
+ public:
+  constexpr Duration() = default;
+  static constexpr Duration ns(std::int64_t v) { return Duration(v); }
+  static constexpr Duration us(std::int64_t v) { return Duration(v * 1'000); }
+  static constexpr Duration ms(std::int64_t v) { return Duration(v * 1'000'000); }
+  static constexpr Duration s(std::int64_t v) { return Duration(v * 1'000'000'000); }
+  /// From seconds (double), rounded to the nearest ns. Throws std::out_of_range if the value
+  /// is not finite or does not fit in int64 ns (about ±292 years).
+  static Duration from_seconds(double seconds);
+  static constexpr Duration max() { return Duration(std::numeric_limits<std::int64_t>::max()); }
+
+  constexpr std::int64_t count_ns() const { return v_; }
+  constexpr double seconds() const { return static_cast<double>(v_) * 1e-9; }
+
+  constexpr auto operator<=>(const Duration&) const = default;
+  constexpr Duration operator+(Duration o) const { return Duration(v_ + o.v_); }
+  constexpr Duration operator-(Duration o) const { return Duration(v_ - o.v_); }
+  constexpr Duration operator*(std::int64_t k) const { return Duration(v_ * k); }
+  constexpr Duration operator/(std::int64_t k) const { return Duration(v_ / k); }
+  constexpr Duration& operator+=(Duration o) { v_ += o.v_; return *this; }
+  constexpr Duration& operator-=(Duration o) { v_ -= o.v_; return *this; }
+
+ private:
+  constexpr explicit Duration(std::int64_t v) : v_(v) {}
+  std::int64_t v_ = 0;
+};
+
+/// A point in simulated time: nanoseconds since the start of the run (t = 0).
+class Time {
+ public:
+  constexpr Time() = default;
+  static constexpr Time from_ns(std::int64_t v) { return Time(v); }
+  /// From seconds since t = 0, rounded to the nearest ns; throws std::out_of_range as Duration.
+  static Time from_seconds(double seconds) { return Time(Duration::from_seconds(seconds).count_ns()); }
+  static constexpr Time zero() { return Time(0); }
+  /// Later than every event: used as "never".
+  static constexpr Time max() { return Time(std::numeric_limits<std::int64_t>::max()); }
+
+  constexpr std::int64_t ns() const { return v_; }
+  constexpr double seconds() const { return static_cast<double>(v_) * 1e-9; }
+
+  constexpr auto operator<=>(const Time&) const = default;
+  constexpr Time operator+(Duration d) const { return Time(v_ + d.count_ns()); }
+  constexpr Time operator-(Duration d) const { return Time(v_ - d.count_ns()); }
+  constexpr Duration operator-(Time o) const { return Duration::ns(v_ - o.v_); }
+  constexpr Time& operator+=(Duration d) { v_ += d.count_ns(); return *this; }
+
+ private:
+  constexpr explicit Time(std::int64_t v) : v_(v) {}
+  std::int64_t v_ = 0;
+};
+
+inline Duration Duration::from_seconds(double seconds) {
+  const double ns = seconds * 1e9;
+  if (!std::isfinite(ns) || std::fabs(ns) >= 9.2e18)
+    throw std::out_of_range("time value " + std::to_string(seconds) +
+                            " s is not finite or exceeds the int64 nanosecond range");
+  return Duration(static_cast<std::int64_t>(std::llround(ns)));
+}
+
+/// Parses a duration written as "<number><unit>" with unit ns, us, ms, s, m, h or d
+/// (e.g. "90s", "1.5h", "7d"); a bare number is seconds. Throws std::invalid_argument
+/// naming the text when it cannot be parsed.
+Duration parse_duration(const std::string& text);
+
+}  // namespace mltwin::core

@@ -1,0 +1,101 @@
+// mltwin/policy/cluster_state.hpp — the scheduler's view of the cluster, kept up to date
+// incrementally.
+//
+// Volcano's SchedulerCache deep-copies itself into a snapshot every cycle (cache.Snapshot()).
+// A trace replay has millions of cycles, so mltwin keeps one ClusterState that the world (the
+// simulator, or a production informer) updates in place, and a Session works on it directly:
+// a Statement applies its operations to this state and undoes them on discard, and whatever a
+// session leaves uncommitted is undone when it closes. Node and job aggregates (idle, used,
+// pipelined, per-status task counts, allocated) are maintained on every change, so opening a
+// session costs O(queues + live jobs), not O(tasks).
+//
+// generation() counts changes made from outside a session plus the changes a session commits;
+// the Scheduler uses it to skip cycles in which nothing changed.
+#pragma once
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "mltwin/policy/objects.hpp"
+
+namespace mltwin::policy {
+
+class ClusterState {
+ public:
+  // ---- building the world (each call bumps generation) ----
+  QueueId add_queue(QueueInfo q);
+  /// Adds a node; idle starts at allocatable. Throws std::invalid_argument on a duplicate name.
+  NodeId add_node(NodeInfo n);
+  /// Adds a job (PodGroup) with no tasks yet, phase as given (normally Pending).
+  JobId add_job(JobInfo j);
+  /// Creates a pod of `job` in status Pending. best_effort is derived from resreq.
+  TaskId add_task(JobId job, TaskInfo t);
+  /// Moves a task to `status`; `node` is required for statuses that occupy a node and ignored
+  /// otherwise. Updates node idle/used/pipelined/releasing and the job's counters exactly as
+  /// Volcano's NodeInfo.AddTask/RemoveTask and JobInfo.UpdateTaskStatus do.
+  void set_task_status(TaskId t, TaskStatus status, NodeId node = kNone);
+  void set_podgroup_phase(JobId j, PodGroupPhase p);
+  /// Removes a finished job from the live set (its tasks must be off every node).
+  void remove_job(JobId j);
+  void set_now(TimeNs t) { now_ = t; }
+
+  // ---- reading ----
+  TimeNs now() const { return now_; }
+  std::uint64_t generation() const { return generation_; }
+  const std::deque<TaskInfo>& tasks() const { return tasks_; }
+  const std::deque<JobInfo>& jobs() const { return jobs_; }
+  const std::vector<NodeInfo>& nodes() const { return nodes_; }
+  const std::vector<QueueInfo>& queues() const { return queues_; }
+  TaskInfo& task(TaskId t) { return tasks_[t]; }
+  const TaskInfo& task(TaskId t) const { return tasks_[t]; }
+  JobInfo& job(JobId j) { return jobs_[j]; }
+  const JobInfo& job(JobId j) const { return jobs_[j]; }
+  NodeInfo& node(NodeId n) { return nodes_[n]; }
+  const NodeInfo& node(NodeId n) const { return nodes_[n]; }
+  QueueInfo& queue(QueueId q) { return queues_[q]; }
+  const QueueInfo& queue(QueueId q) const { return queues_[q]; }
+  /// Live jobs whose PodGroup is Pending (no pods yet), and all other live jobs. Order within
+  /// each list is unspecified (removal swaps); every order the scheduler builds from them is a
+  /// total order, so the lists' order never shows in a decision.
+  const std::vector<JobId>& pending_jobs() const { return lists_[0]; }
+  const std::vector<JobId>& active_jobs() const { return lists_[1]; }
+  std::size_t live_job_count() const { return lists_[0].size() + lists_[1].size(); }
+  /// Live jobs per queue (proportion builds attributes only for queues with jobs).
+  std::int32_t queue_job_count(QueueId q) const { return queue_jobs_[q]; }
+  /// Sum of node allocatable (Volcano ssn.TotalResource).
+  const Resource& total_allocatable() const { return total_allocatable_; }
+  /// Sum of node used.
+  Resource total_used() const;
+
+  // ---- for Statement: in-session changes that do not count as a generation change ----
+  void apply_task_status_quiet(TaskId t, TaskStatus status, NodeId node);
+  void bump_generation() { ++generation_; }
+
+  /// Checks every aggregate against a recomputation from scratch and every node against
+  /// over-allocation; returns a description of the first violation or an empty string.
+  std::string check_invariants() const;
+
+ private:
+  void node_add_task(NodeInfo& n, const TaskInfo& t);
+  void node_remove_task(NodeInfo& n, const TaskInfo& t);
+  std::deque<TaskInfo> tasks_;   // deque: references stay valid as tasks are added
+  std::deque<JobInfo> jobs_;
+  std::vector<NodeInfo> nodes_;
+  std::vector<QueueInfo> queues_;
+  void list_insert(JobId j);
+  void list_erase(JobId j);
+  std::vector<JobId> lists_[2];           // [0] PodGroup Pending, [1] the rest
+  std::vector<std::uint32_t> list_pos_;   // job id -> index in its list
+  std::vector<std::int32_t> queue_jobs_;
+  Resource total_allocatable_;
+  TimeNs now_ = 0;
+  std::uint64_t generation_ = 0;
+};
+
+/// True for statuses in which a task holds (or reserves) resources on a node.
+constexpr bool on_node_status(TaskStatus s) {
+  return allocated_status(s) || s == TaskStatus::Pipelined || s == TaskStatus::Releasing;
+}
+
+}  // namespace mltwin::policy

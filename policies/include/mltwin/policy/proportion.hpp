@@ -1,0 +1,26 @@
+// mltwin/policy/proportion.hpp — the proportion plugin's deserved-share computation, exposed so
+// that it can be tested against hand calculations and reported.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "mltwin/policy/resource.hpp"
+
+namespace mltwin::policy {
+
+/// Per-queue attributes of the proportion plugin (Volcano queueAttr).
+struct QueueAttr {
+  bool present = false;   ///< the queue has jobs in the session (only those take part)
+  std::int32_t weight = 0;
+  double share = 0;       ///< max over resources of allocated / deserved
+  Resource deserved, allocated, request, elastic, inqueue, capability, real_capability, guarantee;
+};
+
+/// Volcano's water-filling (proportion.go OnSessionOpen): fills `deserved` (and `share`) of every
+/// present queue from `total`. Inputs: weight, request, real_capability, guarantee, allocated.
+void proportion_water_fill(const Resource& total, std::vector<QueueAttr>& attrs);
+
+/// share = max over the dimensions where deserved >= minResource of allocated / deserved.
+void proportion_update_share(QueueAttr& a);
+
+}  // namespace mltwin::policy

@@ -1,0 +1,55 @@
+// mltwin/policy/scheduler.hpp — the volcano-scheduler loop, one cycle at a time.
+//
+// Volcano runs runOnce every schedulePeriod (1 s). A trace replay spans months, so the
+// Scheduler skips a cycle when nothing changed since the last session that itself changed
+// nothing: the session would see the same state and decide the same (the only state a skipped
+// session could advance is the node-tiebreak random stream, and only for allocations it would
+// then discard). Time-dependent plugins ask for a wake-up through Session::request_wakeup.
+#pragma once
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "mltwin/policy/backend.hpp"
+#include "mltwin/policy/cluster_state.hpp"
+#include "mltwin/policy/config.hpp"
+#include "mltwin/policy/session.hpp"
+
+namespace mltwin::policy {
+
+struct SchedulerStats {
+  std::uint64_t sessions = 0;          ///< sessions opened (cycles that ran)
+  std::uint64_t cycles_skipped = 0;    ///< run_once calls that found nothing changed
+  SessionStats totals;                 ///< summed over sessions
+};
+
+class Scheduler {
+ public:
+  /// Validates `cfg` (unknown plugin or action names, bad period) and throws
+  /// std::invalid_argument with the config path of the problem. `tiebreak_seed` seeds the
+  /// stream that breaks node-score ties.
+  Scheduler(SchedulerConfig cfg, std::uint64_t tiebreak_seed);
+
+  /// True if a cycle at state.now() would open a session (something changed, or a plugin's
+  /// wake-up time has come).
+  bool needs_cycle(const ClusterState& state) const;
+  /// One cycle (Volcano runOnce). Returns true if a session ran. Reports binds, evictions,
+  /// PodGroup phase changes and changed job conditions to `backend`.
+  bool run_once(ClusterState& state, Backend& backend);
+  /// Earliest wake-up requested by a time-dependent plugin, INT64_MAX if none.
+  TimeNs next_wakeup() const { return wakeup_; }
+  const SchedulerStats& stats() const { return stats_; }
+  const SchedulerConfig& config() const { return cfg_; }
+  /// The last reported condition of a job (ok if none).
+  const Status& job_condition(JobId j) const;
+
+ private:
+  SchedulerConfig cfg_;
+  std::mt19937_64 rng_;
+  SchedulerStats stats_;
+  std::uint64_t clean_generation_ = UINT64_MAX;  // generation after a session that changed nothing
+  TimeNs wakeup_ = INT64_MAX;
+  std::vector<Status> conditions_;
+};
+
+}  // namespace mltwin::policy

@@ -1,0 +1,292 @@
+// mltwin/policy/session.hpp — one scheduling cycle's session, plugin and action contracts,
+// and the Statement, after Volcano v1.12.1 pkg/scheduler/framework/{session,session_plugins,
+// statement}.go.
+//
+// ## How plugin answers combine (session_plugins.go)
+// Plugins are grouped in tiers; callbacks are consulted tier by tier, plugin by plugin, in the
+// configured order, and only where the plugin's extension point is enabled.
+// - Orders (job, queue, task): the first plugin returning non-zero decides; if all return 0,
+//   jobs and queues fall back to (creation time, UID), tasks to (pod index, creation, UID).
+// - Predicates: every plugin must pass; the first failure is the answer.
+// - Node scores: summed over all plugins (each plugin applies its own weights).
+// - JobValid: the first failing plugin decides (no enable switch, as in Volcano).
+// - JobReady, Allocatable, Preemptive: all must agree; Overused: any plugin says overused.
+// - JobEnqueueable, JobPipelined (votes): any Reject fails at once; otherwise a tier in which
+//   some plugin voted Permit decides Permit; if no tier permits, the answer is Permit.
+// - JobStarving: within the first tier that registers the callback, all must agree; false if
+//   no tier registers one.
+// - Preemptable / Reclaimable (victims): within a tier, plugins' candidate lists are
+//   intersected (an abstaining plugin is skipped; an empty list ends the tier with no victims);
+//   the first tier that yields a non-empty list decides.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <random>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "mltwin/policy/backend.hpp"
+#include "mltwin/policy/cluster_state.hpp"
+#include "mltwin/policy/config.hpp"
+#include "mltwin/policy/status.hpp"
+
+namespace mltwin::policy {
+
+/// Votes (Volcano util.Permit / Abstain / Reject).
+inline constexpr int kPermit = 1;
+inline constexpr int kAbstain = 0;
+inline constexpr int kReject = -1;
+
+using JobOrderFn = std::function<int(const JobInfo&, const JobInfo&)>;
+using QueueOrderFn = std::function<int(const QueueInfo&, const QueueInfo&)>;
+using TaskOrderFn = std::function<int(const TaskInfo&, const TaskInfo&)>;
+using PredicateFn = std::function<Status(const TaskInfo&, const NodeInfo&)>;
+using NodeOrderFn = std::function<double(const TaskInfo&, const NodeInfo&)>;
+using JobValidFn = std::function<ValidateResult(const JobInfo&)>;
+using JobBoolFn = std::function<bool(const JobInfo&)>;
+/// A vote; on Reject the plugin may fill `reason` (shown as why the job waits).
+using JobVoteFn = std::function<int(const JobInfo&, std::string& reason)>;
+using JobEnqueuedFn = std::function<void(const JobInfo&)>;
+using QueueBoolFn = std::function<bool(const QueueInfo&)>;
+using QueueTaskBoolFn = std::function<bool(const QueueInfo&, const TaskInfo&)>;
+/// Victim selection: candidates out of `preemptees`; return kAbstain to abstain.
+using VictimFn = std::function<int(const TaskInfo& preemptor, std::span<const TaskId> preemptees,
+                                   std::vector<TaskId>& victims)>;
+/// Called after a task is allocated or pipelined (allocate) or evicted/unallocated
+/// (deallocate) within the session (Volcano EventHandler).
+using TaskEventFn = std::function<void(const TaskInfo&)>;
+
+class Session;
+
+/// A scheduler plugin. A fresh instance is created for every session (as Volcano does), so a
+/// plugin keeps no state between cycles.
+class Plugin {
+ public:
+  virtual ~Plugin() = default;
+  virtual std::string_view name() const = 0;
+  /// Register callbacks on the session and prepare per-session data.
+  virtual void on_session_open(Session& ssn) = 0;
+  virtual void on_session_close(Session&) {}
+};
+
+/// A scheduler action (enqueue, allocate, backfill, preempt, reclaim).
+class Action {
+ public:
+  virtual ~Action() = default;
+  virtual std::string_view name() const = 0;
+  virtual void execute(Session& ssn) = 0;
+};
+
+using PluginFactory = std::function<std::unique_ptr<Plugin>(const Arguments&)>;
+using ActionFactory = std::function<std::unique_ptr<Action>(const Arguments&)>;
+/// Registries of built-in and user plugins/actions (Volcano framework.RegisterPluginBuilder).
+/// Registering a name twice replaces the earlier factory.
+void register_plugin(const std::string& name, PluginFactory f);
+void register_action(const std::string& name, ActionFactory f);
+bool plugin_registered(const std::string& name);
+bool action_registered(const std::string& name);
+std::vector<std::string> registered_plugins();
+std::vector<std::string> registered_actions();
+std::unique_ptr<Plugin> make_plugin(const std::string& name, const Arguments& args);
+std::unique_ptr<Action> make_action(const std::string& name, const Arguments& args);
+
+/// Counters of one session, summed by the Scheduler.
+struct SessionStats {
+  std::uint64_t binds = 0, pipelined = 0, evictions = 0, enqueued = 0;
+  std::uint64_t predicate_calls = 0, statements_discarded = 0;
+};
+
+class Statement;
+
+class Session {
+ public:
+  Session(ClusterState& state, Backend& backend, const SchedulerConfig& cfg, std::mt19937_64& rng,
+          std::uint64_t uid);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  /// Opens plugins (tier order), runs the actions, closes: the whole Volcano runOnce.
+  void run() { open(); run_actions(); close(); }
+  /// The three steps of run(), separately, for tests that inspect a session's combined answers.
+  void open();
+  void run_actions();
+  /// Undoes uncommitted work, closes plugins, updates PodGroup phases (Volcano jobStatus).
+  void close();
+
+  // ---- the world ----
+  ClusterState& state() { return state_; }
+  const ClusterState& state() const { return state_; }
+  Backend& backend() { return backend_; }
+  TimeNs now() const { return state_.now(); }
+  std::uint64_t uid() const { return uid_; }
+  const Resource& total_resource() const { return state_.total_allocatable(); }
+  const SchedulerConfig& config() const { return cfg_; }
+  /// The node-tiebreak stream (Volcano picks uniformly among the best-scored nodes).
+  std::mt19937_64& rng() { return rng_; }
+  SessionStats& stats() { return stats_; }
+  /// Ask the scheduler to run a cycle at `t` even if nothing changes (time-dependent plugins).
+  void request_wakeup(TimeNs t) { if (t < wakeup_) wakeup_ = t; }
+  TimeNs wakeup() const { return wakeup_; }
+
+  // ---- registration (from Plugin::on_session_open) ----
+  void add_job_order_fn(JobOrderFn f) { reg(Ext::JobOrder, job_order_, std::move(f)); }
+  void add_queue_order_fn(QueueOrderFn f) { reg(Ext::QueueOrder, queue_order_, std::move(f)); }
+  void add_task_order_fn(TaskOrderFn f) { reg(Ext::TaskOrder, task_order_, std::move(f)); }
+  void add_predicate_fn(PredicateFn f) { reg(Ext::Predicate, predicate_, std::move(f)); }
+  void add_node_order_fn(NodeOrderFn f) { reg(Ext::NodeOrder, node_order_, std::move(f)); }
+  void add_job_valid_fn(JobValidFn f) { reg(Ext::kCount, job_valid_, std::move(f)); }
+  void add_job_ready_fn(JobBoolFn f) { reg(Ext::JobReady, job_ready_, std::move(f)); }
+  void add_job_pipelined_fn(JobVoteFn f) { reg(Ext::JobPipelined, job_pipelined_, std::move(f)); }
+  void add_job_starving_fn(JobBoolFn f) { reg(Ext::JobStarving, job_starving_, std::move(f)); }
+  void add_job_enqueueable_fn(JobVoteFn f) { reg(Ext::JobEnqueued, job_enqueueable_, std::move(f)); }
+  void add_job_enqueued_fn(JobEnqueuedFn f) { reg(Ext::JobEnqueued, job_enqueued_, std::move(f)); }
+  void add_overused_fn(QueueBoolFn f) { reg(Ext::Overused, overused_, std::move(f)); }
+  void add_allocatable_fn(QueueTaskBoolFn f) { reg(Ext::Allocatable, allocatable_, std::move(f)); }
+  void add_preemptive_fn(QueueTaskBoolFn f) { reg(Ext::Preemptive, preemptive_, std::move(f)); }
+  void add_preemptable_fn(VictimFn f) { reg(Ext::Preemptable, preemptable_, std::move(f)); }
+  void add_reclaimable_fn(VictimFn f) { reg(Ext::Reclaimable, reclaimable_, std::move(f)); }
+  void add_event_handler(TaskEventFn on_allocate, TaskEventFn on_deallocate);
+  /// The option (arguments, switches) of the plugin being opened.
+  const PluginOption& current_plugin() const { return *opening_; }
+
+  // ---- combined calls (the rules in the header comment) ----
+  bool job_order(const JobInfo& l, const JobInfo& r) const;      ///< true: l goes first
+  bool queue_order(const QueueInfo& l, const QueueInfo& r) const;
+  bool task_order(const TaskInfo& l, const TaskInfo& r) const;
+  Status predicate(const TaskInfo& t, const NodeInfo& n);
+  double node_score(const TaskInfo& t, const NodeInfo& n) const;
+  bool has_node_order() const { return !node_order_.empty(); }
+  ValidateResult job_valid(const JobInfo& j) const;
+  bool job_ready(const JobInfo& j) const;
+  bool job_pipelined(const JobInfo& j) const;
+  bool job_starving(const JobInfo& j) const;
+  /// Permit or the rejecting plugin with its reason.
+  Status job_enqueueable(const JobInfo& j) const;
+  void job_enqueued(const JobInfo& j) const;
+  /// Overused: which plugin said so (empty string if none).
+  bool overused(const QueueInfo& q, std::string* by = nullptr) const;
+  bool allocatable(const QueueInfo& q, const TaskInfo& t, std::string* by = nullptr) const;
+  bool preemptive(const QueueInfo& q, const TaskInfo& t) const;
+  std::vector<TaskId> preemptable(const TaskInfo& preemptor, std::span<const TaskId> preemptees) const;
+  std::vector<TaskId> reclaimable(const TaskInfo& preemptor, std::span<const TaskId> preemptees) const;
+  void fire_allocate(const TaskInfo& t) const;
+  void fire_deallocate(const TaskInfo& t) const;
+
+  // ---- per-session bookkeeping used by actions ----
+  /// Fit errors of a task in this session (Volcano job.NodesFitErrors).
+  FitErrors& fit_errors(TaskId t);
+  const FitErrors* find_fit_errors(TaskId t) const;
+  /// Why a job waits, as decided in this session; reported to the backend when it changes.
+  void set_job_reason(JobId j, Status s);
+  /// PodGroup phase change made in this session (enqueue); reported at close.
+  void set_phase(JobId j, PodGroupPhase p);
+  /// Keeps a statement's operations applied until the session closes, then undoes them
+  /// (Volcano allocate leaves a pipelined-but-not-ready job's statement in the session copy).
+  void keep_until_close(Statement&& stmt);
+  /// True if this session committed anything or changed a phase (the next cycle must run).
+  bool changed() const { return changed_; }
+  void mark_changed() { changed_ = true; }
+  /// Jobs whose reason was set this session, with the reason (the Scheduler diffs them).
+  const std::vector<std::pair<JobId, Status>>& job_reasons() const { return job_reasons_; }
+  /// The reason set for `j` this session, or nullptr.
+  const Status* job_reason(JobId j) const;
+
+ private:
+  template <class Vec, class F>
+  void reg(Ext e, Vec& v, F&& f) {
+    if (e != Ext::kCount && !opening_->is_enabled(e)) return;
+    v.push_back({opening_tier_, opening_->name, std::forward<F>(f)});
+  }
+  template <class F>
+  struct Entry {
+    int tier;
+    std::string plugin;
+    F fn;
+  };
+  ClusterState& state_;
+  Backend& backend_;
+  const SchedulerConfig& cfg_;
+  std::mt19937_64& rng_;
+  std::uint64_t uid_;
+  SessionStats stats_;
+  TimeNs wakeup_ = INT64_MAX;
+  bool changed_ = false;
+  const PluginOption* opening_ = nullptr;
+  int opening_tier_ = 0;
+  std::vector<std::unique_ptr<Plugin>> plugins_;
+
+  std::vector<Entry<JobOrderFn>> job_order_;
+  std::vector<Entry<QueueOrderFn>> queue_order_;
+  std::vector<Entry<TaskOrderFn>> task_order_;
+  std::vector<Entry<PredicateFn>> predicate_;
+  std::vector<Entry<NodeOrderFn>> node_order_;
+  std::vector<Entry<JobValidFn>> job_valid_;
+  std::vector<Entry<JobBoolFn>> job_ready_;
+  std::vector<Entry<JobVoteFn>> job_pipelined_;
+  std::vector<Entry<JobBoolFn>> job_starving_;
+  std::vector<Entry<JobVoteFn>> job_enqueueable_;
+  std::vector<Entry<JobEnqueuedFn>> job_enqueued_;
+  std::vector<Entry<QueueBoolFn>> overused_;
+  std::vector<Entry<QueueTaskBoolFn>> allocatable_;
+  std::vector<Entry<QueueTaskBoolFn>> preemptive_;
+  std::vector<Entry<VictimFn>> preemptable_;
+  std::vector<Entry<VictimFn>> reclaimable_;
+  std::vector<TaskEventFn> on_allocate_, on_deallocate_;
+
+  std::unordered_map<TaskId, FitErrors> fit_errors_;
+  std::vector<std::pair<JobId, Status>> job_reasons_;
+  std::unordered_map<JobId, std::size_t> job_reason_index_;
+  std::vector<std::pair<JobId, PodGroupPhase>> phase_changes_;  // (job, phase before)
+  std::unordered_map<JobId, bool> phase_seen_;
+  std::vector<std::unique_ptr<Statement>> kept_;
+  friend class Statement;
+};
+
+/// An ordered record of allocate / pipeline / evict operations (Volcano framework.Statement).
+/// Operations take effect on the ClusterState at once (other tasks of the cycle see them);
+/// commit() sends them to the backend, discard() undoes them in reverse order, and a statement
+/// destroyed without either is discarded.
+class Statement {
+ public:
+  enum class OpKind : std::uint8_t { Allocate, Pipeline, Evict };
+  struct Op {
+    OpKind kind;
+    TaskId task;
+    NodeId node;
+    TaskStatus prev;  // status before the operation (restored on discard)
+    std::string reason;
+  };
+  explicit Statement(Session& ssn) : ssn_(&ssn) {}
+  Statement(Statement&& o) noexcept : ssn_(o.ssn_), ops_(std::move(o.ops_)), done_(o.done_) { o.done_ = true; }
+  Statement& operator=(Statement&&) = delete;
+  ~Statement();
+
+  /// Task -> Allocated on `node` (idle resources). Fires allocate event handlers.
+  void allocate(TaskId t, NodeId node);
+  /// Task -> Pipelined on `node` (waits for releasing resources). Fires allocate handlers.
+  void pipeline(TaskId t, NodeId node);
+  /// Task -> Releasing (eviction). Fires deallocate handlers.
+  void evict(TaskId t, std::string reason);
+  /// Allocated tasks -> Binding and backend.bind; evictions -> backend.evict; pipelined tasks
+  /// are dropped from the cache at the end of the session, as Volcano's commit does nothing
+  /// for them.
+  void commit();
+  /// Undo every operation in reverse order.
+  void discard();
+  const std::vector<Op>& operations() const { return ops_; }
+  bool empty() const { return ops_.empty(); }
+
+ private:
+  friend class Session;
+  void undo();
+  Session* ssn_;
+  std::vector<Op> ops_;
+  bool done_ = false;
+};
+
+}  // namespace mltwin::policy

@@ -1,0 +1,52 @@
+// mltwin/policy/status.hpp — status codes with reasons and the deciding plugin, after the
+// Kubernetes scheduler framework (framework/interface.go) as Volcano v1.12.1 uses them
+// (pkg/scheduler/api/unschedule_info.go). Shown to users as "why is my job pending".
+#pragma once
+#include <map>
+#include <string>
+#include <string_view>
+
+namespace mltwin::policy {
+
+enum class Code : unsigned char {
+  Success,
+  Unschedulable,                 ///< may fit later (resources free up)
+  UnschedulableAndUnresolvable,  ///< will not fit without a change to the cluster or the job
+  Error,
+  Wait,
+  Skip,
+};
+const char* to_string(Code c);
+
+struct Status {
+  Code code = Code::Success;
+  std::string plugin;  ///< the plugin (or action) that decided
+  std::string reason;  ///< e.g. "Insufficient aws.amazon.com/neuroncore"
+  bool ok() const { return code == Code::Success; }
+  static Status success() { return {}; }
+  static Status unschedulable(std::string plugin, std::string reason) {
+    return {Code::Unschedulable, std::move(plugin), std::move(reason)};
+  }
+  static Status unresolvable(std::string plugin, std::string reason) {
+    return {Code::UnschedulableAndUnresolvable, std::move(plugin), std::move(reason)};
+  }
+};
+
+/// Per-task summary of why no node fit, the way Kubernetes prints it:
+/// "0/32 nodes are available: 30 Insufficient aws.amazon.com/neuroncore, 2 node(s) were
+/// unschedulable." Reasons are counted, sorted by text.
+struct FitErrors {
+  int nodes = 0;                     ///< nodes considered
+  std::map<std::string, int> count;  ///< reason -> number of nodes that failed with it
+  void add(const std::string& reason) { ++count[reason]; }
+  std::string to_string() const;
+};
+
+/// Volcano ValidateResult.
+struct ValidateResult {
+  bool pass = true;
+  std::string reason;
+  std::string message;
+};
+
+}  // namespace mltwin::policy

@@ -1,0 +1,200 @@
+// allocate action — Volcano v1.12.1 pkg/scheduler/actions/allocate/allocate.go (the
+// non-topology path).
+//
+// 1. Jobs whose PodGroup is Inqueue or later and valid (JobValid) go into per-queue job orders.
+// 2. Repeatedly take the first queue in queue order; skip it for the rest of the action if
+//    overused; take its first job; build the job's pending (non-BestEffort) tasks in task
+//    order, once per action.
+// 3. For each task: the queue must be Allocatable for it; nodes pass if the task fits the
+//    node's future-idle resources (checked here, "Insufficient <resource>") and every plugin
+//    predicate; with no node, record the fit errors and — when minAvailable equals the task
+//    count, as for TorchX jobs — stop trying this job. Candidates split in two gradients: nodes
+//    whose idle resources fit, then nodes that fit only once releasing resources are freed; in
+//    the first non-empty gradient the best-scored node wins, ties broken uniformly at random
+//    (Volcano util.SelectBestNodeAndScore uses rand.Intn). Allocate on idle, else pipeline.
+//    Stop early once the job is ready if tasks remain (elastic jobs).
+// 4. A ready job's statement commits (binds); a not-ready job's statement is discarded unless
+//    the job is pipelined, in which case its reservations stay in the session until it closes.
+//    A job with tasks left goes back into its queue's order; the queue goes back after every
+//    job, so its order reflects the new allocation.
+#include <unordered_map>
+
+#include "../builtins.hpp"
+
+namespace mltwin::policy::detail {
+namespace {
+
+class Allocate final : public Action {
+ public:
+  std::string_view name() const override { return "allocate"; }
+
+  void execute(Session& ssn) override {
+    ClusterState& st = ssn.state();
+    const bool enqueue_enabled = [&] {
+      for (const auto& a : ssn.config().actions)
+        if (a == "enqueue") return true;
+      return false;
+    }();
+    if (!enqueue_enabled) {
+      // Without the enqueue action, Pending PodGroups go straight to Inqueue.
+      const auto pending = st.pending_jobs();
+      for (JobId j : pending) ssn.set_phase(j, PodGroupPhase::Inqueue);
+    }
+    auto job_less = [&ssn, &st](JobId a, JobId b) { return ssn.job_order(st.job(a), st.job(b)); };
+    auto queue_less = [&ssn, &st](QueueId a, QueueId b) { return ssn.queue_order(st.queue(a), st.queue(b)); };
+    auto task_less = [&ssn, &st](TaskId a, TaskId b) { return ssn.task_order(st.task(a), st.task(b)); };
+    using JobPQ = PriorityQueue<JobId, decltype(job_less)>;
+    using TaskPQ = PriorityQueue<TaskId, decltype(task_less)>;
+
+    std::vector<std::vector<JobId>> per_queue(st.queues().size());
+    std::vector<QueueId> queue_list;
+    for (JobId jid : st.active_jobs()) {
+      const JobInfo& j = st.job(jid);
+      if (j.phase == PodGroupPhase::Pending) continue;
+      if (ValidateResult vr = ssn.job_valid(j); !vr.pass) {
+        if (!j.tasks.empty()) ssn.set_job_reason(jid, Status::unschedulable("gang", vr.message));
+        continue;
+      }
+      if (per_queue[j.queue].empty()) queue_list.push_back(j.queue);
+      per_queue[j.queue].push_back(jid);
+    }
+    PriorityQueue<QueueId, decltype(queue_less)> queues(queue_less);
+    queues.assign(std::move(queue_list));
+    std::vector<std::unique_ptr<JobPQ>> jobs(st.queues().size());
+    for (std::size_t q = 0; q < per_queue.size(); ++q)
+      if (!per_queue[q].empty()) {
+        jobs[q] = std::make_unique<JobPQ>(job_less);
+        jobs[q]->assign(std::move(per_queue[q]));
+      }
+    // pendingTasks: built the first time a job is popped, kept for the rest of the action.
+    std::unordered_map<JobId, std::unique_ptr<TaskPQ>> task_queues;
+    auto tasks_of = [&](JobId jid) -> TaskPQ& {
+      if (auto it = task_queues.find(jid); it != task_queues.end()) return *it->second;
+      auto pq = std::make_unique<TaskPQ>(task_less);
+      std::vector<TaskId> v;
+      for (TaskId t : st.job(jid).tasks) {
+        const TaskInfo& tt = st.task(t);
+        if (tt.status != TaskStatus::Pending || tt.best_effort) continue;  // BestEffort: backfill
+        v.push_back(t);
+      }
+      pq->assign(std::move(v));
+      return *task_queues.emplace(jid, std::move(pq)).first->second;
+    };
+
+    while (!queues.empty()) {
+      const QueueId q = queues.pop();
+      std::string by;
+      if (ssn.overused(st.queue(q), &by)) {
+        if (jobs[q]) note_overused(ssn, st, *jobs[q], q, by);
+        continue;
+      }
+      if (!jobs[q] || jobs[q]->empty()) continue;
+      const JobId jid = jobs[q]->pop();
+      TaskPQ& tasks = tasks_of(jid);
+      if (tasks.empty()) {
+        queues.push(q);
+        continue;
+      }
+      allocate_job(ssn, st, jid, q, tasks);
+      if (!tasks.empty()) jobs[q]->push(jid);
+      queues.push(q);
+    }
+  }
+
+ private:
+  template <class PQ>
+  static void note_overused(Session& ssn, const ClusterState& st, PQ& jobs, QueueId q, const std::string& by) {
+    // Every job still waiting in this queue is held back by the queue's share.
+    while (!jobs.empty()) {
+      const JobId jid = jobs.pop();
+      const JobInfo& j = st.job(jid);
+      if (j.count(TaskStatus::Pending) > 0 && !j.is_ready())
+        ssn.set_job_reason(jid, Status::unschedulable(
+                                    by, "queue '" + st.queue(q).name + "' is overused (allocated >= deserved)"));
+    }
+  }
+
+  template <class PQ>
+  void allocate_job(Session& ssn, ClusterState& st, JobId jid, QueueId q, PQ& tasks) {
+    const JobInfo& job = st.job(jid);
+    Statement stmt(ssn);
+    const auto& nodes = st.nodes();
+    while (!tasks.empty()) {
+      const TaskId tid = tasks.pop();
+      const TaskInfo& task = st.task(tid);
+      std::string by;
+      if (!ssn.allocatable(st.queue(q), task, &by)) {
+        ssn.set_job_reason(jid, Status::unschedulable(
+                                    by, "queue '" + st.queue(q).name + "' cannot take task '" + task.name +
+                                            "' within its deserved share"));
+        continue;
+      }
+      // Predicate: resource fit against future-idle (here), then the plugins.
+      idle_fit_.clear();
+      future_fit_.clear();
+      FitErrors* fe = nullptr;
+      for (const NodeInfo& n : nodes) {
+        const Resource fi = n.future_idle();
+        const int bad = task.resreq.first_insufficient(fi);
+        Status s;
+        if (bad >= 0) {
+          s = Status::unschedulable("allocate", std::string("Insufficient ") +
+                                                    std::string(dim_name(static_cast<Dim>(bad))));
+        } else {
+          s = ssn.predicate(task, n);
+        }
+        if (!s.ok()) {
+          if (!fe) {
+            fe = &ssn.fit_errors(tid);
+            fe->nodes = static_cast<int>(nodes.size());
+            fe->count.clear();
+          }
+          fe->add(s.reason);
+          continue;
+        }
+        if (task.resreq.less_equal(n.idle)) idle_fit_.push_back(n.id);
+        else future_fit_.push_back(n.id);
+      }
+      if (idle_fit_.empty() && future_fit_.empty()) {
+        // NeedContinueAllocating: with minAvailable == task count, any failure ends the job.
+        if (job.min_available == job.task_num()) break;
+        continue;
+      }
+      const NodeId best = choose(ssn, st, task, idle_fit_.empty() ? future_fit_ : idle_fit_);
+      const NodeInfo& bn = st.node(best);
+      if (task.resreq.less_equal(bn.idle)) stmt.allocate(tid, best);
+      else if (task.resreq.less_equal(bn.future_idle())) stmt.pipeline(tid, best);
+      if (ssn.job_ready(job) && !tasks.empty()) break;
+    }
+    if (ssn.job_ready(job)) {
+      stmt.commit();
+      ssn.set_job_reason(jid, Status{Code::Success, "allocate", "Scheduled"});
+    } else if (!ssn.job_pipelined(job)) {
+      stmt.discard();
+    } else {
+      ssn.keep_until_close(std::move(stmt));
+    }
+  }
+
+  NodeId choose(Session& ssn, const ClusterState& st, const TaskInfo& task, const std::vector<NodeId>& cands) {
+    if (cands.size() == 1) return cands[0];
+    best_.clear();
+    double best_score = -1.0;  // util.SelectBestNodeAndScore starts at -1
+    for (NodeId n : cands) {
+      const double s = ssn.node_score(task, st.node(n));
+      if (s > best_score) {
+        best_score = s;
+        best_.clear();
+      }
+      if (s == best_score) best_.push_back(n);
+    }
+    if (best_.empty()) return cands[0];
+    if (best_.size() == 1) return best_[0];
+    return best_[ssn.rng()() % best_.size()];
+  }
+
+  std::vector<NodeId> idle_fit_, future_fit_, best_;
+};
+}  // namespace
+std::unique_ptr<Action> make_allocate(const Arguments&) { return std::make_unique<Allocate>(); }
+}  // namespace mltwin::policy::detail

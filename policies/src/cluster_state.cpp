@@ -1,0 +1,225 @@
+#include "mltwin/policy/cluster_state.hpp"
+
+#include <stdexcept>
+
+namespace mltwin::policy {
+
+QueueId ClusterState::add_queue(QueueInfo q) {
+  q.id = static_cast<QueueId>(queues_.size());
+  queues_.push_back(std::move(q));
+  queue_jobs_.push_back(0);
+  ++generation_;
+  return queues_.back().id;
+}
+
+NodeId ClusterState::add_node(NodeInfo n) {
+  for (const auto& o : nodes_)
+    if (o.name == n.name) throw std::invalid_argument("duplicate node name '" + n.name + "'");
+  n.id = static_cast<NodeId>(nodes_.size());
+  n.idle = n.allocatable;
+  n.used = n.releasing = n.pipelined = Resource{};
+  n.task_count = 0;
+  total_allocatable_.add(n.allocatable);
+  nodes_.push_back(std::move(n));
+  ++generation_;
+  return nodes_.back().id;
+}
+
+void ClusterState::list_insert(JobId j) {
+  auto& l = lists_[jobs_[j].phase == PodGroupPhase::Pending ? 0 : 1];
+  list_pos_[j] = static_cast<std::uint32_t>(l.size());
+  l.push_back(j);
+}
+
+void ClusterState::list_erase(JobId j) {
+  auto& l = lists_[jobs_[j].phase == PodGroupPhase::Pending ? 0 : 1];
+  const std::uint32_t pos = list_pos_[j];
+  const JobId last = l.back();
+  l[pos] = last;
+  list_pos_[last] = pos;
+  l.pop_back();
+}
+
+JobId ClusterState::add_job(JobInfo j) {
+  if (j.queue >= queues_.size())
+    throw std::invalid_argument("job '" + j.name + "' names queue " + std::to_string(j.queue) +
+                                " which does not exist");
+  j.id = static_cast<JobId>(jobs_.size());
+  j.tasks.clear();
+  j.status_count = {};
+  j.allocated = j.pending_request = j.pipelined = Resource{};
+  j.pending_best_effort_num = 0;
+  j.live = true;
+  jobs_.push_back(std::move(j));
+  list_pos_.push_back(0);
+  list_insert(jobs_.back().id);
+  ++queue_jobs_[jobs_.back().queue];
+  ++generation_;
+  return jobs_.back().id;
+}
+
+TaskId ClusterState::add_task(JobId jid, TaskInfo t) {
+  JobInfo& j = jobs_[jid];
+  t.id = static_cast<TaskId>(tasks_.size());
+  t.job = jid;
+  t.status = TaskStatus::Pending;
+  t.node = kNone;
+  t.best_effort = t.resreq.is_empty();
+  tasks_.push_back(std::move(t));
+  const TaskInfo& tt = tasks_.back();
+  j.tasks.push_back(tt.id);
+  ++j.status_count[static_cast<std::size_t>(TaskStatus::Pending)];
+  j.pending_request.add(tt.resreq);
+  if (tt.best_effort) ++j.pending_best_effort_num;
+  ++generation_;
+  return tt.id;
+}
+
+void ClusterState::node_add_task(NodeInfo& n, const TaskInfo& t) {
+  // Volcano NodeInfo.AddTask (api/node_info.go).
+  switch (t.status) {
+    case TaskStatus::Releasing:
+      n.idle.sub(t.resreq);
+      n.releasing.add(t.resreq);
+      n.used.add(t.resreq);
+      break;
+    case TaskStatus::Pipelined:
+      n.pipelined.add(t.resreq);
+      break;
+    default:
+      n.idle.sub(t.resreq);
+      n.used.add(t.resreq);
+      break;
+  }
+  ++n.task_count;
+}
+
+void ClusterState::node_remove_task(NodeInfo& n, const TaskInfo& t) {
+  // Volcano NodeInfo.RemoveTask.
+  switch (t.status) {
+    case TaskStatus::Releasing:
+      n.releasing.sub(t.resreq);
+      n.idle.add(t.resreq);
+      n.used.sub(t.resreq);
+      break;
+    case TaskStatus::Pipelined:
+      n.pipelined.sub(t.resreq);
+      break;
+    default:
+      n.idle.add(t.resreq);
+      n.used.sub(t.resreq);
+      break;
+  }
+  --n.task_count;
+}
+
+void ClusterState::apply_task_status_quiet(TaskId tid, TaskStatus status, NodeId node) {
+  TaskInfo& t = tasks_[tid];
+  JobInfo& j = jobs_[t.job];
+  const TaskStatus old = t.status;
+  if (on_node_status(old) && t.node != kNone) node_remove_task(nodes_[t.node], t);
+  // Job counters (Volcano JobInfo.UpdateTaskStatus = deleteTaskIndex + addTaskIndex).
+  --j.status_count[static_cast<std::size_t>(old)];
+  if (allocated_status(old)) j.allocated.sub(t.resreq);
+  if (old == TaskStatus::Pipelined) j.pipelined.sub(t.resreq);
+  if (old == TaskStatus::Pending) {
+    j.pending_request.sub(t.resreq);
+    if (t.best_effort) --j.pending_best_effort_num;
+  }
+  t.status = status;
+  if (on_node_status(status)) {
+    if (node == kNone) node = t.node;
+    if (node == kNone || node >= nodes_.size())
+      throw std::logic_error("task '" + t.name + "' moved to " + to_string(status) + " without a node");
+    t.node = node;
+    node_add_task(nodes_[node], t);
+  } else if (status == TaskStatus::Pending) {
+    t.node = kNone;
+  }
+  ++j.status_count[static_cast<std::size_t>(status)];
+  if (allocated_status(status)) j.allocated.add(t.resreq);
+  if (status == TaskStatus::Pipelined) j.pipelined.add(t.resreq);
+  if (status == TaskStatus::Pending) {
+    j.pending_request.add(t.resreq);
+    if (t.best_effort) ++j.pending_best_effort_num;
+  }
+}
+
+void ClusterState::set_task_status(TaskId t, TaskStatus status, NodeId node) {
+  apply_task_status_quiet(t, status, node);
+  ++generation_;
+}
+
+void ClusterState::set_podgroup_phase(JobId jid, PodGroupPhase p) {
+  JobInfo& j = jobs_[jid];
+  if (j.phase == p) return;
+  const bool was_pending = j.phase == PodGroupPhase::Pending;
+  const bool is_pending = p == PodGroupPhase::Pending;
+  if (j.live && was_pending != is_pending) {
+    list_erase(jid);
+    j.phase = p;
+    list_insert(jid);
+  } else {
+    j.phase = p;
+  }
+  ++generation_;
+}
+
+void ClusterState::remove_job(JobId jid) {
+  JobInfo& j = jobs_[jid];
+  if (!j.live) return;
+  for (TaskId t : j.tasks)
+    if (on_node_status(tasks_[t].status))
+      throw std::logic_error("remove_job('" + j.name + "'): task '" + tasks_[t].name +
+                             "' still holds resources on a node");
+  list_erase(jid);
+  --queue_jobs_[j.queue];
+  j.live = false;
+  ++generation_;
+}
+
+Resource ClusterState::total_used() const {
+  Resource r;
+  for (const auto& n : nodes_) r.add(n.used);
+  return r;
+}
+
+std::string ClusterState::check_invariants() const {
+  std::vector<Resource> used(nodes_.size()), pipelined(nodes_.size()), releasing(nodes_.size());
+  for (const auto& t : tasks_) {
+    if (!on_node_status(t.status)) continue;
+    if (t.node == kNone) return "task '" + t.name + "' is " + to_string(t.status) + " without a node";
+    if (t.status == TaskStatus::Pipelined) {
+      pipelined[t.node].add(t.resreq);
+    } else {
+      used[t.node].add(t.resreq);
+      if (t.status == TaskStatus::Releasing) releasing[t.node].add(t.resreq);
+    }
+  }
+  for (const auto& n : nodes_) {
+    for (std::size_t d = 0; d < kDims; ++d) {
+      if (std::fabs(used[n.id].v[d] - n.used.v[d]) > 1e-6 * (1 + std::fabs(n.used.v[d])))
+        return "node '" + n.name + "': used aggregate drifted from its tasks";
+      if (std::fabs(n.idle.v[d] + n.used.v[d] - n.allocatable.v[d]) > 1e-6 * (1 + n.allocatable.v[d]))
+        return "node '" + n.name + "': idle + used != allocatable";
+    }
+    if (!n.used.less_equal(n.allocatable))
+      return "node '" + n.name + "' is over-allocated: used {" + n.used.to_string() +
+             "} > allocatable {" + n.allocatable.to_string() + "}";
+  }
+  for (const auto& j : jobs_) {
+    Resource alloc;
+    std::array<std::int32_t, kTaskStatusCount> cnt{};
+    for (TaskId t : j.tasks) {
+      ++cnt[static_cast<std::size_t>(tasks_[t].status)];
+      if (allocated_status(tasks_[t].status)) alloc.add(tasks_[t].resreq);
+    }
+    if (cnt != j.status_count) return "job '" + j.name + "': task status counts drifted";
+    for (std::size_t d = 0; d < kDims; ++d)
+      if (std::fabs(alloc.v[d] - j.allocated.v[d]) > 1e-6 * (1 + std::fabs(alloc.v[d])))
+        return "job '" + j.name + "': allocated aggregate drifted";
+  }
+  return {};
+}
+
+}  // namespace mltwin::policy

@@ -1,0 +1,63 @@
+// drf plugin — Volcano v1.12.1 pkg/scheduler/plugins/drf/drf.go (without hierarchy).
+// Jobs are ordered by dominant resource share, lowest first: share = max over the cluster's
+// resources of allocated / total (helpers.Share). A job's allocation, as DRF tracks it through
+// its event handlers, is its allocated tasks plus the tasks pipelined in this session — which
+// is exactly JobInfo::allocated + JobInfo::pipelined, so the share is computed on demand.
+// Victims for preemption: tasks whose job, after losing them, would still have a share at or
+// above the preemptor's (shareDelta 1e-6).
+#include <cmath>
+#include <map>
+
+#include "../builtins.hpp"
+
+namespace mltwin::policy::detail {
+namespace {
+constexpr double kShareDelta = 0.000001;
+
+double dominant_share(const Resource& alloc, const Resource& total) {
+  double res = 0;
+  for (std::size_t d = 0; d < kDims; ++d) {
+    if (total.v[d] < kMinResource) continue;  // Resource.ResourceNames skips absent resources
+    const double s = share(alloc.v[d], total.v[d]);
+    if (s > res) res = s;
+  }
+  return res;
+}
+
+class Drf final : public Plugin {
+ public:
+  std::string_view name() const override { return "drf"; }
+  void on_session_open(Session& ssn) override {
+    if (ssn.current_plugin().is_enabled(Ext::Hierarchy))
+      throw std::invalid_argument("drf: enableHierarchy (hierarchical DRF) is not supported yet");
+    const ClusterState* st = &ssn.state();
+    const Resource total = ssn.total_resource();
+    auto job_share = [st, total](const JobInfo& j) { return dominant_share(j.allocated + j.pipelined, total); };
+    ssn.add_job_order_fn([job_share](const JobInfo& l, const JobInfo& r) {
+      const double ls = job_share(l), rs = job_share(r);
+      if (ls == rs) return 0;
+      return ls < rs ? -1 : 1;
+    });
+    ssn.add_preemptable_fn([st, total](const TaskInfo& preemptor, std::span<const TaskId> preemptees,
+                                       std::vector<TaskId>& victims) {
+      const JobInfo& pj = st->job(preemptor.job);
+      const double ls = dominant_share(pj.allocated + pj.pipelined + preemptor.resreq, total);
+      std::map<JobId, Resource> allocations;
+      for (TaskId t : preemptees) {
+        const TaskInfo& tt = st->task(t);
+        auto it = allocations.find(tt.job);
+        if (it == allocations.end()) {
+          const JobInfo& j = st->job(tt.job);
+          it = allocations.emplace(tt.job, j.allocated + j.pipelined).first;
+        }
+        it->second.sub(tt.resreq);
+        const double rs = dominant_share(it->second, total);
+        if (ls < rs || std::fabs(ls - rs) <= kShareDelta) victims.push_back(t);
+      }
+      return kPermit;
+    });
+  }
+};
+}  // namespace
+std::unique_ptr<Plugin> make_drf(const Arguments&) { return std::make_unique<Drf>(); }
+}  // namespace mltwin::policy::detail

@@ -1,0 +1,83 @@
+// gang plugin — Volcano v1.12.1 pkg/scheduler/plugins/gang/gang.go.
+// A job is valid only with at least minAvailable valid tasks, ready only when minAvailable
+// tasks are allocated (all-or-nothing: allocate commits a job's statement only when ready),
+// ordered not-ready before ready, and starving below minAvailable. Victims may only come from
+// jobs that keep minAvailable ready tasks after eviction.
+//
+// Per-task-spec minAvailable (Volcano CheckTaskReady/CheckTaskValid) is not modelled: every
+// job here has one pod per task spec (TorchX) and minAvailable = number of pods, where the
+// task-level check adds nothing to the job-level one.
+#include <map>
+
+#include "../builtins.hpp"
+
+namespace mltwin::policy::detail {
+namespace {
+class Gang final : public Plugin {
+ public:
+  std::string_view name() const override { return "gang"; }
+  void on_session_open(Session& ssn) override {
+    ssn.add_job_valid_fn([](const JobInfo& j) {
+      ValidateResult r;
+      const std::int32_t vtn = j.valid_task_num();
+      if (vtn < j.min_available) {
+        r.pass = false;
+        r.reason = "NotEnoughPods";
+        r.message = "Not enough valid tasks for gang-scheduling, valid: " + std::to_string(vtn) +
+                    ", min: " + std::to_string(j.min_available);
+      }
+      return r;
+    });
+    const ClusterState* st = &ssn.state();
+    auto victims_fn = [st](const TaskInfo&, std::span<const TaskId> preemptees, std::vector<TaskId>& victims) {
+      std::map<JobId, std::int32_t> occupied;
+      for (TaskId t : preemptees) {
+        const JobInfo& j = st->job(st->task(t).job);
+        auto it = occupied.find(j.id);
+        if (it == occupied.end()) it = occupied.emplace(j.id, j.ready_task_num()).first;
+        if (it->second > j.min_available) {
+          --it->second;
+          victims.push_back(t);
+        }
+      }
+      return kPermit;
+    };
+    ssn.add_reclaimable_fn(victims_fn);
+    ssn.add_preemptable_fn(victims_fn);
+    ssn.add_job_order_fn([](const JobInfo& l, const JobInfo& r) {
+      const bool lr = l.is_ready(), rr = r.is_ready();
+      if (lr && rr) return 0;
+      if (lr) return 1;
+      if (rr) return -1;
+      return 0;
+    });
+    ssn.add_job_ready_fn([](const JobInfo& j) { return j.is_ready(); });
+    ssn.add_job_pipelined_fn([](const JobInfo& j, std::string&) { return j.is_pipelined() ? kPermit : kReject; });
+    ssn.add_job_starving_fn([](const JobInfo& j) { return j.is_starving(); });
+  }
+
+  // OnSessionClose: the PodGroup Unschedulable condition, "x/y tasks in gang unschedulable".
+  void on_session_close(Session& ssn) override {
+    const ClusterState& st = ssn.state();
+    for (JobId jid : st.active_jobs()) {
+      const JobInfo& j = st.job(jid);
+      if (j.tasks.empty() || j.is_ready()) continue;
+      // Keep a more specific reason an action already gave this session (queue overused...).
+      if (const Status* s = ssn.job_reason(jid); s && !s->ok()) continue;
+      std::string fit;
+      for (TaskId t : j.tasks)
+        if (const FitErrors* fe = ssn.find_fit_errors(t)) {
+          fit = fe->to_string();
+          break;
+        }
+      const std::int32_t unready = j.min_available - j.ready_task_num();
+      ssn.set_job_reason(jid, Status::unschedulable(
+                                  "gang", std::to_string(unready) + "/" + std::to_string(j.task_num()) +
+                                              " tasks in gang unschedulable" +
+                                              (fit.empty() ? std::string() : ": " + fit)));
+    }
+  }
+};
+}  // namespace
+std::unique_ptr<Plugin> make_gang(const Arguments&) { return std::make_unique<Gang>(); }
+}  // namespace mltwin::policy::detail

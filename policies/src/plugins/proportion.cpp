@@ -1,0 +1,182 @@
+// proportion plugin — Volcano v1.12.1 pkg/scheduler/plugins/proportion/proportion.go.
+//
+// Each queue that has jobs deserves a share of the cluster by weight, found by water-filling:
+// every round hands the remaining resources to the unsatisfied queues in proportion to their
+// weights; a queue's deserved is capped by its real capability (capability, and what the other
+// queues' guarantees leave) and by its request (what its jobs ask for, allocated + pending),
+// and raised to its guarantee; a queue whose request is met, or whose deserved stopped moving,
+// leaves the game; rounds end when nothing remains or nothing moved.
+// - Queue order: queue priority, then share = max over resources of allocated / deserved.
+// - Overused: deserved <= allocated in every dimension -> the queue is skipped by allocate.
+// - Allocatable: allocated + task request within deserved on the dimensions the task requests.
+// - Enqueueable: minResources + allocated + inqueue - elastic within the real capability.
+// - Reclaimable (seam for the reclaim action): tasks of queues allocated beyond deserved.
+#include <vector>
+
+#include "../builtins.hpp"
+#include "mltwin/policy/proportion.hpp"
+
+namespace mltwin::policy {
+namespace {
+using namespace detail;
+
+
+
+class Proportion final : public Plugin {
+ public:
+  std::string_view name() const override { return "proportion"; }
+
+  void on_session_open(Session& ssn) override {
+    ClusterState& st = ssn.state();
+    st_ = &st;
+    const Resource total = ssn.total_resource();
+    Resource total_guarantee;
+    for (const auto& q : st.queues()) total_guarantee.add(q.guarantee);
+    attrs_.assign(st.queues().size(), QueueAttr{});
+    for (const auto& q : st.queues()) {
+      if (st.queue_job_count(q.id) == 0) continue;  // attributes only for queues with jobs
+      QueueAttr& a = attrs_[q.id];
+      a.present = true;
+      a.weight = q.weight;
+      a.capability = q.capability;
+      a.guarantee = q.guarantee;
+      a.real_capability = Resource::exceeded_part(total, total_guarantee) + q.guarantee;
+      a.real_capability.min_dimension(q.capability);
+    }
+    // Pending-phase jobs have no pods, so only active jobs contribute.
+    for (JobId jid : st.active_jobs()) {
+      const JobInfo& j = st.job(jid);
+      QueueAttr& a = attrs_[j.queue];
+      a.allocated.add(j.allocated);
+      a.request.add(j.allocated).add(j.pending_request);
+      const Resource minres = j.has_min_resources ? j.min_resources : Resource{};
+      if (j.phase == PodGroupPhase::Inqueue) a.inqueue.add(minres);
+      if (j.phase == PodGroupPhase::Running && j.has_min_resources &&
+          j.allocated_task_num() >= j.min_available)
+        a.inqueue.add(Resource::exceeded_part(minres, j.allocated));  // util.GetInqueueResource
+      a.elastic.add(Resource::exceeded_part(j.allocated, minres));
+    }
+    proportion_water_fill(total, attrs_);
+
+    ssn.add_queue_order_fn([this](const QueueInfo& l, const QueueInfo& r) {
+      if (l.priority != r.priority) return r.priority - l.priority;
+      const double ls = attrs_[l.id].share, rs = attrs_[r.id].share;
+      if (ls == rs) return 0;
+      return ls < rs ? -1 : 1;
+    });
+    ssn.add_reclaimable_fn([this](const TaskInfo&, std::span<const TaskId> reclaimees, std::vector<TaskId>& victims) {
+      std::vector<std::pair<QueueId, Resource>> allocs;
+      for (TaskId t : reclaimees) {
+        const TaskInfo& tt = st_->task(t);
+        const QueueId q = st_->job(tt.job).queue;
+        Resource* alloc = nullptr;
+        for (auto& [id, r] : allocs)
+          if (id == q) alloc = &r;
+        if (!alloc) {
+          allocs.emplace_back(q, attrs_[q].allocated);
+          alloc = &allocs.back().second;
+        }
+        if (!alloc->less_equal(attrs_[q].deserved)) {
+          alloc->sub(tt.resreq);
+          victims.push_back(t);
+        }
+      }
+      return kPermit;
+    });
+    ssn.add_overused_fn([this](const QueueInfo& q) {
+      const QueueAttr& a = attrs_[q.id];
+      return a.deserved.less_equal(a.allocated);
+    });
+    auto allocatable = [this](const QueueInfo& q, const TaskInfo& t) {
+      if (q.state != QueueState::Open) return false;
+      const QueueAttr& a = attrs_[q.id];
+      return (a.allocated + t.resreq).less_equal_with_dimension(a.deserved, t.resreq);
+    };
+    ssn.add_allocatable_fn(allocatable);
+    ssn.add_preemptive_fn(allocatable);
+    ssn.add_job_enqueueable_fn([this](const JobInfo& j, std::string& reason) {
+      const QueueInfo& q = st_->queue(j.queue);
+      if (q.state != QueueState::Open) {
+        reason = "queue '" + q.name + "' is not open";
+        return kReject;
+      }
+      if (!j.has_min_resources) return kPermit;
+      QueueAttr& a = attrs_[j.queue];
+      const Resource r = j.min_resources + a.allocated + a.inqueue - a.elastic;
+      if (r.less_equal_with_dimension(a.real_capability, j.min_resources)) {
+        a.inqueue.add(j.min_resources);
+        return kPermit;
+      }
+      reason = "queue resource quota insufficient: queue '" + q.name + "' capability {" +
+               a.real_capability.to_string() + "}";
+      return kReject;
+    });
+    ssn.add_event_handler(
+        [this](const TaskInfo& t) {
+          QueueAttr& a = attrs_[st_->job(t.job).queue];
+          a.allocated.add(t.resreq);
+          proportion_update_share(a);
+        },
+        [this](const TaskInfo& t) {
+          QueueAttr& a = attrs_[st_->job(t.job).queue];
+          a.allocated.sub(t.resreq);
+          proportion_update_share(a);
+        });
+  }
+
+ private:
+  ClusterState* st_ = nullptr;
+  std::vector<QueueAttr> attrs_;
+};
+
+}  // namespace
+
+void proportion_update_share(QueueAttr& a) {
+  double res = 0;
+  for (std::size_t d = 0; d < kDims; ++d) {
+    if (a.deserved.v[d] < kMinResource) continue;  // deserved.ResourceNames()
+    const double s = share(a.allocated.v[d], a.deserved.v[d]);
+    if (s > res) res = s;
+  }
+  a.share = res;
+}
+
+void proportion_water_fill(const Resource& total, std::vector<QueueAttr>& attrs) {
+  Resource remaining = total;
+  std::vector<bool> meet(attrs.size(), false);
+  for (;;) {
+    std::int64_t total_weight = 0;
+    for (std::size_t q = 0; q < attrs.size(); ++q)
+      if (attrs[q].present && !meet[q]) total_weight += attrs[q].weight;
+    if (total_weight == 0) break;
+    const Resource old_remaining = remaining;
+    Resource increased, decreased;
+    for (std::size_t q = 0; q < attrs.size(); ++q) {
+      QueueAttr& a = attrs[q];
+      if (!a.present || meet[q]) continue;
+      const Resource old = a.deserved;
+      Resource add = remaining;
+      add.multi(static_cast<double>(a.weight) / static_cast<double>(total_weight));
+      a.deserved.add(add);
+      a.deserved.min_dimension(a.real_capability);
+      a.deserved.min_dimension(a.request);
+      a.deserved = Resource::max(a.deserved, a.guarantee);
+      proportion_update_share(a);
+      if (a.request.less_equal(a.deserved) || a.deserved == old) meet[q] = true;
+      // Resource.Diff(old, Zero): per-dimension increase and decrease.
+      for (std::size_t d = 0; d < kDims; ++d) {
+        if (a.deserved.v[d] > old.v[d])
+          increased.v[d] += a.deserved.v[d] - old.v[d];
+        else
+          decreased.v[d] += old.v[d] - a.deserved.v[d];
+      }
+    }
+    remaining = Resource::exceeded_part(remaining + decreased, increased);
+    if (remaining.is_empty() || remaining == old_remaining) break;
+  }
+}
+
+namespace detail {
+std::unique_ptr<Plugin> make_proportion(const Arguments&) { return std::make_unique<Proportion>(); }
+}  // namespace detail
+}  // namespace mltwin::policy

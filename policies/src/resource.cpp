@@ -1,0 +1,62 @@
+#include "mltwin/policy/resource.hpp"
+
+#include <cstdio>
+
+#include "mltwin/policy/objects.hpp"
+#include "mltwin/policy/status.hpp"
+
+namespace mltwin::policy {
+
+namespace {
+std::string num(double x) {
+  if (x == kInf) return "inf";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", x);
+  return buf;
+}
+}  // namespace
+
+std::string Resource::to_string() const {
+  return "cpu " + num(v[0] / 1000.0) + ", memory " + num(v[1] / (1024.0 * 1024 * 1024)) +
+         "Gi, neuroncore " + num(v[2] / 1000.0) + ", efa " + num(v[3] / 1000.0);
+}
+
+std::optional<ResourceNameMapping> map_resource_name(std::string_view n, double cores_per_device) {
+  if (n == "cpu") return ResourceNameMapping{Dim::Cpu, 1000.0};
+  if (n == "memory") return ResourceNameMapping{Dim::Memory, 1.0};
+  if (n == "aws.amazon.com/neuroncore") return ResourceNameMapping{Dim::NeuronCore, 1000.0};
+  if (n == "aws.amazon.com/neuron" || n == "aws.amazon.com/neurondevice")
+    return ResourceNameMapping{Dim::NeuronCore, 1000.0 * cores_per_device};
+  if (n == "vpc.amazonaws.com/efa") return ResourceNameMapping{Dim::Efa, 1000.0};
+  return std::nullopt;
+}
+
+const char* to_string(TaskStatus s) {
+  static const char* names[] = {"Pending", "Allocated", "Pipelined", "Binding", "Bound",
+                                "Running", "Releasing", "Succeeded", "Failed",  "Unknown"};
+  return names[static_cast<int>(s)];
+}
+
+const char* to_string(PodGroupPhase p) {
+  static const char* names[] = {"Pending", "Inqueue", "Running", "Unknown", "Completed"};
+  return names[static_cast<int>(p)];
+}
+
+const char* to_string(Code c) {
+  static const char* names[] = {"Success", "Unschedulable", "UnschedulableAndUnresolvable",
+                                "Error",   "Wait",          "Skip"};
+  return names[static_cast<int>(c)];
+}
+
+std::string FitErrors::to_string() const {
+  std::string s = "0/" + std::to_string(nodes) + " nodes are available";
+  bool first = true;
+  for (const auto& [reason, n] : count) {
+    s += first ? ": " : ", ";
+    first = false;
+    s += std::to_string(n) + " " + reason;
+  }
+  return s + ".";
+}
+
+}  // namespace mltwin::policy

@@ -1,0 +1,367 @@
+// Session, combination rules and Statement — Volcano v1.12.1
+// pkg/scheduler/framework/{framework.go,session.go,session_plugins.go,statement.go}.
+#include "mltwin/policy/session.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace mltwin::policy {
+
+Session::Session(ClusterState& state, Backend& backend, const SchedulerConfig& cfg,
+                 std::mt19937_64& rng, std::uint64_t uid)
+    : state_(state), backend_(backend), cfg_(cfg), rng_(rng), uid_(uid) {}
+
+Session::~Session() = default;
+
+void Session::add_event_handler(TaskEventFn on_allocate, TaskEventFn on_deallocate) {
+  if (on_allocate) on_allocate_.push_back(std::move(on_allocate));
+  if (on_deallocate) on_deallocate_.push_back(std::move(on_deallocate));
+}
+
+void Session::open() {
+  // OpenSession: plugins are built and opened tier by tier (framework.go).
+  for (std::size_t t = 0; t < cfg_.tiers.size(); ++t) {
+    for (const auto& opt : cfg_.tiers[t].plugins) {
+      plugins_.push_back(make_plugin(opt.name, opt.arguments));
+      opening_ = &opt;
+      opening_tier_ = static_cast<int>(t);
+      plugins_.back()->on_session_open(*this);
+    }
+  }
+  opening_ = nullptr;
+}
+
+void Session::run_actions() {
+  static const Arguments kNoArgs;
+  for (const auto& name : cfg_.actions) {
+    auto it = cfg_.action_arguments.find(name);
+    auto action = make_action(name, it == cfg_.action_arguments.end() ? kNoArgs : it->second);
+    action->execute(*this);
+  }
+  close();
+}
+
+void Session::close() {
+  // Uncommitted work is thrown away with the session copy in Volcano; here it is undone.
+  for (auto it = kept_.rbegin(); it != kept_.rend(); ++it) (*it)->undo();
+  kept_.clear();
+  for (auto& p : plugins_) p->on_session_close(*this);
+  // CloseSession -> jobStatus (framework/session.go) for every job with pods. Jobs whose
+  // PodGroup is Pending have no pods and keep their phase.
+  const auto active = state_.active_jobs();  // copy: phases may move jobs between lists
+  for (JobId jid : active) {
+    const JobInfo& j = state_.job(jid);
+    const std::int32_t allocated = j.allocated_task_num();
+    PodGroupPhase phase = j.phase;
+    if (allocated >= j.min_available) {
+      phase = PodGroupPhase::Running;
+      if (j.count(TaskStatus::Succeeded) + j.count(TaskStatus::Failed) == allocated)
+        phase = PodGroupPhase::Completed;
+    } else if (j.phase != PodGroupPhase::Inqueue) {
+      phase = PodGroupPhase::Pending;
+    }
+    if (phase != j.phase) set_phase(jid, phase);
+  }
+  for (const auto& [jid, before] : phase_changes_) {
+    const JobInfo& j = state_.job(jid);
+    if (j.phase != before) backend_.podgroup_phase_changed(j, before, j.phase);
+  }
+}
+
+// ---------------------------------------------------------------- combination rules
+
+bool Session::job_order(const JobInfo& l, const JobInfo& r) const {
+  for (const auto& e : job_order_)
+    if (int c = e.fn(l, r); c != 0) return c < 0;
+  if (l.creation != r.creation) return l.creation < r.creation;
+  return l.uid < r.uid;
+}
+
+bool Session::queue_order(const QueueInfo& l, const QueueInfo& r) const {
+  for (const auto& e : queue_order_)
+    if (int c = e.fn(l, r); c != 0) return c < 0;
+  if (l.creation != r.creation) return l.creation < r.creation;
+  return l.uid < r.uid;
+}
+
+bool Session::task_order(const TaskInfo& l, const TaskInfo& r) const {
+  for (const auto& e : task_order_)
+    if (int c = e.fn(l, r); c != 0) return c < 0;
+  // helpers.CompareTask (pkg/controllers/job/helpers/helpers.go): pod index, then creation, UID.
+  if (l.index != r.index) return l.index < r.index;
+  if (l.creation != r.creation) return l.creation < r.creation;
+  return l.uid < r.uid;
+}
+
+Status Session::predicate(const TaskInfo& t, const NodeInfo& n) {
+  ++stats_.predicate_calls;
+  for (const auto& e : predicate_) {
+    Status s = e.fn(t, n);
+    if (!s.ok()) {
+      if (s.plugin.empty()) s.plugin = e.plugin;
+      return s;
+    }
+  }
+  return Status::success();
+}
+
+double Session::node_score(const TaskInfo& t, const NodeInfo& n) const {
+  double score = 0;
+  for (const auto& e : node_order_) score += e.fn(t, n);
+  return score;
+}
+
+ValidateResult Session::job_valid(const JobInfo& j) const {
+  for (const auto& e : job_valid_)
+    if (ValidateResult r = e.fn(j); !r.pass) return r;
+  return {};
+}
+
+bool Session::job_ready(const JobInfo& j) const {
+  for (const auto& e : job_ready_)
+    if (!e.fn(j)) return false;
+  return true;
+}
+
+namespace {
+// Votes: any Reject fails; a tier with a Permit decides; no decision means Permit.
+template <class Entries>
+int tally(const Entries& entries, const JobInfo& j, std::string& reason, std::string& plugin) {
+  bool permit = false;
+  int tier = entries.empty() ? 0 : entries.front().tier;
+  for (const auto& e : entries) {
+    if (e.tier != tier) {
+      if (permit) return kPermit;
+      tier = e.tier;
+    }
+    const int v = e.fn(j, reason);
+    if (v < 0) {
+      plugin = e.plugin;
+      return kReject;
+    }
+    if (v > 0) permit = true;
+  }
+  return kPermit;
+}
+}  // namespace
+
+bool Session::job_pipelined(const JobInfo& j) const {
+  std::string reason, plugin;
+  return tally(job_pipelined_, j, reason, plugin) == kPermit;
+}
+
+bool Session::job_starving(const JobInfo& j) const {
+  if (job_starving_.empty()) return false;
+  const int tier = job_starving_.front().tier;
+  for (const auto& e : job_starving_) {
+    if (e.tier != tier) break;
+    if (!e.fn(j)) return false;
+  }
+  return true;
+}
+
+Status Session::job_enqueueable(const JobInfo& j) const {
+  std::string reason, plugin;
+  if (tally(job_enqueueable_, j, reason, plugin) == kPermit) return Status::success();
+  return Status::unschedulable(plugin, reason);
+}
+
+void Session::job_enqueued(const JobInfo& j) const {
+  for (const auto& e : job_enqueued_) e.fn(j);
+}
+
+bool Session::overused(const QueueInfo& q, std::string* by) const {
+  for (const auto& e : overused_)
+    if (e.fn(q)) {
+      if (by) *by = e.plugin;
+      return true;
+    }
+  return false;
+}
+
+bool Session::allocatable(const QueueInfo& q, const TaskInfo& t, std::string* by) const {
+  for (const auto& e : allocatable_)
+    if (!e.fn(q, t)) {
+      if (by) *by = e.plugin;
+      return false;
+    }
+  return true;
+}
+
+bool Session::preemptive(const QueueInfo& q, const TaskInfo& t) const {
+  for (const auto& e : preemptive_)
+    if (!e.fn(q, t)) return false;
+  return true;
+}
+
+namespace {
+// Victims (Session.Preemptable/Reclaimable): written as the Go code runs, where an empty slice
+// is nil, i.e. "no decision yet" — so an intersection that comes out empty lets the next
+// plugin's candidates start over, and a tier whose plugins leave it empty passes to the next.
+template <class Entries>
+std::vector<TaskId> victims_of(const Entries& entries, const TaskInfo& preemptor,
+                               std::span<const TaskId> preemptees) {
+  std::vector<TaskId> victims;  // empty == nil
+  std::size_t i = 0;
+  while (i < entries.size()) {
+    const int tier = entries[i].tier;
+    for (; i < entries.size() && entries[i].tier == tier; ++i) {
+      std::vector<TaskId> cand;
+      if (entries[i].fn(preemptor, preemptees, cand) == kAbstain) continue;
+      if (cand.empty()) {
+        victims.clear();
+        while (i < entries.size() && entries[i].tier == tier) ++i;  // break out of this tier
+        break;
+      }
+      if (victims.empty()) {
+        victims = std::move(cand);
+      } else {
+        std::vector<TaskId> keep;
+        for (TaskId v : victims)
+          if (std::find(cand.begin(), cand.end(), v) != cand.end()) keep.push_back(v);
+        victims = std::move(keep);
+      }
+    }
+    if (!victims.empty()) return victims;
+  }
+  return victims;
+}
+}  // namespace
+
+std::vector<TaskId> Session::preemptable(const TaskInfo& p, std::span<const TaskId> ts) const {
+  return victims_of(preemptable_, p, ts);
+}
+std::vector<TaskId> Session::reclaimable(const TaskInfo& p, std::span<const TaskId> ts) const {
+  return victims_of(reclaimable_, p, ts);
+}
+
+void Session::fire_allocate(const TaskInfo& t) const {
+  for (const auto& f : on_allocate_) f(t);
+}
+void Session::fire_deallocate(const TaskInfo& t) const {
+  for (const auto& f : on_deallocate_) f(t);
+}
+
+// ---------------------------------------------------------------- bookkeeping
+
+FitErrors& Session::fit_errors(TaskId t) { return fit_errors_[t]; }
+
+const FitErrors* Session::find_fit_errors(TaskId t) const {
+  auto it = fit_errors_.find(t);
+  return it == fit_errors_.end() ? nullptr : &it->second;
+}
+
+void Session::set_job_reason(JobId j, Status s) {
+  auto [it, inserted] = job_reason_index_.emplace(j, job_reasons_.size());
+  if (inserted) job_reasons_.emplace_back(j, std::move(s));
+  else job_reasons_[it->second].second = std::move(s);
+}
+
+const Status* Session::job_reason(JobId j) const {
+  auto it = job_reason_index_.find(j);
+  return it == job_reason_index_.end() ? nullptr : &job_reasons_[it->second].second;
+}
+
+void Session::set_phase(JobId j, PodGroupPhase p) {
+  const PodGroupPhase before = state_.job(j).phase;
+  if (before == p) return;
+  if (phase_seen_.emplace(j, true).second) phase_changes_.emplace_back(j, before);
+  state_.set_podgroup_phase(j, p);
+  changed_ = true;
+}
+
+void Session::keep_until_close(Statement&& stmt) {
+  kept_.push_back(std::make_unique<Statement>(std::move(stmt)));
+  kept_.back()->done_ = true;  // undone by close(), not by its destructor
+}
+
+// ---------------------------------------------------------------- Statement
+
+Statement::~Statement() {
+  if (!done_) discard();
+}
+
+void Statement::allocate(TaskId t, NodeId node) {
+  ClusterState& st = ssn_->state_;
+  const TaskStatus prev = st.task(t).status;
+  st.apply_task_status_quiet(t, TaskStatus::Allocated, node);
+  ops_.push_back({OpKind::Allocate, t, node, prev, {}});
+  ssn_->fire_allocate(st.task(t));
+}
+
+void Statement::pipeline(TaskId t, NodeId node) {
+  ClusterState& st = ssn_->state_;
+  const TaskStatus prev = st.task(t).status;
+  st.apply_task_status_quiet(t, TaskStatus::Pipelined, node);
+  ops_.push_back({OpKind::Pipeline, t, node, prev, {}});
+  ++ssn_->stats_.pipelined;
+  ssn_->fire_allocate(st.task(t));
+}
+
+void Statement::evict(TaskId t, std::string reason) {
+  ClusterState& st = ssn_->state_;
+  const TaskStatus prev = st.task(t).status;
+  st.apply_task_status_quiet(t, TaskStatus::Releasing, st.task(t).node);
+  ops_.push_back({OpKind::Evict, t, st.task(t).node, prev, std::move(reason)});
+  ssn_->fire_deallocate(st.task(t));
+}
+
+void Statement::undo() {
+  ClusterState& st = ssn_->state_;
+  for (auto it = ops_.rbegin(); it != ops_.rend(); ++it) {
+    switch (it->kind) {
+      case OpKind::Allocate:
+      case OpKind::Pipeline:
+        // unallocate / UnPipeline: back to Pending, deallocate handlers.
+        st.apply_task_status_quiet(it->task, TaskStatus::Pending, kNone);
+        ssn_->fire_deallocate(st.task(it->task));
+        break;
+      case OpKind::Evict:
+        // unevict: Volcano restores Running whatever the task was before.
+        st.apply_task_status_quiet(it->task, TaskStatus::Running, it->node);
+        ssn_->fire_allocate(st.task(it->task));
+        break;
+    }
+  }
+  ops_.clear();
+}
+
+void Statement::discard() {
+  if (done_) return;
+  done_ = true;
+  if (!ops_.empty()) ++ssn_->stats_.statements_discarded;
+  undo();
+}
+
+void Statement::commit() {
+  if (done_) throw std::logic_error("Statement::commit on a statement already committed or discarded");
+  done_ = true;
+  ClusterState& st = ssn_->state_;
+  Statement pipelined(*ssn_);
+  for (const auto& op : ops_) {
+    switch (op.kind) {
+      case OpKind::Allocate: {
+        // statement.allocate -> cache.AddBindTask: the task is Binding from now on.
+        st.apply_task_status_quiet(op.task, TaskStatus::Binding, op.node);
+        ssn_->backend_.bind(st.task(op.task), st.node(op.node));
+        ++ssn_->stats_.binds;
+        ssn_->changed_ = true;
+        break;
+      }
+      case OpKind::Evict:
+        ssn_->backend_.evict(st.task(op.task), op.reason);
+        ++ssn_->stats_.evictions;
+        ssn_->changed_ = true;
+        break;
+      case OpKind::Pipeline:
+        // Volcano's commit does nothing for a pipelined task: it is Pending again next cycle.
+        pipelined.ops_.push_back(op);
+        break;
+    }
+  }
+  if (ssn_->changed_) st.bump_generation();
+  if (!pipelined.ops_.empty()) ssn_->keep_until_close(std::move(pipelined));
+  ops_.clear();
+}
+
+}  // namespace mltwin::policy

@@ -1,0 +1,218 @@
+// mltwin/policy/testing/builders.hpp — fluent builders and a recording backend for unit-testing
+// policies offline, in the style of Kubernetes' pkg/scheduler/testing/wrappers.go:
+//
+//   World w;
+//   w.queue(QueueBuilder("default").weight(1));
+//   w.node(NodeBuilder("n0").trn1_32xlarge());
+//   w.job(JobBuilder("j1", "default").pods(4, Pod().neuron_devices(16)).inqueue());
+//   RecordingBackend be;
+//   Scheduler s(volcano_default_config(), 1);
+//   s.run_once(w.state, be);
+//   CHECK(be.binds_of(w, "j1") == 4);
+//
+// Header-only; depends on the policy library alone.
+#pragma once
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "mltwin/policy/backend.hpp"
+#include "mltwin/policy/cluster_state.hpp"
+
+namespace mltwin::policy::testing {
+
+inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+/// A pod's request, in Kubernetes units.
+class Pod {
+ public:
+  Pod& cpu(double cores) { r_[Dim::Cpu] = cores * 1000; return *this; }
+  Pod& memory_gib(double g) { r_[Dim::Memory] = g * kGiB; return *this; }
+  /// n Neuron devices at 2 NeuronCores each (Trn1), accounted as cores (resource.hpp).
+  Pod& neuron_devices(double n, double cores_per_device = 2) { r_[Dim::NeuronCore] = n * cores_per_device * 1000; return *this; }
+  Pod& neuron_cores(double n) { r_[Dim::NeuronCore] = n * 1000; return *this; }
+  Pod& efa(double n) { r_[Dim::Efa] = n * 1000; return *this; }
+  Pod& node_selector(std::string k, std::string v) { sel_.emplace_back(std::move(k), std::move(v)); return *this; }
+  Pod& priority(int p) { prio_ = p; return *this; }
+  const Resource& resource() const { return r_; }
+  const auto& selector() const { return sel_; }
+  int prio() const { return prio_; }
+
+ private:
+  Resource r_;
+  std::vector<std::pair<std::string, std::string>> sel_;
+  int prio_ = 0;
+};
+
+class NodeBuilder {
+ public:
+  explicit NodeBuilder(std::string name) { n_.name = std::move(name); }
+  NodeBuilder& cpu(double cores) { n_.allocatable[Dim::Cpu] = cores * 1000; return *this; }
+  NodeBuilder& memory_gib(double g) { n_.allocatable[Dim::Memory] = g * kGiB; return *this; }
+  NodeBuilder& neuron_devices(double n, double cores_per_device = 2) { n_.allocatable[Dim::NeuronCore] = n * cores_per_device * 1000; return *this; }
+  NodeBuilder& efa(double n) { n_.allocatable[Dim::Efa] = n * 1000; return *this; }
+  NodeBuilder& label(std::string k, std::string v) { n_.labels.emplace_back(std::move(k), std::move(v)); return *this; }
+  NodeBuilder& unschedulable() { n_.unschedulable = true; return *this; }
+  /// trn1.32xlarge: 128 vCPU, 512 GiB, 16 Trainium devices (32 NeuronCores), 8 EFA.
+  NodeBuilder& trn1_32xlarge() {
+    n_.instance_type = "trn1.32xlarge";
+    return cpu(128).memory_gib(512).neuron_devices(16).efa(8);
+  }
+  NodeInfo build() const {
+    NodeInfo n = n_;
+    n.capacity = n.allocatable;
+    return n;
+  }
+
+ private:
+  NodeInfo n_;
+};
+
+class QueueBuilder {
+ public:
+  explicit QueueBuilder(std::string name) { q_.name = std::move(name); }
+  QueueBuilder& weight(int w) { q_.weight = w; return *this; }
+  QueueBuilder& capability(const Pod& r) {
+    q_.capability = Resource::infinite();
+    for (std::size_t d = 0; d < kDims; ++d)
+      if (r.resource().v[d] > 0) q_.capability.v[d] = r.resource().v[d];
+    return *this;
+  }
+  QueueBuilder& guarantee(const Pod& r) { q_.guarantee = r.resource(); return *this; }
+  QueueBuilder& closed() { q_.state = QueueState::Closed; return *this; }
+  QueueBuilder& priority(int p) { q_.priority = p; return *this; }
+  QueueInfo build() const { return q_; }
+
+ private:
+  QueueInfo q_;
+};
+
+class JobBuilder {
+ public:
+  JobBuilder(std::string name, std::string queue) : name_(std::move(name)), queue_(std::move(queue)) {}
+  /// n pods with the same request; minAvailable defaults to the pod count (TorchX).
+  JobBuilder& pods(int n, const Pod& p) {
+    for (int i = 0; i < n; ++i) pods_.push_back(p);
+    return *this;
+  }
+  JobBuilder& min_available(int m) { min_ = m; return *this; }
+  JobBuilder& priority(int p) { prio_ = p; return *this; }
+  JobBuilder& created(TimeNs t) { created_ = t; return *this; }
+  /// Start in Inqueue with pods created (as if enqueue had run); default Pending without pods.
+  JobBuilder& inqueue() { inqueue_ = true; return *this; }
+  /// Pods already running on the named nodes (one name per pod, in order).
+  JobBuilder& running_on(std::vector<std::string> nodes) { running_on_ = std::move(nodes); inqueue_ = true; return *this; }
+
+  std::string name_, queue_;
+  std::vector<Pod> pods_;
+  int min_ = -1, prio_ = 0;
+  TimeNs created_ = 0;
+  bool inqueue_ = false;
+  std::vector<std::string> running_on_;
+};
+
+/// A cluster state built from builders, with name lookups.
+struct World {
+  ClusterState state;
+  std::map<std::string, QueueId> queues;
+  std::map<std::string, NodeId> nodes;
+  std::map<std::string, JobId> jobs;
+  std::uint64_t next_uid = 1;
+
+  QueueId queue(const QueueBuilder& b) {
+    QueueInfo q = b.build();
+    q.uid = next_uid++;
+    const QueueId id = state.add_queue(q);
+    queues[state.queue(id).name] = id;
+    return id;
+  }
+  NodeId node(const NodeBuilder& b) {
+    const NodeId id = state.add_node(b.build());
+    nodes[state.node(id).name] = id;
+    return id;
+  }
+  JobId job(const JobBuilder& b) {
+    auto qi = queues.find(b.queue_);
+    if (qi == queues.end()) throw std::invalid_argument("JobBuilder: unknown queue " + b.queue_);
+    JobInfo j;
+    j.name = b.name_;
+    j.queue = qi->second;
+    j.min_available = b.min_ >= 0 ? b.min_ : static_cast<int>(b.pods_.size());
+    j.priority = b.prio_;
+    j.creation = b.created_;
+    j.uid = next_uid++;
+    for (int i = 0; i < j.min_available && i < static_cast<int>(b.pods_.size()); ++i)
+      j.min_resources.add(b.pods_[static_cast<std::size_t>(i)].resource());
+    const JobId id = state.add_job(j);
+    jobs[b.name_] = id;
+    if (b.inqueue_) {
+      state.set_podgroup_phase(id, PodGroupPhase::Inqueue);
+      create_pods(b, id);
+    } else {
+      pending_pods_[id] = b.pods_;
+    }
+    for (std::size_t i = 0; i < b.running_on_.size(); ++i) {
+      const TaskId t = state.job(id).tasks.at(i);
+      state.set_task_status(t, TaskStatus::Running, nodes.at(b.running_on_[i]));
+    }
+    if (!b.running_on_.empty()) state.set_podgroup_phase(id, PodGroupPhase::Running);
+    return id;
+  }
+  /// What the Volcano job controller does when a PodGroup turns Inqueue: create its pods.
+  void create_pending_pods(JobId id) {
+    auto it = pending_pods_.find(id);
+    if (it == pending_pods_.end()) return;
+    JobBuilder b("", "");
+    b.pods_ = it->second;
+    create_pods(b, id);
+    pending_pods_.erase(it);
+  }
+  const JobInfo& operator[](const std::string& job) const { return state.job(jobs.at(job)); }
+
+ private:
+  void create_pods(const JobBuilder& b, JobId id) {
+    int i = 0;
+    for (const Pod& p : b.pods_) {
+      TaskInfo t;
+      t.name = state.job(id).name + "-" + std::to_string(i);
+      t.index = 0;
+      t.resreq = p.resource();
+      t.node_selector = p.selector();
+      t.priority = p.prio();
+      t.creation = state.job(id).creation;
+      t.uid = next_uid++;
+      state.add_task(id, t);
+      ++i;
+    }
+  }
+  std::map<JobId, std::vector<Pod>> pending_pods_;
+};
+
+/// Records what the scheduler asked the world to do.
+class RecordingBackend : public Backend {
+ public:
+  struct Bind { TaskId task; JobId job; NodeId node; };
+  std::vector<Bind> binds;
+  std::vector<std::pair<TaskId, std::string>> evictions;
+  std::vector<std::tuple<JobId, PodGroupPhase, PodGroupPhase>> phases;
+  std::vector<std::pair<JobId, Status>> conditions;
+  World* world = nullptr;  ///< if set, Inqueue creates the job's pods (the Volcano controller)
+
+  void bind(const TaskInfo& t, const NodeInfo& n) override { binds.push_back({t.id, t.job, n.id}); }
+  void evict(const TaskInfo& t, std::string_view reason) override { evictions.emplace_back(t.id, std::string(reason)); }
+  void podgroup_phase_changed(const JobInfo& j, PodGroupPhase from, PodGroupPhase to) override {
+    phases.emplace_back(j.id, from, to);
+    if (world && to == PodGroupPhase::Inqueue) world->create_pending_pods(j.id);
+  }
+  void job_condition(const JobInfo& j, const Status& s) override { conditions.emplace_back(j.id, s); }
+
+  int binds_of(JobId j) const {
+    int n = 0;
+    for (const auto& b : binds) n += b.job == j;
+    return n;
+  }
+};
+
+}  // namespace mltwin::policy::testing

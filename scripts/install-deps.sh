@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs, idempotently, the Debian packages mltwin needs to build and test.
+# Called by `make run` and `make test` (and so by CI). Installs nothing that is already there.
+set -euo pipefail
+PKGS=(
+  cmake g++ make ninja-build pkg-config
+  libboost-graph-dev libboost-random-dev   # Boost.Graph (topology, later issues), Boost.Random (RNG streams)
+  libeigen3-dev                            # Eigen (fluid solver, later issues)
+  nlohmann-json3-dev libvalijson-dev       # JSON scenarios and their JSON Schema validation
+  libsqlite3-dev sqlite3                   # the results store (sqlite3: the CLI, for reading results)
+  libfmt-dev libcli11-dev doctest-dev      # formatting, command line, tests
+  libfccp-dev                              # Fast C++ CSV Parser (trace readers)
+)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "install-deps: installing ${missing[*]}" >&2
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi

@@ -1,0 +1,13 @@
+# cmake -DSRC=... -DBIN=... -P build_and_run.cmake: configure, build and run the consumer.
+execute_process(COMMAND ${CMAKE_COMMAND} -S ${SRC} -B ${BIN} -DCMAKE_BUILD_TYPE=Release RESULT_VARIABLE r)
+if(r)
+  message(FATAL_ERROR "consumer configure failed")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${BIN} RESULT_VARIABLE r)
+if(r)
+  message(FATAL_ERROR "consumer build failed")
+endif()
+execute_process(COMMAND ${BIN}/consumer RESULT_VARIABLE r)
+if(r)
+  message(FATAL_ERROR "consumer run failed")
+endif()

@@ -1,0 +1,243 @@
+// Actions as declarative cases: nodes, queues, jobs and the configuration in; binds, pipelined
+// tasks, phases and reasons out. Expectations follow from the rules by hand.
+#include <doctest/doctest.h>
+
+#include "mltwin/policy/scheduler.hpp"
+#include "mltwin/policy/testing/builders.hpp"
+
+using namespace mltwin::policy;
+using namespace mltwin::policy::testing;
+
+namespace {
+Pod full_node() { return Pod().cpu(100).memory_gib(400).neuron_devices(16).efa(8); }
+
+/// Runs scheduler cycles (1 s apart) until nothing changes; returns the sessions opened.
+int settle(World& w, RecordingBackend& be, Scheduler& s, int max_cycles = 20) {
+  be.world = &w;
+  int sessions = 0;
+  for (int i = 0; i < max_cycles && s.needs_cycle(w.state); ++i) {
+    w.state.set_now(w.state.now() + 1'000'000'000);
+    sessions += s.run_once(w.state, be);
+  }
+  REQUIRE_FALSE(s.needs_cycle(w.state));
+  return sessions;
+}
+
+World four_nodes() {
+  World w;
+  w.queue(QueueBuilder("default"));
+  for (int i = 0; i < 4; ++i) w.node(NodeBuilder("n" + std::to_string(i)).trn1_32xlarge());
+  return w;
+}
+}  // namespace
+
+TEST_CASE("two 4-node gangs submitted together on 4 nodes: exactly one runs, the other binds nothing") {
+  SUBCASE("both already Inqueue: allocate is all-or-nothing") {
+    World w = four_nodes();
+    const JobId a = w.job(JobBuilder("a", "default").pods(4, full_node()).inqueue().created(0));
+    const JobId b = w.job(JobBuilder("b", "default").pods(4, full_node()).inqueue().created(0));
+    RecordingBackend be;
+    Scheduler s(volcano_default_config(), 42);
+    settle(w, be, s);
+    CHECK(be.binds_of(a) + be.binds_of(b) == 4);
+    CHECK((be.binds_of(a) == 0 || be.binds_of(b) == 0));
+    // Every node holds exactly one pod of the winner.
+    for (const auto& n : w.state.nodes()) CHECK(n.task_count == 1);
+    CHECK(w.state.check_invariants().empty());
+  }
+  SUBCASE("both Pending: enqueue admits one (overcommit 1.2 x 4 nodes < 8 nodes)") {
+    World w = four_nodes();
+    const JobId a = w.job(JobBuilder("a", "default").pods(4, full_node()).created(0));
+    const JobId b = w.job(JobBuilder("b", "default").pods(4, full_node()).created(1));
+    RecordingBackend be;
+    Scheduler s(volcano_default_config(), 42);
+    settle(w, be, s);
+    CHECK(be.binds_of(a) == 4);  // created first
+    CHECK(be.binds_of(b) == 0);
+    CHECK(w.state.job(a).phase == PodGroupPhase::Running);
+    CHECK(w.state.job(b).phase == PodGroupPhase::Pending);
+    CHECK(s.job_condition(b).plugin == "overcommit");
+  }
+}
+
+TEST_CASE("a gang that fits only partly binds nothing and leaves the free node idle") {
+  World w = four_nodes();
+  const JobId a = w.job(JobBuilder("a", "default").pods(3, full_node()).inqueue().created(0));
+  const JobId b = w.job(JobBuilder("b", "default").pods(4, full_node()).inqueue().created(1));
+  RecordingBackend be;
+  Scheduler s(volcano_default_config(), 1);
+  settle(w, be, s);
+  CHECK(be.binds_of(a) == 3);
+  CHECK(be.binds_of(b) == 0);
+  int idle_nodes = 0;
+  for (const auto& n : w.state.nodes()) idle_nodes += n.task_count == 0;
+  CHECK(idle_nodes == 1);
+  // The queue deserves the whole cluster (its request, 7 nodes, exceeds 4); with a's 3 pods and
+  // b's first, b's second pod would take the queue past 4 nodes of NeuronCores: proportion's
+  // Allocatable check (which allocate consults before any node) refuses it.
+  const Status& why = s.job_condition(b);
+  CHECK(why.plugin == "proportion");
+  CHECK(why.reason.find("within its deserved share") != std::string::npos);
+}
+
+TEST_CASE("a queue with a capability of 32 Neuron devices and three 16-device jobs: 2 run, 1 pending") {
+  World w;
+  w.queue(QueueBuilder("capped").capability(Pod().neuron_devices(32)));
+  for (int i = 0; i < 4; ++i) w.node(NodeBuilder("n" + std::to_string(i)).trn1_32xlarge());
+  std::vector<JobId> jobs;
+  for (int i = 0; i < 3; ++i)
+    jobs.push_back(w.job(JobBuilder("j" + std::to_string(i), "capped").pods(1, Pod().neuron_devices(16)).created(i)));
+  RecordingBackend be;
+  Scheduler s(volcano_default_config(), 3);
+  settle(w, be, s);
+  CHECK(be.binds_of(jobs[0]) == 1);
+  CHECK(be.binds_of(jobs[1]) == 1);
+  CHECK(be.binds_of(jobs[2]) == 0);
+  CHECK(w.state.job(jobs[2]).phase == PodGroupPhase::Pending);
+  CHECK(s.job_condition(jobs[2]).plugin == "proportion");
+  CHECK(s.job_condition(jobs[2]).reason.find("queue resource quota insufficient") == 0);
+}
+
+TEST_CASE("a discarded statement restores the state exactly") {
+  World w = four_nodes();
+  w.job(JobBuilder("running", "default").pods(2, Pod().cpu(10).memory_gib(10).neuron_devices(4)).running_on({"n0", "n1"}));
+  const JobId j = w.job(JobBuilder("new", "default").pods(3, Pod().cpu(8).memory_gib(32).neuron_devices(2)).inqueue());
+  const ClusterState before = w.state;
+  RecordingBackend be;
+  std::mt19937_64 rng(1);
+  const SchedulerConfig cfg = volcano_default_config();
+  Session ssn(w.state, be, cfg, rng, 1);
+  ssn.open();
+  {
+    Statement st(ssn);
+    const auto& tasks = w.state.job(j).tasks;
+    st.allocate(tasks[0], w.nodes["n2"]);
+    st.pipeline(tasks[1], w.nodes["n0"]);
+    st.evict(w["running"].tasks[1], "preempt");
+    CHECK(w.state.task(tasks[0]).status == TaskStatus::Allocated);
+    CHECK(w.state.node(w.nodes["n0"]).pipelined[Dim::NeuronCore] == 4000);
+    CHECK(w.state.node(w.nodes["n1"]).releasing[Dim::NeuronCore] == 8000);
+    st.discard();
+  }
+  ssn.close();
+  REQUIRE(w.state.nodes().size() == before.nodes().size());
+  for (std::size_t i = 0; i < before.nodes().size(); ++i) {
+    const NodeInfo &x = before.nodes()[i], &y = w.state.nodes()[i];
+    CHECK(x.idle == y.idle);
+    CHECK(x.used == y.used);
+    CHECK(x.pipelined == y.pipelined);
+    CHECK(x.releasing == y.releasing);
+    CHECK(x.task_count == y.task_count);
+  }
+  for (std::size_t i = 0; i < before.tasks().size(); ++i) {
+    CHECK(before.tasks()[i].status == w.state.tasks()[i].status);
+    CHECK(before.tasks()[i].node == w.state.tasks()[i].node);
+  }
+  for (std::size_t i = 0; i < before.jobs().size(); ++i) {
+    CHECK(before.jobs()[i].status_count == w.state.jobs()[i].status_count);
+    CHECK(before.jobs()[i].allocated == w.state.jobs()[i].allocated);
+    CHECK(before.jobs()[i].pipelined == w.state.jobs()[i].pipelined);
+    CHECK(before.jobs()[i].phase == w.state.jobs()[i].phase);
+  }
+  CHECK(be.binds.empty());
+  CHECK(be.evictions.empty());
+  CHECK(w.state.check_invariants().empty());
+}
+
+TEST_CASE("pipelined: a gang that fits only on releasing resources binds nothing and is undone at close") {
+  World w;
+  w.queue(QueueBuilder("default"));
+  w.node(NodeBuilder("n0").trn1_32xlarge());
+  const JobId old = w.job(JobBuilder("old", "default").pods(1, full_node()).running_on({"n0"}));
+  // The old pod is being deleted: its resources are releasing.
+  w.state.set_task_status(w.state.job(old).tasks[0], TaskStatus::Releasing);
+  const JobId j = w.job(JobBuilder("next", "default").pods(1, full_node()).inqueue());
+  RecordingBackend be;
+  Scheduler s(volcano_default_config(), 1);
+  be.world = &w;
+  s.run_once(w.state, be);
+  CHECK(s.stats().totals.pipelined == 1);
+  CHECK(be.binds_of(j) == 0);
+  // After the session the pipelined reservation is gone, as in Volcano's next snapshot.
+  CHECK(w.state.task(w.state.job(j).tasks[0]).status == TaskStatus::Pending);
+  CHECK(w.state.node(0).pipelined.is_empty());
+}
+
+TEST_CASE("higher-priority job is placed first when only one fits") {
+  World w;
+  w.queue(QueueBuilder("default"));
+  w.node(NodeBuilder("n0").trn1_32xlarge());
+  const JobId lo = w.job(JobBuilder("lo", "default").pods(1, full_node()).inqueue().created(0).priority(1));
+  const JobId hi = w.job(JobBuilder("hi", "default").pods(1, full_node()).inqueue().created(9).priority(100));
+  RecordingBackend be;
+  Scheduler s(volcano_default_config(), 1);
+  settle(w, be, s);
+  CHECK(be.binds_of(hi) == 1);
+  CHECK(be.binds_of(lo) == 0);
+}
+
+TEST_CASE("backfill places BestEffort pods even on a full cluster; allocate does not") {
+  World w;
+  w.queue(QueueBuilder("default"));
+  w.node(NodeBuilder("n0").trn1_32xlarge());
+  w.job(JobBuilder("full", "default").pods(1, full_node()).running_on({"n0"}));
+  const JobId be_job = w.job(JobBuilder("besteffort", "default").pods(2, Pod()).inqueue());
+  RecordingBackend be;
+  SUBCASE("default actions") {
+    Scheduler s(volcano_default_config(), 1);
+    settle(w, be, s);
+    CHECK(be.binds_of(be_job) == 2);
+  }
+  SUBCASE("without backfill") {
+    auto cfg = volcano_default_config();
+    cfg.actions = {"enqueue", "allocate"};
+    Scheduler s(cfg, 1);
+    settle(w, be, s);
+    CHECK(be.binds_of(be_job) == 0);
+  }
+}
+
+TEST_CASE("cycles with nothing changed are skipped") {
+  World w = four_nodes();
+  w.job(JobBuilder("a", "default").pods(2, full_node()).created(0));
+  RecordingBackend be;
+  Scheduler s(volcano_default_config(), 1);
+  const int sessions = settle(w, be, s);
+  // Session 1 enqueues (phase change; the controller creates pods), session 2 binds and, at
+  // close, marks the PodGroup Running; session 3 changes nothing, so the state is clean.
+  CHECK(sessions == 3);
+  CHECK_FALSE(s.needs_cycle(w.state));
+  CHECK_FALSE(s.run_once(w.state, be));
+  CHECK(s.stats().cycles_skipped == 1);
+}
+
+TEST_CASE("the same seed places pods identically; placements spread over equal nodes") {
+  auto run = [](std::uint64_t seed) {
+    World w;
+    w.queue(QueueBuilder("default"));
+    for (int i = 0; i < 8; ++i) w.node(NodeBuilder("n" + std::to_string(i)).trn1_32xlarge());
+    for (int i = 0; i < 8; ++i) w.job(JobBuilder("j" + std::to_string(i), "default").pods(1, Pod().cpu(8).memory_gib(32).neuron_devices(1)).inqueue().created(i));
+    RecordingBackend be;
+    Scheduler s(volcano_default_config(), seed);
+    settle(w, be, s);
+    std::vector<NodeId> where;
+    for (const auto& b : be.binds) where.push_back(b.node);
+    return where;
+  };
+  const auto a = run(5), b = run(5);
+  CHECK(a == b);
+  // least-requested steers each pod to an empty node: 8 pods on 8 distinct nodes.
+  std::vector<NodeId> sorted = a;
+  std::sort(sorted.begin(), sorted.end());
+  CHECK(std::unique(sorted.begin(), sorted.end()) == sorted.end());
+}
+
+TEST_CASE("scheduler configuration errors name the path") {
+  auto cfg = volcano_default_config();
+  cfg.tiers[1].plugins[2].name = "binpackk";
+  CHECK_THROWS_WITH_AS(Scheduler(cfg, 1), doctest::Contains("tiers[1].plugins[2].name: unknown plugin 'binpackk'"),
+                       std::invalid_argument);
+  cfg = volcano_default_config();
+  cfg.tiers[1].plugins[0].arguments.set("overcommit-factor", "lots");
+  CHECK_THROWS_WITH_AS(Scheduler(cfg, 1), doctest::Contains("overcommit-factor"), std::invalid_argument);
+}

@@ -1,0 +1,165 @@
+// The tier-combination rules of Volcano's session_plugins.go, exercised with small plugins
+// registered for the test: votes, orders, victims.
+#include <doctest/doctest.h>
+
+#include <functional>
+
+#include "mltwin/policy/session.hpp"
+#include "mltwin/policy/testing/builders.hpp"
+
+using namespace mltwin::policy;
+using namespace mltwin::policy::testing;
+
+namespace {
+// A plugin that registers whatever the test gives it.
+struct Probe final : Plugin {
+  std::string n;
+  std::function<void(Session&)> open;
+  std::string_view name() const override { return n; }
+  void on_session_open(Session& s) override { open(s); }
+};
+
+void probe(const std::string& name, std::function<void(Session&)> open) {
+  register_plugin(name, [name, open](const Arguments&) {
+    auto p = std::make_unique<Probe>();
+    p->n = name;
+    p->open = open;
+    return p;
+  });
+}
+
+void vote_plugin(const std::string& name, int vote) {
+  probe(name, [vote, name](Session& s) {
+    s.add_job_enqueueable_fn([vote, name](const JobInfo&, std::string& reason) {
+      reason = name + " says no";
+      return vote;
+    });
+  });
+}
+
+SchedulerConfig tiers(std::vector<std::vector<std::string>> t) {
+  SchedulerConfig c;
+  for (auto& names : t) {
+    Tier tier;
+    for (auto& n : names) tier.plugins.push_back(PluginOption{n, {}, {}});
+    c.tiers.push_back(tier);
+  }
+  return c;
+}
+
+struct Fixture {
+  World w;
+  RecordingBackend be;
+  std::mt19937_64 rng{1};
+  Fixture() {
+    w.queue(QueueBuilder("q"));
+    w.node(NodeBuilder("n0").trn1_32xlarge());
+    w.job(JobBuilder("a", "q").pods(1, Pod().neuron_devices(1)).created(1));
+    w.job(JobBuilder("b", "q").pods(1, Pod().neuron_devices(1)).created(2));
+  }
+};
+}  // namespace
+
+TEST_CASE("enqueueable votes: any reject fails; a tier with a permit decides; no decision permits") {
+  vote_plugin("t_permit", kPermit);
+  vote_plugin("t_reject", kReject);
+  vote_plugin("t_abstain", kAbstain);
+  struct Case {
+    const char* name;
+    std::vector<std::vector<std::string>> tiers;
+    bool ok;
+    const char* by;
+  };
+  const Case cases[] = {
+      {"all abstain", {{"t_abstain"}, {"t_abstain"}}, true, ""},
+      {"permit in tier 1 hides a reject in tier 2", {{"t_permit"}, {"t_reject"}}, true, ""},
+      {"reject in the same tier as a permit fails", {{"t_permit", "t_reject"}}, false, "t_reject"},
+      {"abstaining tier passes to a rejecting one", {{"t_abstain"}, {"t_reject", "t_permit"}}, false, "t_reject"},
+  };
+  for (const auto& c : cases) {
+    SUBCASE(c.name) {
+      Fixture f;
+      auto cfg = tiers(c.tiers);
+      Session s(f.w.state, f.be, cfg, f.rng, 1);
+      s.open();
+      const Status st = s.job_enqueueable(f.w["a"]);
+      CHECK(st.ok() == c.ok);
+      CHECK(st.plugin == c.by);
+      s.close();
+    }
+  }
+}
+
+TEST_CASE("orders: the first plugin with a non-zero answer decides; then creation time, then UID") {
+  probe("t_order_zero", [](Session& s) { s.add_job_order_fn([](const JobInfo&, const JobInfo&) { return 0; }); });
+  probe("t_order_by_name_desc", [](Session& s) {
+    s.add_job_order_fn([](const JobInfo& l, const JobInfo& r) { return l.name == r.name ? 0 : (l.name > r.name ? -1 : 1); });
+  });
+  Fixture f;
+  {
+    auto cfg = tiers({{"t_order_zero"}});
+    Session s(f.w.state, f.be, cfg, f.rng, 1);
+    s.open();
+    CHECK(s.job_order(f.w["a"], f.w["b"]));  // falls back to creation: a (t=1) before b (t=2)
+    CHECK_FALSE(s.job_order(f.w["b"], f.w["a"]));
+    s.close();
+  }
+  {
+    auto cfg = tiers({{"t_order_zero"}, {"t_order_by_name_desc"}});
+    Session s(f.w.state, f.be, cfg, f.rng, 1);
+    s.open();
+    CHECK(s.job_order(f.w["b"], f.w["a"]));  // the second tier decides: "b" > "a" goes first
+    s.close();
+  }
+}
+
+TEST_CASE("a disabled extension point is not consulted") {
+  Fixture f;
+  auto cfg = tiers({{"t_reject"}});
+  cfg.tiers[0].plugins[0].enabled[static_cast<std::size_t>(Ext::JobEnqueued)] = false;
+  Session s(f.w.state, f.be, cfg, f.rng, 1);
+  s.open();
+  CHECK(s.job_enqueueable(f.w["a"]).ok());
+  s.close();
+}
+
+TEST_CASE("victims: intersected within a tier, the first tier with victims decides") {
+  auto victims = [](const std::string& name, std::vector<TaskId> v, int vote = kPermit) {
+    probe(name, [v, vote](Session& s) {
+      s.add_preemptable_fn([v, vote](const TaskInfo&, std::span<const TaskId>, std::vector<TaskId>& out) {
+        out = v;
+        return vote;
+      });
+    });
+  };
+  victims("t_v123", {1, 2, 3});
+  victims("t_v234", {2, 3, 4});
+  victims("t_v9", {9});
+  victims("t_vnone", {});
+  victims("t_vabstain", {7}, kAbstain);
+  Fixture f;
+  const TaskInfo preemptor;
+  const std::vector<TaskId> all = {1, 2, 3, 4, 9};
+  struct Case {
+    const char* name;
+    std::vector<std::vector<std::string>> tiers;
+    std::vector<TaskId> want;
+  };
+  const Case cases[] = {
+      {"intersection", {{"t_v123", "t_v234"}}, {2, 3}},
+      {"abstainers are skipped", {{"t_vabstain", "t_v123"}}, {1, 2, 3}},
+      {"an empty answer ends the tier; the next tier decides", {{"t_vnone", "t_v123"}, {"t_v9"}}, {9}},
+      {"first tier with victims wins", {{"t_v234"}, {"t_v9"}}, {2, 3, 4}},
+      // Go's empty slice is nil: an empty intersection lets the next plugin start over.
+      {"empty intersection restarts (Volcano quirk)", {{"t_v9", "t_v123", "t_v234"}}, {2, 3, 4}},
+  };
+  for (const auto& c : cases) {
+    SUBCASE(c.name) {
+      auto cfg = tiers(c.tiers);
+      Session s(f.w.state, f.be, cfg, f.rng, 1);
+      s.open();
+      CHECK(s.preemptable(preemptor, all) == c.want);
+      s.close();
+    }
+  }
+}
