@@ -47,11 +47,12 @@ class PriorityQueue {
     v_.pop_back();
     return x;
   }
+  const T& top() const { return v_.front(); }
   bool empty() const { return v_.empty(); }
   std::size_t size() const { return v_.size(); }
 
  private:
-  auto greater() {
+  auto greater() const {
     return [this](const T& a, const T& b) { return less_(b, a); };
   }
   Less less_;

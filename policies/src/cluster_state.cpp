@@ -150,6 +150,14 @@ void ClusterState::set_task_status(TaskId t, TaskStatus status, NodeId node) {
   ++generation_;
 }
 
+void ClusterState::set_task_status_within_allocated(TaskId t, TaskStatus status) {
+  const TaskStatus old = tasks_[t].status;
+  if (!allocated_status(old) || !allocated_status(status))
+    throw std::logic_error(std::string("set_task_status_within_allocated: ") + to_string(old) + " -> " +
+                           to_string(status) + " leaves the allocated statuses");
+  apply_task_status_quiet(t, status, tasks_[t].node);
+}
+
 void ClusterState::set_podgroup_phase(JobId jid, PodGroupPhase p) {
   JobInfo& j = jobs_[jid];
   if (j.phase == p) return;

@@ -17,6 +17,15 @@ Scheduler::Scheduler(SchedulerConfig cfg, std::uint64_t tiebreak_seed) : cfg_(st
                                     std::to_string(p) + "] (" + opt.name + "): " + e.what());
       }
     }
+  for (std::size_t i = 0; i < cfg_.actions.size(); ++i) {
+    auto it = cfg_.action_arguments.find(cfg_.actions[i]);
+    try {
+      actions_.push_back(make_action(cfg_.actions[i], it == cfg_.action_arguments.end() ? Arguments{} : it->second));
+    } catch (const std::exception& e) {
+      throw std::invalid_argument("scheduler configuration: actions[" + std::to_string(i) + "] (" + cfg_.actions[i] +
+                                  "): " + e.what());
+    }
+  }
 }
 
 bool Scheduler::needs_cycle(const ClusterState& state) const {
@@ -34,7 +43,10 @@ bool Scheduler::run_once(ClusterState& state, Backend& backend) {
     return false;
   }
   const std::uint64_t before = state.generation();
-  Session ssn(state, backend, cfg_, rng_, stats_.sessions + 1);
+  std::vector<Action*> actions;
+  for (auto& a : actions_) actions.push_back(a.get());
+  Session ssn(state, backend, cfg_, rng_, stats_.sessions + 1, std::move(actions));
+  ssn.use_reason_index(&reason_index_);
   ssn.run();
   ++stats_.sessions;
   const SessionStats& s = ssn.stats();
@@ -46,13 +58,26 @@ bool Scheduler::run_once(ClusterState& state, Backend& backend) {
   stats_.totals.statements_discarded += s.statements_discarded;
   wakeup_ = ssn.wakeup();
   // Report conditions that changed.
+  if (conditions_.size() < state.jobs().size()) conditions_.resize(state.jobs().size());
+  if (condition_key_.size() < state.jobs().size()) condition_key_.resize(state.jobs().size(), 0);
+  // Thousands of waiting jobs get a verdict every cycle, mostly the same few texts: intern each
+  // distinct text once per session (by the address the session's views point at), then compare
+  // small integer keys per job instead of strings.
+  std::vector<std::pair<std::string_view, std::uint32_t>> seen;
+  auto intern = [&](std::string_view v) -> std::uint32_t {
+    for (const auto& [sv, id] : seen)
+      if (sv.data() == v.data() && sv.size() == v.size()) return id;
+    auto [it, inserted] = text_ids_.emplace(std::string(v), static_cast<std::uint32_t>(text_ids_.size() + 1));
+    seen.emplace_back(v, it->second);
+    return it->second;
+  };
   for (const auto& [jid, st] : ssn.job_reasons()) {
-    if (jid >= conditions_.size()) conditions_.resize(state.jobs().size());
-    Status& last = conditions_[jid];
-    if (last.code != st.code || last.plugin != st.plugin || last.reason != st.reason) {
-      last = st;
-      backend.job_condition(state.job(jid), st);
-    }
+    const std::uint64_t key = (static_cast<std::uint64_t>(st.code) << 56) |
+                              (static_cast<std::uint64_t>(intern(st.plugin)) << 32) | intern(st.reason);
+    if (condition_key_[jid] == key) continue;
+    condition_key_[jid] = key;
+    conditions_[jid] = Status{st.code, std::string(st.plugin), std::string(st.reason)};
+    backend.job_condition(state.job(jid), conditions_[jid]);
   }
   // Clean only if the session changed nothing (then the next session would decide the same).
   clean_generation_ = (!ssn.changed() && state.generation() == before) ? state.generation() : UINT64_MAX;

@@ -8,8 +8,8 @@
 namespace mltwin::policy {
 
 Session::Session(ClusterState& state, Backend& backend, const SchedulerConfig& cfg,
-                 std::mt19937_64& rng, std::uint64_t uid)
-    : state_(state), backend_(backend), cfg_(cfg), rng_(rng), uid_(uid) {}
+                 std::mt19937_64& rng, std::uint64_t uid, std::vector<Action*> actions)
+    : state_(state), backend_(backend), cfg_(cfg), rng_(rng), uid_(uid), actions_(std::move(actions)) {}
 
 Session::~Session() = default;
 
@@ -32,13 +32,16 @@ void Session::open() {
 }
 
 void Session::run_actions() {
+  if (!actions_.empty()) {
+    for (Action* a : actions_) a->execute(*this);
+    return;
+  }
   static const Arguments kNoArgs;
   for (const auto& name : cfg_.actions) {
     auto it = cfg_.action_arguments.find(name);
     auto action = make_action(name, it == cfg_.action_arguments.end() ? kNoArgs : it->second);
     action->execute(*this);
   }
-  close();
 }
 
 void Session::close() {
@@ -126,7 +129,7 @@ bool Session::job_ready(const JobInfo& j) const {
 namespace {
 // Votes: any Reject fails; a tier with a Permit decides; no decision means Permit.
 template <class Entries>
-int tally(const Entries& entries, const JobInfo& j, std::string& reason, std::string& plugin) {
+int tally(const Entries& entries, const JobInfo& j, std::string_view& reason, std::string_view& plugin) {
   bool permit = false;
   int tier = entries.empty() ? 0 : entries.front().tier;
   for (const auto& e : entries) {
@@ -146,7 +149,7 @@ int tally(const Entries& entries, const JobInfo& j, std::string& reason, std::st
 }  // namespace
 
 bool Session::job_pipelined(const JobInfo& j) const {
-  std::string reason, plugin;
+  std::string_view reason, plugin;
   return tally(job_pipelined_, j, reason, plugin) == kPermit;
 }
 
@@ -160,10 +163,10 @@ bool Session::job_starving(const JobInfo& j) const {
   return true;
 }
 
-Status Session::job_enqueueable(const JobInfo& j) const {
-  std::string reason, plugin;
-  if (tally(job_enqueueable_, j, reason, plugin) == kPermit) return Status::success();
-  return Status::unschedulable(plugin, reason);
+Verdict Session::job_enqueueable(const JobInfo& j) const {
+  std::string_view reason, plugin;
+  if (tally(job_enqueueable_, j, reason, plugin) == kPermit) return {};
+  return Verdict{Code::Unschedulable, plugin, reason};
 }
 
 void Session::job_enqueued(const JobInfo& j) const {
@@ -251,15 +254,32 @@ const FitErrors* Session::find_fit_errors(TaskId t) const {
   return it == fit_errors_.end() ? nullptr : &it->second;
 }
 
-void Session::set_job_reason(JobId j, Status s) {
-  auto [it, inserted] = job_reason_index_.emplace(j, job_reasons_.size());
-  if (inserted) job_reasons_.emplace_back(j, std::move(s));
-  else job_reasons_[it->second].second = std::move(s);
+std::string_view Session::keep(std::string text) {
+  kept_text_.push_back(std::move(text));
+  return kept_text_.back();
 }
 
-const Status* Session::job_reason(JobId j) const {
-  auto it = job_reason_index_.find(j);
-  return it == job_reason_index_.end() ? nullptr : &job_reasons_[it->second].second;
+void Session::set_job_reason(JobId j, Verdict v) {
+  std::vector<std::uint64_t>& idx = *reason_index_;
+  if (idx.size() <= j) idx.resize(std::max<std::size_t>(j + 1, idx.size() * 2), 0);
+  // Entry = (session uid << 32) | position in job_reasons_.
+  const std::uint64_t e = idx[j];
+  if ((e >> 32) == (uid_ & 0xffffffffu) && (e & 0xffffffffu) < job_reasons_.size() &&
+      job_reasons_[e & 0xffffffffu].first == j) {
+    job_reasons_[e & 0xffffffffu].second = v;
+    return;
+  }
+  idx[j] = ((uid_ & 0xffffffffu) << 32) | job_reasons_.size();
+  job_reasons_.emplace_back(j, v);
+}
+
+const Verdict* Session::job_reason(JobId j) const {
+  const std::vector<std::uint64_t>& idx = *reason_index_;
+  if (j >= idx.size()) return nullptr;
+  const std::uint64_t e = idx[j];
+  if ((e >> 32) != (uid_ & 0xffffffffu) || (e & 0xffffffffu) >= job_reasons_.size()) return nullptr;
+  const auto& r = job_reasons_[e & 0xffffffffu];
+  return r.first == j ? &r.second : nullptr;
 }
 
 void Session::set_phase(JobId j, PodGroupPhase p) {

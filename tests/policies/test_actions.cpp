@@ -206,6 +206,12 @@ TEST_CASE("cycles with nothing changed are skipped") {
   // Session 1 enqueues (phase change; the controller creates pods), session 2 binds and, at
   // close, marks the PodGroup Running; session 3 changes nothing, so the state is clean.
   CHECK(sessions == 3);
+  // Each PodGroup transition is reported exactly once: Pending -> Inqueue -> Running.
+  REQUIRE(be.phases.size() == 2);
+  CHECK(std::get<1>(be.phases[0]) == PodGroupPhase::Pending);
+  CHECK(std::get<2>(be.phases[0]) == PodGroupPhase::Inqueue);
+  CHECK(std::get<1>(be.phases[1]) == PodGroupPhase::Inqueue);
+  CHECK(std::get<2>(be.phases[1]) == PodGroupPhase::Running);
   CHECK_FALSE(s.needs_cycle(w.state));
   CHECK_FALSE(s.run_once(w.state, be));
   CHECK(s.stats().cycles_skipped == 1);

@@ -129,7 +129,7 @@ TEST_CASE("overcommit: inqueue plus the job within total x 1.2 minus used") {
   w.job(JobBuilder("seven", "q").pods(1, Pod().neuron_devices(7)));           // 39 > 38.4
   Open s(w, only({"overcommit"}));
   CHECK(s->job_enqueueable(w["six"]).ok());
-  const Status no = s->job_enqueueable(w["seven"]);
+  const Verdict no = s->job_enqueueable(w["seven"]);
   CHECK_FALSE(no.ok());
   CHECK(no.plugin == "overcommit");
   CHECK(no.reason == "resource in cluster is overused");
@@ -213,7 +213,7 @@ TEST_CASE("proportion: overused when allocated reaches deserved; enqueue against
   // Capability 32 devices: two 16-device jobs enqueue, the third does not.
   CHECK(s->job_enqueueable(w["c1"]).ok());
   CHECK(s->job_enqueueable(w["c2"]).ok());
-  const Status third = s->job_enqueueable(w["c3"]);
+  const Verdict third = s->job_enqueueable(w["c3"]);
   CHECK_FALSE(third.ok());
   CHECK(third.plugin == "proportion");
 }

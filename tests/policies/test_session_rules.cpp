@@ -30,8 +30,8 @@ void probe(const std::string& name, std::function<void(Session&)> open) {
 
 void vote_plugin(const std::string& name, int vote) {
   probe(name, [vote, name](Session& s) {
-    s.add_job_enqueueable_fn([vote, name](const JobInfo&, std::string& reason) {
-      reason = name + " says no";
+    s.add_job_enqueueable_fn([vote, msg = name + " says no"](const JobInfo&, std::string_view& reason) {
+      reason = msg;
       return vote;
     });
   });
@@ -82,7 +82,7 @@ TEST_CASE("enqueueable votes: any reject fails; a tier with a permit decides; no
       auto cfg = tiers(c.tiers);
       Session s(f.w.state, f.be, cfg, f.rng, 1);
       s.open();
-      const Status st = s.job_enqueueable(f.w["a"]);
+      const Verdict st = s.job_enqueueable(f.w["a"]);
       CHECK(st.ok() == c.ok);
       CHECK(st.plugin == c.by);
       s.close();

@@ -168,7 +168,7 @@ class Allocate final : public Action {
     }
     if (ssn.job_ready(job)) {
       stmt.commit();
-      ssn.set_job_reason(jid, Status{Code::Success, "allocate", "Scheduled"});
+      ssn.set_job_reason(jid, Verdict{Code::Success, "allocate", "Scheduled"});
     } else if (!ssn.job_pipelined(job)) {
       stmt.discard();
     } else {

@@ -15,6 +15,7 @@ namespace {
 constexpr double kShareDelta = 0.000001;
 
 double dominant_share(const Resource& alloc, const Resource& total) {
+  if (alloc.v[0] == 0 && alloc.v[1] == 0 && alloc.v[2] == 0 && alloc.v[3] == 0) return 0;  // nothing held
   double res = 0;
   for (std::size_t d = 0; d < kDims; ++d) {
     if (total.v[d] < kMinResource) continue;  // Resource.ResourceNames skips absent resources

@@ -52,7 +52,7 @@ class Gang final : public Plugin {
       return 0;
     });
     ssn.add_job_ready_fn([](const JobInfo& j) { return j.is_ready(); });
-    ssn.add_job_pipelined_fn([](const JobInfo& j, std::string&) { return j.is_pipelined() ? kPermit : kReject; });
+    ssn.add_job_pipelined_fn([](const JobInfo& j, std::string_view&) { return j.is_pipelined() ? kPermit : kReject; });
     ssn.add_job_starving_fn([](const JobInfo& j) { return j.is_starving(); });
   }
 
@@ -63,7 +63,7 @@ class Gang final : public Plugin {
       const JobInfo& j = st.job(jid);
       if (j.tasks.empty() || j.is_ready()) continue;
       // Keep a more specific reason an action already gave this session (queue overused...).
-      if (const Status* s = ssn.job_reason(jid); s && !s->ok()) continue;
+      if (const Verdict* v = ssn.job_reason(jid); v && !v->ok()) continue;
       std::string fit;
       for (TaskId t : j.tasks)
         if (const FitErrors* fe = ssn.find_fit_errors(t)) {

@@ -30,7 +30,7 @@ class Overcommit final : public Plugin {
       if (j.phase == PodGroupPhase::Running && j.allocated_task_num() >= j.min_available)
         inqueue_.add(Resource::exceeded_part(j.min_resources, j.allocated));
     }
-    ssn.add_job_enqueueable_fn([this](const JobInfo& j, std::string& reason) {
+    ssn.add_job_enqueueable_fn([this](const JobInfo& j, std::string_view& reason) {
       if (!j.has_min_resources) return kPermit;
       if ((inqueue_ + j.min_resources).less_equal_with_dimension(idle_, j.min_resources)) return kPermit;
       reason = "resource in cluster is overused";

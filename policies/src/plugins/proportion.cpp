@@ -94,10 +94,19 @@ class Proportion final : public Plugin {
     };
     ssn.add_allocatable_fn(allocatable);
     ssn.add_preemptive_fn(allocatable);
-    ssn.add_job_enqueueable_fn([this](const JobInfo& j, std::string& reason) {
+    // Reasons are written once per queue per session; votes point at them.
+    closed_reason_.assign(attrs_.size(), {});
+    quota_reason_.assign(attrs_.size(), {});
+    for (const auto& q : st.queues()) {
+      if (!attrs_[q.id].present) continue;
+      closed_reason_[q.id] = "queue '" + q.name + "' is not open";
+      quota_reason_[q.id] = "queue resource quota insufficient: queue '" + q.name + "' capability {" +
+                            attrs_[q.id].real_capability.to_string() + "}";
+    }
+    ssn.add_job_enqueueable_fn([this](const JobInfo& j, std::string_view& reason) {
       const QueueInfo& q = st_->queue(j.queue);
       if (q.state != QueueState::Open) {
-        reason = "queue '" + q.name + "' is not open";
+        reason = closed_reason_[q.id];
         return kReject;
       }
       if (!j.has_min_resources) return kPermit;
@@ -107,8 +116,7 @@ class Proportion final : public Plugin {
         a.inqueue.add(j.min_resources);
         return kPermit;
       }
-      reason = "queue resource quota insufficient: queue '" + q.name + "' capability {" +
-               a.real_capability.to_string() + "}";
+      reason = quota_reason_[q.id];
       return kReject;
     });
     ssn.add_event_handler(
@@ -127,6 +135,7 @@ class Proportion final : public Plugin {
  private:
   ClusterState* st_ = nullptr;
   std::vector<QueueAttr> attrs_;
+  std::vector<std::string> closed_reason_, quota_reason_;
 };
 
 }  // namespace

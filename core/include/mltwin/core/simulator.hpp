@@ -124,7 +124,7 @@ class Simulator {
   bool stop_requested() const { return stop_requested_; }
 
   /// Number of pending discrete events.
-  std::size_t pending_count() const { return heap_.size(); }
+  std::size_t pending_count() const { return heap_.size() - (root_fired_ ? 1 : 0); }
   /// Time of the next pending discrete event or fluid completion, Time::max() if none.
   Time next_time() const;
   const KernelStats& stats() const { return stats_; }
@@ -133,7 +133,7 @@ class Simulator {
   friend struct SimulatorTestAccess;  // tests only: drives the sequence-number renumbering
 
   // A pooled event: whom to call and with what. Its (time, seq) key lives only in its heap
-  // entry, so the heap never has to look here while sifting.
+  // entry, so sifting reads only heap_ (and writes heap_pos of each entry it moves).
   struct Slot {
     EventHandler* handler;
     std::uint64_t payload;
@@ -151,14 +151,17 @@ class Simulator {
   static constexpr std::uint32_t kNoSlot = UINT32_MAX;
   static constexpr std::uint32_t kArity = 4;
 
-  __extension__ using U128 = unsigned __int128;
-  static U128 rank(const Entry& e) {
-    return (U128(static_cast<std::uint64_t>(e.t) ^ (std::uint64_t{1} << 63)) << 64) | e.key;
+  // (t, key) as one unsigned 128-bit number (t >= 0 always: nothing is scheduled before
+  // now() >= 0), so a comparison is a compare and a subtract-with-borrow, no branch.
+  __extension__ using Rank = unsigned __int128;
+  static Rank rank(const Entry& e) {
+    return (Rank(static_cast<std::uint64_t>(e.t)) << 64) | e.key;
   }
   static bool earlier(const Entry& a, const Entry& b) { return rank(a) < rank(b); }
   static std::uint32_t slot_of(const Entry& e) { return static_cast<std::uint32_t>(e.key); }
 
   void fire_top();
+  void drop_fired_root();
   bool fluid_step(Time limit);
   void advance_fluid_to(Time t);
   void place(std::uint32_t i, const Entry& e) {
@@ -179,8 +182,12 @@ class Simulator {
   std::uint64_t loop(Time limit);
 
   Time now_ = Time::zero();
-  std::uint64_t next_seq_ = 0;  // < 2^32; see renumber_sequences()
+  std::uint64_t next_seq_ = 0;  // <= 2^32; reaching 2^32 triggers renumber_sequences()
   bool stop_requested_ = false;
+  // Set while a handler runs (and after one throws): heap_[0] still holds the entry of the
+  // event being fired, its slot already freed. The handler's first schedule() overwrites it
+  // and sifts down once, instead of a pop (sift down) plus a push (sift up); see fire_top().
+  bool root_fired_ = false;
   std::uint32_t free_head_ = kNoSlot;  // intrusive free list threaded through Slot::heap_pos
   std::vector<Slot> slots_;
   std::vector<Entry> heap_;

@@ -35,6 +35,12 @@ class ClusterState {
   /// otherwise. Updates node idle/used/pipelined/releasing and the job's counters exactly as
   /// Volcano's NodeInfo.AddTask/RemoveTask and JobInfo.UpdateTaskStatus do.
   void set_task_status(TaskId t, TaskStatus status, NodeId node = kNone);
+  /// A move between allocated statuses (Binding -> Bound -> Running) that the kubelet reports.
+  /// It changes no resource aggregate and no count any built-in plugin or action reads (they
+  /// all treat the allocated statuses alike, as Volcano's AllocatedStatus does), so it does not
+  /// count as a change for cycle skipping. A custom plugin that tells Bound from Running must
+  /// use set_task_status instead. Throws std::logic_error if either status is not allocated.
+  void set_task_status_within_allocated(TaskId t, TaskStatus status);
   void set_podgroup_phase(JobId j, PodGroupPhase p);
   /// Removes a finished job from the live set (its tasks must be off every node).
   void remove_job(JobId j);

@@ -7,6 +7,9 @@
 // then discard). Time-dependent plugins ask for a wake-up through Session::request_wakeup.
 #pragma once
 #include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
 #include <random>
 #include <vector>
 
@@ -45,11 +48,15 @@ class Scheduler {
 
  private:
   SchedulerConfig cfg_;
+  std::vector<std::unique_ptr<Action>> actions_;  // created once, as Volcano does
   std::mt19937_64 rng_;
   SchedulerStats stats_;
   std::uint64_t clean_generation_ = UINT64_MAX;  // generation after a session that changed nothing
   TimeNs wakeup_ = INT64_MAX;
   std::vector<Status> conditions_;
+  std::vector<std::uint64_t> reason_index_;  // lent to sessions (Session::use_reason_index)
+  std::vector<std::uint64_t> condition_key_;  // per job: (code, plugin id, reason id) last reported
+  std::unordered_map<std::string, std::uint32_t> text_ids_;  // interned reason and plugin texts
 };
 
 }  // namespace mltwin::policy

@@ -20,6 +20,7 @@
 //   the first tier that yields a non-empty list decides.
 #pragma once
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <random>
@@ -48,8 +49,9 @@ using PredicateFn = std::function<Status(const TaskInfo&, const NodeInfo&)>;
 using NodeOrderFn = std::function<double(const TaskInfo&, const NodeInfo&)>;
 using JobValidFn = std::function<ValidateResult(const JobInfo&)>;
 using JobBoolFn = std::function<bool(const JobInfo&)>;
-/// A vote; on Reject the plugin may fill `reason` (shown as why the job waits).
-using JobVoteFn = std::function<int(const JobInfo&, std::string& reason)>;
+/// A vote; on Reject the plugin may point `reason` at text that lives as long as the session
+/// (a literal, or a string the plugin owns) — shown as why the job waits.
+using JobVoteFn = std::function<int(const JobInfo&, std::string_view& reason)>;
 using JobEnqueuedFn = std::function<void(const JobInfo&)>;
 using QueueBoolFn = std::function<bool(const QueueInfo&)>;
 using QueueTaskBoolFn = std::function<bool(const QueueInfo&, const TaskInfo&)>;
@@ -104,8 +106,11 @@ class Statement;
 
 class Session {
  public:
+  /// `actions` are the scheduler's long-lived action objects, run in order (Volcano creates its
+  /// actions once and calls Execute every cycle, so an action may keep state between cycles);
+  /// if empty, fresh ones are made from cfg.actions for this session.
   Session(ClusterState& state, Backend& backend, const SchedulerConfig& cfg, std::mt19937_64& rng,
-          std::uint64_t uid);
+          std::uint64_t uid, std::vector<Action*> actions = {});
   ~Session();
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
@@ -165,8 +170,8 @@ class Session {
   bool job_ready(const JobInfo& j) const;
   bool job_pipelined(const JobInfo& j) const;
   bool job_starving(const JobInfo& j) const;
-  /// Permit or the rejecting plugin with its reason.
-  Status job_enqueueable(const JobInfo& j) const;
+  /// Permit, or the rejecting plugin with its reason.
+  Verdict job_enqueueable(const JobInfo& j) const;
   void job_enqueued(const JobInfo& j) const;
   /// Overused: which plugin said so (empty string if none).
   bool overused(const QueueInfo& q, std::string* by = nullptr) const;
@@ -182,7 +187,12 @@ class Session {
   FitErrors& fit_errors(TaskId t);
   const FitErrors* find_fit_errors(TaskId t) const;
   /// Why a job waits, as decided in this session; reported to the backend when it changes.
-  void set_job_reason(JobId j, Status s);
+  /// The views must live as long as the session (see keep()).
+  void set_job_reason(JobId j, Verdict v);
+  /// Same, copying the status's text into the session.
+  void set_job_reason(JobId j, const Status& s) { set_job_reason(j, Verdict{s.code, keep(s.plugin), keep(s.reason)}); }
+  /// Stores `text` for the rest of the session and returns a view of it.
+  std::string_view keep(std::string text);
   /// PodGroup phase change made in this session (enqueue); reported at close.
   void set_phase(JobId j, PodGroupPhase p);
   /// Keeps a statement's operations applied until the session closes, then undoes them
@@ -192,9 +202,12 @@ class Session {
   bool changed() const { return changed_; }
   void mark_changed() { changed_ = true; }
   /// Jobs whose reason was set this session, with the reason (the Scheduler diffs them).
-  const std::vector<std::pair<JobId, Status>>& job_reasons() const { return job_reasons_; }
+  const std::vector<std::pair<JobId, Verdict>>& job_reasons() const { return job_reasons_; }
   /// The reason set for `j` this session, or nullptr.
-  const Status* job_reason(JobId j) const;
+  const Verdict* job_reason(JobId j) const;
+  /// Lets the Scheduler lend a job-indexed scratch vector that outlives sessions, so that
+  /// recording a reason costs no allocation (entries are stamped with the session uid).
+  void use_reason_index(std::vector<std::uint64_t>* index) { reason_index_ = index; }
 
  private:
   template <class Vec, class F>
@@ -213,6 +226,7 @@ class Session {
   const SchedulerConfig& cfg_;
   std::mt19937_64& rng_;
   std::uint64_t uid_;
+  std::vector<Action*> actions_;
   SessionStats stats_;
   TimeNs wakeup_ = INT64_MAX;
   bool changed_ = false;
@@ -239,8 +253,10 @@ class Session {
   std::vector<TaskEventFn> on_allocate_, on_deallocate_;
 
   std::unordered_map<TaskId, FitErrors> fit_errors_;
-  std::vector<std::pair<JobId, Status>> job_reasons_;
-  std::unordered_map<JobId, std::size_t> job_reason_index_;
+  std::vector<std::pair<JobId, Verdict>> job_reasons_;
+  std::vector<std::uint64_t> own_reason_index_;
+  std::vector<std::uint64_t>* reason_index_ = &own_reason_index_;
+  std::deque<std::string> kept_text_;
   std::vector<std::pair<JobId, PodGroupPhase>> phase_changes_;  // (job, phase before)
   std::unordered_map<JobId, bool> phase_seen_;
   std::vector<std::unique_ptr<Statement>> kept_;

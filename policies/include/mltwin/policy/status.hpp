@@ -5,6 +5,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace mltwin::policy {
 
@@ -30,6 +31,16 @@ struct Status {
   static Status unresolvable(std::string plugin, std::string reason) {
     return {Code::UnschedulableAndUnresolvable, std::move(plugin), std::move(reason)};
   }
+};
+
+/// A decision with its reason as views into strings that outlive the session (plugin-owned
+/// text, string literals, or text kept with Session::keep). Cheap to record for thousands of
+/// waiting jobs every cycle; the Scheduler copies it only when a job's reason changes.
+struct Verdict {
+  Code code = Code::Success;
+  std::string_view plugin;
+  std::string_view reason;
+  bool ok() const { return code == Code::Success; }
 };
 
 /// Per-task summary of why no node fit, the way Kubernetes prints it:

@@ -1,0 +1,198 @@
+// mltwin — command-line front end.
+//
+//   mltwin run SCENARIO [--out FILE] [--seed N] [--until TIME] [--data DIR]
+//   mltwin validate SCENARIO [--data DIR]
+//
+// The summary goes to stdout, progress and errors to stderr. Exit status: 0 success, 1 a
+// runtime failure, 2 bad input (scenario, trace, arguments), 130 interrupted by Ctrl-C (the
+// database then holds everything up to the interruption).
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <iostream>
+
+#include "mltwin/core/rng.hpp"
+#include "mltwin/core/simulator.hpp"
+#include "mltwin/io/report.hpp"
+#include "mltwin/io/scenario.hpp"
+#include "mltwin/models/training.hpp"
+#include "mltwin/store/sqlite_store.hpp"
+
+#ifndef MLTWIN_GIT_SHA
+#define MLTWIN_GIT_SHA "unknown"
+#endif
+#ifndef MLTWIN_VERSION
+#define MLTWIN_VERSION "0.0.0"
+#endif
+
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+extern "C" void on_sigint(int) { g_interrupted.store(true); }
+
+using namespace mltwin;
+
+// The cluster model needs its recorder at construction, the store needs the RNG stream names
+// the model creates: this forwards to the store once it exists.
+class Forward final : public models::TrainingRecorder {
+ public:
+  models::TrainingRecorder* to = nullptr;
+  void job_submitted(const models::JobSubmitted& j) override { to->job_submitted(j); }
+  void job_final(const models::JobFinal& j) override { to->job_final(j); }
+  void pod_event(const models::PodEvent& e) override { to->pod_event(e); }
+  void decision(const models::Decision& d) override { to->decision(d); }
+  void phase_change(const models::PhaseChange& p) override { to->phase_change(p); }
+  void sample(const models::ClusterSample& s) override { to->sample(s); }
+  void checkpoint(core::Time now) override { to->checkpoint(now); }
+};
+
+std::string human(double s) {
+  if (s < 120) return fmt::format("{:.0f}s", s);
+  if (s < 7200) return fmt::format("{:.1f}m", s / 60);
+  if (s < 172800) return fmt::format("{:.1f}h", s / 3600);
+  return fmt::format("{:.1f}d", s / 86400);
+}
+
+int cmd_validate(const std::string& path, const std::string& data) {
+  io::LoadOptions opts;
+  opts.data_dir = data;
+  const io::LoadedScenario sc = io::load_scenario(path, opts);
+  std::size_t nodes = 0;
+  for (const auto& g : sc.training.node_groups) nodes += static_cast<std::size_t>(g.count);
+  fmt::print("{}: valid — scenario '{}': {} nodes in {} node group(s), {} queues, {} jobs, Volcano {}\n", path, sc.name,
+             nodes, sc.training.node_groups.size(), sc.training.queues.size(), sc.training.jobs.size(),
+             io::kVolcanoRelease);
+  return 0;
+}
+
+int cmd_run(const std::string& path, std::string out, std::optional<std::uint64_t> seed_opt, const std::string& until_text,
+            const std::string& data, bool progress_forced_off) {
+  io::LoadOptions opts;
+  opts.data_dir = data;
+  const io::LoadedScenario sc = io::load_scenario(path, opts);
+  const std::uint64_t seed = seed_opt.value_or(sc.seed);
+  core::Time until = core::Time::max();
+  if (!until_text.empty()) until = core::Time::zero() + core::parse_duration(until_text);
+  if (out.empty()) out = "results/" + sc.name + "-seed" + std::to_string(seed) + ".sqlite";
+  if (auto parent = std::filesystem::path(out).parent_path(); !parent.empty()) std::filesystem::create_directories(parent);
+
+  core::Simulator sim;
+  core::RngStreams rng(seed);
+  Forward fwd;
+  models::TrainingCluster cluster(sc.training, sim, rng, fwd);
+
+  store::RunMetadata meta;
+  meta.scenario_path = path;
+  meta.scenario_json = sc.json.dump();
+  meta.seed = seed;
+  meta.git_sha = MLTWIN_GIT_SHA;
+  meta.volcano_release = io::kVolcanoRelease;
+  meta.mltwin_version = MLTWIN_VERSION;
+  meta.until = until_text;
+  meta.rng_streams = rng.names();
+  meta.inputs.push_back(store::hash_input_file("scenario", path));
+  for (const auto& in : sc.inputs) meta.inputs.push_back(store::hash_input_file(in.role, in.path));
+  meta.extra["random_inputs"] =
+      "bind latency, pod start-up latency (per their distributions), Kubernetes UIDs (order of "
+      "jobs submitted in the same second), Volcano's node tie-break";
+  store::SqliteStore db(out, meta);
+  fwd.to = &db;
+
+  std::signal(SIGINT, on_sigint);
+  const bool tty = isatty(STDERR_FILENO) && !progress_forced_off;
+  const auto wall0 = std::chrono::steady_clock::now();
+  auto last_print = wall0;
+  const double span = sc.training.jobs.empty() ? 1.0 : std::max(1.0, sc.training.jobs.back().submit.seconds());
+  const core::Duration chunk = core::Duration::s(3600);
+  core::Time next_checkpoint = core::Time::zero() + core::Duration::s(86400);
+  cluster.start();
+  bool interrupted = false;
+  for (;;) {
+    const core::Time next = sim.next_time();
+    if (next == core::Time::max() || next > until) break;
+    const core::Time target = std::min(next + chunk, until);
+    sim.run_until(target);
+    if (sim.now() >= next_checkpoint) {
+      db.checkpoint(sim.now());
+      next_checkpoint = sim.now() + core::Duration::s(86400);
+    }
+    if (g_interrupted.load()) {
+      interrupted = true;
+      break;
+    }
+    const auto now_wall = std::chrono::steady_clock::now();
+    if (now_wall - last_print > std::chrono::milliseconds(tty ? 250 : 10000)) {
+      last_print = now_wall;
+      const double wall = std::chrono::duration<double>(now_wall - wall0).count();
+      const double frac = std::min(1.0, sim.now().seconds() / span);
+      const int width = 30, filled = static_cast<int>(frac * width);
+      const std::string msg = fmt::format(
+          "[{}{}] {:3.0f}%  sim {}  jobs {}/{} ended  wall {:.1f}s  {:.2f}M events/s", std::string(filled, '='),
+          std::string(width - filled, ' '), frac * 100, human(sim.now().seconds()), cluster.ended(), cluster.total_jobs(),
+          wall, static_cast<double>(sim.stats().events_fired) / wall / 1e6);
+      std::cerr << (tty ? "\r" + msg : msg + "\n") << std::flush;
+    }
+  }
+  if (tty) std::cerr << "\r" << std::string(100, ' ') << "\r";
+  const core::Time end = interrupted ? sim.now() : (until != core::Time::max() && sim.next_time() != core::Time::max()
+                                                        ? until
+                                                        : std::max(cluster.last_event(), core::Time::zero()));
+  std::string note;
+  if (interrupted) note = "run interrupted at " + human(end.seconds());
+  else if (until != core::Time::max() && sim.next_time() != core::Time::max()) note = "still waiting at --until " + until_text;
+  cluster.finish(end, note);
+  db.finish();
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+
+  io::RunSummary s = io::summarize(sc.name, seed, sc.training, cluster, end.seconds());
+  s.events = sim.stats().events_fired;
+  s.wall_s = wall;
+  io::print_summary(std::cout, s);
+  fmt::print("Events: {} in {:.2f} s wall ({:.2f} M events/s)\nResults: {}\n", s.events, wall,
+             static_cast<double>(s.events) / wall / 1e6, out);
+  if (interrupted) {
+    std::cerr << "interrupted: " << out << " holds the run up to " << human(end.seconds()) << "\n";
+    return 130;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"mltwin — a discrete-event digital twin of ML infrastructure on AWS (EKS + Trainium + Volcano)"};
+  app.set_version_flag("--version", std::string(MLTWIN_VERSION) + " (" + MLTWIN_GIT_SHA + ")");
+  app.require_subcommand(1);
+  std::string scenario, out, until, data;
+  std::optional<std::uint64_t> seed;
+  bool no_progress = false;
+  auto* run = app.add_subcommand("run", "run a scenario and write its SQLite results database");
+  run->add_option("scenario", scenario, "scenario JSON file")->required()->check(CLI::ExistingFile);
+  run->add_option("--out,-o", out, "results database (default results/<name>-seed<N>.sqlite)");
+  run->add_option("--seed", seed, "run seed (default: the scenario's)");
+  run->add_option("--until", until, "stop at this simulated time, e.g. 30d, 12h; jobs still waiting are reported");
+  run->add_option("--data", data, "data folder for ${MLTWIN_DATA} (default $MLTWIN_DATA, else ../shared/data)");
+  run->add_flag("--no-progress", no_progress, "no progress bar on stderr");
+  auto* val = app.add_subcommand("validate", "check a scenario (and its trace) without running it");
+  val->add_option("scenario", scenario, "scenario JSON file")->required()->check(CLI::ExistingFile);
+  val->add_option("--data", data, "data folder for ${MLTWIN_DATA}");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    if (*run) return cmd_run(scenario, out, seed, until, data, no_progress);
+    return cmd_validate(scenario, data);
+  } catch (const io::ScenarioError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
+  }
+}

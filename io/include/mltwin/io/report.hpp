@@ -1,0 +1,55 @@
+// mltwin/io/report.hpp — the run summary printed after a training run.
+//
+// Definitions (also in the README):
+// - queueing delay = time the gang is placed (last pod bound) - submit time, s
+// - job completion time (JCT) = time the last pod succeeded - submit time, s
+// - makespan = last job end - first submit (t = 0), s
+// - NeuronCore allocation ratio = NeuronCores held by bound pods / NeuronCores in the cluster,
+//   time-weighted (exact integral, not sampled), overall and per week
+// Percentiles interpolate linearly between order statistics (Hyndman & Fan type 7, numpy's
+// default), so p50 of {1, 2, 3, 4} is 2.5.
+#pragma once
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "mltwin/models/training.hpp"
+
+namespace mltwin::io {
+
+/// Quantile q in [0, 1] of `v` (type 7). `v` is sorted in place. NaN if empty.
+double quantile(std::vector<double>& v, double q);
+
+struct Distribution {
+  std::size_t n = 0;
+  double mean = 0, p50 = 0, p95 = 0, p99 = 0, max = 0;
+  static Distribution of(std::vector<double> v);
+};
+
+struct QueueSummary {
+  std::string queue;
+  std::size_t submitted = 0, completed = 0, pending = 0, rejected = 0;
+  Distribution queueing_s, jct_s;
+};
+
+struct RunSummary {
+  std::string scenario;
+  std::uint64_t seed = 0;
+  double sim_end_s = 0, makespan_s = 0;
+  std::size_t jobs = 0;
+  std::vector<std::pair<std::string, std::size_t>> phases;  ///< final phase -> jobs
+  Distribution queueing_s, jct_s;
+  std::vector<QueueSummary> queues;  ///< sorted by name
+  double allocation_ratio = 0;       ///< time-weighted over [0, sim end]
+  std::vector<double> weekly_allocation_ratio;
+  std::uint64_t sessions = 0, cycles = 0, binds = 0, discarded = 0;
+  std::uint64_t events = 0;
+  double wall_s = 0;
+  double cost_usd = 0;  ///< node-hours × on-demand price over [0, sim end]
+};
+
+RunSummary summarize(const std::string& scenario, std::uint64_t seed, const models::TrainingScenario& sc,
+                     const models::TrainingCluster& cluster, double sim_end_s);
+void print_summary(std::ostream& os, const RunSummary& s);
+
+}  // namespace mltwin::io

@@ -1,0 +1,139 @@
+#include "mltwin/io/report.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+
+namespace mltwin::io {
+
+double quantile(std::vector<double>& v, double q) {
+  if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
+  std::sort(v.begin(), v.end());
+  const double h = (static_cast<double>(v.size()) - 1) * q;
+  const std::size_t lo = static_cast<std::size_t>(std::floor(h));
+  const std::size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (h - static_cast<double>(lo)) * (v[hi] - v[lo]);
+}
+
+Distribution Distribution::of(std::vector<double> v) {
+  Distribution d;
+  d.n = v.size();
+  if (v.empty()) return d;
+  double sum = 0;
+  for (double x : v) sum += x;
+  d.mean = sum / static_cast<double>(v.size());
+  d.p50 = quantile(v, 0.50);
+  d.p95 = quantile(v, 0.95);
+  d.p99 = quantile(v, 0.99);
+  d.max = v.back();
+  return d;
+}
+
+RunSummary summarize(const std::string& scenario, std::uint64_t seed, const models::TrainingScenario& sc,
+                     const models::TrainingCluster& cluster, double sim_end_s) {
+  RunSummary s;
+  s.scenario = scenario;
+  s.seed = seed;
+  s.sim_end_s = sim_end_s;
+  const auto& outs = cluster.outcomes();
+  std::map<std::string, std::size_t> phases;
+  std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> per_queue;
+  std::map<std::string, QueueSummary> qs;
+  std::vector<double> queueing, jct;
+  double last_end = 0;
+  for (std::size_t i = 0; i < cluster.submitted(); ++i) {
+    const auto& o = outs[i];
+    ++phases[o.phase];
+    ++s.jobs;
+    QueueSummary& q = qs[o.queue];
+    q.queue = o.queue;
+    ++q.submitted;
+    if (o.phase == "Completed") ++q.completed;
+    else if (o.phase == "Rejected") ++q.rejected;
+    else if (o.phase == "Pending") ++q.pending;
+    if (o.scheduled != core::Time::max()) {
+      const double d = (o.scheduled - o.submit).seconds();
+      queueing.push_back(d);
+      per_queue[o.queue].first.push_back(d);
+    }
+    if (o.end != core::Time::max()) {
+      const double d = (o.end - o.submit).seconds();
+      jct.push_back(d);
+      per_queue[o.queue].second.push_back(d);
+      last_end = std::max(last_end, o.end.seconds());
+    }
+  }
+  s.makespan_s = last_end;
+  for (const auto& [k, v] : phases) s.phases.emplace_back(k, v);
+  s.queueing_s = Distribution::of(std::move(queueing));
+  s.jct_s = Distribution::of(std::move(jct));
+  for (auto& [name, q] : qs) {
+    q.queueing_s = Distribution::of(per_queue[name].first);
+    q.jct_s = Distribution::of(per_queue[name].second);
+    s.queues.push_back(q);
+  }
+  const models::TrainingStats& st = cluster.stats();
+  double total = 0;
+  for (double d : st.allocated_core_seconds_per_day) total += d;
+  if (sim_end_s > 0 && st.neuroncores_total > 0) s.allocation_ratio = total / (st.neuroncores_total * sim_end_s);
+  const auto& days = st.allocated_core_seconds_per_day;
+  for (std::size_t w = 0; w * 7 < days.size(); ++w) {
+    double sum = 0;
+    const double week_start = static_cast<double>(w) * 7 * 86400;
+    const double week_len = std::min(7.0 * 86400, sim_end_s - week_start);
+    for (std::size_t d = w * 7; d < std::min(days.size(), w * 7 + 7); ++d) sum += days[d];
+    if (week_len > 0) s.weekly_allocation_ratio.push_back(sum / (st.neuroncores_total * week_len));
+  }
+  s.sessions = st.sessions;
+  s.cycles = st.cycles_elapsed;
+  s.binds = st.binds;
+  s.discarded = st.statements_discarded;
+  for (const auto& g : sc.node_groups)
+    if (const auto* it = sc.catalog.find(g.instance_type)) s.cost_usd += g.count * it->on_demand_usd_per_hour * sim_end_s / 3600.0;
+  return s;
+}
+
+namespace {
+std::string dur(double s) {
+  if (std::isnan(s)) return "-";
+  if (s < 120) return fmt::format("{:.1f}s", s);
+  if (s < 7200) return fmt::format("{:.1f}m", s / 60);
+  if (s < 172800) return fmt::format("{:.1f}h", s / 3600);
+  return fmt::format("{:.1f}d", s / 86400);
+}
+void row(std::ostream& os, const std::string& name, const Distribution& d) {
+  fmt::print(os, "  {:<22} n={:<6} mean {:>8}  p50 {:>8}  p95 {:>8}  p99 {:>8}\n", name, d.n, dur(d.mean), dur(d.p50),
+             dur(d.p95), dur(d.p99));
+}
+}  // namespace
+
+void print_summary(std::ostream& os, const RunSummary& s) {
+  fmt::print(os, "mltwin run summary — scenario {} (seed {})\n", s.scenario, s.seed);
+  fmt::print(os, "Simulated {} ({:.0f} s); makespan {}; {} jobs\n", dur(s.sim_end_s), s.sim_end_s, dur(s.makespan_s), s.jobs);
+  fmt::print(os, "Jobs per final phase:");
+  for (const auto& [p, n] : s.phases) fmt::print(os, "  {} {}", p, n);
+  fmt::print(os, "\n\nQueueing delay (submit -> gang placed), all jobs:\n");
+  row(os, "all", s.queueing_s);
+  fmt::print(os, "Job completion time (submit -> last pod succeeded):\n");
+  row(os, "all", s.jct_s);
+  fmt::print(os, "\nPer queue (queueing delay / JCT):\n");
+  for (const auto& q : s.queues) {
+    fmt::print(os, " {}: {} submitted, {} completed, {} pending, {} rejected\n", q.queue, q.submitted, q.completed,
+               q.pending, q.rejected);
+    row(os, "queueing", q.queueing_s);
+    row(os, "JCT", q.jct_s);
+  }
+  fmt::print(os, "\nNeuronCore allocation ratio (time-weighted): {:.3f}\n  per week:", s.allocation_ratio);
+  for (std::size_t w = 0; w < s.weekly_allocation_ratio.size(); ++w)
+    fmt::print(os, "{}w{} {:.2f}", w % 8 == 0 ? "\n   " : "  ", w + 1, s.weekly_allocation_ratio[w]);
+  fmt::print(os, "\n\nScheduler: {} sessions opened over {} cycles ({:.2f}%); {} binds; {} statements discarded\n",
+             s.sessions, s.cycles, s.cycles ? 100.0 * static_cast<double>(s.sessions) / static_cast<double>(s.cycles) : 0.0,
+             s.binds, s.discarded);
+  fmt::print(os, "On-demand cost of the node groups over the run: ${:.0f}\n", s.cost_usd);
+}
+
+}  // namespace mltwin::io

@@ -1,0 +1,402 @@
+#include "mltwin/io/scenario.hpp"
+
+#include <valijson/adapters/nlohmann_json_adapter.hpp>
+#include <valijson/schema.hpp>
+#include <valijson/schema_parser.hpp>
+#include <valijson/validator.hpp>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+
+#include "mltwin/io/philly.hpp"
+#include "scenario_schema.hpp"  // generated: kScenarioSchema
+
+namespace mltwin::io {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+[[noreturn]] void fail(const std::string& file, const std::string& where, const std::string& what) {
+  throw ScenarioError(file + ": " + where + ": " + what);
+}
+
+// Line and column of a byte offset, for JSON syntax errors.
+std::string line_col(const std::string& text, std::size_t byte) {
+  std::size_t line = 1, col = 1;
+  for (std::size_t i = 0; i < byte && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return std::to_string(line) + ":" + std::to_string(col);
+}
+
+// valijson context ["<root>", "[queues]", "[2]", "[weight]"] -> "/queues/2/weight".
+std::string pointer(const std::vector<std::string>& ctx) {
+  std::string p;
+  for (const auto& c : ctx) {
+    if (c == "<root>") continue;
+    std::string s = c;
+    if (s.size() >= 2 && s.front() == '[' && s.back() == ']') s = s.substr(1, s.size() - 2);
+    if (s.size() >= 2 && s.front() == '"' && s.back() == '"') s = s.substr(1, s.size() - 2);
+    p += "/" + s;
+  }
+  return p.empty() ? "/" : p;
+}
+
+const valijson::Schema& schema() {
+  static const std::unique_ptr<valijson::Schema> s = [] {
+    auto sc = std::make_unique<valijson::Schema>();
+    const json doc = json::parse(kScenarioSchema);
+    valijson::SchemaParser parser;
+    valijson::adapters::NlohmannJsonAdapter a(doc);
+    parser.populateSchema(a, *sc);
+    return sc;
+  }();
+  return *s;
+}
+
+void validate(const std::string& file, const json& doc) {
+  valijson::Validator v;
+  valijson::ValidationResults results;
+  valijson::adapters::NlohmannJsonAdapter target(doc);
+  if (v.validate(schema(), target, &results)) return;
+  // Report the deepest error first: it is the most specific ("weight: below minimum") rather
+  // than the enclosing object's "failed to validate against schema".
+  std::vector<valijson::ValidationResults::Error> errs(results.begin(), results.end());
+  std::stable_sort(errs.begin(), errs.end(), [](const auto& a, const auto& b) { return a.context.size() > b.context.size(); });
+  std::string msg = file + ": " + pointer(errs.front().context) + ": " + errs.front().description;
+  if (errs.size() > 1) msg += " (" + std::to_string(errs.size() - 1) + " related schema messages omitted)";
+  throw ScenarioError(msg);
+}
+
+core::Duration duration_of(const std::string& file, const std::string& where, const json& v) {
+  try {
+    if (v.is_number()) return core::Duration::from_seconds(v.get<double>());
+    return core::parse_duration(v.get<std::string>());
+  } catch (const std::exception& e) {
+    fail(file, where, std::string("expected a duration such as \"90s\" or \"1.5h\": ") + e.what());
+  }
+}
+
+// A Kubernetes resource list -> policy::Resource (mltwin units). Missing names stay `fill`.
+policy::Resource resources_of(const std::string& file, const std::string& where, const json& obj,
+                              double cores_per_device, double fill) {
+  policy::Resource r;
+  r.v.fill(fill);
+  for (auto it = obj.begin(); it != obj.end(); ++it) {
+    const auto m = policy::map_resource_name(it.key(), cores_per_device);
+    if (!m) fail(file, where + "/" + it.key(), "unknown resource name");
+    double q;
+    try {
+      q = parse_quantity(it.value());
+    } catch (const std::exception& e) {
+      fail(file, where + "/" + it.key(), e.what());
+    }
+    double& slot = r[m->dim];
+    if (slot == fill) slot = 0;
+    slot += q * m->scale;
+  }
+  return r;
+}
+
+models::LatencySpec latency_of(const std::string& file, const std::string& where, const json& v) {
+  models::LatencySpec l;
+  l.source = v.value("source", "");
+  if (v.contains("constant")) {
+    l.kind = models::LatencySpec::Kind::Constant;
+    l.a = duration_of(file, where + "/constant", v["constant"]);
+  } else if (v.contains("uniform")) {
+    l.kind = models::LatencySpec::Kind::Uniform;
+    l.a = duration_of(file, where + "/uniform/0", v["uniform"][0]);
+    l.b = duration_of(file, where + "/uniform/1", v["uniform"][1]);
+    if (l.b < l.a) fail(file, where + "/uniform", "max is below min");
+  } else {
+    l.kind = models::LatencySpec::Kind::Exponential;
+    l.a = duration_of(file, where + "/exponential_mean", v["exponential_mean"]);
+    if (l.a <= core::Duration::ns(0)) fail(file, where + "/exponential_mean", "expected a positive mean");
+  }
+  if (l.a < core::Duration::ns(0)) fail(file, where, "latency must not be negative");
+  return l;
+}
+
+std::string arg_text(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+  if (v.is_number_integer()) return std::to_string(v.get<long long>());
+  std::ostringstream os;
+  os << v.get<double>();
+  return os.str();
+}
+
+std::string expand_data(const std::string& text, const std::string& data_dir) {
+  const std::string key = "${MLTWIN_DATA}";
+  std::string s = text;
+  for (auto p = s.find(key); p != std::string::npos; p = s.find(key)) s.replace(p, key.size(), data_dir);
+  return s;
+}
+
+}  // namespace
+
+double parse_quantity(const json& q) {
+  if (q.is_number()) {
+    const double v = q.get<double>();
+    if (!std::isfinite(v) || v < 0) throw std::invalid_argument("quantity must be a finite number >= 0");
+    return v;
+  }
+  if (!q.is_string()) throw std::invalid_argument("quantity must be a number or a string");
+  const std::string s = q.get<std::string>();
+  // Suffixes of k8s.io/apimachinery/pkg/api/resource (quantity.go).
+  static const std::pair<const char*, double> suffixes[] = {
+      {"Ki", 1024.0}, {"Mi", 1024.0 * 1024}, {"Gi", kGiB}, {"Ti", kGiB * 1024}, {"Pi", kGiB * 1024 * 1024},
+      {"Ei", kGiB * 1024 * 1024 * 1024}, {"n", 1e-9}, {"u", 1e-6}, {"m", 1e-3}, {"k", 1e3}, {"M", 1e6},
+      {"G", 1e9}, {"T", 1e12}, {"P", 1e15}, {"E", 1e18}};
+  std::size_t pos = 0;
+  double v;
+  try {
+    v = std::stod(s, &pos);
+  } catch (const std::exception&) {
+    throw std::invalid_argument("'" + s + "' is not a Kubernetes quantity");
+  }
+  const std::string unit = s.substr(pos);
+  double mult = 1;
+  if (!unit.empty()) {
+    bool found = false;
+    for (const auto& [suf, m] : suffixes)
+      if (unit == suf) {
+        mult = m;
+        found = true;
+      }
+    if (!found) throw std::invalid_argument("'" + s + "': unknown quantity suffix '" + unit + "'");
+  }
+  if (!std::isfinite(v) || v < 0) throw std::invalid_argument("'" + s + "': quantity must be >= 0");
+  return v * mult;
+}
+
+std::string resolve_data_dir(const std::string& explicit_dir, const std::string& start_dir) {
+  auto check = [](const std::string& d, const std::string& how) {
+    if (!fs::is_directory(d)) throw ScenarioError(how + " names '" + d + "', which is not a folder");
+    return d;
+  };
+  if (!explicit_dir.empty()) return check(explicit_dir, "--data");
+  if (const char* env = std::getenv("MLTWIN_DATA"); env && *env) return check(env, "MLTWIN_DATA");
+  for (fs::path p = fs::absolute(start_dir); ; p = p.parent_path()) {
+    const fs::path cand = p / "shared" / "data";
+    if (fs::is_directory(cand)) return cand.lexically_normal().string();
+    if (p == p.root_path() || p.empty()) break;
+  }
+  throw ScenarioError("the scenario reads ${MLTWIN_DATA}, which is not set, and no shared/data folder was found above '" +
+                      start_dir + "'; set MLTWIN_DATA (or --data) to the folder that holds training/philly/philly.csv");
+}
+
+LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
+  LoadedScenario out;
+  out.path = path;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ScenarioError(path + ": cannot open the scenario file");
+  std::stringstream buf;
+  buf << in.rdbuf();
+  const std::string text = buf.str();
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw ScenarioError(path + ":" + line_col(text, e.byte == 0 ? 0 : e.byte - 1) + ": invalid JSON: " + e.what());
+  }
+  if (!opts.overrides.is_null()) doc.merge_patch(opts.overrides);
+  validate(path, doc);
+  out.json = doc;
+  out.name = doc["name"].get<std::string>();
+  out.seed = doc.value("seed", std::uint64_t{1});
+  models::TrainingScenario& sc = out.training;
+
+  if (doc["volcano"]["release"].get<std::string>() != kVolcanoRelease)
+    fail(path, "/volcano/release", "mltwin reproduces Volcano " + std::string(kVolcanoRelease) + ", not '" +
+                                       doc["volcano"]["release"].get<std::string>() + "'");
+
+  // Catalog.
+  std::set<std::string> type_names;
+  const auto& types = doc["catalog"]["instance_types"];
+  for (std::size_t i = 0; i < types.size(); ++i) {
+    const json& t = types[i];
+    models::InstanceType it;
+    it.name = t["name"];
+    if (!type_names.insert(it.name).second)
+      fail(path, "/catalog/instance_types/" + std::to_string(i) + "/name", "duplicate instance type '" + it.name + "'");
+    it.trainium_chips = t["trainium_chips"];
+    it.neuroncores_per_chip = t["neuroncores_per_chip"];
+    it.device_memory_gib = t["device_memory_gib"];
+    it.vcpu = t["vcpu"];
+    it.memory_gib = t["memory_gib"];
+    it.efa_interfaces = t["efa_interfaces"];
+    it.network_gbps = t["network_gbps"];
+    it.on_demand_usd_per_hour = t["on_demand_usd_per_hour"];
+    it.region_of_price = t.value("price_region", "");
+    it.source = t["source"];
+    sc.catalog.types.push_back(it);
+  }
+  // Node groups.
+  const auto& groups = doc["cluster"]["node_groups"];
+  int cores_per_device = 0;
+  std::set<std::string> group_names;
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    const json& g = groups[i];
+    const std::string where = "/cluster/node_groups/" + std::to_string(i);
+    models::NodeGroupSpec ng;
+    ng.name = g["name"];
+    if (!group_names.insert(ng.name).second) fail(path, where + "/name", "duplicate node group '" + ng.name + "'");
+    ng.instance_type = g["instance_type"];
+    const models::InstanceType* it = sc.catalog.find(ng.instance_type);
+    if (!it) fail(path, where + "/instance_type", "'" + ng.instance_type + "' is not in /catalog/instance_types");
+    if (cores_per_device == 0) cores_per_device = it->neuroncores_per_chip;
+    if (it->neuroncores_per_chip != cores_per_device)
+      fail(path, where + "/instance_type", "node groups mix NeuronCores-per-device counts; one cluster must use one");
+    ng.count = g["desired_capacity"];
+    ng.availability_zone = g.value("availability_zone", "");
+    if (g.contains("labels"))
+      for (auto it2 = g["labels"].begin(); it2 != g["labels"].end(); ++it2) ng.labels.emplace_back(it2.key(), it2.value());
+    sc.node_groups.push_back(ng);
+  }
+  if (cores_per_device == 0) cores_per_device = 2;
+  // Scheduler configuration, under Volcano's own keys.
+  const json& v = doc["volcano"];
+  if (v.contains("schedule_period")) {
+    sc.scheduler.schedule_period_ns = duration_of(path, "/volcano/schedule_period", v["schedule_period"]).count_ns();
+    if (sc.scheduler.schedule_period_ns <= 0) fail(path, "/volcano/schedule_period", "expected a positive period");
+  }
+  if (v.contains("actions")) sc.scheduler.actions = v["actions"].get<std::vector<std::string>>();
+  if (v.contains("tiers")) {
+    sc.scheduler.tiers.clear();
+    for (const auto& t : v["tiers"]) {
+      policy::Tier tier;
+      for (const auto& p : t["plugins"]) {
+        policy::PluginOption opt;
+        opt.name = p["name"];
+        if (p.contains("arguments"))
+          for (auto a = p["arguments"].begin(); a != p["arguments"].end(); ++a) opt.arguments.set(a.key(), arg_text(a.value()));
+        for (std::size_t e = 0; e < static_cast<std::size_t>(policy::Ext::kCount); ++e) {
+          const char* key = policy::ext_key(static_cast<policy::Ext>(e));
+          if (p.contains(key)) opt.enabled[e] = p[key].get<bool>();
+        }
+        tier.plugins.push_back(opt);
+      }
+      sc.scheduler.tiers.push_back(tier);
+    }
+  }
+  if (v.contains("configurations"))
+    for (const auto& c : v["configurations"]) {
+      policy::Arguments args;
+      if (c.contains("arguments"))
+        for (auto a = c["arguments"].begin(); a != c["arguments"].end(); ++a) args.set(a.key(), arg_text(a.value()));
+      sc.scheduler.action_arguments[c["name"]] = args;
+    }
+  if (std::string err = sc.scheduler.validate(); !err.empty()) fail(path, "/volcano", err);
+  // Queues.
+  std::set<std::string> queue_names;
+  const auto& queues = doc["queues"];
+  for (std::size_t i = 0; i < queues.size(); ++i) {
+    const json& q = queues[i];
+    const std::string where = "/queues/" + std::to_string(i);
+    models::QueueSpec qs;
+    qs.name = q["name"];
+    if (!queue_names.insert(qs.name).second) fail(path, where + "/name", "duplicate queue '" + qs.name + "'");
+    qs.weight = q.value("weight", 1);
+    if (q.contains("capability"))
+      qs.capability = resources_of(path, where + "/capability", q["capability"], cores_per_device, policy::kInf);
+    if (q.contains("guarantee")) qs.guarantee = resources_of(path, where + "/guarantee", q["guarantee"], cores_per_device, 0);
+    qs.priority = q.value("priority", 0);
+    qs.open = q.value("state", std::string("Open")) == "Open";
+    sc.queues.push_back(qs);
+  }
+  // Lifecycle latencies (defaults stated in the schema docs; scenarios should set and cite them).
+  sc.bind_latency = {models::LatencySpec::Kind::Constant, core::Duration::ns(0), {}, "default: none"};
+  sc.pod_startup = {models::LatencySpec::Kind::Constant, core::Duration::ns(0), {}, "default: none"};
+  if (doc.contains("lifecycle")) {
+    const json& l = doc["lifecycle"];
+    if (l.contains("bind_latency")) sc.bind_latency = latency_of(path, "/lifecycle/bind_latency", l["bind_latency"]);
+    if (l.contains("pod_startup")) sc.pod_startup = latency_of(path, "/lifecycle/pod_startup", l["pod_startup"]);
+  }
+  if (doc.contains("output") && doc["output"].contains("metrics_interval")) {
+    sc.metrics_interval = duration_of(path, "/output/metrics_interval", doc["output"]["metrics_interval"]);
+    if (sc.metrics_interval <= core::Duration::ns(0)) fail(path, "/output/metrics_interval", "expected a positive interval");
+  }
+  // Workload.
+  const json& w = doc["workload"];
+  const std::string dir = fs::path(path).parent_path().string();
+  if (w.contains("philly")) {
+    const json& p = w["philly"];
+    std::string trace = p["trace"];
+    if (trace.find("${MLTWIN_DATA}") != std::string::npos) {
+      out.data_dir = resolve_data_dir(opts.data_dir, dir.empty() ? "." : dir);
+      trace = expand_data(trace, out.data_dir);
+    } else if (fs::path(trace).is_relative()) {
+      trace = (fs::path(dir) / trace).string();
+    }
+    const json& m = p["mapping"];
+    PhillyMapping pm;
+    pm.neuron_devices_per_gpu = m["neuron_devices_per_gpu"];
+    pm.devices_per_node = m["devices_per_node"];
+    pm.neuroncores_per_device = cores_per_device;
+    pm.processes_per_neuroncore = m.value("processes_per_neuroncore", 1);
+    const policy::Resource per = resources_of(path, "/workload/philly/mapping/pod_per_device", m["pod_per_device"], cores_per_device, 0);
+    const policy::Resource whole = resources_of(path, "/workload/philly/mapping/pod_whole_node", m["pod_whole_node"], cores_per_device, 0);
+    pm.per_device_cpu = per[policy::Dim::Cpu] / 1000.0;
+    pm.per_device_memory_bytes = per[policy::Dim::Memory];
+    pm.whole_cpu = whole[policy::Dim::Cpu] / 1000.0;
+    pm.whole_memory_bytes = whole[policy::Dim::Memory];
+    pm.whole_efa = static_cast<int>(std::lround(whole[policy::Dim::Efa] / 1000.0));
+    pm.queue_prefix = p.value("queue_prefix", std::string("vc-"));
+    pm.priority = p.value("priority", 0);
+    pm.max_jobs = p.value("max_jobs", std::size_t{0});
+    sc.jobs = read_philly(trace, pm);
+    out.inputs.push_back({"philly_trace", trace});
+  } else {
+    const auto& jobs = w["jobs"];
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+      const json& j = jobs[i];
+      const std::string where = "/workload/jobs/" + std::to_string(i);
+      models::TrainingJobSpec js;
+      js.name = j["name"];
+      js.queue = j["queue"];
+      js.submit = core::Time::zero() + duration_of(path, where + "/submit", j["submit"]);
+      js.nnodes = j["nnodes"];
+      js.duration = duration_of(path, where + "/duration", j["duration"]);
+      js.priority = j.value("priority", 0);
+      js.trace_row = static_cast<std::int64_t>(i);
+      if (j.contains("pod")) {
+        const policy::Resource r = resources_of(path, where + "/pod", j["pod"], cores_per_device, 0);
+        js.cpu_per_pod = r[policy::Dim::Cpu] / 1000.0;
+        js.memory_bytes_per_pod = r[policy::Dim::Memory];
+        js.neuron_devices_per_pod = static_cast<int>(std::lround(r[policy::Dim::NeuronCore] / 1000.0 / cores_per_device));
+        js.efa_per_pod = static_cast<int>(std::lround(r[policy::Dim::Efa] / 1000.0));
+      }
+      js.nproc_per_node = j.value("nproc_per_node", std::max(1, js.neuron_devices_per_pod * cores_per_device));
+      if (js.submit < core::Time::zero()) fail(path, where + "/submit", "must not be negative");
+      sc.jobs.push_back(js);
+    }
+    std::stable_sort(sc.jobs.begin(), sc.jobs.end(), [](const auto& a, const auto& b) { return a.submit < b.submit; });
+  }
+  // Every job's queue must exist.
+  for (const auto& j : sc.jobs)
+    if (!queue_names.count(j.queue)) {
+      throw ScenarioError(path + ": /queues: the workload submits to queue '" + j.queue + "' (job " + j.name +
+                          (j.trace_row > 0 ? ", trace line " + std::to_string(j.trace_row) : std::string()) +
+                          "), which the scenario does not define");
+    }
+  return out;
+}
+
+}  // namespace mltwin::io

@@ -1,0 +1,96 @@
+// mltwin/models/recorder.hpp — what a training run reports, fact by fact.
+//
+// The SQLite store (io/) is the default implementation; tests use an in-memory one. All times
+// are simulated times (mltwin::core::Time, integer ns since the run's start); no wall-clock
+// value is ever recorded, so two runs with one seed produce identical records.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mltwin/core/time.hpp"
+
+namespace mltwin::models {
+
+using core::Time;
+
+/// A job as submitted (one TorchX dist.ddp job = one Volcano Job with one PodGroup).
+struct JobSubmitted {
+  std::uint32_t job = 0;         ///< dense id, 0..n-1 in submission order
+  std::string name;              ///< e.g. "philly-000123"
+  std::string queue;
+  Time submit;
+  int nnodes = 1;                ///< pods (TorchX replicas), = PodGroup minAvailable
+  int nproc_per_node = 1;        ///< torchrun processes per pod (one per NeuronCore)
+  int neuron_devices_per_pod = 0;
+  double cpu_per_pod = 0;        ///< cores
+  double memory_gib_per_pod = 0; ///< GiB
+  int efa_per_pod = 0;
+  double duration_s = 0;         ///< run time once every pod is up, s (from the trace)
+  std::int64_t trace_row = 0;    ///< 1-based CSV line in the trace file (header = line 1)
+  int trace_gpus = 0;            ///< GPUs the trace job asked for
+};
+
+/// The final record of a job, written once when it ends (or at the end of the run).
+struct JobFinal {
+  std::uint32_t job = 0;
+  std::string phase;             ///< Volcano Job phase: Completed, Pending, Running, Rejected
+  std::string podgroup_phase;    ///< last PodGroup phase: Pending, Inqueue, Running, Completed
+  Time inqueue = Time::max();    ///< PodGroup became Inqueue (Time::max(): never)
+  Time scheduled = Time::max();  ///< last pod bound (the gang is placed)
+  Time start = Time::max();      ///< last pod Running: torchrun rendezvous completes, training starts
+  Time end = Time::max();        ///< all pods Succeeded
+  std::string nodes;             ///< node names, comma-separated, in pod order
+  std::string reason;            ///< why it was rejected or is still pending
+};
+
+struct PodEvent {
+  std::uint32_t job = 0;
+  int pod = 0;                   ///< replica index
+  std::string_view event;        ///< Created, Bound, Running, Succeeded
+  std::string_view node;         ///< empty for Created
+  Time t;
+};
+
+/// A change in why a job waits (recorded only when it changes).
+struct Decision {
+  std::uint32_t job = 0;
+  Time t;
+  std::string_view code;         ///< Success, Unschedulable, ...
+  std::string_view plugin;       ///< deciding plugin or action
+  std::string_view reason;
+};
+
+/// A PodGroup phase transition.
+struct PhaseChange {
+  std::uint32_t job = 0;
+  Time t;
+  std::string_view from, to;
+};
+
+/// One sample of the cluster, every metrics interval.
+struct ClusterSample {
+  Time t;
+  double neuroncores_allocated = 0;  ///< NeuronCores held by pods (allocated statuses)
+  double neuroncores_total = 0;
+  int jobs_pending = 0;              ///< PodGroup Pending (waiting to enter Inqueue)
+  int jobs_inqueue = 0;              ///< Inqueue, not yet running
+  int jobs_running = 0;
+  int pods_running = 0;
+};
+
+class TrainingRecorder {
+ public:
+  virtual ~TrainingRecorder() = default;
+  virtual void job_submitted(const JobSubmitted& j) = 0;
+  virtual void job_final(const JobFinal& j) = 0;
+  virtual void pod_event(const PodEvent& e) = 0;
+  virtual void decision(const Decision& d) = 0;
+  virtual void phase_change(const PhaseChange& p) = 0;
+  virtual void sample(const ClusterSample& s) = 0;
+  /// A point where a consistent prefix of the run is recorded (the store commits here).
+  virtual void checkpoint(Time now) = 0;
+};
+
+}  // namespace mltwin::models

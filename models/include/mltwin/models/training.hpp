@@ -1,0 +1,179 @@
+// mltwin/models/training.hpp — an EKS cluster of Trn1 nodes whose Volcano scheduler
+// gang-schedules TorchX DDP jobs, as a discrete-event model.
+//
+// The model drives the real policy library (mltwin::policy::Scheduler, Volcano v1.12.1) through
+// the policy Backend interface; it is the "world" around the scheduler:
+//
+//   submit ──► Volcano Job + PodGroup (Pending) ──enqueue──► Inqueue: the Volcano job controller
+//   creates one pod per TorchX replica ──allocate (gang)──► bind ──bind latency──► Bound
+//   ──pod start-up──► Running; when the last pod runs, torchrun's rendezvous completes and the
+//   job trains for its traced duration ──► pods Succeeded, job Completed.
+//
+// The scheduler runs a cycle every schedule period (1 s by default) aligned to t = 0, but only
+// when something changed (policy::Scheduler skips the rest), and the model schedules no tick
+// at all while nothing is pending — a quiet week costs nothing.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mltwin/core/rng.hpp"
+#include "mltwin/core/simulator.hpp"
+#include "mltwin/models/catalog.hpp"
+#include "mltwin/models/recorder.hpp"
+#include "mltwin/policy/cluster_state.hpp"
+#include "mltwin/policy/config.hpp"
+#include "mltwin/policy/scheduler.hpp"
+
+namespace mltwin::models {
+
+using core::Duration;
+
+/// A latency drawn per use: constant, uniform [min, max], or exponential with a mean.
+struct LatencySpec {
+  enum class Kind { Constant, Uniform, Exponential } kind = Kind::Constant;
+  Duration a;  ///< value (constant), min (uniform) or mean (exponential)
+  Duration b;  ///< max (uniform)
+  std::string source;  ///< where the figure comes from
+  Duration draw(core::Engine& rng) const;
+};
+
+struct NodeGroupSpec {
+  std::string name;           ///< eksctl nodeGroups[].name
+  std::string instance_type;  ///< must be in the catalog
+  int count = 0;              ///< desiredCapacity
+  std::string availability_zone;
+  std::vector<std::pair<std::string, std::string>> labels;
+};
+
+struct QueueSpec {
+  std::string name;
+  int weight = 1;
+  std::optional<policy::Resource> capability;  ///< unset dimensions are +inf
+  policy::Resource guarantee;
+  int priority = 0;
+  bool open = true;
+};
+
+/// One TorchX dist.ddp job: nnodes pods (one per node, minAvailable = nnodes) of
+/// nproc_per_node processes each.
+struct TrainingJobSpec {
+  std::string name;
+  std::string queue;
+  core::Time submit;
+  int nnodes = 1;
+  int nproc_per_node = 1;
+  int neuron_devices_per_pod = 0;
+  double cpu_per_pod = 0;         ///< cores
+  double memory_bytes_per_pod = 0;
+  int efa_per_pod = 0;
+  Duration duration;              ///< training time once every pod runs
+  int priority = 0;
+  std::int64_t trace_row = 0;
+  int trace_gpus = 0;
+};
+
+struct TrainingScenario {
+  Catalog catalog;
+  std::vector<NodeGroupSpec> node_groups;
+  std::vector<QueueSpec> queues;
+  policy::SchedulerConfig scheduler = policy::volcano_default_config();
+  LatencySpec bind_latency;   ///< scheduler decision -> pod Bound
+  LatencySpec pod_startup;    ///< Bound -> container Running
+  Duration metrics_interval = Duration::s(300);
+  std::vector<TrainingJobSpec> jobs;  ///< sorted by submit time
+};
+
+/// Per-job outcome, for summaries.
+struct JobOutcome {
+  std::string queue;
+  std::string phase;  ///< Completed, Running, Inqueue, Pending, Rejected
+  core::Time submit, scheduled = core::Time::max(), start = core::Time::max(), end = core::Time::max();
+  int nnodes = 1;
+  int neuron_devices = 0;
+};
+
+struct TrainingStats {
+  std::uint64_t sessions = 0;        ///< scheduler sessions opened
+  std::uint64_t cycles_elapsed = 0;  ///< schedule periods in [0, end]
+  std::uint64_t binds = 0;
+  std::uint64_t statements_discarded = 0;
+  std::uint64_t rejected = 0;
+  double neuroncores_total = 0;
+  /// NeuronCore-seconds held by allocated pods, per day since t = 0.
+  std::vector<double> allocated_core_seconds_per_day;
+};
+
+class TrainingCluster final : public core::EventHandler, public policy::Backend {
+ public:
+  /// Builds nodes and queues. Throws std::invalid_argument for an unknown instance type or queue.
+  TrainingCluster(const TrainingScenario& scenario, core::Simulator& sim, core::RngStreams& rng,
+                  TrainingRecorder& recorder);
+  ~TrainingCluster() override;
+
+  /// Schedules the first arrival and metrics sample.
+  void start();
+  /// Records the final state of every job that has not ended (phase and why it waits) and
+  /// closes the books at `end`.
+  void finish(core::Time end, const std::string& unfinished_note = "");
+
+  const std::vector<JobOutcome>& outcomes() const { return outcomes_; }
+  const TrainingStats& stats() const;
+  const policy::ClusterState& state() const { return state_; }
+  /// Jobs submitted so far and jobs ended (completed or rejected).
+  std::size_t submitted() const { return next_arrival_; }
+  std::size_t ended() const { return ended_; }
+  std::size_t total_jobs() const { return scenario_.jobs.size(); }
+  /// Time of the last event this model handled (the run's natural end).
+  core::Time last_event() const { return last_event_; }
+
+  // core::EventHandler
+  void on_event(core::Simulator& sim, std::uint64_t payload) override;
+  // policy::Backend
+  void bind(const policy::TaskInfo& task, const policy::NodeInfo& node) override;
+  void evict(const policy::TaskInfo& task, std::string_view reason) override;
+  void podgroup_phase_changed(const policy::JobInfo& job, policy::PodGroupPhase from,
+                              policy::PodGroupPhase to) override;
+  void job_condition(const policy::JobInfo& job, const policy::Status& status) override;
+
+ private:
+  enum Kind : std::uint64_t { kArrival = 1, kTick, kPodBound, kPodRunning, kJobEnd, kSample };
+  static std::uint64_t pack(Kind k, std::uint64_t index) { return (static_cast<std::uint64_t>(k) << 56) | index; }
+  struct JobRun;
+  void arrive(std::size_t idx);
+  void ensure_tick();
+  void tick();
+  void pod_bound(policy::TaskId t);
+  void pod_running(policy::TaskId t);
+  void job_end(std::size_t idx);
+  void sample();
+  void account_allocation(double delta_cores);
+  std::string infeasible_reason(const TrainingJobSpec& j, const policy::Resource& pod) const;
+  void write_final(std::size_t idx, const std::string& phase, const std::string& reason);
+
+  const TrainingScenario& scenario_;
+  core::Simulator& sim_;
+  TrainingRecorder& rec_;
+  core::Engine& uid_rng_;
+  core::Engine& bind_rng_;
+  core::Engine& startup_rng_;
+  policy::ClusterState state_;
+  std::unique_ptr<policy::Scheduler> scheduler_;
+  std::vector<JobRun> runs_;
+  std::vector<JobOutcome> outcomes_;
+  std::vector<std::size_t> job_of_policy_;  // policy JobId -> scenario index
+  std::size_t next_arrival_ = 0;
+  std::size_t ended_ = 0;
+  bool tick_pending_ = false;
+  core::Time tick_at_ = core::Time::max();
+  core::EventId tick_id_;
+  double alloc_cores_ = 0;
+  core::Time alloc_since_ = core::Time::zero();
+  mutable TrainingStats stats_;
+  bool finished_ = false;
+  core::Time last_event_ = core::Time::zero();
+};
+
+}  // namespace mltwin::models

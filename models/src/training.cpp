@@ -1,0 +1,396 @@
+#include "mltwin/models/training.hpp"
+
+#include <algorithm>
+#include <boost/random/exponential_distribution.hpp>
+#include <boost/random/uniform_int_distribution.hpp>
+#include <cmath>
+#include <stdexcept>
+
+namespace mltwin::models {
+
+using policy::JobId;
+using policy::NodeId;
+using policy::PodGroupPhase;
+using policy::Resource;
+using policy::TaskId;
+using policy::TaskStatus;
+
+namespace {
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+constexpr std::int64_t kDayNs = 86'400LL * 1'000'000'000LL;
+}  // namespace
+
+Duration LatencySpec::draw(core::Engine& rng) const {
+  switch (kind) {
+    case Kind::Constant:
+      return a;
+    case Kind::Uniform: {
+      // Integer nanoseconds, uniform on [min, max]: portable across standard libraries.
+      boost::random::uniform_int_distribution<std::int64_t> d(a.count_ns(), b.count_ns());
+      return Duration::ns(d(rng));
+    }
+    case Kind::Exponential: {
+      boost::random::exponential_distribution<double> d(1.0 / a.seconds());
+      return Duration::from_seconds(d(rng));
+    }
+  }
+  return a;
+}
+
+struct TrainingCluster::JobRun {
+  JobId pj = policy::kNone;
+  Resource pod;
+  int bound = 0, running = 0;
+  core::Time inqueue = core::Time::max();
+  core::Time scheduled = core::Time::max();
+  core::Time start = core::Time::max();
+  core::Time end = core::Time::max();
+  bool ended = false;
+  std::string last_phase = "Pending";
+};
+
+TrainingCluster::TrainingCluster(const TrainingScenario& sc, core::Simulator& sim, core::RngStreams& rng,
+                                 TrainingRecorder& recorder)
+    : scenario_(sc),
+      sim_(sim),
+      rec_(recorder),
+      uid_rng_(rng.stream("apiserver.uid")),
+      bind_rng_(rng.stream("pod.bind_latency")),
+      startup_rng_(rng.stream("pod.startup_latency")) {
+  for (const auto& q : sc.queues) {
+    policy::QueueInfo qi;
+    qi.name = q.name;
+    qi.weight = q.weight;
+    if (q.capability) qi.capability = *q.capability;
+    qi.guarantee = q.guarantee;
+    qi.priority = q.priority;
+    qi.state = q.open ? policy::QueueState::Open : policy::QueueState::Closed;
+    qi.uid = uid_rng_();
+    state_.add_queue(qi);
+  }
+  for (const auto& g : sc.node_groups) {
+    const InstanceType* it = sc.catalog.find(g.instance_type);
+    if (!it) throw std::invalid_argument("node group '" + g.name + "': instance type '" + g.instance_type +
+                                         "' is not in the catalog");
+    for (int i = 0; i < g.count; ++i) {
+      policy::NodeInfo n;
+      n.name = g.name + "-" + std::to_string(i);
+      n.instance_type = it->name;
+      n.allocatable = Resource::make(it->vcpu, it->memory_gib * kGiB, it->neuroncores(), it->efa_interfaces);
+      n.capacity = n.allocatable;
+      n.labels = g.labels;
+      n.labels.emplace_back("node.kubernetes.io/instance-type", it->name);
+      n.labels.emplace_back("eks.amazonaws.com/nodegroup", g.name);
+      if (!g.availability_zone.empty()) n.labels.emplace_back("topology.kubernetes.io/zone", g.availability_zone);
+      std::sort(n.labels.begin(), n.labels.end());
+      state_.add_node(n);
+    }
+  }
+  scheduler_ = std::make_unique<policy::Scheduler>(sc.scheduler, rng.stream("volcano.node_tiebreak")());
+  runs_.resize(sc.jobs.size());
+  outcomes_.resize(sc.jobs.size());
+  stats_.neuroncores_total = state_.total_allocatable()[policy::Dim::NeuronCore] / 1000.0;
+}
+
+TrainingCluster::~TrainingCluster() = default;
+
+void TrainingCluster::start() {
+  if (!scenario_.jobs.empty()) sim_.schedule(scenario_.jobs[0].submit, this, pack(kArrival, 0));
+  sim_.schedule(sim_.now(), this, pack(kSample, 0));
+}
+
+void TrainingCluster::on_event(core::Simulator&, std::uint64_t payload) {
+  const auto kind = static_cast<Kind>(payload >> 56);
+  const std::uint64_t idx = payload & ((1ULL << 56) - 1);
+  if (kind != kSample) last_event_ = sim_.now();
+  switch (kind) {
+    case kArrival: arrive(idx); break;
+    case kTick: tick(); break;
+    case kPodBound: pod_bound(static_cast<TaskId>(idx)); break;
+    case kPodRunning: pod_running(static_cast<TaskId>(idx)); break;
+    case kJobEnd: job_end(idx); break;
+    case kSample: sample(); break;
+  }
+}
+
+std::string TrainingCluster::infeasible_reason(const TrainingJobSpec& j, const Resource& pod) const {
+  // How many of this job's pods could the empty cluster hold at once?
+  std::int64_t fit = 0;
+  for (const auto& n : state_.nodes()) {
+    std::int64_t per = INT64_MAX;
+    for (std::size_t d = 0; d < policy::kDims; ++d)
+      if (pod.v[d] > 0) per = std::min<std::int64_t>(per, static_cast<std::int64_t>(std::floor(n.allocatable.v[d] / pod.v[d])));
+    if (per == INT64_MAX) per = j.nnodes;  // requests nothing: fits anywhere
+    fit += per;
+  }
+  if (fit == 0)
+    return "no node can hold one pod of this job (requests {" + pod.to_string() + "})";
+  if (fit < j.nnodes)
+    return "the cluster can hold at most " + std::to_string(fit) + " of this job's " + std::to_string(j.nnodes) +
+           " pods at once";
+  // A queue capability below the job's minimum resources can never admit it.
+  for (const auto& q : state_.queues())
+    if (q.name == j.queue) {
+      Resource minres = pod;
+      minres.multi(j.nnodes);
+      for (std::size_t d = 0; d < policy::kDims; ++d)
+        if (minres.v[d] > 0 && minres.v[d] > q.capability.v[d])
+          return "the job's minimum resources {" + minres.to_string() + "} exceed queue '" + q.name +
+                 "' capability {" + q.capability.to_string() + "}";
+    }
+  return {};
+}
+
+void TrainingCluster::arrive(std::size_t idx) {
+  const TrainingJobSpec& j = scenario_.jobs[idx];
+  next_arrival_ = idx + 1;
+  if (next_arrival_ < scenario_.jobs.size())
+    sim_.schedule(scenario_.jobs[next_arrival_].submit, this, pack(kArrival, next_arrival_));
+  // Pod request; Neuron devices are accounted as NeuronCores (policy/resource.hpp).
+  const InstanceType* it = scenario_.catalog.find(scenario_.node_groups.front().instance_type);
+  const double cores_per_device = it ? it->neuroncores_per_chip : 2;
+  JobRun& run = runs_[idx];
+  run.pod = Resource::make(j.cpu_per_pod, j.memory_bytes_per_pod, j.neuron_devices_per_pod * cores_per_device, j.efa_per_pod);
+  JobOutcome& out = outcomes_[idx];
+  out.queue = j.queue;
+  out.submit = j.submit;
+  out.nnodes = j.nnodes;
+  out.neuron_devices = j.neuron_devices_per_pod * j.nnodes;
+  rec_.job_submitted({static_cast<std::uint32_t>(idx), j.name, j.queue, j.submit, j.nnodes, j.nproc_per_node,
+                      j.neuron_devices_per_pod, j.cpu_per_pod, j.memory_bytes_per_pod / kGiB, j.efa_per_pod,
+                      j.duration.seconds(), j.trace_row, j.trace_gpus});
+  policy::QueueId qid = policy::kNone;
+  for (const auto& q : state_.queues())
+    if (q.name == j.queue) qid = q.id;
+  std::string why = qid == policy::kNone ? "queue '" + j.queue + "' does not exist" : infeasible_reason(j, run.pod);
+  if (!why.empty()) {
+    // Refused at submission, as an admission check would: it could never run here.
+    run.ended = true;
+    ++ended_;
+    ++stats_.rejected;
+    out.phase = "Rejected";
+    write_final(idx, "Rejected", why);
+    return;
+  }
+  policy::JobInfo pj;
+  pj.name = j.name;
+  pj.queue = qid;
+  pj.min_available = j.nnodes;  // TorchX: minAvailable = replicas
+  pj.priority = j.priority;
+  pj.creation = j.submit.ns();
+  pj.uid = uid_rng_();
+  pj.min_resources = run.pod;
+  pj.min_resources.multi(j.nnodes);
+  run.pj = state_.add_job(pj);
+  if (job_of_policy_.size() <= run.pj) job_of_policy_.resize(run.pj + 1);
+  job_of_policy_[run.pj] = idx;
+  out.phase = "Pending";
+  ensure_tick();
+}
+
+void TrainingCluster::ensure_tick() {
+  if (tick_pending_) return;
+  const std::int64_t p = scenario_.scheduler.schedule_period_ns;
+  const std::int64_t now = sim_.now().ns();
+  tick_at_ = core::Time::from_ns((now / p + 1) * p);
+  tick_id_ = sim_.schedule(tick_at_, this, pack(kTick, 0));
+  tick_pending_ = true;
+}
+
+void TrainingCluster::tick() {
+  tick_pending_ = false;
+  state_.set_now(sim_.now().ns());
+  scheduler_->run_once(state_, *this);
+  if (scheduler_->needs_cycle(state_)) {
+    ensure_tick();
+  } else if (scheduler_->next_wakeup() != INT64_MAX) {
+    const std::int64_t p = scenario_.scheduler.schedule_period_ns;
+    const std::int64_t w = std::max(scheduler_->next_wakeup(), sim_.now().ns() + 1);
+    tick_at_ = core::Time::from_ns((w + p - 1) / p * p);
+    tick_id_ = sim_.schedule(tick_at_, this, pack(kTick, 0));
+    tick_pending_ = true;
+  }
+}
+
+void TrainingCluster::account_allocation(double delta_cores) {
+  // Integrate allocated NeuronCores over time, split at day boundaries.
+  core::Time t = alloc_since_;
+  const core::Time now = sim_.now();
+  auto& days = stats_.allocated_core_seconds_per_day;
+  while (t < now) {
+    const std::int64_t day = t.ns() / kDayNs;
+    const core::Time day_end = core::Time::from_ns((day + 1) * kDayNs);
+    const core::Time seg_end = std::min(now, day_end);
+    if (days.size() <= static_cast<std::size_t>(day)) days.resize(static_cast<std::size_t>(day) + 1, 0.0);
+    days[static_cast<std::size_t>(day)] += alloc_cores_ * (seg_end - t).seconds();
+    t = seg_end;
+  }
+  alloc_since_ = now;
+  alloc_cores_ += delta_cores;
+}
+
+void TrainingCluster::bind(const policy::TaskInfo& task, const policy::NodeInfo&) {
+  account_allocation(task.resreq[policy::Dim::NeuronCore] / 1000.0);
+  ++stats_.binds;
+  sim_.schedule_in(scenario_.bind_latency.draw(bind_rng_), this, pack(kPodBound, task.id));
+}
+
+void TrainingCluster::evict(const policy::TaskInfo& task, std::string_view reason) {
+  // No action evicts in this release's default configuration (preempt and reclaim arrive with
+  // a later issue); reaching here means a custom action did.
+  throw std::logic_error("eviction of '" + task.name + "' (" + std::string(reason) +
+                         ") is not modelled yet: the preempt/reclaim issue adds the Volcano Job policies");
+}
+
+void TrainingCluster::podgroup_phase_changed(const policy::JobInfo& job, PodGroupPhase from, PodGroupPhase to) {
+  const std::size_t idx = job_of_policy_[job.id];
+  JobRun& run = runs_[idx];
+  rec_.phase_change({static_cast<std::uint32_t>(idx), sim_.now(), policy::to_string(from), policy::to_string(to)});
+  run.last_phase = policy::to_string(to);
+  if (to == PodGroupPhase::Inqueue && job.tasks.empty()) {
+    // The Volcano job controller creates the pods once the PodGroup is Inqueue: one per TorchX
+    // replica, each its own Volcano task "trainer-<i>" with replicas 1.
+    run.inqueue = sim_.now();
+    const TrainingJobSpec& j = scenario_.jobs[idx];
+    for (int i = 0; i < j.nnodes; ++i) {
+      policy::TaskInfo t;
+      t.name = j.name + "-trainer-" + std::to_string(i) + "-0";
+      t.index = 0;
+      t.resreq = run.pod;
+      t.priority = j.priority;
+      t.creation = sim_.now().ns();
+      t.uid = uid_rng_();
+      state_.add_task(run.pj, t);
+      rec_.pod_event({static_cast<std::uint32_t>(idx), i, "Created", "", sim_.now()});
+    }
+    ensure_tick();
+  }
+}
+
+void TrainingCluster::job_condition(const policy::JobInfo& job, const policy::Status& s) {
+  const std::size_t idx = job_of_policy_[job.id];
+  rec_.decision({static_cast<std::uint32_t>(idx), sim_.now(), policy::to_string(s.code), s.plugin, s.reason});
+}
+
+void TrainingCluster::pod_bound(TaskId t) {
+  state_.set_task_status_within_allocated(t, TaskStatus::Bound);
+  const policy::TaskInfo& task = state_.task(t);
+  const std::size_t idx = job_of_policy_[task.job];
+  JobRun& run = runs_[idx];
+  const int pod = static_cast<int>(std::find(state_.job(task.job).tasks.begin(), state_.job(task.job).tasks.end(), t) -
+                                   state_.job(task.job).tasks.begin());
+  rec_.pod_event({static_cast<std::uint32_t>(idx), pod, "Bound", state_.node(task.node).name, sim_.now()});
+  if (++run.bound == scenario_.jobs[idx].nnodes) {
+    run.scheduled = sim_.now();
+    outcomes_[idx].scheduled = run.scheduled;
+  }
+  sim_.schedule_in(scenario_.pod_startup.draw(startup_rng_), this, pack(kPodRunning, t));
+}
+
+void TrainingCluster::pod_running(TaskId t) {
+  state_.set_task_status_within_allocated(t, TaskStatus::Running);
+  const policy::TaskInfo& task = state_.task(t);
+  const std::size_t idx = job_of_policy_[task.job];
+  JobRun& run = runs_[idx];
+  const auto& tasks = state_.job(task.job).tasks;
+  const int pod = static_cast<int>(std::find(tasks.begin(), tasks.end(), t) - tasks.begin());
+  rec_.pod_event({static_cast<std::uint32_t>(idx), pod, "Running", state_.node(task.node).name, sim_.now()});
+  if (++run.running == scenario_.jobs[idx].nnodes) {
+    // torchrun's rendezvous completes when the last worker joins: training starts now.
+    run.start = sim_.now();
+    outcomes_[idx].start = run.start;
+    outcomes_[idx].phase = "Running";
+    sim_.schedule_in(scenario_.jobs[idx].duration, this, pack(kJobEnd, idx));
+  }
+}
+
+void TrainingCluster::job_end(std::size_t idx) {
+  JobRun& run = runs_[idx];
+  const auto tasks = state_.job(run.pj).tasks;
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    const policy::TaskInfo& task = state_.task(tasks[i]);
+    const std::string node = state_.node(task.node).name;
+    account_allocation(-task.resreq[policy::Dim::NeuronCore] / 1000.0);
+    state_.set_task_status(tasks[i], TaskStatus::Succeeded);
+    rec_.pod_event({static_cast<std::uint32_t>(idx), static_cast<int>(i), "Succeeded", node, sim_.now()});
+  }
+  run.end = sim_.now();
+  run.ended = true;
+  ++ended_;
+  outcomes_[idx].end = run.end;
+  outcomes_[idx].phase = "Completed";
+  rec_.phase_change({static_cast<std::uint32_t>(idx), sim_.now(), run.last_phase, "Completed"});
+  run.last_phase = "Completed";
+  write_final(idx, "Completed", "");
+  state_.remove_job(run.pj);
+  ensure_tick();
+}
+
+void TrainingCluster::write_final(std::size_t idx, const std::string& phase, const std::string& reason) {
+  const JobRun& run = runs_[idx];
+  JobFinal f;
+  f.job = static_cast<std::uint32_t>(idx);
+  f.phase = phase;
+  f.podgroup_phase = run.last_phase;
+  f.inqueue = run.inqueue;
+  f.scheduled = run.scheduled;
+  f.start = run.start;
+  f.end = run.end;
+  if (run.pj != policy::kNone) {
+    for (TaskId t : state_.job(run.pj).tasks) {
+      const policy::TaskInfo& task = state_.task(t);
+      if (task.node == policy::kNone) continue;
+      if (!f.nodes.empty()) f.nodes += ",";
+      f.nodes += state_.node(task.node).name;
+    }
+  }
+  f.reason = reason;
+  rec_.job_final(f);
+}
+
+void TrainingCluster::sample() {
+  ClusterSample s;
+  s.t = sim_.now();
+  s.neuroncores_total = stats_.neuroncores_total;
+  s.neuroncores_allocated = alloc_cores_;
+  s.jobs_pending = static_cast<int>(state_.pending_jobs().size());
+  for (JobId j : state_.active_jobs()) {
+    const policy::JobInfo& job = state_.job(j);
+    if (runs_[job_of_policy_[j]].start != core::Time::max()) ++s.jobs_running;
+    else ++s.jobs_inqueue;
+    s.pods_running += job.count(TaskStatus::Running);
+  }
+  rec_.sample(s);
+  // Keep sampling only while something else can still happen: the run ends when no events
+  // remain, even if jobs are still waiting (they are reported with their reasons).
+  if (sim_.pending_count() > 0) sim_.schedule_in(scenario_.metrics_interval, this, pack(kSample, 0));
+}
+
+void TrainingCluster::finish(core::Time end, const std::string& note) {
+  if (finished_) return;
+  finished_ = true;
+  account_allocation(0);
+  for (std::size_t idx = 0; idx < runs_.size(); ++idx) {
+    JobRun& run = runs_[idx];
+    if (run.ended) continue;
+    if (idx >= next_arrival_) continue;  // never submitted (the run stopped before)
+    std::string phase = run.start != core::Time::max() ? "Running" : "Pending";
+    std::string reason;
+    if (phase == "Pending") {
+      const policy::Status& s = scheduler_->job_condition(run.pj);
+      reason = s.plugin.empty() ? std::string("not yet considered by the scheduler") : s.plugin + ": " + s.reason;
+    }
+    if (!note.empty()) reason = reason.empty() ? note : reason + " (" + note + ")";
+    write_final(idx, phase, reason);
+  }
+  stats_.cycles_elapsed = static_cast<std::uint64_t>(end.ns() / scenario_.scheduler.schedule_period_ns);
+  rec_.checkpoint(end);
+}
+
+const TrainingStats& TrainingCluster::stats() const {
+  stats_.sessions = scheduler_->stats().sessions;
+  stats_.statements_discarded = scheduler_->stats().totals.statements_discarded;
+  return stats_;
+}
+
+}  // namespace mltwin::models

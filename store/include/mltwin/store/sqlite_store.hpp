@@ -1,0 +1,121 @@
+// mltwin/store/sqlite_store.hpp — the SQLite results store: one database file per run.
+//
+// SqliteStore implements models::TrainingRecorder by writing every record into a SQLite
+// database whose schema is documented for users in docs/results-schema.md. Times arrive as
+// simulated nanoseconds (core::Time) and are stored as INTEGER columns named *_ns;
+// Time::max() ("never") is stored as NULL.
+//
+// Durability: rows are written in batched transactions through prepared statements. A
+// transaction is committed at every checkpoint(), every kRowsPerTransaction rows, and by
+// finish(). The database uses SQLite's default rollback journal (journal_mode=DELETE) with
+// synchronous=NORMAL, so a process killed between checkpoints leaves a valid database: the
+// next reader rolls the uncommitted tail back and sees the last committed state.
+//
+// Determinism: nothing written depends on the wall clock or on randomness, so two runs that
+// make the same sequence of calls produce byte-identical files.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mltwin/core/time.hpp"
+#include "mltwin/models/recorder.hpp"
+
+namespace mltwin::store {
+
+/// Version of the database layout; stored as PRAGMA user_version and as
+/// run_meta('schema_version'). Bump it whenever a table, column or view changes meaning.
+inline constexpr int kSchemaVersion = 1;
+
+/// Rows (of any table) after which the open transaction is committed even without a
+/// checkpoint, so that one transaction, and its rollback journal, stays bounded.
+inline constexpr std::size_t kRowsPerTransaction = 100'000;
+
+/// A file the run read (scenario, trace, cluster description, ...), identified by content.
+struct InputFile {
+  std::string role;       ///< what the file is for, e.g. "scenario", "trace"
+  std::string path;       ///< as given on the command line or in the scenario
+  std::string sha256;     ///< 64 lowercase hex digits
+  std::uint64_t bytes = 0;  ///< file size, bytes
+};
+
+/// What is needed to reproduce a run; written once into the run_meta and inputs tables.
+struct RunMetadata {
+  std::string scenario_path;
+  std::string scenario_json;   ///< the fully resolved scenario, as JSON text
+  std::uint64_t seed = 0;
+  std::string git_sha;         ///< commit of the mltwin build
+  std::string volcano_release; ///< Volcano release whose scheduler behaviour is modelled
+  std::string mltwin_version;
+  std::string until;           ///< simulated end of the run as given, e.g. "30d"
+  std::vector<std::string> rng_streams;  ///< names of the RNG streams used (stored comma-separated)
+  std::vector<InputFile> inputs;
+  /// Further key/value pairs for run_meta. A key may not repeat one of the built-in keys
+  /// (schema_version, mltwin_version, git_sha, volcano_release, seed, scenario_path,
+  /// scenario_json, until, rng_streams, checkpoint_ns).
+  std::map<std::string, std::string> extra;
+};
+
+/// Hashes a file with SHA-256 (streamed, any size) and returns its InputFile record.
+/// Throws std::runtime_error naming the path if the file cannot be opened or read.
+InputFile hash_input_file(const std::string& role, const std::string& path);
+
+/// The results database of one run.
+///
+/// Not thread-safe: call it from the simulation thread only. Every recording method throws
+/// std::runtime_error (naming the database path and SQLite's message) if SQLite fails, and
+/// std::logic_error if called after finish(). Rows are buffered and handed to SQLite a few
+/// dozen at a time, so a failure (e.g. disk full) may surface on a later call than the one
+/// that recorded the row.
+class SqliteStore final : public models::TrainingRecorder {
+ public:
+  /// Creates the database at `path`, replacing any existing file there (and the rollback
+  /// journal beside it), creates the schema and writes `meta`; the metadata is committed
+  /// before the constructor returns.
+  /// Throws std::runtime_error naming `path` and SQLite's message if the file cannot be
+  /// created or written (e.g. the directory does not exist or is not writable), and
+  /// std::invalid_argument if meta.extra repeats a built-in run_meta key.
+  SqliteStore(const std::string& path, const RunMetadata& meta);
+
+  /// Calls finish() if it has not been called; never throws (errors are swallowed, so call
+  /// finish() yourself to see them).
+  ~SqliteStore() override;
+
+  SqliteStore(const SqliteStore&) = delete;
+  SqliteStore& operator=(const SqliteStore&) = delete;
+  SqliteStore(SqliteStore&&) = delete;
+  SqliteStore& operator=(SqliteStore&&) = delete;
+
+  /// Inserts the jobs row, with phase 'Pending' until job_final() fills in the outcome.
+  void job_submitted(const models::JobSubmitted& j) override;
+  /// Updates the jobs row of j.job. Throws std::runtime_error if that job was never submitted.
+  void job_final(const models::JobFinal& j) override;
+  void pod_event(const models::PodEvent& e) override;
+  void decision(const models::Decision& d) override;
+  void phase_change(const models::PhaseChange& p) override;
+  void sample(const models::ClusterSample& s) override;
+
+  /// Records `now` (simulated ns) as run_meta('checkpoint_ns'), commits the open transaction
+  /// and begins a new one. A commit waits for the disk (three fsyncs, ~6 ms on a cloud
+  /// volume), so checkpoint on a coarse simulated-time cadence (the CLI: once a day).
+  void checkpoint(core::Time now) override;
+
+  /// Commits, creates the per-job indexes, runs PRAGMA optimize and closes the database.
+  /// Idempotent. Throws std::runtime_error on failure (the database is closed regardless).
+  void finish();
+
+  /// True once finish() has been called.
+  bool finished() const noexcept;
+
+  /// The database path given to the constructor.
+  const std::string& path() const noexcept;
+
+ private:
+  struct Impl;  // keeps <sqlite3.h> out of this header
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace mltwin::store

@@ -1,0 +1,682 @@
+// sqlite_store.cpp — SqliteStore and hash_input_file. The schema below is documented for
+// users in docs/results-schema.md; change both together and bump kSchemaVersion.
+#include "mltwin/store/sqlite_store.hpp"
+
+#include <sqlite3.h>
+
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+#include <string_view>
+#include <system_error>
+#include <utility>
+
+namespace mltwin::store {
+namespace {
+
+using core::Time;
+
+// ---------------------------------------------------------------------------------------
+// Schema
+
+// Tables and the view, created when the database is created. Indexes come later (kIndexes,
+// in finish()): building them once costs about what maintaining them row by row would, but
+// keeps that work off the path of every recorded row.
+constexpr const char* kSchema = R"sql(
+CREATE TABLE run_meta (
+  key   TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+CREATE TABLE inputs (
+  role   TEXT NOT NULL,
+  path   TEXT NOT NULL,
+  sha256 TEXT NOT NULL,
+  bytes  INTEGER NOT NULL
+);
+CREATE TABLE jobs (
+  job                    INTEGER PRIMARY KEY,
+  name                   TEXT NOT NULL,
+  queue                  TEXT NOT NULL,
+  submit_ns              INTEGER NOT NULL,
+  nnodes                 INTEGER NOT NULL,
+  nproc_per_node         INTEGER NOT NULL,
+  neuron_devices_per_pod INTEGER NOT NULL,
+  cpu_per_pod            REAL NOT NULL,
+  memory_gib_per_pod     REAL NOT NULL,
+  efa_per_pod            INTEGER NOT NULL,
+  duration_s             REAL NOT NULL,
+  trace_row              INTEGER NOT NULL,
+  trace_gpus             INTEGER NOT NULL,
+  phase                  TEXT NOT NULL,
+  podgroup_phase         TEXT,
+  inqueue_ns             INTEGER,
+  scheduled_ns           INTEGER,
+  start_ns               INTEGER,
+  end_ns                 INTEGER,
+  nodes                  TEXT,
+  reason                 TEXT
+);
+CREATE TABLE pods (
+  job   INTEGER NOT NULL REFERENCES jobs(job),
+  pod   INTEGER NOT NULL,
+  event TEXT NOT NULL,
+  node  TEXT,
+  t_ns  INTEGER NOT NULL
+);
+CREATE TABLE decisions (
+  job    INTEGER NOT NULL REFERENCES jobs(job),
+  t_ns   INTEGER NOT NULL,
+  code   TEXT NOT NULL,
+  plugin TEXT,
+  reason TEXT
+);
+CREATE TABLE phases (
+  job        INTEGER NOT NULL REFERENCES jobs(job),
+  t_ns       INTEGER NOT NULL,
+  from_phase TEXT NOT NULL,
+  to_phase   TEXT NOT NULL
+);
+CREATE TABLE cluster_metrics (
+  t_ns                  INTEGER NOT NULL,
+  neuroncores_allocated REAL NOT NULL,
+  neuroncores_total     REAL NOT NULL,
+  allocation_ratio      REAL,
+  jobs_pending          INTEGER NOT NULL,
+  jobs_inqueue          INTEGER NOT NULL,
+  jobs_running          INTEGER NOT NULL,
+  pods_running          INTEGER NOT NULL
+);
+CREATE VIEW job_times AS
+SELECT job, queue, phase,
+       (scheduled_ns - submit_ns) / 1e9 AS queueing_s,
+       (end_ns - submit_ns) / 1e9       AS jct_s,
+       (start_ns - submit_ns) / 1e9     AS wait_to_start_s
+FROM jobs;
+)sql";
+
+constexpr const char* kIndexes = R"sql(
+CREATE INDEX pods_by_job ON pods(job);
+CREATE INDEX decisions_by_job ON decisions(job);
+CREATE INDEX phases_by_job ON phases(job);
+)sql";
+
+// Column lists and one row's placeholders of the tables written row by row. Rows are
+// buffered and inserted RowBuffer::kBatchRows at a time with one multi-row INSERT.
+constexpr const char* kJobsInsert =
+    "INSERT INTO jobs (job, name, queue, submit_ns, nnodes, nproc_per_node,"
+    " neuron_devices_per_pod, cpu_per_pod, memory_gib_per_pod, efa_per_pod, duration_s,"
+    " trace_row, trace_gpus, phase) VALUES ";
+constexpr const char* kJobsRow = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'Pending')";
+constexpr int kJobsColumns = 13;
+constexpr const char* kPodsInsert = "INSERT INTO pods (job, pod, event, node, t_ns) VALUES ";
+constexpr const char* kPodsRow = "(?, ?, ?, ?, ?)";
+constexpr int kPodsColumns = 5;
+constexpr const char* kDecisionsInsert =
+    "INSERT INTO decisions (job, t_ns, code, plugin, reason) VALUES ";
+constexpr const char* kDecisionsRow = "(?, ?, ?, ?, ?)";
+constexpr int kDecisionsColumns = 5;
+constexpr const char* kPhasesInsert =
+    "INSERT INTO phases (job, t_ns, from_phase, to_phase) VALUES ";
+constexpr const char* kPhasesRow = "(?, ?, ?, ?)";
+constexpr int kPhasesColumns = 4;
+constexpr const char* kMetricsInsert =
+    "INSERT INTO cluster_metrics (t_ns, neuroncores_allocated, neuroncores_total,"
+    " allocation_ratio, jobs_pending, jobs_inqueue, jobs_running, pods_running) VALUES ";
+constexpr const char* kMetricsRow = "(?, ?, ?, ?, ?, ?, ?, ?)";
+constexpr int kMetricsColumns = 8;
+
+constexpr const char* kUpdateJob =
+    "UPDATE jobs SET phase = ?2, podgroup_phase = ?3, inqueue_ns = ?4, scheduled_ns = ?5,"
+    " start_ns = ?6, end_ns = ?7, nodes = ?8, reason = ?9 WHERE job = ?1";
+constexpr const char* kPutMeta =
+    "INSERT INTO run_meta (key, value) VALUES (?1, ?2)"
+    " ON CONFLICT (key) DO UPDATE SET value = excluded.value";
+constexpr const char* kInsertInput =
+    "INSERT INTO inputs (role, path, sha256, bytes) VALUES (?1, ?2, ?3, ?4)";
+
+constexpr std::array<std::string_view, 10> kBuiltinMetaKeys = {
+    "schema_version", "mltwin_version", "git_sha",     "volcano_release", "seed",
+    "scenario_path",  "scenario_json",  "until",       "rng_streams",     "checkpoint_ns"};
+
+// ---------------------------------------------------------------------------------------
+// Thin RAII and binding helpers over the SQLite C API
+
+struct DbClose {
+  void operator()(sqlite3* db) const noexcept { sqlite3_close_v2(db); }
+};
+struct StmtFinalize {
+  void operator()(sqlite3_stmt* s) const noexcept { sqlite3_finalize(s); }
+};
+using DbHandle = std::unique_ptr<sqlite3, DbClose>;
+using Stmt = std::unique_ptr<sqlite3_stmt, StmtFinalize>;
+
+// Text is bound with SQLITE_STATIC (no copy). That is safe because every statement is
+// stepped and reset before the text's owner changes, and every parameter is bound again
+// before the next step, so SQLite never reads a pointer left over from an earlier row.
+int bind_text(sqlite3_stmt* s, int i, std::string_view v) {
+  // A default-constructed string_view has data() == nullptr, which SQLite would store as
+  // NULL; an empty string is meant.
+  const char* p = v.data() != nullptr ? v.data() : "";
+  return sqlite3_bind_text64(s, i, p, v.size(), SQLITE_STATIC, SQLITE_UTF8);
+}
+/// Empty text is stored as NULL (the optional columns: podgroup_phase, nodes, reason).
+int bind_text_or_null(sqlite3_stmt* s, int i, std::string_view v) {
+  return v.empty() ? sqlite3_bind_null(s, i) : bind_text(s, i, v);
+}
+/// Time::max() means "never" and is stored as NULL.
+int bind_time(sqlite3_stmt* s, int i, Time t) {
+  return t == Time::max() ? sqlite3_bind_null(s, i) : sqlite3_bind_int64(s, i, t.ns());
+}
+
+/// Steps a fully bound write statement once and resets it; SQLITE_OK or the error code.
+int step_once(sqlite3_stmt* s) {
+  const int rc = sqlite3_step(s);
+  sqlite3_reset(s);
+  return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+std::string join(const std::vector<std::string>& parts, char sep) {
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (i > 0) out += sep;
+    out += parts[i];
+  }
+  return out;
+}
+
+/// Rows of one table waiting to be inserted.
+///
+/// Running one INSERT program per row costs SQLite about as much CPU again as the row
+/// itself; binding kBatchRows rows into one multi-row INSERT halves the cost of the ~10^6
+/// rows of a large run. Values are copied into the buffer (the recorder's string_views
+/// live only for the call), text into one arena so that a row costs no allocation.
+class RowBuffer {
+ public:
+  static constexpr int kBatchRows = 32;
+
+  /// `insert` is "INSERT INTO t (cols) VALUES ", `row` one row's "(?, ...)" with
+  /// `columns` placeholders.
+  void prepare(sqlite3* db, const char* insert, const char* row, int columns) {
+    columns_ = columns;
+    std::string many = insert;
+    for (int r = 0; r < kBatchRows; ++r) (many += (r > 0 ? ", " : "")) += row;
+    one_ = prepare_persistent(db, std::string(insert) + row);
+    batch_ = prepare_persistent(db, many);
+    values_.reserve(static_cast<std::size_t>(kBatchRows * columns_));
+  }
+
+  bool prepared() const { return one_ && batch_; }
+
+  // The values of the row being built, in column order.
+  void add_int(std::int64_t v) { values_.push_back({Value::Int, v, 0, 0}); }
+  void add_real(double v) { values_.push_back({Value::Real, 0, v, 0}); }
+  void add_null() { values_.push_back({Value::Null, 0, 0, 0}); }
+  void add_time(Time t) { t == Time::max() ? add_null() : add_int(t.ns()); }
+  void add_text(std::string_view v) {
+    values_.push_back({Value::Text, static_cast<std::int64_t>(text_.size()), 0, v.size()});
+    text_.append(v);
+  }
+  /// Empty text is stored as NULL (the optional columns: node, plugin, reason).
+  void add_text_or_null(std::string_view v) { v.empty() ? add_null() : add_text(v); }
+
+  /// Completes the row; true when the buffer is full and must be flushed.
+  bool end_row() { return ++rows_ == kBatchRows; }
+
+  /// Inserts the buffered rows (one multi-row INSERT when full, else row by row) and empties
+  /// the buffer; SQLITE_OK or SQLite's error code. The rows are dropped either way.
+  int flush() {
+    int rc = SQLITE_OK;
+    if (rows_ == kBatchRows) {
+      for (int r = 0; r < rows_ && rc == SQLITE_OK; ++r) rc = bind_row(batch_.get(), r, r * columns_);
+      if (rc == SQLITE_OK) rc = step_once(batch_.get());
+    } else {
+      for (int r = 0; r < rows_ && rc == SQLITE_OK; ++r) {
+        rc = bind_row(one_.get(), r, 0);
+        if (rc == SQLITE_OK) rc = step_once(one_.get());
+      }
+    }
+    values_.clear();
+    text_.clear();
+    rows_ = 0;
+    return rc;
+  }
+
+  void close() noexcept {
+    one_.reset();
+    batch_.reset();
+  }
+
+ private:
+  struct Value {
+    enum Kind : std::uint8_t { Null, Int, Real, Text } kind;
+    std::int64_t i;   // Int: the value; Text: offset into text_
+    double r;         // Real
+    std::size_t len;  // Text: length
+  };
+
+  static Stmt prepare_persistent(sqlite3* db, const std::string& sql) {
+    sqlite3_stmt* s = nullptr;
+    // PERSISTENT: these statements live as long as the connection and run ~10^5 times.
+    sqlite3_prepare_v3(db, sql.c_str(), -1, SQLITE_PREPARE_PERSISTENT, &s, nullptr);
+    return Stmt(s);  // null on failure: the caller checks prepared()
+  }
+
+  /// Binds buffered row `row` to parameters first_param + 1 ... first_param + columns_.
+  int bind_row(sqlite3_stmt* s, int row, int first_param) {
+    int rc = SQLITE_OK;
+    const std::size_t base = static_cast<std::size_t>(row * columns_);
+    for (int c = 0; c < columns_ && rc == SQLITE_OK; ++c) {
+      const Value& v = values_[base + static_cast<std::size_t>(c)];
+      const int param = first_param + c + 1;
+      switch (v.kind) {
+        case Value::Null: rc = sqlite3_bind_null(s, param); break;
+        case Value::Int: rc = sqlite3_bind_int64(s, param, v.i); break;
+        case Value::Real: rc = sqlite3_bind_double(s, param, v.r); break;
+        case Value::Text:
+          rc = bind_text(s, param, std::string_view(text_).substr(static_cast<std::size_t>(v.i), v.len));
+          break;
+      }
+    }
+    return rc;
+  }
+
+  int columns_ = 0;
+  int rows_ = 0;
+  std::vector<Value> values_;  // rows_ * columns_ values, row after row
+  std::string text_;           // the text values, back to back
+  Stmt one_, batch_;
+};
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------
+// SqliteStore::Impl
+
+struct SqliteStore::Impl {
+  std::string path;
+  DbHandle db;  // declared first, destroyed last: the statements are finalized before it
+  RowBuffer jobs, pods, decisions, phases, metrics;
+  std::vector<std::uint32_t> jobs_buffered;  // ids of the rows waiting in `jobs`
+  Stmt update_job, put_meta;
+  std::size_t rows_in_transaction = 0;
+  bool finished = false;
+
+  [[noreturn]] void fail(std::string_view what) const {
+    std::string msg = "results database '" + path + "': " + std::string(what);
+    if (db) msg += ": " + std::string(sqlite3_errmsg(db.get()));
+    throw std::runtime_error(msg);
+  }
+  void check(int rc, std::string_view what) const {
+    if (rc != SQLITE_OK) fail(what);
+  }
+
+  void exec(const char* sql, std::string_view what) const {
+    char* err = nullptr;
+    if (sqlite3_exec(db.get(), sql, nullptr, nullptr, &err) != SQLITE_OK) {
+      std::string msg = "results database '" + path + "': " + std::string(what) + ": " +
+                        (err != nullptr ? err : sqlite3_errmsg(db.get()));
+      sqlite3_free(err);
+      throw std::runtime_error(msg);
+    }
+  }
+
+  Stmt prepare(const char* sql) const {
+    sqlite3_stmt* s = nullptr;
+    const int rc = sqlite3_prepare_v3(db.get(), sql, -1, SQLITE_PREPARE_PERSISTENT, &s, nullptr);
+    Stmt owned(s);
+    if (rc != SQLITE_OK) fail(std::string("preparing \"") + sql + "\"");
+    return owned;
+  }
+
+  void prepare(RowBuffer& buf, const char* insert, const char* row, int columns) const {
+    buf.prepare(db.get(), insert, row, columns);
+    if (!buf.prepared()) fail(std::string("preparing \"") + insert + row + "\"");
+  }
+
+  void flush(RowBuffer& buf, std::string_view table) {
+    if (buf.flush() != SQLITE_OK) fail("inserting rows into " + std::string(table));
+    if (&buf == &jobs) jobs_buffered.clear();
+  }
+
+  void flush_all() {
+    flush(jobs, "jobs");
+    flush(pods, "pods");
+    flush(decisions, "decisions");
+    flush(phases, "phases");
+    flush(metrics, "cluster_metrics");
+  }
+
+  /// Completes a buffered row: flushes the buffer when full, and commits after
+  /// kRowsPerTransaction recorded rows.
+  void end_row(RowBuffer& buf, std::string_view table) {
+    if (buf.end_row()) flush(buf, table);
+    row_written();
+  }
+
+  void row_written() {
+    if (++rows_in_transaction >= kRowsPerTransaction) commit_and_begin();
+  }
+
+  void commit_and_begin() {
+    flush_all();
+    exec("COMMIT", "commit");
+    exec("BEGIN", "begin transaction");
+    rows_in_transaction = 0;
+  }
+
+  void put_meta_value(std::string_view key, std::string_view value) {
+    sqlite3_stmt* s = put_meta.get();
+    check(bind_text(s, 1, key), "binding run_meta key");
+    check(bind_text(s, 2, value), "binding run_meta value");
+    check(step_once(s), "writing run_meta");
+  }
+
+  void require_open() const {
+    if (finished)
+      throw std::logic_error("results database '" + path + "' was written after finish()");
+  }
+
+  /// Finalizes every statement and closes the connection; an open transaction rolls back.
+  void close() noexcept {
+    for (RowBuffer* b : {&jobs, &pods, &decisions, &phases, &metrics}) b->close();
+    update_job.reset();
+    put_meta.reset();
+    db.reset();
+  }
+};
+
+// ---------------------------------------------------------------------------------------
+// SqliteStore
+
+SqliteStore::SqliteStore(const std::string& path, const RunMetadata& meta)
+    : impl_(std::make_unique<Impl>()) {
+  Impl& m = *impl_;
+  m.path = path;
+
+  for (const auto& [key, value] : meta.extra) {
+    for (std::string_view builtin : kBuiltinMetaKeys) {
+      if (key == builtin)
+        throw std::invalid_argument("run metadata: extra key '" + key +
+                                    "' repeats a built-in run_meta key");
+    }
+  }
+
+  {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+      throw std::runtime_error("cannot create results database '" + path + "': is a directory");
+  }
+  // Replace, never append to, an earlier run's file. A stale journal beside it could be
+  // "hot" and roll pages of the old database into the new one, so it goes too.
+  for (const char* suffix : {"", "-journal", "-wal", "-shm"}) {
+    std::error_code ec;
+    std::filesystem::remove(path + suffix, ec);
+    if (ec && ec != std::errc::no_such_file_or_directory)
+      throw std::runtime_error("cannot create results database '" + path +
+                               "': cannot remove old file '" + path + suffix +
+                               "': " + ec.message());
+  }
+
+  sqlite3* raw = nullptr;
+  // NOMUTEX: the store is used from one thread (see the header), so SQLite's per-call
+  // connection mutex is pure overhead.
+  const int rc = sqlite3_open_v2(path.c_str(), &raw,
+                                 SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                                 nullptr);
+  m.db.reset(raw);  // sqlite3_open_v2 may return a handle even on failure; it must be closed
+  if (rc != SQLITE_OK) {
+    const std::string why = raw != nullptr ? sqlite3_errmsg(raw) : sqlite3_errstr(rc);
+    throw std::runtime_error("cannot create results database '" + path + "': " + why);
+  }
+  sqlite3_extended_result_codes(m.db.get(), 1);
+
+  // 16 KiB pages (default 4 KiB): a results file is written in bulk and read by scans, and
+  // bigger pages mean fewer page writes, syscalls and B-tree levels. Must precede the first
+  // table.
+  m.exec("PRAGMA page_size = 16384", "setting page_size");
+  // The rollback journal (SQLite's default) rather than WAL: a single file that any sqlite3
+  // reader opens, recovered automatically if the process dies mid-transaction.
+  m.exec("PRAGMA journal_mode = DELETE", "setting journal_mode");
+  m.exec("PRAGMA synchronous = NORMAL", "setting synchronous");
+  // Large enough (KiB when negative) that a kRowsPerTransaction-row transaction stays in
+  // memory until its commit, and that the index sorts in finish() need no temporary files.
+  m.exec("PRAGMA cache_size = -65536", "setting cache_size");
+  m.exec("PRAGMA temp_store = MEMORY", "setting temp_store");
+
+  m.exec("BEGIN", "begin transaction");
+  m.exec(kSchema, "creating the schema");
+  m.exec(("PRAGMA user_version = " + std::to_string(kSchemaVersion)).c_str(),
+         "setting user_version");
+
+  m.prepare(m.jobs, kJobsInsert, kJobsRow, kJobsColumns);
+  m.prepare(m.pods, kPodsInsert, kPodsRow, kPodsColumns);
+  m.prepare(m.decisions, kDecisionsInsert, kDecisionsRow, kDecisionsColumns);
+  m.prepare(m.phases, kPhasesInsert, kPhasesRow, kPhasesColumns);
+  m.prepare(m.metrics, kMetricsInsert, kMetricsRow, kMetricsColumns);
+  m.jobs_buffered.reserve(RowBuffer::kBatchRows);
+  m.update_job = m.prepare(kUpdateJob);
+  m.put_meta = m.prepare(kPutMeta);
+
+  m.put_meta_value("schema_version", std::to_string(kSchemaVersion));
+  m.put_meta_value("mltwin_version", meta.mltwin_version);
+  m.put_meta_value("git_sha", meta.git_sha);
+  m.put_meta_value("volcano_release", meta.volcano_release);
+  m.put_meta_value("seed", std::to_string(meta.seed));
+  m.put_meta_value("scenario_path", meta.scenario_path);
+  m.put_meta_value("scenario_json", meta.scenario_json);
+  m.put_meta_value("until", meta.until);
+  m.put_meta_value("rng_streams", join(meta.rng_streams, ','));
+  for (const auto& [key, value] : meta.extra) m.put_meta_value(key, value);
+
+  {
+    Stmt ins = m.prepare(kInsertInput);
+    sqlite3_stmt* s = ins.get();
+    for (const InputFile& f : meta.inputs) {
+      int brc = bind_text(s, 1, f.role);
+      if (brc == SQLITE_OK) brc = bind_text(s, 2, f.path);
+      if (brc == SQLITE_OK) brc = bind_text(s, 3, f.sha256);
+      if (brc == SQLITE_OK) brc = sqlite3_bind_int64(s, 4, static_cast<std::int64_t>(f.bytes));
+      m.check(brc, "binding an inputs row");
+      m.check(step_once(s), "writing inputs");
+    }
+  }
+
+  // The metadata is durable before the first record: even a run killed at once says what
+  // it was.
+  m.commit_and_begin();
+}
+
+SqliteStore::~SqliteStore() {
+  if (!impl_ || impl_->finished) return;
+  try {
+    finish();
+  } catch (...) {
+    // A destructor must not throw; the connection is closed either way (see finish()).
+  }
+}
+
+void SqliteStore::job_submitted(const models::JobSubmitted& j) {
+  Impl& m = *impl_;
+  m.require_open();
+  RowBuffer& b = m.jobs;
+  b.add_int(j.job);
+  b.add_text(j.name);
+  b.add_text(j.queue);
+  b.add_int(j.submit.ns());
+  b.add_int(j.nnodes);
+  b.add_int(j.nproc_per_node);
+  b.add_int(j.neuron_devices_per_pod);
+  b.add_real(j.cpu_per_pod);
+  b.add_real(j.memory_gib_per_pod);
+  b.add_int(j.efa_per_pod);
+  b.add_real(j.duration_s);
+  b.add_int(j.trace_row);
+  b.add_int(j.trace_gpus);
+  m.jobs_buffered.push_back(j.job);
+  m.end_row(b, "jobs");
+}
+
+void SqliteStore::job_final(const models::JobFinal& j) {
+  Impl& m = *impl_;
+  m.require_open();
+  // The row to update may still be waiting in the insert buffer.
+  if (std::find(m.jobs_buffered.begin(), m.jobs_buffered.end(), j.job) != m.jobs_buffered.end())
+    m.flush(m.jobs, "jobs");
+
+  sqlite3_stmt* s = m.update_job.get();
+  int rc = sqlite3_bind_int64(s, 1, j.job);
+  if (rc == SQLITE_OK) rc = bind_text(s, 2, j.phase);
+  if (rc == SQLITE_OK) rc = bind_text_or_null(s, 3, j.podgroup_phase);
+  if (rc == SQLITE_OK) rc = bind_time(s, 4, j.inqueue);
+  if (rc == SQLITE_OK) rc = bind_time(s, 5, j.scheduled);
+  if (rc == SQLITE_OK) rc = bind_time(s, 6, j.start);
+  if (rc == SQLITE_OK) rc = bind_time(s, 7, j.end);
+  if (rc == SQLITE_OK) rc = bind_text_or_null(s, 8, j.nodes);
+  if (rc == SQLITE_OK) rc = bind_text_or_null(s, 9, j.reason);
+  m.check(rc, "binding a jobs update");
+  m.check(step_once(s), "updating a jobs row");
+  if (sqlite3_changes(m.db.get()) != 1)
+    throw std::runtime_error("results database '" + m.path + "': job_final for job " +
+                             std::to_string(j.job) + ", which was never submitted");
+  m.row_written();
+}
+
+void SqliteStore::pod_event(const models::PodEvent& e) {
+  Impl& m = *impl_;
+  m.require_open();
+  RowBuffer& b = m.pods;
+  b.add_int(e.job);
+  b.add_int(e.pod);
+  b.add_text(e.event);
+  b.add_text_or_null(e.node);
+  b.add_time(e.t);
+  m.end_row(b, "pods");
+}
+
+void SqliteStore::decision(const models::Decision& d) {
+  Impl& m = *impl_;
+  m.require_open();
+  RowBuffer& b = m.decisions;
+  b.add_int(d.job);
+  b.add_time(d.t);
+  b.add_text(d.code);
+  b.add_text_or_null(d.plugin);
+  b.add_text_or_null(d.reason);
+  m.end_row(b, "decisions");
+}
+
+void SqliteStore::phase_change(const models::PhaseChange& p) {
+  Impl& m = *impl_;
+  m.require_open();
+  RowBuffer& b = m.phases;
+  b.add_int(p.job);
+  b.add_time(p.t);
+  b.add_text(p.from);
+  b.add_text(p.to);
+  m.end_row(b, "phases");
+}
+
+void SqliteStore::sample(const models::ClusterSample& c) {
+  Impl& m = *impl_;
+  m.require_open();
+  RowBuffer& b = m.metrics;
+  b.add_time(c.t);
+  b.add_real(c.neuroncores_allocated);
+  b.add_real(c.neuroncores_total);
+  if (c.neuroncores_total > 0)
+    b.add_real(c.neuroncores_allocated / c.neuroncores_total);
+  else
+    b.add_null();
+  b.add_int(c.jobs_pending);
+  b.add_int(c.jobs_inqueue);
+  b.add_int(c.jobs_running);
+  b.add_int(c.pods_running);
+  m.end_row(b, "cluster_metrics");
+}
+
+void SqliteStore::checkpoint(core::Time now) {
+  Impl& m = *impl_;
+  m.require_open();
+  m.put_meta_value("checkpoint_ns", std::to_string(now.ns()));
+  m.commit_and_begin();
+}
+
+void SqliteStore::finish() {
+  Impl& m = *impl_;
+  if (m.finished) return;
+  m.finished = true;  // also when a step below throws: the store is closed either way
+  try {
+    m.flush_all();
+    m.exec("COMMIT", "commit");
+    // The data is committed first, so a failure while indexing loses no rows.
+    m.exec("BEGIN", "begin transaction");
+    m.exec(kIndexes, "creating indexes");
+    m.exec("COMMIT", "commit");
+    m.exec("PRAGMA optimize", "PRAGMA optimize");
+  } catch (...) {
+    m.close();
+    throw;
+  }
+  m.close();
+}
+
+bool SqliteStore::finished() const noexcept { return impl_->finished; }
+
+const std::string& SqliteStore::path() const noexcept { return impl_->path; }
+
+// ---------------------------------------------------------------------------------------
+// hash_input_file
+
+InputFile hash_input_file(const std::string& role, const std::string& path) {
+  struct FileClose {
+    void operator()(std::FILE* f) const noexcept { std::fclose(f); }
+  };
+  struct CtxFree {
+    void operator()(EVP_MD_CTX* c) const noexcept { EVP_MD_CTX_free(c); }
+  };
+
+  std::unique_ptr<std::FILE, FileClose> file(std::fopen(path.c_str(), "rb"));
+  if (!file)
+    throw std::runtime_error("cannot open input file '" + path + "': " + std::strerror(errno));
+
+  std::unique_ptr<EVP_MD_CTX, CtxFree> ctx(EVP_MD_CTX_new());
+  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1)
+    throw std::runtime_error("cannot hash input file '" + path + "': OpenSSL SHA-256 init failed");
+
+  InputFile out{role, path, {}, 0};
+  std::array<unsigned char, 1 << 16> buf{};
+  for (;;) {
+    const std::size_t n = std::fread(buf.data(), 1, buf.size(), file.get());
+    if (n > 0) {
+      if (EVP_DigestUpdate(ctx.get(), buf.data(), n) != 1)
+        throw std::runtime_error("cannot hash input file '" + path + "': OpenSSL SHA-256 failed");
+      out.bytes += n;
+    }
+    if (n < buf.size()) {
+      if (std::ferror(file.get()))
+        throw std::runtime_error("cannot read input file '" + path + "': " + std::strerror(errno));
+      break;  // end of file
+    }
+  }
+
+  std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
+  unsigned int len = 0;
+  if (EVP_DigestFinal_ex(ctx.get(), digest.data(), &len) != 1)
+    throw std::runtime_error("cannot hash input file '" + path + "': OpenSSL SHA-256 failed");
+
+  static constexpr char kHex[] = "0123456789abcdef";
+  out.sha256.reserve(2 * len);
+  for (unsigned int i = 0; i < len; ++i) {
+    out.sha256 += kHex[digest[i] >> 4];
+    out.sha256 += kHex[digest[i] & 0xF];
+  }
+  return out;
+}
+
+}  // namespace mltwin::store
