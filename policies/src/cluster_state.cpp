@@ -26,13 +26,23 @@ NodeId ClusterState::add_node(NodeInfo n) {
 }
 
 void ClusterState::list_insert(JobId j) {
-  auto& l = lists_[jobs_[j].phase == PodGroupPhase::Pending ? 0 : 1];
+  const bool pending = jobs_[j].phase == PodGroupPhase::Pending;
+  if (pending) {
+    pending_log_.emplace_back(j, true);
+    if (!jobs_[j].tasks.empty()) ++pending_with_pods_;
+  }
+  auto& l = lists_[pending ? 0 : 1];
   list_pos_[j] = static_cast<std::uint32_t>(l.size());
   l.push_back(j);
 }
 
 void ClusterState::list_erase(JobId j) {
-  auto& l = lists_[jobs_[j].phase == PodGroupPhase::Pending ? 0 : 1];
+  const bool pending = jobs_[j].phase == PodGroupPhase::Pending;
+  if (pending) {
+    pending_log_.emplace_back(j, false);
+    if (!jobs_[j].tasks.empty()) --pending_with_pods_;
+  }
+  auto& l = lists_[pending ? 0 : 1];
   const std::uint32_t pos = list_pos_[j];
   const JobId last = l.back();
   l[pos] = last;
@@ -67,6 +77,7 @@ TaskId ClusterState::add_task(JobId jid, TaskInfo t) {
   t.best_effort = t.resreq.is_empty();
   tasks_.push_back(std::move(t));
   const TaskInfo& tt = tasks_.back();
+  if (j.live && j.phase == PodGroupPhase::Pending && j.tasks.empty()) ++pending_with_pods_;
   j.tasks.push_back(tt.id);
   ++j.status_count[static_cast<std::size_t>(TaskStatus::Pending)];
   j.pending_request.add(tt.resreq);

@@ -169,6 +169,40 @@ Verdict Session::job_enqueueable(const JobInfo& j) const {
   return Verdict{Code::Unschedulable, plugin, reason};
 }
 
+Verdict Session::job_enqueueable_memo(JobId jid, QueueId queue, const Resource& min) {
+  // tally() with known rejections: walk the plugins in order; a plugin whose memo covers this
+  // job rejects it without a call (its monotonicity promise), any other plugin is asked.
+  bool permit = false;
+  int tier = job_enqueueable_.empty() ? 0 : job_enqueueable_.front().tier;
+  for (std::size_t i = 0; i < job_enqueueable_.size(); ++i) {
+    const auto& e = job_enqueueable_[i];
+    if (e.tier != tier) {
+      if (permit) return {};
+      tier = e.tier;
+    }
+    std::string_view reason;
+    bool known = false;
+    for (const Memo& m : enqueue_memo_) {
+      if (m.entry != i || (m.queue != kNone && m.queue != queue)) continue;
+      bool dominates = true;
+      for (std::size_t d = 0; d < kDims; ++d) dominates = dominates && min.v[d] >= m.min.v[d];
+      if (dominates) {
+        known = true;
+        reason = m.reason;
+        break;
+      }
+    }
+    const int v = known ? kReject : e.fn(state_.job(jid), reason);
+    if (v < 0) {
+      if (!known && enqueue_monotonicity_[i] != VoteMonotonicity::None && enqueue_memo_.size() < 64)
+        enqueue_memo_.push_back({i, enqueue_monotonicity_[i] == VoteMonotonicity::Cluster ? kNone : queue, min, reason});
+      return Verdict{Code::Unschedulable, e.plugin, reason};
+    }
+    if (v > 0) permit = true;
+  }
+  return {};
+}
+
 void Session::job_enqueued(const JobInfo& j) const {
   for (const auto& e : job_enqueued_) e.fn(j);
 }

@@ -51,6 +51,9 @@ class Allocate final : public Action {
     for (JobId jid : st.active_jobs()) {
       const JobInfo& j = st.job(jid);
       if (j.phase == PodGroupPhase::Pending) continue;
+      // A job with no pending (non-BestEffort) pod would be popped and put aside without any
+      // effect on the queue or the cluster; leaving it out changes no decision.
+      if (j.count(TaskStatus::Pending) == j.pending_best_effort_num) continue;
       if (ValidateResult vr = ssn.job_valid(j); !vr.pass) {
         if (!j.tasks.empty()) ssn.set_job_reason(jid, Status::unschedulable("gang", vr.message));
         continue;

@@ -34,11 +34,14 @@ class Drf final : public Plugin {
     const ClusterState* st = &ssn.state();
     const Resource total = ssn.total_resource();
     auto job_share = [st, total](const JobInfo& j) { return dominant_share(j.allocated + j.pipelined, total); };
-    ssn.add_job_order_fn([job_share](const JobInfo& l, const JobInfo& r) {
-      const double ls = job_share(l), rs = job_share(r);
-      if (ls == rs) return 0;
-      return ls < rs ? -1 : 1;
-    });
+    // A job without pods holds nothing: share 0, static for pending jobs.
+    ssn.add_job_order_fn(
+        [job_share](const JobInfo& l, const JobInfo& r) {
+          const double ls = job_share(l), rs = job_share(r);
+          if (ls == rs) return 0;
+          return ls < rs ? -1 : 1;
+        },
+        /*static_while_pending=*/true);
     ssn.add_preemptable_fn([st, total](const TaskInfo& preemptor, std::span<const TaskId> preemptees,
                                        std::vector<TaskId>& victims) {
       const JobInfo& pj = st->job(preemptor.job);

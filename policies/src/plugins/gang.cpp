@@ -44,13 +44,16 @@ class Gang final : public Plugin {
     };
     ssn.add_reclaimable_fn(victims_fn);
     ssn.add_preemptable_fn(victims_fn);
-    ssn.add_job_order_fn([](const JobInfo& l, const JobInfo& r) {
-      const bool lr = l.is_ready(), rr = r.is_ready();
-      if (lr && rr) return 0;
-      if (lr) return 1;
-      if (rr) return -1;
-      return 0;
-    });
+    // A job without pods is never ready (minAvailable >= 1): static for pending jobs.
+    ssn.add_job_order_fn(
+        [](const JobInfo& l, const JobInfo& r) {
+          const bool lr = l.is_ready(), rr = r.is_ready();
+          if (lr && rr) return 0;
+          if (lr) return 1;
+          if (rr) return -1;
+          return 0;
+        },
+        /*static_while_pending=*/true);
     ssn.add_job_ready_fn([](const JobInfo& j) { return j.is_ready(); });
     ssn.add_job_pipelined_fn([](const JobInfo& j, std::string_view&) { return j.is_pipelined() ? kPermit : kReject; });
     ssn.add_job_starving_fn([](const JobInfo& j) { return j.is_starving(); });

@@ -30,12 +30,16 @@ class Overcommit final : public Plugin {
       if (j.phase == PodGroupPhase::Running && j.allocated_task_num() >= j.min_available)
         inqueue_.add(Resource::exceeded_part(j.min_resources, j.allocated));
     }
-    ssn.add_job_enqueueable_fn([this](const JobInfo& j, std::string_view& reason) {
-      if (!j.has_min_resources) return kPermit;
-      if ((inqueue_ + j.min_resources).less_equal_with_dimension(idle_, j.min_resources)) return kPermit;
-      reason = "resource in cluster is overused";
-      return kReject;
-    });
+    // Monotone across the cluster: idle is fixed and inqueue only grows during enqueue, so a
+    // job whose minResources dominate a rejected one's is rejected too.
+    ssn.add_job_enqueueable_fn(
+        [this](const JobInfo& j, std::string_view& reason) {
+          if (!j.has_min_resources) return kPermit;
+          if ((inqueue_ + j.min_resources).less_equal_with_dimension(idle_, j.min_resources)) return kPermit;
+          reason = "resource in cluster is overused";
+          return kReject;
+        },
+        VoteMonotonicity::Cluster);
     ssn.add_job_enqueued_fn([this](const JobInfo& j) {
       if (j.has_min_resources) inqueue_.add(j.min_resources);
     });

@@ -14,11 +14,14 @@ class Priority final : public Plugin {
       if (l.priority == r.priority) return 0;
       return l.priority > r.priority ? -1 : 1;
     });
-    ssn.add_job_order_fn([](const JobInfo& l, const JobInfo& r) {
-      if (l.priority > r.priority) return -1;
-      if (l.priority < r.priority) return 1;
-      return 0;
-    });
+    // Priority is fixed at submission: static for pending jobs.
+    ssn.add_job_order_fn(
+        [](const JobInfo& l, const JobInfo& r) {
+          if (l.priority > r.priority) return -1;
+          if (l.priority < r.priority) return 1;
+          return 0;
+        },
+        /*static_while_pending=*/true);
     const ClusterState* st = &ssn.state();
     ssn.add_preemptable_fn([st](const TaskInfo& preemptor, std::span<const TaskId> preemptees,
                                 std::vector<TaskId>& victims) {

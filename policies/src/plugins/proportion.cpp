@@ -97,15 +97,11 @@ class Proportion final : public Plugin {
     // Reasons are written once per queue per session; votes point at them.
     closed_reason_.assign(attrs_.size(), {});
     quota_reason_.assign(attrs_.size(), {});
-    for (const auto& q : st.queues()) {
-      if (!attrs_[q.id].present) continue;
-      closed_reason_[q.id] = "queue '" + q.name + "' is not open";
-      quota_reason_[q.id] = "queue resource quota insufficient: queue '" + q.name + "' capability {" +
-                            attrs_[q.id].real_capability.to_string() + "}";
-    }
+    // (written on a queue's first rejection of the session)
     ssn.add_job_enqueueable_fn([this](const JobInfo& j, std::string_view& reason) {
       const QueueInfo& q = st_->queue(j.queue);
       if (q.state != QueueState::Open) {
+        if (closed_reason_[q.id].empty()) closed_reason_[q.id] = "queue '" + q.name + "' is not open";
         reason = closed_reason_[q.id];
         return kReject;
       }
@@ -116,9 +112,14 @@ class Proportion final : public Plugin {
         a.inqueue.add(j.min_resources);
         return kPermit;
       }
+      if (quota_reason_[q.id].empty())
+        quota_reason_[q.id] = "queue resource quota insufficient: queue '" + q.name + "' capability {" +
+                              a.real_capability.to_string() + "}";
       reason = quota_reason_[q.id];
       return kReject;
-    });
+    },
+    // Monotone per queue: allocated and elastic are fixed during enqueue and inqueue only grows.
+    VoteMonotonicity::PerQueue);
     ssn.add_event_handler(
         [this](const TaskInfo& t) {
           QueueAttr& a = attrs_[st_->job(t.job).queue];

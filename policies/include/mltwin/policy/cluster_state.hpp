@@ -67,6 +67,12 @@ class ClusterState {
   const std::vector<JobId>& pending_jobs() const { return lists_[0]; }
   const std::vector<JobId>& active_jobs() const { return lists_[1]; }
   std::size_t live_job_count() const { return lists_[0].size() + lists_[1].size(); }
+  /// Every change to the set of Pending PodGroups, in order: (job, true) when a job enters it
+  /// (added, or its phase moved back to Pending), (job, false) when it leaves. Lets an action
+  /// that keeps per-cycle state follow the set without scanning it.
+  const std::vector<std::pair<JobId, bool>>& pending_log() const { return pending_log_; }
+  /// Number of Pending PodGroups that already have pods.
+  std::int32_t pending_jobs_with_pods() const { return pending_with_pods_; }
   /// Live jobs per queue (proportion builds attributes only for queues with jobs).
   std::int32_t queue_job_count(QueueId q) const { return queue_jobs_[q]; }
   /// Sum of node allocatable (Volcano ssn.TotalResource).
@@ -94,6 +100,8 @@ class ClusterState {
   std::vector<JobId> lists_[2];           // [0] PodGroup Pending, [1] the rest
   std::vector<std::uint32_t> list_pos_;   // job id -> index in its list
   std::vector<std::int32_t> queue_jobs_;
+  std::vector<std::pair<JobId, bool>> pending_log_;
+  std::int32_t pending_with_pods_ = 0;
   Resource total_allocatable_;
   TimeNs now_ = 0;
   std::uint64_t generation_ = 0;

@@ -37,6 +37,14 @@
 
 namespace mltwin::policy {
 
+/// What a plugin promises about its JobEnqueueable vote within one enqueue action, so that the
+/// action may skip calls whose answer is already known (the decisions stay exactly Volcano's):
+/// - None: no promise.
+/// - PerQueue: once it rejects job j, it rejects every later job of the same queue whose
+///   minResources are >= j's in every dimension (its state only moves toward rejecting).
+/// - Cluster: the same, for later jobs of any queue.
+enum class VoteMonotonicity : std::uint8_t { None, PerQueue, Cluster };
+
 /// Votes (Volcano util.Permit / Abstain / Reject).
 inline constexpr int kPermit = 1;
 inline constexpr int kAbstain = 0;
@@ -139,7 +147,17 @@ class Session {
   TimeNs wakeup() const { return wakeup_; }
 
   // ---- registration (from Plugin::on_session_open) ----
-  void add_job_order_fn(JobOrderFn f) { reg(Ext::JobOrder, job_order_, std::move(f)); }
+  /// `static_while_pending`: the plugin promises that, for two jobs whose PodGroups are Pending
+  /// and have no pods yet, the answer never changes from one session to the next (it reads only
+  /// fields fixed at submission). The enqueue action then keeps its order between cycles without
+  /// re-checking it.
+  void add_job_order_fn(JobOrderFn f, bool static_while_pending = false) {
+    if (!opening_->is_enabled(Ext::JobOrder)) return;
+    job_order_.push_back({opening_tier_, opening_->name, std::move(f)});
+    job_order_static_ = job_order_static_ && static_while_pending;
+  }
+  /// True if every registered job order is static for pending jobs without pods.
+  bool job_order_static_while_pending() const { return job_order_static_; }
   void add_queue_order_fn(QueueOrderFn f) { reg(Ext::QueueOrder, queue_order_, std::move(f)); }
   void add_task_order_fn(TaskOrderFn f) { reg(Ext::TaskOrder, task_order_, std::move(f)); }
   void add_predicate_fn(PredicateFn f) { reg(Ext::Predicate, predicate_, std::move(f)); }
@@ -148,7 +166,11 @@ class Session {
   void add_job_ready_fn(JobBoolFn f) { reg(Ext::JobReady, job_ready_, std::move(f)); }
   void add_job_pipelined_fn(JobVoteFn f) { reg(Ext::JobPipelined, job_pipelined_, std::move(f)); }
   void add_job_starving_fn(JobBoolFn f) { reg(Ext::JobStarving, job_starving_, std::move(f)); }
-  void add_job_enqueueable_fn(JobVoteFn f) { reg(Ext::JobEnqueued, job_enqueueable_, std::move(f)); }
+  void add_job_enqueueable_fn(JobVoteFn f, VoteMonotonicity m = VoteMonotonicity::None) {
+    if (!opening_->is_enabled(Ext::JobEnqueued)) return;
+    job_enqueueable_.push_back({opening_tier_, opening_->name, std::move(f)});
+    enqueue_monotonicity_.push_back(m);
+  }
   void add_job_enqueued_fn(JobEnqueuedFn f) { reg(Ext::JobEnqueued, job_enqueued_, std::move(f)); }
   void add_overused_fn(QueueBoolFn f) { reg(Ext::Overused, overused_, std::move(f)); }
   void add_allocatable_fn(QueueTaskBoolFn f) { reg(Ext::Allocatable, allocatable_, std::move(f)); }
@@ -172,6 +194,12 @@ class Session {
   bool job_starving(const JobInfo& j) const;
   /// Permit, or the rejecting plugin with its reason.
   Verdict job_enqueueable(const JobInfo& j) const;
+  /// The same vote, skipping plugins whose rejection of an earlier, dominated job in this action
+  /// already implies their answer (VoteMonotonicity); the enqueue action uses this.
+  /// `min` and `queue` are the job's; the JobInfo is looked up only if a plugin must be asked.
+  Verdict job_enqueueable_memo(JobId j, QueueId queue, const Resource& min);
+  /// Forget the memo (the enqueue action calls this when it starts).
+  void reset_enqueue_memo() { enqueue_memo_.clear(); }
   void job_enqueued(const JobInfo& j) const;
   /// Overused: which plugin said so (empty string if none).
   bool overused(const QueueInfo& q, std::string* by = nullptr) const;
@@ -244,6 +272,15 @@ class Session {
   std::vector<Entry<JobVoteFn>> job_pipelined_;
   std::vector<Entry<JobBoolFn>> job_starving_;
   std::vector<Entry<JobVoteFn>> job_enqueueable_;
+  std::vector<VoteMonotonicity> enqueue_monotonicity_;
+  struct Memo {
+    std::size_t entry;   // index in job_enqueueable_
+    QueueId queue;       // kNone for cluster scope
+    Resource min;        // the rejected job's minResources
+    std::string_view reason;
+  };
+  std::vector<Memo> enqueue_memo_;
+  bool job_order_static_ = true;
   std::vector<Entry<JobEnqueuedFn>> job_enqueued_;
   std::vector<Entry<QueueBoolFn>> overused_;
   std::vector<Entry<QueueTaskBoolFn>> allocatable_;
