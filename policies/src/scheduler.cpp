@@ -71,9 +71,23 @@ bool Scheduler::run_once(ClusterState& state, Backend& backend) {
     seen.emplace_back(v, it->second);
     return it->second;
   };
+  const char* last_plugin = nullptr;
+  const char* last_reason = nullptr;
+  std::size_t last_plugin_len = 0, last_reason_len = 0;
+  std::uint32_t plugin_id = 0, reason_id = 0;
   for (const auto& [jid, st] : ssn.job_reasons()) {
+    if (st.plugin.data() != last_plugin || st.plugin.size() != last_plugin_len) {
+      plugin_id = intern(st.plugin);
+      last_plugin = st.plugin.data();
+      last_plugin_len = st.plugin.size();
+    }
+    if (st.reason.data() != last_reason || st.reason.size() != last_reason_len) {
+      reason_id = intern(st.reason);
+      last_reason = st.reason.data();
+      last_reason_len = st.reason.size();
+    }
     const std::uint64_t key = (static_cast<std::uint64_t>(st.code) << 56) |
-                              (static_cast<std::uint64_t>(intern(st.plugin)) << 32) | intern(st.reason);
+                              (static_cast<std::uint64_t>(plugin_id) << 32) | reason_id;
     if (condition_key_[jid] == key) continue;
     condition_key_[jid] = key;
     conditions_[jid] = Status{st.code, std::string(st.plugin), std::string(st.reason)};

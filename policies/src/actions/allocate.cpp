@@ -137,22 +137,19 @@ class Allocate final : public Action {
       future_fit_.clear();
       FitErrors* fe = nullptr;
       for (const NodeInfo& n : nodes) {
-        const Resource fi = n.future_idle();
-        const int bad = task.resreq.first_insufficient(fi);
+        static const std::string kInsufficient[kDims] = {
+            "Insufficient cpu", "Insufficient memory", "Insufficient aws.amazon.com/neuroncore",
+            "Insufficient vpc.amazonaws.com/efa"};
+        const int bad = task.resreq.first_insufficient(n.future_idle());
         Status s;
-        if (bad >= 0) {
-          s = Status::unschedulable("allocate", std::string("Insufficient ") +
-                                                    std::string(dim_name(static_cast<Dim>(bad))));
-        } else {
-          s = ssn.predicate(task, n);
-        }
-        if (!s.ok()) {
+        if (bad < 0) s = ssn.predicate(task, n);
+        if (bad >= 0 || !s.ok()) {
           if (!fe) {
             fe = &ssn.fit_errors(tid);
             fe->nodes = static_cast<int>(nodes.size());
             fe->count.clear();
           }
-          fe->add(s.reason);
+          fe->add(bad >= 0 ? std::string_view(kInsufficient[bad]) : std::string_view(s.reason));
           continue;
         }
         if (task.resreq.less_equal(n.idle)) idle_fit_.push_back(n.id);

@@ -2,6 +2,7 @@
 // Kubernetes scheduler framework (framework/interface.go) as Volcano v1.12.1 uses them
 // (pkg/scheduler/api/unschedule_info.go). Shown to users as "why is my job pending".
 #pragma once
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -48,8 +49,11 @@ struct Verdict {
 /// unschedulable." Reasons are counted, sorted by text.
 struct FitErrors {
   int nodes = 0;                     ///< nodes considered
-  std::map<std::string, int> count;  ///< reason -> number of nodes that failed with it
-  void add(const std::string& reason) { ++count[reason]; }
+  std::map<std::string, int, std::less<>> count;  ///< reason -> number of nodes that failed with it
+  void add(std::string_view reason) {
+    if (auto it = count.find(reason); it != count.end()) ++it->second;
+    else count.emplace(std::string(reason), 1);
+  }
   std::string to_string() const;
 };
 
