@@ -1,6 +1,8 @@
 # The two commands of the README:
 #   make run    installs what is missing, builds, runs the default scenario on the Philly trace
 #   make test   the same set-up, then every test
+# Also: make test-sanitize (the tests under ASan+UBSan, and the same database from both builds),
+#       make bench (kernel vs SimPy/SimGrid peers; the full Philly run's time and memory).
 BUILD ?= build
 SAN_BUILD ?= build-asan
 GEN := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
@@ -8,6 +10,8 @@ CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release -DMLTWIN_WERROR=ON
 JOBS ?= $(shell nproc)
 SCENARIO ?= scenarios/eks-trn1-philly.json
 OUT ?= results/eks-trn1-philly.sqlite
+# Determinism check across builds: the first DET_JOBS Philly jobs, one seed.
+DET_JOBS ?= 3000
 
 .PHONY: deps build run test test-sanitize bench clean
 deps:
@@ -24,12 +28,16 @@ run: build
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-# The same tests under AddressSanitizer + UndefinedBehaviorSanitizer (CI runs this too).
-test-sanitize: deps
+# The tests again under AddressSanitizer + UndefinedBehaviorSanitizer, then one run of the
+# Philly scenario from the release and the sanitizer builds: the databases must be identical.
+test-sanitize: build
 	@cmake -S . -B $(SAN_BUILD) $(GEN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMLTWIN_WERROR=ON \
 	  -DMLTWIN_SANITIZE=address,undefined -DMLTWIN_BUILD_BENCH=OFF >/dev/null
 	@cmake --build $(SAN_BUILD) -j $(JOBS)
 	cd $(SAN_BUILD) && ctest --output-on-failure -j $(JOBS) -LE slow
+	./$(BUILD)/apps/mltwin run $(SCENARIO) --max-jobs $(DET_JOBS) --seed 7 --no-progress --out $(BUILD)/determinism.sqlite >/dev/null
+	./$(SAN_BUILD)/apps/mltwin run $(SCENARIO) --max-jobs $(DET_JOBS) --seed 7 --no-progress --out $(SAN_BUILD)/determinism.sqlite >/dev/null
+	cmp $(BUILD)/determinism.sqlite $(SAN_BUILD)/determinism.sqlite && echo "determinism: release and sanitizer builds wrote identical databases"
 
 bench: build
 	bash bench/run-kernel-bench.sh

@@ -1,7 +1,7 @@
 // mltwin — command-line front end.
 //
-//   mltwin run SCENARIO [--out FILE] [--seed N] [--until TIME] [--data DIR]
-//   mltwin validate SCENARIO [--data DIR]
+//   mltwin run SCENARIO [--out FILE] [--seed N] [--until TIME] [--data DIR] [--max-jobs N]
+//   mltwin validate SCENARIO [--data DIR] [--max-jobs N]
 //
 // The summary goes to stdout, progress and errors to stderr. Exit status: 0 success, 1 a
 // runtime failure, 2 bad input (scenario, trace, arguments), 130 interrupted by Ctrl-C (the
@@ -58,9 +58,15 @@ std::string human(double s) {
   return fmt::format("{:.1f}d", s / 86400);
 }
 
-int cmd_validate(const std::string& path, const std::string& data) {
+io::LoadOptions load_options(const std::string& data, std::size_t max_jobs) {
   io::LoadOptions opts;
   opts.data_dir = data;
+  if (max_jobs > 0) opts.overrides = {{"workload", {{"philly", {{"max_jobs", max_jobs}}}}}};
+  return opts;
+}
+
+int cmd_validate(const std::string& path, const std::string& data, std::size_t max_jobs) {
+  const io::LoadOptions opts = load_options(data, max_jobs);
   const io::LoadedScenario sc = io::load_scenario(path, opts);
   std::size_t nodes = 0;
   for (const auto& g : sc.training.node_groups) nodes += static_cast<std::size_t>(g.count);
@@ -71,9 +77,8 @@ int cmd_validate(const std::string& path, const std::string& data) {
 }
 
 int cmd_run(const std::string& path, std::string out, std::optional<std::uint64_t> seed_opt, const std::string& until_text,
-            const std::string& data, bool progress_forced_off) {
-  io::LoadOptions opts;
-  opts.data_dir = data;
+            const std::string& data, std::size_t max_jobs, bool progress_forced_off) {
+  const io::LoadOptions opts = load_options(data, max_jobs);
   const io::LoadedScenario sc = io::load_scenario(path, opts);
   const std::uint64_t seed = seed_opt.value_or(sc.seed);
   core::Time until = core::Time::max();
@@ -171,6 +176,7 @@ int main(int argc, char** argv) {
   std::string scenario, out, until, data;
   std::optional<std::uint64_t> seed;
   bool no_progress = false;
+  std::size_t max_jobs = 0;
   auto* run = app.add_subcommand("run", "run a scenario and write its SQLite results database");
   run->add_option("scenario", scenario, "scenario JSON file")->required()->check(CLI::ExistingFile);
   run->add_option("--out,-o", out, "results database (default results/<name>-seed<N>.sqlite)");
@@ -178,13 +184,15 @@ int main(int argc, char** argv) {
   run->add_option("--until", until, "stop at this simulated time, e.g. 30d, 12h; jobs still waiting are reported");
   run->add_option("--data", data, "data folder for ${MLTWIN_DATA} (default $MLTWIN_DATA, else ../shared/data)");
   run->add_flag("--no-progress", no_progress, "no progress bar on stderr");
+  run->add_option("--max-jobs", max_jobs, "Philly workloads: keep only the first N jobs by submit time");
   auto* val = app.add_subcommand("validate", "check a scenario (and its trace) without running it");
   val->add_option("scenario", scenario, "scenario JSON file")->required()->check(CLI::ExistingFile);
   val->add_option("--data", data, "data folder for ${MLTWIN_DATA}");
+  val->add_option("--max-jobs", max_jobs, "Philly workloads: keep only the first N jobs by submit time");
   CLI11_PARSE(app, argc, argv);
   try {
-    if (*run) return cmd_run(scenario, out, seed, until, data, no_progress);
-    return cmd_validate(scenario, data);
+    if (*run) return cmd_run(scenario, out, seed, until, data, max_jobs, no_progress);
+    return cmd_validate(scenario, data, max_jobs);
   } catch (const io::ScenarioError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;

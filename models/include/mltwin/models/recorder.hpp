@@ -1,8 +1,9 @@
 // mltwin/models/recorder.hpp — what a training run reports, fact by fact.
 //
-// The SQLite store (io/) is the default implementation; tests use an in-memory one. All times
+// The SQLite store (store/) is the default implementation; tests use an in-memory one. All times
 // are simulated times (mltwin::core::Time, integer ns since the run's start); no wall-clock
-// value is ever recorded, so two runs with one seed produce identical records.
+// value is ever recorded, so two runs with one seed produce identical records. The string_views
+// in PodEvent, Decision and PhaseChange are valid only during the call: copy what you keep.
 #pragma once
 #include <cstdint>
 #include <string>
