@@ -47,8 +47,10 @@ std::vector<models::TrainingJobSpec> read_philly(const std::string& path, const 
   if (!file) throw ScenarioError(path + ": cannot open the Philly trace (set MLTWIN_DATA or --data)");
   std::string data((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
   // The published file ends with an empty line; blank lines at the end are not rows.
-  while (data.size() >= 2 && data[data.size() - 1] == '\n' && (data[data.size() - 2] == '\n' || data[data.size() - 2] == '\r'))
+  // Strip the blank lines (LF or CRLF) at the end, then end the last row with one newline.
+  while (!data.empty() && (data.back() == '\n' || data.back() == '\r' || data.back() == ' ' || data.back() == '\t'))
     data.pop_back();
+  data.push_back('\n');
   std::vector<Row> rows;
   try {
     ::io::CSVReader<5, ::io::trim_chars<' ', '\t'>, ::io::no_quote_escape<','>> in(path, data.data(), data.data() + data.size());

@@ -384,6 +384,7 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
         js.efa_per_pod = static_cast<int>(std::lround(r[policy::Dim::Efa] / 1000.0));
       }
       js.nproc_per_node = j.value("nproc_per_node", std::max(1, js.neuron_devices_per_pod * cores_per_device));
+      if (!queue_names.count(js.queue)) fail(path, where + "/queue", "queue '" + js.queue + "' is not defined in /queues");
       if (js.submit < core::Time::zero()) fail(path, where + "/submit", "must not be negative");
       sc.jobs.push_back(js);
     }

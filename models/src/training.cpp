@@ -349,6 +349,8 @@ void TrainingCluster::write_final(std::size_t idx, const std::string& phase, con
 }
 
 void TrainingCluster::sample() {
+  // Nothing else pending: the run ended before this sample's time; record nothing past the end.
+  if (sim_.pending_count() == 0 && sim_.now() > last_event_) return;
   ClusterSample s;
   s.t = sim_.now();
   s.neuroncores_total = stats_.neuroncores_total;

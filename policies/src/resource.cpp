@@ -9,7 +9,7 @@ namespace mltwin::policy {
 
 namespace {
 std::string num(double x) {
-  if (x == kInf) return "inf";
+  if (x == kInf) return "unlimited";
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.6g", x);
   return buf;
@@ -17,8 +17,9 @@ std::string num(double x) {
 }  // namespace
 
 std::string Resource::to_string() const {
-  return "cpu " + num(v[0] / 1000.0) + ", memory " + num(v[1] / (1024.0 * 1024 * 1024)) +
-         "Gi, neuroncore " + num(v[2] / 1000.0) + ", efa " + num(v[3] / 1000.0);
+  const std::string mem = v[1] == kInf ? num(v[1]) : num(v[1] / (1024.0 * 1024 * 1024)) + "Gi";
+  return "cpu " + num(v[0] / 1000.0) + ", memory " + mem + ", neuroncore " + num(v[2] / 1000.0) + ", efa " +
+         num(v[3] / 1000.0);
 }
 
 std::optional<ResourceNameMapping> map_resource_name(std::string_view n, double cores_per_device) {

@@ -1,0 +1,723 @@
+// Scenario loading: every error names the file and where in it (JSON path, line:column or
+// CSV line) and what was expected; the Philly adapter's sorting and GPU -> Trainium mapping;
+// Kubernetes quantities; the data-folder search. Fixtures are written to a temp dir at test
+// time (the Philly rows are invented, not taken from the trace). Expected values are derived
+// by hand from io/include/mltwin/io/{scenario,philly}.hpp.
+#include <doctest/doctest.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "mltwin/io/scenario.hpp"
+
+#ifndef MLTWIN_SOURCE_DIR
+#error "MLTWIN_SOURCE_DIR must be defined by the build"
+#endif
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using namespace mltwin;
+
+namespace {
+
+constexpr std::int64_t kS = 1'000'000'000LL;
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "mltwin-io-test-XXXXXX").string();
+    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path_ = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+/// Sets (or unsets) MLTWIN_DATA for a scope and restores the previous value.
+class EnvGuard {
+ public:
+  explicit EnvGuard(const std::optional<std::string>& value) {
+    if (const char* old = std::getenv("MLTWIN_DATA")) old_ = old;
+    if (value) ::setenv("MLTWIN_DATA", value->c_str(), 1);
+    else ::unsetenv("MLTWIN_DATA");
+  }
+  ~EnvGuard() {
+    if (old_) ::setenv("MLTWIN_DATA", old_->c_str(), 1);
+    else ::unsetenv("MLTWIN_DATA");
+  }
+  EnvGuard(const EnvGuard&) = delete;
+  EnvGuard& operator=(const EnvGuard&) = delete;
+
+ private:
+  std::optional<std::string> old_;
+};
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  REQUIRE(out.good());
+}
+
+std::string write_json(const TempDir& d, const std::string& name, const json& doc) {
+  const std::string p = d.file(name);
+  write_text(p, doc.dump(2));
+  return p;
+}
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+/// Loads `path` expecting a ScenarioError; returns its message.
+std::string load_error(const std::string& path, const io::LoadOptions& opts = {}) {
+  try {
+    (void)io::load_scenario(path, opts);
+  } catch (const io::ScenarioError& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    FAIL("expected io::ScenarioError, got another exception: " << std::string(e.what()));
+  }
+  FAIL("expected io::ScenarioError from " << path << ", but it loaded");
+  return {};
+}
+
+/// The hand-checkable inline-jobs scenario all error cases start from.
+json tiny_gang() {
+  std::ifstream in(std::string(MLTWIN_SOURCE_DIR) + "/tests/scenarios/tiny-gang.json");
+  REQUIRE(in.good());
+  return json::parse(in);
+}
+
+// A Philly scenario on the tiny-gang cluster, its mapping written out here: whole-node pods
+// request 127.9 cpu, 523264M memory, 16 devices, 8 EFA; smaller pods 7.99375 cpu (7993750u)
+// and 32704M per device; 16 devices per node; one process per NeuronCore (2 per device).
+json philly_scenario(const std::string& trace) {
+  json d = tiny_gang();
+  d["name"] = "philly-fixture";
+  d["queues"] = json::array({{{"name", "vc-aaa"}}, {{"name", "vc-bbb"}}, {{"name", "vc-ccc"}}});
+  d["workload"] = {{"philly",
+                    {{"trace", trace},
+                     {"queue_prefix", "vc-"},
+                     {"mapping",
+                      {{"neuron_devices_per_gpu", 1},
+                       {"devices_per_node", 16},
+                       {"pod_whole_node",
+                        {{"cpu", "127900m"},
+                         {"memory", "523264M"},
+                         {"aws.amazon.com/neurondevice", 16},
+                         {"vpc.amazonaws.com/efa", 8}}},
+                       {"pod_per_device", {{"cpu", "7993750u"}, {"memory", "32704M"}}},
+                       {"processes_per_neuroncore", 1},
+                       {"source", "test fixture"}}}}}};
+  return d;
+}
+
+const std::string kHeader = "timestamp,duration,num_gpus,gpu_time,cluster\n";
+
+/// Writes `rows` (after the header) as trace.csv and a scenario reading it; returns the
+/// scenario path.
+std::string philly_fixture(const TempDir& d, const std::string& rows, const std::string& csv_name = "trace.csv") {
+  write_text(d.file(csv_name), kHeader + rows);
+  return write_json(d, "scenario.json", philly_scenario(csv_name));
+}
+
+/// True if `msg` names CSV line `line` of `file`: "file:line:" or csv.h's "in file "file" in
+/// line "line"".
+bool names_csv_line(const std::string& msg, const std::string& file, int line) {
+  const std::string l = std::to_string(line);
+  if (contains(msg, file + ":" + l + ":")) return true;
+  return contains(msg, "\"" + file + "\"") && contains(msg, "line \"" + l + "\"");
+}
+
+}  // namespace
+
+// ================================================================== JSON errors
+
+TEST_CASE("invalid JSON: the message gives line:column of the offending character") {
+  TempDir d;
+  // Line 3 is `  "seed": ,`: two spaces, "seed" in columns 3-8, ':' 9, ' ' 10, ',' 11.
+  const std::string p = d.file("bad.json");
+  write_text(p, "{\n  \"name\": \"x\",\n  \"seed\": ,\n}\n");
+  const std::string msg = load_error(p);
+  CHECK_MESSAGE(msg.rfind(p + ":3:11: invalid JSON", 0) == 0, msg);
+  CHECK_MESSAGE(contains(msg, "unexpected ','"), msg);
+
+  // One line: `{"name": "x",}` — the '}' where a member name is expected is column 14.
+  const std::string q = d.file("bad2.json");
+  write_text(q, "{\"name\": \"x\",}");
+  const std::string msg2 = load_error(q);
+  CHECK_MESSAGE(msg2.rfind(q + ":1:14: invalid JSON", 0) == 0, msg2);
+}
+
+TEST_CASE("a missing scenario file is named") {
+  TempDir d;
+  const std::string p = d.file("nope.json");
+  const std::string msg = load_error(p);
+  CHECK(msg.rfind(p + ": ", 0) == 0);
+  CHECK(contains(msg, "cannot open"));
+}
+
+TEST_CASE("schema errors name the file and the JSON path") {
+  TempDir d;
+  SUBCASE("unknown key") {
+    json doc = tiny_gang();
+    doc["queues"][0]["wieght"] = 1;
+    const std::string p = write_json(d, "s.json", doc);
+    const std::string msg = load_error(p);
+    CHECK_MESSAGE(msg.rfind(p + ": /queues/0", 0) == 0, msg);
+    CHECK_MESSAGE(contains(msg, "'wieght'"), msg);
+  }
+  SUBCASE("wrong type") {
+    json doc = tiny_gang();
+    doc["cluster"]["node_groups"][0]["desired_capacity"] = "4";
+    const std::string p = write_json(d, "s.json", doc);
+    const std::string msg = load_error(p);
+    CHECK_MESSAGE(msg.rfind(p + ": /cluster/node_groups/0/desired_capacity: ", 0) == 0, msg);
+    CHECK_MESSAGE(contains(msg, "type"), msg);
+  }
+  SUBCASE("missing required field") {
+    json doc = tiny_gang();
+    doc["cluster"]["node_groups"][0].erase("instance_type");
+    const std::string p = write_json(d, "s.json", doc);
+    const std::string msg = load_error(p);
+    CHECK_MESSAGE(msg.rfind(p + ": /cluster/node_groups/0: ", 0) == 0, msg);
+    CHECK_MESSAGE(contains(msg, "Missing required property 'instance_type'"), msg);
+  }
+  SUBCASE("missing top-level section") {
+    json doc = tiny_gang();
+    doc.erase("queues");
+    const std::string p = write_json(d, "s.json", doc);
+    const std::string msg = load_error(p);
+    CHECK_MESSAGE(msg.rfind(p + ": /: ", 0) == 0, msg);
+    CHECK_MESSAGE(contains(msg, "Missing required property 'queues'"), msg);
+  }
+  SUBCASE("value below the minimum") {
+    json doc = tiny_gang();
+    doc["queues"][0]["weight"] = 0;
+    const std::string p = write_json(d, "s.json", doc);
+    const std::string msg = load_error(p);
+    CHECK_MESSAGE(msg.rfind(p + ": /queues/0/weight: ", 0) == 0, msg);
+    CHECK_MESSAGE(contains(msg, "greater than or equal to 1"), msg);
+  }
+  SUBCASE("an override is validated like the file") {
+    io::LoadOptions opts;
+    opts.overrides = {{"output", {{"metrics_interval", true}}}};
+    const std::string p = write_json(d, "s.json", tiny_gang());
+    const std::string msg = load_error(p, opts);
+    CHECK_MESSAGE(msg.rfind(p + ": /output/metrics_interval: ", 0) == 0, msg);
+  }
+}
+
+TEST_CASE("KNOWN BUG: a wrong-type error does not say which type was expected" * doctest::should_fail()) {
+  // scenario.hpp promises messages that say what was expected; for a type mismatch the
+  // valijson text is "Value type not permitted by 'type' constraint." without the type.
+  TempDir d;
+  json doc = tiny_gang();
+  doc["cluster"]["node_groups"][0]["desired_capacity"] = "4";
+  const std::string msg = load_error(write_json(d, "s.json", doc));
+  CHECK_MESSAGE(contains(msg, "integer"), msg);
+}
+
+TEST_CASE("semantic errors name the file and the JSON path") {
+  TempDir d;
+  SUBCASE("unknown instance type") {
+    json doc = tiny_gang();
+    doc["cluster"]["node_groups"][0]["instance_type"] = "trn9.huge";
+    const std::string p = write_json(d, "s.json", doc);
+    const std::string msg = load_error(p);
+    CHECK_MESSAGE(msg.rfind(p + ": /cluster/node_groups/0/instance_type: ", 0) == 0, msg);
+    CHECK_MESSAGE(contains(msg, "'trn9.huge' is not in /catalog/instance_types"), msg);
+  }
+  SUBCASE("unknown plugin in a tier") {
+    json doc = tiny_gang();
+    doc["volcano"]["tiers"][1]["plugins"][2]["name"] = "binpackk";
+    const std::string p = write_json(d, "s.json", doc);
+    const std::string msg = load_error(p);
+    // The location: /volcano then tiers[1].plugins[2] (or the same as one JSON pointer).
+    const bool located = contains(msg, p + ": /volcano/tiers/1/plugins/2") ||
+                         (contains(msg, p + ": /volcano") && contains(msg, "tiers[1].plugins[2]"));
+    CHECK_MESSAGE(located, msg);
+    CHECK_MESSAGE(contains(msg, "unknown plugin 'binpackk'"), msg);
+    CHECK_MESSAGE(contains(msg, "gang"), msg);  // lists the known plugins
+  }
+  SUBCASE("unknown action") {
+    json doc = tiny_gang();
+    doc["volcano"]["actions"][1] = "alocate";
+    const std::string p = write_json(d, "s.json", doc);
+    const std::string msg = load_error(p);
+    CHECK_MESSAGE(contains(msg, p + ": /volcano"), msg);
+    CHECK_MESSAGE(contains(msg, "actions[1]"), msg);
+    CHECK_MESSAGE(contains(msg, "'alocate'"), msg);
+  }
+  SUBCASE("wrong Volcano release") {
+    json doc = tiny_gang();
+    doc["volcano"]["release"] = "v1.11.0";
+    const std::string p = write_json(d, "s.json", doc);
+    const std::string msg = load_error(p);
+    CHECK_MESSAGE(msg.rfind(p + ": /volcano/release: ", 0) == 0, msg);
+    CHECK_MESSAGE(contains(msg, "v1.12.1"), msg);
+    CHECK_MESSAGE(contains(msg, "'v1.11.0'"), msg);
+  }
+  SUBCASE("a job names an undefined queue") {
+    json doc = tiny_gang();
+    doc["workload"]["jobs"][1]["queue"] = "nope";
+    const std::string p = write_json(d, "s.json", doc);
+    const std::string msg = load_error(p);
+    CHECK_MESSAGE(msg.rfind(p + ": ", 0) == 0, msg);
+    CHECK_MESSAGE(contains(msg, "/workload/jobs/1/queue"), msg);
+    CHECK_MESSAGE(contains(msg, "'nope'"), msg);
+    CHECK_MESSAGE(contains(msg, "/queues"), msg);
+  }
+  SUBCASE("a bad Kubernetes quantity in a pod") {
+    json doc = tiny_gang();
+    doc["workload"]["jobs"][0]["pod"]["memory"] = "12Qi";
+    const std::string p = write_json(d, "s.json", doc);
+    const std::string msg = load_error(p);
+    CHECK_MESSAGE(msg.rfind(p + ": /workload/jobs/0/pod/memory: ", 0) == 0, msg);
+    CHECK_MESSAGE(contains(msg, "'12Qi'"), msg);
+    CHECK_MESSAGE(contains(msg, "'Qi'"), msg);
+  }
+  SUBCASE("a bad Kubernetes quantity in a queue capability") {
+    json doc = tiny_gang();
+    doc["queues"][0]["capability"] = {{"cpu", "lots"}};
+    const std::string p = write_json(d, "s.json", doc);
+    const std::string msg = load_error(p);
+    CHECK_MESSAGE(msg.rfind(p + ": /queues/0/capability/cpu: ", 0) == 0, msg);
+    CHECK_MESSAGE(contains(msg, "'lots'"), msg);
+  }
+  SUBCASE("a bad duration") {
+    json doc = tiny_gang();
+    doc["workload"]["jobs"][2]["duration"] = "30 parsecs";
+    const std::string p = write_json(d, "s.json", doc);
+    const std::string msg = load_error(p);
+    CHECK_MESSAGE(msg.rfind(p + ": /workload/jobs/2/duration: ", 0) == 0, msg);
+    CHECK_MESSAGE(contains(msg, "expected a duration"), msg);
+  }
+  SUBCASE("a duplicate queue") {
+    json doc = tiny_gang();
+    doc["queues"].push_back({{"name", "default"}});
+    const std::string p = write_json(d, "s.json", doc);
+    const std::string msg = load_error(p);
+    CHECK_MESSAGE(msg.rfind(p + ": /queues/1/name: ", 0) == 0, msg);
+  }
+}
+
+TEST_CASE("an inline job with an undefined queue is located by its JSON path") {
+  // Inline jobs have no trace: the message points at /workload/jobs/1/queue.
+  TempDir d;
+  json doc = tiny_gang();
+  doc["workload"]["jobs"][1]["queue"] = "nope";
+  const std::string msg = load_error(write_json(d, "s.json", doc));
+  CHECK_MESSAGE(contains(msg, "/workload/jobs/1"), msg);
+  CHECK_MESSAGE(!contains(msg, "trace line"), msg);
+}
+
+TEST_CASE("the inline workload loads as written") {
+  const auto sc = io::load_scenario(std::string(MLTWIN_SOURCE_DIR) + "/tests/scenarios/tiny-gang.json");
+  CHECK(sc.name == "tiny-gang");
+  CHECK(sc.seed == 7);
+  REQUIRE(sc.training.jobs.size() == 3);
+  const auto& a = sc.training.jobs[0];
+  CHECK(a.name == "a");
+  CHECK(a.nnodes == 4);
+  CHECK(a.neuron_devices_per_pod == 16);
+  CHECK(a.nproc_per_node == 32);
+  CHECK(a.efa_per_pod == 8);
+  CHECK(a.cpu_per_pod == doctest::Approx(127.9).epsilon(1e-12));
+  CHECK(a.memory_bytes_per_pod == 523264e6);
+  CHECK(a.duration.count_ns() == 3600 * kS);
+  CHECK(sc.training.jobs[2].submit.ns() == 600 * kS);
+  CHECK(sc.training.scheduler.schedule_period_ns == kS);
+  CHECK(sc.training.bind_latency.a.count_ns() == 50'000'000);
+  CHECK(sc.training.pod_startup.a.count_ns() == 2 * kS);
+  CHECK(sc.training.metrics_interval.count_ns() == 300 * kS);
+  REQUIRE(sc.training.node_groups.size() == 1);
+  CHECK(sc.training.node_groups[0].count == 4);
+  CHECK(sc.inputs.empty());
+  CHECK(sc.data_dir.empty());
+}
+
+// ================================================================== quantities
+
+TEST_CASE("parse_quantity") {
+  CHECK(io::parse_quantity("500m") == doctest::Approx(0.5).epsilon(1e-15));
+  CHECK(io::parse_quantity("32Gi") == 32.0 * 1073741824.0);
+  CHECK(io::parse_quantity("523264M") == 5.23264e11);
+  CHECK(io::parse_quantity("1Ki") == 1024);
+  CHECK(io::parse_quantity("2k") == 2000);
+  CHECK(io::parse_quantity("1.5") == 1.5);
+  CHECK(io::parse_quantity("7993750u") == doctest::Approx(7.99375).epsilon(1e-15));
+  CHECK(io::parse_quantity("3T") == 3e12);
+  CHECK(io::parse_quantity(16) == 16);
+  CHECK(io::parse_quantity(0.25) == 0.25);
+  CHECK(io::parse_quantity("0") == 0);
+  auto err = [](const json& q) -> std::string {
+    try {
+      (void)io::parse_quantity(q);
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "(no error)";
+  };
+  CHECK(contains(err("12Qi"), "'12Qi'"));
+  CHECK(contains(err("abc"), "'abc'"));
+  CHECK(contains(err(""), "''"));
+  CHECK(contains(err("-1"), "'-1'"));
+  CHECK(err(-1) != "(no error)");
+  CHECK(err(true) != "(no error)");
+  CHECK(err(json::array({1})) != "(no error)");
+}
+
+// ================================================================== Philly traces
+
+TEST_CASE("Philly: jobs are sorted by submit time, t = 0 at the earliest submit") {
+  TempDir d;
+  // Lines 2..5; submit order: line 3 (10:00:00), line 2 (10:00:30), line 5 (10:00:30, a tie:
+  // file order keeps it after line 2), line 4 (11:00:00).
+  const std::string p = philly_fixture(d,
+                                       "2017-10-03 10:00:30,100,1,100,aaa\n"
+                                       "2017-10-03 10:00:00,200,2,400,bbb\n"
+                                       "2017-10-03 11:00:00,300,4,1200,aaa\n"
+                                       "2017-10-03 10:00:30,50.5,8,404,ccc\n");
+  const auto sc = io::load_scenario(p);
+  const auto& j = sc.training.jobs;
+  REQUIRE(j.size() == 4);
+  const std::int64_t lines[] = {3, 2, 5, 4};
+  const std::int64_t submit_s[] = {0, 30, 30, 3600};
+  const int gpus[] = {2, 1, 8, 4};
+  const char* queues[] = {"vc-bbb", "vc-aaa", "vc-ccc", "vc-aaa"};
+  const std::int64_t duration_ns[] = {200 * kS, 100 * kS, 50'500'000'000LL, 300 * kS};
+  for (int i = 0; i < 4; ++i) {
+    CAPTURE(i);
+    CHECK(j[i].name == "philly-0000" + std::to_string(i));
+    CHECK(j[i].trace_row == lines[i]);
+    CHECK(j[i].submit.ns() == submit_s[i] * kS);
+    CHECK(j[i].trace_gpus == gpus[i]);
+    CHECK(j[i].queue == queues[i]);
+    CHECK(j[i].duration.count_ns() == duration_ns[i]);
+    CHECK(j[i].nnodes == 1);
+    CHECK(j[i].neuron_devices_per_pod == gpus[i]);
+    CHECK(j[i].efa_per_pod == 0);
+  }
+  REQUIRE(sc.inputs.size() == 1);
+  CHECK(sc.inputs[0].role == "philly_trace");
+  CHECK(fs::equivalent(sc.inputs[0].path, d.file("trace.csv")));  // relative to the scenario's folder
+
+  // max_jobs keeps the first N by submit time (not by file order).
+  io::LoadOptions opts;
+  opts.overrides = {{"workload", {{"philly", {{"max_jobs", 2}}}}}};
+  const auto first2 = io::load_scenario(p, opts);
+  REQUIRE(first2.training.jobs.size() == 2);
+  CHECK(first2.training.jobs[0].trace_row == 3);
+  CHECK(first2.training.jobs[1].trace_row == 2);
+  CHECK(first2.training.jobs[0].submit.ns() == 0);
+  CHECK(first2.json["workload"]["philly"]["max_jobs"] == 2);
+}
+
+TEST_CASE("Philly: GPU -> Trainium mapping") {
+  TempDir d;
+  const std::string p = philly_fixture(d,
+                                       "2017-10-03 10:00:00,60,24,1440,aaa\n"   // line 2
+                                       "2017-10-03 10:00:01,60,16,960,aaa\n"    // line 3
+                                       "2017-10-03 10:00:02,60,1,60,aaa\n"      // line 4
+                                       "2017-10-03 10:00:03,60,32,1920,aaa\n"   // line 5
+                                       "2017-10-03 10:00:04,60,12,720,aaa\n");  // line 6
+  const auto sc = io::load_scenario(p);
+  const auto& j = sc.training.jobs;
+  REQUIRE(j.size() == 5);
+  const double per_cpu = 7.99375, per_mem = 32704e6;
+  // 24 GPUs -> 24 devices > 16: ceil(24/16) = 2 pods of 12 devices; a partial node gets
+  // 12 × the per-device cpu and memory and the whole node's 8 EFA interfaces.
+  CHECK(j[0].nnodes == 2);
+  CHECK(j[0].neuron_devices_per_pod == 12);
+  CHECK(j[0].efa_per_pod == 8);
+  CHECK(j[0].cpu_per_pod == doctest::Approx(12 * per_cpu).epsilon(1e-12));  // 95.925
+  CHECK(j[0].memory_bytes_per_pod == doctest::Approx(12 * per_mem).epsilon(1e-12));  // 3.92448e11
+  CHECK(j[0].nproc_per_node == 24);  // 12 devices × 2 NeuronCores × 1
+  CHECK(j[0].trace_gpus == 24);
+  // 16 GPUs: one pod, a whole node's devices and the whole-node request, no EFA.
+  CHECK(j[1].nnodes == 1);
+  CHECK(j[1].neuron_devices_per_pod == 16);
+  CHECK(j[1].efa_per_pod == 0);
+  CHECK(j[1].cpu_per_pod == doctest::Approx(127.9).epsilon(1e-12));
+  CHECK(j[1].memory_bytes_per_pod == 523264e6);
+  CHECK(j[1].nproc_per_node == 32);
+  // 1 GPU: one pod, 1/16 of a node.
+  CHECK(j[2].nnodes == 1);
+  CHECK(j[2].neuron_devices_per_pod == 1);
+  CHECK(j[2].efa_per_pod == 0);
+  CHECK(j[2].cpu_per_pod == doctest::Approx(per_cpu).epsilon(1e-12));
+  CHECK(j[2].memory_bytes_per_pod == per_mem);
+  CHECK(j[2].nproc_per_node == 2);
+  // 32 GPUs: 2 whole-node pods with EFA.
+  CHECK(j[3].nnodes == 2);
+  CHECK(j[3].neuron_devices_per_pod == 16);
+  CHECK(j[3].efa_per_pod == 8);
+  CHECK(j[3].cpu_per_pod == doctest::Approx(127.9).epsilon(1e-12));
+  CHECK(j[3].memory_bytes_per_pod == 523264e6);
+  // 12 GPUs: one pod of 12 devices inside one node: no EFA.
+  CHECK(j[4].nnodes == 1);
+  CHECK(j[4].neuron_devices_per_pod == 12);
+  CHECK(j[4].efa_per_pod == 0);
+  CHECK(j[4].cpu_per_pod == doctest::Approx(12 * per_cpu).epsilon(1e-12));
+  CHECK(j[4].memory_bytes_per_pod / kGiB == doctest::Approx(12 * per_mem / kGiB).epsilon(1e-12));
+}
+
+TEST_CASE("Philly: a device count that does not split over its nodes is an error naming the line") {
+  TempDir d;
+  // 17 GPUs: ceil(17/16) = 2 nodes, 17 % 2 = 1.
+  const std::string p = philly_fixture(d,
+                                       "2017-10-03 10:00:00,60,1,60,aaa\n"
+                                       "2017-10-03 10:00:01,60,4,240,aaa\n"
+                                       "2017-10-03 09:00:00,60,17,1020,bbb\n"  // line 4, sorts first
+                                       "2017-10-03 10:00:03,60,2,120,aaa\n");
+  const std::string msg = load_error(p);
+  CHECK_MESSAGE(msg.rfind(d.file("trace.csv") + ":4: ", 0) == 0, msg);
+  CHECK_MESSAGE(contains(msg, "17 Neuron devices do not split evenly over 2 nodes"), msg);
+}
+
+TEST_CASE("Philly: a fractional device count is an error naming the line") {
+  TempDir d;
+  write_text(d.file("trace.csv"), kHeader +
+                                      "2017-10-03 10:00:00,60,2,120,aaa\n"
+                                      "2017-10-03 10:00:01,60,3,180,aaa\n");  // line 3: 1.5 devices
+  json doc = philly_scenario("trace.csv");
+  doc["workload"]["philly"]["mapping"]["neuron_devices_per_gpu"] = 0.5;
+  const std::string msg = load_error(write_json(d, "scenario.json", doc));
+  CHECK_MESSAGE(msg.rfind(d.file("trace.csv") + ":3: ", 0) == 0, msg);
+  CHECK_MESSAGE(contains(msg, "num_gpus 3"), msg);
+  CHECK_MESSAGE(contains(msg, "fractional"), msg);
+}
+
+TEST_CASE("Philly: bad rows name the file and the line") {
+  TempDir d;
+  const std::string csv = d.file("trace.csv");
+  SUBCASE("num_gpus is not a number") {
+    const std::string p = philly_fixture(d,
+                                         "2017-10-03 10:00:00,60,1,60,aaa\n"
+                                         "2017-10-03 10:00:01,60,x,60,aaa\n"  // line 3
+                                         "2017-10-03 10:00:02,60,1,60,aaa\n");
+    const std::string msg = load_error(p);
+    CHECK_MESSAGE(names_csv_line(msg, csv, 3), msg);
+    CHECK_MESSAGE(contains(msg, "num_gpus"), msg);
+    CHECK_MESSAGE(contains(msg, "x"), msg);
+  }
+  SUBCASE("num_gpus is zero") {
+    const std::string p = philly_fixture(d,
+                                         "2017-10-03 10:00:00,60,1,60,aaa\n"
+                                         "2017-10-03 10:00:01,60,1,60,aaa\n"
+                                         "2017-10-03 10:00:02,60,0,0,aaa\n");  // line 4
+    const std::string msg = load_error(p);
+    CHECK_MESSAGE(msg.rfind(csv + ":4: num_gpus: ", 0) == 0, msg);
+    CHECK_MESSAGE(contains(msg, ">= 1"), msg);
+  }
+  SUBCASE("malformed timestamp") {
+    const std::string p = philly_fixture(d,
+                                         "2017-10-03 10:00:00,60,1,60,aaa\n"
+                                         "2017-13-03 10:00:01,60,1,60,aaa\n");  // line 3: month 13
+    const std::string msg = load_error(p);
+    CHECK_MESSAGE(msg.rfind(csv + ":3: timestamp: ", 0) == 0, msg);
+    CHECK_MESSAGE(contains(msg, "'2017-13-03 10:00:01'"), msg);
+  }
+  SUBCASE("negative duration") {
+    const std::string p = philly_fixture(d, "2017-10-03 10:00:00,-5,1,60,aaa\n");  // line 2
+    const std::string msg = load_error(p);
+    CHECK_MESSAGE(msg.rfind(csv + ":2: duration: ", 0) == 0, msg);
+  }
+  SUBCASE("empty cluster") {
+    const std::string p = philly_fixture(d, "2017-10-03 10:00:00,60,1,60,aaa\n2017-10-03 10:00:00,60,1,60,\n");
+    const std::string msg = load_error(p);
+    CHECK_MESSAGE(msg.rfind(csv + ":3: cluster: ", 0) == 0, msg);
+  }
+  SUBCASE("a missing column") {
+    write_text(csv, "timestamp,duration,gpus,gpu_time,cluster\n2017-10-03 10:00:00,60,1,60,aaa\n");
+    const std::string msg = load_error(write_json(d, "scenario.json", philly_scenario("trace.csv")));
+    CHECK_MESSAGE(contains(msg, csv), msg);
+    CHECK_MESSAGE(contains(msg, "num_gpus"), msg);
+  }
+  SUBCASE("no rows") {
+    const std::string msg = load_error(philly_fixture(d, ""));
+    CHECK_MESSAGE(msg.rfind(csv + ": ", 0) == 0, msg);
+    CHECK_MESSAGE(contains(msg, "no jobs"), msg);
+  }
+  SUBCASE("a row's cluster has no queue") {
+    const std::string p = philly_fixture(d,
+                                         "2017-10-03 10:00:00,60,1,60,aaa\n"
+                                         "2017-10-03 10:00:01,60,1,60,zzz\n");  // line 3
+    const std::string msg = load_error(p);
+    CHECK_MESSAGE(contains(msg, "'vc-zzz'"), msg);
+    CHECK_MESSAGE(contains(msg, "trace line 3"), msg);
+  }
+  SUBCASE("the trace file does not exist") {
+    const std::string msg = load_error(write_json(d, "scenario.json", philly_scenario("missing.csv")));
+    CHECK_MESSAGE(contains(msg, d.file("missing.csv")), msg);
+    CHECK_MESSAGE(contains(msg, "cannot open"), msg);
+  }
+}
+
+TEST_CASE("Philly: a trailing blank line is not a row") {
+  TempDir d;
+  const std::string rows = "2017-10-03 10:00:30,100,1,100,aaa\n2017-10-03 10:00:00,200,2,400,bbb\n";
+  SUBCASE("one blank line (as the published file ends)") {
+    const auto sc = io::load_scenario(philly_fixture(d, rows + "\n"));
+    REQUIRE(sc.training.jobs.size() == 2);
+    CHECK(sc.training.jobs[0].trace_row == 3);
+    CHECK(sc.training.jobs[1].trace_row == 2);
+  }
+  SUBCASE("several blank lines") {
+    CHECK(io::load_scenario(philly_fixture(d, rows + "\n\n\n")).training.jobs.size() == 2);
+  }
+  SUBCASE("no final newline") {
+    CHECK(io::load_scenario(philly_fixture(d, rows.substr(0, rows.size() - 1))).training.jobs.size() == 2);
+  }
+  SUBCASE("CRLF line ends, no blank line") {
+    std::string crlf;
+    for (char c : kHeader + rows) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+    write_text(d.file("trace.csv"), crlf);
+    const auto sc = io::load_scenario(write_json(d, "scenario.json", philly_scenario("trace.csv")));
+    REQUIRE(sc.training.jobs.size() == 2);
+    CHECK(sc.training.jobs[0].queue == "vc-bbb");  // no '\r' left on the last column
+  }
+}
+
+TEST_CASE("a CRLF trace ending with a blank line loads") {
+  // Trailing blank lines are stripped whether they end in "\n" or "\r\n".
+  TempDir d;
+  std::string crlf;
+  for (char c : kHeader + "2017-10-03 10:00:30,100,1,100,aaa\n2017-10-03 10:00:00,200,2,400,bbb\n\n")
+    crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+  write_text(d.file("trace.csv"), crlf);
+  const std::string p = write_json(d, "scenario.json", philly_scenario("trace.csv"));
+  std::size_t n = 0;
+  try {
+    n = io::load_scenario(p).training.jobs.size();
+  } catch (const std::exception& e) {
+    FAIL_CHECK(std::string(e.what()));
+  }
+  CHECK(n == 2);
+}
+
+// ================================================================== the data folder
+
+TEST_CASE("resolve_data_dir") {
+  TempDir d;
+  const fs::path data = d.path() / "a" / "shared" / "data";
+  fs::create_directories(data);
+  fs::create_directories(d.path() / "a" / "b" / "c");
+  const fs::path other = d.path() / "other";
+  fs::create_directories(other);
+
+  SUBCASE("an explicit folder wins") {
+    EnvGuard env(other.string());
+    CHECK(io::resolve_data_dir(data.string(), (d.path() / "a" / "b").string()) == data.string());
+  }
+  SUBCASE("an explicit folder that does not exist is an error naming it") {
+    EnvGuard env(std::nullopt);
+    const std::string bad = (d.path() / "nope").string();
+    try {
+      (void)io::resolve_data_dir(bad, d.path().string());
+      FAIL("no error");
+    } catch (const io::ScenarioError& e) {
+      CHECK(contains(e.what(), "'" + bad + "'"));
+      CHECK(contains(e.what(), "--data"));
+    }
+  }
+  SUBCASE("MLTWIN_DATA comes next") {
+    EnvGuard env(other.string());
+    CHECK(io::resolve_data_dir("", (d.path() / "a" / "b").string()) == other.string());
+  }
+  SUBCASE("MLTWIN_DATA naming no folder is an error") {
+    const std::string bad = (d.path() / "nope").string();
+    EnvGuard env(bad);
+    try {
+      (void)io::resolve_data_dir("", (d.path() / "a" / "b").string());
+      FAIL("no error");
+    } catch (const io::ScenarioError& e) {
+      CHECK(contains(e.what(), "MLTWIN_DATA"));
+      CHECK(contains(e.what(), "'" + bad + "'"));
+    }
+  }
+  SUBCASE("else the first shared/data walking up") {
+    EnvGuard env(std::nullopt);
+    CHECK(io::resolve_data_dir("", (d.path() / "a" / "b" / "c").string()) == data.lexically_normal().string());
+    CHECK(io::resolve_data_dir("", (d.path() / "a").string()) == data.lexically_normal().string());
+  }
+  SUBCASE("nothing found") {
+    EnvGuard env(std::nullopt);
+    // Precondition: no ancestor of the temp dir has a shared/data folder.
+    for (fs::path p = d.path();; p = p.parent_path()) {
+      REQUIRE_MESSAGE(!fs::is_directory(p / "shared" / "data"), "cannot test: " << (p / "shared" / "data") << " exists");
+      if (p == p.root_path()) break;
+    }
+    const std::string start = other.string();
+    try {
+      (void)io::resolve_data_dir("", start);
+      FAIL("no error");
+    } catch (const io::ScenarioError& e) {
+      CHECK(contains(e.what(), "MLTWIN_DATA"));
+      CHECK(contains(e.what(), "'" + start + "'"));
+    }
+  }
+}
+
+TEST_CASE("${MLTWIN_DATA} in a trace path") {
+  TempDir d;
+  const fs::path data = d.path() / "data";
+  fs::create_directories(data / "training" / "philly");
+  write_text((data / "training" / "philly" / "t.csv").string(), kHeader + "2017-10-03 10:00:00,60,1,60,aaa\n");
+  fs::create_directories(d.path() / "scen");
+  const std::string p = (d.path() / "scen" / "s.json").string();
+  write_text(p, philly_scenario("${MLTWIN_DATA}/training/philly/t.csv").dump(2));
+
+  SUBCASE("LoadOptions.data_dir") {
+    EnvGuard env(std::nullopt);
+    io::LoadOptions opts;
+    opts.data_dir = data.string();
+    const auto sc = io::load_scenario(p, opts);
+    CHECK(sc.data_dir == data.string());
+    REQUIRE(sc.inputs.size() == 1);
+    CHECK(sc.inputs[0].path == data.string() + "/training/philly/t.csv");
+    CHECK(sc.training.jobs.size() == 1);
+  }
+  SUBCASE("MLTWIN_DATA") {
+    EnvGuard env(data.string());
+    const auto sc = io::load_scenario(p);
+    CHECK(sc.data_dir == data.string());
+    CHECK(sc.training.jobs.size() == 1);
+  }
+  SUBCASE("a shared/data folder above the scenario") {
+    EnvGuard env(std::nullopt);
+    const fs::path shared = d.path() / "shared" / "data";
+    fs::create_directories(shared / "training" / "philly");
+    fs::copy_file(data / "training" / "philly" / "t.csv", shared / "training" / "philly" / "t.csv");
+    const auto sc = io::load_scenario(p);
+    CHECK(sc.data_dir == shared.lexically_normal().string());
+    CHECK(sc.training.jobs.size() == 1);
+  }
+  SUBCASE("nowhere: the error says what to set") {
+    EnvGuard env(std::nullopt);
+    for (fs::path q = d.path();; q = q.parent_path()) {
+      REQUIRE_MESSAGE(!fs::is_directory(q / "shared" / "data"), "cannot test: " << (q / "shared" / "data") << " exists");
+      if (q == q.root_path()) break;
+    }
+    const std::string msg = load_error(p);
+    CHECK_MESSAGE(contains(msg, "MLTWIN_DATA"), msg);
+  }
+}

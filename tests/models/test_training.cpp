@@ -1,0 +1,524 @@
+// The training model end to end on hand-checkable scenarios (tests/scenarios/*.json): every
+// expected time, phase and decision below is derived by hand from the rules stated in the
+// comments (scenario figures, Volcano v1.12.1 enqueue/overcommit/gang rules, the model's tick
+// alignment), never copied from a run.
+#include <doctest/doctest.h>
+
+#include <boost/random/mersenne_twister.hpp>
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "mltwin/core/rng.hpp"
+#include "mltwin/core/simulator.hpp"
+#include "mltwin/io/report.hpp"
+#include "mltwin/io/scenario.hpp"
+#include "mltwin/models/training.hpp"
+
+#ifndef MLTWIN_SOURCE_DIR
+#error "MLTWIN_SOURCE_DIR must be defined by the build"
+#endif
+
+using namespace mltwin;
+using core::Time;
+
+namespace {
+
+constexpr std::int64_t kS = 1'000'000'000LL;   // ns per second
+constexpr std::int64_t kMs = 1'000'000LL;      // ns per millisecond
+constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
+
+std::string scenario_path(const std::string& name) { return std::string(MLTWIN_SOURCE_DIR) + "/tests/scenarios/" + name; }
+
+// ---------------------------------------------------------------- an in-memory recorder
+
+struct Pod {
+  std::uint32_t job;
+  int pod;
+  std::string event, node;
+  std::int64_t t;
+};
+struct Dec {
+  std::uint32_t job;
+  std::int64_t t;
+  std::string code, plugin, reason;
+};
+struct Phase {
+  std::uint32_t job;
+  std::int64_t t;
+  std::string from, to;
+};
+
+class MemRecorder final : public models::TrainingRecorder {
+ public:
+  std::vector<models::JobSubmitted> submitted;
+  std::vector<models::JobFinal> finals;
+  std::vector<Pod> pods;
+  std::vector<Dec> decisions;
+  std::vector<Phase> phases;
+  std::vector<models::ClusterSample> samples;
+  std::vector<std::int64_t> checkpoints;
+
+  void job_submitted(const models::JobSubmitted& j) override { submitted.push_back(j); }
+  void job_final(const models::JobFinal& j) override { finals.push_back(j); }
+  void pod_event(const models::PodEvent& e) override {
+    pods.push_back({e.job, e.pod, std::string(e.event), std::string(e.node), e.t.ns()});
+  }
+  void decision(const models::Decision& d) override {
+    decisions.push_back({d.job, d.t.ns(), std::string(d.code), std::string(d.plugin), std::string(d.reason)});
+  }
+  void phase_change(const models::PhaseChange& p) override {
+    phases.push_back({p.job, p.t.ns(), std::string(p.from), std::string(p.to)});
+  }
+  void sample(const models::ClusterSample& s) override { samples.push_back(s); }
+  void checkpoint(Time now) override { checkpoints.push_back(now.ns()); }
+
+  // Exactly one final record per job; returns it.
+  const models::JobFinal& final_of(std::uint32_t job) const {
+    const models::JobFinal* f = nullptr;
+    int n = 0;
+    for (const auto& x : finals)
+      if (x.job == job) {
+        f = &x;
+        ++n;
+      }
+    REQUIRE_MESSAGE(n == 1, "job " << job << " has " << n << " final records");
+    return *f;
+  }
+  std::vector<Pod> pods_of(std::uint32_t job, const std::string& event) const {
+    std::vector<Pod> v;
+    for (const auto& p : pods)
+      if (p.job == job && p.event == event) v.push_back(p);
+    return v;
+  }
+  std::vector<Dec> decisions_of(std::uint32_t job) const {
+    std::vector<Dec> v;
+    for (const auto& d : decisions)
+      if (d.job == job) v.push_back(d);
+    return v;
+  }
+  std::vector<Phase> phases_of(std::uint32_t job) const {
+    std::vector<Phase> v;
+    for (const auto& p : phases)
+      if (p.job == job) v.push_back(p);
+    return v;
+  }
+};
+
+// ---------------------------------------------------------------- running a scenario
+
+struct Run {
+  io::LoadedScenario sc;
+  core::Simulator sim;
+  std::unique_ptr<core::RngStreams> rng;
+  MemRecorder rec;
+  std::unique_ptr<models::TrainingCluster> cluster;
+  std::string invariant_violation;
+
+  explicit Run(const std::string& path, const io::LoadOptions& opts = {}) : sc(io::load_scenario(path, opts)) {
+    rng = std::make_unique<core::RngStreams>(sc.seed);
+    cluster = std::make_unique<models::TrainingCluster>(sc.training, sim, *rng, rec);
+    cluster->start();
+    // Step event by event, checking the cluster state after each one.
+    while (sim.step())
+      if (invariant_violation.empty()) invariant_violation = cluster->state().check_invariants();
+    cluster->finish(cluster->last_event());
+  }
+};
+
+// The documented stream seed (core/rng.hpp), re-implemented here from its description.
+std::uint64_t fnv1a64(const std::string& s) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+std::uint64_t splitmix64_first(std::uint64_t x) {
+  std::uint64_t z = x + 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+// Checks the lifecycle of a job that is admitted at the session at `inqueue_s` (an integer
+// second), placed at the next session, with the test scenarios' constant 50 ms bind latency
+// and 2 s pod start-up, and that trains for `train_s`:
+//   pods Created at inqueue; Bound at inqueue + 1 s + 50 ms; Running 2 s later; the job starts
+//   when the last pod runs (all at once here) and ends train_s later.
+void check_lifecycle(const MemRecorder& rec, std::uint32_t job, int nnodes, std::int64_t inqueue_s, std::int64_t train_s,
+                     const std::vector<std::string>& cluster_nodes) {
+  CAPTURE(job);
+  const std::int64_t inqueue = inqueue_s * kS;
+  const std::int64_t scheduled = inqueue + kS + 50 * kMs;
+  const std::int64_t start = scheduled + 2 * kS;
+  const std::int64_t end = start + train_s * kS;
+
+  const auto& f = rec.final_of(job);
+  CHECK(f.phase == "Completed");
+  CHECK(f.podgroup_phase == "Completed");
+  CHECK(f.inqueue.ns() == inqueue);
+  CHECK(f.scheduled.ns() == scheduled);
+  CHECK(f.start.ns() == start);
+  CHECK(f.end.ns() == end);
+  CHECK(f.reason.empty());
+
+  // Pods: created in replica order at admission, each bound to its own node, running and
+  // succeeding on that node.
+  const auto created = rec.pods_of(job, "Created");
+  REQUIRE(created.size() == static_cast<std::size_t>(nnodes));
+  for (int i = 0; i < nnodes; ++i) {
+    CHECK(created[i].pod == i);
+    CHECK(created[i].t == inqueue);
+    CHECK(created[i].node.empty());
+  }
+  std::map<int, std::string> node_of;
+  std::set<std::string> distinct;
+  for (const auto& p : rec.pods_of(job, "Bound")) {
+    CHECK(p.t == scheduled);
+    CHECK_MESSAGE(std::find(cluster_nodes.begin(), cluster_nodes.end(), p.node) != cluster_nodes.end(), p.node);
+    CHECK(node_of.emplace(p.pod, p.node).second);  // each pod bound once
+    distinct.insert(p.node);
+  }
+  CHECK(node_of.size() == static_cast<std::size_t>(nnodes));
+  CHECK(distinct.size() == static_cast<std::size_t>(nnodes));  // one whole-node pod per node
+  const auto running = rec.pods_of(job, "Running");
+  const auto succeeded = rec.pods_of(job, "Succeeded");
+  CHECK(running.size() == static_cast<std::size_t>(nnodes));
+  CHECK(succeeded.size() == static_cast<std::size_t>(nnodes));
+  for (const auto& p : running) {
+    CHECK(p.t == start);
+    CHECK(p.node == node_of[p.pod]);
+  }
+  for (const auto& p : succeeded) {
+    CHECK(p.t == end);
+    CHECK(p.node == node_of[p.pod]);
+  }
+  std::string nodes;
+  for (int i = 0; i < nnodes; ++i) nodes += (i ? "," : "") + node_of[i];
+  CHECK(f.nodes == nodes);
+
+  // PodGroup phases: Pending -> Inqueue (admission), Inqueue -> Running (the allocate session,
+  // which binds minAvailable pods), Running -> Completed (the pods succeed); each once.
+  const auto ph = rec.phases_of(job);
+  REQUIRE(ph.size() == 3);
+  CHECK(ph[0].from == "Pending");
+  CHECK(ph[0].to == "Inqueue");
+  CHECK(ph[0].t == inqueue);
+  CHECK(ph[1].from == "Inqueue");
+  CHECK(ph[1].to == "Running");
+  CHECK(ph[1].t == inqueue + kS);
+  CHECK(ph[2].from == "Running");
+  CHECK(ph[2].to == "Completed");
+  CHECK(ph[2].t == end);
+}
+
+void check_decision(const Dec& d, std::int64_t t, const char* code, const char* plugin, const char* reason) {
+  CHECK(d.t == t);
+  CHECK(d.code == code);
+  CHECK(d.plugin == plugin);
+  CHECK(d.reason == reason);
+}
+
+void check_never_admitted(const MemRecorder& rec, std::uint32_t job) {
+  CAPTURE(job);
+  const auto& f = rec.final_of(job);
+  CHECK(f.phase == "Rejected");
+  CHECK(f.podgroup_phase == "Pending");
+  CHECK(f.inqueue == Time::max());
+  CHECK(f.scheduled == Time::max());
+  CHECK(f.start == Time::max());
+  CHECK(f.end == Time::max());
+  CHECK(f.nodes.empty());
+  CHECK(rec.decisions_of(job).empty());  // never reached the scheduler
+  CHECK(rec.phases_of(job).empty());
+  for (const auto& p : rec.pods)
+    CHECK_MESSAGE(p.job != job, "a rejected job has a pod event: " << p.event);
+}
+
+}  // namespace
+
+// ================================================================== tiny-gang
+
+TEST_CASE("tiny-gang: the timeline derived by hand") {
+  // Scenario: 4 × trn1.32xlarge (each 128 vCPU, 512 GiB, 16 devices = 32 NeuronCores, 8 EFA).
+  // Every pod asks for a whole node (127.9 cpu, 523264M = 487.3 GiB, 16 devices, 8 EFA).
+  // a, b: 4 pods, 1 h, submitted at 0; c: 2 pods, 30 min, submitted at 600 s. Seed 7.
+  // Bind latency 50 ms, pod start-up 2 s (constants). Schedule period 1 s, aligned to t = 0:
+  // a change at time t schedules the next session at the next whole second strictly after t.
+  Run r(scenario_path("tiny-gang.json"));
+  REQUIRE(r.invariant_violation.empty());
+  const MemRecorder& rec = r.rec;
+  const std::vector<std::string> nodes = {"trn1-0", "trn1-1", "trn1-2", "trn1-3"};
+
+  // a and b have equal priority, no allocation (equal DRF share) and equal creation time, so
+  // Volcano's job order falls through to the UID. UIDs are drawn from stream "apiserver.uid":
+  // first the queue's, then a's, then b's (submission order). Recompute them from the
+  // documented seed derivation and check that a sorts first (it is the premise of this
+  // timeline; a different seed may reverse it).
+  const std::uint64_t uid_seed = splitmix64_first(r.sc.seed ^ fnv1a64("apiserver.uid"));
+  REQUIRE(uid_seed == core::stream_seed(r.sc.seed, "apiserver.uid"));
+  boost::random::mt19937_64 uids(uid_seed);
+  (void)uids();  // the queue "default"
+  const std::uint64_t uid_a = uids(), uid_b = uids();
+  REQUIRE_MESSAGE(uid_a < uid_b, "with seed 7 a must precede b in job order");
+
+  REQUIRE(rec.submitted.size() == 3);
+  CHECK(rec.submitted[0].name == "a");
+  CHECK(rec.submitted[1].name == "b");
+  CHECK(rec.submitted[2].name == "c");
+  CHECK(rec.submitted[2].submit.ns() == 600 * kS);
+  CHECK(rec.submitted[0].neuron_devices_per_pod == 16);
+  CHECK(rec.submitted[0].nproc_per_node == 32);  // 16 devices × 2 NeuronCores
+  CHECK(rec.submitted[0].efa_per_pod == 8);
+  CHECK(rec.submitted[0].cpu_per_pod == doctest::Approx(127.9).epsilon(1e-12));
+  CHECK(rec.submitted[0].memory_gib_per_pod == doctest::Approx(523264e6 / 1073741824.0).epsilon(1e-12));
+
+  // a: the session at 1 s admits it: overcommit: 4 × 32 = 128 NeuronCores <= 1.2 × 128 = 153.6
+  // (64 <= 76.8 devices; cpu 511.6 <= 614.4; memory 2.09e12 <= 2.64e12 bytes; EFA 32 <= 38.4).
+  // Pods are created then; the 2 s session binds the gang: Bound 2.05 s, Running 4.05 s,
+  // training 1 h: Succeeded at 3604.05 s.
+  check_lifecycle(rec, 0, 4, 1, 3600, nodes);
+  // b: at 1 s, after a, overcommit sees 128 + 128 = 256 > 153.6 (128 > 76.8 devices) and
+  // rejects it. It is admitted at the first session after a ends (3604.05 s -> 3605 s):
+  // nothing is used or in queue then.
+  check_lifecycle(rec, 1, 4, 3605, 3600, nodes);
+  // c arrives at 600 s (session 601 s): a holds 128 NeuronCores, so overcommit's idle is
+  // 153.6 - 128 = 25.6 < 64 (a is fully allocated: nothing of it counts as in queue). At 3605 s
+  // b takes 128 in queue: 128 + 64 = 192 > 153.6, still rejected; b ends at 3608.05 + 3600 =
+  // 7208.05 s, so c is admitted at 7209 s, bound 7210.05 s, runs 7212.05 s, ends 30 min later.
+  check_lifecycle(rec, 2, 2, 7209, 1800, nodes);
+
+  // Decisions are recorded when a job's verdict changes; b and c are re-evaluated in several
+  // sessions with the same verdict, which must not be repeated.
+  const char* overused = "resource in cluster is overused";
+  {
+    const auto d = rec.decisions_of(0);
+    REQUIRE(d.size() == 2);
+    check_decision(d[0], 1 * kS, "Success", "enqueue", "Inqueue");
+    check_decision(d[1], 2 * kS, "Success", "allocate", "Scheduled");
+  }
+  {
+    const auto d = rec.decisions_of(1);
+    REQUIRE(d.size() == 3);
+    check_decision(d[0], 1 * kS, "Unschedulable", "overcommit", overused);
+    check_decision(d[1], 3605 * kS, "Success", "enqueue", "Inqueue");
+    check_decision(d[2], 3606 * kS, "Success", "allocate", "Scheduled");
+  }
+  {
+    const auto d = rec.decisions_of(2);
+    REQUIRE(d.size() == 3);
+    check_decision(d[0], 601 * kS, "Unschedulable", "overcommit", overused);
+    check_decision(d[1], 7209 * kS, "Success", "enqueue", "Inqueue");
+    check_decision(d[2], 7210 * kS, "Success", "allocate", "Scheduled");
+  }
+  CHECK(rec.decisions.size() == 8);
+  CHECK(rec.phases.size() == 9);
+  CHECK(rec.pods.size() == 4 * 4 + 4 * 4 + 2 * 4);
+
+  // The model's books. Sessions run only after a change: 1 s (enqueue a), 2 s (bind a), 3 s
+  // (nothing left to do: clean); 601 s (c arrived; changes nothing); 3605, 3606, 3607 (b);
+  // 7209, 7210, 7211 (c); 9013 s (c's job removed at 9012.05 s). That is 11 sessions; the last
+  // event of the run is the 9013 s session.
+  const auto& st = r.cluster->stats();
+  CHECK(st.sessions == 11);
+  CHECK(st.binds == 10);
+  CHECK(st.rejected == 0);
+  CHECK(st.neuroncores_total == 128);
+  CHECK(r.cluster->last_event().ns() == 9013 * kS);
+  CHECK(st.cycles_elapsed == 9013);
+  CHECK(r.cluster->ended() == 3);
+  for (const auto& o : r.cluster->outcomes()) CHECK(o.phase == "Completed");
+  REQUIRE(rec.checkpoints.size() == 1);
+  CHECK(rec.checkpoints[0] == 9013 * kS);
+
+  // Allocated NeuronCore-seconds, integrated exactly: 128 cores from the bind decision (2 s)
+  // to a's end (3604.05 s), 128 from 3606 s to 7208.05 s, 64 from 7210 s to 9012.05 s.
+  REQUIRE(st.allocated_core_seconds_per_day.size() == 1);
+  const double expected = 128 * 3602.05 + 128 * 3602.05 + 64 * 1802.05;
+  CHECK(st.allocated_core_seconds_per_day[0] == doctest::Approx(expected).epsilon(1e-12));
+
+  // Metrics every 5 min from t = 0.
+  std::map<std::int64_t, models::ClusterSample> at;
+  for (const auto& s : rec.samples) {
+    CHECK(s.t.ns() % (300 * kS) == 0);
+    CHECK(at.emplace(s.t.ns(), s).second);
+    CHECK(s.neuroncores_total == 128);
+  }
+  REQUIRE(at.count(0));
+  auto sample = [&](std::int64_t t_s, double alloc, int pending, int inqueue, int running, int pods_running) {
+    CAPTURE(t_s);
+    REQUIRE(at.count(t_s * kS));
+    const auto& s = at[t_s * kS];
+    CHECK(s.neuroncores_allocated == alloc);
+    CHECK(s.jobs_pending == pending);
+    CHECK(s.jobs_inqueue == inqueue);
+    CHECK(s.jobs_running == running);
+    CHECK(s.pods_running == pods_running);
+  };
+  sample(300, 128, 1, 0, 1, 4);   // a runs, b waits
+  sample(3600, 128, 2, 0, 1, 4);  // a runs until 3604.05 s; b and c wait
+  sample(3900, 128, 1, 0, 1, 4);  // b runs, c waits
+  sample(7500, 64, 0, 0, 1, 2);   // c runs
+}
+
+TEST_CASE("tiny-gang: a second run with the same seed records the same facts") {
+  Run r1(scenario_path("tiny-gang.json"));
+  Run r2(scenario_path("tiny-gang.json"));
+  REQUIRE(r1.rec.pods.size() == r2.rec.pods.size());
+  for (std::size_t i = 0; i < r1.rec.pods.size(); ++i) {
+    CHECK(r1.rec.pods[i].node == r2.rec.pods[i].node);
+    CHECK(r1.rec.pods[i].t == r2.rec.pods[i].t);
+    CHECK(r1.rec.pods[i].event == r2.rec.pods[i].event);
+  }
+}
+
+// ================================================================== rejected at submission
+
+TEST_CASE("a job larger than the cluster is Rejected at submission, naming the pod count") {
+  // 'huge' needs 5 whole-node pods; each trn1.32xlarge holds one such pod (cpu 128/127.9,
+  // memory 512 GiB / 487.3 GiB, 32/32 NeuronCores, 8/8 EFA all floor to 1), so 4 nodes hold 4.
+  // 'ok' (4 pods, submitted at the same instant) runs as a did in tiny-gang.
+  Run r(scenario_path("reject-oversize.json"));
+  REQUIRE(r.invariant_violation.empty());
+  const MemRecorder& rec = r.rec;
+  REQUIRE(rec.submitted.size() == 2);
+  REQUIRE(rec.submitted[0].name == "huge");
+  REQUIRE(rec.submitted[1].name == "ok");
+  check_never_admitted(rec, 0);
+  CHECK(rec.final_of(0).reason == "the cluster can hold at most 4 of this job's 5 pods at once");
+  CHECK(r.cluster->outcomes()[0].phase == "Rejected");
+  // Rejected at submission time, t = 0: its final record comes before anything else happens.
+  CHECK(rec.finals.front().job == 0);
+  CHECK(r.cluster->stats().rejected == 1);
+
+  check_lifecycle(rec, 1, 4, 1, 3600, {"trn1-0", "trn1-1", "trn1-2", "trn1-3"});
+  const auto d = rec.decisions_of(1);
+  REQUIRE(d.size() == 2);
+  check_decision(d[0], 1 * kS, "Success", "enqueue", "Inqueue");
+  check_decision(d[1], 2 * kS, "Success", "allocate", "Scheduled");
+  CHECK(r.cluster->ended() == 2);
+}
+
+TEST_CASE("a job above its queue's capability is Rejected at submission, naming the capability") {
+  // Queue 'small' is capped at 16 Neuron devices = 32 NeuronCores (other dimensions unbounded).
+  // 'over-cap' asks for 2 whole-node pods: minimum resources cpu 2 × 127.9 = 255.8,
+  // memory 2 × 523264e6 B = 974.655 GiB, 64 NeuronCores, 16 EFA; 64 > 32.
+  // 'at-cap' asks for exactly the capability (one pod of 16 devices) and must run: submitted
+  // at 10 s, admitted at the 11 s session, bound 12.05 s, running 14.05 s, 1 h of training.
+  Run r(scenario_path("reject-capability.json"));
+  REQUIRE(r.invariant_violation.empty());
+  const MemRecorder& rec = r.rec;
+  REQUIRE(rec.submitted.size() == 2);
+  REQUIRE(rec.submitted[0].name == "over-cap");
+  REQUIRE(rec.submitted[1].name == "at-cap");
+  check_never_admitted(rec, 0);
+  const std::string& why = rec.final_of(0).reason;
+  CHECK(why.rfind("the job's minimum resources {cpu 255.8, memory 974.655Gi, neuroncore 64, efa 16} exceed queue "
+                  "'small' capability {",
+                  0) == 0);
+  // The capability's NeuronCore figure; the unset dimensions are unbounded ("unlimited").
+  CHECK(why.find("neuroncore 32, efa unlimited}") != std::string::npos);
+  CHECK(why.find("cpu unlimited, memory unlimited,") != std::string::npos);
+  CHECK(r.cluster->stats().rejected == 1);
+
+  check_lifecycle(rec, 1, 1, 11, 3600, {"trn1-0", "trn1-1", "trn1-2", "trn1-3"});
+  const auto d = rec.decisions_of(1);
+  REQUIRE(d.size() == 2);
+  check_decision(d[0], 11 * kS, "Success", "enqueue", "Inqueue");
+  check_decision(d[1], 12 * kS, "Success", "allocate", "Scheduled");
+}
+
+TEST_CASE("no metrics sample is recorded after the run's end") {
+  // tiny-gang ends at 9013 s (the last session). The 9000 s sample still sees c's end pending
+  // (9012.05 s) and schedules one more at 9300 s, which must not be recorded: nothing runs
+  // then, and cluster_metrics must not hold a row past the end of the run.
+  Run r(scenario_path("tiny-gang.json"));
+  REQUIRE(!r.rec.samples.empty());
+  const std::int64_t end = r.cluster->last_event().ns();
+  REQUIRE(end == 9013 * kS);
+  for (const auto& s : r.rec.samples) CHECK_MESSAGE(s.t.ns() <= end, "sample at " << s.t.ns() / kS << " s");
+}
+
+// ================================================================== same-instant arrivals
+
+TEST_CASE("KNOWN BUG: whether a session sees a job submitted at that instant depends on unrelated jobs" *
+          doctest::should_fail()) {
+  // y (one whole-node pod) is submitted at 2 s to an otherwise idle 4-node cluster.
+  // With x (submitted at 0 s): x is admitted at the 1 s session, so a session is due at 2 s;
+  // y's arrival event was scheduled at 0 s (when x arrived), before that session's event (at
+  // 1 s), so it fires first and the 2 s session admits y: inqueue 2 s.
+  // Alone: no session is pending when y arrives, and the model schedules the next one strictly
+  // after now: inqueue 3 s. The same job on the same free capacity is admitted 1 s apart
+  // depending on event-insertion order; either convention is defensible, but one must hold.
+  Run with_x(scenario_path("same-instant.json"));
+  io::LoadOptions alone;
+  alone.overrides = {{"workload", {{"jobs", nlohmann::json::array({with_x.sc.json.at("workload").at("jobs").at(1)})}}}};
+  Run y_alone(scenario_path("same-instant.json"), alone);
+  REQUIRE(with_x.rec.submitted.size() == 2);
+  REQUIRE(with_x.rec.submitted[1].name == "y");
+  REQUIRE(y_alone.rec.submitted.size() == 1);
+  REQUIRE(y_alone.rec.submitted[0].name == "y");
+  const auto in_with_x = with_x.rec.final_of(1).inqueue.ns();
+  const auto in_alone = y_alone.rec.final_of(0).inqueue.ns();
+  CHECK_MESSAGE(in_with_x == in_alone, "y admitted at " << in_with_x / kS << " s with x, " << in_alone / kS
+                                                         << " s alone");
+}
+
+TEST_CASE("same-instant: the facts the KNOWN BUG test relies on") {
+  Run with_x(scenario_path("same-instant.json"));
+  REQUIRE(with_x.rec.submitted.size() == 2);
+  check_lifecycle(with_x.rec, 0, 1, 1, 3600, {"trn1-0", "trn1-1", "trn1-2", "trn1-3"});
+  // y: admitted at 2 s or 3 s (see above), bound at the session after that.
+  const auto& f = with_x.rec.final_of(1);
+  CHECK(f.phase == "Completed");
+  CHECK((f.inqueue.ns() == 2 * kS || f.inqueue.ns() == 3 * kS));
+  CHECK(f.scheduled.ns() == f.inqueue.ns() + kS + 50 * kMs);
+}
+
+// ================================================================== summary helpers
+
+TEST_CASE("quantile: Hyndman & Fan type 7") {
+  // h = (n - 1) q; result = x[floor h] + (h - floor h) (x[floor h + 1] - x[floor h]).
+  std::vector<double> v = {4, 1, 3, 2};          // sorted in place
+  CHECK(io::quantile(v, 0.5) == 2.5);            // h = 1.5
+  CHECK(v == std::vector<double>{1, 2, 3, 4});
+  CHECK(io::quantile(v, 0.95) == doctest::Approx(3.85).epsilon(1e-12));  // h = 2.85
+  CHECK(io::quantile(v, 0.99) == doctest::Approx(3.97).epsilon(1e-12));  // h = 2.97
+  CHECK(io::quantile(v, 0.0) == 1);
+  CHECK(io::quantile(v, 1.0) == 4);
+  CHECK(io::quantile(v, 0.25) == doctest::Approx(1.75).epsilon(1e-12));  // h = 0.75
+  std::vector<double> tens = {100, 90, 80, 70, 60, 50, 40, 30, 20, 10};
+  CHECK(io::quantile(tens, 0.95) == doctest::Approx(95.5).epsilon(1e-12));  // h = 8.55: 90 + 0.55 × 10
+  CHECK(io::quantile(tens, 0.5) == doctest::Approx(55).epsilon(1e-12));     // h = 4.5
+  std::vector<double> one = {7};
+  CHECK(io::quantile(one, 0.99) == 7);
+  std::vector<double> none;
+  CHECK(std::isnan(io::quantile(none, 0.5)));
+}
+
+TEST_CASE("Distribution::of") {
+  const auto d = io::Distribution::of({4, 1, 3, 2});
+  CHECK(d.n == 4);
+  CHECK(d.mean == 2.5);
+  CHECK(d.p50 == 2.5);
+  CHECK(d.p95 == doctest::Approx(3.85).epsilon(1e-12));
+  CHECK(d.p99 == doctest::Approx(3.97).epsilon(1e-12));
+  CHECK(d.max == 4);
+  const auto e = io::Distribution::of({});
+  CHECK(e.n == 0);
+  CHECK(e.mean == 0);
+  CHECK(e.max == 0);
+  const auto s = io::Distribution::of({0, 0, 0, 10});  // skewed: mean 2.5, p50 0, p95 8.5
+  CHECK(s.mean == 2.5);
+  CHECK(s.p50 == 0);
+  CHECK(s.p95 == doctest::Approx(8.5).epsilon(1e-12));
+  CHECK(s.max == 10);
+}
