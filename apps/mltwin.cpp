@@ -82,7 +82,10 @@ int cmd_run(const std::string& path, std::string out, std::optional<std::uint64_
   const io::LoadedScenario sc = io::load_scenario(path, opts);
   const std::uint64_t seed = seed_opt.value_or(sc.seed);
   core::Time until = core::Time::max();
-  if (!until_text.empty()) until = core::Time::zero() + core::parse_duration(until_text);
+  if (!until_text.empty()) {
+    until = core::Time::zero() + core::parse_duration(until_text);
+    if (until <= core::Time::zero()) throw std::invalid_argument("--until " + until_text + ": expected a positive time");
+  }
   if (out.empty()) out = "results/" + sc.name + "-seed" + std::to_string(seed) + ".sqlite";
   if (auto parent = std::filesystem::path(out).parent_path(); !parent.empty()) std::filesystem::create_directories(parent);
 
@@ -109,7 +112,8 @@ int cmd_run(const std::string& path, std::string out, std::optional<std::uint64_
   fwd.to = &db;
 
   std::signal(SIGINT, on_sigint);
-  const bool tty = isatty(STDERR_FILENO) && !progress_forced_off;
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  const bool progress = !progress_forced_off;
   const auto wall0 = std::chrono::steady_clock::now();
   auto last_print = wall0;
   const double span = sc.training.jobs.empty() ? 1.0 : std::max(1.0, sc.training.jobs.back().submit.seconds());
@@ -131,7 +135,7 @@ int cmd_run(const std::string& path, std::string out, std::optional<std::uint64_
       break;
     }
     const auto now_wall = std::chrono::steady_clock::now();
-    if (now_wall - last_print > std::chrono::milliseconds(tty ? 250 : 10000)) {
+    if (progress && now_wall - last_print > std::chrono::milliseconds(tty ? 250 : 10000)) {
       last_print = now_wall;
       const double wall = std::chrono::duration<double>(now_wall - wall0).count();
       const double frac = std::min(1.0, sim.now().seconds() / span);
@@ -143,7 +147,7 @@ int cmd_run(const std::string& path, std::string out, std::optional<std::uint64_
       std::cerr << (tty ? "\r" + msg : msg + "\n") << std::flush;
     }
   }
-  if (tty) std::cerr << "\r" << std::string(100, ' ') << "\r";
+  if (tty && progress) std::cerr << "\r" << std::string(100, ' ') << "\r";
   const core::Time end = interrupted ? sim.now() : (until != core::Time::max() && sim.next_time() != core::Time::max()
                                                         ? until
                                                         : std::max(cluster.last_event(), core::Time::zero()));
@@ -179,17 +183,24 @@ int main(int argc, char** argv) {
   std::size_t max_jobs = 0;
   auto* run = app.add_subcommand("run", "run a scenario and write its SQLite results database");
   run->add_option("scenario", scenario, "scenario JSON file")->required()->check(CLI::ExistingFile);
-  run->add_option("--out,-o", out, "results database (default results/<name>-seed<N>.sqlite)");
+  run->add_option("--out,-o", out, "results database, replaced if it exists (default results/<name>-seed<N>.sqlite)");
   run->add_option("--seed", seed, "run seed (default: the scenario's)");
   run->add_option("--until", until, "stop at this simulated time, e.g. 30d, 12h; jobs still waiting are reported");
-  run->add_option("--data", data, "data folder for ${MLTWIN_DATA} (default $MLTWIN_DATA, else ../shared/data)");
+  run->add_option("--data", data,
+                  "data folder for ${MLTWIN_DATA} (default $MLTWIN_DATA, else the first shared/data folder above the scenario)");
   run->add_flag("--no-progress", no_progress, "no progress bar on stderr");
-  run->add_option("--max-jobs", max_jobs, "Philly workloads: keep only the first N jobs by submit time");
+  run->add_option("--max-jobs", max_jobs, "Philly workloads: keep only the first N jobs by submit time (0: all)");
   auto* val = app.add_subcommand("validate", "check a scenario (and its trace) without running it");
   val->add_option("scenario", scenario, "scenario JSON file")->required()->check(CLI::ExistingFile);
   val->add_option("--data", data, "data folder for ${MLTWIN_DATA}");
-  val->add_option("--max-jobs", max_jobs, "Philly workloads: keep only the first N jobs by submit time");
-  CLI11_PARSE(app, argc, argv);
+  val->add_option("--max-jobs", max_jobs, "Philly workloads: keep only the first N jobs by submit time (0: all)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help and --version exit 0; every other command-line error is bad input (2).
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  }
   try {
     if (*run) return cmd_run(scenario, out, seed, until, data, max_jobs, no_progress);
     return cmd_validate(scenario, data, max_jobs);

@@ -382,7 +382,7 @@ void TrainingCluster::finish(core::Time end, const std::string& note) {
       const policy::Status& s = scheduler_->job_condition(run.pj);
       reason = s.plugin.empty() ? std::string("not yet considered by the scheduler") : s.plugin + ": " + s.reason;
     }
-    if (!note.empty()) reason = reason.empty() ? note : reason + " (" + note + ")";
+    if (!note.empty() && phase == "Pending") reason += " (" + note + ")";
     write_final(idx, phase, reason);
   }
   stats_.cycles_elapsed = static_cast<std::uint64_t>(end.ns() / scenario_.scheduler.schedule_period_ns);

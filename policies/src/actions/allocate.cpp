@@ -155,6 +155,8 @@ class Allocate final : public Action {
         if (task.resreq.less_equal(n.idle)) idle_fit_.push_back(n.id);
         else future_fit_.push_back(n.id);
       }
+      // Volcano keeps a task's fit errors only when no node passed (job.NodesFitErrors).
+      if (fe && !(idle_fit_.empty() && future_fit_.empty())) ssn.clear_fit_errors(tid);
       if (idle_fit_.empty() && future_fit_.empty()) {
         // NeedContinueAllocating: with minAvailable == task count, any failure ends the job.
         if (job.min_available == job.task_num()) break;

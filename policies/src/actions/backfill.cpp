@@ -61,6 +61,7 @@ class Backfill final : public Action {
         }
       }
       if (fit.empty()) continue;
+      if (fe) ssn.clear_fit_errors(tid);
       NodeId node = fit[0];
       if (fit.size() > 1) {
         best.clear();

@@ -214,6 +214,8 @@ class Session {
   /// Fit errors of a task in this session (Volcano job.NodesFitErrors).
   FitErrors& fit_errors(TaskId t);
   const FitErrors* find_fit_errors(TaskId t) const;
+  /// Forget a task's fit errors (Volcano records them only when no node fits).
+  void clear_fit_errors(TaskId t) { fit_errors_.erase(t); }
   /// Why a job waits, as decided in this session; reported to the backend when it changes.
   /// The views must live as long as the session (see keep()).
   void set_job_reason(JobId j, Verdict v);
