@@ -189,22 +189,37 @@ void TrainingCluster::arrive(std::size_t idx) {
 }
 
 void TrainingCluster::ensure_tick() {
-  if (tick_pending_) return;
+  // The scheduler cycle at boundary t sees every change made at or before t: a change at t
+  // wakes the cycle at t itself (the tick yields to other events at t, see tick()), a change
+  // between boundaries the next one. Changes made by a cycle's own session wake the next.
+  if (tick_pending_ || in_tick_) return;
   const std::int64_t p = scenario_.scheduler.schedule_period_ns;
   const std::int64_t now = sim_.now().ns();
-  tick_at_ = core::Time::from_ns((now / p + 1) * p);
+  std::int64_t t = (now + p - 1) / p * p;
+  if (t == last_tick_ns_) t += p;  // that boundary's cycle already ran
+  tick_at_ = core::Time::from_ns(t);
   tick_id_ = sim_.schedule(tick_at_, this, pack(kTick, 0));
   tick_pending_ = true;
 }
 
 void TrainingCluster::tick() {
+  // Let every other event at this instant happen first, whatever order it was scheduled in.
+  if (sim_.next_time() == sim_.now()) {
+    tick_id_ = sim_.schedule(sim_.now(), this, pack(kTick, 0));
+    return;
+  }
   tick_pending_ = false;
+  in_tick_ = true;
+  last_tick_ns_ = sim_.now().ns();
   state_.set_now(sim_.now().ns());
   scheduler_->run_once(state_, *this);
+  in_tick_ = false;
+  const std::int64_t p = scenario_.scheduler.schedule_period_ns;
   if (scheduler_->needs_cycle(state_)) {
-    ensure_tick();
+    tick_at_ = sim_.now() + core::Duration::ns(p);
+    tick_id_ = sim_.schedule(tick_at_, this, pack(kTick, 0));
+    tick_pending_ = true;
   } else if (scheduler_->next_wakeup() != INT64_MAX) {
-    const std::int64_t p = scenario_.scheduler.schedule_period_ns;
     const std::int64_t w = std::max(scheduler_->next_wakeup(), sim_.now().ns() + 1);
     tick_at_ = core::Time::from_ns((w + p - 1) / p * p);
     tick_id_ = sim_.schedule(tick_at_, this, pack(kTick, 0));

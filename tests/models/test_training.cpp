@@ -281,20 +281,22 @@ TEST_CASE("tiny-gang: the timeline derived by hand") {
   CHECK(rec.submitted[0].cpu_per_pod == doctest::Approx(127.9).epsilon(1e-12));
   CHECK(rec.submitted[0].memory_gib_per_pod == doctest::Approx(523264e6 / 1073741824.0).epsilon(1e-12));
 
-  // a: the session at 1 s admits it: overcommit: 4 × 32 = 128 NeuronCores <= 1.2 × 128 = 153.6
-  // (64 <= 76.8 devices; cpu 511.6 <= 614.4; memory 2.09e12 <= 2.64e12 bytes; EFA 32 <= 38.4).
-  // Pods are created then; the 2 s session binds the gang: Bound 2.05 s, Running 4.05 s,
-  // training 1 h: Succeeded at 3604.05 s.
-  check_lifecycle(rec, 0, 4, 1, 3600, nodes);
-  // b: at 1 s, after a, overcommit sees 128 + 128 = 256 > 153.6 (128 > 76.8 devices) and
-  // rejects it. It is admitted at the first session after a ends (3604.05 s -> 3605 s):
+  // The cycle at a period boundary t sees every change made at or before t (the model's rule).
+  // a: submitted at 0 s, so the session at 0 s admits it: overcommit: 4 × 32 = 128 NeuronCores
+  // <= 1.2 × 128 = 153.6 (64 <= 76.8 devices; cpu 511.6 <= 614.4; memory 2.09e12 <= 2.64e12
+  // bytes; EFA 32 <= 38.4). Pods are created then; the 1 s session binds the gang: Bound
+  // 1.05 s, Running 3.05 s, training 1 h: Succeeded at 3603.05 s.
+  check_lifecycle(rec, 0, 4, 0, 3600, nodes);
+  // b: at 0 s, after a, overcommit sees 128 + 128 = 256 > 153.6 (128 > 76.8 devices) and
+  // rejects it. It is admitted at the first session after a ends (3603.05 s -> 3604 s):
   // nothing is used or in queue then.
-  check_lifecycle(rec, 1, 4, 3605, 3600, nodes);
-  // c arrives at 600 s (session 601 s): a holds 128 NeuronCores, so overcommit's idle is
-  // 153.6 - 128 = 25.6 < 64 (a is fully allocated: nothing of it counts as in queue). At 3605 s
-  // b takes 128 in queue: 128 + 64 = 192 > 153.6, still rejected; b ends at 3608.05 + 3600 =
-  // 7208.05 s, so c is admitted at 7209 s, bound 7210.05 s, runs 7212.05 s, ends 30 min later.
-  check_lifecycle(rec, 2, 2, 7209, 1800, nodes);
+  check_lifecycle(rec, 1, 4, 3604, 3600, nodes);
+  // c arrives at 600 s, a boundary, so the 600 s session sees it: a holds 128 NeuronCores, so
+  // overcommit's idle is 153.6 - 128 = 25.6 < 64 (a is fully allocated: nothing of it counts as
+  // in queue). At 3604 s b takes 128 in queue: 128 + 64 = 192 > 153.6, still rejected; b ends
+  // at 3607.05 + 3600 = 7207.05 s, so c is admitted at 7208 s, bound 7209.05 s, runs
+  // 7211.05 s, ends 30 min later.
+  check_lifecycle(rec, 2, 2, 7208, 1800, nodes);
 
   // Decisions are recorded when a job's verdict changes; b and c are re-evaluated in several
   // sessions with the same verdict, which must not be repeated.
@@ -302,45 +304,45 @@ TEST_CASE("tiny-gang: the timeline derived by hand") {
   {
     const auto d = rec.decisions_of(0);
     REQUIRE(d.size() == 2);
-    check_decision(d[0], 1 * kS, "Success", "enqueue", "Inqueue");
-    check_decision(d[1], 2 * kS, "Success", "allocate", "Scheduled");
+    check_decision(d[0], 0 * kS, "Success", "enqueue", "Inqueue");
+    check_decision(d[1], 1 * kS, "Success", "allocate", "Scheduled");
   }
   {
     const auto d = rec.decisions_of(1);
     REQUIRE(d.size() == 3);
-    check_decision(d[0], 1 * kS, "Unschedulable", "overcommit", overused);
-    check_decision(d[1], 3605 * kS, "Success", "enqueue", "Inqueue");
-    check_decision(d[2], 3606 * kS, "Success", "allocate", "Scheduled");
+    check_decision(d[0], 0 * kS, "Unschedulable", "overcommit", overused);
+    check_decision(d[1], 3604 * kS, "Success", "enqueue", "Inqueue");
+    check_decision(d[2], 3605 * kS, "Success", "allocate", "Scheduled");
   }
   {
     const auto d = rec.decisions_of(2);
     REQUIRE(d.size() == 3);
-    check_decision(d[0], 601 * kS, "Unschedulable", "overcommit", overused);
-    check_decision(d[1], 7209 * kS, "Success", "enqueue", "Inqueue");
-    check_decision(d[2], 7210 * kS, "Success", "allocate", "Scheduled");
+    check_decision(d[0], 600 * kS, "Unschedulable", "overcommit", overused);
+    check_decision(d[1], 7208 * kS, "Success", "enqueue", "Inqueue");
+    check_decision(d[2], 7209 * kS, "Success", "allocate", "Scheduled");
   }
   CHECK(rec.decisions.size() == 8);
   CHECK(rec.phases.size() == 9);
   CHECK(rec.pods.size() == 4 * 4 + 4 * 4 + 2 * 4);
 
-  // The model's books. Sessions run only after a change: 1 s (enqueue a), 2 s (bind a), 3 s
-  // (nothing left to do: clean); 601 s (c arrived; changes nothing); 3605, 3606, 3607 (b);
-  // 7209, 7210, 7211 (c); 9013 s (c's job removed at 9012.05 s). That is 11 sessions; the last
-  // event of the run is the 9013 s session.
+  // The model's books. Sessions run only after a change: 0 s (enqueue a), 1 s (bind a), 2 s
+  // (nothing left to do: clean); 600 s (c arrived; changes nothing); 3604, 3605, 3606 (b);
+  // 7208, 7209, 7210 (c); 9012 s (c's job removed at 9011.05 s). That is 11 sessions; the last
+  // event of the run is the 9012 s session.
   const auto& st = r.cluster->stats();
   CHECK(st.sessions == 11);
   CHECK(st.binds == 10);
   CHECK(st.rejected == 0);
   CHECK(st.neuroncores_total == 128);
-  CHECK(r.cluster->last_event().ns() == 9013 * kS);
-  CHECK(st.cycles_elapsed == 9013);
+  CHECK(r.cluster->last_event().ns() == 9012 * kS);
+  CHECK(st.cycles_elapsed == 9012);
   CHECK(r.cluster->ended() == 3);
   for (const auto& o : r.cluster->outcomes()) CHECK(o.phase == "Completed");
   REQUIRE(rec.checkpoints.size() == 1);
-  CHECK(rec.checkpoints[0] == 9013 * kS);
+  CHECK(rec.checkpoints[0] == 9012 * kS);
 
-  // Allocated NeuronCore-seconds, integrated exactly: 128 cores from the bind decision (2 s)
-  // to a's end (3604.05 s), 128 from 3606 s to 7208.05 s, 64 from 7210 s to 9012.05 s.
+  // Allocated NeuronCore-seconds, integrated exactly: 128 cores from the bind decision (1 s)
+  // to a's end (3603.05 s), 128 from 3605 s to 7207.05 s, 64 from 7209 s to 9011.05 s.
   REQUIRE(st.allocated_core_seconds_per_day.size() == 1);
   const double expected = 128 * 3602.05 + 128 * 3602.05 + 64 * 1802.05;
   CHECK(st.allocated_core_seconds_per_day[0] == doctest::Approx(expected).epsilon(1e-12));
@@ -399,11 +401,11 @@ TEST_CASE("a job larger than the cluster is Rejected at submission, naming the p
   CHECK(rec.finals.front().job == 0);
   CHECK(r.cluster->stats().rejected == 1);
 
-  check_lifecycle(rec, 1, 4, 1, 3600, {"trn1-0", "trn1-1", "trn1-2", "trn1-3"});
+  check_lifecycle(rec, 1, 4, 0, 3600, {"trn1-0", "trn1-1", "trn1-2", "trn1-3"});
   const auto d = rec.decisions_of(1);
   REQUIRE(d.size() == 2);
-  check_decision(d[0], 1 * kS, "Success", "enqueue", "Inqueue");
-  check_decision(d[1], 2 * kS, "Success", "allocate", "Scheduled");
+  check_decision(d[0], 0 * kS, "Success", "enqueue", "Inqueue");
+  check_decision(d[1], 1 * kS, "Success", "allocate", "Scheduled");
   CHECK(r.cluster->ended() == 2);
 }
 
@@ -429,35 +431,31 @@ TEST_CASE("a job above its queue's capability is Rejected at submission, naming 
   CHECK(why.find("cpu unlimited, memory unlimited,") != std::string::npos);
   CHECK(r.cluster->stats().rejected == 1);
 
-  check_lifecycle(rec, 1, 1, 11, 3600, {"trn1-0", "trn1-1", "trn1-2", "trn1-3"});
+  check_lifecycle(rec, 1, 1, 10, 3600, {"trn1-0", "trn1-1", "trn1-2", "trn1-3"});
   const auto d = rec.decisions_of(1);
   REQUIRE(d.size() == 2);
-  check_decision(d[0], 11 * kS, "Success", "enqueue", "Inqueue");
-  check_decision(d[1], 12 * kS, "Success", "allocate", "Scheduled");
+  check_decision(d[0], 10 * kS, "Success", "enqueue", "Inqueue");
+  check_decision(d[1], 11 * kS, "Success", "allocate", "Scheduled");
 }
 
 TEST_CASE("no metrics sample is recorded after the run's end") {
-  // tiny-gang ends at 9013 s (the last session). The 9000 s sample still sees c's end pending
-  // (9012.05 s) and schedules one more at 9300 s, which must not be recorded: nothing runs
+  // tiny-gang ends at 9012 s (the last session). The 9000 s sample still sees c's end pending
+  // (9011.05 s) and schedules one more at 9300 s, which must not be recorded: nothing runs
   // then, and cluster_metrics must not hold a row past the end of the run.
   Run r(scenario_path("tiny-gang.json"));
   REQUIRE(!r.rec.samples.empty());
   const std::int64_t end = r.cluster->last_event().ns();
-  REQUIRE(end == 9013 * kS);
+  REQUIRE(end == 9012 * kS);
   for (const auto& s : r.rec.samples) CHECK_MESSAGE(s.t.ns() <= end, "sample at " << s.t.ns() / kS << " s");
 }
 
 // ================================================================== same-instant arrivals
 
-TEST_CASE("KNOWN BUG: whether a session sees a job submitted at that instant depends on unrelated jobs" *
-          doctest::should_fail()) {
-  // y (one whole-node pod) is submitted at 2 s to an otherwise idle 4-node cluster.
-  // With x (submitted at 0 s): x is admitted at the 1 s session, so a session is due at 2 s;
-  // y's arrival event was scheduled at 0 s (when x arrived), before that session's event (at
-  // 1 s), so it fires first and the 2 s session admits y: inqueue 2 s.
-  // Alone: no session is pending when y arrives, and the model schedules the next one strictly
-  // after now: inqueue 3 s. The same job on the same free capacity is admitted 1 s apart
-  // depending on event-insertion order; either convention is defensible, but one must hold.
+TEST_CASE("a session sees a job submitted at its instant, whatever else is scheduled") {
+  // y (one whole-node pod) is submitted at 2 s to an otherwise idle 4-node cluster. The cycle
+  // at boundary t sees every change at or before t, so y is admitted at 2 s both beside x
+  // (whose sessions run at 0, 1 and 2 s) and alone. (Before the rule, event-insertion order
+  // decided: 2 s with x, 3 s alone.)
   Run with_x(scenario_path("same-instant.json"));
   io::LoadOptions alone;
   alone.overrides = {{"workload", {{"jobs", nlohmann::json::array({with_x.sc.json.at("workload").at("jobs").at(1)})}}}};
@@ -470,16 +468,17 @@ TEST_CASE("KNOWN BUG: whether a session sees a job submitted at that instant dep
   const auto in_alone = y_alone.rec.final_of(0).inqueue.ns();
   CHECK_MESSAGE(in_with_x == in_alone, "y admitted at " << in_with_x / kS << " s with x, " << in_alone / kS
                                                          << " s alone");
+  CHECK(in_alone == 2 * kS);
 }
 
-TEST_CASE("same-instant: the facts the KNOWN BUG test relies on") {
+TEST_CASE("same-instant: x and y timelines") {
   Run with_x(scenario_path("same-instant.json"));
   REQUIRE(with_x.rec.submitted.size() == 2);
-  check_lifecycle(with_x.rec, 0, 1, 1, 3600, {"trn1-0", "trn1-1", "trn1-2", "trn1-3"});
-  // y: admitted at 2 s or 3 s (see above), bound at the session after that.
+  check_lifecycle(with_x.rec, 0, 1, 0, 3600, {"trn1-0", "trn1-1", "trn1-2", "trn1-3"});
+  // y: admitted at 2 s (see above), bound at the session after that.
   const auto& f = with_x.rec.final_of(1);
   CHECK(f.phase == "Completed");
-  CHECK((f.inqueue.ns() == 2 * kS || f.inqueue.ns() == 3 * kS));
+  CHECK(f.inqueue.ns() == 2 * kS);
   CHECK(f.scheduled.ns() == f.inqueue.ns() + kS + 50 * kMs);
 }
 

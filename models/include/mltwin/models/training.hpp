@@ -11,7 +11,8 @@
 //
 // The scheduler runs a cycle every schedule period (1 s by default) aligned to t = 0, but only
 // when something changed (policy::Scheduler skips the rest), and the model schedules no tick
-// at all while nothing is pending — a quiet week costs nothing.
+// at all while nothing is pending — a quiet week costs nothing. The cycle at boundary t sees
+// every change made at or before t (whatever order same-time events were scheduled in).
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -167,6 +168,8 @@ class TrainingCluster final : public core::EventHandler, public policy::Backend 
   std::size_t next_arrival_ = 0;
   std::size_t ended_ = 0;
   bool tick_pending_ = false;
+  bool in_tick_ = false;
+  std::int64_t last_tick_ns_ = -1;
   core::Time tick_at_ = core::Time::max();
   core::EventId tick_id_;
   double alloc_cores_ = 0;
