@@ -318,9 +318,8 @@ TEST_CASE("Philly, first 5,000 jobs: invariants after every event, gangs, final 
   }
   CHECK(completed + rejected == kJobs);
   MESSAGE(completed << " completed, " << rejected << " rejected");
-  // A job submitted on a whole second is admitted by the session at that same second when a
-  // session is already pending then and its arrival event was scheduled first; otherwise at
-  // the next second (tests/models: "KNOWN BUG: ... same instant").
+  // Philly submits are whole seconds, i.e. schedule-period boundaries: the cycle at a boundary
+  // sees every change at or before it, so a job that fits is admitted at its own submit instant.
   MESSAGE(same_instant << " jobs admitted in the session at their own submit instant");
   for (std::size_t i = 0; i < kJobs; ++i)
     if (specs[i].nnodes > kNodes) CHECK(rec.jobs[i].finals[0].phase == "Rejected");
