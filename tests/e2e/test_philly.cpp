@@ -11,6 +11,7 @@
 //   (e) the CLI is deterministic: two processes with one seed write byte-identical SQLite
 //       files, another seed changes the simulated facts; the CLI's chunked event loop gives
 //       the same job times as stepping the simulator one event at a time.
+#include "temp_dir.hpp"
 #include <doctest/doctest.h>
 #include <fcntl.h>
 #include <spawn.h>
@@ -358,24 +359,7 @@ std::string slurp(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "mltwin-e2e-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
+using mltwin::test::TempDir;
 
 class Db {
  public:

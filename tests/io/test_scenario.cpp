@@ -3,6 +3,7 @@
 // Kubernetes quantities; the data-folder search. Fixtures are written to a temp dir at test
 // time (the Philly rows are invented, not taken from the trace). Expected values are derived
 // by hand from io/include/mltwin/io/{scenario,philly}.hpp.
+#include "temp_dir.hpp"
 #include <doctest/doctest.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -32,25 +33,7 @@ namespace {
 constexpr std::int64_t kS = 1'000'000'000LL;
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "mltwin-io-test-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using mltwin::test::TempDir;
 
 /// Sets (or unsets) MLTWIN_DATA for a scope and restores the previous value.
 class EnvGuard {

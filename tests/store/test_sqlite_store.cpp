@@ -1,6 +1,7 @@
 // Tests of the SQLite results store: what is written is what is read back, identical call
 // sequences give identical files, failures name the path, and an abandoned run leaves a
 // readable database holding exactly its committed rows.
+#include "temp_dir.hpp"
 #include <doctest/doctest.h>
 #include <sqlite3.h>
 #include <sys/wait.h>
@@ -24,24 +25,7 @@ using mltwin::store::SqliteStore;
 namespace {
 
 /// A fresh directory under the system temp directory, removed with everything in it.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "mltwin-store-test-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
+using mltwin::test::TempDir;
 
 /// A read connection to a results database, with one-value query helpers.
 class Reader {
