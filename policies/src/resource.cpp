@@ -1,6 +1,8 @@
 #include "mltwin/policy/resource.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <vector>
 
 #include "mltwin/policy/objects.hpp"
 #include "mltwin/policy/status.hpp"
@@ -50,12 +52,19 @@ const char* to_string(Code c) {
 }
 
 std::string FitErrors::to_string() const {
-  std::string s = "0/" + std::to_string(nodes) + " nodes are available";
-  bool first = true;
-  for (const auto& [reason, n] : count) {
-    s += first ? ": " : ", ";
-    first = false;
-    s += std::to_string(n) + " " + reason;
+  // Volcano v1.12.1 api/unschedule_info.go FitErrors.Error(): "0/<nodes> nodes are
+  // unavailable", then each reason as "<count> <reason>", the list sorted as strings
+  // (sort.Strings, byte-wise: "10 x" sorts before "9 x"), joined by ", ", and a full stop.
+  std::string s = "0/" + std::to_string(nodes) + " nodes are unavailable";
+  if (nodes == 0) return s;
+  std::vector<std::string> parts;
+  parts.reserve(count.size());
+  for (const auto& [reason, n] : count) parts.push_back(std::to_string(n) + " " + reason);
+  std::sort(parts.begin(), parts.end());
+  s += ": ";
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (i) s += ", ";
+    s += parts[i];
   }
   return s + ".";
 }

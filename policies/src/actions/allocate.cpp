@@ -6,7 +6,7 @@
 //    overused; take its first job; build the job's pending (non-BestEffort) tasks in task
 //    order, once per action.
 // 3. For each task: the queue must be Allocatable for it; nodes pass if the task fits the
-//    node's future-idle resources (checked here, "Insufficient <resource>") and every plugin
+//    node's future-idle resources (checked here, "Insufficient <first short resource>") and every plugin
 //    predicate; with no node, record the fit errors and — when minAvailable equals the task
 //    count, as for TorchX jobs — stop trying this job. Candidates split in two gradients: nodes
 //    whose idle resources fit, then nodes that fit only once releasing resources are freed; in
@@ -137,9 +137,15 @@ class Allocate final : public Action {
       future_fit_.clear();
       FitErrors* fe = nullptr;
       for (const NodeInfo& n : nodes) {
+        // Volcano allocate.go predicate(): InitResreq.LessEqualWithResourcesName(FutureIdle,
+        // Zero) lists every insufficient dimension (api/resource_info.go: cpu, memory, then the
+        // scalar resources), but api/unschedule_info.go WrapInsufficientResourceReason reports
+        // only the first: "Insufficient " + resources[0]. So each node contributes one reason.
+        // Go ranges over the scalar-resource map in random order, so when both NeuronCores and
+        // EFA fall short (and cpu and memory fit) Volcano names either; mltwin names NeuronCores.
         static const std::string kInsufficient[kDims] = {
-            "Insufficient cpu", "Insufficient memory", "Insufficient aws.amazon.com/neuroncore",
-            "Insufficient vpc.amazonaws.com/efa"};
+            "Insufficient " + std::string(dim_name(Dim::Cpu)), "Insufficient " + std::string(dim_name(Dim::Memory)),
+            "Insufficient " + std::string(dim_name(Dim::NeuronCore)), "Insufficient " + std::string(dim_name(Dim::Efa))};
         const int bad = task.resreq.first_insufficient(n.future_idle());
         Status s;
         if (bad < 0) s = ssn.predicate(task, n);

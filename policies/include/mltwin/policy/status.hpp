@@ -44,9 +44,10 @@ struct Verdict {
   bool ok() const { return code == Code::Success; }
 };
 
-/// Per-task summary of why no node fit, the way Kubernetes prints it:
-/// "0/32 nodes are available: 30 Insufficient aws.amazon.com/neuroncore, 2 node(s) were
-/// unschedulable." Reasons are counted, sorted by text.
+/// Per-task summary of why no node fit, the way Volcano prints it (api/unschedule_info.go
+/// FitErrors.Error()): "0/32 nodes are unavailable: 2 node(s) were unschedulable, 30 Insufficient
+/// aws.amazon.com/neuroncore." Reasons are counted; the "<count> <reason>" texts are sorted as
+/// strings.
 struct FitErrors {
   int nodes = 0;                     ///< nodes considered
   std::map<std::string, int, std::less<>> count;  ///< reason -> number of nodes that failed with it
