@@ -1,0 +1,313 @@
+#include "scenario_common.hpp"
+
+#include <valijson/adapters/nlohmann_json_adapter.hpp>
+#include <valijson/schema.hpp>
+#include <valijson/schema_parser.hpp>
+#include <valijson/validator.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <utility>
+#include <vector>
+
+#include "mltwin/io/scenario.hpp"  // ScenarioError, resolve_data_dir
+
+namespace mltwin::io::detail {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+void fail(const std::string& file, const std::string& where, const std::string& what) {
+  throw ScenarioError(file + ": " + where + ": " + what);
+}
+
+std::string line_col(const std::string& text, std::size_t byte) {
+  std::size_t line = 1, col = 1;
+  for (std::size_t i = 0; i < byte && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return std::to_string(line) + ":" + std::to_string(col);
+}
+
+json read_json_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ScenarioError(path + ": cannot open the scenario file");
+  std::stringstream buf;
+  buf << in.rdbuf();
+  const std::string text = buf.str();
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw ScenarioError(path + ":" + line_col(text, e.byte == 0 ? 0 : e.byte - 1) + ": invalid JSON: " + e.what());
+  }
+}
+
+namespace {
+
+// valijson context ["<root>", "[queues]", "[2]", "[weight]"] -> "/queues/2/weight".
+std::string pointer(const std::vector<std::string>& ctx) {
+  std::string p;
+  for (const auto& c : ctx) {
+    if (c == "<root>") continue;
+    std::string s = c;
+    if (s.size() >= 2 && s.front() == '[' && s.back() == ']') s = s.substr(1, s.size() - 2);
+    if (s.size() >= 2 && s.front() == '"' && s.back() == '"') s = s.substr(1, s.size() - 2);
+    p += "/" + s;
+  }
+  return p.empty() ? "/" : p;
+}
+
+std::string context_key(const std::string& c) {
+  std::string key = c;
+  if (key.size() >= 2 && key.front() == '[' && key.back() == ']') key = key.substr(1, key.size() - 2);
+  if (key.size() >= 2 && key.front() == '"' && key.back() == '"') key = key.substr(1, key.size() - 2);
+  return key;
+}
+
+// The JSON Schema type name of a value ("integer" for whole numbers written without a
+// fraction, as valijson's strict type check sees them).
+std::string json_type_name(const json& v) {
+  switch (v.type()) {
+    case json::value_t::null: return "null";
+    case json::value_t::boolean: return "boolean";
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned: return "integer";
+    case json::value_t::number_float: return "number";
+    case json::value_t::string: return "string";
+    case json::value_t::array: return "array";
+    case json::value_t::object: return "object";
+    default: return "value";
+  }
+}
+
+bool has_type(const json& v, const std::string& type) {
+  if (type == "number") return v.is_number();
+  return json_type_name(v) == type;
+}
+
+}  // namespace
+
+struct SchemaValidator::Impl {
+  json doc;
+  valijson::Schema schema;
+
+  // Follows local "$ref"s ("#/definitions/x"); nullptr if one is not local.
+  const json* deref(const json* s) const {
+    for (int hops = 0; s != nullptr && s->is_object() && s->contains("$ref"); ++hops) {
+      const json& ref = (*s)["$ref"];
+      if (hops > 32 || !ref.is_string() || ref.get<std::string>().rfind('#', 0) != 0) return nullptr;
+      const json::json_pointer ptr(ref.get<std::string>().substr(1));
+      if (!doc.contains(ptr)) return nullptr;
+      s = &doc[ptr];
+    }
+    return s;
+  }
+
+  // Walks the instance and the schema together along a valijson context ("properties",
+  // "additionalProperties", "items", local "$ref"s). {nullptr, nullptr} when it leaves them.
+  std::pair<const json*, const json*> value_and_schema_at(const json& inst, const std::vector<std::string>& ctx) const {
+    const json* value = &inst;
+    const json* sch = deref(&doc);
+    for (const auto& c : ctx) {
+      if (c == "<root>") continue;
+      if (sch == nullptr || !sch->is_object()) return {nullptr, nullptr};
+      const std::string key = context_key(c);
+      if (value->is_object()) {
+        if (!value->contains(key)) return {nullptr, nullptr};
+        value = &(*value)[key];
+        if (sch->contains("properties") && (*sch)["properties"].contains(key))
+          sch = &(*sch)["properties"][key];
+        else if (sch->contains("additionalProperties") && (*sch)["additionalProperties"].is_object())
+          sch = &(*sch)["additionalProperties"];
+        else
+          return {nullptr, nullptr};
+      } else if (value->is_array()) {
+        std::size_t i = 0;
+        try {
+          std::size_t used = 0;
+          i = static_cast<std::size_t>(std::stoul(key, &used));
+          if (used != key.size()) return {nullptr, nullptr};
+        } catch (const std::exception&) {
+          return {nullptr, nullptr};
+        }
+        if (i >= value->size()) return {nullptr, nullptr};
+        value = &(*value)[i];
+        if (!sch->contains("items") || !(*sch)["items"].is_object()) return {nullptr, nullptr};
+        sch = &(*sch)["items"];
+      } else {
+        return {nullptr, nullptr};
+      }
+      sch = deref(sch);
+    }
+    return {value, sch};
+  }
+
+  // "expected integer, got string \"4\"" when the schema at the location has a "type" the
+  // value lacks; "expected one of ..." for a value outside an "enum"; empty otherwise.
+  std::string explain(const json& inst, const std::vector<std::string>& ctx) const {
+    const auto [value, sch] = value_and_schema_at(inst, ctx);
+    if (value == nullptr || sch == nullptr || !sch->is_object()) return {};
+    auto shown = [](const json& v) {
+      std::string msg = json_type_name(v);
+      if (v.is_primitive()) {
+        const std::string text = v.dump();
+        if (text.size() <= 40) msg += " " + text;
+      }
+      return msg;
+    };
+    if (sch->contains("type")) {
+      std::vector<std::string> types;
+      const json& t = (*sch)["type"];
+      if (t.is_string()) types.push_back(t.get<std::string>());
+      else if (t.is_array())
+        for (const auto& x : t)
+          if (x.is_string()) types.push_back(x.get<std::string>());
+      bool ok = types.empty();
+      for (const auto& type : types) ok = ok || has_type(*value, type);
+      if (!ok) {
+        std::string msg = "expected ";
+        for (std::size_t i = 0; i < types.size(); ++i) {
+          if (i > 0) msg += i + 1 == types.size() ? " or " : ", ";
+          msg += types[i];
+        }
+        return msg + ", got " + shown(*value);
+      }
+    }
+    if (sch->contains("enum") && (*sch)["enum"].is_array()) {
+      const json& e = (*sch)["enum"];
+      if (std::find(e.begin(), e.end(), *value) == e.end()) {
+        std::string msg = "expected one of ";
+        for (std::size_t i = 0; i < e.size(); ++i) msg += (i > 0 ? ", " : "") + e[i].dump();
+        return msg + "; got " + shown(*value);
+      }
+    }
+    if (sch->contains("const") && (*sch)["const"] != *value)
+      return "expected " + (*sch)["const"].dump() + ", got " + shown(*value);
+    if (value->is_object() && sch->contains("additionalProperties") && (*sch)["additionalProperties"] == false &&
+        sch->contains("properties") && (*sch)["properties"].is_object()) {
+      const json& props = (*sch)["properties"];
+      for (auto it = value->begin(); it != value->end(); ++it)
+        if (!props.contains(it.key())) {
+          std::string msg = "unknown key '" + it.key() + "' (expected ";
+          std::size_t i = 0;
+          for (auto p = props.begin(); p != props.end(); ++p, ++i) msg += (i > 0 ? ", " : "") + p.key();
+          return msg + ")";
+        }
+    }
+    if (sch->contains("oneOf") && value->is_object()) {
+      // The oneOf's of these schemas choose a variant by its key: name the keys.
+      std::vector<std::string> keys;
+      for (const auto& alt : (*sch)["oneOf"])
+        if (alt.contains("required") && alt["required"].size() == 1) keys.push_back(alt["required"][0].get<std::string>());
+      if (!keys.empty() && keys.size() == (*sch)["oneOf"].size()) {
+        int present = 0;
+        for (const auto& k : keys) present += value->contains(k) ? 1 : 0;
+        if (present != 1) {
+          std::string msg = "expected exactly one of ";
+          for (std::size_t i = 0; i < keys.size(); ++i) msg += (i > 0 ? ", " : "") + ("'" + keys[i] + "'");
+          return msg + (present == 0 ? ", found none" : ", found " + std::to_string(present));
+        }
+      }
+    }
+    return {};
+  }
+};
+
+SchemaValidator::SchemaValidator(const char* schema_text) : impl_(std::make_unique<Impl>()) {
+  impl_->doc = json::parse(schema_text);
+  valijson::SchemaParser parser;
+  valijson::adapters::NlohmannJsonAdapter a(impl_->doc);
+  parser.populateSchema(a, impl_->schema);
+}
+
+SchemaValidator::~SchemaValidator() = default;
+
+const json& SchemaValidator::schema() const { return impl_->doc; }
+
+void SchemaValidator::validate(const std::string& file, const json& doc) const {
+  valijson::Validator v;
+  valijson::ValidationResults results;
+  valijson::adapters::NlohmannJsonAdapter target(doc);
+  if (v.validate(impl_->schema, target, &results)) return;
+  // Report the deepest error: it is the most specific ("weight: below minimum") rather than the
+  // enclosing object's "failed to validate against schema".
+  std::vector<valijson::ValidationResults::Error> errs(results.begin(), results.end());
+  std::stable_sort(errs.begin(), errs.end(), [](const auto& a, const auto& b) { return a.context.size() > b.context.size(); });
+  // valijson reports a oneOf failure only at the object holding the oneOf, after the errors of
+  // each alternative (which mention keys the user did not write); prefer an explanation of
+  // the deepest location that has one, then valijson's text.
+  std::string what;
+  std::size_t chosen = 0;
+  for (std::size_t i = 0; i < errs.size() && what.empty(); ++i) {
+    if (i > 0 && errs[i].context.size() < errs[0].context.size()) break;
+    what = impl_->explain(doc, errs[i].context);
+    if (!what.empty()) chosen = i;
+  }
+  if (what.empty()) {
+    // A oneOf/anyOf at a shallower level may explain better than a deep alternative's error.
+    for (std::size_t i = 0; i < errs.size() && what.empty(); ++i) {
+      what = impl_->explain(doc, errs[i].context);
+      if (!what.empty()) chosen = i;
+    }
+  }
+  if (what.empty()) what = errs.front().description;
+  std::string msg = file + ": " + pointer(errs[chosen].context) + ": " + what;
+  if (errs.size() > 1) msg += " (" + std::to_string(errs.size() - 1) + " related schema messages omitted)";
+  throw ScenarioError(msg);
+}
+
+core::Duration duration_of(const std::string& file, const std::string& where, const json& v) {
+  try {
+    if (v.is_number()) return core::Duration::from_seconds(v.get<double>());
+    return core::parse_duration(v.get<std::string>());
+  } catch (const std::exception& e) {
+    fail(file, where, std::string("expected a duration such as \"100ms\", \"90s\" or \"1.5h\": ") + e.what());
+  }
+}
+
+models::LatencySpec latency_of(const std::string& file, const std::string& where, const json& v) {
+  models::LatencySpec l;
+  l.source = v.value("source", "");
+  if (v.contains("constant")) {
+    l.kind = models::LatencySpec::Kind::Constant;
+    l.a = duration_of(file, where + "/constant", v["constant"]);
+  } else if (v.contains("uniform")) {
+    l.kind = models::LatencySpec::Kind::Uniform;
+    l.a = duration_of(file, where + "/uniform/0", v["uniform"][0]);
+    l.b = duration_of(file, where + "/uniform/1", v["uniform"][1]);
+    if (l.b < l.a) fail(file, where + "/uniform", "max is below min");
+  } else {
+    l.kind = models::LatencySpec::Kind::Exponential;
+    l.a = duration_of(file, where + "/exponential_mean", v["exponential_mean"]);
+    if (l.a <= core::Duration::ns(0)) fail(file, where + "/exponential_mean", "expected a positive mean");
+  }
+  if (l.a < core::Duration::ns(0)) fail(file, where, "latency must not be negative");
+  return l;
+}
+
+std::string expand_data(const std::string& text, const std::string& data_dir) {
+  const std::string key = "${MLTWIN_DATA}";
+  std::string s = text;
+  for (auto p = s.find(key); p != std::string::npos; p = s.find(key, p + data_dir.size())) s.replace(p, key.size(), data_dir);
+  return s;
+}
+
+std::string resolve_input_path(const std::string& as_written, const std::string& scenario_path,
+                               const std::string& explicit_data_dir, std::string& data_dir) {
+  const std::string dir = fs::path(scenario_path).parent_path().string();
+  if (as_written.find("${MLTWIN_DATA}") != std::string::npos) {
+    if (data_dir.empty()) data_dir = resolve_data_dir(explicit_data_dir, dir.empty() ? "." : dir);
+    return expand_data(as_written, data_dir);
+  }
+  if (fs::path(as_written).is_relative()) return (fs::path(dir) / as_written).string();
+  return as_written;
+}
+
+}  // namespace mltwin::io::detail
