@@ -1,0 +1,276 @@
+// mltwin/policy/serving.hpp — the serving policy API: the decisions a model server and a
+// SageMaker multi-model endpoint (MME) make, as pure functions of an observation.
+//
+// Four policies, each an abstract class with built-in implementations (policies/src/serving/):
+//
+//   AutoscalingPolicy      a model's worker pool on one instance (DJL Serving's WorkLoadManager):
+//                          admit or reject (HTTP 503) an arriving request, add a worker, and when
+//                          a temporary worker retires.
+//   ModelCachePolicy       which loaded models (or artifacts on disk) to unload when bytes are
+//                          needed; LRU is the MME default we state (AWS documents only that
+//                          "unused models are unloaded" under memory pressure).
+//   RoutingPolicy          which instance receives a request of a model.
+//   InstanceScalingPolicy  how many instances the endpoint wants (Application Auto Scaling
+//                          target tracking on SageMakerVariantInvocationsPerInstance).
+//
+// Standard library only, like the rest of policies/: a production component links these
+// policies without the simulator. No clocks, no I/O, no randomness inside: time arrives in the
+// observation as integer nanoseconds (Nanos), and a policy never reads a wall clock.
+//
+// The upstream behaviour reproduced is pinned: DJL Serving v0.23.0
+// (github.com/deepjavalibrary/djl-serving, tag v0.23.0) and Multi Model Server v1.1.9
+// (github.com/awslabs/multi-model-server); each rule below cites its source file.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mltwin::policy::serving {
+
+/// Simulated time or duration, integer nanoseconds.
+using Nanos = std::int64_t;
+inline constexpr Nanos kNanosPerSecond = 1'000'000'000;
+inline constexpr Nanos kNever = INT64_MAX;
+
+/// The DJL Serving release whose rules the built-in DJL policy reproduces.
+inline constexpr const char* kDjlServingRelease = "0.23.0";
+/// The Multi Model Server release the static baseline follows.
+inline constexpr const char* kMmsRelease = "v1.1.9";
+
+// ---------------------------------------------------------------------------------------------
+// Worker autoscaling
+// ---------------------------------------------------------------------------------------------
+
+/// A model's worker pool on one instance, as DJL's WorkerPool exposes it when a request arrives.
+/// Worker states follow DJL's WorkerState: a worker is *busy* only while it runs a batch
+/// (WORKER_BUSY, WorkerThread.run); a worker waiting for a job or aggregating a batch is
+/// *started* (WORKER_STARTED); a worker still starting its process counts as running.
+struct PoolObservation {
+  Nanos now = 0;
+  int min_workers = 1;       ///< DJL minWorkers (permanent workers)
+  int max_workers = 1;       ///< DJL maxWorkers
+  int workers_running = 0;   ///< not stopped / scaled down (incl. starting): getNumRunningWorkers
+  int workers_busy = 0;      ///< running a batch (WORKER_BUSY)
+  int workers_started = 0;   ///< waiting for or aggregating a batch (WORKER_STARTED)
+  int queue_size = 0;        ///< jobs in the job queue before this request
+  int queue_capacity = 0;    ///< job_queue_size
+  int batch_size = 1;        ///< batch_size
+  int free_cores = 0;        ///< vCPUs of the instance not running a batch (for custom policies)
+  /// DJL WorkerPool.isAllWorkerBusy: no worker is WORKER_STARTED (vacuously true with none).
+  bool all_workers_busy() const { return workers_started == 0; }
+};
+
+/// What to do with an arriving request.
+struct AdmitDecision {
+  bool admit = true;               ///< false: answer 503 (WlmCapacityException)
+  bool add_worker = false;         ///< start one temporary worker (DJL pool.addThreads())
+  std::string_view reason;         ///< why rejected or why a worker was added (static text)
+};
+
+/// A worker that has just become free to take a job: it finished a batch, finished starting,
+/// or its poll for a job timed out. DJL's TemporaryBatchAggregator keeps `idle_since`: the time
+/// it last took a batch (or was created).
+struct WorkerObservation {
+  Nanos now = 0;
+  Nanos idle_since = 0;     ///< last batch taken, or creation time
+  bool temporary = false;   ///< added by the autoscaler (not one of the min_workers)
+  Nanos max_idle_time = 0;  ///< max_idle_time, ns
+};
+
+/// The worker's next step: retire now, or wait for a job until `poll_deadline` (then ask again).
+struct WorkerDecision {
+  bool retire = false;
+  Nanos poll_deadline = kNever;  ///< kNever: wait for a job forever (a permanent worker)
+};
+
+class AutoscalingPolicy {
+ public:
+  virtual ~AutoscalingPolicy() = default;
+  virtual std::string_view name() const = 0;
+  /// A request arrives for the pool (the model is loaded). Called once per request.
+  virtual AdmitDecision on_arrival(const PoolObservation& pool) = 0;
+  /// A worker is free to take a job (see WorkerObservation). Called after every batch, after
+  /// start-up, and when the previous poll_deadline passes with no job taken.
+  virtual WorkerDecision on_worker_free(const WorkerObservation& worker) = 0;
+};
+
+/// DJL Serving 0.23.0's WorkLoadManager (wlm/src/main/java/ai/djl/serving/wlm/):
+///  * reject (503) when the queue has one slot left and every worker is busy, when every worker
+///    died, or when the queue is full (WorkLoadManager.runJob); a rejection also tries to add a
+///    worker (runJob calls scaleUp before returning the error);
+///  * after an admitted request, add one worker when none runs, or when fewer than max_workers
+///    run and the queue (now including the request) holds more than 2 × batch_size
+///    (WorkLoadManager.runJob / scaleUp);
+///  * a temporary worker polls the queue for at most max_idle_time after each batch and retires
+///    at the first check where now − idle_since > max_idle_time, idle_since being when it last
+///    took a batch or was created (TemporaryBatchAggregator.pollBatch / isFinished, checked at
+///    the top of WorkerThread.run's loop) — so a batch that ran longer than max_idle_time
+///    retires its worker as soon as it ends. Permanent workers never retire.
+/// Later releases (checked up to v0.36.0) keep the same admission and scale-up rule.
+class DjlWlmPolicy final : public AutoscalingPolicy {
+ public:
+  std::string_view name() const override { return "djl-wlm"; }
+  AdmitDecision on_arrival(const PoolObservation& pool) override;
+  WorkerDecision on_worker_free(const WorkerObservation& worker) override;
+};
+
+/// Multi Model Server's static pool (MMS v1.1.9, frontend/server/src/main/java/com/amazonaws/
+/// ml/mms/wlm/Model.java addJob: `jobsQueue.offer(job)`; ModelManager.addJob answers false when
+/// the model has no worker): a fixed number of workers, never scaled; reject only when the job
+/// queue (job_queue_size, default 100 in util/ConfigManager.java) is full.
+class MmsStaticPolicy final : public AutoscalingPolicy {
+ public:
+  std::string_view name() const override { return "mms-static"; }
+  AdmitDecision on_arrival(const PoolObservation& pool) override;
+  WorkerDecision on_worker_free(const WorkerObservation& worker) override;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Model cache
+// ---------------------------------------------------------------------------------------------
+
+/// Dense model id within an endpoint (0 .. models-1).
+using ModelId = std::uint32_t;
+
+/// Asked by the cache policy about a candidate victim.
+class EvictionGuard {
+ public:
+  virtual ~EvictionGuard() = default;
+  /// False while the model cannot be unloaded now (it has requests queued or running, or is
+  /// being loaded). The policy skips it.
+  virtual bool evictable(ModelId model) const = 0;
+};
+
+/// One cache (an instance's memory, or its disk) tracked by a policy: the policy sees every
+/// insertion, use and removal, and chooses victims. Sizes in bytes.
+class ModelCachePolicy {
+ public:
+  virtual ~ModelCachePolicy() = default;
+  virtual std::string_view name() const = 0;
+  /// `model` entered the cache, taking `bytes`.
+  virtual void on_insert(ModelId model, std::uint64_t bytes, Nanos now) = 0;
+  /// `model` was used (a request of it arrived).
+  virtual void on_access(ModelId model, Nanos now) = 0;
+  /// `model` now takes `bytes` (e.g. a worker process holding a copy was added or retired).
+  virtual void on_resize(ModelId model, std::uint64_t bytes) = 0;
+  /// `model` left the cache (whoever decided it).
+  virtual void on_remove(ModelId model) = 0;
+  /// Choose models to remove so that at least `bytes_needed` bytes are freed; appends them to
+  /// `victims` in the order to remove them and returns true, or returns false (and appends
+  /// nothing) when the evictable models together hold less than `bytes_needed`.
+  virtual bool choose_victims(std::uint64_t bytes_needed, Nanos now, const EvictionGuard& guard,
+                              std::vector<ModelId>& victims) = 0;
+};
+
+/// Least recently used first. O(1) per insert/access/remove; choose_victims walks from the
+/// least recently used end, skipping unevictable models.
+std::unique_ptr<ModelCachePolicy> make_lru_cache_policy();
+
+// ---------------------------------------------------------------------------------------------
+// Routing
+// ---------------------------------------------------------------------------------------------
+
+/// One in-service instance as the router sees it for a request of one model.
+struct InstanceView {
+  std::uint32_t instance = 0;       ///< instance id (stable for the instance's life)
+  bool model_present = false;       ///< the model is loaded or being loaded here
+  int model_outstanding = 0;        ///< this model's requests queued or running here
+  int model_workers = 0;            ///< this model's running workers here
+  int outstanding = 0;              ///< all requests queued or running here
+  std::uint64_t memory_free = 0;    ///< bytes not held by loaded models
+  int models_loaded = 0;
+};
+
+struct RouteDecision {
+  std::uint32_t instance = 0;       ///< chosen instance (one of the views)
+  bool new_copy = false;            ///< the model is not present there: it will be loaded
+  std::string_view reason;
+};
+
+/// Every in-service instance, built only when a policy asks (it costs a pass over the fleet).
+class InstanceList {
+ public:
+  virtual ~InstanceList() = default;
+  /// Views of all in-service instances, sorted by id, never empty.
+  virtual std::span<const InstanceView> all() const = 0;
+};
+
+class RoutingPolicy {
+ public:
+  virtual ~RoutingPolicy() = default;
+  virtual std::string_view name() const = 0;
+  /// Chooses an instance for a request of `model`. `holders` are the in-service instances where
+  /// the model is present (loaded or being loaded), sorted by id, possibly empty; `everyone`
+  /// lists all in-service instances on demand (for placing a new copy). Called once per request.
+  virtual RouteDecision route(ModelId model, Nanos now, std::span<const InstanceView> holders,
+                              const InstanceList& everyone) = 0;
+};
+
+/// Parameters of the built-in MME-like router. AWS documents the behaviour only qualitatively
+/// ("requests are routed to an instance where the model is already loaded; a model under heavy
+/// load gets additional copies", SageMaker Developer Guide, "How multi-model endpoints work"),
+/// so the thresholds are ours and stated in the scenario.
+struct CacheAwareRoutingParams {
+  /// A copy is "heavily loaded" when its outstanding requests per running worker reach this;
+  /// a request then goes to an instance without the model, if there is one.
+  double heavy_load_per_worker = 2.0;
+  /// At most this many copies of one model across the endpoint (0 = no limit).
+  int max_copies = 0;
+};
+
+/// Routes to the least-loaded instance holding the model (fewest outstanding requests of the
+/// model, then fewest overall, then lowest id); if none holds it, or every copy is heavily
+/// loaded and max_copies allows another, to the instance without it with the most free memory
+/// (then fewest outstanding, then lowest id).
+std::unique_ptr<RoutingPolicy> make_cache_aware_router(const CacheAwareRoutingParams& p);
+
+// ---------------------------------------------------------------------------------------------
+// Instance scaling
+// ---------------------------------------------------------------------------------------------
+
+struct ScalingObservation {
+  Nanos now = 0;
+  int instances_in_service = 0;
+  int instances_desired = 0;      ///< current desired count (incl. instances still starting)
+  int min_instances = 1, max_instances = 1;
+  /// Per-minute InvocationsPerInstance datapoints, oldest first, one per completed minute.
+  std::span<const double> invocations_per_instance;
+  Nanos last_scale_out = -kNever;  ///< when the desired count last went up (-kNever: never)
+  Nanos last_scale_in = -kNever;   ///< when it last went down
+};
+
+struct ScalingDecision {
+  int desired = 0;                ///< unchanged when no action
+  std::string_view reason;
+};
+
+class InstanceScalingPolicy {
+ public:
+  virtual ~InstanceScalingPolicy() = default;
+  virtual std::string_view name() const = 0;
+  /// Called once per completed metric minute.
+  virtual ScalingDecision evaluate(const ScalingObservation& obs) = 0;
+};
+
+/// Application Auto Scaling target tracking (AWS Application Auto Scaling User Guide,
+/// "Target tracking scaling policies"): a high alarm when the metric exceeds the target for
+/// `scale_out_datapoints` consecutive minutes, a low alarm when it is below
+/// `scale_in_ratio` × target for `scale_in_datapoints` minutes; the new capacity is
+/// ceil(current × metric / target), clamped to [min, max]; scale-out waits out
+/// scale_out_cooldown after the last scale-out, scale-in waits out scale_in_cooldown after
+/// any scaling activity. Every figure is a scenario parameter with its source.
+struct TargetTrackingParams {
+  double target = 1000;               ///< InvocationsPerInstance per minute
+  int scale_out_datapoints = 3;
+  int scale_in_datapoints = 15;
+  double scale_in_ratio = 0.9;
+  Nanos scale_out_cooldown = 300 * kNanosPerSecond;
+  Nanos scale_in_cooldown = 300 * kNanosPerSecond;
+  bool disable_scale_in = false;
+};
+std::unique_ptr<InstanceScalingPolicy> make_target_tracking(const TargetTrackingParams& p);
+
+}  // namespace mltwin::policy::serving
