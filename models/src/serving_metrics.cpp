@@ -1,0 +1,446 @@
+// serving_metrics.cpp — MetricsAggregator, LatencyHistogram, quantile_type7.
+#include "mltwin/models/serving_metrics.hpp"
+
+#include <boost/accumulators/accumulators.hpp>
+#include <boost/accumulators/statistics/count.hpp>
+#include <boost/accumulators/statistics/max.hpp>
+#include <boost/accumulators/statistics/mean.hpp>
+#include <boost/accumulators/statistics/min.hpp>
+#include <boost/accumulators/statistics/stats.hpp>
+#include <boost/histogram.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace mltwin::models::inference {
+namespace {
+
+namespace bh = boost::histogram;
+namespace acc = boost::accumulators;
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Bins of ratio 1.01 from 1 ns: 3472 of them reach 1.01^3472 ≈ 1.03·10^15 ns (11.9 days).
+constexpr int kBins = 3472;
+
+/// A Boost.Histogram axis (the library's axis concept: index(), size(), options()) of log bins
+/// [e_i, e_{i+1}), e_i = r^i ns, i = 0 .. kBins − 1, with an underflow bin (values below 1 ns,
+/// i.e. zeros) and an overflow bin. Its bins are those of a regular axis with a log transform
+/// (up to rounding at the edges), found without a std::log per value (which was half the cost
+/// of a request): the double's
+/// exponent and 8 leading mantissa bits pick a slice of ratio ≤ 2^(1/256) < r, which holds at
+/// most one edge, so a table gives the bin of the slice's start and one comparison with the
+/// exact edge finishes the job.
+class LogBinAxis {
+ public:
+  static constexpr unsigned options() noexcept { return bh::axis::option::underflow | bh::axis::option::overflow; }
+
+  LogBinAxis() : tables_(&Tables::get()) {}
+
+  bh::axis::index_type size() const noexcept { return kBins; }
+
+  bh::axis::index_type index(double x) const noexcept {
+    if (!(x >= 1.0)) return -1;
+    const auto& t = *tables_;
+    if (x >= t.edges[kBins]) return kBins;
+    const std::size_t slice = slice_of(x);
+    int i = t.first_bin[slice];
+    if (x >= t.edges[static_cast<std::size_t>(i) + 1]) ++i;
+    return i;
+  }
+
+  /// Lower edge of bin i (0 ≤ i ≤ kBins; kBins: the overflow bin's lower edge), ns.
+  double edge(int i) const noexcept { return tables_->edges[static_cast<std::size_t>(i)]; }
+
+  bool operator==(const LogBinAxis&) const noexcept { return true; }
+  bool operator!=(const LogBinAxis&) const noexcept { return false; }
+
+ private:
+  static constexpr int kSliceBits = 8;
+  // Slices from 2^0 to 2^50 (> e_kBins): 50 octaves of 2^kSliceBits slices.
+  static constexpr std::size_t kSlices = std::size_t{50} << kSliceBits;
+
+  /// Slice of x in [1, 2^50): exponent and leading mantissa bits of the IEEE double.
+  static std::size_t slice_of(double x) noexcept {
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &x, sizeof bits);
+    return static_cast<std::size_t>((bits >> (52 - kSliceBits)) - (std::uint64_t{1023} << kSliceBits));
+  }
+
+  struct Tables {
+    std::vector<double> edges;          // kBins + 1 edges, ns
+    std::vector<std::int16_t> first_bin;  // per slice: the bin of its lowest value
+    static const Tables& get() {
+      static const Tables t;  // built once, shared by every histogram
+      return t;
+    }
+    Tables() : edges(kBins + 1), first_bin(kSlices) {
+      const double log_r = std::log(LatencyHistogram::kBinRatio);
+      for (int i = 0; i <= kBins; ++i) edges[static_cast<std::size_t>(i)] = std::exp(i * log_r);
+      edges[0] = 1.0;
+      int bin = 0;
+      for (std::size_t s = 0; s < kSlices; ++s) {
+        // The slice's lowest value: 2^octave · (1 + k / 2^kSliceBits).
+        const int octave = static_cast<int>(s >> kSliceBits);
+        const double k = static_cast<double>(s & ((std::size_t{1} << kSliceBits) - 1));
+        const double low = std::ldexp(1.0 + k / (1 << kSliceBits), octave);
+        while (bin < kBins && low >= edges[static_cast<std::size_t>(bin) + 1]) ++bin;
+        first_bin[s] = static_cast<std::int16_t>(bin);
+      }
+    }
+  };
+  const Tables* tables_;
+};
+
+using Hist = bh::histogram<std::tuple<LogBinAxis>, bh::dense_storage<std::uint64_t>>;
+
+using Stats = acc::accumulator_set<double, acc::stats<acc::tag::count, acc::tag::mean, acc::tag::min, acc::tag::max>>;
+
+/// Type-7 quantiles of `v` for the levels qs, which must be in ascending order; each selection
+/// works on the part of `v` above the previous one's pivot, so p50, p90, p99 cost about
+/// n + n/2 + n/10 element visits. Reorders `v`.
+///
+/// Invariant: [begin, n) holds the order statistics begin .. n−1 (in some order).
+template <std::size_t N>
+std::array<double, N> quantiles_asc(std::vector<std::int64_t>& v, const std::array<double, N>& qs) {
+  std::array<double, N> out{};
+  const std::size_t n = v.size();
+  if (n == 0) {
+    out.fill(kNaN);
+    return out;
+  }
+  const auto at = [&v](std::size_t i) { return v.begin() + static_cast<std::ptrdiff_t>(i); };
+  std::size_t begin = 0;
+  std::size_t prev_lo = n;  // none yet
+  double x_lo = 0, x_hi = 0;
+  for (std::size_t i = 0; i < N; ++i) {
+    const double q = std::clamp(qs[i], 0.0, 1.0);
+    const double h = (static_cast<double>(n) - 1) * q;
+    const std::size_t lo = std::min(static_cast<std::size_t>(std::floor(h)), n - 1);
+    if (lo != prev_lo) {  // else: the previous level's two order statistics again
+      std::nth_element(at(begin), at(lo), v.end());
+      x_lo = static_cast<double>(v[lo]);
+      // Order statistic lo + 1 is the least of those above lo (the maximum has none above).
+      x_hi = lo + 1 < n ? static_cast<double>(*std::min_element(at(lo + 1), v.end())) : x_lo;
+      begin = lo + 1;
+      prev_lo = lo;
+    }
+    out[i] = x_lo + (h - static_cast<double>(lo)) * (x_hi - x_lo);
+  }
+  return out;
+}
+
+double mean_or_nan(double sum, std::uint64_t n) { return n == 0 ? kNaN : sum / static_cast<double>(n); }
+
+/// The facts of one period.
+struct Bucket {
+  std::vector<std::int64_t> model_ns, overhead_ns;  // 2xx requests
+  double model_sum_ns = 0, overhead_sum_ns = 0;
+  std::uint64_t invocations = 0, c4xx = 0, c5xx = 0, hits = 0;
+  std::uint64_t waits = 0;
+  double wait_sum_ns = 0;
+  std::uint64_t downloads = 0, loads = 0, unloads = 0;
+  double download_sum_ns = 0, load_sum_ns = 0, unload_sum_ns = 0;
+
+  void clear() {
+    model_ns.clear();  // keeps the capacity: no allocation in steady state
+    overhead_ns.clear();
+    model_sum_ns = overhead_sum_ns = 0;
+    invocations = c4xx = c5xx = hits = waits = 0;
+    wait_sum_ns = 0;
+    downloads = loads = unloads = 0;
+    download_sum_ns = load_sum_ns = unload_sum_ns = 0;
+  }
+};
+
+LatencySummary summarize(const LatencyHistogram& h, const Stats& s) {
+  LatencySummary out;
+  out.count = acc::count(s);
+  if (out.count == 0) {
+    out.mean_us = out.min_us = out.max_us = kNaN;
+    out.p50_us = out.p90_us = out.p99_us = out.p999_us = kNaN;
+    return out;
+  }
+  out.mean_us = acc::mean(s) / 1e3;
+  out.min_us = acc::min(s) / 1e3;
+  out.max_us = acc::max(s) / 1e3;
+  out.p50_us = h.quantile(0.50) / 1e3;
+  out.p90_us = h.quantile(0.90) / 1e3;
+  out.p99_us = h.quantile(0.99) / 1e3;
+  out.p999_us = h.quantile(0.999) / 1e3;
+  return out;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------
+// quantile_type7
+
+double quantile_type7(std::vector<std::int64_t>& v, double q) {
+  return quantiles_asc<1>(v, {q})[0];
+}
+
+// ---------------------------------------------------------------------------------------
+// LatencyHistogram
+
+struct LatencyHistogram::Impl {
+  Hist h = bh::make_histogram_with(bh::dense_storage<std::uint64_t>(), LogBinAxis());
+  std::uint64_t n = 0;
+};
+
+LatencyHistogram::LatencyHistogram() : impl_(std::make_unique<Impl>()) {}
+LatencyHistogram::~LatencyHistogram() = default;
+LatencyHistogram::LatencyHistogram(LatencyHistogram&&) noexcept = default;
+LatencyHistogram& LatencyHistogram::operator=(LatencyHistogram&&) noexcept = default;
+
+void LatencyHistogram::add(std::int64_t ns) {
+  // 0 (and anything negative) is below the first edge, 1 ns: the underflow bin, which then
+  // holds exactly the zeros.
+  impl_->h(static_cast<double>(std::max<std::int64_t>(ns, 0)));
+  ++impl_->n;
+}
+
+std::uint64_t LatencyHistogram::count() const noexcept { return impl_->n; }
+
+int LatencyHistogram::bins() const noexcept { return impl_->h.axis().size(); }
+
+double LatencyHistogram::relative_error_bound() const noexcept {
+  // The widest bin's: the edges are r^i rounded to doubles, so the ratios differ from r in the
+  // last bits.
+  static const double bound = [] {
+    const LogBinAxis ax;
+    double widest = 1;
+    for (int i = 0; i < kBins; ++i) widest = std::max(widest, ax.edge(i + 1) / ax.edge(i));
+    return std::sqrt(widest) - 1;
+  }();
+  return bound;
+}
+
+double LatencyHistogram::quantile(double q) const {
+  const std::uint64_t n = impl_->n;
+  if (n == 0) return kNaN;
+  q = std::clamp(q, 0.0, 1.0);
+  const double h = (static_cast<double>(n) - 1) * q;
+  const auto lo = std::min(static_cast<std::uint64_t>(std::floor(h)), n - 1);
+  const auto hi = std::min(lo + 1, n - 1);
+
+  const Hist& hist = impl_->h;
+  const LogBinAxis& ax = hist.axis();
+  const int size = ax.size();
+  // The estimate of the order statistic in bin i: 0 for the underflow bin (only zeros go
+  // there), the geometric centre of a regular bin, the lower edge of the overflow bin.
+  auto estimate = [&](int i) {
+    if (i < 0) return 0.0;
+    if (i >= size) return ax.edge(size);
+    return std::sqrt(ax.edge(i) * ax.edge(i + 1));
+  };
+  double x_lo = kNaN, x_hi = kNaN;
+  std::uint64_t below = 0;  // values in the bins before i
+  for (int i = -1; i <= size; ++i) {
+    const std::uint64_t c = hist.at(i);
+    if (c == 0) continue;
+    below += c;
+    if (std::isnan(x_lo) && lo < below) x_lo = estimate(i);
+    if (hi < below) {
+      x_hi = estimate(i);
+      break;
+    }
+  }
+  return x_lo + (h - static_cast<double>(lo)) * (x_hi - x_lo);
+}
+
+// ---------------------------------------------------------------------------------------
+// MetricsAggregator
+
+struct MetricsAggregator::Impl {
+  Duration period;
+  ServingRecorder* forward = nullptr;
+  Time start;       // of the open period
+  Bucket cur, next;  // the open period; facts already reported for the one after it
+  LatencyHistogram model_h, overhead_h, e2e_h;
+  Stats model_s, overhead_s, e2e_s;
+  RunTotals totals;
+  std::vector<ModelCounters> per_model;
+
+  /// The bucket of a fact at time t.
+  Bucket& bucket(Time t, const char* what) {
+    const Time end = start + period;
+    if (t >= start && t < end) return cur;
+    if (t >= end && t < end + period) return next;
+    throw std::logic_error(std::string("MetricsAggregator: ") + what + " at " + std::to_string(t.ns()) +
+                           " ns is outside the open period [" + std::to_string(start.ns()) + ", " +
+                           std::to_string(end.ns()) + ") and the next (close_period missed, or out of order)");
+  }
+};
+
+MetricsAggregator::MetricsAggregator(Duration period, Time first_start, ServingRecorder* forward)
+    : impl_(std::make_unique<Impl>()) {
+  if (period <= Duration())
+    throw std::invalid_argument("MetricsAggregator: the metrics period must be positive");
+  impl_->period = period;
+  impl_->start = first_start;
+  impl_->forward = forward;
+}
+
+MetricsAggregator::~MetricsAggregator() = default;
+
+void MetricsAggregator::request(const RequestDone& r) {
+  Impl& m = *impl_;
+  RunTotals& t = m.totals;
+  if (r.status == 0) {
+    ++t.in_flight_at_end;
+    return;
+  }
+  Bucket& b = m.bucket(r.done, "a request answered");
+  const bool ok = r.status >= 200 && r.status < 300;
+  const bool c4 = r.status >= 400 && r.status < 500;
+  const bool c5 = r.status >= 500 && r.status < 600;
+
+  ++b.invocations;
+  b.c4xx += c4;
+  b.c5xx += c5;
+  b.hits += r.cache_hit;
+  if (r.loading_wait_ns > 0) {
+    ++b.waits;
+    b.wait_sum_ns += static_cast<double>(r.loading_wait_ns);
+  }
+  if (ok) {
+    b.model_ns.push_back(r.model_latency_ns);
+    b.overhead_ns.push_back(r.overhead_ns);
+    b.model_sum_ns += static_cast<double>(r.model_latency_ns);
+    b.overhead_sum_ns += static_cast<double>(r.overhead_ns);
+
+    const std::int64_t e2e = (r.done - r.arrival).count_ns();
+    m.model_h.add(r.model_latency_ns);
+    m.overhead_h.add(r.overhead_ns);
+    m.e2e_h.add(e2e);
+    m.model_s(static_cast<double>(r.model_latency_ns));
+    m.overhead_s(static_cast<double>(r.overhead_ns));
+    m.e2e_s(static_cast<double>(e2e));
+  }
+
+  ++t.invocations;
+  t.served += ok;
+  t.status_4xx += c4;
+  t.status_5xx += c5;
+  t.status_503 += r.status == 503;
+  t.status_507 += r.status == 507;
+  t.cache_hits += r.cache_hit;
+
+  if (r.model >= m.per_model.size()) m.per_model.resize(static_cast<std::size_t>(r.model) + 1);
+  ModelCounters& pm = m.per_model[r.model];
+  ++pm.invocations;
+  pm.cache_hits += r.cache_hit;
+  pm.status_503 += r.status == 503;
+  pm.status_507 += r.status == 507;
+}
+
+void MetricsAggregator::download_done(Time end, Duration took) {
+  Bucket& b = impl_->bucket(end, "a download ended");
+  ++b.downloads;
+  b.download_sum_ns += static_cast<double>(took.count_ns());
+  ++impl_->totals.downloads;
+}
+
+void MetricsAggregator::load_done(Time end, Duration took) {
+  Bucket& b = impl_->bucket(end, "a load ended");
+  ++b.loads;
+  b.load_sum_ns += static_cast<double>(took.count_ns());
+  ++impl_->totals.loads;
+}
+
+void MetricsAggregator::unload_done(Time end, Duration took) {
+  Bucket& b = impl_->bucket(end, "an unload ended");
+  ++b.unloads;
+  b.unload_sum_ns += static_cast<double>(took.count_ns());
+  ++impl_->totals.unloads;
+}
+
+MinuteMetrics MetricsAggregator::close_period(Time start, const PeriodGauges& g) {
+  return close_period(start, start + impl_->period, g);
+}
+
+MinuteMetrics MetricsAggregator::close_period(Time start, Time end, const PeriodGauges& g) {
+  Impl& m = *impl_;
+  if (start != m.start)
+    throw std::logic_error("MetricsAggregator: close_period(" + std::to_string(start.ns()) +
+                           " ns) but the open period starts at " + std::to_string(m.start.ns()) + " ns");
+  if (end <= start || end > start + m.period)
+    throw std::logic_error("MetricsAggregator: close_period end " + std::to_string(end.ns()) +
+                           " ns is not within the period starting at " + std::to_string(start.ns()) + " ns");
+  Bucket& b = m.cur;
+  MinuteMetrics out;
+  out.start = start;
+  out.end = end;
+  out.invocations = b.invocations;
+  out.invocation_4xx = b.c4xx;
+  out.invocation_5xx = b.c5xx;
+  out.served = b.model_ns.size();
+
+  const double length_ns = static_cast<double>((end - start).count_ns());
+  const double instance_ns = g.instance_ns > 0 ? static_cast<double>(g.instance_ns)
+                                               : static_cast<double>(g.instances_in_service) * length_ns;
+  const double mean_instances = instance_ns / length_ns;
+  out.invocations_per_instance = mean_instances > 0 ? static_cast<double>(b.invocations) / mean_instances : 0.0;
+
+  constexpr std::array<double, 3> kLevels = {0.50, 0.90, 0.99};  // ascending: see quantiles_asc
+  const auto ml = quantiles_asc(b.model_ns, kLevels);
+  const auto ol = quantiles_asc(b.overhead_ns, kLevels);
+  out.model_latency_avg_us = mean_or_nan(b.model_sum_ns, out.served) / 1e3;
+  out.model_latency_p50_us = ml[0] / 1e3;
+  out.model_latency_p90_us = ml[1] / 1e3;
+  out.model_latency_p99_us = ml[2] / 1e3;
+  out.overhead_latency_avg_us = mean_or_nan(b.overhead_sum_ns, out.served) / 1e3;
+  out.overhead_latency_p50_us = ol[0] / 1e3;
+  out.overhead_latency_p90_us = ol[1] / 1e3;
+  out.overhead_latency_p99_us = ol[2] / 1e3;
+
+  out.model_cache_hit = mean_or_nan(static_cast<double>(b.hits), b.invocations);
+  out.model_loading_waits = b.waits;
+  out.model_loading_wait_avg_us = mean_or_nan(b.wait_sum_ns, b.waits) / 1e3;
+  out.model_downloads = b.downloads;
+  out.model_loads = b.loads;
+  out.model_unloads = b.unloads;
+  out.model_downloading_avg_us = mean_or_nan(b.download_sum_ns, b.downloads) / 1e3;
+  out.model_loading_avg_us = mean_or_nan(b.load_sum_ns, b.loads) / 1e3;
+  out.model_unloading_avg_us = mean_or_nan(b.unload_sum_ns, b.unloads) / 1e3;
+
+  out.loaded_model_count = static_cast<double>(g.loaded_models);
+  out.cpu_utilization = instance_ns > 0 ? 100.0 * static_cast<double>(g.cpu_busy_core_ns) / instance_ns : 0.0;
+  out.memory_utilization = g.memory_total_bytes > 0 ? 100.0 * static_cast<double>(g.memory_used_bytes) /
+                                                          static_cast<double>(g.memory_total_bytes)
+                                                    : 0.0;
+  out.instances_in_service = g.instances_in_service;
+  out.workers = g.workers;
+
+  std::swap(m.cur, m.next);
+  m.next.clear();
+  m.start = start + m.period;
+  ++m.totals.periods;
+  if (m.forward != nullptr) m.forward->minute(out);
+  return out;
+}
+
+Time MetricsAggregator::period_start() const noexcept { return impl_->start; }
+Duration MetricsAggregator::period() const noexcept { return impl_->period; }
+
+const LatencyHistogram& MetricsAggregator::model_latency() const noexcept { return impl_->model_h; }
+const LatencyHistogram& MetricsAggregator::overhead_latency() const noexcept { return impl_->overhead_h; }
+const LatencyHistogram& MetricsAggregator::end_to_end_latency() const noexcept { return impl_->e2e_h; }
+
+LatencySummary MetricsAggregator::model_latency_summary() const { return summarize(impl_->model_h, impl_->model_s); }
+LatencySummary MetricsAggregator::overhead_latency_summary() const {
+  return summarize(impl_->overhead_h, impl_->overhead_s);
+}
+LatencySummary MetricsAggregator::end_to_end_latency_summary() const { return summarize(impl_->e2e_h, impl_->e2e_s); }
+
+const RunTotals& MetricsAggregator::totals() const noexcept { return impl_->totals; }
+const std::vector<ModelCounters>& MetricsAggregator::per_model() const noexcept { return impl_->per_model; }
+
+}  // namespace mltwin::models::inference
