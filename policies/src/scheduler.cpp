@@ -46,7 +46,7 @@ bool Scheduler::run_once(ClusterState& state, Backend& backend) {
   std::vector<Action*> actions;
   for (auto& a : actions_) actions.push_back(a.get());
   Session ssn(state, backend, cfg_, rng_, stats_.sessions + 1, std::move(actions));
-  ssn.use_reason_index(&reason_index_);
+  ssn.use_ledger(&ledger_);
   ssn.run();
   ++stats_.sessions;
   const SessionStats& s = ssn.stats();
@@ -57,39 +57,19 @@ bool Scheduler::run_once(ClusterState& state, Backend& backend) {
   stats_.totals.predicate_calls += s.predicate_calls;
   stats_.totals.statements_discarded += s.statements_discarded;
   wakeup_ = ssn.wakeup();
-  // Report conditions that changed.
+  // Report conditions that changed. Thousands of waiting jobs may get a verdict in a session,
+  // mostly the same few texts: the session interns each distinct text once (by the address its
+  // views point at), so the diff compares small integer keys per job instead of strings.
   if (conditions_.size() < state.jobs().size()) conditions_.resize(state.jobs().size());
-  if (condition_key_.size() < state.jobs().size()) condition_key_.resize(state.jobs().size(), 0);
-  // Thousands of waiting jobs get a verdict every cycle, mostly the same few texts: intern each
-  // distinct text once per session (by the address the session's views point at), then compare
-  // small integer keys per job instead of strings.
-  std::vector<std::pair<std::string_view, std::uint32_t>> seen;
-  auto intern = [&](std::string_view v) -> std::uint32_t {
-    for (const auto& [sv, id] : seen)
-      if (sv.data() == v.data() && sv.size() == v.size()) return id;
-    auto [it, inserted] = text_ids_.emplace(std::string(v), static_cast<std::uint32_t>(text_ids_.size() + 1));
-    seen.emplace_back(v, it->second);
-    return it->second;
-  };
-  const char* last_plugin = nullptr;
-  const char* last_reason = nullptr;
-  std::size_t last_plugin_len = 0, last_reason_len = 0;
-  std::uint32_t plugin_id = 0, reason_id = 0;
+  std::vector<std::uint64_t>& reported = ledger_.reported;
+  if (reported.size() < state.jobs().size()) reported.resize(state.jobs().size(), 0);
+  ++ledger_.reports;
+  ledger_.changed.clear();
   for (const auto& [jid, st] : ssn.job_reasons()) {
-    if (st.plugin.data() != last_plugin || st.plugin.size() != last_plugin_len) {
-      plugin_id = intern(st.plugin);
-      last_plugin = st.plugin.data();
-      last_plugin_len = st.plugin.size();
-    }
-    if (st.reason.data() != last_reason || st.reason.size() != last_reason_len) {
-      reason_id = intern(st.reason);
-      last_reason = st.reason.data();
-      last_reason_len = st.reason.size();
-    }
-    const std::uint64_t key = (static_cast<std::uint64_t>(st.code) << 56) |
-                              (static_cast<std::uint64_t>(plugin_id) << 32) | reason_id;
-    if (condition_key_[jid] == key) continue;
-    condition_key_[jid] = key;
+    const std::uint64_t key = ssn.condition_key(st);
+    if (reported[jid] == key) continue;
+    reported[jid] = key;
+    ledger_.changed.push_back(jid);
     conditions_[jid] = Status{st.code, std::string(st.plugin), std::string(st.reason)};
     backend.job_condition(state.job(jid), conditions_[jid]);
   }

@@ -169,6 +169,25 @@ Verdict Session::job_enqueueable(const JobInfo& j) const {
   return Verdict{Code::Unschedulable, plugin, reason};
 }
 
+const Session::Memo* Session::find_memo(std::size_t entry, QueueId queue, const Resource& min) const {
+  for (const Memo& m : enqueue_memo_) {
+    if (m.entry != entry || (m.queue != kNone && m.queue != queue)) continue;
+    bool dominates = true;
+    for (std::size_t d = 0; d < kDims; ++d) dominates = dominates && min.v[d] >= m.min.v[d];
+    if (dominates) return &m;
+  }
+  return nullptr;
+}
+
+bool Session::enqueue_memo_decides(QueueId queue, const Resource& min, Verdict& out) const {
+  // job_enqueueable_memo's walk starts at entry 0: if its memo covers the job, it rejects there.
+  if (job_enqueueable_.empty()) return false;
+  const Memo* m = find_memo(0, queue, min);
+  if (!m) return false;
+  out = Verdict{Code::Unschedulable, job_enqueueable_[0].plugin, m->reason};
+  return true;
+}
+
 Verdict Session::job_enqueueable_memo(JobId jid, QueueId queue, const Resource& min) {
   // tally() with known rejections: walk the plugins in order; a plugin whose memo covers this
   // job rejects it without a call (its monotonicity promise), any other plugin is asked.
@@ -181,17 +200,9 @@ Verdict Session::job_enqueueable_memo(JobId jid, QueueId queue, const Resource& 
       tier = e.tier;
     }
     std::string_view reason;
-    bool known = false;
-    for (const Memo& m : enqueue_memo_) {
-      if (m.entry != i || (m.queue != kNone && m.queue != queue)) continue;
-      bool dominates = true;
-      for (std::size_t d = 0; d < kDims; ++d) dominates = dominates && min.v[d] >= m.min.v[d];
-      if (dominates) {
-        known = true;
-        reason = m.reason;
-        break;
-      }
-    }
+    const Memo* m = find_memo(i, queue, min);
+    const bool known = m != nullptr;
+    if (known) reason = m->reason;
     const int v = known ? kReject : e.fn(state_.job(jid), reason);
     if (v < 0) {
       if (!known && enqueue_monotonicity_[i] != VoteMonotonicity::None && enqueue_memo_.size() < 64)
@@ -293,8 +304,30 @@ std::string_view Session::keep(std::string text) {
   return kept_text_.back();
 }
 
+std::uint32_t ConditionLedger::intern(std::string_view text) {
+  if (auto it = text_ids_.find(text); it != text_ids_.end()) return it->second;
+  const auto id = static_cast<std::uint32_t>(text_ids_.size() + 1);
+  text_ids_.emplace(std::string(text), id);
+  return id;
+}
+
+std::uint32_t Session::intern(std::string_view text) {
+  // Most verdicts of a session point at a few texts (literals, plugin-owned strings): look them
+  // up by address first; a session with many distinct texts goes to the ledger's table.
+  for (const auto& [sv, id] : interned_)
+    if (sv.data() == text.data() && sv.size() == text.size()) return id;
+  const std::uint32_t id = ledger_->intern(text);
+  if (interned_.size() < 32) interned_.emplace_back(text, id);
+  return id;
+}
+
+std::uint64_t Session::condition_key(const Verdict& v) {
+  return (static_cast<std::uint64_t>(v.code) << 56) | (static_cast<std::uint64_t>(intern(v.plugin)) << 32) |
+         intern(v.reason);
+}
+
 void Session::set_job_reason(JobId j, Verdict v) {
-  std::vector<std::uint64_t>& idx = *reason_index_;
+  std::vector<std::uint64_t>& idx = ledger_->reason_index;
   if (idx.size() <= j) idx.resize(std::max<std::size_t>(j + 1, idx.size() * 2), 0);
   // Entry = (session uid << 32) | position in job_reasons_.
   const std::uint64_t e = idx[j];
@@ -308,7 +341,7 @@ void Session::set_job_reason(JobId j, Verdict v) {
 }
 
 const Verdict* Session::job_reason(JobId j) const {
-  const std::vector<std::uint64_t>& idx = *reason_index_;
+  const std::vector<std::uint64_t>& idx = ledger_->reason_index;
   if (j >= idx.size()) return nullptr;
   const std::uint64_t e = idx[j];
   if ((e >> 32) != (uid_ & 0xffffffffu) || (e & 0xffffffffu) >= job_reasons_.size()) return nullptr;

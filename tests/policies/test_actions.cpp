@@ -247,3 +247,95 @@ TEST_CASE("scheduler configuration errors name the path") {
   cfg.tiers[1].plugins[0].arguments.set("overcommit-factor", "lots");
   CHECK_THROWS_WITH_AS(Scheduler(cfg, 1), doctest::Contains("overcommit-factor"), std::invalid_argument);
 }
+
+TEST_CASE("enqueue: a job held back reports its reason once, and again only when it changes") {
+  // One trn1.32xlarge (32 NeuronCores): overcommit admits while Inqueue min resources fit in
+  // 1.2 x 32 = 38.4 cores. "a" (32 cores) is admitted; b, c, d (32 each) are held back — b by
+  // a vote, c and d by overcommit's memo (their minResources dominate b's) without a plugin call.
+  // "e" (2 cores) is not dominated, so it is voted on: overcommit permits (32 + 2 <= 38.4), but
+  // proportion rejects it (the queue's real capability is the cluster, 32 cores, and a holds 32).
+  World w;
+  w.queue(QueueBuilder("default"));
+  w.node(NodeBuilder("n0").trn1_32xlarge());
+  const Pod whole = Pod().cpu(100).memory_gib(400).neuron_devices(16).efa(8);
+  const JobId a = w.job(JobBuilder("a", "default").pods(1, whole).created(0));
+  const JobId b = w.job(JobBuilder("b", "default").pods(1, whole).created(1));
+  const JobId c = w.job(JobBuilder("c", "default").pods(1, whole).created(2));
+  const JobId d = w.job(JobBuilder("d", "default").pods(1, whole).created(3));
+  const JobId e = w.job(JobBuilder("e", "default").pods(1, Pod().cpu(1).memory_gib(4).neuron_devices(1)).created(4));
+  RecordingBackend be;
+  Scheduler s(volcano_default_config(), 1);
+  settle(w, be, s);
+  auto reports = [&](JobId j) {
+    std::vector<std::string> r;
+    for (const auto& [id, st] : be.conditions)
+      if (id == j) r.push_back(st.plugin + ": " + st.reason);
+    return r;
+  };
+  const std::string held = "overcommit: resource in cluster is overused";
+  CHECK(w.state.job(a).phase == PodGroupPhase::Running);
+  CHECK(w.state.job(e).phase == PodGroupPhase::Pending);
+  CHECK(s.job_condition(e).plugin == "proportion");
+  for (JobId j : {b, c, d}) {
+    CHECK(w.state.job(j).phase == PodGroupPhase::Pending);
+    CHECK(reports(j) == std::vector<std::string>{held});
+    CHECK(s.job_condition(j).plugin == "overcommit");
+  }
+  // Later arrivals open sessions in which b, c and d are decided again, with the same result:
+  // nothing new is reported for them.
+  for (int i = 0; i < 3; ++i)
+    w.job(JobBuilder("late" + std::to_string(i), "default").pods(1, whole).created(10 + i));
+  settle(w, be, s);
+  for (JobId j : {b, c, d}) CHECK(reports(j) == std::vector<std::string>{held});
+  CHECK(reports(e).size() == 1);
+  // a finishes: its pod leaves the node, the job leaves. b is admitted and reports it; c and d
+  // still wait and report nothing new.
+  w.state.set_task_status(w.state.job(a).tasks[0], TaskStatus::Succeeded);
+  w.state.remove_job(a);
+  settle(w, be, s);
+  CHECK(w.state.job(b).phase != PodGroupPhase::Pending);
+  CHECK(reports(b).size() >= 2);
+  CHECK(reports(b)[1] == "enqueue: Inqueue");
+  for (JobId j : {c, d}) CHECK(reports(j) == std::vector<std::string>{held});
+  CHECK(reports(e).size() == 1);  // proportion still rejects it, with the same text
+  CHECK(w.state.check_invariants().empty());
+}
+
+namespace {
+/// An action that, in one chosen session, gives one job a reason of its own (after enqueue).
+struct OverrideOnce final : Action {
+  static inline JobId job = kNone;
+  static inline int in_session = 0;
+  std::string_view name() const override { return "test-override-once"; }
+  void execute(Session& ssn) override {
+    if (static_cast<int>(ssn.uid()) == in_session) ssn.set_job_reason(job, Verdict{Code::Unschedulable, "test", "overridden"});
+  }
+};
+}  // namespace
+
+TEST_CASE("enqueue: a held-back job whose reason another action replaced shows enqueue's again") {
+  // The enqueue action skips recording a verdict a job already shows; what a job shows may have
+  // been changed by someone else in between, and then the verdict must be recorded again.
+  register_action("test-override-once", [](const Arguments&) { return std::make_unique<OverrideOnce>(); });
+  World w;
+  w.queue(QueueBuilder("default"));
+  w.node(NodeBuilder("n0").trn1_32xlarge());
+  const Pod whole = Pod().cpu(100).memory_gib(400).neuron_devices(16).efa(8);
+  w.job(JobBuilder("a", "default").pods(1, whole).created(0));
+  w.job(JobBuilder("b", "default").pods(1, whole).created(1));
+  const JobId c = w.job(JobBuilder("c", "default").pods(1, whole).created(2));
+  OverrideOnce::job = c;
+  OverrideOnce::in_session = 2;  // session 1 enqueues a and holds b, c back; session 2 binds a
+  auto cfg = volcano_default_config();
+  cfg.actions.push_back("test-override-once");
+  RecordingBackend be;
+  Scheduler s(cfg, 1);
+  const int sessions = settle(w, be, s);
+  REQUIRE(sessions >= 3);
+  std::vector<std::string> got;
+  for (const auto& [id, st] : be.conditions)
+    if (id == c) got.push_back(st.plugin + ": " + st.reason);
+  const std::string held = "overcommit: resource in cluster is overused";
+  CHECK(got == std::vector<std::string>{held, "test: overridden", held});
+  CHECK(s.job_condition(c).plugin == "overcommit");
+}

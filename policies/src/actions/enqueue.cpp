@@ -14,6 +14,19 @@
 // (Session::add_job_order_fn), even the linear re-check is skipped. Votes go through
 // Session::job_enqueueable_memo, which skips a plugin only where its monotonicity promise
 // already determines its answer.
+//
+// Once a memo decides a job before any plugin is called (Session::enqueue_memo_decides), the
+// rejection runs no plugin code and changes nothing: then the action does not look the job up
+// at all, does not re-compare the queue order (nothing it reads moved), and records the
+// verdict only if the job does not already show it (the Scheduler's last reported condition,
+// ConditionLedger::reported, mirrored in the job's entry). Jobs are grouped in classes of equal
+// minResources, so that question is answered once per class, queue and memo size. On a backlog
+// of thousands of jobs held back by overcommit, a cycle then costs a scan of small entries
+// instead of a vote, a reason and a diff per job.
+#include <array>
+#include <cstring>
+#include <unordered_map>
+
 #include "../builtins.hpp"
 
 namespace mltwin::policy::detail {
@@ -35,21 +48,25 @@ class Enqueue final : public Action {
     for (; log_pos_ < log.size(); ++log_pos_) {
       const auto [j, entered] = log[log_pos_];
       if (entered) {
-        if (listed_[j] == 0) {
+        if (listed_[j] == kLeft) {
+          listed_[j] = kListed;  // left and came back since the last cycle: its entry is still there
+        } else if (listed_[j] == kAbsent) {
           const JobInfo& job = st.job(j);
-          fresh[job.queue].push_back({j, job.has_min_resources, job.min_resources});
+          fresh[job.queue].push_back({j, job.has_min_resources ? class_of(job.min_resources) : kNoMin,
+                                      reported(ssn.ledger(), j)});
+          listed_[j] = kListed;
         }
-        listed_[j] = 1;
-      } else if (listed_[j]) {
-        listed_[j] = 0;
+      } else if (listed_[j] == kListed) {
+        listed_[j] = kLeft;
         departures = true;
       }
     }
+    if (pos_.size() < listed_.size()) pos_.resize(listed_.size(), 0);
+    std::vector<std::uint8_t> moved_q(nq, 0);  // queues whose entries moved (positions to refresh)
     if (departures)
-      for (auto& v : order_)
-        std::erase_if(v, [&](const Entry& e) { return listed_[e.job] == 0; });
-    for (std::size_t q = 0; q < nq; ++q)
-      std::erase_if(fresh[q], [&](const Entry& e) { return listed_[e.job] == 0; });  // came and went
+      for (std::size_t q = 0; q < nq; ++q)
+        moved_q[q] = std::erase_if(order_[q], [&](const Entry& e) { return gone(e.job); }) > 0;
+    for (std::size_t q = 0; q < nq; ++q) std::erase_if(fresh[q], [&](const Entry& e) { return gone(e.job); });  // came and went
     // When every job order promises to be static for pending jobs without pods, last cycle's
     // order still holds; otherwise check it pair by pair.
     const bool trust = st.pending_jobs_with_pods() == 0 && ssn.job_order_static_while_pending();
@@ -58,6 +75,7 @@ class Enqueue final : public Action {
       for (std::size_t i = 1; !trust && i < v.size(); ++i)
         if (!job_less(v[i - 1], v[i])) {
           std::sort(v.begin(), v.end(), job_less);
+          moved_q[q] = 1;
           break;
         }
       if (!fresh[q].empty()) {
@@ -65,8 +83,15 @@ class Enqueue final : public Action {
         const auto mid = static_cast<std::ptrdiff_t>(v.size());
         v.insert(v.end(), fresh[q].begin(), fresh[q].end());
         std::inplace_merge(v.begin(), v.begin() + mid, v.end(), job_less);
+        moved_q[q] = 1;
       }
+      if (moved_q[q])
+        for (std::size_t i = 0; i < v.size(); ++i) pos_[v[i].job] = static_cast<std::uint32_t>(i);
     }
+    sync_shown(ssn);
+    // With no reason set yet in this session (enqueue runs first), a job shows a verdict exactly
+    // when its mirrored key matches.
+    const bool no_reasons_yet = ssn.job_reasons().empty();
     // Every queue that has jobs takes part (Volcano pushes the queue of every job).
     std::vector<QueueId> queue_list;
     for (const auto& q : st.queues())
@@ -74,22 +99,48 @@ class Enqueue final : public Action {
     PriorityQueue<QueueId, decltype(queue_less)> queues(queue_less);
     queues.assign(std::move(queue_list));
     ssn.reset_enqueue_memo();
+    ++epoch_;  // class verdicts of earlier sessions are void
+    std::size_t memo_size = 0;
     std::vector<std::size_t> next(nq, 0);
     QueueId q = kNone;
+    bool moved = true;  // whether anything may have changed since the queue order was last compared
     for (;;) {
       // The queue goes back into the order after each job. If it still sorts before the best of
-      // the others, popping the heap would hand it straight back: one comparison decides that.
-      if (q == kNone || (!queues.empty() && !queue_less(q, queues.top()))) {
+      // the others, popping the heap would hand it straight back: one comparison decides that,
+      // and none is needed if nothing changed since the last one.
+      bool pop = q == kNone;
+      if (!pop && moved && !queues.empty()) pop = !queue_less(q, queues.top());
+      moved = false;
+      if (pop) {
         if (q != kNone) queues.push(q);
         if (queues.empty()) break;
         q = queues.pop();
+        ++epoch_;  // memos may be per queue
       }
       if (next[q] >= order_[q].size()) {  // drop the queue: nothing pending
         q = kNone;
         continue;
       }
-      const Entry& e = order_[q][next[q]++];
-      const Verdict verdict = e.has_min ? ssn.job_enqueueable_memo(e.job, q, e.min) : Verdict{};
+      const Entry e = order_[q][next[q]++];
+      if (e.cls != kNoMin) {
+        if (ssn.enqueue_memo_size() != memo_size) {
+          memo_size = ssn.enqueue_memo_size();
+          ++epoch_;
+        }
+        ClassVerdict& cv = class_verdict_[e.cls];
+        if (cv.epoch != epoch_) {
+          cv.epoch = epoch_;
+          cv.decided = ssn.enqueue_memo_decides(q, class_min_[e.cls], cv.verdict);
+          if (cv.decided) cv.key = ssn.condition_key(cv.verdict);
+        }
+        if (cv.decided) {
+          if (e.shown != cv.key || (!no_reasons_yet && ssn.job_reason(e.job) != nullptr))
+            ssn.set_job_reason(e.job, cv.verdict);
+          continue;
+        }
+      }
+      moved = true;
+      const Verdict verdict = e.cls != kNoMin ? ssn.job_enqueueable_memo(e.job, q, class_min_[e.cls]) : Verdict{};
       if (verdict.ok()) {
         const JobInfo& j = st.job(e.job);
         ssn.job_enqueued(j);
@@ -103,13 +154,70 @@ class Enqueue final : public Action {
   }
 
  private:
+  static constexpr std::uint32_t kNoMin = UINT32_MAX;
   struct Entry {
     JobId job;
-    bool has_min;
-    Resource min;  // PodGroup spec.minResources: fixed for the job's life
+    std::uint32_t cls;   // class of the PodGroup's spec.minResources (fixed for the job's life), or kNoMin
+    std::uint64_t shown; // mirror of the ledger's reported key for the job (kept beside the order for the scan)
   };
+  static std::uint64_t reported(const ConditionLedger& l, JobId j) { return j < l.reported.size() ? l.reported[j] : 0; }
+  /// Brings every entry's `shown` up to the ledger: the jobs the latest report changed, or all
+  /// entries if reports were missed or the ledger is another one.
+  void sync_shown(const Session& ssn) {
+    const ConditionLedger& l = ssn.ledger();
+    if (&l == ledger_seen_ && l.reports == reports_seen_ + 1) {
+      for (JobId j : l.changed)
+        if (j < listed_.size() && listed_[j] == kListed) order_[ssn.state().job(j).queue][pos_[j]].shown = l.reported[j];
+    } else if (&l != ledger_seen_ || l.reports != reports_seen_) {
+      for (auto& v : order_)
+        for (Entry& e : v) e.shown = reported(l, e.job);
+    }
+    ledger_seen_ = &l;
+    reports_seen_ = l.reports;
+  }
+  using Bits = std::array<std::uint64_t, kDims>;
+  /// The class of a minResources vector (equal bit patterns), created on first sight.
+  std::uint32_t class_of(const Resource& min) {
+    Bits b;
+    std::memcpy(b.data(), min.v.data(), sizeof b);
+    auto [it, added] = class_ids_.try_emplace(b, static_cast<std::uint32_t>(class_min_.size()));
+    if (added) {
+      class_min_.push_back(min);
+      class_verdict_.emplace_back();
+    }
+    return it->second;
+  }
+  struct BitsHash {
+    std::size_t operator()(const Bits& b) const {
+      std::uint64_t h = 0xcbf29ce484222325ull;
+      for (std::uint64_t x : b) h = (h ^ x) * 0x100000001b3ull;
+      return static_cast<std::size_t>(h ^ (h >> 29));
+    }
+  };
+  /// A class's memo verdict, valid while epoch_ has not moved (same session, queue, memo size).
+  struct ClassVerdict {
+    std::uint64_t epoch = 0;
+    bool decided = false;
+    Verdict verdict;
+    std::uint64_t key = 0;
+  };
+  std::unordered_map<Bits, std::uint32_t, BitsHash> class_ids_;
+  std::vector<Resource> class_min_;
+  std::vector<ClassVerdict> class_verdict_;
+  std::uint64_t epoch_ = 0;
   std::vector<std::vector<Entry>> order_;  // per queue: pending jobs in job order
-  std::vector<std::uint8_t> listed_;       // job id -> in order_
+  /// listed_[job]: kAbsent (not in order_), kListed, kLeft (left the Pending set; its entry is
+  /// erased at the next cycle unless it comes back first).
+  static constexpr std::uint8_t kAbsent = 0, kListed = 1, kLeft = 2;
+  bool gone(JobId j) {
+    if (listed_[j] != kLeft) return false;
+    listed_[j] = kAbsent;
+    return true;
+  }
+  std::vector<std::uint8_t> listed_;
+  std::vector<std::uint32_t> pos_;         // job id -> index in order_[its queue], while listed
+  const ConditionLedger* ledger_seen_ = nullptr;
+  std::uint64_t reports_seen_ = 0;
   std::size_t log_pos_ = 0;                // read position in ClusterState::pending_log()
 };
 }  // namespace

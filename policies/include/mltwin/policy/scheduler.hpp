@@ -54,9 +54,7 @@ class Scheduler {
   std::uint64_t clean_generation_ = UINT64_MAX;  // generation after a session that changed nothing
   TimeNs wakeup_ = INT64_MAX;
   std::vector<Status> conditions_;
-  std::vector<std::uint64_t> reason_index_;  // lent to sessions (Session::use_reason_index)
-  std::vector<std::uint64_t> condition_key_;  // per job: (code, plugin id, reason id) last reported
-  std::unordered_map<std::string, std::uint32_t> text_ids_;  // interned reason and plugin texts
+  ConditionLedger ledger_;  // lent to sessions (Session::use_ledger)
 };
 
 }  // namespace mltwin::policy

@@ -112,6 +112,30 @@ struct SessionStats {
 
 class Statement;
 
+/// What the Scheduler remembers of the job conditions it reported, lent to every session
+/// (Session::use_ledger) so that recording a reason costs no allocation and an action can tell
+/// that a job already shows a verdict. A session without a ledger uses an empty one of its own.
+struct ConditionLedger {
+  /// Job -> (session uid << 32) | position in that session's job_reasons(); stamped entries.
+  std::vector<std::uint64_t> reason_index;
+  /// Job -> key (Session::condition_key) of the condition last reported; 0: none.
+  std::vector<std::uint64_t> reported;
+  /// Number of reports applied to `reported` (one per Scheduler::run_once), and the jobs whose
+  /// key the latest report changed — so that an action may mirror `reported` for the jobs it
+  /// follows and refresh only those.
+  std::uint64_t reports = 0;
+  std::vector<JobId> changed;
+  /// Interned plugin and reason texts; ids start at 1 and are never reused.
+  std::uint32_t intern(std::string_view text);
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, std::uint32_t, Hash, std::equal_to<>> text_ids_;
+};
+
 class Session {
  public:
   /// `actions` are the scheduler's long-lived action objects, run in order (Volcano creates its
@@ -200,6 +224,12 @@ class Session {
   Verdict job_enqueueable_memo(JobId j, QueueId queue, const Resource& min);
   /// Forget the memo (the enqueue action calls this when it starts).
   void reset_enqueue_memo() { enqueue_memo_.clear(); }
+  /// Number of rejections memoised so far in this action (grows only).
+  std::size_t enqueue_memo_size() const { return enqueue_memo_.size(); }
+  /// True if job_enqueueable_memo(j, queue, min) would reject from the memo without calling any
+  /// plugin (the first enqueueable plugin's memo covers it); `out` is then its verdict. Such a
+  /// rejection runs no plugin code, so it changes nothing another decision could read.
+  bool enqueue_memo_decides(QueueId queue, const Resource& min, Verdict& out) const;
   void job_enqueued(const JobInfo& j) const;
   /// Overused: which plugin said so (empty string if none).
   bool overused(const QueueInfo& q, std::string* by = nullptr) const;
@@ -235,9 +265,12 @@ class Session {
   const std::vector<std::pair<JobId, Verdict>>& job_reasons() const { return job_reasons_; }
   /// The reason set for `j` this session, or nullptr.
   const Verdict* job_reason(JobId j) const;
-  /// Lets the Scheduler lend a job-indexed scratch vector that outlives sessions, so that
-  /// recording a reason costs no allocation (entries are stamped with the session uid).
-  void use_reason_index(std::vector<std::uint64_t>* index) { reason_index_ = index; }
+  /// Lets the Scheduler lend its ledger, which outlives sessions.
+  void use_ledger(ConditionLedger* ledger) { ledger_ = ledger; }
+  const ConditionLedger& ledger() const { return *ledger_; }
+  /// A verdict's identity across sessions: (code, interned plugin text, interned reason text).
+  /// Never 0. Views are interned by address once per session, then by text in the ledger.
+  std::uint64_t condition_key(const Verdict& v);
 
  private:
   template <class Vec, class F>
@@ -275,6 +308,8 @@ class Session {
   std::vector<Entry<JobBoolFn>> job_starving_;
   std::vector<Entry<JobVoteFn>> job_enqueueable_;
   std::vector<VoteMonotonicity> enqueue_monotonicity_;
+  struct Memo;
+  const Memo* find_memo(std::size_t entry, QueueId queue, const Resource& min) const;
   struct Memo {
     std::size_t entry;   // index in job_enqueueable_
     QueueId queue;       // kNone for cluster scope
@@ -293,8 +328,10 @@ class Session {
 
   std::unordered_map<TaskId, FitErrors> fit_errors_;
   std::vector<std::pair<JobId, Verdict>> job_reasons_;
-  std::vector<std::uint64_t> own_reason_index_;
-  std::vector<std::uint64_t>* reason_index_ = &own_reason_index_;
+  ConditionLedger own_ledger_;
+  ConditionLedger* ledger_ = &own_ledger_;
+  std::uint32_t intern(std::string_view text);
+  std::vector<std::pair<std::string_view, std::uint32_t>> interned_;  // this session's views
   std::deque<std::string> kept_text_;
   std::vector<std::pair<JobId, PodGroupPhase>> phase_changes_;  // (job, phase before)
   std::unordered_map<JobId, bool> phase_seen_;
