@@ -1,20 +1,18 @@
 #include "mltwin/io/scenario.hpp"
 
-#include <valijson/adapters/nlohmann_json_adapter.hpp>
-#include <valijson/schema.hpp>
-#include <valijson/schema_parser.hpp>
-#include <valijson/validator.hpp>
-
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <set>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "mltwin/io/philly.hpp"
+#include "scenario_common.hpp"
 #include "scenario_schema.hpp"  // generated: kScenarioSchema
 
 namespace mltwin::io {
@@ -26,70 +24,14 @@ namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
-[[noreturn]] void fail(const std::string& file, const std::string& where, const std::string& what) {
-  throw ScenarioError(file + ": " + where + ": " + what);
-}
+using detail::duration_of;
+using detail::fail;
+using detail::latency_of;
 
-// Line and column of a byte offset, for JSON syntax errors.
-std::string line_col(const std::string& text, std::size_t byte) {
-  std::size_t line = 1, col = 1;
-  for (std::size_t i = 0; i < byte && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      col = 1;
-    } else {
-      ++col;
-    }
-  }
-  return std::to_string(line) + ":" + std::to_string(col);
-}
-
-// valijson context ["<root>", "[queues]", "[2]", "[weight]"] -> "/queues/2/weight".
-std::string pointer(const std::vector<std::string>& ctx) {
-  std::string p;
-  for (const auto& c : ctx) {
-    if (c == "<root>") continue;
-    std::string s = c;
-    if (s.size() >= 2 && s.front() == '[' && s.back() == ']') s = s.substr(1, s.size() - 2);
-    if (s.size() >= 2 && s.front() == '"' && s.back() == '"') s = s.substr(1, s.size() - 2);
-    p += "/" + s;
-  }
-  return p.empty() ? "/" : p;
-}
-
-const valijson::Schema& schema() {
-  static const std::unique_ptr<valijson::Schema> s = [] {
-    auto sc = std::make_unique<valijson::Schema>();
-    const json doc = json::parse(kScenarioSchema);
-    valijson::SchemaParser parser;
-    valijson::adapters::NlohmannJsonAdapter a(doc);
-    parser.populateSchema(a, *sc);
-    return sc;
-  }();
-  return *s;
-}
-
-void validate(const std::string& file, const json& doc) {
-  valijson::Validator v;
-  valijson::ValidationResults results;
-  valijson::adapters::NlohmannJsonAdapter target(doc);
-  if (v.validate(schema(), target, &results)) return;
-  // Report the deepest error first: it is the most specific ("weight: below minimum") rather
-  // than the enclosing object's "failed to validate against schema".
-  std::vector<valijson::ValidationResults::Error> errs(results.begin(), results.end());
-  std::stable_sort(errs.begin(), errs.end(), [](const auto& a, const auto& b) { return a.context.size() > b.context.size(); });
-  std::string msg = file + ": " + pointer(errs.front().context) + ": " + errs.front().description;
-  if (errs.size() > 1) msg += " (" + std::to_string(errs.size() - 1) + " related schema messages omitted)";
-  throw ScenarioError(msg);
-}
-
-core::Duration duration_of(const std::string& file, const std::string& where, const json& v) {
-  try {
-    if (v.is_number()) return core::Duration::from_seconds(v.get<double>());
-    return core::parse_duration(v.get<std::string>());
-  } catch (const std::exception& e) {
-    fail(file, where, std::string("expected a duration such as \"90s\" or \"1.5h\": ") + e.what());
-  }
+// The training scenario schema, compiled once.
+const detail::SchemaValidator& validator() {
+  static const detail::SchemaValidator v(kScenarioSchema);
+  return v;
 }
 
 // A Kubernetes resource list -> policy::Resource (mltwin units). Missing names stay `fill`.
@@ -113,26 +55,6 @@ policy::Resource resources_of(const std::string& file, const std::string& where,
   return r;
 }
 
-models::LatencySpec latency_of(const std::string& file, const std::string& where, const json& v) {
-  models::LatencySpec l;
-  l.source = v.value("source", "");
-  if (v.contains("constant")) {
-    l.kind = models::LatencySpec::Kind::Constant;
-    l.a = duration_of(file, where + "/constant", v["constant"]);
-  } else if (v.contains("uniform")) {
-    l.kind = models::LatencySpec::Kind::Uniform;
-    l.a = duration_of(file, where + "/uniform/0", v["uniform"][0]);
-    l.b = duration_of(file, where + "/uniform/1", v["uniform"][1]);
-    if (l.b < l.a) fail(file, where + "/uniform", "max is below min");
-  } else {
-    l.kind = models::LatencySpec::Kind::Exponential;
-    l.a = duration_of(file, where + "/exponential_mean", v["exponential_mean"]);
-    if (l.a <= core::Duration::ns(0)) fail(file, where + "/exponential_mean", "expected a positive mean");
-  }
-  if (l.a < core::Duration::ns(0)) fail(file, where, "latency must not be negative");
-  return l;
-}
-
 std::string arg_text(const json& v) {
   if (v.is_string()) return v.get<std::string>();
   if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
@@ -140,13 +62,6 @@ std::string arg_text(const json& v) {
   std::ostringstream os;
   os << v.get<double>();
   return os.str();
-}
-
-std::string expand_data(const std::string& text, const std::string& data_dir) {
-  const std::string key = "${MLTWIN_DATA}";
-  std::string s = text;
-  for (auto p = s.find(key); p != std::string::npos; p = s.find(key)) s.replace(p, key.size(), data_dir);
-  return s;
 }
 
 }  // namespace
@@ -205,19 +120,11 @@ std::string resolve_data_dir(const std::string& explicit_dir, const std::string&
 LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
   LoadedScenario out;
   out.path = path;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ScenarioError(path + ": cannot open the scenario file");
-  std::stringstream buf;
-  buf << in.rdbuf();
-  const std::string text = buf.str();
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw ScenarioError(path + ":" + line_col(text, e.byte == 0 ? 0 : e.byte - 1) + ": invalid JSON: " + e.what());
-  }
+  json doc = detail::read_json_file(path);
   if (!opts.overrides.is_null()) doc.merge_patch(opts.overrides);
-  validate(path, doc);
+  // A wrong type names the type(s) the schema expects there, e.g.
+  // `/cluster/node_groups/0/desired_capacity: expected integer, got string "4"`.
+  validator().validate(path, doc);
   out.json = doc;
   out.name = doc["name"].get<std::string>();
   out.seed = doc.value("seed", std::uint64_t{1});
@@ -335,16 +242,11 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
   }
   // Workload.
   const json& w = doc["workload"];
-  const std::string dir = fs::path(path).parent_path().string();
   if (w.contains("philly")) {
     const json& p = w["philly"];
-    std::string trace = p["trace"];
-    if (trace.find("${MLTWIN_DATA}") != std::string::npos) {
-      out.data_dir = resolve_data_dir(opts.data_dir, dir.empty() ? "." : dir);
-      trace = expand_data(trace, out.data_dir);
-    } else if (fs::path(trace).is_relative()) {
-      trace = (fs::path(dir) / trace).string();
-    }
+    // ${MLTWIN_DATA}/... is in the data folder, a relative path beside the scenario.
+    const std::string trace_as_written = p["trace"];
+    const std::string trace = detail::resolve_input_path(trace_as_written, path, opts.data_dir, out.data_dir);
     const json& m = p["mapping"];
     PhillyMapping pm;
     pm.neuron_devices_per_gpu = m["neuron_devices_per_gpu"];
@@ -362,7 +264,7 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
     pm.priority = p.value("priority", 0);
     pm.max_jobs = p.value("max_jobs", std::size_t{0});
     sc.jobs = read_philly(trace, pm);
-    out.inputs.push_back({"philly_trace", trace});
+    out.inputs.push_back({"philly_trace", trace, trace_as_written});
   } else {
     const auto& jobs = w["jobs"];
     for (std::size_t i = 0; i < jobs.size(); ++i) {

@@ -25,12 +25,14 @@ class ScenarioError : public std::runtime_error {
 inline constexpr const char* kVolcanoRelease = "v1.12.1";
 
 struct InputFileRef {
-  std::string role;  ///< e.g. "trace"
-  std::string path;  ///< as resolved
+  std::string role;        ///< e.g. "philly_trace"
+  std::string path;        ///< as resolved: the file that was opened
+  std::string as_written;  ///< as written in the scenario, e.g. "${MLTWIN_DATA}/training/philly/philly.csv":
+                           ///< the same wherever the run starts and wherever the data folder is
 };
 
 struct LoadedScenario {
-  std::string path;            ///< the scenario file
+  std::string path;            ///< the scenario file, as given
   nlohmann::json json;         ///< the document after overrides
   std::string name;
   std::uint64_t seed = 1;
