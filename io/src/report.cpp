@@ -53,6 +53,7 @@ RunSummary summarize(const std::string& scenario, std::uint64_t seed, const mode
     q.queue = o.queue;
     ++q.submitted;
     if (o.phase == "Completed") ++q.completed;
+    else if (o.phase == "Running") ++q.running;
     else if (o.phase == "Rejected") ++q.rejected;
     else if (o.phase == "Pending") ++q.pending;
     if (o.scheduled != core::Time::max()) {
@@ -122,8 +123,8 @@ void print_summary(std::ostream& os, const RunSummary& s) {
   row(os, "all", s.jct_s);
   fmt::print(os, "\nPer queue (queueing delay / JCT):\n");
   for (const auto& q : s.queues) {
-    fmt::print(os, " {}: {} submitted, {} completed, {} pending, {} rejected\n", q.queue, q.submitted, q.completed,
-               q.pending, q.rejected);
+    fmt::print(os, " {}: {} submitted, {} completed, {} running, {} pending, {} rejected\n", q.queue, q.submitted,
+               q.completed, q.running, q.pending, q.rejected);
     row(os, "queueing", q.queueing_s);
     row(os, "JCT", q.jct_s);
   }

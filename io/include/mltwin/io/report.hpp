@@ -28,7 +28,7 @@ struct Distribution {
 
 struct QueueSummary {
   std::string queue;
-  std::size_t submitted = 0, completed = 0, pending = 0, rejected = 0;
+  std::size_t submitted = 0, completed = 0, running = 0, pending = 0, rejected = 0;  ///< by final job phase
   Distribution queueing_s, jct_s;
 };
 
