@@ -22,6 +22,7 @@
 #include "mltwin/io/scenario.hpp"
 #include "mltwin/models/training.hpp"
 #include "mltwin/store/sqlite_store.hpp"
+#include "mltwin_git_sha.hpp"  // generated at build time by apps/git_sha.cmake: MLTWIN_GIT_SHA
 
 #ifndef MLTWIN_GIT_SHA
 #define MLTWIN_GIT_SHA "unknown"
