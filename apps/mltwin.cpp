@@ -95,8 +95,12 @@ int cmd_run(const std::string& path, std::string out, std::optional<std::uint64_
   Forward fwd;
   models::TrainingCluster cluster(sc.training, sim, rng, fwd);
 
+  // Nothing stored may depend on where the run was started from or on how the scenario and the
+  // data folder were spelled (relative, absolute, --data, MLTWIN_DATA, found by search): the
+  // scenario is recorded by file name, its inputs as the scenario writes them, each with its
+  // SHA-256. So one scenario, inputs and seed give byte-identical databases.
   store::RunMetadata meta;
-  meta.scenario_path = path;
+  meta.scenario_path = std::filesystem::path(path).filename().string();
   meta.scenario_json = sc.json.dump();
   meta.seed = seed;
   meta.git_sha = MLTWIN_GIT_SHA;
@@ -105,14 +109,21 @@ int cmd_run(const std::string& path, std::string out, std::optional<std::uint64_
   meta.until = until_text;
   meta.rng_streams = rng.names();
   meta.inputs.push_back(store::hash_input_file("scenario", path));
-  for (const auto& in : sc.inputs) meta.inputs.push_back(store::hash_input_file(in.role, in.path));
+  meta.inputs.back().path = meta.scenario_path;
+  for (const auto& in : sc.inputs) {
+    meta.inputs.push_back(store::hash_input_file(in.role, in.path));
+    meta.inputs.back().path = in.as_written;
+  }
   meta.extra["random_inputs"] =
       "bind latency, pod start-up latency (per their distributions), Kubernetes UIDs (order of "
       "jobs submitted in the same second), Volcano's node tie-break";
+  // From here on Ctrl-C ends the run cleanly (before, it ends the process: nothing is written
+  // yet). Installed before the database file is created, so that once the file exists an
+  // interrupt is recorded in it.
+  std::signal(SIGINT, on_sigint);
   store::SqliteStore db(out, meta);
   fwd.to = &db;
 
-  std::signal(SIGINT, on_sigint);
   const bool tty = isatty(STDERR_FILENO) != 0;
   const bool progress = !progress_forced_off;
   const auto wall0 = std::chrono::steady_clock::now();
@@ -153,9 +164,16 @@ int cmd_run(const std::string& path, std::string out, std::optional<std::uint64_
                                                         ? until
                                                         : std::max(cluster.last_event(), core::Time::zero()));
   std::string note;
-  if (interrupted) note = "run interrupted at " + human(end.seconds());
-  else if (until != core::Time::max() && sim.next_time() != core::Time::max()) note = "still waiting at --until " + until_text;
+  store::EndReason reason = store::EndReason::Completed;
+  if (interrupted) {
+    note = "run interrupted at " + human(end.seconds());
+    reason = store::EndReason::Interrupted;
+  } else if (until != core::Time::max() && sim.next_time() != core::Time::max()) {
+    note = "still waiting at --until " + until_text;
+    reason = store::EndReason::Until;
+  }
   cluster.finish(end, note);
+  db.record_end(reason, end);
   db.finish();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
 

@@ -140,9 +140,9 @@ constexpr const char* kPutMeta =
 constexpr const char* kInsertInput =
     "INSERT INTO inputs (role, path, sha256, bytes) VALUES (?1, ?2, ?3, ?4)";
 
-constexpr std::array<std::string_view, 10> kBuiltinMetaKeys = {
-    "schema_version", "mltwin_version", "git_sha",     "volcano_release", "seed",
-    "scenario_path",  "scenario_json",  "until",       "rng_streams",     "checkpoint_ns"};
+constexpr std::array<std::string_view, 12> kBuiltinMetaKeys = {
+    "schema_version", "mltwin_version", "git_sha",     "volcano_release", "seed",       "scenario_path",
+    "scenario_json",  "until",          "rng_streams", "checkpoint_ns",   "end_reason", "end_ns"};
 
 // ---------------------------------------------------------------------------------------
 // Thin RAII and binding helpers over the SQLite C API
@@ -607,6 +607,13 @@ void SqliteStore::checkpoint(core::Time now) {
   m.commit_and_begin();
 }
 
+void SqliteStore::record_end(EndReason reason, core::Time end) {
+  Impl& m = *impl_;
+  m.require_open();
+  m.put_meta_value("end_reason", to_string(reason));
+  m.put_meta_value("end_ns", std::to_string(end.ns()));
+}
+
 void SqliteStore::finish() {
   Impl& m = *impl_;
   if (m.finished) return;
@@ -629,6 +636,15 @@ void SqliteStore::finish() {
 bool SqliteStore::finished() const noexcept { return impl_->finished; }
 
 const std::string& SqliteStore::path() const noexcept { return impl_->path; }
+
+const char* to_string(EndReason r) noexcept {
+  switch (r) {
+    case EndReason::Completed: return "completed";
+    case EndReason::Until: return "until";
+    case EndReason::Interrupted: return "interrupted";
+  }
+  return "unknown";
+}
 
 // ---------------------------------------------------------------------------------------
 // hash_input_file

@@ -178,7 +178,8 @@ TEST_CASE("a run written through the recorder interface reads back column by col
     auto meta = [&](const std::string& key) {
       return db.text("SELECT value FROM run_meta WHERE key = '" + key + "'");
     };
-    CHECK(meta("schema_version") == "1");
+    CHECK(meta("schema_version") == "2");
+    CHECK(mltwin::store::kSchemaVersion == 2);
     CHECK(meta("mltwin_version") == "0.1.0");
     CHECK(meta("git_sha") == "0123abcd");
     CHECK(meta("volcano_release") == "v1.10.0");
@@ -376,6 +377,11 @@ TEST_CASE("errors name the path") {
     RunMetadata m = small_meta();
     m.extra["seed"] = "7";
     CHECK_THROWS_AS(SqliteStore(dir.file("run.db"), m), std::invalid_argument);
+    for (const char* key : {"end_reason", "end_ns"}) {
+      RunMetadata e = small_meta();
+      e.extra[key] = "x";
+      CHECK_THROWS_AS(SqliteStore(dir.file("run.db"), e), std::invalid_argument);
+    }
   }
   SUBCASE("job_final for a job never submitted") {
     SqliteStore st(dir.file("run.db"), small_meta());
@@ -390,6 +396,53 @@ TEST_CASE("errors name the path") {
     st.finish();  // idempotent
     CHECK_THROWS_AS(st.sample({sec(1), 0, 0, 0, 0, 0, 0}), std::logic_error);
     CHECK_THROWS_AS(st.checkpoint(sec(1)), std::logic_error);
+    CHECK_THROWS_AS(st.record_end(mltwin::store::EndReason::Completed, sec(1)), std::logic_error);
+  }
+}
+
+TEST_CASE("record_end stores how the run ended and the simulated time reached") {
+  using mltwin::store::EndReason;
+  TempDir dir;
+  CHECK(std::string(mltwin::store::to_string(EndReason::Completed)) == "completed");
+  CHECK(std::string(mltwin::store::to_string(EndReason::Until)) == "until");
+  CHECK(std::string(mltwin::store::to_string(EndReason::Interrupted)) == "interrupted");
+
+  SUBCASE("without record_end there is no end_reason (a run that never ended)") {
+    const std::string path = dir.file("run.db");
+    {
+      SqliteStore st(path, small_meta());
+      write_small_run(st);
+      st.finish();
+    }
+    Reader db(path);
+    CHECK(db.integer("SELECT count(*) FROM run_meta WHERE key IN ('end_reason', 'end_ns')") == 0);
+  }
+  SUBCASE("interrupted: what the CLI does on SIGINT (record_end, then finish)") {
+    const std::string path = dir.file("run.db");
+    {
+      SqliteStore st(path, small_meta());
+      write_small_run(st);
+      st.record_end(EndReason::Interrupted, sec(3700.5));
+      st.finish();
+    }
+    Reader db(path);
+    CHECK(db.text("SELECT value FROM run_meta WHERE key = 'end_reason'") == "interrupted");
+    CHECK(db.text("SELECT value FROM run_meta WHERE key = 'end_ns'") == "3700500000000");
+    CHECK(db.text("SELECT value FROM run_meta WHERE key = 'checkpoint_ns'") == "3634250000000");
+  }
+  SUBCASE("a second call replaces the first; the values survive a checkpoint") {
+    const std::string path = dir.file("run.db");
+    {
+      SqliteStore st(path, small_meta());
+      st.record_end(EndReason::Until, sec(10));
+      st.checkpoint(sec(10));
+      st.record_end(EndReason::Completed, sec(12));
+      st.finish();
+    }
+    Reader db(path);
+    CHECK(db.text("SELECT value FROM run_meta WHERE key = 'end_reason'") == "completed");
+    CHECK(db.text("SELECT value FROM run_meta WHERE key = 'end_ns'") == "12000000000");
+    CHECK(db.integer("SELECT count(*) FROM run_meta WHERE key = 'end_reason'") == 1);
   }
 }
 
@@ -513,5 +566,6 @@ TEST_CASE("a run abandoned without finish() holds exactly its committed rows") {
     Reader db(path);
     CHECK(db.text("SELECT value FROM run_meta WHERE key = 'seed'") == "42");
     CHECK(db.integer("SELECT count(*) FROM jobs") == 0);
+    CHECK(db.integer("SELECT count(*) FROM run_meta WHERE key = 'end_reason'") == 0);
   }
 }

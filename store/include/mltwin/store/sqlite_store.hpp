@@ -28,7 +28,7 @@ namespace mltwin::store {
 
 /// Version of the database layout; stored as PRAGMA user_version and as
 /// run_meta('schema_version'). Bump it whenever a table, column or view changes meaning.
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;
 
 /// Rows (of any table) after which the open transaction is committed even without a
 /// checkpoint, so that one transaction, and its rollback journal, stays bounded.
@@ -37,14 +37,15 @@ inline constexpr std::size_t kRowsPerTransaction = 100'000;
 /// A file the run read (scenario, trace, cluster description, ...), identified by content.
 struct InputFile {
   std::string role;       ///< what the file is for, e.g. "scenario", "trace"
-  std::string path;       ///< as given on the command line or in the scenario
+  std::string path;       ///< as recorded: the CLI stores a form that does not depend on where
+                          ///< the run was started from (see docs/results-schema.md, `inputs`)
   std::string sha256;     ///< 64 lowercase hex digits
   std::uint64_t bytes = 0;  ///< file size, bytes
 };
 
 /// What is needed to reproduce a run; written once into the run_meta and inputs tables.
 struct RunMetadata {
-  std::string scenario_path;
+  std::string scenario_path;   ///< the CLI stores the scenario's file name (no folder)
   std::string scenario_json;   ///< the fully resolved scenario, as JSON text
   std::uint64_t seed = 0;
   std::string git_sha;         ///< commit of the mltwin build
@@ -55,9 +56,19 @@ struct RunMetadata {
   std::vector<InputFile> inputs;
   /// Further key/value pairs for run_meta. A key may not repeat one of the built-in keys
   /// (schema_version, mltwin_version, git_sha, volcano_release, seed, scenario_path,
-  /// scenario_json, until, rng_streams, checkpoint_ns).
+  /// scenario_json, until, rng_streams, checkpoint_ns, end_reason, end_ns).
   std::map<std::string, std::string> extra;
 };
+
+/// How a run ended; stored as run_meta('end_reason').
+enum class EndReason {
+  Completed,    ///< no events were left: every job ended (or can never run)
+  Until,        ///< stopped at the --until time with events still to come
+  Interrupted,  ///< stopped early on request (SIGINT / Ctrl-C)
+};
+
+/// "completed", "until", "interrupted".
+const char* to_string(EndReason r) noexcept;
 
 /// Hashes a file with SHA-256 (streamed, any size) and returns its InputFile record.
 /// Throws std::runtime_error naming the path if the file cannot be opened or read.
@@ -102,6 +113,12 @@ class SqliteStore final : public models::TrainingRecorder {
   /// and begins a new one. A commit waits for the disk (three fsyncs, ~6 ms on a cloud
   /// volume), so checkpoint on a coarse simulated-time cadence (the CLI: once a day).
   void checkpoint(core::Time now) override;
+
+  /// Records how the run ended and the simulated time it had reached, as run_meta('end_reason')
+  /// and run_meta('end_ns'); they are committed by the next checkpoint() or finish(). A
+  /// database whose process died before this call has neither key. Calling it again replaces
+  /// both values.
+  void record_end(EndReason reason, core::Time end);
 
   /// Commits, creates the per-job indexes, runs PRAGMA optimize and closes the database.
   /// Idempotent. Throws std::runtime_error on failure (the database is closed regardless).

@@ -1,0 +1,354 @@
+// The mltwin CLI in child processes, on small fixtures written to a temp dir (no real data
+// needed; fast):
+//   - the database does not depend on how paths are given: the scenario by a relative or an
+//     absolute path, from another working directory, the data folder by --data, MLTWIN_DATA
+//     or found by search (different spellings of one folder) -> byte-identical files;
+//   - run_meta records how a run ended: end_reason completed / until / interrupted (SIGINT)
+//     with end_ns, the simulated time reached;
+//   - the summary's per-queue line counts jobs still running at --until.
+//
+// The fixture is tests/scenarios/tiny-gang.json (4 whole-node trn1.32xlarge nodes: 64 Trainium
+// devices) with a Philly workload read from ${MLTWIN_DATA}/training/philly/, laid out as
+//   T/shared/data/training/philly/{small,big}.csv   T/scen/{small,big}.json
+#include "temp_dir.hpp"
+#include <doctest/doctest.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <openssl/evp.h>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#if !defined(MLTWIN_SOURCE_DIR) || !defined(MLTWIN_CLI)
+#error "MLTWIN_SOURCE_DIR and MLTWIN_CLI must be defined by the build"
+#endif
+
+extern char** environ;
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using mltwin::test::TempDir;
+
+namespace {
+
+constexpr std::int64_t kS = 1'000'000'000LL;
+
+void write_text(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  REQUIRE(out.good());
+}
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+/// tiny-gang with a Philly workload reading `trace`; single-pod jobs of up to 16 devices.
+json philly_scenario(const std::string& name, const std::string& trace) {
+  std::ifstream in(std::string(MLTWIN_SOURCE_DIR) + "/tests/scenarios/tiny-gang.json");
+  REQUIRE(in.good());
+  json d = json::parse(in);
+  d["name"] = name;
+  d["queues"] = json::array({{{"name", "vc-aaa"}}, {{"name", "vc-bbb"}}});
+  d["workload"] = {{"philly",
+                    {{"trace", trace},
+                     {"queue_prefix", "vc-"},
+                     {"mapping",
+                      {{"neuron_devices_per_gpu", 1},
+                       {"devices_per_node", 16},
+                       {"pod_whole_node",
+                        {{"cpu", "127900m"},
+                         {"memory", "523264M"},
+                         {"aws.amazon.com/neurondevice", 16},
+                         {"vpc.amazonaws.com/efa", 8}}},
+                       {"pod_per_device", {{"cpu", "7993750u"}, {"memory", "32704M"}}},
+                       {"processes_per_neuroncore", 1},
+                       {"source", "test fixture"}}}}}};
+  return d;
+}
+
+const std::string kHeader = "timestamp,duration,num_gpus,gpu_time,cluster\n";
+
+/// The fixture tree under `root`.
+struct Fixture {
+  fs::path root, data, scen;
+  explicit Fixture(const fs::path& r) : root(r), data(r / "shared" / "data"), scen(r / "scen") {
+    // small: five jobs of 1 h, submitted one per schedule period (no ties, whose order the
+    // seed decides): at 0, 1 and 2 s three of 16 devices (one node each) in vc-aaa, which
+    // run at once; at 3 s one of 32 devices (two nodes) in vc-aaa, which waits until they
+    // end (admitting it would overcommit the cluster beyond overcommit's 1.2 factor); at 60 s
+    // one of 16 devices in vc-bbb, which takes the fourth node.
+    write_text(data / "training/philly/small.csv", kHeader +
+                                                       "2017-10-03 10:00:00,3600,16,57600,aaa\n"
+                                                       "2017-10-03 10:00:01,3600,16,57600,aaa\n"
+                                                       "2017-10-03 10:00:02,3600,16,57600,aaa\n"
+                                                       "2017-10-03 10:00:03,3600,32,115200,aaa\n"
+                                                       "2017-10-03 10:01:00,3600,16,57600,bbb\n");
+    write_text(scen / "small.json", philly_scenario("small", "${MLTWIN_DATA}/training/philly/small.csv").dump(2));
+    // big: 50,000 jobs of 8 devices, one a minute for 35 days, 400 s each: long enough (tens
+    // of seconds of wall time) to be interrupted while it runs.
+    std::string rows = kHeader;
+    for (int i = 0; i < 50'000; ++i) {
+      const int day = 3 + i / 1440, minute = i % 1440;  // from 2017-10-03 into November
+      char line[96];
+      std::snprintf(line, sizeof line, "2017-%02d-%02d %02d:%02d:00,400,8,3200,%s\n", day > 31 ? 11 : 10,
+                    day > 31 ? day - 31 : day, minute / 60, minute % 60, i % 2 ? "aaa" : "bbb");
+      rows += line;
+    }
+    write_text(data / "training/philly/big.csv", rows);
+    write_text(scen / "big.json", philly_scenario("big", "${MLTWIN_DATA}/training/philly/big.csv").dump(2));
+  }
+};
+
+/// Starts the CLI with `args` in `cwd`, the environment without MLTWIN_DATA plus `env`, and
+/// stdout + stderr to `log`. Returns the pid.
+pid_t spawn_cli(const std::vector<std::string>& args, const fs::path& cwd, const std::vector<std::string>& env,
+                const fs::path& log) {
+  std::vector<std::string> argv_s = {MLTWIN_CLI};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<std::string> env_s;
+  for (char** e = environ; *e != nullptr; ++e)
+    if (std::strncmp(*e, "MLTWIN_DATA=", 12) != 0) env_s.emplace_back(*e);
+  env_s.insert(env_s.end(), env.begin(), env.end());
+  std::vector<char*> argv, envp;
+  for (auto& a : argv_s) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  for (auto& e : env_s) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  const std::string cwd_s = cwd.string(), log_s = log.string();
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    const int fd = ::open(log_s.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0 || ::dup2(fd, STDOUT_FILENO) < 0 || ::dup2(fd, STDERR_FILENO) < 0 || ::chdir(cwd_s.c_str()) != 0)
+      ::_exit(127);
+    ::execve(argv[0], argv.data(), envp.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+int wait_exit(pid_t pid) {
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  REQUIRE_MESSAGE(WIFEXITED(status), "killed by signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0));
+  return WEXITSTATUS(status);
+}
+
+/// Runs the CLI to the end; returns its exit status (the output is in `log`).
+int run_cli(const std::vector<std::string>& args, const fs::path& cwd, const std::vector<std::string>& env,
+            const fs::path& log) {
+  return wait_exit(spawn_cli(args, cwd, env, log));
+}
+
+class Db {
+ public:
+  explicit Db(const fs::path& path) {
+    if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK)
+      throw std::runtime_error("open " + path.string() + ": " + sqlite3_errmsg(db_));
+  }
+  ~Db() { sqlite3_close_v2(db_); }
+  Db(const Db&) = delete;
+  Db& operator=(const Db&) = delete;
+  /// Rows of `sql`, each column as text ("NULL" for NULL).
+  std::vector<std::vector<std::string>> rows(const std::string& sql) {
+    sqlite3_stmt* s = nullptr;
+    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &s, nullptr) != SQLITE_OK)
+      throw std::runtime_error("prepare '" + sql + "': " + sqlite3_errmsg(db_));
+    std::vector<std::vector<std::string>> out;
+    while (sqlite3_step(s) == SQLITE_ROW) {
+      std::vector<std::string> r;
+      for (int c = 0; c < sqlite3_column_count(s); ++c) {
+        const unsigned char* t = sqlite3_column_text(s, c);
+        r.push_back(t ? reinterpret_cast<const char*>(t) : "NULL");
+      }
+      out.push_back(std::move(r));
+    }
+    sqlite3_finalize(s);
+    return out;
+  }
+  std::string one(const std::string& sql) {
+    const auto r = rows(sql);
+    if (r.empty() || r[0].empty()) throw std::runtime_error("no row from '" + sql + "'");
+    return r[0][0];
+  }
+  std::map<std::string, std::string> meta() {
+    std::map<std::string, std::string> m;
+    for (const auto& r : rows("SELECT key, value FROM run_meta")) m[r[0]] = r[1];
+    return m;
+  }
+
+ private:
+  sqlite3* db_ = nullptr;
+};
+
+std::string sha256_of(const fs::path& path) {
+  const std::string bytes = slurp(path);
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  REQUIRE(EVP_Digest(bytes.data(), bytes.size(), md, &len, EVP_sha256(), nullptr) == 1);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned int i = 0; i < len; ++i) (out += kHex[md[i] >> 4]) += kHex[md[i] & 0xF];
+  return out;
+}
+
+/// The first whole second after the last job's end, ns, as text.
+std::string next_cycle_after_last_end(Db& db) {
+  const std::int64_t last = std::stoll(db.one("SELECT max(end_ns) FROM jobs"));
+  return std::to_string((last / kS + 1) * kS);
+}
+
+}  // namespace
+
+TEST_CASE("the database does not depend on how the scenario and the data folder are spelled") {
+  TempDir t("mltwin-cli");
+  const Fixture fx(t.path());
+  const fs::path other = t.path() / "elsewhere";
+  fs::create_directories(other);
+  const std::string common_tail = "--seed=3";
+
+  // 1. From the fixture root: relative scenario, relative --data, relative --out.
+  REQUIRE_MESSAGE(run_cli({"run", "scen/small.json", "--data", "shared/data", "--out", "a.sqlite", "--no-progress",
+                           common_tail},
+                          fx.root, {}, t.path() / "a.log") == 0,
+                  slurp(t.path() / "a.log"));
+  // 2. From another folder: absolute scenario spelled with "..", MLTWIN_DATA spelled with "./"
+  //    and a trailing slash.
+  const std::string abs_scenario = (fx.root / "elsewhere" / ".." / "scen" / "small.json").string();
+  const std::string data_env = "MLTWIN_DATA=" + (fx.root / "." / "shared" / "data").string() + "/";
+  REQUIRE_MESSAGE(run_cli({"run", abs_scenario, "--out", (fx.root / "b.sqlite").string(), "--no-progress", common_tail},
+                          other, {data_env}, t.path() / "b.log") == 0,
+                  slurp(t.path() / "b.log"));
+  // 3. From the scenario's folder, the data folder found by walking up from the scenario.
+  REQUIRE_MESSAGE(
+      run_cli({"run", "./small.json", "--out", "../c.sqlite", "--no-progress", common_tail}, fx.scen, {}, t.path() / "c.log") ==
+          0,
+      slurp(t.path() / "c.log"));
+
+  const std::string a = slurp(fx.root / "a.sqlite"), b = slurp(fx.root / "b.sqlite"), c = slurp(fx.root / "c.sqlite");
+  REQUIRE(a.size() > 10'000);
+  const bool same_ab = a == b, same_ac = a == c;  // (bools: doctest would print the binary)
+  CHECK_MESSAGE(same_ab, "relative vs absolute paths, --data vs MLTWIN_DATA: the databases differ");
+  CHECK_MESSAGE(same_ac, "relative paths vs the data folder found by search: the databases differ");
+
+  // What is stored instead of the paths: the scenario's file name, the trace as the scenario
+  // writes it, and their SHA-256s.
+  Db db(fx.root / "a.sqlite");
+  const auto meta = db.meta();
+  CHECK(meta.at("scenario_path") == "small.json");
+  const auto inputs = db.rows("SELECT role, path, sha256, bytes FROM inputs ORDER BY rowid");
+  REQUIRE(inputs.size() == 2);
+  CHECK(inputs[0] == std::vector<std::string>{"scenario", "small.json", sha256_of(fx.scen / "small.json"),
+                                              std::to_string(fs::file_size(fx.scen / "small.json"))});
+  const fs::path csv = fx.data / "training/philly/small.csv";
+  CHECK(inputs[1] == std::vector<std::string>{"philly_trace", "${MLTWIN_DATA}/training/philly/small.csv", sha256_of(csv),
+                                              std::to_string(fs::file_size(csv))});
+  // No stored text names the temp folder.
+  const std::string root = fx.root.string();
+  for (const auto& r : db.rows("SELECT key || '=' || value FROM run_meta UNION ALL SELECT path FROM inputs"))
+    CHECK_MESSAGE(!contains(r[0], root), r[0]);
+}
+
+TEST_CASE("run_meta records how the run ended: completed, or stopped at --until") {
+  TempDir t("mltwin-cli");
+  const Fixture fx(t.path());
+  const std::vector<std::string> env = {"MLTWIN_DATA=" + fx.data.string()};
+
+  SUBCASE("to the end") {
+    REQUIRE_MESSAGE(run_cli({"run", "scen/small.json", "--out", "done.sqlite", "--no-progress"}, fx.root, env,
+                            t.path() / "done.log") == 0,
+                    slurp(t.path() / "done.log"));
+    Db db(fx.root / "done.sqlite");
+    const auto meta = db.meta();
+    CHECK(meta.at("schema_version") == "2");
+    CHECK(meta.at("until") == "");
+    CHECK(meta.at("end_reason") == "completed");
+    // The run ends with its last event: the scheduler cycle (whole seconds) that follows the
+    // last job's end.
+    CHECK(meta.at("end_ns") == next_cycle_after_last_end(db));
+    CHECK(db.one("SELECT count(*) FROM jobs WHERE phase = 'Completed'") == "5");
+    const std::string out = slurp(t.path() / "done.log");
+    CHECK_MESSAGE(contains(out, " vc-aaa: 4 submitted, 4 completed, 0 running, 0 pending, 0 rejected\n"), out);
+  }
+  SUBCASE("--until later than the last event: completed") {
+    REQUIRE_MESSAGE(run_cli({"run", "scen/small.json", "--until", "30d", "--out", "late.sqlite", "--no-progress"},
+                            fx.root, env, t.path() / "late.log") == 0,
+                    slurp(t.path() / "late.log"));
+    Db db(fx.root / "late.sqlite");
+    const auto meta = db.meta();
+    CHECK(meta.at("until") == "30d");
+    CHECK(meta.at("end_reason") == "completed");
+    CHECK(meta.at("end_ns") == next_cycle_after_last_end(db));
+  }
+  SUBCASE("--until 30m: stopped with jobs running and pending") {
+    // At 30 min: the three 16-device jobs of vc-aaa and vc-bbb's run; vc-aaa's 32-device job
+    // waits for two free nodes.
+    REQUIRE_MESSAGE(run_cli({"run", "scen/small.json", "--until", "30m", "--out", "until.sqlite", "--no-progress"},
+                            fx.root, env, t.path() / "until.log") == 0,
+                    slurp(t.path() / "until.log"));
+    Db db(fx.root / "until.sqlite");
+    const auto meta = db.meta();
+    CHECK(meta.at("until") == "30m");
+    CHECK(meta.at("end_reason") == "until");
+    CHECK(meta.at("end_ns") == std::to_string(1800 * kS));
+    CHECK(db.one("SELECT group_concat(phase) FROM (SELECT phase FROM jobs ORDER BY job)") ==
+          "Running,Running,Running,Pending,Running");
+    const std::string out = slurp(t.path() / "until.log");
+    CHECK_MESSAGE(contains(out, " vc-aaa: 4 submitted, 0 completed, 3 running, 1 pending, 0 rejected\n"), out);
+    CHECK_MESSAGE(contains(out, " vc-bbb: 1 submitted, 0 completed, 1 running, 0 pending, 0 rejected\n"), out);
+  }
+}
+
+TEST_CASE("Ctrl-C: an interrupted run records end_reason interrupted and the time reached") {
+  TempDir t("mltwin-cli");
+  const Fixture fx(t.path());
+  const fs::path out = fx.root / "int.sqlite";
+  const auto t0 = std::chrono::steady_clock::now();
+  const pid_t pid = spawn_cli({"run", "scen/big.json", "--out", out.string(), "--no-progress"}, fx.root,
+                              {"MLTWIN_DATA=" + fx.data.string()}, t.path() / "int.log");
+  // The CLI installs its SIGINT handler before it creates the database file: once the file
+  // exists, an interrupt ends the run cleanly.
+  while (!fs::exists(out) && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(60))
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  REQUIRE_MESSAGE(fs::exists(out), "the run never created its database: " << slurp(t.path() / "int.log"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  REQUIRE(::kill(pid, SIGINT) == 0);
+  const int rc = wait_exit(pid);
+  const std::string log = slurp(t.path() / "int.log");
+  REQUIRE_MESSAGE(rc == 130, "exit " << rc << " (0: the run ended before the interrupt arrived)\n" << log);
+  CHECK_MESSAGE(contains(log, "interrupted: "), log);
+
+  Db db(out);
+  CHECK(db.one("PRAGMA integrity_check") == "ok");
+  const auto meta = db.meta();
+  CHECK(meta.at("end_reason") == "interrupted");
+  CHECK(meta.at("until") == "");
+  const std::int64_t end_ns = std::stoll(meta.at("end_ns"));
+  const std::int64_t submitted = std::stoll(db.one("SELECT count(*) FROM jobs"));
+  CHECK(end_ns > 0);
+  CHECK(submitted < 50'000);
+  // The jobs submitted by then are in the table, none submitted after end_ns; the run is
+  // finalized like one stopped at --until (jobs not yet ended get their final row).
+  CHECK(std::stoll(db.one("SELECT max(submit_ns) FROM jobs")) <= end_ns);
+  CHECK(db.one("SELECT count(*) FROM jobs WHERE phase = 'Completed'") != "0");
+  CHECK(db.one("SELECT count(*) FROM jobs WHERE podgroup_phase IS NULL") == "0");
+}
