@@ -1,0 +1,108 @@
+// mltwin/models/inference.hpp — a SageMaker multi-model endpoint (MME) served by DJL Serving
+// (or MMS), as a discrete-event model.
+//
+// The world around the serving policies (mltwin/policy/serving.hpp); every decision is theirs:
+//
+//   request ──OverheadLatency──► RoutingPolicy picks an in-service instance
+//     model loaded there?  yes ─► the model's worker pool: AutoscalingPolicy admits (or 503),
+//                                 maybe adds a worker; the job waits in the job queue
+//                          no  ─► download the artifact from S3 to disk (disk full: the disk's
+//                                 ModelCachePolicy deletes artifacts), load it into memory
+//                                 (memory short: the memory ModelCachePolicy unloads idle
+//                                 models; still short: 507), start min_workers workers;
+//                                 requests that arrived meanwhile wait (ModelLoadingWaitTime)
+//   a free worker takes a job, aggregates a batch (batch_size, max_batch_delay), runs it on the
+//   instance's vCPUs; after each batch it asks the AutoscalingPolicy whether to retire.
+//
+// Workers follow DJL Serving 0.23.0's threads exactly where it matters for the rules: a worker
+// is busy only while its batch runs; free workers (waiting or aggregating) poll one job queue
+// and a new job goes to the longest-waiting poller (LinkedBlockingDeque's condition queue);
+// an aggregating worker re-joins the back of the poll queue after each job it receives.
+//
+// CPU: a batch is CPU work on one core. While more batches run on an instance than it has
+// vCPUs, all of them progress at rate vCPU / busy (processor sharing), implemented with a
+// per-instance virtual clock so a change re-times only the earliest completion.
+//
+// Simplifications, stated: concurrent S3 downloads on one instance each get the full
+// s3_download_gbps (no sharing yet); unloading frees memory at once (its duration is reported
+// as ModelUnloadingTime); SageMaker's 60 s invoke timeout (ModelNotReadyException) is not
+// modelled; a model whose pool has a worker still starting is not evicted.
+#pragma once
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <queue>
+#include <string>
+#include <vector>
+
+#include "mltwin/core/rng.hpp"
+#include "mltwin/core/simulator.hpp"
+#include "mltwin/models/inference_scenario.hpp"
+#include "mltwin/models/serving_recorder.hpp"
+#include "mltwin/policy/serving.hpp"
+
+namespace mltwin::models::inference {
+
+class MetricsAggregator;  // models/serving_metrics.hpp
+
+/// The policies one endpoint runs. Cache policies are per instance (memory and disk), so they
+/// come from factories.
+struct PolicySet {
+  std::unique_ptr<policy::serving::AutoscalingPolicy> autoscaling;
+  std::unique_ptr<policy::serving::RoutingPolicy> routing;
+  std::unique_ptr<policy::serving::InstanceScalingPolicy> scaling;  ///< null: fixed fleet
+  std::unique_ptr<policy::serving::ModelCachePolicy> (*memory_cache)() = &policy::serving::make_lru_cache_policy;
+  std::unique_ptr<policy::serving::ModelCachePolicy> (*disk_cache)() = &policy::serving::make_lru_cache_policy;
+};
+
+/// The scenario's built-in policies: DjlWlmPolicy or MmsStaticPolicy, the cache-aware router,
+/// target tracking when the endpoint has autoscaling, LRU caches.
+PolicySet default_policies(const InferenceScenario& sc);
+
+struct EndpointStats {
+  std::uint64_t requests = 0;           ///< arrived at the endpoint
+  std::uint64_t served = 0;             ///< 200
+  std::uint64_t rejected_503 = 0;       ///< job queue full (or all workers died)
+  std::uint64_t rejected_507 = 0;       ///< model could not be loaded (memory or disk)
+  std::uint64_t in_flight = 0;          ///< not answered (yet / at the end of the run)
+  std::uint64_t cache_hits = 0;         ///< model loaded on the chosen instance at arrival
+  std::uint64_t downloads = 0, loads = 0, unloads = 0, load_failures = 0, artifacts_deleted = 0;
+  std::uint64_t workers_added = 0, workers_retired = 0, scale_ups_skipped = 0;
+  std::uint64_t batches = 0;
+  int max_workers_seen = 0;             ///< most running workers at once, all instances
+  int instances_launched = 0;
+  double instance_seconds = 0;          ///< summed over instances, launch → termination / end
+  double cost_usd = 0;                  ///< instance_seconds × price per hour / 3600
+  std::uint64_t max_queue_seen = 0;     ///< longest job queue seen, any pool
+};
+
+class Endpoint final : public core::EventHandler {
+ public:
+  /// `recorder` and `metrics` may be null. The scenario must outlive the endpoint.
+  /// Throws std::invalid_argument if the endpoint's instance type is not in the catalog, or a
+  /// figure is out of range (the scenario loader catches these earlier, with a JSON path).
+  Endpoint(core::Simulator& sim, const InferenceScenario& sc, core::RngStreams& rng,
+           ServingRecorder* recorder, MetricsAggregator* metrics, PolicySet policies);
+  ~Endpoint() override;
+
+  /// Launches the initial fleet (in service at t = 0) and the traffic.
+  void start();
+  /// Ends the run at sim.now(): reports requests still in flight (status 0), closes the last
+  /// metrics period and the instances' cost. Call once, after the simulator stops.
+  void finish();
+
+  const EndpointStats& stats() const { return stats_; }
+  /// Checks the model's invariants (memory and disk within capacity, queues within their size,
+  /// worker counts consistent, every request accounted for); throws std::logic_error naming
+  /// the first violation.
+  void check_invariants() const;
+
+  void on_event(core::Simulator& sim, std::uint64_t payload) override;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  EndpointStats stats_;
+};
+
+}  // namespace mltwin::models::inference

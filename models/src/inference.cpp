@@ -1,0 +1,1209 @@
+// The multi-model endpoint model. See mltwin/models/inference.hpp for what it models and
+// mltwin/policy/serving.hpp for the rules the policies reproduce.
+#include "mltwin/models/inference.hpp"
+
+#include <algorithm>
+#include <boost/random/bernoulli_distribution.hpp>
+#include <boost/random/discrete_distribution.hpp>
+#include <boost/random/exponential_distribution.hpp>
+#include <boost/random/uniform_01.hpp>
+#include <boost/random/uniform_int_distribution.hpp>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "mltwin/models/serving_metrics.hpp"
+
+namespace mltwin::models::inference {
+
+namespace ps = policy::serving;
+using core::Engine;
+
+PolicySet default_policies(const InferenceScenario& sc) {
+  PolicySet p;
+  if (sc.server.kind == ServerSpec::Kind::Mms) p.autoscaling = std::make_unique<ps::MmsStaticPolicy>();
+  else p.autoscaling = std::make_unique<ps::DjlWlmPolicy>();
+  p.routing = ps::make_cache_aware_router(sc.endpoint.routing);
+  if (sc.endpoint.autoscaling) p.scaling = ps::make_target_tracking(*sc.endpoint.autoscaling);
+  return p;
+}
+
+namespace {
+
+constexpr std::uint32_t kNone = UINT32_MAX;
+
+// Event kinds live in the top byte of the payload; the rest is an index.
+enum Kind : std::uint8_t {
+  kArrival = 1,     // next open-loop arrival (Poisson or trace)
+  kTraceMinute,     // generate the next trace minute's arrivals
+  kUserStep,        // a Locust user sends its next request (index = user)
+  kReach,           // a request reaches the container after its overhead (index = request slot)
+  kDownloadDone,    // index = instance << 32 | model
+  kLoadDone,        // index = instance << 32 | model
+  kWorkerReady,     // index = worker
+  kPollDeadline,    // index = worker
+  kBatchDeadline,   // index = worker
+  kCpuDone,         // index = instance
+  kInstanceUp,      // index = instance
+  kMetricsTick,
+};
+constexpr std::uint64_t pack(Kind k, std::uint64_t index) { return (std::uint64_t(k) << 56) | index; }
+
+/// Draws a model id from a popularity spec.
+class ModelPicker {
+ public:
+  explicit ModelPicker(const PopularitySpec& p) : p_(p) {
+    if (p.kind == PopularitySpec::Kind::Zipf) {
+      std::vector<double> w;
+      for (int i = p.first; i <= p.last; ++i) w.push_back(1.0 / std::pow(double(i - p.first + 1), p.zipf_alpha));
+      zipf_ = boost::random::discrete_distribution<int, double>(w.begin(), w.end());
+    }
+  }
+  std::uint32_t operator()(Engine& e) {
+    switch (p_.kind) {
+      case PopularitySpec::Kind::Uniform:
+        return static_cast<std::uint32_t>(boost::random::uniform_int_distribution<int>(p_.first, p_.last)(e));
+      case PopularitySpec::Kind::HotSet: {
+        // hot_share of the requests go uniformly to [first, first + hot_count), the rest
+        // uniformly to the other models of [first, last].
+        const int hot_last = p_.first + p_.hot_count - 1;
+        if (hot_last >= p_.last || boost::random::bernoulli_distribution<double>(p_.hot_share)(e))
+          return static_cast<std::uint32_t>(boost::random::uniform_int_distribution<int>(p_.first, std::min(hot_last, p_.last))(e));
+        return static_cast<std::uint32_t>(boost::random::uniform_int_distribution<int>(hot_last + 1, p_.last)(e));
+      }
+      case PopularitySpec::Kind::Zipf:
+        return static_cast<std::uint32_t>(p_.first + zipf_(e));
+    }
+    return 0;
+  }
+
+ private:
+  PopularitySpec p_;
+  boost::random::discrete_distribution<int, double> zipf_;
+};
+
+}  // namespace
+
+struct Endpoint::Impl {
+  // ---------------------------------------------------------------- state
+  enum class MState : std::uint8_t { Absent, Downloading, OnDisk, Loading, Loaded };
+  struct ModelOnInstance {
+    MState state = MState::Absent;
+    bool on_disk = false;
+    std::uint32_t pool = kNone;
+    Time phase_start;                 // download / load start
+    std::uint64_t reserved = 0;       // memory reserved by a load in progress
+    std::vector<std::uint32_t> pending;  // requests waiting for the load
+  };
+  enum class IState : std::uint8_t { Starting, InService, Draining, Terminated };
+  struct BatchRef {
+    double vfinish;
+    std::uint64_t seq;
+    std::uint32_t worker;
+    bool operator>(const BatchRef& o) const { return vfinish != o.vfinish ? vfinish > o.vfinish : seq > o.seq; }
+  };
+  struct Instance {
+    std::uint32_t id = 0;
+    IState state = IState::Starting;
+    Time launched, terminated = Time::max();
+    Time in_service_since = Time::max();  // when it passed its health check
+    std::uint64_t mem_cap = 0, mem_used = 0, disk_cap = 0, disk_used = 0;
+    int vcpu = 1;
+    int outstanding = 0;              // requests routed here and not answered
+    int models_loaded = 0;
+    int loads_in_progress = 0;
+    std::vector<ModelOnInstance> models;
+    std::unique_ptr<ps::ModelCachePolicy> mem_cache, disk_cache;
+    // CPU processor sharing
+    int busy = 0;                     // batches running
+    double vclock = 0;                // virtual time: each running batch has received this much CPU
+    Time last;                        // when vclock was last advanced
+    std::priority_queue<BatchRef, std::vector<BatchRef>, std::greater<>> running;
+    core::EventId cpu_event;
+    double busy_core_ns = 0;          // ∫ min(busy, vcpu) dt, for CPUUtilization
+  };
+  // Between: at the top of WorkerThread's loop (counted nowhere), only inside worker_free().
+  enum class WState : std::uint8_t { Starting, Waiting, Aggregating, Busy, Between, Retired };
+  struct Worker {
+    std::uint32_t pool = kNone;
+    WState state = WState::Starting;
+    bool temporary = false;
+    Time idle_since;
+    Time batch_deadline;
+    core::EventId timer;              // ready / poll deadline / batch deadline
+    std::uint32_t ticket = 0;         // invalidates stale poller entries
+    std::vector<std::uint32_t> batch;
+  };
+  struct Pool {
+    std::uint32_t instance = 0, model = 0;
+    std::deque<std::uint32_t> queue;  // job queue (request slots)
+    std::deque<std::pair<std::uint32_t, std::uint32_t>> pollers;  // (worker, ticket), longest waiting first
+    std::vector<std::uint32_t> workers;  // running (not retired)
+    int starting = 0, busy = 0, started = 0;  // started = waiting + aggregating (DJL WORKER_STARTED)
+    int outstanding = 0;              // queued + in batches
+    bool live = false;
+  };
+  struct Request {
+    std::uint64_t id = 0;
+    std::uint32_t model = 0;
+    std::int32_t instance = -1;
+    std::int32_t user = -1;
+    Time arrival, reach, container, taken;
+    std::int64_t loading_wait = 0;
+    bool hit = false;
+  };
+  struct User {
+    Time task_start;
+    bool active = true;
+  };
+
+  Endpoint& self;
+  core::Simulator& sim;
+  const InferenceScenario& sc;
+  ServingRecorder* rec;
+  MetricsAggregator* metrics;
+  PolicySet pol;
+  EndpointStats& st;
+  const ServingInstanceType* itype = nullptr;
+
+  Engine& rng_arrivals;
+  Engine& rng_models;
+  Engine& rng_service;
+  Engine& rng_overhead;
+  Engine& rng_endpoint;
+  Engine& rng_users;
+
+  std::vector<Instance> instances;
+  std::vector<Worker> workers;
+  std::vector<std::uint32_t> free_workers;
+  std::vector<Pool> pools;
+  std::vector<std::uint32_t> free_pools;
+  std::vector<Request> reqs;
+  std::vector<std::uint32_t> free_reqs;
+  std::uint64_t next_request_id = 0;
+  int running_workers = 0;
+  int desired = 0;
+  Time last_scale_out = Time::from_ns(-ps::kNever), last_scale_in = Time::from_ns(-ps::kNever);  // never
+  std::vector<double> ipi_history;    // InvocationsPerInstance per completed minute
+  std::uint64_t minute_invocations = 0;
+  Time period_start;
+  bool traffic_done = false;
+  bool finished = false;
+  std::vector<ps::InstanceView> hviews;  // scratch for routing: the model's in-service holders
+  /// Every in-service instance, for a router placing a new copy (built on demand).
+  struct Fleet final : ps::InstanceList {
+    const Impl* impl = nullptr;
+    std::uint32_t model = 0;
+    mutable std::vector<ps::InstanceView> views;
+    std::span<const ps::InstanceView> all() const override {
+      views.clear();
+      for (const Instance& in : impl->instances) {
+        if (in.state != IState::InService) continue;
+        ps::InstanceView v = base_view(in);
+        const ModelOnInstance& mi = in.models[model];
+        v.model_present = present(mi.state);
+        if (mi.state == MState::Loaded) {
+          v.model_outstanding = impl->pools[mi.pool].outstanding;
+          v.model_workers = static_cast<int>(impl->pools[mi.pool].workers.size());
+        } else if (v.model_present) {
+          v.model_outstanding = static_cast<int>(mi.pending.size());
+        }
+        views.push_back(v);
+      }
+      return views;
+    }
+  } fleet;
+  static ps::InstanceView base_view(const Instance& in) {
+    ps::InstanceView v;
+    v.instance = in.id;
+    v.outstanding = in.outstanding;
+    v.memory_free = in.mem_cap > in.mem_used ? in.mem_cap - in.mem_used : 0;
+    v.models_loaded = in.models_loaded;
+    return v;
+  }
+  struct Holder {
+    std::uint32_t instance;
+    std::uint32_t pool;  // kNone while downloading or loading
+  };
+  std::vector<std::vector<Holder>> holders;  // per model: instances where it is present, by id
+  std::vector<ps::ModelId> victims;     // scratch for cache decisions
+
+  // traffic
+  std::vector<ModelPicker> pickers;   // Poisson: [0]; Locust: one per task
+  std::unique_ptr<boost::random::discrete_distribution<int, double>> task_choice;
+  Time traffic_end;
+  std::vector<std::pair<Time, std::uint32_t>> minute_arrivals;  // trace: this minute's arrivals
+  std::size_t minute_next = 0;
+  int trace_minute = 0;
+  std::vector<User> users;
+
+  Impl(Endpoint& e, core::Simulator& s, const InferenceScenario& scenario, core::RngStreams& rng,
+       ServingRecorder* r, MetricsAggregator* m, PolicySet p, EndpointStats& stats)
+      : self(e), sim(s), sc(scenario), rec(r), metrics(m), pol(std::move(p)), st(stats),
+        rng_arrivals(rng.stream("traffic.arrivals")), rng_models(rng.stream("traffic.models")),
+        rng_service(rng.stream("serving.service_time")), rng_overhead(rng.stream("endpoint.overhead")),
+        rng_endpoint(rng.stream("endpoint.latencies")), rng_users(rng.stream("traffic.locust_wait")) {
+    itype = sc.instance_type();
+    holders.resize(sc.models.size());
+    fleet.impl = this;
+    if (!itype) throw std::invalid_argument("endpoint instance type '" + sc.endpoint.instance_type + "' is not in the catalog");
+    if (sc.models.empty()) throw std::invalid_argument("the endpoint has no models");
+    if (!pol.autoscaling || !pol.routing) throw std::invalid_argument("an autoscaling and a routing policy are required");
+    if (sc.server.batch_size < 1) throw std::invalid_argument("batch_size must be >= 1");
+    if (sc.server.job_queue_size < 1) throw std::invalid_argument("job_queue_size must be >= 1");
+  }
+
+  // ---------------------------------------------------------------- helpers
+  int min_workers() const {
+    if (sc.server.kind == ServerSpec::Kind::Mms) return max_workers();
+    return sc.server.min_workers;
+  }
+  int max_workers() const {
+    if (sc.server.kind == ServerSpec::Kind::Mms)
+      return sc.server.mms_workers_per_model > 0 ? sc.server.mms_workers_per_model : itype->vcpu;
+    if (sc.server.max_workers > 0) return sc.server.max_workers;
+    // WlmConfigManager.getDefaultMaxWorkers (CPU): cpuCores / OMP_NUM_THREADS when set.
+    const int omp = std::min(std::max(sc.server.omp_num_threads, 1), itype->vcpu);
+    return std::max(1, itype->vcpu / omp);
+  }
+  std::uint64_t model_memory_for_load(std::uint32_t m) const {
+    return sc.models[m].resident_bytes * static_cast<std::uint64_t>(std::max(min_workers(), 1));
+  }
+  Duration draw(const LatencySpec& l, Engine& e) const { return l.draw(e); }
+
+  std::uint32_t new_request() {
+    std::uint32_t s;
+    if (!free_reqs.empty()) { s = free_reqs.back(); free_reqs.pop_back(); }
+    else { s = static_cast<std::uint32_t>(reqs.size()); reqs.emplace_back(); }
+    reqs[s] = Request{};
+    reqs[s].id = next_request_id++;
+    return s;
+  }
+
+  // ---------------------------------------------------------------- instances
+  std::uint32_t launch_instance(bool in_service_now) {
+    Instance in;
+    in.id = static_cast<std::uint32_t>(instances.size());
+    in.launched = sim.now();
+    in.last = sim.now();
+    const std::uint64_t reserve = sc.endpoint.memory_reserved_bytes;
+    in.mem_cap = itype->memory_bytes > reserve ? itype->memory_bytes - reserve : 0;
+    in.disk_cap = itype->disk_bytes;
+    in.vcpu = std::max(1, itype->vcpu);
+    in.models.resize(sc.models.size());
+    in.mem_cache = pol.memory_cache();
+    in.disk_cache = pol.disk_cache();
+    instances.push_back(std::move(in));
+    ++st.instances_launched;
+    const std::uint32_t id = instances.back().id;
+    emit_instance(id, InstanceEvent::Kind::Launched, "launched");
+    if (in_service_now) {
+      instances[id].state = IState::InService;
+      instances[id].in_service_since = sim.now();
+      emit_instance(id, InstanceEvent::Kind::InService, "initial fleet");
+    } else {
+      const Duration up = draw(sc.endpoint.instance_startup, rng_endpoint) + draw(sc.endpoint.health_check, rng_endpoint);
+      sim.schedule_in(up, &self, pack(kInstanceUp, id));
+    }
+    return id;
+  }
+  void emit_instance(std::uint32_t id, InstanceEvent::Kind k, std::string_view why) {
+    if (rec) rec->instance_event(InstanceEvent{sim.now(), id, k, desired, why});
+  }
+  int in_service() const {
+    int n = 0;
+    for (const auto& in : instances) n += in.state == IState::InService;
+    return n;
+  }
+  void maybe_terminate(Instance& in) {
+    if (in.state != IState::Draining || in.outstanding > 0 || in.loads_in_progress > 0) return;
+    in.state = IState::Terminated;
+    in.terminated = sim.now();
+    emit_instance(in.id, InstanceEvent::Kind::Terminated, "scale-in");
+  }
+
+  // ---------------------------------------------------------------- CPU (processor sharing)
+  double rate(const Instance& in) const {
+    return in.busy <= in.vcpu ? 1.0 : static_cast<double>(in.vcpu) / static_cast<double>(in.busy);
+  }
+  void cpu_advance(Instance& in) {
+    const Time now = sim.now();
+    if (now > in.last) {
+      const double dt = static_cast<double>(now.ns() - in.last.ns());
+      if (in.busy > 0) {
+        in.vclock += dt * rate(in);
+        in.busy_core_ns += dt * static_cast<double>(std::min(in.busy, in.vcpu));
+      }
+      in.last = now;
+    }
+  }
+  void cpu_retime(Instance& in) {
+    if (in.running.empty()) {
+      if (in.cpu_event.valid()) sim.cancel(in.cpu_event);
+      in.cpu_event = {};
+      return;
+    }
+    const double left = std::max(0.0, in.running.top().vfinish - in.vclock);
+    const double real = std::ceil(left / rate(in));
+    const Time t = sim.now() + Duration::ns(static_cast<std::int64_t>(real));
+    if (in.cpu_event.valid() && sim.pending(in.cpu_event)) {
+      if (sim.time_of(in.cpu_event) != t) sim.reschedule(in.cpu_event, t);
+    } else {
+      in.cpu_event = sim.schedule(t, &self, pack(kCpuDone, in.id));
+    }
+  }
+  std::uint64_t cpu_seq = 0;
+  void cpu_start(Instance& in, std::uint32_t w, std::int64_t work_ns) {
+    cpu_advance(in);
+    ++in.busy;
+    in.running.push(BatchRef{in.vclock + static_cast<double>(std::max<std::int64_t>(work_ns, 1)), cpu_seq++, w});
+    cpu_retime(in);
+  }
+  void on_cpu_done(std::uint32_t iid) {
+    Instance& in = instances[iid];
+    in.cpu_event = {};
+    cpu_advance(in);
+    // Every batch whose virtual finish has been reached ends now (1e-3 virtual ns absorbs the
+    // rounding of the ceil above under contention; without contention all values are integers).
+    std::vector<std::uint32_t> done;
+    while (!in.running.empty() && in.running.top().vfinish <= in.vclock + 1e-3) {
+      done.push_back(in.running.top().worker);
+      in.running.pop();
+      --in.busy;
+    }
+    cpu_retime(in);
+    for (std::uint32_t w : done) batch_done(w);
+  }
+
+  // ---------------------------------------------------------------- workers
+  std::uint32_t new_worker(std::uint32_t pool, bool temporary) {
+    std::uint32_t w;
+    if (!free_workers.empty()) { w = free_workers.back(); free_workers.pop_back(); }
+    else { w = static_cast<std::uint32_t>(workers.size()); workers.emplace_back(); }
+    Worker& k = workers[w];
+    const std::uint32_t ticket = k.ticket + 1;
+    k = Worker{};
+    k.ticket = ticket;
+    k.pool = pool;
+    k.temporary = temporary;
+    k.idle_since = sim.now();  // TemporaryBatchAggregator: idleSince = creation time
+    pools[pool].workers.push_back(w);
+    ++running_workers;
+    st.max_workers_seen = std::max(st.max_workers_seen, running_workers);
+    return w;
+  }
+  void emit_worker(const Pool& p, WorkerEvent::Kind k, bool temporary, std::string_view why) {
+    if (rec) rec->worker_event(WorkerEvent{sim.now(), p.instance, p.model, k, temporary, static_cast<int>(p.workers.size()), why});
+  }
+
+  /// Adds one temporary worker to `pool` (DJL pool.addThreads()), if memory allows.
+  void add_worker(std::uint32_t pid, std::string_view why) {
+    Pool& p = pools[pid];
+    Instance& in = instances[p.instance];
+    const std::uint64_t need = sc.models[p.model].resident_bytes;
+    if (!make_room(in, need, p.model)) {
+      ++st.scale_ups_skipped;
+      emit_worker(p, WorkerEvent::Kind::ScaleUpSkipped, true, "no memory for another worker process");
+      return;
+    }
+    in.mem_used += need;
+    in.mem_cache->on_resize(p.model, (p.workers.size() + 1) * need);
+    const std::uint32_t w = new_worker(pid, true);
+    ++pools[pid].starting;
+    ++st.workers_added;
+    emit_worker(pools[pid], WorkerEvent::Kind::Added, true, why);
+    workers[w].timer = sim.schedule_in(draw(sc.server.worker_startup, rng_endpoint), &self, pack(kWorkerReady, w));
+  }
+
+  void retire_worker(std::uint32_t w, WorkerEvent::Kind kind, std::string_view why) {
+    Worker& k = workers[w];
+    Pool& p = pools[k.pool];
+    Instance& in = instances[p.instance];
+    if (k.state == WState::Waiting || k.state == WState::Aggregating) --p.started;
+    if (k.state == WState::Starting) --p.starting;
+    if (k.timer.valid()) sim.cancel(k.timer);
+    k.timer = {};
+    k.state = WState::Retired;
+    ++k.ticket;
+    p.workers.erase(std::find(p.workers.begin(), p.workers.end(), w));
+    --running_workers;
+    const std::uint64_t res = sc.models[p.model].resident_bytes;
+    in.mem_used -= res;
+    in.mem_cache->on_resize(p.model, p.workers.size() * res);
+    if (kind == WorkerEvent::Kind::Retired) ++st.workers_retired;
+    emit_worker(p, kind, k.temporary, why);
+    free_workers.push_back(w);
+  }
+
+  /// The worker is at the top of DJL's WorkerThread loop: ask whether it retires, then poll.
+  void worker_free(std::uint32_t w) {
+    Worker& k = workers[w];
+    Pool& p = pools[k.pool];
+    const ps::WorkerDecision d = pol.autoscaling->on_worker_free(
+        ps::WorkerObservation{sim.now().ns(), k.idle_since.ns(), k.temporary, sc.server.max_idle_time.count_ns()});
+    if (d.retire) {
+      retire_worker(w, WorkerEvent::Kind::Retired, "idle longer than max_idle_time");
+      after_pool_change(k.pool);
+      return;
+    }
+    k.state = WState::Waiting;
+    ++p.started;
+    if (!p.queue.empty()) {
+      const std::uint32_t r = p.queue.front();
+      p.queue.pop_front();
+      take_first_job(w, r);
+      return;
+    }
+    p.pollers.emplace_back(w, k.ticket);
+    if (d.poll_deadline != ps::kNever)
+      k.timer = sim.schedule(Time::from_ns(d.poll_deadline), &self, pack(kPollDeadline, w));
+  }
+
+  /// A waiting worker received its first job: drain the queue up to batch_size, then run or
+  /// keep aggregating (BatchAggregator.drainTo).
+  void take_first_job(std::uint32_t w, std::uint32_t r) {
+    Worker& k = workers[w];
+    Pool& p = pools[k.pool];
+    if (k.timer.valid()) sim.cancel(k.timer);
+    k.timer = {};
+    ++k.ticket;  // leaves the poll queue
+    k.batch.clear();
+    k.batch.push_back(r);
+    reqs[r].taken = sim.now();
+    const std::size_t b = static_cast<std::size_t>(sc.server.batch_size);
+    while (k.batch.size() < b && !p.queue.empty()) {
+      const std::uint32_t q = p.queue.front();
+      p.queue.pop_front();
+      reqs[q].taken = sim.now();
+      k.batch.push_back(q);
+    }
+    if (k.batch.size() >= b || sc.server.max_batch_delay.count_ns() <= 0) {
+      run_batch(w);
+      return;
+    }
+    k.state = WState::Aggregating;
+    k.batch_deadline = sim.now() + sc.server.max_batch_delay;
+    k.timer = sim.schedule(k.batch_deadline, &self, pack(kBatchDeadline, w));
+    p.pollers.emplace_back(w, k.ticket);
+  }
+
+  /// Gives queued jobs to pollers, longest-waiting first.
+  void dispatch(std::uint32_t pid) {
+    Pool& p = pools[pid];
+    while (!p.queue.empty() && !p.pollers.empty()) {
+      const auto [w, ticket] = p.pollers.front();
+      p.pollers.pop_front();
+      Worker& k = workers[w];
+      if (k.ticket != ticket || (k.state != WState::Waiting && k.state != WState::Aggregating)) continue;
+      const std::uint32_t r = p.queue.front();
+      p.queue.pop_front();
+      if (k.state == WState::Waiting) {
+        take_first_job(w, r);
+      } else {
+        reqs[r].taken = sim.now();
+        k.batch.push_back(r);
+        if (k.batch.size() >= static_cast<std::size_t>(sc.server.batch_size) || sim.now() >= k.batch_deadline) {
+          if (k.timer.valid()) sim.cancel(k.timer);
+          k.timer = {};
+          ++k.ticket;
+          run_batch(w);
+        } else {
+          p.pollers.emplace_back(w, k.ticket);  // polls again, at the back of the queue
+        }
+      }
+    }
+  }
+
+  void run_batch(std::uint32_t w) {
+    Worker& k = workers[w];
+    Pool& p = pools[k.pool];
+    --p.started;
+    ++p.busy;
+    k.state = WState::Busy;
+    ++k.ticket;
+    k.idle_since = sim.now();  // TemporaryBatchAggregator.pollBatch: idleSince after the drain
+    ++st.batches;
+    const auto& svc = sc.models[p.model].service;
+    const double base = static_cast<double>(draw(svc.base, rng_service).count_ns());
+    const double k1 = static_cast<double>(k.batch.size() - 1);
+    const auto work = static_cast<std::int64_t>(std::llround(base * (1.0 + svc.batch_marginal * k1)));
+    cpu_start(instances[p.instance], w, work);
+  }
+
+  void batch_done(std::uint32_t w) {
+    Worker& k = workers[w];
+    const std::uint32_t pid = k.pool;
+    Pool& p = pools[pid];
+    --p.busy;
+    k.state = WState::Between;
+    const auto bsize = static_cast<std::uint16_t>(k.batch.size());
+    for (std::uint32_t r : k.batch) {
+      --p.outstanding;
+      answer(r, 200, bsize);
+    }
+    k.batch.clear();
+    worker_free(w);
+    after_pool_change(pid);
+  }
+
+  /// After a pool went idle: with ModelCacheSetting Disabled the model leaves the instance.
+  void after_pool_change(std::uint32_t pid) {
+    Pool& p = pools[pid];
+    if (!p.live) return;
+    Instance& in = instances[p.instance];
+    if (!sc.endpoint.model_cache_enabled && pool_idle(p)) {
+      unload_model(in, p.model, "ModelCacheSetting Disabled");
+      if (in.models[p.model].on_disk) delete_artifact(in, p.model);
+    }
+    maybe_terminate(in);
+  }
+  bool pool_idle(const Pool& p) const { return p.outstanding == 0 && p.starting == 0 && p.busy == 0; }
+
+  static bool present(MState s) { return s == MState::Downloading || s == MState::Loading || s == MState::Loaded; }
+  /// Changes a model's state on an instance, keeping holders[model] (the instances where it is
+  /// present: downloading, loading or loaded) in step, so routing visits only those.
+  void set_state(Instance& in, std::uint32_t m, MState to) {
+    ModelOnInstance& mi = in.models[m];
+    const bool was = present(mi.state), is = present(to);
+    mi.state = to;
+    auto& h = holders[m];
+    auto at = std::lower_bound(h.begin(), h.end(), in.id, [](const Holder& x, std::uint32_t id) { return x.instance < id; });
+    if (was && is) {
+      at->pool = to == MState::Loaded ? mi.pool : kNone;
+    } else if (is) {
+      h.insert(at, Holder{in.id, to == MState::Loaded ? mi.pool : kNone});
+    } else if (was) {
+      h.erase(at);
+    }
+  }
+
+  // ---------------------------------------------------------------- model cache
+  struct Guard final : ps::EvictionGuard {
+    const Impl* impl;
+    const Instance* in;
+    std::uint32_t keep;
+    bool disk;
+    bool evictable(ps::ModelId m) const override {
+      if (m == keep) return false;
+      const ModelOnInstance& mi = in->models[m];
+      if (disk) return mi.state == MState::OnDisk;  // not loaded, not loading, not downloading
+      if (mi.state != MState::Loaded || !mi.pending.empty()) return false;
+      return impl->pool_idle(impl->pools[mi.pool]);
+    }
+  };
+
+  /// Frees memory for `need` more bytes on `in` by unloading idle models (never `keep`).
+  bool make_room(Instance& in, std::uint64_t need, std::uint32_t keep) {
+    if (in.mem_used + need <= in.mem_cap) return true;
+    if (need > in.mem_cap) return false;
+    victims.clear();
+    Guard g{};
+    g.impl = this; g.in = &in; g.keep = keep; g.disk = false;
+    if (!in.mem_cache->choose_victims(in.mem_used + need - in.mem_cap, sim.now().ns(), g, victims)) return false;
+    const std::vector<ps::ModelId> chosen = victims;
+    for (ps::ModelId v : chosen) unload_model(in, v, "memory needed by another model");
+    return in.mem_used + need <= in.mem_cap;
+  }
+  bool make_disk_room(Instance& in, std::uint64_t need, std::uint32_t keep) {
+    if (in.disk_used + need <= in.disk_cap) return true;
+    if (need > in.disk_cap) return false;
+    victims.clear();
+    Guard g{};
+    g.impl = this; g.in = &in; g.keep = keep; g.disk = true;
+    if (!in.disk_cache->choose_victims(in.disk_used + need - in.disk_cap, sim.now().ns(), g, victims)) return false;
+    const std::vector<ps::ModelId> chosen = victims;
+    for (ps::ModelId v : chosen) delete_artifact(in, v);
+    return in.disk_used + need <= in.disk_cap;
+  }
+  void delete_artifact(Instance& in, std::uint32_t m) {
+    ModelOnInstance& mi = in.models[m];
+    mi.on_disk = false;
+    in.disk_used -= sc.models[m].artifact_bytes;
+    in.disk_cache->on_remove(m);
+    if (mi.state == MState::OnDisk) set_state(in, m, MState::Absent);
+    ++st.artifacts_deleted;
+    if (rec) rec->model_event(ModelEvent{sim.now(), in.id, m, ModelEvent::Kind::ArtifactDeleted, sc.models[m].artifact_bytes, 0, "disk space needed"});
+  }
+  void unload_model(Instance& in, std::uint32_t m, std::string_view why) {
+    ModelOnInstance& mi = in.models[m];
+    Pool& p = pools[mi.pool];
+    while (!p.workers.empty()) retire_worker(p.workers.back(), WorkerEvent::Kind::Stopped, "model unloaded");
+    p.live = false;
+    p.queue.clear();
+    p.pollers.clear();
+    free_pools.push_back(mi.pool);
+    mi.pool = kNone;
+    set_state(in, m, mi.on_disk ? MState::OnDisk : MState::Absent);
+    in.mem_cache->on_remove(m);
+    if (mi.on_disk) in.disk_cache->on_access(m, sim.now().ns());  // last use of the artifact
+    --in.models_loaded;
+    ++st.unloads;
+    const Duration d = draw(sc.endpoint.unload, rng_endpoint);
+    if (metrics) metrics->unload_done(sim.now(), d);
+    if (rec) rec->model_event(ModelEvent{sim.now(), in.id, m, ModelEvent::Kind::Unloaded, 0, d.count_ns(), why});
+  }
+
+  // ---------------------------------------------------------------- load path
+  void fail_pending(Instance& in, std::uint32_t m, std::string_view why) {
+    ModelOnInstance& mi = in.models[m];
+    ++st.load_failures;
+    if (rec) rec->model_event(ModelEvent{sim.now(), in.id, m, ModelEvent::Kind::LoadFailed, model_memory_for_load(m), 0, why});
+    std::vector<std::uint32_t> waiting;
+    waiting.swap(mi.pending);
+    for (std::uint32_t r : waiting) {
+      reqs[r].loading_wait = sim.now().ns() - reqs[r].container.ns();
+      answer(r, 507, 0);
+    }
+  }
+
+  void start_load(Instance& in, std::uint32_t m, std::uint32_t r) {
+    ModelOnInstance& mi = in.models[m];
+    mi.pending.push_back(r);
+    const ModelSpec& spec = sc.models[m];
+    if (model_memory_for_load(m) > in.mem_cap) {
+      fail_pending(in, m, "model needs more memory than the instance has");
+      return;
+    }
+    if (!mi.on_disk) {
+      if (!make_disk_room(in, spec.artifact_bytes, m)) {
+        fail_pending(in, m, "no disk space for the model artifact");
+        return;
+      }
+      in.disk_used += spec.artifact_bytes;
+      set_state(in, m, MState::Downloading);
+      mi.phase_start = sim.now();
+      ++in.loads_in_progress;
+      ++st.downloads;
+      if (rec) rec->model_event(ModelEvent{sim.now(), in.id, m, ModelEvent::Kind::DownloadStart, spec.artifact_bytes, 0, {}});
+      const double secs = sc.endpoint.s3_download_gbps > 0
+                              ? static_cast<double>(spec.artifact_bytes) * 8.0 / (sc.endpoint.s3_download_gbps * 1e9)
+                              : 0.0;
+      const Duration d = draw(sc.endpoint.s3_first_byte, rng_endpoint) + Duration::from_seconds(secs);
+      sim.schedule_in(d, &self, pack(kDownloadDone, (std::uint64_t(in.id) << 32) | m));
+      return;
+    }
+    ++in.loads_in_progress;
+    begin_memory_load(in, m);
+  }
+
+  void on_download_done(std::uint32_t iid, std::uint32_t m) {
+    Instance& in = instances[iid];
+    ModelOnInstance& mi = in.models[m];
+    mi.on_disk = true;
+    in.disk_cache->on_insert(m, sc.models[m].artifact_bytes, sim.now().ns());
+    const std::int64_t d = sim.now().ns() - mi.phase_start.ns();
+    if (metrics) metrics->download_done(sim.now(), Duration::ns(d));
+    if (rec) rec->model_event(ModelEvent{sim.now(), iid, m, ModelEvent::Kind::Downloaded, sc.models[m].artifact_bytes, d, {}});
+    begin_memory_load(in, m);
+  }
+
+  void begin_memory_load(Instance& in, std::uint32_t m) {
+    ModelOnInstance& mi = in.models[m];
+    const std::uint64_t need = model_memory_for_load(m);
+    if (!make_room(in, need, m)) {
+      set_state(in, m, mi.on_disk ? MState::OnDisk : MState::Absent);
+      --in.loads_in_progress;
+      fail_pending(in, m, "memory exhausted: the models holding it are in use");
+      maybe_terminate(in);
+      return;
+    }
+    in.mem_used += need;
+    mi.reserved = need;
+    set_state(in, m, MState::Loading);
+    mi.phase_start = sim.now();
+    if (rec) rec->model_event(ModelEvent{sim.now(), in.id, m, ModelEvent::Kind::LoadStart, need, 0, {}});
+    const double secs = sc.endpoint.load_gbytes_per_s > 0
+                            ? static_cast<double>(sc.models[m].artifact_bytes) / (sc.endpoint.load_gbytes_per_s * 1e9)
+                            : 0.0;
+    const Duration d = draw(sc.endpoint.load_fixed, rng_endpoint) + Duration::from_seconds(secs);
+    sim.schedule_in(d, &self, pack(kLoadDone, (std::uint64_t(in.id) << 32) | m));
+  }
+
+  void on_load_done(std::uint32_t iid, std::uint32_t m) {
+    Instance& in = instances[iid];
+    ModelOnInstance& mi = in.models[m];
+    --in.loads_in_progress;
+    std::uint32_t pid;
+    if (!free_pools.empty()) { pid = free_pools.back(); free_pools.pop_back(); }
+    else { pid = static_cast<std::uint32_t>(pools.size()); pools.emplace_back(); }
+    pools[pid] = Pool{};
+    pools[pid].instance = iid;
+    pools[pid].model = m;
+    pools[pid].live = true;
+    mi.pool = pid;
+    set_state(in, m, MState::Loaded);
+    ++in.models_loaded;
+    ++st.loads;
+    in.mem_cache->on_insert(m, mi.reserved, sim.now().ns());
+    mi.reserved = 0;
+    const std::int64_t d = sim.now().ns() - mi.phase_start.ns();
+    if (metrics) metrics->load_done(sim.now(), Duration::ns(d));
+    if (rec) rec->model_event(ModelEvent{sim.now(), iid, m, ModelEvent::Kind::Loaded, model_memory_for_load(m), d, {}});
+    // The load started min_workers permanent workers (PermanentBatchAggregator); they are ready.
+    for (int i = 0; i < std::max(min_workers(), 1); ++i) {
+      const std::uint32_t w = new_worker(pid, false);
+      workers[w].state = WState::Starting;
+      ++pools[pid].starting;
+      emit_worker(pools[pid], WorkerEvent::Kind::Added, false, "model loaded");
+    }
+    for (std::uint32_t w : std::vector<std::uint32_t>(pools[pid].workers)) {
+      --pools[pid].starting;
+      workers[w].state = WState::Between;
+      emit_worker(pools[pid], WorkerEvent::Kind::Ready, false, {});
+      worker_free(w);
+    }
+    std::vector<std::uint32_t> waiting;
+    waiting.swap(mi.pending);
+    for (std::uint32_t r : waiting) {
+      reqs[r].loading_wait = sim.now().ns() - reqs[r].container.ns();
+      enter_pool(pid, r);
+    }
+  }
+
+  // ---------------------------------------------------------------- requests
+  void arrive(std::uint32_t model, std::int32_t user) {
+    const std::uint32_t r = new_request();
+    Request& q = reqs[r];
+    q.model = model;
+    q.user = user;
+    q.arrival = sim.now();
+    ++st.requests;
+    ++st.in_flight;
+    const Duration oh = draw(sc.endpoint.overhead, rng_overhead);
+    if (oh.count_ns() <= 0) reach(r);
+    else sim.schedule_in(oh, &self, pack(kReach, r));
+  }
+
+  void reach(std::uint32_t r) {
+    Request& q = reqs[r];
+    q.reach = sim.now();
+    q.container = sim.now();
+    hviews.clear();
+    for (const Holder& h : holders[q.model]) {
+      const Instance& in = instances[h.instance];
+      if (in.state != IState::InService) continue;
+      ps::InstanceView v = base_view(in);
+      v.model_present = true;
+      if (h.pool != kNone) {
+        const Pool& p = pools[h.pool];
+        v.model_outstanding = p.outstanding;
+        v.model_workers = static_cast<int>(p.workers.size());
+      } else {
+        v.model_outstanding = static_cast<int>(in.models[q.model].pending.size());
+      }
+      hviews.push_back(v);
+    }
+    fleet.model = q.model;
+    if (hviews.empty() && fleet.all().empty()) {
+      answer(r, 503, 0);  // no instance in service
+      return;
+    }
+    const ps::RouteDecision d = pol.routing->route(q.model, sim.now().ns(), hviews, fleet);
+    Instance& in = instances[d.instance];
+    q.instance = static_cast<std::int32_t>(in.id);
+    ++in.outstanding;
+    ++minute_invocations;
+    in.mem_cache->on_access(q.model, sim.now().ns());
+    if (!d.new_copy) {
+      for (const Holder& h : holders[q.model]) {
+        if (h.instance != in.id) continue;
+        if (h.pool != kNone) {  // loaded: the fast path (a loaded model's artifact is pinned on
+          q.hit = true;         // disk; its disk recency is renewed when it leaves memory)
+          ++st.cache_hits;
+          enter_pool(h.pool, r);
+          return;
+        }
+        break;
+      }
+    }
+    ModelOnInstance& mi = in.models[q.model];
+    if (mi.on_disk) in.disk_cache->on_access(q.model, sim.now().ns());
+    switch (mi.state) {
+      case MState::Loaded:
+        q.hit = true;
+        ++st.cache_hits;
+        enter_pool(mi.pool, r);
+        break;
+      case MState::Downloading:
+      case MState::Loading:
+        mi.pending.push_back(r);
+        break;
+      case MState::Absent:
+      case MState::OnDisk:
+        start_load(in, q.model, r);
+        break;
+    }
+  }
+
+  void enter_pool(std::uint32_t pid, std::uint32_t r) {
+    Pool& p = pools[pid];
+    Instance& in = instances[p.instance];
+    reqs[r].container = sim.now();
+    ps::PoolObservation o;
+    o.now = sim.now().ns();
+    o.min_workers = min_workers();
+    o.max_workers = max_workers();
+    o.workers_running = static_cast<int>(p.workers.size());
+    o.workers_busy = p.busy;
+    o.workers_started = p.started;
+    o.queue_size = static_cast<int>(p.queue.size());
+    o.queue_capacity = sc.server.job_queue_size;
+    o.batch_size = sc.server.batch_size;
+    o.free_cores = std::max(0, in.vcpu - in.busy);
+    const ps::AdmitDecision d = pol.autoscaling->on_arrival(o);
+    if (!d.admit) {
+      if (d.add_worker) add_worker(pid, d.reason);
+      answer(r, 503, 0);
+      return;
+    }
+    p.queue.push_back(r);
+    ++p.outstanding;
+    st.max_queue_seen = std::max<std::uint64_t>(st.max_queue_seen, p.queue.size());
+    if (d.add_worker) add_worker(pid, d.reason);
+    dispatch(pid);
+  }
+
+  void answer(std::uint32_t r, int status, std::uint16_t batch) {
+    Request& q = reqs[r];
+    --st.in_flight;
+    if (status == 200) ++st.served;
+    else if (status == 503) ++st.rejected_503;
+    else if (status == 507) ++st.rejected_507;
+    if (q.instance >= 0) {
+      Instance& in = instances[static_cast<std::uint32_t>(q.instance)];
+      --in.outstanding;
+    }
+    RequestDone d;
+    d.id = q.id;
+    d.model = q.model;
+    d.instance = q.instance;
+    d.arrival = q.arrival;
+    d.done = sim.now();
+    d.status = status;
+    d.overhead_ns = q.reach.ns() - q.arrival.ns();
+    d.loading_wait_ns = q.loading_wait;
+    d.model_latency_ns = status == 200 ? sim.now().ns() - q.container.ns() : 0;
+    d.queue_ns = status == 200 ? q.taken.ns() - q.container.ns() : 0;
+    d.batch = batch;
+    d.cache_hit = q.hit;
+    if (metrics) metrics->request(d);
+    if (rec) rec->request(d);
+    const std::int32_t user = q.user;
+    free_reqs.push_back(r);
+    if (user >= 0) user_answered(static_cast<std::uint32_t>(user));
+    if (q.instance >= 0) maybe_terminate(instances[static_cast<std::uint32_t>(q.instance)]);
+  }
+
+  // ---------------------------------------------------------------- traffic
+  void start_traffic() {
+    const TrafficSpec& t = sc.traffic;
+    switch (t.kind) {
+      case TrafficSpec::Kind::Poisson:
+        if (t.poisson.rate_per_s <= 0) throw std::invalid_argument("poisson rate must be > 0");
+        pickers.emplace_back(t.poisson.popularity);
+        traffic_end = Time::zero() + t.poisson.duration;
+        schedule_poisson();
+        break;
+      case TrafficSpec::Kind::Trace:
+        trace_minute = 0;
+        traffic_end = Time::zero() + Duration::from_seconds(60.0 * t.trace.minutes / t.trace.time_scale);
+        sim.schedule(Time::zero(), &self, pack(kTraceMinute, 0));
+        break;
+      case TrafficSpec::Kind::Locust: {
+        const LocustTraffic& l = t.locust;
+        std::vector<double> w;
+        for (const auto& task : l.tasks) {
+          pickers.emplace_back(task.popularity);
+          w.push_back(task.weight);
+        }
+        if (w.empty()) throw std::invalid_argument("locust traffic needs at least one task");
+        task_choice = std::make_unique<boost::random::discrete_distribution<int, double>>(w.begin(), w.end());
+        traffic_end = Time::zero() + l.duration;
+        users.resize(static_cast<std::size_t>(l.users));
+        for (int u = 0; u < l.users; ++u) {
+          const Time t0 = Time::zero() + Duration::from_seconds(static_cast<double>(u) / l.spawn_rate);
+          if (t0 < traffic_end) sim.schedule(t0, &self, pack(kUserStep, static_cast<std::uint64_t>(u)));
+        }
+        break;
+      }
+    }
+  }
+  void schedule_poisson() {
+    const double gap = boost::random::exponential_distribution<double>(sc.traffic.poisson.rate_per_s)(rng_arrivals);
+    const Time t = sim.now() + Duration::from_seconds(gap);
+    if (t < traffic_end) sim.schedule(t, &self, pack(kArrival, 0));
+    else traffic_done = true;
+  }
+  void on_trace_minute() {
+    const TraceTraffic& tr = sc.traffic.trace;
+    minute_arrivals.clear();
+    minute_next = 0;
+    const int minute = tr.first_minute + trace_minute;
+    const std::int64_t start = sim.now().ns();
+    const auto len = static_cast<std::int64_t>(std::llround(60e9 / tr.time_scale));
+    boost::random::uniform_int_distribution<std::int64_t> within(0, std::max<std::int64_t>(len - 1, 0));
+    for (std::uint32_t m = 0; m < tr.counts.size() && m < sc.models.size(); ++m) {
+      if (minute >= static_cast<int>(tr.counts[m].size())) continue;
+      for (std::uint32_t i = 0; i < tr.counts[m][static_cast<std::size_t>(minute)]; ++i)
+        minute_arrivals.emplace_back(Time::from_ns(start + within(rng_arrivals)), m);
+    }
+    std::sort(minute_arrivals.begin(), minute_arrivals.end());
+    ++trace_minute;
+    if (trace_minute < tr.minutes) sim.schedule(Time::from_ns(start + len), &self, pack(kTraceMinute, 0));
+    else traffic_done = true;
+    if (!minute_arrivals.empty()) sim.schedule(minute_arrivals[0].first, &self, pack(kArrival, 0));
+  }
+  void on_arrival_event() {
+    if (sc.traffic.kind == TrafficSpec::Kind::Poisson) {
+      arrive(pickers[0](rng_models), -1);
+      schedule_poisson();
+      return;
+    }
+    // trace: fire every arrival due now, then wait for the next
+    while (minute_next < minute_arrivals.size() && minute_arrivals[minute_next].first <= sim.now())
+      arrive(minute_arrivals[minute_next++].second, -1);
+    if (minute_next < minute_arrivals.size()) sim.schedule(minute_arrivals[minute_next].first, &self, pack(kArrival, 0));
+  }
+  void on_user_step(std::uint32_t u) {
+    if (sim.now() >= traffic_end) {
+      users[u].active = false;
+      return;
+    }
+    users[u].task_start = sim.now();
+    const int task = (*task_choice)(rng_models);
+    arrive(pickers[static_cast<std::size_t>(task)](rng_models), static_cast<std::int32_t>(u));
+  }
+  void user_answered(std::uint32_t u) {
+    const LocustTraffic& l = sc.traffic.locust;
+    double wait = 0;
+    switch (l.wait) {
+      case LocustTraffic::Wait::Constant: wait = l.wait_a; break;
+      case LocustTraffic::Wait::Between:
+        wait = l.wait_a + (l.wait_b - l.wait_a) * boost::random::uniform_01<double>()(rng_users);
+        break;
+      case LocustTraffic::Wait::ConstantThroughput: {
+        // locust wait_time.constant_throughput(t): wait so that a task starts at most every 1/t s.
+        const double elapsed = (sim.now() - users[u].task_start).seconds();
+        wait = std::max(0.0, 1.0 / l.wait_a - elapsed);
+        break;
+      }
+    }
+    const Time next = sim.now() + Duration::from_seconds(wait);
+    if (next < traffic_end) sim.schedule(next, &self, pack(kUserStep, u));
+    else users[u].active = false;
+  }
+  bool traffic_active() const {
+    if (sc.traffic.kind == TrafficSpec::Kind::Locust) return sim.now() < traffic_end;
+    return !traffic_done || minute_next < minute_arrivals.size();
+  }
+
+  // ---------------------------------------------------------------- metrics and scaling
+  /// The period's gauges; resets the per-period CPU integral.
+  PeriodGauges gauges() {
+    PeriodGauges g;
+    const Time now = sim.now();
+    double busy = 0;
+    for (Instance& in : instances) {
+      if (in.in_service_since == Time::max()) continue;
+      cpu_advance(in);
+      busy += in.busy_core_ns;
+      in.busy_core_ns = 0;
+      const Time from = std::max(in.in_service_since, period_start);
+      const Time to = std::min(in.terminated, now);
+      if (to > from) g.instance_ns += (to - from).count_ns();
+      if (in.state != IState::InService && in.state != IState::Draining) continue;
+      ++g.instances_in_service;
+      g.loaded_models += static_cast<std::uint64_t>(in.models_loaded);
+      g.memory_used_bytes += in.mem_used + sc.endpoint.memory_reserved_bytes;
+      g.memory_total_bytes += itype->memory_bytes;
+    }
+    g.cpu_busy_core_ns = static_cast<std::int64_t>(std::llround(busy));
+    g.workers = running_workers;
+    return g;
+  }
+  void on_metrics_tick() {
+    const Time now = sim.now();
+    const PeriodGauges g = gauges();
+    if (metrics) metrics->close_period(period_start, g);
+    const int live = g.instances_in_service;
+    ipi_history.push_back(live > 0 ? static_cast<double>(minute_invocations) / live : 0.0);
+    if (ipi_history.size() > 64) ipi_history.erase(ipi_history.begin(), ipi_history.begin() + 32);
+    minute_invocations = 0;
+    period_start = now;
+    if (pol.scaling) scale(now);
+    if (traffic_active() || st.in_flight > 0)
+      sim.schedule(now + sc.output.metrics_period, &self, pack(kMetricsTick, 0));
+  }
+  void scale(Time now) {
+    ps::ScalingObservation o;
+    o.now = now.ns();
+    o.instances_in_service = in_service();
+    o.instances_desired = desired;
+    o.min_instances = sc.endpoint.min_instances;
+    o.max_instances = sc.endpoint.max_instances;
+    o.invocations_per_instance = ipi_history;
+    o.last_scale_out = last_scale_out.ns();
+    o.last_scale_in = last_scale_in.ns();
+    const ps::ScalingDecision d = pol.scaling->evaluate(o);
+    if (d.desired == desired) return;
+    const int before = desired;
+    desired = d.desired;
+    if (rec) rec->instance_event(InstanceEvent{now, 0, InstanceEvent::Kind::DesiredChanged, desired, d.reason});
+    if (desired > before) {
+      last_scale_out = now;
+      for (int i = before; i < desired; ++i) launch_instance(false);
+    } else {
+      last_scale_in = now;
+      // Scale in: the newest instances stop receiving requests and terminate once drained.
+      int to_remove = before - desired;
+      for (auto it = instances.rbegin(); it != instances.rend() && to_remove > 0; ++it) {
+        if (it->state == IState::InService || it->state == IState::Starting) {
+          it->state = it->state == IState::Starting ? IState::Terminated : IState::Draining;
+          if (it->state == IState::Terminated) it->terminated = now;
+          --to_remove;
+          maybe_terminate(*it);
+        }
+      }
+    }
+  }
+};
+
+Endpoint::Endpoint(core::Simulator& sim, const InferenceScenario& sc, core::RngStreams& rng,
+                   ServingRecorder* recorder, MetricsAggregator* metrics, PolicySet policies)
+    : impl_(std::make_unique<Impl>(*this, sim, sc, rng, recorder, metrics, std::move(policies), stats_)) {}
+
+Endpoint::~Endpoint() = default;
+
+void Endpoint::start() {
+  Impl& m = *impl_;
+  m.desired = m.sc.endpoint.initial_instances;
+  for (int i = 0; i < m.sc.endpoint.initial_instances; ++i) m.launch_instance(true);
+  m.period_start = m.sim.now();
+  m.start_traffic();
+  m.sim.schedule(m.sim.now() + m.sc.output.metrics_period, this, pack(kMetricsTick, 0));
+}
+
+void Endpoint::on_event(core::Simulator&, std::uint64_t payload) {
+  Impl& m = *impl_;
+  const auto kind = static_cast<Kind>(payload >> 56);
+  const std::uint64_t idx = payload & ((std::uint64_t(1) << 56) - 1);
+  switch (kind) {
+    case kArrival: m.on_arrival_event(); break;
+    case kTraceMinute: m.on_trace_minute(); break;
+    case kUserStep: m.on_user_step(static_cast<std::uint32_t>(idx)); break;
+    case kReach: m.reach(static_cast<std::uint32_t>(idx)); break;
+    case kDownloadDone: m.on_download_done(static_cast<std::uint32_t>(idx >> 32), static_cast<std::uint32_t>(idx & 0xffffffffu)); break;
+    case kLoadDone: m.on_load_done(static_cast<std::uint32_t>(idx >> 32), static_cast<std::uint32_t>(idx & 0xffffffffu)); break;
+    case kWorkerReady: {
+      const auto w = static_cast<std::uint32_t>(idx);
+      Impl::Worker& k = m.workers[w];
+      k.timer = {};
+      --m.pools[k.pool].starting;
+      k.state = Impl::WState::Between;
+      m.emit_worker(m.pools[k.pool], WorkerEvent::Kind::Ready, k.temporary, {});
+      const std::uint32_t pid = k.pool;
+      m.worker_free(w);
+      m.dispatch(pid);
+      break;
+    }
+    case kPollDeadline: {
+      const auto w = static_cast<std::uint32_t>(idx);
+      Impl::Worker& k = m.workers[w];
+      k.timer = {};
+      if (k.state != Impl::WState::Waiting) break;
+      ++k.ticket;  // leaves the poll queue
+      --m.pools[k.pool].started;
+      k.state = Impl::WState::Between;
+      m.worker_free(w);
+      break;
+    }
+    case kBatchDeadline: {
+      const auto w = static_cast<std::uint32_t>(idx);
+      Impl::Worker& k = m.workers[w];
+      k.timer = {};
+      if (k.state == Impl::WState::Aggregating) m.run_batch(w);
+      break;
+    }
+    case kCpuDone: m.on_cpu_done(static_cast<std::uint32_t>(idx)); break;
+    case kInstanceUp: {
+      Impl::Instance& in = m.instances[static_cast<std::uint32_t>(idx)];
+      if (in.state == Impl::IState::Starting) {
+        in.state = Impl::IState::InService;
+        in.in_service_since = m.sim.now();
+        in.last = m.sim.now();
+        m.emit_instance(in.id, InstanceEvent::Kind::InService, "health check passed");
+      }
+      break;
+    }
+    case kMetricsTick: m.on_metrics_tick(); break;
+    default: throw std::logic_error("inference: unknown event kind " + std::to_string(int(kind)));
+  }
+}
+
+void Endpoint::finish() {
+  Impl& m = *impl_;
+  if (m.finished) return;
+  m.finished = true;
+  const Time now = m.sim.now();
+  // Requests still in flight are reported once, with status 0.
+  std::vector<bool> is_free(m.reqs.size(), false);
+  for (std::uint32_t r : m.free_reqs) is_free[r] = true;
+  for (std::uint32_t r = 0; r < m.reqs.size(); ++r) {
+    if (is_free[r]) continue;
+    const Impl::Request& q = m.reqs[r];
+    RequestDone d;
+    d.id = q.id; d.model = q.model; d.instance = q.instance; d.arrival = q.arrival; d.done = now; d.status = 0;
+    if (m.rec) m.rec->request(d);
+  }
+  if (now > m.period_start) {
+    const PeriodGauges g = m.gauges();
+    if (m.metrics) m.metrics->close_period(m.period_start, now, g);
+  }
+  double secs = 0;
+  for (const auto& in : m.instances) {
+    const Time end = in.terminated == Time::max() ? now : in.terminated;
+    secs += (end - in.launched).seconds();
+  }
+  stats_.instance_seconds = secs;
+  stats_.cost_usd = secs * m.itype->usd_per_hour / 3600.0;
+}
+
+void Endpoint::check_invariants() const {
+  const Impl& m = *impl_;
+  auto fail = [](const std::string& s) { throw std::logic_error("inference invariant: " + s); };
+  std::uint64_t live_reqs = m.reqs.size() - m.free_reqs.size();
+  if (live_reqs != stats_.in_flight) fail("in-flight requests " + std::to_string(live_reqs) + " != counter " + std::to_string(stats_.in_flight));
+  if (stats_.requests != stats_.served + stats_.rejected_503 + stats_.rejected_507 + stats_.in_flight)
+    fail("requests are not all accounted for");
+  int workers = 0;
+  for (const auto& in : m.instances) {
+    if (in.mem_used > in.mem_cap) fail("instance " + std::to_string(in.id) + " memory over capacity");
+    if (in.disk_used > in.disk_cap) fail("instance " + std::to_string(in.id) + " disk over capacity");
+    if (in.busy != static_cast<int>(in.running.size())) fail("cpu busy count");
+    std::uint64_t mem = 0;
+    for (std::uint32_t mid = 0; mid < in.models.size(); ++mid) {
+      const auto& mi = in.models[mid];
+      if (mi.state == Impl::MState::Loaded) {
+        const auto& p = m.pools[mi.pool];
+        if (!p.live) fail("loaded model without a live pool");
+        if (p.queue.size() > static_cast<std::size_t>(m.sc.server.job_queue_size)) fail("job queue over job_queue_size");
+        mem += p.workers.size() * m.sc.models[mid].resident_bytes;
+        workers += static_cast<int>(p.workers.size());
+        int busy = 0, started = 0, starting = 0;
+        for (std::uint32_t w : p.workers) {
+          const auto s = m.workers[w].state;
+          busy += s == Impl::WState::Busy;
+          started += s == Impl::WState::Waiting || s == Impl::WState::Aggregating;
+          starting += s == Impl::WState::Starting;
+        }
+        if (busy != p.busy || started != p.started || starting != p.starting) fail("worker state counts");
+      } else if (mi.state == Impl::MState::Loading) {
+        mem += mi.reserved;
+      }
+    }
+    if (mem != in.mem_used) fail("instance " + std::to_string(in.id) + " memory accounting " + std::to_string(mem) + " != " + std::to_string(in.mem_used));
+  }
+  if (workers != m.running_workers) fail("running worker count");
+}
+
+}  // namespace mltwin::models::inference

@@ -1,0 +1,201 @@
+// Known behaviours of multi-model endpoints as small scenarios; expected values by hand.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <map>
+
+#include "inference_fixtures.hpp"
+
+using namespace fixtures;
+
+namespace {
+
+/// One Locust user invoking model 0 every `period` (constant_throughput(1 / period)).
+void every(InferenceScenario& sc, double period_s, Duration duration) {
+  sc.traffic.kind = TrafficSpec::Kind::Locust;
+  sc.traffic.locust.users = 1;
+  sc.traffic.locust.spawn_rate = 1;
+  sc.traffic.locust.wait = LocustTraffic::Wait::ConstantThroughput;
+  sc.traffic.locust.wait_a = 1.0 / period_s;
+  LocustTraffic::Task t;
+  t.popularity.first = t.popularity.last = 0;
+  sc.traffic.locust.tasks = {t};
+  sc.traffic.locust.duration = duration;
+}
+
+}  // namespace
+
+TEST_CASE("a model invoked every 30 s on an instance with room to spare is loaded once, then hits") {
+  InferenceScenario sc = base_scenario(1);
+  sc.models[0].service.base = constant(Duration::ms(20));
+  sc.endpoint.load_fixed = constant(Duration::s(2));
+  every(sc, 30, Duration::s(600));  // requests at 0, 30, ..., 570 s: 20 of them
+  MemoryRecorder rec;
+  Run run(sc, 1, &rec);
+  run.go(1);
+  REQUIRE(rec.requests.size() == 20);
+  CHECK(run.ep.stats().loads == 1);
+  CHECK(run.ep.stats().unloads == 0);
+  CHECK_FALSE(rec.requests[0].cache_hit);
+  CHECK(rec.requests[0].loading_wait_ns == 2'000'000'000);  // waited for the 2 s load
+  for (std::size_t i = 1; i < rec.requests.size(); ++i) {
+    CHECK(rec.requests[i].cache_hit);
+    CHECK(rec.requests[i].model_latency_ns == 20'000'000);
+  }
+}
+
+TEST_CASE("ModelCacheSetting Disabled: every request loads the model again") {
+  InferenceScenario sc = base_scenario(1);
+  sc.models[0].service.base = constant(Duration::ms(20));
+  sc.endpoint.model_cache_enabled = false;
+  every(sc, 30, Duration::s(300));  // 10 requests
+  MemoryRecorder rec;
+  Run run(sc, 1, &rec);
+  run.go(1);
+  CHECK(run.ep.stats().loads == 10);
+  CHECK(run.ep.stats().downloads == 10);  // the artifact is deleted too
+  CHECK(run.ep.stats().cache_hits == 0);
+}
+
+TEST_CASE("MMS, one worker per vCPU x a 1.5 GB model on ml.c5.xlarge: the second model gets a 507") {
+  InferenceScenario sc = base_scenario(2);
+  sc.catalog[0].name = "ml.c5.xlarge";
+  sc.catalog[0].vcpu = 4;
+  sc.catalog[0].memory_bytes = 8 * kGiB;  // AWS: ml.c5.xlarge 4 vCPU, 8 GiB
+  sc.endpoint.instance_type = "ml.c5.xlarge";
+  sc.endpoint.memory_reserved_bytes = 512ULL << 20;
+  for (auto& m : sc.models) {
+    m.resident_bytes = 1'500'000'000;  // per worker process: 4 workers hold 6 GB
+    m.service.base = constant(Duration::s(100));
+  }
+  sc.server.kind = ServerSpec::Kind::Mms;
+  sc.server.job_queue_size = 100;
+  sc.traffic.kind = TrafficSpec::Kind::Trace;
+  sc.traffic.trace.counts = {{1}, {1}};  // one request of each model in minute 0
+  sc.traffic.trace.minutes = 1;
+  MemoryRecorder rec;
+  Run run(sc, 3, &rec);
+  run.go(1);
+  REQUIRE(rec.requests.size() == 2);
+  std::sort(rec.requests.begin(), rec.requests.end(), [](auto& a, auto& b) { return a.arrival < b.arrival; });
+  CHECK(rec.requests[0].status == 200);
+  CHECK(rec.requests[1].status == 507);  // 6 GB + 6 GB > 7.5 GiB, and the first model is busy
+  CHECK(run.ep.stats().load_failures == 1);
+}
+
+TEST_CASE("a model bigger than any instance gets a 507 at once, not a hang") {
+  InferenceScenario sc = base_scenario(1);
+  sc.models[0].resident_bytes = 100 * kGiB;
+  sc.traffic.poisson.duration = Duration::s(5);
+  sc.traffic.poisson.rate_per_s = 2;
+  MemoryRecorder rec;
+  Run run(sc, 1, &rec);
+  run.go(1);
+  REQUIRE_FALSE(rec.requests.empty());
+  for (const auto& r : rec.requests) {
+    CHECK(r.status == 507);
+    CHECK(r.done == r.arrival);
+  }
+}
+
+TEST_CASE("a full job queue answers 503 at once and never holds more than its size") {
+  // 1 worker, 10 s per request, ~50 requests within the first second.
+  auto make = [](ServerSpec::Kind kind) {
+    InferenceScenario sc = base_scenario(1);
+    sc.models[0].service.base = constant(Duration::s(10));
+    sc.server.kind = kind;
+    sc.server.min_workers = sc.server.max_workers = 1;
+    sc.server.mms_workers_per_model = 1;
+    sc.server.job_queue_size = 5;
+    sc.traffic.poisson.rate_per_s = 50;
+    sc.traffic.poisson.duration = Duration::s(1);
+    return sc;
+  };
+  SUBCASE("MMS: queue offer fails only when full -> 1 running + 5 queued served") {
+    const InferenceScenario sc = make(ServerSpec::Kind::Mms);
+    MemoryRecorder rec;
+    Run run(sc, 7, &rec);
+    run.go(1);
+    CHECK(run.ep.stats().served == 6);
+    CHECK(run.ep.stats().max_queue_seen == 5);
+    for (const auto& r : rec.requests)
+      if (r.status == 503) CHECK(r.done == r.arrival);
+  }
+  SUBCASE("DJL: one slot left and every worker busy -> 503, so 1 running + 4 queued served") {
+    const InferenceScenario sc = make(ServerSpec::Kind::Djl);
+    MemoryRecorder rec;
+    Run run(sc, 7, &rec);
+    run.go(1);
+    CHECK(run.ep.stats().served == 5);
+    CHECK(run.ep.stats().max_queue_seen == 4);
+    CHECK(run.ep.stats().rejected_503 == run.ep.stats().requests - 5);
+  }
+}
+
+TEST_CASE("DJL adds a temporary worker when the queue exceeds 2 x batch_size and retires it by the idle rule") {
+  InferenceScenario sc = base_scenario(1);
+  sc.models[0].service.base = constant(Duration::s(1));
+  sc.server.min_workers = 1;
+  sc.server.max_workers = 2;
+  sc.server.max_idle_time = Duration::s(60);
+  // 4 requests at t = 0, 0.25, 0.5, 0.75 s (trace minute with time_scale 80: 0.75 s minute).
+  sc.traffic.kind = TrafficSpec::Kind::Locust;
+  sc.traffic.locust.users = 4;
+  sc.traffic.locust.spawn_rate = 4;  // users start at 0, 0.25, 0.5, 0.75 s
+  sc.traffic.locust.wait = LocustTraffic::Wait::Constant;
+  sc.traffic.locust.wait_a = 1000;  // one request each
+  LocustTraffic::Task t;
+  t.popularity.first = t.popularity.last = 0;
+  sc.traffic.locust.tasks = {t};
+  sc.traffic.locust.duration = Duration::s(10);
+  MemoryRecorder rec;
+  Run run(sc, 1, &rec);
+  run.go(1);
+  // t=0: load (instant), permanent worker takes request 0 (busy to 1 s).
+  // 0.25: queue 1; 0.5: queue 2; 0.75: queue 3 > 2 -> one temporary worker, ready at once,
+  //   takes the oldest queued job (request 1) at 0.75 -> busy to 1.75.
+  // 1.0: permanent worker takes request 2 (to 2.0); 1.75: temporary takes request 3 (to 2.75).
+  // The temporary worker last took a batch at 1.75; after it ends at 2.75 it polls for 60 s,
+  // then retires at 62.75 (idle 61 s > 60 s).
+  std::vector<WorkerEvent> tmp;
+  for (const auto& w : rec.workers)
+    if (w.temporary) tmp.push_back(w);
+  REQUIRE(tmp.size() == 3);  // Added, Ready, Retired
+  CHECK(tmp[0].kind == WorkerEvent::Kind::Added);
+  CHECK(tmp[0].t.ns() == 750'000'000);
+  CHECK(tmp[2].kind == WorkerEvent::Kind::Retired);
+  CHECK(tmp[2].t.ns() == 62'750'000'000);
+  std::map<std::uint64_t, std::int64_t> done;
+  for (const auto& r : rec.requests) done[r.id] = r.done.ns();
+  CHECK(done[0] == 1'000'000'000);
+  CHECK(done[1] == 1'750'000'000);
+  CHECK(done[2] == 2'000'000'000);
+  CHECK(done[3] == 2'750'000'000);
+}
+
+TEST_CASE("instances added by scale-out receive no request before their health check passes") {
+  InferenceScenario sc = base_scenario(1);
+  sc.models[0].service.base = constant(Duration::ms(10));
+  sc.endpoint.max_instances = 4;
+  sc.endpoint.instance_startup = constant(Duration::s(120));
+  sc.endpoint.health_check = constant(Duration::s(30));
+  policy::serving::TargetTrackingParams tp;
+  tp.target = 600;  // InvocationsPerInstance per minute
+  sc.endpoint.autoscaling = tp;
+  sc.traffic.poisson.rate_per_s = 30;  // 1,800 per minute: wants 3 instances
+  sc.traffic.poisson.duration = Duration::s(1200);
+  MemoryRecorder rec;
+  Run run(sc, 5, &rec);
+  run.go(101);
+  std::map<std::int32_t, std::int64_t> in_service;
+  for (const auto& e : rec.instances)
+    if (e.kind == InstanceEvent::Kind::InService) in_service[static_cast<std::int32_t>(e.instance)] = e.t.ns();
+  CHECK(in_service.size() >= 3);  // scaled out
+  for (const auto& r : rec.requests) {
+    REQUIRE(in_service.count(r.instance));
+    CHECK(r.arrival.ns() >= in_service[r.instance]);  // overhead 0: routed at arrival
+  }
+  // first scale-out after 3 datapoints above target: at the 3rd minute tick (180 s); the new
+  // instances are in service 150 s later.
+  CHECK(in_service[1] == 330'000'000'000);
+}
