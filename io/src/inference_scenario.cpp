@@ -1,0 +1,411 @@
+#include "mltwin/io/inference_scenario.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include "inference_schema.hpp"  // generated: kInferenceSchema
+#include "mltwin/io/azure_functions.hpp"
+#include "scenario_common.hpp"
+
+namespace mltwin::io {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using detail::duration_of;
+using detail::fail;
+using detail::latency_of;
+namespace inf = models::inference;
+
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+const detail::SchemaValidator& validator() {
+  static const detail::SchemaValidator v(kInferenceSchema);
+  return v;
+}
+
+// A size in bytes: a number or a Kubernetes quantity.
+std::uint64_t bytes_of(const std::string& file, const std::string& where, const json& v) {
+  double q = 0;
+  try {
+    q = parse_quantity(v);
+  } catch (const std::exception& e) {
+    fail(file, where, std::string("expected a size in bytes or a quantity such as \"300Mi\" or \"1.5Gi\": ") + e.what());
+  }
+  if (q >= 1.8e19) fail(file, where, "size is too large");
+  return static_cast<std::uint64_t>(std::llround(q));
+}
+
+// A duration that must be > 0 (or >= 0 with allow_zero).
+core::Duration positive_duration(const std::string& file, const std::string& where, const json& v, bool allow_zero = false) {
+  const core::Duration d = duration_of(file, where, v);
+  if (d < core::Duration::ns(0) || (!allow_zero && d == core::Duration::ns(0)))
+    fail(file, where, allow_zero ? "expected a duration >= 0" : "expected a duration > 0");
+  return d;
+}
+
+std::string shown(const json& v) {
+  const std::string s = v.dump();
+  return s.size() <= 60 ? s : s.substr(0, 57) + "...";
+}
+
+inf::PopularitySpec popularity_of(const std::string& file, const std::string& where, const json& p, int models) {
+  inf::PopularitySpec s;
+  const json* r = nullptr;
+  std::string w;
+  if (p.contains("uniform")) {
+    s.kind = inf::PopularitySpec::Kind::Uniform;
+    r = &p["uniform"];
+    w = where + "/uniform";
+  } else if (p.contains("hot_set")) {
+    s.kind = inf::PopularitySpec::Kind::HotSet;
+    r = &p["hot_set"];
+    w = where + "/hot_set";
+    s.hot_count = (*r)["hot_count"];
+    s.hot_share = (*r)["hot_share"];
+  } else {
+    s.kind = inf::PopularitySpec::Kind::Zipf;
+    r = &p["zipf"];
+    w = where + "/zipf";
+    s.zipf_alpha = (*r)["alpha"];
+  }
+  s.first = r->value("first", 0);
+  s.last = r->value("last", models - 1);
+  if (s.last >= models)
+    fail(file, w + (r->contains("last") ? "/last" : ""),
+         "model " + std::to_string(s.last) + " does not exist: the scenario has " + std::to_string(models) +
+             " models (0.." + std::to_string(models - 1) + ")");
+  if (s.first > s.last)
+    fail(file, w + "/first", "first (" + std::to_string(s.first) + ") is after last (" + std::to_string(s.last) + ")");
+  if (s.kind == inf::PopularitySpec::Kind::HotSet && s.hot_count > s.last - s.first + 1)
+    fail(file, w + "/hot_count",
+         "hot_count " + std::to_string(s.hot_count) + " exceeds the " + std::to_string(s.last - s.first + 1) +
+             " models of [first, last]");
+  return s;
+}
+
+inf::ServiceTimeSpec service_of(const std::string& file, const std::string& where, const json& s) {
+  inf::ServiceTimeSpec t;
+  t.base = latency_of(file, where + "/base", s["base"]);
+  t.batch_marginal = s.value("batch_marginal", 1.0);
+  return t;
+}
+
+inf::ModelSpec model_body_of(const std::string& file, const std::string& where, const json& m) {
+  inf::ModelSpec spec;
+  spec.artifact_bytes = bytes_of(file, where + "/artifact_size", m["artifact_size"]);
+  spec.resident_bytes = bytes_of(file, where + "/resident_size", m["resident_size"]);
+  spec.service = service_of(file, where + "/service", m["service"]);
+  return spec;
+}
+
+// Reads the Azure trace folder as written in the scenario (once per folder), recording inputs.
+struct TraceCache {
+  std::map<std::string, AzureFunctionsTrace> by_path;
+  const AzureFunctionsTrace& get(const std::string& as_written, const std::string& scenario, const LoadOptions& opts,
+                                 LoadedInferenceScenario& out) {
+    const std::string folder = detail::resolve_input_path(as_written, scenario, opts.data_dir, out.data_dir);
+    auto it = by_path.find(folder);
+    if (it != by_path.end()) return it->second;
+    AzureFunctionsTrace t = read_azure_functions(folder);
+    const fs::path w(as_written);
+    out.inputs.push_back({"azure_functions_invocations", t.invocations_path, (w / kAzureInvocationsFile).string()});
+    out.inputs.push_back({"azure_functions_durations", t.durations_path, (w / kAzureDurationsFile).string()});
+    out.inputs.push_back({"azure_functions_memory", t.memory_path, (w / kAzureMemoryFile).string()});
+    return by_path.emplace(folder, std::move(t)).first->second;
+  }
+};
+
+}  // namespace
+
+ScenarioKind scenario_kind(const std::string& path) {
+  const json doc = detail::read_json_file(path);
+  if (!doc.is_object()) fail(path, "/", "expected a JSON object (a scenario)");
+  if (!doc.contains("kind")) return ScenarioKind::Training;
+  const json& k = doc["kind"];
+  if (k == "training") return ScenarioKind::Training;
+  if (k == "inference") return ScenarioKind::Inference;
+  fail(path, "/kind", "expected \"training\" or \"inference\", got " + shown(k));
+}
+
+LoadedInferenceScenario load_inference_scenario(const std::string& path, const LoadOptions& opts) {
+  LoadedInferenceScenario out;
+  out.path = path;
+  json doc = detail::read_json_file(path);
+  if (!opts.overrides.is_null()) doc.merge_patch(opts.overrides);
+  if (doc.is_object() && (!doc.contains("kind") || doc["kind"] == "training"))
+    fail(path, "/kind", "expected \"inference\": without it this is a training scenario (load it with load_scenario)");
+  validator().validate(path, doc);
+  out.json = doc;
+  out.name = doc["name"].get<std::string>();
+  out.seed = doc.value("seed", std::uint64_t{1});
+  inf::InferenceScenario& sc = out.inference;
+  TraceCache traces;
+
+  // Catalog.
+  std::set<std::string> type_names;
+  const json& types = doc["catalog"]["instance_types"];
+  for (std::size_t i = 0; i < types.size(); ++i) {
+    const json& t = types[i];
+    const std::string where = "/catalog/instance_types/" + std::to_string(i);
+    inf::ServingInstanceType it;
+    it.name = t["name"];
+    if (!type_names.insert(it.name).second) fail(path, where + "/name", "duplicate instance type '" + it.name + "'");
+    it.vcpu = t["vcpu"];
+    it.memory_bytes = bytes_of(path, where + "/memory", t["memory"]);
+    if (it.memory_bytes == 0) fail(path, where + "/memory", "expected a size > 0");
+    it.disk_bytes = bytes_of(path, where + "/disk", t["disk"]);
+    it.usd_per_hour = t["usd_per_hour"];
+    it.region_of_price = t["price_region"];
+    it.source = t["source"];
+    sc.catalog.push_back(std::move(it));
+  }
+
+  // Endpoint.
+  const json& e = doc["endpoint"];
+  inf::EndpointSpec& ep = sc.endpoint;
+  ep.instance_type = e["instance_type"];
+  const inf::ServingInstanceType* itype = sc.instance_type();
+  if (itype == nullptr) fail(path, "/endpoint/instance_type", "'" + ep.instance_type + "' is not in /catalog/instance_types");
+  ep.initial_instances = e["initial_instances"];
+  ep.min_instances = e.value("min_instances", ep.initial_instances);
+  ep.max_instances = e.value("max_instances", ep.initial_instances);
+  if (ep.min_instances > ep.initial_instances)
+    fail(path, "/endpoint/min_instances", "min_instances (" + std::to_string(ep.min_instances) + ") exceeds initial_instances (" +
+                                              std::to_string(ep.initial_instances) + ")");
+  if (ep.max_instances < ep.initial_instances)
+    fail(path, "/endpoint/max_instances", "max_instances (" + std::to_string(ep.max_instances) + ") is below initial_instances (" +
+                                              std::to_string(ep.initial_instances) + ")");
+  if (e.contains("autoscaling")) {
+    const json& tt = e["autoscaling"]["target_tracking"];
+    const std::string w = "/endpoint/autoscaling/target_tracking";
+    policy::serving::TargetTrackingParams p;
+    p.target = tt["target_value"];
+    if (tt.contains("scale_out_cooldown"))
+      p.scale_out_cooldown = positive_duration(path, w + "/scale_out_cooldown", tt["scale_out_cooldown"], true).count_ns();
+    if (tt.contains("scale_in_cooldown"))
+      p.scale_in_cooldown = positive_duration(path, w + "/scale_in_cooldown", tt["scale_in_cooldown"], true).count_ns();
+    p.scale_out_datapoints = tt.value("scale_out_datapoints", p.scale_out_datapoints);
+    p.scale_in_datapoints = tt.value("scale_in_datapoints", p.scale_in_datapoints);
+    p.scale_in_ratio = tt.value("scale_in_ratio", p.scale_in_ratio);
+    p.disable_scale_in = tt.value("disable_scale_in", p.disable_scale_in);
+    ep.autoscaling = p;
+  }
+  ep.instance_startup = latency_of(path, "/endpoint/instance_startup", e["instance_startup"]);
+  ep.health_check = latency_of(path, "/endpoint/health_check", e["health_check"]);
+  ep.memory_reserved_bytes = bytes_of(path, "/endpoint/memory_reserved/size", e["memory_reserved"]["size"]);
+  if (ep.memory_reserved_bytes >= itype->memory_bytes)
+    fail(path, "/endpoint/memory_reserved/size", "reserves all of " + ep.instance_type + "'s memory");
+  ep.model_cache_enabled = e.value("model_cache", std::string("Enabled")) == "Enabled";
+  ep.s3_download_gbps = e["s3"]["download_gbps"];
+  ep.s3_first_byte = latency_of(path, "/endpoint/s3/first_byte", e["s3"]["first_byte"]);
+  ep.load_gbytes_per_s = e["model_load"]["gbytes_per_s"];
+  ep.load_fixed = latency_of(path, "/endpoint/model_load/fixed", e["model_load"]["fixed"]);
+  ep.unload = latency_of(path, "/endpoint/model_load/unload", e["model_load"]["unload"]);
+  ep.overhead = latency_of(path, "/endpoint/overhead", e["overhead"]);
+  ep.routing.heavy_load_per_worker = e["routing"].value("heavy_load_per_worker", ep.routing.heavy_load_per_worker);
+  ep.routing.max_copies = e["routing"].value("max_copies", ep.routing.max_copies);
+  ep.source = e["source"];
+
+  // Model server.
+  const json& s = doc["server"];
+  inf::ServerSpec& srv = sc.server;
+  const std::string kind = s["kind"];
+  const std::string release = s["release"];
+  if (kind == "djl") {
+    srv.kind = inf::ServerSpec::Kind::Djl;
+    if (release != policy::serving::kDjlServingRelease)
+      fail(path, "/server/release", "mltwin reproduces DJL Serving " + std::string(policy::serving::kDjlServingRelease) +
+                                        ", not '" + release + "'");
+    if (s.contains("config_properties"))
+      fail(path, "/server/config_properties", "MMS config.properties do not apply to DJL Serving; use serving_properties");
+    srv.job_queue_size = 1000;
+    if (s.contains("serving_properties")) {
+      const json& p = s["serving_properties"];
+      srv.engine = p.value("engine", srv.engine);
+      srv.batch_size = p.value("batch_size", srv.batch_size);
+      if (p.contains("max_batch_delay")) srv.max_batch_delay = core::Duration::ms(p["max_batch_delay"].get<std::int64_t>());
+      if (p.contains("max_idle_time")) srv.max_idle_time = core::Duration::s(p["max_idle_time"].get<std::int64_t>());
+      srv.job_queue_size = p.value("job_queue_size", srv.job_queue_size);
+      srv.min_workers = p.value("minWorkers", srv.min_workers);
+      srv.max_workers = p.value("maxWorkers", srv.max_workers);
+      srv.omp_num_threads = p.value("OMP_NUM_THREADS", srv.omp_num_threads);
+    }
+    const int max_workers = srv.max_workers > 0 ? srv.max_workers : std::max(1, itype->vcpu / srv.omp_num_threads);
+    if (srv.min_workers > max_workers)
+      fail(path, "/server/serving_properties/minWorkers",
+           "minWorkers (" + std::to_string(srv.min_workers) + ") exceeds maxWorkers (" + std::to_string(max_workers) +
+               (srv.max_workers > 0 ? ")" : ", DJL's default vCPUs / OMP_NUM_THREADS on " + ep.instance_type + ")"));
+  } else {
+    srv.kind = inf::ServerSpec::Kind::Mms;
+    if (release != policy::serving::kMmsRelease)
+      fail(path, "/server/release", "mltwin reproduces Multi Model Server " + std::string(policy::serving::kMmsRelease) +
+                                        ", not '" + release + "'");
+    if (s.contains("serving_properties"))
+      fail(path, "/server/serving_properties", "DJL serving.properties do not apply to MMS; use config_properties");
+    srv.job_queue_size = 100;
+    if (s.contains("config_properties")) {
+      const json& p = s["config_properties"];
+      srv.mms_workers_per_model = p.value("default_workers_per_model", srv.mms_workers_per_model);
+      srv.job_queue_size = p.value("job_queue_size", srv.job_queue_size);
+    }
+  }
+  srv.worker_startup = latency_of(path, "/server/worker_startup", s["worker_startup"]);
+  srv.source = s["source"];
+
+  // Models.
+  const json& m = doc["models"];
+  const AzureFunctionsTrace* model_trace = nullptr;
+  if (m.contains("list")) {
+    std::set<std::string> names;
+    for (std::size_t i = 0; i < m["list"].size(); ++i) {
+      const json& mj = m["list"][i];
+      const std::string where = "/models/list/" + std::to_string(i);
+      inf::ModelSpec spec = model_body_of(path, where, mj);
+      spec.name = mj["name"];
+      if (!names.insert(spec.name).second) fail(path, where + "/name", "duplicate model '" + spec.name + "'");
+      sc.models.push_back(std::move(spec));
+    }
+  } else if (m.contains("copies")) {
+    const json& c = m["copies"];
+    const inf::ModelSpec proto = model_body_of(path, "/models/copies/model", c["model"]);
+    const std::string prefix = c.value("name_prefix", std::string("model-"));
+    const int count = c["count"];
+    sc.models.reserve(static_cast<std::size_t>(count));
+    for (int i = 0; i < count; ++i) {
+      inf::ModelSpec spec = proto;
+      spec.name = prefix + std::to_string(i);
+      sc.models.push_back(std::move(spec));
+    }
+  } else {
+    const json& a = m["azure_functions"];
+    const std::string w = "/models/azure_functions";
+    const AzureFunctionsTrace& t = traces.get(a["trace"], path, opts, out);
+    model_trace = &t;
+    const json& st = a["service_time"];
+    const bool exponential = st["distribution"] == "exponential";
+    // Clamps of the mean (unset: none).
+    const core::Duration lo =
+        st.contains("minimum") ? positive_duration(path, w + "/service_time/minimum", st["minimum"]) : core::Duration::ns(0);
+    const core::Duration hi =
+        st.contains("maximum") ? positive_duration(path, w + "/service_time/maximum", st["maximum"]) : core::Duration::max();
+    if (hi < lo) fail(path, w + "/service_time/maximum", "maximum is below minimum");
+    const double batch_marginal = st.value("batch_marginal", 1.0);
+    const std::string st_source = st["source"];
+    const double scale = a.value("resident_scale", 1.0);
+    const json& art = a["artifact_size"];
+    const std::string prefix = a.value("name_prefix", std::string("fn-"));
+    sc.models.reserve(t.functions.size());
+    for (std::size_t i = 0; i < t.functions.size(); ++i) {
+      const AzureFunction& fn = t.functions[i];
+      inf::ModelSpec spec;
+      spec.name = prefix + std::to_string(i);
+      spec.resident_bytes = static_cast<std::uint64_t>(std::llround(fn.memory_average_mb * scale * kMiB));
+      if (art.contains("fixed"))
+        spec.artifact_bytes = bytes_of(path, w + "/artifact_size/fixed", art["fixed"]);
+      else
+        spec.artifact_bytes = static_cast<std::uint64_t>(std::llround(static_cast<double>(spec.resident_bytes) *
+                                                                      art["fraction_of_resident"].get<double>()));
+      core::Duration mean = core::Duration::from_seconds(fn.run_average_ms / 1000.0);
+      mean = std::clamp(mean, lo, hi);
+      if (exponential && mean <= core::Duration::ns(0))
+        fail(path, w + "/service_time/minimum",
+             "function " + std::to_string(i) + " (" + t.durations_path + ":" + std::to_string(fn.run_line) +
+                 ") has Average 0 ms; an exponential service time needs a positive mean: set a minimum");
+      spec.service.base.kind = exponential ? models::LatencySpec::Kind::Exponential : models::LatencySpec::Kind::Constant;
+      spec.service.base.a = mean;
+      spec.service.base.source = st_source;
+      spec.service.batch_marginal = batch_marginal;
+      sc.models.push_back(std::move(spec));
+    }
+  }
+  const int n_models = static_cast<int>(sc.models.size());
+
+  // Traffic.
+  const json& tr = doc["traffic"];
+  inf::TrafficSpec& traffic = sc.traffic;
+  if (tr.contains("poisson")) {
+    const json& p = tr["poisson"];
+    traffic.kind = inf::TrafficSpec::Kind::Poisson;
+    traffic.poisson.rate_per_s = p["rate"];
+    traffic.poisson.duration = positive_duration(path, "/traffic/poisson/duration", p["duration"]);
+    traffic.poisson.popularity = popularity_of(path, "/traffic/poisson/popularity", p["popularity"], n_models);
+  } else if (tr.contains("trace")) {
+    const json& p = tr["trace"];
+    const std::string w = "/traffic/trace";
+    traffic.kind = inf::TrafficSpec::Kind::Trace;
+    const AzureFunctionsTrace* t = model_trace;
+    if (p.contains("trace")) t = &traces.get(p["trace"], path, opts, out);
+    if (t == nullptr)
+      fail(path, w, "trace traffic needs a trace: set /traffic/trace/trace, or take the models from /models/azure_functions");
+    if (static_cast<int>(t->functions.size()) > n_models)
+      fail(path, w + (p.contains("trace") ? "/trace" : ""),
+           "the trace has " + std::to_string(t->functions.size()) + " functions but the scenario only " +
+               std::to_string(n_models) + " models (function i is sent to model i)");
+    traffic.trace.counts.reserve(t->functions.size());
+    for (const auto& fn : t->functions) traffic.trace.counts.push_back(fn.per_minute);
+    traffic.trace.time_scale = p.value("time_scale", 1.0);
+    traffic.trace.first_minute = p.value("first_minute", 0);
+    if (traffic.trace.first_minute >= t->minutes)
+      fail(path, w + "/first_minute",
+           "the trace has minutes 0.." + std::to_string(t->minutes - 1) + ", not " + std::to_string(traffic.trace.first_minute));
+    traffic.trace.minutes = p.value("minutes", t->minutes - traffic.trace.first_minute);
+    if (traffic.trace.first_minute + traffic.trace.minutes > t->minutes)
+      fail(path, w + "/minutes",
+           "minutes " + std::to_string(traffic.trace.first_minute) + ".." +
+               std::to_string(traffic.trace.first_minute + traffic.trace.minutes - 1) + " run past the trace's " +
+               std::to_string(t->minutes) + " minutes");
+  } else {
+    const json& p = tr["locust"];
+    const std::string w = "/traffic/locust";
+    traffic.kind = inf::TrafficSpec::Kind::Locust;
+    inf::LocustTraffic& l = traffic.locust;
+    l.users = p["users"];
+    l.spawn_rate = p["spawn_rate"];
+    const json& wt = p["wait_time"];
+    if (wt.contains("constant")) {
+      l.wait = inf::LocustTraffic::Wait::Constant;
+      l.wait_a = positive_duration(path, w + "/wait_time/constant", wt["constant"], true).seconds();
+    } else if (wt.contains("between")) {
+      l.wait = inf::LocustTraffic::Wait::Between;
+      l.wait_a = positive_duration(path, w + "/wait_time/between/0", wt["between"][0], true).seconds();
+      l.wait_b = positive_duration(path, w + "/wait_time/between/1", wt["between"][1], true).seconds();
+      if (l.wait_b < l.wait_a) fail(path, w + "/wait_time/between", "max is below min");
+    } else {
+      l.wait = inf::LocustTraffic::Wait::ConstantThroughput;
+      l.wait_a = wt["constant_throughput"];
+    }
+    for (std::size_t i = 0; i < p["tasks"].size(); ++i) {
+      const json& tj = p["tasks"][i];
+      inf::LocustTraffic::Task task;
+      task.weight = tj["weight"];
+      task.popularity = popularity_of(path, w + "/tasks/" + std::to_string(i) + "/popularity", tj["popularity"], n_models);
+      l.tasks.push_back(task);
+    }
+    l.duration = positive_duration(path, w + "/duration", p["duration"]);
+  }
+
+  // Output and SLO.
+  if (doc.contains("output")) {
+    const json& o = doc["output"];
+    sc.output.request_records_full = o.value("request_records_full", sc.output.request_records_full);
+    sc.output.request_sample_every = o.value("request_sample_every", sc.output.request_sample_every);
+    if (o.contains("metrics_period"))
+      sc.output.metrics_period = positive_duration(path, "/output/metrics_period", o["metrics_period"]);
+  }
+  if (doc.contains("slo")) {
+    const json& o = doc["slo"];
+    if (o.contains("p99_model_latency"))
+      sc.slo.p99_model_latency_ms = positive_duration(path, "/slo/p99_model_latency", o["p99_model_latency"]).seconds() * 1e3;
+    sc.slo.max_5xx_ratio = o.value("max_5xx_ratio", 0.0);
+  }
+  return out;
+}
+
+}  // namespace mltwin::io

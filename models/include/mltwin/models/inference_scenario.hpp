@@ -1,0 +1,160 @@
+// mltwin/models/inference_scenario.hpp — what an inference scenario says: a SageMaker
+// multi-model endpoint (MME), the models behind it, the model server on each instance
+// (DJL Serving 0.23.0 or MMS), and the traffic. Plain data; io/ fills it from a JSON scenario,
+// tests build it by hand. Every figure comes from the scenario file, which cites its source.
+//
+// Units: sizes in bytes, times as core::Duration (integer ns), rates per second, prices in USD.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mltwin/core/time.hpp"
+#include "mltwin/models/training.hpp"  // LatencySpec
+#include "mltwin/policy/serving.hpp"
+
+namespace mltwin::models::inference {
+
+using core::Duration;
+using core::Time;
+using policy::serving::ModelId;
+
+/// A SageMaker hosting instance type (ml.c5.xlarge, ml.c5.18xlarge, ml.c5d.18xlarge, ...).
+struct ServingInstanceType {
+  std::string name;
+  int vcpu = 0;
+  std::uint64_t memory_bytes = 0;
+  std::uint64_t disk_bytes = 0;    ///< instance storage usable for model artifacts
+  double usd_per_hour = 0;         ///< on-demand SageMaker hosting price
+  std::string region_of_price;
+  std::string source;
+};
+
+/// Time for one batch of k requests: `base` drawn once per batch, then scaled by
+/// (1 + batch_marginal × (k − 1)): 0 = a batch costs as much as one request, 1 = linear.
+/// The draw is CPU work on one core; under CPU contention it stretches (see Instance).
+struct ServiceTimeSpec {
+  LatencySpec base;                ///< per-request compute time on one core
+  double batch_marginal = 1.0;
+};
+
+struct ModelSpec {
+  std::string name;
+  std::uint64_t artifact_bytes = 0;  ///< model.tar.gz in S3
+  std::uint64_t resident_bytes = 0;  ///< memory held by ONE worker process holding the model
+  ServiceTimeSpec service;
+};
+
+/// The model server on each instance. Keys as in DJL's serving.properties.
+struct ServerSpec {
+  enum class Kind { Djl, Mms } kind = Kind::Djl;
+  std::string engine = "Python";      ///< engine=Python: each worker is a process with its own copy
+  int batch_size = 1;                  ///< batch_size (WlmConfigManager default 1)
+  Duration max_batch_delay = Duration::ms(100);  ///< max_batch_delay (default 100 ms)
+  Duration max_idle_time = Duration::s(60);      ///< max_idle_time (default 60 s)
+  int job_queue_size = 1000;           ///< job_queue_size (DJL 1000; MMS 100)
+  int min_workers = 1;                 ///< minWorkers (DJL default 1)
+  /// maxWorkers; 0 = DJL's CPU default, vcpu / OMP_NUM_THREADS (WlmConfigManager.getDefaultMaxWorkers).
+  int max_workers = 0;
+  int omp_num_threads = 1;             ///< OMP_NUM_THREADS of the container
+  /// MMS default_workers_per_model; 0 = one per vCPU (MMS ConfigManager.getDefaultWorkers).
+  int mms_workers_per_model = 0;
+  LatencySpec worker_startup;          ///< process start + model deserialisation per worker
+  std::string source;
+};
+
+struct EndpointSpec {
+  std::string instance_type;
+  int initial_instances = 1;
+  int min_instances = 1, max_instances = 1;
+  std::optional<policy::serving::TargetTrackingParams> autoscaling;  ///< unset: fixed fleet
+  LatencySpec instance_startup;        ///< launch → container started
+  LatencySpec health_check;            ///< container started → first /ping passes (InService)
+  std::uint64_t memory_reserved_bytes = 0;  ///< OS + serving container, never for models
+  bool model_cache_enabled = true;     ///< MultiModelConfig.ModelCacheSetting Enabled / Disabled
+  double s3_download_gbps = 0;         ///< per-instance S3 download bandwidth, Gb/s
+  LatencySpec s3_first_byte;           ///< S3 request latency before the first byte
+  double load_gbytes_per_s = 0;        ///< model load throughput (disk → memory), GB/s
+  LatencySpec load_fixed;              ///< fixed cost per model load (process, imports)
+  LatencySpec unload;                  ///< unloading a model
+  LatencySpec overhead;                ///< SageMaker OverheadLatency per request
+  policy::serving::CacheAwareRoutingParams routing;
+  std::string source;
+};
+
+/// Which model a request is for.
+struct PopularitySpec {
+  enum class Kind { Uniform, HotSet, Zipf } kind = Kind::Uniform;
+  int first = 0, last = 0;            ///< Uniform over models [first, last]
+  int hot_count = 1;                  ///< HotSet: models [first, first + hot_count) ...
+  double hot_share = 0.9;             ///< ... take this share; the rest uniform over [first, last]
+  double zipf_alpha = 0.8;            ///< Zipf over [first, last]
+};
+
+struct PoissonTraffic {
+  double rate_per_s = 0;
+  Duration duration;
+  PopularitySpec popularity;
+};
+
+/// Per-minute invocation counts per model (Azure Functions 2019 layout), replayed with
+/// arrivals spread uniformly at random within each (scaled) minute.
+struct TraceTraffic {
+  std::vector<std::vector<std::uint32_t>> counts;  ///< [model][minute]
+  double time_scale = 1.0;            ///< 2.0 = replay twice as fast
+  int first_minute = 0;               ///< 0-based
+  int minutes = 0;                    ///< how many minutes to replay
+};
+
+/// Closed-loop users, as Locust runs them: `users` users spawned at `spawn_rate` per second,
+/// each repeatedly picking a task by weight, sending one request, waiting for the answer, then
+/// waiting `wait_time`.
+struct LocustTraffic {
+  struct Task {
+    double weight = 1;
+    PopularitySpec popularity;
+  };
+  enum class Wait { Constant, Between, ConstantThroughput } wait = Wait::Constant;
+  int users = 1;
+  double spawn_rate = 1;              ///< users started per second
+  double wait_a = 0, wait_b = 0;      ///< s: constant(a) / between(a, b) / constant_throughput(a = tasks per s)
+  std::vector<Task> tasks;
+  Duration duration;
+};
+
+struct TrafficSpec {
+  enum class Kind { Poisson, Trace, Locust } kind = Kind::Poisson;
+  PoissonTraffic poisson;
+  TraceTraffic trace;
+  LocustTraffic locust;
+};
+
+struct OutputSpec {
+  /// Every request is recorded until this many; past it, one in `request_sample_every`.
+  std::uint64_t request_records_full = 100'000;
+  std::uint64_t request_sample_every = 100;
+  Duration metrics_period = Duration::s(60);
+};
+
+struct Slo {
+  double p99_model_latency_ms = 0;    ///< 0 = none stated
+  double max_5xx_ratio = 0;
+};
+
+struct InferenceScenario {
+  std::vector<ServingInstanceType> catalog;
+  std::vector<ModelSpec> models;
+  ServerSpec server;
+  EndpointSpec endpoint;
+  TrafficSpec traffic;
+  OutputSpec output;
+  Slo slo;
+  const ServingInstanceType* instance_type() const {
+    for (const auto& t : catalog)
+      if (t.name == endpoint.instance_type) return &t;
+    return nullptr;
+  }
+};
+
+}  // namespace mltwin::models::inference
