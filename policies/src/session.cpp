@@ -218,7 +218,7 @@ void Session::job_enqueued(const JobInfo& j) const {
   for (const auto& e : job_enqueued_) e.fn(j);
 }
 
-bool Session::overused(const QueueInfo& q, std::string* by) const {
+bool Session::overused(const QueueInfo& q, std::string_view* by) const {
   for (const auto& e : overused_)
     if (e.fn(q)) {
       if (by) *by = e.plugin;
@@ -227,7 +227,7 @@ bool Session::overused(const QueueInfo& q, std::string* by) const {
   return false;
 }
 
-bool Session::allocatable(const QueueInfo& q, const TaskInfo& t, std::string* by) const {
+bool Session::allocatable(const QueueInfo& q, const TaskInfo& t, std::string_view* by) const {
   for (const auto& e : allocatable_)
     if (!e.fn(q, t)) {
       if (by) *by = e.plugin;

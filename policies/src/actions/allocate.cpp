@@ -17,12 +17,22 @@
 //    the job is pipelined, in which case its reservations stay in the session until it closes.
 //    A job with tasks left goes back into its queue's order; the queue goes back after every
 //    job, so its order reflects the new allocation.
+#include <array>
 #include <unordered_map>
 
 #include "../builtins.hpp"
 
 namespace mltwin::policy::detail {
 namespace {
+// Volcano allocate.go predicate(): InitResreq.LessEqualWithResourcesName(FutureIdle,
+// Zero) lists every insufficient dimension (api/resource_info.go: cpu, memory, then the
+// scalar resources), but api/unschedule_info.go WrapInsufficientResourceReason reports
+// only the first: "Insufficient " + resources[0]. So each node contributes one reason.
+// Go ranges over the scalar-resource map in random order, so when both NeuronCores and
+// EFA fall short (and cpu and memory fit) Volcano names either; mltwin names NeuronCores.
+const std::string kInsufficient[kDims] = {
+    "Insufficient " + std::string(dim_name(Dim::Cpu)), "Insufficient " + std::string(dim_name(Dim::Memory)),
+    "Insufficient " + std::string(dim_name(Dim::NeuronCore)), "Insufficient " + std::string(dim_name(Dim::Efa))};
 
 class Allocate final : public Action {
  public:
@@ -30,6 +40,7 @@ class Allocate final : public Action {
 
   void execute(Session& ssn) override {
     ClusterState& st = ssn.state();
+    if (cannot_take_.size() > 4096) cannot_take_.clear();  // views of it died with their sessions
     const bool enqueue_enabled = [&] {
       for (const auto& a : ssn.config().actions)
         if (a == "enqueue") return true;
@@ -86,7 +97,7 @@ class Allocate final : public Action {
 
     while (!queues.empty()) {
       const QueueId q = queues.pop();
-      std::string by;
+      std::string_view by;
       if (ssn.overused(st.queue(q), &by)) {
         if (jobs[q]) note_overused(ssn, st, *jobs[q], q, by);
         continue;
@@ -106,15 +117,26 @@ class Allocate final : public Action {
 
  private:
   template <class PQ>
-  static void note_overused(Session& ssn, const ClusterState& st, PQ& jobs, QueueId q, const std::string& by) {
+  static void note_overused(Session& ssn, const ClusterState& st, PQ& jobs, QueueId q, std::string_view by) {
     // Every job still waiting in this queue is held back by the queue's share.
+    std::string_view why;
     while (!jobs.empty()) {
       const JobId jid = jobs.pop();
       const JobInfo& j = st.job(jid);
-      if (j.count(TaskStatus::Pending) > 0 && !j.is_ready())
-        ssn.set_job_reason(jid, Status::unschedulable(
-                                    by, "queue '" + st.queue(q).name + "' is overused (allocated >= deserved)"));
+      if (j.count(TaskStatus::Pending) > 0 && !j.is_ready()) {
+        if (why.empty()) why = ssn.keep("queue '" + st.queue(q).name + "' is overused (allocated >= deserved)");
+        ssn.set_job_reason(jid, Verdict{Code::Unschedulable, by, why});
+      }
     }
+  }
+
+  /// "queue 'q' cannot take task 't' within its deserved share": the text is fixed per task, so
+  /// it is written once and kept (the cache is dropped between sessions once it grows large;
+  /// the views handed out live until the end of the session that got them).
+  std::string_view cannot_take(const ClusterState& st, QueueId q, const TaskInfo& task) {
+    auto [it, added] = cannot_take_.try_emplace(task.id);
+    if (added) it->second = "queue '" + st.queue(q).name + "' cannot take task '" + task.name + "' within its deserved share";
+    return it->second;
   }
 
   template <class PQ>
@@ -125,44 +147,50 @@ class Allocate final : public Action {
     while (!tasks.empty()) {
       const TaskId tid = tasks.pop();
       const TaskInfo& task = st.task(tid);
-      std::string by;
+      std::string_view by;
       if (!ssn.allocatable(st.queue(q), task, &by)) {
-        ssn.set_job_reason(jid, Status::unschedulable(
-                                    by, "queue '" + st.queue(q).name + "' cannot take task '" + task.name +
-                                            "' within its deserved share"));
+        ssn.set_job_reason(jid, Verdict{Code::Unschedulable, by, cannot_take(st, q, task)});
         continue;
       }
-      // Predicate: resource fit against future-idle (here), then the plugins.
+      // Predicate: resource fit against future-idle (here), then the plugins. Nodes short of a
+      // resource are counted per dimension and entered in the fit errors once, at the end.
       idle_fit_.clear();
       future_fit_.clear();
       FitErrors* fe = nullptr;
+      auto open_fit_errors = [&] {
+        if (fe) return;
+        fe = &ssn.fit_errors(tid);
+        fe->nodes = static_cast<int>(nodes.size());
+        fe->count.clear();
+      };
+      std::array<int, kDims> short_of{};
+      bool failed = false;
       for (const NodeInfo& n : nodes) {
-        // Volcano allocate.go predicate(): InitResreq.LessEqualWithResourcesName(FutureIdle,
-        // Zero) lists every insufficient dimension (api/resource_info.go: cpu, memory, then the
-        // scalar resources), but api/unschedule_info.go WrapInsufficientResourceReason reports
-        // only the first: "Insufficient " + resources[0]. So each node contributes one reason.
-        // Go ranges over the scalar-resource map in random order, so when both NeuronCores and
-        // EFA fall short (and cpu and memory fit) Volcano names either; mltwin names NeuronCores.
-        static const std::string kInsufficient[kDims] = {
-            "Insufficient " + std::string(dim_name(Dim::Cpu)), "Insufficient " + std::string(dim_name(Dim::Memory)),
-            "Insufficient " + std::string(dim_name(Dim::NeuronCore)), "Insufficient " + std::string(dim_name(Dim::Efa))};
         const int bad = task.resreq.first_insufficient(n.future_idle());
-        Status s;
-        if (bad < 0) s = ssn.predicate(task, n);
-        if (bad >= 0 || !s.ok()) {
-          if (!fe) {
-            fe = &ssn.fit_errors(tid);
-            fe->nodes = static_cast<int>(nodes.size());
-            fe->count.clear();
-          }
-          fe->add(bad >= 0 ? std::string_view(kInsufficient[bad]) : std::string_view(s.reason));
+        if (bad >= 0) {
+          ++short_of[static_cast<std::size_t>(bad)];
+          failed = true;
+          continue;
+        }
+        if (const Status s = ssn.predicate(task, n); !s.ok()) {
+          open_fit_errors();
+          fe->add(s.reason);
+          failed = true;
           continue;
         }
         if (task.resreq.less_equal(n.idle)) idle_fit_.push_back(n.id);
         else future_fit_.push_back(n.id);
       }
       // Volcano keeps a task's fit errors only when no node passed (job.NodesFitErrors).
-      if (fe && !(idle_fit_.empty() && future_fit_.empty())) ssn.clear_fit_errors(tid);
+      if (failed) {
+        if (idle_fit_.empty() && future_fit_.empty()) {
+          open_fit_errors();
+          for (std::size_t d = 0; d < kDims; ++d)
+            if (short_of[d] > 0) fe->add(kInsufficient[d], short_of[d]);
+        } else {
+          ssn.clear_fit_errors(tid);
+        }
+      }
       if (idle_fit_.empty() && future_fit_.empty()) {
         // NeedContinueAllocating: with minAvailable == task count, any failure ends the job.
         if (job.min_available == job.task_num()) break;
@@ -202,6 +230,7 @@ class Allocate final : public Action {
   }
 
   std::vector<NodeId> idle_fit_, future_fit_, best_;
+  std::unordered_map<TaskId, std::string> cannot_take_;
 };
 }  // namespace
 std::unique_ptr<Action> make_allocate(const Arguments&) { return std::make_unique<Allocate>(); }

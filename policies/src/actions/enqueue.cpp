@@ -117,28 +117,31 @@ class Enqueue final : public Action {
         q = queues.pop();
         ++epoch_;  // memos may be per queue
       }
-      if (next[q] >= order_[q].size()) {  // drop the queue: nothing pending
-        q = kNone;
-        continue;
+      const std::vector<Entry>& v = order_[q];
+      std::size_t& i = next[q];
+      // The run of jobs the memo decides: no plugin runs and nothing changes, so neither the queue
+      // order nor a class verdict can move while it lasts.
+      if (ssn.enqueue_memo_size() != memo_size) {
+        memo_size = ssn.enqueue_memo_size();
+        ++epoch_;
       }
-      const Entry e = order_[q][next[q]++];
-      if (e.cls != kNoMin) {
-        if (ssn.enqueue_memo_size() != memo_size) {
-          memo_size = ssn.enqueue_memo_size();
-          ++epoch_;
-        }
+      for (; i < v.size() && v[i].cls != kNoMin; ++i) {
+        const Entry& e = v[i];
         ClassVerdict& cv = class_verdict_[e.cls];
         if (cv.epoch != epoch_) {
           cv.epoch = epoch_;
           cv.decided = ssn.enqueue_memo_decides(q, class_min_[e.cls], cv.verdict);
           if (cv.decided) cv.key = ssn.condition_key(cv.verdict);
         }
-        if (cv.decided) {
-          if (e.shown != cv.key || (!no_reasons_yet && ssn.job_reason(e.job) != nullptr))
-            ssn.set_job_reason(e.job, cv.verdict);
-          continue;
-        }
+        if (!cv.decided) break;
+        if (e.shown != cv.key || (!no_reasons_yet && ssn.job_reason(e.job) != nullptr))
+          ssn.set_job_reason(e.job, cv.verdict);
       }
+      if (i >= v.size()) {  // drop the queue: nothing pending
+        q = kNone;
+        continue;
+      }
+      const Entry e = v[i++];
       moved = true;
       const Verdict verdict = e.cls != kNoMin ? ssn.job_enqueueable_memo(e.job, q, class_min_[e.cls]) : Verdict{};
       if (verdict.ok()) {

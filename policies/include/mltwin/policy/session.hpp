@@ -231,9 +231,10 @@ class Session {
   /// rejection runs no plugin code, so it changes nothing another decision could read.
   bool enqueue_memo_decides(QueueId queue, const Resource& min, Verdict& out) const;
   void job_enqueued(const JobInfo& j) const;
-  /// Overused: which plugin said so (empty string if none).
-  bool overused(const QueueInfo& q, std::string* by = nullptr) const;
-  bool allocatable(const QueueInfo& q, const TaskInfo& t, std::string* by = nullptr) const;
+  /// Overused / not Allocatable: `by` names the plugin that said so (a view that lives as long
+  /// as the session).
+  bool overused(const QueueInfo& q, std::string_view* by = nullptr) const;
+  bool allocatable(const QueueInfo& q, const TaskInfo& t, std::string_view* by = nullptr) const;
   bool preemptive(const QueueInfo& q, const TaskInfo& t) const;
   std::vector<TaskId> preemptable(const TaskInfo& preemptor, std::span<const TaskId> preemptees) const;
   std::vector<TaskId> reclaimable(const TaskInfo& preemptor, std::span<const TaskId> preemptees) const;

@@ -51,9 +51,9 @@ struct Verdict {
 struct FitErrors {
   int nodes = 0;                     ///< nodes considered
   std::map<std::string, int, std::less<>> count;  ///< reason -> number of nodes that failed with it
-  void add(std::string_view reason) {
-    if (auto it = count.find(reason); it != count.end()) ++it->second;
-    else count.emplace(std::string(reason), 1);
+  void add(std::string_view reason, int n = 1) {
+    if (auto it = count.find(reason); it != count.end()) it->second += n;
+    else count.emplace(std::string(reason), n);
   }
   std::string to_string() const;
 };
