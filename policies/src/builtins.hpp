@@ -59,4 +59,59 @@ class PriorityQueue {
   std::vector<T> v_;
 };
 
+/// The session's orders as comparators for PriorityQueue (true: the left one goes first).
+struct JobLess {
+  const Session* ssn;
+  bool operator()(JobId a, JobId b) const { return ssn->job_order(ssn->state().job(a), ssn->state().job(b)); }
+};
+struct QueueLess {
+  const Session* ssn;
+  bool operator()(QueueId a, QueueId b) const { return ssn->queue_order(ssn->state().queue(a), ssn->state().queue(b)); }
+};
+struct TaskLess {
+  const Session* ssn;
+  bool operator()(TaskId a, TaskId b) const { return ssn->task_order(ssn->state().task(a), ssn->state().task(b)); }
+};
+using QueuePQ = PriorityQueue<QueueId, QueueLess>;
+using JobPQ = PriorityQueue<JobId, JobLess>;
+using TaskPQ = PriorityQueue<TaskId, TaskLess>;
+
+/// What allocate and backfill start from (Volcano builds it in both): the active jobs that
+/// `keep` selects, grouped by queue — a priority queue of the queues that have some, and per
+/// queue (indexed by queue id) a priority queue of its jobs; the other queues' are empty.
+struct QueueJobOrder {
+  QueuePQ queues;
+  std::vector<JobPQ> jobs;
+
+  template <class Keep>
+  QueueJobOrder(const Session& ssn, Keep&& keep)
+      : queues(QueueLess{&ssn}), jobs(ssn.state().queues().size(), JobPQ(JobLess{&ssn})) {
+    const ClusterState& st = ssn.state();
+    std::vector<std::vector<JobId>> per_queue(jobs.size());
+    std::vector<QueueId> with_jobs;
+    for (JobId jid : st.active_jobs()) {
+      const JobInfo& j = st.job(jid);
+      if (!keep(j)) continue;
+      if (per_queue[j.queue].empty()) with_jobs.push_back(j.queue);
+      per_queue[j.queue].push_back(jid);
+    }
+    queues.assign(std::move(with_jobs));
+    for (std::size_t q = 0; q < jobs.size(); ++q)
+      if (!per_queue[q].empty()) jobs[q].assign(std::move(per_queue[q]));
+  }
+};
+
+/// A job's Pending tasks, BestEffort ones (backfill) or the others (allocate), in task order.
+inline TaskPQ pending_tasks(const Session& ssn, JobId jid, bool best_effort) {
+  const ClusterState& st = ssn.state();
+  std::vector<TaskId> v;
+  for (TaskId t : st.job(jid).tasks) {
+    const TaskInfo& tt = st.task(t);
+    if (tt.status == TaskStatus::Pending && tt.best_effort == best_effort) v.push_back(t);
+  }
+  TaskPQ pq(TaskLess{&ssn});
+  pq.assign(std::move(v));
+  return pq;
+}
+
 }  // namespace mltwin::policy::detail

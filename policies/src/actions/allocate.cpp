@@ -51,73 +51,49 @@ class Allocate final : public Action {
       const auto pending = st.pending_jobs();
       for (JobId j : pending) ssn.set_phase(j, PodGroupPhase::Inqueue);
     }
-    auto job_less = [&ssn, &st](JobId a, JobId b) { return ssn.job_order(st.job(a), st.job(b)); };
-    auto queue_less = [&ssn, &st](QueueId a, QueueId b) { return ssn.queue_order(st.queue(a), st.queue(b)); };
-    auto task_less = [&ssn, &st](TaskId a, TaskId b) { return ssn.task_order(st.task(a), st.task(b)); };
-    using JobPQ = PriorityQueue<JobId, decltype(job_less)>;
-    using TaskPQ = PriorityQueue<TaskId, decltype(task_less)>;
-
-    std::vector<std::vector<JobId>> per_queue(st.queues().size());
-    std::vector<QueueId> queue_list;
-    for (JobId jid : st.active_jobs()) {
-      const JobInfo& j = st.job(jid);
-      if (j.phase == PodGroupPhase::Pending) continue;
+    QueueJobOrder order(ssn, [&ssn](const JobInfo& j) {
+      if (j.phase == PodGroupPhase::Pending) return false;
       // A job with no pending (non-BestEffort) pod would be popped and put aside without any
       // effect on the queue or the cluster; leaving it out changes no decision.
-      if (j.count(TaskStatus::Pending) == j.pending_best_effort_num) continue;
+      if (j.count(TaskStatus::Pending) == j.pending_best_effort_num) return false;
       if (ValidateResult vr = ssn.job_valid(j); !vr.pass) {
-        if (!j.tasks.empty()) ssn.set_job_reason(jid, Status::unschedulable("gang", vr.message));
-        continue;
+        if (!j.tasks.empty()) ssn.set_job_reason(j.id, Status::unschedulable("gang", vr.message));
+        return false;
       }
-      if (per_queue[j.queue].empty()) queue_list.push_back(j.queue);
-      per_queue[j.queue].push_back(jid);
-    }
-    PriorityQueue<QueueId, decltype(queue_less)> queues(queue_less);
-    queues.assign(std::move(queue_list));
-    std::vector<std::unique_ptr<JobPQ>> jobs(st.queues().size());
-    for (std::size_t q = 0; q < per_queue.size(); ++q)
-      if (!per_queue[q].empty()) {
-        jobs[q] = std::make_unique<JobPQ>(job_less);
-        jobs[q]->assign(std::move(per_queue[q]));
-      }
-    // pendingTasks: built the first time a job is popped, kept for the rest of the action.
-    std::unordered_map<JobId, std::unique_ptr<TaskPQ>> task_queues;
+      return true;
+    });
+    QueuePQ& queues = order.queues;
+    // pendingTasks: built the first time a job is popped (BestEffort ones are backfill's), kept
+    // for the rest of the action. Map nodes do not move, so references to them stay valid.
+    std::unordered_map<JobId, TaskPQ> task_queues;
     auto tasks_of = [&](JobId jid) -> TaskPQ& {
-      if (auto it = task_queues.find(jid); it != task_queues.end()) return *it->second;
-      auto pq = std::make_unique<TaskPQ>(task_less);
-      std::vector<TaskId> v;
-      for (TaskId t : st.job(jid).tasks) {
-        const TaskInfo& tt = st.task(t);
-        if (tt.status != TaskStatus::Pending || tt.best_effort) continue;  // BestEffort: backfill
-        v.push_back(t);
-      }
-      pq->assign(std::move(v));
-      return *task_queues.emplace(jid, std::move(pq)).first->second;
+      if (auto it = task_queues.find(jid); it != task_queues.end()) return it->second;
+      return task_queues.emplace(jid, pending_tasks(ssn, jid, /*best_effort=*/false)).first->second;
     };
 
     while (!queues.empty()) {
       const QueueId q = queues.pop();
+      JobPQ& jobs = order.jobs[q];
       std::string_view by;
       if (ssn.overused(st.queue(q), &by)) {
-        if (jobs[q]) note_overused(ssn, st, *jobs[q], q, by);
+        note_overused(ssn, st, jobs, q, by);
         continue;
       }
-      if (!jobs[q] || jobs[q]->empty()) continue;
-      const JobId jid = jobs[q]->pop();
+      if (jobs.empty()) continue;
+      const JobId jid = jobs.pop();
       TaskPQ& tasks = tasks_of(jid);
       if (tasks.empty()) {
         queues.push(q);
         continue;
       }
       allocate_job(ssn, st, jid, q, tasks);
-      if (!tasks.empty()) jobs[q]->push(jid);
+      if (!tasks.empty()) jobs.push(jid);
       queues.push(q);
     }
   }
 
  private:
-  template <class PQ>
-  static void note_overused(Session& ssn, const ClusterState& st, PQ& jobs, QueueId q, std::string_view by) {
+  static void note_overused(Session& ssn, const ClusterState& st, JobPQ& jobs, QueueId q, std::string_view by) {
     // Every job still waiting in this queue is held back by the queue's share.
     std::string_view why;
     while (!jobs.empty()) {
@@ -139,8 +115,7 @@ class Allocate final : public Action {
     return it->second;
   }
 
-  template <class PQ>
-  void allocate_job(Session& ssn, ClusterState& st, JobId jid, QueueId q, PQ& tasks) {
+  void allocate_job(Session& ssn, ClusterState& st, JobId jid, QueueId q, TaskPQ& tasks) {
     const JobInfo& job = st.job(jid);
     Statement stmt(ssn);
     const auto& nodes = st.nodes();

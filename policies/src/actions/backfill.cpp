@@ -12,36 +12,17 @@ class Backfill final : public Action {
   std::string_view name() const override { return "backfill"; }
   void execute(Session& ssn) override {
     ClusterState& st = ssn.state();
-    auto job_less = [&ssn, &st](JobId a, JobId b) { return ssn.job_order(st.job(a), st.job(b)); };
-    auto queue_less = [&ssn, &st](QueueId a, QueueId b) { return ssn.queue_order(st.queue(a), st.queue(b)); };
-    auto task_less = [&ssn, &st](TaskId a, TaskId b) { return ssn.task_order(st.task(a), st.task(b)); };
     // pickUpPendingTasks
-    std::vector<std::vector<JobId>> per_queue(st.queues().size());
-    std::vector<QueueId> queue_list;
-    for (JobId jid : st.active_jobs()) {
-      const JobInfo& j = st.job(jid);
-      if (j.pending_best_effort_num == 0 || j.phase == PodGroupPhase::Pending) continue;
-      if (!ssn.job_valid(j).pass) continue;
-      if (per_queue[j.queue].empty()) queue_list.push_back(j.queue);
-      per_queue[j.queue].push_back(jid);
-    }
-    if (queue_list.empty()) return;
+    QueueJobOrder pick(ssn, [&ssn](const JobInfo& j) {
+      return j.pending_best_effort_num > 0 && j.phase != PodGroupPhase::Pending && ssn.job_valid(j).pass;
+    });
+    if (pick.queues.empty()) return;
     std::vector<TaskId> order;
-    PriorityQueue<QueueId, decltype(queue_less)> queues(queue_less);
-    queues.assign(std::move(queue_list));
-    while (!queues.empty()) {
-      const QueueId q = queues.pop();
-      PriorityQueue<JobId, decltype(job_less)> jobs(job_less);
-      jobs.assign(std::move(per_queue[q]));
-      while (!jobs.empty()) {
-        const JobId jid = jobs.pop();
-        PriorityQueue<TaskId, decltype(task_less)> tasks(task_less);
-        std::vector<TaskId> v;
-        for (TaskId t : st.job(jid).tasks)
-          if (st.task(t).status == TaskStatus::Pending && st.task(t).best_effort) v.push_back(t);
-        tasks.assign(std::move(v));
-        while (!tasks.empty()) order.push_back(tasks.pop());
-      }
+    while (!pick.queues.empty()) {
+      JobPQ& jobs = pick.jobs[pick.queues.pop()];
+      while (!jobs.empty())
+        for (TaskPQ tasks = pending_tasks(ssn, jobs.pop(), /*best_effort=*/true); !tasks.empty();)
+          order.push_back(tasks.pop());
     }
     std::vector<NodeId> fit, best;
     for (TaskId tid : order) {

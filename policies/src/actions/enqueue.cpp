@@ -37,7 +37,7 @@ class Enqueue final : public Action {
   void execute(Session& ssn) override {
     ClusterState& st = ssn.state();
     auto job_less = [&ssn, &st](const Entry& a, const Entry& b) { return ssn.job_order(st.job(a.job), st.job(b.job)); };
-    auto queue_less = [&ssn, &st](QueueId a, QueueId b) { return ssn.queue_order(st.queue(a), st.queue(b)); };
+    const QueueLess queue_less{&ssn};
     const std::size_t nq = st.queues().size();
     order_.resize(nq);
     if (listed_.size() < st.jobs().size()) listed_.resize(st.jobs().size(), 0);
@@ -96,7 +96,7 @@ class Enqueue final : public Action {
     std::vector<QueueId> queue_list;
     for (const auto& q : st.queues())
       if (st.queue_job_count(q.id) > 0) queue_list.push_back(q.id);
-    PriorityQueue<QueueId, decltype(queue_less)> queues(queue_less);
+    QueuePQ queues(queue_less);
     queues.assign(std::move(queue_list));
     ssn.reset_enqueue_memo();
     ++epoch_;  // class verdicts of earlier sessions are void
