@@ -22,7 +22,7 @@ using core::Engine;
 PolicySet default_policies(const InferenceScenario& sc) {
   PolicySet p;
   if (sc.server.kind == ServerSpec::Kind::Mms) p.autoscaling = std::make_unique<ps::MmsStaticPolicy>();
-  else p.autoscaling = std::make_unique<ps::DjlWlmPolicy>();
+  else p.autoscaling = std::make_unique<ps::DjlWlmPolicy>(sc.server.idle_from_batch_end);
   p.routing = ps::make_cache_aware_router(sc.endpoint.routing);
   if (sc.endpoint.autoscaling) p.scaling = ps::make_target_tracking(*sc.endpoint.autoscaling);
   return p;
@@ -436,11 +436,11 @@ struct Endpoint::Impl {
   }
 
   /// The worker is at the top of DJL's WorkerThread loop: ask whether it retires, then poll.
-  void worker_free(std::uint32_t w) {
+  void worker_free(std::uint32_t w, bool poll_timed_out = false) {
     Worker& k = workers[w];
     Pool& p = pools[k.pool];
-    const ps::WorkerDecision d = pol.autoscaling->on_worker_free(
-        ps::WorkerObservation{sim.now().ns(), k.idle_since.ns(), k.temporary, sc.server.max_idle_time.count_ns()});
+    const ps::WorkerDecision d = pol.autoscaling->on_worker_free(ps::WorkerObservation{
+        sim.now().ns(), k.idle_since.ns(), k.temporary, sc.server.max_idle_time.count_ns(), poll_timed_out});
     if (d.retire) {
       retire_worker(w, WorkerEvent::Kind::Retired, "idle longer than max_idle_time");
       after_pool_change(k.pool);
@@ -856,10 +856,22 @@ struct Endpoint::Impl {
       answer(r, 503, 0);
       return;
     }
-    p.queue.push_back(r);
     ++p.outstanding;
-    st.max_queue_seen = std::max<std::uint64_t>(st.max_queue_seen, p.queue.size());
     if (d.add_worker) add_worker(pid, d.reason);
+    // Fast path: an empty queue and a free worker polling -> it takes the job at once (the same
+    // outcome as queueing it and dispatching, without touching the queue).
+    if (p.queue.empty() && sc.server.batch_size == 1) {
+      while (!p.pollers.empty()) {
+        const auto [w, ticket] = p.pollers.front();
+        p.pollers.pop_front();
+        const Worker& k = workers[w];
+        if (k.ticket != ticket || k.state != WState::Waiting) continue;
+        take_first_job(w, r);
+        return;
+      }
+    }
+    p.queue.push_back(r);
+    st.max_queue_seen = std::max<std::uint64_t>(st.max_queue_seen, p.queue.size());
     dispatch(pid);
   }
 
@@ -1114,7 +1126,7 @@ void Endpoint::on_event(core::Simulator&, std::uint64_t payload) {
       ++k.ticket;  // leaves the poll queue
       --m.pools[k.pool].started;
       k.state = Impl::WState::Between;
-      m.worker_free(w);
+      m.worker_free(w, true);
       break;
     }
     case kBatchDeadline: {

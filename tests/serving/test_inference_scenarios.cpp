@@ -199,3 +199,45 @@ TEST_CASE("instances added by scale-out receive no request before their health c
   // instances are in service 150 s later.
   CHECK(in_service[1] == 330'000'000'000);
 }
+
+TEST_CASE("DJL misbehaviour: a batch longer than max_idle_time retires its temporary worker; the remedy keeps it") {
+  auto make = [](bool remedy) {
+    InferenceScenario sc = base_scenario(1);
+    sc.models[0].service.base = constant(Duration::s(90));
+    sc.server.min_workers = 1;
+    sc.server.max_workers = 2;
+    sc.server.max_idle_time = Duration::s(60);
+    sc.server.idle_from_batch_end = remedy;
+    sc.traffic.kind = TrafficSpec::Kind::Locust;
+    sc.traffic.locust.users = 4;
+    sc.traffic.locust.spawn_rate = 10;  // requests at 0, 0.1, 0.2, 0.3 s
+    sc.traffic.locust.wait = LocustTraffic::Wait::Constant;
+    sc.traffic.locust.wait_a = 10'000;
+    LocustTraffic::Task t;
+    t.popularity.first = t.popularity.last = 0;
+    sc.traffic.locust.tasks = {t};
+    sc.traffic.locust.duration = Duration::s(5);
+    return sc;
+  };
+  // 0: permanent P takes r0 (to 90 s). 0.3: queue 3 > 2 -> temporary T, takes r1 (to 90.3).
+  // 90: P takes r2 (to 180). 90.3: T's batch ran 90 s > 60 s ->
+  //   DJL: T retires at 90.3; r3 waits for P: 180 -> 270.
+  //   remedy: T takes r3 at 90.3 -> 180.3, then idles 60 s and retires at 240.3.
+  for (bool remedy : {false, true}) {
+    CAPTURE(remedy);
+    const InferenceScenario sc = make(remedy);
+    MemoryRecorder rec;
+    Run run(sc, 1, &rec);
+    run.go(1);
+    std::map<std::uint64_t, std::int64_t> done;
+    for (const auto& r : rec.requests) done[r.id] = r.done.ns();
+    CHECK(done[0] == 90'000'000'000);
+    CHECK(done[1] == 90'300'000'000);
+    CHECK(done[2] == 180'000'000'000);
+    CHECK(done[3] == (remedy ? 180'300'000'000 : 270'000'000'000));
+    std::int64_t retired = -1;
+    for (const auto& w : rec.workers)
+      if (w.kind == WorkerEvent::Kind::Retired) retired = w.t.ns();
+    CHECK(retired == (remedy ? 240'300'000'000 : 90'300'000'000));
+  }
+}

@@ -230,3 +230,15 @@ TEST_CASE("target tracking: alarms, proportional capacity, cooldowns") {
   o.last_scale_in = o.now - 10 * kS;
   CHECK(p->evaluate(o).desired == 4);  // scale-in cooldown
 }
+
+TEST_CASE("remedy option: idle counted from the end of the last batch") {
+  DjlWlmPolicy p(true);
+  const Nanos idle = 60 * kS;
+  // a 61 s batch taken at 100 s: DJL would retire the worker at 161 s; the remedy polls on.
+  WorkerDecision d = p.on_worker_free({161 * kS, 100 * kS, true, idle, false});
+  CHECK_FALSE(d.retire);
+  CHECK(d.poll_deadline == 221 * kS);
+  d = p.on_worker_free({221 * kS, 100 * kS, true, idle, true});  // no job for 60 s
+  CHECK(d.retire);
+  CHECK_FALSE(DjlWlmPolicy(true).on_worker_free({221 * kS, 0, false, idle, true}).retire);  // permanent
+}

@@ -29,6 +29,8 @@ AdmitDecision DjlWlmPolicy::on_arrival(const PoolObservation& pool) {
 WorkerDecision DjlWlmPolicy::on_worker_free(const WorkerObservation& w) {
   // PermanentBatchAggregator.isFinished() is always false; its pollBatch blocks on take().
   if (!w.temporary) return {false, kNever};
+  // The remedy (not DJL): retire only after a whole max_idle_time without a job.
+  if (idle_from_batch_end_) return w.poll_timed_out ? WorkerDecision{true, kNever} : WorkerDecision{false, w.now + w.max_idle_time};
   // TemporaryBatchAggregator.isFinished(): idle = now - idleSince; finished when
   // idle > maxIdleSeconds * 1000 (strictly greater). Checked at the top of WorkerThread.run's
   // loop, i.e. right after a batch and after a poll that returned nothing.

@@ -61,6 +61,9 @@ struct ServerSpec {
   /// MMS default_workers_per_model; 0 = one per vCPU (MMS ConfigManager.getDefaultWorkers).
   int mms_workers_per_model = 0;
   LatencySpec worker_startup;          ///< process start + model deserialisation per worker
+  /// Remedy, not DJL: a temporary worker's idle time counts from the end of its last batch
+  /// (policy::serving::DjlWlmPolicy's option); false reproduces DJL 0.23.0.
+  bool idle_from_batch_end = false;
   std::string source;
 };
 

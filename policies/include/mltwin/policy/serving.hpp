@@ -78,6 +78,7 @@ struct WorkerObservation {
   Nanos idle_since = 0;     ///< last batch taken, or creation time
   bool temporary = false;   ///< added by the autoscaler (not one of the min_workers)
   Nanos max_idle_time = 0;  ///< max_idle_time, ns
+  bool poll_timed_out = false;  ///< called because the previous poll_deadline passed with no job
 };
 
 /// The worker's next step: retire now, or wait for a job until `poll_deadline` (then ask again).
@@ -110,11 +111,22 @@ class AutoscalingPolicy {
 ///    the top of WorkerThread.run's loop) — so a batch that ran longer than max_idle_time
 ///    retires its worker as soon as it ends. Permanent workers never retire.
 /// Later releases (checked up to v0.36.0) keep the same admission and scale-up rule.
+///
+/// Misbehaviour reproduced, and its remedy: because idle time is counted from when a worker
+/// *took* its last batch, a model whose requests run longer than max_idle_time loses every
+/// temporary worker right after its first batch, and a backlog is then drained by the
+/// permanent workers alone (new workers are added only when further requests arrive). With
+/// `idle_from_batch_end` (an option of ours, not DJL's) a temporary worker retires only after
+/// max_idle_time without work, counted from the end of its last batch.
 class DjlWlmPolicy final : public AutoscalingPolicy {
  public:
-  std::string_view name() const override { return "djl-wlm"; }
+  explicit DjlWlmPolicy(bool idle_from_batch_end = false) : idle_from_batch_end_(idle_from_batch_end) {}
+  std::string_view name() const override { return idle_from_batch_end_ ? "djl-wlm+idle-from-batch-end" : "djl-wlm"; }
   AdmitDecision on_arrival(const PoolObservation& pool) override;
   WorkerDecision on_worker_free(const WorkerObservation& worker) override;
+
+ private:
+  bool idle_from_batch_end_ = false;
 };
 
 /// Multi Model Server's static pool (MMS v1.1.9, frontend/server/src/main/java/com/amazonaws/
