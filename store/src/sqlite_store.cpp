@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -21,14 +22,16 @@ namespace mltwin::store {
 namespace {
 
 using core::Time;
+namespace inf = models::inference;
 
 // ---------------------------------------------------------------------------------------
 // Schema
 
-// Tables and the view, created when the database is created. Indexes come later (kIndexes,
-// in finish()): building them once costs about what maintaining them row by row would, but
-// keeps that work off the path of every recorded row.
-constexpr const char* kSchema = R"sql(
+// Tables and the view, created when the database is created: the common tables, then those of
+// the run's kind. Indexes come later (k*Indexes, in finish()): building them once costs about
+// what maintaining them row by row would, but keeps that work off the path of every recorded
+// row.
+constexpr const char* kCommonSchema = R"sql(
 CREATE TABLE run_meta (
   key   TEXT PRIMARY KEY,
   value TEXT NOT NULL
@@ -39,6 +42,9 @@ CREATE TABLE inputs (
   sha256 TEXT NOT NULL,
   bytes  INTEGER NOT NULL
 );
+)sql";
+
+constexpr const char* kTrainingSchema = R"sql(
 CREATE TABLE jobs (
   job                    INTEGER PRIMARY KEY,
   name                   TEXT NOT NULL,
@@ -100,10 +106,91 @@ SELECT job, queue, phase,
 FROM jobs;
 )sql";
 
-constexpr const char* kIndexes = R"sql(
+constexpr const char* kTrainingIndexes = R"sql(
 CREATE INDEX pods_by_job ON pods(job);
 CREATE INDEX decisions_by_job ON decisions(job);
 CREATE INDEX phases_by_job ON phases(job);
+)sql";
+
+// Inference: column names of endpoint_metrics are CloudWatch's metric names in snake_case with
+// the statistic and unit appended (docs/results-schema.md).
+constexpr const char* kInferenceSchema = R"sql(
+CREATE TABLE requests (
+  id                    INTEGER PRIMARY KEY,
+  model                 INTEGER NOT NULL,
+  instance              INTEGER,
+  arrival_ns            INTEGER NOT NULL,
+  done_ns               INTEGER,
+  status                INTEGER NOT NULL,
+  overhead_latency_ns   INTEGER NOT NULL,
+  model_loading_wait_ns INTEGER NOT NULL,
+  model_latency_ns      INTEGER NOT NULL,
+  queue_ns              INTEGER NOT NULL,
+  batch_size            INTEGER NOT NULL,
+  cache_hit             INTEGER NOT NULL
+);
+CREATE TABLE model_events (
+  t_ns        INTEGER NOT NULL,
+  instance    INTEGER NOT NULL,
+  model       INTEGER NOT NULL,
+  event       TEXT NOT NULL,
+  bytes       INTEGER NOT NULL,
+  duration_ns INTEGER,
+  reason      TEXT
+);
+CREATE TABLE worker_events (
+  t_ns          INTEGER NOT NULL,
+  instance      INTEGER NOT NULL,
+  model         INTEGER NOT NULL,
+  event         TEXT NOT NULL,
+  temporary     INTEGER NOT NULL,
+  workers_after INTEGER NOT NULL,
+  reason        TEXT
+);
+CREATE TABLE instance_events (
+  t_ns          INTEGER NOT NULL,
+  instance      INTEGER,
+  event         TEXT NOT NULL,
+  desired_after INTEGER NOT NULL,
+  reason        TEXT
+);
+CREATE TABLE endpoint_metrics (
+  start_ns                        INTEGER NOT NULL,
+  end_ns                          INTEGER NOT NULL,
+  invocations                     INTEGER NOT NULL,
+  invocations_per_instance        REAL NOT NULL,
+  invocation_4xx_errors           INTEGER NOT NULL,
+  invocation_5xx_errors           INTEGER NOT NULL,
+  model_latency_count             INTEGER NOT NULL,
+  model_latency_avg_us            REAL,
+  model_latency_p50_us            REAL,
+  model_latency_p90_us            REAL,
+  model_latency_p99_us            REAL,
+  overhead_latency_avg_us         REAL,
+  overhead_latency_p50_us         REAL,
+  overhead_latency_p90_us         REAL,
+  overhead_latency_p99_us         REAL,
+  model_cache_hit                 REAL,
+  model_loading_wait_time_count   INTEGER NOT NULL,
+  model_loading_wait_time_avg_us  REAL,
+  model_downloading_time_count    INTEGER NOT NULL,
+  model_downloading_time_avg_us   REAL,
+  model_loading_time_count        INTEGER NOT NULL,
+  model_loading_time_avg_us       REAL,
+  model_unloading_time_count      INTEGER NOT NULL,
+  model_unloading_time_avg_us     REAL,
+  loaded_model_count              REAL NOT NULL,
+  cpu_utilization_pct             REAL NOT NULL,
+  memory_utilization_pct          REAL NOT NULL,
+  instances_in_service            INTEGER NOT NULL,
+  workers                         INTEGER NOT NULL
+);
+)sql";
+
+constexpr const char* kInferenceIndexes = R"sql(
+CREATE INDEX requests_by_model ON requests(model);
+CREATE INDEX model_events_by_model ON model_events(model);
+CREATE INDEX worker_events_by_model ON worker_events(model);
 )sql";
 
 // Column lists and one row's placeholders of the tables written row by row. Rows are
@@ -131,6 +218,36 @@ constexpr const char* kMetricsInsert =
 constexpr const char* kMetricsRow = "(?, ?, ?, ?, ?, ?, ?, ?)";
 constexpr int kMetricsColumns = 8;
 
+constexpr const char* kRequestsInsert =
+    "INSERT INTO requests (id, model, instance, arrival_ns, done_ns, status, overhead_latency_ns,"
+    " model_loading_wait_ns, model_latency_ns, queue_ns, batch_size, cache_hit) VALUES ";
+constexpr const char* kRequestsRow = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+constexpr int kRequestsColumns = 12;
+constexpr const char* kModelEventsInsert =
+    "INSERT INTO model_events (t_ns, instance, model, event, bytes, duration_ns, reason) VALUES ";
+constexpr const char* kModelEventsRow = "(?, ?, ?, ?, ?, ?, ?)";
+constexpr int kModelEventsColumns = 7;
+constexpr const char* kWorkerEventsInsert =
+    "INSERT INTO worker_events (t_ns, instance, model, event, temporary, workers_after, reason) VALUES ";
+constexpr const char* kWorkerEventsRow = "(?, ?, ?, ?, ?, ?, ?)";
+constexpr int kWorkerEventsColumns = 7;
+constexpr const char* kInstanceEventsInsert =
+    "INSERT INTO instance_events (t_ns, instance, event, desired_after, reason) VALUES ";
+constexpr const char* kInstanceEventsRow = "(?, ?, ?, ?, ?)";
+constexpr int kInstanceEventsColumns = 5;
+constexpr const char* kEndpointMetricsInsert =
+    "INSERT INTO endpoint_metrics (start_ns, end_ns, invocations, invocations_per_instance,"
+    " invocation_4xx_errors, invocation_5xx_errors, model_latency_count, model_latency_avg_us,"
+    " model_latency_p50_us, model_latency_p90_us, model_latency_p99_us, overhead_latency_avg_us,"
+    " overhead_latency_p50_us, overhead_latency_p90_us, overhead_latency_p99_us, model_cache_hit,"
+    " model_loading_wait_time_count, model_loading_wait_time_avg_us, model_downloading_time_count,"
+    " model_downloading_time_avg_us, model_loading_time_count, model_loading_time_avg_us,"
+    " model_unloading_time_count, model_unloading_time_avg_us, loaded_model_count,"
+    " cpu_utilization_pct, memory_utilization_pct, instances_in_service, workers) VALUES ";
+constexpr const char* kEndpointMetricsRow =
+    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+constexpr int kEndpointMetricsColumns = 29;
+
 constexpr const char* kUpdateJob =
     "UPDATE jobs SET phase = ?2, podgroup_phase = ?3, inqueue_ns = ?4, scheduled_ns = ?5,"
     " start_ns = ?6, end_ns = ?7, nodes = ?8, reason = ?9 WHERE job = ?1";
@@ -143,6 +260,49 @@ constexpr const char* kInsertInput =
 constexpr std::array<std::string_view, 12> kBuiltinMetaKeys = {
     "schema_version", "mltwin_version", "git_sha",     "volcano_release", "seed",       "scenario_path",
     "scenario_json",  "until",          "rng_streams", "checkpoint_ns",   "end_reason", "end_ns"};
+// Built-in keys added with inference runs (schema version 3).
+constexpr std::array<std::string_view, 5> kBuiltinMetaKeys3 = {
+    "run_kind", "request_records_full", "request_sample_every", "request_sampling", "requests_reported"};
+
+const char* to_text(inf::ModelEvent::Kind k) {
+  using K = inf::ModelEvent::Kind;
+  switch (k) {
+    case K::DownloadStart: return "DownloadStart";
+    case K::Downloaded: return "Downloaded";
+    case K::LoadStart: return "LoadStart";
+    case K::Loaded: return "Loaded";
+    case K::Unloaded: return "Unloaded";
+    case K::ArtifactDeleted: return "ArtifactDeleted";
+    case K::LoadFailed: return "LoadFailed";
+  }
+  return "Unknown";
+}
+const char* to_text(inf::WorkerEvent::Kind k) {
+  using K = inf::WorkerEvent::Kind;
+  switch (k) {
+    case K::Added: return "Added";
+    case K::Ready: return "Ready";
+    case K::Retired: return "Retired";
+    case K::Stopped: return "Stopped";
+    case K::ScaleUpSkipped: return "ScaleUpSkipped";
+  }
+  return "Unknown";
+}
+const char* to_text(inf::InstanceEvent::Kind k) {
+  using K = inf::InstanceEvent::Kind;
+  switch (k) {
+    case K::Launched: return "Launched";
+    case K::InService: return "InService";
+    case K::Terminated: return "Terminated";
+    case K::DesiredChanged: return "DesiredChanged";
+  }
+  return "Unknown";
+}
+/// The model events that carry how long they took (ModelEvent::duration_ns).
+bool has_duration(inf::ModelEvent::Kind k) {
+  using K = inf::ModelEvent::Kind;
+  return k == K::Downloaded || k == K::Loaded || k == K::Unloaded;
+}
 
 // ---------------------------------------------------------------------------------------
 // Thin RAII and binding helpers over the SQLite C API
@@ -216,6 +376,8 @@ class RowBuffer {
   // The values of the row being built, in column order.
   void add_int(std::int64_t v) { values_.push_back({Value::Int, v, 0, 0}); }
   void add_real(double v) { values_.push_back({Value::Real, 0, v, 0}); }
+  /// NaN ("no value": a statistic over no samples) is stored as NULL.
+  void add_real_or_null(double v) { std::isnan(v) ? add_null() : add_real(v); }
   void add_null() { values_.push_back({Value::Null, 0, 0, 0}); }
   void add_time(Time t) { t == Time::max() ? add_null() : add_int(t.ns()); }
   void add_text(std::string_view v) {
@@ -300,11 +462,15 @@ class RowBuffer {
 
 struct SqliteStore::Impl {
   std::string path;
+  RunKind kind = RunKind::Training;
   DbHandle db;  // declared first, destroyed last: the statements are finalized before it
-  RowBuffer jobs, pods, decisions, phases, metrics;
+  RowBuffer jobs, pods, decisions, phases, metrics;                                      // training
+  RowBuffer requests, model_events, worker_events, instance_events, endpoint_metrics;  // inference
   std::vector<std::uint32_t> jobs_buffered;  // ids of the rows waiting in `jobs`
   Stmt update_job, put_meta;
   std::size_t rows_in_transaction = 0;
+  RequestSampling sampling;
+  std::uint64_t requests_reported = 0;
   bool finished = false;
 
   [[noreturn]] void fail(std::string_view what) const {
@@ -345,11 +511,18 @@ struct SqliteStore::Impl {
   }
 
   void flush_all() {
+    // A buffer of the other run kind is never prepared and never holds rows: flushing it is a
+    // no-op.
     flush(jobs, "jobs");
     flush(pods, "pods");
     flush(decisions, "decisions");
     flush(phases, "phases");
     flush(metrics, "cluster_metrics");
+    flush(requests, "requests");
+    flush(model_events, "model_events");
+    flush(worker_events, "worker_events");
+    flush(instance_events, "instance_events");
+    flush(endpoint_metrics, "endpoint_metrics");
   }
 
   /// Completes a buffered row: flushes the buffer when full, and commits after
@@ -381,10 +554,19 @@ struct SqliteStore::Impl {
     if (finished)
       throw std::logic_error("results database '" + path + "' was written after finish()");
   }
+  /// require_open(), and the database is of kind `k` (`what` names the call).
+  void require(RunKind k, std::string_view what) const {
+    require_open();
+    if (kind != k)
+      throw std::logic_error("results database '" + path + "' is for a " + to_string(kind) +
+                             " run: " + std::string(what) + " records a " + to_string(k) + " run");
+  }
 
   /// Finalizes every statement and closes the connection; an open transaction rolls back.
   void close() noexcept {
-    for (RowBuffer* b : {&jobs, &pods, &decisions, &phases, &metrics}) b->close();
+    for (RowBuffer* b : {&jobs, &pods, &decisions, &phases, &metrics, &requests, &model_events,
+                         &worker_events, &instance_events, &endpoint_metrics})
+      b->close();
     update_job.reset();
     put_meta.reset();
     db.reset();
@@ -398,13 +580,15 @@ SqliteStore::SqliteStore(const std::string& path, const RunMetadata& meta)
     : impl_(std::make_unique<Impl>()) {
   Impl& m = *impl_;
   m.path = path;
+  m.kind = meta.kind;
+  m.sampling = meta.request_sampling;
 
   for (const auto& [key, value] : meta.extra) {
-    for (std::string_view builtin : kBuiltinMetaKeys) {
-      if (key == builtin)
-        throw std::invalid_argument("run metadata: extra key '" + key +
-                                    "' repeats a built-in run_meta key");
-    }
+    const auto builtin = [&k = key](std::string_view b) { return k == b; };
+    if (std::any_of(kBuiltinMetaKeys.begin(), kBuiltinMetaKeys.end(), builtin) ||
+        std::any_of(kBuiltinMetaKeys3.begin(), kBuiltinMetaKeys3.end(), builtin))
+      throw std::invalid_argument("run metadata: extra key '" + key +
+                                  "' repeats a built-in run_meta key");
   }
 
   {
@@ -450,20 +634,31 @@ SqliteStore::SqliteStore(const std::string& path, const RunMetadata& meta)
   m.exec("PRAGMA temp_store = MEMORY", "setting temp_store");
 
   m.exec("BEGIN", "begin transaction");
-  m.exec(kSchema, "creating the schema");
+  m.exec(kCommonSchema, "creating the schema");
   m.exec(("PRAGMA user_version = " + std::to_string(kSchemaVersion)).c_str(),
          "setting user_version");
 
-  m.prepare(m.jobs, kJobsInsert, kJobsRow, kJobsColumns);
-  m.prepare(m.pods, kPodsInsert, kPodsRow, kPodsColumns);
-  m.prepare(m.decisions, kDecisionsInsert, kDecisionsRow, kDecisionsColumns);
-  m.prepare(m.phases, kPhasesInsert, kPhasesRow, kPhasesColumns);
-  m.prepare(m.metrics, kMetricsInsert, kMetricsRow, kMetricsColumns);
-  m.jobs_buffered.reserve(RowBuffer::kBatchRows);
-  m.update_job = m.prepare(kUpdateJob);
+  if (m.kind == RunKind::Training) {
+    m.exec(kTrainingSchema, "creating the training tables");
+    m.prepare(m.jobs, kJobsInsert, kJobsRow, kJobsColumns);
+    m.prepare(m.pods, kPodsInsert, kPodsRow, kPodsColumns);
+    m.prepare(m.decisions, kDecisionsInsert, kDecisionsRow, kDecisionsColumns);
+    m.prepare(m.phases, kPhasesInsert, kPhasesRow, kPhasesColumns);
+    m.prepare(m.metrics, kMetricsInsert, kMetricsRow, kMetricsColumns);
+    m.jobs_buffered.reserve(RowBuffer::kBatchRows);
+    m.update_job = m.prepare(kUpdateJob);
+  } else {
+    m.exec(kInferenceSchema, "creating the inference tables");
+    m.prepare(m.requests, kRequestsInsert, kRequestsRow, kRequestsColumns);
+    m.prepare(m.model_events, kModelEventsInsert, kModelEventsRow, kModelEventsColumns);
+    m.prepare(m.worker_events, kWorkerEventsInsert, kWorkerEventsRow, kWorkerEventsColumns);
+    m.prepare(m.instance_events, kInstanceEventsInsert, kInstanceEventsRow, kInstanceEventsColumns);
+    m.prepare(m.endpoint_metrics, kEndpointMetricsInsert, kEndpointMetricsRow, kEndpointMetricsColumns);
+  }
   m.put_meta = m.prepare(kPutMeta);
 
   m.put_meta_value("schema_version", std::to_string(kSchemaVersion));
+  m.put_meta_value("run_kind", to_string(m.kind));
   m.put_meta_value("mltwin_version", meta.mltwin_version);
   m.put_meta_value("git_sha", meta.git_sha);
   m.put_meta_value("volcano_release", meta.volcano_release);
@@ -472,6 +667,15 @@ SqliteStore::SqliteStore(const std::string& path, const RunMetadata& meta)
   m.put_meta_value("scenario_json", meta.scenario_json);
   m.put_meta_value("until", meta.until);
   m.put_meta_value("rng_streams", join(meta.rng_streams, ','));
+  if (m.kind == RunKind::Inference) {
+    const RequestSampling& rs = m.sampling;
+    m.put_meta_value("request_records_full", std::to_string(rs.record_full));
+    m.put_meta_value("request_sample_every", std::to_string(rs.sample_every));
+    std::string rule = "id < " + std::to_string(rs.record_full);
+    if (rs.sample_every != 0) rule += " OR id % " + std::to_string(rs.sample_every) + " = 0";
+    m.put_meta_value("request_sampling", rule);
+    m.put_meta_value("requests_reported", "0");
+  }
   for (const auto& [key, value] : meta.extra) m.put_meta_value(key, value);
 
   {
@@ -503,7 +707,7 @@ SqliteStore::~SqliteStore() {
 
 void SqliteStore::job_submitted(const models::JobSubmitted& j) {
   Impl& m = *impl_;
-  m.require_open();
+  m.require(RunKind::Training, "job_submitted");
   RowBuffer& b = m.jobs;
   b.add_int(j.job);
   b.add_text(j.name);
@@ -524,7 +728,7 @@ void SqliteStore::job_submitted(const models::JobSubmitted& j) {
 
 void SqliteStore::job_final(const models::JobFinal& j) {
   Impl& m = *impl_;
-  m.require_open();
+  m.require(RunKind::Training, "job_final");
   // The row to update may still be waiting in the insert buffer.
   if (std::find(m.jobs_buffered.begin(), m.jobs_buffered.end(), j.job) != m.jobs_buffered.end())
     m.flush(m.jobs, "jobs");
@@ -549,7 +753,7 @@ void SqliteStore::job_final(const models::JobFinal& j) {
 
 void SqliteStore::pod_event(const models::PodEvent& e) {
   Impl& m = *impl_;
-  m.require_open();
+  m.require(RunKind::Training, "pod_event");
   RowBuffer& b = m.pods;
   b.add_int(e.job);
   b.add_int(e.pod);
@@ -561,7 +765,7 @@ void SqliteStore::pod_event(const models::PodEvent& e) {
 
 void SqliteStore::decision(const models::Decision& d) {
   Impl& m = *impl_;
-  m.require_open();
+  m.require(RunKind::Training, "decision");
   RowBuffer& b = m.decisions;
   b.add_int(d.job);
   b.add_time(d.t);
@@ -573,7 +777,7 @@ void SqliteStore::decision(const models::Decision& d) {
 
 void SqliteStore::phase_change(const models::PhaseChange& p) {
   Impl& m = *impl_;
-  m.require_open();
+  m.require(RunKind::Training, "phase_change");
   RowBuffer& b = m.phases;
   b.add_int(p.job);
   b.add_time(p.t);
@@ -584,7 +788,7 @@ void SqliteStore::phase_change(const models::PhaseChange& p) {
 
 void SqliteStore::sample(const models::ClusterSample& c) {
   Impl& m = *impl_;
-  m.require_open();
+  m.require(RunKind::Training, "sample");
   RowBuffer& b = m.metrics;
   b.add_time(c.t);
   b.add_real(c.neuroncores_allocated);
@@ -600,10 +804,127 @@ void SqliteStore::sample(const models::ClusterSample& c) {
   m.end_row(b, "cluster_metrics");
 }
 
+// ---------------------------------------------------------------------------------------
+// Inference tables
+
+void SqliteStore::request(const inf::RequestDone& r) {
+  Impl& m = *impl_;
+  m.require(RunKind::Inference, "request");
+  ++m.requests_reported;
+  if (!m.sampling.keeps(r.id)) return;
+  RowBuffer& b = m.requests;
+  b.add_int(static_cast<std::int64_t>(r.id));
+  b.add_int(r.model);
+  if (r.instance < 0)
+    b.add_null();
+  else
+    b.add_int(r.instance);
+  b.add_time(r.arrival);
+  if (r.status == 0)
+    b.add_null();  // still in flight when the run ended: never answered
+  else
+    b.add_time(r.done);
+  b.add_int(r.status);
+  b.add_int(r.overhead_ns);
+  b.add_int(r.loading_wait_ns);
+  b.add_int(r.model_latency_ns);
+  b.add_int(r.queue_ns);
+  b.add_int(r.batch);
+  b.add_int(r.cache_hit ? 1 : 0);
+  m.end_row(b, "requests");
+}
+
+void SqliteStore::model_event(const inf::ModelEvent& e) {
+  Impl& m = *impl_;
+  m.require(RunKind::Inference, "model_event");
+  RowBuffer& b = m.model_events;
+  b.add_time(e.t);
+  b.add_int(e.instance);
+  b.add_int(e.model);
+  b.add_text(to_text(e.kind));
+  b.add_int(static_cast<std::int64_t>(e.bytes));
+  if (has_duration(e.kind))
+    b.add_int(e.duration_ns);
+  else
+    b.add_null();
+  b.add_text_or_null(e.reason);
+  m.end_row(b, "model_events");
+}
+
+void SqliteStore::worker_event(const inf::WorkerEvent& e) {
+  Impl& m = *impl_;
+  m.require(RunKind::Inference, "worker_event");
+  RowBuffer& b = m.worker_events;
+  b.add_time(e.t);
+  b.add_int(e.instance);
+  b.add_int(e.model);
+  b.add_text(to_text(e.kind));
+  b.add_int(e.temporary ? 1 : 0);
+  b.add_int(e.workers_after);
+  b.add_text_or_null(e.reason);
+  m.end_row(b, "worker_events");
+}
+
+void SqliteStore::instance_event(const inf::InstanceEvent& e) {
+  Impl& m = *impl_;
+  m.require(RunKind::Inference, "instance_event");
+  RowBuffer& b = m.instance_events;
+  b.add_time(e.t);
+  if (e.kind == inf::InstanceEvent::Kind::DesiredChanged)
+    b.add_null();  // the endpoint's desired count, not one instance
+  else
+    b.add_int(e.instance);
+  b.add_text(to_text(e.kind));
+  b.add_int(e.desired_after);
+  b.add_text_or_null(e.reason);
+  m.end_row(b, "instance_events");
+}
+
+void SqliteStore::minute(const inf::MinuteMetrics& x) {
+  Impl& m = *impl_;
+  m.require(RunKind::Inference, "minute");
+  RowBuffer& b = m.endpoint_metrics;
+  auto count = [&b](std::uint64_t v) { b.add_int(static_cast<std::int64_t>(v)); };
+  b.add_time(x.start);
+  b.add_time(x.end);
+  count(x.invocations);
+  b.add_real(x.invocations_per_instance);
+  count(x.invocation_4xx);
+  count(x.invocation_5xx);
+  count(x.served);
+  b.add_real_or_null(x.model_latency_avg_us);
+  b.add_real_or_null(x.model_latency_p50_us);
+  b.add_real_or_null(x.model_latency_p90_us);
+  b.add_real_or_null(x.model_latency_p99_us);
+  b.add_real_or_null(x.overhead_latency_avg_us);
+  b.add_real_or_null(x.overhead_latency_p50_us);
+  b.add_real_or_null(x.overhead_latency_p90_us);
+  b.add_real_or_null(x.overhead_latency_p99_us);
+  b.add_real_or_null(x.model_cache_hit);
+  count(x.model_loading_waits);
+  b.add_real_or_null(x.model_loading_wait_avg_us);
+  count(x.model_downloads);
+  b.add_real_or_null(x.model_downloading_avg_us);
+  count(x.model_loads);
+  b.add_real_or_null(x.model_loading_avg_us);
+  count(x.model_unloads);
+  b.add_real_or_null(x.model_unloading_avg_us);
+  b.add_real(x.loaded_model_count);
+  b.add_real(x.cpu_utilization);
+  b.add_real(x.memory_utilization);
+  b.add_int(x.instances_in_service);
+  b.add_int(x.workers);
+  m.end_row(b, "endpoint_metrics");
+}
+
+// ---------------------------------------------------------------------------------------
+// Both kinds
+
 void SqliteStore::checkpoint(core::Time now) {
   Impl& m = *impl_;
   m.require_open();
   m.put_meta_value("checkpoint_ns", std::to_string(now.ns()));
+  if (m.kind == RunKind::Inference) m.put_meta_value("requests_reported", std::to_string(m.requests_reported));
   m.commit_and_begin();
 }
 
@@ -620,10 +941,11 @@ void SqliteStore::finish() {
   m.finished = true;  // also when a step below throws: the store is closed either way
   try {
     m.flush_all();
+    if (m.kind == RunKind::Inference) m.put_meta_value("requests_reported", std::to_string(m.requests_reported));
     m.exec("COMMIT", "commit");
     // The data is committed first, so a failure while indexing loses no rows.
     m.exec("BEGIN", "begin transaction");
-    m.exec(kIndexes, "creating indexes");
+    m.exec(m.kind == RunKind::Training ? kTrainingIndexes : kInferenceIndexes, "creating indexes");
     m.exec("COMMIT", "commit");
     m.exec("PRAGMA optimize", "PRAGMA optimize");
   } catch (...) {
@@ -636,6 +958,14 @@ void SqliteStore::finish() {
 bool SqliteStore::finished() const noexcept { return impl_->finished; }
 
 const std::string& SqliteStore::path() const noexcept { return impl_->path; }
+
+const char* to_string(RunKind k) noexcept {
+  switch (k) {
+    case RunKind::Training: return "training";
+    case RunKind::Inference: return "inference";
+  }
+  return "unknown";
+}
 
 const char* to_string(EndReason r) noexcept {
   switch (r) {

@@ -178,8 +178,9 @@ TEST_CASE("a run written through the recorder interface reads back column by col
     auto meta = [&](const std::string& key) {
       return db.text("SELECT value FROM run_meta WHERE key = '" + key + "'");
     };
-    CHECK(meta("schema_version") == "2");
-    CHECK(mltwin::store::kSchemaVersion == 2);
+    CHECK(meta("schema_version") == "3");
+    CHECK(mltwin::store::kSchemaVersion == 3);
+    CHECK(meta("run_kind") == "training");
     CHECK(meta("mltwin_version") == "0.1.0");
     CHECK(meta("git_sha") == "0123abcd");
     CHECK(meta("volcano_release") == "v1.10.0");
@@ -190,7 +191,7 @@ TEST_CASE("a run written through the recorder interface reads back column by col
     CHECK(meta("rng_streams") == "arrivals,durations,failures");
     CHECK(meta("cli") == "mltwin run scenarios/philly.json");
     CHECK(meta("checkpoint_ns") == "3634250000000");
-    CHECK(db.integer("SELECT count(*) FROM run_meta") == 11);
+    CHECK(db.integer("SELECT count(*) FROM run_meta") == 12);
 
     CHECK(db.text("SELECT role || ' ' || path || ' ' || sha256 || ' ' || bytes FROM inputs") ==
           "trace data/philly.csv " + std::string(64, 'f') + " 1234");

@@ -1,7 +1,10 @@
 // mltwin/store/sqlite_store.hpp — the SQLite results store: one database file per run.
 //
-// SqliteStore implements models::TrainingRecorder by writing every record into a SQLite
-// database whose schema is documented for users in docs/results-schema.md. Times arrive as
+// SqliteStore records a run of either kind, training or inference: it implements
+// models::TrainingRecorder and models::inference::ServingRecorder by writing every record into
+// a SQLite database whose schema is documented for users in docs/results-schema.md. A database
+// holds the tables of its run's kind (RunMetadata::kind) beside the common run_meta and
+// inputs; recording the other kind's facts is an error. Times arrive as
 // simulated nanoseconds (core::Time) and are stored as INTEGER columns named *_ns;
 // Time::max() ("never") is stored as NULL.
 //
@@ -23,12 +26,13 @@
 
 #include "mltwin/core/time.hpp"
 #include "mltwin/models/recorder.hpp"
+#include "mltwin/models/serving_recorder.hpp"
 
 namespace mltwin::store {
 
 /// Version of the database layout; stored as PRAGMA user_version and as
 /// run_meta('schema_version'). Bump it whenever a table, column or view changes meaning.
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 
 /// Rows (of any table) after which the open transaction is committed even without a
 /// checkpoint, so that one transaction, and its rollback journal, stays bounded.
@@ -43,20 +47,45 @@ struct InputFile {
   std::uint64_t bytes = 0;  ///< file size, bytes
 };
 
+/// Which tables a database has besides run_meta and inputs; stored as run_meta('run_kind').
+enum class RunKind {
+  Training,   ///< jobs, pods, decisions, phases, cluster_metrics, view job_times
+  Inference,  ///< requests, model_events, worker_events, instance_events, endpoint_metrics
+};
+
+/// "training", "inference".
+const char* to_string(RunKind k) noexcept;
+
+/// Which requests an inference run's `requests` table keeps, decided by request id alone (ids
+/// are dense in arrival order), so the choice does not depend on the order requests end in:
+/// every request with id < record_full, and past that those with id % sample_every == 0
+/// (sample_every 0: none). Stored in run_meta as request_records_full, request_sample_every
+/// and, as an SQL condition on `id`, request_sampling.
+struct RequestSampling {
+  std::uint64_t record_full = 100'000;
+  std::uint64_t sample_every = 100;
+  bool keeps(std::uint64_t id) const noexcept {
+    return id < record_full || (sample_every != 0 && id % sample_every == 0);
+  }
+};
+
 /// What is needed to reproduce a run; written once into the run_meta and inputs tables.
 struct RunMetadata {
+  RunKind kind = RunKind::Training;
   std::string scenario_path;   ///< the CLI stores the scenario's file name (no folder)
   std::string scenario_json;   ///< the fully resolved scenario, as JSON text
   std::uint64_t seed = 0;
   std::string git_sha;         ///< commit of the mltwin build
-  std::string volcano_release; ///< Volcano release whose scheduler behaviour is modelled
+  std::string volcano_release; ///< Volcano release whose scheduler behaviour is modelled (training)
   std::string mltwin_version;
   std::string until;           ///< simulated end of the run as given, e.g. "30d"
   std::vector<std::string> rng_streams;  ///< names of the RNG streams used (stored comma-separated)
   std::vector<InputFile> inputs;
+  RequestSampling request_sampling;  ///< inference runs only
   /// Further key/value pairs for run_meta. A key may not repeat one of the built-in keys
-  /// (schema_version, mltwin_version, git_sha, volcano_release, seed, scenario_path,
-  /// scenario_json, until, rng_streams, checkpoint_ns, end_reason, end_ns).
+  /// (schema_version, run_kind, mltwin_version, git_sha, volcano_release, seed, scenario_path,
+  /// scenario_json, until, rng_streams, checkpoint_ns, end_reason, end_ns, request_records_full,
+  /// request_sample_every, request_sampling, requests_reported).
   std::map<std::string, std::string> extra;
 };
 
@@ -78,10 +107,11 @@ InputFile hash_input_file(const std::string& role, const std::string& path);
 ///
 /// Not thread-safe: call it from the simulation thread only. Every recording method throws
 /// std::runtime_error (naming the database path and SQLite's message) if SQLite fails, and
-/// std::logic_error if called after finish(). Rows are buffered and handed to SQLite a few
+/// std::logic_error if called after finish() or if it records a fact of the other run kind
+/// (e.g. request() on a training database). Rows are buffered and handed to SQLite a few
 /// dozen at a time, so a failure (e.g. disk full) may surface on a later call than the one
 /// that recorded the row.
-class SqliteStore final : public models::TrainingRecorder {
+class SqliteStore final : public models::TrainingRecorder, public models::inference::ServingRecorder {
  public:
   /// Creates the database at `path`, replacing any existing file there (and the rollback
   /// journal beside it), creates the schema and writes `meta`; the metadata is committed
@@ -109,8 +139,21 @@ class SqliteStore final : public models::TrainingRecorder {
   void phase_change(const models::PhaseChange& p) override;
   void sample(const models::ClusterSample& s) override;
 
-  /// Records `now` (simulated ns) as run_meta('checkpoint_ns'), commits the open transaction
-  /// and begins a new one. A commit waits for the disk (three fsyncs, ~6 ms on a cloud
+  // Inference runs (RunKind::Inference).
+
+  /// Counts the request and writes its `requests` row if RunMetadata::request_sampling keeps
+  /// its id. Status 0 (in flight at the end) is stored with done_ns NULL. An id reported twice
+  /// throws std::runtime_error (it is the table's primary key), possibly on a later call.
+  void request(const models::inference::RequestDone& r) override;
+  void model_event(const models::inference::ModelEvent& e) override;
+  void worker_event(const models::inference::WorkerEvent& e) override;
+  void instance_event(const models::inference::InstanceEvent& e) override;
+  /// One `endpoint_metrics` row; NaN statistics (a period without samples) are stored as NULL.
+  void minute(const models::inference::MinuteMetrics& m) override;
+
+  /// Records `now` (simulated ns) as run_meta('checkpoint_ns') (and, for an inference run, the
+  /// number of requests reported so far as run_meta('requests_reported')), commits the open
+  /// transaction and begins a new one. A commit waits for the disk (three fsyncs, ~6 ms on a cloud
   /// volume), so checkpoint on a coarse simulated-time cadence (the CLI: once a day).
   void checkpoint(core::Time now) override;
 
@@ -120,7 +163,8 @@ class SqliteStore final : public models::TrainingRecorder {
   /// both values.
   void record_end(EndReason reason, core::Time end);
 
-  /// Commits, creates the per-job indexes, runs PRAGMA optimize and closes the database.
+  /// Commits, creates the indexes (per job for training, per model for inference), runs
+  /// PRAGMA optimize and closes the database.
   /// Idempotent. Throws std::runtime_error on failure (the database is closed regardless).
   void finish();
 
