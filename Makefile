@@ -2,7 +2,8 @@
 #   make run    installs what is missing, builds, runs the default scenario on the Philly trace
 #   make test   the same set-up, then every test
 # Also: make test-sanitize (the tests under ASan+UBSan, and the same database from both builds),
-#       make bench (kernel vs SimPy/SimGrid peers; the full Philly run's time and memory).
+#       make bench (kernel vs SimPy/SimGrid peers; the full Philly run's time and memory;
+#       the inference scenarios' time and memory).
 BUILD ?= build
 SAN_BUILD ?= build-asan
 GEN := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
@@ -38,10 +39,14 @@ test-sanitize: build
 	./$(BUILD)/apps/mltwin run $(SCENARIO) --max-jobs $(DET_JOBS) --seed 7 --no-progress --out $(BUILD)/determinism.sqlite >/dev/null
 	./$(SAN_BUILD)/apps/mltwin run $(SCENARIO) --max-jobs $(DET_JOBS) --seed 7 --no-progress --out $(SAN_BUILD)/determinism.sqlite >/dev/null
 	cmp $(BUILD)/determinism.sqlite $(SAN_BUILD)/determinism.sqlite && echo "determinism: release and sanitizer builds wrote identical databases"
+	./$(BUILD)/apps/mltwin run scenarios/mme-djl-blog-top-n.json --until 3m --seed 7 --no-progress --out $(BUILD)/determinism-mme.sqlite >/dev/null
+	./$(SAN_BUILD)/apps/mltwin run scenarios/mme-djl-blog-top-n.json --until 3m --seed 7 --no-progress --out $(SAN_BUILD)/determinism-mme.sqlite >/dev/null
+	cmp $(BUILD)/determinism-mme.sqlite $(SAN_BUILD)/determinism-mme.sqlite && echo "determinism: the same for an inference run"
 
 bench: build
 	bash bench/run-kernel-bench.sh
 	bash bench/run-philly-bench.sh
+	bash bench/run-inference-bench.sh
 
 clean:
 	rm -rf $(BUILD) $(SAN_BUILD)

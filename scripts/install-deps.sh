@@ -4,7 +4,7 @@
 set -euo pipefail
 PKGS=(
   cmake g++ make ninja-build pkg-config
-  libboost-graph-dev libboost-random-dev   # Boost.Graph (topology, later issues), Boost.Random (RNG streams)
+  libboost-dev libboost-graph-dev libboost-random-dev   # Boost.Histogram/Accumulators (metrics), Boost.Graph (topology, later issues), Boost.Random (RNG streams)
   libeigen3-dev                            # Eigen (fluid solver, later issues)
   nlohmann-json3-dev libvalijson-dev       # JSON scenarios and their JSON Schema validation
   libsqlite3-dev sqlite3                   # the results store (sqlite3: the CLI, for reading results)

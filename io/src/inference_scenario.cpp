@@ -257,6 +257,9 @@ LoadedInferenceScenario load_inference_scenario(const std::string& path, const L
     }
   }
   srv.worker_startup = latency_of(path, "/server/worker_startup", s["worker_startup"]);
+  srv.idle_from_batch_end = s.value("idle_from_batch_end", false);
+  if (srv.idle_from_batch_end && srv.kind == inf::ServerSpec::Kind::Mms)
+    fail(path, "/server/idle_from_batch_end", "applies to DJL's temporary workers only; MMS never retires workers");
   srv.source = s["source"];
 
   // Models.

@@ -1,0 +1,43 @@
+// mltwin/io/inference_report.hpp — the summary printed after an inference run.
+//
+// Definitions:
+// - ModelLatency: from the request entering the model server's job queue to its answer, µs
+//   (CloudWatch's ModelLatency); OverheadLatency: SageMaker's share before the container, µs;
+//   end-to-end: arrival at the endpoint to the answer.
+// - Whole-run percentiles come from log-binned histograms (models::inference::LatencyHistogram,
+//   bins of ratio 1.01): each is within ±0.5 % of the exact type-7 percentile; the summary says so.
+// - cost = instance-seconds (launch to termination, or to the end of the run) × the instance
+//   type's on-demand price per hour / 3600, USD.
+// - SLO: the scenario's p99 ModelLatency target (ms) and the largest acceptable share of 5xx
+//   answers; each is reported as met or missed.
+#pragma once
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "mltwin/models/inference.hpp"
+#include "mltwin/models/serving_metrics.hpp"
+
+namespace mltwin::io {
+
+struct InferenceSummary {
+  std::string scenario;
+  std::uint64_t seed = 0;
+  std::string server;                 ///< "DJL Serving 0.23.0 (djl-wlm)" / "MMS v1.1.9 (mms-static)"
+  std::string instance_type;
+  double sim_end_s = 0;
+  models::inference::EndpointStats stats;
+  models::inference::RunTotals totals;
+  models::inference::LatencySummary model_latency, overhead_latency, end_to_end;
+  double histogram_relative_error = 0;
+  double peak_minute_p99_model_latency_us = 0;  ///< worst minute's exact p99
+  std::uint64_t peak_minute_invocations = 0;
+  double cache_hit_ratio = 0;          ///< hits / requests that reached an instance
+  double p99_slo_ms = 0, max_5xx_ratio = 0;
+  std::uint64_t events = 0;
+  double wall_s = 0;
+};
+
+void print_inference_summary(std::ostream& os, const InferenceSummary& s);
+
+}  // namespace mltwin::io
