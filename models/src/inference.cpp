@@ -431,7 +431,7 @@ struct Endpoint::Impl {
     in.mem_used -= res;
     in.mem_cache->on_resize(p.model, p.workers.size() * res);
     if (kind == WorkerEvent::Kind::Retired) ++st.workers_retired;
-    emit_worker(p, kind, k.temporary, why);
+    if (kind != WorkerEvent::Kind::Stopped) emit_worker(p, kind, k.temporary, why);  // a pool's stop is one event
     free_workers.push_back(w);
   }
 
@@ -628,6 +628,7 @@ struct Endpoint::Impl {
     ModelOnInstance& mi = in.models[m];
     Pool& p = pools[mi.pool];
     while (!p.workers.empty()) retire_worker(p.workers.back(), WorkerEvent::Kind::Stopped, "model unloaded");
+    emit_worker(p, WorkerEvent::Kind::Stopped, false, "model unloaded: all its workers stopped");
     p.live = false;
     p.queue.clear();
     p.pollers.clear();
@@ -744,12 +745,11 @@ struct Endpoint::Impl {
       const std::uint32_t w = new_worker(pid, false);
       workers[w].state = WState::Starting;
       ++pools[pid].starting;
-      emit_worker(pools[pid], WorkerEvent::Kind::Added, false, "model loaded");
     }
+    emit_worker(pools[pid], WorkerEvent::Kind::Ready, false, "model loaded: its min_workers permanent workers are ready");
     for (std::uint32_t w : std::vector<std::uint32_t>(pools[pid].workers)) {
       --pools[pid].starting;
       workers[w].state = WState::Between;
-      emit_worker(pools[pid], WorkerEvent::Kind::Ready, false, {});
       worker_free(w);
     }
     std::vector<std::uint32_t> waiting;

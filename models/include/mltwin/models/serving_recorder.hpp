@@ -42,6 +42,10 @@ struct ModelEvent {
   std::string_view reason;         ///< LoadFailed / Unloaded: why (valid during the call)
 };
 
+/// A change in a model's worker pool on an instance. Added / Ready / Retired concern one
+/// temporary worker (DJL's autoscaling); a pool's permanent workers appear as one Ready when the
+/// model is loaded and one Stopped when it is unloaded, with workers_after giving the count
+/// (MMS pools of one worker per vCPU would otherwise write dozens of rows per load).
 struct WorkerEvent {
   enum class Kind : std::uint8_t { Added, Ready, Retired, Stopped, ScaleUpSkipped };
   Time t;
