@@ -241,3 +241,70 @@ TEST_CASE("DJL misbehaviour: a batch longer than max_idle_time retires its tempo
     CHECK(retired == (remedy ? 240'300'000'000 : 90'300'000'000));
   }
 }
+
+namespace {
+/// `n` Locust users, user u sending its single request at u / spawn_rate s.
+void one_request_each(InferenceScenario& sc, int n, double spawn_rate) {
+  sc.traffic.kind = TrafficSpec::Kind::Locust;
+  sc.traffic.locust.users = n;
+  sc.traffic.locust.spawn_rate = spawn_rate;
+  sc.traffic.locust.wait = LocustTraffic::Wait::Constant;
+  sc.traffic.locust.wait_a = 100'000;
+  LocustTraffic::Task t;
+  t.popularity.first = t.popularity.last = 0;
+  sc.traffic.locust.tasks = {t};
+  sc.traffic.locust.duration = Duration::s(10);
+}
+}  // namespace
+
+TEST_CASE("dynamic batching: batch_size fills a batch early, max_batch_delay closes it") {
+  InferenceScenario sc = base_scenario(1);
+  sc.models[0].service.base = constant(Duration::s(1));
+  sc.models[0].service.batch_marginal = 0;  // a batch costs 1 s whatever its size
+  sc.server.batch_size = 4;
+  sc.server.max_batch_delay = Duration::ms(100);
+  sc.server.min_workers = sc.server.max_workers = 1;
+  one_request_each(sc, 6, 100);  // requests at 0, 10, 20, 30, 40, 50 ms
+  MemoryRecorder rec;
+  Run run(sc, 1, &rec);
+  run.go(1);
+  // 0: the worker takes r0 and aggregates until 100 ms; r1..r3 join it; the 4th fills the
+  // batch at 30 ms -> runs to 1.030 s. r4, r5 queue; at 1.030 the worker takes both, waits
+  // until 1.130 for more (max_batch_delay), runs them -> 2.130 s.
+  std::map<std::uint64_t, RequestDone> by;
+  for (const auto& r : rec.requests) by[r.id] = r;
+  REQUIRE(by.size() == 6);
+  for (std::uint64_t i = 0; i < 4; ++i) {
+    CHECK(by[i].done.ns() == 1'030'000'000);
+    CHECK(by[i].batch == 4);
+  }
+  for (std::uint64_t i = 4; i < 6; ++i) {
+    CHECK(by[i].done.ns() == 2'130'000'000);
+    CHECK(by[i].batch == 2);
+  }
+  CHECK(run.ep.stats().batches == 2);
+}
+
+TEST_CASE("CPU contention: batches beyond the vCPUs share the cores (processor sharing)") {
+  InferenceScenario sc = base_scenario(1);
+  sc.catalog[0].vcpu = 2;
+  sc.models[0].service.base = constant(Duration::s(1));
+  sc.server.min_workers = sc.server.max_workers = 4;
+  one_request_each(sc, 4, 1000);  // at 0, 1, 2, 3 ms; each 1 s of CPU on a 2-vCPU instance
+  MemoryRecorder rec;
+  Run run(sc, 1, &rec);
+  run.go(1);
+  // By hand (v = CPU each running batch has received):
+  //  [0,2 ms): 1-2 batches, rate 1 -> at 2 ms b0 has 2 ms, b1 1 ms;
+  //  [2,3 ms): 3 batches, rate 2/3 -> at 3 ms b0 2.6667 ms, b1 1.6667, b2 0.6667;
+  //  from 3 ms: 4 batches, rate 1/2: b0 needs 997.3333 ms more -> ends 3 + 1994.6667 = 1997.6667 ms;
+  //  then 3 batches, rate 2/3: b1 is 1 ms behind b0 -> + 1.5 ms = 1999.1667 ms;
+  //  then 2, rate 1: b2 + 1 ms = 2000.1667 ms; then b3 + 0.6667 ms = 2000.8333 ms.
+  std::map<std::uint64_t, std::int64_t> done;
+  for (const auto& r : rec.requests) done[r.id] = r.done.ns();
+  const double expect_ms[4] = {1997.6666667, 1999.1666667, 2000.1666667, 2000.8333333};
+  for (std::uint64_t i = 0; i < 4; ++i) {
+    CAPTURE(i);
+    CHECK(std::abs(static_cast<double>(done[i]) - expect_ms[i] * 1e6) <= 3.0);  // ns rounding
+  }
+}
