@@ -120,7 +120,11 @@ int cmd_validate(const std::string& path, const std::string& data, std::size_t m
 core::Time parse_until(const std::string& until_text) {
   core::Time until = core::Time::max();
   if (!until_text.empty()) {
-    until = core::Time::zero() + core::parse_duration(until_text);
+    try {
+      until = core::Time::zero() + core::parse_duration(until_text);
+    } catch (const std::exception& e) {
+      throw std::invalid_argument("--until " + until_text + ": expected a time such as 90s, 30m, 12h, 7d (" + e.what() + ")");
+    }
     if (until <= core::Time::zero()) throw std::invalid_argument("--until " + until_text + ": expected a positive time");
   }
   return until;

@@ -114,7 +114,7 @@ std::string resolve_data_dir(const std::string& explicit_dir, const std::string&
     if (p == p.root_path() || p.empty()) break;
   }
   throw ScenarioError("the scenario reads ${MLTWIN_DATA}, which is not set, and no shared/data folder was found above '" +
-                      start_dir + "'; set MLTWIN_DATA (or --data) to the folder that holds training/philly/philly.csv");
+                      start_dir + "'; set MLTWIN_DATA (or --data) to the shared data folder (the one holding training/ and inference/)");
 }
 
 LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
