@@ -130,6 +130,41 @@ core::Time parse_until(const std::string& until_text) {
   return until;
 }
 
+/// Drives `sim` to `until` in chunks of simulated time: checkpoints the store every
+/// `checkpoint_every`, stops on Ctrl-C, and prints `status()` on stderr (every 250 ms on a
+/// terminal, every 10 s otherwise) unless progress is off. Returns true if interrupted.
+template <class Status>
+bool drive(core::Simulator& sim, core::Time until, core::Duration chunk, core::Duration checkpoint_every,
+           store::SqliteStore& db, bool progress, Status status) {
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  const auto wall0 = std::chrono::steady_clock::now();
+  auto last_print = wall0;
+  core::Time next_checkpoint = core::Time::zero() + checkpoint_every;
+  bool interrupted = false;
+  for (;;) {
+    const core::Time next = sim.next_time();
+    if (next == core::Time::max() || next > until) break;
+    sim.run_until(std::min(next + chunk, until));
+    if (sim.now() >= next_checkpoint) {
+      db.checkpoint(sim.now());
+      next_checkpoint = sim.now() + checkpoint_every;
+    }
+    if (g_interrupted.load()) {
+      interrupted = true;
+      break;
+    }
+    const auto now_wall = std::chrono::steady_clock::now();
+    if (progress && now_wall - last_print > std::chrono::milliseconds(tty ? 250 : 10000)) {
+      last_print = now_wall;
+      const double wall = std::chrono::duration<double>(now_wall - wall0).count();
+      const std::string msg = status(wall);
+      std::cerr << (tty ? "\r" + msg + "   " : msg + "\n") << std::flush;
+    }
+  }
+  if (tty && progress) std::cerr << "\r" << std::string(100, ' ') << "\r";
+  return interrupted;
+}
+
 /// An inference run: a multi-model endpoint (models/inference.hpp) driven by its scenario's
 /// traffic; per-request records (sampled), model/worker/instance events and per-minute
 /// CloudWatch-style metrics into SQLite; the summary on stdout.
@@ -179,38 +214,15 @@ int cmd_run_inference(const std::string& path, std::string out, std::optional<st
   inf::MetricsAggregator agg(sc.inference.output.metrics_period, core::Time::zero(), &peaks);
   inf::Endpoint ep(sim, sc.inference, rng, &db, &agg, inf::default_policies(sc.inference));
 
-  const bool tty = isatty(STDERR_FILENO) != 0;
-  const bool progress = !progress_forced_off;
   const auto wall0 = std::chrono::steady_clock::now();
-  auto last_print = wall0;
-  const core::Duration chunk = core::Duration::s(60);
-  core::Time next_checkpoint = core::Time::zero() + core::Duration::s(3600);
   ep.start();
-  bool interrupted = false;
-  for (;;) {
-    const core::Time next = sim.next_time();
-    if (next == core::Time::max() || next > until) break;
-    sim.run_until(std::min(next + chunk, until));
-    if (sim.now() >= next_checkpoint) {
-      db.checkpoint(sim.now());
-      next_checkpoint = sim.now() + core::Duration::s(3600);
-    }
-    if (g_interrupted.load()) {
-      interrupted = true;
-      break;
-    }
-    const auto now_wall = std::chrono::steady_clock::now();
-    if (progress && now_wall - last_print > std::chrono::milliseconds(tty ? 250 : 10000)) {
-      last_print = now_wall;
-      const double wall = std::chrono::duration<double>(now_wall - wall0).count();
-      const auto& st = ep.stats();
-      const std::string msg = fmt::format("sim {}  requests {} ({} in flight)  wall {:.1f}s  {:.2f}M events/s",
-                                          human(sim.now().seconds()), st.requests, st.in_flight, wall,
-                                          static_cast<double>(sim.stats().events_fired) / wall / 1e6);
-      std::cerr << (tty ? "\r" + msg + "   " : msg + "\n") << std::flush;
-    }
-  }
-  if (tty && progress) std::cerr << "\r" << std::string(100, ' ') << "\r";
+  const bool interrupted =
+      drive(sim, until, core::Duration::s(60), core::Duration::s(3600), db, !progress_forced_off, [&](double wall) {
+        const auto& st = ep.stats();
+        return fmt::format("sim {}  requests {} ({} in flight)  wall {:.1f}s  {:.2f}M events/s",
+                           human(sim.now().seconds()), st.requests, st.in_flight, wall,
+                           static_cast<double>(sim.stats().events_fired) / wall / 1e6);
+      });
   store::EndReason reason = store::EndReason::Completed;
   if (interrupted) reason = store::EndReason::Interrupted;
   else if (until != core::Time::max() && sim.next_time() != core::Time::max()) {
@@ -296,42 +308,18 @@ int cmd_run(const std::string& path, std::string out, std::optional<std::uint64_
   store::SqliteStore db(out, meta);
   fwd.to = &db;
 
-  const bool tty = isatty(STDERR_FILENO) != 0;
-  const bool progress = !progress_forced_off;
   const auto wall0 = std::chrono::steady_clock::now();
-  auto last_print = wall0;
   const double span = sc.training.jobs.empty() ? 1.0 : std::max(1.0, sc.training.jobs.back().submit.seconds());
-  const core::Duration chunk = core::Duration::s(3600);
-  core::Time next_checkpoint = core::Time::zero() + core::Duration::s(86400);
   cluster.start();
-  bool interrupted = false;
-  for (;;) {
-    const core::Time next = sim.next_time();
-    if (next == core::Time::max() || next > until) break;
-    const core::Time target = std::min(next + chunk, until);
-    sim.run_until(target);
-    if (sim.now() >= next_checkpoint) {
-      db.checkpoint(sim.now());
-      next_checkpoint = sim.now() + core::Duration::s(86400);
-    }
-    if (g_interrupted.load()) {
-      interrupted = true;
-      break;
-    }
-    const auto now_wall = std::chrono::steady_clock::now();
-    if (progress && now_wall - last_print > std::chrono::milliseconds(tty ? 250 : 10000)) {
-      last_print = now_wall;
-      const double wall = std::chrono::duration<double>(now_wall - wall0).count();
-      const double frac = std::min(1.0, sim.now().seconds() / span);
-      const int width = 30, filled = static_cast<int>(frac * width);
-      const std::string msg = fmt::format(
-          "[{}{}] {:3.0f}%  sim {}  jobs {}/{} ended  wall {:.1f}s  {:.2f}M events/s", std::string(filled, '='),
-          std::string(width - filled, ' '), frac * 100, human(sim.now().seconds()), cluster.ended(), cluster.total_jobs(),
-          wall, static_cast<double>(sim.stats().events_fired) / wall / 1e6);
-      std::cerr << (tty ? "\r" + msg : msg + "\n") << std::flush;
-    }
-  }
-  if (tty && progress) std::cerr << "\r" << std::string(100, ' ') << "\r";
+  const bool interrupted =
+      drive(sim, until, core::Duration::s(3600), core::Duration::s(86400), db, !progress_forced_off, [&](double wall) {
+        const double frac = std::min(1.0, sim.now().seconds() / span);
+        const int width = 30, filled = static_cast<int>(frac * width);
+        return fmt::format("[{}{}] {:3.0f}%  sim {}  jobs {}/{} ended  wall {:.1f}s  {:.2f}M events/s",
+                           std::string(filled, '='), std::string(width - filled, ' '), frac * 100,
+                           human(sim.now().seconds()), cluster.ended(), cluster.total_jobs(), wall,
+                           static_cast<double>(sim.stats().events_fired) / wall / 1e6);
+      });
   const core::Time end = interrupted ? sim.now() : (until != core::Time::max() && sim.next_time() != core::Time::max()
                                                         ? until
                                                         : std::max(cluster.last_event(), core::Time::zero()));
