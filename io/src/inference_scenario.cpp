@@ -124,8 +124,9 @@ struct TraceCache {
 
 }  // namespace
 
-ScenarioKind scenario_kind(const std::string& path) {
-  const json doc = detail::read_json_file(path);
+ScenarioKind scenario_kind(const std::string& path) { return scenario_kind(detail::read_json_file(path), path); }
+
+ScenarioKind scenario_kind(const json& doc, const std::string& path) {
   if (!doc.is_object()) fail(path, "/", "expected a JSON object (a scenario)");
   if (!doc.contains("kind")) return ScenarioKind::Training;
   const json& k = doc["kind"];
@@ -137,7 +138,7 @@ ScenarioKind scenario_kind(const std::string& path) {
 LoadedInferenceScenario load_inference_scenario(const std::string& path, const LoadOptions& opts) {
   LoadedInferenceScenario out;
   out.path = path;
-  json doc = detail::read_json_file(path);
+  json doc = opts.document != nullptr ? *opts.document : detail::read_json_file(path);
   if (!opts.overrides.is_null()) doc.merge_patch(opts.overrides);
   if (doc.is_object() && (!doc.contains("kind") || doc["kind"] == "training"))
     fail(path, "/kind", "expected \"inference\": without it this is a training scenario (load it with load_scenario)");

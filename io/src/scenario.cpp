@@ -120,7 +120,7 @@ std::string resolve_data_dir(const std::string& explicit_dir, const std::string&
 LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
   LoadedScenario out;
   out.path = path;
-  json doc = detail::read_json_file(path);
+  json doc = opts.document != nullptr ? *opts.document : detail::read_json_file(path);
   if (!opts.overrides.is_null()) doc.merge_patch(opts.overrides);
   // A wrong type names the type(s) the schema expects there, e.g.
   // `/cluster/node_groups/0/desired_capacity: expected integer, got string "4"`.

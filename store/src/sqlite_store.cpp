@@ -472,6 +472,7 @@ struct SqliteStore::Impl {
   RequestSampling sampling;
   std::uint64_t requests_reported = 0;
   bool finished = false;
+  bool in_memory = false;
 
   [[noreturn]] void fail(std::string_view what) const {
     std::string msg = "results database '" + path + "': " + std::string(what);
@@ -582,6 +583,7 @@ SqliteStore::SqliteStore(const std::string& path, const RunMetadata& meta)
   m.path = path;
   m.kind = meta.kind;
   m.sampling = meta.request_sampling;
+  m.in_memory = path == ":memory:";
 
   for (const auto& [key, value] : meta.extra) {
     const auto builtin = [&k = key](std::string_view b) { return k == b; };
@@ -599,6 +601,7 @@ SqliteStore::SqliteStore(const std::string& path, const RunMetadata& meta)
   // Replace, never append to, an earlier run's file. A stale journal beside it could be
   // "hot" and roll pages of the old database into the new one, so it goes too.
   for (const char* suffix : {"", "-journal", "-wal", "-shm"}) {
+    if (m.in_memory) break;
     std::error_code ec;
     std::filesystem::remove(path + suffix, ec);
     if (ec && ec != std::errc::no_such_file_or_directory)
@@ -935,7 +938,7 @@ void SqliteStore::record_end(EndReason reason, core::Time end) {
   m.put_meta_value("end_ns", std::to_string(end.ns()));
 }
 
-void SqliteStore::finish() {
+void SqliteStore::finish(bool keep_open) {
   Impl& m = *impl_;
   if (m.finished) return;
   m.finished = true;  // also when a step below throws: the store is closed either way
@@ -952,7 +955,91 @@ void SqliteStore::finish() {
     m.close();
     throw;
   }
-  m.close();
+  if (!keep_open) m.close();
+}
+
+ResultTable SqliteStore::query(const std::string& sql) {
+  Impl& m = *impl_;
+  if (!m.db) throw std::logic_error("results database '" + m.path + "' is closed (finish() without keep_open)");
+  if (!m.finished) m.flush_all();
+  return query_connection(m.db.get(), sql);
+}
+
+ResultTable query_connection(void* connection, const std::string& sql) {
+  auto* db = static_cast<sqlite3*>(connection);
+  sqlite3_stmt* raw = nullptr;
+  const char* tail = nullptr;
+  if (sqlite3_prepare_v2(db, sql.c_str(), static_cast<int>(sql.size()), &raw, &tail) != SQLITE_OK) {
+    sqlite3_finalize(raw);
+    throw std::runtime_error(std::string("SQL error: ") + sqlite3_errmsg(db) + " in: " + sql);
+  }
+  Stmt st(raw);
+  if (raw == nullptr) throw std::runtime_error("SQL error: no statement in: " + sql);
+  ResultTable out;
+  const int n = sqlite3_column_count(raw);
+  out.columns.resize(static_cast<std::size_t>(n));
+  for (int c = 0; c < n; ++c) out.columns[static_cast<std::size_t>(c)].name = sqlite3_column_name(raw, c);
+  // Columns start as Integer (NULLs only) and are promoted, converting the rows so far, when a
+  // REAL (-> Real) or TEXT/BLOB (-> Text) value arrives.
+  auto to_real = [](ResultColumn& col) {
+    col.reals.assign(col.integers.begin(), col.integers.end());
+    col.integers.clear();
+    col.type = ResultColumn::Type::Real;
+  };
+  auto number_text = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    return std::string(buf);
+  };
+  auto to_text = [&](ResultColumn& col) {
+    col.texts.clear();
+    col.texts.reserve(out.rows + 1);
+    for (std::size_t i = 0; i < out.rows; ++i) {
+      if (col.null[i] != 0) col.texts.emplace_back();
+      else if (col.type == ResultColumn::Type::Integer) col.texts.push_back(std::to_string(col.integers[i]));
+      else col.texts.push_back(number_text(col.reals[i]));
+    }
+    col.integers.clear();
+    col.reals.clear();
+    col.type = ResultColumn::Type::Text;
+  };
+  for (;;) {
+    const int rc = sqlite3_step(raw);
+    if (rc == SQLITE_DONE) break;
+    if (rc != SQLITE_ROW) throw std::runtime_error(std::string("SQL error: ") + sqlite3_errmsg(db) + " in: " + sql);
+    for (int c = 0; c < n; ++c) {
+      ResultColumn& col = out.columns[static_cast<std::size_t>(c)];
+      const int t = sqlite3_column_type(raw, c);
+      if (t == SQLITE_FLOAT && col.type == ResultColumn::Type::Integer) to_real(col);
+      if ((t == SQLITE_TEXT || t == SQLITE_BLOB) && col.type != ResultColumn::Type::Text) to_text(col);
+      col.null.push_back(t == SQLITE_NULL ? 1 : 0);
+      switch (col.type) {
+        case ResultColumn::Type::Integer: col.integers.push_back(t == SQLITE_NULL ? 0 : sqlite3_column_int64(raw, c)); break;
+        case ResultColumn::Type::Real: col.reals.push_back(t == SQLITE_NULL ? 0.0 : sqlite3_column_double(raw, c)); break;
+        case ResultColumn::Type::Text:
+          if (t == SQLITE_NULL) col.texts.emplace_back();
+          else if (t == SQLITE_INTEGER) col.texts.push_back(std::to_string(sqlite3_column_int64(raw, c)));
+          else if (t == SQLITE_FLOAT) col.texts.push_back(number_text(sqlite3_column_double(raw, c)));
+          else {
+            const auto* p = reinterpret_cast<const char*>(sqlite3_column_blob(raw, c));
+            col.texts.emplace_back(p != nullptr ? p : "", static_cast<std::size_t>(sqlite3_column_bytes(raw, c)));
+          }
+          break;
+      }
+    }
+    ++out.rows;
+  }
+  return out;
+}
+
+ResultTable query_file(const std::string& path, const std::string& sql) {
+  sqlite3* raw = nullptr;
+  const int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr);
+  DbHandle db(raw);
+  if (rc != SQLITE_OK)
+    throw std::runtime_error("cannot open results database '" + path + "': " +
+                             (raw != nullptr ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
+  return query_connection(db.get(), sql);
 }
 
 bool SqliteStore::finished() const noexcept { return impl_->finished; }
@@ -972,6 +1059,7 @@ const char* to_string(EndReason r) noexcept {
     case EndReason::Completed: return "completed";
     case EndReason::Until: return "until";
     case EndReason::Interrupted: return "interrupted";
+    case EndReason::Failed: return "failed";
   }
   return "unknown";
 }

@@ -40,6 +40,8 @@ enum class ScenarioKind { Training, Inference };
 /// Reads the file's top-level "kind" without validating the rest. Throws ScenarioError if the
 /// file cannot be read, is not JSON, or names an unknown kind.
 ScenarioKind scenario_kind(const std::string& path);
+/// The same for a document already in memory; `path` names it in the error message.
+ScenarioKind scenario_kind(const nlohmann::json& doc, const std::string& path);
 
 struct LoadedInferenceScenario {
   std::string path;            ///< the scenario file, as given

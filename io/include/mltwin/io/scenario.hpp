@@ -46,6 +46,10 @@ struct LoadOptions {
   nlohmann::json overrides;
   /// Overrides $MLTWIN_DATA when non-empty.
   std::string data_dir;
+  /// The scenario document itself, when it does not come from a file (e.g. a dict built in
+  /// Python): the loaders then read no file, `path` names the scenario in error messages, and
+  /// its folder anchors relative data paths and the search for shared/data.
+  const nlohmann::json* document = nullptr;
 };
 
 /// Reads, patches, validates and builds a scenario (and reads its trace). Throws ScenarioError.

@@ -30,6 +30,7 @@
 #pragma once
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <queue>
 #include <string>
@@ -51,8 +52,9 @@ struct PolicySet {
   std::unique_ptr<policy::serving::AutoscalingPolicy> autoscaling;
   std::unique_ptr<policy::serving::RoutingPolicy> routing;
   std::unique_ptr<policy::serving::InstanceScalingPolicy> scaling;  ///< null: fixed fleet
-  std::unique_ptr<policy::serving::ModelCachePolicy> (*memory_cache)() = &policy::serving::make_lru_cache_policy;
-  std::unique_ptr<policy::serving::ModelCachePolicy> (*disk_cache)() = &policy::serving::make_lru_cache_policy;
+  /// One policy per instance, made when the instance launches (e.g. a Python class).
+  std::function<std::unique_ptr<policy::serving::ModelCachePolicy>()> memory_cache = &policy::serving::make_lru_cache_policy;
+  std::function<std::unique_ptr<policy::serving::ModelCachePolicy>()> disk_cache = &policy::serving::make_lru_cache_policy;
 };
 
 /// The scenario's built-in policies: DjlWlmPolicy or MmsStaticPolicy, the cache-aware router,

@@ -94,10 +94,40 @@ enum class EndReason {
   Completed,    ///< no events were left: every job ended (or can never run)
   Until,        ///< stopped at the --until time with events still to come
   Interrupted,  ///< stopped early on request (SIGINT / Ctrl-C)
+  Failed,       ///< stopped by an error (e.g. a policy written in Python raised)
 };
 
-/// "completed", "until", "interrupted".
+/// "completed", "until", "interrupted", "failed".
 const char* to_string(EndReason r) noexcept;
+
+/// One column of a query's result, typed by its values as SQLite stores them: INTEGER values
+/// make an Integer column; a REAL value among them makes it Real (integers converted); a TEXT
+/// or BLOB value makes it Text (numbers printed as SQLite prints them). A column of NULLs only
+/// is Integer. `null[i]` is 1 where row i is NULL (its value slot is then 0, 0.0 or "").
+struct ResultColumn {
+  enum class Type { Integer, Real, Text };
+  std::string name;
+  Type type = Type::Integer;
+  std::vector<std::int64_t> integers;  ///< rows, when Integer
+  std::vector<double> reals;           ///< rows, when Real
+  std::vector<std::string> texts;      ///< rows, when Text
+  std::vector<std::uint8_t> null;      ///< rows
+};
+
+/// The rows of a query, column by column.
+struct ResultTable {
+  std::vector<ResultColumn> columns;
+  std::size_t rows = 0;
+};
+
+/// Runs one SQL statement on an open connection (a `sqlite3*`, passed as void* to keep
+/// <sqlite3.h> out of this header) and returns its rows. Throws std::runtime_error with
+/// SQLite's message and the SQL text.
+ResultTable query_connection(void* sqlite3_connection, const std::string& sql);
+
+/// Opens the database at `path` read-only and runs `sql` on it (see query_connection). Throws
+/// std::runtime_error naming the path if it cannot be opened.
+ResultTable query_file(const std::string& path, const std::string& sql);
 
 /// Hashes a file with SHA-256 (streamed, any size) and returns its InputFile record.
 /// Throws std::runtime_error naming the path if the file cannot be opened or read.
@@ -115,7 +145,8 @@ class SqliteStore final : public models::TrainingRecorder, public models::infere
  public:
   /// Creates the database at `path`, replacing any existing file there (and the rollback
   /// journal beside it), creates the schema and writes `meta`; the metadata is committed
-  /// before the constructor returns.
+  /// before the constructor returns. `path` ":memory:" makes a database in memory, which
+  /// lives until the store is destroyed (read it with query(), and finish(true)).
   /// Throws std::runtime_error naming `path` and SQLite's message if the file cannot be
   /// created or written (e.g. the directory does not exist or is not writable), and
   /// std::invalid_argument if meta.extra repeats a built-in run_meta key.
@@ -164,9 +195,16 @@ class SqliteStore final : public models::TrainingRecorder, public models::infere
   void record_end(EndReason reason, core::Time end);
 
   /// Commits, creates the indexes (per job for training, per model for inference), runs
-  /// PRAGMA optimize and closes the database.
+  /// PRAGMA optimize and closes the database — or, with `keep_open`, keeps the connection
+  /// open for query() until the store is destroyed (no further records are accepted).
   /// Idempotent. Throws std::runtime_error on failure (the database is closed regardless).
-  void finish();
+  void finish(bool keep_open = false);
+
+  /// Runs SQL on this database, including every row recorded so far (buffered rows are
+  /// handed to SQLite first; they are visible to this connection before they are committed).
+  /// Throws std::runtime_error (SQLite's message and the SQL) on a bad query, and
+  /// std::logic_error once the connection is closed (finish() without keep_open).
+  ResultTable query(const std::string& sql);
 
   /// True once finish() has been called.
   bool finished() const noexcept;

@@ -1,0 +1,326 @@
+"""mltwin — a discrete-event digital twin of ML infrastructure on AWS, from Python.
+
+Training (EKS Trn1 nodes, Volcano v1.12.1 gang scheduling of TorchX jobs, the Philly trace) and
+inference (SageMaker multi-model endpoints on DJL Serving 0.23.0 or MMS, the AWS blog's load
+test, the Azure Functions trace), driven by the same C++ core and policy code as the
+``mltwin`` command line::
+
+    import mltwin
+    sc = mltwin.load_scenario("scenarios/mme-djl-blog-top-n.json")
+    sc["server"]["serving_properties"]["max_idle_time"] = 60      # change any parameter
+    run = mltwin.Run(sc, seed=7)                                  # database in memory
+    run.run_until("10m")                                          # step ...
+    run.state()["in_flight"]                                      # ... and look inside
+    run.run()                                                     # to the end
+    run.summary()["model_latency"]["p99_us"]
+    run.table("endpoint_metrics")                                 # a pandas DataFrame
+
+Units: simulated times are seconds (float) in this API unless a name ends in ``_ns``
+(integer nanoseconds, as in the database); sizes are bytes. Time arguments accept seconds or
+strings with a unit ("100ms", "90s", "30m", "12h", "7d").
+
+Errors: a bad scenario raises :class:`ScenarioError` (a ValueError) naming the file and the
+JSON path; a bad argument raises ValueError; a policy written in Python that raises stops the
+run and its exception reaches the caller of :meth:`Run.run_until` / :meth:`Run.run` with its
+traceback (the run's database then says ``end_reason = 'failed'``).
+"""
+from __future__ import annotations
+
+import copy
+import json
+import os
+import time as _time
+from typing import Any, Callable, Mapping, Optional, Union
+
+from . import _mltwin
+from ._mltwin import ScenarioError, register_plugin, registered_plugins
+from ._frames import frame_from_columns, read_table
+
+__version__ = _mltwin.__version__
+git_sha = _mltwin.git_sha
+volcano_release = _mltwin.volcano_release
+djl_serving_release = _mltwin.djl_serving_release
+
+__all__ = [
+    "Run", "Scenario", "ScenarioError", "load_scenario", "read_table", "register_plugin",
+    "registered_plugins", "to_ns", "sweep", "policies",
+]
+
+TimeLike = Union[int, float, str]
+
+
+def to_ns(t: TimeLike) -> int:
+    """A simulated time or duration in integer ns, from seconds (int or float) or a string
+    with a unit ("100ms", "90s", "30m", "12h", "7d"). Raises ValueError on anything else."""
+    if isinstance(t, bool):
+        raise ValueError(f"expected seconds or a duration such as '30m', got {t!r}")
+    if isinstance(t, (int, float)):
+        if t != t or t < 0:
+            raise ValueError(f"expected a non-negative time, got {t!r}")
+        return int(round(t * 1_000_000_000))
+    if isinstance(t, str):
+        try:
+            return _mltwin.parse_duration_ns(t)
+        except Exception as e:  # the kernel's parser says what it expected
+            raise ValueError(f"time {t!r}: expected seconds or a duration such as 90s, 30m, 12h, 7d ({e})") from None
+    raise ValueError(f"expected seconds or a duration such as '30m', got {type(t).__name__} {t!r}")
+
+
+class Scenario(dict):
+    """A scenario document (the JSON of a scenario file) as a dict you may change, plus the
+    file it came from (``path``), whose folder anchors the relative data paths it names.
+
+    ``set("/server/serving_properties/max_idle_time", 60)`` changes one value by JSON pointer
+    (creating objects on the way); plain item assignment works as well."""
+
+    def __init__(self, doc: Mapping[str, Any], path: Optional[str] = None):
+        super().__init__(copy.deepcopy(dict(doc)))
+        self.path = path
+
+    def set(self, pointer: str, value: Any) -> "Scenario":
+        if not pointer.startswith("/"):
+            raise ValueError(f"expected a JSON pointer such as '/endpoint/initial_instances', got {pointer!r}")
+        keys = [k.replace("~1", "/").replace("~0", "~") for k in pointer[1:].split("/")]
+        node: Any = self
+        for i, k in enumerate(keys[:-1]):
+            if isinstance(node, list):
+                node = node[int(k)]
+            else:
+                node = node.setdefault(k, {})
+        last = keys[-1]
+        if isinstance(node, list):
+            node[int(last)] = value
+        else:
+            node[last] = value
+        return self
+
+    def copy(self) -> "Scenario":  # type: ignore[override]
+        return Scenario(self, self.path)
+
+
+def load_scenario(path: Union[str, os.PathLike]) -> Scenario:
+    """Reads a scenario file into a :class:`Scenario` (not validated until a Run is made).
+    Raises ScenarioError (file:line:column) if the file is not JSON, OSError if unreadable."""
+    path = os.fspath(path)
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ScenarioError(f"{path}:{e.lineno}:{e.colno}: invalid JSON: {e.msg}") from None
+    if not isinstance(doc, dict):
+        raise ScenarioError(f"{path}: /: expected a JSON object (a scenario)")
+    return Scenario(doc, path)
+
+
+class Run:
+    """One run of a scenario: the model, its random streams and its SQLite results database.
+
+    Parameters
+    ----------
+    scenario:
+        a scenario file path, a :class:`Scenario`, or a plain dict (then ``path`` may name the
+        file it stands for, to anchor relative data paths; default: the current folder).
+    seed:
+        overrides the scenario's seed; one seed reproduces a run bit for bit.
+    out:
+        the results database: a file path (replaced if it exists), or None (default) for a
+        database in memory, readable through :meth:`table` / :meth:`query` while the Run lives.
+    data:
+        the folder ``${MLTWIN_DATA}`` stands for (default: ``$MLTWIN_DATA``, else the first
+        ``shared/data`` folder above the scenario).
+    max_jobs:
+        Philly workloads: keep only the first N jobs by submit time (0: all).
+    overrides:
+        a JSON merge patch (RFC 7386) applied before validation.
+    autoscaling, memory_cache, disk_cache:
+        inference runs: policies written in Python (see :mod:`mltwin.policies`) replacing the
+        built-in DJL/MMS worker autoscaling and the per-instance LRU caches. ``memory_cache``
+        and ``disk_cache`` are callables (e.g. the class) that return a fresh policy for each
+        instance.
+
+    Raises ScenarioError (bad scenario: file and JSON path), ValueError (bad argument),
+    RuntimeError (the database cannot be written).
+    """
+
+    def __init__(self, scenario: Union[str, os.PathLike, Mapping[str, Any]], *, seed: Optional[int] = None,
+                 out: Optional[Union[str, os.PathLike]] = None, data: Optional[Union[str, os.PathLike]] = None,
+                 max_jobs: int = 0, overrides: Optional[Mapping[str, Any]] = None, path: Optional[str] = None,
+                 autoscaling: Any = None, memory_cache: Optional[Callable[[], Any]] = None,
+                 disk_cache: Optional[Callable[[], Any]] = None, until: Optional[TimeLike] = None):
+        if isinstance(scenario, (str, os.PathLike)):
+            file_path, document = os.fspath(scenario), ""
+        elif isinstance(scenario, Mapping):
+            file_path = path or getattr(scenario, "path", None) or os.path.join(os.getcwd(), "scenario.json")
+            document = json.dumps(scenario)
+        else:
+            raise ValueError(f"scenario: expected a file path or a dict, got {type(scenario).__name__}")
+        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
+            raise ValueError(f"seed: expected a non-negative integer, got {seed!r}")
+        self._until_text = "" if until is None else str(until)
+        self._run = _mltwin.Run(
+            file_path, ":memory:" if out is None else os.fspath(out), seed, "" if data is None else os.fspath(data),
+            int(max_jobs), "" if overrides is None else json.dumps(overrides), document, self._until_text,
+            autoscaling, memory_cache, disk_cache, None, None)
+        self._wall = 0.0
+        self._until_ns = None if until is None else to_ns(until)
+
+    # ---- identity ----
+    @property
+    def kind(self) -> str:
+        """"training" or "inference"."""
+        return self._run.kind
+
+    @property
+    def name(self) -> str:
+        return self._run.name
+
+    @property
+    def seed(self) -> int:
+        return self._run.seed
+
+    @property
+    def database(self) -> str:
+        """The database path, or ":memory:"."""
+        return self._run.out
+
+    @property
+    def scenario(self) -> dict:
+        """The scenario as run (after overrides)."""
+        return json.loads(self._run.scenario_json)
+
+    # ---- time ----
+    @property
+    def now(self) -> float:
+        """Simulated time reached, s."""
+        return self._run.now_ns / 1e9
+
+    @property
+    def now_ns(self) -> int:
+        return self._run.now_ns
+
+    @property
+    def next_time(self) -> Optional[float]:
+        """Time of the next event, s (None when no event is left)."""
+        t = self._run.next_time_ns
+        return None if t is None else t / 1e9
+
+    @property
+    def done(self) -> bool:
+        """True when no event is left (the workload has ended)."""
+        return self._run.next_time_ns is None
+
+    @property
+    def finished(self) -> bool:
+        return self._run.finished
+
+    @property
+    def events(self) -> int:
+        """Events fired so far."""
+        return self._run.events
+
+    def run_until(self, t: TimeLike) -> int:
+        """Fires every event at or before simulated time ``t`` (seconds or "30m"); returns the
+        number fired. Stepping changes nothing: run_until(a); run_until(b) records exactly what
+        run_until(b) does. Re-raises what a policy raises (the run is then over)."""
+        return self._run_until_ns(to_ns(t))
+
+    def _run_until_ns(self, t_ns: int) -> int:
+        start = _time.perf_counter()
+        try:
+            return self._run.run_until(t_ns)
+        finally:
+            self._wall += _time.perf_counter() - start
+
+    def run(self, until: Optional[TimeLike] = None, *, progress: Union[bool, Callable[[str], None]] = False,
+            chunk: TimeLike = "1h") -> "Run":
+        """Runs to the end of the workload (or to ``until``), then :meth:`finish`. With
+        ``progress=True`` prints a status line every ~2 s of wall time (or calls ``progress``
+        with it). Returns self."""
+        until_ns = to_ns(until) if until is not None else self._until_ns
+        chunk_ns = max(1, to_ns(chunk))
+        last = _time.perf_counter()
+        while True:
+            nxt = self._run.next_time_ns
+            if nxt is None or (until_ns is not None and nxt > until_ns):
+                break
+            target = nxt + chunk_ns if until_ns is None else min(nxt + chunk_ns, until_ns)
+            self._run_until_ns(target)
+            if progress and _time.perf_counter() - last > 2.0:
+                last = _time.perf_counter()
+                line = self._run.status_line(self._wall)
+                (progress if callable(progress) else print)(line)
+        if until_ns is not None and not self.done:
+            self._run_until_ns(until_ns)
+            self.finish("until")
+        else:
+            self.finish("completed")
+        return self
+
+    def finish(self, reason: str = "completed") -> None:
+        """Closes the run at the time reached: jobs or requests still waiting are recorded as
+        such, run_meta gets end_reason (completed | until | interrupted) and end_ns. The
+        database stays readable. Idempotent."""
+        self._run.finish(reason)
+
+    def checkpoint(self) -> None:
+        """Commits what has been recorded so far to the database file."""
+        self._run.checkpoint()
+
+    # ---- looking inside ----
+    def state(self) -> dict:
+        """The model now. Training: ``nodes`` (NeuronCores used, CPU, memory, pods) and the
+        ``jobs`` not yet completed with their phase and pods' nodes. Inference: request counts
+        so far. Times in s (``now_s``) and ns (``now_ns``)."""
+        return json.loads(self._run.state_json())
+
+    def summary(self) -> dict:
+        """The run's summary figures (as the CLI prints them), as a dict. Call after
+        :meth:`run` / :meth:`finish` for final figures; before, they cover the run so far."""
+        return json.loads(self._run.summary_json())
+
+    def summary_text(self) -> str:
+        """The summary exactly as the CLI prints it."""
+        return self._run.summary_text(self._wall)
+
+    def query(self, sql: str):
+        """Runs SQL on the run's database (rows recorded so far included); a DataFrame."""
+        return frame_from_columns(self._run.query(sql))
+
+    def table(self, name: str):
+        """A whole table or view of the database as a DataFrame (columns and units:
+        docs/results-schema.md). Training: jobs, pods, decisions, phases, cluster_metrics,
+        job_times; inference: requests, model_events, worker_events, instance_events,
+        endpoint_metrics; both: run_meta, inputs."""
+        if not name.replace("_", "").isalnum():
+            raise ValueError(f"table name {name!r}: expected a plain name such as 'jobs'")
+        return self.query(f'SELECT * FROM "{name}"')
+
+    # Shortcuts for the common tables.
+    def jobs(self):
+        return self.table("jobs")
+
+    def pods(self):
+        return self.table("pods")
+
+    def requests(self):
+        return self.table("requests")
+
+    def metrics(self):
+        """Per-interval metrics: endpoint_metrics (inference, CloudWatch names) or
+        cluster_metrics (training)."""
+        return self.table("endpoint_metrics" if self.kind == "inference" else "cluster_metrics")
+
+    def __enter__(self) -> "Run":
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if not self.finished:
+            self.finish("interrupted" if exc_type is not None else "completed")
+
+    def __repr__(self) -> str:
+        return f"<mltwin.Run {self.name!r} ({self.kind}) seed={self.seed} now={self.now:.3f}s db={self.database!r}>"
+
+
+from . import policies  # noqa: E402
+from .sweep import sweep  # noqa: E402

@@ -1,0 +1,485 @@
+// policies.cpp — see policies.hpp.
+//
+// GIL: the simulator runs with the GIL released (PyRun::run_until); every call into Python
+// below takes it back first, and every Python object a C++ policy keeps is released under the
+// GIL (PyRef), because C++ may destroy a policy or a session's callbacks while the GIL is not
+// held. A Python exception propagates out of the adapter as pybind11::error_already_set and
+// crosses the simulator to the caller of run_until, which re-raises it with its traceback.
+#include "policies.hpp"
+
+#include <pybind11/functional.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <set>
+#include <string>
+
+#include "mltwin/policy/session.hpp"
+#include "mltwin/policy/serving.hpp"
+
+namespace py = pybind11;
+
+namespace mltwin::bindings {
+namespace {
+
+namespace ps = policy::serving;
+
+/// A Python object that C++ may drop without holding the GIL.
+class PyRef {
+ public:
+  explicit PyRef(py::object o) : o_(std::move(o)) {}
+  ~PyRef() {
+    py::gil_scoped_acquire gil;
+    o_ = py::object();
+  }
+  PyRef(const PyRef&) = delete;
+  PyRef& operator=(const PyRef&) = delete;
+  const py::object& get() const { return o_; }
+
+ private:
+  py::object o_;
+};
+using PyRefPtr = std::shared_ptr<PyRef>;
+PyRefPtr hold(py::object o) { return std::make_shared<PyRef>(std::move(o)); }
+
+std::string name_of(const py::object& o) {
+  if (py::hasattr(o, "name")) {
+    py::object n = o.attr("name");
+    if (PyCallable_Check(n.ptr())) n = n();
+    return py::str(n);
+  }
+  return py::str(o.get_type().attr("__name__"));
+}
+
+/// Texts returned by Python policies (reasons) must outlive the call: the policy API passes
+/// them as string_view. Interned for the life of the process (a policy has few distinct ones).
+std::string_view intern(std::string s) {
+  static std::set<std::string, std::less<>> texts;
+  return *texts.insert(std::move(s)).first;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Serving
+
+class PyAutoscaling final : public ps::AutoscalingPolicy {
+ public:
+  explicit PyAutoscaling(py::object o) : name_(name_of(o)), o_(hold(std::move(o))) {}
+  std::string_view name() const override { return name_; }
+  ps::AdmitDecision on_arrival(const ps::PoolObservation& pool) override {
+    py::gil_scoped_acquire gil;
+    py::object r = o_->get().attr("on_arrival")(pool);
+    if (!py::isinstance<ps::AdmitDecision>(r))
+      throw py::type_error(name_ + ".on_arrival must return mltwin.policies.AdmitDecision, got " +
+                           std::string(py::str(r.get_type().attr("__name__"))));
+    return r.cast<ps::AdmitDecision>();
+  }
+  ps::WorkerDecision on_worker_free(const ps::WorkerObservation& w) override {
+    py::gil_scoped_acquire gil;
+    py::object r = o_->get().attr("on_worker_free")(w);
+    if (!py::isinstance<ps::WorkerDecision>(r))
+      throw py::type_error(name_ + ".on_worker_free must return mltwin.policies.WorkerDecision, got " +
+                           std::string(py::str(r.get_type().attr("__name__"))));
+    return r.cast<ps::WorkerDecision>();
+  }
+
+ private:
+  std::string name_;
+  PyRefPtr o_;
+};
+
+/// What a Python cache policy's choose_victims receives as `evictable`: valid during the call.
+struct GuardView {
+  const ps::EvictionGuard* guard = nullptr;
+  bool call(ps::ModelId m) const {
+    if (guard == nullptr) throw std::logic_error("evictable() used after choose_victims returned");
+    return guard->evictable(m);
+  }
+};
+
+class PyCache final : public ps::ModelCachePolicy {
+ public:
+  explicit PyCache(py::object o) : name_(name_of(o)), o_(hold(std::move(o))) {}
+  std::string_view name() const override { return name_; }
+  void on_insert(ps::ModelId m, std::uint64_t bytes, ps::Nanos now) override {
+    py::gil_scoped_acquire gil;
+    o_->get().attr("on_insert")(m, bytes, now);
+  }
+  void on_access(ps::ModelId m, ps::Nanos now) override {
+    py::gil_scoped_acquire gil;
+    o_->get().attr("on_access")(m, now);
+  }
+  void on_resize(ps::ModelId m, std::uint64_t bytes) override {
+    py::gil_scoped_acquire gil;
+    o_->get().attr("on_resize")(m, bytes);
+  }
+  void on_remove(ps::ModelId m) override {
+    py::gil_scoped_acquire gil;
+    o_->get().attr("on_remove")(m);
+  }
+  bool choose_victims(std::uint64_t bytes_needed, ps::Nanos now, const ps::EvictionGuard& guard,
+                      std::vector<ps::ModelId>& victims) override {
+    py::gil_scoped_acquire gil;
+    auto view = std::make_shared<GuardView>(GuardView{&guard});
+    py::cpp_function evictable([view](ps::ModelId m) { return view->call(m); }, py::arg("model"));
+    py::object r;
+    try {
+      r = o_->get().attr("choose_victims")(bytes_needed, now, evictable);
+    } catch (...) {
+      view->guard = nullptr;
+      throw;
+    }
+    view->guard = nullptr;
+    if (r.is_none()) return false;
+    for (py::handle h : r) victims.push_back(h.cast<ps::ModelId>());
+    return true;
+  }
+
+ private:
+  std::string name_;
+  PyRefPtr o_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Scheduling plugins
+
+/// Python scheduling plugins by name; the C++ registry's factories look them up here, so that
+/// the registry (which outlives the interpreter) holds no Python object.
+py::dict& python_plugins() {
+  static auto* d = new py::dict();  // leaked on purpose: never destroyed after Py_Finalize
+  return *d;
+}
+
+py::dict arguments_dict(const policy::Arguments& a) {
+  py::dict d;
+  for (const auto& [k, v] : a.all()) d[py::str(k)] = py::str(v);
+  return d;
+}
+
+/// The session as a plugin sees it when it opens (Volcano framework.Session): registration of
+/// callbacks, and read access to the snapshot. Valid during on_session_open only; the
+/// callbacks it registers live as long as the session.
+struct PySession {
+  policy::Session* ssn = nullptr;
+  std::string plugin;
+  policy::Session& s() const {
+    if (ssn == nullptr) throw std::logic_error("a Session is only valid inside on_session_open");
+    return *ssn;
+  }
+};
+
+template <class R, class... A>
+std::function<R(const A&...)> wrap(const py::function& f) {
+  PyRefPtr ref = hold(f);
+  return [ref](const A&... a) -> R {
+    py::gil_scoped_acquire gil;
+    return ref->get()(py::cast(&a, py::return_value_policy::reference)...).template cast<R>();
+  };
+}
+
+class PyPlugin final : public policy::Plugin {
+ public:
+  PyPlugin(std::string name, py::object o) : name_(std::move(name)), o_(hold(std::move(o))) {}
+  std::string_view name() const override { return name_; }
+  void on_session_open(policy::Session& ssn) override {
+    py::gil_scoped_acquire gil;
+    PySession view{&ssn, name_};
+    py::object pv = py::cast(&view, py::return_value_policy::reference);
+    try {
+      o_->get().attr("on_session_open")(pv);
+    } catch (...) {
+      view.ssn = nullptr;
+      throw;
+    }
+    view.ssn = nullptr;
+  }
+  void on_session_close(policy::Session& ssn) override {
+    py::gil_scoped_acquire gil;
+    if (!py::hasattr(o_->get(), "on_session_close")) return;
+    PySession view{&ssn, name_};
+    py::object pv = py::cast(&view, py::return_value_policy::reference);
+    try {
+      o_->get().attr("on_session_close")(pv);
+    } catch (...) {
+      view.ssn = nullptr;
+      throw;
+    }
+    view.ssn = nullptr;
+  }
+
+ private:
+  std::string name_;
+  PyRefPtr o_;
+};
+
+double cores(const policy::Resource& r) { return r[policy::Dim::Cpu] / 1000.0; }
+
+py::dict resource_dict(const policy::Resource& r) {
+  py::dict d;
+  d["cpu"] = r[policy::Dim::Cpu] / 1000.0;
+  d["memory"] = r[policy::Dim::Memory];
+  d["neuroncores"] = r[policy::Dim::NeuronCore] / 1000.0;
+  d["efa"] = r[policy::Dim::Efa] / 1000.0;
+  return d;
+}
+
+}  // namespace
+
+void install_python_serving_policies(models::inference::PolicySet& set, py::object autoscaling, py::object memory_cache,
+                                     py::object disk_cache, py::object routing, py::object instance_scaling) {
+  py::gil_scoped_acquire gil;
+  if (!routing.is_none()) throw std::invalid_argument("routing policies written in Python are not supported yet");
+  if (!instance_scaling.is_none())
+    throw std::invalid_argument("instance scaling policies written in Python are not supported yet");
+  if (!autoscaling.is_none()) set.autoscaling = std::make_unique<PyAutoscaling>(autoscaling);
+  auto factory = [](py::object f, const char* what) {
+    if (!PyCallable_Check(f.ptr()))
+      throw std::invalid_argument(std::string(what) + ": expected a callable that returns a new cache policy (e.g. the class)");
+    PyRefPtr ref = hold(std::move(f));
+    return [ref]() -> std::unique_ptr<ps::ModelCachePolicy> {
+      py::gil_scoped_acquire g;
+      return std::make_unique<PyCache>(ref->get()());
+    };
+  };
+  if (!memory_cache.is_none()) set.memory_cache = factory(memory_cache, "memory_cache");
+  if (!disk_cache.is_none()) set.disk_cache = factory(disk_cache, "disk_cache");
+}
+
+void bind_policies(py::module_& m) {
+  // ---- serving: observations and decisions (policy/serving.hpp) ----
+  py::class_<ps::PoolObservation>(m, "PoolObservation",
+                                  "A model's worker pool on one instance when a request arrives (times in ns).")
+      .def(py::init<>())
+      .def_readwrite("now", &ps::PoolObservation::now)
+      .def_readwrite("min_workers", &ps::PoolObservation::min_workers)
+      .def_readwrite("max_workers", &ps::PoolObservation::max_workers)
+      .def_readwrite("workers_running", &ps::PoolObservation::workers_running)
+      .def_readwrite("workers_busy", &ps::PoolObservation::workers_busy)
+      .def_readwrite("workers_started", &ps::PoolObservation::workers_started)
+      .def_readwrite("queue_size", &ps::PoolObservation::queue_size)
+      .def_readwrite("queue_capacity", &ps::PoolObservation::queue_capacity)
+      .def_readwrite("batch_size", &ps::PoolObservation::batch_size)
+      .def_readwrite("free_cores", &ps::PoolObservation::free_cores)
+      .def("all_workers_busy", &ps::PoolObservation::all_workers_busy)
+      .def("__repr__", [](const ps::PoolObservation& p) {
+        return "PoolObservation(now=" + std::to_string(p.now) + ", workers_running=" + std::to_string(p.workers_running) +
+               ", workers_busy=" + std::to_string(p.workers_busy) + ", queue_size=" + std::to_string(p.queue_size) + "/" +
+               std::to_string(p.queue_capacity) + ")";
+      });
+  py::class_<ps::AdmitDecision>(m, "AdmitDecision", "admit (False: 503), add_worker, reason.")
+      .def(py::init([](bool admit, bool add_worker, std::string reason) {
+             ps::AdmitDecision d;
+             d.admit = admit;
+             d.add_worker = add_worker;
+             d.reason = intern(std::move(reason));
+             return d;
+           }),
+           py::arg("admit") = true, py::arg("add_worker") = false, py::arg("reason") = "")
+      .def_readwrite("admit", &ps::AdmitDecision::admit)
+      .def_readwrite("add_worker", &ps::AdmitDecision::add_worker)
+      .def_property("reason", [](const ps::AdmitDecision& d) { return std::string(d.reason); },
+                    [](ps::AdmitDecision& d, std::string r) { d.reason = intern(std::move(r)); })
+      .def("__repr__", [](const ps::AdmitDecision& d) {
+        return std::string("AdmitDecision(admit=") + (d.admit ? "True" : "False") + ", add_worker=" +
+               (d.add_worker ? "True" : "False") + ", reason='" + std::string(d.reason) + "')";
+      });
+  py::class_<ps::WorkerObservation>(m, "WorkerObservation", "A worker free to take a job (times in ns).")
+      .def(py::init<>())
+      .def_readwrite("now", &ps::WorkerObservation::now)
+      .def_readwrite("idle_since", &ps::WorkerObservation::idle_since)
+      .def_readwrite("temporary", &ps::WorkerObservation::temporary)
+      .def_readwrite("max_idle_time", &ps::WorkerObservation::max_idle_time)
+      .def_readwrite("poll_timed_out", &ps::WorkerObservation::poll_timed_out);
+  py::class_<ps::WorkerDecision>(m, "WorkerDecision", "retire now, or poll for a job until poll_deadline (ns; None: forever).")
+      .def(py::init([](bool retire, std::optional<ps::Nanos> deadline) {
+             ps::WorkerDecision d;
+             d.retire = retire;
+             d.poll_deadline = deadline.value_or(ps::kNever);
+             return d;
+           }),
+           py::arg("retire") = false, py::arg("poll_deadline") = py::none())
+      .def_readwrite("retire", &ps::WorkerDecision::retire)
+      .def_property("poll_deadline",
+                    [](const ps::WorkerDecision& d) -> std::optional<ps::Nanos> {
+                      if (d.poll_deadline == ps::kNever) return std::nullopt;
+                      return d.poll_deadline;
+                    },
+                    [](ps::WorkerDecision& d, std::optional<ps::Nanos> v) { d.poll_deadline = v.value_or(ps::kNever); })
+      .def("__repr__", [](const ps::WorkerDecision& d) {
+        return std::string("WorkerDecision(retire=") + (d.retire ? "True" : "False") + ", poll_deadline=" +
+               (d.poll_deadline == ps::kNever ? std::string("None") : std::to_string(d.poll_deadline)) + ")";
+      });
+
+  // The built-in policies, callable from Python (to test them offline or to delegate to them).
+  py::class_<ps::AutoscalingPolicy>(m, "AutoscalingPolicyBase")
+      .def_property_readonly("name", [](const ps::AutoscalingPolicy& p) { return std::string(p.name()); })
+      .def("on_arrival", &ps::AutoscalingPolicy::on_arrival, py::arg("pool"))
+      .def("on_worker_free", &ps::AutoscalingPolicy::on_worker_free, py::arg("worker"));
+  py::class_<ps::DjlWlmPolicy, ps::AutoscalingPolicy>(m, "DjlWlmPolicy",
+                                                      "DJL Serving 0.23.0's WorkLoadManager rules (policy/serving.hpp).")
+      .def(py::init<bool>(), py::arg("idle_from_batch_end") = false);
+  py::class_<ps::MmsStaticPolicy, ps::AutoscalingPolicy>(m, "MmsStaticPolicy", "MMS v1.1.9's static worker pool.")
+      .def(py::init<>());
+  py::class_<ps::ModelCachePolicy>(m, "ModelCachePolicyBase")
+      .def_property_readonly("name", [](const ps::ModelCachePolicy& p) { return std::string(p.name()); })
+      .def("on_insert", &ps::ModelCachePolicy::on_insert, py::arg("model"), py::arg("bytes"), py::arg("now"))
+      .def("on_access", &ps::ModelCachePolicy::on_access, py::arg("model"), py::arg("now"))
+      .def("on_resize", &ps::ModelCachePolicy::on_resize, py::arg("model"), py::arg("bytes"))
+      .def("on_remove", &ps::ModelCachePolicy::on_remove, py::arg("model"))
+      .def("choose_victims",
+           [](ps::ModelCachePolicy& p, std::uint64_t bytes_needed, ps::Nanos now, py::function evictable) -> py::object {
+             struct Guard final : ps::EvictionGuard {
+               py::function f;
+               bool evictable(ps::ModelId m) const override { return f(m).cast<bool>(); }
+             } g;
+             g.f = std::move(evictable);
+             std::vector<ps::ModelId> v;
+             if (!p.choose_victims(bytes_needed, now, g, v)) return py::none();
+             return py::cast(v);
+           },
+           py::arg("bytes_needed"), py::arg("now"), py::arg("evictable"));
+  m.def("make_lru_cache_policy", &ps::make_lru_cache_policy, "The built-in LRU ModelCachePolicy (the MME default).");
+
+  // ---- scheduling: the plugin API (policy/session.hpp) ----
+  py::class_<policy::Resource>(m, "Resource", "Resources in human units: cpu cores, memory bytes, NeuronCores, EFA interfaces.")
+      .def_property_readonly("cpu", [](const policy::Resource& r) { return cores(r); })
+      .def_property_readonly("memory", [](const policy::Resource& r) { return r[policy::Dim::Memory]; })
+      .def_property_readonly("neuroncores", [](const policy::Resource& r) { return r[policy::Dim::NeuronCore] / 1000.0; })
+      .def_property_readonly("efa", [](const policy::Resource& r) { return r[policy::Dim::Efa] / 1000.0; })
+      .def("as_dict", &resource_dict)
+      .def("__repr__", [](const policy::Resource& r) { return std::string(py::str(resource_dict(r))); });
+  py::class_<policy::TaskInfo>(m, "TaskInfo", "A pod (Volcano TaskInfo); valid during the callback only.")
+      .def_readonly("id", &policy::TaskInfo::id)
+      .def_readonly("job", &policy::TaskInfo::job)
+      .def_readonly("name", &policy::TaskInfo::name)
+      .def_readonly("index", &policy::TaskInfo::index)
+      .def_readonly("resreq", &policy::TaskInfo::resreq)
+      .def_property_readonly("status", [](const policy::TaskInfo& t) { return policy::to_string(t.status); })
+      .def_property_readonly("node", [](const policy::TaskInfo& t) -> std::optional<std::uint32_t> {
+        if (t.node == policy::kNone) return std::nullopt;
+        return static_cast<std::uint32_t>(t.node);
+      })
+      .def_readonly("priority", &policy::TaskInfo::priority)
+      .def_readonly("creation_ns", &policy::TaskInfo::creation);
+  py::class_<policy::JobInfo>(m, "JobInfo", "A Volcano job with its PodGroup; valid during the callback only.")
+      .def_readonly("id", &policy::JobInfo::id)
+      .def_readonly("name", &policy::JobInfo::name)
+      .def_readonly("queue", &policy::JobInfo::queue)
+      .def_readonly("min_available", &policy::JobInfo::min_available)
+      .def_readonly("priority", &policy::JobInfo::priority)
+      .def_readonly("creation_ns", &policy::JobInfo::creation)
+      .def_property_readonly("phase", [](const policy::JobInfo& j) { return policy::to_string(j.phase); })
+      .def_readonly("min_resources", &policy::JobInfo::min_resources)
+      .def_readonly("allocated", &policy::JobInfo::allocated)
+      .def_readonly("tasks", &policy::JobInfo::tasks)
+      .def("ready_task_num", &policy::JobInfo::ready_task_num);
+  py::class_<policy::NodeInfo>(m, "NodeInfo", "A Kubernetes node; valid during the callback only.")
+      .def_readonly("id", &policy::NodeInfo::id)
+      .def_readonly("name", &policy::NodeInfo::name)
+      .def_readonly("instance_type", &policy::NodeInfo::instance_type)
+      .def_property_readonly("labels", [](const policy::NodeInfo& n) {
+        py::dict d;
+        for (const auto& [k, v] : n.labels) d[py::str(k)] = py::str(v);
+        return d;
+      })
+      .def_readonly("allocatable", &policy::NodeInfo::allocatable)
+      .def_readonly("idle", &policy::NodeInfo::idle)
+      .def_readonly("used", &policy::NodeInfo::used)
+      .def_property_readonly("future_idle", &policy::NodeInfo::future_idle)
+      .def_readonly("task_count", &policy::NodeInfo::task_count);
+  py::class_<policy::QueueInfo>(m, "QueueInfo", "A Volcano queue; valid during the callback only.")
+      .def_readonly("id", &policy::QueueInfo::id)
+      .def_readonly("name", &policy::QueueInfo::name)
+      .def_readonly("weight", &policy::QueueInfo::weight)
+      .def_readonly("priority", &policy::QueueInfo::priority)
+      .def_readonly("reclaimable", &policy::QueueInfo::reclaimable);
+
+  py::class_<PySession>(m, "Session",
+                        "One scheduling cycle's session as a plugin sees it in on_session_open (Volcano framework.Session).")
+      .def_property_readonly("now_ns", [](const PySession& v) { return v.s().now(); })
+      .def_property_readonly("plugin", [](const PySession& v) { return v.plugin; })
+      .def_property_readonly("arguments", [](const PySession& v) { return arguments_dict(v.s().current_plugin().arguments); })
+      .def("jobs", [](const PySession& v) {
+        py::list l;
+        for (const auto& j : v.s().state().jobs())
+          if (j.live) l.append(py::cast(&j, py::return_value_policy::reference));
+        return l;
+      })
+      .def("nodes", [](const PySession& v) {
+        py::list l;
+        for (const auto& n : v.s().state().nodes()) l.append(py::cast(&n, py::return_value_policy::reference));
+        return l;
+      })
+      .def("queues", [](const PySession& v) {
+        py::list l;
+        for (const auto& q : v.s().state().queues()) l.append(py::cast(&q, py::return_value_policy::reference));
+        return l;
+      })
+      .def("job", [](const PySession& v, policy::JobId j) { return &v.s().state().job(j); }, py::return_value_policy::reference)
+      .def("task", [](const PySession& v, policy::TaskId t) { return &v.s().state().task(t); }, py::return_value_policy::reference)
+      .def("node", [](const PySession& v, policy::NodeId n) { return &v.s().state().node(n); }, py::return_value_policy::reference)
+      .def("queue", [](const PySession& v, policy::QueueId q) { return &v.s().state().queue(q); }, py::return_value_policy::reference)
+      .def("add_job_order_fn", [](PySession& v, py::function f) { v.s().add_job_order_fn(wrap<int, policy::JobInfo, policy::JobInfo>(f)); },
+           "f(l, r) -> int: negative puts job l first, positive r, 0 abstains.")
+      .def("add_queue_order_fn",
+           [](PySession& v, py::function f) { v.s().add_queue_order_fn(wrap<int, policy::QueueInfo, policy::QueueInfo>(f)); })
+      .def("add_task_order_fn",
+           [](PySession& v, py::function f) { v.s().add_task_order_fn(wrap<int, policy::TaskInfo, policy::TaskInfo>(f)); })
+      .def("add_node_order_fn",
+           [](PySession& v, py::function f) { v.s().add_node_order_fn(wrap<double, policy::TaskInfo, policy::NodeInfo>(f)); },
+           "f(task, node) -> float: a score, summed over plugins (higher is better).")
+      .def("add_predicate_fn",
+           [](PySession& v, py::function f) {
+             PyRefPtr ref = hold(f);
+             std::string plugin = v.plugin;
+             v.s().add_predicate_fn([ref, plugin](const policy::TaskInfo& t, const policy::NodeInfo& n) -> policy::Status {
+               py::gil_scoped_acquire gil;
+               py::object r = ref->get()(py::cast(&t, py::return_value_policy::reference),
+                                         py::cast(&n, py::return_value_policy::reference));
+               if (r.is_none() || (py::isinstance<py::bool_>(r) && r.cast<bool>())) return policy::Status::success();
+               if (py::isinstance<py::str>(r)) return policy::Status::unschedulable(plugin, r.cast<std::string>());
+               return policy::Status::unschedulable(plugin, "node(s) rejected by " + plugin);
+             });
+           },
+           "f(task, node) -> None/True (fits) | False | str (the reason it does not: Unschedulable).")
+      .def("add_job_ready_fn", [](PySession& v, py::function f) { v.s().add_job_ready_fn(wrap<bool, policy::JobInfo>(f)); })
+      .def("add_job_starving_fn", [](PySession& v, py::function f) { v.s().add_job_starving_fn(wrap<bool, policy::JobInfo>(f)); })
+      .def("add_overused_fn", [](PySession& v, py::function f) { v.s().add_overused_fn(wrap<bool, policy::QueueInfo>(f)); })
+      .def("add_allocatable_fn",
+           [](PySession& v, py::function f) { v.s().add_allocatable_fn(wrap<bool, policy::QueueInfo, policy::TaskInfo>(f)); })
+      .def("add_job_enqueueable_fn",
+           [](PySession& v, py::function f) {
+             PyRefPtr ref = hold(f);
+             policy::Session* ssn = v.ssn;
+             v.s().add_job_enqueueable_fn([ref, ssn](const policy::JobInfo& j, std::string_view& reason) -> int {
+               py::gil_scoped_acquire gil;
+               py::object r = ref->get()(py::cast(&j, py::return_value_policy::reference));
+               if (py::isinstance<py::tuple>(r)) {
+                 auto t = r.cast<py::tuple>();
+                 const int vote = t[0].cast<int>();
+                 if (t.size() > 1) reason = ssn->keep(t[1].cast<std::string>());
+                 return vote;
+               }
+               return r.cast<int>();
+             });
+           },
+           "f(job) -> 1 (permit) | 0 (abstain) | -1 (reject) | (vote, reason).");
+
+  m.def("register_plugin",
+        [](const std::string& name, py::object factory) {
+          if (!PyCallable_Check(factory.ptr()))
+            throw std::invalid_argument("register_plugin('" + name + "'): expected a callable factory(arguments: dict) -> plugin");
+          python_plugins()[py::str(name)] = factory;
+          policy::register_plugin(name, [name](const policy::Arguments& args) -> std::unique_ptr<policy::Plugin> {
+            py::gil_scoped_acquire gil;
+            py::object f = python_plugins()[py::str(name)];
+            return std::make_unique<PyPlugin>(name, f(arguments_dict(args)));
+          });
+        },
+        py::arg("name"), py::arg("factory"),
+        "Registers a scheduling plugin written in Python under `name` (usable in a scenario's Volcano tiers). "
+        "factory(arguments: dict[str, str]) -> an object with on_session_open(session) (and optionally "
+        "on_session_close(session)); a fresh one is made every session, as Volcano does.");
+  m.def("registered_plugins", &policy::registered_plugins, "Names of every scheduling plugin, built-in and registered.");
+}
+
+}  // namespace mltwin::bindings

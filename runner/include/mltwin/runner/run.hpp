@@ -1,0 +1,142 @@
+// mltwin/runner/run.hpp — one run of a scenario, as the CLI and the Python module drive it.
+//
+// A Run loads a scenario (training or inference, told apart by its "kind"), builds the model,
+// its RNG streams and its SQLite results database, and then advances in simulated time under
+// its caller's control:
+//
+//   auto run = runner::Run::open("scenarios/mme-djl-blog-top-n.json", {});
+//   run->run_until(core::Time::zero() + core::Duration::s(600));   // inspect state(), query()
+//   run->run_until(core::Time::max());                             // to the end
+//   run->finish(store::EndReason::Completed);                      // summary(), query() still work
+//
+// Everything a run records is decided by the scenario, the seed and the sequence of
+// run_until() targets' *events* — never by how the run was chunked: run_until(t1) then
+// run_until(t2) fires exactly the events one run_until(t2) fires, in the same order, so the
+// database is byte-identical however a caller steps (the CLI steps by simulated hours).
+//
+// Errors: open() throws io::ScenarioError (bad scenario or trace: file and JSON path or line),
+// std::invalid_argument (bad option), std::runtime_error (the database cannot be written).
+// An exception thrown by a policy during run_until() (a Python policy that raises, for
+// instance) propagates out of run_until(); the run is then over: finish() records it as
+// interrupted at the time reached, and the database stays readable.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <ostream>
+#include <string>
+
+#include "mltwin/core/simulator.hpp"
+#include "mltwin/core/time.hpp"
+#include "mltwin/models/inference.hpp"
+#include "mltwin/store/sqlite_store.hpp"
+
+namespace mltwin::models {
+class TrainingCluster;
+}
+
+namespace mltwin::runner {
+
+/// The commit this library was built from (40 hex digits, "-dirty" if tracked files differed,
+/// "unknown" outside git) and mltwin's version; both go into every database's run_meta.
+const char* git_sha() noexcept;
+const char* version() noexcept;
+
+enum class Kind { Training, Inference };
+
+struct RunOptions {
+  /// The results database: a file path (replaced if it exists), ":memory:" for a database that
+  /// lives as long as the Run, or empty for results/<scenario name>-seed<N>.sqlite.
+  std::string out;
+  /// Overrides the scenario's seed.
+  std::optional<std::uint64_t> seed;
+  /// The folder ${MLTWIN_DATA} stands for (default: $MLTWIN_DATA, else the first shared/data
+  /// folder above the scenario file).
+  std::string data_dir;
+  /// Philly workloads: keep only the first N jobs by submit time (0: all).
+  std::size_t max_jobs = 0;
+  /// A JSON merge patch (RFC 7386) applied to the scenario before validation.
+  nlohmann::json overrides;
+  /// The scenario itself, when it does not come from a file: `path` then only names it (in
+  /// errors and run_meta) and its folder anchors relative data paths.
+  std::optional<nlohmann::json> document;
+  /// Recorded as run_meta('until'): the stop time as the user wrote it ("" for none).
+  std::string until_text;
+  /// Inference runs: called with the scenario's built-in policies before the endpoint is
+  /// built, to replace any of them (e.g. with a policy written in Python).
+  std::function<void(models::inference::PolicySet&)> customize_serving;
+};
+
+class Run {
+ public:
+  /// Loads the scenario at `path` (or opts.document), creates the database and schedules the
+  /// model's first events (none has fired yet). Throws as the header says.
+  static std::unique_ptr<Run> open(const std::string& path, const RunOptions& opts);
+  virtual ~Run();
+  Run(const Run&) = delete;
+  Run& operator=(const Run&) = delete;
+
+  Kind kind() const noexcept;
+  const std::string& name() const noexcept;       ///< the scenario's "name"
+  std::uint64_t seed() const noexcept;
+  const std::string& out() const noexcept;        ///< the database path (or ":memory:")
+  const nlohmann::json& scenario() const noexcept;  ///< the document after overrides
+
+  /// Simulated time reached, and the time of the next event (Time::max() when none is left).
+  core::Time now() const;
+  core::Time next_time() const;
+  /// True when no event is left: the workload has ended.
+  bool done() const { return next_time() == core::Time::max(); }
+  std::uint64_t events() const;
+
+  /// Fires every event at or before `t` (the clock then reads t, or the last event's time if
+  /// none is left before t). Returns the number of events fired. Throws std::logic_error after
+  /// finish(); rethrows what a model or policy throws (see the header comment).
+  std::uint64_t run_until(core::Time t);
+  /// Commits what has been recorded so far (run_meta checkpoint_ns): a process killed later
+  /// leaves the database as of here.
+  void checkpoint();
+
+  /// Closes the run at the time reached: jobs or requests still waiting are recorded as such,
+  /// run_meta gets end_reason and end_ns, the indexes are built. The database stays open for
+  /// query() until the Run is destroyed. Idempotent (the first reason wins).
+  void finish(store::EndReason reason);
+  /// After an exception out of run_until(): the model may be half-way through an event, so
+  /// it is not asked to wrap up; run_meta gets `reason` (normally Failed) and the time
+  /// reached, what was recorded is committed, and the database stays readable. Idempotent.
+  void abandon(store::EndReason reason);
+  bool finished() const noexcept;
+
+  /// One line of progress, e.g. "sim 3.2h  requests 17000 (12 in flight)  wall 1.3s ...".
+  std::string status_line(double wall_s) const;
+  /// The summary (as the CLI prints it) after finish(); `wall_s` is the caller's timing.
+  void print_summary(std::ostream& os, double wall_s) const;
+  /// The same figures as JSON (training: jobs, queues, allocation, cost; inference: totals,
+  /// latency percentiles in µs, cache hit ratio, cost, SLO verdicts). Valid after finish();
+  /// before it, figures cover the run so far where they can.
+  nlohmann::json summary_json() const;
+  /// The model's state now, as JSON: training — every job's phase and placement, every
+  /// node's allocation; inference — every instance's state, loaded models and worker pools.
+  nlohmann::json state_json() const;
+
+  /// Runs SQL against the run's own database (rows recorded so far included).
+  store::ResultTable query(const std::string& sql);
+
+  /// The model objects, for embedding code that wants more than state_json(): null when the
+  /// run is of the other kind.
+  const models::TrainingCluster* training() const noexcept;
+  const models::inference::Endpoint* endpoint() const noexcept;
+
+ private:
+  struct Impl;
+  explicit Run(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Parses a simulated time such as "90s", "30m", "12h", "7d" (or plain seconds) into a Time
+/// after t = 0. Throws std::invalid_argument naming `what` and the accepted units.
+core::Time parse_until(const std::string& text, const std::string& what = "--until");
+
+}  // namespace mltwin::runner

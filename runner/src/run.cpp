@@ -1,0 +1,476 @@
+// run.cpp — runner::Run: one run of a training or an inference scenario (see run.hpp).
+#include "mltwin/runner/run.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <sstream>
+#include <stdexcept>
+
+#include "mltwin/core/rng.hpp"
+#include "mltwin/io/inference_report.hpp"
+#include "mltwin/io/inference_scenario.hpp"
+#include "mltwin/io/report.hpp"
+#include "mltwin/io/scenario.hpp"
+#include "mltwin/models/serving_metrics.hpp"
+#include "mltwin/models/training.hpp"
+#include "mltwin_git_sha.hpp"  // generated at build time by apps/git_sha.cmake: MLTWIN_GIT_SHA
+
+#ifndef MLTWIN_GIT_SHA
+#define MLTWIN_GIT_SHA "unknown"
+#endif
+#ifndef MLTWIN_VERSION
+#define MLTWIN_VERSION "0.0.0"
+#endif
+
+namespace mltwin::runner {
+
+const char* git_sha() noexcept { return MLTWIN_GIT_SHA; }
+const char* version() noexcept { return MLTWIN_VERSION; }
+
+namespace {
+
+namespace inf = models::inference;
+using nlohmann::json;
+
+std::string human(double s) {
+  if (s < 120) return fmt::format("{:.0f}s", s);
+  if (s < 7200) return fmt::format("{:.1f}m", s / 60);
+  if (s < 172800) return fmt::format("{:.1f}h", s / 3600);
+  return fmt::format("{:.1f}d", s / 86400);
+}
+
+// The cluster model needs its recorder at construction, the store needs the RNG stream names
+// the model creates: this forwards to the store once it exists.
+class Forward final : public models::TrainingRecorder {
+ public:
+  models::TrainingRecorder* to = nullptr;
+  void job_submitted(const models::JobSubmitted& j) override { to->job_submitted(j); }
+  void job_final(const models::JobFinal& j) override { to->job_final(j); }
+  void pod_event(const models::PodEvent& e) override { to->pod_event(e); }
+  void decision(const models::Decision& d) override { to->decision(d); }
+  void phase_change(const models::PhaseChange& p) override { to->phase_change(p); }
+  void sample(const models::ClusterSample& s) override { to->sample(s); }
+  void checkpoint(core::Time now) override { to->checkpoint(now); }
+};
+
+// The metrics aggregator hands each closed period to this, which notes the worst minute and
+// passes it on to the store.
+class MinutePeaks final : public inf::ServingRecorder {
+ public:
+  explicit MinutePeaks(inf::ServingRecorder& to) : to_(to) {}
+  double worst_p99_us = 0;
+  std::uint64_t busiest = 0;
+  void request(const inf::RequestDone& r) override { to_.request(r); }
+  void model_event(const inf::ModelEvent& e) override { to_.model_event(e); }
+  void worker_event(const inf::WorkerEvent& e) override { to_.worker_event(e); }
+  void instance_event(const inf::InstanceEvent& e) override { to_.instance_event(e); }
+  void minute(const inf::MinuteMetrics& m) override {
+    if (m.model_latency_p99_us == m.model_latency_p99_us) worst_p99_us = std::max(worst_p99_us, m.model_latency_p99_us);
+    busiest = std::max(busiest, m.invocations);
+    to_.minute(m);
+  }
+  void checkpoint(core::Time now) override { to_.checkpoint(now); }
+
+ private:
+  inf::ServingRecorder& to_;
+};
+
+/// Where the database goes when the caller does not say.
+std::string default_out(const std::string& out, const std::string& name, std::uint64_t seed) {
+  std::string path = out.empty() ? "results/" + name + "-seed" + std::to_string(seed) + ".sqlite" : out;
+  if (path != ":memory:")
+    if (auto parent = std::filesystem::path(path).parent_path(); !parent.empty()) std::filesystem::create_directories(parent);
+  return path;
+}
+
+/// Nothing stored may depend on where the run was started from or on how the scenario and the
+/// data folder were spelled (relative, absolute, --data, MLTWIN_DATA, found by search): the
+/// scenario is recorded by file name, its inputs as the scenario writes them, each with its
+/// SHA-256. So one scenario, inputs and seed give byte-identical databases. A scenario given
+/// as a document is hashed as its JSON text.
+void record_inputs(store::RunMetadata& meta, const std::string& path, const RunOptions& opts,
+                   const std::vector<io::InputFileRef>& inputs) {
+  meta.scenario_path = std::filesystem::path(path).filename().string();
+  if (opts.document == std::nullopt) {
+    meta.inputs.push_back(store::hash_input_file("scenario", path));
+    meta.inputs.back().path = meta.scenario_path;
+  }
+  for (const auto& in : inputs) {
+    meta.inputs.push_back(store::hash_input_file(in.role, in.path));
+    meta.inputs.back().path = in.as_written;
+  }
+}
+
+json distribution_json(const io::Distribution& d) {
+  return {{"n", d.n}, {"mean", d.mean}, {"p50", d.p50}, {"p95", d.p95}, {"p99", d.p99}, {"max", d.max}};
+}
+
+json latency_json(const inf::LatencySummary& l) {
+  return {{"count", l.count}, {"mean_us", l.mean_us}, {"min_us", l.min_us}, {"max_us", l.max_us}, {"p50_us", l.p50_us},
+          {"p90_us", l.p90_us}, {"p99_us", l.p99_us}, {"p999_us", l.p999_us}};
+}
+
+}  // namespace
+
+core::Time parse_until(const std::string& text, const std::string& what) {
+  core::Time until = core::Time::max();
+  if (!text.empty()) {
+    try {
+      until = core::Time::zero() + core::parse_duration(text);
+    } catch (const std::exception& e) {
+      throw std::invalid_argument(what + " " + text + ": expected a time such as 90s, 30m, 12h, 7d (" + e.what() + ")");
+    }
+    if (until <= core::Time::zero()) throw std::invalid_argument(what + " " + text + ": expected a positive time");
+  }
+  return until;
+}
+
+struct Run::Impl {
+  Kind kind = Kind::Training;
+  std::string path, name, out;
+  std::uint64_t seed = 0;
+  json doc;
+  core::Simulator sim;
+  std::unique_ptr<core::RngStreams> rng;
+  std::unique_ptr<store::SqliteStore> db;
+  std::string until_text;
+  bool finished = false;
+  bool started = false;
+  core::Time end = core::Time::zero();
+
+  // Training.
+  std::unique_ptr<io::LoadedScenario> training_sc;
+  Forward fwd;
+  std::unique_ptr<models::TrainingCluster> cluster;
+  double span_s = 1.0;
+
+  // Inference.
+  std::unique_ptr<io::LoadedInferenceScenario> inference_sc;
+  std::unique_ptr<MinutePeaks> peaks;
+  std::unique_ptr<inf::MetricsAggregator> agg;
+  std::unique_ptr<inf::Endpoint> ep;
+  std::string server;
+
+  void start() {
+    if (started) return;
+    started = true;
+    if (cluster) cluster->start();
+    else ep->start();
+  }
+};
+
+Run::Run(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Run::~Run() = default;
+
+std::unique_ptr<Run> Run::open(const std::string& path, const RunOptions& opts) {
+  auto m = std::make_unique<Impl>();
+  m->path = path;
+  m->until_text = opts.until_text;
+  io::LoadOptions lo;
+  lo.data_dir = opts.data_dir;
+  lo.overrides = opts.overrides;
+  lo.document = opts.document ? &*opts.document : nullptr;
+  const io::ScenarioKind kind = opts.document ? io::scenario_kind(*opts.document, path) : io::scenario_kind(path);
+
+  store::RunMetadata meta;
+  meta.git_sha = git_sha();
+  meta.mltwin_version = version();
+  meta.until = opts.until_text;
+
+  if (kind == io::ScenarioKind::Inference) {
+    if (opts.max_jobs > 0) throw std::invalid_argument("max_jobs applies to Philly (training) workloads, not to inference scenarios");
+    m->kind = Kind::Inference;
+    m->inference_sc = std::make_unique<io::LoadedInferenceScenario>(io::load_inference_scenario(path, lo));
+    const io::LoadedInferenceScenario& sc = *m->inference_sc;
+    m->name = sc.name;
+    m->doc = sc.json;
+    m->seed = opts.seed.value_or(sc.seed);
+    m->out = default_out(opts.out, sc.name, m->seed);
+    m->rng = std::make_unique<core::RngStreams>(m->seed);
+    const bool mms = sc.inference.server.kind == inf::ServerSpec::Kind::Mms;
+
+    meta.kind = store::RunKind::Inference;
+    meta.scenario_json = sc.json.dump();
+    meta.seed = m->seed;
+    meta.request_sampling.record_full = sc.inference.output.request_records_full;
+    meta.request_sampling.sample_every = sc.inference.output.request_sample_every;
+    record_inputs(meta, path, opts, sc.inputs);
+    meta.extra["model_server"] = mms ? std::string("MMS ") + policy::serving::kMmsRelease
+                                     : std::string("DJL Serving ") + policy::serving::kDjlServingRelease;
+    m->server = meta.extra["model_server"] + (mms ? " (static workers)" : " (WLM worker autoscaling)");
+    meta.extra["random_inputs"] =
+        "arrival times and model choices (traffic), service times, OverheadLatency, S3 first byte, "
+        "load / unload / worker start-up / instance start-up / health-check times (per their "
+        "distributions), Locust waits";
+    // The streams the model will draw from (recorded so a reader knows which inputs are random).
+    meta.rng_streams = {"endpoint.latencies", "endpoint.overhead", "serving.service_time", "traffic.arrivals",
+                        "traffic.locust_wait", "traffic.models"};
+    inf::PolicySet policies = inf::default_policies(sc.inference);
+    if (opts.customize_serving) opts.customize_serving(policies);
+    m->db = std::make_unique<store::SqliteStore>(m->out, meta);
+    m->peaks = std::make_unique<MinutePeaks>(*m->db);
+    m->agg = std::make_unique<inf::MetricsAggregator>(sc.inference.output.metrics_period, core::Time::zero(), m->peaks.get());
+    m->ep = std::make_unique<inf::Endpoint>(m->sim, sc.inference, *m->rng, m->db.get(), m->agg.get(), std::move(policies));
+    m->start();
+    return std::unique_ptr<Run>(new Run(std::move(m)));
+  }
+
+  if (opts.customize_serving)
+    throw std::invalid_argument("serving policies apply to inference scenarios; '" + path + "' is a training scenario");
+  m->kind = Kind::Training;
+  if (opts.max_jobs > 0) {
+    json patch = {{"workload", {{"philly", {{"max_jobs", opts.max_jobs}}}}}};
+    if (lo.overrides.is_null()) lo.overrides = patch;
+    else lo.overrides.merge_patch(patch);
+  }
+  m->training_sc = std::make_unique<io::LoadedScenario>(io::load_scenario(path, lo));
+  const io::LoadedScenario& sc = *m->training_sc;
+  m->name = sc.name;
+  m->doc = sc.json;
+  m->seed = opts.seed.value_or(sc.seed);
+  m->out = default_out(opts.out, sc.name, m->seed);
+  m->rng = std::make_unique<core::RngStreams>(m->seed);
+  m->cluster = std::make_unique<models::TrainingCluster>(sc.training, m->sim, *m->rng, m->fwd);
+  m->span_s = sc.training.jobs.empty() ? 1.0 : std::max(1.0, sc.training.jobs.back().submit.seconds());
+
+  meta.scenario_json = sc.json.dump();
+  meta.seed = m->seed;
+  meta.volcano_release = io::kVolcanoRelease;
+  meta.rng_streams = m->rng->names();
+  record_inputs(meta, path, opts, sc.inputs);
+  meta.extra["random_inputs"] =
+      "bind latency, pod start-up latency (per their distributions), Kubernetes UIDs (order of "
+      "jobs submitted in the same second), Volcano's node tie-break";
+  m->db = std::make_unique<store::SqliteStore>(m->out, meta);
+  m->fwd.to = m->db.get();
+  m->start();
+  return std::unique_ptr<Run>(new Run(std::move(m)));
+}
+
+Kind Run::kind() const noexcept { return impl_->kind; }
+const std::string& Run::name() const noexcept { return impl_->name; }
+std::uint64_t Run::seed() const noexcept { return impl_->seed; }
+const std::string& Run::out() const noexcept { return impl_->out; }
+const nlohmann::json& Run::scenario() const noexcept { return impl_->doc; }
+core::Time Run::now() const { return impl_->sim.now(); }
+core::Time Run::next_time() const { return impl_->sim.next_time(); }
+std::uint64_t Run::events() const { return impl_->sim.stats().events_fired; }
+bool Run::finished() const noexcept { return impl_->finished; }
+const models::TrainingCluster* Run::training() const noexcept { return impl_->cluster.get(); }
+const models::inference::Endpoint* Run::endpoint() const noexcept { return impl_->ep.get(); }
+
+std::uint64_t Run::run_until(core::Time t) {
+  Impl& m = *impl_;
+  if (m.finished) throw std::logic_error("run '" + m.name + "' has finished; open a new Run");
+  m.start();
+  if (m.sim.next_time() > t) {
+    // Nothing to fire: still move the clock (a caller stepping through a quiet period sees
+    // now() advance), but never past the last event when the run is over.
+    if (m.sim.next_time() != core::Time::max() && t > m.sim.now()) return m.sim.run_until(t);
+    return 0;
+  }
+  return m.sim.run_until(t);
+}
+
+void Run::checkpoint() {
+  Impl& m = *impl_;
+  if (!m.finished) m.db->checkpoint(m.sim.now());
+}
+
+void Run::finish(store::EndReason reason) {
+  Impl& m = *impl_;
+  if (m.finished) return;
+  m.finished = true;
+  m.start();
+  if (m.cluster) {
+    // A run that completed ends at its last event; one stopped early at the time reached.
+    m.end = reason == store::EndReason::Completed ? std::max(m.cluster->last_event(), core::Time::zero()) : m.sim.now();
+    std::string note;
+    if (reason == store::EndReason::Interrupted) note = "run interrupted at " + human(m.end.seconds());
+    else if (reason == store::EndReason::Until)
+      note = "still waiting at --until " + (m.until_text.empty() ? human(m.end.seconds()) : m.until_text);
+    m.cluster->finish(m.end, note);
+  } else {
+    m.end = m.sim.now();
+    m.ep->finish();
+  }
+  m.db->record_end(reason, m.end);
+  m.db->finish(/*keep_open=*/true);
+}
+
+void Run::abandon(store::EndReason reason) {
+  Impl& m = *impl_;
+  if (m.finished) return;
+  m.finished = true;
+  m.end = m.sim.now();
+  m.db->record_end(reason, m.end);
+  m.db->finish(/*keep_open=*/true);
+}
+
+std::string Run::status_line(double wall) const {
+  const Impl& m = *impl_;
+  const double rate = wall > 0 ? static_cast<double>(m.sim.stats().events_fired) / wall / 1e6 : 0.0;
+  if (m.ep) {
+    const auto& st = m.ep->stats();
+    return fmt::format("sim {}  requests {} ({} in flight)  wall {:.1f}s  {:.2f}M events/s", human(m.sim.now().seconds()),
+                       st.requests, st.in_flight, wall, rate);
+  }
+  const double frac = std::min(1.0, m.sim.now().seconds() / m.span_s);
+  const int width = 30, filled = static_cast<int>(frac * width);
+  return fmt::format("[{}{}] {:3.0f}%  sim {}  jobs {}/{} ended  wall {:.1f}s  {:.2f}M events/s", std::string(filled, '='),
+                     std::string(width - filled, ' '), frac * 100, human(m.sim.now().seconds()), m.cluster->ended(),
+                     m.cluster->total_jobs(), wall, rate);
+}
+
+void Run::print_summary(std::ostream& os, double wall_s) const {
+  const Impl& m = *impl_;
+  if (m.cluster) {
+    io::RunSummary s = io::summarize(m.name, m.seed, m.training_sc->training, *m.cluster, m.end.seconds());
+    s.events = m.sim.stats().events_fired;
+    s.wall_s = wall_s;
+    io::print_summary(os, s);
+    os << fmt::format("Events: {} in {:.2f} s wall ({:.2f} M events/s)\n", s.events, wall_s,
+                      wall_s > 0 ? static_cast<double>(s.events) / wall_s / 1e6 : 0.0);
+    return;
+  }
+  io::InferenceSummary s;
+  const auto& sc = *m.inference_sc;
+  s.scenario = m.name;
+  s.seed = m.seed;
+  s.server = m.server;
+  s.instance_type = sc.inference.endpoint.instance_type;
+  s.sim_end_s = m.sim.now().seconds();
+  s.stats = m.ep->stats();
+  s.totals = m.agg->totals();
+  s.model_latency = m.agg->model_latency_summary();
+  s.overhead_latency = m.agg->overhead_latency_summary();
+  s.end_to_end = m.agg->end_to_end_latency_summary();
+  s.histogram_relative_error = m.agg->model_latency().relative_error_bound();
+  s.peak_minute_p99_model_latency_us = m.peaks->worst_p99_us;
+  s.peak_minute_invocations = m.peaks->busiest;
+  const std::uint64_t reached = s.stats.requests - s.stats.in_flight;
+  s.cache_hit_ratio = reached > 0 ? static_cast<double>(s.stats.cache_hits) / static_cast<double>(reached) : 0.0;
+  s.p99_slo_ms = sc.inference.slo.p99_model_latency_ms;
+  s.max_5xx_ratio = sc.inference.slo.max_5xx_ratio;
+  s.events = m.sim.stats().events_fired;
+  s.wall_s = wall_s;
+  io::print_inference_summary(os, s);
+}
+
+nlohmann::json Run::summary_json() const {
+  const Impl& m = *impl_;
+  json j = {{"scenario", m.name}, {"seed", m.seed}, {"kind", m.cluster ? "training" : "inference"},
+            {"sim_end_s", (m.finished ? m.end : m.sim.now()).seconds()}, {"events", m.sim.stats().events_fired},
+            {"database", m.out}};
+  if (m.cluster) {
+    const io::RunSummary s =
+        io::summarize(m.name, m.seed, m.training_sc->training, *m.cluster, (m.finished ? m.end : m.sim.now()).seconds());
+    j["jobs"] = s.jobs;
+    json phases = json::object();
+    for (const auto& [phase, n] : s.phases) phases[phase] = n;
+    j["phases"] = phases;
+    j["makespan_s"] = s.makespan_s;
+    j["queueing_s"] = distribution_json(s.queueing_s);
+    j["jct_s"] = distribution_json(s.jct_s);
+    json queues = json::array();
+    for (const auto& q : s.queues)
+      queues.push_back({{"queue", q.queue}, {"submitted", q.submitted}, {"completed", q.completed}, {"running", q.running},
+                        {"pending", q.pending}, {"rejected", q.rejected}, {"queueing_s", distribution_json(q.queueing_s)},
+                        {"jct_s", distribution_json(q.jct_s)}});
+    j["queues"] = queues;
+    j["allocation_ratio"] = s.allocation_ratio;
+    j["weekly_allocation_ratio"] = s.weekly_allocation_ratio;
+    j["sessions"] = s.sessions;
+    j["cycles"] = s.cycles;
+    j["binds"] = s.binds;
+    j["statements_discarded"] = s.discarded;
+    j["cost_usd"] = s.cost_usd;
+    return j;
+  }
+  const auto& st = m.ep->stats();
+  const auto t = m.agg->totals();
+  const auto& sc = *m.inference_sc;
+  const std::uint64_t reached = st.requests - st.in_flight;
+  j["server"] = m.server;
+  j["instance_type"] = sc.inference.endpoint.instance_type;
+  j["requests"] = st.requests;
+  j["served"] = st.served;
+  j["rejected_503"] = st.rejected_503;
+  j["rejected_507"] = st.rejected_507;
+  j["in_flight"] = st.in_flight;
+  j["cache_hit_ratio"] = reached > 0 ? static_cast<double>(st.cache_hits) / static_cast<double>(reached) : 0.0;
+  j["downloads"] = st.downloads;
+  j["loads"] = st.loads;
+  j["unloads"] = st.unloads;
+  j["workers_added"] = st.workers_added;
+  j["workers_retired"] = st.workers_retired;
+  j["max_workers_seen"] = st.max_workers_seen;
+  j["max_queue_seen"] = st.max_queue_seen;
+  j["instances_launched"] = st.instances_launched;
+  j["instance_hours"] = st.instance_seconds / 3600.0;
+  j["cost_usd"] = st.cost_usd;
+  j["status_5xx"] = t.status_5xx;
+  j["model_latency"] = latency_json(m.agg->model_latency_summary());
+  j["overhead_latency"] = latency_json(m.agg->overhead_latency_summary());
+  j["end_to_end_latency"] = latency_json(m.agg->end_to_end_latency_summary());
+  j["histogram_relative_error"] = m.agg->model_latency().relative_error_bound();
+  j["peak_minute_p99_model_latency_us"] = m.peaks->worst_p99_us;
+  j["peak_minute_invocations"] = m.peaks->busiest;
+  const double p99_ms = m.agg->model_latency_summary().p99_us / 1000.0;
+  const double ratio_5xx = t.invocations > 0 ? static_cast<double>(t.status_5xx) / static_cast<double>(t.invocations) : 0.0;
+  j["slo"] = {{"p99_model_latency_ms", sc.inference.slo.p99_model_latency_ms},
+              {"max_5xx_ratio", sc.inference.slo.max_5xx_ratio},
+              {"p99_met", sc.inference.slo.p99_model_latency_ms <= 0 || p99_ms <= sc.inference.slo.p99_model_latency_ms},
+              {"5xx_met", ratio_5xx <= sc.inference.slo.max_5xx_ratio}};
+  return j;
+}
+
+nlohmann::json Run::state_json() const {
+  const Impl& m = *impl_;
+  json j = {{"now_s", m.sim.now().seconds()}, {"now_ns", m.sim.now().ns()}, {"events", m.sim.stats().events_fired}};
+  if (m.cluster) {
+    const policy::ClusterState& cs = m.cluster->state();
+    j["submitted"] = m.cluster->submitted();
+    j["ended"] = m.cluster->ended();
+    j["jobs_total"] = m.cluster->total_jobs();
+    json nodes = json::array();
+    for (const auto& n : cs.nodes()) {
+      using policy::Dim;
+      nodes.push_back({{"name", n.name},
+                       {"instance_type", n.instance_type},
+                       {"neuroncores_allocatable", n.allocatable[Dim::NeuronCore] / 1000.0},
+                       {"neuroncores_used", n.used[Dim::NeuronCore] / 1000.0},
+                       {"cpu_used", n.used[Dim::Cpu] / 1000.0},
+                       {"memory_used_bytes", n.used[Dim::Memory]},
+                       {"pods", n.task_count}});
+    }
+    j["nodes"] = nodes;
+    json jobs = json::array();
+    for (const auto& job : cs.jobs()) {
+      if (!job.live || job.phase == policy::PodGroupPhase::Completed) continue;
+      json tasks = json::array();
+      for (policy::TaskId t : job.tasks) {
+        const policy::TaskInfo& ti = cs.task(t);
+        tasks.push_back({{"name", ti.name}, {"status", policy::to_string(ti.status)},
+                         {"node", ti.node == policy::kNone ? json(nullptr) : json(cs.node(ti.node).name)}});
+      }
+      jobs.push_back({{"name", job.name}, {"queue", cs.queue(job.queue).name}, {"phase", policy::to_string(job.phase)},
+                      {"min_available", job.min_available}, {"pods", tasks}});
+    }
+    j["jobs"] = jobs;  // jobs not yet completed
+    return j;
+  }
+  const auto& st = m.ep->stats();
+  j["requests"] = st.requests;
+  j["in_flight"] = st.in_flight;
+  j["served"] = st.served;
+  j["rejected_503"] = st.rejected_503;
+  j["rejected_507"] = st.rejected_507;
+  return j;
+}
+
+store::ResultTable Run::query(const std::string& sql) { return impl_->db->query(sql); }
+
+}  // namespace mltwin::runner
