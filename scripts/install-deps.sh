@@ -10,6 +10,14 @@ PKGS=(
   libsqlite3-dev sqlite3                   # the results store (sqlite3: the CLI, for reading results)
   libfmt-dev libcli11-dev doctest-dev      # formatting, command line, tests
   libfccp-dev                              # Fast C++ CSV Parser (trace readers)
+  # The Python module (bindings/python), for Debian's /usr/bin/python3, and what its tests,
+  # notebooks and sweeps use:
+  pybind11-dev python3-dev                 # the module itself
+  python3-numpy python3-pandas python3-scipy   # DataFrames; confidence intervals (scipy.stats)
+  python3-distributed                      # Dask sweeps (mltwin.sweep)
+  python3-pytest                           # the Python tests
+  python3-matplotlib python3-nbclient python3-nbformat python3-ipykernel   # notebooks, run by the tests
+  python3-mypy                             # stubgen: type stubs for the compiled module
 )
 missing=()
 for p in "${PKGS[@]}"; do
