@@ -15,6 +15,8 @@ void register_builtins(std::map<std::string, PluginFactory>& plugins,
   actions["enqueue"] = make_enqueue;
   actions["allocate"] = make_allocate;
   actions["backfill"] = make_backfill;
+  actions["preempt"] = make_preempt;
+  actions["reclaim"] = make_reclaim;
 }
 
 }  // namespace mltwin::policy::detail

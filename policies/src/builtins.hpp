@@ -24,6 +24,8 @@ std::unique_ptr<Plugin> make_overcommit(const Arguments&);
 std::unique_ptr<Action> make_enqueue(const Arguments&);
 std::unique_ptr<Action> make_allocate(const Arguments&);
 std::unique_ptr<Action> make_backfill(const Arguments&);
+std::unique_ptr<Action> make_preempt(const Arguments&);
+std::unique_ptr<Action> make_reclaim(const Arguments&);
 
 /// Volcano's util.PriorityQueue over a less-than function, as a binary heap; pops in the
 /// comparator's order. All comparators used with it are strict total orders (they end in a

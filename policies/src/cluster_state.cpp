@@ -1,5 +1,6 @@
 #include "mltwin/policy/cluster_state.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace mltwin::policy {
@@ -181,6 +182,20 @@ void ClusterState::set_podgroup_phase(JobId jid, PodGroupPhase p) {
   } else {
     j.phase = p;
   }
+  ++generation_;
+}
+
+void ClusterState::remove_task(TaskId tid) {
+  TaskInfo& t = tasks_[tid];
+  JobInfo& j = jobs_[t.job];
+  auto it = std::find(j.tasks.begin(), j.tasks.end(), tid);
+  if (it == j.tasks.end()) throw std::logic_error("remove_task: task '" + t.name + "' is not in its job");
+  // Leave the node and the job's counters as a move to Unknown would, then drop the task.
+  apply_task_status_quiet(tid, TaskStatus::Unknown, kNone);
+  --j.status_count[static_cast<std::size_t>(TaskStatus::Unknown)];
+  t.node = kNone;
+  j.tasks.erase(it);
+  if (j.live && j.phase == PodGroupPhase::Pending && j.tasks.empty()) --pending_with_pods_;
   ++generation_;
 }
 

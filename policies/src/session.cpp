@@ -404,8 +404,10 @@ void Statement::undo() {
         ssn_->fire_deallocate(st.task(it->task));
         break;
       case OpKind::Evict:
-        // unevict: Volcano restores Running whatever the task was before.
-        st.apply_task_status_quiet(it->task, TaskStatus::Running, it->node);
+        // unevict. Volcano (statement.go unevict) writes Running whatever the task was before,
+        // harmlessly, on a session copy that is thrown away; mltwin's state outlives the
+        // session, so the status the task had (Bound or Running) is restored.
+        st.apply_task_status_quiet(it->task, it->prev, it->node);
         ssn_->fire_allocate(st.task(it->task));
         break;
     }

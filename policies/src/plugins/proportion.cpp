@@ -10,7 +10,8 @@
 // - Overused: deserved <= allocated in every dimension -> the queue is skipped by allocate.
 // - Allocatable: allocated + task request within deserved on the dimensions the task requests.
 // - Enqueueable: minResources + allocated + inqueue - elastic within the real capability.
-// - Reclaimable (seam for the reclaim action): tasks of queues allocated beyond deserved.
+// - Reclaimable (used by the reclaim action): tasks of queues allocated beyond deserved, taken
+//   while the queue stays over it (proportion.go AddReclaimableFn); Preemptive = Allocatable.
 #include <vector>
 
 #include "../builtins.hpp"

@@ -42,6 +42,10 @@ class ClusterState {
   /// use set_task_status instead. Throws std::logic_error if either status is not allocated.
   void set_task_status_within_allocated(TaskId t, TaskStatus status);
   void set_podgroup_phase(JobId j, PodGroupPhase p);
+  /// The pod is gone (its deletion completed, e.g. after an eviction's termination grace
+  /// period): off its node, out of its job's task list and counters. The TaskInfo stays, with
+  /// status Unknown and no node (task ids are never reused); the job keeps its PodGroup.
+  void remove_task(TaskId t);
   /// Removes a finished job from the live set (its tasks must be off every node).
   void remove_job(JobId j);
   void set_now(TimeNs t) { now_ = t; }

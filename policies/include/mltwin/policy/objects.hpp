@@ -58,6 +58,9 @@ struct TaskInfo {
   /// PriorityClass system-cluster-critical / system-node-critical, or namespace kube-system:
   /// never a victim (conformance plugin).
   bool system_critical = false;
+  /// Annotation (else label) volcano.sh/preemptable; Volcano reads true when neither is set
+  /// (pkg/scheduler/api/pod_info.go GetPodPreemptable). preempt and reclaim skip a task with false.
+  bool preemptable = true;
 };
 
 /// One Volcano job with its PodGroup (Volcano JobInfo).

@@ -83,6 +83,8 @@ class QueueBuilder {
   QueueBuilder& guarantee(const Pod& r) { q_.guarantee = r.resource(); return *this; }
   QueueBuilder& closed() { q_.state = QueueState::Closed; return *this; }
   QueueBuilder& priority(int p) { q_.priority = p; return *this; }
+  /// spec.reclaimable (Volcano's default: true).
+  QueueBuilder& reclaimable(bool r) { q_.reclaimable = r; return *this; }
   QueueInfo build() const { return q_; }
 
  private:

@@ -1,0 +1,160 @@
+// preempt action — Volcano v1.12.1 pkg/scheduler/actions/preempt/preempt.go.
+//
+// Preemptors are the starving jobs (Session::job_starving) among those whose PodGroup is not
+// Pending and that pass JobValid, each with its Pending tasks in task order.
+// 1. Between jobs, within a queue: take the queue's starving jobs in job order; for each, one
+//    Statement; while the job still starves and has tasks, its next task tries to preempt
+//    Bound/Running, preemptable tasks of *other* jobs of the same queue (preempt() below). The
+//    statement commits if the job is then pipelined (JobPipelined), else it is discarded — the
+//    evictions are undone and nothing reaches the cluster. A job whose last attempt placed its
+//    task goes back into the queue's order.
+// 2. Within a job: for every starving job, its Pending tasks again, each trying to preempt
+//    tasks of its own job; each attempt's statement commits whatever it did (as Volcano's does,
+//    even without a placement), and the job stops at its first task that could not be placed.
+//    As in Volcano, this second phase sits inside the loop over queues, so it runs once per
+//    queue that has jobs.
+// preempt(task): over the nodes that pass PredicateForPreemptAction, best node score first,
+// the plugins' Preemptable answer (tiered intersection) is the victim set on that node; it must
+// pass ValidateVictims; victims are evicted in BuildVictimsPriorityQueue order (lowest first)
+// until the preemptor's queue is Allocatable for it and it fits the node's future-idle
+// resources; then the preemptor is pipelined there (it binds in a later cycle, once the
+// victims are gone) and the search stops. Otherwise the evictions stay in the statement and
+// the next node is tried.
+//
+// Where Volcano's order comes from a Go map (the queues, the starving jobs of phase 2, the
+// tasks on a node, nodes of equal score), mltwin fixes one: queues in queue order, jobs in job
+// order, tasks on a node by task id, equal-score nodes by node id. Not modelled: a preemptor
+// with preemptionPolicy Never, scheduling-gated pods, PrePredicate (no built-in plugin here has
+// one), the predicate error cache (it only saves work).
+#include <algorithm>
+#include <unordered_map>
+
+#include "victims.hpp"
+
+namespace mltwin::policy::detail {
+namespace {
+
+class Preempt final : public Action {
+ public:
+  std::string_view name() const override { return "preempt"; }
+
+  void execute(Session& ssn) override {
+    ClusterState& st = ssn.state();
+    std::vector<QueueId> queue_ids;                 // queues with a non-pending, valid job
+    std::vector<std::uint8_t> has_queue(st.queues().size(), 0);
+    std::vector<JobPQ> starving(st.queues().size(), JobPQ(JobLess{&ssn}));
+    std::unordered_map<JobId, TaskPQ> preemptor_tasks;
+    std::vector<JobId> under_request;
+    for (JobId jid : st.active_jobs()) {
+      const JobInfo& j = st.job(jid);
+      if (j.is_pending()) continue;
+      if (!ssn.job_valid(j).pass) continue;
+      if (!has_queue[j.queue]) {
+        has_queue[j.queue] = 1;
+        queue_ids.push_back(j.queue);
+      }
+      if (ssn.job_starving(j)) {
+        starving[j.queue].push(jid);
+        under_request.push_back(jid);
+        preemptor_tasks.emplace(jid, pending_of(ssn, jid));
+      }
+    }
+    if (under_request.empty()) return;
+    std::sort(queue_ids.begin(), queue_ids.end(), QueueLess{&ssn});
+    std::sort(under_request.begin(), under_request.end(), JobLess{&ssn});
+    on_node_ = tasks_by_node(st);
+
+    for (QueueId q : queue_ids) {
+      // Preemption between jobs within the queue.
+      JobPQ& preemptors = starving[q];
+      while (!preemptors.empty()) {
+        const JobId jid = preemptors.pop();
+        const JobInfo& job = st.job(jid);
+        TaskPQ& tasks = preemptor_tasks.at(jid);
+        Statement stmt(ssn);
+        bool assigned = false;
+        while (ssn.job_starving(job) && !tasks.empty()) {
+          const TaskId preemptor = tasks.pop();
+          assigned = preempt(ssn, stmt, preemptor, [&](const TaskInfo& t) {
+            return st.job(t.job).queue == job.queue && t.job != jid;
+          });
+        }
+        if (ssn.job_pipelined(job)) {
+          stmt.commit();
+        } else {
+          stmt.discard();
+          continue;
+        }
+        if (assigned) preemptors.push(jid);
+      }
+      // Preemption between tasks within a job.
+      for (JobId jid : under_request) {
+        TaskPQ tasks = pending_of(ssn, jid);
+        while (!tasks.empty()) {
+          const TaskId preemptor = tasks.pop();
+          Statement stmt(ssn);
+          const bool assigned = preempt(ssn, stmt, preemptor, [&](const TaskInfo& t) { return t.job == jid; });
+          stmt.commit();
+          if (!assigned) break;
+        }
+      }
+    }
+  }
+
+ private:
+  /// A job's Pending tasks in task order (BestEffort ones included, as Volcano's
+  /// TaskStatusIndex[Pending] holds them).
+  static TaskPQ pending_of(const Session& ssn, JobId jid) {
+    const ClusterState& st = ssn.state();
+    std::vector<TaskId> v;
+    for (TaskId t : st.job(jid).tasks)
+      if (st.task(t).status == TaskStatus::Pending) v.push_back(t);
+    TaskPQ pq(TaskLess{&ssn});
+    pq.assign(std::move(v));
+    return pq;
+  }
+
+  template <class Filter>
+  bool preempt(Session& ssn, Statement& stmt, TaskId pid, Filter&& filter) {
+    ClusterState& st = ssn.state();
+    const TaskInfo& preemptor = st.task(pid);
+    const QueueInfo& queue = st.queue(st.job(preemptor.job).queue);
+    // PredicateNodes, PrioritizeNodes, SortNodes: best score first.
+    std::vector<std::pair<double, NodeId>> nodes;
+    for (NodeId n : preempt_candidate_nodes(ssn, preemptor))
+      nodes.emplace_back(ssn.has_node_order() ? ssn.node_score(preemptor, st.node(n)) : 0.0, n);
+    std::stable_sort(nodes.begin(), nodes.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+
+    for (const auto& [score, nid] : nodes) {
+      const NodeInfo& node = st.node(nid);
+      preemptees_.clear();
+      for (TaskId t : on_node_[nid]) {
+        const TaskInfo& task = st.task(t);
+        if (task.node != nid || !preemptable_status(task.status)) continue;
+        if (preemptor.best_effort && !task.best_effort) continue;  // BestEffort never preempts others
+        if (!task.preemptable) continue;
+        if (filter(task)) preemptees_.push_back(t);
+      }
+      std::vector<TaskId> victims = ssn.preemptable(preemptor, preemptees_);
+      if (!victims_suffice(st, preemptor, node, victims)) continue;
+      VictimPQ queue_of_victims(VictimLess{&ssn});
+      queue_of_victims.assign(std::move(victims));
+      auto fits = [&] { return ssn.allocatable(queue, preemptor) && preemptor.resreq.less_equal(node.future_idle()); };
+      while (!queue_of_victims.empty()) {
+        if (fits()) break;
+        stmt.evict(queue_of_victims.pop(), "preempt");
+      }
+      if (fits()) {
+        stmt.pipeline(pid, nid);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  std::vector<std::vector<TaskId>> on_node_;
+  std::vector<TaskId> preemptees_;
+};
+}  // namespace
+std::unique_ptr<Action> make_preempt(const Arguments&) { return std::make_unique<Preempt>(); }
+}  // namespace mltwin::policy::detail

@@ -1,0 +1,75 @@
+// Internal: what the preempt and reclaim actions share — Volcano v1.12.1's node filter for
+// preemption (framework/session.go PredicateForPreemptAction and
+// GetUnschedulableAndUnresolvableNodesForTask), the victims' order
+// (framework/session_plugins.go BuildVictimsPriorityQueue), util.ValidateVictims
+// (util/scheduler_helper.go), and an index of the tasks on each node (Volcano's node.Tasks).
+#pragma once
+#include <vector>
+
+#include "../builtins.hpp"
+
+namespace mltwin::policy::detail {
+
+/// Volcano api.PreemptableStatus (api/helpers.go): only Bound and Running tasks are victims.
+constexpr bool preemptable_status(TaskStatus s) { return s == TaskStatus::Bound || s == TaskStatus::Running; }
+
+/// The nodes a preemptor may take, PredicateForPreemptAction: every plugin predicate is run and
+/// a node passes unless some status is UnschedulableAndUnresolvable, Error, Wait or Skip (a plain
+/// Unschedulable — "may fit once something leaves" — passes; resources are not a predicate
+/// here, ValidateVictims checks them). The nodes allocate found UnschedulableAndUnresolvable for
+/// this task are exactly the ones this filter rejects again, so GetUnschedulableAndUnresolvable-
+/// NodesForTask needs no separate record. Nodes in id order (Volcano's ssn.NodeList order).
+inline std::vector<NodeId> preempt_candidate_nodes(Session& ssn, const TaskInfo& task) {
+  std::vector<NodeId> out;
+  for (const NodeInfo& n : ssn.state().nodes()) {
+    const Status s = ssn.predicate(task, n);
+    if (s.ok() || s.code == Code::Unschedulable) out.push_back(n.id);
+  }
+  return out;
+}
+
+/// BuildVictimsPriorityQueue's order, as a less-than (true: `a` is evicted before `b`): tasks of
+/// one job in reverse task order; tasks of jobs in different queues by VictimQueueOrderFn, which
+/// falls back to the reverse queue order (no built-in plugin here registers a victim queue order:
+/// in Volcano only capacity does); otherwise jobs in reverse job order.
+struct VictimLess {
+  const Session* ssn;
+  bool operator()(TaskId a, TaskId b) const {
+    const ClusterState& st = ssn->state();
+    const TaskInfo& ta = st.task(a);
+    const TaskInfo& tb = st.task(b);
+    if (ta.job == tb.job) return !ssn->task_order(ta, tb);
+    const JobInfo& ja = st.job(ta.job);
+    const JobInfo& jb = st.job(tb.job);
+    if (ja.queue != jb.queue) return !ssn->queue_order(st.queue(ja.queue), st.queue(jb.queue));
+    return !ssn->job_order(ja, jb);
+  }
+};
+using VictimPQ = PriorityQueue<TaskId, VictimLess>;
+
+/// util.ValidateVictims: the node's future-idle resources plus the victims' requests must cover
+/// the preemptor's request (an empty victim list may pass: the node may already have room).
+inline bool victims_suffice(const ClusterState& st, const TaskInfo& preemptor, const NodeInfo& node,
+                            const std::vector<TaskId>& victims) {
+  Resource future = node.future_idle();
+  for (TaskId v : victims) future.add(st.task(v).resreq);
+  return preemptor.resreq.less_equal(future);
+}
+
+/// The tasks that hold resources on each node (Volcano NodeInfo.Tasks), built once per action
+/// from the live jobs, each node's list in task id order. Statuses are read at use: a task
+/// evicted meanwhile is Releasing and no longer passes the actions' status filters, and tasks
+/// pipelined during the action are never victims (PreemptableStatus), so the index stays valid.
+inline std::vector<std::vector<TaskId>> tasks_by_node(const ClusterState& st) {
+  std::vector<std::vector<TaskId>> by(st.nodes().size());
+  for (const auto* list : {&st.pending_jobs(), &st.active_jobs()})
+    for (JobId j : *list)
+      for (TaskId t : st.job(j).tasks) {
+        const TaskInfo& task = st.task(t);
+        if (task.node != kNone && on_node_status(task.status)) by[task.node].push_back(t);
+      }
+  for (auto& v : by) std::sort(v.begin(), v.end());
+  return by;
+}
+
+}  // namespace mltwin::policy::detail

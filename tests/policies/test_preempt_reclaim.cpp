@@ -1,0 +1,292 @@
+// The preempt and reclaim actions (Volcano v1.12.1 actions/preempt/preempt.go,
+// actions/reclaim/reclaim.go) as declarative cases: nodes, queues, jobs and tiers in; evictions,
+// pipelined tasks, binds and phases out. Every expectation is derived by hand in the comments,
+// from the rules in session.hpp (victims: intersection within a tier, an empty answer ends the
+// tier, the first tier with victims decides) and the plugins' Volcano callbacks.
+//
+// Shared numbers: a trn1.32xlarge node has 128 cpu, 512 GiB, 32 NeuronCores, 8 EFA; a
+// "full" pod asks 100 cpu, 400 GiB, 32 NeuronCores, 8 EFA, so one fits per node and a node
+// holding one has 28 cpu / 112 GiB / 0 / 0 idle. With one queue the queue deserves the whole
+// cluster (proportion), so with n nodes it is Allocatable for a full pod only while it holds
+// fewer than n full pods. The evictions the RecordingBackend sees are what a Statement
+// committed (or reclaim sent at once); the pods stay Releasing until the test removes them
+// (the termination grace period, modelled by the simulator, not the policy library).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+#include "mltwin/policy/scheduler.hpp"
+#include "mltwin/policy/testing/builders.hpp"
+
+using namespace mltwin::policy;
+using namespace mltwin::policy::testing;
+
+namespace {
+Pod full_node(int prio = 0) { return Pod().cpu(100).memory_gib(400).neuron_devices(16).efa(8).priority(prio); }
+
+SchedulerConfig with_actions(SchedulerConfig cfg) {
+  cfg.actions = {"enqueue", "allocate", "preempt", "reclaim", "backfill"};
+  return cfg;
+}
+
+/// Volcano's default tiers with all five actions.
+SchedulerConfig volcano_defaults() { return with_actions(volcano_default_config()); }
+
+/// The tiers users write to let priority choose victims: gang's and drf's Preemptable switched
+/// off (enablePreemptable: false), so tier 1 is priority ∩ conformance and no later tier votes.
+SchedulerConfig priority_decides() {
+  SchedulerConfig cfg = volcano_defaults();
+  auto off = [&](std::size_t tier, const char* plugin, Ext e) {
+    for (auto& p : cfg.tiers[tier].plugins)
+      if (p.name == plugin) p.enabled[static_cast<std::size_t>(e)] = false;
+  };
+  off(0, "gang", Ext::Preemptable);
+  off(1, "drf", Ext::Preemptable);
+  return cfg;
+}
+
+void cycle(World& w, RecordingBackend& be, Scheduler& s) {
+  be.world = &w;
+  w.state.set_now(w.state.now() + 1'000'000'000);
+  s.run_once(w.state, be);
+}
+
+void settle(World& w, RecordingBackend& be, Scheduler& s) {
+  for (int i = 0; i < 20 && s.needs_cycle(w.state); ++i) cycle(w, be, s);
+  REQUIRE_FALSE(s.needs_cycle(w.state));
+}
+
+/// Names of the evicted pods, with the action that evicted them, in order.
+std::vector<std::string> evicted(const World& w, const RecordingBackend& be) {
+  std::vector<std::string> v;
+  for (const auto& [t, why] : be.evictions) v.push_back(w.state.task(t).name + " " + why);
+  return v;
+}
+
+/// The termination grace period has passed: the evicted pods are gone.
+void evicted_pods_gone(World& w) {
+  for (const auto& t : std::vector<TaskInfo>(w.state.tasks().begin(), w.state.tasks().end()))
+    if (t.status == TaskStatus::Releasing) w.state.remove_task(t.id);
+}
+
+/// Two trn1.32xlarge nodes, queue "default"; "lo" runs one full pod on each node; "hi" has two
+/// full pods Inqueue (created by the controller, Pending).
+struct TwoGangs {
+  World w;
+  JobId lo, hi;
+  TwoGangs(int lo_prio, int hi_prio) {
+    w.queue(QueueBuilder("default"));
+    w.node(NodeBuilder("n0").trn1_32xlarge());
+    w.node(NodeBuilder("n1").trn1_32xlarge());
+    lo = w.job(JobBuilder("lo", "default").pods(2, full_node(lo_prio)).priority(lo_prio).created(0).running_on({"n0", "n1"}));
+    hi = w.job(JobBuilder("hi", "default").pods(2, full_node(hi_prio)).priority(hi_prio).created(5).inqueue());
+  }
+};
+}  // namespace
+
+TEST_CASE("preempt: a starving higher-priority gang evicts a lower-priority gang of its queue") {
+  // allocate: hi's pods are not Allocatable (the queue holds 2 full pods of 2 nodes' worth).
+  // preempt, hi is starving (0 ready or pipelined < 2). hi-0: both nodes score alike, n0 first;
+  // victims on n0 = priority {lo-0} (job priority 1 < 100) ∩ conformance {lo-0}; lo-0 is evicted
+  // (then the queue is Allocatable and n0's future idle = 28 idle + 100 releasing cpu fits):
+  // hi-0 pipelined on n0. hi-1: n0 has no Bound/Running task left and 28 cpu future-idle, so it
+  // fails ValidateVictims; n1 gives {lo-1}: evicted, hi-1 pipelined on n1. hi is pipelined
+  // (gang: 2 waiting >= minAvailable 2): the statement commits both evictions.
+  TwoGangs g(/*lo=*/1, /*hi=*/100);
+  RecordingBackend be;
+  Scheduler s(priority_decides(), 1);
+  cycle(g.w, be, s);
+  CHECK(evicted(g.w, be) == std::vector<std::string>{"lo-0 preempt", "lo-1 preempt"});
+  CHECK(s.stats().totals.pipelined == 2);
+  CHECK(s.stats().totals.evictions == 2);
+  CHECK(be.binds.empty());
+  // Pipelined tasks live only in the session (Volcano's commit does nothing for them).
+  for (TaskId t : g.w[ "hi" ].tasks) CHECK(g.w.state.task(t).status == TaskStatus::Pending);
+  // lo's PodGroup holds no allocated pod any more: jobStatus puts it back to Pending.
+  CHECK(g.w["lo"].phase == PodGroupPhase::Pending);
+  // While lo's pods terminate, hi is pipelined on the releasing resources by allocate, so it no
+  // longer starves: nothing more is evicted, however many cycles run.
+  settle(g.w, be, s);
+  CHECK(be.evictions.size() == 2);
+  CHECK(be.binds.empty());
+  // The grace period ends: lo's pods are gone, hi binds on n0 and n1.
+  evicted_pods_gone(g.w);
+  settle(g.w, be, s);
+  CHECK(be.binds_of(g.hi) == 2);
+  CHECK(be.binds_of(g.lo) == 0);
+  CHECK(be.evictions.size() == 2);
+  CHECK(g.w["hi"].phase == PodGroupPhase::Running);
+  CHECK(g.w.state.check_invariants().empty());
+}
+
+TEST_CASE("preempt: a statement whose preemptor does not become pipelined is discarded; nothing is evicted") {
+  SUBCASE("Volcano's default tiers: gang guards lo in tier 1, drf lets only one pod go in tier 2") {
+    // Tier 1: priority {lo-0}, then gang: lo has 2 ready = minAvailable 2, none may go -> empty
+    // answer ends the tier with no victims. Tier 2, drf: hi-0's share with hi-0 = 0.5 (32 of 64
+    // NeuronCores); lo's share without lo-0 = 0.5: equal within 1e-6 -> {lo-0}: evicted, hi-0
+    // pipelined on n0. hi-1 on n1: tier 1 again empty; drf: hi's share with hi-1 = 1.0, lo's
+    // without lo-1 = 0 < 1.0 -> no victim, and n1 has no room: hi-1 is not placed. hi is not
+    // pipelined (1 < 2): discard — lo-0 is Running again, nothing reaches the cluster.
+    TwoGangs g(/*lo=*/1, /*hi=*/100);
+    RecordingBackend be;
+    Scheduler s(volcano_defaults(), 1);
+    cycle(g.w, be, s);
+    CHECK(be.evictions.empty());
+    CHECK(s.stats().totals.statements_discarded == 1);
+    for (TaskId t : g.w["lo"].tasks) CHECK(g.w.state.task(t).status == TaskStatus::Running);
+    CHECK(g.w["lo"].phase == PodGroupPhase::Running);
+    settle(g.w, be, s);
+    CHECK(be.evictions.empty());
+    CHECK(be.binds.empty());
+    CHECK(g.w.state.check_invariants().empty());
+  }
+  SUBCASE("priority decides and the preemptor has the lower priority: no victims at all") {
+    // priority: lo's job priority 100 >= hi's 1 -> empty; drf's Preemptable is off: no tier
+    // yields victims, n0 and n1 fail ValidateVictims (28 cpu future-idle); the statement holds no
+    // operation (discarded without counting).
+    TwoGangs g(/*lo=*/100, /*hi=*/1);
+    RecordingBackend be;
+    Scheduler s(priority_decides(), 1);
+    settle(g.w, be, s);
+    CHECK(be.evictions.empty());
+    CHECK(be.binds.empty());
+    CHECK(s.stats().totals.pipelined == 0);
+    CHECK(s.stats().totals.statements_discarded == 0);
+    for (TaskId t : g.w["lo"].tasks) CHECK(g.w.state.task(t).status == TaskStatus::Running);
+  }
+}
+
+TEST_CASE("preempt within a job: a pending higher-priority task evicts a lower-priority task of its own job") {
+  // One job, minAvailable 1, three full pods: mixed-0 and mixed-1 (task priority 1) run on n0
+  // and n1, mixed-2 (task priority 10) is Pending. gang's JobStarving is switched off
+  // (enableJobStarving: false), leaving priority's: 2 ready < 3 tasks -> starving.
+  // Between jobs: no other job's task on any node -> no victims; gang pipelined (2 >= 1): the
+  // empty statement commits. Within the job: mixed-2 on n0 (scores tie, n0 first): priority
+  // {mixed-0} (task priority 1 < 10) ∩ conformance; the queue (2 nodes deserved, 2 full pods
+  // held) is not Allocatable until mixed-0 is evicted; then mixed-2 is pipelined on n0.
+  // reclaim: the only queue holds 2 nodes' worth (1 running + 1 pipelined) = deserved:
+  // Overused, skipped.
+  World w;
+  w.queue(QueueBuilder("default"));
+  w.node(NodeBuilder("n0").trn1_32xlarge());
+  w.node(NodeBuilder("n1").trn1_32xlarge());
+  const JobId j = w.job(JobBuilder("mixed", "default").pods(2, full_node(1)).pods(1, full_node(10)).min_available(1).running_on({"n0", "n1"}));
+  SchedulerConfig cfg = priority_decides();
+  for (auto& p : cfg.tiers[0].plugins)
+    if (p.name == "gang") p.enabled[static_cast<std::size_t>(Ext::JobStarving)] = false;
+  RecordingBackend be;
+  Scheduler s(cfg, 1);
+  cycle(w, be, s);
+  CHECK(evicted(w, be) == std::vector<std::string>{"mixed-0 preempt"});
+  CHECK(s.stats().totals.pipelined == 1);
+  settle(w, be, s);
+  CHECK(be.evictions.size() == 1);
+  evicted_pods_gone(w);
+  settle(w, be, s);
+  // mixed-2 binds where mixed-0 was.
+  REQUIRE(be.binds.size() == 1);
+  CHECK(w.state.task(be.binds[0].task).name == "mixed-2");
+  CHECK(be.binds[0].node == w.nodes["n0"]);
+  CHECK(w.state.job(j).count(TaskStatus::Running) == 1);
+  CHECK(w.state.check_invariants().empty());
+}
+
+namespace {
+/// Two queues of weight 1 on two nodes: "a" took both nodes with a 2-pod gang while "b" was
+/// empty; then "b" gets a 1-pod job. proportion: each queue deserves one node (water-filling
+/// 1:1; b's request is one node, a's two).
+struct OverDeserved {
+  World w;
+  JobId big, small;
+  explicit OverDeserved(bool a_reclaimable) {
+    w.queue(QueueBuilder("a").reclaimable(a_reclaimable));
+    w.queue(QueueBuilder("b"));
+    w.node(NodeBuilder("n0").trn1_32xlarge());
+    w.node(NodeBuilder("n1").trn1_32xlarge());
+    big = w.job(JobBuilder("big", "a").pods(2, full_node()).created(0).running_on({"n0", "n1"}));
+    small = w.job(JobBuilder("small", "b").pods(1, full_node()).created(5).inqueue());
+  }
+};
+}  // namespace
+
+TEST_CASE("reclaim: the over-deserved queue's job is evicted once and the reclaiming job runs") {
+  // Volcano's default tiers. allocate: b first (share 0), small-0 is Allocatable but no node has
+  // room; a is Overused (2 nodes held >= 1 deserved). preempt: no other job of b on any node.
+  // reclaim: queue b (share 0) first, not Overused; small starves; Preemptive (Allocatable) ok.
+  // n0: reclaimees {big-0} (Running, queue a reclaimable). Tier 1: gang: big has 2 ready =
+  // minAvailable -> empty, the tier ends without victims. Tier 2: proportion: a's allocated
+  // (2 nodes) is not within deserved (1 node) -> {big-0}. Evicted at once (reclaim does not use
+  // a Statement); reclaimed = one full pod covers small-0: pipelined on n0. Then a and b both
+  // hold exactly their deserved node: Overused, the action ends.
+  OverDeserved g(/*a_reclaimable=*/true);
+  RecordingBackend be;
+  Scheduler s(volcano_defaults(), 1);
+  cycle(g.w, be, s);
+  CHECK(evicted(g.w, be) == std::vector<std::string>{"big-0 reclaim"});
+  CHECK(s.stats().totals.pipelined == 1);
+  // Next cycles, while big-0 terminates: allocate pipelines small-0 on n0's releasing resources,
+  // so small no longer starves; big-1 is never taken (a at its deserved share, and big itself
+  // is no longer valid for gang: 1 valid task < minAvailable 2).
+  settle(g.w, be, s);
+  CHECK(be.evictions.size() == 1);
+  CHECK(be.binds.empty());
+  evicted_pods_gone(g.w);
+  settle(g.w, be, s);
+  CHECK(be.binds_of(g.small) == 1);
+  CHECK(be.binds[0].node == g.w.nodes["n0"]);
+  CHECK(be.evictions.size() == 1);
+  CHECK(g.w["small"].phase == PodGroupPhase::Running);
+  CHECK(g.w.state.check_invariants().empty());
+}
+
+TEST_CASE("reclaim: a queue that is not reclaimable is never reclaimed from") {
+  // Same cluster, queue a has reclaimable: false: reclaim finds no reclaimee on either node;
+  // small keeps waiting, however many cycles run.
+  OverDeserved g(/*a_reclaimable=*/false);
+  RecordingBackend be;
+  Scheduler s(volcano_defaults(), 1);
+  settle(g.w, be, s);
+  for (int i = 0; i < 5; ++i) cycle(g.w, be, s);
+  CHECK(be.evictions.empty());
+  CHECK(be.binds.empty());
+  for (TaskId t : g.w["big"].tasks) CHECK(g.w.state.task(t).status == TaskStatus::Running);
+  CHECK(g.w["small"].count(TaskStatus::Pending) == 1);
+}
+
+TEST_CASE("preempt and reclaim are registered and a configuration naming them validates") {
+  CHECK(action_registered("preempt"));
+  CHECK(action_registered("reclaim"));
+  CHECK(volcano_defaults().validate().empty());
+  CHECK_NOTHROW(Scheduler(volcano_defaults(), 1));
+}
+
+TEST_CASE("a discarded eviction restores the pod's own status; remove_task takes a gone pod off its node and job") {
+  World w;
+  w.queue(QueueBuilder("default"));
+  w.node(NodeBuilder("n0").trn1_32xlarge());
+  const JobId j = w.job(JobBuilder("j", "default").pods(2, Pod().cpu(10).memory_gib(10).neuron_devices(4)).running_on({"n0", "n0"}));
+  const TaskId bound = w.state.job(j).tasks[0];
+  w.state.set_task_status_within_allocated(bound, TaskStatus::Bound);
+  RecordingBackend be;
+  std::mt19937_64 rng(1);
+  const SchedulerConfig cfg = volcano_default_config();
+  {
+    Session ssn(w.state, be, cfg, rng, 1);
+    ssn.open();
+    Statement st(ssn);
+    st.evict(bound, "preempt");
+    CHECK(w.state.task(bound).status == TaskStatus::Releasing);
+    st.discard();
+    // Volcano's unevict writes Running on its throw-away session copy; here the state persists.
+    CHECK(w.state.task(bound).status == TaskStatus::Bound);
+    ssn.close();
+  }
+  w.state.set_task_status(bound, TaskStatus::Releasing);
+  w.state.remove_task(bound);
+  CHECK(w.state.job(j).tasks.size() == 1);
+  CHECK(w.state.job(j).count(TaskStatus::Releasing) == 0);
+  CHECK(w.state.node(0).task_count == 1);
+  CHECK(w.state.node(0).idle[Dim::NeuronCore] == 32000 - 8000);
+  CHECK(w.state.task(bound).status == TaskStatus::Unknown);
+  CHECK(w.state.check_invariants().empty());
+}
