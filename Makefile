@@ -21,6 +21,10 @@ deps:
 build: deps
 	@cmake -S . -B $(BUILD) $(GEN) $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
+	@# `import mltwin` for Debian's /usr/bin/python3 with no further step: a .pth file in its
+	@# user site-packages points at the module built in $(BUILD) (remove it to undo).
+	@site=$$(/usr/bin/python3 -m site --user-site) && mkdir -p "$$site" && \
+	  echo "$(abspath $(BUILD))/bindings/python" > "$$site/mltwin-build.pth"
 
 run: build
 	@mkdir -p $(dir $(OUT))

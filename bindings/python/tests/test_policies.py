@@ -1,0 +1,208 @@
+"""Policies written in Python, run by the simulator; the built-ins called offline.
+
+Expected values come from the rules themselves (DJL Serving 0.23.0's WorkLoadManager, cited in
+policies/include/mltwin/policy/serving.hpp), from a hand-derived timeline (the LIFO plugin on
+tiny-gang), or from an independent re-implementation (LRU in Python) that must make exactly the
+built-in's decisions.
+"""
+import collections
+import traceback
+
+import pandas as pd
+import pytest
+
+import mltwin
+from mltwin import policies as P
+
+MS = 1_000_000
+
+
+# ---- offline: the built-in DJL policy on hand-made observations ----
+
+def pool(**kw):
+    p = P.PoolObservation()
+    p.min_workers, p.max_workers, p.batch_size, p.queue_capacity = 1, 4, 1, 1000
+    for k, v in kw.items():
+        setattr(p, k, v)
+    return p
+
+
+def test_djl_rules_offline():
+    djl = P.DjlWlmPolicy()
+    assert djl.name == "djl-wlm"
+    # One slot left and every worker busy: 503 (WorkLoadManager.runJob), and a worker is tried.
+    d = djl.on_arrival(pool(queue_size=999, workers_running=2, workers_busy=2, workers_started=0))
+    assert (d.admit, d.add_worker) == (False, True)
+    # One slot left but a worker is free (STARTED): admitted.
+    d = djl.on_arrival(pool(queue_size=999, workers_running=2, workers_busy=1, workers_started=1))
+    assert d.admit
+    # Admitted; the queue then holds 3 > 2 x batch_size = 2 and 2 < max 4 run: add one worker.
+    d = djl.on_arrival(pool(queue_size=2, workers_running=2, workers_busy=2, workers_started=0))
+    assert (d.admit, d.add_worker) == (True, True)
+    # Queue then holds 2, not more than 2 x batch_size: no worker.
+    d = djl.on_arrival(pool(queue_size=1, workers_running=2, workers_busy=2, workers_started=0))
+    assert (d.admit, d.add_worker) == (True, False)
+    # A temporary worker idle (since it took its last batch) longer than max_idle_time retires.
+    w = P.WorkerObservation()
+    w.now, w.idle_since, w.temporary, w.max_idle_time = 70 * 10**9, 0, True, 60 * 10**9
+    assert djl.on_worker_free(w).retire
+    w.now = 30 * 10**9
+    d = djl.on_worker_free(w)
+    assert not d.retire and d.poll_deadline is not None
+
+
+# ---- a scheduling plugin in Python ----
+
+class Lifo(P.Plugin):
+    """Job order: the most recently created job first (the opposite of Volcano's default)."""
+
+    def on_session_open(self, ssn):
+        def order(l, r):
+            if l.creation_ns == r.creation_ns:
+                return 0
+            return -1 if l.creation_ns > r.creation_ns else 1
+        ssn.add_job_order_fn(order)
+
+
+def with_first_tier_plugin(sc, name):
+    sc = sc.copy()
+    sc["volcano"]["tiers"][0]["plugins"].insert(0, {"name": name})
+    return sc
+
+
+def test_python_plugin_changes_the_order_as_derived(tiny_gang):
+    # tiny-gang (see test_training.py) with LIFO first: when the first 4-node gang ends at
+    # 3603.05 s, the session of 3604 s considers c (created at 600 s) before b (0 s): c is
+    # admitted (64 - 64 + 32 <= 76.8), b then is not (32 + 64 > 76.8). c: bound 3605.05,
+    # running 3607.05, ends 5407.05; b admitted at 5408: bound 5409.05, running 5411.05, ends
+    # 9011.05.
+    mltwin.register_plugin("test-lifo", Lifo)
+    assert "test-lifo" in mltwin.registered_plugins()
+    run = mltwin.Run(with_first_tier_plugin(tiny_gang, "test-lifo"))
+    run.run()
+    jobs = run.jobs().set_index("name")
+    first = "a" if jobs.loc["a", "start_ns"] < jobs.loc["b", "start_ns"] else "b"
+    second = "b" if first == "a" else "a"
+    assert (jobs.loc["c", "scheduled_ns"], jobs.loc["c", "start_ns"], jobs.loc["c", "end_ns"]) == (
+        3605050 * MS, 3607050 * MS, 5407050 * MS)
+    assert (jobs.loc[second, "scheduled_ns"], jobs.loc[second, "end_ns"]) == (5409050 * MS, 9011050 * MS)
+
+
+class Boom(P.Plugin):
+    def on_session_open(self, ssn):
+        def order(l, r):
+            raise KeyError("plugin bug")
+        ssn.add_job_order_fn(order)
+
+
+def test_a_python_plugin_that_raises_stops_the_run_with_its_traceback(tiny_gang, tmp_path):
+    mltwin.register_plugin("test-boom", Boom)
+    db = tmp_path / "boom.sqlite"
+    run = mltwin.Run(with_first_tier_plugin(tiny_gang, "test-boom"), out=db)
+    with pytest.raises(KeyError, match="plugin bug") as info:
+        run.run()
+    assert "order" in "".join(traceback.format_tb(info.value.__traceback__))
+    # The run is over, its database readable and marked failed at the time reached.
+    with pytest.raises(RuntimeError, match="stopped on an error"):
+        run.run_until("1h")
+    meta = mltwin.read_table(db, "run_meta").set_index("key")["value"]
+    assert meta["end_reason"] == "failed"
+    assert len(mltwin.read_table(db, "jobs")) >= 1
+
+
+# ---- serving policies in Python ----
+
+
+
+class Delegate(P.AutoscalingPolicy):
+    """Python wrapper around the built-in DJL rules: must change nothing."""
+
+    name = "python-delegate"
+
+    def __init__(self):
+        self.inner = P.DjlWlmPolicy()
+        self.calls = 0
+
+    def on_arrival(self, pool):
+        self.calls += 1
+        return self.inner.on_arrival(pool)
+
+    def on_worker_free(self, worker):
+        return self.inner.on_worker_free(worker)
+
+
+def test_python_autoscaling_that_delegates_changes_nothing(source_dir):
+    sc = source_dir / "scenarios" / "mme-djl-blog-top-n.json"
+    ref = mltwin.Run(str(sc), seed=5)
+    ref.run("20s")
+    pol = Delegate()
+    py = mltwin.Run(str(sc), seed=5, autoscaling=pol)
+    py.run("20s")
+    assert pol.calls > 1_000  # the policy decided every admission
+    for t in ["requests", "worker_events", "model_events", "endpoint_metrics"]:
+        pd.testing.assert_frame_equal(ref.table(t), py.table(t))
+
+
+class PyLru(P.ModelCachePolicy):
+    """An independent LRU: least recently inserted-or-accessed first, skipping models that
+    cannot be evicted; nothing when the evictable ones together are too small."""
+
+    name = "python-lru"
+
+    def __init__(self):
+        self.order = collections.OrderedDict()  # model -> bytes, least recent first
+
+    def on_insert(self, model, bytes, now):
+        self.order[model] = bytes
+        self.order.move_to_end(model)
+
+    def on_access(self, model, now):
+        if model in self.order:
+            self.order.move_to_end(model)
+
+    def on_resize(self, model, bytes):
+        if model in self.order:
+            self.order[model] = bytes
+
+    def on_remove(self, model):
+        self.order.pop(model, None)
+
+    def choose_victims(self, bytes_needed, now, evictable):
+        victims, freed = [], 0
+        for model, size in self.order.items():
+            if freed >= bytes_needed:
+                break
+            if evictable(model):
+                victims.append(model)
+                freed += size
+        return victims if freed >= bytes_needed else None
+
+
+def test_python_lru_makes_the_builtin_lru_decisions(source_dir):
+    # MMS on the blog's uniform pattern thrashes memory (models loaded and unloaded all the
+    # time), so the cache policy decides often.
+    sc = source_dir / "scenarios" / "mme-mms-blog-uniform.json"
+    ref = mltwin.Run(str(sc), seed=2)
+    ref.run("15s")
+    py = mltwin.Run(str(sc), seed=2, memory_cache=PyLru, disk_cache=PyLru)
+    py.run("15s")
+    events = ref.table("model_events")
+    assert (events["event"] == "Unloaded").sum() > 10  # the test exercises eviction
+    for t in ["model_events", "requests"]:
+        pd.testing.assert_frame_equal(ref.table(t), py.table(t))
+
+
+class Broken(P.AutoscalingPolicy):
+    def on_arrival(self, pool):
+        return "admit"  # not an AdmitDecision
+
+    def on_worker_free(self, worker):
+        return P.WorkerDecision()
+
+
+def test_a_serving_policy_returning_the_wrong_type_is_a_clear_error(source_dir):
+    run = mltwin.Run(str(source_dir / "scenarios" / "mme-djl-blog-top-n.json"), autoscaling=Broken())
+    with pytest.raises(TypeError, match="on_arrival must return mltwin.policies.AdmitDecision, got str"):
+        run.run("5s")
+    with pytest.raises(ValueError, match="inference"):
+        mltwin.Run(str(source_dir / "tests" / "scenarios" / "tiny-gang.json"), autoscaling=Broken())

@@ -1,0 +1,148 @@
+"""A training run from Python, checked against a timeline derived by hand.
+
+tests/scenarios/tiny-gang.json: 4 whole-node trn1.32xlarge (64 Trainium devices), one queue,
+Volcano's default configuration (overcommit factor 1.2: at most 1.2 x 64 = 76.8 devices of
+Inqueue PodGroups); jobs a and b (4 nodes, 1 h) submitted at 0 s, c (2 nodes, 30 min) at 600 s;
+bind latency 50 ms, pod start-up 2 s (constants), schedule period 1 s aligned to t = 0.
+
+A job admitted (Inqueue) at the session of second s has its pods created then, bound at
+s + 1 s + 50 ms (placed at the next session, plus the bind latency), running 2 s later, and
+ends its duration after that. Hence (the first of a/b is chosen by the Kubernetes UID tie-break,
+which the seed decides):
+  first:  Inqueue 0 s, scheduled 1.05 s, start 3.05 s, end 3603.05 s;
+  second: the other 64-device gang cannot be admitted while the first is Inqueue/Running
+          (64 + 64 > 76.8), nor c (64 + 32 > 76.8); at the session of 3604 s b (created
+          first) is admitted, c is not (64 + 32 > 76.8): scheduled 3605.05, start 3607.05,
+          end 7207.05 s;
+  c:      admitted at 7208 s: scheduled 7209.05, start 7211.05, end 9011.05 s.
+"""
+import sqlite3
+
+import pandas as pd
+import pytest
+
+import mltwin
+
+S = 1_000_000_000
+MS = 1_000_000
+
+
+def times(jobs: pd.DataFrame, name: str):
+    row = jobs[jobs["name"] == name].iloc[0]
+    return int(row["scheduled_ns"]), int(row["start_ns"]), int(row["end_ns"])
+
+
+def test_tiny_gang_timeline_by_hand(tiny_gang):
+    run = mltwin.Run(tiny_gang)
+    run.run()
+    jobs = run.jobs()
+    assert list(jobs["phase"]) == ["Completed"] * 3
+    first, second = sorted(["a", "b"], key=lambda n: times(jobs, n)[0])
+    assert times(jobs, first) == (1050 * MS, 3050 * MS, 3603050 * MS)
+    assert times(jobs, second) == (3605050 * MS, 3607050 * MS, 7207050 * MS)
+    assert times(jobs, "c") == (7209050 * MS, 7211050 * MS, 9011050 * MS)
+    s = run.summary()
+    assert s["phases"] == {"Completed": 3}
+    # Queueing = submit -> gang placed: 1.05 s, 3605.05 s and 7209.05 - 600 s.
+    assert s["queueing_s"]["mean"] == pytest.approx((1.05 + 3605.05 + 6609.05) / 3)
+
+
+def test_changing_a_parameter_shifts_the_timeline_as_predicted(tiny_gang):
+    # Pod start-up 2 s -> 5 s: every start and end moves 3 s later per job ahead in line, and
+    # the admission of the next job moves with the end it waits for (to the next whole second).
+    sc = tiny_gang.copy().set("/lifecycle/pod_startup/constant", "5s")
+    run = mltwin.Run(sc)
+    run.run()
+    jobs = run.jobs()
+    first, second = sorted(["a", "b"], key=lambda n: times(jobs, n)[0])
+    assert times(jobs, first) == (1050 * MS, 6050 * MS, 3606050 * MS)
+    # first ends 3606.05 -> admitted at 3607 -> bound 3608.05 -> running 3613.05 -> ends 7213.05
+    assert times(jobs, second) == (3608050 * MS, 3613050 * MS, 7213050 * MS)
+    # admitted at 7214 -> bound 7215.05 -> running 7220.05 -> ends 9020.05
+    assert times(jobs, "c") == (7215050 * MS, 7220050 * MS, 9020050 * MS)
+
+
+def test_state_between_steps(tiny_gang):
+    run = mltwin.Run(tiny_gang)
+    run.run_until("30m")
+    assert run.now == pytest.approx(1800.0)
+    st = run.state()
+    phases = {j["name"]: j["phase"] for j in st["jobs"]}
+    running = [n for n, p in phases.items() if p == "Running"]
+    assert len(running) == 1 and running[0] in ("a", "b")
+    # The other gang and c wait without pods (never admitted).
+    waiting = {n: p for n, p in phases.items() if n != running[0]}
+    assert waiting == {("b" if running[0] == "a" else "a"): "Pending", "c": "Pending"}
+    # Every node holds one whole-node pod: 32 NeuronCores of 32.
+    assert [n["neuroncores_used"] for n in st["nodes"]] == [32.0] * 4
+    assert [n["pods"] for n in st["nodes"]] == [1] * 4
+    # Rows recorded so far are visible before the run ends.
+    assert len(run.table("pods")) >= 4
+    run.run()
+    assert run.state()["jobs"] == []  # nothing left that is not completed
+
+
+def test_stepping_changes_nothing(tiny_gang, tmp_path):
+    one = mltwin.Run(tiny_gang, out=tmp_path / "one.sqlite")
+    one.run()
+    steps = mltwin.Run(tiny_gang, out=tmp_path / "steps.sqlite")
+    for t in ["1s", "1.5s", 600, "59m", "2h", "2.5h"]:
+        steps.run_until(t)
+    steps.run()
+    for table in ["jobs", "pods", "decisions", "phases", "cluster_metrics"]:
+        pd.testing.assert_frame_equal(one.table(table), steps.table(table))
+
+
+def test_tables_match_an_independent_sqlite_reader(tiny_gang, tmp_path):
+    db = tmp_path / "run.sqlite"
+    run = mltwin.Run(tiny_gang, out=db, seed=11)
+    run.run()
+    with sqlite3.connect(db) as con:
+        for table in ["jobs", "pods", "run_meta"]:
+            ref = pd.read_sql(f"SELECT * FROM {table}", con)
+            got = run.table(table)
+            assert list(got.columns) == list(ref.columns)
+            assert len(got) == len(ref)
+            for c in ref.columns:
+                assert [None if pd.isna(x) else x for x in got[c]] == [None if pd.isna(x) else x for x in ref[c]], c
+    # The same file through mltwin.read_table (read-only), after the Run is gone.
+    del run
+    assert len(mltwin.read_table(db, "jobs")) == 3
+    # A NULL in an integer column (a job's end before it ends) keeps nanosecond precision:
+    # pandas' nullable Int64, not float.
+    r2 = mltwin.Run(tiny_gang)
+    r2.run_until("10m")
+    jobs = r2.jobs()
+    assert str(jobs["end_ns"].dtype) == "Int64"
+
+
+def test_the_cli_and_python_write_the_same_tables(tiny_gang, tmp_path, cli):
+    import subprocess
+
+    src = tiny_gang.path
+    subprocess.run([cli, "run", src, "--seed", "3", "--no-progress", "--out", str(tmp_path / "cli.sqlite")],
+                   check=True, capture_output=True)
+    run = mltwin.Run(src, seed=3, out=tmp_path / "py.sqlite")
+    run.run()
+    for table in ["jobs", "pods", "decisions", "phases", "cluster_metrics", "inputs"]:
+        pd.testing.assert_frame_equal(mltwin.read_table(tmp_path / "cli.sqlite", table), run.table(table))
+    meta_cli = mltwin.read_table(tmp_path / "cli.sqlite", "run_meta").set_index("key")["value"]
+    meta_py = run.table("run_meta").set_index("key")["value"]
+    for key in ["seed", "scenario_json", "end_reason", "end_ns", "rng_streams", "volcano_release"]:
+        assert meta_cli[key] == meta_py[key], key
+
+
+def test_bad_input_is_a_clear_error(tiny_gang):
+    bad = tiny_gang.copy().set("/workload/jobs/0/nnodes", "four")
+    with pytest.raises(mltwin.ScenarioError, match=r"/workload/jobs/0/nnodes: expected integer"):
+        mltwin.Run(bad)
+    with pytest.raises(ValueError, match="expected seconds or a duration"):
+        mltwin.Run(tiny_gang).run_until("ten minutes")
+    with pytest.raises(ValueError, match="plain name"):
+        mltwin.Run(tiny_gang).table("jobs; DROP TABLE jobs")
+    with pytest.raises(RuntimeError, match="no such table"):
+        mltwin.Run(tiny_gang).table("requests")
+    with pytest.raises(ValueError, match="seed"):
+        mltwin.Run(tiny_gang, seed=-1)
+    with pytest.raises(FileNotFoundError):
+        mltwin.load_scenario("/nonexistent/scenario.json")
