@@ -93,6 +93,11 @@ RunSummary summarize(const std::string& scenario, std::uint64_t seed, const mode
   s.cycles = st.cycles_elapsed;
   s.binds = st.binds;
   s.discarded = st.statements_discarded;
+  s.evictions = st.evictions;
+  s.restarts = st.restarts;
+  s.failed = st.failed;
+  s.lost_training_s = st.lost_training_s;
+  s.lost_neuroncore_s = st.lost_neuroncore_s;
   for (const auto& g : sc.node_groups)
     if (const auto* it = sc.catalog.find(g.instance_type)) s.cost_usd += g.count * it->on_demand_usd_per_hour * sim_end_s / 3600.0;
   return s;
@@ -134,6 +139,9 @@ void print_summary(std::ostream& os, const RunSummary& s) {
   fmt::print(os, "\n\nScheduler: {} sessions opened over {} cycles ({:.2f}%); {} binds; {} statements discarded\n",
              s.sessions, s.cycles, s.cycles ? 100.0 * static_cast<double>(s.sessions) / static_cast<double>(s.cycles) : 0.0,
              s.binds, s.discarded);
+  if (s.evictions > 0)
+    fmt::print(os, "Evictions: {} pods; {} jobs restarted (RestartJob), {} Failed (maxRetry); training lost {} ({:.1f} NeuronCore-hours)\n",
+               s.evictions, s.restarts, s.failed, dur(s.lost_training_s), s.lost_neuroncore_s / 3600);
   fmt::print(os, "On-demand cost of the node groups over the run: ${:.0f}\n", s.cost_usd);
 }
 

@@ -226,6 +226,7 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
     if (q.contains("guarantee")) qs.guarantee = resources_of(path, where + "/guarantee", q["guarantee"], cores_per_device, 0);
     qs.priority = q.value("priority", 0);
     qs.open = q.value("state", std::string("Open")) == "Open";
+    qs.reclaimable = q.value("reclaimable", true);
     sc.queues.push_back(qs);
   }
   // Lifecycle latencies (defaults stated in the schema docs; scenarios should set and cite them).
@@ -235,6 +236,8 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
     const json& l = doc["lifecycle"];
     if (l.contains("bind_latency")) sc.bind_latency = latency_of(path, "/lifecycle/bind_latency", l["bind_latency"]);
     if (l.contains("pod_startup")) sc.pod_startup = latency_of(path, "/lifecycle/pod_startup", l["pod_startup"]);
+    if (l.contains("termination_grace_period"))
+      sc.termination_grace = latency_of(path, "/lifecycle/termination_grace_period", l["termination_grace_period"]);
   }
   if (doc.contains("output") && doc["output"].contains("metrics_interval")) {
     sc.metrics_interval = duration_of(path, "/output/metrics_interval", doc["output"]["metrics_interval"]);
@@ -242,6 +245,20 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
   }
   // Workload.
   const json& w = doc["workload"];
+  if (w.contains("torchx")) {
+    const json& t = w["torchx"];
+    sc.max_retries = t.value("max_retries", 0);
+    if (t.contains("checkpoint_interval")) {
+      sc.checkpoint_interval = duration_of(path, "/workload/torchx/checkpoint_interval", t["checkpoint_interval"]);
+      if (sc.checkpoint_interval < core::Duration::ns(0)) fail(path, "/workload/torchx/checkpoint_interval", "expected a duration >= 0");
+    }
+  }
+  for (const auto& a : sc.scheduler.actions)
+    if ((a == "preempt" || a == "reclaim") && sc.max_retries < 1)
+      fail(path, "/workload/torchx/max_retries",
+           "the " + a + " action evicts pods; with max_retries 0 (TorchX's default) the Volcano Job has no "
+           "PodEvicted policy and Volcano's default SyncJob path is not modelled: set max_retries >= 1 "
+           "(PodEvicted -> RestartJob)");
   if (w.contains("philly")) {
     const json& p = w["philly"];
     // ${MLTWIN_DATA}/... is in the data folder, a relative path beside the scenario.

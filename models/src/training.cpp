@@ -4,6 +4,7 @@
 #include <boost/random/exponential_distribution.hpp>
 #include <boost/random/uniform_int_distribution.hpp>
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 
 namespace mltwin::models {
@@ -45,6 +46,13 @@ struct TrainingCluster::JobRun {
   core::Time scheduled = core::Time::max();
   core::Time start = core::Time::max();
   core::Time end = core::Time::max();
+  core::Time attempt_start = core::Time::max();  // training start of the current attempt
+  core::EventId end_event;                       // kJobEnd of the current attempt
+  Duration saved = Duration::ns(0);              // progress kept by the last checkpoint
+  int retries = 0;                               // Volcano Job status.retryCount
+  bool restarting = false;                       // killed, waiting for its pods to be gone
+  bool failed = false;                           // retries exhausted: Failed once pods are gone
+  std::string restart_note;
   bool ended = false;
   std::string last_phase = "Pending";
 };
@@ -65,6 +73,7 @@ TrainingCluster::TrainingCluster(const TrainingScenario& sc, core::Simulator& si
     qi.guarantee = q.guarantee;
     qi.priority = q.priority;
     qi.state = q.open ? policy::QueueState::Open : policy::QueueState::Closed;
+    qi.reclaimable = q.reclaimable;
     qi.uid = uid_rng_();
     state_.add_queue(qi);
   }
@@ -87,6 +96,7 @@ TrainingCluster::TrainingCluster(const TrainingScenario& sc, core::Simulator& si
     }
   }
   scheduler_ = std::make_unique<policy::Scheduler>(sc.scheduler, rng.stream("volcano.node_tiebreak")());
+  if (sc.termination_grace.kind != LatencySpec::Kind::Constant) grace_rng_ = &rng.stream("pod.termination_grace");
   runs_.resize(sc.jobs.size());
   outcomes_.resize(sc.jobs.size());
   stats_.neuroncores_total = state_.total_allocatable()[policy::Dim::NeuronCore] / 1000.0;
@@ -110,6 +120,8 @@ void TrainingCluster::on_event(core::Simulator&, std::uint64_t payload) {
     case kPodRunning: pod_running(static_cast<TaskId>(idx)); break;
     case kJobEnd: job_end(idx); break;
     case kSample: sample(); break;
+    case kJobController: job_controller(idx); break;
+    case kPodGone: pod_gone(static_cast<TaskId>(idx)); break;
   }
 }
 
@@ -251,10 +263,105 @@ void TrainingCluster::bind(const policy::TaskInfo& task, const policy::NodeInfo&
 }
 
 void TrainingCluster::evict(const policy::TaskInfo& task, std::string_view reason) {
-  // No action evicts in this release's default configuration (preempt and reclaim arrive with
-  // a later issue); reaching here means a custom action did.
-  throw std::logic_error("eviction of '" + task.name + "' (" + std::string(reason) +
-                         ") is not modelled yet: the preempt/reclaim issue adds the Volcano Job policies");
+  // Called while the scheduler commits (the task is Releasing in the state already). The pod
+  // is being deleted: it holds its resources for the termination grace period. The job
+  // controller reacts to the PodEvicted event after the scheduling cycle.
+  const std::size_t idx = job_of_policy_[task.job];
+  JobRun& run = runs_[idx];
+  ++stats_.evictions;
+  rec_.pod_event({static_cast<std::uint32_t>(idx), replica_of_task_[task.id], "Evicted", state_.node(task.node).name, sim_.now()});
+  const Duration grace = grace_rng_ ? scenario_.termination_grace.draw(*grace_rng_) : scenario_.termination_grace.a;
+  sim_.schedule_in(grace, this, pack(kPodGone, task.id));
+  if (!run.restarting) {
+    run.restarting = true;
+    run.restart_note = "pod " + task.name + " evicted (" + std::string(reason) + ")";
+    sim_.schedule(sim_.now(), this, pack(kJobController, idx));
+  }
+}
+
+void TrainingCluster::job_controller(std::size_t idx) {
+  // The Volcano job controller handles PodEvicted with the policy TorchX wrote.
+  JobRun& run = runs_[idx];
+  const TrainingJobSpec& spec = scenario_.jobs[idx];
+  if (scenario_.max_retries <= 0)
+    throw std::logic_error("job " + spec.name + ": " + run.restart_note +
+                           ", but with TorchX max_retries 0 the Volcano Job has no PodEvicted policy and "
+                           "Volcano's default SyncJob path is not modelled: set workload.torchx.max_retries >= 1");
+  // RestartJob (state/running.go): killJob with no pod retained, retryCount + 1.
+  ++run.retries;
+  // Lost work: training since the last checkpoint of this attempt (or since its start).
+  double lost_s = 0;
+  if (run.attempt_start != core::Time::max()) {
+    sim_.cancel(run.end_event);
+    const Duration total = run.saved + (sim_.now() - run.attempt_start);
+    const std::int64_t c = scenario_.checkpoint_interval.count_ns();
+    const Duration kept = c > 0 ? Duration::ns(total.count_ns() / c * c) : Duration::ns(0);
+    lost_s = (total - kept).seconds();
+    run.saved = kept;
+    run.attempt_start = core::Time::max();
+  }
+  stats_.lost_training_s += lost_s;
+  stats_.lost_neuroncore_s += lost_s * run.pod[policy::Dim::NeuronCore] / 1000.0 * spec.nnodes;
+  const auto tasks = state_.job(run.pj).tasks;  // copy: pods may leave the list
+  for (TaskId t : tasks) {
+    const policy::TaskInfo& task = state_.task(t);
+    if (task.status == TaskStatus::Releasing) continue;  // evicted: already being deleted
+    if (task.status == TaskStatus::Pending) {
+      // Not on a node: deleted at once.
+      rec_.pod_event({static_cast<std::uint32_t>(idx), replica_of_task_[t], "Deleted", "", sim_.now()});
+      state_.remove_task(t);
+      continue;
+    }
+    rec_.pod_event({static_cast<std::uint32_t>(idx), replica_of_task_[t], "Killed", state_.node(task.node).name, sim_.now()});
+    state_.set_task_status(t, TaskStatus::Releasing);
+    const Duration grace = grace_rng_ ? scenario_.termination_grace.draw(*grace_rng_) : scenario_.termination_grace.a;
+    sim_.schedule_in(grace, this, pack(kPodGone, t));
+  }
+  run.bound = run.running = 0;
+  // state/restarting.go: retryCount >= maxRetry -> Failed, else Pending once the pods are gone.
+  run.failed = run.retries >= scenario_.max_retries;
+  if (run.failed) ++stats_.failed;
+  else ++stats_.restarts;
+  char lost[64];
+  std::snprintf(lost, sizeof lost, "%.1f", lost_s);
+  const std::string text = run.restart_note + "; PodEvicted -> RestartJob, retry " + std::to_string(run.retries) +
+                           " of maxRetry " + std::to_string(scenario_.max_retries) +
+                           (run.failed ? " (retries exhausted: Failed)" : "") + "; lost " + lost +
+                           " s of training" + (scenario_.checkpoint_interval.count_ns() > 0 ? " since the last checkpoint" : "");
+  rec_.decision({static_cast<std::uint32_t>(idx), sim_.now(), run.failed ? "Failed" : "Restarting", "job-controller", text});
+  if (state_.job(run.pj).tasks.empty()) all_pods_gone(idx);  // none was on a node
+  ensure_tick();
+}
+
+void TrainingCluster::pod_gone(TaskId t) {
+  // The termination grace period has passed: the pod is gone and its resources are free.
+  const policy::TaskInfo& task = state_.task(t);
+  const std::size_t idx = job_of_policy_[task.job];
+  account_allocation(-task.resreq[policy::Dim::NeuronCore] / 1000.0);
+  rec_.pod_event({static_cast<std::uint32_t>(idx), replica_of_task_[t], "Deleted", state_.node(task.node).name, sim_.now()});
+  state_.remove_task(t);
+  ensure_tick();
+  if (state_.job(runs_[idx].pj).tasks.empty()) all_pods_gone(idx);
+}
+
+void TrainingCluster::all_pods_gone(std::size_t idx) {
+  JobRun& run = runs_[idx];
+  run.restarting = false;
+  if (run.failed) {
+    run.end = sim_.now();
+    run.ended = true;
+    ++ended_;
+    outcomes_[idx].end = run.end;
+    outcomes_[idx].phase = "Failed";
+    write_final(idx, "Failed", "PodEvicted -> RestartJob: retries exhausted (maxRetry " +
+                                   std::to_string(scenario_.max_retries) + ")");
+    state_.remove_job(run.pj);
+    return;
+  }
+  outcomes_[idx].phase = "Pending";
+  // The job is Pending again (state/restarting.go); syncJob creates its pods once the PodGroup
+  // is admitted (not Pending). If enqueue admitted it while the old pods terminated, now.
+  if (state_.job(run.pj).phase != PodGroupPhase::Pending) create_pods(idx);
 }
 
 void TrainingCluster::podgroup_phase_changed(const policy::JobInfo& job, PodGroupPhase from, PodGroupPhase to) {
@@ -262,24 +369,31 @@ void TrainingCluster::podgroup_phase_changed(const policy::JobInfo& job, PodGrou
   JobRun& run = runs_[idx];
   rec_.phase_change({static_cast<std::uint32_t>(idx), sim_.now(), policy::to_string(from), policy::to_string(to)});
   run.last_phase = policy::to_string(to);
-  if (to == PodGroupPhase::Inqueue && job.tasks.empty()) {
-    // The Volcano job controller creates the pods once the PodGroup is Inqueue: one per TorchX
-    // replica, each its own Volcano task "trainer-<i>" with replicas 1.
-    run.inqueue = sim_.now();
-    const TrainingJobSpec& j = scenario_.jobs[idx];
-    for (int i = 0; i < j.nnodes; ++i) {
-      policy::TaskInfo t;
-      t.name = j.name + "-trainer-" + std::to_string(i) + "-0";
-      t.index = 0;
-      t.resreq = run.pod;
-      t.priority = j.priority;
-      t.creation = sim_.now().ns();
-      t.uid = uid_rng_();
-      state_.add_task(run.pj, t);
-      rec_.pod_event({static_cast<std::uint32_t>(idx), i, "Created", "", sim_.now()});
-    }
-    ensure_tick();
+  if (to == PodGroupPhase::Inqueue && job.tasks.empty() && !run.restarting) {
+    if (run.inqueue == core::Time::max()) run.inqueue = sim_.now();
+    create_pods(idx);
   }
+}
+
+void TrainingCluster::create_pods(std::size_t idx) {
+  // The Volcano job controller creates the pods once the PodGroup is Inqueue: one per TorchX
+  // replica, each its own Volcano task "trainer-<i>" with replicas 1.
+  JobRun& run = runs_[idx];
+  const TrainingJobSpec& j = scenario_.jobs[idx];
+  for (int i = 0; i < j.nnodes; ++i) {
+    policy::TaskInfo t;
+    t.name = j.name + "-trainer-" + std::to_string(i) + "-0";
+    t.index = 0;
+    t.resreq = run.pod;
+    t.priority = j.priority;
+    t.creation = sim_.now().ns();
+    t.uid = uid_rng_();
+    const TaskId id = state_.add_task(run.pj, t);
+    if (replica_of_task_.size() <= id) replica_of_task_.resize(id + 1, 0);
+    replica_of_task_[id] = i;
+    rec_.pod_event({static_cast<std::uint32_t>(idx), i, "Created", "", sim_.now()});
+  }
+  ensure_tick();
 }
 
 void TrainingCluster::job_condition(const policy::JobInfo& job, const policy::Status& s) {
@@ -288,34 +402,34 @@ void TrainingCluster::job_condition(const policy::JobInfo& job, const policy::St
 }
 
 void TrainingCluster::pod_bound(TaskId t) {
+  if (state_.task(t).status != TaskStatus::Binding) return;  // killed or evicted meanwhile
   state_.set_task_status_within_allocated(t, TaskStatus::Bound);
   const policy::TaskInfo& task = state_.task(t);
   const std::size_t idx = job_of_policy_[task.job];
   JobRun& run = runs_[idx];
-  const int pod = static_cast<int>(std::find(state_.job(task.job).tasks.begin(), state_.job(task.job).tasks.end(), t) -
-                                   state_.job(task.job).tasks.begin());
-  rec_.pod_event({static_cast<std::uint32_t>(idx), pod, "Bound", state_.node(task.node).name, sim_.now()});
-  if (++run.bound == scenario_.jobs[idx].nnodes) {
-    run.scheduled = sim_.now();
+  rec_.pod_event({static_cast<std::uint32_t>(idx), replica_of_task_[t], "Bound", state_.node(task.node).name, sim_.now()});
+  if (++run.bound == scenario_.jobs[idx].nnodes && run.scheduled == core::Time::max()) {
+    run.scheduled = sim_.now();  // the first placement (a restarted job keeps it)
     outcomes_[idx].scheduled = run.scheduled;
   }
   sim_.schedule_in(scenario_.pod_startup.draw(startup_rng_), this, pack(kPodRunning, t));
 }
 
 void TrainingCluster::pod_running(TaskId t) {
+  if (state_.task(t).status != TaskStatus::Bound) return;  // killed or evicted meanwhile
   state_.set_task_status_within_allocated(t, TaskStatus::Running);
   const policy::TaskInfo& task = state_.task(t);
   const std::size_t idx = job_of_policy_[task.job];
   JobRun& run = runs_[idx];
-  const auto& tasks = state_.job(task.job).tasks;
-  const int pod = static_cast<int>(std::find(tasks.begin(), tasks.end(), t) - tasks.begin());
-  rec_.pod_event({static_cast<std::uint32_t>(idx), pod, "Running", state_.node(task.node).name, sim_.now()});
+  rec_.pod_event({static_cast<std::uint32_t>(idx), replica_of_task_[t], "Running", state_.node(task.node).name, sim_.now()});
   if (++run.running == scenario_.jobs[idx].nnodes) {
-    // torchrun's rendezvous completes when the last worker joins: training starts now.
-    run.start = sim_.now();
+    // torchrun's rendezvous completes when the last worker joins: training starts now (a
+    // restarted job resumes from its last checkpoint and trains for what remains).
+    run.attempt_start = sim_.now();
+    if (run.start == core::Time::max()) run.start = sim_.now();  // the first start
     outcomes_[idx].start = run.start;
     outcomes_[idx].phase = "Running";
-    sim_.schedule_in(scenario_.jobs[idx].duration, this, pack(kJobEnd, idx));
+    run.end_event = sim_.schedule_in(scenario_.jobs[idx].duration - run.saved, this, pack(kJobEnd, idx));
   }
 }
 
@@ -327,7 +441,7 @@ void TrainingCluster::job_end(std::size_t idx) {
     const std::string node = state_.node(task.node).name;
     account_allocation(-task.resreq[policy::Dim::NeuronCore] / 1000.0);
     state_.set_task_status(tasks[i], TaskStatus::Succeeded);
-    rec_.pod_event({static_cast<std::uint32_t>(idx), static_cast<int>(i), "Succeeded", node, sim_.now()});
+    rec_.pod_event({static_cast<std::uint32_t>(idx), replica_of_task_[tasks[i]], "Succeeded", node, sim_.now()});
   }
   run.end = sim_.now();
   run.ended = true;
@@ -373,7 +487,7 @@ void TrainingCluster::sample() {
   s.jobs_pending = static_cast<int>(state_.pending_jobs().size());
   for (JobId j : state_.active_jobs()) {
     const policy::JobInfo& job = state_.job(j);
-    if (runs_[job_of_policy_[j]].start != core::Time::max()) ++s.jobs_running;
+    if (runs_[job_of_policy_[j]].attempt_start != core::Time::max()) ++s.jobs_running;
     else ++s.jobs_inqueue;
     s.pods_running += job.count(TaskStatus::Running);
   }
@@ -391,7 +505,7 @@ void TrainingCluster::finish(core::Time end, const std::string& note) {
     JobRun& run = runs_[idx];
     if (run.ended) continue;
     if (idx >= next_arrival_) continue;  // never submitted (the run stopped before)
-    std::string phase = run.start != core::Time::max() ? "Running" : "Pending";
+    std::string phase = run.attempt_start != core::Time::max() ? "Running" : "Pending";
     std::string reason;
     if (phase == "Pending") {
       const policy::Status& s = scheduler_->job_condition(run.pj);

@@ -521,3 +521,107 @@ TEST_CASE("Distribution::of") {
   CHECK(s.p95 == doctest::Approx(8.5).epsilon(1e-12));
   CHECK(s.max == 10);
 }
+
+// ================================================================== eviction and RestartJob
+
+namespace {
+io::LoadOptions torchx_override(nlohmann::json torchx) {
+  io::LoadOptions o;
+  o.overrides = {{"workload", {{"torchx", std::move(torchx)}}}};
+  return o;
+}
+std::vector<std::string> events_of(const MemRecorder& rec, std::uint32_t job) {
+  std::vector<std::string> v;
+  for (const auto& p : rec.pods)
+    if (p.job == job) v.push_back(std::to_string(p.t) + " " + p.event);
+  return v;
+}
+}  // namespace
+
+TEST_CASE("evict-restart: reclaim evicts lo once; RestartJob kills its other pod and lo loses its work since the last checkpoint") {
+  // 2 × trn1.32xlarge; queues a and b, weight 1; whole-node pods; bind 50 ms, start-up 2 s,
+  // grace 30 s; overcommit-factor 2.0 (so that hi may enter Inqueue on a full cluster);
+  // TorchX max_retries 3 (PodEvicted -> RestartJob, maxRetry 3), checkpoint every 5 min.
+  // lo (queue a, 2 pods, 1 h): admitted at 0, bound 1.05 s, running 3.05 s: trains from 3.05 s.
+  // hi (queue b, 1 pod, 10 min) at 1000 s: overcommit idle 2×2 - 2 = 2 nodes >= 1; proportion:
+  // b's real capability is the cluster: Inqueue at 1000 s, pod created.
+  // Session 1001 s: allocate finds no room (0.1 cpu idle per node); a is Overused (deserved 1
+  // node by water-filling, holds 2). preempt: no victim in b. reclaim: b (share 0) first, hi
+  // starves, Preemptive; trn1-0: reclaimee = lo's pod there; tier 1: gang (2 ready = min) gives
+  // none, the tier ends; tier 2: proportion: a's 2 nodes exceed its 1 deserved -> that pod.
+  // Evicted at 1001 s (grace until 1031 s), hi pipelined; then a and b each hold their
+  // deserved node: Overused, done. The job controller (same instant): RestartJob, retry 1 of 3;
+  // lo trained 1001 - 3.05 = 997.95 s, its last checkpoint at 900 s: 97.95 s lost; lo's other
+  // pod is killed (gone at 1031 s). 1002 s: overcommit rejects lo's PodGroup (Pending again:
+  // 2 nodes releasing + hi's 1 node in queue > 4 - 2) — hi is pipelined on releasing resources.
+  // 1031 s: lo's pods are gone; the session admits lo (nothing used: 1 + 2 <= 4) and binds hi
+  // (1031.05 Bound, 1033.05 Running, ends 1633.05 s); lo's pods are created at 1031 s. 1032 s:
+  // a deserves 1 node while hi runs, so lo (2 pods) cannot be placed; reclaim finds no Running
+  // victim (hi is Bound) and b holds only its deserved node anyway. 1634 s (hi gone): lo binds
+  // both nodes, 1634.05 Bound, 1636.05 Running, trains the remaining 3600 - 900 = 2700 s:
+  // Succeeded at 4336.05 s.
+  SUBCASE("checkpoint every 5 min") {
+    Run r(scenario_path("evict-restart.json"));
+    REQUIRE(r.invariant_violation.empty());
+    const MemRecorder& rec = r.rec;
+    REQUIRE(rec.submitted.size() == 2);
+    const std::int64_t ms = kMs;
+    CHECK(events_of(rec, 0) == std::vector<std::string>{
+                                   "0 Created", "0 Created", std::to_string(1050 * ms) + " Bound", std::to_string(1050 * ms) + " Bound",
+                                   std::to_string(3050 * ms) + " Running", std::to_string(3050 * ms) + " Running",
+                                   std::to_string(1001 * kS) + " Evicted", std::to_string(1001 * kS) + " Killed",
+                                   std::to_string(1031 * kS) + " Deleted", std::to_string(1031 * kS) + " Deleted",
+                                   std::to_string(1031 * kS) + " Created", std::to_string(1031 * kS) + " Created",
+                                   std::to_string(1634050 * ms) + " Bound", std::to_string(1634050 * ms) + " Bound",
+                                   std::to_string(1636050 * ms) + " Running", std::to_string(1636050 * ms) + " Running",
+                                   std::to_string(4336050 * ms) + " Succeeded", std::to_string(4336050 * ms) + " Succeeded"});
+    // The evicted pod is the one on trn1-0 (reclaim walks the nodes in order); the killed one
+    // the other.
+    CHECK(rec.pods_of(0, "Evicted").at(0).node == "trn1-0");
+    CHECK(rec.pods_of(0, "Killed").at(0).node == "trn1-1");
+    const auto lo_dec = rec.decisions_of(0);
+    const auto restart = std::find_if(lo_dec.begin(), lo_dec.end(), [](const Dec& d) { return d.code == "Restarting"; });
+    REQUIRE(restart != lo_dec.end());
+    CHECK(restart->t == 1001 * kS);
+    CHECK(restart->plugin == "job-controller");
+    CHECK(restart->reason.find("evicted (reclaim); PodEvicted -> RestartJob, retry 1 of maxRetry 3; lost 9") != std::string::npos);
+    const auto& st = r.cluster->stats();
+    CHECK(st.evictions == 1);
+    CHECK(st.restarts == 1);
+    CHECK(st.failed == 0);
+    CHECK(st.lost_training_s == doctest::Approx(97.95).epsilon(1e-9));
+    CHECK(st.lost_neuroncore_s == doctest::Approx(97.95 * 64).epsilon(1e-9));
+    const auto& lo = rec.final_of(0);
+    CHECK(lo.phase == "Completed");
+    CHECK(lo.scheduled.ns() == 1050 * ms);  // the first placement
+    CHECK(lo.start.ns() == 3050 * ms);      // the first start
+    CHECK(lo.end.ns() == 4336050 * ms);
+    const auto& hi = rec.final_of(1);
+    CHECK(hi.phase == "Completed");
+    CHECK(hi.inqueue.ns() == 1000 * kS);
+    CHECK(hi.scheduled.ns() == 1031050 * ms);
+    CHECK(hi.end.ns() == 1633050 * ms);
+  }
+  SUBCASE("no checkpoint: the whole run since its start is lost") {
+    Run r(scenario_path("evict-restart.json"), torchx_override({{"max_retries", 3}, {"checkpoint_interval", 0}}));
+    REQUIRE(r.invariant_violation.empty());
+    CHECK(r.cluster->stats().lost_training_s == doctest::Approx(997.95).epsilon(1e-9));
+    // Placed again at 1634 s, running 1636.05 s, the full hour again.
+    CHECK(r.rec.final_of(0).end.ns() == 5236050 * kMs);
+  }
+  SUBCASE("maxRetry 1: the first eviction exhausts the retries, lo is Failed once its pods are gone") {
+    Run r(scenario_path("evict-restart.json"), torchx_override({{"max_retries", 1}}));
+    REQUIRE(r.invariant_violation.empty());
+    const auto& lo = r.rec.final_of(0);
+    CHECK(lo.phase == "Failed");
+    CHECK(lo.end.ns() == 1031 * kS);
+    CHECK(r.rec.pods_of(0, "Created").size() == 2);  // never re-created
+    CHECK(r.cluster->stats().failed == 1);
+    CHECK(r.cluster->stats().restarts == 0);
+    CHECK(r.rec.final_of(1).end.ns() == 1633050 * kMs);
+  }
+  SUBCASE("TorchX's default max_retries 0 with preempt/reclaim configured is a scenario error") {
+    CHECK_THROWS_WITH_AS(io::load_scenario(scenario_path("evict-restart.json"), torchx_override({{"max_retries", 0}})),
+                         doctest::Contains("/workload/torchx/max_retries"), io::ScenarioError);
+  }
+}

@@ -43,6 +43,9 @@ struct RunSummary {
   double allocation_ratio = 0;       ///< time-weighted over [0, sim end]
   std::vector<double> weekly_allocation_ratio;
   std::uint64_t sessions = 0, cycles = 0, binds = 0, discarded = 0;
+  /// Pods evicted (preempt, reclaim), jobs restarted and Failed by RestartJob, training lost.
+  std::uint64_t evictions = 0, restarts = 0, failed = 0;
+  double lost_training_s = 0, lost_neuroncore_s = 0;
   std::uint64_t events = 0;
   double wall_s = 0;
   double cost_usd = 0;  ///< node-hours × on-demand price over [0, sim end]

@@ -9,6 +9,15 @@
 //   ──pod start-up──► Running; when the last pod runs, torchrun's rendezvous completes and the
 //   job trains for its traced duration ──► pods Succeeded, job Completed.
 //
+// Evictions (preempt, reclaim): the evicted pod is Releasing for its termination grace period,
+// then gone. The Volcano job controller applies the Job's policy that TorchX generated
+// (max_retries > 0: PodEvicted -> RestartJob, pkg/controllers/job/state/running.go): the
+// retry count goes up, every other pod of the job is killed (Releasing, gone after the grace
+// period), the job's training since its last checkpoint (or since its start) is lost; once
+// every pod is gone the job waits again in its PodGroup (Pending: enqueue admits it, then its
+// pods are created anew) and, placed again, trains for what remains. When the retry count
+// reaches maxRetry the job is Failed instead (state/restarting.go).
+//
 // The scheduler runs a cycle every schedule period (1 s by default) aligned to t = 0, but only
 // when something changed (policy::Scheduler skips the rest), and the model schedules no tick
 // at all while nothing is pending — a quiet week costs nothing. The cycle at boundary t sees
@@ -56,6 +65,7 @@ struct QueueSpec {
   policy::Resource guarantee;
   int priority = 0;
   bool open = true;
+  bool reclaimable = true;  ///< Volcano Queue spec.reclaimable (default true)
 };
 
 /// One TorchX dist.ddp job: nnodes pods (one per node, minAvailable = nnodes) of
@@ -83,6 +93,21 @@ struct TrainingScenario {
   policy::SchedulerConfig scheduler = policy::volcano_default_config();
   LatencySpec bind_latency;   ///< scheduler decision -> pod Bound
   LatencySpec pod_startup;    ///< Bound -> container Running
+  /// Deleted pod (evicted, or killed by the job controller) -> gone, its resources free: the
+  /// pod's terminationGracePeriodSeconds, 30 s unless the PodSpec sets it (Kubernetes API,
+  /// core/v1 PodSpec.terminationGracePeriodSeconds).
+  LatencySpec termination_grace{LatencySpec::Kind::Constant, Duration::s(30), Duration::s(30),
+                                "Kubernetes PodSpec.terminationGracePeriodSeconds default, 30 s"};
+  /// TorchX Role.max_retries of the dist.ddp component (torchx/components/dist.py, default 0).
+  /// TorchX's Kubernetes scheduler (torchx/schedulers/kubernetes_scheduler.py app_to_resource,
+  /// v0.7.0) writes it as the Volcano Job's maxRetry and, when > 0 (retry policy APPLICATION,
+  /// the default), the task policies PodEvicted -> RestartJob and PodFailed -> RestartJob. With
+  /// 0 it writes no policy: an evicted pod then takes Volcano's default SyncJob path, which is
+  /// not modelled (an eviction then is an error).
+  int max_retries = 0;
+  /// Training progress between two checkpoints; zero: the job does not checkpoint, and a
+  /// restart loses everything since its (re)start.
+  Duration checkpoint_interval = Duration::ns(0);
   Duration metrics_interval = Duration::s(300);
   std::vector<TrainingJobSpec> jobs;  ///< sorted by submit time
 };
@@ -90,7 +115,7 @@ struct TrainingScenario {
 /// Per-job outcome, for summaries.
 struct JobOutcome {
   std::string queue;
-  std::string phase;  ///< Completed, Running, Inqueue, Pending, Rejected
+  std::string phase;  ///< Completed, Running, Inqueue, Pending, Rejected, Failed
   core::Time submit, scheduled = core::Time::max(), start = core::Time::max(), end = core::Time::max();
   int nnodes = 1;
   int neuron_devices = 0;
@@ -102,6 +127,11 @@ struct TrainingStats {
   std::uint64_t binds = 0;
   std::uint64_t statements_discarded = 0;
   std::uint64_t rejected = 0;
+  std::uint64_t evictions = 0;       ///< pods the scheduler evicted (preempt, reclaim)
+  std::uint64_t restarts = 0;        ///< RestartJob actions that restarted a job
+  std::uint64_t failed = 0;          ///< jobs Failed: evicted with retries exhausted (maxRetry)
+  double lost_training_s = 0;        ///< training progress thrown away by restarts, job-seconds
+  double lost_neuroncore_s = 0;      ///< the same, times the job's NeuronCores
   double neuroncores_total = 0;
   /// NeuronCore-seconds held by allocated pods, per day since t = 0.
   std::vector<double> allocated_core_seconds_per_day;
@@ -140,7 +170,7 @@ class TrainingCluster final : public core::EventHandler, public policy::Backend 
   void job_condition(const policy::JobInfo& job, const policy::Status& status) override;
 
  private:
-  enum Kind : std::uint64_t { kArrival = 1, kTick, kPodBound, kPodRunning, kJobEnd, kSample };
+  enum Kind : std::uint64_t { kArrival = 1, kTick, kPodBound, kPodRunning, kJobEnd, kSample, kJobController, kPodGone };
   static std::uint64_t pack(Kind k, std::uint64_t index) { return (static_cast<std::uint64_t>(k) << 56) | index; }
   struct JobRun;
   void arrive(std::size_t idx);
@@ -149,6 +179,10 @@ class TrainingCluster final : public core::EventHandler, public policy::Backend 
   void pod_bound(policy::TaskId t);
   void pod_running(policy::TaskId t);
   void job_end(std::size_t idx);
+  void create_pods(std::size_t idx);
+  void job_controller(std::size_t idx);
+  void pod_gone(policy::TaskId t);
+  void all_pods_gone(std::size_t idx);
   void sample();
   void account_allocation(double delta_cores);
   std::string infeasible_reason(const TrainingJobSpec& j, const policy::Resource& pod) const;
@@ -165,6 +199,8 @@ class TrainingCluster final : public core::EventHandler, public policy::Backend 
   std::vector<JobRun> runs_;
   std::vector<JobOutcome> outcomes_;
   std::vector<std::size_t> job_of_policy_;  // policy JobId -> scenario index
+  std::vector<int> replica_of_task_;         // policy TaskId -> replica index
+  core::Engine* grace_rng_ = nullptr;        // only for a random termination grace period
   std::size_t next_arrival_ = 0;
   std::size_t ended_ = 0;
   bool tick_pending_ = false;
