@@ -1,0 +1,57 @@
+"""mltwin.sweep on a local Dask cluster (2 worker processes).
+
+tiny-gang's job completion times are derived in test_training.py: with pod start-up 2 s the
+jobs complete 3603.05, 7207.05 and 8411.05 s after submission (mean 6407.05 s); with 5 s,
+3606.05, 7213.05 and 8420.05 s (mean 6413.05 s). Constant latencies make every seed give the
+same figures, so the 95 % interval's half-width is 0. With a random start-up the half-width
+is t(0.975, n-1) * s / sqrt(n); t(0.975, 2) = 4.302652729911275 (Student's t table).
+"""
+import math
+import os
+
+import pytest
+
+import mltwin
+
+
+def test_grid_seeds_means_and_kept_databases(tiny_gang, tmp_path):
+    lines = []
+    runs, points = mltwin.sweep(tiny_gang, {"/lifecycle/pod_startup/constant": ["2s", "5s"]}, seeds=[1, 2, 3],
+                                n_workers=2, out_dir=tmp_path, progress=lines.append)
+    assert len(runs) == 6 and set(runs["status"]) == {"ok"}
+    assert all(os.path.exists(p) for p in runs["database"])
+    by = points.set_index("/lifecycle/pod_startup/constant")
+    assert by.loc["2s", "jct_s.mean.mean"] == pytest.approx(6407.05)
+    assert by.loc["5s", "jct_s.mean.mean"] == pytest.approx(6413.05)
+    assert by.loc["2s", "jct_s.mean.ci"] == pytest.approx(0.0, abs=1e-9)
+    assert list(by["n"]) == [3, 3]
+    # Progress: one line per run, and the inputs the seed changes.
+    assert sum("seed=" in l for l in lines) == 6
+    assert "pod start-up latency" in points.attrs["random_inputs"]
+
+
+def test_confidence_interval_and_a_failed_run(tiny_gang, tmp_path):
+    sc = tiny_gang.copy()
+    sc["lifecycle"]["pod_startup"] = {"uniform": ["1s", "9s"], "source": "test"}
+    runs, points = mltwin.sweep(sc, {"/output/metrics_interval": ["5m", "not-a-duration"]}, seeds=[1, 2, 3],
+                                n_workers=2, out_dir=tmp_path, progress=False)
+    bad = runs[runs["/output/metrics_interval"] == "not-a-duration"]
+    assert set(bad["status"]) == {"failed"}
+    assert all("metrics_interval" in e for e in bad["error"])
+    good = runs[runs["status"] == "ok"]
+    assert len(good) == 3
+    v = good["summary.jct_s.mean"].astype(float)
+    mean = v.mean()
+    s = math.sqrt(sum((x - mean) ** 2 for x in v) / 2)
+    assert s > 0  # the seeds do change the start-up times
+    row = points.set_index("/output/metrics_interval").loc["5m"]
+    assert row["jct_s.mean.mean"] == pytest.approx(mean)
+    assert row["jct_s.mean.ci"] == pytest.approx(4.302652729911275 * s / math.sqrt(3))
+    assert points.set_index("/output/metrics_interval").loc["not-a-duration", "failed"] == 3
+
+
+def test_bad_grid_is_a_clear_error(tiny_gang, tmp_path):
+    with pytest.raises(ValueError, match="JSON pointer"):
+        mltwin.sweep(tiny_gang, {"lifecycle.pod_startup": [1]}, out_dir=tmp_path)
+    with pytest.raises(ValueError, match="no values"):
+        mltwin.sweep(tiny_gang, {"/seed": []}, out_dir=tmp_path)
