@@ -55,6 +55,7 @@ std::string name_of(const py::object& o) {
 /// them as string_view. Interned for the life of the process (a policy has few distinct ones).
 std::string_view intern(std::string s) {
   static std::set<std::string, std::less<>> texts;
+  if (auto it = texts.find(std::string_view(s)); it != texts.end()) return *it;
   return *texts.insert(std::move(s)).first;
 }
 

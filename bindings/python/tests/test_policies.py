@@ -131,6 +131,25 @@ class Delegate(P.AutoscalingPolicy):
         return self.inner.on_worker_free(worker)
 
 
+@pytest.mark.parametrize("idle_from_batch_end", [False, True])
+def test_djl_rewritten_in_python_makes_the_builtin_decisions(source_dir, idle_from_batch_end):
+    # mltwin.reference.DjlWlm re-states DJL 0.23.0's rules in Python; on the Azure trace
+    # (long functions: temporary workers come and go, the idle rule matters) every table must
+    # equal the built-in's, for DJL's idle rule and for the remedy.
+    from mltwin.reference import DjlWlm
+
+    sc = mltwin.load_scenario(source_dir / "scenarios" / "mme-azure-functions.json")
+    sc["server"]["idle_from_batch_end"] = idle_from_batch_end
+    ref = mltwin.Run(sc, seed=4)
+    ref.run("40m")
+    py = mltwin.Run(sc, seed=4, autoscaling=DjlWlm(idle_from_batch_end))
+    py.run("40m")
+    workers = ref.table("worker_events")
+    assert (workers["event"] == "Retired").sum() > 0  # temporary workers retired by the idle rule
+    for t in ["requests", "worker_events", "model_events", "endpoint_metrics"]:
+        pd.testing.assert_frame_equal(ref.table(t), py.table(t))
+
+
 def test_python_autoscaling_that_delegates_changes_nothing(source_dir):
     sc = source_dir / "scenarios" / "mme-djl-blog-top-n.json"
     ref = mltwin.Run(str(sc), seed=5)
