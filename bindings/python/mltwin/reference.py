@@ -36,7 +36,8 @@ class DjlWlm(AutoscalingPolicy):
 
     def __init__(self, idle_from_batch_end: bool = False):
         self.idle_from_batch_end = idle_from_batch_end
-        self.name = "djl-wlm+idle-from-batch-end" if idle_from_batch_end else "djl-wlm"
+        if type(self).name == AutoscalingPolicy.name:  # a subclass may name itself
+            self.name = "djl-wlm+idle-from-batch-end" if idle_from_batch_end else "djl-wlm"
 
     def on_arrival(self, pool) -> AdmitDecision:
         remaining = pool.queue_capacity - pool.queue_size
