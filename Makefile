@@ -37,7 +37,7 @@ test: build
 # Philly scenario from the release and the sanitizer builds: the databases must be identical.
 test-sanitize: build
 	@cmake -S . -B $(SAN_BUILD) $(GEN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMLTWIN_WERROR=ON \
-	  -DMLTWIN_SANITIZE=address,undefined -DMLTWIN_BUILD_BENCH=OFF >/dev/null
+	  -DMLTWIN_SANITIZE=address,undefined -DMLTWIN_BUILD_BENCH=OFF -DMLTWIN_BUILD_PYTHON=OFF >/dev/null
 	@cmake --build $(SAN_BUILD) -j $(JOBS)
 	cd $(SAN_BUILD) && ctest --output-on-failure -j $(JOBS) -LE slow
 	./$(BUILD)/apps/mltwin run $(SCENARIO) --max-jobs $(DET_JOBS) --seed 7 --no-progress --out $(BUILD)/determinism.sqlite >/dev/null
