@@ -80,8 +80,15 @@ class MinutePeaks final : public inf::ServingRecorder {
 /// Where the database goes when the caller does not say.
 std::string default_out(const std::string& out, const std::string& name, std::uint64_t seed) {
   std::string path = out.empty() ? "results/" + name + "-seed" + std::to_string(seed) + ".sqlite" : out;
-  if (path != ":memory:")
-    if (auto parent = std::filesystem::path(path).parent_path(); !parent.empty()) std::filesystem::create_directories(parent);
+  if (path != ":memory:") {
+    if (auto parent = std::filesystem::path(path).parent_path(); !parent.empty()) {
+      std::error_code ec;
+      std::filesystem::create_directories(parent, ec);
+      if (ec)
+        throw std::runtime_error("cannot create results database '" + path + "': cannot create its folder '" +
+                                 parent.string() + "': " + ec.message());
+    }
+  }
   return path;
 }
 

@@ -236,20 +236,27 @@ class Run:
             chunk: TimeLike = "1h") -> "Run":
         """Runs to the end of the workload (or to ``until``), then :meth:`finish`. With
         ``progress=True`` prints a status line every ~2 s of wall time (or calls ``progress``
-        with it). Returns self."""
+        with it). It advances ``chunk`` of simulated time at a time: a KeyboardInterrupt
+        (Ctrl-C, or a notebook's interrupt) is honoured between chunks, records the run as
+        interrupted and re-raises. Returns self."""
         until_ns = to_ns(until) if until is not None else self._until_ns
         chunk_ns = max(1, to_ns(chunk))
         last = _time.perf_counter()
-        while True:
-            nxt = self._run.next_time_ns
-            if nxt is None or (until_ns is not None and nxt > until_ns):
-                break
-            target = nxt + chunk_ns if until_ns is None else min(nxt + chunk_ns, until_ns)
-            self._run_until_ns(target)
-            if progress and _time.perf_counter() - last > 2.0:
-                last = _time.perf_counter()
-                line = self._run.status_line(self._wall)
-                (progress if callable(progress) else print)(line)
+        try:
+            while True:
+                nxt = self._run.next_time_ns
+                if nxt is None or (until_ns is not None and nxt > until_ns):
+                    break
+                target = nxt + chunk_ns if until_ns is None else min(nxt + chunk_ns, until_ns)
+                self._run_until_ns(target)
+                if progress and _time.perf_counter() - last > 2.0:
+                    last = _time.perf_counter()
+                    line = self._run.status_line(self._wall)
+                    (progress if callable(progress) else print)(line)
+        except KeyboardInterrupt:
+            # Between two chunks: the model is consistent, so close it as the CLI does on Ctrl-C.
+            self.finish("interrupted")
+            raise
         if until_ns is not None and not self.done:
             self._run_until_ns(until_ns)
             self.finish("until")

@@ -5,7 +5,6 @@ policies/include/mltwin/policy/serving.hpp), from a hand-derived timeline (the L
 tiny-gang), or from an independent re-implementation (LRU in Python) that must make exactly the
 built-in's decisions.
 """
-import collections
 import traceback
 
 import pandas as pd
@@ -162,44 +161,13 @@ def test_python_autoscaling_that_delegates_changes_nothing(source_dir):
         pd.testing.assert_frame_equal(ref.table(t), py.table(t))
 
 
-class PyLru(P.ModelCachePolicy):
-    """An independent LRU: least recently inserted-or-accessed first, skipping models that
-    cannot be evicted; nothing when the evictable ones together are too small."""
-
-    name = "python-lru"
-
-    def __init__(self):
-        self.order = collections.OrderedDict()  # model -> bytes, least recent first
-
-    def on_insert(self, model, bytes, now):
-        self.order[model] = bytes
-        self.order.move_to_end(model)
-
-    def on_access(self, model, now):
-        if model in self.order:
-            self.order.move_to_end(model)
-
-    def on_resize(self, model, bytes):
-        if model in self.order:
-            self.order[model] = bytes
-
-    def on_remove(self, model):
-        self.order.pop(model, None)
-
-    def choose_victims(self, bytes_needed, now, evictable):
-        victims, freed = [], 0
-        for model, size in self.order.items():
-            if freed >= bytes_needed:
-                break
-            if evictable(model):
-                victims.append(model)
-                freed += size
-        return victims if freed >= bytes_needed else None
-
-
 def test_python_lru_makes_the_builtin_lru_decisions(source_dir):
-    # MMS on the blog's uniform pattern thrashes memory (models loaded and unloaded all the
-    # time), so the cache policy decides often.
+    # mltwin.reference.Lru: least recently inserted-or-accessed first, skipping models that
+    # cannot be evicted; nothing when the evictable ones together are too small. MMS on the
+    # blog's uniform pattern thrashes memory (models loaded and unloaded all the time), so the
+    # cache policy decides often.
+    from mltwin.reference import Lru as PyLru
+
     sc = source_dir / "scenarios" / "mme-mms-blog-uniform.json"
     ref = mltwin.Run(str(sc), seed=2)
     ref.run("15s")

@@ -146,3 +146,21 @@ def test_bad_input_is_a_clear_error(tiny_gang):
         mltwin.Run(tiny_gang, seed=-1)
     with pytest.raises(FileNotFoundError):
         mltwin.load_scenario("/nonexistent/scenario.json")
+
+
+def test_a_cpp_runtime_error_keeps_its_message(tiny_gang, tmp_path):
+    # The database cannot be created inside a regular file: SqliteStore's message, unchanged.
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(RuntimeError, match=r"cannot create results database '.*file/x\.sqlite'"):
+        mltwin.Run(tiny_gang, out=blocker / "x.sqlite")
+
+
+def test_until_stops_and_records_it(tiny_gang):
+    run = mltwin.Run(tiny_gang)
+    run.run("30m")
+    meta = run.table("run_meta").set_index("key")["value"]
+    assert meta["end_reason"] == "until"
+    assert int(meta["end_ns"]) == 1800 * S
+    phases = run.jobs().set_index("name")["phase"]
+    assert sorted(phases) == ["Pending", "Pending", "Running"]
