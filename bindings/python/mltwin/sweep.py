@@ -24,6 +24,7 @@ import os
 import sys
 import time
 import traceback
+import uuid
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 import pandas as pd
@@ -156,7 +157,10 @@ def sweep(scenario: Union[PathLike, Mapping[str, Any]], grid: Mapping[str, Seque
         if say:
             say(f"sweep: {len(tasks)} runs ({len(points)} points x {len(seeds)} seeds) on "
                 f"{len(client.scheduler_info().get('workers', {}))} Dask workers")
-        futures = [client.submit(run_one, *t, pure=False, key=f"mltwin-run-{i}") for i, t in enumerate(tasks)]
+        # Keys unique to this call: Dask hands back a finished task's result to any later submit
+        # with the same key, so two sweeps on one client must never share keys.
+        token = uuid.uuid4().hex[:12]
+        futures = [client.submit(run_one, *t, pure=False, key=f"mltwin-run-{token}-{i}") for i, t in enumerate(tasks)]
         rows: List[Dict[str, Any]] = [None] * len(futures)  # type: ignore[list-item]
         index = {f.key: i for i, f in enumerate(futures)}
         started = time.perf_counter()
