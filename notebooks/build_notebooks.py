@@ -1,0 +1,1262 @@
+#!/usr/bin/env python3
+"""Writes the what-if notebooks of notebooks/ from the cells below (nbformat v4, no outputs).
+
+The notebooks are generated so that their source stays reviewable as plain Python: change a
+cell here, run
+
+    /usr/bin/python3 notebooks/build_notebooks.py
+
+and commit both this file and the regenerated .ipynb files (they carry no outputs; execute them
+with notebooks/test_notebooks.py or any Jupyter whose kernel is /usr/bin/python3).
+"""
+from __future__ import annotations
+
+import pathlib
+import sys
+
+import nbformat
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+HERE = pathlib.Path(__file__).resolve().parent
+
+
+def md(text: str):
+    return new_markdown_cell(text.strip("\n"))
+
+
+def code(text: str):
+    return new_code_cell(text.strip("\n"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Shared first code cell: find the checkout and the data without absolute paths.
+SETUP = r'''
+%matplotlib inline
+import os, sys, pathlib, time, tempfile, warnings
+
+T_START = time.perf_counter()
+
+
+def find_source_dir() -> pathlib.Path:
+    """The mltwin checkout: $MLTWIN_SOURCE_DIR, else the first folder at or above the current
+    one that holds scenarios/schema (a notebook's working directory is notebooks/)."""
+    env = os.environ.get("MLTWIN_SOURCE_DIR")
+    if env:
+        return pathlib.Path(env).resolve()
+    here = pathlib.Path.cwd().resolve()
+    for d in (here, *here.parents):
+        if (d / "scenarios" / "schema").is_dir():
+            return d
+    raise RuntimeError("cannot find the mltwin checkout above " + str(here) + ": set MLTWIN_SOURCE_DIR")
+
+
+def find_data_dir(src: pathlib.Path):
+    """$MLTWIN_DATA, else the first shared/data folder above the checkout (mltwin's own rule)."""
+    env = os.environ.get("MLTWIN_DATA")
+    if env:
+        return pathlib.Path(env).resolve()
+    for d in (src, *src.parents):
+        if (d / "shared" / "data").is_dir():
+            return d / "shared" / "data"
+    raise RuntimeError("cannot find the data folder: set MLTWIN_DATA")
+
+
+SRC = find_source_dir()
+SCENARIOS = SRC / "scenarios"
+DATA = find_data_dir(SRC)
+
+try:
+    import mltwin
+except ImportError:  # not on sys.path: use the checkout's build (make build puts it there)
+    build = SRC / "build" / "bindings" / "python"
+    sys.path.insert(0, str(build))
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(build), os.environ.get("PYTHONPATH")]))  # Dask workers
+    import mltwin
+
+import numpy as np
+import pandas as pd
+import matplotlib.pyplot as plt
+
+pd.set_option("display.width", 160)
+pd.set_option("display.max_columns", 30)
+warnings.filterwarnings("ignore", category=FutureWarning)
+print(f"mltwin {mltwin.__version__} ({mltwin.git_sha}), Volcano {mltwin.volcano_release}, "
+      f"DJL Serving {mltwin.djl_serving_release}")
+print("checkout:", SRC.name, "| data folder found:", DATA.is_dir())
+'''
+
+DASK = r'''
+from distributed import Client, LocalCluster
+
+N_WORKERS = 2   # this machine has 2 cores; a remote cluster: Client("tcp://scheduler:8786")
+cluster = LocalCluster(n_workers=N_WORKERS, threads_per_worker=1, processes=True,
+                       dashboard_address=None, silence_logs=40)
+client = Client(cluster)
+SWEEP_DIR = tempfile.mkdtemp(prefix="mltwin-sweep-")   # every run's database is kept here (removed at the end)
+print(client)
+
+
+def settle(client, timeout=60.0):
+    """Waits until the Dask scheduler has forgotten the previous sweep's tasks. Needed with
+    mltwin builds whose sweep names tasks mltwin-run-<i> (the same keys in every call): a second
+    sweep on the same client could otherwise get the first one's results back. Harmless after."""
+    deadline = time.perf_counter() + timeout
+    while client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks)) and time.perf_counter() < deadline:
+        time.sleep(0.05)
+'''
+
+FOOTER = r'''
+import shutil
+
+client.close()
+cluster.close()
+shutil.rmtree(SWEEP_DIR, ignore_errors=True)
+print(f"notebook wall time: {time.perf_counter() - T_START:.0f} s")
+'''
+
+CI_HELPERS = r'''
+from scipy import stats
+
+
+def paired_difference(runs: pd.DataFrame, key: str, figure: str, baseline, level: float = 0.95) -> pd.DataFrame:
+    """Per value of `key`: mean over seeds of (figure - the baseline's figure with the same seed)
+    and the half-width of its Student-t interval. Same seed = same random draws where the
+    configurations agree (common random numbers), so pairing removes shared noise."""
+    col = "summary." + figure
+    wide = runs[runs.status == "ok"].pivot_table(index="seed", columns=key, values=col)
+    rows = []
+    for k in wide.columns:
+        d = (wide[k] - wide[baseline]).dropna()
+        n = len(d)
+        half = stats.t.ppf(0.5 + level / 2, n - 1) * d.std(ddof=1) / np.sqrt(n) if n > 1 else np.nan
+        mean = d.mean()
+        rows.append({key: k, "diff_mean": mean, "diff_ci": half, "n": n,
+                     "significant": bool(n > 1 and abs(mean) > half and half == half)})
+    return pd.DataFrame(rows)
+'''
+
+# ---------------------------------------------------------------------------------------------
+# 1. Volcano what-if
+VOLCANO = [
+    md(r'''
+# Volcano what-if: which scheduler configuration minimises queueing and job completion time?
+
+**Question.** On a slice of the Microsoft Philly trace replayed as TorchX `dist.ddp` jobs on an
+EKS cluster of trn1.32xlarge nodes, which Volcano v1.12.1 configuration gives the shortest
+queueing delay (submit → the whole gang is placed) and job completion time (JCT, submit → last
+pod succeeded)?
+
+Candidates, all changes of the `volcano` and `queues` sections of
+`scenarios/eks-trn1-philly.json`:
+
+| configuration | what changes |
+|---|---|
+| `default` | Volcano's default: tiers `[priority, gang, conformance]`, `[overcommit, drf, predicates, proportion, nodeorder]` |
+| `binpack` | + a **binpack** node-order plugin that favours fuller nodes, NeuronCores weighted 5× CPU and memory (written in Python below if mltwin has no built-in `binpack`) |
+| `mostrequested` | the built-in `nodeorder` scorer switched from spreading (`leastrequested.weight` 1) to packing (`mostrequested.weight` 1) on CPU and memory — a C++ cross-check of the Python binpack |
+| `drf, no proportion` | `proportion` removed: no queue shares (deserved / overused), jobs ordered by DRF share |
+| `proportion, no drf` | `drf` removed: no dominant-resource job order |
+| `proportion, equal weights` | every queue weight 1 instead of its share of the trace's GPU-time |
+| `sla` | only if mltwin registers an `sla` plugin (checked below) |
+
+**Set-up.** The first `MAX_JOBS` jobs of the trace (by submit time) on two cluster sizes: the
+scenario's 32 nodes and a 16-node cluster where the slice contends for NeuronCores. Every
+configuration × size is run with the same seeds, in parallel on a local Dask cluster
+(`mltwin.sweep`, 2 worker processes).
+
+**What is random.** The trace (submit times, sizes, durations) is fixed. The seed draws what the
+run's `run_meta.random_inputs` lists: bind latency, pod start-up latency (uniform 1–5 s),
+Kubernetes UIDs (the order of jobs submitted in the same second) and Volcano's tie-break among
+equally scored nodes. So the confidence intervals below measure sensitivity to *this*
+scheduling noise for *this* slice — not the spread you would see over other weeks of the trace.
+
+**How to read.** Means over seeds with 95 % Student-t intervals; then, because every
+configuration sees the same seeds, paired differences against `default` with their own
+intervals. A difference whose interval contains 0 is reported as not significant.
+'''),
+    code(SETUP),
+    code(r'''
+MAX_JOBS = 2000                 # the first 2,000 Philly jobs (~22 days of submissions)
+NODES = [16, 32]                # trn1.32xlarge nodes (32 is the scenario's cluster)
+SEEDS = list(range(1, 7))       # 6 seeds per configuration and size
+
+base = mltwin.load_scenario(SCENARIOS / "eks-trn1-philly.json")
+print("tiers:", [[p["name"] for p in t["plugins"]] for t in base["volcano"]["tiers"]])
+print("queues:", len(base["queues"]), "weights:", [q["weight"] for q in base["queues"]])
+print("registered plugins:", mltwin.registered_plugins())
+'''),
+    md(r'''
+## The slice
+
+One run of the default configuration on 16 nodes, to see what the slice asks for: mostly
+1-device jobs, a few whole-node (16-device) gangs, and a burst of submissions of one virtual
+cluster (vc-6214e9) around day 20 that leaves up to ~1,900 jobs pending for a week.
+'''),
+    code(r'''
+probe = base.copy()
+probe.set("/cluster/node_groups/0/desired_capacity", 16)
+run = mltwin.Run(probe, seed=1, max_jobs=MAX_JOBS, data=DATA)
+run.run()
+jobs = run.table("job_times")
+metrics = run.table("cluster_metrics")
+print(jobs.groupby("trace_gpus").size().rename("jobs").to_frame().T if "trace_gpus" in jobs else "")
+print(jobs.groupby("queue").agg(jobs=("job", "size"), mean_queueing_h=("queueing_s", lambda s: s.mean() / 3600)).round(1).T)
+
+fig, ax = plt.subplots(1, 2, figsize=(12, 3.5))
+days = metrics.t_ns / 86400e9
+ax[0].plot(days, metrics.allocation_ratio)
+ax[0].set(xlabel="simulated day", ylabel="NeuronCores allocated", title="16 nodes, default: allocation", xlim=(0, 45))
+ax[1].plot(days, metrics.jobs_pending, label="pending")
+ax[1].plot(days, metrics.jobs_inqueue, label="inqueue")
+ax[1].plot(days, metrics.jobs_running, label="running")
+ax[1].set(xlabel="simulated day", ylabel="jobs", title="jobs waiting and running", xlim=(0, 45))
+ax[1].legend()
+plt.tight_layout()
+print({k: v for k, v in run.summary().items() if k in ("jobs", "phases", "allocation_ratio")})
+'''),
+    md(r'''
+## A binpack plugin for Neuron devices
+
+Volcano's `binpack` plugin (pkg/scheduler/plugins/binpack) scores a node by how full it would be
+after placing the pod: for each resource r with weight w_r, `w_r · (used_r + request_r) /
+allocatable_r`, summed, divided by the sum of the weights, times 100 (MaxNodeScore) times
+`binpack.weight`; a node where a resource would overflow scores 0. Here it runs on CPU, memory
+and NeuronCores (mltwin accounts every Neuron resource name as NeuronCores). If mltwin does not
+provide `binpack`, we write it in Python with `mltwin.register_plugin` — the Python plugin API is
+Volcano's `Session` with `add_node_order_fn`.
+
+A plugin registered in this kernel is not known to the Dask worker processes that run the sweep,
+so it is registered there too with `client.run` (see the API note in notebooks/README.md).
+'''),
+    code(r'''
+class BinpackNeuron:
+    """Volcano's binpack node-order score, over cpu, memory and NeuronCores.
+
+    Arguments (Volcano's names): binpack.weight (default 1), binpack.cpu (1), binpack.memory (1),
+    binpack.neuroncore (default 5: Neuron devices are the scarce resource)."""
+
+    def __init__(self, arguments):
+        a = {k: float(v) for k, v in arguments.items()}
+        self.weight = a.get("binpack.weight", 1.0)
+        self.weights = {"cpu": a.get("binpack.cpu", 1.0), "memory": a.get("binpack.memory", 1.0),
+                        "neuroncores": a.get("binpack.neuroncore", 5.0)}
+
+    def on_session_open(self, session):
+        weights, scale = self.weights, self.weight
+
+        def score(task, node):
+            total_w = s = 0.0
+            for res, w in weights.items():
+                cap = getattr(node.allocatable, res)
+                req = getattr(task.resreq, res)
+                if w == 0 or cap == 0 or req == 0:   # Volcano skips resources the pod does not request
+                    continue
+                used = getattr(node.used, res) + req
+                if used > cap:
+                    return 0.0
+                s += w * used / cap
+                total_w += w
+            return 0.0 if total_w == 0 else s / total_w * 100.0 * scale
+
+        session.add_node_order_fn(score)
+
+
+BUILTIN_BINPACK = "binpack" in mltwin.registered_plugins()
+if not BUILTIN_BINPACK:
+    mltwin.register_plugin("binpack", BinpackNeuron)
+    print("mltwin has no built-in binpack: using the Python plugin above")
+HAS_SLA = "sla" in mltwin.registered_plugins()
+print("sla plugin available:", HAS_SLA, "" if HAS_SLA else "-> the sla configuration is skipped")
+'''),
+    md(r'''
+## The configurations
+'''),
+    code(r'''
+def with_tier2(sc, transform):
+    s = sc.copy()
+    s["volcano"]["tiers"][1]["plugins"] = transform([dict(p) for p in s["volcano"]["tiers"][1]["plugins"]])
+    return s
+
+
+configs = {}
+configs["default"] = base.copy()
+configs["binpack"] = with_tier2(base, lambda ps: ps + [
+    {"name": "binpack", "arguments": {"binpack.weight": 10, "binpack.neuroncore": 5}}])
+configs["mostrequested"] = with_tier2(base, lambda ps: [
+    dict(p, arguments={"leastrequested.weight": 0, "mostrequested.weight": 1}) if p["name"] == "nodeorder" else p
+    for p in ps])
+configs["drf, no proportion"] = with_tier2(base, lambda ps: [p for p in ps if p["name"] != "proportion"])
+configs["proportion, no drf"] = with_tier2(base, lambda ps: [p for p in ps if p["name"] != "drf"])
+equal = base.copy()
+for q in equal["queues"]:
+    q["weight"] = 1
+configs["proportion, equal weights"] = equal
+if HAS_SLA:
+    configs["sla"] = with_tier2(base, lambda ps: ps + [{"name": "sla"}])
+
+for name, sc in configs.items():
+    print(f"{name:28s}", [[p["name"] for p in t["plugins"]] for t in sc["volcano"]["tiers"]][1])
+'''),
+    md(r'''
+## The sweep
+
+`mltwin.sweep` runs the cross product of the grid (here the node count) and the seeds for one
+scenario; we call it once per configuration on the same Dask client. Each run takes about a
+second (2,000 jobs, ~70 simulated days).
+'''),
+    code(DASK),
+    code(r'''
+if not BUILTIN_BINPACK:
+    def _register_binpack():
+        import mltwin
+        if "binpack" not in mltwin.registered_plugins():
+            mltwin.register_plugin("binpack", BinpackNeuron)
+        return "binpack" in mltwin.registered_plugins()
+    print("binpack on the workers:", client.run(_register_binpack))
+
+t0 = time.perf_counter()
+all_runs, all_points = [], []
+for name, sc in configs.items():
+    settle(client)
+    runs, points = mltwin.sweep(sc, {"/cluster/node_groups/0/desired_capacity": NODES}, seeds=SEEDS,
+                                client=client, max_jobs=MAX_JOBS, data=DATA, progress=False,
+                                out_dir=os.path.join(SWEEP_DIR, name.replace(" ", "_").replace(",", "")))
+    runs.insert(0, "config", name)
+    points.insert(0, "config", name)
+    all_runs.append(runs)
+    all_points.append(points)
+runs = pd.concat(all_runs, ignore_index=True)
+points = pd.concat(all_points, ignore_index=True).rename(columns={"/cluster/node_groups/0/desired_capacity": "nodes"})
+runs = runs.rename(columns={"/cluster/node_groups/0/desired_capacity": "nodes"})
+print(f"{len(runs)} runs in {time.perf_counter() - t0:.0f} s, failed: {(runs.status != 'ok').sum()}")
+print("the seed changes:", all_runs[0].attrs.get("random_inputs"))
+# every row must come from its own configuration's run (see settle above)
+assert all(os.path.dirname(db).endswith(n.replace(" ", "_").replace(",", "")) for n, db in zip(runs.config, runs.database))
+assert (runs.status == "ok").all(), runs.loc[runs.status != "ok", ["config", "nodes", "seed", "error"]]
+'''),
+    code(r'''
+H = 3600.0
+table = pd.DataFrame({
+    "config": points.config, "nodes": points.nodes, "n": points.n,
+    "queueing mean (h)": points["queueing_s.mean.mean"] / H, "± ci": points["queueing_s.mean.ci"] / H,
+    "queueing p95 (h)": points["queueing_s.p95.mean"] / H,
+    "JCT mean (h)": points["jct_s.mean.mean"] / H, "± ci ": points["jct_s.mean.ci"] / H,
+    "JCT p50 (h)": points["jct_s.p50.mean"] / H,
+    "allocation": points["allocation_ratio.mean"],
+})
+table.sort_values(["nodes", "queueing mean (h)"]).round(2)
+'''),
+    code(r'''
+fig, axes = plt.subplots(len(NODES), 2, figsize=(13, 3.4 * len(NODES)), squeeze=False)
+names = list(configs)
+x = np.arange(len(names))
+for row, n in enumerate(NODES):
+    p = points[points.nodes == n].set_index("config").loc[names]
+    for col, (fig_name, label) in enumerate([("queueing_s.mean", "mean queueing delay (h)"), ("jct_s.mean", "mean JCT (h)")]):
+        ax = axes[row][col]
+        ax.bar(x, p[fig_name + ".mean"] / H, 0.6, yerr=p[fig_name + ".ci"] / H, capsize=4,
+               color=["C7"] + ["C0"] * (len(names) - 1))
+        ax.set_xticks(x, names if row == len(NODES) - 1 else [""] * len(names), rotation=30, ha="right")
+        ax.set_ylabel(label)
+        ax.set_title(f"{n} nodes, first {MAX_JOBS} Philly jobs, {len(SEEDS)} seeds, 95 % CI", fontsize=10)
+plt.tight_layout()
+'''),
+    md(r'''
+## Is a difference real? Paired comparison against `default`
+
+The same seed gives each configuration the same start-up latencies and the same order of jobs
+submitted in the same second, so the per-seed difference to `default` removes that shared noise.
+`significant` means the 95 % interval of the mean difference excludes 0.
+'''),
+    code(CI_HELPERS),
+    code(r'''
+verdicts = []
+for n in NODES:
+    r = runs[runs.nodes == n]
+    for figure in ("queueing_s.mean", "jct_s.mean", "queueing_s.p95"):
+        d = paired_difference(r, "config", figure, "default")
+        d.insert(0, "figure", figure)
+        d.insert(0, "nodes", n)
+        verdicts.append(d)
+verdicts = pd.concat(verdicts, ignore_index=True)
+verdicts = verdicts[verdicts.config != "default"]
+verdicts["diff (h)"] = (verdicts.diff_mean / H).round(2)
+verdicts["± ci (h)"] = (verdicts.diff_ci / H).round(2)
+verdicts["relative"] = [f"{d / base_v:+.1%}" for d, base_v in zip(
+    verdicts.diff_mean,
+    [runs[(runs.nodes == n) & (runs.config == "default")]["summary." + f].mean() for n, f in zip(verdicts.nodes, verdicts.figure)])]
+verdicts[["nodes", "figure", "config", "diff (h)", "± ci (h)", "relative", "significant"]]
+'''),
+    code(r'''
+for n in NODES:
+    p = points[points.nodes == n].set_index("config")
+    best_q = p["queueing_s.mean.mean"].idxmin()
+    best_j = p["jct_s.mean.mean"].idxmin()
+    sig = verdicts[(verdicts.nodes == n) & (verdicts.config == best_q) & (verdicts.figure == "queueing_s.mean")]
+    note = "" if best_q == "default" else (" (significant against default)" if sig.significant.any()
+                                           else " (NOT significantly different from default)")
+    print(f"{n} nodes: lowest mean queueing: {best_q}{note}; lowest mean JCT: {best_j}")
+'''),
+    md(r'''
+## Reading the result
+
+What the runs say when this notebook was written (mltwin at the commit in the first output; the
+tables above are the authority if the simulator has changed since):
+
+* **Packing is the only lever that moves this slice.** `binpack` (the Python plugin) and the
+  built-in `mostrequested` scorer give the same schedule on 16 nodes and nearly the same on 32 —
+  a cross-check of the Python plugin API against C++ code. Against the default's spreading
+  `leastrequested` scorer:
+  * **32 nodes** (the scenario's cluster): mean queueing −28 % (2.2 h → 1.6 h), mean JCT −3 %,
+    both significant over the paired seeds; the p95 of queueing does not change significantly.
+  * **16 nodes** (the slice contends): mean queueing and JCT −13 to −14 % (136 h → 117 h), but
+    **not significant** with 6 seeds: the interval of the paired difference (about ±20 h) still
+    contains 0. Here the seed matters a lot — same-second submission order and node tie-breaks
+    decide which gangs get whole nodes during the burst.
+  The mechanism is visible in the plots of the slice: the default spreads 1-device pods over
+  every node, so whole-node (16-device) gangs admitted by `enqueue` wait for an empty node while
+  holding the `overcommit` budget, and the burst of ~1,900 jobs around day 20 waits as
+  `Pending` ("resource in cluster is overused"). Packing keeps whole nodes free.
+* **drf** changes nothing on this slice: pending jobs hold nothing, so their DRF shares are all 0
+  and the order falls back to creation time — `proportion, no drf` is identical to `default`.
+  Removing `proportion` instead (`drf, no proportion`) is slightly *worse* on 32 nodes (+7 % mean
+  queueing, significant but 10 minutes) and indistinguishable on 16.
+* **proportion weights**: equal queue weights change nothing that matters (differences of
+  minutes or less): the queue that floods the cluster is alone in asking most of the time, and
+  `proportion` gives idle shares to the queues that ask. (A difference of 0.03 h can be
+  "significant" when the seeds agree closely; it is still negligible.)
+* **sla** is not available in this build (no such plugin registered), so it was not compared.
+
+Caveats: one slice (the first 2,000 jobs) of one trace; seeds only vary start-up latencies,
+same-second submission order and node tie-breaks, so the intervals are narrow and say nothing
+about other weeks; no preemption or reclaim configured. Increase `MAX_JOBS`, the node counts or
+the seeds to test a claim before acting on it.
+'''),
+    code(FOOTER),
+]
+
+# ---------------------------------------------------------------------------------------------
+# 2. DJL versus MMS
+DJL_MMS = [
+    md(r'''
+# DJL Serving versus Multi Model Server on the AWS blog's load test
+
+**Question.** The AWS Machine Learning Blog's multi-model endpoint test (1,000 copies of a
+scikit-learn model on 20 × ml.c5d.18xlarge, Locust at ~1,500 requests/s) compares model servers.
+What do DJL Serving 0.23.0 (workers scale per model: one to start, more when a queue builds up)
+and MMS v1.1.9 (a static pool of one worker per vCPU per loaded model) do to latency, 503s,
+workers per model, memory and cost under the blog's three traffic patterns?
+
+* **uniform** — every request picks a model uniformly among 990 (`locust_distributed.py`);
+* **one-hot** — one model takes most of the traffic (`locust_one_hot.py`);
+* **top-n** — 11 hot models take 8/9 of the requests, the rest spread over 979 (`locust_top_n.py`).
+
+**Set-up.** The six scenarios `scenarios/mme-{djl,mms}-blog-{uniform,one-hot,top-n}.json`,
+unchanged except that we simulate only the first `UNTIL` minutes of the blog's hour (the steady
+state sets in after a minute; the full hour is `run.run()`). Runs go through `mltwin.sweep` on a
+local Dask cluster of 2 processes.
+
+**What is random.** The seed draws every random input the runs' `run_meta.random_inputs`
+names (printed below): Locust users' model choices and think times, service times, S3 and load
+latencies, overheads, worker start-up. Each figure is a mean over `SEEDS` with its 95 % interval.
+
+**Metrics.** ModelLatency is CloudWatch's: from the container's job queue to the answer — it does
+*not* include waiting for a model to be downloaded and loaded (ModelLoadingWaitTime), so we also
+show the end-to-end latency the client sees.
+'''),
+    code(SETUP),
+    code(r'''
+UNTIL = "4m"
+SEEDS = [1, 2, 3]
+SERVERS = ["djl", "mms"]
+PATTERNS = ["uniform", "one-hot", "top-n"]
+for s in SERVERS:
+    sc = mltwin.load_scenario(SCENARIOS / f"mme-{s}-blog-top-n.json")
+    props = sc["server"].get("serving_properties") or sc["server"].get("config_properties")
+    print(s, sc["server"]["kind"], sc["server"]["release"], props)
+ep = sc["endpoint"]
+print("fleet:", ep["initial_instances"], "x", ep["instance_type"])
+'''),
+    code(DASK),
+    code(r'''
+t0 = time.perf_counter()
+rows, pts = [], []
+for s in SERVERS:
+    for pattern in PATTERNS:
+        sc = mltwin.load_scenario(SCENARIOS / f"mme-{s}-blog-{pattern}.json")
+        settle(client)
+        r, p = mltwin.sweep(sc, {}, seeds=SEEDS, client=client, until=UNTIL, data=DATA, progress=False,
+                            out_dir=os.path.join(SWEEP_DIR, f"{s}-{pattern}"))
+        for df in (r, p):
+            df.insert(0, "pattern", pattern)
+            df.insert(0, "server", s)
+        rows.append(r)
+        pts.append(p)
+runs = pd.concat(rows, ignore_index=True)
+points = pd.concat(pts, ignore_index=True)
+print(f"{len(runs)} runs in {time.perf_counter() - t0:.0f} s, failed: {(runs.status != 'ok').sum()}")
+print("the seed changes:", rows[0].attrs.get("random_inputs"))
+assert (runs.status == "ok").all(), runs.loc[runs.status != "ok", ["server", "pattern", "seed", "error"]]
+'''),
+    md(r'''
+## Summary (mean over seeds ± 95 % half-width)
+'''),
+    code(r'''
+def fmt(p, figure, scale=1.0, digits=1):
+    m, c = p[figure + ".mean"] / scale, p[figure + ".ci"] / scale
+    return [f"{a:.{digits}f} ± {b:.{digits}f}" if b == b else f"{a:.{digits}f}" for a, b in zip(m, c)]
+
+
+minutes = mltwin.to_ns(UNTIL) / 60e9
+summary = pd.DataFrame({
+    "server": points.server, "pattern": points.pattern,
+    "ModelLatency p50 (ms)": fmt(points, "model_latency.p50_us", 1e3, 2),
+    "ModelLatency p99 (ms)": fmt(points, "model_latency.p99_us", 1e3, 2),
+    "end-to-end p99 (ms)": fmt(points, "end_to_end_latency.p99_us", 1e3, 0),
+    "served / s": fmt(points, "served", minutes * 60, 0),
+    "503": fmt(points, "rejected_503", 1, 0),
+    "507": fmt(points, "rejected_507", 1, 0),
+    "cache hit": fmt(points, "cache_hit_ratio", 1, 3),
+    "loads": fmt(points, "loads", 1, 0),
+    "max workers": fmt(points, "max_workers_seen", 1, 0),
+    "cost $": fmt(points, "cost_usd", 1, 2),
+})
+summary
+'''),
+    code(r'''
+fig, axes = plt.subplots(1, 3, figsize=(15, 4))
+x = np.arange(len(PATTERNS))
+for i, s in enumerate(SERVERS):
+    p = points[points.server == s].set_index("pattern").loc[PATTERNS]
+    off = (i - 0.5) * 0.38
+    axes[0].bar(x + off, p["model_latency.p99_us.mean"] / 1e3, 0.38, yerr=p["model_latency.p99_us.ci"] / 1e3,
+                capsize=3, label=f"{s.upper()} ModelLatency p99")
+    axes[0].plot(x + off, p["model_latency.p50_us.mean"] / 1e3, "k_", markersize=14)
+    axes[1].bar(x + off, p["end_to_end_latency.p99_us.mean"] / 1e3, 0.38,
+                yerr=p["end_to_end_latency.p99_us.ci"] / 1e3, capsize=3, label=s.upper())
+    axes[2].bar(x + off, p["served.mean"] / (minutes * 60), 0.38, yerr=p["served.ci"] / (minutes * 60), capsize=3,
+                label=f"{s.upper()} served")
+    axes[2].bar(x + off, (p["rejected_503.mean"] + p["rejected_507.mean"]) / (minutes * 60), 0.38,
+                bottom=p["served.mean"] / (minutes * 60), color="red", alpha=0.6,
+                label="503 + 507" if i == 0 else None)
+for ax, title, unit in [(axes[0], "ModelLatency p99 (bars), p50 (ticks)", "ms"),
+                        (axes[1], "end-to-end latency p99 (incl. model loading wait)", "ms (log)"),
+                        (axes[2], "requests answered per second", "requests/s")]:
+    ax.set_xticks(x, PATTERNS)
+    ax.set_title(title)
+    ax.set_ylabel(unit)
+    ax.legend(fontsize=8)
+axes[1].set_yscale("log")
+plt.tight_layout()
+'''),
+    md(r'''
+## Workers per model, memory, cache churn (seed 1, minute by minute)
+
+`endpoint_metrics` has CloudWatch's per-minute figures; `workers` counts running model-server
+workers over the whole fleet, and `loaded_model_count` the loaded models, so their ratio is the
+mean number of workers per loaded model. `worker_events` gives the per-(instance, model) pool
+sizes; we take each pool's last size.
+'''),
+    code(r'''
+def database(server, pattern, seed=1):
+    r = runs[(runs.server == server) & (runs.pattern == pattern) & (runs.seed == seed)]
+    return r.database.iloc[0]
+
+
+metrics = {}
+per_model = []
+for s in SERVERS:
+    for pattern in PATTERNS:
+        db = database(s, pattern)
+        m = mltwin.read_table(db, "endpoint_metrics")
+        metrics[(s, pattern)] = m
+        w = mltwin.read_table(db, "SELECT instance, model, workers_after FROM worker_events ORDER BY t_ns")
+        last = w.groupby(["instance", "model"]).workers_after.last()
+        pool = last[last > 0]
+        per_model.append({"server": s, "pattern": pattern, "pools (instance, model)": len(pool),
+                          "workers per pool: mean": pool.mean(), "max": pool.max(),
+                          "temporary workers added": int(mltwin.read_table(
+                              db, "SELECT count(*) AS n FROM worker_events WHERE event = 'Added'").n.iloc[0]),
+                          "models on >1 instance": int((pool.groupby(level="model").size() > 1).sum())})
+pd.DataFrame(per_model).round(1)
+'''),
+    code(r'''
+fig, axes = plt.subplots(1, 3, figsize=(15, 3.8))
+styles = {"uniform": "-", "one-hot": "--", "top-n": ":"}
+for (s, pattern), m in metrics.items():
+    t = m.end_ns / 60e9
+    color = "C0" if s == "djl" else "C1"
+    lab = f"{s.upper()} {pattern}"
+    axes[0].plot(t, m.workers / m.loaded_model_count, styles[pattern], color=color, label=lab)
+    axes[1].plot(t, m.memory_utilization_pct, styles[pattern], color=color, label=lab)
+    axes[2].plot(t, m.model_cache_hit, styles[pattern], color=color, label=lab)
+axes[0].set(title="workers per loaded model", xlabel="minute", yscale="log")
+axes[1].set(title="MemoryUtilization (%)", xlabel="minute", ylim=(0, 100))
+axes[2].set(title="ModelCacheHit", xlabel="minute", ylim=(0, 1.05))
+axes[2].legend(fontsize=7)
+plt.tight_layout()
+'''),
+    md(r'''
+## Cost
+
+Both servers run the same fleet for the same time, so the bill is the same; what differs is
+what the bill buys. Cost per million successful requests, from the instance-hours of the runs
+(SageMaker on-demand price of ml.c5d.18xlarge in the scenario's catalog):
+'''),
+    code(r'''
+cost = points[["server", "pattern"]].copy()
+cost["instance-hours"] = points["instance_hours.mean"]
+cost["cost $"] = points["cost_usd.mean"]
+cost["$ per hour"] = cost["cost $"] / (minutes / 60)
+cost["$ per 1M served"] = points["cost_usd.mean"] / points["served.mean"] * 1e6
+cost.round(2)
+'''),
+    md(r'''
+## Reading the result
+
+What the runs say when this notebook was written (the tables above are the authority):
+
+* **ModelLatency is the same** for both servers in every pattern (p50 ≈ 1.4 ms, p99 ≈ 9.3 ms,
+  intervals overlapping): once a request reaches a loaded model, a 2 ms scikit-learn prediction
+  on an idle core costs the same. CloudWatch's ModelLatency alone would call it a tie.
+* **MMS runs out of memory on uniform traffic.** One worker per vCPU per model means 72 copies of
+  each 100 MiB model, so an instance holds only a couple of dozen models (43 pools over the
+  fleet at the end, MemoryUtilization ≈ 96 %) for 990 models in use. Models are unloaded and
+  reloaded all the time (ModelCacheHit ≈ 0.05, ~37,000 loads in 4 minutes), loads that find no
+  memory answer **507** (~5,000), the end-to-end p99 is ≈ 3 s, and because Locust users wait for
+  their answers the endpoint answers ~230 requests/s instead of ~1,330. DJL keeps one worker per
+  model (≈ 1,000–1,100 workers, memory ≈ 6 %), a cache-hit ratio ≈ 0.996 and the full rate.
+* **one-hot and top-n** suit MMS better (hits ≈ 0.92, no 507) but MMS still churns ~15,000
+  loads, its end-to-end p99 is ≈ 2.8 s and it answers ~30 % fewer requests than DJL. DJL never
+  started a temporary worker at this load (2 ms requests never queue past 2 × batch_size), and
+  neither server answered a **503**.
+* **Cost** is identical per hour (same fleet, $83/h); per million requests answered DJL costs
+  ≈ $17, MMS ≈ $24–25 on one-hot/top-n and ≈ $100 on uniform traffic.
+* (~1,330 requests/s rather than 1,500 for DJL: the 4 minutes include Locust's ramp-up of 450
+  users at 10 per second.)
+
+Caveats: the first minutes of the hour only; service times and model sizes are the scenarios'
+stated assumptions (not measured on the blog's hardware); MMS's worker count follows its default
+(one per vCPU), which the blog's MMS set-up may have overridden.
+'''),
+    code(FOOTER),
+]
+
+# ---------------------------------------------------------------------------------------------
+# 3. Capacity planning
+CAPACITY = [
+    md(r'''
+# Capacity planning: how many ml.c5d.18xlarge for the Azure Functions 1k trace?
+
+**Question.** One SageMaker multi-model endpoint on DJL Serving 0.23.0 serves the 1,000 functions
+of the Azure Functions 2019 trace (function i = model i, its execution time as service time, its
+memory as the model's resident size). How many ml.c5d.18xlarge instances does it need so that the
+p99 of ModelLatency stays at or under a target, with instance autoscaling off (a fixed fleet) and
+on (Application Auto Scaling target tracking on InvocationsPerInstance), and what does each cost?
+
+**Set-up.** `scenarios/mme-azure-functions.json` with:
+
+* **autoscaling off**: `endpoint.autoscaling` removed, `initial_instances` = N (min = max = N);
+* **autoscaling on**: the scenario's target tracking (450 invocations per instance per minute,
+  scale-out after 3 minutes above, 300 s cooldowns, new instances take 4–8 min to start),
+  `initial_instances` = `min_instances` = N as a floor, `max_instances` = 20;
+* two load levels: the trace **as recorded** (`time_scale` 1, ~420 invocations/min, flat over the
+  day) and **4× faster** (`time_scale` 4: the same day's shape at four times the rate, a growth
+  scenario);
+* `UNTIL` = 2 simulated hours per run (the first 2 h of the trace at 1×, the first 8 h at 4×).
+
+**What is random.** The trace's per-minute counts are fixed; the seed draws arrival instants
+within each minute, service times (exponential around each function's mean execution time —
+the scenario clamps that *mean* to [1 ms, 60 s], so single requests can run longer than 60 s),
+S3/load latencies,
+worker and instance start-up (see `random_inputs` below). Each point is a mean over `SEEDS` with a
+95 % Student-t interval; "meets the target" means the **upper** end of the interval is at or
+under it.
+'''),
+    code(SETUP),
+    code(r'''
+TARGET_P99_S = 120.0            # the p99 ModelLatency we plan for, s
+OTHER_TARGETS_S = [80, 90, 100, 120, 150]
+FLEETS = [1, 2, 3, 4, 8]        # instances N
+TIME_SCALES = [1, 4]
+SEEDS = [1, 2, 3, 4]
+UNTIL = "2h"
+
+base = mltwin.load_scenario(SCENARIOS / "mme-azure-functions.json")
+tt = base["endpoint"]["autoscaling"]["target_tracking"]
+print("instance:", base["endpoint"]["instance_type"], "| target tracking:",
+      {k: v for k, v in tt.items() if k != "source"})
+price = {t["name"]: t["usd_per_hour"] for t in base["catalog"]["instance_types"]}[base["endpoint"]["instance_type"]]
+print(f"price: ${price}/h")
+'''),
+    md(r'''
+## The load
+
+Invocations per minute over the trace's day, summed over the 1,000 functions (read straight from
+the data folder), and the part the runs replay.
+'''),
+    code(r'''
+inv = pd.read_csv(DATA / "inference" / "azure-functions-2019-1k" / "1000_inv.csv")
+per_minute = inv[[c for c in inv.columns if c.startswith("minute_")]].sum().to_numpy()
+print(f"{per_minute.sum():,} invocations in the day, {per_minute.mean():.0f}/min on average, peak {per_minute.max()}/min")
+fig, ax = plt.subplots(figsize=(12, 3))
+ax.plot(np.arange(len(per_minute)) / 60, per_minute, lw=0.6)
+hours = mltwin.to_ns(UNTIL) / 3600e9
+for ts, color in zip(TIME_SCALES, ("C1", "C2")):
+    ax.axvspan(0, hours * ts, color=color, alpha=0.15, label=f"replayed at {ts}x in {UNTIL}")
+ax.axhline(tt["target_value"], color="k", ls="--", lw=0.8, label="target tracking: 450 per instance")
+ax.set(xlabel="hour of the trace", ylabel="invocations / min")
+ax.legend(fontsize=8)
+'''),
+    code(r'''
+def variant(autoscaling: bool, time_scale: float) -> "mltwin.Scenario":
+    s = base.copy()
+    s["traffic"]["trace"]["time_scale"] = time_scale
+    ep = s["endpoint"]
+    ep.pop("min_instances", None)        # default: initial_instances (the grid sets it)
+    if autoscaling:
+        ep["max_instances"] = 20
+    else:
+        ep.pop("autoscaling")
+        ep.pop("max_instances", None)    # default: initial_instances: a fixed fleet
+    return s
+'''),
+    code(DASK),
+    code(r'''
+t0 = time.perf_counter()
+rows, pts = [], []
+for ts in TIME_SCALES:
+    for auto in (False, True):
+        settle(client)
+        r, p = mltwin.sweep(variant(auto, ts), {"/endpoint/initial_instances": FLEETS}, seeds=SEEDS, client=client,
+                            until=UNTIL, data=DATA, progress=False,
+                            out_dir=os.path.join(SWEEP_DIR, f"ts{ts}-{'auto' if auto else 'fixed'}"))
+        for df in (r, p):
+            df.insert(0, "autoscaling", "on" if auto else "off")
+            df.insert(0, "time_scale", ts)
+        rows.append(r)
+        pts.append(p)
+runs = pd.concat(rows, ignore_index=True).rename(columns={"/endpoint/initial_instances": "N"})
+points = pd.concat(pts, ignore_index=True).rename(columns={"/endpoint/initial_instances": "N"})
+print(f"{len(runs)} runs in {time.perf_counter() - t0:.0f} s, failed: {(runs.status != 'ok').sum()}")
+print("the seed changes:", rows[0].attrs.get("random_inputs"))
+assert (runs.status == "ok").all(), runs.loc[runs.status != "ok", ["time_scale", "autoscaling", "N", "seed", "error"]]
+'''),
+    code(r'''
+points["p99_s"] = points["model_latency.p99_us.mean"] / 1e6
+points["p99_ci_s"] = points["model_latency.p99_us.ci"] / 1e6
+points["p99_upper_s"] = points.p99_s + points.p99_ci_s.fillna(0)
+points["meets"] = points.p99_upper_s <= TARGET_P99_S
+points["cost_per_day_usd"] = points["cost_usd.mean"] / hours * 24
+points["mean_instances"] = points["instance_hours.mean"] / hours
+points["5xx"] = points["status_5xx.mean"]
+view = points[["time_scale", "autoscaling", "N", "p99_s", "p99_ci_s", "meets", "5xx", "mean_instances",
+               "cost_per_day_usd"]].round(2)
+view
+'''),
+    code(r'''
+fig, axes = plt.subplots(1, len(TIME_SCALES) * 2, figsize=(16, 3.8))
+for i, ts in enumerate(TIME_SCALES):
+    ax, axc = axes[2 * i], axes[2 * i + 1]
+    for auto, color in (("off", "C0"), ("on", "C3")):
+        p = points[(points.time_scale == ts) & (points.autoscaling == auto)]
+        ax.errorbar(p.N + (0.08 if auto == "on" else 0), p.p99_s, yerr=p.p99_ci_s, marker="o", capsize=3, color=color,
+                    label=f"autoscaling {auto}")
+        axc.plot(p.N, p.cost_per_day_usd, marker="o", color=color, label=f"autoscaling {auto}")
+    ax.axhline(TARGET_P99_S, color="k", ls="--", lw=0.8, label="target")
+    p = points[points.time_scale == ts]
+    ax.set(title=f"{ts}x the trace: ModelLatency p99", xlabel="N (fixed fleet / autoscaling floor)", ylabel="s",
+           yscale="log" if p.p99_s.max() > 5 * p.p99_s.min() else "linear")
+    axc.set(title=f"{ts}x the trace: cost", xlabel="N", ylabel="$ per day (at this rate)")
+    ax.legend(fontsize=8)
+    axc.legend(fontsize=8)
+plt.tight_layout()
+'''),
+    md(r'''
+## The answer
+
+The smallest N that meets the target (upper end of the 95 % interval at or under it) for each
+load level and autoscaling setting, with what it costs per day at the simulated rate:
+'''),
+    code(r'''
+answers = []
+for (ts, auto), p in points.groupby(["time_scale", "autoscaling"]):
+    ok = p[p.meets].sort_values("N")
+    if len(ok):
+        best = ok.iloc[0]
+        answers.append({"time_scale": ts, "autoscaling": auto, "smallest N": int(best.N),
+                        "p99 (s)": f"{best.p99_s:.1f} ± {best.p99_ci_s:.1f}",
+                        "mean instances": round(best.mean_instances, 2), "$ per day": round(best.cost_per_day_usd, 0)})
+    else:
+        answers.append({"time_scale": ts, "autoscaling": auto, "smallest N": None,
+                        "p99 (s)": f"none of N = {FLEETS} meets {TARGET_P99_S:.0f} s", "mean instances": None,
+                        "$ per day": None})
+pd.DataFrame(answers)
+'''),
+    md(r'''
+The same question for other targets (smallest N whose interval's upper end meets the target;
+— : none of the fleets tried):
+'''),
+    code(r'''
+grid = {}
+for target in OTHER_TARGETS_S:
+    for (ts, auto), p in points.groupby(["time_scale", "autoscaling"]):
+        ok = p[p.p99_upper_s <= target].sort_values("N")
+        grid.setdefault(f"{ts}x, autoscaling {auto}", {})[f"p99 <= {target} s"] = (
+            f"N={int(ok.iloc[0].N)} (${ok.iloc[0].cost_per_day_usd:.0f}/day)" if len(ok) else "—")
+pd.DataFrame(grid).T
+'''),
+    md(r'''
+## Why more instances do not buy a lower p99: where the tail comes from
+
+One run of the smallest and the largest fixed fleet (seed 1, 1×): the requests table splits
+ModelLatency into the time in the model's job queue (`queue_ns`) and the rest (running,
+including CPU sharing). The slowest requests are slow mostly because they *run* long — the
+functions' own execution times, exponential around means of up to 60 s — and then because they
+queue in their model's DJL worker pool (one worker to start; another only when more than
+2 × batch_size requests queue); more machines shorten the queueing part only.
+'''),
+    code(r'''
+parts = []
+for n in (FLEETS[0], FLEETS[-1]):
+    db = runs[(runs.time_scale == 1) & (runs.autoscaling == "off") & (runs.N == n) & (runs.seed == 1)].database.iloc[0]
+    q = mltwin.read_table(db, "SELECT model_latency_ns, queue_ns FROM requests WHERE status = 200")
+    ml = q.model_latency_ns / 1e9
+    tail = q[ml >= ml.quantile(0.99)]
+    parts.append({"N": n, "requests (sample)": len(q), "p99 ModelLatency (s)": ml.quantile(0.99),
+                  "in the top 1 %: mean queue (s)": tail.queue_ns.mean() / 1e9,
+                  "mean running (s)": (tail.model_latency_ns - tail.queue_ns).mean() / 1e9})
+pd.DataFrame(parts).round(1)
+'''),
+    md(r'''
+## Reading the result
+
+What the runs say when this notebook was written (the tables above are the authority):
+
+* **As recorded (1×)** the trace needs **one** instance for a 120 s target: p99 ≈ 91 ± 4 s at
+  $100 per day. ~420 invocations/min keep about half of its 72 vCPUs busy. More instances lower
+  the p99 only slowly (≈ 78 s at 4–8 instances) because the tail is mostly the functions' own
+  run times; 90 s needs 3 instances, 80 s needs 8 (4 give 79 ± 2 s, the interval's upper end just
+  above), and a target much below 75 s is out of reach by adding instances at all. Levers for that tail are the server's
+  (`minWorkers` for slow models, DJL's idle rule, see `custom-policy-offline.ipynb`), not the
+  fleet. Autoscaling at the scenario's 450 invocations/instance target adds an instance in the
+  occasional busy minute: about 1.4 instances on average, +37 % cost, no gain in p99.
+* **At 4×**, one instance collapses (CPU saturated: p99 ≈ 45 min, ~42,000 5xx in 2 h). Two fixed
+  instances give p99 ≈ 122 ± 6 s — **not** reliably under 120 s — and **three** do (≈ 106 ± 3 s,
+  $299 per day). With autoscaling on, target tracking drives the fleet to ~4 instances whatever
+  the floor: a floor of 1 costs as much as 4 fixed instances ($396/day) *and* misses the target
+  (p99 ≈ 400 s, ~1,000 5xx) because of the minutes spent waiting for new instances (4–8 min to
+  start); a floor of 2 meets it at about $398/day. For this flat load a fixed fleet of 3 is
+  cheaper and as good: the 450 invocations/instance target (SageMaker's load-testing rule with a
+  0.5 safety factor) is tuned for throughput, not for this latency target.
+
+Caveats: two simulated hours per point (the trace's flat day makes this representative at 1×,
+less so at 4× where 8 trace hours are compressed); service times are exponential around each
+function's mean execution time, memory is the app's average allocation — both stated
+assumptions of the scenario; one instance type only.
+'''),
+    code(FOOTER),
+]
+
+# ---------------------------------------------------------------------------------------------
+# 4. Custom policy, offline
+CUSTOM = [
+    md(r'''
+# Unit-testing a custom serving policy offline, then running it in a simulation
+
+**Question.** You want to change how a model server scales its workers. Before running a
+simulation — let alone production — can you check, decision by decision, that the new policy does
+what you mean and keeps the rules you must not break?
+
+The serving policy API (`policies/include/mltwin/policy/serving.hpp`, exposed in
+`mltwin.policies`) makes policies **pure functions of an observation**: no clock, no I/O, no
+randomness inside. An `AutoscalingPolicy` answers
+
+* `on_arrival(pool: PoolObservation) -> AdmitDecision` — a request reaches a loaded model's worker
+  pool on one instance: admit it or answer 503, and whether to start one more worker;
+* `on_worker_free(worker: WorkerObservation) -> WorkerDecision` — a worker is free: retire it, or
+  poll the job queue until a deadline.
+
+So a test can build observations by hand, call the policy, and assert on the decisions. The
+built-in `DjlWlmPolicy` (DJL Serving 0.23.0's WorkLoadManager) is callable the same way, which
+gives a reference to compare against.
+
+**Plan.** (1) Pin down DJL's rules on hand-made observations, among them the 503 rule: *reject
+when the job queue has one slot left and every worker is busy* (WorkLoadManager.runJob);
+(2) write a custom Python policy, test it offline against DJL on the same observations;
+(3) run both in a short simulation of the Azure Functions trace and compare, with seeds.
+'''),
+    code(SETUP),
+    code(r'''
+from mltwin.policies import (AdmitDecision, AutoscalingPolicy, DjlWlmPolicy, PoolObservation, WorkerDecision,
+                             WorkerObservation)
+
+NS = 1_000_000_000   # the API's times are integer nanoseconds
+
+
+def pool(**fields) -> PoolObservation:
+    """A PoolObservation from keyword fields (the type has no keyword constructor). Defaults:
+    DJL's on ml.c5d.18xlarge — job_queue_size 1000, batch_size 1, minWorkers 1, maxWorkers 72."""
+    p = PoolObservation()
+    values = dict(now=0, min_workers=1, max_workers=72, workers_running=1, workers_busy=0, workers_started=1,
+                  queue_size=0, queue_capacity=1000, batch_size=1, free_cores=72)
+    values.update(fields)
+    for k, v in values.items():
+        setattr(p, k, v)
+    return p
+
+
+def worker(**fields) -> WorkerObservation:
+    w = WorkerObservation()
+    values = dict(now=0, idle_since=0, temporary=True, max_idle_time=60 * NS, poll_timed_out=False)
+    values.update(fields)
+    for k, v in values.items():
+        setattr(w, k, v)
+    return w
+
+
+djl = DjlWlmPolicy()
+print(djl.name, djl.on_arrival(pool()))
+'''),
+    md(r'''
+## 1. DJL's rules, on observations made by hand
+
+Each case is an observation and the decision DJL 0.23.0 takes (`wlm/WorkLoadManager.java`,
+`wlm/WorkerPool.java`, `wlm/TemporaryBatchAggregator.java`). A worker is *busy* only while it
+runs a batch; `all_workers_busy()` is DJL's `isAllWorkerBusy`: no worker waiting for a job.
+'''),
+    code(r'''
+ARRIVALS = {
+    # name: (observation, expected (admit, add_worker))
+    "idle pool, empty queue": (pool(), (True, False)),
+    "all busy, queue 2 -> 3 jobs > 2 x batch": (pool(workers_busy=1, workers_started=0, queue_size=2), (True, True)),
+    "all busy, queue 1 -> 2 jobs = 2 x batch": (pool(workers_busy=1, workers_started=0, queue_size=1), (True, False)),
+    "one slot left, every worker busy -> 503": (pool(workers_busy=1, workers_started=0, queue_size=999), (False, True)),
+    "one slot left, a worker waiting": (pool(workers_busy=0, workers_started=1, queue_size=999), (True, True)),
+    "one slot left, busy, at maxWorkers": (pool(workers_running=72, workers_busy=72, workers_started=0, queue_size=999),
+                                           (False, False)),
+    "queue full, a worker waiting -> 503": (pool(queue_size=1000), (False, True)),
+    "no worker running": (pool(workers_running=0, workers_started=0), (True, True)),
+    "long queue at maxWorkers": (pool(workers_running=72, workers_busy=72, workers_started=0, queue_size=50),
+                                 (True, False)),
+    "long queue, batch_size 32": (pool(workers_busy=1, workers_started=0, queue_size=50, batch_size=32), (True, False)),
+    "long queue, no free core": (pool(workers_busy=1, workers_started=0, queue_size=50, free_cores=0), (True, True)),
+}
+
+
+def decide_all(policy, cases):
+    return {name: policy.on_arrival(obs) for name, (obs, _) in cases.items()}
+
+
+got = decide_all(djl, ARRIVALS)
+for name, (obs, (admit, add)) in ARRIVALS.items():
+    d = got[name]
+    assert (d.admit, d.add_worker) == (admit, add), (name, obs, d)
+pd.DataFrame([{"case": n, "queue": f"{o.queue_size}/{o.queue_capacity}", "busy/started/running":
+               f"{o.workers_busy}/{o.workers_started}/{o.workers_running}", "DJL admit": got[n].admit,
+               "DJL add worker": got[n].add_worker, "reason": got[n].reason} for n, (o, _) in ARRIVALS.items()])
+'''),
+    code(r'''
+WORKERS = {
+    # name: (observation, expected (retire, poll_deadline))
+    "permanent worker: waits forever": (worker(temporary=False, now=500 * NS), (False, None)),
+    "temporary, short batch, idle 10 s": (worker(now=70 * NS, idle_since=60 * NS), (False, 70 * NS + 60 * NS)),
+    "temporary, poll timed out after 60 s idle": (worker(now=121 * NS, idle_since=60 * NS, poll_timed_out=True),
+                                                  (True, None)),
+    "temporary, finished a 90 s batch": (worker(now=90 * NS, idle_since=0), (True, None)),
+}
+for name, (obs, (retire, deadline)) in WORKERS.items():
+    d = djl.on_worker_free(obs)
+    assert (d.retire, d.poll_deadline) == (retire, deadline), (name, d)
+print("DJL's worker rules: ok — note the last case: a temporary worker whose batch outlasted max_idle_time",
+      "retires the moment it ends (idle time counts from when it *took* the batch)")
+'''),
+    md(r'''
+## 2. A custom policy in Python
+
+`EagerIdleAware` keeps DJL's admission and 503 rules exactly (it delegates to `DjlWlmPolicy`)
+and changes two things:
+
+1. **scale up earlier**: add a worker as soon as the queue holds more than `batch_size` requests
+   (DJL waits for 2 × batch_size) — but only when the instance has a free core, since a worker on
+   a saturated instance only adds CPU sharing;
+2. **retire on real idleness**: a temporary worker retires after `max_idle_time` *without work*,
+   counted from the end of its last batch (DJL counts from when it took it, which retires a
+   worker right after any batch longer than `max_idle_time`).
+'''),
+    code(r'''
+class EagerIdleAware(AutoscalingPolicy):
+    name = "eager-idle-aware"
+
+    def __init__(self):
+        self.djl = DjlWlmPolicy()
+
+    def on_arrival(self, pool):
+        d = self.djl.on_arrival(pool)
+        if not d.admit:                      # DJL's 503 rules, unchanged
+            return d
+        can_grow = pool.workers_running < pool.max_workers
+        if d.add_worker and pool.workers_running > 0 and pool.free_cores == 0:
+            return AdmitDecision(True, False, "no free core for another worker")
+        if d.add_worker:
+            return d
+        if can_grow and pool.free_cores > 0 and pool.queue_size + 1 > pool.batch_size:
+            return AdmitDecision(True, True, "job queue longer than batch_size, a core is free")
+        return d
+
+    def on_worker_free(self, worker):
+        if not worker.temporary:
+            return WorkerDecision(False, None)
+        if worker.poll_timed_out:            # a whole max_idle_time without a job
+            return WorkerDecision(True, None)
+        return WorkerDecision(False, worker.now + worker.max_idle_time)
+
+
+eager = EagerIdleAware()
+mine = decide_all(eager, ARRIVALS)
+pd.DataFrame([{"case": n, "DJL": f"admit={got[n].admit} add={got[n].add_worker}",
+               "EagerIdleAware": f"admit={mine[n].admit} add={mine[n].add_worker}",
+               "differs": (got[n].admit, got[n].add_worker) != (mine[n].admit, mine[n].add_worker),
+               "reason": mine[n].reason} for n in ARRIVALS])
+'''),
+    md(r'''
+### The tests
+
+Written as plain functions with `assert`, so they can move unchanged into a pytest file.
+'''),
+    code(r'''
+def test_keeps_djl_503_rule():
+    # one slot left and every worker busy: 503, exactly as DJL
+    d = eager.on_arrival(pool(workers_busy=1, workers_started=0, queue_size=999))
+    assert not d.admit
+    # one slot left but a worker waiting: admitted
+    assert eager.on_arrival(pool(workers_busy=0, workers_started=1, queue_size=999)).admit
+    # full queue: 503
+    assert not eager.on_arrival(pool(queue_size=1000)).admit
+
+
+def test_scales_up_earlier_than_djl():
+    obs = pool(workers_busy=1, workers_started=0, queue_size=1)     # 2 jobs, batch_size 1
+    assert not djl.on_arrival(obs).add_worker
+    assert eager.on_arrival(obs).add_worker
+
+
+def test_no_worker_without_a_free_core():
+    assert not eager.on_arrival(pool(workers_busy=1, workers_started=0, queue_size=50, free_cores=0)).add_worker
+    # ... unless the pool has no worker at all (DJL's rule: always start one)
+    assert eager.on_arrival(pool(workers_running=0, workers_started=0, free_cores=0)).add_worker
+
+
+def test_never_beyond_max_workers():
+    assert not eager.on_arrival(pool(workers_running=72, workers_busy=72, workers_started=0, queue_size=50)).add_worker
+
+
+def test_long_batch_does_not_retire_the_worker():
+    obs = worker(now=90 * NS, idle_since=0)          # took a 90 s batch at t=0, max_idle_time 60 s
+    assert djl.on_worker_free(obs).retire
+    d = eager.on_worker_free(obs)
+    assert not d.retire and d.poll_deadline == 150 * NS
+    assert eager.on_worker_free(worker(now=150 * NS, idle_since=0, poll_timed_out=True)).retire
+
+
+def test_permanent_workers_never_retire():
+    for p in (djl, eager):
+        d = p.on_worker_free(worker(temporary=False, now=10**15, poll_timed_out=True))
+        assert not d.retire and d.poll_deadline is None
+
+
+def test_invariants_on_random_observations():
+    rng = np.random.default_rng(7)
+    for _ in range(5000):
+        cap = int(rng.integers(1, 1001))
+        running = int(rng.integers(0, 73))
+        busy = int(rng.integers(0, running + 1))
+        obs = pool(queue_capacity=cap, queue_size=int(rng.integers(0, cap + 1)), workers_running=running,
+                   workers_busy=busy, workers_started=running - busy, batch_size=int(rng.choice([1, 4, 32])),
+                   free_cores=int(rng.integers(0, 73)))
+        a, b = djl.on_arrival(obs), eager.on_arrival(obs)
+        assert a.admit == b.admit                                  # same admission, hence same 503s
+        if obs.queue_size >= obs.queue_capacity:
+            assert not b.admit
+        if b.add_worker:
+            assert obs.workers_running < obs.max_workers or not b.admit
+
+
+tests = [f for n, f in list(globals().items()) if n.startswith("test_") and callable(f)]
+for t in tests:
+    t()
+    print("passed:", t.__name__)
+'''),
+    md(r'''
+## 3. In a simulation
+
+The Azure Functions trace (`scenarios/mme-azure-functions.json`) exercises worker scaling: many
+functions run for seconds to a minute, so queues build in a model's pool. A fixed fleet of 2
+ml.c5d.18xlarge, the first `UNTIL` of the day, `SEEDS` seeds, four policies:
+
+* `built-in DJL` — the C++ policy the scenario selects (`autoscaling=None`);
+* `DJL via Python` — the same `DjlWlmPolicy` passed through the Python adapter: must give
+  **identical** results (a check of the adapter, and a measure of its overhead);
+* `DJL + idle_from_batch_end` — the built-in remedy for the idle rule;
+* `EagerIdleAware` — the custom policy above.
+
+Runs are in this process (a Python policy object lives in the kernel), one after the other.
+What the seed changes: arrival instants within each minute, service times, S3/load latencies,
+worker start-up.
+'''),
+    code(r'''
+UNTIL = "2h"
+SEEDS = [1, 2, 3, 4, 5]
+sim = mltwin.load_scenario(SCENARIOS / "mme-azure-functions.json")
+sim["endpoint"].pop("autoscaling")
+sim["endpoint"]["initial_instances"] = 2
+sim["endpoint"].pop("min_instances", None)
+sim["endpoint"].pop("max_instances", None)
+
+POLICIES = {
+    "built-in DJL": lambda: None,
+    "DJL via Python": lambda: DjlWlmPolicy(),
+    "DJL + idle_from_batch_end": lambda: DjlWlmPolicy(idle_from_batch_end=True),
+    "EagerIdleAware": lambda: EagerIdleAware(),
+}
+results, metrics = [], {}
+for name, make in POLICIES.items():
+    for seed in SEEDS:
+        t0 = time.perf_counter()
+        run = mltwin.Run(sim, seed=seed, data=DATA, autoscaling=make())
+        run.run(UNTIL)
+        wall = time.perf_counter() - t0
+        s = run.summary()
+        results.append({"policy": name, "seed": seed, "wall_s": wall, "p50_s": s["model_latency"]["p50_us"] / 1e6,
+                        "p99_s": s["model_latency"]["p99_us"] / 1e6, "p999_s": s["model_latency"]["p999_us"] / 1e6,
+                        "503": s["rejected_503"], "workers_added": s["workers_added"],
+                        "workers_retired": s["workers_retired"], "max_workers": s["max_workers_seen"],
+                        "served": s["served"]})
+        if seed == SEEDS[0]:
+            metrics[name] = run.table("endpoint_metrics")
+res = pd.DataFrame(results)
+builtin = res[res.policy == "built-in DJL"].drop(columns=["policy", "wall_s"]).reset_index(drop=True)
+via_py = res[res.policy == "DJL via Python"].drop(columns=["policy", "wall_s"]).reset_index(drop=True)
+pd.testing.assert_frame_equal(builtin, via_py)
+print("DJL through the Python adapter gives identical results to the built-in: ok")
+'''),
+    code(r'''
+from scipy import stats
+
+
+def mean_ci(s):
+    n = len(s)
+    half = stats.t.ppf(0.975, n - 1) * s.std(ddof=1) / np.sqrt(n) if n > 1 else np.nan
+    return pd.Series({"mean": s.mean(), "ci": half})
+
+
+order = list(POLICIES)
+summary = res.groupby("policy")[["p50_s", "p99_s", "p999_s", "503", "workers_added", "workers_retired", "wall_s"]] \
+    .agg(lambda s: f"{s.mean():.2f} ± {mean_ci(s)['ci']:.2f}").loc[order]
+summary
+'''),
+    code(r'''
+# Paired by seed against the built-in DJL
+wide = res.pivot_table(index="seed", columns="policy", values="p99_s")
+rows = []
+for name in order[1:]:
+    d = wide[name] - wide["built-in DJL"]
+    m, c = mean_ci(d)
+    rows.append({"policy": name, "p99 change vs DJL (s)": round(m, 2), "± ci": round(c, 2) if c == c else None,
+                 "significant": bool(c == c and abs(m) > c)})
+overhead = res.groupby("policy").wall_s.mean()
+print(f"wall time per run: built-in {overhead['built-in DJL']:.2f} s, through Python {overhead['DJL via Python']:.2f} s, "
+      f"custom Python policy {overhead['EagerIdleAware']:.2f} s")
+pd.DataFrame(rows)
+'''),
+    code(r'''
+fig, axes = plt.subplots(1, 2, figsize=(13, 3.8))
+agg = res.groupby("policy").p99_s.apply(mean_ci).unstack().loc[order]
+axes[0].bar(range(len(order)), agg["mean"], yerr=agg["ci"], capsize=4, color=["C0", "C0", "C2", "C3"])
+axes[0].set_xticks(range(len(order)), order, rotation=15)
+axes[0].set(ylabel="s", title=f"ModelLatency p99 over {UNTIL}, {len(SEEDS)} seeds, 95 % CI")
+for name, m in metrics.items():
+    if name == "DJL via Python":
+        continue
+    axes[1].plot(m.end_ns / 60e9, m.workers, label=name)
+axes[1].set(xlabel="minute", ylabel="workers (2 instances)", title=f"running workers, seed {SEEDS[0]}")
+axes[1].legend(fontsize=8)
+plt.tight_layout()
+'''),
+    md(r'''
+## A policy that raises
+
+A bug in a Python policy stops the run with the policy's own traceback (never a crash), and the
+run's database records `end_reason = 'failed'`:
+'''),
+    code(r'''
+class Broken(EagerIdleAware):
+    def on_arrival(self, pool):
+        if pool.queue_size > 3:
+            raise ValueError(f"unexpected queue of {pool.queue_size}")
+        return super().on_arrival(pool)
+
+
+run = mltwin.Run(sim, seed=1, data=DATA, autoscaling=Broken())
+try:
+    run.run(UNTIL)
+except ValueError as e:
+    print("raised:", e, "| at simulated", f"{run.now:.1f} s")
+print(run.query("SELECT value FROM run_meta WHERE key = 'end_reason'").value.iloc[0])
+'''),
+    md(r'''
+## Reading the result
+
+What the runs say when this notebook was written (the tables above are the authority):
+
+* The offline tests pin down DJL 0.23.0's rules — including the 503 rule (one slot left and
+  every worker busy) and the idle rule that retires a temporary worker right after a batch longer
+  than `max_idle_time` — and show the custom policy keeps DJL's admission decisions on 5,000
+  random observations while scaling up earlier.
+* Through the Python adapter the built-in policy gives identical results: the adapter adds no
+  behaviour, only time — about 1.7× the wall time of the C++ policy on this run, and about 3× for
+  the custom policy, since it is called once per request and once per free worker.
+* In the simulation (2 instances, 2 h, 5 seeds) the custom policy lowers the p99 ModelLatency of
+  the Azure trace from ≈ 95 s to ≈ 81 s (−14 ± 6 s paired, significant), about twice what DJL's
+  own `idle_from_batch_end` remedy gains (−7 ± 4 s, also significant); it starts ~10 % more
+  temporary workers. No policy produced a 503 at this load, so the simulation does not exercise
+  the 503 rule — the offline tests do.
+
+Next steps for a policy like this: port it to C++ behind the same interface
+(`policies/include/mltwin/policy/serving.hpp`), keep these tests as its specification, and rerun
+the comparison with more seeds and the whole day.
+'''),
+    code(r'''
+print(f"notebook wall time: {time.perf_counter() - T_START:.0f} s")
+'''),
+]
+
+NOTEBOOKS = {
+    "volcano-what-if.ipynb": VOLCANO,
+    "djl-vs-mms.ipynb": DJL_MMS,
+    "capacity-planning.ipynb": CAPACITY,
+    "custom-policy-offline.ipynb": CUSTOM,
+}
+
+
+def build(name: str, cells) -> nbformat.NotebookNode:
+    nb = new_notebook(cells=cells)
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (/usr/bin/python3)", "language": "python"}
+    nb.metadata["language_info"] = {"name": "python"}
+    # Stable cell ids, so that regenerating an unchanged notebook changes nothing.
+    for i, c in enumerate(nb.cells):
+        c["id"] = f"{pathlib.Path(name).stem}-{i:02d}"
+    nbformat.validate(nb)
+    return nb
+
+
+def main(argv) -> int:
+    out = pathlib.Path(argv[1]) if len(argv) > 1 else HERE
+    for name, cells in NOTEBOOKS.items():
+        nbformat.write(build(name, cells), str(out / name))
+        print("wrote", out / name)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
