@@ -2,6 +2,7 @@
 //
 //   mltwin run SCENARIO [--out FILE] [--seed N] [--until TIME] [--data DIR] [--max-jobs N]
 //   mltwin validate SCENARIO [--data DIR] [--max-jobs N]
+//   mltwin explain RUN.sqlite JOB
 //
 // The summary goes to stdout, progress and errors to stderr. Exit status: 0 success, 1 a
 // runtime failure, 2 bad input (scenario, trace, arguments), 130 interrupted by Ctrl-C (the
@@ -20,6 +21,7 @@
 
 #include "mltwin/io/inference_scenario.hpp"
 #include "mltwin/io/scenario.hpp"
+#include "mltwin/runner/explain.hpp"
 #include "mltwin/runner/run.hpp"
 
 namespace {
@@ -149,6 +151,10 @@ int main(int argc, char** argv) {
   val->add_option("scenario", scenario, "scenario JSON file")->required()->check(CLI::ExistingFile);
   val->add_option("--data", data, "data folder for ${MLTWIN_DATA}");
   val->add_option("--max-jobs", max_jobs, "Philly workloads: keep only the first N jobs by submit time (0: all)");
+  std::string database, job;
+  auto* explain = app.add_subcommand("explain", "why a training job waited: its phases, each wait's deciding plugin and reason, what ended it");
+  explain->add_option("database", database, "results database of a training run")->required()->check(CLI::ExistingFile);
+  explain->add_option("job", job, "job name (e.g. philly-01156) or id")->required();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -158,6 +164,10 @@ int main(int argc, char** argv) {
   }
   try {
     if (*run) return cmd_run(scenario, out, seed, until, data, max_jobs, no_progress);
+    if (*explain) {
+      std::cout << runner::explain_job(database, job);
+      return 0;
+    }
     return cmd_validate(scenario, data, max_jobs);
   } catch (const io::ScenarioError& e) {
     std::cerr << "error: " << e.what() << "\n";

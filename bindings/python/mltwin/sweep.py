@@ -49,7 +49,8 @@ def _label(value: Any) -> str:
 
 
 def run_one(scenario: Mapping[str, Any], scenario_path: Optional[str], point: Mapping[str, Any], seed: int,
-            out: str, until: Optional[Union[str, float]], data: Optional[str], max_jobs: int) -> Dict[str, Any]:
+            out: str, until: Optional[Union[str, float]], data: Optional[str], max_jobs: int,
+            plugins: Optional[Mapping[str, Callable[..., Any]]] = None) -> Dict[str, Any]:
     """One run of a sweep (what each Dask task executes); never raises: a failure comes back
     as a row with ``status = 'failed'`` and the error with its traceback."""
     import mltwin  # imported in the worker process
@@ -58,6 +59,10 @@ def run_one(scenario: Mapping[str, Any], scenario_path: Optional[str], point: Ma
     row.update({"seed": seed, "database": out})
     started = time.perf_counter()
     try:
+        # Scheduling plugins written in Python live in the process that registers them: each
+        # worker registers the sweep's before its run (idempotent).
+        for pname, factory in (plugins or {}).items():
+            mltwin.register_plugin(pname, factory)
         sc = mltwin.Scenario(scenario, scenario_path)
         for pointer, value in point.items():
             sc.set(pointer, value)
@@ -93,6 +98,7 @@ def sweep(scenario: Union[PathLike, Mapping[str, Any]], grid: Mapping[str, Seque
           seeds: Iterable[int] = (1, 2, 3), client: Any = None, n_workers: Optional[int] = None,
           out_dir: PathLike = "results/sweep", until: Optional[Union[str, float]] = None,
           data: Optional[PathLike] = None, max_jobs: int = 0, level: float = 0.95,
+          plugins: Optional[Mapping[str, Callable[..., Any]]] = None,
           progress: Union[bool, Callable[[str], None]] = True) -> Tuple[pd.DataFrame, pd.DataFrame]:
     """Runs ``scenario`` for every combination of ``grid`` values and every seed.
 
@@ -106,6 +112,10 @@ def sweep(scenario: Union[PathLike, Mapping[str, Any]], grid: Mapping[str, Seque
         (default: the number of cores).
     out_dir: where each run's database goes (kept): ``<out_dir>/<name>-<point>-seed<N>.sqlite``.
     until, data, max_jobs: as for :class:`mltwin.Run`.
+    plugins: scheduling plugins written in Python, name -> factory, registered in every worker
+        process before its run (a plugin registered with :func:`mltwin.register_plugin` in
+        this process alone does not reach the workers). Factories must be picklable: defined
+        at module level (Dask ships them with cloudpickle, so notebook classes work too).
     level: confidence level of the intervals (default 0.95).
     progress: print (or pass to a callable) one line per finished run.
 
@@ -141,7 +151,7 @@ def sweep(scenario: Union[PathLike, Mapping[str, Any]], grid: Mapping[str, Seque
         for seed in seeds:
             out = os.path.abspath(os.path.join(out_dir, f"{name}-p{i}-{tag}-seed{seed}.sqlite"))
             tasks.append((dict(sc), sc.path and os.path.abspath(sc.path), point, seed, out, until,
-                          None if data is None else os.path.abspath(os.fspath(data)), max_jobs))
+                          None if data is None else os.path.abspath(os.fspath(data)), max_jobs, dict(plugins or {})))
 
     say = (progress if callable(progress) else (lambda s: print(s, file=sys.stderr, flush=True))) if progress else None
     own_cluster = None

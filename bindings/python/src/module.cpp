@@ -18,6 +18,7 @@
 
 #include "mltwin/core/time.hpp"
 #include "mltwin/io/scenario.hpp"
+#include "mltwin/runner/explain.hpp"
 #include "mltwin/runner/run.hpp"
 #include "policies.hpp"
 
@@ -182,6 +183,10 @@ PYBIND11_MODULE(_mltwin, m) {
 
   m.def("query_file", [](const std::string& path, const std::string& sql) { return columns_of(store::query_file(path, sql)); },
         py::arg("path"), py::arg("sql"), "Runs SQL on a results database file (read-only); columns as Run.query.");
+
+  m.def("explain", &runner::explain_job, py::arg("database"), py::arg("job"),
+        "Why a training job waited, from a run's database file: its phases, each wait's deciding plugin and "
+        "reason, the rule behind it, what ended it. `job`: a name or an id. Raises RuntimeError / ValueError.");
 
   bindings::bind_policies(m);
 }

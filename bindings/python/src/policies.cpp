@@ -249,7 +249,24 @@ void bind_policies(py::module_& m) {
   // ---- serving: observations and decisions (policy/serving.hpp) ----
   py::class_<ps::PoolObservation>(m, "PoolObservation",
                                   "A model's worker pool on one instance when a request arrives (times in ns).")
-      .def(py::init<>())
+      .def(py::init([](ps::Nanos now, int min_workers, int max_workers, int workers_running, int workers_busy,
+                       int workers_started, int queue_size, int queue_capacity, int batch_size, int free_cores) {
+             ps::PoolObservation p;
+             p.now = now;
+             p.min_workers = min_workers;
+             p.max_workers = max_workers;
+             p.workers_running = workers_running;
+             p.workers_busy = workers_busy;
+             p.workers_started = workers_started;
+             p.queue_size = queue_size;
+             p.queue_capacity = queue_capacity;
+             p.batch_size = batch_size;
+             p.free_cores = free_cores;
+             return p;
+           }),
+           py::arg("now") = 0, py::arg("min_workers") = 1, py::arg("max_workers") = 1, py::arg("workers_running") = 0,
+           py::arg("workers_busy") = 0, py::arg("workers_started") = 0, py::arg("queue_size") = 0,
+           py::arg("queue_capacity") = 1000, py::arg("batch_size") = 1, py::arg("free_cores") = 0)
       .def_readwrite("now", &ps::PoolObservation::now)
       .def_readwrite("min_workers", &ps::PoolObservation::min_workers)
       .def_readwrite("max_workers", &ps::PoolObservation::max_workers)
@@ -284,7 +301,22 @@ void bind_policies(py::module_& m) {
                (d.add_worker ? "True" : "False") + ", reason='" + std::string(d.reason) + "')";
       });
   py::class_<ps::WorkerObservation>(m, "WorkerObservation", "A worker free to take a job (times in ns).")
-      .def(py::init<>())
+      .def(py::init([](ps::Nanos now, ps::Nanos idle_since, bool temporary, ps::Nanos max_idle_time, bool poll_timed_out) {
+             ps::WorkerObservation w;
+             w.now = now;
+             w.idle_since = idle_since;
+             w.temporary = temporary;
+             w.max_idle_time = max_idle_time;
+             w.poll_timed_out = poll_timed_out;
+             return w;
+           }),
+           py::arg("now") = 0, py::arg("idle_since") = 0, py::arg("temporary") = false, py::arg("max_idle_time") = 0,
+           py::arg("poll_timed_out") = false)
+      .def("__repr__", [](const ps::WorkerObservation& w) {
+        return "WorkerObservation(now=" + std::to_string(w.now) + ", idle_since=" + std::to_string(w.idle_since) +
+               ", temporary=" + (w.temporary ? "True" : "False") + ", max_idle_time=" + std::to_string(w.max_idle_time) +
+               ", poll_timed_out=" + (w.poll_timed_out ? "True" : "False") + ")";
+      })
       .def_readwrite("now", &ps::WorkerObservation::now)
       .def_readwrite("idle_since", &ps::WorkerObservation::idle_since)
       .def_readwrite("temporary", &ps::WorkerObservation::temporary)

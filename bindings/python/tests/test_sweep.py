@@ -55,3 +55,30 @@ def test_bad_grid_is_a_clear_error(tiny_gang, tmp_path):
         mltwin.sweep(tiny_gang, {"lifecycle.pod_startup": [1]}, out_dir=tmp_path)
     with pytest.raises(ValueError, match="no values"):
         mltwin.sweep(tiny_gang, {"/seed": []}, out_dir=tmp_path)
+
+
+class Lifo:
+    """The most recently created job first (test_policies.py derives tiny-gang's timeline)."""
+
+    def __init__(self, arguments):
+        pass
+
+    def on_session_open(self, ssn):
+        def order(l, r):
+            if l.creation_ns == r.creation_ns:
+                return 0
+            return -1 if l.creation_ns > r.creation_ns else 1
+        ssn.add_job_order_fn(order)
+
+
+def test_python_plugins_reach_the_workers(tiny_gang, tmp_path):
+    # With LIFO first, c (submitted at 600 s) runs before the second 4-node gang and completes
+    # 5407.05 - 600 = 4807.05 s after submission (test_policies.py).
+    sc = tiny_gang.copy()
+    sc["volcano"]["tiers"][0]["plugins"].insert(0, {"name": "sweep-lifo"})
+    runs, _ = mltwin.sweep(sc, {}, seeds=[1, 2], n_workers=2, out_dir=tmp_path, progress=False,
+                           plugins={"sweep-lifo": Lifo})
+    assert set(runs["status"]) == {"ok"}, list(runs["error"])
+    for db in runs["database"]:
+        jobs = mltwin.read_table(db, "jobs").set_index("name")
+        assert (jobs.loc["c", "end_ns"] - jobs.loc["c", "submit_ns"]) == 4807050 * 1_000_000

@@ -1,0 +1,255 @@
+// explain.cpp — runner::explain_job (see explain.hpp). Reads only the database.
+#include "mltwin/runner/explain.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <vector>
+
+#include "mltwin/core/time.hpp"
+#include "mltwin/store/sqlite_store.hpp"
+
+namespace mltwin::runner {
+namespace {
+
+using store::ResultColumn;
+using store::ResultTable;
+
+constexpr std::int64_t kNs = 1'000'000'000;
+
+/// Column `name` of `t` (throws if absent: the database is not a training run's).
+const ResultColumn& col(const ResultTable& t, const char* name) {
+  for (const auto& c : t.columns)
+    if (c.name == name) return c;
+  throw std::runtime_error(std::string("results database has no column '") + name + "': not a training run's database?");
+}
+std::optional<std::int64_t> int_at(const ResultTable& t, const char* name, std::size_t row) {
+  const ResultColumn& c = col(t, name);
+  if (c.null[row] != 0) return std::nullopt;
+  if (c.type == ResultColumn::Type::Integer) return c.integers[row];
+  if (c.type == ResultColumn::Type::Real) return static_cast<std::int64_t>(c.reals[row]);
+  return std::stoll(c.texts[row]);
+}
+double real_at(const ResultTable& t, const char* name, std::size_t row) {
+  const ResultColumn& c = col(t, name);
+  if (c.null[row] != 0) return std::nan("");
+  if (c.type == ResultColumn::Type::Real) return c.reals[row];
+  if (c.type == ResultColumn::Type::Integer) return static_cast<double>(c.integers[row]);
+  return std::stod(c.texts[row]);
+}
+std::string text_at(const ResultTable& t, const char* name, std::size_t row) {
+  const ResultColumn& c = col(t, name);
+  if (c.null[row] != 0) return {};
+  if (c.type == ResultColumn::Type::Text) return c.texts[row];
+  if (c.type == ResultColumn::Type::Integer) return std::to_string(c.integers[row]);
+  return fmt::format("{}", c.reals[row]);
+}
+
+std::string quoted(const std::string& s) {
+  std::string out = "'";
+  for (char ch : s) out += ch == '\'' ? std::string("''") : std::string(1, ch);
+  return out + "'";
+}
+
+/// "1d 02h03m04.05s"-style duration, shortest form.
+std::string dur(std::int64_t ns) {
+  const double s = static_cast<double>(ns) / kNs;
+  if (s < 60) return fmt::format("{:.3g} s", s);
+  std::int64_t total = ns / kNs;
+  const std::int64_t d = total / 86400, h = (total % 86400) / 3600, m = (total % 3600) / 60, sec = total % 60;
+  if (d > 0) return fmt::format("{}d {:02}h{:02}m", d, h, m);
+  if (h > 0) return fmt::format("{}h{:02}m{:02}s", h, m, sec);
+  return fmt::format("{}m{:02}s", m, sec);
+}
+std::string at(std::int64_t ns) { return fmt::format("{:.3f} s", static_cast<double>(ns) / kNs); }
+
+/// The rule behind a plugin's verdict, and the knobs that would change it (Volcano v1.12.1).
+struct Rule {
+  const char* rule;
+  const char* sooner;
+};
+const Rule* rule_of(const std::string& plugin) {
+  static const std::map<std::string, Rule> rules = {
+      {"overcommit",
+       {"the overcommit plugin (pkg/scheduler/plugins/overcommit) admits a PodGroup to Inqueue only while the "
+        "minResources of the PodGroups already Inqueue, plus the resources in use, plus its own fit within "
+        "overcommit-factor (default 1.2) x the cluster's allocatable resources",
+        "a larger overcommit-factor or cluster, or fewer or smaller PodGroups admitted ahead of it"}},
+      {"proportion",
+       {"the proportion plugin (pkg/scheduler/plugins/proportion) keeps each queue within its deserved share: the "
+        "cluster divided among the queues with demand in proportion to their weights, capped by capability, "
+        "raised to guarantee",
+        "a larger weight (or guarantee) for its queue, less of the queue's share in use, or less demand from "
+        "the other queues"}},
+      {"gang",
+       {"the gang plugin (pkg/scheduler/plugins/gang) places a job only when all of its minAvailable pods fit at "
+        "once; '0/N nodes are unavailable' counts, for each node, the first resource it lacked",
+        "enough nodes with room for all of its pods at once (a larger node group, or other jobs' pods ending "
+        "sooner), or smaller pods"}},
+      {"predicates",
+       {"the predicates plugin (pkg/scheduler/plugins/predicates) filters nodes by the pod's node selector, "
+        "affinity, taints and tolerations",
+        "nodes matching the pod's constraints"}},
+      {"drf",
+       {"the drf plugin (pkg/scheduler/plugins/drf) orders jobs and queues by dominant resource share",
+        "a smaller dominant share for it or its queue"}},
+  };
+  auto it = rules.find(plugin);
+  return it == rules.end() ? nullptr : &it->second;
+}
+
+struct Decision {
+  std::int64_t t;
+  std::string code, plugin, reason;
+};
+
+}  // namespace
+
+std::string explain_job(const std::string& db, const std::string& job_arg) {
+  const ResultTable kind = store::query_file(db, "SELECT value FROM run_meta WHERE key = 'run_kind'");
+  if (kind.rows == 1 && text_at(kind, "value", 0) != "training")
+    throw std::runtime_error("results database '" + db + "' is an inference run's; explain answers for training jobs");
+
+  const bool numeric = !job_arg.empty() && std::all_of(job_arg.begin(), job_arg.end(), [](char c) { return c >= '0' && c <= '9'; });
+  const ResultTable jobs = store::query_file(
+      db, "SELECT * FROM jobs WHERE name = " + quoted(job_arg) + (numeric ? " OR job = " + job_arg : std::string()) +
+              " ORDER BY name = " + quoted(job_arg) + " DESC LIMIT 1");
+  if (jobs.rows == 0) throw std::invalid_argument("no job named or numbered '" + job_arg + "' in " + db);
+  const std::int64_t id = *int_at(jobs, "job", 0);
+  const std::string name = text_at(jobs, "name", 0);
+  const std::int64_t submit = *int_at(jobs, "submit_ns", 0);
+  const auto scheduled = int_at(jobs, "scheduled_ns", 0);
+  const auto start = int_at(jobs, "start_ns", 0);
+  const auto end = int_at(jobs, "end_ns", 0);
+  const std::string phase = text_at(jobs, "phase", 0);
+
+  // The schedule period: a release at time x is seen by the session at the next boundary.
+  std::int64_t period = kNs;
+  {
+    const ResultTable sc = store::query_file(db, "SELECT value FROM run_meta WHERE key = 'scenario_json'");
+    if (sc.rows == 1) {
+      const auto doc = nlohmann::json::parse(text_at(sc, "value", 0), nullptr, false);
+      if (doc.is_object() && doc.contains("volcano") && doc["volcano"].contains("schedule_period")) {
+        const auto& p = doc["volcano"]["schedule_period"];
+        if (p.is_number()) period = static_cast<std::int64_t>(std::llround(p.get<double>() * 1e9));
+        else if (p.is_string()) period = core::parse_duration(p.get<std::string>()).count_ns();
+      }
+    }
+  }
+
+  std::string out;
+  out += fmt::format("Job {} (job {}) in queue {}: {} pod(s) x {} Neuron device(s), {:g} CPU, {:.1f} GiB, {} EFA each; {}\n",
+                     name, id, text_at(jobs, "queue", 0), *int_at(jobs, "nnodes", 0),
+                     *int_at(jobs, "neuron_devices_per_pod", 0), real_at(jobs, "cpu_per_pod", 0),
+                     real_at(jobs, "memory_gib_per_pod", 0), *int_at(jobs, "efa_per_pod", 0), phase);
+  out += fmt::format("  submitted at {}", at(submit));
+  if (scheduled) out += fmt::format("; placed after {} of queueing", dur(*scheduled - submit));
+  if (start && end) out += fmt::format("; trained {}", dur(*end - *start));
+  if (end) out += fmt::format("; ended at {} ({} after submission)", at(*end), dur(*end - submit));
+  out += "\n";
+  if (const std::string why = text_at(jobs, "reason", 0); !why.empty()) out += "  final reason: " + why + "\n";
+
+  // Timeline: PodGroup phases and pod events, in time order.
+  const std::string sid = std::to_string(id);
+  const ResultTable phases =
+      store::query_file(db, "SELECT t_ns, from_phase, to_phase FROM phases WHERE job = " + sid + " ORDER BY rowid");
+  const ResultTable pods =
+      store::query_file(db, "SELECT pod, event, node, t_ns FROM pods WHERE job = " + sid + " ORDER BY rowid");
+  std::vector<std::pair<std::int64_t, std::string>> lines;
+  lines.emplace_back(submit, "submitted: PodGroup Pending");
+  for (std::size_t i = 0; i < phases.rows; ++i)
+    lines.emplace_back(*int_at(phases, "t_ns", i), "PodGroup " + text_at(phases, "from_phase", i) + " -> " + text_at(phases, "to_phase", i));
+  // Pod events at the same instant are grouped: "4 pods Bound on trn1-0, trn1-1, ...".
+  for (std::size_t i = 0; i < pods.rows;) {
+    const std::int64_t t = *int_at(pods, "t_ns", i);
+    const std::string ev = text_at(pods, "event", i);
+    std::vector<std::string> nodes;
+    std::size_t j = i;
+    for (; j < pods.rows && *int_at(pods, "t_ns", j) == t && text_at(pods, "event", j) == ev; ++j)
+      if (auto n = text_at(pods, "node", j); !n.empty()) nodes.push_back(n);
+    std::sort(nodes.begin(), nodes.end());
+    std::string line = fmt::format("{} pod(s) {}", j - i, ev);
+    if (!nodes.empty()) line += " on " + fmt::format("{}", fmt::join(nodes, ", "));
+    lines.emplace_back(t, line);
+    i = j;
+  }
+  std::stable_sort(lines.begin(), lines.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  out += "\nTimeline (time since the start of the run, then since submission):\n";
+  for (const auto& [t, what] : lines) out += fmt::format("  {:>16}  +{:<12} {}\n", at(t), dur(t - submit), what);
+
+  // Waiting periods: each verdict holds from its session until the next verdict.
+  const ResultTable dec =
+      store::query_file(db, "SELECT t_ns, code, plugin, reason FROM decisions WHERE job = " + sid + " ORDER BY rowid");
+  std::vector<Decision> ds;
+  for (std::size_t i = 0; i < dec.rows; ++i)
+    ds.push_back({*int_at(dec, "t_ns", i), text_at(dec, "code", i), text_at(dec, "plugin", i), text_at(dec, "reason", i)});
+  const ResultTable meta = store::query_file(db, "SELECT value FROM run_meta WHERE key = 'end_ns'");
+  const std::int64_t run_end = meta.rows == 1 ? std::stoll(text_at(meta, "value", 0)) : (end ? *end : submit);
+
+  out += "\nWhy it waited:\n";
+  bool waited = false;
+  for (std::size_t i = 0; i < ds.size(); ++i) {
+    const Decision& d = ds[i];
+    if (d.code == "Success") continue;
+    waited = true;
+    const bool last = i + 1 == ds.size();
+    const std::int64_t until = last ? run_end : ds[i + 1].t;
+    out += fmt::format("  {} .. {} ({}): {} by {}: {}\n", at(d.t), at(until), dur(until - d.t), d.code,
+                       d.plugin.empty() ? "-" : d.plugin, d.reason);
+    if (const Rule* r = rule_of(d.plugin)) {
+      out += fmt::format("      rule: {}.\n", r->rule);
+      out += fmt::format("      sooner with: {}.\n", r->sooner);
+    }
+    if (last) {
+      out += "      still waiting when the run ended.\n";
+      continue;
+    }
+    // What ended this wait: what was released in the schedule period before the next verdict.
+    const Decision& next = ds[i + 1];
+    const std::int64_t lo = next.t - period, hi = next.t;
+    if (next.plugin == "enqueue" && next.code == "Success") {
+      const ResultTable freed = store::query_file(
+          db, fmt::format("SELECT j.name, j.job, p.t_ns, j.nnodes, j.neuron_devices_per_pod FROM phases p JOIN jobs j ON j.job = p.job "
+                          "WHERE p.to_phase = 'Completed' AND p.t_ns > {} AND p.t_ns <= {} ORDER BY p.t_ns, j.job",
+                          lo, hi));
+      for (std::size_t k = 0; k < freed.rows; ++k)
+        out += fmt::format("      admitted at {} after job {} (job {}) completed at {}, releasing {} pod(s) x {} Neuron device(s).\n",
+                           at(next.t), text_at(freed, "name", k), *int_at(freed, "job", k), at(*int_at(freed, "t_ns", k)),
+                           *int_at(freed, "nnodes", k), *int_at(freed, "neuron_devices_per_pod", k));
+      if (freed.rows == 0) out += fmt::format("      admitted at {}.\n", at(next.t));
+    } else if (next.plugin == "allocate" && next.code == "Success") {
+      // The nodes of the gang placed by this session: its first nnodes Bound events from then on.
+      std::set<std::string> mine;
+      const std::int64_t gang = *int_at(jobs, "nnodes", 0);
+      for (std::size_t k = 0, n = 0; k < pods.rows && static_cast<std::int64_t>(n) < gang; ++k)
+        if (text_at(pods, "event", k) == "Bound" && *int_at(pods, "t_ns", k) >= next.t) {
+          mine.insert(text_at(pods, "node", k));
+          ++n;
+        }
+      const ResultTable freed = store::query_file(
+          db, fmt::format("SELECT j.name, j.job, p.node, p.t_ns, p.event FROM pods p JOIN jobs j ON j.job = p.job "
+                          "WHERE p.event IN ('Succeeded', 'Deleted') AND p.t_ns > {} AND p.t_ns <= {} AND p.job <> {} "
+                          "ORDER BY p.t_ns, p.node",
+                          lo, hi, id));
+      std::size_t told = 0;
+      for (std::size_t k = 0; k < freed.rows; ++k) {
+        if (mine.count(text_at(freed, "node", k)) == 0) continue;
+        out += fmt::format("      placed at {} on {}, freed at {} by job {}'s pod ({}).\n", at(next.t),
+                           text_at(freed, "node", k), at(*int_at(freed, "t_ns", k)), text_at(freed, "name", k),
+                           text_at(freed, "event", k));
+        ++told;
+      }
+      if (told == 0) out += fmt::format("      placed at {}.\n", at(next.t));
+    }
+  }
+  if (!waited) out += "  it never waited: every session that considered it admitted or placed it.\n";
+  return out;
+}
+
+}  // namespace mltwin::runner
