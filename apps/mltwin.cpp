@@ -3,6 +3,7 @@
 //   mltwin run SCENARIO [--out FILE] [--seed N] [--until TIME] [--data DIR] [--max-jobs N]
 //   mltwin validate SCENARIO [--data DIR] [--max-jobs N]
 //   mltwin explain RUN.sqlite JOB
+//   mltwin trace RUN.sqlite [--out FILE.json]
 //
 // The summary goes to stdout, progress and errors to stderr. Exit status: 0 success, 1 a
 // runtime failure, 2 bad input (scenario, trace, arguments), 130 interrupted by Ctrl-C (the
@@ -23,6 +24,7 @@
 #include "mltwin/io/scenario.hpp"
 #include "mltwin/runner/explain.hpp"
 #include "mltwin/runner/run.hpp"
+#include "mltwin/runner/trace_export.hpp"
 
 namespace {
 
@@ -155,6 +157,10 @@ int main(int argc, char** argv) {
   auto* explain = app.add_subcommand("explain", "why a training job waited: its phases, each wait's deciding plugin and reason, what ended it");
   explain->add_option("database", database, "results database of a training run")->required()->check(CLI::ExistingFile);
   explain->add_option("job", job, "job name (e.g. philly-01156) or id")->required();
+  std::string trace_out;
+  auto* trace = app.add_subcommand("trace", "write a run as a Chrome/Perfetto trace (open it in ui.perfetto.dev)");
+  trace->add_option("database", database, "results database of a run")->required()->check(CLI::ExistingFile);
+  trace->add_option("--out,-o", trace_out, "trace file, replaced if it exists (default: the database with .trace.json)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -164,6 +170,17 @@ int main(int argc, char** argv) {
   }
   try {
     if (*run) return cmd_run(scenario, out, seed, until, data, max_jobs, no_progress);
+    if (*trace) {
+      if (trace_out.empty()) {
+        trace_out = database;
+        if (auto dot = trace_out.rfind(".sqlite"); dot != std::string::npos && dot + 7 == trace_out.size()) trace_out.resize(dot);
+        trace_out += ".trace.json";
+      }
+      const auto st = runner::export_trace(database, trace_out);
+      fmt::print("{}: {} slices, {} instant events, {} counter samples; open it in https://ui.perfetto.dev\n", trace_out,
+                 st.slices, st.instants, st.counters);
+      return 0;
+    }
     if (*explain) {
       std::cout << runner::explain_job(database, job);
       return 0;

@@ -33,7 +33,7 @@ import time as _time
 from typing import Any, Callable, Mapping, Optional, Union
 
 from . import _mltwin
-from ._mltwin import ScenarioError, explain, register_plugin, registered_plugins
+from ._mltwin import ScenarioError, explain, export_trace, register_plugin, registered_plugins
 from ._frames import frame_from_columns, read_table
 
 __version__ = _mltwin.__version__
@@ -42,7 +42,7 @@ volcano_release = _mltwin.volcano_release
 djl_serving_release = _mltwin.djl_serving_release
 
 __all__ = [
-    "Run", "Scenario", "ScenarioError", "explain", "load_scenario", "read_table", "register_plugin",
+    "Run", "Scenario", "ScenarioError", "explain", "export_trace", "load_scenario", "read_table", "register_plugin",
     "registered_plugins", "to_ns", "sweep", "policies",
 ]
 

@@ -20,6 +20,7 @@
 #include "mltwin/io/scenario.hpp"
 #include "mltwin/runner/explain.hpp"
 #include "mltwin/runner/run.hpp"
+#include "mltwin/runner/trace_export.hpp"
 #include "policies.hpp"
 
 namespace py = pybind11;
@@ -187,6 +188,14 @@ PYBIND11_MODULE(_mltwin, m) {
   m.def("explain", &runner::explain_job, py::arg("database"), py::arg("job"),
         "Why a training job waited, from a run's database file: its phases, each wait's deciding plugin and "
         "reason, the rule behind it, what ended it. `job`: a name or an id. Raises RuntimeError / ValueError.");
+
+  m.def("export_trace",
+        [](const std::string& db, const std::string& out) {
+          const auto st = runner::export_trace(db, out);
+          return py::dict(py::arg("slices") = st.slices, py::arg("instants") = st.instants, py::arg("counters") = st.counters);
+        },
+        py::arg("database"), py::arg("out"),
+        "Writes a run's database as a Chrome/Perfetto trace-event JSON file (ui.perfetto.dev); returns event counts.");
 
   bindings::bind_policies(m);
 }
