@@ -1,6 +1,6 @@
 // mltwin — command-line front end.
 //
-//   mltwin run SCENARIO [--out FILE] [--seed N] [--until TIME] [--data DIR] [--max-jobs N]
+//   mltwin run SCENARIO [--out FILE] [--seed N] [--until TIME] [--data DIR] [--max-jobs N] [--replications N]
 //   mltwin validate SCENARIO [--data DIR] [--max-jobs N]
 //   mltwin explain RUN.sqlite JOB
 //   mltwin trace RUN.sqlite [--out FILE.json]
@@ -18,11 +18,13 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <fstream>
 #include <iostream>
 
 #include "mltwin/io/inference_scenario.hpp"
 #include "mltwin/io/scenario.hpp"
 #include "mltwin/runner/explain.hpp"
+#include "mltwin/runner/replications.hpp"
 #include "mltwin/runner/run.hpp"
 #include "mltwin/runner/trace_export.hpp"
 
@@ -65,9 +67,67 @@ int cmd_validate(const std::string& path, const std::string& data, std::size_t m
   return 0;
 }
 
+/// Drives an open run to `until` (or its end) in chunks of simulated time: checkpoints, stops
+/// on Ctrl-C, prints progress on stderr; then finishes it. Returns true if interrupted.
+bool drive(runner::Run& run, core::Time until, bool progress, double& wall) {
+  const bool training = run.kind() == runner::Kind::Training;
+  // Progress and checkpoints by simulated time: a training run spans months, an inference
+  // run hours. A checkpoint commits to disk (a few ms), so they are rare.
+  const core::Duration chunk = training ? core::Duration::s(3600) : core::Duration::s(60);
+  const core::Duration checkpoint_every = training ? core::Duration::s(86400) : core::Duration::s(3600);
+  const bool tty = isatty(STDERR_FILENO) != 0;
+
+  const auto wall0 = std::chrono::steady_clock::now();
+  auto last_print = wall0;
+  core::Time next_checkpoint = core::Time::zero() + checkpoint_every;
+  bool interrupted = false;
+  for (;;) {
+    const core::Time next = run.next_time();
+    if (next == core::Time::max() || next > until) break;
+    run.run_until(std::min(next + chunk, until));
+    if (run.now() >= next_checkpoint) {
+      run.checkpoint();
+      next_checkpoint = run.now() + checkpoint_every;
+    }
+    if (g_interrupted.load()) {
+      interrupted = true;
+      break;
+    }
+    const auto now_wall = std::chrono::steady_clock::now();
+    if (progress && now_wall - last_print > std::chrono::milliseconds(tty ? 250 : 10000)) {
+      last_print = now_wall;
+      const std::string msg = run.status_line(std::chrono::duration<double>(now_wall - wall0).count());
+      std::cerr << (tty ? "\r" + msg + "   " : msg + "\n") << std::flush;
+    }
+  }
+  if (tty && progress) std::cerr << "\r" << std::string(100, ' ') << "\r";
+
+  store::EndReason reason = store::EndReason::Completed;
+  if (interrupted) {
+    reason = store::EndReason::Interrupted;
+  } else if (!run.done()) {
+    reason = store::EndReason::Until;
+    run.run_until(until);  // the clock reads the --until time
+  }
+  run.finish(reason);
+  wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  return interrupted;
+}
+
+/// results/x.sqlite -> results/x-seed7.sqlite (the database of one replication).
+std::string replication_out(const std::string& out, std::uint64_t seed) {
+  if (out.empty()) return out;  // the default name already carries the seed
+  const std::string ext = ".sqlite";
+  if (out.size() > ext.size() && out.compare(out.size() - ext.size(), ext.size(), ext) == 0)
+    return out.substr(0, out.size() - ext.size()) + "-seed" + std::to_string(seed) + ext;
+  return out + "-seed" + std::to_string(seed);
+}
+
 int cmd_run(const std::string& path, const std::string& out, std::optional<std::uint64_t> seed,
-            const std::string& until_text, const std::string& data, std::size_t max_jobs, bool progress_forced_off) {
+            const std::string& until_text, const std::string& data, std::size_t max_jobs, bool progress_forced_off,
+            std::size_t replications) {
   const core::Time until = runner::parse_until(until_text);
+  if (replications == 0) throw std::invalid_argument("--replications 0: expected at least 1");
   runner::RunOptions opts;
   opts.out = out;
   opts.seed = seed;
@@ -78,54 +138,63 @@ int cmd_run(const std::string& path, const std::string& out, std::optional<std::
   // yet). Installed before the database file is created, so that once the file exists an
   // interrupt is recorded in it.
   std::signal(SIGINT, on_sigint);
-  const auto run = runner::Run::open(path, opts);
-  const bool training = run->kind() == runner::Kind::Training;
-  // Progress and checkpoints by simulated time: a training run spans months, an inference
-  // run hours. A checkpoint commits to disk (a few ms), so they are rare.
-  const core::Duration chunk = training ? core::Duration::s(3600) : core::Duration::s(60);
-  const core::Duration checkpoint_every = training ? core::Duration::s(86400) : core::Duration::s(3600);
-  const bool progress = !progress_forced_off;
-  const bool tty = isatty(STDERR_FILENO) != 0;
+  if (replications == 1) {
+    const auto run = runner::Run::open(path, opts);
+    double wall = 0;
+    const bool interrupted = drive(*run, until, !progress_forced_off, wall);
+    run->print_summary(std::cout, wall);
+    fmt::print("Results: {}\n", run->out());
+    if (interrupted) {
+      std::cerr << "interrupted: " << run->out() << " holds the run up to " << human(run->now().seconds()) << "\n";
+      return 130;
+    }
+    return 0;
+  }
 
-  const auto wall0 = std::chrono::steady_clock::now();
-  auto last_print = wall0;
-  core::Time next_checkpoint = core::Time::zero() + checkpoint_every;
-  bool interrupted = false;
-  for (;;) {
-    const core::Time next = run->next_time();
-    if (next == core::Time::max() || next > until) break;
-    run->run_until(std::min(next + chunk, until));
-    if (run->now() >= next_checkpoint) {
-      run->checkpoint();
-      next_checkpoint = run->now() + checkpoint_every;
+  // Independent replications: seeds s, s+1, ..., each with its own database; then every
+  // summary figure's mean and 95 % Student-t interval.
+  std::vector<nlohmann::json> summaries;
+  std::string random_inputs, name;
+  double total_wall = 0;
+  // The first seed: --seed, else the scenario's ("seed", default 1). A file that cannot be
+  // read here is reported by Run::open below, with its line and column.
+  std::uint64_t first_seed = 1;
+  if (seed) first_seed = *seed;
+  else {
+    std::ifstream in(path);
+    const auto doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+    if (doc.is_object() && doc.contains("seed") && doc["seed"].is_number_unsigned()) first_seed = doc["seed"].get<std::uint64_t>();
+  }
+  for (std::size_t k = 0; k < replications; ++k) {
+    runner::RunOptions o = opts;
+    o.seed = first_seed + k;
+    o.out = replication_out(out, first_seed + k);
+    const auto run = runner::Run::open(path, o);
+    double wall = 0;
+    const bool interrupted = drive(*run, until, !progress_forced_off, wall);
+    total_wall += wall;
+    summaries.push_back(run->summary_json());
+    name = run->name();
+    if (random_inputs.empty()) {
+      const auto t = run->query("SELECT value FROM run_meta WHERE key = 'random_inputs'");
+      if (t.rows == 1) random_inputs = t.columns[0].texts[0];
     }
-    if (g_interrupted.load()) {
-      interrupted = true;
-      break;
-    }
-    const auto now_wall = std::chrono::steady_clock::now();
-    if (progress && now_wall - last_print > std::chrono::milliseconds(tty ? 250 : 10000)) {
-      last_print = now_wall;
-      const std::string msg = run->status_line(std::chrono::duration<double>(now_wall - wall0).count());
-      std::cerr << (tty ? "\r" + msg + "   " : msg + "\n") << std::flush;
+    fmt::print(stderr, "replication {}/{}: seed {} -> {} ({:.1f} s)\n", k + 1, replications, run->seed(), run->out(), wall);
+    if (interrupted) {
+      std::cerr << "interrupted during replication " << k + 1 << ": " << run->out() << " holds it up to "
+                << human(run->now().seconds()) << "; no statistics\n";
+      return 130;
     }
   }
-  if (tty && progress) std::cerr << "\r" << std::string(100, ' ') << "\r";
-
-  store::EndReason reason = store::EndReason::Completed;
-  if (interrupted) {
-    reason = store::EndReason::Interrupted;
-  } else if (!run->done()) {
-    reason = store::EndReason::Until;
-    run->run_until(until);  // the clock reads the --until time
-  }
-  run->finish(reason);
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-  run->print_summary(std::cout, wall);
-  fmt::print("Results: {}\n", run->out());
-  if (interrupted) {
-    std::cerr << "interrupted: " << run->out() << " holds the run up to " << human(run->now().seconds()) << "\n";
-    return 130;
+  const auto stats = runner::replication_stats(summaries, 0.95);
+  fmt::print("Scenario {}: {} replications, seeds {}..{} ({:.1f} s wall)\n", name, replications, first_seed,
+             first_seed + replications - 1, total_wall);
+  fmt::print("The seed changes: {}\n", random_inputs.empty() ? "(not recorded)" : random_inputs);
+  fmt::print("Mean and 95 % confidence interval (Student t, n - 1 degrees of freedom) of each summary figure:\n");
+  fmt::print("  {:<44} {:>16} {:>14} {:>14} {:>14}\n", "figure", "mean", "± (95 %)", "min", "max");
+  for (const auto& f : stats) {
+    if (f.name == "events" || f.name == "sim_end_s") continue;
+    fmt::print("  {:<44} {:>16.6g} {:>14.4g} {:>14.6g} {:>14.6g}\n", f.name, f.mean, f.half_width, f.min, f.max);
   }
   return 0;
 }
@@ -149,6 +218,10 @@ int main(int argc, char** argv) {
                   "data folder for ${MLTWIN_DATA} (default $MLTWIN_DATA, else the first shared/data folder above the scenario)");
   run->add_flag("--no-progress", no_progress, "no progress bar on stderr");
   run->add_option("--max-jobs", max_jobs, "Philly workloads: keep only the first N jobs by submit time (0: all)");
+  std::size_t replications = 1;
+  run->add_option("--replications", replications,
+                  "run N seeds (the scenario's or --seed, then +1, +2, ...), each with its own database, and print "
+                  "every summary figure's mean with its 95 % confidence interval");
   auto* val = app.add_subcommand("validate", "check a scenario (and its trace) without running it");
   val->add_option("scenario", scenario, "scenario JSON file")->required()->check(CLI::ExistingFile);
   val->add_option("--data", data, "data folder for ${MLTWIN_DATA}");
@@ -169,7 +242,7 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : 2;
   }
   try {
-    if (*run) return cmd_run(scenario, out, seed, until, data, max_jobs, no_progress);
+    if (*run) return cmd_run(scenario, out, seed, until, data, max_jobs, no_progress, replications);
     if (*trace) {
       if (trace_out.empty()) {
         trace_out = database;
