@@ -250,11 +250,12 @@ template <class Entries>
 std::vector<TaskId> victims_of(const Entries& entries, const TaskInfo& preemptor,
                                std::span<const TaskId> preemptees) {
   std::vector<TaskId> victims;  // empty == nil
+  std::vector<TaskId> cand;     // one buffer for every plugin's answer
   std::size_t i = 0;
   while (i < entries.size()) {
     const int tier = entries[i].tier;
     for (; i < entries.size() && entries[i].tier == tier; ++i) {
-      std::vector<TaskId> cand;
+      cand.clear();
       if (entries[i].fn(preemptor, preemptees, cand) == kAbstain) continue;
       if (cand.empty()) {
         victims.clear();
@@ -262,12 +263,10 @@ std::vector<TaskId> victims_of(const Entries& entries, const TaskInfo& preemptor
         break;
       }
       if (victims.empty()) {
-        victims = std::move(cand);
+        victims.assign(cand.begin(), cand.end());
       } else {
-        std::vector<TaskId> keep;
-        for (TaskId v : victims)
-          if (std::find(cand.begin(), cand.end(), v) != cand.end()) keep.push_back(v);
-        victims = std::move(keep);
+        // Intersection in victims' order (as Go's nested loop keeps it), in place.
+        std::erase_if(victims, [&](TaskId v) { return std::find(cand.begin(), cand.end(), v) == cand.end(); });
       }
     }
     if (!victims.empty()) return victims;
@@ -284,9 +283,11 @@ std::vector<TaskId> Session::reclaimable(const TaskInfo& p, std::span<const Task
 }
 
 void Session::fire_allocate(const TaskInfo& t) const {
+  ++task_events_;
   for (const auto& f : on_allocate_) f(t);
 }
 void Session::fire_deallocate(const TaskInfo& t) const {
+  ++task_events_;
   for (const auto& f : on_deallocate_) f(t);
 }
 

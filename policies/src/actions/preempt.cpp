@@ -12,7 +12,7 @@
 //    tasks of its own job; each attempt's statement commits whatever it did (as Volcano's does,
 //    even without a placement), and the job stops at its first task that could not be placed.
 //    As in Volcano, this second phase sits inside the loop over queues, so it runs once per
-//    queue that has jobs.
+//    queue that has jobs (a round that would repeat the previous one exactly is skipped).
 // preempt(task): over the nodes that pass PredicateForPreemptAction, best node score first,
 // the plugins' Preemptable answer (tiered intersection) is the victim set on that node; it must
 // pass ValidateVictims; victims are evicted in BuildVictimsPriorityQueue order (lowest first)
@@ -28,6 +28,7 @@
 // one), the predicate error cache (it only saves work).
 #include <algorithm>
 #include <unordered_map>
+#include <span>
 
 #include "victims.hpp"
 
@@ -62,7 +63,11 @@ class Preempt final : public Action {
     if (under_request.empty()) return;
     std::sort(queue_ids.begin(), queue_ids.end(), QueueLess{&ssn});
     std::sort(under_request.begin(), under_request.end(), JobLess{&ssn});
+    within_round_start_ = kNoRound;
     on_node_ = tasks_by_node(st);
+    queue_tasks_.assign(st.queues().size(), {});
+    for (const auto& list : on_node_)
+      for (TaskId t : list) queue_tasks_[st.job(st.task(t).job).queue].push_back(t);
 
     for (QueueId q : queue_ids) {
       // Preemption between jobs within the queue.
@@ -75,7 +80,7 @@ class Preempt final : public Action {
         bool assigned = false;
         while (ssn.job_starving(job) && !tasks.empty()) {
           const TaskId preemptor = tasks.pop();
-          assigned = preempt(ssn, stmt, preemptor, [&](const TaskInfo& t) {
+          assigned = preempt(ssn, stmt, preemptor, queue_tasks_[q], [&](const TaskInfo& t) {
             return st.job(t.job).queue == job.queue && t.job != jid;
           });
         }
@@ -87,13 +92,18 @@ class Preempt final : public Action {
         }
         if (assigned) preemptors.push(jid);
       }
-      // Preemption between tasks within a job.
+      // Preemption between tasks within a job. This round is a function of the state only: if
+      // no task moved since the previous round started (that round and the queue's
+      // between-jobs pass did nothing), it would repeat the previous round exactly — skipped.
+      if (within_round_start_ != kNoRound && ssn.task_events() == within_round_start_) continue;
+      within_round_start_ = ssn.task_events();
       for (JobId jid : under_request) {
         TaskPQ tasks = pending_of(ssn, jid);
         while (!tasks.empty()) {
           const TaskId preemptor = tasks.pop();
           Statement stmt(ssn);
-          const bool assigned = preempt(ssn, stmt, preemptor, [&](const TaskInfo& t) { return t.job == jid; });
+          const bool assigned =
+              preempt(ssn, stmt, preemptor, st.job(jid).tasks, [&](const TaskInfo& t) { return t.job == jid; });
           stmt.commit();
           if (!assigned) break;
         }
@@ -114,27 +124,52 @@ class Preempt final : public Action {
     return pq;
   }
 
+  /// `scope`: every task the filter can accept is in it (the queue's or the job's tasks).
   template <class Filter>
-  bool preempt(Session& ssn, Statement& stmt, TaskId pid, Filter&& filter) {
+  bool preempt(Session& ssn, Statement& stmt, TaskId pid, std::span<const TaskId> scope, Filter&& filter) {
     ClusterState& st = ssn.state();
     const TaskInfo& preemptor = st.task(pid);
     const QueueInfo& queue = st.queue(st.job(preemptor.job).queue);
+    auto eligible = [&](const TaskInfo& task, NodeId nid) {
+      if (task.node != nid || !preemptable_status(task.status)) return false;
+      if (preemptor.best_effort && !task.best_effort) return false;  // BestEffort never preempts others
+      return task.preemptable && filter(task);
+    };
+    // The plugins choose victims out of the preemptees only (session.hpp), so on a node where
+    // the future-idle resources plus *all* its preemptees cannot hold the preemptor,
+    // ValidateVictims fails whatever the victims: the walk below would pass over that node
+    // without any effect. Such nodes are left out before their predicate, score and victim
+    // calls. With no preemptee anywhere (common: the job's own tasks are all Pending, or no
+    // other job of the queue runs), a node is kept only where the preemptor fits as it is, and
+    // nothing happens at all unless its queue is Allocatable for it.
+    bool any_preemptee = false;
+    for (TaskId t : scope) {
+      const TaskInfo& task = st.task(t);
+      if (task.node != kNone && eligible(task, task.node)) {
+        any_preemptee = true;
+        break;
+      }
+    }
+    if (!any_preemptee && !ssn.allocatable(queue, preemptor)) return false;
     // PredicateNodes, PrioritizeNodes, SortNodes: best score first.
     std::vector<std::pair<double, NodeId>> nodes;
-    for (NodeId n : preempt_candidate_nodes(ssn, preemptor))
-      nodes.emplace_back(ssn.has_node_order() ? ssn.node_score(preemptor, st.node(n)) : 0.0, n);
+    for (const NodeInfo& n : st.nodes()) {
+      Resource room = n.future_idle();
+      if (any_preemptee)
+        for (TaskId t : on_node_[n.id])
+          if (const TaskInfo& task = st.task(t); eligible(task, n.id)) room.add(task.resreq);
+      if (!preemptor.resreq.less_equal(room)) continue;
+      if (!preempt_predicate_passes(ssn, preemptor, n)) continue;
+      nodes.emplace_back(ssn.has_node_order() ? ssn.node_score(preemptor, n) : 0.0, n.id);
+    }
     std::stable_sort(nodes.begin(), nodes.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
 
     for (const auto& [score, nid] : nodes) {
       const NodeInfo& node = st.node(nid);
       preemptees_.clear();
-      for (TaskId t : on_node_[nid]) {
-        const TaskInfo& task = st.task(t);
-        if (task.node != nid || !preemptable_status(task.status)) continue;
-        if (preemptor.best_effort && !task.best_effort) continue;  // BestEffort never preempts others
-        if (!task.preemptable) continue;
-        if (filter(task)) preemptees_.push_back(t);
-      }
+      if (any_preemptee)
+        for (TaskId t : on_node_[nid])
+          if (eligible(st.task(t), nid)) preemptees_.push_back(t);
       std::vector<TaskId> victims = ssn.preemptable(preemptor, preemptees_);
       if (!victims_suffice(st, preemptor, node, victims)) continue;
       VictimPQ queue_of_victims(VictimLess{&ssn});
@@ -153,7 +188,10 @@ class Preempt final : public Action {
   }
 
   std::vector<std::vector<TaskId>> on_node_;
+  std::vector<std::vector<TaskId>> queue_tasks_;  // per queue: its jobs' tasks on a node
   std::vector<TaskId> preemptees_;
+  static constexpr std::uint64_t kNoRound = UINT64_MAX;
+  std::uint64_t within_round_start_ = kNoRound;
 };
 }  // namespace
 std::unique_ptr<Action> make_preempt(const Arguments&) { return std::make_unique<Preempt>(); }

@@ -71,17 +71,23 @@ class Reclaim final : public Action {
       if (!ssn.preemptive(queue, task)) continue;
 
       bool assigned = false;
-      for (NodeId nid : preempt_candidate_nodes(ssn, task)) {
-        const NodeInfo& node = st.node(nid);
+      for (const NodeInfo& node : st.nodes()) {  // Volcano's ssn.NodeList order
+        const NodeId nid = node.id;
         reclaimees_.clear();
+        Resource room = node.future_idle();
         for (TaskId t : on_node_[nid]) {
           const TaskInfo& other = st.task(t);
           if (other.node != nid || other.status != TaskStatus::Running || !other.preemptable) continue;
           const QueueId oq = st.job(other.job).queue;
           if (oq == q || !st.queue(oq).reclaimable) continue;
           reclaimees_.push_back(t);
+          room.add(other.resreq);
         }
         if (reclaimees_.empty()) continue;
+        // Victims come out of the reclaimees (session.hpp): if even all of them cannot make room,
+        // ValidateVictims fails whatever the plugins answer; skip the node without asking them.
+        if (!task.resreq.less_equal(room)) continue;
+        if (!preempt_predicate_passes(ssn, task, node)) continue;
         std::vector<TaskId> victims = ssn.reclaimable(task, reclaimees_);
         if (!victims_suffice(st, task, node, victims)) continue;
         VictimPQ order(VictimLess{&ssn});

@@ -13,19 +13,15 @@ namespace mltwin::policy::detail {
 /// Volcano api.PreemptableStatus (api/helpers.go): only Bound and Running tasks are victims.
 constexpr bool preemptable_status(TaskStatus s) { return s == TaskStatus::Bound || s == TaskStatus::Running; }
 
-/// The nodes a preemptor may take, PredicateForPreemptAction: every plugin predicate is run and
-/// a node passes unless some status is UnschedulableAndUnresolvable, Error, Wait or Skip (a plain
-/// Unschedulable — "may fit once something leaves" — passes; resources are not a predicate
-/// here, ValidateVictims checks them). The nodes allocate found UnschedulableAndUnresolvable for
-/// this task are exactly the ones this filter rejects again, so GetUnschedulableAndUnresolvable-
-/// NodesForTask needs no separate record. Nodes in id order (Volcano's ssn.NodeList order).
-inline std::vector<NodeId> preempt_candidate_nodes(Session& ssn, const TaskInfo& task) {
-  std::vector<NodeId> out;
-  for (const NodeInfo& n : ssn.state().nodes()) {
-    const Status s = ssn.predicate(task, n);
-    if (s.ok() || s.code == Code::Unschedulable) out.push_back(n.id);
-  }
-  return out;
+/// PredicateForPreemptAction: every plugin predicate is run and a node passes unless some
+/// status is UnschedulableAndUnresolvable, Error, Wait or Skip (a plain Unschedulable — "may
+/// fit once something leaves" — passes; resources are not a predicate here, ValidateVictims
+/// checks them). The nodes allocate found UnschedulableAndUnresolvable for this task are
+/// exactly the ones this filter rejects again, so GetUnschedulableAndUnresolvableNodesForTask
+/// needs no separate record.
+inline bool preempt_predicate_passes(Session& ssn, const TaskInfo& task, const NodeInfo& n) {
+  const Status s = ssn.predicate(task, n);
+  return s.ok() || s.code == Code::Unschedulable;
 }
 
 /// BuildVictimsPriorityQueue's order, as a less-than (true: `a` is evicted before `b`): tasks of
@@ -62,12 +58,17 @@ inline bool victims_suffice(const ClusterState& st, const TaskInfo& preemptor, c
 /// pipelined during the action are never victims (PreemptableStatus), so the index stays valid.
 inline std::vector<std::vector<TaskId>> tasks_by_node(const ClusterState& st) {
   std::vector<std::vector<TaskId>> by(st.nodes().size());
-  for (const auto* list : {&st.pending_jobs(), &st.active_jobs()})
+  // Pending PodGroups have pods only in rare cases (e.g. a job whose pods are being deleted
+  // after an eviction); the state counts them, so the long list of Pending PodGroups is walked
+  // only when one has pods.
+  for (const auto* list : {&st.pending_jobs(), &st.active_jobs()}) {
+    if (list == &st.pending_jobs() && st.pending_jobs_with_pods() == 0) continue;
     for (JobId j : *list)
       for (TaskId t : st.job(j).tasks) {
         const TaskInfo& task = st.task(t);
         if (task.node != kNone && on_node_status(task.status)) by[task.node].push_back(t);
       }
+  }
   for (auto& v : by) std::sort(v.begin(), v.end());
   return by;
 }

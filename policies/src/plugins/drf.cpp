@@ -6,7 +6,8 @@
 // Victims for preemption: tasks whose job, after losing them, would still have a share at or
 // above the preemptor's (shareDelta 1e-6).
 #include <cmath>
-#include <map>
+#include <algorithm>
+#include <vector>
 
 #include "../builtins.hpp"
 
@@ -46,13 +47,13 @@ class Drf final : public Plugin {
                                        std::vector<TaskId>& victims) {
       const JobInfo& pj = st->job(preemptor.job);
       const double ls = dominant_share(pj.allocated + pj.pipelined + preemptor.resreq, total);
-      std::map<JobId, Resource> allocations;
+      std::vector<std::pair<JobId, Resource>> allocations;  // a few jobs per call: a flat list
       for (TaskId t : preemptees) {
         const TaskInfo& tt = st->task(t);
-        auto it = allocations.find(tt.job);
+        auto it = std::find_if(allocations.begin(), allocations.end(), [&](const auto& e) { return e.first == tt.job; });
         if (it == allocations.end()) {
           const JobInfo& j = st->job(tt.job);
-          it = allocations.emplace(tt.job, j.allocated + j.pipelined).first;
+          it = allocations.emplace(allocations.end(), tt.job, j.allocated + j.pipelined);
         }
         it->second.sub(tt.resreq);
         const double rs = dominant_share(it->second, total);

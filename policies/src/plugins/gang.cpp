@@ -7,7 +7,7 @@
 // Per-task-spec minAvailable (Volcano CheckTaskReady/CheckTaskValid) is not modelled: every
 // job here has one pod per task spec (TorchX) and minAvailable = number of pods, where the
 // task-level check adds nothing to the job-level one.
-#include <map>
+#include <algorithm>
 
 #include "../builtins.hpp"
 
@@ -30,11 +30,12 @@ class Gang final : public Plugin {
     });
     const ClusterState* st = &ssn.state();
     auto victims_fn = [st](const TaskInfo&, std::span<const TaskId> preemptees, std::vector<TaskId>& victims) {
-      std::map<JobId, std::int32_t> occupied;
+      // jobOccupiedMap: ready tasks left per job (a few jobs per call: a flat list).
+      std::vector<std::pair<JobId, std::int32_t>> occupied;
       for (TaskId t : preemptees) {
         const JobInfo& j = st->job(st->task(t).job);
-        auto it = occupied.find(j.id);
-        if (it == occupied.end()) it = occupied.emplace(j.id, j.ready_task_num()).first;
+        auto it = std::find_if(occupied.begin(), occupied.end(), [&](const auto& e) { return e.first == j.id; });
+        if (it == occupied.end()) it = occupied.emplace(occupied.end(), j.id, j.ready_task_num());
         if (it->second > j.min_available) {
           --it->second;
           victims.push_back(t);

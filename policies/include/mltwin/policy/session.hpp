@@ -240,6 +240,9 @@ class Session {
   std::vector<TaskId> reclaimable(const TaskInfo& preemptor, std::span<const TaskId> preemptees) const;
   void fire_allocate(const TaskInfo& t) const;
   void fire_deallocate(const TaskInfo& t) const;
+  /// Number of allocate/deallocate events fired so far in this session (every Statement
+  /// operation and every undo fires one): unchanged means no task moved in between.
+  std::uint64_t task_events() const { return task_events_; }
 
   // ---- per-session bookkeeping used by actions ----
   /// Fit errors of a task in this session (Volcano job.NodesFitErrors).
@@ -326,6 +329,7 @@ class Session {
   std::vector<Entry<VictimFn>> preemptable_;
   std::vector<Entry<VictimFn>> reclaimable_;
   std::vector<TaskEventFn> on_allocate_, on_deallocate_;
+  mutable std::uint64_t task_events_ = 0;
 
   std::unordered_map<TaskId, FitErrors> fit_errors_;
   std::vector<std::pair<JobId, Verdict>> job_reasons_;
