@@ -1218,4 +1218,45 @@ void Endpoint::check_invariants() const {
   if (workers != m.running_workers) fail("running worker count");
 }
 
+std::vector<InstanceSnapshot> Endpoint::snapshot() const {
+  const Impl& m = *impl_;
+  static constexpr const char* kIState[] = {"Starting", "InService", "Draining", "Terminated"};
+  std::vector<InstanceSnapshot> out;
+  out.reserve(m.instances.size());
+  for (const auto& in : m.instances) {
+    InstanceSnapshot s;
+    s.id = in.id;
+    s.state = kIState[static_cast<int>(in.state)];
+    s.launched = in.launched;
+    s.memory_used = in.mem_used;
+    s.memory_capacity = in.mem_cap;
+    s.disk_used = in.disk_used;
+    s.disk_capacity = in.disk_cap;
+    s.vcpu = in.vcpu;
+    s.batches_running = in.busy;
+    s.outstanding = in.outstanding;
+    for (std::uint32_t mid = 0; mid < in.models.size(); ++mid) {
+      const auto& mi = in.models[mid];
+      s.artifacts_on_disk += mi.on_disk ? 1 : 0;
+      if (mi.state != Impl::MState::Downloading && mi.state != Impl::MState::Loading && mi.state != Impl::MState::Loaded)
+        continue;
+      ModelSnapshot ms;
+      ms.model = mid;
+      ms.state = mi.state == Impl::MState::Downloading ? "Downloading" : mi.state == Impl::MState::Loading ? "Loading" : "Loaded";
+      ms.waiting_for_load = mi.pending.size();
+      if (mi.state == Impl::MState::Loaded) {
+        const auto& p = m.pools[mi.pool];
+        ms.workers = static_cast<int>(p.workers.size());
+        ms.workers_busy = p.busy;
+        ms.workers_starting = p.starting;
+        ms.queue = p.queue.size();
+        ms.outstanding = p.outstanding;
+      }
+      s.models.push_back(ms);
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
 }  // namespace mltwin::models::inference

@@ -475,6 +475,24 @@ nlohmann::json Run::state_json() const {
   j["served"] = st.served;
   j["rejected_503"] = st.rejected_503;
   j["rejected_507"] = st.rejected_507;
+  json instances = json::array();
+  int workers = 0;
+  for (const auto& in : m.ep->snapshot()) {
+    json models = json::array();
+    for (const auto& ms : in.models) {
+      workers += ms.workers;
+      models.push_back({{"model", ms.model}, {"state", ms.state}, {"workers", ms.workers}, {"workers_busy", ms.workers_busy},
+                        {"workers_starting", ms.workers_starting}, {"queue", ms.queue}, {"outstanding", ms.outstanding},
+                        {"waiting_for_load", ms.waiting_for_load}});
+    }
+    instances.push_back({{"id", in.id}, {"state", in.state}, {"launched_s", in.launched.seconds()},
+                         {"memory_used_bytes", in.memory_used}, {"memory_capacity_bytes", in.memory_capacity},
+                         {"disk_used_bytes", in.disk_used}, {"disk_capacity_bytes", in.disk_capacity}, {"vcpu", in.vcpu},
+                         {"batches_running", in.batches_running}, {"outstanding", in.outstanding},
+                         {"artifacts_on_disk", in.artifacts_on_disk}, {"models", models}});
+  }
+  j["workers"] = workers;
+  j["instances"] = instances;
   return j;
 }
 

@@ -78,6 +78,32 @@ struct EndpointStats {
   std::uint64_t max_queue_seen = 0;     ///< longest job queue seen, any pool
 };
 
+/// A model present on an instance (downloading, loading or loaded), as Endpoint::snapshot()
+/// reports it. Artifacts only on disk are counted in InstanceSnapshot::artifacts_on_disk.
+struct ModelSnapshot {
+  ModelId model = 0;
+  const char* state = "";            ///< "Downloading", "Loading", "Loaded"
+  int workers = 0;                   ///< running workers (Loaded only), incl. starting ones
+  int workers_busy = 0;              ///< running a batch
+  int workers_starting = 0;          ///< process still starting
+  std::size_t queue = 0;             ///< jobs in its job queue
+  int outstanding = 0;               ///< requests queued or in batches
+  std::size_t waiting_for_load = 0;  ///< requests waiting for the download / load
+};
+
+/// One instance now. Sizes in bytes.
+struct InstanceSnapshot {
+  std::uint32_t id = 0;
+  const char* state = "";            ///< "Starting", "InService", "Draining", "Terminated"
+  Time launched;
+  std::uint64_t memory_used = 0, memory_capacity = 0, disk_used = 0, disk_capacity = 0;
+  int vcpu = 0;
+  int batches_running = 0;           ///< on its vCPUs (more than vcpu: processor sharing)
+  int outstanding = 0;               ///< requests routed here and not answered
+  int artifacts_on_disk = 0;
+  std::vector<ModelSnapshot> models;  ///< by model id
+};
+
 class Endpoint final : public core::EventHandler {
  public:
   /// `recorder` and `metrics` may be null. The scenario must outlive the endpoint.
@@ -94,6 +120,10 @@ class Endpoint final : public core::EventHandler {
   void finish();
 
   const EndpointStats& stats() const { return stats_; }
+  /// Every instance launched so far (terminated ones included) with the models present on it
+  /// and their worker pools, by instance id. O(instances x models): for inspection between
+  /// steps, not for every event.
+  std::vector<InstanceSnapshot> snapshot() const;
   /// Checks the model's invariants (memory and disk within capacity, queues within their size,
   /// worker counts consistent, every request accounted for); throws std::logic_error naming
   /// the first violation.

@@ -1,0 +1,32 @@
+"""Inference state between steps, checked against the run's own event log: at any time, the
+models an instance reports Loaded are exactly those whose last model event there is Loaded
+(the event log and the live state are kept by different code), and its memory in use is what
+the blog's models hold: 100 MiB (resident_size) per worker process of each loaded model, plus
+the memory reserved by loads in progress (the models' resident size, one copy each)."""
+import mltwin
+
+MIB = 1 << 20
+
+
+def test_state_matches_the_event_log(source_dir):
+    run = mltwin.Run(str(source_dir / "scenarios" / "mme-djl-blog-top-n.json"), seed=3)
+    for t in ["2s", "20s", "1m"]:
+        run.run_until(t)
+        st = run.state()
+        ev = run.table("model_events")
+        ev = ev[ev["event"].isin(["Loaded", "Unloaded", "LoadFailed"])]
+        last = ev.groupby(["instance", "model"])["event"].last()
+        expect = {}
+        for (inst, model), e in last.items():
+            if e == "Loaded":
+                expect.setdefault(int(inst), set()).add(int(model))
+        assert len(st["instances"]) == 20
+        workers = 0
+        for inst in st["instances"]:
+            loaded = {m["model"] for m in inst["models"] if m["state"] == "Loaded"}
+            assert loaded == expect.get(inst["id"], set()), (t, inst["id"])
+            loading = sum(1 for m in inst["models"] if m["state"] == "Loading")
+            w = sum(m["workers"] for m in inst["models"])
+            assert inst["memory_used_bytes"] == (w + loading) * 100 * MIB, (t, inst["id"])
+            workers += w
+        assert workers == st["workers"] > 0
