@@ -152,7 +152,7 @@ Candidates, all changes of the `volcano` and `queues` sections of
 | configuration | what changes |
 |---|---|
 | `default` | Volcano's default: tiers `[priority, gang, conformance]`, `[overcommit, drf, predicates, proportion, nodeorder]` |
-| `binpack` | + a **binpack** node-order plugin that favours fuller nodes, NeuronCores weighted 5× CPU and memory (written in Python below if mltwin has no built-in `binpack`) |
+| `binpack` | + a **binpack** node-order plugin that favours fuller nodes, NeuronCores weighted 5× CPU and memory (written in Python below, registered as `py-binpack`) |
 | `mostrequested` | the built-in `nodeorder` scorer switched from spreading (`leastrequested.weight` 1) to packing (`mostrequested.weight` 1) on CPU and memory — a C++ cross-check of the Python binpack |
 | `drf, no proportion` | `proportion` removed: no queue shares (deserved / overused), jobs ordered by DRF share |
 | `proportion, no drf` | `drf` removed: no dominant-resource job order |
@@ -221,8 +221,10 @@ Volcano's `binpack` plugin (pkg/scheduler/plugins/binpack) scores a node by how 
 after placing the pod: for each resource r with weight w_r, `w_r · (used_r + request_r) /
 allocatable_r`, summed, divided by the sum of the weights, times 100 (MaxNodeScore) times
 `binpack.weight`; a node where a resource would overflow scores 0. Here it runs on CPU, memory
-and NeuronCores (mltwin accounts every Neuron resource name as NeuronCores). If mltwin does not
-provide `binpack`, we write it in Python with `mltwin.register_plugin` — the Python plugin API is
+and NeuronCores (mltwin accounts every Neuron resource name as NeuronCores). mltwin also has
+Volcano's `binpack` built in (configured with Volcano's keys: `binpack.resources:
+aws.amazon.com/neuroncore`, `binpack.resources.aws.amazon.com/neuroncore: 5`); here we write the
+rule in Python with `mltwin.register_plugin`, as `py-binpack`, to show the Python plugin API —
 Volcano's `Session` with `add_node_order_fn`.
 
 A plugin registered in this kernel is not known to the Dask worker processes that run the sweep,
@@ -261,10 +263,8 @@ class BinpackNeuron:
         session.add_node_order_fn(score)
 
 
-BUILTIN_BINPACK = "binpack" in mltwin.registered_plugins()
-if not BUILTIN_BINPACK:
-    mltwin.register_plugin("binpack", BinpackNeuron)
-    print("mltwin has no built-in binpack: using the Python plugin above")
+mltwin.register_plugin("py-binpack", BinpackNeuron)
+print("built-in binpack available:", "binpack" in mltwin.registered_plugins(), "- this notebook uses py-binpack")
 HAS_SLA = "sla" in mltwin.registered_plugins()
 print("sla plugin available:", HAS_SLA, "" if HAS_SLA else "-> the sla configuration is skipped")
 '''),
@@ -281,7 +281,7 @@ def with_tier2(sc, transform):
 configs = {}
 configs["default"] = base.copy()
 configs["binpack"] = with_tier2(base, lambda ps: ps + [
-    {"name": "binpack", "arguments": {"binpack.weight": 10, "binpack.neuroncore": 5}}])
+    {"name": "py-binpack", "arguments": {"binpack.weight": 10, "binpack.neuroncore": 5}}])
 configs["mostrequested"] = with_tier2(base, lambda ps: [
     dict(p, arguments={"leastrequested.weight": 0, "mostrequested.weight": 1}) if p["name"] == "nodeorder" else p
     for p in ps])
@@ -306,13 +306,11 @@ second (2,000 jobs, ~70 simulated days).
 '''),
     code(DASK),
     code(r'''
-if not BUILTIN_BINPACK:
-    def _register_binpack():
-        import mltwin
-        if "binpack" not in mltwin.registered_plugins():
-            mltwin.register_plugin("binpack", BinpackNeuron)
-        return "binpack" in mltwin.registered_plugins()
-    print("binpack on the workers:", client.run(_register_binpack))
+def _register_binpack():
+    import mltwin
+    mltwin.register_plugin("py-binpack", BinpackNeuron)
+    return "py-binpack" in mltwin.registered_plugins()
+print("py-binpack on the workers:", client.run(_register_binpack))
 
 t0 = time.perf_counter()
 all_runs, all_points = [], []

@@ -12,6 +12,7 @@ void register_builtins(std::map<std::string, PluginFactory>& plugins,
   plugins["predicates"] = make_predicates;
   plugins["nodeorder"] = make_nodeorder;
   plugins["overcommit"] = make_overcommit;
+  plugins["binpack"] = make_binpack;
   actions["enqueue"] = make_enqueue;
   actions["allocate"] = make_allocate;
   actions["backfill"] = make_backfill;

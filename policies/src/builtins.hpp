@@ -21,6 +21,7 @@ std::unique_ptr<Plugin> make_proportion(const Arguments&);
 std::unique_ptr<Plugin> make_predicates(const Arguments&);
 std::unique_ptr<Plugin> make_nodeorder(const Arguments&);
 std::unique_ptr<Plugin> make_overcommit(const Arguments&);
+std::unique_ptr<Plugin> make_binpack(const Arguments&);
 std::unique_ptr<Action> make_enqueue(const Arguments&);
 std::unique_ptr<Action> make_allocate(const Arguments&);
 std::unique_ptr<Action> make_backfill(const Arguments&);
