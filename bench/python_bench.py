@@ -6,7 +6,7 @@ time them side by side (bench/run-python-bench.sh):
   python_bench.py policy python   # the same with mltwin.reference.DjlWlm (the same rules in Python)
   python_bench.py cache cpp       # MMS blog uniform, 2 minutes (memory thrash): LRU in C++
   python_bench.py cache python    # the same with mltwin.reference.Lru
-  python_bench.py sweep N         # 8 runs (top-n, 1 minute, seeds 1..8) on N local Dask workers
+  python_bench.py sweep N         # 8 runs (top-n, 10 simulated minutes, seeds 1..8) on N local Dask workers
 
 Each prints one line: what ran, its policy calls where relevant, and its wall time inside Python.
 """
@@ -62,7 +62,7 @@ def main():
               f"{sum(c.calls for c in made) if made else '-'} Python calls, {time.perf_counter() - t0:.2f} s")
     elif what == "sweep":
         sc = os.path.join(ROOT, "scenarios", "mme-djl-blog-top-n.json")
-        runs, _ = mltwin.sweep(sc, {}, seeds=range(1, 9), n_workers=int(arg), until="1m",
+        runs, _ = mltwin.sweep(sc, {}, seeds=range(1, 9), n_workers=int(arg), until="10m",
                                out_dir=f"/tmp/mltwin-sweep-bench-{arg}", progress=False)
         assert set(runs["status"]) == {"ok"}, runs["error"].dropna().tolist()
         print(f"sweep {arg} workers: {len(runs)} runs, {time.perf_counter() - t0:.2f} s")
