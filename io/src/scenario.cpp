@@ -13,6 +13,7 @@
 
 #include "mltwin/io/philly.hpp"
 #include "scenario_common.hpp"
+#include "scenario_yaml.hpp"
 #include "scenario_schema.hpp"  // generated: kScenarioSchema
 
 namespace mltwin::io {
@@ -27,41 +28,12 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 using detail::duration_of;
 using detail::fail;
 using detail::latency_of;
+using detail::resources_of;
 
 // The training scenario schema, compiled once.
 const detail::SchemaValidator& validator() {
   static const detail::SchemaValidator v(kScenarioSchema);
   return v;
-}
-
-// A Kubernetes resource list -> policy::Resource (mltwin units). Missing names stay `fill`.
-policy::Resource resources_of(const std::string& file, const std::string& where, const json& obj,
-                              double cores_per_device, double fill) {
-  policy::Resource r;
-  r.v.fill(fill);
-  for (auto it = obj.begin(); it != obj.end(); ++it) {
-    const auto m = policy::map_resource_name(it.key(), cores_per_device);
-    if (!m) fail(file, where + "/" + it.key(), "unknown resource name");
-    double q;
-    try {
-      q = parse_quantity(it.value());
-    } catch (const std::exception& e) {
-      fail(file, where + "/" + it.key(), e.what());
-    }
-    double& slot = r[m->dim];
-    if (slot == fill) slot = 0;
-    slot += q * m->scale;
-  }
-  return r;
-}
-
-std::string arg_text(const json& v) {
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
-  if (v.is_number_integer()) return std::to_string(v.get<long long>());
-  std::ostringstream os;
-  os << v.get<double>();
-  return os.str();
 }
 
 }  // namespace
@@ -133,6 +105,9 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
   if (doc["volcano"]["release"].get<std::string>() != kVolcanoRelease)
     fail(path, "/volcano/release", "mltwin reproduces Volcano " + std::string(kVolcanoRelease) + ", not '" +
                                        doc["volcano"]["release"].get<std::string>() + "'");
+  // Files the scenario references (scheduler ConfigMap, eksctl config, manifests) become the
+  // entries they stand for; out.json keeps the scenario as written.
+  detail::expand_config_files(path, doc, opts.data_dir, out.data_dir, out.inputs);
 
   // Catalog.
   std::set<std::string> type_names;
@@ -184,32 +159,11 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
     sc.scheduler.schedule_period_ns = duration_of(path, "/volcano/schedule_period", v["schedule_period"]).count_ns();
     if (sc.scheduler.schedule_period_ns <= 0) fail(path, "/volcano/schedule_period", "expected a positive period");
   }
-  if (v.contains("actions")) sc.scheduler.actions = v["actions"].get<std::vector<std::string>>();
-  if (v.contains("tiers")) {
-    sc.scheduler.tiers.clear();
-    for (const auto& t : v["tiers"]) {
-      policy::Tier tier;
-      for (const auto& p : t["plugins"]) {
-        policy::PluginOption opt;
-        opt.name = p["name"];
-        if (p.contains("arguments"))
-          for (auto a = p["arguments"].begin(); a != p["arguments"].end(); ++a) opt.arguments.set(a.key(), arg_text(a.value()));
-        for (std::size_t e = 0; e < static_cast<std::size_t>(policy::Ext::kCount); ++e) {
-          const char* key = policy::ext_key(static_cast<policy::Ext>(e));
-          if (p.contains(key)) opt.enabled[e] = p[key].get<bool>();
-        }
-        tier.plugins.push_back(opt);
-      }
-      sc.scheduler.tiers.push_back(tier);
-    }
+  {
+    const std::int64_t period = sc.scheduler.schedule_period_ns;
+    sc.scheduler = detail::scheduler_config_of(v);
+    sc.scheduler.schedule_period_ns = period;
   }
-  if (v.contains("configurations"))
-    for (const auto& c : v["configurations"]) {
-      policy::Arguments args;
-      if (c.contains("arguments"))
-        for (auto a = c["arguments"].begin(); a != c["arguments"].end(); ++a) args.set(a.key(), arg_text(a.value()));
-      sc.scheduler.action_arguments[c["name"]] = args;
-    }
   if (std::string err = sc.scheduler.validate(); !err.empty()) fail(path, "/volcano", err);
   // Queues.
   std::set<std::string> queue_names;
@@ -217,16 +171,8 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
   for (std::size_t i = 0; i < queues.size(); ++i) {
     const json& q = queues[i];
     const std::string where = "/queues/" + std::to_string(i);
-    models::QueueSpec qs;
-    qs.name = q["name"];
+    models::QueueSpec qs = detail::queue_of(path, where, q, cores_per_device);
     if (!queue_names.insert(qs.name).second) fail(path, where + "/name", "duplicate queue '" + qs.name + "'");
-    qs.weight = q.value("weight", 1);
-    if (q.contains("capability"))
-      qs.capability = resources_of(path, where + "/capability", q["capability"], cores_per_device, policy::kInf);
-    if (q.contains("guarantee")) qs.guarantee = resources_of(path, where + "/guarantee", q["guarantee"], cores_per_device, 0);
-    qs.priority = q.value("priority", 0);
-    qs.open = q.value("state", std::string("Open")) == "Open";
-    qs.reclaimable = q.value("reclaimable", true);
     sc.queues.push_back(qs);
   }
   // Lifecycle latencies (defaults stated in the schema docs; scenarios should set and cite them).
@@ -287,24 +233,8 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
     for (std::size_t i = 0; i < jobs.size(); ++i) {
       const json& j = jobs[i];
       const std::string where = "/workload/jobs/" + std::to_string(i);
-      models::TrainingJobSpec js;
-      js.name = j["name"];
-      js.queue = j["queue"];
-      js.submit = core::Time::zero() + duration_of(path, where + "/submit", j["submit"]);
-      js.nnodes = j["nnodes"];
-      js.duration = duration_of(path, where + "/duration", j["duration"]);
-      js.priority = j.value("priority", 0);
-      js.trace_row = static_cast<std::int64_t>(i);
-      if (j.contains("pod")) {
-        const policy::Resource r = resources_of(path, where + "/pod", j["pod"], cores_per_device, 0);
-        js.cpu_per_pod = r[policy::Dim::Cpu] / 1000.0;
-        js.memory_bytes_per_pod = r[policy::Dim::Memory];
-        js.neuron_devices_per_pod = static_cast<int>(std::lround(r[policy::Dim::NeuronCore] / 1000.0 / cores_per_device));
-        js.efa_per_pod = static_cast<int>(std::lround(r[policy::Dim::Efa] / 1000.0));
-      }
-      js.nproc_per_node = j.value("nproc_per_node", std::max(1, js.neuron_devices_per_pod * cores_per_device));
+      models::TrainingJobSpec js = detail::job_of(path, where, j, i, cores_per_device);
       if (!queue_names.count(js.queue)) fail(path, where + "/queue", "queue '" + js.queue + "' is not defined in /queues");
-      if (js.submit < core::Time::zero()) fail(path, where + "/submit", "must not be negative");
       sc.jobs.push_back(js);
     }
     std::stable_sort(sc.jobs.begin(), sc.jobs.end(), [](const auto& a, const auto& b) { return a.submit < b.submit; });

@@ -6,6 +6,7 @@
 #include <valijson/validator.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -308,6 +309,101 @@ std::string resolve_input_path(const std::string& as_written, const std::string&
   }
   if (fs::path(as_written).is_relative()) return (fs::path(dir) / as_written).string();
   return as_written;
+}
+
+policy::Resource resources_of(const std::string& file, const std::string& where, const json& obj,
+                              double cores_per_device, double fill) {
+  policy::Resource r;
+  r.v.fill(fill);
+  for (auto it = obj.begin(); it != obj.end(); ++it) {
+    const auto m = policy::map_resource_name(it.key(), cores_per_device);
+    if (!m) fail(file, where + "/" + it.key(), "unknown resource name");
+    double q;
+    try {
+      q = parse_quantity(it.value());
+    } catch (const std::exception& e) {
+      fail(file, where + "/" + it.key(), e.what());
+    }
+    double& slot = r[m->dim];
+    if (slot == fill) slot = 0;
+    slot += q * m->scale;
+  }
+  return r;
+}
+
+std::string arg_text(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+  if (v.is_number_integer()) return std::to_string(v.get<long long>());
+  std::ostringstream os;
+  os << v.get<double>();
+  return os.str();
+}
+
+policy::SchedulerConfig scheduler_config_of(const json& v) {
+  policy::SchedulerConfig cfg = policy::volcano_default_config();
+  if (v.contains("actions")) cfg.actions = v["actions"].get<std::vector<std::string>>();
+  if (v.contains("tiers")) {
+    cfg.tiers.clear();
+    for (const auto& t : v["tiers"]) {
+      policy::Tier tier;
+      for (const auto& p : t["plugins"]) {
+        policy::PluginOption opt;
+        opt.name = p["name"];
+        if (p.contains("arguments"))
+          for (auto a = p["arguments"].begin(); a != p["arguments"].end(); ++a) opt.arguments.set(a.key(), arg_text(a.value()));
+        for (std::size_t e = 0; e < static_cast<std::size_t>(policy::Ext::kCount); ++e) {
+          const char* key = policy::ext_key(static_cast<policy::Ext>(e));
+          if (p.contains(key)) opt.enabled[e] = p[key].get<bool>();
+        }
+        tier.plugins.push_back(opt);
+      }
+      cfg.tiers.push_back(tier);
+    }
+  }
+  if (v.contains("configurations"))
+    for (const auto& c : v["configurations"]) {
+      policy::Arguments args;
+      if (c.contains("arguments"))
+        for (auto a = c["arguments"].begin(); a != c["arguments"].end(); ++a) args.set(a.key(), arg_text(a.value()));
+      cfg.action_arguments[c["name"]] = args;
+    }
+  return cfg;
+}
+
+models::QueueSpec queue_of(const std::string& file, const std::string& where, const json& q, double cores_per_device) {
+  models::QueueSpec qs;
+  qs.name = q["name"];
+  qs.weight = q.value("weight", 1);
+  if (q.contains("capability"))
+    qs.capability = resources_of(file, where + "/capability", q["capability"], cores_per_device, policy::kInf);
+  if (q.contains("guarantee")) qs.guarantee = resources_of(file, where + "/guarantee", q["guarantee"], cores_per_device, 0);
+  qs.priority = q.value("priority", 0);
+  qs.open = q.value("state", std::string("Open")) == "Open";
+  qs.reclaimable = q.value("reclaimable", true);
+  return qs;
+}
+
+models::TrainingJobSpec job_of(const std::string& file, const std::string& where, const json& j, std::size_t index,
+                               int cores_per_device) {
+  models::TrainingJobSpec js;
+  js.name = j["name"];
+  js.queue = j["queue"];
+  js.submit = core::Time::zero() + duration_of(file, where + "/submit", j["submit"]);
+  js.nnodes = j["nnodes"];
+  js.duration = duration_of(file, where + "/duration", j["duration"]);
+  js.priority = j.value("priority", 0);
+  js.trace_row = static_cast<std::int64_t>(index);
+  if (j.contains("pod")) {
+    const policy::Resource r = resources_of(file, where + "/pod", j["pod"], cores_per_device, 0);
+    js.cpu_per_pod = r[policy::Dim::Cpu] / 1000.0;
+    js.memory_bytes_per_pod = r[policy::Dim::Memory];
+    js.neuron_devices_per_pod = static_cast<int>(std::lround(r[policy::Dim::NeuronCore] / 1000.0 / cores_per_device));
+    js.efa_per_pod = static_cast<int>(std::lround(r[policy::Dim::Efa] / 1000.0));
+  }
+  js.nproc_per_node = j.value("nproc_per_node", std::max(1, js.neuron_devices_per_pod * cores_per_device));
+  if (js.submit < core::Time::zero()) fail(file, where + "/submit", "must not be negative");
+  return js;
 }
 
 }  // namespace mltwin::io::detail

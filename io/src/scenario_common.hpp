@@ -9,7 +9,9 @@
 #include <string>
 
 #include "mltwin/core/time.hpp"
-#include "mltwin/models/training.hpp"  // LatencySpec
+#include "mltwin/models/training.hpp"  // LatencySpec, QueueSpec, TrainingJobSpec
+#include "mltwin/policy/config.hpp"
+#include "mltwin/policy/resource.hpp"
 
 namespace mltwin::io::detail {
 
@@ -54,5 +56,29 @@ std::string expand_data(const std::string& text, const std::string& data_dir);
 /// folder into `data_dir` on first use), else relative to the scenario file's folder.
 std::string resolve_input_path(const std::string& as_written, const std::string& scenario_path,
                                const std::string& explicit_data_dir, std::string& data_dir);
+
+/// A Kubernetes resource list ({"cpu": "500m", "aws.amazon.com/neurondevice": 16}) ->
+/// policy::Resource in mltwin units; names absent from `obj` stay `fill`. Errors name
+/// `where`/<resource name>.
+policy::Resource resources_of(const std::string& file, const std::string& where, const nlohmann::json& obj,
+                              double cores_per_device, double fill);
+
+/// A plugin or action argument as text (Volcano keeps arguments as the YAML value).
+std::string arg_text(const nlohmann::json& v);
+
+/// The scheduler configuration written under Volcano's own keys — `actions` (a list), `tiers`,
+/// `configurations` — over Volcano's default for the keys absent. Expects a document the
+/// schema has checked; does not call SchedulerConfig::validate(). Shared by the scenario's
+/// "volcano" section and the volcano-scheduler ConfigMap reader (yaml_config.cpp).
+policy::SchedulerConfig scheduler_config_of(const nlohmann::json& volcano);
+
+/// A scenario queue entry (schema: /queues/N) -> models::QueueSpec.
+models::QueueSpec queue_of(const std::string& file, const std::string& where, const nlohmann::json& q,
+                           double cores_per_device);
+
+/// An inline job entry (schema: /workload/jobs/N) -> models::TrainingJobSpec; `index` becomes
+/// its trace_row. Checks that submit is not negative; not that its queue exists.
+models::TrainingJobSpec job_of(const std::string& file, const std::string& where, const nlohmann::json& j,
+                               std::size_t index, int cores_per_device);
 
 }  // namespace mltwin::io::detail

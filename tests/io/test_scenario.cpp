@@ -185,11 +185,11 @@ TEST_CASE("schema errors name the file and the JSON path") {
   }
   SUBCASE("missing top-level section") {
     json doc = tiny_gang();
-    doc.erase("queues");
+    doc.erase("workload");
     const std::string p = write_json(d, "s.json", doc);
     const std::string msg = load_error(p);
     CHECK_MESSAGE(msg.rfind(p + ": /: ", 0) == 0, msg);
-    CHECK_MESSAGE(contains(msg, "Missing required property 'queues'"), msg);
+    CHECK_MESSAGE(contains(msg, "Missing required property 'workload'"), msg);
   }
   SUBCASE("value below the minimum") {
     json doc = tiny_gang();

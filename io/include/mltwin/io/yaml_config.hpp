@@ -1,0 +1,223 @@
+// mltwin/io/yaml_config.hpp — the cluster's real configuration, read as its users keep it
+// (YAML, yaml-cpp): the volcano-scheduler ConfigMap, Volcano Queue / Job / PodGroup manifests,
+// Kubernetes PriorityClasses, an eksctl ClusterConfig, and the Volcano Job that TorchX writes
+// for dist.ddp. Each reader keeps the keys under the names of the project that defines them
+// and says where each shape comes from.
+//
+// Errors throw ScenarioError (the CLI exits 2) naming the file, line and column (1-based) and
+// the YAML path of the offending value, e.g.
+//   jobs/trainer.yaml:14:9: spec.tasks[0].replicas: expected an integer, got "two"
+//   volcano-scheduler.yaml:9:13: tiers[1].plugins[2].name: unknown plugin 'foo' (known: ...)
+//   cluster.yaml:3:7: kind: expected ClusterConfig (apiVersion eksctl.io/v1alpha5), got "Cluster"
+// A key mltwin does not know is an error, except the keys listed as ignored (they change
+// nothing that mltwin models; README, "Reading real configuration", lists them).
+//
+// A scenario references these files (LoadedScenario::inputs records and hashes each): see
+// `volcano.scheduler_config`, `cluster.eksctl`, `queues_from` and `workload.manifests` in
+// scenarios/schema/scenario.schema.json. They are translated into the scenario's own JSON
+// entries (node_groups, volcano tiers, queues, workload.jobs), so every rule of the JSON
+// loader applies to them as well.
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "mltwin/core/time.hpp"
+#include "mltwin/io/scenario.hpp"  // ScenarioError
+#include "mltwin/models/training.hpp"
+#include "mltwin/policy/config.hpp"
+
+namespace mltwin::io {
+
+/// Where a value was read: file, 1-based line and column, YAML path ("spec.tasks[0].replicas").
+struct YamlPlace {
+  std::string file;
+  int line = 0;
+  int column = 0;
+  std::string path;
+  /// "file:line:column: path" (without the path when it is empty).
+  std::string str() const;
+};
+
+/// A Kubernetes resource list as written: name -> quantity text ("127900m", "16", "32Gi"),
+/// each name one mltwin knows (policy::map_resource_name) and each quantity checked.
+using ResourceList = std::vector<std::pair<std::string, std::string>>;
+
+// ---- volcano-scheduler configuration ------------------------------------------------------
+
+/// Reads the scheduler configuration: a ConfigMap (apiVersion v1) whose data key
+/// `volcano-scheduler.conf` holds it — installer/helm/chart/volcano/templates/scheduler.yaml,
+/// v1.12.1 — or the bare volcano-scheduler.conf file itself
+/// (installer/helm/chart/volcano/config/volcano-scheduler.conf). Keys as Volcano's
+/// pkg/scheduler/conf/scheduler_conf.go: `actions` (one comma-separated string, split and
+/// trimmed as pkg/scheduler/util.go UnmarshalSchedulerConf does), `tiers[].plugins[]` with
+/// `name`, `arguments` and the enable* switches, `configurations[]` (`name`, `arguments`).
+/// `metrics`, `EnabledClusterOrder` and `enabledHyperNodeOrder` are read and ignored. Unknown
+/// plugins and actions are errors (as in a scenario's JSON). The schedule period stays
+/// Volcano's default (it is a command-line flag, not part of the file).
+policy::SchedulerConfig read_volcano_scheduler_config(const std::string& file);
+
+/// The same as the scenario's "volcano" keys: {"actions": [...], "tiers": [...],
+/// "configurations": [...]} (only the keys the file sets). Errors as above.
+nlohmann::json volcano_scheduler_config_json(const std::string& file);
+
+// ---- Kubernetes / Volcano manifests -------------------------------------------------------
+
+/// scheduling.volcano.sh/v1beta1 Queue (config/crd/volcano/bases/scheduling.volcano.sh_queues.yaml).
+struct QueueManifest {
+  std::string name;
+  int weight = 1;                         ///< spec.weight (the admission webhook's default 1)
+  std::optional<ResourceList> capability; ///< spec.capability
+  ResourceList guarantee;                 ///< spec.guarantee.resource
+  int priority = 0;                       ///< spec.priority
+  bool reclaimable = true;                ///< spec.reclaimable (default true)
+  std::string state = "Open";             ///< status.state when the manifest carries it
+  YamlPlace at;                           ///< the document
+};
+
+/// scheduling.volcano.sh/v1beta1 PodGroup (scheduling.volcano.sh_podgroups.yaml).
+struct PodGroupManifest {
+  std::string name;
+  std::string queue = "default";
+  int min_member = 0;
+  ResourceList min_resources;
+  std::string priority_class_name;
+  YamlPlace at;
+};
+
+/// scheduling.k8s.io/v1 PriorityClass.
+struct PriorityClassManifest {
+  std::string name;
+  int value = 0;
+  bool global_default = false;
+  YamlPlace at;
+};
+
+/// A Volcano lifecycle policy (batch.volcano.sh/v1alpha1 LifecyclePolicy).
+struct JobPolicy {
+  std::vector<std::string> events;  ///< `event` or `events`
+  std::string action;               ///< RestartJob, RestartTask, AbortJob, ...
+  std::optional<int> exit_code;
+  std::string timeout;
+};
+
+struct Toleration {
+  std::string key, op, value, effect;
+};
+
+/// One pod template, reduced to what scheduling sees.
+struct PodShape {
+  /// Requests per pod: the containers' requests summed, a resource with a limit and no request
+  /// requesting its limit (Kubernetes copies the limit into the request).
+  ResourceList requests;
+  std::map<std::string, std::string> node_selector;
+  std::vector<Toleration> tolerations;
+  std::string priority_class_name;
+  /// torchrun's --nproc_per_node, when a container's command or args run torchrun.
+  std::optional<int> nproc_per_node;
+};
+
+struct VolcanoTask {
+  std::string name;
+  int replicas = 0;
+  std::optional<int> min_available;
+  int max_retry = 0;
+  std::vector<JobPolicy> policies;
+  PodShape pod;
+  YamlPlace at;
+};
+
+/// batch.volcano.sh/v1alpha1 Job (config/crd/volcano/bases/batch.volcano.sh_jobs.yaml), with the
+/// defaults of Volcano's admission webhook applied (pkg/webhooks/admission/jobs/mutate/
+/// mutate_job.go, v1.12.1): queue "default", maxRetry 3 when 0, minAvailable the sum of the
+/// tasks' minAvailable (a task without one counting its replicas) when 0.
+struct VolcanoJobManifest {
+  std::string name;
+  std::string namespace_;
+  std::string queue;
+  int min_available = 0;
+  int max_retry = 0;
+  std::string priority_class_name;
+  std::vector<JobPolicy> policies;
+  std::vector<VolcanoTask> tasks;
+  YamlPlace at;
+  YamlPlace queue_at;         ///< spec.queue (the document when defaulted)
+  YamlPlace min_available_at; ///< spec.minAvailable (the document when defaulted)
+  int pods() const;           ///< sum of replicas
+  /// The action taken for PodEvicted: a task's own policies first, then the job's (Volcano's
+  /// job controller, pkg/controllers/job/job_controller_util.go applyPolicies); empty: none.
+  std::string action_on_evicted(const VolcanoTask& t) const;
+};
+
+/// Every document of a multi-document YAML file (`---`), also the items of a kind: List.
+struct Manifests {
+  std::vector<QueueManifest> queues;
+  std::vector<VolcanoJobManifest> jobs;
+  std::vector<PodGroupManifest> podgroups;
+  std::vector<PriorityClassManifest> priority_classes;
+};
+/// Reads Queue, Job, PodGroup and PriorityClass documents; any other kind or apiVersion is an
+/// error naming the ones read.
+Manifests read_manifests(const std::string& file);
+
+// ---- eksctl --------------------------------------------------------------------------------
+
+struct EksctlTaint {
+  std::string key, value, effect;
+};
+
+/// eksctl.io/v1alpha5 nodeGroups[] / managedNodeGroups[] (eksctl pkg/apis/eksctl.io/v1alpha5/types.go),
+/// sizes defaulted and checked as eksctl does (validation.go ValidateManagedNodeGroup, and
+/// pkg/cfn/builder/nodegroup.go for unmanaged groups: minSize from desiredCapacity, else 2;
+/// desiredCapacity from minSize; maxSize from desiredCapacity).
+struct EksctlNodeGroup {
+  std::string name;
+  bool managed = false;
+  std::string instance_type;
+  int desired_capacity = 0;
+  int min_size = 0;
+  int max_size = 0;
+  std::vector<std::string> availability_zones;
+  bool efa_enabled = false;
+  std::vector<std::pair<std::string, std::string>> labels;
+  std::vector<EksctlTaint> taints;
+  YamlPlace at;
+  YamlPlace instance_type_at;
+};
+
+struct EksctlClusterConfig {
+  std::string name;
+  std::string region;
+  std::vector<EksctlNodeGroup> node_groups;  ///< nodeGroups, then managedNodeGroups
+};
+EksctlClusterConfig read_eksctl_config(const std::string& file);
+
+// ---- into the model ------------------------------------------------------------------------
+
+/// Through the scenario loader's own queue builder (a Queue is the JSON /queues entry it maps to).
+models::QueueSpec to_queue_spec(const QueueManifest& q, int neuroncores_per_device);
+/// name, instanceType, desiredCapacity, the zone when there is exactly one, labels.
+models::NodeGroupSpec to_node_group_spec(const EksctlNodeGroup& g);
+
+/// A Volcano Job as the scenario's /workload/jobs entry it maps to (the JSON has the same
+/// meaning): nnodes = its pods, the per-pod requests, nproc_per_node from torchrun when given,
+/// priority from its PriorityClass (else the globalDefault one, else 0), and the training
+/// `submit` and `duration`, which no manifest says. Errors (ScenarioError at the manifest's
+/// place) for what mltwin's TrainingJobSpec cannot hold: tasks whose pods request different
+/// resources, minAvailable below the number of pods (an elastic gang), an unknown
+/// priorityClassName.
+nlohmann::json volcano_job_json(const VolcanoJobManifest& job, const std::vector<PriorityClassManifest>& classes,
+                                const nlohmann::json& submit, const nlohmann::json& duration);
+/// volcano_job_json built into a models::TrainingJobSpec by the scenario loader's job builder.
+models::TrainingJobSpec to_training_job(const VolcanoJobManifest& job,
+                                        const std::vector<PriorityClassManifest>& classes,
+                                        core::Duration submit, core::Duration duration, int neuroncores_per_device);
+
+/// What a job's pods do when evicted, as mltwin's TrainingScenario::max_retries says it:
+/// maxRetry when PodEvicted -> RestartJob, 0 when no policy names PodEvicted. Any other action
+/// for PodEvicted is an error (not modelled).
+int evicted_restart_retries(const VolcanoJobManifest& job);
+
+}  // namespace mltwin::io

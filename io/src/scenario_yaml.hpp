@@ -1,0 +1,23 @@
+// io/src/scenario_yaml.hpp — a scenario's references to the cluster's real configuration
+// (volcano.scheduler_config, cluster.eksctl, queues_from, workload.manifests), replaced by the
+// scenario entries they stand for. Not installed; implemented in yaml_config.cpp.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "mltwin/io/scenario.hpp"
+
+namespace mltwin::io::detail {
+
+/// Reads every file `doc` references (paths relative to the scenario file, ${MLTWIN_DATA}
+/// expanded as for traces) and rewrites `doc` in place: the scheduler ConfigMap into
+/// volcano.actions/tiers/configurations, the eksctl node groups into cluster.node_groups, the
+/// Queue manifests appended to queues, the Volcano Jobs into workload.jobs (and their
+/// PodEvicted policy into workload.torchx.max_retries). Each file read is appended to
+/// `inputs`. Expects a document the schema has checked. Throws ScenarioError naming the YAML
+/// file, line, column and path, or the scenario and its JSON path.
+void expand_config_files(const std::string& scenario_path, nlohmann::json& doc, const std::string& explicit_data_dir,
+                         std::string& data_dir, std::vector<InputFileRef>& inputs);
+
+}  // namespace mltwin::io::detail

@@ -1,0 +1,1134 @@
+// The YAML readers of mltwin/io/yaml_config.hpp. A thin typed layer over yaml-cpp keeps, for
+// every value, its YAML path and its place in the file, so that each error says where it is.
+// Where a shape comes from is said at each reader.
+#include "mltwin/io/yaml_config.hpp"
+
+#include <glob.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+#include "scenario_common.hpp"
+#include "scenario_yaml.hpp"
+
+namespace mltwin::io {
+
+using nlohmann::json;
+
+std::string YamlPlace::str() const {
+  std::string s = file;
+  if (line > 0) s += ":" + std::to_string(line) + ":" + std::to_string(column);
+  if (!path.empty()) s += ": " + path;
+  return s;
+}
+
+namespace {
+
+// ---- the typed layer -----------------------------------------------------------------------
+
+/// A file being read; for a document embedded in a block scalar (the ConfigMap's
+/// volcano-scheduler.conf), the offsets that turn its marks into the outer file's.
+struct Src {
+  explicit Src(std::string f) : file(std::move(f)) {}
+  std::string file;
+  int line0 = 0;  ///< added to a mark's 0-based line
+  int col0 = 0;   ///< added to a mark's 0-based column
+  /// Embedded in a quoted scalar: marks inside are not the file's; point at the scalar.
+  std::optional<YAML::Mark> outer;
+};
+
+YamlPlace place_of(const Src& s, const YAML::Mark& m, const std::string& path) {
+  YamlPlace p{s.file, 0, 0, path};
+  if (s.outer) {
+    p.line = s.outer->line + 1;
+    p.column = s.outer->column + 1;
+  } else if (m.line >= 0) {
+    p.line = m.line + 1 + s.line0;
+    p.column = m.column + 1 + s.col0;
+  }
+  return p;
+}
+
+[[noreturn]] void fail_at(const YamlPlace& p, const std::string& what) { throw ScenarioError(p.str() + ": " + what); }
+
+// A plain scalar's YAML 1.1 type as gopkg.in/yaml.v2 resolves it (resolve.go): what the Go
+// decoders Volcano and kubectl use would make of it.
+enum class Plain { Null, Bool, Int, Float, Str };
+
+bool is_bool_word(const std::string& s, bool* value) {
+  static const char* const yes[] = {"y", "Y", "yes", "Yes", "YES", "on", "On", "ON", "true", "True", "TRUE"};
+  static const char* const no[] = {"n", "N", "no", "No", "NO", "off", "Off", "OFF", "false", "False", "FALSE"};
+  for (const char* w : yes)
+    if (s == w) {
+      if (value) *value = true;
+      return true;
+    }
+  for (const char* w : no)
+    if (s == w) {
+      if (value) *value = false;
+      return true;
+    }
+  return false;
+}
+
+bool is_int_text(const std::string& s) {
+  std::size_t i = (!s.empty() && (s[0] == '+' || s[0] == '-')) ? 1 : 0;
+  if (i >= s.size()) return false;
+  for (; i < s.size(); ++i)
+    if (!std::isdigit(static_cast<unsigned char>(s[i]))) return false;
+  return true;
+}
+
+bool is_float_text(const std::string& s) {
+  if (s == ".inf" || s == "-.inf" || s == "+.inf" || s == ".nan" || s == ".Inf" || s == ".NaN") return true;
+  std::size_t i = (!s.empty() && (s[0] == '+' || s[0] == '-')) ? 1 : 0;
+  bool digits = false, dot = false;
+  for (; i < s.size(); ++i) {
+    const char c = s[i];
+    if (std::isdigit(static_cast<unsigned char>(c))) digits = true;
+    else if (c == '.' && !dot) dot = true;
+    else if ((c == 'e' || c == 'E') && digits) {
+      std::size_t j = i + 1;
+      if (j < s.size() && (s[j] == '+' || s[j] == '-')) ++j;
+      if (j >= s.size()) return false;
+      for (; j < s.size(); ++j)
+        if (!std::isdigit(static_cast<unsigned char>(s[j]))) return false;
+      return true;
+    } else {
+      return false;
+    }
+  }
+  return digits;
+}
+
+Plain plain_type(const YAML::Node& n) {
+  if (n.IsNull()) return Plain::Null;
+  if (n.Tag() != "?") return Plain::Str;  // quoted or explicitly tagged: a string
+  const std::string& s = n.Scalar();
+  if (s == "~" || s == "null" || s == "Null" || s == "NULL" || s.empty()) return Plain::Null;
+  if (is_bool_word(s, nullptr)) return Plain::Bool;
+  if (is_int_text(s)) return Plain::Int;
+  if (is_float_text(s)) return Plain::Float;
+  return Plain::Str;
+}
+
+std::string shown(const YAML::Node& n) {
+  if (!n.IsDefined() || n.IsNull()) return "nothing (null)";
+  if (n.IsMap()) return "a mapping";
+  if (n.IsSequence()) return "a list";
+  std::string s = n.Scalar();
+  if (s.size() > 40) s = s.substr(0, 37) + "...";
+  return "\"" + s + "\"";
+}
+
+bool simple_key(const std::string& k) {
+  if (k.empty()) return false;
+  for (char c : k)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-')) return false;
+  return true;
+}
+
+/// A value of the file with its YAML path.
+struct Y {
+  const Src* src;
+  YAML::Node node;
+  std::string path;
+
+  YamlPlace at() const { return place_of(*src, node.Mark(), path); }
+  [[noreturn]] void fail(const std::string& what) const { fail_at(at(), what); }
+  Y child(const std::string& key, const YAML::Node& n) const {
+    std::string p = path;
+    if (simple_key(key)) p += (p.empty() ? "" : ".") + key;
+    else p += "[\"" + key + "\"]";
+    return Y{src, n, p};
+  }
+  Y item(std::size_t i, const YAML::Node& n) const { return Y{src, n, path + "[" + std::to_string(i) + "]"}; }
+
+  std::string str() const {
+    if (!node.IsScalar()) fail("expected a string, got " + shown(node));
+    switch (plain_type(node)) {
+      case Plain::Str: return node.Scalar();
+      case Plain::Null: fail("expected a string, got nothing (null)");
+      case Plain::Bool: fail("expected a string, got " + node.Scalar() + " (a boolean in YAML; quote it: \"" + node.Scalar() + "\")");
+      default: fail("expected a string, got " + node.Scalar() + " (a number in YAML; quote it: \"" + node.Scalar() + "\")");
+    }
+  }
+  long long integer() const {
+    if (!node.IsScalar() || plain_type(node) != Plain::Int) {
+      std::string msg = "expected an integer, got " + shown(node);
+      if (node.IsScalar() && node.Tag() == "!" && is_int_text(node.Scalar())) msg += " (a quoted string)";
+      fail(msg);
+    }
+    try {
+      return std::stoll(node.Scalar());
+    } catch (const std::exception&) {
+      fail("integer out of range: " + node.Scalar());
+    }
+  }
+  int int32(long long min = 0) const {
+    const long long v = integer();
+    if (v < min) fail("expected an integer >= " + std::to_string(min) + ", got " + node.Scalar());
+    if (v > 2147483647LL) fail("expected a 32-bit integer, got " + node.Scalar());
+    return static_cast<int>(v);
+  }
+  bool boolean() const {
+    bool v = false;
+    if (!node.IsScalar() || plain_type(node) != Plain::Bool || !is_bool_word(node.Scalar(), &v)) {
+      std::string msg = "expected true or false, got " + shown(node);
+      if (node.IsScalar() && node.Tag() == "!" && is_bool_word(node.Scalar(), nullptr)) msg += " (a quoted string)";
+      fail(msg);
+    }
+    return v;
+  }
+  /// A Kubernetes quantity: a plain number or a string ("500m", "32Gi"); kept as written.
+  std::string quantity() const {
+    if (!node.IsScalar() || plain_type(node) == Plain::Null || plain_type(node) == Plain::Bool)
+      fail("expected a Kubernetes quantity such as 500m, 16 or 32Gi, got " + shown(node));
+    try {
+      (void)parse_quantity(json(node.Scalar()));
+    } catch (const std::exception& e) {
+      fail(e.what());
+    }
+    return node.Scalar();
+  }
+  /// Any scalar as its text (plugin arguments: Volcano keeps them as interface{} values).
+  std::string scalar_text() const {
+    if (!node.IsScalar()) fail("expected a single value (text, number or boolean), got " + shown(node));
+    return node.Scalar();
+  }
+  std::vector<Y> list() const {
+    if (node.IsNull()) return {};
+    if (!node.IsSequence()) fail("expected a list, got " + shown(node));
+    std::vector<Y> out;
+    for (std::size_t i = 0; i < node.size(); ++i) out.push_back(item(i, node[i]));
+    return out;
+  }
+};
+
+/// A mapping: each key checked against the known ones; duplicate keys are errors (Go's YAML
+/// decoders reject them too).
+struct M {
+  Y y;
+  std::vector<std::pair<std::string, Y>> entries;
+  std::map<std::string, YAML::Mark> key_marks;
+  /// The place of a key (not of its value), for errors about the key itself.
+  YamlPlace key_at(const std::string& key, const Y& value) const { return place_of(*y.src, key_marks.at(key), value.path); }
+
+  M(const Y& v, std::initializer_list<const char*> known, std::initializer_list<const char*> ignored = {},
+    bool open = false)
+      : y(v) {
+    if (v.node.IsNull()) return;
+    if (!v.node.IsMap()) v.fail("expected a mapping, got " + shown(v.node));
+    std::set<std::string> seen;
+    for (auto it = v.node.begin(); it != v.node.end(); ++it) {
+      const YAML::Node& k = it->first;
+      if (!k.IsScalar()) fail_at(place_of(*v.src, k.Mark(), v.path), "expected a text key, got " + shown(k));
+      const std::string key = k.Scalar();
+      const Y child = v.child(key, it->second);
+      if (!seen.insert(key).second) fail_at(place_of(*v.src, k.Mark(), child.path), "key '" + key + "' appears twice");
+      bool is_known = open;
+      for (const char* kk : known) is_known = is_known || key == kk;
+      bool is_ignored = false;
+      for (const char* kk : ignored) is_ignored = is_ignored || key == kk;
+      if (!is_known && !is_ignored) {
+        std::string msg = "unknown key '" + key + "' (mltwin reads ";
+        std::size_t i = 0;
+        for (const char* kk : known) msg += std::string(i++ ? ", " : "") + kk;
+        if (ignored.size() > 0) {
+          msg += "; ignores ";
+          i = 0;
+          for (const char* kk : ignored) msg += std::string(i++ ? ", " : "") + kk;
+        }
+        fail_at(place_of(*v.src, k.Mark(), child.path), msg + ")");
+      }
+      key_marks[key] = k.Mark();
+      if (!is_ignored) entries.emplace_back(key, child);
+    }
+  }
+  const Y* get(const std::string& key) const {
+    for (const auto& [k, v] : entries)
+      if (k == key) return v.node.IsNull() ? nullptr : &v;
+    return nullptr;
+  }
+  const Y& req(const std::string& key) const {
+    if (const Y* v = get(key)) return *v;
+    y.fail("missing required key '" + key + "'");
+  }
+};
+
+/// The string map of labels, nodeSelector, ...: every value a string.
+std::vector<std::pair<std::string, std::string>> string_map(const Y& y) {
+  M m(y, {}, {}, true);
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [k, v] : m.entries) out.emplace_back(k, v.str());
+  return out;
+}
+
+/// A Kubernetes ResourceList: names mltwin models, quantities checked.
+ResourceList resource_list(const Y& y) {
+  M m(y, {}, {}, true);
+  ResourceList out;
+  for (const auto& [k, v] : m.entries) {
+    if (!policy::map_resource_name(k, 2))
+      fail_at(place_of(*v.src, v.node.Mark(), v.path),
+              "resource '" + k + "' is not modelled (mltwin knows cpu, memory, aws.amazon.com/neuron, "
+              "aws.amazon.com/neurondevice, aws.amazon.com/neuroncore, vpc.amazonaws.com/efa)");
+    out.emplace_back(k, v.quantity());
+  }
+  return out;
+}
+
+json resources_json(const ResourceList& r) {
+  json o = json::object();
+  for (const auto& [k, q] : r) o[k] = q;
+  return o;
+}
+
+std::string read_text(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw ScenarioError(file + ": cannot open the file");
+  std::stringstream buf;
+  buf << in.rdbuf();
+  return buf.str();
+}
+
+std::vector<YAML::Node> load_all(const Src& src, const std::string& text) {
+  try {
+    return YAML::LoadAll(text);
+  } catch (const YAML::ParserException& e) {
+    fail_at(place_of(src, e.mark, ""), "invalid YAML: " + e.msg);
+  } catch (const YAML::Exception& e) {
+    fail_at(place_of(src, e.mark, ""), std::string("invalid YAML: ") + e.what());
+  }
+}
+
+/// apiVersion and kind of a document (both required).
+std::pair<std::string, std::string> type_of(const Y& doc) {
+  if (!doc.node.IsMap()) doc.fail("expected a Kubernetes object (a mapping with apiVersion and kind), got " + shown(doc.node));
+  const YAML::Node a = doc.node["apiVersion"], k = doc.node["kind"];
+  if (!a) doc.fail("missing required key 'apiVersion'");
+  if (!k) doc.fail("missing required key 'kind'");
+  return {doc.child("apiVersion", a).str(), doc.child("kind", k).str()};
+}
+
+/// metadata.name (required) and namespace; the rest of metadata is ignored.
+std::pair<std::string, std::string> name_of(const M& top) {
+  const M meta(top.req("metadata"), {"name", "namespace"}, {}, true);
+  const std::string name = meta.req("name").str();
+  if (name.empty()) meta.req("name").fail("expected a non-empty name");
+  return {name, meta.get("namespace") ? meta.get("namespace")->str() : std::string()};
+}
+
+// ---- volcano-scheduler.conf ---------------------------------------------------------------
+
+/// The scheduler configuration document (pkg/scheduler/conf/scheduler_conf.go, v1.12.1) ->
+/// the scenario's "volcano" keys; `marks` gets the place of each name a validate() error can
+/// name ("actions[i]", "tiers[t].plugins[p].name").
+json scheduler_conf_json(const Y& doc, std::map<std::string, YamlPlace>& marks) {
+  const M top(doc, {"actions", "tiers", "configurations"}, {"metrics"});
+  json out = json::object();
+  if (const Y* a = top.get("actions")) {
+    // UnmarshalSchedulerConf: strings.Split(actions, ","), each strings.TrimSpace'd.
+    const std::string text = a->str();
+    json list = json::array();
+    std::string part;
+    std::stringstream ss(text);
+    while (std::getline(ss, part, ',')) {
+      const auto b = part.find_first_not_of(" \t\n\r");
+      const auto e = part.find_last_not_of(" \t\n\r");
+      const std::string name = b == std::string::npos ? std::string() : part.substr(b, e - b + 1);
+      marks["actions[" + std::to_string(list.size()) + "]"] = a->at();
+      list.push_back(name);
+    }
+    if (list.empty()) a->fail("expected a comma-separated list of actions, such as \"enqueue, allocate, backfill\"");
+    out["actions"] = list;
+  }
+  if (const Y* t = top.get("tiers")) {
+    json tiers = json::array();
+    for (const Y& tier : t->list()) {
+      const M tm(tier, {"plugins"});
+      json plugins = json::array();
+      for (const Y& p : tm.req("plugins").list()) {
+        // PluginOption: name, arguments and the per-extension-point switches under their yaml tags.
+        std::vector<const char*> known = {"name", "arguments"};
+        for (std::size_t e = 0; e < static_cast<std::size_t>(policy::Ext::kCount); ++e)
+          known.push_back(policy::ext_key(static_cast<policy::Ext>(e)));
+        const M pm(p, {}, {"EnabledClusterOrder", "enabledHyperNodeOrder"}, true);
+        for (const auto& [k, v] : pm.entries)
+          if (std::find_if(known.begin(), known.end(), [&](const char* kk) { return k == kk; }) == known.end()) {
+            std::string msg = "unknown key '" + k + "' (Volcano v1.12.1 ignores it, so it changes nothing; mltwin reads ";
+            for (std::size_t i = 0; i < known.size(); ++i) msg += std::string(i ? ", " : "") + known[i];
+            fail_at(pm.key_at(k, v), msg + ")");
+          }
+        json opt = json::object();
+        const Y& name = pm.req("name");
+        opt["name"] = name.str();
+        marks[tier.path + ".plugins[" + std::to_string(plugins.size()) + "].name"] = name.at();
+        if (const Y* args = pm.get("arguments")) {
+          json a = json::object();
+          for (const auto& [k, v] : M(*args, {}, {}, true).entries) a[k] = v.scalar_text();
+          opt["arguments"] = a;
+        }
+        for (const auto& [k, v] : pm.entries)
+          if (k != "name" && k != "arguments") opt[k] = v.boolean();
+        plugins.push_back(opt);
+      }
+      tiers.push_back({{"plugins", plugins}});
+    }
+    out["tiers"] = tiers;
+  }
+  if (const Y* c = top.get("configurations")) {
+    json confs = json::array();
+    for (const Y& conf : c->list()) {
+      const M cm(conf, {"name", "arguments"});
+      json entry = {{"name", cm.req("name").str()}};
+      if (const Y* args = cm.get("arguments")) {
+        json a = json::object();
+        for (const auto& [k, v] : M(*args, {}, {}, true).entries) a[k] = v.scalar_text();
+        entry["arguments"] = a;
+      }
+      confs.push_back(entry);
+    }
+    out["configurations"] = confs;
+  }
+  // Volcano reads the file as it is: a file without tiers runs no plugins, one without
+  // actions does nothing (the default configuration applies only when there is no file).
+  if (!out.contains("tiers")) out["tiers"] = json::array();
+  if (!out.contains("actions")) doc.fail("missing required key 'actions' (without actions the scheduler does nothing)");
+  return out;
+}
+
+struct SchedulerConfRead {
+  json doc;
+  std::map<std::string, YamlPlace> marks;
+};
+
+SchedulerConfRead read_scheduler_conf(const std::string& file) {
+  const std::string text = read_text(file);
+  Src src(file);
+  const auto docs = load_all(src, text);
+  std::vector<YAML::Node> real;
+  for (const auto& d : docs)
+    if (!d.IsNull()) real.push_back(d);
+  if (real.size() != 1)
+    throw ScenarioError(file + ": expected one YAML document (the volcano-scheduler ConfigMap or its volcano-scheduler.conf), found " +
+                        std::to_string(real.size()));
+  const Y doc{&src, real[0], ""};
+  SchedulerConfRead out;
+  if (!doc.node.IsMap() || !doc.node["kind"]) {  // the bare volcano-scheduler.conf
+    out.doc = scheduler_conf_json(doc, out.marks);
+    return out;
+  }
+  const auto [api, kind] = type_of(doc);
+  if (kind != "ConfigMap" || api != "v1")
+    doc.child("kind", doc.node["kind"])
+        .fail("expected a ConfigMap (apiVersion v1) holding volcano-scheduler.conf, got " + kind + " (apiVersion " + api + ")");
+  const M top(doc, {"apiVersion", "kind", "metadata", "data"});
+  // The chart mounts the ConfigMap's `volcano-scheduler.conf` key as the scheduler's
+  // --scheduler-conf file (installer/helm/chart/volcano/templates/scheduler.yaml); other keys
+  // are other files, which the scheduler does not read.
+  const M data(top.req("data"), {}, {}, true);
+  const Y* conf = data.get("volcano-scheduler.conf");
+  if (!conf) data.y.fail("missing the key 'volcano-scheduler.conf' (the file the Volcano chart passes to --scheduler-conf)");
+  const std::string embedded = conf->str();
+  // A block scalar (`|`) keeps the embedded lines as they are, shifted by the indentation:
+  // errors inside point at the file's own line and column. Otherwise (a quoted string) they
+  // point at the string.
+  Src inner(file);
+  const YAML::Mark m = conf->node.Mark();
+  const std::size_t pos = m.pos >= 0 ? static_cast<std::size_t>(m.pos) : std::string::npos;
+  if (pos < text.size() && text[pos] == '|') {
+    std::size_t line_start = text.find('\n', pos);
+    inner.line0 = m.line + 1;
+    // Blank lines before the first content line count as embedded lines too; the indentation
+    // is that of the first line that is not blank.
+    for (std::size_t p = line_start; p != std::string::npos && p + 1 < text.size(); p = text.find('\n', p + 1)) {
+      std::size_t q = p + 1;
+      while (q < text.size() && text[q] == ' ') ++q;
+      if (q < text.size() && text[q] != '\n' && text[q] != '\r') {
+        inner.col0 = static_cast<int>(q - (p + 1));
+        break;
+      }
+    }
+  } else {
+    inner.outer = m;
+  }
+  std::vector<YAML::Node> idocs = load_all(inner, embedded);
+  YAML::Node root = idocs.empty() ? YAML::Node() : idocs[0];
+  const Y idoc{&inner, root, ""};
+  if (idocs.size() > 1) idoc.fail("volcano-scheduler.conf holds more than one YAML document");
+  out.doc = scheduler_conf_json(idoc, out.marks);
+  // The marks refer to `inner`, whose offsets are already applied.
+  return out;
+}
+
+// ---- manifests -----------------------------------------------------------------------------
+
+constexpr const char* kVolcanoScheduling = "scheduling.volcano.sh/v1beta1";
+constexpr const char* kVolcanoBatch = "batch.volcano.sh/v1alpha1";
+constexpr const char* kPriorityApi = "scheduling.k8s.io/v1";
+
+std::vector<JobPolicy> policies_of(const Y& y) {
+  std::vector<JobPolicy> out;
+  for (const Y& p : y.list()) {
+    const M m(p, {"event", "events", "action", "exitCode", "timeout"});
+    JobPolicy jp;
+    if (const Y* e = m.get("event")) jp.events.push_back(e->str());
+    if (const Y* es = m.get("events"))
+      for (const Y& e : es->list()) jp.events.push_back(e.str());
+    // The CRD's enum of events (batch.volcano.sh_jobs.yaml).
+    static const std::set<std::string> events = {"*", "PodPending", "PodRunning", "PodFailed", "PodEvicted", "Unknown",
+                                                  "TaskCompleted", "OutOfSync", "CommandIssued", "JobUpdated", "TaskFailed"};
+    for (std::size_t i = 0; i < jp.events.size(); ++i)
+      if (!events.count(jp.events[i]))
+        p.fail("unknown event '" + jp.events[i] + "' (Volcano's are *, PodPending, PodRunning, PodFailed, PodEvicted, "
+               "Unknown, TaskCompleted, OutOfSync, CommandIssued, JobUpdated, TaskFailed)");
+    if (const Y* a = m.get("action")) jp.action = a->str();
+    if (const Y* c = m.get("exitCode")) jp.exit_code = static_cast<int>(c->integer());
+    if (const Y* t = m.get("timeout")) jp.timeout = t->str();
+    if (jp.events.empty() && !jp.exit_code) p.fail("a policy needs an event, events or an exitCode");
+    out.push_back(std::move(jp));
+  }
+  return out;
+}
+
+/// torchrun's --nproc_per_node (or --nproc-per-node) in a command line, if any.
+std::optional<int> nproc_in(const std::vector<std::string>& argv) {
+  std::vector<std::string> tokens;
+  for (const auto& a : argv) {
+    std::stringstream ss(a);
+    std::string t;
+    while (ss >> t) tokens.push_back(t);
+  }
+  bool torchrun = false;
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    const std::string& t = tokens[i];
+    if (t == "torchrun" || t.find("/torchrun") != std::string::npos || t == "torch.distributed.run") torchrun = true;
+    if (!torchrun) continue;
+    std::string value;
+    for (const char* flag : {"--nproc_per_node", "--nproc-per-node"}) {
+      const std::string f = flag;
+      if (t == f && i + 1 < tokens.size()) value = tokens[i + 1];
+      else if (t.rfind(f + "=", 0) == 0) value = t.substr(f.size() + 1);
+    }
+    if (!value.empty() && is_int_text(value) && value[0] != '-') return std::stoi(value);
+  }
+  return std::nullopt;
+}
+
+PodShape pod_of(const Y& tmpl) {
+  // PodTemplateSpec: metadata, spec. Of the PodSpec mltwin reads the containers' resources and
+  // what decides placement; the rest (volumes, restartPolicy, serviceAccountName, ...) changes
+  // nothing mltwin models.
+  const M t(tmpl, {"metadata", "spec"});
+  const M spec(t.req("spec"), {"containers", "nodeSelector", "tolerations", "priorityClassName"}, {}, true);
+  PodShape pod;
+  std::vector<std::pair<std::string, double>> sum;  // name -> summed quantity
+  std::map<std::string, std::string> text;          // name -> text, while only one container sets it
+  std::vector<std::string> argv;
+  const auto containers = spec.req("containers").list();
+  if (containers.empty()) spec.req("containers").fail("expected at least one container");
+  for (const Y& c : containers) {
+    const M cm(c, {"name", "resources", "command", "args"}, {}, true);
+    if (const Y* cmd = cm.get("command"))
+      for (const Y& a : cmd->list()) argv.push_back(a.scalar_text());
+    if (const Y* args = cm.get("args"))
+      for (const Y& a : args->list()) argv.push_back(a.scalar_text());
+    if (!cm.get("resources")) continue;
+    const M res(*cm.get("resources"), {"requests", "limits"}, {"claims"});
+    ResourceList req = res.get("requests") ? resource_list(*res.get("requests")) : ResourceList{};
+    const ResourceList lim = res.get("limits") ? resource_list(*res.get("limits")) : ResourceList{};
+    // "If you specify a limit for a resource, but do not specify any request, ... Kubernetes
+    // copies the limit you specified and uses it as the requested value" (Kubernetes docs,
+    // Resource Management for Pods and Containers).
+    for (const auto& [k, q] : lim)
+      if (std::none_of(req.begin(), req.end(), [&](const auto& e) { return e.first == k; })) req.emplace_back(k, q);
+    for (const auto& [k, q] : req) {
+      auto it = std::find_if(sum.begin(), sum.end(), [&](const auto& e) { return e.first == k; });
+      const double v = parse_quantity(json(q));
+      if (it == sum.end()) {
+        sum.emplace_back(k, v);
+        text[k] = q;
+      } else {
+        it->second += v;
+        std::ostringstream os;
+        os.precision(17);
+        os << it->second;
+        text[k] = os.str();
+      }
+    }
+  }
+  for (const auto& [k, v] : sum) pod.requests.emplace_back(k, text[k]);
+  if (const Y* ns = spec.get("nodeSelector"))
+    for (auto& [k, v] : string_map(*ns)) pod.node_selector[k] = v;
+  if (const Y* tl = spec.get("tolerations"))
+    for (const Y& tol : tl->list()) {
+      const M tm(tol, {"key", "operator", "value", "effect", "tolerationSeconds"});
+      Toleration x;
+      if (const Y* v = tm.get("key")) x.key = v->str();
+      if (const Y* v = tm.get("operator")) x.op = v->str();
+      if (const Y* v = tm.get("value")) x.value = v->str();
+      if (const Y* v = tm.get("effect")) x.effect = v->str();
+      if (const Y* v = tm.get("tolerationSeconds")) (void)v->integer();
+      pod.tolerations.push_back(x);
+    }
+  if (const Y* pc = spec.get("priorityClassName")) pod.priority_class_name = pc->str();
+  pod.nproc_per_node = nproc_in(argv);
+  return pod;
+}
+
+VolcanoJobManifest job_of_doc(const M& top, const Y& doc) {
+  VolcanoJobManifest j;
+  j.at = doc.at();
+  std::tie(j.name, j.namespace_) = name_of(top);
+  // JobSpec keys (batch.volcano.sh_jobs.yaml). Ignored: plugins (env, svc, ssh: environment
+  // and services for the pods), minSuccess, ttlSecondsAfterFinished, volumes,
+  // runningEstimate, networkTopology.
+  const M spec(top.req("spec"), {"tasks", "minAvailable", "queue", "priorityClassName", "maxRetry", "policies", "schedulerName"},
+               {"plugins", "minSuccess", "ttlSecondsAfterFinished", "volumes", "runningEstimate", "networkTopology"});
+  if (const Y* s = spec.get("schedulerName"))
+    if (s->str() != "volcano") s->fail("expected \"volcano\" (mltwin models the Volcano scheduler), got \"" + s->str() + "\"");
+  // Defaults of the admission webhook (mutate_job.go): queue "default", maxRetry 3.
+  j.queue = "default";
+  j.queue_at = j.at;
+  if (const Y* q = spec.get("queue")) {
+    j.queue = q->str();
+    j.queue_at = q->at();
+  }
+  j.max_retry = spec.get("maxRetry") ? spec.get("maxRetry")->int32() : 0;
+  if (j.max_retry == 0) j.max_retry = 3;
+  if (const Y* pc = spec.get("priorityClassName")) j.priority_class_name = pc->str();
+  if (const Y* p = spec.get("policies")) j.policies = policies_of(*p);
+  std::set<std::string> names;
+  int min_sum = 0;
+  const auto tasks = spec.req("tasks").list();
+  if (tasks.empty()) spec.req("tasks").fail("expected at least one task");
+  for (const Y& t : tasks) {
+    // TaskSpec keys; ignored: topologyPolicy (CPU/NUMA topology of the node).
+    const M tm(t, {"name", "replicas", "template", "minAvailable", "maxRetry", "policies", "dependsOn"}, {"topologyPolicy"});
+    VolcanoTask task;
+    task.at = t.at();
+    task.name = tm.req("name").str();
+    if (!names.insert(task.name).second) tm.req("name").fail("task name '" + task.name + "' appears twice");
+    task.replicas = tm.req("replicas").int32(0);
+    if (const Y* m = tm.get("minAvailable")) task.min_available = m->int32(0);
+    if (const Y* m = tm.get("maxRetry")) task.max_retry = m->int32(0);
+    if (const Y* p = tm.get("policies")) task.policies = policies_of(*p);
+    if (const Y* d = tm.get("dependsOn"))
+      d->fail("dependsOn (start this task after others) is not modelled: mltwin starts a job's pods together");
+    task.pod = pod_of(tm.req("template"));
+    min_sum += task.min_available.value_or(task.replicas);
+    j.tasks.push_back(std::move(task));
+  }
+  j.min_available_at = j.at;
+  j.min_available = 0;
+  if (const Y* m = spec.get("minAvailable")) {
+    j.min_available = m->int32(0);
+    j.min_available_at = m->at();
+  }
+  if (j.min_available == 0) j.min_available = min_sum;
+  return j;
+}
+
+void read_doc(const Y& doc, Manifests& out) {
+  if (doc.node.IsNull()) return;  // an empty document (a trailing ---)
+  const auto [api, kind] = type_of(doc);
+  const Y kind_y = doc.child("kind", doc.node["kind"]);
+  const Y api_y = doc.child("apiVersion", doc.node["apiVersion"]);
+  auto want_api = [&](const char* expected) {
+    if (api != expected) api_y.fail(kind + " is read as apiVersion " + expected + " (Volcano v1.12.1's CRDs), not \"" + api + "\"");
+  };
+  if (kind == "List" && api == "v1") {  // kubectl get -o yaml
+    const M top(doc, {"apiVersion", "kind", "items", "metadata"});
+    if (const Y* items = top.get("items"))
+      for (const Y& item : items->list()) read_doc(item, out);
+    return;
+  }
+  if (kind == "Queue") {
+    want_api(kVolcanoScheduling);
+    const M top(doc, {"apiVersion", "kind", "metadata", "spec", "status"});
+    QueueManifest q;
+    q.at = doc.at();
+    q.name = name_of(top).first;
+    // QueueSpec keys. Ignored: deserved, parent, type, affinity, extendClusters (the capacity
+    // plugin's hierarchy, node-group affinity and multi-cluster dispatch, which proportion —
+    // the plugin mltwin runs — does not read).
+    if (const Y* s = top.get("spec")) {
+      const M spec(*s, {"weight", "capability", "guarantee", "reclaimable", "priority"},
+                   {"deserved", "parent", "type", "affinity", "extendClusters"});
+      if (const Y* w = spec.get("weight")) q.weight = w->int32(0);
+      if (q.weight == 0) q.weight = 1;  // the queue webhook's default (mutate_queue.go)
+      if (const Y* c = spec.get("capability")) q.capability = resource_list(*c);
+      if (const Y* g = spec.get("guarantee")) {
+        const M gm(*g, {"resource"});
+        if (const Y* r = gm.get("resource")) q.guarantee = resource_list(*r);
+      }
+      if (const Y* r = spec.get("reclaimable")) q.reclaimable = r->boolean();
+      if (const Y* p = spec.get("priority")) q.priority = p->int32(-2147483647);
+    }
+    if (const Y* st = top.get("status")) {
+      const M sm(*st, {"state"}, {}, true);
+      if (const Y* s = sm.get("state")) {
+        q.state = s->str();
+        if (q.state != "Open" && q.state != "Closed") s->fail("expected Open or Closed, got \"" + q.state + "\"");
+      }
+    }
+    out.queues.push_back(std::move(q));
+  } else if (kind == "Job") {
+    want_api(kVolcanoBatch);
+    const M top(doc, {"apiVersion", "kind", "metadata", "spec"}, {"status"});
+    out.jobs.push_back(job_of_doc(top, doc));
+  } else if (kind == "PodGroup") {
+    want_api(kVolcanoScheduling);
+    const M top(doc, {"apiVersion", "kind", "metadata", "spec"}, {"status"});
+    PodGroupManifest pg;
+    pg.at = doc.at();
+    pg.name = name_of(top).first;
+    const M spec(top.req("spec"), {"minMember", "queue", "minResources", "priorityClassName"},
+                 {"minTaskMember", "networkTopology"});
+    if (const Y* m = spec.get("minMember")) pg.min_member = m->int32(0);
+    if (const Y* q = spec.get("queue")) pg.queue = q->str();
+    if (const Y* r = spec.get("minResources")) pg.min_resources = resource_list(*r);
+    if (const Y* p = spec.get("priorityClassName")) pg.priority_class_name = p->str();
+    out.podgroups.push_back(std::move(pg));
+  } else if (kind == "PriorityClass") {
+    want_api(kPriorityApi);
+    const M top(doc, {"apiVersion", "kind", "metadata", "value", "globalDefault"}, {"description", "preemptionPolicy"});
+    PriorityClassManifest pc;
+    pc.at = doc.at();
+    pc.name = name_of(top).first;
+    pc.value = static_cast<int>(top.req("value").integer());
+    if (const Y* g = top.get("globalDefault")) pc.global_default = g->boolean();
+    out.priority_classes.push_back(std::move(pc));
+  } else {
+    std::string hint;
+    if (kind == "ClusterConfig") hint = "; an eksctl ClusterConfig is read from the scenario's cluster.eksctl";
+    if (kind == "ConfigMap") hint = "; the volcano-scheduler ConfigMap is read from the scenario's volcano.scheduler_config";
+    kind_y.fail("unknown kind \"" + kind + "\" (apiVersion " + api + "): mltwin reads Queue and PodGroup (" + kVolcanoScheduling +
+                "), Job (" + kVolcanoBatch + "), PriorityClass (" + kPriorityApi + ") and List" + hint);
+  }
+}
+
+}  // namespace
+
+int VolcanoJobManifest::pods() const {
+  int n = 0;
+  for (const auto& t : tasks) n += t.replicas;
+  return n;
+}
+
+std::string VolcanoJobManifest::action_on_evicted(const VolcanoTask& t) const {
+  auto find = [](const std::vector<JobPolicy>& ps) -> std::string {
+    for (const auto& p : ps)
+      for (const auto& e : p.events)
+        if (e == "PodEvicted" || e == "*") return p.action;
+    return {};
+  };
+  std::string a = find(t.policies);
+  return a.empty() ? find(policies) : a;
+}
+
+json volcano_scheduler_config_json(const std::string& file) {
+  SchedulerConfRead r = read_scheduler_conf(file);
+  // Unknown plugins and actions: the error the scenario's JSON gives, at the name's place.
+  const policy::SchedulerConfig cfg = detail::scheduler_config_of(r.doc);
+  if (std::string err = cfg.validate(); !err.empty()) {
+    const auto colon = err.find(": ");
+    const std::string key = colon == std::string::npos ? std::string() : err.substr(0, colon);
+    const auto it = r.marks.find(key);
+    if (it == r.marks.end()) throw ScenarioError(file + ": " + err);
+    YamlPlace p = it->second;
+    p.path = key.rfind("actions[", 0) == 0 ? "actions" : key;
+    fail_at(p, err.substr(colon + 2));
+  }
+  return r.doc;
+}
+
+policy::SchedulerConfig read_volcano_scheduler_config(const std::string& file) {
+  return detail::scheduler_config_of(volcano_scheduler_config_json(file));
+}
+
+Manifests read_manifests(const std::string& file) {
+  const std::string text = read_text(file);
+  Src src(file);
+  Manifests out;
+  const auto docs = load_all(src, text);
+  for (std::size_t i = 0; i < docs.size(); ++i) read_doc(Y{&src, docs[i], ""}, out);
+  return out;
+}
+
+EksctlClusterConfig read_eksctl_config(const std::string& file) {
+  const std::string text = read_text(file);
+  Src src(file);
+  const auto docs = load_all(src, text);
+  std::vector<YAML::Node> real;
+  for (const auto& d : docs)
+    if (!d.IsNull()) real.push_back(d);
+  if (real.size() != 1) throw ScenarioError(file + ": expected one YAML document (an eksctl ClusterConfig), found " + std::to_string(real.size()));
+  const Y doc{&src, real[0], ""};
+  const auto [api, kind] = type_of(doc);
+  if (kind != "ClusterConfig")
+    doc.child("kind", doc.node["kind"]).fail("expected ClusterConfig (apiVersion eksctl.io/v1alpha5), got \"" + kind + "\"");
+  if (api != "eksctl.io/v1alpha5")
+    doc.child("apiVersion", doc.node["apiVersion"]).fail("expected eksctl.io/v1alpha5, got \"" + api + "\"");
+  // ClusterConfig: of the cluster mltwin reads its node groups; the rest (vpc, iam, addons,
+  // cloudWatch, ...) changes nothing it models.
+  const M top(doc, {"apiVersion", "kind", "metadata", "nodeGroups", "managedNodeGroups"}, {}, true);
+  EksctlClusterConfig cc;
+  {
+    const M meta(top.req("metadata"), {"name", "region"}, {}, true);
+    cc.name = meta.req("name").str();
+    if (const Y* r = meta.get("region")) cc.region = r->str();
+  }
+  std::set<std::string> names;
+  for (const char* section : {"nodeGroups", "managedNodeGroups"}) {
+    const Y* s = top.get(section);
+    if (!s) continue;
+    for (const Y& g : s->list()) {
+      // NodeGroupBase / ScalingConfig keys (types.go). Everything else about a node (AMI,
+      // volumes, networking, IAM, SSH, tags, placement, ...) is accepted and ignored.
+      const M gm(g, {"name", "instanceType", "instanceTypes", "desiredCapacity", "minSize", "maxSize", "availabilityZones",
+                     "efaEnabled", "labels", "taints", "instancesDistribution"},
+                 {}, true);
+      EksctlNodeGroup ng;
+      ng.at = g.at();
+      ng.managed = std::string(section) == "managedNodeGroups";
+      ng.name = gm.req("name").str();
+      if (!names.insert(ng.name).second) gm.req("name").fail("node group '" + ng.name + "' appears twice");
+      if (const Y* it = gm.get("instanceType")) {
+        ng.instance_type = it->str();
+        ng.instance_type_at = it->at();
+      } else if (const Y* its = gm.get("instanceTypes")) {
+        const auto list = its->list();
+        if (list.size() != 1)
+          its->fail("a node group of several instance types is not modelled (mltwin gives a node group one instance type)");
+        ng.instance_type = list[0].str();
+        ng.instance_type_at = list[0].at();
+      } else if (const Y* d = gm.get("instancesDistribution")) {
+        d->fail("instancesDistribution (mixed instance types, spot) is not modelled; give instanceType");
+      } else {
+        g.fail("missing required key 'instanceType' (mltwin does not assume eksctl's default m5.large)");
+      }
+      std::optional<int> desired, mn, mx;
+      if (const Y* v = gm.get("desiredCapacity")) desired = v->int32(0);
+      if (const Y* v = gm.get("minSize")) mn = v->int32(0);
+      if (const Y* v = gm.get("maxSize")) mx = v->int32(0);
+      // eksctl's defaults and checks (pkg/apis/eksctl.io/v1alpha5/validation.go).
+      if (!mn) mn = desired ? *desired : 2;
+      else if (desired && *desired < *mn) gm.get("desiredCapacity")->fail("desiredCapacity " + std::to_string(*desired) + " is below minSize " + std::to_string(*mn));
+      if (!mx) {
+        mx = desired ? *desired : *mn;
+        if (*mx == 0) mx = 1;
+      } else if (desired && *desired > *mx) {
+        gm.get("desiredCapacity")->fail("desiredCapacity " + std::to_string(*desired) + " is above maxSize " + std::to_string(*mx));
+      } else if (*mx < *mn) {
+        gm.get("maxSize")->fail("maxSize " + std::to_string(*mx) + " is below minSize " + std::to_string(*mn));
+      }
+      if (!desired) desired = mn;
+      ng.desired_capacity = *desired;
+      ng.min_size = *mn;
+      ng.max_size = *mx;
+      if (const Y* z = gm.get("availabilityZones"))
+        for (const Y& a : z->list()) ng.availability_zones.push_back(a.str());
+      if (const Y* e = gm.get("efaEnabled")) ng.efa_enabled = e->boolean();
+      if (const Y* l = gm.get("labels")) ng.labels = string_map(*l);
+      if (const Y* t = gm.get("taints")) {
+        // A list of {key, value, effect}, or the older map "key: value:effect" (taintsWrapper).
+        if (t->node.IsMap()) {
+          for (auto& [k, v] : string_map(*t)) {
+            const auto colon = v.rfind(':');
+            ng.taints.push_back({k, colon == std::string::npos ? v : v.substr(0, colon),
+                                 colon == std::string::npos ? std::string() : v.substr(colon + 1)});
+          }
+        } else {
+          for (const Y& x : t->list()) {
+            const M tm(x, {"key", "value", "effect"});
+            EksctlTaint taint{tm.req("key").str(), tm.get("value") ? tm.get("value")->str() : "", tm.req("effect").str()};
+            if (taint.effect != "NoSchedule" && taint.effect != "PreferNoSchedule" && taint.effect != "NoExecute")
+              tm.req("effect").fail("expected NoSchedule, PreferNoSchedule or NoExecute, got \"" + taint.effect + "\"");
+            ng.taints.push_back(taint);
+          }
+        }
+      }
+      cc.node_groups.push_back(std::move(ng));
+    }
+  }
+  if (cc.node_groups.empty()) doc.fail("the ClusterConfig has no nodeGroups or managedNodeGroups");
+  return cc;
+}
+
+// ---- into the model ------------------------------------------------------------------------
+
+namespace {
+
+json queue_json(const QueueManifest& q) {
+  json o = {{"name", q.name}, {"weight", q.weight}, {"priority", q.priority}, {"state", q.state}, {"reclaimable", q.reclaimable}};
+  if (q.capability) o["capability"] = resources_json(*q.capability);
+  if (!q.guarantee.empty()) o["guarantee"] = resources_json(q.guarantee);
+  return o;
+}
+
+json node_group_json(const EksctlNodeGroup& g) {
+  json o = {{"name", g.name}, {"instance_type", g.instance_type}, {"desired_capacity", g.desired_capacity}};
+  if (g.availability_zones.size() == 1) o["availability_zone"] = g.availability_zones[0];
+  if (!g.labels.empty()) {
+    json l = json::object();
+    for (const auto& [k, v] : g.labels) l[k] = v;
+    o["labels"] = l;
+  }
+  return o;
+}
+
+}  // namespace
+
+models::QueueSpec to_queue_spec(const QueueManifest& q, int neuroncores_per_device) {
+  return detail::queue_of(q.at.file, "Queue " + q.name, queue_json(q), neuroncores_per_device);
+}
+
+models::NodeGroupSpec to_node_group_spec(const EksctlNodeGroup& g) {
+  models::NodeGroupSpec ng;
+  const json o = node_group_json(g);
+  ng.name = o["name"];
+  ng.instance_type = o["instance_type"];
+  ng.count = o["desired_capacity"];
+  ng.availability_zone = o.value("availability_zone", "");
+  ng.labels = g.labels;
+  return ng;
+}
+
+int evicted_restart_retries(const VolcanoJobManifest& job) {
+  std::string action;
+  for (const auto& t : job.tasks) {
+    const std::string a = job.action_on_evicted(t);
+    if (!a.empty() && a != "RestartJob")
+      fail_at(t.at, "PodEvicted -> " + a + " is not modelled (mltwin models RestartJob, the policy TorchX writes)");
+    if (&t != &job.tasks.front() && a != action)
+      fail_at(t.at, "tasks of one job react differently to PodEvicted; mltwin models one policy per job");
+    action = a;
+  }
+  return action.empty() ? 0 : job.max_retry;
+}
+
+json volcano_job_json(const VolcanoJobManifest& job, const std::vector<PriorityClassManifest>& classes,
+                      const json& submit, const json& duration) {
+  const VolcanoTask& first = job.tasks.front();
+  for (const auto& t : job.tasks) {
+    auto sorted = [](ResourceList r) {
+      std::sort(r.begin(), r.end());
+      return r;
+    };
+    if (sorted(t.pod.requests) != sorted(first.pod.requests))
+      fail_at(t.at, "task '" + t.name + "' requests other resources than task '" + first.name +
+                        "'; mltwin's TrainingJobSpec gives all pods of a job one shape");
+  }
+  const int pods = job.pods();
+  if (pods < 1) fail_at(job.at, "the job has no pods (every task has replicas: 0)");
+  if (job.min_available < pods)
+    fail_at(job.min_available_at, "minAvailable " + std::to_string(job.min_available) + " is below the job's " +
+                                      std::to_string(pods) + " pods: an elastic gang is not modelled (mltwin places a job's pods as one gang)");
+  if (job.min_available > pods)
+    fail_at(job.min_available_at, "minAvailable " + std::to_string(job.min_available) + " is above the job's " +
+                                      std::to_string(pods) + " pods: the job could never run");
+  // Priority: the PriorityClass named by the job (else by its pods), else the globalDefault one.
+  std::string pc = job.priority_class_name.empty() ? first.pod.priority_class_name : job.priority_class_name;
+  int priority = 0;
+  if (!pc.empty()) {
+    auto it = std::find_if(classes.begin(), classes.end(), [&](const auto& c) { return c.name == pc; });
+    if (it == classes.end())
+      fail_at(job.at, "priorityClassName '" + pc + "' names no PriorityClass (give its manifest among the scenario's manifests)");
+    priority = it->value;
+  } else {
+    for (const auto& c : classes)
+      if (c.global_default) priority = c.value;
+  }
+  json j = {{"name", job.name}, {"queue", job.queue}, {"submit", submit}, {"nnodes", pods},
+            {"duration", duration}, {"priority", priority}, {"pod", resources_json(first.pod.requests)}};
+  if (first.pod.nproc_per_node) j["nproc_per_node"] = *first.pod.nproc_per_node;
+  return j;
+}
+
+models::TrainingJobSpec to_training_job(const VolcanoJobManifest& job, const std::vector<PriorityClassManifest>& classes,
+                                        core::Duration submit, core::Duration duration, int neuroncores_per_device) {
+  const json j = volcano_job_json(job, classes, std::to_string(submit.count_ns()) + "ns",
+                                  std::to_string(duration.count_ns()) + "ns");
+  return detail::job_of(job.at.file, "Job " + job.name, j, 0, neuroncores_per_device);
+}
+
+}  // namespace mltwin::io
+
+// ---- a scenario's references ---------------------------------------------------------------
+
+namespace mltwin::io::detail {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+bool has_glob(const std::string& s) { return s.find_first_of("*?[") != std::string::npos; }
+
+/// The files a manifests entry names: one file, or the matches of a glob pattern (sorted).
+std::vector<std::pair<std::string, std::string>> files_of(const std::string& scenario_path, const std::string& where,
+                                                          const std::string& as_written, const std::string& explicit_data_dir,
+                                                          std::string& data_dir) {
+  const std::string resolved = resolve_input_path(as_written, scenario_path, explicit_data_dir, data_dir);
+  if (!has_glob(resolved)) return {{resolved, as_written}};
+  glob_t g{};
+  const int rc = ::glob(resolved.c_str(), 0, nullptr, &g);
+  std::vector<std::pair<std::string, std::string>> out;
+  if (rc == 0)
+    for (std::size_t i = 0; i < g.gl_pathc; ++i) {
+      const std::string m = g.gl_pathv[i];
+      out.emplace_back(m, (fs::path(as_written).parent_path() / fs::path(m).filename()).string());
+    }
+  ::globfree(&g);
+  if (out.empty()) fail(scenario_path, where, "no file matches '" + as_written + "'");
+  return out;
+}
+
+}  // namespace
+
+void expand_config_files(const std::string& path, json& doc, const std::string& explicit_data_dir, std::string& data_dir,
+                         std::vector<InputFileRef>& inputs) {
+  // volcano.scheduler_config: the volcano-scheduler ConfigMap.
+  json& v = doc["volcano"];
+  if (v.contains("scheduler_config")) {
+    for (const char* k : {"actions", "tiers", "configurations"})
+      if (v.contains(k))
+        fail(path, std::string("/volcano/") + k,
+             "the scenario reads the scheduler configuration from volcano.scheduler_config; give it there or here, not both");
+    const std::string as_written = v["scheduler_config"];
+    const std::string file = resolve_input_path(as_written, path, explicit_data_dir, data_dir);
+    const json conf = volcano_scheduler_config_json(file);
+    for (auto it = conf.begin(); it != conf.end(); ++it) v[it.key()] = it.value();
+    v.erase("scheduler_config");
+    inputs.push_back({"volcano_scheduler_config", file, as_written});
+  }
+  // cluster.eksctl: the node groups of an eksctl ClusterConfig.
+  json& c = doc["cluster"];
+  if (c.contains("eksctl")) {
+    const std::string as_written = c["eksctl"];
+    const std::string file = resolve_input_path(as_written, path, explicit_data_dir, data_dir);
+    const EksctlClusterConfig cc = read_eksctl_config(file);
+    std::set<std::string> types;
+    std::string known;
+    for (const auto& t : doc["catalog"]["instance_types"]) {
+      types.insert(t["name"].get<std::string>());
+      known += (known.empty() ? "" : ", ") + t["name"].get<std::string>();
+    }
+    json groups = json::array();
+    for (const auto& g : cc.node_groups) {
+      if (!types.count(g.instance_type))
+        fail_at(g.instance_type_at, "instance type '" + g.instance_type + "' is not in the scenario's catalog (" + known + ")");
+      groups.push_back(node_group_json(g));
+    }
+    c["node_groups"] = groups;
+    c.erase("eksctl");
+    if (!c.contains("name")) c["name"] = cc.name;
+    inputs.push_back({"eksctl_cluster_config", file, as_written});
+  }
+  // queues_from: Volcano Queue manifests, after the scenario's own queues.
+  std::map<std::string, std::string> queue_where;  // name -> where defined
+  if (doc.contains("queues"))
+    for (std::size_t i = 0; i < doc["queues"].size(); ++i)
+      queue_where[doc["queues"][i]["name"]] = path + ": /queues/" + std::to_string(i);
+  if (doc.contains("queues_from")) {
+    json& qs = doc["queues"];
+    if (qs.is_null()) qs = json::array();
+    for (std::size_t i = 0; i < doc["queues_from"].size(); ++i) {
+      const std::string where = "/queues_from/" + std::to_string(i);
+      for (const auto& [file, as_written] :
+           files_of(path, where, doc["queues_from"][i].get<std::string>(), explicit_data_dir, data_dir)) {
+        const Manifests m = read_manifests(file);
+        if (!m.jobs.empty()) fail_at(m.jobs[0].at, "a Volcano Job in a queues_from file; list job files under workload.manifests");
+        if (!m.podgroups.empty()) fail_at(m.podgroups[0].at, "a PodGroup in a queues_from file, which holds Queues");
+        if (!m.priority_classes.empty())
+          fail_at(m.priority_classes[0].at, "a PriorityClass in a queues_from file; list it under workload.manifests");
+        for (const auto& q : m.queues) {
+          if (auto it = queue_where.find(q.name); it != queue_where.end())
+            fail_at(q.at, "queue '" + q.name + "' is already defined (" + it->second + ")");
+          queue_where[q.name] = q.at.str();
+          qs.push_back(queue_json(q));
+        }
+        inputs.push_back({"queue_manifests", file, as_written});
+      }
+    }
+    doc.erase("queues_from");
+  }
+  if (!doc.contains("queues") || doc["queues"].empty())
+    fail(path, "/queues", "the scenario defines no queue: give /queues or /queues_from");
+  // workload.manifests: Volcano Jobs (TorchX's among them) and the PriorityClasses they name.
+  json& w = doc["workload"];
+  if (w.contains("manifests")) {
+    struct Entry {
+      VolcanoJobManifest job;
+      json submit, duration;
+    };
+    std::vector<Entry> entries;
+    std::vector<PriorityClassManifest> classes;
+    for (std::size_t i = 0; i < w["manifests"].size(); ++i) {
+      const json& e = w["manifests"][i];
+      const std::string where = "/workload/manifests/" + std::to_string(i);
+      const json submit = e.value("submit", json(0));
+      const json duration = e["duration"];
+      if (duration_of(path, where + "/submit", submit) < core::Duration::ns(0)) fail(path, where + "/submit", "must not be negative");
+      (void)duration_of(path, where + "/duration", duration);
+      for (const auto& [file, as_written] : files_of(path, where + "/path", e["path"], explicit_data_dir, data_dir)) {
+        Manifests m = read_manifests(file);
+        if (!m.queues.empty()) fail_at(m.queues[0].at, "a Queue among the workload's manifests; list Queue files under /queues_from");
+        if (!m.podgroups.empty())
+          fail_at(m.podgroups[0].at,
+                  "a PodGroup alone does not say what its pods request; mltwin reads Volcano Jobs (their job controller creates "
+                  "the PodGroup)");
+        for (auto& pc : m.priority_classes) {
+          for (const auto& other : classes)
+            if (other.name == pc.name) fail_at(pc.at, "PriorityClass '" + pc.name + "' is already defined (" + other.at.str() + ")");
+          classes.push_back(pc);
+        }
+        for (auto& j : m.jobs) entries.push_back({std::move(j), submit, duration});
+        inputs.push_back({"job_manifests", file, as_written});
+      }
+    }
+    json jobs = json::array();
+    std::map<std::string, YamlPlace> seen;
+    std::optional<int> retries;
+    const VolcanoJobManifest* retries_from = nullptr;
+    for (const auto& e : entries) {
+      const std::string key = e.job.namespace_ + "/" + e.job.name;
+      if (auto it = seen.find(key); it != seen.end())
+        fail_at(e.job.at, "job '" + e.job.name + "' is already defined (" + it->second.str() + ")");
+      seen[key] = e.job.at;
+      if (!queue_where.count(e.job.queue))
+        fail_at(e.job.queue_at, "queue '" + e.job.queue + "' is not defined (" +
+                                    (e.job.queue == "default" && e.job.queue_at.path.empty() ? "Volcano's default when spec.queue is absent; " : "") +
+                                    "give it in /queues or /queues_from)");
+      const int r = evicted_restart_retries(e.job);
+      if (retries && *retries != r)
+        fail_at(e.job.at, "this job's eviction policy means max_retries " + std::to_string(r) + ", job '" + retries_from->name +
+                              "' means " + std::to_string(*retries) +
+                              "; mltwin keeps one value per scenario (TrainingScenario::max_retries)");
+      retries = r;
+      retries_from = &e.job;
+      jobs.push_back(volcano_job_json(e.job, classes, e.submit, e.duration));
+    }
+    if (retries) {
+      json& t = w["torchx"];
+      if (t.is_null()) t = json::object();
+      if (t.contains("max_retries") && t["max_retries"].get<int>() != *retries)
+        fail(path, "/workload/torchx/max_retries",
+             std::to_string(t["max_retries"].get<int>()) + " contradicts the manifests' eviction policy (" + std::to_string(*retries) +
+                 ": " + (*retries > 0 ? "PodEvicted -> RestartJob, maxRetry " + std::to_string(*retries) : std::string("no PodEvicted policy")) +
+                 ", job '" + retries_from->name + "')");
+      t["max_retries"] = *retries;
+    }
+    w["jobs"] = jobs;
+    w.erase("manifests");
+  }
+}
+
+}  // namespace mltwin::io::detail

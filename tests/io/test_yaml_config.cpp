@@ -1,0 +1,329 @@
+// The YAML readers (io/yaml_config.hpp) on real-shaped fixtures (tests/io/fixtures/*.yaml,
+// each written from the documentation or source it names in its header) and on broken ones
+// (tests/io/fixtures/broken/). Expected values are read off the fixtures by hand: line and
+// column of each error counted in the file (1-based), quantities converted by hand
+// (cpu in millicores, memory in bytes, Neuron devices x 2 NeuronCores on Trn1, x 1000 as
+// mltwin's resource vectors keep cores and counts in thousandths).
+#include "temp_dir.hpp"
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <string>
+
+#include "mltwin/io/yaml_config.hpp"
+#include "mltwin/policy/session.hpp"  // plugin_registered
+
+#ifndef MLTWIN_SOURCE_DIR
+#error "MLTWIN_SOURCE_DIR must be defined by the build"
+#endif
+
+using namespace mltwin;
+
+namespace {
+
+const std::string kFix = std::string(MLTWIN_SOURCE_DIR) + "/tests/io/fixtures/";
+
+/// Runs `f` expecting a ScenarioError; returns its message with the fixture folder removed.
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const io::ScenarioError& e) {
+    std::string m = e.what();
+    for (auto p = m.find(kFix); p != std::string::npos; p = m.find(kFix)) m.erase(p, kFix.size());
+    return m;
+  } catch (const std::exception& e) {
+    FAIL("expected io::ScenarioError, got: " << std::string(e.what()));
+  }
+  FAIL("expected io::ScenarioError, but it was read");
+  return {};
+}
+
+bool starts_with(const std::string& s, const std::string& p) { return s.rfind(p, 0) == 0; }
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  REQUIRE(out.good());
+}
+
+}  // namespace
+
+TEST_CASE("volcano-scheduler ConfigMap: actions split at commas, tiers, switches, arguments as text") {
+  const policy::SchedulerConfig c = io::read_volcano_scheduler_config(kFix + "volcano-scheduler-configmap.yaml");
+  CHECK(c.actions == std::vector<std::string>{"enqueue", "allocate", "preempt", "backfill"});
+  REQUIRE(c.tiers.size() == 2);
+  REQUIRE(c.tiers[0].plugins.size() == 3);
+  CHECK(c.tiers[0].plugins[0].name == "priority");
+  CHECK(c.tiers[0].plugins[1].name == "gang");
+  CHECK_FALSE(c.tiers[0].plugins[1].is_enabled(policy::Ext::Preemptable));
+  CHECK(c.tiers[0].plugins[1].is_enabled(policy::Ext::JobOrder));  // unset: enabled
+  CHECK(c.tiers[0].plugins[2].name == "conformance");
+  REQUIRE(c.tiers[1].plugins.size() == 5);
+  const char* second[] = {"overcommit", "drf", "predicates", "proportion", "nodeorder"};
+  for (int i = 0; i < 5; ++i) CHECK(c.tiers[1].plugins[i].name == second[i]);
+  CHECK(c.tiers[1].plugins[0].arguments.all().at("overcommit-factor") == "1.5");
+  CHECK(c.tiers[1].plugins[0].arguments.get_double("overcommit-factor", 0) == 1.5);
+  CHECK_FALSE(c.tiers[1].plugins[1].is_enabled(policy::Ext::Preemptable));
+  REQUIRE(c.action_arguments.count("allocate") == 1);
+  CHECK(c.action_arguments.at("allocate").get_bool("predicateErrorCacheEnable", false));
+  CHECK(c.schedule_period_ns == 1'000'000'000);  // a flag, not in the file: Volcano's default
+  CHECK(c.validate().empty());
+}
+
+TEST_CASE("volcano-scheduler: the bare .conf file, as the Volcano chart ships it") {
+  // installer/helm/chart/volcano/config/volcano-scheduler.conf, v1.12.1; line 15 "  - name: binpack".
+  const std::string f = kFix + "volcano-scheduler-chart.conf";
+  if (policy::plugin_registered("binpack")) {  // binpack is being added to mltwin (issue 4, section 1)
+    const policy::SchedulerConfig c = io::read_volcano_scheduler_config(f);
+    CHECK(c.actions == std::vector<std::string>{"enqueue", "allocate", "backfill"});
+    REQUIRE(c.tiers.size() == 2);
+    REQUIRE(c.tiers[1].plugins.size() == 6);
+    CHECK(c.tiers[1].plugins[5].name == "binpack");
+  } else {
+    CHECK(starts_with(error_of([&] { io::read_volcano_scheduler_config(f); }),
+                      "volcano-scheduler-chart.conf:15:11: tiers[1].plugins[5].name: unknown plugin 'binpack' (known: "));
+  }
+}
+
+TEST_CASE("volcano-scheduler ConfigMap errors point into the embedded block at the file's own line and column") {
+  SUBCASE("unknown plugin: the JSON path's message, at the name") {
+    CHECK(starts_with(error_of([] { io::read_volcano_scheduler_config(kFix + "broken/configmap-unknown-plugin.yaml"); }),
+                      "broken/configmap-unknown-plugin.yaml:15:15: tiers[1].plugins[1].name: unknown plugin 'numaaware' (known: "));
+  }
+  SUBCASE("a switch that is not a boolean (a blank line inside the block counts)") {
+    CHECK(error_of([] { io::read_volcano_scheduler_config(kFix + "broken/configmap-bad-switch.yaml"); }) ==
+          "broken/configmap-bad-switch.yaml:12:25: tiers[0].plugins[0].enableJobOrder: expected true or false, got \"nope\"");
+  }
+  SUBCASE("a misspelt switch, which Volcano would silently ignore") {
+    CHECK(starts_with(error_of([] { io::read_volcano_scheduler_config(kFix + "broken/configmap-typo.yaml"); }),
+                      "broken/configmap-typo.yaml:11:9: tiers[0].plugins[0].enableJobOrdr: unknown key 'enableJobOrdr' "
+                      "(Volcano v1.12.1 ignores it, so it changes nothing; mltwin reads name, arguments, enableJobOrder"));
+  }
+  SUBCASE("an unknown action, at the actions string") {
+    mltwin::test::TempDir d;
+    write_text(d.file("cm.yaml"),
+               "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: volcano-scheduler-configmap\ndata:\n"
+               "  volcano-scheduler.conf: |\n    actions: \"enqueue, allocate, backfil\"\n    tiers: []\n");
+    const std::string e = error_of([&] { io::read_volcano_scheduler_config(d.file("cm.yaml")); });
+    CHECK(starts_with(e, d.file("cm.yaml") + ":7:14: actions: unknown action 'backfil' (known: "));
+  }
+  SUBCASE("the ConfigMap without the volcano-scheduler.conf key") {
+    CHECK(starts_with(error_of([] { io::read_volcano_scheduler_config(kFix + "broken/configmap-missing-key.yaml"); }),
+                      "broken/configmap-missing-key.yaml:6:3: data: missing the key 'volcano-scheduler.conf'"));
+  }
+  SUBCASE("YAML that does not parse") {
+    const std::string e = error_of([] { io::read_volcano_scheduler_config(kFix + "broken/invalid-yaml.yaml"); });
+    CHECK(starts_with(e, "broken/invalid-yaml.yaml:"));
+    CHECK(e.find("invalid YAML") != std::string::npos);
+  }
+  SUBCASE("a file that does not exist") {
+    CHECK(error_of([] { io::read_volcano_scheduler_config(kFix + "nope.yaml"); }) == "nope.yaml: cannot open the file");
+  }
+}
+
+TEST_CASE("Queue manifests: spec keys, guarantee.resource, status.state, into models::QueueSpec") {
+  const io::Manifests m = io::read_manifests(kFix + "queues.yaml");
+  REQUIRE(m.queues.size() == 2);  // the trailing --- is an empty document
+  CHECK(m.jobs.empty());
+  const io::QueueManifest& r = m.queues[0];
+  CHECK(r.name == "research");
+  CHECK(r.weight == 3);
+  CHECK(r.reclaimable);
+  REQUIRE(r.capability.has_value());
+  CHECK(*r.capability == io::ResourceList{{"cpu", "512"}, {"memory", "2Ti"}, {"aws.amazon.com/neurondevice", "32"}});
+  CHECK(r.guarantee == io::ResourceList{{"aws.amazon.com/neuroncore", "32"}});
+  CHECK(r.at.line == 4);
+  const io::QueueManifest& p = m.queues[1];
+  CHECK(p.name == "production");
+  CHECK_FALSE(p.reclaimable);
+  CHECK(p.priority == 100);
+  CHECK(p.state == "Open");
+  CHECK_FALSE(p.capability.has_value());
+
+  const models::QueueSpec q = io::to_queue_spec(r, 2);
+  CHECK(q.name == "research");
+  CHECK(q.weight == 3);
+  REQUIRE(q.capability.has_value());
+  CHECK((*q.capability)[policy::Dim::Cpu] == 512'000);             // 512 cores in millicores
+  CHECK((*q.capability)[policy::Dim::Memory] == 2199023255552.0);  // 2 Ti = 2 x 1024^4
+  CHECK((*q.capability)[policy::Dim::NeuronCore] == 64'000);       // 32 devices x 2 cores
+  CHECK((*q.capability)[policy::Dim::Efa] == policy::kInf);        // unset: unlimited
+  CHECK(q.guarantee[policy::Dim::NeuronCore] == 32'000);
+  CHECK(q.guarantee[policy::Dim::Cpu] == 0);
+  const models::QueueSpec qp = io::to_queue_spec(p, 2);
+  CHECK_FALSE(qp.reclaimable);
+  CHECK(qp.priority == 100);
+  CHECK(qp.open);
+}
+
+TEST_CASE("TorchX's Volcano Job for dist.ddp on trn1.32xlarge") {
+  const io::Manifests m = io::read_manifests(kFix + "torchx-ddp-trn1.yaml");
+  REQUIRE(m.jobs.size() == 1);
+  REQUIRE(m.priority_classes.size() == 1);
+  CHECK(m.priority_classes[0].name == "high");
+  CHECK(m.priority_classes[0].value == 1000);
+  const io::VolcanoJobManifest& j = m.jobs[0];
+  CHECK(j.name == "train-x7k2p9");
+  CHECK(j.queue == "research");
+  CHECK(j.priority_class_name == "high");
+  CHECK(j.max_retry == 2);
+  CHECK(j.min_available == 2);  // no job minAvailable: the tasks' 1 + 1 (mutate_job.go)
+  CHECK(j.pods() == 2);
+  REQUIRE(j.tasks.size() == 2);
+  CHECK(j.tasks[0].name == "train-0");
+  CHECK(j.tasks[1].name == "train-1");
+  CHECK(j.tasks[1].replicas == 1);
+  CHECK(j.tasks[1].min_available == 1);
+  REQUIRE(j.tasks[0].policies.size() == 2);
+  CHECK(j.tasks[0].policies[0].events == std::vector<std::string>{"PodEvicted"});
+  CHECK(j.tasks[0].policies[0].action == "RestartJob");
+  CHECK(j.action_on_evicted(j.tasks[1]) == "RestartJob");
+  // Requests: TorchX's (limits less the reserve); the devices only in limits, so requested as such.
+  CHECK(j.tasks[0].pod.requests == io::ResourceList{{"cpu", "127900m"}, {"memory", "502272M"},
+                                                    {"aws.amazon.com/neurondevice", "16"}, {"vpc.amazonaws.com/efa", "8"}});
+  CHECK(j.tasks[0].pod.nproc_per_node == 32);
+  CHECK(j.tasks[0].pod.node_selector.at("node.kubernetes.io/instance-type") == "trn1.32xlarge");
+  CHECK(io::evicted_restart_retries(j) == 2);
+
+  const models::TrainingJobSpec s =
+      io::to_training_job(j, m.priority_classes, core::Duration::s(60), core::Duration::s(3600), 2);
+  CHECK(s.name == "train-x7k2p9");
+  CHECK(s.queue == "research");
+  CHECK(s.nnodes == 2);
+  CHECK(s.nproc_per_node == 32);
+  CHECK(s.neuron_devices_per_pod == 16);
+  CHECK(s.efa_per_pod == 8);
+  CHECK(s.cpu_per_pod == doctest::Approx(127.9));
+  CHECK(s.memory_bytes_per_pod == 502272e6);
+  CHECK(s.priority == 1000);
+  CHECK(s.submit == core::Time::zero() + core::Duration::s(60));
+  CHECK(s.duration == core::Duration::s(3600));
+}
+
+TEST_CASE("A hand-written Volcano Job: webhook defaults, two containers, limits-only resources, job-level policy; a PodGroup") {
+  const io::Manifests m = io::read_manifests(kFix + "volcano-job-plain.yaml");
+  REQUIRE(m.jobs.size() == 1);
+  const io::VolcanoJobManifest& j = m.jobs[0];
+  CHECK(j.name == "bert-pretrain");
+  CHECK(j.namespace_ == "ml");
+  CHECK(j.queue == "default");     // no spec.queue
+  CHECK(j.max_retry == 3);         // no spec.maxRetry
+  CHECK(j.min_available == 3);     // the task's replicas
+  // 30 + 0.5 cores; 120 Gi + 512 Mi = 128849018880 + 536870912 bytes; EFA from the limit.
+  CHECK(j.tasks[0].pod.requests == io::ResourceList{{"cpu", "30.5"}, {"memory", "129385889792"},
+                                                    {"aws.amazon.com/neuroncore", "16"}, {"vpc.amazonaws.com/efa", "2"}});
+  CHECK(j.tasks[0].pod.nproc_per_node == 16);  // torchrun --nproc-per-node=16
+  REQUIRE(j.tasks[0].pod.tolerations.size() == 1);
+  CHECK(j.tasks[0].pod.tolerations[0].op == "Exists");
+  CHECK(io::evicted_restart_retries(j) == 3);  // the job-level PodEvicted -> RestartJob, maxRetry 3
+  const models::TrainingJobSpec s = io::to_training_job(j, {}, core::Duration::s(0), core::Duration::s(10), 2);
+  CHECK(s.nnodes == 3);
+  CHECK(s.neuron_devices_per_pod == 8);  // 16 NeuronCores / 2 per device
+  CHECK(s.cpu_per_pod == doctest::Approx(30.5));
+  CHECK(s.memory_bytes_per_pod == 129385889792.0);
+  CHECK(s.efa_per_pod == 2);
+  CHECK(s.priority == 0);
+
+  REQUIRE(m.podgroups.size() == 1);
+  CHECK(m.podgroups[0].name == "spark-pi");
+  CHECK(m.podgroups[0].min_member == 2);
+  CHECK(m.podgroups[0].queue == "research");
+  CHECK(m.podgroups[0].priority_class_name == "high");
+  CHECK(m.podgroups[0].min_resources == io::ResourceList{{"cpu", "4"}, {"memory", "8Gi"}});
+}
+
+TEST_CASE("Volcano Jobs mltwin cannot hold are refused with the reason") {
+  mltwin::test::TempDir d;
+  const std::string head =
+      "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: j\nspec:\n";
+  const std::string pod = "      template:\n        spec:\n          containers:\n            - name: c\n";
+  SUBCASE("an elastic gang") {
+    write_text(d.file("j.yaml"), head + "  minAvailable: 1\n  tasks:\n    - name: w\n      replicas: 2\n" + pod);
+    const io::Manifests m = io::read_manifests(d.file("j.yaml"));
+    CHECK(error_of([&] { io::to_training_job(m.jobs[0], {}, core::Duration::s(0), core::Duration::s(1), 2); }) ==
+          d.file("j.yaml") + ":6:17: spec.minAvailable: minAvailable 1 is below the job's 2 pods: an elastic gang is not "
+                             "modelled (mltwin places a job's pods as one gang)");
+  }
+  SUBCASE("PodEvicted -> AbortJob") {
+    write_text(d.file("j.yaml"), head + "  policies:\n    - event: PodEvicted\n      action: AbortJob\n  tasks:\n"
+                                        "    - name: w\n      replicas: 1\n" + pod);
+    const io::Manifests m = io::read_manifests(d.file("j.yaml"));
+    CHECK(error_of([&] { io::evicted_restart_retries(m.jobs[0]); }) ==
+          d.file("j.yaml") + ":10:7: spec.tasks[0]: PodEvicted -> AbortJob is not modelled (mltwin models RestartJob, the "
+                             "policy TorchX writes)");
+  }
+  SUBCASE("an unknown PriorityClass") {
+    write_text(d.file("j.yaml"), head + "  priorityClassName: urgent\n  tasks:\n    - name: w\n      replicas: 1\n" + pod);
+    const io::Manifests m = io::read_manifests(d.file("j.yaml"));
+    CHECK(error_of([&] { io::to_training_job(m.jobs[0], {}, core::Duration::s(0), core::Duration::s(1), 2); }) ==
+          d.file("j.yaml") + ":1:1: priorityClassName 'urgent' names no PriorityClass (give its manifest among the "
+                             "scenario's manifests)");
+  }
+}
+
+TEST_CASE("Broken manifests: file:line:column, the YAML path and what was expected") {
+  auto err = [](const std::string& f) { return error_of([&] { io::read_manifests(kFix + "broken/" + f); }); };
+  CHECK(err("job-replicas-text.yaml") ==
+        "broken/job-replicas-text.yaml:14:17: spec.tasks[0].replicas: expected an integer, got \"two\"");
+  CHECK(err("job-no-tasks.yaml") == "broken/job-no-tasks.yaml:6:3: spec: missing required key 'tasks'");
+  CHECK(err("job-wrong-api.yaml") ==
+        "broken/job-wrong-api.yaml:1:13: apiVersion: Job is read as apiVersion batch.volcano.sh/v1alpha1 (Volcano "
+        "v1.12.1's CRDs), not \"batch.volcano.sh/v1beta1\"");
+  CHECK(starts_with(err("deployment.yaml"),
+                    "broken/deployment.yaml:7:7: kind: unknown kind \"Deployment\" (apiVersion apps/v1): mltwin reads Queue"));
+  CHECK(starts_with(err("job-gpu.yaml"),
+                    "broken/job-gpu.yaml:15:35: spec.tasks[0].template.spec.containers[0].resources.limits[\"nvidia.com/gpu\"]: "
+                    "resource 'nvidia.com/gpu' is not modelled"));
+  CHECK(err("queue-bad-weight.yaml") ==
+        "broken/queue-bad-weight.yaml:6:11: spec.weight: expected an integer, got \"4\" (a quoted string)");
+  CHECK(err("queue-bad-quantity.yaml") ==
+        "broken/queue-bad-quantity.yaml:7:13: spec.capability.memory: '12 GB': unknown quantity suffix ' GB'");
+}
+
+TEST_CASE("eksctl ClusterConfig: node groups of both kinds, eksctl's size defaults, taints in both forms") {
+  const io::EksctlClusterConfig c = io::read_eksctl_config(kFix + "eksctl-trn1.yaml");
+  CHECK(c.name == "trn1-training");
+  CHECK(c.region == "us-east-1");
+  REQUIRE(c.node_groups.size() == 2);
+  const io::EksctlNodeGroup& dev = c.node_groups[0];  // nodeGroups first
+  CHECK(dev.name == "trn1-2xl-dev");
+  CHECK_FALSE(dev.managed);
+  CHECK(dev.instance_type == "trn1.2xlarge");
+  CHECK(dev.min_size == 1);
+  CHECK(dev.max_size == 3);
+  CHECK(dev.desired_capacity == 1);  // no desiredCapacity: minSize
+  CHECK(dev.availability_zones == std::vector<std::string>{"us-east-1c", "us-east-1d"});
+  CHECK_FALSE(dev.efa_enabled);
+  REQUIRE(dev.taints.size() == 1);  // the map form "key: value:effect"
+  CHECK(dev.taints[0].key == "aws.amazon.com/neuron");
+  CHECK(dev.taints[0].value == "true");
+  CHECK(dev.taints[0].effect == "NoSchedule");
+  const io::EksctlNodeGroup& big = c.node_groups[1];
+  CHECK(big.name == "trn1-32xl");
+  CHECK(big.managed);
+  CHECK(big.instance_type == "trn1.32xlarge");
+  CHECK(big.desired_capacity == 4);
+  CHECK(big.min_size == 2);
+  CHECK(big.max_size == 8);
+  CHECK(big.efa_enabled);
+  CHECK(big.labels == std::vector<std::pair<std::string, std::string>>{{"workload", "training"}});
+  REQUIRE(big.taints.size() == 1);
+  CHECK(big.taints[0].effect == "NoSchedule");
+
+  const models::NodeGroupSpec g = io::to_node_group_spec(big);
+  CHECK(g.name == "trn1-32xl");
+  CHECK(g.instance_type == "trn1.32xlarge");
+  CHECK(g.count == 4);
+  CHECK(g.availability_zone == "us-east-1d");
+  CHECK(io::to_node_group_spec(dev).availability_zone.empty());  // two zones: none said
+
+  auto err = [](const std::string& f) { return error_of([&] { io::read_eksctl_config(kFix + "broken/" + f); }); };
+  CHECK(err("eksctl-bad.yaml") ==
+        "broken/eksctl-bad.yaml:9:22: managedNodeGroups[0].desiredCapacity: desiredCapacity 2 is below minSize 4");
+  CHECK(err("eksctl-no-type.yaml") ==
+        "broken/eksctl-no-type.yaml:6:5: nodeGroups[0]: missing required key 'instanceType' (mltwin does not assume "
+        "eksctl's default m5.large)");
+  CHECK(err("eksctl-wrong-kind.yaml") ==
+        "broken/eksctl-wrong-kind.yaml:2:7: kind: expected ClusterConfig (apiVersion eksctl.io/v1alpha5), got \"Cluster\"");
+}

@@ -1,0 +1,250 @@
+// A scenario that references the cluster's real configuration instead of restating it
+// (volcano.scheduler_config, cluster.eksctl, queues_from, workload.manifests):
+//   - scenarios/eks-trn1-yaml-example.json (its files under scenarios/yaml/) and
+//     tests/scenarios/eks-trn1-yaml-equivalent.json, the same scenario restated in JSON by hand
+//     from those files, load into the same TrainingScenario and, run, record the same
+//     events — every row of the jobs, pods, decisions, phases and cluster_metrics tables;
+//   - every file read is an input (role, path as written);
+//   - what goes wrong between the scenario and its files is an error naming the place.
+#include "temp_dir.hpp"
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "mltwin/core/rng.hpp"
+#include "mltwin/core/simulator.hpp"
+#include "mltwin/io/scenario.hpp"
+#include "mltwin/models/training.hpp"
+
+#ifndef MLTWIN_SOURCE_DIR
+#error "MLTWIN_SOURCE_DIR must be defined by the build"
+#endif
+
+using namespace mltwin;
+using nlohmann::json;
+
+namespace {
+
+const std::string kSrc = MLTWIN_SOURCE_DIR;
+const std::string kExample = kSrc + "/scenarios/eks-trn1-yaml-example.json";
+const std::string kEquivalent = kSrc + "/tests/scenarios/eks-trn1-yaml-equivalent.json";
+
+/// Every record the model hands its recorder, one line each: what the SQLite store writes
+/// into jobs, pods, decisions, phases and cluster_metrics.
+class TextRecorder final : public models::TrainingRecorder {
+ public:
+  std::ostringstream os;
+  std::vector<models::JobFinal> finals;
+  void job_submitted(const models::JobSubmitted& j) override {
+    os << "submit " << j.job << ' ' << j.name << ' ' << j.queue << ' ' << j.submit.ns() << ' ' << j.nnodes << ' '
+       << j.nproc_per_node << ' ' << j.neuron_devices_per_pod << ' ' << j.cpu_per_pod << ' ' << j.memory_gib_per_pod << ' '
+       << j.efa_per_pod << ' ' << j.duration_s << ' ' << j.trace_row << ' ' << j.trace_gpus << '\n';
+  }
+  void job_final(const models::JobFinal& j) override {
+    finals.push_back(j);
+    os << "final " << j.job << ' ' << j.phase << ' ' << j.podgroup_phase << ' ' << j.inqueue.ns() << ' '
+       << j.scheduled.ns() << ' ' << j.start.ns() << ' ' << j.end.ns() << ' ' << j.nodes << ' ' << j.reason
+       << '\n';
+  }
+  void pod_event(const models::PodEvent& e) override {
+    os << "pod " << e.job << ' ' << e.pod << ' ' << e.event << ' ' << e.node << ' ' << e.t.ns() << '\n';
+  }
+  void decision(const models::Decision& d) override {
+    os << "decision " << d.job << ' ' << d.t.ns() << ' ' << d.code << ' ' << d.plugin << ' ' << d.reason << '\n';
+  }
+  void phase_change(const models::PhaseChange& p) override {
+    os << "phase " << p.job << ' ' << p.t.ns() << ' ' << p.from << ' ' << p.to << '\n';
+  }
+  void sample(const models::ClusterSample& s) override {
+    os << "sample " << s.t.ns() << ' ' << s.neuroncores_allocated << ' ' << s.neuroncores_total << ' ' << s.jobs_pending
+       << ' ' << s.jobs_inqueue << ' ' << s.jobs_running << ' ' << s.pods_running << '\n';
+  }
+  void checkpoint(core::Time) override {}
+};
+
+void run(const io::LoadedScenario& sc, TextRecorder& rec) {
+  core::Simulator sim;
+  core::RngStreams rng(sc.seed);
+  models::TrainingCluster cluster(sc.training, sim, rng, rec);
+  cluster.start();
+  sim.run();
+  cluster.finish(cluster.last_event());
+}
+
+std::string load_error(const std::string& path) {
+  try {
+    (void)io::load_scenario(path);
+  } catch (const io::ScenarioError& e) {
+    return e.what();
+  }
+  FAIL("expected io::ScenarioError from " << path);
+  return {};
+}
+
+/// The example scenario with `patch` merged in, written to `dir`, its YAML files referenced by
+/// absolute paths.
+std::string patched_example(const mltwin::test::TempDir& dir, const json& patch) {
+  std::ifstream in(kExample);
+  json doc = json::parse(in);
+  const std::string y = kSrc + "/scenarios/yaml/";
+  doc["cluster"]["eksctl"] = y + "cluster.yaml";
+  doc["volcano"]["scheduler_config"] = y + "volcano-scheduler.yaml";
+  doc["queues_from"] = {y + "queues.yaml"};
+  for (auto& m : doc["workload"]["manifests"]) m["path"] = y + m["path"].get<std::string>().substr(5);
+  doc.merge_patch(patch);
+  const std::string p = dir.file("s.json");
+  std::ofstream(p) << doc.dump(2);
+  return p;
+}
+
+bool starts_with(const std::string& s, const std::string& p) { return s.rfind(p, 0) == 0; }
+
+}  // namespace
+
+TEST_CASE("the YAML-described example and its JSON restatement load the same scenario") {
+  const io::LoadedScenario y = io::load_scenario(kExample);
+  const io::LoadedScenario j = io::load_scenario(kEquivalent);
+  const models::TrainingScenario& a = y.training;
+  const models::TrainingScenario& b = j.training;
+  REQUIRE(a.node_groups.size() == 1);
+  CHECK(a.node_groups[0].name == "trn1-32xl");
+  CHECK(a.node_groups[0].count == 4);
+  CHECK(a.node_groups[0].availability_zone == "us-east-1d");
+  CHECK(a.node_groups[0].labels == b.node_groups[0].labels);
+  CHECK(a.scheduler.actions == b.scheduler.actions);
+  REQUIRE(a.scheduler.tiers.size() == b.scheduler.tiers.size());
+  for (std::size_t t = 0; t < a.scheduler.tiers.size(); ++t) {
+    REQUIRE(a.scheduler.tiers[t].plugins.size() == b.scheduler.tiers[t].plugins.size());
+    for (std::size_t p = 0; p < a.scheduler.tiers[t].plugins.size(); ++p) {
+      CHECK(a.scheduler.tiers[t].plugins[p].name == b.scheduler.tiers[t].plugins[p].name);
+      CHECK(a.scheduler.tiers[t].plugins[p].enabled == b.scheduler.tiers[t].plugins[p].enabled);
+    }
+  }
+  REQUIRE(a.queues.size() == 2);
+  for (std::size_t i = 0; i < 2; ++i) {
+    CHECK(a.queues[i].name == b.queues[i].name);
+    CHECK(a.queues[i].weight == b.queues[i].weight);
+    CHECK(a.queues[i].reclaimable == b.queues[i].reclaimable);
+    CHECK(a.queues[i].capability.has_value() == b.queues[i].capability.has_value());
+    if (a.queues[i].capability) CHECK(a.queues[i].capability->v == b.queues[i].capability->v);
+  }
+  CHECK((*a.queues[1].capability)[policy::Dim::NeuronCore] == 128'000);  // 64 devices x 2 cores, in thousandths
+  CHECK(a.max_retries == 2);  // PodEvicted -> RestartJob, maxRetry 2 on every TorchX task
+  CHECK(b.max_retries == 2);
+  REQUIRE(a.jobs.size() == 4);
+  for (std::size_t i = 0; i < 4; ++i) {
+    CAPTURE(i);
+    CHECK(a.jobs[i].name == b.jobs[i].name);
+    CHECK(a.jobs[i].queue == b.jobs[i].queue);
+    CHECK(a.jobs[i].submit == b.jobs[i].submit);
+    CHECK(a.jobs[i].nnodes == b.jobs[i].nnodes);
+    CHECK(a.jobs[i].nproc_per_node == b.jobs[i].nproc_per_node);
+    CHECK(a.jobs[i].neuron_devices_per_pod == b.jobs[i].neuron_devices_per_pod);
+    CHECK(a.jobs[i].cpu_per_pod == b.jobs[i].cpu_per_pod);
+    CHECK(a.jobs[i].memory_bytes_per_pod == b.jobs[i].memory_bytes_per_pod);
+    CHECK(a.jobs[i].efa_per_pod == b.jobs[i].efa_per_pod);
+    CHECK(a.jobs[i].duration == b.jobs[i].duration);
+    CHECK(a.jobs[i].priority == b.jobs[i].priority);
+  }
+  CHECK(a.jobs[0].priority == 1000);  // PriorityClass "high"
+  CHECK(a.jobs[0].cpu_per_pod == doctest::Approx(127.9));
+  CHECK(a.jobs[0].neuron_devices_per_pod == 16);
+
+  // Every file read is an input, by role and as the scenario writes it (the glob's matches in
+  // sorted order); the JSON restatement reads none.
+  const std::vector<std::pair<std::string, std::string>> inputs = {
+      {"volcano_scheduler_config", "yaml/volcano-scheduler.yaml"}, {"eksctl_cluster_config", "yaml/cluster.yaml"},
+      {"queue_manifests", "yaml/queues.yaml"},                      {"job_manifests", "yaml/jobs/llama-2x32.yaml"},
+      {"job_manifests", "yaml/jobs/bert-4x32.yaml"},                {"job_manifests", "yaml/jobs/vit-a.yaml"},
+      {"job_manifests", "yaml/jobs/vit-b.yaml"}};
+  REQUIRE(y.inputs.size() == inputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    CHECK(y.inputs[i].role == inputs[i].first);
+    CHECK(y.inputs[i].as_written == inputs[i].second);
+  }
+  CHECK(j.inputs.empty());
+  // The scenario as written is what the run records (run_meta.scenario_json).
+  CHECK(y.json["cluster"]["eksctl"] == "yaml/cluster.yaml");
+}
+
+TEST_CASE("the YAML-described example and its JSON restatement give the same tables") {
+  TextRecorder ry, rj;
+  run(io::load_scenario(kExample), ry);
+  run(io::load_scenario(kEquivalent), rj);
+  CHECK(ry.os.str() == rj.os.str());
+  // What the example shows, by hand: 4 nodes; llama (2 nodes, 2 h) is placed at once; bert
+  // (production, 4 nodes) needs the whole cluster and waits until llama is done; the two
+  // 1-node vit jobs fit on the two nodes llama leaves free and start within 2 s.
+  REQUIRE(ry.finals.size() == 4);
+  std::vector<models::JobFinal> by_job(4);  // finals come in the order jobs end
+  for (const auto& f : ry.finals) {
+    CHECK(f.phase == "Completed");
+    REQUIRE(f.job < 4);
+    by_job[f.job] = f;
+  }
+  const auto& llama = by_job[0];
+  const auto& bert = by_job[1];
+  CHECK(bert.scheduled > llama.end);
+  CHECK(llama.end - llama.start == core::Duration::s(7200));
+  for (int i : {2, 3}) {
+    const auto& vit = by_job[i];
+    CHECK(vit.scheduled <= core::Time::zero() + core::Duration::s(1202));
+    CHECK(llama.nodes.find(vit.nodes) == std::string::npos);  // not on llama's nodes
+  }
+}
+
+TEST_CASE("scenario references: errors name the YAML place or the scenario's JSON path") {
+  mltwin::test::TempDir d;
+  SUBCASE("a job in a queue no file defines, at the job's spec.queue") {
+    const std::string p = patched_example(d, {{"queues_from", nullptr}, {"queues", {{{"name", "research"}}}}});
+    CHECK(load_error(p) == kSrc + "/scenarios/yaml/jobs/bert-4x32.yaml:18:10: spec.queue: queue 'production' is not defined "
+                                  "(give it in /queues or /queues_from)");
+  }
+  SUBCASE("an instance type outside the catalog, at the eksctl file's instanceType") {
+    json patch;
+    patch["catalog"]["instance_types"] = json::array();
+    std::ifstream in(kExample);
+    const json ex = json::parse(in);
+    for (const auto& t : ex["catalog"]["instance_types"])
+      if (t["name"] != "trn1.32xlarge") patch["catalog"]["instance_types"].push_back(t);
+    const std::string p = patched_example(d, patch);
+    CHECK(load_error(p) == kSrc + "/scenarios/yaml/cluster.yaml:17:19: managedNodeGroups[0].instanceType: instance type "
+                                  "'trn1.32xlarge' is not in the scenario's catalog (trn1.2xlarge, trn1n.32xlarge)");
+  }
+  SUBCASE("scheduler_config and tiers both") {
+    const std::string p = patched_example(d, {{"volcano", {{"tiers", json::array({{{"plugins", {{{"name", "gang"}}}}}})}}}});
+    CHECK(load_error(p) == p + ": /volcano/tiers: the scenario reads the scheduler configuration from "
+                               "volcano.scheduler_config; give it there or here, not both");
+  }
+  SUBCASE("node_groups and eksctl both: the schema's oneOf") {
+    const std::string p = patched_example(
+        d, {{"cluster", {{"node_groups", {{{"name", "g"}, {"instance_type", "trn1.32xlarge"}, {"desired_capacity", 1}}}}}}});
+    const std::string e = load_error(p);
+    CHECK_MESSAGE(starts_with(e, p + ": /cluster: expected exactly one of 'node_groups', 'eksctl', found 2"), e);
+  }
+  SUBCASE("no queue at all") {
+    const std::string p = patched_example(d, {{"queues_from", nullptr}});
+    CHECK(load_error(p) == p + ": /queues: the scenario defines no queue: give /queues or /queues_from");
+  }
+  SUBCASE("a glob that matches nothing") {
+    json patch;
+    patch["workload"]["manifests"] = {{{"path", kSrc + "/scenarios/yaml/jobs/none-*.yaml"}, {"duration", "1h"}}};
+    const std::string p = patched_example(d, patch);
+    CHECK(load_error(p) ==
+          p + ": /workload/manifests/0/path: no file matches '" + kSrc + "/scenarios/yaml/jobs/none-*.yaml'");
+  }
+  SUBCASE("max_retries that contradicts the manifests' PodEvicted policy") {
+    json patch;
+    patch["workload"]["torchx"] = {{"max_retries", 1}};
+    const std::string p = patched_example(d, patch);
+    CHECK(load_error(p) == p + ": /workload/torchx/max_retries: 1 contradicts the manifests' eviction policy (2: PodEvicted "
+                               "-> RestartJob, maxRetry 2, job 'vit-b2f6k1')");
+  }
+  SUBCASE("a missing file") {
+    const std::string p = patched_example(d, {{"cluster", {{"eksctl", "nope.yaml"}}}});
+    CHECK(load_error(p) == d.file("nope.yaml") + ": cannot open the file");
+  }
+}
