@@ -1049,6 +1049,7 @@ void expand_config_files(const std::string& path, json& doc, const std::string& 
         if (!m.podgroups.empty()) fail_at(m.podgroups[0].at, "a PodGroup in a queues_from file, which holds Queues");
         if (!m.priority_classes.empty())
           fail_at(m.priority_classes[0].at, "a PriorityClass in a queues_from file; list it under workload.manifests");
+        if (m.queues.empty()) fail(path, where, "'" + as_written + "' holds no Queue");
         for (const auto& q : m.queues) {
           if (auto it = queue_where.find(q.name); it != queue_where.end())
             fail_at(q.at, "queue '" + q.name + "' is already defined (" + it->second + ")");
@@ -1080,6 +1081,8 @@ void expand_config_files(const std::string& path, json& doc, const std::string& 
       (void)duration_of(path, where + "/duration", duration);
       for (const auto& [file, as_written] : files_of(path, where + "/path", e["path"], explicit_data_dir, data_dir)) {
         Manifests m = read_manifests(file);
+        if (m.jobs.empty() && m.priority_classes.empty())
+          fail(path, where + "/path", "'" + as_written + "' holds no Volcano Job (or PriorityClass)");
         if (!m.queues.empty()) fail_at(m.queues[0].at, "a Queue among the workload's manifests; list Queue files under /queues_from");
         if (!m.podgroups.empty())
           fail_at(m.podgroups[0].at,

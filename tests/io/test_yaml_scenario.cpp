@@ -236,6 +236,13 @@ TEST_CASE("scenario references: errors name the YAML place or the scenario's JSO
     CHECK(load_error(p) ==
           p + ": /workload/manifests/0/path: no file matches '" + kSrc + "/scenarios/yaml/jobs/none-*.yaml'");
   }
+  SUBCASE("a manifests file without a Job") {
+    std::ofstream(d.file("empty.yaml")) << "# nothing yet\n---\n";
+    json patch;
+    patch["workload"]["manifests"] = {{{"path", d.file("empty.yaml")}, {"duration", "1h"}}};
+    const std::string p = patched_example(d, patch);
+    CHECK(load_error(p) == p + ": /workload/manifests/0/path: '" + d.file("empty.yaml") + "' holds no Volcano Job (or PriorityClass)");
+  }
   SUBCASE("max_retries that contradicts the manifests' PodEvicted policy") {
     json patch;
     patch["workload"]["torchx"] = {{"max_retries", 1}};
