@@ -12,6 +12,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "mltwin/models/detail/fast_draw.hpp"
+#include "mltwin/models/detail/inline_containers.hpp"
 #include "mltwin/models/serving_metrics.hpp"
 
 namespace mltwin::models::inference {
@@ -53,6 +55,12 @@ constexpr std::uint64_t pack(Kind k, std::uint64_t index) { return (std::uint64_
 class ModelPicker {
  public:
   explicit ModelPicker(const PopularitySpec& p) : p_(p) {
+    if (p.kind == PopularitySpec::Kind::Uniform) uniform_ = detail::UniformIntDraw<int>(p.first, p.last);
+    if (p.kind == PopularitySpec::Kind::HotSet) {
+      const int hot_last = p.first + p.hot_count - 1;
+      hot_ = detail::UniformIntDraw<int>(p.first, std::min(hot_last, p.last));
+      if (hot_last < p.last) cold_ = detail::UniformIntDraw<int>(hot_last + 1, p.last);
+    }
     if (p.kind == PopularitySpec::Kind::Zipf) {
       std::vector<double> w;
       for (int i = p.first; i <= p.last; ++i) w.push_back(1.0 / std::pow(double(i - p.first + 1), p.zipf_alpha));
@@ -62,14 +70,14 @@ class ModelPicker {
   std::uint32_t operator()(Engine& e) {
     switch (p_.kind) {
       case PopularitySpec::Kind::Uniform:
-        return static_cast<std::uint32_t>(boost::random::uniform_int_distribution<int>(p_.first, p_.last)(e));
+        return static_cast<std::uint32_t>(uniform_(e));
       case PopularitySpec::Kind::HotSet: {
         // hot_share of the requests go uniformly to [first, first + hot_count), the rest
         // uniformly to the other models of [first, last].
         const int hot_last = p_.first + p_.hot_count - 1;
         if (hot_last >= p_.last || boost::random::bernoulli_distribution<double>(p_.hot_share)(e))
-          return static_cast<std::uint32_t>(boost::random::uniform_int_distribution<int>(p_.first, std::min(hot_last, p_.last))(e));
-        return static_cast<std::uint32_t>(boost::random::uniform_int_distribution<int>(hot_last + 1, p_.last)(e));
+          return static_cast<std::uint32_t>(hot_(e));
+        return static_cast<std::uint32_t>(cold_(e));
       }
       case PopularitySpec::Kind::Zipf:
         return static_cast<std::uint32_t>(p_.first + zipf_(e));
@@ -79,6 +87,8 @@ class ModelPicker {
 
  private:
   PopularitySpec p_;
+  // boost::random::uniform_int_distribution<int> draws, set up once (detail/fast_draw.hpp)
+  detail::UniformIntDraw<int> uniform_, hot_, cold_;
   boost::random::discrete_distribution<int, double> zipf_;
 };
 
@@ -132,16 +142,27 @@ struct Endpoint::Impl {
     Time batch_deadline;
     core::EventId timer;              // ready / poll deadline / batch deadline
     std::uint32_t ticket = 0;         // invalidates stale poller entries
-    std::vector<std::uint32_t> batch;
+    detail::SmallVec<std::uint32_t, 4> batch;
   };
-  struct Pool {
+  struct Poller {
+    std::uint32_t worker, ticket;
+  };
+  /// The per-request draws of a model, set up once (detail/fast_draw.hpp).
+  struct ServiceDraw {
+    detail::LatencyDraw base;
+    double batch_marginal = 1.0;
+  };
+  // Cache-line aligned, what every request touches first: a request's trip through its pool
+  // then costs one or two cache misses (1,240 pools in the blog scenario).
+  struct alignas(64) Pool {
     std::uint32_t instance = 0, model = 0;
-    std::deque<std::uint32_t> queue;  // job queue (request slots)
-    std::deque<std::pair<std::uint32_t, std::uint32_t>> pollers;  // (worker, ticket), longest waiting first
-    std::vector<std::uint32_t> workers;  // running (not retired)
     int starting = 0, busy = 0, started = 0;  // started = waiting + aggregating (DJL WORKER_STARTED)
     int outstanding = 0;              // queued + in batches
     bool live = false;
+    std::vector<std::uint32_t> workers;  // running (not retired)
+    detail::InlineRing<Poller, 4> pollers;      // longest waiting first
+    detail::InlineRing<std::uint32_t, 4> queue;  // job queue (request slots)
+    ServiceDraw service;              // the model's service time (a copy of service_draws[model])
   };
   struct Request {
     std::uint64_t id = 0;
@@ -225,7 +246,7 @@ struct Endpoint::Impl {
     std::uint32_t instance;
     std::uint32_t pool;  // kNone while downloading or loading
   };
-  std::vector<std::vector<Holder>> holders;  // per model: instances where it is present, by id
+  std::vector<detail::SmallVec<Holder, 2>> holders;  // per model: instances where it is present, by id
   std::vector<ps::ModelId> victims;     // scratch for cache decisions
 
   // traffic
@@ -246,6 +267,9 @@ struct Endpoint::Impl {
     itype = sc.instance_type();
     holders.resize(sc.models.size());
     fleet.impl = this;
+    overhead_draw = detail::LatencyDraw(sc.endpoint.overhead);
+    service_draws.reserve(sc.models.size());
+    for (const ModelSpec& spec : sc.models) service_draws.push_back(ServiceDraw{detail::LatencyDraw(spec.service.base), spec.service.batch_marginal});
     if (!itype) throw std::invalid_argument("endpoint instance type '" + sc.endpoint.instance_type + "' is not in the catalog");
     if (sc.models.empty()) throw std::invalid_argument("the endpoint has no models");
     if (!pol.autoscaling || !pol.routing) throw std::invalid_argument("an autoscaling and a routing policy are required");
@@ -270,6 +294,9 @@ struct Endpoint::Impl {
     return sc.models[m].resident_bytes * static_cast<std::uint64_t>(std::max(min_workers(), 1));
   }
   Duration draw(const LatencySpec& l, Engine& e) const { return l.draw(e); }
+  /// The per-request draws, set up once: OverheadLatency, and each model's service time.
+  detail::LatencyDraw overhead_draw;
+  std::vector<ServiceDraw> service_draws;  // per model
 
   std::uint32_t new_request() {
     std::uint32_t s;
@@ -353,6 +380,7 @@ struct Endpoint::Impl {
     }
   }
   std::uint64_t cpu_seq = 0;
+  std::vector<std::uint32_t> cpu_done_scratch;  // on_cpu_done's finished batches
   void cpu_start(Instance& in, std::uint32_t w, std::int64_t work_ns) {
     cpu_advance(in);
     ++in.busy;
@@ -365,14 +393,16 @@ struct Endpoint::Impl {
     cpu_advance(in);
     // Every batch whose virtual finish has been reached ends now (1e-3 virtual ns absorbs the
     // rounding of the ceil above under contention; without contention all values are integers).
-    std::vector<std::uint32_t> done;
+    // batch_done() never re-enters on_cpu_done (a CPU completion is always an event of its
+    // own), so one scratch vector serves every call.
+    cpu_done_scratch.clear();
     while (!in.running.empty() && in.running.top().vfinish <= in.vclock + 1e-3) {
-      done.push_back(in.running.top().worker);
+      cpu_done_scratch.push_back(in.running.top().worker);
       in.running.pop();
       --in.busy;
     }
     cpu_retime(in);
-    for (std::uint32_t w : done) batch_done(w);
+    for (std::size_t i = 0; i < cpu_done_scratch.size(); ++i) batch_done(cpu_done_scratch[i]);
   }
 
   // ---------------------------------------------------------------- workers
@@ -425,7 +455,8 @@ struct Endpoint::Impl {
     k.timer = {};
     k.state = WState::Retired;
     ++k.ticket;
-    p.workers.erase(std::find(p.workers.begin(), p.workers.end(), w));
+    // From the back: unload_model retires a pool's workers last first (MMS: 72 per unload).
+    p.workers.erase(std::find(p.workers.rbegin(), p.workers.rend(), w).base() - 1);
     --running_workers;
     const std::uint64_t res = sc.models[p.model].resident_bytes;
     in.mem_used -= res;
@@ -523,8 +554,8 @@ struct Endpoint::Impl {
     ++k.ticket;
     k.idle_since = sim.now();  // TemporaryBatchAggregator.pollBatch: idleSince after the drain
     ++st.batches;
-    const auto& svc = sc.models[p.model].service;
-    const double base = static_cast<double>(draw(svc.base, rng_service).count_ns());
+    const ServiceDraw& svc = p.service;
+    const double base = static_cast<double>(svc.base(rng_service).count_ns());
     const double k1 = static_cast<double>(k.batch.size() - 1);
     const auto work = static_cast<std::int64_t>(std::llround(base * (1.0 + svc.batch_marginal * k1)));
     cpu_start(instances[p.instance], w, work);
@@ -731,6 +762,7 @@ struct Endpoint::Impl {
     pools[pid].instance = iid;
     pools[pid].model = m;
     pools[pid].live = true;
+    pools[pid].service = service_draws[m];
     mi.pool = pid;
     set_state(in, m, MState::Loaded);
     ++in.models_loaded;
@@ -769,7 +801,7 @@ struct Endpoint::Impl {
     q.arrival = sim.now();
     ++st.requests;
     ++st.in_flight;
-    const Duration oh = draw(sc.endpoint.overhead, rng_overhead);
+    const Duration oh = overhead_draw(rng_overhead);
     if (oh.count_ns() <= 0) reach(r);
     else sim.schedule_in(oh, &self, pack(kReach, r));
   }
@@ -953,7 +985,7 @@ struct Endpoint::Impl {
     const int minute = tr.first_minute + trace_minute;
     const std::int64_t start = sim.now().ns();
     const auto len = static_cast<std::int64_t>(std::llround(60e9 / tr.time_scale));
-    boost::random::uniform_int_distribution<std::int64_t> within(0, std::max<std::int64_t>(len - 1, 0));
+    const detail::UniformIntDraw<std::int64_t> within(0, std::max<std::int64_t>(len - 1, 0));
     for (std::uint32_t m = 0; m < tr.counts.size() && m < sc.models.size(); ++m) {
       if (minute >= static_cast<int>(tr.counts[m].size())) continue;
       for (std::uint32_t i = 0; i < tr.counts[m][static_cast<std::size_t>(minute)]; ++i)
