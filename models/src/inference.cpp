@@ -584,7 +584,7 @@ struct Endpoint::Impl {
     Instance& in = instances[p.instance];
     if (!sc.endpoint.model_cache_enabled && pool_idle(p)) {
       unload_model(in, p.model, "ModelCacheSetting Disabled");
-      if (in.models[p.model].on_disk) delete_artifact(in, p.model);
+      if (in.models[p.model].on_disk) delete_artifact(in, p.model, "ModelCacheSetting Disabled");
     }
     maybe_terminate(in);
   }
@@ -643,17 +643,17 @@ struct Endpoint::Impl {
     g.impl = this; g.in = &in; g.keep = keep; g.disk = true;
     if (!in.disk_cache->choose_victims(in.disk_used + need - in.disk_cap, sim.now().ns(), g, victims)) return false;
     const std::vector<ps::ModelId> chosen = victims;
-    for (ps::ModelId v : chosen) delete_artifact(in, v);
+    for (ps::ModelId v : chosen) delete_artifact(in, v, "disk space needed");
     return in.disk_used + need <= in.disk_cap;
   }
-  void delete_artifact(Instance& in, std::uint32_t m) {
+  void delete_artifact(Instance& in, std::uint32_t m, std::string_view why) {
     ModelOnInstance& mi = in.models[m];
     mi.on_disk = false;
     in.disk_used -= sc.models[m].artifact_bytes;
     in.disk_cache->on_remove(m);
     if (mi.state == MState::OnDisk) set_state(in, m, MState::Absent);
     ++st.artifacts_deleted;
-    if (rec) rec->model_event(ModelEvent{sim.now(), in.id, m, ModelEvent::Kind::ArtifactDeleted, sc.models[m].artifact_bytes, 0, "disk space needed"});
+    if (rec) rec->model_event(ModelEvent{sim.now(), in.id, m, ModelEvent::Kind::ArtifactDeleted, sc.models[m].artifact_bytes, 0, why});
   }
   void unload_model(Instance& in, std::uint32_t m, std::string_view why) {
     ModelOnInstance& mi = in.models[m];

@@ -54,7 +54,10 @@ TEST_CASE("ModelCacheSetting Disabled: every request loads the model again") {
   run.go(1);
   CHECK(run.ep.stats().loads == 10);
   CHECK(run.ep.stats().downloads == 10);  // the artifact is deleted too
+  CHECK(run.ep.stats().artifacts_deleted == 10);
   CHECK(run.ep.stats().cache_hits == 0);
+  for (std::size_t i = 0; i < rec.models.size(); ++i)
+    if (rec.models[i].kind == ModelEvent::Kind::ArtifactDeleted) CHECK(rec.model_reasons[i] == "ModelCacheSetting Disabled");
 }
 
 TEST_CASE("MMS, one worker per vCPU x a 1.5 GB model on ml.c5.xlarge: the second model gets a 507") {
@@ -307,4 +310,73 @@ TEST_CASE("CPU contention: batches beyond the vCPUs share the cores (processor s
     CAPTURE(i);
     CHECK(std::abs(static_cast<double>(done[i]) - expect_ms[i] * 1e6) <= 3.0);  // ns rounding
   }
+}
+
+TEST_CASE("a full disk deletes the least recently used artifact not in memory; a deleted model downloads again") {
+  // Memory holds one model (one 100 MiB worker in 150 MiB), the disk three artifacts
+  // (3 x 100 MiB in 350 MiB). One request a minute: models A B C D B A (0 1 2 3 1 0).
+  // Downloads take 1 s (first byte; no bandwidth term), loads 2 s, requests 20 ms.
+  InferenceScenario sc = base_scenario(4);
+  sc.catalog[0].memory_bytes = 150ULL << 20;
+  sc.catalog[0].disk_bytes = 350ULL << 20;
+  for (auto& m : sc.models) m.service.base = constant(Duration::ms(20));
+  sc.server.max_workers = 1;
+  sc.endpoint.s3_first_byte = constant(Duration::s(1));
+  sc.endpoint.load_fixed = constant(Duration::s(2));
+  sc.traffic.kind = TrafficSpec::Kind::Trace;
+  sc.traffic.trace.counts = {{1, 0, 0, 0, 0, 1}, {0, 1, 0, 0, 1, 0}, {0, 0, 1, 0, 0, 0}, {0, 0, 0, 1, 0, 0}};
+  sc.traffic.trace.minutes = 6;
+  MemoryRecorder rec;
+  Run run(sc, 5, &rec);
+  run.go(1);
+
+  // By hand. The disk's LRU order is that of an artifact's last use: its download, a request
+  // finding it on disk, or its model leaving memory (a loaded model's artifact is pinned).
+  //  m0 A: download A (disk A), load A.
+  //  m1 B: download B (disk A B); memory needs room: unload A (A last used now); load B.
+  //  m2 C: download C (disk A B C); unload B; load C.
+  //  m3 D: disk full (400 > 350 MiB); of the artifacts not in memory, A (unloaded m1) is older
+  //        than B (unloaded m2): delete A; download D (disk B C D); unload C; load D.
+  //  m4 B: on disk: no download; unload D; load B.
+  //  m5 A: not on disk, disk full: not in memory are C (unloaded m3) and D (unloaded m4):
+  //        delete C; download A again (disk B D A); unload B; load A.
+  using K = ModelEvent::Kind;
+  const std::vector<std::pair<K, std::uint32_t>> expected = {
+      {K::DownloadStart, 0}, {K::Downloaded, 0}, {K::LoadStart, 0}, {K::Loaded, 0},                                          // m0
+      {K::DownloadStart, 1}, {K::Downloaded, 1}, {K::Unloaded, 0}, {K::LoadStart, 1}, {K::Loaded, 1},                        // m1
+      {K::DownloadStart, 2}, {K::Downloaded, 2}, {K::Unloaded, 1}, {K::LoadStart, 2}, {K::Loaded, 2},                        // m2
+      {K::ArtifactDeleted, 0}, {K::DownloadStart, 3}, {K::Downloaded, 3}, {K::Unloaded, 2}, {K::LoadStart, 3}, {K::Loaded, 3},  // m3
+      {K::Unloaded, 3}, {K::LoadStart, 1}, {K::Loaded, 1},                                                                    // m4
+      {K::ArtifactDeleted, 2}, {K::DownloadStart, 0}, {K::Downloaded, 0}, {K::Unloaded, 1}, {K::LoadStart, 0}, {K::Loaded, 0},  // m5
+  };
+  std::vector<std::pair<K, std::uint32_t>> got;
+  for (const auto& e : rec.models) got.emplace_back(e.kind, e.model);
+  CHECK(got == expected);
+  REQUIRE(rec.models.size() == expected.size());
+  for (std::size_t i = 0; i < rec.models.size(); ++i) {
+    CAPTURE(i);
+    const ModelEvent& e = rec.models[i];
+    if (e.kind == K::ArtifactDeleted) {
+      CHECK(e.bytes == 100ULL << 20);
+      CHECK(rec.model_reasons[i] == "disk space needed");
+    }
+    if (e.kind == K::Downloaded) CHECK(e.duration_ns == 1'000'000'000);
+    if (e.kind == K::Loaded) CHECK(e.duration_ns == 2'000'000'000);
+  }
+  // Every request is served after its download (1 s, except B at m4) and load (2 s) and 20 ms.
+  REQUIRE(rec.requests.size() == 6);
+  std::sort(rec.requests.begin(), rec.requests.end(), [](auto& a, auto& b) { return a.arrival < b.arrival; });
+  const std::int64_t wait_ns[6] = {3'000'000'000, 3'000'000'000, 3'000'000'000, 3'000'000'000, 2'000'000'000, 3'000'000'000};
+  for (std::size_t i = 0; i < 6; ++i) {
+    CAPTURE(i);
+    CHECK(rec.requests[i].status == 200);
+    CHECK_FALSE(rec.requests[i].cache_hit);
+    CHECK(rec.requests[i].loading_wait_ns == wait_ns[i]);
+    CHECK(rec.requests[i].done.ns() - rec.requests[i].arrival.ns() == wait_ns[i] + 20'000'000);
+  }
+  const EndpointStats& st = run.ep.stats();
+  CHECK(st.downloads == 5);
+  CHECK(st.loads == 6);
+  CHECK(st.unloads == 5);
+  CHECK(st.artifacts_deleted == 2);
 }
