@@ -110,7 +110,33 @@ class AutoscalingPolicy {
 ///    took a batch or was created (TemporaryBatchAggregator.pollBatch / isFinished, checked at
 ///    the top of WorkerThread.run's loop) — so a batch that ran longer than max_idle_time
 ///    retires its worker as soon as it ends. Permanent workers never retire.
-/// Later releases (checked up to v0.36.0) keep the same admission and scale-up rule.
+///
+/// Later releases, compared tag by tag in the upstream repository (v0.24.0, v0.26.0, v0.29.0,
+/// v0.35.0 and v0.36.0, the latest; table in docs/inference.md):
+///  * the scale-up rule (WorkLoadManager.runJob, scaleUp) and the worker loop that checks
+///    isFinished() before each poll (WorkerThread.run) are unchanged up to v0.36.0;
+///  * the idle rule (TemporaryBatchAggregator.pollBatch / isFinished) is unchanged up to
+///    v0.36.0: idleSince is still set when a batch is *taken*; only the constructor's types
+///    changed (ModelInfo -> WorkerPoolConfig in v0.24.0, LinkedBlockingDeque -> BlockingQueue
+///    in v0.35.0) — so the misbehaviour below is still there in v0.36.0;
+///  * admission: up to v0.29.0 the same code; from v0.35.0 (commit 9b4f268e, "Allows user
+///    defined priority for each request") the job queue is a PriorityBlockingQueue ordered by
+///    Job priority (WorkerPool.initWorkers; util/WorkerJob.compareTo), unbounded, and runJob
+///    checks the capacity itself: remaining = job_queue_size − size, reject when remaining == 1
+///    and every worker is busy, when remaining < 1, or when every worker died — the same
+///    answers as 0.23.0's offer() on a bounded deque. What changes is the order: a binary heap
+///    does not keep arrival order among equal priorities (every request has priority 0 unless
+///    the client sets one), so from v0.35.0 queued jobs are not taken first-in first-out.
+///    This policy and the endpoint model keep 0.23.0's FIFO;
+///  * the defaults the scenarios take from 0.23.0 are the same in every later tag:
+///    job_queue_size 1000, max_idle_time 60 s, batch_size 1, max_batch_delay 100 ms
+///    (wlm/.../util/WlmConfigManager.java); minWorkers 1 and, on CPU, maxWorkers = cores /
+///    OMP_NUM_THREADS (2 when OMP_NUM_THREADS is unset, but DJL's start script exports
+///    OMP_NUM_THREADS=1 unless NO_OMP_NUM_THREADS is set: serving/build.gradle, build.gradle.kts
+///    from v0.29.0). They moved from WlmConfigManager.getDefaultMin/MaxWorkers (0.23.0) to
+///    ModelInfo.getMin/MaxWorkers(device) in v0.24.0; v0.26.0 added the SERVING_MIN_WORKERS /
+///    SERVING_MAX_WORKERS environment variables (ModelInfo.initialize); on GPU every engine
+///    gets 1 worker from v0.29.0 (0.23.0: 1 for Python and MXNet, else 2).
 ///
 /// Misbehaviour reproduced, and its remedy: because idle time is counted from when a worker
 /// *took* its last batch, a model whose requests run longer than max_idle_time loses every
