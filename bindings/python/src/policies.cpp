@@ -102,6 +102,7 @@ class PyCache final : public ps::ModelCachePolicy {
   explicit PyCache(py::object o) : name_(name_of(o)), o_(hold(std::move(o))) {}
   std::string_view name() const override { return name_; }
   void on_insert(ps::ModelId m, std::uint64_t bytes, ps::Nanos now) override {
+    members_.insert(m);
     py::gil_scoped_acquire gil;
     o_->get().attr("on_insert")(m, bytes, now);
   }
@@ -114,6 +115,7 @@ class PyCache final : public ps::ModelCachePolicy {
     o_->get().attr("on_resize")(m, bytes);
   }
   void on_remove(ps::ModelId m) override {
+    members_.erase(m);
     py::gil_scoped_acquire gil;
     o_->get().attr("on_remove")(m);
   }
@@ -131,11 +133,26 @@ class PyCache final : public ps::ModelCachePolicy {
     }
     view->guard = nullptr;
     if (r.is_none()) return false;
-    for (py::handle h : r) victims.push_back(h.cast<ps::ModelId>());
+    // The model trusts a policy's victims; a Python one is checked first (a model it does not
+    // hold, a duplicate or an unevictable one would corrupt the instance's accounting).
+    if (!py::isinstance<py::sequence>(r) || py::isinstance<py::str>(r))
+      throw py::type_error(name_ + ".choose_victims must return a list of model ids or None");
+    std::set<ps::ModelId> seen;
+    for (py::handle h : r) {
+      if (!py::isinstance<py::int_>(h)) throw py::type_error(name_ + ".choose_victims: victims must be model ids (int)");
+      const auto m = h.cast<ps::ModelId>();
+      if (members_.count(m) == 0)
+        throw py::value_error(name_ + ".choose_victims: model " + std::to_string(m) + " is not in this cache");
+      if (!seen.insert(m).second) throw py::value_error(name_ + ".choose_victims: model " + std::to_string(m) + " listed twice");
+      if (!guard.evictable(m))
+        throw py::value_error(name_ + ".choose_victims: model " + std::to_string(m) + " cannot be evicted now (evictable() is False)");
+      victims.push_back(m);
+    }
     return true;
   }
 
  private:
+  std::set<ps::ModelId> members_;  // models in this cache (for checking victims)
   std::string name_;
   PyRefPtr o_;
 };

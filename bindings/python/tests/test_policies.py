@@ -193,3 +193,20 @@ def test_a_serving_policy_returning_the_wrong_type_is_a_clear_error(source_dir):
         run.run("5s")
     with pytest.raises(ValueError, match="inference"):
         mltwin.Run(str(source_dir / "tests" / "scenarios" / "tiny-gang.json"), autoscaling=Broken())
+
+
+@pytest.mark.parametrize("victims, message", [([999999], "not in this cache"), ("abc", "list of model ids"),
+                                              ("dup", "listed twice")])
+def test_bad_victims_are_a_clear_error_not_a_crash(source_dir, victims, message):
+    from mltwin.reference import Lru
+
+    class Bad(Lru):
+        def choose_victims(self, bytes_needed, now, evictable):
+            ok = super().choose_victims(bytes_needed, now, evictable)
+            if victims == "dup":
+                return None if not ok else ok + ok[:1]
+            return victims
+
+    run = mltwin.Run(str(source_dir / "scenarios" / "mme-mms-blog-uniform.json"), memory_cache=Bad)
+    with pytest.raises((ValueError, TypeError), match=message):
+        run.run("30s")
