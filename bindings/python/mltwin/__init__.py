@@ -278,7 +278,8 @@ class Run:
     def state(self) -> dict:
         """The model now. Training: ``nodes`` (NeuronCores used, CPU, memory, pods) and the
         ``jobs`` not yet completed with their phase and pods' nodes. Inference: request counts
-        so far. Times in s (``now_s``) and ns (``now_ns``)."""
+        so far and every instance with its models and worker pools. Times in s (``now_s``) and
+        ns (``now_ns``)."""
         return json.loads(self._run.state_json())
 
     def summary(self) -> dict:
