@@ -35,12 +35,6 @@ extern "C" void on_sigint(int) { g_interrupted.store(true); }
 
 using namespace mltwin;
 
-std::string human(double s) {
-  if (s < 120) return fmt::format("{:.0f}s", s);
-  if (s < 7200) return fmt::format("{:.1f}m", s / 60);
-  if (s < 172800) return fmt::format("{:.1f}h", s / 3600);
-  return fmt::format("{:.1f}d", s / 86400);
-}
 
 int cmd_validate(const std::string& path, const std::string& data, std::size_t max_jobs) {
   io::LoadOptions opts;
@@ -145,7 +139,7 @@ int cmd_run(const std::string& path, const std::string& out, std::optional<std::
     run->print_summary(std::cout, wall);
     fmt::print("Results: {}\n", run->out());
     if (interrupted) {
-      std::cerr << "interrupted: " << run->out() << " holds the run up to " << human(run->now().seconds()) << "\n";
+      std::cerr << "interrupted: " << run->out() << " holds the run up to " << runner::human_time(run->now().seconds()) << "\n";
       return 130;
     }
     return 0;
@@ -182,7 +176,7 @@ int cmd_run(const std::string& path, const std::string& out, std::optional<std::
     fmt::print(stderr, "replication {}/{}: seed {} -> {} ({:.1f} s)\n", k + 1, replications, run->seed(), run->out(), wall);
     if (interrupted) {
       std::cerr << "interrupted during replication " << k + 1 << ": " << run->out() << " holds it up to "
-                << human(run->now().seconds()) << "; no statistics\n";
+                << runner::human_time(run->now().seconds()) << "; no statistics\n";
       return 130;
     }
   }

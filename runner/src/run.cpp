@@ -34,12 +34,6 @@ namespace {
 namespace inf = models::inference;
 using nlohmann::json;
 
-std::string human(double s) {
-  if (s < 120) return fmt::format("{:.0f}s", s);
-  if (s < 7200) return fmt::format("{:.1f}m", s / 60);
-  if (s < 172800) return fmt::format("{:.1f}h", s / 3600);
-  return fmt::format("{:.1f}d", s / 86400);
-}
 
 // The cluster model needs its recorder at construction, the store needs the RNG stream names
 // the model creates: this forwards to the store once it exists.
@@ -120,6 +114,13 @@ json latency_json(const inf::LatencySummary& l) {
 }
 
 }  // namespace
+
+std::string human_time(double s) {
+  if (s < 120) return fmt::format("{:.0f}s", s);
+  if (s < 7200) return fmt::format("{:.1f}m", s / 60);
+  if (s < 172800) return fmt::format("{:.1f}h", s / 3600);
+  return fmt::format("{:.1f}d", s / 86400);
+}
 
 core::Time parse_until(const std::string& text, const std::string& what) {
   core::Time until = core::Time::max();
@@ -295,9 +296,9 @@ void Run::finish(store::EndReason reason) {
     // A run that completed ends at its last event; one stopped early at the time reached.
     m.end = reason == store::EndReason::Completed ? std::max(m.cluster->last_event(), core::Time::zero()) : m.sim.now();
     std::string note;
-    if (reason == store::EndReason::Interrupted) note = "run interrupted at " + human(m.end.seconds());
+    if (reason == store::EndReason::Interrupted) note = "run interrupted at " + human_time(m.end.seconds());
     else if (reason == store::EndReason::Until)
-      note = "still waiting at --until " + (m.until_text.empty() ? human(m.end.seconds()) : m.until_text);
+      note = "still waiting at --until " + (m.until_text.empty() ? human_time(m.end.seconds()) : m.until_text);
     m.cluster->finish(m.end, note);
   } else {
     m.end = m.sim.now();
@@ -321,13 +322,13 @@ std::string Run::status_line(double wall) const {
   const double rate = wall > 0 ? static_cast<double>(m.sim.stats().events_fired) / wall / 1e6 : 0.0;
   if (m.ep) {
     const auto& st = m.ep->stats();
-    return fmt::format("sim {}  requests {} ({} in flight)  wall {:.1f}s  {:.2f}M events/s", human(m.sim.now().seconds()),
+    return fmt::format("sim {}  requests {} ({} in flight)  wall {:.1f}s  {:.2f}M events/s", human_time(m.sim.now().seconds()),
                        st.requests, st.in_flight, wall, rate);
   }
   const double frac = std::min(1.0, m.sim.now().seconds() / m.span_s);
   const int width = 30, filled = static_cast<int>(frac * width);
   return fmt::format("[{}{}] {:3.0f}%  sim {}  jobs {}/{} ended  wall {:.1f}s  {:.2f}M events/s", std::string(filled, '='),
-                     std::string(width - filled, ' '), frac * 100, human(m.sim.now().seconds()), m.cluster->ended(),
+                     std::string(width - filled, ' '), frac * 100, human_time(m.sim.now().seconds()), m.cluster->ended(),
                      m.cluster->total_jobs(), wall, rate);
 }
 

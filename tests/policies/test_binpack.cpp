@@ -5,30 +5,14 @@
 #include "mltwin/policy/scheduler.hpp"
 #include "mltwin/policy/session.hpp"
 #include "mltwin/policy/testing/builders.hpp"
+#include "session_fixture.hpp"
 
 using namespace mltwin::policy;
 using namespace mltwin::policy::testing;
 
 namespace {
-SchedulerConfig binpack_only(Arguments args = {}) {
-  SchedulerConfig c;
-  Tier t;
-  t.plugins.push_back(PluginOption{"binpack", {}, std::move(args)});
-  c.tiers.push_back(t);
-  return c;
-}
-struct Open {
-  RecordingBackend be;
-  std::mt19937_64 rng{7};
-  SchedulerConfig cfg;
-  std::unique_ptr<Session> s;
-  Open(World& w, SchedulerConfig c) : cfg(std::move(c)) {
-    s = std::make_unique<Session>(w.state, be, cfg, rng, 1);
-    s->open();
-  }
-  ~Open() { s->close(); }
-  Session* operator->() { return s.get(); }
-};
+SchedulerConfig binpack_only(const Arguments& args = {}) { return one_tier({"binpack"}, args); }
+using Open = OpenSession;
 }  // namespace
 
 TEST_CASE("binpack: scores by hand, Neuron devices only when configured") {

@@ -5,30 +5,14 @@
 #include "mltwin/policy/proportion.hpp"
 #include "mltwin/policy/session.hpp"
 #include "mltwin/policy/testing/builders.hpp"
+#include "session_fixture.hpp"
 
 using namespace mltwin::policy;
 using namespace mltwin::policy::testing;
 
 namespace {
-SchedulerConfig only(std::vector<std::string> names) {
-  SchedulerConfig c;
-  Tier t;
-  for (auto& n : names) t.plugins.push_back(PluginOption{n, {}, {}});
-  c.tiers.push_back(t);
-  return c;
-}
-struct Open {
-  RecordingBackend be;
-  std::mt19937_64 rng{7};
-  SchedulerConfig cfg;
-  std::unique_ptr<Session> s;
-  Open(World& w, SchedulerConfig c) : cfg(std::move(c)) {
-    s = std::make_unique<Session>(w.state, be, cfg, rng, 1);
-    s->open();
-  }
-  ~Open() { s->close(); }
-  Session* operator->() { return s.get(); }
-};
+SchedulerConfig only(std::vector<std::string> names) { return one_tier(names); }
+using Open = OpenSession;
 }  // namespace
 
 TEST_CASE("priority: higher priority first, for jobs and tasks") {

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 import mltwin
+from lifo_plugin import Lifo
 from mltwin import policies as P
 
 MS = 1_000_000
@@ -51,17 +52,6 @@ def test_djl_rules_offline():
 
 
 # ---- a scheduling plugin in Python ----
-
-class Lifo(P.Plugin):
-    """Job order: the most recently created job first (the opposite of Volcano's default)."""
-
-    def on_session_open(self, ssn):
-        def order(l, r):
-            if l.creation_ns == r.creation_ns:
-                return 0
-            return -1 if l.creation_ns > r.creation_ns else 1
-        ssn.add_job_order_fn(order)
-
 
 def with_first_tier_plugin(sc, name):
     sc = sc.copy()

@@ -12,6 +12,7 @@ import os
 import pytest
 
 import mltwin
+from lifo_plugin import Lifo
 
 
 def test_grid_seeds_means_and_kept_databases(tiny_gang, tmp_path):
@@ -55,20 +56,6 @@ def test_bad_grid_is_a_clear_error(tiny_gang, tmp_path):
         mltwin.sweep(tiny_gang, {"lifecycle.pod_startup": [1]}, out_dir=tmp_path)
     with pytest.raises(ValueError, match="no values"):
         mltwin.sweep(tiny_gang, {"/seed": []}, out_dir=tmp_path)
-
-
-class Lifo:
-    """The most recently created job first (test_policies.py derives tiny-gang's timeline)."""
-
-    def __init__(self, arguments):
-        pass
-
-    def on_session_open(self, ssn):
-        def order(l, r):
-            if l.creation_ns == r.creation_ns:
-                return 0
-            return -1 if l.creation_ns > r.creation_ns else 1
-        ssn.add_job_order_fn(order)
 
 
 def test_python_plugins_reach_the_workers(tiny_gang, tmp_path):
