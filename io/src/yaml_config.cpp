@@ -227,7 +227,7 @@ struct M {
     if (!v.node.IsMap()) v.fail("expected a mapping, got " + shown(v.node));
     std::set<std::string> seen;
     for (auto it = v.node.begin(); it != v.node.end(); ++it) {
-      const YAML::Node& k = it->first;
+      const YAML::Node k = it->first;  // a copy: operator-> returns a temporary proxy (ASan: stack-use-after-scope)
       if (!k.IsScalar()) fail_at(place_of(*v.src, k.Mark(), v.path), "expected a text key, got " + shown(k));
       const std::string key = k.Scalar();
       const Y child = v.child(key, it->second);
