@@ -30,26 +30,12 @@ const ResultColumn& col(const ResultTable& t, const char* name) {
   throw std::runtime_error(std::string("results database has no column '") + name + "': not a training run's database?");
 }
 std::optional<std::int64_t> int_at(const ResultTable& t, const char* name, std::size_t row) {
-  const ResultColumn& c = col(t, name);
-  if (c.null[row] != 0) return std::nullopt;
-  if (c.type == ResultColumn::Type::Integer) return c.integers[row];
-  if (c.type == ResultColumn::Type::Real) return static_cast<std::int64_t>(c.reals[row]);
-  return std::stoll(c.texts[row]);
+  return col(t, name).int_at(row);
 }
 double real_at(const ResultTable& t, const char* name, std::size_t row) {
-  const ResultColumn& c = col(t, name);
-  if (c.null[row] != 0) return std::nan("");
-  if (c.type == ResultColumn::Type::Real) return c.reals[row];
-  if (c.type == ResultColumn::Type::Integer) return static_cast<double>(c.integers[row]);
-  return std::stod(c.texts[row]);
+  return col(t, name).real_at(row).value_or(std::nan(""));
 }
-std::string text_at(const ResultTable& t, const char* name, std::size_t row) {
-  const ResultColumn& c = col(t, name);
-  if (c.null[row] != 0) return {};
-  if (c.type == ResultColumn::Type::Text) return c.texts[row];
-  if (c.type == ResultColumn::Type::Integer) return std::to_string(c.integers[row]);
-  return fmt::format("{}", c.reals[row]);
-}
+std::string text_at(const ResultTable& t, const char* name, std::size_t row) { return col(t, name).text_at(row); }
 
 std::string quoted(const std::string& s) {
   std::string out = "'";

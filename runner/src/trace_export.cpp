@@ -32,27 +32,9 @@ struct Rows {
     if (it == index.end()) throw std::runtime_error(std::string("results database has no column '") + name + "'");
     return t.columns[it->second];
   }
-  std::optional<std::int64_t> i64(const char* name, std::size_t r) const {
-    const auto& col = c(name);
-    if (col.null[r] != 0) return std::nullopt;
-    if (col.type == ResultColumn::Type::Integer) return col.integers[r];
-    if (col.type == ResultColumn::Type::Real) return static_cast<std::int64_t>(col.reals[r]);
-    return std::stoll(col.texts[r]);
-  }
-  std::optional<double> f64(const char* name, std::size_t r) const {
-    const auto& col = c(name);
-    if (col.null[r] != 0) return std::nullopt;
-    if (col.type == ResultColumn::Type::Real) return col.reals[r];
-    if (col.type == ResultColumn::Type::Integer) return static_cast<double>(col.integers[r]);
-    return std::stod(col.texts[r]);
-  }
-  std::string str(const char* name, std::size_t r) const {
-    const auto& col = c(name);
-    if (col.null[r] != 0) return {};
-    if (col.type == ResultColumn::Type::Text) return col.texts[r];
-    if (col.type == ResultColumn::Type::Integer) return std::to_string(col.integers[r]);
-    return std::to_string(col.reals[r]);
-  }
+  std::optional<std::int64_t> i64(const char* name, std::size_t r) const { return c(name).int_at(r); }
+  std::optional<double> f64(const char* name, std::size_t r) const { return c(name).real_at(r); }
+  std::string str(const char* name, std::size_t r) const { return c(name).text_at(r); }
   std::size_t size() const { return t.rows; }
 };
 

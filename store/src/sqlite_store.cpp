@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -965,6 +966,38 @@ ResultTable SqliteStore::query(const std::string& sql) {
   return query_connection(m.db.get(), sql);
 }
 
+namespace {
+std::string number_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return std::string(buf);
+}
+}  // namespace
+
+std::optional<std::int64_t> ResultColumn::int_at(std::size_t row) const {
+  if (null[row] != 0) return std::nullopt;
+  if (type == Type::Integer) return integers[row];
+  if (type == Type::Real) return static_cast<std::int64_t>(reals[row]);
+  return std::stoll(texts[row]);
+}
+std::optional<double> ResultColumn::real_at(std::size_t row) const {
+  if (null[row] != 0) return std::nullopt;
+  if (type == Type::Real) return reals[row];
+  if (type == Type::Integer) return static_cast<double>(integers[row]);
+  return std::stod(texts[row]);
+}
+std::string ResultColumn::text_at(std::size_t row) const {
+  if (null[row] != 0) return {};
+  if (type == Type::Text) return texts[row];
+  if (type == Type::Integer) return std::to_string(integers[row]);
+  return number_text(reals[row]);
+}
+const ResultColumn& ResultTable::column(std::string_view name) const {
+  for (const auto& c : columns)
+    if (c.name == name) return c;
+  throw std::runtime_error("query result has no column '" + std::string(name) + "'");
+}
+
 ResultTable query_connection(void* connection, const std::string& sql) {
   auto* db = static_cast<sqlite3*>(connection);
   sqlite3_stmt* raw = nullptr;
@@ -978,18 +1011,30 @@ ResultTable query_connection(void* connection, const std::string& sql) {
   ResultTable out;
   const int n = sqlite3_column_count(raw);
   out.columns.resize(static_cast<std::size_t>(n));
-  for (int c = 0; c < n; ++c) out.columns[static_cast<std::size_t>(c)].name = sqlite3_column_name(raw, c);
-  // Columns start as Integer (NULLs only) and are promoted, converting the rows so far, when a
-  // REAL (-> Real) or TEXT/BLOB (-> Text) value arrives.
+  for (int c = 0; c < n; ++c) {
+    ResultColumn& col = out.columns[static_cast<std::size_t>(c)];
+    col.name = sqlite3_column_name(raw, c);
+    // A column of a table starts with the type its declaration gives it (SQLite's affinity
+    // rules, sqlite.org/datatype3.html section 3.1), so that a column of NULLs only keeps it.
+    if (const char* decl = sqlite3_column_decltype(raw, c)) {
+      std::string d(decl);
+      for (char& ch : d) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+      if (d.find("INT") != std::string::npos) col.type = ResultColumn::Type::Integer;
+      else if (d.find("CHAR") != std::string::npos || d.find("CLOB") != std::string::npos ||
+               d.find("TEXT") != std::string::npos)
+        col.type = ResultColumn::Type::Text;
+      else if (d.find("REAL") != std::string::npos || d.find("FLOA") != std::string::npos ||
+               d.find("DOUB") != std::string::npos)
+        col.type = ResultColumn::Type::Real;
+    }
+  }
+  // Columns start as their declared type (Integer for expressions and undeclared columns) and
+  // are promoted, converting the rows so far, when a REAL (Integer -> Real) or TEXT/BLOB
+  // (-> Text) value arrives.
   auto to_real = [](ResultColumn& col) {
     col.reals.assign(col.integers.begin(), col.integers.end());
     col.integers.clear();
     col.type = ResultColumn::Type::Real;
-  };
-  auto number_text = [](double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.17g", v);
-    return std::string(buf);
   };
   auto to_text = [&](ResultColumn& col) {
     col.texts.clear();

@@ -114,6 +114,14 @@ def test_tables_match_an_independent_sqlite_reader(tiny_gang, tmp_path):
     r2.run_until("10m")
     jobs = r2.jobs()
     assert str(jobs["end_ns"].dtype) == "Int64"
+    # A column of NULLs only keeps the type its table declares: `nodes` is TEXT (NULL until a
+    # job's outcome is written, at its end), `end_ns` INTEGER; an expression has no
+    # declaration and stays Int64.
+    none = r2.query("SELECT nodes, end_ns, NULL AS x FROM jobs WHERE nodes IS NULL")
+    assert len(none) == 3
+    assert none["nodes"].dtype == object and list(none["nodes"]) == [None] * 3
+    assert str(none["end_ns"].dtype) == "Int64"
+    assert str(none["x"].dtype) == "Int64"
 
 
 def test_the_cli_and_python_write_the_same_tables(tiny_gang, tmp_path, cli):
@@ -146,6 +154,21 @@ def test_bad_input_is_a_clear_error(tiny_gang):
         mltwin.Run(tiny_gang, seed=-1)
     with pytest.raises(FileNotFoundError):
         mltwin.load_scenario("/nonexistent/scenario.json")
+    with pytest.raises(ValueError, match="max_jobs"):
+        mltwin.Run(tiny_gang, max_jobs=-3)
+    with pytest.raises(ValueError, match="max_jobs"):
+        mltwin.Run(tiny_gang, max_jobs="3")
+    with pytest.raises(ValueError, match="non-negative time"):
+        mltwin.Run(tiny_gang).run_until("-1s")
+    r = mltwin.Run(tiny_gang)
+    r.run_until("10m")
+    with pytest.raises(ValueError, match="before now"):
+        r.run_until("5m")
+    assert r.now == 600.0  # nothing happened
+    with pytest.raises(ValueError, match=r"/queues/9/weight: /queues: index 9 is past the end"):
+        tiny_gang.copy().set("/queues/9/weight", 2)
+    with pytest.raises(ValueError, match=r"/queues/first/weight: /queues is a list; expected an index"):
+        tiny_gang.copy().set("/queues/first/weight", 2)
 
 
 def test_a_cpp_runtime_error_keeps_its_message(tiny_gang, tmp_path):

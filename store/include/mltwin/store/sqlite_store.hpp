@@ -21,7 +21,9 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "mltwin/core/time.hpp"
@@ -100,10 +102,12 @@ enum class EndReason {
 /// "completed", "until", "interrupted", "failed".
 const char* to_string(EndReason r) noexcept;
 
-/// One column of a query's result, typed by its values as SQLite stores them: INTEGER values
-/// make an Integer column; a REAL value among them makes it Real (integers converted); a TEXT
-/// or BLOB value makes it Text (numbers printed as SQLite prints them). A column of NULLs only
-/// is Integer. `null[i]` is 1 where row i is NULL (its value slot is then 0, 0.0 or "").
+/// One column of a query's result. It starts with the type of the table column it reads, by
+/// SQLite's affinity rules on the declared type (INT -> Integer; CHAR, CLOB, TEXT -> Text;
+/// REAL, FLOA, DOUB -> Real; anything else, and expressions -> Integer), so a column of NULLs
+/// only keeps its declared type; then its values decide: a REAL value makes an Integer column
+/// Real (integers converted); a TEXT or BLOB value makes it Text (numbers printed as SQLite
+/// prints them). `null[i]` is 1 where row i is NULL (its value slot is then 0, 0.0 or "").
 struct ResultColumn {
   enum class Type { Integer, Real, Text };
   std::string name;
@@ -112,12 +116,22 @@ struct ResultColumn {
   std::vector<double> reals;           ///< rows, when Real
   std::vector<std::string> texts;      ///< rows, when Text
   std::vector<std::uint8_t> null;      ///< rows
+
+  /// Row `row` as an integer (a REAL truncated toward zero, a TEXT parsed); nullopt when NULL.
+  /// Throws std::invalid_argument / std::out_of_range for a TEXT that is not a number.
+  std::optional<std::int64_t> int_at(std::size_t row) const;
+  /// Row `row` as a double (a TEXT parsed); nullopt when NULL.
+  std::optional<double> real_at(std::size_t row) const;
+  /// Row `row` as text (numbers as SQLite prints them: %.17g for REAL); "" when NULL.
+  std::string text_at(std::size_t row) const;
 };
 
 /// The rows of a query, column by column.
 struct ResultTable {
   std::vector<ResultColumn> columns;
   std::size_t rows = 0;
+  /// The column named `name`. Throws std::runtime_error naming it when the result has none.
+  const ResultColumn& column(std::string_view name) const;
 };
 
 /// Runs one SQL statement on an open connection (a `sqlite3*`, passed as void* to keep
