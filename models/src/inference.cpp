@@ -1203,6 +1203,11 @@ void Endpoint::finish() {
     const PeriodGauges g = m.gauges();
     if (m.metrics) m.metrics->close_period(m.period_start, now, g);
   }
+  account_instances(now);
+}
+
+void Endpoint::account_instances(Time now) const {
+  const Impl& m = *impl_;
   double secs = 0;
   for (const auto& in : m.instances) {
     const Time end = in.terminated == Time::max() ? now : in.terminated;
@@ -1210,6 +1215,11 @@ void Endpoint::finish() {
   }
   stats_.instance_seconds = secs;
   stats_.cost_usd = secs * m.itype->usd_per_hour / 3600.0;
+}
+
+const EndpointStats& Endpoint::stats() const {
+  if (!impl_->finished) account_instances(impl_->sim.now());
+  return stats_;
 }
 
 void Endpoint::check_invariants() const {

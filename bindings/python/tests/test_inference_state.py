@@ -3,6 +3,8 @@ models an instance reports Loaded are exactly those whose last model event there
 (the event log and the live state are kept by different code), and its memory in use is what
 the blog's models hold: 100 MiB (resident_size) per worker process of each loaded model, plus
 the memory reserved by loads in progress (the models' resident size, one copy each)."""
+import pytest
+
 import mltwin
 
 MIB = 1 << 20
@@ -30,3 +32,24 @@ def test_state_matches_the_event_log(source_dir):
             assert inst["memory_used_bytes"] == (w + loading) * 100 * MIB, (t, inst["id"])
             workers += w
         assert workers == st["workers"] > 0
+
+
+def test_summary_before_finish_counts_cost_so_far(source_dir):
+    # 20 ml.c5d.18xlarge in service from t = 0 at $4.147 per instance-hour (the scenario's
+    # catalog); no scale-out can happen in the first minute (the high alarm needs 3 datapoints
+    # of 1 minute). After 1 simulated minute: 20/60 instance-hours, 20 * 4.147 / 60 dollars.
+    run = mltwin.Run(str(source_dir / "scenarios" / "mme-djl-blog-top-n.json"), seed=3)
+    run.run_until("1m")
+    s = run.summary()
+    assert s["instance_hours"] == pytest.approx(20 / 60, rel=1e-12)
+    assert s["cost_usd"] == pytest.approx(20 * 4.147 / 60, rel=1e-12)
+    run.finish("until")
+    assert run.summary()["cost_usd"] == pytest.approx(20 * 4.147 / 60, rel=1e-12)
+
+
+def test_routing_and_instance_scaling_in_python_are_refused(source_dir):
+    path = str(source_dir / "scenarios" / "mme-djl-blog-top-n.json")
+    with pytest.raises(ValueError, match="routing policies written in Python are not supported yet"):
+        mltwin.Run(path, routing=object())
+    with pytest.raises(ValueError, match="instance scaling policies written in Python are not supported yet"):
+        mltwin.Run(path, instance_scaling=object())

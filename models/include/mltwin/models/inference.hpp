@@ -119,7 +119,9 @@ class Endpoint final : public core::EventHandler {
   /// metrics period and the instances' cost. Call once, after the simulator stops.
   void finish();
 
-  const EndpointStats& stats() const { return stats_; }
+  /// The run's counters. instance_seconds and cost_usd cover every instance up to sim.now()
+  /// (before finish() too: an instance still in service counts until now).
+  const EndpointStats& stats() const;
   /// Every instance launched so far (terminated ones included) with the models present on it
   /// and their worker pools, by instance id. O(instances x models): for inspection between
   /// steps, not for every event.
@@ -134,7 +136,9 @@ class Endpoint final : public core::EventHandler {
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
-  EndpointStats stats_;
+  /// Instance-seconds and their cost up to `now` into stats_.
+  void account_instances(core::Time now) const;
+  mutable EndpointStats stats_;
 };
 
 }  // namespace mltwin::models::inference
