@@ -23,8 +23,14 @@ build: deps
 	@cmake --build $(BUILD) -j $(JOBS)
 	@# `import mltwin` for Debian's /usr/bin/python3 with no further step: a .pth file in its
 	@# user site-packages points at the module built in $(BUILD) (remove it to undo).
+	@# One .pth for the machine: the last checkout built is the one `import mltwin` finds, and
+	@# the build says so when it takes over from another checkout.
 	@site=$$(/usr/bin/python3 -m site --user-site) && mkdir -p "$$site" && \
-	  echo "$(abspath $(BUILD))/bindings/python" > "$$site/mltwin-build.pth"
+	  new="$(abspath $(BUILD))/bindings/python" && \
+	  old=$$(cat "$$site/mltwin-build.pth" 2>/dev/null || true) && \
+	  if [ -n "$$old" ] && [ "$$old" != "$$new" ]; then \
+	    echo "note: 'import mltwin' now loads $$new (it loaded $$old): $$site/mltwin-build.pth"; fi && \
+	  echo "$$new" > "$$site/mltwin-build.pth"
 
 run: build
 	@mkdir -p $(dir $(OUT))

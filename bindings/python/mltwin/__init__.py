@@ -60,9 +60,12 @@ def to_ns(t: TimeLike) -> int:
         return int(round(t * 1_000_000_000))
     if isinstance(t, str):
         try:
-            return _mltwin.parse_duration_ns(t)
+            ns = _mltwin.parse_duration_ns(t)
         except Exception as e:  # the kernel's parser says what it expected
             raise ValueError(f"time {t!r}: expected seconds or a duration such as 90s, 30m, 12h, 7d ({e})") from None
+        if ns < 0:
+            raise ValueError(f"expected a non-negative time, got {t!r}")
+        return ns
     raise ValueError(f"expected seconds or a duration such as '30m', got {type(t).__name__} {t!r}")
 
 
@@ -78,20 +81,40 @@ class Scenario(dict):
         self.path = path
 
     def set(self, pointer: str, value: Any) -> "Scenario":
-        if not pointer.startswith("/"):
+        """Sets the value at JSON pointer ``pointer`` (RFC 6901, e.g. "/queues/0/weight"),
+        creating missing objects on the way; returns self. Raises ValueError naming the pointer
+        when a list index is not an integer or past the list's end, or a step goes through a
+        value that is neither an object nor a list."""
+        if not isinstance(pointer, str) or not pointer.startswith("/"):
             raise ValueError(f"expected a JSON pointer such as '/endpoint/initial_instances', got {pointer!r}")
         keys = [k.replace("~1", "/").replace("~0", "~") for k in pointer[1:].split("/")]
         node: Any = self
-        for i, k in enumerate(keys[:-1]):
+
+        def index(lst: list, k: str, upto: int) -> int:
+            where = "/" + "/".join(keys[:upto - 1])  # the list's own pointer
+            if not k.isdigit():
+                raise ValueError(f"{pointer}: {where} is a list; expected an index, got {k!r}")
+            i = int(k)
+            if i >= len(lst):
+                raise ValueError(f"{pointer}: {where}: index {i} is past the end of the list ({len(lst)} items)")
+            return i
+
+        for n, k in enumerate(keys[:-1]):
             if isinstance(node, list):
-                node = node[int(k)]
-            else:
+                node = node[index(node, k, n + 1)]
+            elif isinstance(node, dict):
                 node = node.setdefault(k, {})
+            else:
+                where = "/" + "/".join(keys[:n])
+                raise ValueError(f"{pointer}: {where} is {type(node).__name__} {node!r}, not an object or a list")
         last = keys[-1]
         if isinstance(node, list):
-            node[int(last)] = value
-        else:
+            node[index(node, last, len(keys))] = value
+        elif isinstance(node, dict):
             node[last] = value
+        else:
+            where = "/" + "/".join(keys[:-1])
+            raise ValueError(f"{pointer}: {where} is {type(node).__name__} {node!r}, not an object or a list")
         return self
 
     def copy(self) -> "Scenario":  # type: ignore[override]
@@ -138,6 +161,10 @@ class Run:
         built-in DJL/MMS worker autoscaling and the per-instance LRU caches. ``memory_cache``
         and ``disk_cache`` are callables (e.g. the class) that return a fresh policy for each
         instance.
+    routing, instance_scaling:
+        not open to Python yet: anything but None raises ValueError.
+    until:
+        the simulated time :meth:`run` stops at when called without one (seconds or "12h").
 
     Raises ScenarioError (bad scenario: file and JSON path), ValueError (bad argument),
     RuntimeError (the database cannot be written).
@@ -147,7 +174,8 @@ class Run:
                  out: Optional[Union[str, os.PathLike]] = None, data: Optional[Union[str, os.PathLike]] = None,
                  max_jobs: int = 0, overrides: Optional[Mapping[str, Any]] = None, path: Optional[str] = None,
                  autoscaling: Any = None, memory_cache: Optional[Callable[[], Any]] = None,
-                 disk_cache: Optional[Callable[[], Any]] = None, until: Optional[TimeLike] = None):
+                 disk_cache: Optional[Callable[[], Any]] = None, until: Optional[TimeLike] = None,
+                 routing: Any = None, instance_scaling: Any = None):
         if isinstance(scenario, (str, os.PathLike)):
             file_path, document = os.fspath(scenario), ""
         elif isinstance(scenario, Mapping):
@@ -157,13 +185,17 @@ class Run:
             raise ValueError(f"scenario: expected a file path or a dict, got {type(scenario).__name__}")
         if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
             raise ValueError(f"seed: expected a non-negative integer, got {seed!r}")
+        if not isinstance(max_jobs, int) or isinstance(max_jobs, bool) or max_jobs < 0:
+            raise ValueError(f"max_jobs: expected a non-negative integer (0: all jobs), got {max_jobs!r}")
+        if overrides is not None and not isinstance(overrides, Mapping):
+            raise ValueError(f"overrides: expected a dict (a JSON merge patch), got {type(overrides).__name__}")
+        self._until_ns = None if until is None else to_ns(until)
         self._until_text = "" if until is None else str(until)
         self._run = _mltwin.Run(
             file_path, ":memory:" if out is None else os.fspath(out), seed, "" if data is None else os.fspath(data),
             int(max_jobs), "" if overrides is None else json.dumps(overrides), document, self._until_text,
-            autoscaling, memory_cache, disk_cache, None, None)
+            autoscaling, memory_cache, disk_cache, routing, instance_scaling)
         self._wall = 0.0
-        self._until_ns = None if until is None else to_ns(until)
 
     # ---- identity ----
     @property
@@ -173,10 +205,12 @@ class Run:
 
     @property
     def name(self) -> str:
+        """The scenario's name."""
         return self._run.name
 
     @property
     def seed(self) -> int:
+        """The seed of this run (the scenario's, or the ``seed`` argument)."""
         return self._run.seed
 
     @property
@@ -197,6 +231,7 @@ class Run:
 
     @property
     def now_ns(self) -> int:
+        """Simulated time reached, integer ns."""
         return self._run.now_ns
 
     @property
@@ -212,6 +247,7 @@ class Run:
 
     @property
     def finished(self) -> bool:
+        """True once :meth:`finish` (or :meth:`run`) has closed the run."""
         return self._run.finished
 
     @property
@@ -222,8 +258,12 @@ class Run:
     def run_until(self, t: TimeLike) -> int:
         """Fires every event at or before simulated time ``t`` (seconds or "30m"); returns the
         number fired. Stepping changes nothing: run_until(a); run_until(b) records exactly what
-        run_until(b) does. Re-raises what a policy raises (the run is then over)."""
-        return self._run_until_ns(to_ns(t))
+        run_until(b) does. Raises ValueError if ``t`` is before :attr:`now` (time does not go
+        back); re-raises what a policy raises (the run is then over)."""
+        t_ns = to_ns(t)
+        if t_ns < self._run.now_ns:
+            raise ValueError(f"run_until({t!r}): {t_ns / 1e9:g} s is before now ({self.now:g} s)")
+        return self._run_until_ns(t_ns)
 
     def _run_until_ns(self, t_ns: int) -> int:
         start = _time.perf_counter()
@@ -284,7 +324,9 @@ class Run:
 
     def summary(self) -> dict:
         """The run's summary figures (as the CLI prints them), as a dict. Call after
-        :meth:`run` / :meth:`finish` for final figures; before, they cover the run so far."""
+        :meth:`run` / :meth:`finish` for final figures; before, they cover the run so far
+        (inference: instance-hours and cost up to now; requests in flight not yet counted in
+        the latency figures)."""
         return json.loads(self._run.summary_json())
 
     def summary_text(self) -> str:
@@ -306,12 +348,18 @@ class Run:
 
     # Shortcuts for the common tables.
     def jobs(self):
+        """Training: the ``jobs`` table, one row per job (phase, times in ns, nodes, why it
+        waited); see docs/results-schema.md."""
         return self.table("jobs")
 
     def pods(self):
+        """Training: the ``pods`` table, pod events (Created, Bound, Running, Succeeded, Evicted, ...)
+        with their time in ns and node."""
         return self.table("pods")
 
     def requests(self):
+        """Inference: the ``requests`` table (every request up to ``request_records_full``,
+        then one in ``request_sample_every``; status, latencies in ns)."""
         return self.table("requests")
 
     def metrics(self):

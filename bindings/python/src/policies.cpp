@@ -284,16 +284,16 @@ void bind_policies(py::module_& m) {
            py::arg("now") = 0, py::arg("min_workers") = 1, py::arg("max_workers") = 1, py::arg("workers_running") = 0,
            py::arg("workers_busy") = 0, py::arg("workers_started") = 0, py::arg("queue_size") = 0,
            py::arg("queue_capacity") = 1000, py::arg("batch_size") = 1, py::arg("free_cores") = 0)
-      .def_readwrite("now", &ps::PoolObservation::now)
-      .def_readwrite("min_workers", &ps::PoolObservation::min_workers)
-      .def_readwrite("max_workers", &ps::PoolObservation::max_workers)
-      .def_readwrite("workers_running", &ps::PoolObservation::workers_running)
-      .def_readwrite("workers_busy", &ps::PoolObservation::workers_busy)
-      .def_readwrite("workers_started", &ps::PoolObservation::workers_started)
-      .def_readwrite("queue_size", &ps::PoolObservation::queue_size)
-      .def_readwrite("queue_capacity", &ps::PoolObservation::queue_capacity)
-      .def_readwrite("batch_size", &ps::PoolObservation::batch_size)
-      .def_readwrite("free_cores", &ps::PoolObservation::free_cores)
+      .def_readwrite("now", &ps::PoolObservation::now, "simulated time, ns")
+      .def_readwrite("min_workers", &ps::PoolObservation::min_workers, "DJL minWorkers: permanent workers")
+      .def_readwrite("max_workers", &ps::PoolObservation::max_workers, "DJL maxWorkers")
+      .def_readwrite("workers_running", &ps::PoolObservation::workers_running, "workers not stopped (starting ones included): DJL getNumRunningWorkers")
+      .def_readwrite("workers_busy", &ps::PoolObservation::workers_busy, "workers running a batch (DJL WORKER_BUSY)")
+      .def_readwrite("workers_started", &ps::PoolObservation::workers_started, "workers waiting for or aggregating a batch (DJL WORKER_STARTED)")
+      .def_readwrite("queue_size", &ps::PoolObservation::queue_size, "jobs in the job queue before this request")
+      .def_readwrite("queue_capacity", &ps::PoolObservation::queue_capacity, "job_queue_size")
+      .def_readwrite("batch_size", &ps::PoolObservation::batch_size, "batch_size")
+      .def_readwrite("free_cores", &ps::PoolObservation::free_cores, "vCPUs of the instance not running a batch")
       .def("all_workers_busy", &ps::PoolObservation::all_workers_busy)
       .def("__repr__", [](const ps::PoolObservation& p) {
         return "PoolObservation(now=" + std::to_string(p.now) + ", workers_running=" + std::to_string(p.workers_running) +
@@ -334,11 +334,11 @@ void bind_policies(py::module_& m) {
                ", temporary=" + (w.temporary ? "True" : "False") + ", max_idle_time=" + std::to_string(w.max_idle_time) +
                ", poll_timed_out=" + (w.poll_timed_out ? "True" : "False") + ")";
       })
-      .def_readwrite("now", &ps::WorkerObservation::now)
-      .def_readwrite("idle_since", &ps::WorkerObservation::idle_since)
-      .def_readwrite("temporary", &ps::WorkerObservation::temporary)
-      .def_readwrite("max_idle_time", &ps::WorkerObservation::max_idle_time)
-      .def_readwrite("poll_timed_out", &ps::WorkerObservation::poll_timed_out);
+      .def_readwrite("now", &ps::WorkerObservation::now, "simulated time, ns")
+      .def_readwrite("idle_since", &ps::WorkerObservation::idle_since, "when the worker last took a batch (or was created), ns")
+      .def_readwrite("temporary", &ps::WorkerObservation::temporary, "added by the autoscaler (not one of the min_workers)")
+      .def_readwrite("max_idle_time", &ps::WorkerObservation::max_idle_time, "max_idle_time, ns")
+      .def_readwrite("poll_timed_out", &ps::WorkerObservation::poll_timed_out, "called because the previous poll_deadline passed with no job");
   py::class_<ps::WorkerDecision>(m, "WorkerDecision", "retire now, or poll for a job until poll_deadline (ns; None: forever).")
       .def(py::init([](bool retire, std::optional<ps::Nanos> deadline) {
              ps::WorkerDecision d;
@@ -391,57 +391,57 @@ void bind_policies(py::module_& m) {
 
   // ---- scheduling: the plugin API (policy/session.hpp) ----
   py::class_<policy::Resource>(m, "Resource", "Resources in human units: cpu cores, memory bytes, NeuronCores, EFA interfaces.")
-      .def_property_readonly("cpu", [](const policy::Resource& r) { return cores(r); })
-      .def_property_readonly("memory", [](const policy::Resource& r) { return r[policy::Dim::Memory]; })
-      .def_property_readonly("neuroncores", [](const policy::Resource& r) { return r[policy::Dim::NeuronCore] / 1000.0; })
-      .def_property_readonly("efa", [](const policy::Resource& r) { return r[policy::Dim::Efa] / 1000.0; })
+      .def_property_readonly("cpu", [](const policy::Resource& r) { return cores(r); }, "CPU, cores (float)")
+      .def_property_readonly("memory", [](const policy::Resource& r) { return r[policy::Dim::Memory]; }, "memory, bytes")
+      .def_property_readonly("neuroncores", [](const policy::Resource& r) { return r[policy::Dim::NeuronCore] / 1000.0; }, "aws.amazon.com/neuroncore")
+      .def_property_readonly("efa", [](const policy::Resource& r) { return r[policy::Dim::Efa] / 1000.0; }, "vpc.amazonaws.com/efa interfaces")
       .def("as_dict", &resource_dict)
       .def("__repr__", [](const policy::Resource& r) { return std::string(py::str(resource_dict(r))); });
   py::class_<policy::TaskInfo>(m, "TaskInfo", "A pod (Volcano TaskInfo); valid during the callback only.")
-      .def_readonly("id", &policy::TaskInfo::id)
-      .def_readonly("job", &policy::TaskInfo::job)
-      .def_readonly("name", &policy::TaskInfo::name)
-      .def_readonly("index", &policy::TaskInfo::index)
-      .def_readonly("resreq", &policy::TaskInfo::resreq)
-      .def_property_readonly("status", [](const policy::TaskInfo& t) { return policy::to_string(t.status); })
+      .def_readonly("id", &policy::TaskInfo::id, "task id (int), stable for the run")
+      .def_readonly("job", &policy::TaskInfo::job, "id of the task's job (Session.job(id))")
+      .def_readonly("name", &policy::TaskInfo::name, "pod name")
+      .def_readonly("index", &policy::TaskInfo::index, "replica index within the job (TorchX replica id)")
+      .def_readonly("resreq", &policy::TaskInfo::resreq, "resources the pod requests (Resource)")
+      .def_property_readonly("status", [](const policy::TaskInfo& t) { return policy::to_string(t.status); }, "Volcano TaskStatus: Pending, Allocated, Pipelined, Binding, Bound, Running, Releasing, Succeeded, Failed, Unknown")
       .def_property_readonly("node", [](const policy::TaskInfo& t) -> std::optional<std::uint32_t> {
         if (t.node == policy::kNone) return std::nullopt;
         return static_cast<std::uint32_t>(t.node);
-      })
-      .def_readonly("priority", &policy::TaskInfo::priority)
-      .def_readonly("creation_ns", &policy::TaskInfo::creation);
+      }, "id of the node the pod is on or allocated to (Session.node(id)); None if none")
+      .def_readonly("priority", &policy::TaskInfo::priority, "pod priority (PriorityClass value)")
+      .def_readonly("creation_ns", &policy::TaskInfo::creation, "pod creation time, ns");
   py::class_<policy::JobInfo>(m, "JobInfo", "A Volcano job with its PodGroup; valid during the callback only.")
-      .def_readonly("id", &policy::JobInfo::id)
-      .def_readonly("name", &policy::JobInfo::name)
-      .def_readonly("queue", &policy::JobInfo::queue)
-      .def_readonly("min_available", &policy::JobInfo::min_available)
-      .def_readonly("priority", &policy::JobInfo::priority)
-      .def_readonly("creation_ns", &policy::JobInfo::creation)
-      .def_property_readonly("phase", [](const policy::JobInfo& j) { return policy::to_string(j.phase); })
-      .def_readonly("min_resources", &policy::JobInfo::min_resources)
-      .def_readonly("allocated", &policy::JobInfo::allocated)
-      .def_readonly("tasks", &policy::JobInfo::tasks)
-      .def("ready_task_num", &policy::JobInfo::ready_task_num);
+      .def_readonly("id", &policy::JobInfo::id, "job id (int)")
+      .def_readonly("name", &policy::JobInfo::name, "Volcano job name")
+      .def_readonly("queue", &policy::JobInfo::queue, "id of the job's queue (Session.queue(id))")
+      .def_readonly("min_available", &policy::JobInfo::min_available, "PodGroup minAvailable: pods that must be placed together")
+      .def_readonly("priority", &policy::JobInfo::priority, "job priority (PriorityClass value)")
+      .def_readonly("creation_ns", &policy::JobInfo::creation, "PodGroup creation time, ns")
+      .def_property_readonly("phase", [](const policy::JobInfo& j) { return policy::to_string(j.phase); }, "PodGroup phase: Pending, Inqueue, Running, Unknown")
+      .def_readonly("min_resources", &policy::JobInfo::min_resources, "PodGroup minResources (Resource)")
+      .def_readonly("allocated", &policy::JobInfo::allocated, "resources of the job's allocated pods (Resource)")
+      .def_readonly("tasks", &policy::JobInfo::tasks, "ids of the job's tasks (list of int; Session.task(id))")
+      .def("ready_task_num", &policy::JobInfo::ready_task_num, "pods Allocated, Binding, Bound, Running or Succeeded (Volcano ReadyTaskNum)");
   py::class_<policy::NodeInfo>(m, "NodeInfo", "A Kubernetes node; valid during the callback only.")
-      .def_readonly("id", &policy::NodeInfo::id)
-      .def_readonly("name", &policy::NodeInfo::name)
-      .def_readonly("instance_type", &policy::NodeInfo::instance_type)
+      .def_readonly("id", &policy::NodeInfo::id, "node id (int)")
+      .def_readonly("name", &policy::NodeInfo::name, "node name")
+      .def_readonly("instance_type", &policy::NodeInfo::instance_type, "EC2 instance type, e.g. trn1.32xlarge")
       .def_property_readonly("labels", [](const policy::NodeInfo& n) {
         py::dict d;
         for (const auto& [k, v] : n.labels) d[py::str(k)] = py::str(v);
         return d;
-      })
-      .def_readonly("allocatable", &policy::NodeInfo::allocatable)
-      .def_readonly("idle", &policy::NodeInfo::idle)
-      .def_readonly("used", &policy::NodeInfo::used)
-      .def_property_readonly("future_idle", &policy::NodeInfo::future_idle)
-      .def_readonly("task_count", &policy::NodeInfo::task_count);
+      }, "node labels (dict str -> str)")
+      .def_readonly("allocatable", &policy::NodeInfo::allocatable, "node allocatable (Resource)")
+      .def_readonly("idle", &policy::NodeInfo::idle, "allocatable minus used (Resource)")
+      .def_readonly("used", &policy::NodeInfo::used, "requests of the pods holding the node (Volcano NodeInfo.Used; Resource)")
+      .def_property_readonly("future_idle", &policy::NodeInfo::future_idle, "idle + releasing - pipelined (Volcano NodeInfo.FutureIdle; Resource)")
+      .def_readonly("task_count", &policy::NodeInfo::task_count, "pods on the node");
   py::class_<policy::QueueInfo>(m, "QueueInfo", "A Volcano queue; valid during the callback only.")
-      .def_readonly("id", &policy::QueueInfo::id)
-      .def_readonly("name", &policy::QueueInfo::name)
-      .def_readonly("weight", &policy::QueueInfo::weight)
-      .def_readonly("priority", &policy::QueueInfo::priority)
-      .def_readonly("reclaimable", &policy::QueueInfo::reclaimable);
+      .def_readonly("id", &policy::QueueInfo::id, "queue id (int)")
+      .def_readonly("name", &policy::QueueInfo::name, "queue name")
+      .def_readonly("weight", &policy::QueueInfo::weight, "Queue spec.weight")
+      .def_readonly("priority", &policy::QueueInfo::priority, "Queue spec.priority")
+      .def_readonly("reclaimable", &policy::QueueInfo::reclaimable, "Queue spec.reclaimable: others may reclaim its resources");
 
   py::class_<PySession>(m, "Session",
                         "One scheduling cycle's session as a plugin sees it in on_session_open (Volcano framework.Session).")
