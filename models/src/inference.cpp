@@ -1129,6 +1129,7 @@ void Endpoint::start() {
 
 void Endpoint::on_event(core::Simulator&, std::uint64_t payload) {
   Impl& m = *impl_;
+  last_event_ = m.sim.now();
   const auto kind = static_cast<Kind>(payload >> 56);
   const std::uint64_t idx = payload & ((std::uint64_t(1) << 56) - 1);
   switch (kind) {
@@ -1184,11 +1185,13 @@ void Endpoint::on_event(core::Simulator&, std::uint64_t payload) {
   }
 }
 
-void Endpoint::finish() {
+void Endpoint::finish() { finish(impl_->sim.now()); }
+
+void Endpoint::finish(Time now) {
   Impl& m = *impl_;
   if (m.finished) return;
+  if (now > m.sim.now()) throw std::invalid_argument("Endpoint::finish: end is after the simulated time reached");
   m.finished = true;
-  const Time now = m.sim.now();
   // Requests still in flight are reported once, with status 0.
   std::vector<bool> is_free(m.reqs.size(), false);
   for (std::uint32_t r : m.free_reqs) is_free[r] = true;

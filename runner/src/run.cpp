@@ -301,8 +301,10 @@ void Run::finish(store::EndReason reason) {
       note = "still waiting at --until " + (m.until_text.empty() ? human_time(m.end.seconds()) : m.until_text);
     m.cluster->finish(m.end, note);
   } else {
-    m.end = m.sim.now();
-    m.ep->finish();
+    // As for training: a run that completed ends at its last event (a caller stepping in
+    // chunks may have moved the clock past it), one stopped early at the time reached.
+    m.end = reason == store::EndReason::Completed ? m.ep->last_event() : m.sim.now();
+    m.ep->finish(m.end);
   }
   m.db->record_end(reason, m.end);
   m.db->finish(/*keep_open=*/true);

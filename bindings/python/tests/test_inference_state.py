@@ -53,3 +53,21 @@ def test_routing_and_instance_scaling_in_python_are_refused(source_dir):
         mltwin.Run(path, routing=object())
     with pytest.raises(ValueError, match="instance scaling policies written in Python are not supported yet"):
         mltwin.Run(path, instance_scaling=object())
+
+
+def test_run_to_the_end_in_chunks(source_dir):
+    # run() steps in 1 h chunks of simulated time; the last chunk passes the end of the
+    # workload (90 s of traffic), and the run must still close at its last event, not at the
+    # chunk's end (it used to fail: "close_period end ... is not within the period").
+    path = str(source_dir / "scenarios" / "mme-djl-blog-top-n.json")
+    run = mltwin.Run(path, seed=3, overrides={"traffic": {"locust": {"duration": "90s"}}})
+    run.run()
+    meta = run.table("run_meta").set_index("key")["value"]
+    assert meta["end_reason"] == "completed"
+    s = run.summary()
+    assert s["requests"] == s["served"] + s["rejected_503"] + s["rejected_507"] and s["in_flight"] == 0
+    # The books close at the last event: after the 90 s of traffic, well before the 1 h chunk.
+    assert 90e9 <= int(meta["end_ns"]) < 3600e9
+    # An autoscaling policy that is not one is refused when the run is made.
+    with pytest.raises(ValueError, match="autoscaling: expected an AutoscalingPolicy"):
+        mltwin.Run(path, autoscaling=42)

@@ -118,6 +118,12 @@ class Endpoint final : public core::EventHandler {
   /// Ends the run at sim.now(): reports requests still in flight (status 0), closes the last
   /// metrics period and the instances' cost. Call once, after the simulator stops.
   void finish();
+  /// The same, closing the books at `end` (<= sim.now(); e.g. last_event() for a run that
+  /// completed, whose clock may have been stepped past its last event). Throws
+  /// std::invalid_argument if `end` is after sim.now().
+  void finish(core::Time end);
+  /// Time of the last event this endpoint handled (zero before any).
+  core::Time last_event() const { return last_event_; }
 
   /// The run's counters. instance_seconds and cost_usd cover every instance up to sim.now()
   /// (before finish() too: an instance still in service counts until now).
@@ -139,6 +145,7 @@ class Endpoint final : public core::EventHandler {
   /// Instance-seconds and their cost up to `now` into stats_.
   void account_instances(core::Time now) const;
   mutable EndpointStats stats_;
+  core::Time last_event_ = core::Time::zero();
 };
 
 }  // namespace mltwin::models::inference
