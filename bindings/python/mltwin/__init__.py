@@ -189,6 +189,11 @@ class Run:
             raise ValueError(f"max_jobs: expected a non-negative integer (0: all jobs), got {max_jobs!r}")
         if overrides is not None and not isinstance(overrides, Mapping):
             raise ValueError(f"overrides: expected a dict (a JSON merge patch), got {type(overrides).__name__}")
+        if autoscaling is not None:
+            missing = [m for m in ("on_arrival", "on_worker_free") if not callable(getattr(autoscaling, m, None))]
+            if missing:
+                raise ValueError(f"autoscaling: expected an AutoscalingPolicy (methods on_arrival, on_worker_free), "
+                                 f"got {type(autoscaling).__name__} without {', '.join(missing)}")
         self._until_ns = None if until is None else to_ns(until)
         self._until_text = "" if until is None else str(until)
         self._run = _mltwin.Run(

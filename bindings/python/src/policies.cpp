@@ -285,9 +285,9 @@ void bind_policies(py::module_& m) {
            py::arg("workers_busy") = 0, py::arg("workers_started") = 0, py::arg("queue_size") = 0,
            py::arg("queue_capacity") = 1000, py::arg("batch_size") = 1, py::arg("free_cores") = 0)
       .def_readwrite("now", &ps::PoolObservation::now, "simulated time, ns")
-      .def_readwrite("min_workers", &ps::PoolObservation::min_workers, "DJL minWorkers: permanent workers")
+      .def_readwrite("min_workers", &ps::PoolObservation::min_workers, "DJL minWorkers - permanent workers")
       .def_readwrite("max_workers", &ps::PoolObservation::max_workers, "DJL maxWorkers")
-      .def_readwrite("workers_running", &ps::PoolObservation::workers_running, "workers not stopped (starting ones included): DJL getNumRunningWorkers")
+      .def_readwrite("workers_running", &ps::PoolObservation::workers_running, "workers not stopped (starting ones included) - DJL getNumRunningWorkers")
       .def_readwrite("workers_busy", &ps::PoolObservation::workers_busy, "workers running a batch (DJL WORKER_BUSY)")
       .def_readwrite("workers_started", &ps::PoolObservation::workers_started, "workers waiting for or aggregating a batch (DJL WORKER_STARTED)")
       .def_readwrite("queue_size", &ps::PoolObservation::queue_size, "jobs in the job queue before this request")
@@ -403,7 +403,7 @@ void bind_policies(py::module_& m) {
       .def_readonly("name", &policy::TaskInfo::name, "pod name")
       .def_readonly("index", &policy::TaskInfo::index, "replica index within the job (TorchX replica id)")
       .def_readonly("resreq", &policy::TaskInfo::resreq, "resources the pod requests (Resource)")
-      .def_property_readonly("status", [](const policy::TaskInfo& t) { return policy::to_string(t.status); }, "Volcano TaskStatus: Pending, Allocated, Pipelined, Binding, Bound, Running, Releasing, Succeeded, Failed, Unknown")
+      .def_property_readonly("status", [](const policy::TaskInfo& t) { return policy::to_string(t.status); }, "Volcano TaskStatus - Pending, Allocated, Pipelined, Binding, Bound, Running, Releasing, Succeeded, Failed, Unknown")
       .def_property_readonly("node", [](const policy::TaskInfo& t) -> std::optional<std::uint32_t> {
         if (t.node == policy::kNone) return std::nullopt;
         return static_cast<std::uint32_t>(t.node);
@@ -414,10 +414,10 @@ void bind_policies(py::module_& m) {
       .def_readonly("id", &policy::JobInfo::id, "job id (int)")
       .def_readonly("name", &policy::JobInfo::name, "Volcano job name")
       .def_readonly("queue", &policy::JobInfo::queue, "id of the job's queue (Session.queue(id))")
-      .def_readonly("min_available", &policy::JobInfo::min_available, "PodGroup minAvailable: pods that must be placed together")
+      .def_readonly("min_available", &policy::JobInfo::min_available, "PodGroup minAvailable - pods that must be placed together")
       .def_readonly("priority", &policy::JobInfo::priority, "job priority (PriorityClass value)")
       .def_readonly("creation_ns", &policy::JobInfo::creation, "PodGroup creation time, ns")
-      .def_property_readonly("phase", [](const policy::JobInfo& j) { return policy::to_string(j.phase); }, "PodGroup phase: Pending, Inqueue, Running, Unknown")
+      .def_property_readonly("phase", [](const policy::JobInfo& j) { return policy::to_string(j.phase); }, "PodGroup phase - Pending, Inqueue, Running, Unknown")
       .def_readonly("min_resources", &policy::JobInfo::min_resources, "PodGroup minResources (Resource)")
       .def_readonly("allocated", &policy::JobInfo::allocated, "resources of the job's allocated pods (Resource)")
       .def_readonly("tasks", &policy::JobInfo::tasks, "ids of the job's tasks (list of int; Session.task(id))")
@@ -439,9 +439,9 @@ void bind_policies(py::module_& m) {
   py::class_<policy::QueueInfo>(m, "QueueInfo", "A Volcano queue; valid during the callback only.")
       .def_readonly("id", &policy::QueueInfo::id, "queue id (int)")
       .def_readonly("name", &policy::QueueInfo::name, "queue name")
-      .def_readonly("weight", &policy::QueueInfo::weight, "Queue spec.weight")
-      .def_readonly("priority", &policy::QueueInfo::priority, "Queue spec.priority")
-      .def_readonly("reclaimable", &policy::QueueInfo::reclaimable, "Queue spec.reclaimable: others may reclaim its resources");
+      .def_readonly("weight", &policy::QueueInfo::weight, "the Queue's spec.weight")
+      .def_readonly("priority", &policy::QueueInfo::priority, "the Queue's spec.priority")
+      .def_readonly("reclaimable", &policy::QueueInfo::reclaimable, "whether other queues may reclaim its resources (the Queue's spec.reclaimable)");
 
   py::class_<PySession>(m, "Session",
                         "One scheduling cycle's session as a plugin sees it in on_session_open (Volcano framework.Session).")

@@ -187,3 +187,16 @@ def test_until_stops_and_records_it(tiny_gang):
     assert int(meta["end_ns"]) == 1800 * S
     phases = run.jobs().set_index("name")["phase"]
     assert sorted(phases) == ["Pending", "Pending", "Running"]
+
+
+def test_the_type_stub_is_valid_python():
+    # stubgen turns docstrings of the form "X: text" into types; a docstring like that once
+    # made the stub unparseable ("import Queue spec"). The stub must at least parse.
+    import ast
+    import os
+
+    stub = os.path.join(os.path.dirname(mltwin.__file__), "_mltwin.pyi")
+    if not os.path.exists(stub):
+        pytest.skip("no stub (python3-mypy's stubgen was not found at build time)")
+    with open(stub, encoding="utf-8") as f:
+        ast.parse(f.read(), stub)
