@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "inference_fixtures.hpp"
@@ -379,4 +380,106 @@ TEST_CASE("a full disk deletes the least recently used artifact not in memory; a
   CHECK(st.loads == 6);
   CHECK(st.unloads == 5);
   CHECK(st.artifacts_deleted == 2);
+}
+
+// ---------------------------------------------------------------- traffic generators
+// Locust's wait_time functions (locust/user/wait_time.py): a user runs a task, then waits
+// `constant(a)`, `between(a, b)` (uniform), or `constant_throughput(c)` (max(0, 1/c - task time));
+// the next task starts after the wait. With a 20 ms service and nothing else on the path, the
+// gap between a request's answer and the user's next request is exactly that wait.
+
+namespace {
+void one_user(InferenceScenario& sc, LocustTraffic::Wait w, double a, double b, Duration duration) {
+  sc.traffic.kind = TrafficSpec::Kind::Locust;
+  sc.traffic.locust.users = 1;
+  sc.traffic.locust.spawn_rate = 1;
+  sc.traffic.locust.wait = w;
+  sc.traffic.locust.wait_a = a;
+  sc.traffic.locust.wait_b = b;
+  LocustTraffic::Task t;
+  t.popularity.first = t.popularity.last = 0;
+  sc.traffic.locust.tasks = {t};
+  sc.traffic.locust.duration = duration;
+}
+std::vector<RequestDone> by_arrival(std::vector<RequestDone> v) {
+  std::sort(v.begin(), v.end(), [](const RequestDone& x, const RequestDone& y) { return x.arrival < y.arrival; });
+  return v;
+}
+}  // namespace
+
+TEST_CASE("Locust constant(a): every next request starts exactly a after the answer") {
+  InferenceScenario sc = base_scenario(1);
+  sc.models[0].service.base = constant(Duration::ms(20));
+  one_user(sc, LocustTraffic::Wait::Constant, 0.5, 0, Duration::s(100));
+  MemoryRecorder rec;
+  Run run(sc, 1, &rec);
+  run.go();
+  const auto r = by_arrival(rec.requests);
+  // Cycle 20 ms + 500 ms from t = 0 while the start is before 100 s: ceil(100 / 0.52) = 193.
+  CHECK(r.size() == 193);
+  for (std::size_t i = 0; i + 1 < r.size(); ++i) CHECK((r[i + 1].arrival - r[i].done).count_ns() == 500'000'000);
+}
+
+TEST_CASE("Locust between(a, b): waits uniform on [a, b] (mean and variance within z-bounds)") {
+  InferenceScenario sc = base_scenario(1);
+  sc.models[0].service.base = constant(Duration::ms(20));
+  one_user(sc, LocustTraffic::Wait::Between, 1.0, 3.0, Duration::s(20000));
+  MemoryRecorder rec;
+  Run run(sc, 7, &rec);
+  run.go();
+  const auto r = by_arrival(rec.requests);
+  REQUIRE(r.size() > 5000);  // ~ 20000 / 2.02
+  double sum = 0, sum2 = 0;
+  const double n = static_cast<double>(r.size() - 1);
+  for (std::size_t i = 0; i + 1 < r.size(); ++i) {
+    const double w = static_cast<double>((r[i + 1].arrival - r[i].done).count_ns()) / 1e9;
+    CHECK(w >= 1.0);
+    CHECK(w <= 3.0);
+    sum += w;
+    sum2 += w * w;
+  }
+  const double mean = sum / n, var = sum2 / n - mean * mean;
+  // U(1, 3): mean 2, variance (3 - 1)^2 / 12 = 1/3; the mean's standard error sqrt(1/3 / n).
+  CHECK(std::abs(mean - 2.0) < 4 * std::sqrt(1.0 / 3.0 / n));
+  // The sample variance's standard error for a uniform: sqrt((mu4 - sigma^4) / n) with
+  // mu4 = (b - a)^4 / 80 = 0.2, sigma^4 = 1/9.
+  CHECK(std::abs(var - 1.0 / 3.0) < 4 * std::sqrt((0.2 - 1.0 / 9.0) / n));
+}
+
+TEST_CASE("Locust constant_throughput(c): a task that runs longer than 1/c is followed at once") {
+  InferenceScenario sc = base_scenario(1);
+  sc.models[0].service.base = constant(Duration::ms(300));
+  one_user(sc, LocustTraffic::Wait::ConstantThroughput, 5.0, 0, Duration::s(30));  // 1/c = 200 ms < 300 ms
+  MemoryRecorder rec;
+  Run run(sc, 1, &rec);
+  run.go();
+  const auto r = by_arrival(rec.requests);
+  CHECK(r.size() == 100);  // back to back, 300 ms each, starts at 0, 0.3, ..., 29.7 s
+  for (std::size_t i = 0; i + 1 < r.size(); ++i) CHECK(r[i + 1].arrival == r[i].done);
+}
+
+TEST_CASE("Locust weighted tasks: the share of each task is its weight's (binomial z-bound)") {
+  InferenceScenario sc = base_scenario(2);
+  for (auto& m : sc.models) m.service.base = constant(Duration::ms(1));
+  sc.traffic.kind = TrafficSpec::Kind::Locust;
+  sc.traffic.locust.users = 20;
+  sc.traffic.locust.spawn_rate = 20;
+  sc.traffic.locust.wait = LocustTraffic::Wait::Constant;
+  sc.traffic.locust.wait_a = 0.1;
+  LocustTraffic::Task t0, t1;
+  t0.weight = 8;
+  t0.popularity.first = t0.popularity.last = 0;
+  t1.weight = 1;
+  t1.popularity.first = t1.popularity.last = 1;
+  sc.traffic.locust.tasks = {t0, t1};
+  sc.traffic.locust.duration = Duration::s(300);
+  MemoryRecorder rec;
+  Run run(sc, 5, &rec);
+  run.go();
+  const double n = static_cast<double>(rec.requests.size());
+  REQUIRE(n > 50000);
+  double zero = 0;
+  for (const auto& q : rec.requests) zero += q.model == 0 ? 1 : 0;
+  const double p = 8.0 / 9.0;
+  CHECK(std::abs(zero / n - p) < 4 * std::sqrt(p * (1 - p) / n));
 }
