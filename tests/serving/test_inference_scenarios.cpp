@@ -483,3 +483,30 @@ TEST_CASE("Locust weighted tasks: the share of each task is its weight's (binomi
   const double p = 8.0 / 9.0;
   CHECK(std::abs(zero / n - p) < 4 * std::sqrt(p * (1 - p) / n));
 }
+
+TEST_CASE("trace replay with time_scale 2: minute m's counts arrive within [30 m, 30 (m + 1)) s") {
+  // Two models, per-minute counts as the Azure adapter gives them; replay from minute 1, two
+  // minutes, twice as fast: trace minute 1 -> [0, 30) s, minute 2 -> [30, 60) s.
+  InferenceScenario sc = base_scenario(2);
+  for (auto& m : sc.models) m.service.base = constant(Duration::ms(1));
+  sc.traffic.kind = TrafficSpec::Kind::Trace;
+  sc.traffic.trace.counts = {{9, 3, 5, 8}, {9, 2, 0, 8}};
+  sc.traffic.trace.time_scale = 2.0;
+  sc.traffic.trace.first_minute = 1;
+  sc.traffic.trace.minutes = 2;
+  MemoryRecorder rec;
+  Run run(sc, 3, &rec);
+  run.go();
+  std::map<std::pair<int, std::uint32_t>, int> got;  // (window, model) -> requests
+  for (const auto& q : rec.requests) {
+    const std::int64_t t = (q.arrival - core::Time::zero()).count_ns();
+    REQUIRE(t >= 0);
+    REQUIRE(t < 60'000'000'000);
+    ++got[{static_cast<int>(t / 30'000'000'000), q.model}];
+  }
+  CHECK(rec.requests.size() == 10);  // 3 + 2 + 5 + 0
+  CHECK(got[{0, 0}] == 3);
+  CHECK(got[{0, 1}] == 2);
+  CHECK(got[{1, 0}] == 5);
+  CHECK(got[{1, 1}] == 0);
+}
