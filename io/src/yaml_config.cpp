@@ -308,6 +308,17 @@ std::vector<YAML::Node> load_all(const Src& src, const std::string& text) {
   }
 }
 
+/// The one document of a file that must hold one (empty documents, e.g. comments only, are
+/// skipped); otherwise a ScenarioError naming the file and `what` it should hold.
+YAML::Node single_document(const Src& src, const std::string& text, const std::string& what) {
+  std::vector<YAML::Node> real;
+  for (const auto& d : load_all(src, text))
+    if (!d.IsNull()) real.push_back(d);
+  if (real.size() != 1)
+    throw ScenarioError(src.file + ": expected one YAML document (" + what + "), found " + std::to_string(real.size()));
+  return real[0];
+}
+
 /// apiVersion and kind of a document (both required).
 std::pair<std::string, std::string> type_of(const Y& doc) {
   if (!doc.node.IsMap()) doc.fail("expected a Kubernetes object (a mapping with apiVersion and kind), got " + shown(doc.node));
@@ -412,14 +423,7 @@ struct SchedulerConfRead {
 SchedulerConfRead read_scheduler_conf(const std::string& file) {
   const std::string text = read_text(file);
   Src src(file);
-  const auto docs = load_all(src, text);
-  std::vector<YAML::Node> real;
-  for (const auto& d : docs)
-    if (!d.IsNull()) real.push_back(d);
-  if (real.size() != 1)
-    throw ScenarioError(file + ": expected one YAML document (the volcano-scheduler ConfigMap or its volcano-scheduler.conf), found " +
-                        std::to_string(real.size()));
-  const Y doc{&src, real[0], ""};
+  const Y doc{&src, single_document(src, text, "the volcano-scheduler ConfigMap or its volcano-scheduler.conf"), ""};
   SchedulerConfRead out;
   if (!doc.node.IsMap() || !doc.node["kind"]) {  // the bare volcano-scheduler.conf
     out.doc = scheduler_conf_json(doc, out.marks);
@@ -766,12 +770,7 @@ Manifests read_manifests(const std::string& file) {
 EksctlClusterConfig read_eksctl_config(const std::string& file) {
   const std::string text = read_text(file);
   Src src(file);
-  const auto docs = load_all(src, text);
-  std::vector<YAML::Node> real;
-  for (const auto& d : docs)
-    if (!d.IsNull()) real.push_back(d);
-  if (real.size() != 1) throw ScenarioError(file + ": expected one YAML document (an eksctl ClusterConfig), found " + std::to_string(real.size()));
-  const Y doc{&src, real[0], ""};
+  const Y doc{&src, single_document(src, text, "an eksctl ClusterConfig"), ""};
   const auto [api, kind] = type_of(doc);
   if (kind != "ClusterConfig")
     doc.child("kind", doc.node["kind"]).fail("expected ClusterConfig (apiVersion eksctl.io/v1alpha5), got \"" + kind + "\"");
