@@ -401,7 +401,12 @@ void one_user(InferenceScenario& sc, LocustTraffic::Wait w, double a, double b, 
   sc.traffic.locust.tasks = {t};
   sc.traffic.locust.duration = duration;
 }
-std::vector<RequestDone> by_arrival(std::vector<RequestDone> v) {
+/// Runs `sc` to its end and returns its requests in arrival order.
+std::vector<RequestDone> requests_by_arrival(const InferenceScenario& sc, std::uint64_t seed) {
+  MemoryRecorder rec;
+  Run run(sc, seed, &rec);
+  run.go();
+  std::vector<RequestDone> v = std::move(rec.requests);
   std::sort(v.begin(), v.end(), [](const RequestDone& x, const RequestDone& y) { return x.arrival < y.arrival; });
   return v;
 }
@@ -411,10 +416,7 @@ TEST_CASE("Locust constant(a): every next request starts exactly a after the ans
   InferenceScenario sc = base_scenario(1);
   sc.models[0].service.base = constant(Duration::ms(20));
   one_user(sc, LocustTraffic::Wait::Constant, 0.5, 0, Duration::s(100));
-  MemoryRecorder rec;
-  Run run(sc, 1, &rec);
-  run.go();
-  const auto r = by_arrival(rec.requests);
+  const auto r = requests_by_arrival(sc, 1);
   // Cycle 20 ms + 500 ms from t = 0 while the start is before 100 s: ceil(100 / 0.52) = 193.
   CHECK(r.size() == 193);
   for (std::size_t i = 0; i + 1 < r.size(); ++i) CHECK((r[i + 1].arrival - r[i].done).count_ns() == 500'000'000);
@@ -424,10 +426,7 @@ TEST_CASE("Locust between(a, b): waits uniform on [a, b] (mean and variance with
   InferenceScenario sc = base_scenario(1);
   sc.models[0].service.base = constant(Duration::ms(20));
   one_user(sc, LocustTraffic::Wait::Between, 1.0, 3.0, Duration::s(20000));
-  MemoryRecorder rec;
-  Run run(sc, 7, &rec);
-  run.go();
-  const auto r = by_arrival(rec.requests);
+  const auto r = requests_by_arrival(sc, 7);
   REQUIRE(r.size() > 5000);  // ~ 20000 / 2.02
   double sum = 0, sum2 = 0;
   const double n = static_cast<double>(r.size() - 1);
@@ -450,10 +449,7 @@ TEST_CASE("Locust constant_throughput(c): a task that runs longer than 1/c is fo
   InferenceScenario sc = base_scenario(1);
   sc.models[0].service.base = constant(Duration::ms(300));
   one_user(sc, LocustTraffic::Wait::ConstantThroughput, 5.0, 0, Duration::s(30));  // 1/c = 200 ms < 300 ms
-  MemoryRecorder rec;
-  Run run(sc, 1, &rec);
-  run.go();
-  const auto r = by_arrival(rec.requests);
+  const auto r = requests_by_arrival(sc, 1);
   CHECK(r.size() == 100);  // back to back, 300 ms each, starts at 0, 0.3, ..., 29.7 s
   for (std::size_t i = 0; i + 1 < r.size(); ++i) CHECK(r[i + 1].arrival == r[i].done);
 }
