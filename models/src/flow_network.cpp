@@ -43,9 +43,9 @@ LinkId FlowNetwork::add_link(double gbps, std::string name) {
   Link l;
   l.capacity = gbps * kBytesPerNsPerGbps;
   l.capacity_gbps = gbps;
-  l.name = std::move(name);
   l.load_since = now_ns();
   links_.push_back(std::move(l));
+  link_names_.push_back(std::move(name));
   return static_cast<LinkId>(links_.size() - 1);
 }
 
@@ -59,6 +59,7 @@ std::uint32_t FlowNetwork::alloc_flow() {
   }
   if (flows_.size() >= UINT32_MAX - 1) bad("too many flows");
   flows_.emplace_back();
+  new_rate_.push_back(0);
   return static_cast<std::uint32_t>(flows_.size() - 1);
 }
 
@@ -67,8 +68,9 @@ void FlowNetwork::free_flow(std::uint32_t s) {
   f.state = State::Free;
   ++f.generation;
   f.owner = nullptr;
-  f.route.clear();
-  f.pos.clear();
+  f.route_len = 0;
+  f.route_big.clear();
+  f.pos_big.clear();
   f.next_free = free_head_;
   free_head_ = s;
   --live_flows_;
@@ -95,8 +97,13 @@ FlowId FlowNetwork::start(std::vector<LinkId> route, double bytes, FlowOwner* ow
   }
   const std::uint32_t s = alloc_flow();
   Flow& f = flows_[s];
-  f.route = std::move(route);
-  f.pos.assign(f.route.size(), 0);
+  f.route_len = static_cast<std::uint32_t>(route.size());
+  if (f.route_len <= kInline) {
+    std::copy(route.begin(), route.end(), f.route_in);
+  } else {
+    f.route_big = std::move(route);
+    f.pos_big.assign(f.route_len, 0);
+  }
   f.remaining = bytes;
   f.rate = 0;
   f.t_ref = now_ns();
@@ -128,33 +135,38 @@ void FlowNetwork::activate(std::uint32_t s) {
   f.activation = core::EventId{};
   f.t_ref = now;
   f.rate = 0;
-  if (f.route.empty()) {  // nothing limits it: done as soon as it is active
+  if (f.route_len == 0) {  // nothing limits it: done as soon as it is active
     f.rate = std::numeric_limits<double>::infinity();
     f.t_done = now;
-    by_done_.insert({f.t_done, f.seq, s});
+    done_push(s);
     return;
   }
-  for (std::size_t k = 0; k < f.route.size(); ++k) {
-    Link& l = links_[f.route[k]];
-    f.pos[k] = static_cast<std::uint32_t>(l.flows.size());
+  const LinkId* route = f.route();
+  std::uint32_t* pos = f.pos();
+  for (std::uint32_t k = 0; k < f.route_len; ++k) {
+    Link& l = links_[route[k]];
+    pos[k] = static_cast<std::uint32_t>(l.flows.size());
     l.flows.push_back(s);
   }
-  recompute_from(f.route);  // (flows_ does not reallocate during a recomputation)
+  recompute_from(f.links());  // (flows_ does not reallocate during a recomputation)
 }
 
 void FlowNetwork::detach(std::uint32_t s) {
   Flow& f = flows_[s];
-  for (std::size_t k = 0; k < f.route.size(); ++k) {
-    Link& l = links_[f.route[k]];
-    const std::uint32_t i = f.pos[k];
+  const LinkId* route = f.route();
+  const std::uint32_t* pos = f.pos();
+  for (std::uint32_t k = 0; k < f.route_len; ++k) {
+    Link& l = links_[route[k]];
+    const std::uint32_t i = pos[k];
     const std::uint32_t moved = l.flows.back();
     l.flows[i] = moved;
     l.flows.pop_back();
     if (moved != s) {
       Flow& m = flows_[moved];
-      for (std::size_t j = 0; j < m.route.size(); ++j)
-        if (m.route[j] == f.route[k]) {
-          m.pos[j] = i;
+      const LinkId* mr = m.route();
+      for (std::uint32_t j = 0; j < m.route_len; ++j)
+        if (mr[j] == route[k]) {
+          m.pos()[j] = i;
           break;
         }
     }
@@ -171,16 +183,16 @@ bool FlowNetwork::cancel(FlowId id) {
     free_flow(s);
     return true;
   }
-  if (f.t_done != kNever) by_done_.erase({f.t_done, f.seq, s});
+  if (f.heap_pos != UINT32_MAX) done_remove(s);
   detach(s);
-  recompute_from(f.route);  // it is off its links, so the solve does not see it
+  recompute_from(f.links());  // it is off its links, so the solve does not see it
   free_flow(s);
   return true;
 }
 
 // ---- the solver ------------------------------------------------------------------------------
 
-void FlowNetwork::recompute_from(const std::vector<LinkId>& seeds) {
+void FlowNetwork::recompute_from(std::span<const LinkId> seeds) {
   if (seeds.empty()) return;
   ++epoch_;
   comp_flows_.clear();
@@ -200,7 +212,7 @@ void FlowNetwork::recompute_from(const std::vector<LinkId>& seeds) {
       if (f.mark == epoch_) continue;
       f.mark = epoch_;
       comp_flows_.push_back(s);
-      for (const LinkId l2 : f.route)
+      for (const LinkId l2 : f.links())
         if (links_[l2].mark != epoch_) {
           links_[l2].mark = epoch_;
           stack_.push_back(l2);
@@ -225,7 +237,8 @@ void FlowNetwork::solve() {
     return a.share != b.share ? a.share > b.share : a.link > b.link;
   };
   heap_.clear();
-  for (const std::uint32_t s : comp_flows_) flows_[s].new_rate = -1;  // unfixed
+  double* const new_rate = new_rate_.data();
+  for (const std::uint32_t s : comp_flows_) new_rate[s] = -1;  // unfixed
   for (const LinkId id : comp_links_) {
     Link& l = links_[id];
     l.rem = l.capacity;
@@ -243,10 +256,9 @@ void FlowNetwork::solve() {
     const double share = top.share;
     touched_.clear();
     for (const std::uint32_t s : l.flows) {
-      Flow& f = flows_[s];
-      if (f.new_rate >= 0) continue;
-      f.new_rate = share;
-      for (const LinkId id2 : f.route) {
+      if (new_rate[s] >= 0) continue;
+      new_rate[s] = share;
+      for (const LinkId id2 : flows_[s].links()) {
         if (id2 == top.link) continue;
         Link& l2 = links_[id2];
         l2.rem -= share;
@@ -273,10 +285,10 @@ void FlowNetwork::solve() {
     l.bytes_acc += l.load * static_cast<double>(now - l.load_since);
     l.load_since = now;
     double load = 0;
-    for (const std::uint32_t s : l.flows) load += flows_[s].new_rate;
+    for (const std::uint32_t s : l.flows) load += new_rate[s];
     l.load = load;
   }
-  for (const std::uint32_t s : comp_flows_) retime(s, flows_[s].new_rate, now);
+  for (const std::uint32_t s : comp_flows_) retime(s, new_rate[s], now);
 }
 
 // A rate change at `now`: bring the bytes up to date, compute the new completion time.
@@ -298,7 +310,6 @@ void FlowNetwork::retime(std::uint32_t s, double new_rate, std::int64_t now) {
   f.remaining -= f.rate * static_cast<double>(now - f.t_ref);
   f.t_ref = now;
   f.rate = new_rate;
-  if (f.t_done != kNever) by_done_.erase({f.t_done, f.seq, s});
   std::int64_t t_done = now;
   if (f.remaining > 0) {
     const double q = std::ceil(f.remaining / new_rate);  // ns, rounded up; >= 1
@@ -308,13 +319,70 @@ void FlowNetwork::retime(std::uint32_t s, double new_rate, std::int64_t now) {
     t_done = now + std::max<std::int64_t>(1, static_cast<std::int64_t>(q));
   }
   f.t_done = t_done;
-  by_done_.insert({t_done, f.seq, s});
+  if (f.heap_pos == UINT32_MAX) done_push(s);
+  else done_update(s);
+}
+
+// ---- completion heap -------------------------------------------------------------------------
+
+void FlowNetwork::done_sift_up(std::uint32_t i, DoneKey k) {
+  while (i > 0) {
+    const std::uint32_t parent = (i - 1) / 4;
+    if (!earlier(k, done_heap_[parent])) break;
+    done_place(i, done_heap_[parent]);
+    i = parent;
+  }
+  done_place(i, k);
+}
+
+void FlowNetwork::done_sift_down(std::uint32_t i, DoneKey k) {
+  const auto n = static_cast<std::uint32_t>(done_heap_.size());
+  for (;;) {
+    const std::uint32_t first = 4 * i + 1;
+    if (first >= n) break;
+    std::uint32_t best = first;
+    const std::uint32_t end = std::min(first + 4, n);
+    for (std::uint32_t c = first + 1; c < end; ++c)
+      if (earlier(done_heap_[c], done_heap_[best])) best = c;
+    if (!earlier(done_heap_[best], k)) break;
+    done_place(i, done_heap_[best]);
+    i = best;
+  }
+  done_place(i, k);
+}
+
+void FlowNetwork::done_push(std::uint32_t slot) {
+  const Flow& f = flows_[slot];
+  done_heap_.push_back({});
+  done_sift_up(static_cast<std::uint32_t>(done_heap_.size() - 1), DoneKey{f.t_done, f.seq, slot});
+}
+
+void FlowNetwork::done_remove(std::uint32_t slot) {
+  const std::uint32_t i = flows_[slot].heap_pos;
+  flows_[slot].heap_pos = UINT32_MAX;
+  const DoneKey last = done_heap_.back();
+  done_heap_.pop_back();
+  if (i == done_heap_.size()) return;
+  if (i > 0 && earlier(last, done_heap_[(i - 1) / 4]))
+    done_sift_up(i, last);
+  else
+    done_sift_down(i, last);
+}
+
+void FlowNetwork::done_update(std::uint32_t slot) {
+  const Flow& f = flows_[slot];
+  const std::uint32_t i = f.heap_pos;
+  const DoneKey k{f.t_done, f.seq, slot};
+  if (i > 0 && earlier(k, done_heap_[(i - 1) / 4]))
+    done_sift_up(i, k);
+  else
+    done_sift_down(i, k);
 }
 
 // ---- kernel hook -----------------------------------------------------------------------------
 
 core::Time FlowNetwork::next_event_time(core::Time) {
-  return by_done_.empty() ? core::Time::max() : core::Time::from_ns(by_done_.begin()->t);
+  return done_heap_.empty() ? core::Time::max() : core::Time::from_ns(done_heap_.front().t);
 }
 
 void FlowNetwork::advance(core::Time, core::Time) {
@@ -327,18 +395,18 @@ void FlowNetwork::on_due(core::Simulator& sim) {
   done_batch_.clear();
   std::vector<LinkId>& seeds = seed_buf_;
   seeds.clear();
-  while (!by_done_.empty() && by_done_.begin()->t <= now) {
-    const std::uint32_t s = by_done_.begin()->slot;
-    by_done_.erase(by_done_.begin());
+  while (!done_heap_.empty() && done_heap_.front().t <= now) {
+    const std::uint32_t s = done_heap_.front().slot;  // the earliest (t, flow id) first
+    done_remove(s);
     Flow& f = flows_[s];
     detach(s);
-    seeds.insert(seeds.end(), f.route.begin(), f.route.end());
+    seeds.insert(seeds.end(), f.links().begin(), f.links().end());
     done_batch_.push_back({s, f.generation, f.owner, f.payload});
     ++stats_.flows_completed;
     free_flow(s);
   }
   recompute_from(seeds);
-  // Owners last, in flow-id order (by_done_'s order at equal times); they may start flows.
+  // Owners last, in flow-id order (the heap's order at equal times); they may start flows.
   const std::vector<Done> batch = done_batch_;
   for (const Done& d : batch) d.owner->on_flow_done(sim, *this, FlowId{d.slot, d.generation}, d.payload);
 }

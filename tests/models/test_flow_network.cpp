@@ -345,3 +345,21 @@ TEST_CASE("determinism: the same flows give the same completions, ns for ns, in 
   CHECK(a.done.size() > 300);
   CHECK(a.done == b.done);
 }
+
+TEST_CASE("a route longer than the inline capacity (10 links) is limited by its narrowest link") {
+  // Links of 10, 20, ..., 100 Gb/s; one flow over all ten: 10 Gb/s = 1.25 B/ns, 1.25e6 bytes
+  // -> 1e6 ns. A second flow on the 10 Gb/s link alone halves it from t = 0: both 5 Gb/s,
+  // 0.625 B/ns; the second (6.25e5 bytes) ends at 1e6 ns, the long one has 6.25e5 left at
+  // 1.25 B/ns: 5e5 more -> 1.5e6 ns.
+  Simulator sim;
+  FlowNetwork net(sim);
+  std::vector<LinkId> route;
+  for (int i = 1; i <= 10; ++i) route.push_back(net.add_link(10.0 * i));
+  Log log;
+  const FlowId a = net.start(route, 1.25e6, &log, 1);
+  CHECK(net.rate_gbps(a) == 10.0);
+  net.start({route[0]}, 6.25e5, &log, 2);
+  CHECK(net.rate_gbps(a) == 5.0);
+  sim.run();
+  CHECK(log.done == std::vector<std::pair<std::int64_t, std::uint64_t>>{{1'000'000, 2}, {1'500'000, 1}});
+}

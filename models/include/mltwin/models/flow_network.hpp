@@ -38,7 +38,7 @@
 // component does not depend on the order its flows were discovered in (see flow_network.cpp).
 #pragma once
 #include <cstdint>
-#include <set>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -98,7 +98,7 @@ class FlowNetwork final : public core::FluidModel, private core::EventHandler {
   /// std::invalid_argument if gbps is not finite and > 0.
   LinkId add_link(double gbps, std::string name = {});
   std::size_t link_count() const { return links_.size(); }
-  const std::string& link_name(LinkId l) const { return links_.at(l).name; }
+  const std::string& link_name(LinkId l) const { return link_names_.at(l); }
   double link_capacity_gbps(LinkId l) const { return links_.at(l).capacity_gbps; }
 
   /// Starts a transfer of `bytes` (> 0, finite) over `route` (link ids; a link may not repeat),
@@ -147,7 +147,6 @@ class FlowNetwork final : public core::FluidModel, private core::EventHandler {
   struct Link {
     double capacity = 0;        // B/ns
     double capacity_gbps = 0;
-    std::string name;
     std::vector<std::uint32_t> flows;  // slots of the active flows crossing it (unordered)
     double load = 0;                   // sum of those flows' rates, B/ns
     double bytes_acc = 0;              // bytes carried up to load_since
@@ -159,22 +158,33 @@ class FlowNetwork final : public core::FluidModel, private core::EventHandler {
     std::uint32_t version = 0;
   };
   enum class State : std::uint8_t { Free, Latent, Active };
-  struct Flow {
-    std::vector<LinkId> route;
-    std::vector<std::uint32_t> pos;  // index of this flow in links_[route[k]].flows
-    double remaining = 0;            // bytes at t_ref
-    double rate = 0;                 // B/ns (+inf for an empty route)
-    double new_rate = 0;             // scratch
-    std::int64_t t_ref = 0;          // ns
-    std::int64_t t_done = 0;         // ns; INT64_MAX while latent
-    std::uint64_t seq = 0;           // start order: the flow id used for ties
+  // Routes up to kInline links (every route of the Trn1 fabric: EFA 2-4 links, NeuronLink at
+  // most 4 hops on a 4 x 4 torus) live inside the flow; longer ones in route_big/pos_big.
+  static constexpr std::uint32_t kInline = 8;
+  // One cache line of what the solver reads per flow, then the rest.
+  struct alignas(64) Flow {
+    LinkId route_in[kInline];
+    std::uint32_t route_len = 0;
+    std::uint32_t heap_pos = UINT32_MAX;  // index in done_heap_, UINT32_MAX if not in it
+    std::uint64_t mark = 0;
+    std::uint32_t pos_in[kInline];        // index of this flow in links_[route[k]].flows
+    double remaining = 0;                 // bytes at t_ref
+    double rate = 0;                      // B/ns (+inf for an empty route)
+    std::int64_t t_ref = 0;               // ns
+    std::int64_t t_done = 0;              // ns; INT64_MAX while latent
+    std::uint64_t seq = 0;                // start order: the flow id used for ties
     FlowOwner* owner = nullptr;
     std::uint64_t payload = 0;
-    core::EventId activation;        // pending kernel event while latent
-    std::uint64_t mark = 0;
+    core::EventId activation;             // pending kernel event while latent
     std::uint32_t generation = 0;
     std::uint32_t next_free = UINT32_MAX;
     State state = State::Free;
+    std::vector<LinkId> route_big;
+    std::vector<std::uint32_t> pos_big;
+
+    const LinkId* route() const { return route_len <= kInline ? route_in : route_big.data(); }
+    std::uint32_t* pos() { return route_len <= kInline ? pos_in : pos_big.data(); }
+    std::span<const LinkId> links() const { return {route(), route_len}; }
   };
 
   void on_event(core::Simulator& sim, std::uint64_t payload) override;
@@ -189,29 +199,41 @@ class FlowNetwork final : public core::FluidModel, private core::EventHandler {
   void detach(std::uint32_t s);        // off its links (active flows)
   // Recomputes the component(s) reachable from the links `seeds` (flow-link graph) and
   // re-times the flows whose rate changed.
-  void recompute_from(const std::vector<LinkId>& seeds);
+  void recompute_from(std::span<const LinkId> seeds);
   void solve();  // progressive filling over comp_flows_ / comp_links_
   void retime(std::uint32_t s, double new_rate, std::int64_t now);
   std::int64_t now_ns() const { return sim_.now().ns(); }
 
   core::Simulator& sim_;
   std::vector<Link> links_;
+  std::vector<std::string> link_names_;
   std::vector<Flow> flows_;
+  // The solver's per-flow scratch rate (B/ns, -1 = not fixed yet), apart from flows_ so that
+  // the passes over links' flow lists read 8 bytes per flow, not a 256-byte Flow.
+  std::vector<double> new_rate_;
   std::uint32_t free_head_ = UINT32_MAX;
   std::size_t live_flows_ = 0;
   std::uint64_t next_seq_ = 0;
   std::uint64_t epoch_ = 0;
-  // Completion order: (t_done ns, seq, slot); seq is unique, so the slot only rides along.
-  // std::set keeps it deterministic and gives O(log n) re-timing.
+  // Completion order: an indexed 4-ary min-heap of (t_done ns, seq, slot) entries; seq is
+  // unique, so ties go by flow id and the slot only rides along. Flow::heap_pos finds a
+  // flow's entry, so re-timing is one sift, O(log n), with no allocation.
   struct DoneKey {
     std::int64_t t;
     std::uint64_t seq;
     std::uint32_t slot;
-    friend bool operator<(const DoneKey& a, const DoneKey& b) {
-      return a.t != b.t ? a.t < b.t : a.seq < b.seq;
-    }
   };
-  std::set<DoneKey> by_done_;
+  static bool earlier(const DoneKey& a, const DoneKey& b) { return a.t != b.t ? a.t < b.t : a.seq < b.seq; }
+  void done_place(std::uint32_t i, const DoneKey& k) {
+    done_heap_[i] = k;
+    flows_[k.slot].heap_pos = i;
+  }
+  void done_sift_up(std::uint32_t i, DoneKey k);
+  void done_sift_down(std::uint32_t i, DoneKey k);
+  void done_push(std::uint32_t slot);    // the flow's t_done and seq must be set
+  void done_remove(std::uint32_t slot);  // the flow must be in the heap
+  void done_update(std::uint32_t slot);  // after its t_done changed
+  std::vector<DoneKey> done_heap_;
   FlowNetworkStats stats_;
   // Scratch buffers reused across updates (no allocation per update in steady state).
   std::vector<std::uint32_t> comp_flows_;
