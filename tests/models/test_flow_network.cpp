@@ -143,6 +143,21 @@ TEST_CASE("cancel: the cancelled flow is never reported, the other speeds up") {
   CHECK(log.done == std::vector<std::pair<std::int64_t, std::uint64_t>>{{100'000'000, 1}});
   CHECK_FALSE(net.cancel(b));  // stale handle
   CHECK(net.stats().flows_cancelled == 1);
+
+  // Cancelled during its latency phase: it never joins, the other keeps the link alone
+  // (12.5 B/ns: 1e9 bytes -> 8e7 ns).
+  Simulator sim2;
+  FlowNetwork net2(sim2);
+  const LinkId l2 = net2.add_link(100.0);
+  Log log2;
+  net2.start({l2}, 1e9, &log2, 1);
+  const FlowId late = net2.start({l2}, 1e9, &log2, 2, Duration::ns(1'000));
+  CHECK(net2.flow_count() == 2);
+  CHECK(net2.cancel(late));
+  CHECK(net2.flow_count() == 1);
+  sim2.run();
+  CHECK(log2.done == std::vector<std::pair<std::int64_t, std::uint64_t>>{{80'000'000, 1}});
+  CHECK(sim2.stats().events_fired == 0);  // the activation event was cancelled too
 }
 
 TEST_CASE("latency: the flow joins the sharing after it; an empty route completes at once") {

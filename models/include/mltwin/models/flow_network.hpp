@@ -7,9 +7,9 @@
 // without lowering the rate of a flow whose rate is already no larger. It is computed by
 // progressive filling (water-filling): raise every unfixed flow's rate together; when a link
 // fills, its unfixed flows are fixed at that link's fair share (remaining capacity / unfixed
-// flows) and leave the filling; repeat. This is the rule of SimGrid's lmm solver
-// (src/kernel/lmm/maxmin.cpp, read for the semantics, not copied) with every sharing weight 1
-// and no per-flow bound; Bertsekas & Gallager, "Data Networks", §6.5.2 give the algorithm and
+// flows) and leave the filling; repeat. This is the rule SimGrid's lmm solver
+// (src/kernel/lmm/) applies with every sharing weight 1 and no per-flow bound (no SimGrid code
+// here; bench/fabric_simgrid.cpp checks the completion times against SimGrid 3.32's); Bertsekas & Gallager, "Data Networks", §6.5.2 give the algorithm and
 // prove the allocation unique.
 //
 // Incremental. Flows that share no link, directly or through other flows, do not influence
