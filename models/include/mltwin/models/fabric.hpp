@@ -94,7 +94,8 @@ class Fabric {
   using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, VertexProps, EdgeProps>;
   using Vertex = Graph::vertex_descriptor;
 
-  /// Builds the topology and adds its links to `net` (which must outlive the fabric).
+  /// Builds the topology and adds its links to `net` (which must outlive the fabric). The
+  /// catalog is copied (the fabric does not refer to the caller's).
   /// Throws std::invalid_argument naming the problem: an instance type not in `catalog`, a
   /// multi-chip type without a NeuronLink entry, a torus whose rows x cols is not the chip
   /// count, a non-positive bandwidth, a leaf size < 1 or an oversubscription < 1.
@@ -164,6 +165,7 @@ class Fabric {
   std::uint32_t core_count(std::uint32_t node) const;
 
   FlowNetwork& net_;
+  Catalog catalog_;  // a copy: NodeInfo::type points into it
   std::vector<FabricNode> nodes_;
   std::vector<NodeInfo> node_info_;
   std::vector<Torus> tori_;
