@@ -3,7 +3,7 @@
 #   make test   the same set-up, then every test
 # Also: make test-sanitize (the tests under ASan+UBSan, and the same database from both builds),
 #       make bench (kernel vs SimPy/SimGrid peers; the full Philly run's time and memory;
-#       the inference scenarios' time and memory).
+#       the inference scenarios' time and memory; the fabric solver against SimGrid's).
 BUILD ?= build
 SAN_BUILD ?= build-asan
 GEN := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
@@ -57,6 +57,7 @@ bench: build
 	bash bench/run-kernel-bench.sh
 	bash bench/run-philly-bench.sh
 	bash bench/run-inference-bench.sh
+	bash bench/run-fabric-bench.sh
 
 clean:
 	rm -rf $(BUILD) $(SAN_BUILD)

@@ -4,8 +4,9 @@
 set -euo pipefail
 PKGS=(
   cmake g++ make ninja-build pkg-config
-  libboost-dev libboost-graph-dev libboost-random-dev   # Boost.Histogram/Accumulators (metrics), Boost.Graph (topology, later issues), Boost.Random (RNG streams)
-  libeigen3-dev                            # Eigen (fluid solver, later issues)
+  libboost-dev libboost-graph-dev libboost-random-dev   # Boost.Histogram/Accumulators (metrics), Boost.Graph (the fabric topology), Boost.Random (RNG streams)
+  libeigen3-dev                            # Eigen (the fabric tests' water-filling reference)
+  libsimgrid-dev                           # SimGrid: the fabric benchmark's peer solver (bench/fabric_simgrid.cpp)
   nlohmann-json3-dev libvalijson-dev       # JSON scenarios and their JSON Schema validation
   libsqlite3-dev sqlite3                   # the results store (sqlite3: the CLI, for reading results)
   libfmt-dev libcli11-dev doctest-dev      # formatting, command line, tests

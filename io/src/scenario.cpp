@@ -36,6 +36,51 @@ const detail::SchemaValidator& validator() {
   return v;
 }
 
+// The "fabric" object -> FabricParams, checked against the catalog and the node groups: every
+// NeuronLink entry names a catalog type and a torus holding its chips, once; every multi-chip
+// type a node group uses has an entry.
+models::FabricParams fabric_of(const std::string& path, const json& f, const models::Catalog& catalog,
+                               const std::vector<models::NodeGroupSpec>& groups) {
+  models::FabricParams p;
+  p.efa.gbps_per_interface = f["efa"]["gbps_per_interface"];
+  p.efa.latency = duration_of(path, "/fabric/efa/latency", f["efa"]["latency"]);
+  if (p.efa.latency < core::Duration::ns(0)) fail(path, "/fabric/efa/latency", "expected a duration >= 0");
+  p.efa.source = f["efa"]["source"];
+  const json& nl = f["neuronlink"];
+  for (std::size_t i = 0; i < nl.size(); ++i) {
+    const std::string where = "/fabric/neuronlink/" + std::to_string(i);
+    models::NeuronLinkSpec n;
+    n.instance_type = nl[i]["instance_type"];
+    const models::InstanceType* it = catalog.find(n.instance_type);
+    if (it == nullptr) fail(path, where + "/instance_type", "'" + n.instance_type + "' is not in /catalog/instance_types");
+    if (p.neuronlink_for(n.instance_type) != nullptr)
+      fail(path, where + "/instance_type", "a second entry for '" + n.instance_type + "'");
+    n.torus_rows = nl[i]["torus"][0];
+    n.torus_cols = nl[i]["torus"][1];
+    if (n.torus_rows * n.torus_cols != it->trainium_chips)
+      fail(path, where + "/torus",
+           "a " + std::to_string(n.torus_rows) + " x " + std::to_string(n.torus_cols) + " torus does not hold the " +
+               std::to_string(it->trainium_chips) + " Trainium chips of " + n.instance_type);
+    n.gbps_per_link = nl[i]["gbps_per_link"];
+    n.latency = duration_of(path, where + "/latency", nl[i]["latency"]);
+    if (n.latency < core::Duration::ns(0)) fail(path, where + "/latency", "expected a duration >= 0");
+    n.source = nl[i]["source"];
+    p.neuronlink.push_back(n);
+  }
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    const models::InstanceType* it = catalog.find(groups[g].instance_type);
+    if (it != nullptr && it->trainium_chips > 1 && p.neuronlink_for(it->name) == nullptr)
+      fail(path, "/fabric/neuronlink",
+           "no entry for instance type '" + it->name + "' (" + std::to_string(it->trainium_chips) +
+               " Trainium chips), used by /cluster/node_groups/" + std::to_string(g));
+  }
+  if (f.contains("leaf_spine")) {
+    const json& ls = f["leaf_spine"];
+    p.leaf_spine = models::LeafSpineSpec{ls["nodes_per_leaf"], ls["oversubscription"], ls["source"]};
+  }
+  return p;
+}
+
 }  // namespace
 
 double parse_quantity(const json& q) {
@@ -153,6 +198,8 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
     sc.node_groups.push_back(ng);
   }
   if (cores_per_device == 0) cores_per_device = 2;
+  // The network (optional; its figures and sources: docs/fabric.md).
+  if (doc.contains("fabric")) sc.fabric = fabric_of(path, doc["fabric"], sc.catalog, sc.node_groups);
   // Scheduler configuration, under Volcano's own keys.
   const json& v = doc["volcano"];
   if (v.contains("schedule_period")) {

@@ -18,7 +18,9 @@
 #include <string>
 #include <vector>
 
+#include "mltwin/core/simulator.hpp"
 #include "mltwin/io/scenario.hpp"
+#include "mltwin/models/fabric.hpp"
 
 #ifndef MLTWIN_SOURCE_DIR
 #error "MLTWIN_SOURCE_DIR must be defined by the build"
@@ -744,5 +746,101 @@ TEST_CASE("${MLTWIN_DATA} in a trace path") {
     }
     const std::string msg = load_error(p);
     CHECK_MESSAGE(contains(msg, "MLTWIN_DATA"), msg);
+  }
+}
+
+// ================================================================== the fabric object
+
+namespace {
+
+/// tiny-gang with the "fabric" object of the shipped Philly scenario.
+json with_fabric() {
+  std::ifstream in(std::string(MLTWIN_SOURCE_DIR) + "/scenarios/eks-trn1-philly.json");
+  REQUIRE(in.good());
+  json d = tiny_gang();
+  d["fabric"] = json::parse(in)["fabric"];
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("fabric: absent means no network; present, its figures load with their units") {
+  TempDir d;
+  CHECK_FALSE(io::load_scenario(write_json(d, "a.json", tiny_gang())).training.fabric.has_value());
+  const io::LoadedScenario sc = io::load_scenario(write_json(d, "b.json", with_fabric()));
+  REQUIRE(sc.training.fabric.has_value());
+  const models::FabricParams& f = *sc.training.fabric;
+  // Neuron docs: 800 Gb/s over 8 interfaces -> 100 Gb/s each; latency "10us".
+  CHECK(f.efa.gbps_per_interface == 100.0);
+  CHECK(f.efa.latency == core::Duration::us(10));
+  CHECK_FALSE(f.leaf_spine.has_value());  // non-blocking unless the scenario says otherwise
+  const models::NeuronLinkSpec* nl = f.neuronlink_for("trn1.32xlarge");
+  REQUIRE(nl != nullptr);
+  CHECK(nl->torus_rows == 4);
+  CHECK(nl->torus_cols == 4);
+  // 384 GiB/s per device over 4 links = 96 GiB/s = 96 * 2^30 * 8 bit/s.
+  CHECK(nl->gbps_per_link == doctest::Approx(384.0 / 4 * kGiB * 8 / 1e9));
+  CHECK(nl->latency == core::Duration::us(1));
+  CHECK(f.neuronlink_for("trn1n.32xlarge") != nullptr);
+  CHECK(f.neuronlink_for("trn1.2xlarge") == nullptr);
+  // The topology builds from what the scenario loaded, one fabric node per cluster node.
+  core::Simulator sim;
+  models::FlowNetwork net(sim);
+  const auto nodes = models::fabric_nodes_of(sc.training.node_groups);
+  const models::Fabric fab(sc.training.catalog, nodes, f, net);
+  int expected = 0;
+  for (const auto& g : sc.training.node_groups) expected += g.count;
+  CHECK(fab.node_count() == static_cast<std::size_t>(expected));
+}
+
+TEST_CASE("fabric: errors name the JSON path") {
+  TempDir d;
+  {
+    json doc = with_fabric();
+    doc["fabric"]["neuronlink"][0]["instance_type"] = "trn9.xlarge";
+    const std::string msg = load_error(write_json(d, "s.json", doc));
+    CHECK_MESSAGE(contains(msg, "/fabric/neuronlink/0/instance_type: 'trn9.xlarge' is not in /catalog/instance_types"), msg);
+  }
+  {
+    json doc = with_fabric();
+    doc["fabric"]["neuronlink"][0]["torus"] = json::array({3, 4});
+    const std::string msg = load_error(write_json(d, "s.json", doc));
+    CHECK_MESSAGE(contains(msg, "/fabric/neuronlink/0/torus: a 3 x 4 torus does not hold the 16 Trainium chips of trn1.32xlarge"), msg);
+  }
+  {
+    json doc = with_fabric();
+    doc["fabric"]["neuronlink"].erase(0);  // trn1.32xlarge, which the node group uses
+    const std::string msg = load_error(write_json(d, "s.json", doc));
+    CHECK_MESSAGE(contains(msg, "/fabric/neuronlink: no entry for instance type 'trn1.32xlarge' (16 Trainium chips), used by /cluster/node_groups/0"), msg);
+  }
+  {
+    json doc = with_fabric();
+    doc["fabric"]["neuronlink"][1]["instance_type"] = "trn1.32xlarge";
+    const std::string msg = load_error(write_json(d, "s.json", doc));
+    CHECK_MESSAGE(contains(msg, "/fabric/neuronlink/1/instance_type: a second entry for 'trn1.32xlarge'"), msg);
+  }
+  {
+    json doc = with_fabric();
+    doc["fabric"]["efa"]["gbps_per_interface"] = 0;
+    const std::string msg = load_error(write_json(d, "s.json", doc));
+    CHECK_MESSAGE(contains(msg, "/fabric/efa/gbps_per_interface"), msg);
+  }
+  {
+    json doc = with_fabric();
+    doc["fabric"]["leaf_spine"] = {{"nodes_per_leaf", 16}, {"oversubscription", 0.5}, {"source", "x"}};
+    const std::string msg = load_error(write_json(d, "s.json", doc));
+    CHECK_MESSAGE(contains(msg, "/fabric/leaf_spine/oversubscription"), msg);
+  }
+  {
+    json doc = with_fabric();
+    doc["fabric"]["efa"]["latency"] = "soon";
+    const std::string msg = load_error(write_json(d, "s.json", doc));
+    CHECK_MESSAGE(contains(msg, "/fabric/efa/latency"), msg);
+  }
+  {
+    json doc = with_fabric();
+    doc["fabric"]["spine"] = 1;  // unknown key
+    const std::string msg = load_error(write_json(d, "s.json", doc));
+    CHECK_MESSAGE(contains(msg, "/fabric"), msg);
   }
 }

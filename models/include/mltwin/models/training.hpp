@@ -32,6 +32,7 @@
 #include "mltwin/core/rng.hpp"
 #include "mltwin/core/simulator.hpp"
 #include "mltwin/models/catalog.hpp"
+#include "mltwin/models/fabric_params.hpp"
 #include "mltwin/models/recorder.hpp"
 #include "mltwin/policy/cluster_state.hpp"
 #include "mltwin/policy/config.hpp"
@@ -110,6 +111,8 @@ struct TrainingScenario {
   Duration checkpoint_interval = Duration::ns(0);
   Duration metrics_interval = Duration::s(300);
   std::vector<TrainingJobSpec> jobs;  ///< sorted by submit time
+  /// The EFA / NeuronLink network (scenario "fabric"); unset: no network is modelled.
+  std::optional<FabricParams> fabric;
 };
 
 /// Per-job outcome, for summaries.
