@@ -98,6 +98,24 @@ RunSummary summarize(const std::string& scenario, std::uint64_t seed, const mode
   s.failed = st.failed;
   s.lost_training_s = st.lost_training_s;
   s.lost_neuroncore_s = st.lost_neuroncore_s;
+  s.startup = sc.startup.has_value();
+  s.startup_s = st.startup_s;
+  s.image_pull_s = st.image_pull_s;
+  s.training_s = st.training_s;
+  s.startup_share = st.startup_s + st.training_s > 0 ? st.startup_s / (st.startup_s + st.training_s) : 0.0;
+  s.compile_hits = st.compile_hits;
+  s.compile_misses = st.compile_misses;
+  s.compile_waits = st.compile_waits;
+  s.dynamic_nodes = sc.faults.has_value() || sc.autoscaler.has_value();
+  s.node_failures = st.node_failures;
+  s.nodes_launched = st.nodes_launched;
+  s.nodes_removed = st.nodes_removed;
+  if (s.dynamic_nodes && st.node_group_seconds.size() == sc.node_groups.size()) {
+    for (std::size_t g = 0; g < sc.node_groups.size(); ++g)
+      if (const auto* it = sc.catalog.find(sc.node_groups[g].instance_type))
+        s.cost_usd += st.node_group_seconds[g] * it->on_demand_usd_per_hour / 3600.0;
+    return s;
+  }
   for (const auto& g : sc.node_groups)
     if (const auto* it = sc.catalog.find(g.instance_type)) s.cost_usd += g.count * it->on_demand_usd_per_hour * sim_end_s / 3600.0;
   return s;
@@ -142,6 +160,13 @@ void print_summary(std::ostream& os, const RunSummary& s) {
   if (s.evictions > 0)
     fmt::print(os, "Evictions: {} pods; {} jobs restarted (RestartJob), {} Failed (maxRetry); training lost {} ({:.1f} NeuronCore-hours)\n",
                s.evictions, s.restarts, s.failed, dur(s.lost_training_s), s.lost_neuroncore_s / 3600);
+  if (s.startup)
+    fmt::print(os, "Start-up (rendezvous, Neuron compilation, dataset read): {:.1f} job-hours, {:.1f}% of start-up + training; "
+                   "image pulls {:.1f} job-hours; compile cache {} hits, {} misses, {} waits\n",
+               s.startup_s / 3600, 100 * s.startup_share, s.image_pull_s / 3600, s.compile_hits, s.compile_misses, s.compile_waits);
+  if (s.dynamic_nodes)
+    fmt::print(os, "Nodes: {} failed, {} launched (replacements and scale-ups), {} removed by the autoscaler\n", s.node_failures,
+               s.nodes_launched, s.nodes_removed);
   fmt::print(os, "On-demand cost of the node groups over the run: ${:.0f}\n", s.cost_usd);
 }
 

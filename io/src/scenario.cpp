@@ -81,6 +81,102 @@ models::FabricParams fabric_of(const std::string& path, const json& f, const mod
   return p;
 }
 
+// The startup, faults and cluster.autoscaler blocks (models/startup.hpp).
+void read_startup_and_faults(const std::string& path, const json& doc, models::TrainingScenario& sc) {
+  auto positive = [&](const std::string& where, const json& v) {
+    const core::Duration d = duration_of(path, where, v);
+    if (d < core::Duration::ns(0)) fail(path, where, "expected a duration >= 0");
+    return d;
+  };
+  auto bytes_of = [&](const std::string& where, const json& v) {
+    try {
+      return parse_quantity(v);
+    } catch (const std::invalid_argument& e) {
+      fail(path, where, e.what());
+    }
+  };
+  if (doc.contains("startup")) {
+    const json& st = doc["startup"];
+    models::StartupSpec sp;
+    const json& im = st["image"];
+    sp.image = im.value("name", std::string());
+    sp.image_bytes = bytes_of("/startup/image/bytes", im["bytes"]);
+    sp.pull_bytes_per_s = im.contains("pull_gbps") ? im["pull_gbps"].get<double>() * 1e9 / 8 : im["pull_bytes_per_s"].get<double>();
+    sp.image_source = im["source"];
+    sp.rendezvous = positive("/startup/rendezvous/duration", st["rendezvous"]["duration"]);
+    sp.rendezvous_source = st["rendezvous"]["source"];
+    const json& ne = st["neuron"];
+    sp.mode = ne["mode"] == "jit" ? models::CompileMode::Jit : models::CompileMode::ParallelCompile;
+    for (std::size_t i = 0; i < ne["models"].size(); ++i) {
+      const json& m = ne["models"][i];
+      const std::string where = "/startup/neuron/models/" + std::to_string(i);
+      models::NeuronModelSpec ms;
+      ms.name = m["name"];
+      if (sp.find_model(ms.name)) fail(path, where + "/name", "duplicate model '" + ms.name + "'");
+      ms.jit_compile = positive(where + "/jit_compile", m["jit_compile"]);
+      ms.parallel_compile = positive(where + "/parallel_compile", m["parallel_compile"]);
+      if (m.contains("dataset_bytes")) ms.dataset_bytes = bytes_of(where + "/dataset_bytes", m["dataset_bytes"]);
+      ms.source = m["source"];
+      sp.models.push_back(ms);
+    }
+    sp.default_model = ne["default_model"];
+    if (!sp.find_model(sp.default_model))
+      fail(path, "/startup/neuron/default_model", "'" + sp.default_model + "' is not in /startup/neuron/models");
+    sp.default_flags = ne.value("default_flags", std::string());
+    sp.cache_url = ne.value("compile_cache_url", std::string());
+    sp.cache_load = positive("/startup/neuron/cache_load_time", ne["cache_load_time"]);
+    sp.compile_source = ne["source"];
+    const json& fx = st["fsx"];
+    sp.fsx_bytes_per_s = fx["storage_tib"].get<double>() * fx["per_unit_throughput_mbps_per_tib"].get<double>() * 1e6;
+    sp.fsx_source = fx["source"];
+    for (std::size_t i = 0; i < sc.jobs.size(); ++i)
+      if (!sc.jobs[i].model.empty() && !sp.find_model(sc.jobs[i].model))
+        fail(path, doc["workload"].contains("jobs") ? "/workload/jobs/" + std::to_string(sc.jobs[i].trace_row) + "/model" : "/workload/philly/model",
+             "model '" + sc.jobs[i].model + "' is not in /startup/neuron/models");
+    sc.startup = sp;
+  } else {
+    for (std::size_t i = 0; i < sc.jobs.size(); ++i)
+      if (!sc.jobs[i].model.empty())
+        fail(path, "/startup", "jobs name Neuron models, but the scenario has no startup block to compile them");
+  }
+  if (doc.contains("faults")) {
+    const json& f = doc["faults"];
+    models::FaultSpec fs;
+    fs.failure_rate_per_node_hour = f.value("node_failure_rate_per_node_hour", 0.0);
+    fs.replacement_time = positive("/faults/replacement_time", f["replacement_time"]);
+    fs.source = f["source"];
+    std::set<std::string> names;
+    for (const auto& g : sc.node_groups)
+      for (int i = 0; i < g.count; ++i) names.insert(g.name + "-" + std::to_string(i));
+    if (f.contains("scheduled"))
+      for (std::size_t i = 0; i < f["scheduled"].size(); ++i) {
+        const json& e = f["scheduled"][i];
+        const std::string where = "/faults/scheduled/" + std::to_string(i);
+        models::NodeFailureAt at{e["node"], positive(where + "/at", e["at"])};
+        if (!names.count(at.node)) fail(path, where + "/node", "no node '" + at.node + "' at t = 0 (nodes are named <node group>-<index>)");
+        fs.scheduled.push_back(at);
+      }
+    if (sc.max_retries < 1)
+      fail(path, "/workload/torchx/max_retries",
+           "node failures fail pods; with max_retries 0 (TorchX's default) the Volcano Job has no PodFailed policy and "
+           "Volcano's default path is not modelled: set max_retries >= 1 (PodFailed -> RestartJob)");
+    sc.faults = fs;
+  }
+  if (doc["cluster"].contains("autoscaler")) {
+    const json& a = doc["cluster"]["autoscaler"];
+    models::AutoscalerSpec as;
+    if (a.contains("scan_interval")) as.scan_interval = positive("/cluster/autoscaler/scan_interval", a["scan_interval"]);
+    if (as.scan_interval <= core::Duration::ns(0)) fail(path, "/cluster/autoscaler/scan_interval", "expected a positive interval");
+    if (a.contains("scale_down_unneeded_time"))
+      as.scale_down_unneeded_time = positive("/cluster/autoscaler/scale_down_unneeded_time", a["scale_down_unneeded_time"]);
+    if (a.contains("scale_down_delay_after_add"))
+      as.scale_down_delay_after_add = positive("/cluster/autoscaler/scale_down_delay_after_add", a["scale_down_delay_after_add"]);
+    as.launch_time = positive("/cluster/autoscaler/launch_time", a["launch_time"]);
+    as.source = a["source"];
+    sc.autoscaler = as;
+  }
+}
+
 }  // namespace
 
 double parse_quantity(const json& q) {
@@ -192,6 +288,17 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
     if (it->neuroncores_per_chip != cores_per_device)
       fail(path, where + "/instance_type", "node groups mix NeuronCores-per-device counts; one cluster must use one");
     ng.count = g["desired_capacity"];
+    if (g.contains("min_size") != g.contains("max_size"))
+      fail(path, where, "min_size and max_size go together (eksctl minSize/maxSize)");
+    if (g.contains("min_size")) {
+      ng.min_size = g["min_size"];
+      ng.max_size = g["max_size"];
+      if (!(ng.min_size <= ng.count && ng.count <= ng.max_size))
+        fail(path, where, "expected min_size <= desired_capacity <= max_size, got " + std::to_string(ng.min_size) + ", " +
+                              std::to_string(ng.count) + ", " + std::to_string(ng.max_size));
+      if (!doc["cluster"].contains("autoscaler"))
+        fail(path, where + "/min_size", "min_size/max_size need a cluster autoscaler: add /cluster/autoscaler");
+    }
     ng.availability_zone = g.value("availability_zone", "");
     if (g.contains("labels"))
       for (auto it2 = g["labels"].begin(); it2 != g["labels"].end(); ++it2) ng.labels.emplace_back(it2.key(), it2.value());
@@ -274,6 +381,11 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
     pm.priority = p.value("priority", 0);
     pm.max_jobs = p.value("max_jobs", std::size_t{0});
     sc.jobs = read_philly(trace, pm);
+    const std::string model = p.value("model", std::string()), flags = p.value("compiler_flags", std::string());
+    for (auto& j : sc.jobs) {
+      j.model = model;
+      j.compiler_flags = flags;
+    }
     out.inputs.push_back({"philly_trace", trace, trace_as_written});
   } else {
     const auto& jobs = w["jobs"];
@@ -281,11 +393,14 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
       const json& j = jobs[i];
       const std::string where = "/workload/jobs/" + std::to_string(i);
       models::TrainingJobSpec js = detail::job_of(path, where, j, i, cores_per_device);
+      js.model = j.value("model", std::string());
+      js.compiler_flags = j.value("compiler_flags", std::string());
       if (!queue_names.count(js.queue)) fail(path, where + "/queue", "queue '" + js.queue + "' is not defined in /queues");
       sc.jobs.push_back(js);
     }
     std::stable_sort(sc.jobs.begin(), sc.jobs.end(), [](const auto& a, const auto& b) { return a.submit < b.submit; });
   }
+  read_startup_and_faults(path, doc, sc);
   // Every job's queue must exist.
   for (const auto& j : sc.jobs)
     if (!queue_names.count(j.queue)) {

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "training_internal.hpp"
+
 namespace mltwin::models {
 
 using policy::JobId;
@@ -77,28 +79,13 @@ TrainingCluster::TrainingCluster(const TrainingScenario& sc, core::Simulator& si
     qi.uid = uid_rng_();
     state_.add_queue(qi);
   }
-  for (const auto& g : sc.node_groups) {
-    const InstanceType* it = sc.catalog.find(g.instance_type);
-    if (!it) throw std::invalid_argument("node group '" + g.name + "': instance type '" + g.instance_type +
-                                         "' is not in the catalog");
-    for (int i = 0; i < g.count; ++i) {
-      policy::NodeInfo n;
-      n.name = g.name + "-" + std::to_string(i);
-      n.instance_type = it->name;
-      n.allocatable = Resource::make(it->vcpu, it->memory_gib * kGiB, it->neuroncores(), it->efa_interfaces);
-      n.capacity = n.allocatable;
-      n.labels = g.labels;
-      n.labels.emplace_back("node.kubernetes.io/instance-type", it->name);
-      n.labels.emplace_back("eks.amazonaws.com/nodegroup", g.name);
-      if (!g.availability_zone.empty()) n.labels.emplace_back("topology.kubernetes.io/zone", g.availability_zone);
-      std::sort(n.labels.begin(), n.labels.end());
-      state_.add_node(n);
-    }
-  }
+  init_nodes(rng);  // training_nodes.cpp: the node groups' nodes, failure and autoscaler books
   scheduler_ = std::make_unique<policy::Scheduler>(sc.scheduler, rng.stream("volcano.node_tiebreak")());
   if (sc.termination_grace.kind != LatencySpec::Kind::Constant) grace_rng_ = &rng.stream("pod.termination_grace");
   runs_.resize(sc.jobs.size());
   outcomes_.resize(sc.jobs.size());
+  jstart_.resize(sc.jobs.size());
+  if (sc.startup) startup_ = std::make_unique<StartupModel>(*sc.startup);
   stats_.neuroncores_total = state_.total_allocatable()[policy::Dim::NeuronCore] / 1000.0;
 }
 
@@ -122,6 +109,10 @@ void TrainingCluster::on_event(core::Simulator&, std::uint64_t payload) {
     case kSample: sample(); break;
     case kJobController: job_controller(idx); break;
     case kPodGone: pod_gone(static_cast<TaskId>(idx)); break;
+    case kStartupDone: start_training(idx); break;
+    case kNodeFailure: node_failure(static_cast<NodeId>(idx)); break;
+    case kNodeReady: node_ready(static_cast<NodeId>(idx)); break;
+    case kScan: autoscaler_scan(); break;
   }
 }
 
@@ -129,12 +120,14 @@ std::string TrainingCluster::infeasible_reason(const TrainingJobSpec& j, const R
   // How many of this job's pods could the empty cluster hold at once?
   std::int64_t fit = 0;
   for (const auto& n : state_.nodes()) {
+    if (dynamic_nodes_ && node_recs_[n.id].removed != core::Time::max()) continue;  // failed or removed
     std::int64_t per = INT64_MAX;
     for (std::size_t d = 0; d < policy::kDims; ++d)
       if (pod.v[d] > 0) per = std::min<std::int64_t>(per, static_cast<std::int64_t>(std::floor(n.allocatable.v[d] / pod.v[d])));
     if (per == INT64_MAX) per = j.nnodes;  // requests nothing: fits anywhere
     fit += per;
   }
+  fit += autoscaler_headroom_fit(pod);  // nodes the cluster autoscaler may still add
   if (fit == 0)
     return "no node can hold one pod of this job (requests {" + pod.to_string() + "})";
   if (fit < j.nnodes)
@@ -204,6 +197,7 @@ void TrainingCluster::ensure_tick() {
   // The scheduler cycle at boundary t sees every change made at or before t: a change at t
   // wakes the cycle at t itself (the tick yields to other events at t, see tick()), a change
   // between boundaries the next one. Changes made by a cycle's own session wake the next.
+  if (scenario_.autoscaler) ensure_scan();  // the autoscaler looks at every change
   if (tick_pending_ || in_tick_) return;
   const std::int64_t p = scenario_.scheduler.schedule_period_ns;
   const std::int64_t now = sim_.now().ns();
@@ -256,8 +250,9 @@ void TrainingCluster::account_allocation(double delta_cores) {
   alloc_cores_ += delta_cores;
 }
 
-void TrainingCluster::bind(const policy::TaskInfo& task, const policy::NodeInfo&) {
+void TrainingCluster::bind(const policy::TaskInfo& task, const policy::NodeInfo& node) {
   account_allocation(task.resreq[policy::Dim::NeuronCore] / 1000.0);
+  if (dynamic_nodes_) node_occupancy_changed(node.id);
   ++stats_.binds;
   sim_.schedule_in(scenario_.bind_latency.draw(bind_rng_), this, pack(kPodBound, task.id));
 }
@@ -274,6 +269,7 @@ void TrainingCluster::evict(const policy::TaskInfo& task, std::string_view reaso
   sim_.schedule_in(grace, this, pack(kPodGone, task.id));
   if (!run.restarting) {
     run.restarting = true;
+    jstart_[idx].restart_event = "PodEvicted";
     run.restart_note = "pod " + task.name + " evicted (" + std::string(reason) + ")";
     sim_.schedule(sim_.now(), this, pack(kJobController, idx));
   }
@@ -289,10 +285,18 @@ void TrainingCluster::job_controller(std::size_t idx) {
                            "Volcano's default SyncJob path is not modelled: set workload.torchx.max_retries >= 1");
   // RestartJob (state/running.go): killJob with no pod retained, retryCount + 1.
   ++run.retries;
+  JobStartup& js = jstart_[idx];
+  js.killed = true;
+  if (js.in_startup) {  // killed during start-up: no training lost, a compilation in flight is
+    sim_.cancel(js.done_event);  // dropped (it never reaches the cache)
+    js.in_startup = false;
+    if (startup_) startup_->abort_compiles(static_cast<std::uint32_t>(idx), sim_.now());
+  }
   // Lost work: training since the last checkpoint of this attempt (or since its start).
   double lost_s = 0;
   if (run.attempt_start != core::Time::max()) {
     sim_.cancel(run.end_event);
+    stats_.training_s += (sim_.now() - run.attempt_start).seconds();
     const Duration total = run.saved + (sim_.now() - run.attempt_start);
     const std::int64_t c = scenario_.checkpoint_interval.count_ns();
     const Duration kept = c > 0 ? Duration::ns(total.count_ns() / c * c) : Duration::ns(0);
@@ -301,6 +305,7 @@ void TrainingCluster::job_controller(std::size_t idx) {
     run.attempt_start = core::Time::max();
   }
   stats_.lost_training_s += lost_s;
+  js.lost_training_s += lost_s;
   stats_.lost_neuroncore_s += lost_s * run.pod[policy::Dim::NeuronCore] / 1000.0 * spec.nnodes;
   const auto tasks = state_.job(run.pj).tasks;  // copy: pods may leave the list
   for (TaskId t : tasks) {
@@ -324,7 +329,7 @@ void TrainingCluster::job_controller(std::size_t idx) {
   else ++stats_.restarts;
   char lost[64];
   std::snprintf(lost, sizeof lost, "%.1f", lost_s);
-  const std::string text = run.restart_note + "; PodEvicted -> RestartJob, retry " + std::to_string(run.retries) +
+  const std::string text = run.restart_note + "; " + js.restart_event + " -> RestartJob, retry " + std::to_string(run.retries) +
                            " of maxRetry " + std::to_string(scenario_.max_retries) +
                            (run.failed ? " (retries exhausted: Failed)" : "") + "; lost " + lost +
                            " s of training" + (scenario_.checkpoint_interval.count_ns() > 0 ? " since the last checkpoint" : "");
@@ -336,24 +341,62 @@ void TrainingCluster::job_controller(std::size_t idx) {
 void TrainingCluster::pod_gone(TaskId t) {
   // The termination grace period has passed: the pod is gone and its resources are free.
   const policy::TaskInfo& task = state_.task(t);
+  if (task.status != TaskStatus::Releasing) return;  // gone already, with its failed node
   const std::size_t idx = job_of_policy_[task.job];
+  const NodeId node = task.node;
   account_allocation(-task.resreq[policy::Dim::NeuronCore] / 1000.0);
   rec_.pod_event({static_cast<std::uint32_t>(idx), replica_of_task_[t], "Deleted", state_.node(task.node).name, sim_.now()});
   state_.remove_task(t);
+  if (dynamic_nodes_) node_occupancy_changed(node);
   ensure_tick();
   if (state_.job(runs_[idx].pj).tasks.empty()) all_pods_gone(idx);
+}
+
+void TrainingCluster::pods_failed_on_node(NodeId n) {
+  // The node failed: its pods are gone with it (their containers died; nothing is left to
+  // terminate). The Volcano job controller sees PodFailed and applies the policy TorchX wrote
+  // (max_retries > 0: PodFailed -> RestartJob), as for an eviction.
+  std::vector<TaskId> on;
+  for (const auto* list : {&state_.pending_jobs(), &state_.active_jobs()})
+    for (JobId j : *list)
+      for (TaskId t : state_.job(j).tasks)
+        if (state_.task(t).node == n && policy::on_node_status(state_.task(t).status)) on.push_back(t);
+  std::sort(on.begin(), on.end());  // task id order: independent of the lists' order
+  const std::string node_name = state_.node(n).name;
+  for (TaskId t : on) {
+    const policy::TaskInfo& task = state_.task(t);
+    const std::size_t idx = job_of_policy_[task.job];
+    JobRun& run = runs_[idx];
+    if (task.status == TaskStatus::Pipelined) {  // only nominated to the node: back to Pending
+      state_.set_task_status(t, TaskStatus::Pending);
+      continue;
+    }
+    account_allocation(-task.resreq[policy::Dim::NeuronCore] / 1000.0);
+    rec_.pod_event({static_cast<std::uint32_t>(idx), replica_of_task_[t], "Failed", node_name, sim_.now()});
+    const std::string pod_name = task.name;
+    state_.remove_task(t);
+    if (!run.restarting) {
+      run.restarting = true;
+      jstart_[idx].restart_event = "PodFailed";
+      run.restart_note = "pod " + pod_name + " failed (node " + node_name + " failed)";
+      sim_.schedule(sim_.now(), this, pack(kJobController, idx));
+    } else if (jstart_[idx].killed && state_.job(run.pj).tasks.empty()) {
+      all_pods_gone(idx);  // the last of its killed pods was on the failed node
+    }
+  }
 }
 
 void TrainingCluster::all_pods_gone(std::size_t idx) {
   JobRun& run = runs_[idx];
   run.restarting = false;
+  jstart_[idx].killed = false;
   if (run.failed) {
     run.end = sim_.now();
     run.ended = true;
     ++ended_;
     outcomes_[idx].end = run.end;
     outcomes_[idx].phase = "Failed";
-    write_final(idx, "Failed", "PodEvicted -> RestartJob: retries exhausted (maxRetry " +
+    write_final(idx, "Failed", jstart_[idx].restart_event + " -> RestartJob: retries exhausted (maxRetry " +
                                    std::to_string(scenario_.max_retries) + ")");
     state_.remove_job(run.pj);
     return;
@@ -412,7 +455,13 @@ void TrainingCluster::pod_bound(TaskId t) {
     run.scheduled = sim_.now();  // the first placement (a restarted job keeps it)
     outcomes_[idx].scheduled = run.scheduled;
   }
-  sim_.schedule_in(scenario_.pod_startup.draw(startup_rng_), this, pack(kPodRunning, t));
+  Duration pull = Duration::ns(0);
+  if (startup_) {  // the kubelet pulls the image (or waits for the node's pull) before the container runs
+    pull = startup_->image_pull(task.node, sim_.now());
+    if (run.bound == 1) jstart_[idx].pull_max = pull;
+    else jstart_[idx].pull_max = std::max(jstart_[idx].pull_max, pull);
+  }
+  sim_.schedule_in(scenario_.pod_startup.draw(startup_rng_) + pull, this, pack(kPodRunning, t));
 }
 
 void TrainingCluster::pod_running(TaskId t) {
@@ -423,6 +472,52 @@ void TrainingCluster::pod_running(TaskId t) {
   JobRun& run = runs_[idx];
   rec_.pod_event({static_cast<std::uint32_t>(idx), replica_of_task_[t], "Running", state_.node(task.node).name, sim_.now()});
   if (++run.running == scenario_.jobs[idx].nnodes) {
+    if (startup_) begin_startup(idx);  // rendezvous, compilation, dataset read, then training
+    else start_training(idx);
+  }
+}
+
+void TrainingCluster::begin_startup(std::size_t idx) {
+  // The last worker joined: torchrun's rendezvous, then the Neuron graphs (compiled, or loaded
+  // from the compile cache), then the dataset from FSx for Lustre (models/startup.hpp).
+  const TrainingJobSpec& j = scenario_.jobs[idx];
+  const StartupSpec& sp = *scenario_.startup;
+  JobStartup& js = jstart_[idx];
+  const std::string& model = j.model.empty() ? sp.default_model : j.model;
+  const std::string& flags = j.compiler_flags.empty() ? sp.default_flags : j.compiler_flags;
+  const Duration rdzv = sp.rendezvous;
+  const StartupModel::Compile c =
+      startup_->compile(static_cast<std::uint32_t>(idx), model, flags, j.nnodes * j.nproc_per_node, sim_.now() + rdzv);
+  const NeuronModelSpec* m = sp.find_model(model);
+  const Duration read = startup_->dataset_read(m ? m->dataset_bytes : 0);
+  js.image_pull_s += js.pull_max.seconds();
+  js.rendezvous_s += rdzv.seconds();
+  js.compile_s += c.time.seconds();
+  js.dataset_read_s += read.seconds();
+  if (!js.compile_cache.empty()) js.compile_cache += ",";
+  js.compile_cache += to_string(c.outcome);
+  if (c.outcome == CompileOutcome::Hit) ++stats_.compile_hits;
+  else if (c.outcome == CompileOutcome::Miss) ++stats_.compile_misses;
+  else ++stats_.compile_waits;
+  stats_.image_pull_s += js.pull_max.seconds();
+  js.startup_begin = sim_.now();
+  js.in_startup = true;
+  js.done_event = sim_.schedule_in(rdzv + c.time + read, this, pack(kStartupDone, idx));
+  JobOutcome& out = outcomes_[idx];
+  if (runs_[idx].start == core::Time::max()) runs_[idx].start = sim_.now();  // the first start
+  out.start = runs_[idx].start;
+  out.phase = "Running";
+}
+
+void TrainingCluster::start_training(std::size_t idx) {
+  JobRun& run = runs_[idx];
+  JobStartup& js = jstart_[idx];
+  if (js.in_startup) {
+    js.in_startup = false;
+    stats_.startup_s += (sim_.now() - js.startup_begin).seconds();
+  }
+  if (js.training_start == core::Time::max()) js.training_start = sim_.now();
+  {
     // torchrun's rendezvous completes when the last worker joins: training starts now (a
     // restarted job resumes from its last checkpoint and trains for what remains).
     run.attempt_start = sim_.now();
@@ -443,6 +538,9 @@ void TrainingCluster::job_end(std::size_t idx) {
     state_.set_task_status(tasks[i], TaskStatus::Succeeded);
     rec_.pod_event({static_cast<std::uint32_t>(idx), replica_of_task_[tasks[i]], "Succeeded", node, sim_.now()});
   }
+  if (dynamic_nodes_)
+    for (TaskId t : tasks) node_occupancy_changed(state_.task(t).node);
+  stats_.training_s += (sim_.now() - run.attempt_start).seconds();
   run.end = sim_.now();
   run.ended = true;
   ++ended_;
@@ -474,6 +572,18 @@ void TrainingCluster::write_final(std::size_t idx, const std::string& phase, con
     }
   }
   f.reason = reason;
+  const JobStartup& js = jstart_[idx];
+  f.restarts = run.retries;
+  f.lost_training_s = js.lost_training_s;
+  if (startup_) {
+    f.startup_modelled = true;
+    f.image_pull_s = js.image_pull_s;
+    f.rendezvous_s = js.rendezvous_s;
+    f.compile_s = js.compile_s;
+    f.dataset_read_s = js.dataset_read_s;
+    f.compile_cache = js.compile_cache;
+    f.training_start = js.training_start;
+  }
   rec_.job_final(f);
 }
 
@@ -505,7 +615,8 @@ void TrainingCluster::finish(core::Time end, const std::string& note) {
     JobRun& run = runs_[idx];
     if (run.ended) continue;
     if (idx >= next_arrival_) continue;  // never submitted (the run stopped before)
-    std::string phase = run.attempt_start != core::Time::max() ? "Running" : "Pending";
+    if (run.attempt_start != core::Time::max() && end > run.attempt_start) stats_.training_s += (end - run.attempt_start).seconds();
+    std::string phase = run.attempt_start != core::Time::max() || jstart_[idx].in_startup ? "Running" : "Pending";
     std::string reason;
     if (phase == "Pending") {
       const policy::Status& s = scheduler_->job_condition(run.pj);
@@ -515,6 +626,7 @@ void TrainingCluster::finish(core::Time end, const std::string& note) {
     write_final(idx, phase, reason);
   }
   stats_.cycles_elapsed = static_cast<std::uint64_t>(end.ns() / scenario_.scheduler.schedule_period_ns);
+  if (dynamic_nodes_) close_node_books(end);
   rec_.checkpoint(end);
 }
 

@@ -20,10 +20,25 @@ NodeId ClusterState::add_node(NodeInfo n) {
   n.idle = n.allocatable;
   n.used = n.releasing = n.pipelined = Resource{};
   n.task_count = 0;
-  total_allocatable_.add(n.allocatable);
+  if (n.ready) total_allocatable_.add(n.allocatable);
   nodes_.push_back(std::move(n));
   ++generation_;
   return nodes_.back().id;
+}
+
+void ClusterState::set_node_ready(NodeId id, bool ready) {
+  if (id >= nodes_.size()) throw std::out_of_range("set_node_ready: no node " + std::to_string(id));
+  NodeInfo& n = nodes_[id];
+  if (n.ready == ready) return;
+  if (!ready && n.task_count > 0)
+    throw std::logic_error("set_node_ready: node '" + n.name + "' still holds " + std::to_string(n.task_count) +
+                           " task(s); remove them first");
+  n.ready = ready;
+  // Recomputed rather than subtracted: the sum stays exactly what add_node would have built.
+  total_allocatable_ = Resource{};
+  for (const auto& o : nodes_)
+    if (o.ready) total_allocatable_.add(o.allocatable);
+  ++generation_;
 }
 
 void ClusterState::list_insert(JobId j) {
@@ -241,6 +256,12 @@ std::string ClusterState::check_invariants() const {
       return "node '" + n.name + "' is over-allocated: used {" + n.used.to_string() +
              "} > allocatable {" + n.allocatable.to_string() + "}";
   }
+  Resource total;
+  for (const auto& n : nodes_)
+    if (n.ready) total.add(n.allocatable);
+  for (std::size_t d = 0; d < kDims; ++d)
+    if (std::fabs(total.v[d] - total_allocatable_.v[d]) > 1e-6 * (1 + std::fabs(total.v[d])))
+      return "total allocatable drifted from the ready nodes' sum";
   for (const auto& j : jobs_) {
     Resource alloc;
     std::array<std::int32_t, kTaskStatusCount> cnt{};

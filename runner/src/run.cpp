@@ -46,6 +46,7 @@ class Forward final : public models::TrainingRecorder {
   void decision(const models::Decision& d) override { to->decision(d); }
   void phase_change(const models::PhaseChange& p) override { to->phase_change(p); }
   void sample(const models::ClusterSample& s) override { to->sample(s); }
+  void node_event(const models::NodeEvent& e) override { to->node_event(e); }
   void checkpoint(core::Time now) override { to->checkpoint(now); }
 };
 
@@ -397,6 +398,17 @@ nlohmann::json Run::summary_json() const {
     j["binds"] = s.binds;
     j["statements_discarded"] = s.discarded;
     j["cost_usd"] = s.cost_usd;
+    if (s.startup) {
+      j["startup_s"] = s.startup_s;
+      j["startup_share"] = s.startup_share;
+      j["image_pull_s"] = s.image_pull_s;
+      j["compile_cache"] = {{"hits", s.compile_hits}, {"misses", s.compile_misses}, {"waits", s.compile_waits}};
+    }
+    if (s.dynamic_nodes) {
+      j["node_failures"] = s.node_failures;
+      j["nodes_launched"] = s.nodes_launched;
+      j["nodes_removed"] = s.nodes_removed;
+    }
     return j;
   }
   const auto& st = m.ep->stats();

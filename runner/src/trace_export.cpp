@@ -143,6 +143,9 @@ TraceExportStats training(const std::string& db, Writer& w) {
       if (auto it = open.find(key); it != open.end()) it->second.running = t;
     } else if (ev == "Evicted" || ev == "Killed") {
       if (open.count(key) != 0) marks[key].emplace_back(t, ev);
+    } else if (ev == "Failed") {  // its node failed: the pod ends with it
+      if (open.count(key) != 0) marks[key].emplace_back(t, ev);
+      close_slice(key, t);
     } else if (ev == "Succeeded" || ev == "Deleted") close_slice(key, t);
   }
   std::vector<std::pair<std::int64_t, std::int64_t>> still;

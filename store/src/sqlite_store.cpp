@@ -67,7 +67,15 @@ CREATE TABLE jobs (
   start_ns               INTEGER,
   end_ns                 INTEGER,
   nodes                  TEXT,
-  reason                 TEXT
+  reason                 TEXT,
+  restarts               INTEGER,
+  lost_training_s        REAL,
+  training_start_ns      INTEGER,
+  image_pull_s           REAL,
+  rendezvous_s           REAL,
+  compile_s              REAL,
+  compile_cache          TEXT,
+  dataset_read_s         REAL
 );
 CREATE TABLE pods (
   job   INTEGER NOT NULL REFERENCES jobs(job),
@@ -98,6 +106,13 @@ CREATE TABLE cluster_metrics (
   jobs_inqueue          INTEGER NOT NULL,
   jobs_running          INTEGER NOT NULL,
   pods_running          INTEGER NOT NULL
+);
+CREATE TABLE node_events (
+  t_ns   INTEGER NOT NULL,
+  node   TEXT NOT NULL,
+  node_group TEXT NOT NULL,
+  event  TEXT NOT NULL,
+  reason TEXT
 );
 CREATE VIEW job_times AS
 SELECT job, queue, phase,
@@ -218,6 +233,9 @@ constexpr const char* kMetricsInsert =
     " allocation_ratio, jobs_pending, jobs_inqueue, jobs_running, pods_running) VALUES ";
 constexpr const char* kMetricsRow = "(?, ?, ?, ?, ?, ?, ?, ?)";
 constexpr int kMetricsColumns = 8;
+constexpr const char* kNodeEventsInsert = "INSERT INTO node_events (t_ns, node, node_group, event, reason) VALUES ";
+constexpr const char* kNodeEventsRow = "(?, ?, ?, ?, ?)";
+constexpr int kNodeEventsColumns = 5;
 
 constexpr const char* kRequestsInsert =
     "INSERT INTO requests (id, model, instance, arrival_ns, done_ns, status, overhead_latency_ns,"
@@ -251,7 +269,9 @@ constexpr int kEndpointMetricsColumns = 29;
 
 constexpr const char* kUpdateJob =
     "UPDATE jobs SET phase = ?2, podgroup_phase = ?3, inqueue_ns = ?4, scheduled_ns = ?5,"
-    " start_ns = ?6, end_ns = ?7, nodes = ?8, reason = ?9 WHERE job = ?1";
+    " start_ns = ?6, end_ns = ?7, nodes = ?8, reason = ?9, restarts = ?10, lost_training_s = ?11,"
+    " training_start_ns = ?12, image_pull_s = ?13, rendezvous_s = ?14, compile_s = ?15,"
+    " compile_cache = ?16, dataset_read_s = ?17 WHERE job = ?1";
 constexpr const char* kPutMeta =
     "INSERT INTO run_meta (key, value) VALUES (?1, ?2)"
     " ON CONFLICT (key) DO UPDATE SET value = excluded.value";
@@ -465,7 +485,7 @@ struct SqliteStore::Impl {
   std::string path;
   RunKind kind = RunKind::Training;
   DbHandle db;  // declared first, destroyed last: the statements are finalized before it
-  RowBuffer jobs, pods, decisions, phases, metrics;                                      // training
+  RowBuffer jobs, pods, decisions, phases, metrics, node_events;                         // training
   RowBuffer requests, model_events, worker_events, instance_events, endpoint_metrics;  // inference
   std::vector<std::uint32_t> jobs_buffered;  // ids of the rows waiting in `jobs`
   Stmt update_job, put_meta;
@@ -520,6 +540,7 @@ struct SqliteStore::Impl {
     flush(decisions, "decisions");
     flush(phases, "phases");
     flush(metrics, "cluster_metrics");
+    flush(node_events, "node_events");
     flush(requests, "requests");
     flush(model_events, "model_events");
     flush(worker_events, "worker_events");
@@ -566,7 +587,7 @@ struct SqliteStore::Impl {
 
   /// Finalizes every statement and closes the connection; an open transaction rolls back.
   void close() noexcept {
-    for (RowBuffer* b : {&jobs, &pods, &decisions, &phases, &metrics, &requests, &model_events,
+    for (RowBuffer* b : {&jobs, &pods, &decisions, &phases, &metrics, &node_events, &requests, &model_events,
                          &worker_events, &instance_events, &endpoint_metrics})
       b->close();
     update_job.reset();
@@ -649,6 +670,7 @@ SqliteStore::SqliteStore(const std::string& path, const RunMetadata& meta)
     m.prepare(m.decisions, kDecisionsInsert, kDecisionsRow, kDecisionsColumns);
     m.prepare(m.phases, kPhasesInsert, kPhasesRow, kPhasesColumns);
     m.prepare(m.metrics, kMetricsInsert, kMetricsRow, kMetricsColumns);
+    m.prepare(m.node_events, kNodeEventsInsert, kNodeEventsRow, kNodeEventsColumns);
     m.jobs_buffered.reserve(RowBuffer::kBatchRows);
     m.update_job = m.prepare(kUpdateJob);
   } else {
@@ -747,6 +769,16 @@ void SqliteStore::job_final(const models::JobFinal& j) {
   if (rc == SQLITE_OK) rc = bind_time(s, 7, j.end);
   if (rc == SQLITE_OK) rc = bind_text_or_null(s, 8, j.nodes);
   if (rc == SQLITE_OK) rc = bind_text_or_null(s, 9, j.reason);
+  if (rc == SQLITE_OK) rc = sqlite3_bind_int64(s, 10, j.restarts);
+  if (rc == SQLITE_OK) rc = sqlite3_bind_double(s, 11, j.lost_training_s);
+  // The start-up breakdown: NULL when the scenario has no startup block.
+  auto real_or_null = [&](int i, double v) { return j.startup_modelled ? sqlite3_bind_double(s, i, v) : sqlite3_bind_null(s, i); };
+  if (rc == SQLITE_OK) rc = j.startup_modelled ? bind_time(s, 12, j.training_start) : sqlite3_bind_null(s, 12);
+  if (rc == SQLITE_OK) rc = real_or_null(13, j.image_pull_s);
+  if (rc == SQLITE_OK) rc = real_or_null(14, j.rendezvous_s);
+  if (rc == SQLITE_OK) rc = real_or_null(15, j.compile_s);
+  if (rc == SQLITE_OK) rc = bind_text_or_null(s, 16, j.startup_modelled ? std::string_view(j.compile_cache) : std::string_view());
+  if (rc == SQLITE_OK) rc = real_or_null(17, j.dataset_read_s);
   m.check(rc, "binding a jobs update");
   m.check(step_once(s), "updating a jobs row");
   if (sqlite3_changes(m.db.get()) != 1)
@@ -788,6 +820,18 @@ void SqliteStore::phase_change(const models::PhaseChange& p) {
   b.add_text(p.from);
   b.add_text(p.to);
   m.end_row(b, "phases");
+}
+
+void SqliteStore::node_event(const models::NodeEvent& e) {
+  Impl& m = *impl_;
+  m.require(RunKind::Training, "node_event");
+  RowBuffer& b = m.node_events;
+  b.add_time(e.t);
+  b.add_text(e.node);
+  b.add_text(e.group);
+  b.add_text(e.event);
+  b.add_text_or_null(e.reason);
+  m.end_row(b, "node_events");
 }
 
 void SqliteStore::sample(const models::ClusterSample& c) {

@@ -46,6 +46,16 @@ struct RunSummary {
   /// Pods evicted (preempt, reclaim), jobs restarted and Failed by RestartJob, training lost.
   std::uint64_t evictions = 0, restarts = 0, failed = 0;
   double lost_training_s = 0, lost_neuroncore_s = 0;
+  /// With a startup block: job-seconds from the last pod Running to training start
+  /// (rendezvous, compilation, dataset read), in image pulls, and in training; compile-cache
+  /// outcomes. startup_share = startup_s / (startup_s + training_s).
+  bool startup = false;
+  double startup_s = 0, image_pull_s = 0, training_s = 0, startup_share = 0;
+  std::uint64_t compile_hits = 0, compile_misses = 0, compile_waits = 0;
+  /// With faults or an autoscaler: nodes failed, launched (replacements, scale-ups), removed;
+  /// the cost is then node-seconds in service × price.
+  bool dynamic_nodes = false;
+  std::uint64_t node_failures = 0, nodes_launched = 0, nodes_removed = 0;
   std::uint64_t events = 0;
   double wall_s = 0;
   double cost_usd = 0;  ///< node-hours × on-demand price over [0, sim end]

@@ -44,6 +44,19 @@ struct JobFinal {
   Time end = Time::max();        ///< all pods Succeeded
   std::string nodes;             ///< node names, comma-separated, in pod order
   std::string reason;            ///< why it was rejected or is still pending
+  /// RestartJob actions that restarted the job (evicted or failed pods), and the training
+  /// progress they threw away, s.
+  int restarts = 0;
+  double lost_training_s = 0;
+  /// Start-up breakdown, summed over the job's attempts; only with a startup block
+  /// (startup_modelled false: the columns are NULL).
+  bool startup_modelled = false;
+  double image_pull_s = 0;       ///< longest image pull among the attempt's pods, s
+  double rendezvous_s = 0;       ///< torchrun rendezvous, s
+  double compile_s = 0;          ///< Neuron compilation or compile-cache load, s
+  double dataset_read_s = 0;     ///< dataset read from FSx for Lustre, s
+  std::string compile_cache;     ///< per attempt that reached compilation: hit, miss or wait, comma-separated
+  Time training_start = Time::max();  ///< first time training started (after the start-up phases)
 };
 
 struct PodEvent {
@@ -81,6 +94,15 @@ struct ClusterSample {
   int pods_running = 0;
 };
 
+/// A node's life event (only nodes that fail, launch or are removed after t = 0 have any).
+struct NodeEvent {
+  Time t;
+  std::string_view node;         ///< node name, e.g. "trn1-2"
+  std::string_view group;        ///< node group (eksctl nodeGroups[].name)
+  std::string_view event;        ///< Launching, Ready, Failed, Removed
+  std::string_view reason;
+};
+
 class TrainingRecorder {
  public:
   virtual ~TrainingRecorder() = default;
@@ -90,6 +112,8 @@ class TrainingRecorder {
   virtual void decision(const Decision& d) = 0;
   virtual void phase_change(const PhaseChange& p) = 0;
   virtual void sample(const ClusterSample& s) = 0;
+  /// Node failures, launches and removals; a recorder that does not keep them may ignore them.
+  virtual void node_event(const NodeEvent&) {}
   /// A point where a consistent prefix of the run is recorded (the store commits here).
   virtual void checkpoint(Time now) = 0;
 };

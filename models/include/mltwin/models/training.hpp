@@ -34,6 +34,7 @@
 #include "mltwin/models/catalog.hpp"
 #include "mltwin/models/fabric_params.hpp"
 #include "mltwin/models/recorder.hpp"
+#include "mltwin/models/startup.hpp"
 #include "mltwin/policy/cluster_state.hpp"
 #include "mltwin/policy/config.hpp"
 #include "mltwin/policy/scheduler.hpp"
@@ -55,6 +56,8 @@ struct NodeGroupSpec {
   std::string name;           ///< eksctl nodeGroups[].name
   std::string instance_type;  ///< must be in the catalog
   int count = 0;              ///< desiredCapacity
+  /// eksctl minSize / maxSize; -1 (both): the cluster autoscaler leaves this group alone.
+  int min_size = -1, max_size = -1;
   std::string availability_zone;
   std::vector<std::pair<std::string, std::string>> labels;
 };
@@ -85,6 +88,9 @@ struct TrainingJobSpec {
   int priority = 0;
   std::int64_t trace_row = 0;
   int trace_gpus = 0;
+  /// Neuron model graph and compiler flags (NEURON_CC_FLAGS) the job compiles; empty: the
+  /// startup block's defaults. Only read when the scenario has a startup block.
+  std::string model, compiler_flags;
 };
 
 struct TrainingScenario {
@@ -113,6 +119,13 @@ struct TrainingScenario {
   std::vector<TrainingJobSpec> jobs;  ///< sorted by submit time
   /// The EFA / NeuronLink network (scenario "fabric"); unset: no network is modelled.
   std::optional<FabricParams> fabric;
+  /// Start-up phases (image pull, rendezvous, Neuron compilation, dataset read); absent: the
+  /// job trains as soon as its last pod runs (models/startup.hpp).
+  std::optional<StartupSpec> startup;
+  /// Node failures; absent: nodes never fail.
+  std::optional<FaultSpec> faults;
+  /// Cluster autoscaler for node groups with min_size/max_size; absent: fixed node groups.
+  std::optional<AutoscalerSpec> autoscaler;
 };
 
 /// Per-job outcome, for summaries.
@@ -136,6 +149,18 @@ struct TrainingStats {
   double lost_training_s = 0;        ///< training progress thrown away by restarts, job-seconds
   double lost_neuroncore_s = 0;      ///< the same, times the job's NeuronCores
   double neuroncores_total = 0;
+  std::uint64_t node_failures = 0;   ///< nodes that failed
+  std::uint64_t nodes_launched = 0;  ///< nodes added after t = 0 (replacements and scale-ups)
+  std::uint64_t nodes_removed = 0;   ///< nodes the autoscaler removed
+  /// Node-seconds in service per node group (launch requested -> removed, failed or the end),
+  /// filled by finish(); only when faults or the autoscaler change the node set.
+  std::vector<double> node_group_seconds;
+  /// Job-seconds spent in start-up phases (rendezvous start -> training start, every attempt)
+  /// and in image pulls (longest pod of each attempt), over all jobs; with a startup block.
+  double startup_s = 0, image_pull_s = 0;
+  /// Job-seconds of training, kept or lost (every attempt, until the end of the run).
+  double training_s = 0;
+  std::uint64_t compile_hits = 0, compile_misses = 0, compile_waits = 0;
   /// NeuronCore-seconds held by allocated pods, per day since t = 0.
   std::vector<double> allocated_core_seconds_per_day;
 };
@@ -173,7 +198,8 @@ class TrainingCluster final : public core::EventHandler, public policy::Backend 
   void job_condition(const policy::JobInfo& job, const policy::Status& status) override;
 
  private:
-  enum Kind : std::uint64_t { kArrival = 1, kTick, kPodBound, kPodRunning, kJobEnd, kSample, kJobController, kPodGone };
+  enum Kind : std::uint64_t { kArrival = 1, kTick, kPodBound, kPodRunning, kJobEnd, kSample, kJobController, kPodGone,
+                              kStartupDone, kNodeFailure, kNodeReady, kScan };
   static std::uint64_t pack(Kind k, std::uint64_t index) { return (static_cast<std::uint64_t>(k) << 56) | index; }
   struct JobRun;
   void arrive(std::size_t idx);
@@ -190,6 +216,21 @@ class TrainingCluster final : public core::EventHandler, public policy::Backend 
   void account_allocation(double delta_cores);
   std::string infeasible_reason(const TrainingJobSpec& j, const policy::Resource& pod) const;
   void write_final(std::size_t idx, const std::string& phase, const std::string& reason);
+  void start_training(std::size_t idx);
+  void begin_startup(std::size_t idx);
+  void pods_failed_on_node(policy::NodeId n);
+  // Node lifecycle, failures and the cluster autoscaler (training_nodes.cpp).
+  struct NodeRec;
+  struct JobStartup;
+  void init_nodes(core::RngStreams& rng);
+  policy::NodeId add_group_node(std::size_t group, bool ready);
+  void node_failure(policy::NodeId n);
+  void node_ready(policy::NodeId n);
+  void node_occupancy_changed(policy::NodeId n);
+  void ensure_scan();
+  void autoscaler_scan();
+  std::int64_t autoscaler_headroom_fit(const policy::Resource& pod) const;
+  void close_node_books(core::Time end);
 
   const TrainingScenario& scenario_;
   core::Simulator& sim_;
@@ -204,6 +245,16 @@ class TrainingCluster final : public core::EventHandler, public policy::Backend 
   std::vector<std::size_t> job_of_policy_;  // policy JobId -> scenario index
   std::vector<int> replica_of_task_;         // policy TaskId -> replica index
   core::Engine* grace_rng_ = nullptr;        // only for a random termination grace period
+  std::unique_ptr<StartupModel> startup_;    // with a startup block
+  std::vector<JobStartup> jstart_;           // per job: start-up and restart books
+  std::vector<NodeRec> node_recs_;           // per node id: group, lifetime, failure clock
+  std::vector<int> group_next_index_;        // next node name suffix per group
+  core::Engine* failure_rng_ = nullptr;      // with a failure rate
+  bool dynamic_nodes_ = false;               // faults or autoscaler configured
+  bool scan_pending_ = false;
+  std::uint64_t scan_generation_ = ~0ULL;
+  core::Time last_scale_up_ = core::Time::zero();
+  bool scaled_up_ = false;
   std::size_t next_arrival_ = 0;
   std::size_t ended_ = 0;
   bool tick_pending_ = false;

@@ -26,7 +26,15 @@ class ClusterState {
   // ---- building the world (each call bumps generation) ----
   QueueId add_queue(QueueInfo q);
   /// Adds a node; idle starts at allocatable. Throws std::invalid_argument on a duplicate name.
+  /// A node added with ready = false does not count in total_allocatable() until it is ready.
   NodeId add_node(NodeInfo n);
+  /// Marks a node Ready or not (a node that failed, or that a node group removed). Volcano's
+  /// cache leaves nodes that are not Ready out of its snapshot (pkg/scheduler/cache/cache.go,
+  /// Snapshot: `if !value.Ready() { continue }`), so total_allocatable() (ssn.TotalResource)
+  /// counts ready nodes only and the predicates plugin rejects the others. Node ids are never
+  /// reused: a replacement is a new node. Throws std::logic_error if the node still holds tasks
+  /// when marked not ready (remove them first), std::out_of_range for an unknown id.
+  void set_node_ready(NodeId n, bool ready);
   /// Adds a job (PodGroup) with no tasks yet, phase as given (normally Pending).
   JobId add_job(JobInfo j);
   /// Creates a pod of `job` in status Pending. best_effort is derived from resreq.
@@ -79,7 +87,7 @@ class ClusterState {
   std::int32_t pending_jobs_with_pods() const { return pending_with_pods_; }
   /// Live jobs per queue (proportion builds attributes only for queues with jobs).
   std::int32_t queue_job_count(QueueId q) const { return queue_jobs_[q]; }
-  /// Sum of node allocatable (Volcano ssn.TotalResource).
+  /// Sum of the allocatable of Ready nodes (Volcano ssn.TotalResource).
   const Resource& total_allocatable() const { return total_allocatable_; }
   /// Sum of node used.
   Resource total_used() const;

@@ -34,7 +34,7 @@ namespace mltwin::store {
 
 /// Version of the database layout; stored as PRAGMA user_version and as
 /// run_meta('schema_version'). Bump it whenever a table, column or view changes meaning.
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 /// Rows (of any table) after which the open transaction is committed even without a
 /// checkpoint, so that one transaction, and its rollback journal, stays bounded.
@@ -51,7 +51,7 @@ struct InputFile {
 
 /// Which tables a database has besides run_meta and inputs; stored as run_meta('run_kind').
 enum class RunKind {
-  Training,   ///< jobs, pods, decisions, phases, cluster_metrics, view job_times
+  Training,   ///< jobs, pods, decisions, phases, cluster_metrics, node_events, view job_times
   Inference,  ///< requests, model_events, worker_events, instance_events, endpoint_metrics
 };
 
@@ -183,6 +183,7 @@ class SqliteStore final : public models::TrainingRecorder, public models::infere
   void decision(const models::Decision& d) override;
   void phase_change(const models::PhaseChange& p) override;
   void sample(const models::ClusterSample& s) override;
+  void node_event(const models::NodeEvent& e) override;
 
   // Inference runs (RunKind::Inference).
 

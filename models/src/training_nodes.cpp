@@ -1,0 +1,274 @@
+// training_nodes.cpp — TrainingCluster's nodes: the node groups at t = 0, node failures and
+// their replacement, and the Kubernetes cluster-autoscaler (docs/startup-and-faults.md).
+//
+// Cluster autoscaler (kubernetes/autoscaler, cluster-autoscaler; FAQ "How does scale-up work?"
+// and "How does scale-down work?"), as modelled:
+// - Every --scan-interval (10 s) aligned to t = 0, when something changed since the last scan
+//   (or a scale-down countdown runs), it lists the pods that are Pending (created, not bound).
+// - It drops the pods that would fit on existing or upcoming nodes (filter-out-schedulable: it
+//   knows nothing of gangs, so one pod of a gang that fits an idle node is not counted), then
+//   bin-packs the rest (first fit, largest NeuronCore request first) onto new nodes of the first
+//   node group (scenario order) that can hold them, up to its max_size. The nodes are Ready
+//   launch_time later.
+// - A node without pods for --scale-down-unneeded-time (10 min) is removed, never below
+//   min_size, and not within --scale-down-delay-after-add (10 min) of a scale-up. Nodes with
+//   pods are never removed here (a training pod cannot move).
+// It looks only at pods: a Volcano PodGroup that the enqueue action keeps Pending has none, so
+// the autoscaler never adds nodes for it (volcano-sh/volcano#3910, #1775) — the trap the
+// scenario avoids by leaving the enqueue action out of the scheduler configuration (then
+// Volcano's allocate action moves Pending PodGroups to Inqueue itself, their pods are created
+// and the autoscaler sees them).
+#include <algorithm>
+#include <boost/random/exponential_distribution.hpp>
+#include <stdexcept>
+
+#include "mltwin/models/training.hpp"
+#include "training_internal.hpp"
+
+namespace mltwin::models {
+
+using policy::NodeId;
+using policy::Resource;
+using policy::TaskId;
+using policy::TaskStatus;
+
+namespace {
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+Resource template_of(const InstanceType& it) {
+  return Resource::make(it.vcpu, it.memory_gib * kGiB, it.neuroncores(), it.efa_interfaces);
+}
+}  // namespace
+
+void TrainingCluster::init_nodes(core::RngStreams& rng) {
+  const TrainingScenario& sc = scenario_;
+  dynamic_nodes_ = sc.faults.has_value() || sc.autoscaler.has_value();
+  group_next_index_.assign(sc.node_groups.size(), 0);
+  for (std::size_t g = 0; g < sc.node_groups.size(); ++g) {
+    const NodeGroupSpec& ng = sc.node_groups[g];
+    if (!sc.catalog.find(ng.instance_type))
+      throw std::invalid_argument("node group '" + ng.name + "': instance type '" + ng.instance_type +
+                                  "' is not in the catalog");
+    for (int i = 0; i < ng.count; ++i) add_group_node(g, true);
+  }
+  if (!sc.faults) return;
+  if (sc.faults->failure_rate_per_node_hour > 0) failure_rng_ = &rng.stream("node.failure");
+  for (const NodeFailureAt& f : sc.faults->scheduled) {
+    NodeId id = policy::kNone;
+    for (const auto& n : state_.nodes())
+      if (n.name == f.node) id = n.id;
+    if (id == policy::kNone)
+      throw std::invalid_argument("faults: scheduled failure of node '" + f.node + "', which is not in the cluster at t = 0");
+    sim_.schedule(core::Time::zero() + f.at, this, pack(kNodeFailure, id));
+  }
+}
+
+NodeId TrainingCluster::add_group_node(std::size_t group, bool ready) {
+  const NodeGroupSpec& g = scenario_.node_groups[group];
+  const InstanceType* it = scenario_.catalog.find(g.instance_type);
+  policy::NodeInfo n;
+  n.name = g.name + "-" + std::to_string(group_next_index_[group]++);
+  n.instance_type = it->name;
+  n.allocatable = template_of(*it);
+  n.capacity = n.allocatable;
+  n.ready = ready;
+  n.labels = g.labels;
+  n.labels.emplace_back("node.kubernetes.io/instance-type", it->name);
+  n.labels.emplace_back("eks.amazonaws.com/nodegroup", g.name);
+  if (!g.availability_zone.empty()) n.labels.emplace_back("topology.kubernetes.io/zone", g.availability_zone);
+  std::sort(n.labels.begin(), n.labels.end());
+  const NodeId id = state_.add_node(n);
+  if (node_recs_.size() <= id) node_recs_.resize(id + 1);
+  NodeRec& r = node_recs_[id];
+  r.group = group;
+  r.added = sim_.now();
+  r.empty_since = sim_.now();
+  r.launching = !ready;
+  return id;
+}
+
+void TrainingCluster::node_failure(NodeId n) {
+  if (node_recs_[n].removed != core::Time::max() || node_recs_[n].launching) return;  // gone, or not up yet
+  node_recs_[n].failure_pending = false;
+  node_recs_[n].removed = sim_.now();
+  ++stats_.node_failures;
+  const std::size_t group = node_recs_[n].group;
+  const std::string name = state_.node(n).name;
+  const std::string& gname = scenario_.node_groups[group].name;
+  rec_.node_event({sim_.now(), name, gname, "Failed", "node failure"});
+  pods_failed_on_node(n);
+  state_.set_node_ready(n, false);
+  if (startup_) startup_->forget_node(n);
+  // The Auto Scaling group replaces the instance: a new node, with an empty image cache.
+  const NodeId rep = add_group_node(group, false);
+  ++stats_.nodes_launched;
+  rec_.node_event({sim_.now(), state_.node(rep).name, gname, "Launching", "replaces " + name});
+  sim_.schedule_in(scenario_.faults->replacement_time, this, pack(kNodeReady, rep));
+  ensure_tick();
+}
+
+void TrainingCluster::node_ready(NodeId n) {
+  NodeRec& r = node_recs_[n];
+  r.launching = false;
+  r.empty_since = sim_.now();
+  state_.set_node_ready(n, true);
+  rec_.node_event({sim_.now(), state_.node(n).name, scenario_.node_groups[r.group].name, "Ready", ""});
+  ensure_tick();
+}
+
+void TrainingCluster::node_occupancy_changed(NodeId n) {
+  NodeRec& r = node_recs_[n];
+  if (r.removed != core::Time::max()) return;
+  const bool busy = state_.node(n).task_count > 0;
+  if (!busy) {
+    r.empty_since = sim_.now();
+    if (r.failure_pending) {
+      sim_.cancel(r.failure_event);
+      r.failure_pending = false;
+    }
+    return;
+  }
+  // A busy node fails at the scenario's rate; memoryless, so a new draw each time it becomes
+  // busy gives exponential times to failure over its busy time.
+  if (failure_rng_ == nullptr || r.failure_pending) return;
+  boost::random::exponential_distribution<double> d(scenario_.faults->failure_rate_per_node_hour / 3600.0);
+  r.failure_event = sim_.schedule_in(core::Duration::from_seconds(d(*failure_rng_)), this, pack(kNodeFailure, n));
+  r.failure_pending = true;
+}
+
+void TrainingCluster::ensure_scan() {
+  if (scan_pending_) return;
+  const std::int64_t p = scenario_.autoscaler->scan_interval.count_ns();
+  const std::int64_t t = (sim_.now().ns() / p + 1) * p;  // the next loop after this change
+  sim_.schedule(core::Time::from_ns(t), this, pack(kScan, 0));
+  scan_pending_ = true;
+}
+
+std::int64_t TrainingCluster::autoscaler_headroom_fit(const Resource& pod) const {
+  if (!scenario_.autoscaler) return 0;
+  std::int64_t fit = 0;
+  for (std::size_t g = 0; g < scenario_.node_groups.size(); ++g) {
+    const NodeGroupSpec& ng = scenario_.node_groups[g];
+    if (ng.max_size < 0) continue;
+    int live = 0;
+    for (std::size_t n = 0; n < node_recs_.size(); ++n)
+      if (node_recs_[n].group == g && node_recs_[n].removed == core::Time::max()) ++live;
+    const Resource t = template_of(*scenario_.catalog.find(ng.instance_type));
+    std::int64_t per = INT64_MAX;
+    for (std::size_t d = 0; d < policy::kDims; ++d)
+      if (pod.v[d] > 0) per = std::min<std::int64_t>(per, static_cast<std::int64_t>(t.v[d] / pod.v[d]));
+    if (per == INT64_MAX) per = 1;
+    fit += per * std::max(0, ng.max_size - live);
+  }
+  return fit;
+}
+
+void TrainingCluster::autoscaler_scan() {
+  scan_pending_ = false;
+  const AutoscalerSpec& as = *scenario_.autoscaler;
+  const core::Time now = sim_.now();
+  const std::size_t groups = scenario_.node_groups.size();
+  std::vector<int> live(groups, 0);
+  for (const NodeRec& r : node_recs_)
+    if (r.removed == core::Time::max()) ++live[r.group];
+
+  // ---- scale-up: Pending pods that no existing or upcoming node can take.
+  std::vector<TaskId> pending;
+  for (const auto* list : {&state_.pending_jobs(), &state_.active_jobs()})
+    for (policy::JobId j : *list)
+      for (TaskId t : state_.job(j).tasks)
+        if (state_.task(t).status == TaskStatus::Pending) pending.push_back(t);
+  std::sort(pending.begin(), pending.end());
+  if (!pending.empty()) {
+    std::vector<Resource> free;
+    for (const auto& n : state_.nodes()) {
+      const NodeRec& r = node_recs_[n.id];
+      if (r.removed != core::Time::max()) continue;
+      free.push_back(r.launching ? n.allocatable : n.idle);
+    }
+    std::vector<TaskId> unsched;
+    for (TaskId t : pending) {
+      const Resource& req = state_.task(t).resreq;
+      auto it = std::find_if(free.begin(), free.end(), [&](const Resource& f) { return req.less_equal(f); });
+      if (it != free.end()) it->sub(req);
+      else unsched.push_back(t);
+    }
+    // Largest NeuronCore request first (then task id): first-fit decreasing.
+    std::stable_sort(unsched.begin(), unsched.end(), [&](TaskId a, TaskId b) {
+      return state_.task(a).resreq[policy::Dim::NeuronCore] > state_.task(b).resreq[policy::Dim::NeuronCore];
+    });
+    for (std::size_t g = 0; g < groups && !unsched.empty(); ++g) {
+      const NodeGroupSpec& ng = scenario_.node_groups[g];
+      if (ng.max_size < 0) continue;
+      const Resource tmpl = template_of(*scenario_.catalog.find(ng.instance_type));
+      const int headroom = std::max(0, ng.max_size - live[g]);
+      std::vector<Resource> fresh;
+      std::vector<TaskId> rest;
+      for (TaskId t : unsched) {
+        const Resource& req = state_.task(t).resreq;
+        if (!req.less_equal(tmpl)) {
+          rest.push_back(t);
+          continue;
+        }
+        auto it = std::find_if(fresh.begin(), fresh.end(), [&](const Resource& f) { return req.less_equal(f); });
+        if (it != fresh.end()) {
+          it->sub(req);
+        } else if (static_cast<int>(fresh.size()) < headroom) {
+          fresh.push_back(tmpl);
+          fresh.back().sub(req);
+        } else {
+          rest.push_back(t);
+        }
+      }
+      unsched.swap(rest);
+      for (std::size_t k = 0; k < fresh.size(); ++k) {
+        const NodeId id = add_group_node(g, false);
+        ++live[g];
+        ++stats_.nodes_launched;
+        rec_.node_event({now, state_.node(id).name, ng.name, "Launching",
+                         "scale-up: pending pods fit no existing node (desired " + std::to_string(live[g]) + ")"});
+        sim_.schedule_in(as.launch_time, this, pack(kNodeReady, id));
+      }
+      if (!fresh.empty()) {
+        last_scale_up_ = now;
+        scaled_up_ = true;
+      }
+    }
+  }
+
+  // ---- scale-down: nodes without pods for scale_down_unneeded_time.
+  bool countdown = false, changed = false;
+  const bool cooling = scaled_up_ && now - last_scale_up_ < as.scale_down_delay_after_add;
+  for (const auto& n : state_.nodes()) {
+    NodeRec& r = node_recs_[n.id];
+    const NodeGroupSpec& ng = scenario_.node_groups[r.group];
+    if (ng.min_size < 0 || r.removed != core::Time::max() || r.launching || n.task_count > 0) continue;
+    if (live[r.group] <= ng.min_size) continue;
+    if (cooling || now - r.empty_since < as.scale_down_unneeded_time) {
+      countdown = true;
+      continue;
+    }
+    r.removed = now;
+    changed = true;
+    --live[r.group];
+    ++stats_.nodes_removed;
+    state_.set_node_ready(n.id, false);
+    if (startup_) startup_->forget_node(n.id);
+    rec_.node_event({now, n.name, ng.name, "Removed",
+                     "scale-down: no pods for " + std::to_string(as.scale_down_unneeded_time.count_ns() / 1'000'000'000) +
+                         " s (desired " + std::to_string(live[r.group]) + ")"});
+  }
+  // Scan again only while a countdown runs; any other change schedules a scan (ensure_tick).
+  if (changed) ensure_tick();
+  else if (countdown) ensure_scan();
+}
+
+void TrainingCluster::close_node_books(core::Time end) {
+  stats_.node_group_seconds.assign(scenario_.node_groups.size(), 0.0);
+  for (const NodeRec& r : node_recs_) {
+    const core::Time until = std::min(r.removed, end);
+    if (until > r.added) stats_.node_group_seconds[r.group] += (until - r.added).seconds();
+  }
+}
+
+}  // namespace mltwin::models

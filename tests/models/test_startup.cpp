@@ -1,0 +1,346 @@
+// Start-up phases, the Neuron compile cache, node failures and the cluster autoscaler on
+// hand-checkable scenarios (tests/scenarios/{startup-cache,node-failure,autoscaler-trap}.json).
+// Every expected time below is derived by hand from the scenario's figures and the rules in
+// models/startup.hpp, models/src/training_nodes.cpp and the Volcano cycle alignment (a change at
+// time t wakes the scheduler cycle at t; pods created by the enqueue action during a cycle are
+// bound by the next one, 1 s later), never copied from a run.
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mltwin/core/rng.hpp"
+#include "mltwin/core/simulator.hpp"
+#include "mltwin/io/report.hpp"
+#include "mltwin/io/scenario.hpp"
+#include "mltwin/models/startup.hpp"
+#include "mltwin/models/training.hpp"
+
+#ifndef MLTWIN_SOURCE_DIR
+#error "MLTWIN_SOURCE_DIR must be defined by the build"
+#endif
+
+using namespace mltwin;
+using core::Time;
+
+namespace {
+
+constexpr std::int64_t kS = 1'000'000'000LL;
+constexpr std::int64_t kMs = 1'000'000LL;
+
+std::string scenario_path(const std::string& name) { return std::string(MLTWIN_SOURCE_DIR) + "/tests/scenarios/" + name; }
+
+struct PodEv {
+  std::uint32_t job;
+  std::string event, node;
+  std::int64_t t;
+};
+struct NodeEv {
+  std::int64_t t;
+  std::string node, group, event, reason;
+};
+
+class Recorder final : public models::TrainingRecorder {
+ public:
+  std::vector<models::JobFinal> finals;
+  std::vector<PodEv> pods;
+  std::vector<NodeEv> nodes;
+  void job_submitted(const models::JobSubmitted&) override {}
+  void job_final(const models::JobFinal& j) override { finals.push_back(j); }
+  void pod_event(const models::PodEvent& e) override { pods.push_back({e.job, std::string(e.event), std::string(e.node), e.t.ns()}); }
+  void decision(const models::Decision&) override {}
+  void phase_change(const models::PhaseChange&) override {}
+  void sample(const models::ClusterSample&) override {}
+  void node_event(const models::NodeEvent& e) override {
+    nodes.push_back({e.t.ns(), std::string(e.node), std::string(e.group), std::string(e.event), std::string(e.reason)});
+  }
+  void checkpoint(Time) override {}
+  const models::JobFinal& final_of(std::uint32_t job) const {
+    const models::JobFinal* f = nullptr;
+    int n = 0;
+    for (const auto& x : finals)
+      if (x.job == job) {
+        f = &x;
+        ++n;
+      }
+    REQUIRE_MESSAGE(n == 1, "job " << job << " has " << n << " final records");
+    return *f;
+  }
+  std::vector<PodEv> pods_of(std::uint32_t job, const std::string& event) const {
+    std::vector<PodEv> v;
+    for (const auto& p : pods)
+      if (p.job == job && p.event == event) v.push_back(p);
+    return v;
+  }
+};
+
+struct Run {
+  io::LoadedScenario sc;
+  core::Simulator sim;
+  std::unique_ptr<core::RngStreams> rng;
+  Recorder rec;
+  std::unique_ptr<models::TrainingCluster> cluster;
+  std::string invariant_violation;
+  explicit Run(const std::string& path, const io::LoadOptions& opts = {}) : sc(io::load_scenario(path, opts)) {
+    rng = std::make_unique<core::RngStreams>(sc.seed);
+    cluster = std::make_unique<models::TrainingCluster>(sc.training, sim, *rng, rec);
+    cluster->start();
+    while (sim.step())
+      if (invariant_violation.empty()) invariant_violation = cluster->state().check_invariants();
+    cluster->finish(cluster->last_event());
+  }
+};
+
+io::LoadOptions patch(nlohmann::json p) {
+  io::LoadOptions o;
+  o.overrides = std::move(p);
+  return o;
+}
+
+}  // namespace
+
+// ============================================================ start-up phases and compile cache
+
+TEST_CASE("startup-cache: image pulled once per node; compile cache hit, and miss after a change of data-parallel degree") {
+  // Figures (tests/scenarios/startup-cache.json): 1 trn1.32xlarge; bind 50 ms; pod start-up 2 s;
+  // image 12.5 GB at 1 Gb/s = 12.5e9 / 125e6 B/s = 100 s; rendezvous 5 s; bert-large JIT 40 min
+  // = 2400 s (neuron_parallel_compile 13 min = 780 s); cache load 30 s; dataset 6 GB over
+  // 1.2 TiB × 500 MB/s/TiB = 600e6 B/s: 10 s. Jobs train 600 s each, one whole node each.
+  // a (DP 1 × 32 = 32), submit 0: admitted at 0, bound 1.05 s; pull 100 s from 1.05 s: Running
+  // 1.05 + 2 + 100 = 103.05 s; rendezvous to 108.05; cache miss: compile 2400 s (stored at
+  // 2508.05 s); dataset 10 s: training 2518.05 s; end 3118.05 s.
+  // b (DP 32), submit 4000 s: bound 4001.05; the node holds the image: Running 4003.05; 4008.05
+  // hit (2508.05 <= 4008.05): 30 s; read 10 s: training 4048.05; end 4648.05 s.
+  // c (nnodes 1 × nproc_per_node 16: DP 16), submit 5000 s: bound 5001.05, Running 5003.05;
+  // key (…, 16) not cached: miss, 2400 s; training 5003.05 + 5 + 2400 + 10 = 7418.05; end 8018.05.
+  SUBCASE("JIT") {
+    Run r(scenario_path("startup-cache.json"));
+    REQUIRE(r.invariant_violation.empty());
+    const auto& a = r.rec.final_of(0);
+    CHECK(a.phase == "Completed");
+    CHECK(r.rec.pods_of(0, "Running").at(0).t == 103050 * kMs);
+    CHECK(a.start.ns() == 103050 * kMs);
+    CHECK(a.training_start.ns() == 2518050 * kMs);
+    CHECK(a.end.ns() == 3118050 * kMs);
+    CHECK(a.startup_modelled);
+    CHECK(a.image_pull_s == doctest::Approx(100.0).epsilon(1e-12));
+    CHECK(a.rendezvous_s == doctest::Approx(5.0).epsilon(1e-12));
+    CHECK(a.compile_s == doctest::Approx(2400.0).epsilon(1e-12));
+    CHECK(a.dataset_read_s == doctest::Approx(10.0).epsilon(1e-12));
+    CHECK(a.compile_cache == "miss");
+    const auto& b = r.rec.final_of(1);
+    CHECK(r.rec.pods_of(1, "Running").at(0).t == 4003050 * kMs);  // no pull: cached on the node
+    CHECK(b.image_pull_s == 0);
+    CHECK(b.compile_cache == "hit");
+    CHECK(b.compile_s == doctest::Approx(30.0).epsilon(1e-12));
+    CHECK(b.training_start.ns() == 4048050 * kMs);
+    CHECK(b.end.ns() == 4648050 * kMs);
+    const auto& c = r.rec.final_of(2);
+    CHECK(c.compile_cache == "miss");
+    CHECK(c.compile_s == doctest::Approx(2400.0).epsilon(1e-12));
+    CHECK(c.training_start.ns() == 7418050 * kMs);
+    CHECK(c.end.ns() == 8018050 * kMs);
+    const auto& st = r.cluster->stats();
+    CHECK(st.compile_hits == 1);
+    CHECK(st.compile_misses == 2);
+    // Start-up job-seconds: a 2415, b 45, c 2415 = 4875; training 3 × 600 = 1800.
+    CHECK(st.startup_s == doctest::Approx(4875.0).epsilon(1e-9));
+    CHECK(st.training_s == doctest::Approx(1800.0).epsilon(1e-9));
+    const io::RunSummary s = io::summarize("t", 7, r.sc.training, *r.cluster, r.cluster->last_event().seconds());
+    CHECK(s.startup_share == doctest::Approx(4875.0 / 6675.0).epsilon(1e-12));
+  }
+  SUBCASE("neuron_parallel_compile: the miss costs 13 min instead of 40") {
+    Run r(scenario_path("startup-cache.json"), patch({{"startup", {{"neuron", {{"mode", "neuron_parallel_compile"}}}}}}));
+    // a: 108.05 + 780 + 10 = 898.05 s training start.
+    CHECK(r.rec.final_of(0).training_start.ns() == 898050 * kMs);
+    CHECK(r.rec.final_of(0).compile_s == doctest::Approx(780.0).epsilon(1e-12));
+    CHECK(r.rec.final_of(1).compile_cache == "hit");
+  }
+  SUBCASE("no compile cache URL: every start compiles") {
+    Run r(scenario_path("startup-cache.json"), patch({{"startup", {{"neuron", {{"compile_cache_url", ""}}}}}}));
+    CHECK(r.rec.final_of(1).compile_cache == "miss");
+    CHECK(r.rec.final_of(1).compile_s == doctest::Approx(2400.0).epsilon(1e-12));
+  }
+  SUBCASE("other compiler flags: a different cache entry") {
+    nlohmann::json jobs = io::load_scenario(scenario_path("startup-cache.json")).json["workload"]["jobs"];
+    jobs[1]["compiler_flags"] = "--model-type=transformer -O1";
+    Run r(scenario_path("startup-cache.json"), patch({{"workload", {{"jobs", jobs}}}}));
+    CHECK(r.rec.final_of(1).compile_cache == "miss");
+  }
+}
+
+TEST_CASE("startup-cache: a second job of the same key waits for the compilation in flight, then loads it") {
+  // Two nodes; a and b (both DP 32) submitted at 0 land on one node each: bound 1.05, Running
+  // 103.05 (each node pulls), rendezvous to 108.05. Task-id order: a looks the key up first
+  // (miss, ready at 2508.05); b finds it in flight: waits 2400 s and loads 30 s: its compile
+  // time is 2430 s, training 108.05 + 2430 + 10 = 2548.05 s (a: 2518.05 s).
+  nlohmann::json jobs = io::load_scenario(scenario_path("startup-cache.json")).json["workload"]["jobs"];
+  jobs[1]["submit"] = "0s";
+  jobs.erase(2);
+  Run r(scenario_path("startup-cache.json"),
+        patch({{"workload", {{"jobs", jobs}}}, {"cluster", {{"node_groups", {{{"name", "trn1"}, {"instance_type", "trn1.32xlarge"},
+                                                                               {"desired_capacity", 2}}}}}}}));
+  REQUIRE(r.invariant_violation.empty());
+  CHECK(r.rec.final_of(0).compile_cache == "miss");
+  CHECK(r.rec.final_of(0).training_start.ns() == 2518050 * kMs);
+  CHECK(r.rec.final_of(1).compile_cache == "wait");
+  CHECK(r.rec.final_of(1).compile_s == doctest::Approx(2430.0).epsilon(1e-12));
+  CHECK(r.rec.final_of(1).training_start.ns() == 2548050 * kMs);
+}
+
+TEST_CASE("StartupModel: image cache per node and compile-cache keys") {
+  models::StartupSpec sp;
+  sp.image_bytes = 1e9;
+  sp.pull_bytes_per_s = 1e8;  // 10 s
+  sp.models = {{"m", core::Duration::s(100), core::Duration::s(40), 0, "test"}};
+  sp.cache_url = "/fsx/cache";
+  sp.cache_load = core::Duration::s(3);
+  sp.fsx_bytes_per_s = 2e8;
+  models::StartupModel m(sp);
+  const Time t0 = Time::zero();
+  CHECK(m.image_pull(0, t0) == core::Duration::s(10));
+  CHECK(m.image_pull(0, t0 + core::Duration::s(4)) == core::Duration::s(6));  // joins the pull in flight
+  CHECK(m.image_pull(0, t0 + core::Duration::s(20)) == core::Duration::ns(0));
+  CHECK(m.image_pull(1, t0 + core::Duration::s(20)) == core::Duration::s(10));  // another node pulls
+  m.forget_node(0);
+  CHECK(m.image_pull(0, t0 + core::Duration::s(30)) == core::Duration::s(10));  // a replacement starts empty
+  auto c = m.compile(0, "m", "-O1", 64, t0);
+  CHECK(c.outcome == models::CompileOutcome::Miss);
+  CHECK(c.time == core::Duration::s(100));
+  CHECK(m.compile(1, "m", "-O1", 32, t0 + core::Duration::s(200)).outcome == models::CompileOutcome::Miss);  // DP 32 != 64
+  CHECK(m.compile(2, "m", "-O1", 64, t0 + core::Duration::s(200)).outcome == models::CompileOutcome::Hit);
+  // Job 3 starts a compile at 300 s and is killed at 350 s: nothing is stored.
+  CHECK(m.compile(3, "m", "-O2", 64, t0 + core::Duration::s(300)).outcome == models::CompileOutcome::Miss);
+  m.abort_compiles(3, t0 + core::Duration::s(350));
+  CHECK(m.compile(4, "m", "-O2", 64, t0 + core::Duration::s(360)).outcome == models::CompileOutcome::Miss);
+  CHECK(m.dataset_read(1e9) == core::Duration::s(5));
+  CHECK_THROWS_AS(m.compile(5, "nope", "", 1, t0), std::invalid_argument);
+}
+
+// ============================================================ node failure
+
+TEST_CASE("node-failure: the failed node's job restarts and loses exactly its training since the last checkpoint") {
+  // As startup-cache's job a, but 1 h: training from 2518.05 s (miss). trn1-0 fails at 3000 s:
+  // trained 3000 - 2518.05 = 481.95 s; checkpoints every 300 s of training: kept 300 s, lost
+  // 181.95 s. The pod is Failed with its node; PodFailed -> RestartJob (retry 1 of 3); the pod
+  // is gone at once, so its replacement pod is created at 3000 s (the PodGroup was Running).
+  // The replacement node trn1-1 is Ready at 3000 + 300 = 3300 s; the 3300 s session admits the
+  // PodGroup (Pending since 3000 s: no pod running) after proportion saw it Pending (queue 'a'
+  // deserves nothing yet), so the 3301 s session binds: Bound 3301.05; trn1-1 is new: pull 100 s:
+  // Running 3403.05; rendezvous to 3408.05; the graphs are cached: 30 s; read 10 s: training
+  // resumes at 3448.05 with 3600 - 300 = 3300 s left: end 6748.05 s.
+  Run r(scenario_path("node-failure.json"));
+  REQUIRE(r.invariant_violation.empty());
+  const auto& a = r.rec.final_of(0);
+  CHECK(a.phase == "Completed");
+  CHECK(a.restarts == 1);
+  CHECK(a.lost_training_s == doctest::Approx(181.95).epsilon(1e-9));
+  CHECK(r.cluster->stats().lost_training_s == doctest::Approx(181.95).epsilon(1e-9));
+  CHECK(a.compile_cache == "miss,hit");
+  CHECK(a.image_pull_s == doctest::Approx(200.0).epsilon(1e-12));  // both nodes pulled
+  CHECK(a.training_start.ns() == 2518050 * kMs);                   // the first start
+  CHECK(a.end.ns() == 6748050 * kMs);
+  const auto failed = r.rec.pods_of(0, "Failed");
+  REQUIRE(failed.size() == 1);
+  CHECK(failed[0].node == "trn1-0");
+  CHECK(failed[0].t == 3000 * kS);
+  CHECK(r.rec.pods_of(0, "Bound").at(1).t == 3301050 * kMs);
+  CHECK(r.rec.pods_of(0, "Bound").at(1).node == "trn1-1");
+  REQUIRE(r.rec.nodes.size() == 3);
+  CHECK(r.rec.nodes[0].event == "Failed");
+  CHECK(r.rec.nodes[1].event == "Launching");
+  CHECK(r.rec.nodes[1].node == "trn1-1");
+  CHECK(r.rec.nodes[2].event == "Ready");
+  CHECK(r.rec.nodes[2].t == 3300 * kS);
+  CHECK(r.cluster->stats().node_failures == 1);
+  // Node-seconds in service: trn1-0 0..3000 s, trn1-1 from its launch at 3000 s to the run's
+  // end — the scheduler cycle that the job's end at 6748.05 s wakes, at the next whole second,
+  // 6749 s: 3000 + 3749 = 6749.
+  const auto& ng = r.cluster->stats().node_group_seconds;
+  REQUIRE(ng.size() == 1);
+  CHECK(ng[0] == doctest::Approx(6749.0).epsilon(1e-12));
+}
+
+TEST_CASE("node-failure: scenario errors") {
+  CHECK_THROWS_WITH_AS(io::load_scenario(scenario_path("node-failure.json"), patch({{"workload", {{"torchx", {{"max_retries", 0}}}}}})),
+                       doctest::Contains("/workload/torchx/max_retries"), io::ScenarioError);
+  CHECK_THROWS_WITH_AS(
+      io::load_scenario(scenario_path("node-failure.json"),
+                        patch({{"faults", {{"scheduled", {{{"node", "trn1-7"}, {"at", "1s"}}}}}}})),
+      doctest::Contains("/faults/scheduled/0/node"), io::ScenarioError);
+}
+
+TEST_CASE("node failures at a rate: exponential times to failure while busy, deterministic per seed") {
+  // 1 failure per node-hour while busy and job a busy for over an hour: how many failures
+  // strike is random, so what is asserted is what must hold for any draw: the run completes,
+  // the invariants hold, every restart is a node failure, and one seed gives one run.
+  auto opts = patch({{"faults", {{"scheduled", nlohmann::json::array()}, {"node_failure_rate_per_node_hour", 1.0}}},
+                     {"workload", {{"torchx", {{"max_retries", 100}}}}}});
+  Run r1(scenario_path("node-failure.json"), opts);
+  Run r2(scenario_path("node-failure.json"), opts);
+  REQUIRE(r1.invariant_violation.empty());
+  CHECK(r1.rec.final_of(0).phase == "Completed");
+  CHECK(static_cast<std::uint64_t>(r1.rec.final_of(0).restarts) == r1.cluster->stats().node_failures);
+  CHECK(r1.rec.final_of(0).end == r2.rec.final_of(0).end);
+  CHECK(r1.rec.final_of(0).restarts == r2.rec.final_of(0).restarts);
+}
+
+// ============================================================ cluster autoscaler
+
+TEST_CASE("autoscaler-trap: a PodGroup kept Pending by enqueue creates no pod, so the autoscaler never scales out") {
+  // Node group min 1, max 3, desired 1; job j: 2 whole-node pods. Submission: with max_size 3
+  // the group could hold 3 pods, so the job is not rejected. enqueue: overcommit idle = 1 node ×
+  // 1.2 - 0 < 2 nodes of minResources: rejected; the PodGroup stays Pending, no pod is created,
+  // the autoscaler sees no Pending pod: nothing launches and the run ends at once.
+  Run r(scenario_path("autoscaler-trap.json"));
+  REQUIRE(r.invariant_violation.empty());
+  const auto& j = r.rec.final_of(0);
+  CHECK(j.phase == "Pending");
+  CHECK(j.reason.find("overcommit") != std::string::npos);
+  CHECK(r.rec.pods.empty());
+  CHECK(r.rec.nodes.empty());
+  CHECK(r.cluster->stats().nodes_launched == 0);
+}
+
+TEST_CASE("autoscaler-trap avoided: without the enqueue action the pods exist and the autoscaler adds a node") {
+  // actions [allocate, backfill]: allocate moves the Pending PodGroup to Inqueue at 0 and its 2
+  // pods are created; the gang does not fit one node. Scan at 10 s (scan interval 10 s): pod 0
+  // fits trn1-0's idle resources (the autoscaler knows no gang) and is dropped; pod 1 needs a new
+  // node: 1 launch (headroom 2), trn1-1 Ready at 10 + 300 = 310 s. The 310 s session binds both:
+  // Bound 310.05, Running 312.05, Succeeded 912.05. Both nodes are empty from 912.05 s; the
+  // delay after the 10 s scale-up ended at 610 s; unneeded for 600 s at 1512.05: the first scan
+  // after that (1520 s) removes trn1-0 (node order) and keeps trn1-1 (min_size 1).
+  Run r(scenario_path("autoscaler-trap.json"), patch({{"volcano", {{"actions", {"allocate", "backfill"}}}}}));
+  REQUIRE(r.invariant_violation.empty());
+  const auto& j = r.rec.final_of(0);
+  CHECK(j.phase == "Completed");
+  CHECK(j.scheduled.ns() == 310050 * kMs);
+  CHECK(j.start.ns() == 312050 * kMs);
+  CHECK(j.end.ns() == 912050 * kMs);
+  REQUIRE(r.rec.nodes.size() == 3);
+  CHECK(r.rec.nodes[0].t == 10 * kS);
+  CHECK(r.rec.nodes[0].node == "trn1-1");
+  CHECK(r.rec.nodes[0].event == "Launching");
+  CHECK(r.rec.nodes[1].t == 310 * kS);
+  CHECK(r.rec.nodes[1].event == "Ready");
+  CHECK(r.rec.nodes[2].t == 1520 * kS);
+  CHECK(r.rec.nodes[2].node == "trn1-0");
+  CHECK(r.rec.nodes[2].event == "Removed");
+  const auto& st = r.cluster->stats();
+  CHECK(st.nodes_launched == 1);
+  CHECK(st.nodes_removed == 1);
+}
+
+TEST_CASE("autoscaler: a job larger than max_size is rejected at submission; min/max are checked") {
+  nlohmann::json jobs = io::load_scenario(scenario_path("autoscaler-trap.json")).json["workload"]["jobs"];
+  jobs[0]["nnodes"] = 4;  // max_size 3
+  Run r(scenario_path("autoscaler-trap.json"), patch({{"workload", {{"jobs", jobs}}}}));
+  CHECK(r.rec.final_of(0).phase == "Rejected");
+  CHECK(r.rec.final_of(0).reason.find("at most 3 of this job's 4 pods") != std::string::npos);
+  nlohmann::json groups = io::load_scenario(scenario_path("autoscaler-trap.json")).json["cluster"]["node_groups"];
+  groups[0]["max_size"] = 0;
+  CHECK_THROWS_WITH_AS(io::load_scenario(scenario_path("autoscaler-trap.json"), patch({{"cluster", {{"node_groups", groups}}}})),
+                       doctest::Contains("/cluster/node_groups/0"), io::ScenarioError);
+}
