@@ -395,6 +395,15 @@ nlohmann::json Run::summary_json() const {
     j["binds"] = s.binds;
     j["statements_discarded"] = s.discarded;
     j["cost_usd"] = s.cost_usd;
+    if (s.derived) {
+      // Where the jobs' time on the nodes went (duration model derived), s and USD.
+      json jt = {{"total_s", s.job_time_s()}, {"total_usd", s.job_time_usd()}};
+      const std::pair<const char*, const io::RunSummary::Share*> rows[] = {
+          {"compute", &s.compute}, {"communication", &s.communication}, {"sync", &s.sync},
+          {"startup", &s.startup}, {"lost", &s.lost}};
+      for (const auto& [name, sh] : rows) jt[name] = {{"s", sh->s}, {"usd", sh->usd}};
+      j["job_time"] = jt;
+    }
     return j;
   }
   const auto& st = m.ep->stats();

@@ -66,7 +66,14 @@ CREATE TABLE jobs (
   start_ns               INTEGER,
   end_ns                 INTEGER,
   nodes                  TEXT,
-  reason                 TEXT
+  reason                 TEXT,
+  steps                  INTEGER,
+  startup_s              REAL,
+  lost_s                 REAL,
+  compute_s              REAL,
+  communication_s        REAL,
+  sync_s                 REAL,
+  step_s                 REAL
 );
 CREATE TABLE pods (
   job   INTEGER NOT NULL REFERENCES jobs(job),
@@ -198,9 +205,9 @@ CREATE INDEX worker_events_by_model ON worker_events(model);
 constexpr const char* kJobsInsert =
     "INSERT INTO jobs (job, name, queue, submit_ns, nnodes, nproc_per_node,"
     " neuron_devices_per_pod, cpu_per_pod, memory_gib_per_pod, efa_per_pod, duration_s,"
-    " trace_row, trace_gpus, phase) VALUES ";
-constexpr const char* kJobsRow = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'Pending')";
-constexpr int kJobsColumns = 13;
+    " trace_row, trace_gpus, steps, phase) VALUES ";
+constexpr const char* kJobsRow = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'Pending')";
+constexpr int kJobsColumns = 14;
 constexpr const char* kPodsInsert = "INSERT INTO pods (job, pod, event, node, t_ns) VALUES ";
 constexpr const char* kPodsRow = "(?, ?, ?, ?, ?)";
 constexpr int kPodsColumns = 5;
@@ -250,7 +257,8 @@ constexpr int kEndpointMetricsColumns = 29;
 
 constexpr const char* kUpdateJob =
     "UPDATE jobs SET phase = ?2, podgroup_phase = ?3, inqueue_ns = ?4, scheduled_ns = ?5,"
-    " start_ns = ?6, end_ns = ?7, nodes = ?8, reason = ?9 WHERE job = ?1";
+    " start_ns = ?6, end_ns = ?7, nodes = ?8, reason = ?9, startup_s = ?10, lost_s = ?11,"
+    " compute_s = ?12, communication_s = ?13, sync_s = ?14, step_s = ?15 WHERE job = ?1";
 constexpr const char* kPutMeta =
     "INSERT INTO run_meta (key, value) VALUES (?1, ?2)"
     " ON CONFLICT (key) DO UPDATE SET value = excluded.value";
@@ -725,6 +733,7 @@ void SqliteStore::job_submitted(const models::JobSubmitted& j) {
   b.add_real(j.duration_s);
   b.add_int(j.trace_row);
   b.add_int(j.trace_gpus);
+  j.steps > 0 ? b.add_int(j.steps) : b.add_null();
   m.jobs_buffered.push_back(j.job);
   m.end_row(b, "jobs");
 }
@@ -746,6 +755,12 @@ void SqliteStore::job_final(const models::JobFinal& j) {
   if (rc == SQLITE_OK) rc = bind_time(s, 7, j.end);
   if (rc == SQLITE_OK) rc = bind_text_or_null(s, 8, j.nodes);
   if (rc == SQLITE_OK) rc = bind_text_or_null(s, 9, j.reason);
+  if (rc == SQLITE_OK) rc = sqlite3_bind_double(s, 10, j.startup_s);
+  if (rc == SQLITE_OK) rc = sqlite3_bind_double(s, 11, j.lost_s);
+  // The computing / communicating / synchronisation split exists only with derived durations.
+  const double split[] = {j.compute_s, j.communication_s, j.sync_s, j.step_s};
+  for (int k = 0; k < 4 && rc == SQLITE_OK; ++k)
+    rc = j.derived ? sqlite3_bind_double(s, 12 + k, split[k]) : sqlite3_bind_null(s, 12 + k);
   m.check(rc, "binding a jobs update");
   m.check(step_once(s), "updating a jobs row");
   if (sqlite3_changes(m.db.get()) != 1)

@@ -31,6 +31,7 @@ struct JobSubmitted {
   double duration_s = 0;         ///< run time once every pod is up, s (from the trace)
   std::int64_t trace_row = 0;    ///< 1-based CSV line in the trace file (header = line 1)
   int trace_gpus = 0;            ///< GPUs the trace job asked for
+  std::int64_t steps = 0;        ///< optimizer steps (duration_model derived; 0: trace mode)
 };
 
 /// The final record of a job, written once when it ends (or at the end of the run).
@@ -44,6 +45,12 @@ struct JobFinal {
   Time end = Time::max();        ///< all pods Succeeded
   std::string nodes;             ///< node names, comma-separated, in pod order
   std::string reason;            ///< why it was rejected or is still pending
+  /// Per-job breakdown, s (JobOutcome): start-up and lost work always; computing,
+  /// communicating and synchronisation only when `derived` (duration_model derived), with the
+  /// step time of the last attempt's placement, s (0 if it never trained).
+  double startup_s = 0, lost_s = 0;
+  bool derived = false;
+  double compute_s = 0, communication_s = 0, sync_s = 0, step_s = 0;
 };
 
 struct PodEvent {

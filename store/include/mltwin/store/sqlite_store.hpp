@@ -32,7 +32,7 @@ namespace mltwin::store {
 
 /// Version of the database layout; stored as PRAGMA user_version and as
 /// run_meta('schema_version'). Bump it whenever a table, column or view changes meaning.
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 /// Rows (of any table) after which the open transaction is committed even without a
 /// checkpoint, so that one transaction, and its rollback journal, stays bounded.
