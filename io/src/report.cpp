@@ -165,13 +165,13 @@ void print_summary(std::ostream& os, const RunSummary& s) {
   if (s.derived) {
     const double total = s.job_time_s();
     auto pct = [&](double x) { return total > 0 ? 100.0 * x / total : 0.0; };
-    fmt::print(os, "Job time on nodes (duration model derived): {} in all, ${:.0f} of NeuronCore time\n", dur(total),
+    fmt::print(os, "Job time on nodes (duration model derived): {} in all, ${:.2f} of NeuronCore time\n", dur(total),
                s.job_time_usd());
     const std::pair<const char*, const RunSummary::Share*> rows[] = {
         {"computing", &s.compute}, {"communicating (all-reduce)", &s.communication},
         {"synchronisation (stragglers)", &s.sync}, {"starting up", &s.startup}, {"lost work (redone)", &s.lost}};
     for (const auto& [name, sh] : rows)
-      fmt::print(os, "  {:<30} {:>5.1f}%  {:>8}  ${:.0f}\n", name, pct(sh->s), dur(sh->s), sh->usd);
+      fmt::print(os, "  {:<30} {:>5.1f}%  {:>8}  ${:.2f}\n", name, pct(sh->s), dur(sh->s), sh->usd);
   }
 }
 
