@@ -6,6 +6,8 @@
 #   RUNS=1 bash bench/run-philly-bench.sh
 #   SCENARIO=scenarios/eks-trn1-philly-preempt-reclaim.json bash bench/run-philly-bench.sh
 #     (the same trace with the preempt and reclaim actions; target: at most 2x the default's wall)
+#   SCENARIO=scenarios/eks-trn1-philly-derived.json bash bench/run-philly-bench.sh
+#     (durations from the step model, docs/step-model.md; target: at most 3x the default's wall)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}

@@ -114,10 +114,31 @@ RunSummary summarize(const std::string& scenario, std::uint64_t seed, const mode
     for (std::size_t g = 0; g < sc.node_groups.size(); ++g)
       if (const auto* it = sc.catalog.find(sc.node_groups[g].instance_type))
         s.cost_usd += st.node_group_seconds[g] * it->on_demand_usd_per_hour / 3600.0;
-    return s;
+  } else {
+    for (const auto& g : sc.node_groups)
+      if (const auto* it = sc.catalog.find(g.instance_type)) s.cost_usd += g.count * it->on_demand_usd_per_hour * sim_end_s / 3600.0;
   }
-  for (const auto& g : sc.node_groups)
-    if (const auto* it = sc.catalog.find(g.instance_type)) s.cost_usd += g.count * it->on_demand_usd_per_hour * sim_end_s / 3600.0;
+  s.derived = sc.duration_model == models::DurationModel::Derived;
+  if (s.derived && !sc.node_groups.empty()) {
+    const models::InstanceType* it = sc.catalog.find(sc.node_groups.front().instance_type);
+    const double usd_per_core_s = it && it->neuroncores() > 0 ? it->on_demand_usd_per_hour / 3600.0 / it->neuroncores() : 0;
+    const double cores_per_device = it ? it->neuroncores_per_chip : 0;
+    auto add = [&](RunSummary::Share& sh, double sec, double cores) {
+      sh.s += sec;
+      sh.usd += sec * cores * usd_per_core_s;
+    };
+    for (std::size_t i = 0; i < cluster.submitted(); ++i) {
+      const auto& o = outs[i];
+      const double cores = o.neuron_devices * cores_per_device;
+      add(s.compute, o.compute_s, cores);
+      add(s.communication, o.communication_s, cores);
+      add(s.sync, o.sync_s, cores);
+      const double compiling = std::min(o.compile_s, o.startup_s);
+      add(s.compiling, compiling, cores);
+      add(s.starting, o.startup_s - compiling, cores);
+      add(s.lost, o.lost_s, cores);
+    }
+  }
   return s;
 }
 
@@ -168,6 +189,18 @@ void print_summary(std::ostream& os, const RunSummary& s) {
     fmt::print(os, "Nodes: {} failed, {} launched (replacements and scale-ups), {} removed by the autoscaler\n", s.node_failures,
                s.nodes_launched, s.nodes_removed);
   fmt::print(os, "On-demand cost of the node groups over the run: ${:.0f}\n", s.cost_usd);
+  if (s.derived) {
+    const double total = s.job_time_s();
+    auto pct = [&](double x) { return total > 0 ? 100.0 * x / total : 0.0; };
+    fmt::print(os, "Job time on nodes (duration model derived): {} in all, ${:.2f} of NeuronCore time\n", dur(total),
+               s.job_time_usd());
+    const std::pair<const char*, const RunSummary::Share*> rows[] = {
+        {"computing", &s.compute}, {"communicating (all-reduce)", &s.communication},
+        {"synchronisation (stragglers)", &s.sync}, {"compiling (Neuron)", &s.compiling},
+        {"starting up (other)", &s.starting}, {"lost work (redone)", &s.lost}};
+    for (const auto& [name, sh] : rows)
+      fmt::print(os, "  {:<30} {:>5.1f}%  {:>8}  ${:.2f}\n", name, pct(sh->s), dur(sh->s), sh->usd);
+  }
 }
 
 }  // namespace mltwin::io

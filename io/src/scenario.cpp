@@ -177,6 +177,48 @@ void read_startup_and_faults(const std::string& path, const json& doc, models::T
   }
 }
 
+models::StepModelSpec step_model_of(const std::string& path, const json& s, const models::TrainingScenario& sc) {
+  models::StepModelSpec m;
+  const json& p = s["profile"];
+  models::ModelProfile& mp = m.profile;
+  mp.name = p["name"];
+  mp.parameters = p["parameters"];
+  mp.gradient_bytes_per_parameter = p["gradient_bytes_per_parameter"];
+  mp.sequence_length = p.value("sequence_length", 0);
+  mp.micro_batch = p["micro_batch"];
+  mp.microsteps_per_step = p["microsteps_per_step"];
+  auto nonneg = [&](const char* key) {
+    const core::Duration d = duration_of(path, std::string("/step_model/profile/") + key, p[key]);
+    if (d < core::Duration::ns(0)) fail(path, std::string("/step_model/profile/") + key, "expected a duration >= 0");
+    return d;
+  };
+  mp.compute_per_microstep = nonneg("compute_per_microstep");
+  mp.step_overhead = nonneg("step_overhead");
+  mp.straggler_sigma = nonneg("straggler_sigma");
+  mp.source = p["source"];
+  const json& f = s["fabric"];
+  // GiB/s per device over its links, in Gb/s (1e9 bit/s) per link.
+  m.neuronlink_gbps_per_link = f["neuronlink_gib_per_s_per_device"].get<double>() * kGiB * 8.0 / 1e9 /
+                               f["neuronlink_links_per_device"].get<double>();
+  auto lat = [&](const char* key) {
+    const core::Duration d = duration_of(path, std::string("/step_model/fabric/") + key, f[key]);
+    if (d < core::Duration::ns(0)) fail(path, std::string("/step_model/fabric/") + key, "expected a duration >= 0");
+    return d;
+  };
+  m.intra_alpha = lat("intra_alpha");
+  m.inter_alpha = lat("inter_alpha");
+  m.source = f["source"];
+  // The nodes' EFA bandwidth: their instance type's network_gbps (one cluster, one type of node
+  // for the step model).
+  if (sc.node_groups.empty()) fail(path, "/cluster/node_groups", "the step model needs a node group");
+  for (std::size_t i = 0; i < sc.node_groups.size(); ++i)
+    if (sc.node_groups[i].instance_type != sc.node_groups[0].instance_type)
+      fail(path, "/cluster/node_groups/" + std::to_string(i) + "/instance_type",
+           "the step model takes one EFA bandwidth: every node group must use one instance type");
+  m.efa_gbps_per_node = sc.catalog.find(sc.node_groups[0].instance_type)->network_gbps;
+  return m;
+}
+
 }  // namespace
 
 double parse_quantity(const json& q) {
@@ -401,6 +443,30 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
     std::stable_sort(sc.jobs.begin(), sc.jobs.end(), [](const auto& a, const auto& b) { return a.submit < b.submit; });
   }
   read_startup_and_faults(path, doc, sc);
+  // The step model, and derived durations (docs/step-model.md).
+  if (doc.contains("step_model")) sc.step_model = step_model_of(path, doc["step_model"], sc);
+  if (w.value("duration_model", std::string("trace")) == "derived") {
+    if (!sc.step_model) fail(path, "/workload/duration_model", "'derived' needs a /step_model block (profile and fabric)");
+    sc.duration_model = models::DurationModel::Derived;
+    const models::LinkGrant nominal = sc.step_model->nominal();
+    const auto& explicit_jobs = w.contains("jobs") ? w["jobs"] : json::array();
+    for (std::size_t i = 0; i < sc.jobs.size(); ++i) {
+      models::TrainingJobSpec& j = sc.jobs[i];
+      // Explicit jobs may give their steps; trace_row is their index in /workload/jobs.
+      if (w.contains("jobs")) {
+        const json& ej = explicit_jobs[static_cast<std::size_t>(j.trace_row)];
+        if (ej.contains("steps")) j.steps = ej["steps"].get<std::int64_t>();
+      }
+      if (j.steps > 0) continue;
+      // Steps = traced duration / step time at the job's own placement with no contention.
+      const models::Placement pl{j.nnodes, j.neuron_devices_per_pod * cores_per_device};
+      if (pl.cores_per_node < 1)
+        fail(path, "/workload/duration_model", "job " + j.name + " requests no Neuron device: it has no step time");
+      const std::int64_t t = models::step_time(sc.step_model->profile, pl, nominal).total().count_ns();
+      if (t <= 0) fail(path, "/step_model/profile", "the step time is zero");
+      j.steps = std::max<std::int64_t>(1, (j.duration.count_ns() + t / 2) / t);
+    }
+  }
   // Every job's queue must exist.
   for (const auto& j : sc.jobs)
     if (!queue_names.count(j.queue)) {

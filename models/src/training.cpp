@@ -55,6 +55,10 @@ struct TrainingCluster::JobRun {
   bool restarting = false;                       // killed, waiting for its pods to be gone
   bool failed = false;                           // retries exhausted: Failed once pods are gone
   std::string restart_note;
+  // Per-job breakdown (JobOutcome), and the step model's state (DurationModel::Derived).
+  core::Time attempt_placed = core::Time::max();  // first bind of the current attempt
+  StepTime step;                                  // step time of the current attempt's placement
+  std::int64_t steps_saved = 0;                   // steps kept by the last checkpoint
   bool ended = false;
   std::string last_phase = "Pending";
 };
@@ -82,6 +86,11 @@ TrainingCluster::TrainingCluster(const TrainingScenario& sc, core::Simulator& si
   init_nodes(rng);  // training_nodes.cpp: the node groups' nodes, failure and autoscaler books
   scheduler_ = std::make_unique<policy::Scheduler>(sc.scheduler, rng.stream("volcano.node_tiebreak")());
   if (sc.termination_grace.kind != LatencySpec::Kind::Constant) grace_rng_ = &rng.stream("pod.termination_grace");
+  if (sc.duration_model == DurationModel::Derived) {
+    if (!sc.step_model) throw std::invalid_argument("duration model 'derived' needs a step model (/step_model)");
+    for (const auto& j : sc.jobs)
+      if (j.steps < 1) throw std::invalid_argument("job " + j.name + ": duration model 'derived' needs steps >= 1");
+  }
   runs_.resize(sc.jobs.size());
   outcomes_.resize(sc.jobs.size());
   jstart_.resize(sc.jobs.size());
@@ -163,7 +172,7 @@ void TrainingCluster::arrive(std::size_t idx) {
   out.neuron_devices = j.neuron_devices_per_pod * j.nnodes;
   rec_.job_submitted({static_cast<std::uint32_t>(idx), j.name, j.queue, j.submit, j.nnodes, j.nproc_per_node,
                       j.neuron_devices_per_pod, j.cpu_per_pod, j.memory_bytes_per_pod / kGiB, j.efa_per_pod,
-                      j.duration.seconds(), j.trace_row, j.trace_gpus});
+                      j.duration.seconds(), j.trace_row, j.trace_gpus, j.steps});
   policy::QueueId qid = policy::kNone;
   for (const auto& q : state_.queues())
     if (q.name == j.queue) qid = q.id;
@@ -253,6 +262,8 @@ void TrainingCluster::account_allocation(double delta_cores) {
 void TrainingCluster::bind(const policy::TaskInfo& task, const policy::NodeInfo& node) {
   account_allocation(task.resreq[policy::Dim::NeuronCore] / 1000.0);
   if (dynamic_nodes_) node_occupancy_changed(node.id);
+  JobRun& run = runs_[job_of_policy_[task.job]];
+  if (run.attempt_placed == core::Time::max()) run.attempt_placed = sim_.now();
   ++stats_.binds;
   sim_.schedule_in(scenario_.bind_latency.draw(bind_rng_), this, pack(kPodBound, task.id));
 }
@@ -297,15 +308,29 @@ void TrainingCluster::job_controller(std::size_t idx) {
   if (run.attempt_start != core::Time::max()) {
     sim_.cancel(run.end_event);
     stats_.training_s += (sim_.now() - run.attempt_start).seconds();
-    const Duration total = run.saved + (sim_.now() - run.attempt_start);
     const std::int64_t c = scenario_.checkpoint_interval.count_ns();
-    const Duration kept = c > 0 ? Duration::ns(total.count_ns() / c * c) : Duration::ns(0);
-    lost_s = (total - kept).seconds();
-    run.saved = kept;
+    if (scenario_.duration_model == DurationModel::Derived) {
+      // Progress in whole steps; a checkpoint every max(1, c / step time) steps of this attempt.
+      const Duration elapsed = sim_.now() - run.attempt_start;
+      const std::int64_t t = run.step.total().count_ns();
+      const std::int64_t done = run.steps_saved + (t > 0 ? elapsed.count_ns() / t : 0);
+      const std::int64_t every = std::max<std::int64_t>(1, t > 0 ? c / t : 1);
+      const std::int64_t kept = c > 0 ? std::max(run.steps_saved, done / every * every) : 0;
+      add_training(idx, std::max<std::int64_t>(0, kept - run.steps_saved));
+      lost_s = (elapsed - Duration::ns(std::max<std::int64_t>(0, kept - run.steps_saved) * t)).seconds();
+      run.steps_saved = kept;
+    } else {
+      const Duration total = run.saved + (sim_.now() - run.attempt_start);
+      const Duration kept = c > 0 ? Duration::ns(total.count_ns() / c * c) : Duration::ns(0);
+      lost_s = (total - kept).seconds();
+      run.saved = kept;
+    }
     run.attempt_start = core::Time::max();
   }
+  outcomes_[idx].lost_s += lost_s;
+  if (run.attempt_placed != core::Time::max()) outcomes_[idx].startup_s += (sim_.now() - run.attempt_placed).seconds();
+  run.attempt_placed = core::Time::max();
   stats_.lost_training_s += lost_s;
-  js.lost_training_s += lost_s;
   stats_.lost_neuroncore_s += lost_s * run.pod[policy::Dim::NeuronCore] / 1000.0 * spec.nnodes;
   const auto tasks = state_.job(run.pj).tasks;  // copy: pods may leave the list
   for (TaskId t : tasks) {
@@ -493,6 +518,7 @@ void TrainingCluster::begin_startup(std::size_t idx) {
   js.image_pull_s += js.pull_max.seconds();
   js.rendezvous_s += rdzv.seconds();
   js.compile_s += c.time.seconds();
+  outcomes_[idx].compile_s += c.time.seconds();
   js.dataset_read_s += read.seconds();
   if (!js.compile_cache.empty()) js.compile_cache += ",";
   js.compile_cache += to_string(c.outcome);
@@ -524,12 +550,35 @@ void TrainingCluster::start_training(std::size_t idx) {
     if (run.start == core::Time::max()) run.start = sim_.now();  // the first start
     outcomes_[idx].start = run.start;
     outcomes_[idx].phase = "Running";
-    run.end_event = sim_.schedule_in(scenario_.jobs[idx].duration - run.saved, this, pack(kJobEnd, idx));
+    if (run.attempt_placed != core::Time::max()) outcomes_[idx].startup_s += (sim_.now() - run.attempt_placed).seconds();
+    run.attempt_placed = core::Time::max();
+    run.end_event = sim_.schedule_in(training_time(idx), this, pack(kJobEnd, idx));
   }
+}
+
+Duration TrainingCluster::training_time(std::size_t idx) {
+  JobRun& run = runs_[idx];
+  const TrainingJobSpec& j = scenario_.jobs[idx];
+  if (scenario_.duration_model != DurationModel::Derived) return j.duration - run.saved;
+  // Derived: the steps still to do at the step time of the placement this attempt got, with
+  // the bandwidth the fabric grants now (the nominal one until a fabric model shares links).
+  const Placement placement{j.nnodes, static_cast<int>(std::lround(run.pod[policy::Dim::NeuronCore] / 1000.0))};
+  run.step = step_time(scenario_.step_model->profile, placement, scenario_.step_model->nominal());
+  return Duration::ns((j.steps - run.steps_saved) * run.step.total().count_ns());
+}
+
+void TrainingCluster::add_training(std::size_t idx, std::int64_t steps) {
+  const StepTime& st = runs_[idx].step;
+  const double n = static_cast<double>(steps);
+  JobOutcome& o = outcomes_[idx];
+  o.compute_s += n * st.computing().seconds();
+  o.communication_s += n * st.communication().seconds();
+  o.sync_s += n * st.sync.seconds();
 }
 
 void TrainingCluster::job_end(std::size_t idx) {
   JobRun& run = runs_[idx];
+  if (scenario_.duration_model == DurationModel::Derived) add_training(idx, scenario_.jobs[idx].steps - run.steps_saved);
   const auto tasks = state_.job(run.pj).tasks;
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     const policy::TaskInfo& task = state_.task(tasks[i]);
@@ -573,8 +622,10 @@ void TrainingCluster::write_final(std::size_t idx, const std::string& phase, con
   }
   f.reason = reason;
   const JobStartup& js = jstart_[idx];
+  const JobOutcome& o = outcomes_[idx];
   f.restarts = run.retries;
-  f.lost_training_s = js.lost_training_s;
+  f.lost_training_s = o.lost_s;
+  f.startup_s = o.startup_s;
   if (startup_) {
     f.startup_modelled = true;
     f.image_pull_s = js.image_pull_s;
@@ -584,6 +635,11 @@ void TrainingCluster::write_final(std::size_t idx, const std::string& phase, con
     f.compile_cache = js.compile_cache;
     f.training_start = js.training_start;
   }
+  f.derived = scenario_.duration_model == DurationModel::Derived;
+  f.compute_s = o.compute_s;
+  f.communication_s = o.communication_s;
+  f.sync_s = o.sync_s;
+  f.step_s = run.step.total().seconds();
   rec_.job_final(f);
 }
 

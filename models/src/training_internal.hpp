@@ -28,7 +28,6 @@ struct TrainingCluster::JobStartup {
   std::string compile_cache;
   core::Time training_start = core::Time::max();
   core::Time startup_begin = core::Time::max();
-  double lost_training_s = 0;
 };
 
 }  // namespace mltwin::models

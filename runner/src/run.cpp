@@ -409,6 +409,15 @@ nlohmann::json Run::summary_json() const {
       j["nodes_launched"] = s.nodes_launched;
       j["nodes_removed"] = s.nodes_removed;
     }
+    if (s.derived) {
+      // Where the jobs' time on the nodes went (duration model derived), s and USD.
+      json jt = {{"total_s", s.job_time_s()}, {"total_usd", s.job_time_usd()}};
+      const std::pair<const char*, const io::RunSummary::Share*> rows[] = {
+          {"compute", &s.compute}, {"communication", &s.communication}, {"sync", &s.sync},
+          {"compile", &s.compiling}, {"startup", &s.starting}, {"lost", &s.lost}};
+      for (const auto& [name, sh] : rows) jt[name] = {{"s", sh->s}, {"usd", sh->usd}};
+      j["job_time"] = jt;
+    }
     return j;
   }
   const auto& st = m.ep->stats();

@@ -70,12 +70,18 @@ CREATE TABLE jobs (
   reason                 TEXT,
   restarts               INTEGER,
   lost_training_s        REAL,
+  startup_s              REAL,
   training_start_ns      INTEGER,
   image_pull_s           REAL,
   rendezvous_s           REAL,
   compile_s              REAL,
   compile_cache          TEXT,
-  dataset_read_s         REAL
+  dataset_read_s         REAL,
+  steps                  INTEGER,
+  compute_s              REAL,
+  communication_s        REAL,
+  sync_s                 REAL,
+  step_s                 REAL
 );
 CREATE TABLE pods (
   job   INTEGER NOT NULL REFERENCES jobs(job),
@@ -214,9 +220,9 @@ CREATE INDEX worker_events_by_model ON worker_events(model);
 constexpr const char* kJobsInsert =
     "INSERT INTO jobs (job, name, queue, submit_ns, nnodes, nproc_per_node,"
     " neuron_devices_per_pod, cpu_per_pod, memory_gib_per_pod, efa_per_pod, duration_s,"
-    " trace_row, trace_gpus, phase) VALUES ";
-constexpr const char* kJobsRow = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'Pending')";
-constexpr int kJobsColumns = 13;
+    " trace_row, trace_gpus, steps, phase) VALUES ";
+constexpr const char* kJobsRow = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'Pending')";
+constexpr int kJobsColumns = 14;
 constexpr const char* kPodsInsert = "INSERT INTO pods (job, pod, event, node, t_ns) VALUES ";
 constexpr const char* kPodsRow = "(?, ?, ?, ?, ?)";
 constexpr int kPodsColumns = 5;
@@ -271,7 +277,8 @@ constexpr const char* kUpdateJob =
     "UPDATE jobs SET phase = ?2, podgroup_phase = ?3, inqueue_ns = ?4, scheduled_ns = ?5,"
     " start_ns = ?6, end_ns = ?7, nodes = ?8, reason = ?9, restarts = ?10, lost_training_s = ?11,"
     " training_start_ns = ?12, image_pull_s = ?13, rendezvous_s = ?14, compile_s = ?15,"
-    " compile_cache = ?16, dataset_read_s = ?17 WHERE job = ?1";
+    " compile_cache = ?16, dataset_read_s = ?17, startup_s = ?18, compute_s = ?19,"
+    " communication_s = ?20, sync_s = ?21, step_s = ?22 WHERE job = ?1";
 constexpr const char* kPutMeta =
     "INSERT INTO run_meta (key, value) VALUES (?1, ?2)"
     " ON CONFLICT (key) DO UPDATE SET value = excluded.value";
@@ -748,6 +755,7 @@ void SqliteStore::job_submitted(const models::JobSubmitted& j) {
   b.add_real(j.duration_s);
   b.add_int(j.trace_row);
   b.add_int(j.trace_gpus);
+  j.steps > 0 ? b.add_int(j.steps) : b.add_null();
   m.jobs_buffered.push_back(j.job);
   m.end_row(b, "jobs");
 }
@@ -779,6 +787,11 @@ void SqliteStore::job_final(const models::JobFinal& j) {
   if (rc == SQLITE_OK) rc = real_or_null(15, j.compile_s);
   if (rc == SQLITE_OK) rc = bind_text_or_null(s, 16, j.startup_modelled ? std::string_view(j.compile_cache) : std::string_view());
   if (rc == SQLITE_OK) rc = real_or_null(17, j.dataset_read_s);
+  if (rc == SQLITE_OK) rc = sqlite3_bind_double(s, 18, j.startup_s);
+  // The computing / communicating / synchronisation split exists only with derived durations.
+  const double split[] = {j.compute_s, j.communication_s, j.sync_s, j.step_s};
+  for (int k = 0; k < 4 && rc == SQLITE_OK; ++k)
+    rc = j.derived ? sqlite3_bind_double(s, 19 + k, split[k]) : sqlite3_bind_null(s, 19 + k);
   m.check(rc, "binding a jobs update");
   m.check(step_once(s), "updating a jobs row");
   if (sqlite3_changes(m.db.get()) != 1)

@@ -59,6 +59,21 @@ struct RunSummary {
   std::uint64_t events = 0;
   double wall_s = 0;
   double cost_usd = 0;  ///< node-hours × on-demand price over [0, sim end]
+  /// Where the jobs' time on the nodes went (duration_model derived; JobOutcome), summed over
+  /// jobs: seconds, and NeuronCore-seconds priced at the node's on-demand price per NeuronCore
+  /// (price per hour / 3600 / NeuronCores per node), USD.
+  struct Share {
+    double s = 0, usd = 0;
+  };
+  /// `compiling` is the Neuron compilation (or cache load) part of start-up (with a startup
+  /// block; 0 otherwise), `starting` the rest of start-up (bind, image pull, pod start-up,
+  /// rendezvous, dataset read).
+  bool derived = false;
+  Share compute, communication, sync, compiling, starting, lost;
+  double job_time_s() const { return compute.s + communication.s + sync.s + compiling.s + starting.s + lost.s; }
+  double job_time_usd() const {
+    return compute.usd + communication.usd + sync.usd + compiling.usd + starting.usd + lost.usd;
+  }
 };
 
 RunSummary summarize(const std::string& scenario, std::uint64_t seed, const models::TrainingScenario& sc,

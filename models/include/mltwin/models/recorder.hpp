@@ -31,6 +31,7 @@ struct JobSubmitted {
   double duration_s = 0;         ///< run time once every pod is up, s (from the trace)
   std::int64_t trace_row = 0;    ///< 1-based CSV line in the trace file (header = line 1)
   int trace_gpus = 0;            ///< GPUs the trace job asked for
+  std::int64_t steps = 0;        ///< optimizer steps (duration_model derived; 0: trace mode)
 };
 
 /// The final record of a job, written once when it ends (or at the end of the run).
@@ -45,9 +46,13 @@ struct JobFinal {
   std::string nodes;             ///< node names, comma-separated, in pod order
   std::string reason;            ///< why it was rejected or is still pending
   /// RestartJob actions that restarted the job (evicted or failed pods), and the training
-  /// progress they threw away, s.
+  /// progress they threw away, s (since the last checkpoint; whole steps with the derived model).
   int restarts = 0;
   double lost_training_s = 0;
+  /// Time from an attempt's first bind to its training start, summed over attempts, s: pod
+  /// start-up (image pull included) and, with a startup block, rendezvous, compilation and the
+  /// dataset read. Attempts killed before training count up to the kill.
+  double startup_s = 0;
   /// Start-up breakdown, summed over the job's attempts; only with a startup block
   /// (startup_modelled false: the columns are NULL).
   bool startup_modelled = false;
@@ -57,6 +62,11 @@ struct JobFinal {
   double dataset_read_s = 0;     ///< dataset read from FSx for Lustre, s
   std::string compile_cache;     ///< per attempt that reached compilation: hit, miss or wait, comma-separated
   Time training_start = Time::max();  ///< first time training started (after the start-up phases)
+  /// Kept training split into computing, communicating and synchronisation, s, only when
+  /// `derived` (duration_model derived), with the step time of the last attempt's placement,
+  /// s (0 if it never trained).
+  bool derived = false;
+  double compute_s = 0, communication_s = 0, sync_s = 0, step_s = 0;
 };
 
 struct PodEvent {

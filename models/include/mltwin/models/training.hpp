@@ -35,6 +35,7 @@
 #include "mltwin/models/fabric_params.hpp"
 #include "mltwin/models/recorder.hpp"
 #include "mltwin/models/startup.hpp"
+#include "mltwin/models/step_model.hpp"
 #include "mltwin/policy/cluster_state.hpp"
 #include "mltwin/policy/config.hpp"
 #include "mltwin/policy/scheduler.hpp"
@@ -91,6 +92,27 @@ struct TrainingJobSpec {
   /// Neuron model graph and compiler flags (NEURON_CC_FLAGS) the job compiles; empty: the
   /// startup block's defaults. Only read when the scenario has a startup block.
   std::string model, compiler_flags;
+  /// Optimizer steps to train (DurationModel::Derived; 0 otherwise). The loader sets it from
+  /// `duration` and the reference step time (StepModelSpec) unless the scenario gives it.
+  std::int64_t steps = 0;
+};
+
+/// How long a job trains once every pod runs.
+enum class DurationModel {
+  Trace,    ///< its traced duration
+  Derived,  ///< steps × the step time of the placement it got (step_model.hpp), per attempt
+};
+
+/// The step model of a scenario (/step_model): a model profile and the fabric figures, each
+/// with its source.
+struct StepModelSpec {
+  ModelProfile profile;
+  double neuronlink_gbps_per_link = 0;  ///< one NeuronLink hop, Gb/s (device bandwidth / links)
+  double efa_gbps_per_node = 0;         ///< the nodes' EFA bandwidth, Gb/s (catalog network_gbps)
+  core::Duration intra_alpha, inter_alpha;  ///< per ring step
+  std::string source;
+  /// The whole bandwidth of every link, as granted with no other traffic.
+  LinkGrant nominal() const { return {neuronlink_gbps_per_link, efa_gbps_per_node, intra_alpha, inter_alpha}; }
 };
 
 struct TrainingScenario {
@@ -116,6 +138,8 @@ struct TrainingScenario {
   /// restart loses everything since its (re)start.
   Duration checkpoint_interval = Duration::ns(0);
   Duration metrics_interval = Duration::s(300);
+  DurationModel duration_model = DurationModel::Trace;
+  std::optional<StepModelSpec> step_model;  ///< set when duration_model is Derived
   std::vector<TrainingJobSpec> jobs;  ///< sorted by submit time
   /// The EFA / NeuronLink network (scenario "fabric"); unset: no network is modelled.
   std::optional<FabricParams> fabric;
@@ -135,6 +159,14 @@ struct JobOutcome {
   core::Time submit, scheduled = core::Time::max(), start = core::Time::max(), end = core::Time::max();
   int nnodes = 1;
   int neuron_devices = 0;
+  /// Where its time on the nodes went, s (per-job breakdown, also in the database): start-up
+  /// (first bind of an attempt -> training starts), lost work (training thrown away by
+  /// restarts), and, with DurationModel::Derived, the kept training split into computing
+  /// (micro-steps + step overhead), communicating (all-reduce) and synchronisation (straggler
+  /// wait). Attempts still running at the end of the run are not counted.
+  double startup_s = 0, lost_s = 0, compute_s = 0, communication_s = 0, sync_s = 0;
+  /// The Neuron compilation (or compile-cache load) part of startup_s, s (startup block only).
+  double compile_s = 0;
 };
 
 struct TrainingStats {
@@ -213,6 +245,10 @@ class TrainingCluster final : public core::EventHandler, public policy::Backend 
   void pod_gone(policy::TaskId t);
   void all_pods_gone(std::size_t idx);
   void sample();
+  /// Training time of the attempt starting now (derived: sets the attempt's step time).
+  Duration training_time(std::size_t idx);
+  /// Adds `steps` kept steps of the current attempt to the job's breakdown.
+  void add_training(std::size_t idx, std::int64_t steps);
   void account_allocation(double delta_cores);
   std::string infeasible_reason(const TrainingJobSpec& j, const policy::Resource& pod) const;
   void write_final(std::size_t idx, const std::string& phase, const std::string& reason);
