@@ -196,6 +196,30 @@ models::StepModelSpec step_model_of(const std::string& path, const json& s, cons
   mp.step_overhead = nonneg("step_overhead");
   mp.straggler_sigma = nonneg("straggler_sigma");
   mp.source = p["source"];
+  // The network figures: from the scenario's /fabric (then the jobs share it: contention),
+  // or, without one, from /step_model/fabric (nominal bandwidth for every job).
+  if (sc.fabric) {
+    if (s.contains("fabric"))
+      fail(path, "/step_model/fabric",
+           "the scenario has a /fabric: the step model takes its NeuronLink and EFA figures from there; give them once");
+    if (sc.node_groups.empty()) fail(path, "/cluster/node_groups", "the step model needs a node group");
+    const std::string& type = sc.node_groups[0].instance_type;
+    for (std::size_t i = 0; i < sc.node_groups.size(); ++i)
+      if (sc.node_groups[i].instance_type != type)
+        fail(path, "/cluster/node_groups/" + std::to_string(i) + "/instance_type",
+             "the step model takes one instance type: every node group must use one");
+    const models::InstanceType* it = sc.catalog.find(type);
+    const models::NeuronLinkSpec* nl = sc.fabric->neuronlink_for(type);
+    m.neuronlink_gbps_per_link = nl ? nl->gbps_per_link : 0.0;
+    m.intra_alpha = nl ? nl->latency : core::Duration::ns(0);
+    m.efa_gbps_per_node = it->efa_interfaces * sc.fabric->efa.gbps_per_interface;
+    m.inter_alpha = sc.fabric->efa.latency;
+    m.source = "/fabric: " + (nl ? nl->source + "; " : std::string()) + sc.fabric->efa.source;
+    m.contention = true;
+    return m;
+  }
+  if (!s.contains("fabric"))
+    fail(path, "/step_model", "the step model needs the network's figures: a /fabric block, or /step_model/fabric");
   const json& f = s["fabric"];
   // GiB/s per device over its links, in Gb/s (1e9 bit/s) per link.
   m.neuronlink_gbps_per_link = f["neuronlink_gib_per_s_per_device"].get<double>() * kGiB * 8.0 / 1e9 /
@@ -466,6 +490,10 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
       if (t <= 0) fail(path, "/step_model/profile", "the step time is zero");
       j.steps = std::max<std::int64_t>(1, (j.duration.count_ns() + t / 2) / t);
     }
+    if (sc.step_model->contention && (sc.faults || sc.autoscaler))
+      fail(path, sc.faults ? "/faults" : "/cluster/autoscaler",
+           "jobs sharing the /fabric (duration_model derived) with node failures or a cluster autoscaler is not "
+           "modelled yet: drop one, or the /fabric block (then give /step_model/fabric)");
   }
   // Every job's queue must exist.
   for (const auto& j : sc.jobs)

@@ -67,6 +67,8 @@ Fabric::Torus Fabric::make_torus(const NeuronLinkSpec& spec, std::uint32_t chips
   Torus t;
   t.type = spec.instance_type;
   t.chips = chips;
+  t.rows = static_cast<std::uint32_t>(spec.torus_rows);
+  t.cols = static_cast<std::uint32_t>(spec.torus_cols);
   t.latency = spec.latency;
   const std::uint32_t rows = static_cast<std::uint32_t>(spec.torus_rows);
   const std::uint32_t cols = static_cast<std::uint32_t>(spec.torus_cols);
@@ -319,6 +321,12 @@ Route Fabric::route(Endpoint src, Endpoint dst) const {
 FlowId Fabric::transfer(Endpoint src, Endpoint dst, double bytes, FlowOwner* owner, std::uint64_t payload) {
   Route r = route(src, dst);
   return net_.start(std::move(r.links), bytes, owner, payload, r.latency);
+}
+
+std::pair<std::uint32_t, std::uint32_t> Fabric::torus_shape(std::uint32_t node) const {
+  const NodeInfo& ni = node_info_.at(node);
+  if (ni.torus == nullptr) return {1, 1};
+  return {ni.torus->rows, ni.torus->cols};
 }
 
 }  // namespace mltwin::models

@@ -89,6 +89,17 @@ FlowId FlowNetwork::start(std::vector<LinkId> route, double bytes, FlowOwner* ow
                           core::Duration latency) {
   if (owner == nullptr) bad("start: null FlowOwner");
   if (!std::isfinite(bytes) || !(bytes > 0)) bad("start: bytes must be finite and > 0, got " + std::to_string(bytes));
+  return start_impl(std::move(route), bytes, owner, payload, latency);
+}
+
+FlowId FlowNetwork::start_standing(std::vector<LinkId> route, FlowOwner* owner, std::uint64_t payload) {
+  if (owner == nullptr) bad("start_standing: null FlowOwner");
+  if (route.empty()) bad("start_standing: a standing flow needs at least one link");
+  return start_impl(std::move(route), std::numeric_limits<double>::infinity(), owner, payload, core::Duration::ns(0));
+}
+
+FlowId FlowNetwork::start_impl(std::vector<LinkId> route, double bytes, FlowOwner* owner, std::uint64_t payload,
+                               core::Duration latency) {
   if (latency < core::Duration::ns(0)) bad("start: negative latency");
   for (std::size_t i = 0; i < route.size(); ++i) {
     if (route[i] >= links_.size()) bad("start: link " + std::to_string(route[i]) + " does not exist");
@@ -299,6 +310,12 @@ void FlowNetwork::retime(std::uint32_t s, double new_rate, std::int64_t now) {
     throw std::logic_error("FlowNetwork: a flow got rate " + std::to_string(new_rate) +
                            " B/ns (max-min over positive capacities cannot give that)");
   ++stats_.flows_retimed;
+  if (std::isinf(f.remaining)) {  // a standing flow: a new rate, never a completion
+    f.t_ref = now;
+    f.rate = new_rate;
+    f.owner->on_rate_change(*this, FlowId{s, f.generation}, f.payload);
+    return;
+  }
   if (f.t_done != kNever && f.t_done <= now) {
     // Already due at this ns (a discrete event at the same time changed the sharing): its
     // bytes are done; keep it due now rather than push it 1 ns on for a rounding residue.

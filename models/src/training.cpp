@@ -7,6 +7,9 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "mltwin/models/collective.hpp"
+#include "mltwin/models/fabric.hpp"
+#include "mltwin/models/flow_network.hpp"
 #include "training_internal.hpp"
 
 namespace mltwin::models {
@@ -59,6 +62,11 @@ struct TrainingCluster::JobRun {
   core::Time attempt_placed = core::Time::max();  // first bind of the current attempt
   StepTime step;                                  // step time of the current attempt's placement
   std::int64_t steps_saved = 0;                   // steps kept by the last checkpoint
+  // The current attempt in periods of constant step time (derived): steps done and their
+  // split before period_start, and the bytes one inter-node hop carries per step.
+  core::Time period_start = core::Time::max();
+  double att_steps = 0, att_compute_s = 0, att_comm_s = 0, att_sync_s = 0;
+  double hop_bytes_per_step = 0;
   bool ended = false;
   std::string last_phase = "Pending";
 };
@@ -95,6 +103,16 @@ TrainingCluster::TrainingCluster(const TrainingScenario& sc, core::Simulator& si
   outcomes_.resize(sc.jobs.size());
   jstart_.resize(sc.jobs.size());
   if (sc.startup) startup_ = std::make_unique<StartupModel>(*sc.startup);
+  if (sc.duration_model == DurationModel::Derived && sc.step_model->contention) {
+    if (!sc.fabric) throw std::invalid_argument("step model contention needs the scenario's fabric (/fabric)");
+    if (dynamic_nodes_)
+      throw std::invalid_argument("fabric contention with node failures or a cluster autoscaler is not modelled yet");
+    net_ = std::make_unique<FlowNetwork>(sim_);
+    fabric_ = std::make_unique<Fabric>(sc.catalog, fabric_nodes_of(sc.node_groups), *sc.fabric, *net_);
+    traffic_ = std::make_unique<JobTraffic>(*fabric_, &TrainingCluster::grant_changed, this);
+    is_dirty_.assign(sc.jobs.size(), 0);
+    link_bytes_.assign(net_->link_count(), 0.0);
+  }
   stats_.neuroncores_total = state_.total_allocatable()[policy::Dim::NeuronCore] / 1000.0;
 }
 
@@ -310,15 +328,24 @@ void TrainingCluster::job_controller(std::size_t idx) {
     stats_.training_s += (sim_.now() - run.attempt_start).seconds();
     const std::int64_t c = scenario_.checkpoint_interval.count_ns();
     if (scenario_.duration_model == DurationModel::Derived) {
-      // Progress in whole steps; a checkpoint every max(1, c / step time) steps of this attempt.
+      // Progress in whole steps; a checkpoint every max(1, c / step time) steps of this
+      // attempt. The kept steps' share of the attempt's time and split is credited, the rest
+      // is lost (with one step time all along: elapsed - kept steps x step time).
+      close_period(idx);
       const Duration elapsed = sim_.now() - run.attempt_start;
       const std::int64_t t = run.step.total().count_ns();
-      const std::int64_t done = run.steps_saved + (t > 0 ? elapsed.count_ns() / t : 0);
+      const std::int64_t done = run.steps_saved + static_cast<std::int64_t>(std::floor(run.att_steps));
       const std::int64_t every = std::max<std::int64_t>(1, t > 0 ? c / t : 1);
       const std::int64_t kept = c > 0 ? std::max(run.steps_saved, done / every * every) : 0;
-      add_training(idx, std::max<std::int64_t>(0, kept - run.steps_saved));
-      lost_s = (elapsed - Duration::ns(std::max<std::int64_t>(0, kept - run.steps_saved) * t)).seconds();
+      const double k = static_cast<double>(std::max<std::int64_t>(0, kept - run.steps_saved));
+      const double frac = run.att_steps > 0 ? std::min(1.0, k / run.att_steps) : 0.0;
+      JobOutcome& o = outcomes_[idx];
+      o.compute_s += frac * run.att_compute_s;
+      o.communication_s += frac * run.att_comm_s;
+      o.sync_s += frac * run.att_sync_s;
+      lost_s = elapsed.seconds() * (1.0 - frac);
       run.steps_saved = kept;
+      run.period_start = core::Time::max();
     } else {
       const Duration total = run.saved + (sim_.now() - run.attempt_start);
       const Duration kept = c > 0 ? Duration::ns(total.count_ns() / c * c) : Duration::ns(0);
@@ -326,6 +353,10 @@ void TrainingCluster::job_controller(std::size_t idx) {
       run.saved = kept;
     }
     run.attempt_start = core::Time::max();
+    if (traffic_ && traffic_->has_job(static_cast<std::uint32_t>(idx))) {
+      traffic_->remove_job(static_cast<std::uint32_t>(idx));  // the others may speed up
+      settle_traffic();
+    }
   }
   outcomes_[idx].lost_s += lost_s;
   if (run.attempt_placed != core::Time::max()) outcomes_[idx].startup_s += (sim_.now() - run.attempt_placed).seconds();
@@ -552,7 +583,19 @@ void TrainingCluster::start_training(std::size_t idx) {
     outcomes_[idx].phase = "Running";
     if (run.attempt_placed != core::Time::max()) outcomes_[idx].startup_s += (sim_.now() - run.attempt_placed).seconds();
     run.attempt_placed = core::Time::max();
+    if (traffic_) {
+      // The job's all-reduce joins the fabric (a ring over its pods' nodes in replica order);
+      // the jobs it shares links with slow down, and it gets its share.
+      std::vector<std::pair<int, std::uint32_t>> by_replica;
+      for (TaskId t : state_.job(run.pj).tasks)
+        by_replica.emplace_back(replica_of_task_[t], static_cast<std::uint32_t>(state_.task(t).node));
+      std::sort(by_replica.begin(), by_replica.end());
+      std::vector<std::uint32_t> nodes;
+      for (const auto& [r, n] : by_replica) nodes.push_back(n);
+      traffic_->add_job(static_cast<std::uint32_t>(idx), nodes);
+    }
     run.end_event = sim_.schedule_in(training_time(idx), this, pack(kJobEnd, idx));
+    if (traffic_) settle_traffic();
   }
 }
 
@@ -561,24 +604,106 @@ Duration TrainingCluster::training_time(std::size_t idx) {
   const TrainingJobSpec& j = scenario_.jobs[idx];
   if (scenario_.duration_model != DurationModel::Derived) return j.duration - run.saved;
   // Derived: the steps still to do at the step time of the placement this attempt got, with
-  // the bandwidth the fabric grants now (the nominal one until a fabric model shares links).
+  // the bandwidth the fabric grants now (retime() changes it when the sharing changes).
   const Placement placement{j.nnodes, static_cast<int>(std::lround(run.pod[policy::Dim::NeuronCore] / 1000.0))};
-  run.step = step_time(scenario_.step_model->profile, placement, scenario_.step_model->nominal());
+  run.step = step_time(scenario_.step_model->profile, placement, grant_of(idx));
+  run.period_start = sim_.now();
+  run.att_steps = run.att_compute_s = run.att_comm_s = run.att_sync_s = 0;
+  // Each of the 2(N-1) inter-node ring steps moves S/N bytes over every hop.
+  run.hop_bytes_per_step = j.nnodes > 1 ? 2.0 * (j.nnodes - 1) * scenario_.step_model->profile.gradient_bytes() / j.nnodes : 0.0;
   return Duration::ns((j.steps - run.steps_saved) * run.step.total().count_ns());
 }
 
-void TrainingCluster::add_training(std::size_t idx, std::int64_t steps) {
-  const StepTime& st = runs_[idx].step;
-  const double n = static_cast<double>(steps);
-  JobOutcome& o = outcomes_[idx];
-  o.compute_s += n * st.computing().seconds();
-  o.communication_s += n * st.communication().seconds();
-  o.sync_s += n * st.sync.seconds();
+LinkGrant TrainingCluster::grant_of(std::size_t idx) const {
+  LinkGrant g = scenario_.step_model->nominal();
+  if (traffic_ && traffic_->has_job(static_cast<std::uint32_t>(idx)))
+    g.inter_gbps = traffic_->inter_gbps(static_cast<std::uint32_t>(idx));
+  return g;
+}
+
+void TrainingCluster::close_period(std::size_t idx) {
+  JobRun& run = runs_[idx];
+  if (run.period_start == core::Time::max()) return;
+  const std::int64_t t = run.step.total().count_ns();
+  const std::int64_t dt = (sim_.now() - run.period_start).count_ns();
+  run.period_start = sim_.now();
+  if (dt <= 0 || t <= 0) return;
+  const double n = static_cast<double>(dt) / static_cast<double>(t);
+  run.att_steps += n;
+  run.att_compute_s += n * run.step.computing().seconds();
+  run.att_comm_s += n * run.step.communication().seconds();
+  run.att_sync_s += n * run.step.sync.seconds();
+  if (traffic_ && traffic_->has_job(static_cast<std::uint32_t>(idx)))
+    for (LinkId l : traffic_->links(static_cast<std::uint32_t>(idx))) link_bytes_[l] += n * run.hop_bytes_per_step;
+}
+
+void TrainingCluster::retime(std::size_t idx) {
+  JobRun& run = runs_[idx];
+  if (run.ended || run.attempt_start == core::Time::max()) return;
+  const TrainingJobSpec& j = scenario_.jobs[idx];
+  const Placement placement{j.nnodes, static_cast<int>(std::lround(run.pod[policy::Dim::NeuronCore] / 1000.0))};
+  const StepTime next = step_time(scenario_.step_model->profile, placement, grant_of(idx));
+  if (next.total() == run.step.total()) return;
+  close_period(idx);  // the steps so far at the old step time
+  run.step = next;
+  const double left = std::max(0.0, static_cast<double>(j.steps - run.steps_saved) - run.att_steps);
+  const auto ns = static_cast<std::int64_t>(std::ceil(left * static_cast<double>(next.total().count_ns())));
+  sim_.cancel(run.end_event);
+  run.end_event = sim_.schedule_in(Duration::ns(ns), this, pack(kJobEnd, idx));
+  ++stats_.retimes;
+}
+
+void TrainingCluster::grant_changed(void* self, std::uint32_t job) {
+  auto* c = static_cast<TrainingCluster*>(self);
+  if (c->is_dirty_[job]) return;
+  c->is_dirty_[job] = 1;
+  c->dirty_.push_back(job);
+}
+
+void TrainingCluster::settle_traffic() {
+  std::sort(dirty_.begin(), dirty_.end());  // job order: the same run, whatever the callbacks' order
+  const std::vector<std::uint32_t> jobs = std::move(dirty_);
+  dirty_.clear();
+  for (std::uint32_t j : jobs) {
+    is_dirty_[j] = 0;
+    retime(j);
+  }
+}
+
+void TrainingCluster::record_link_usage() {
+  if (!traffic_) return;
+  for (JobId j : state_.active_jobs()) {
+    const std::size_t idx = job_of_policy_[j];
+    if (traffic_->has_job(static_cast<std::uint32_t>(idx))) close_period(idx);
+  }
+  const core::Time since = link_since_;
+  const double interval_s = (sim_.now() - since).seconds();
+  link_since_ = sim_.now();
+  if (interval_s <= 0) return;
+  for (LinkId l = 0; l < link_bytes_.size(); ++l) {
+    if (link_bytes_[l] <= 0) continue;
+    const double u = link_bytes_[l] * 8.0 / (net_->link_capacity_gbps(l) * 1e9 * interval_s);
+    rec_.link_usage({since, sim_.now(), net_->link_name(l), link_bytes_[l], u});
+    link_bytes_[l] = 0;
+  }
 }
 
 void TrainingCluster::job_end(std::size_t idx) {
   JobRun& run = runs_[idx];
-  if (scenario_.duration_model == DurationModel::Derived) add_training(idx, scenario_.jobs[idx].steps - run.steps_saved);
+  if (scenario_.duration_model == DurationModel::Derived) {
+    // The whole attempt is kept: its steps' split, period by period.
+    close_period(idx);
+    JobOutcome& o = outcomes_[idx];
+    o.compute_s += run.att_compute_s;
+    o.communication_s += run.att_comm_s;
+    o.sync_s += run.att_sync_s;
+    run.period_start = core::Time::max();
+    if (traffic_ && traffic_->has_job(static_cast<std::uint32_t>(idx))) {
+      traffic_->remove_job(static_cast<std::uint32_t>(idx));
+      run.ended = true;  // not retimed by the settling below
+      settle_traffic();
+    }
+  }
   const auto tasks = state_.job(run.pj).tasks;
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     const policy::TaskInfo& task = state_.task(tasks[i]);
@@ -646,6 +771,7 @@ void TrainingCluster::write_final(std::size_t idx, const std::string& phase, con
 void TrainingCluster::sample() {
   // Nothing else pending: the run ended before this sample's time; record nothing past the end.
   if (sim_.pending_count() == 0 && sim_.now() > last_event_) return;
+  record_link_usage();
   ClusterSample s;
   s.t = sim_.now();
   s.neuroncores_total = stats_.neuroncores_total;
@@ -667,6 +793,7 @@ void TrainingCluster::finish(core::Time end, const std::string& note) {
   if (finished_) return;
   finished_ = true;
   account_allocation(0);
+  record_link_usage();  // the traffic of the last, partial metrics interval
   for (std::size_t idx = 0; idx < runs_.size(); ++idx) {
     JobRun& run = runs_[idx];
     if (run.ended) continue;

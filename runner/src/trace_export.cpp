@@ -205,6 +205,27 @@ TraceExportStats training(const std::string& db, Writer& w) {
                        {"running", m.i64("jobs_running", r).value_or(0)}}}});
     st.counters += 2;
   }
+
+  // Fabric links (duration model derived with a /fabric): each link's utilisation per metrics
+  // interval, a counter on its node's track ("trn1-0/efa-tx" -> trn1-0), switch links on the
+  // cluster's; 0 after an interval the next does not continue.
+  Rows lu(store::query_file(db, "SELECT start_ns, end_ns, link, utilisation FROM link_usage ORDER BY link, start_ns"));
+  for (std::size_t r = 0; r < lu.size(); ++r) {
+    const std::string link = lu.str("link", r);
+    const auto slash = link.find('/');
+    const auto it = slash == std::string::npos ? node_pid.end() : node_pid.find(link.substr(0, slash));
+    const int p = it == node_pid.end() ? cluster_pid : it->second;
+    const std::int64_t t0 = *lu.i64("start_ns", r), t1 = *lu.i64("end_ns", r);
+    const std::string name = link + " utilisation %";
+    w.event({{"ph", "C"}, {"name", name}, {"pid", p}, {"tid", 0}, {"ts", us(t0)},
+             {"args", {{"percent", 100.0 * lu.f64("utilisation", r).value_or(0)}}}});
+    ++st.counters;
+    const bool continued = r + 1 < lu.size() && lu.str("link", r + 1) == link && *lu.i64("start_ns", r + 1) == t1;
+    if (!continued) {
+      w.event({{"ph", "C"}, {"name", name}, {"pid", p}, {"tid", 0}, {"ts", us(t1)}, {"args", {{"percent", 0.0}}}});
+      ++st.counters;
+    }
+  }
   return st;
 }
 

@@ -120,6 +120,13 @@ CREATE TABLE node_events (
   event  TEXT NOT NULL,
   reason TEXT
 );
+CREATE TABLE link_usage (
+  start_ns    INTEGER NOT NULL,
+  end_ns      INTEGER NOT NULL,
+  link        TEXT NOT NULL,
+  bytes       REAL NOT NULL,
+  utilisation REAL NOT NULL
+);
 CREATE VIEW job_times AS
 SELECT job, queue, phase,
        (scheduled_ns - submit_ns) / 1e9 AS queueing_s,
@@ -242,6 +249,9 @@ constexpr int kMetricsColumns = 8;
 constexpr const char* kNodeEventsInsert = "INSERT INTO node_events (t_ns, node, node_group, event, reason) VALUES ";
 constexpr const char* kNodeEventsRow = "(?, ?, ?, ?, ?)";
 constexpr int kNodeEventsColumns = 5;
+constexpr const char* kLinkUsageInsert = "INSERT INTO link_usage (start_ns, end_ns, link, bytes, utilisation) VALUES ";
+constexpr const char* kLinkUsageRow = "(?, ?, ?, ?, ?)";
+constexpr int kLinkUsageColumns = 5;
 
 constexpr const char* kRequestsInsert =
     "INSERT INTO requests (id, model, instance, arrival_ns, done_ns, status, overhead_latency_ns,"
@@ -492,7 +502,7 @@ struct SqliteStore::Impl {
   std::string path;
   RunKind kind = RunKind::Training;
   DbHandle db;  // declared first, destroyed last: the statements are finalized before it
-  RowBuffer jobs, pods, decisions, phases, metrics, node_events;                         // training
+  RowBuffer jobs, pods, decisions, phases, metrics, node_events, link_usage;  // training
   RowBuffer requests, model_events, worker_events, instance_events, endpoint_metrics;  // inference
   std::vector<std::uint32_t> jobs_buffered;  // ids of the rows waiting in `jobs`
   Stmt update_job, put_meta;
@@ -548,6 +558,7 @@ struct SqliteStore::Impl {
     flush(phases, "phases");
     flush(metrics, "cluster_metrics");
     flush(node_events, "node_events");
+    flush(link_usage, "link_usage");
     flush(requests, "requests");
     flush(model_events, "model_events");
     flush(worker_events, "worker_events");
@@ -594,7 +605,7 @@ struct SqliteStore::Impl {
 
   /// Finalizes every statement and closes the connection; an open transaction rolls back.
   void close() noexcept {
-    for (RowBuffer* b : {&jobs, &pods, &decisions, &phases, &metrics, &node_events, &requests, &model_events,
+    for (RowBuffer* b : {&jobs, &pods, &decisions, &phases, &metrics, &node_events, &link_usage, &requests, &model_events,
                          &worker_events, &instance_events, &endpoint_metrics})
       b->close();
     update_job.reset();
@@ -678,6 +689,7 @@ SqliteStore::SqliteStore(const std::string& path, const RunMetadata& meta)
     m.prepare(m.phases, kPhasesInsert, kPhasesRow, kPhasesColumns);
     m.prepare(m.metrics, kMetricsInsert, kMetricsRow, kMetricsColumns);
     m.prepare(m.node_events, kNodeEventsInsert, kNodeEventsRow, kNodeEventsColumns);
+    m.prepare(m.link_usage, kLinkUsageInsert, kLinkUsageRow, kLinkUsageColumns);
     m.jobs_buffered.reserve(RowBuffer::kBatchRows);
     m.update_job = m.prepare(kUpdateJob);
   } else {
@@ -845,6 +857,18 @@ void SqliteStore::node_event(const models::NodeEvent& e) {
   b.add_text(e.event);
   b.add_text_or_null(e.reason);
   m.end_row(b, "node_events");
+}
+
+void SqliteStore::link_usage(const models::LinkUsage& u) {
+  Impl& m = *impl_;
+  m.require(RunKind::Training, "link_usage");
+  RowBuffer& b = m.link_usage;
+  b.add_time(u.start);
+  b.add_time(u.end);
+  b.add_text(u.link);
+  b.add_real(u.bytes);
+  b.add_real(u.utilisation);
+  m.end_row(b, "link_usage");
 }
 
 void SqliteStore::sample(const models::ClusterSample& c) {

@@ -444,9 +444,92 @@ TEST_CASE("duration model derived with a restart: progress kept in whole steps a
   const models::JobFinal& lo = rec.of(0);
   CHECK(lo.phase == "Completed");
   CHECK(lo.end.ns() == 3'614'559'120'000);
-  CHECK(lo.lost_s == doctest::Approx(100.71912).epsilon(1e-12));
+  CHECK(lo.lost_training_s == doctest::Approx(100.71912).epsilon(1e-12));
   CHECK(lo.compute_s == doctest::Approx(2000 * 1.3).epsilon(1e-12));
   CHECK(lo.communication_s == doctest::Approx(2000 * 0.020129).epsilon(1e-12));
   CHECK(lo.sync_s == doctest::Approx(2000 * 0.117741).epsilon(1e-12));
   CHECK(lo.startup_s == doctest::Approx(2.05 + 2.05).epsilon(1e-12));  // 1 -> 3.05 s, 1634 -> 1636.05 s
+}
+
+// ------------------------------------------------------------------ jobs sharing the fabric
+
+namespace {
+class FinalsAndLinks final : public models::TrainingRecorder {
+ public:
+  Finals finals;
+  std::map<std::string, double> link_bytes;
+  void job_submitted(const models::JobSubmitted& j) override { finals.job_submitted(j); }
+  void job_final(const models::JobFinal& j) override { finals.job_final(j); }
+  void pod_event(const models::PodEvent&) override {}
+  void decision(const models::Decision&) override {}
+  void phase_change(const models::PhaseChange&) override {}
+  void sample(const models::ClusterSample&) override {}
+  void checkpoint(core::Time) override {}
+  void link_usage(const models::LinkUsage& u) override { link_bytes[std::string(u.link)] += u.bytes; }
+};
+}  // namespace
+
+TEST_CASE("jobs sharing the fabric: B joins A's two nodes, A slows down while B trains and speeds up after (fabric-contention)") {
+  // Profile as derived-tiny, 16 NeuronCores per pod (8 devices), 2 nodes, S = 680e6 B:
+  //   compute 10 x 100 ms + 300 ms = 1,300,000,000 ns; sync 10 x 11,774,100 = 117,741,000 ns;
+  //   intra 2 x 15 x (2,000 + 680e6 / 16 / 100 B/ns) = 2 x 15 x 427,000 = 12,810,000 ns;
+  //   inter, alone (800 Gb/s = 100 B/ns per node): 2 x (15,000 + 680e6 / 2 / 100) = 6,830,000 ns;
+  //   inter, shared (each hop's NIC links carry A's and B's flows: 400 Gb/s each)
+  //     2 x (15,000 + 680e6 / 2 / 50) = 13,630,000 ns.
+  const std::int64_t alone = 1'300'000'000 + 117'741'000 + 12'810'000 + 6'830'000;   // 1,437,381,000
+  const std::int64_t shared = 1'300'000'000 + 117'741'000 + 12'810'000 + 13'630'000;  // 1,444,181,000
+  const std::string path = std::string(MLTWIN_SOURCE_DIR) + "/tests/scenarios/fabric-contention.json";
+  const io::LoadedScenario sc = io::load_scenario(path);
+  REQUIRE(sc.training.step_model.has_value());
+  CHECK(sc.training.step_model->contention);
+  CHECK(sc.training.step_model->efa_gbps_per_node == 800);
+  core::Simulator sim;
+  core::RngStreams rng(sc.seed);
+  FinalsAndLinks rec;
+  models::TrainingCluster cluster(sc.training, sim, rng, rec);
+  cluster.start();
+  sim.run();
+  cluster.finish(cluster.last_event());
+  const models::JobFinal& a = rec.finals.of(0);
+  const models::JobFinal& b = rec.finals.of(1);
+  REQUIRE(a.phase == "Completed");
+  REQUIRE(b.phase == "Completed");
+  // Volcano spreads each job's two pods over the two nodes (nodeorder's leastrequested), so
+  // both rings cross both nodes' EFA.
+  auto spread = [](const std::string& n) { return n == "trn1-0,trn1-1" || n == "trn1-1,trn1-0"; };
+  REQUIRE(spread(a.nodes));
+  REQUIRE(spread(b.nodes));
+  // A alone from 3.05 s (bound 1.05 s, running 3.05 s, derived-tiny's rule); B starts t1 and
+  // trains all its 50 steps beside A (A has 100 x 1.437 s to go): B ends t1 + 50 x shared.
+  CHECK(a.start.ns() == 3'050'000'000);
+  const std::int64_t t1 = b.start.ns();
+  CHECK(t1 >= 60'000'000'000);
+  CHECK(t1 <= 63'050'000'000);
+  CHECK(b.end.ns() == t1 + 50 * shared);
+  CHECK(b.step_s == doctest::Approx(shared * 1e-9).epsilon(1e-12));
+  // A: (t1 - 3.05 s) / alone steps, then 50 steps at the shared step time, then the rest alone.
+  const double before = static_cast<double>(t1 - 3'050'000'000) / static_cast<double>(alone);
+  const double after = 100.0 - before - 50.0;
+  const double a_end = static_cast<double>(b.end.ns()) + after * static_cast<double>(alone);
+  CHECK(std::abs(static_cast<double>(a.end.ns()) - a_end) <= 2.0);
+  CHECK(a.step_s == doctest::Approx(alone * 1e-9).epsilon(1e-12));
+  CHECK(a.communication_s ==
+        doctest::Approx(1e-9 * ((before + after) * (12'810'000 + 6'830'000) + 50.0 * (12'810'000 + 13'630'000))).epsilon(1e-9));
+  CHECK(a.compute_s == doctest::Approx(100 * 1.3).epsilon(1e-9));
+  CHECK(cluster.stats().retimes == 2);  // A when B starts, A when B ends
+  // Link usage: every step, each hop carries 2 (N - 1) / N x S = 680e6 bytes; node 0's EFA
+  // transmit link carries A's 100 steps and B's 50.
+  CHECK(rec.link_bytes["trn1-0/efa-tx"] == doctest::Approx(150 * 680e6).epsilon(1e-9));
+  CHECK(rec.link_bytes["trn1-1/efa-rx"] == doctest::Approx(150 * 680e6).epsilon(1e-9));
+}
+
+TEST_CASE("a /fabric and /step_model/fabric together, or contention with node failures, are refused with the JSON path") {
+  const std::string path = std::string(MLTWIN_SOURCE_DIR) + "/tests/scenarios/fabric-contention.json";
+  io::LoadOptions o;
+  o.overrides = nlohmann::json::parse(R"({"step_model": {"fabric": {"neuronlink_gib_per_s_per_device": 384,
+      "neuronlink_links_per_device": 4, "intra_alpha": "2us", "inter_alpha": "15us", "source": "x"}}})");
+  CHECK_THROWS_WITH_AS(io::load_scenario(path, o), doctest::Contains("/step_model/fabric"), io::ScenarioError);
+  o.overrides = nlohmann::json::parse(R"({"workload": {"torchx": {"max_retries": 1}},
+      "faults": {"replacement_time": "5m", "source": "x"}})");
+  CHECK_THROWS_WITH_AS(io::load_scenario(path, o), doctest::Contains("/faults"), io::ScenarioError);
 }

@@ -138,13 +138,16 @@ class Fabric {
   /// The NeuronLink from chip `from` to chip `to` of a node; throws std::out_of_range if the
   /// torus does not join them.
   LinkId neuronlink(std::uint32_t node, std::uint32_t from, std::uint32_t to) const;
+  /// {rows, cols} of a node's NeuronLink torus (chip r * cols + c); {1, 1} for a one-chip
+  /// instance. Throws std::out_of_range for a node that does not exist.
+  std::pair<std::uint32_t, std::uint32_t> torus_shape(std::uint32_t node) const;
 
  private:
   // The torus of one instance type: directed chip-to-chip edges and, for every ordered chip
   // pair, the shortest path as indices into `edges`.
   struct Torus {
     std::string type;
-    std::uint32_t chips = 0;
+    std::uint32_t chips = 0, rows = 1, cols = 1;
     std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;  // (from, to)
     std::vector<std::vector<std::uint32_t>> paths;                // [from * chips + to]
     core::Duration latency;

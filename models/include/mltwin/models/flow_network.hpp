@@ -71,6 +71,13 @@ class FlowOwner {
   /// other flows' rates have been recomputed. `flow` is already stale. The owner may start
   /// or cancel flows from here.
   virtual void on_flow_done(core::Simulator& sim, FlowNetwork& net, FlowId flow, std::uint64_t payload) = 0;
+  /// Called when a standing flow's (start_standing) max-min rate changes, including its first
+  /// rate when it starts, from inside the network's update after a start, end or cancel in
+  /// its component: the owner may read the network
+  /// (rate_gbps) but must not start or cancel flows here. Default: nothing.
+  virtual void on_rate_change(FlowNetwork& net, FlowId flow, std::uint64_t payload) {
+    (void)net, (void)flow, (void)payload;
+  }
 };
 
 /// Counters for benchmarks and tests.
@@ -106,6 +113,12 @@ class FlowNetwork final : public core::FluidModel, private core::EventHandler {
   /// with `payload` when it completes. Throws std::invalid_argument on bad arguments.
   FlowId start(std::vector<LinkId> route, double bytes, FlowOwner* owner, std::uint64_t payload = 0,
                core::Duration latency = core::Duration::ns(0));
+  /// Starts a standing flow: one that takes its max-min share of `route` (non-empty) until it
+  /// is cancelled and never completes (remaining_bytes() is +inf). It stands for traffic
+  /// that recurs for as long as its owner runs, such as a training job's all-reduce; the
+  /// owner reads its rate (and on_rate_change tells it when that changes). Throws
+  /// std::invalid_argument on an empty route or a bad link, as start() does.
+  FlowId start_standing(std::vector<LinkId> route, FlowOwner* owner, std::uint64_t payload = 0);
   /// Removes a flow without calling its owner (e.g. its job was killed). Returns false if the
   /// handle is stale (completed or cancelled).
   bool cancel(FlowId f);
@@ -193,6 +206,8 @@ class FlowNetwork final : public core::FluidModel, private core::EventHandler {
     return f.slot < flows_.size() && flows_[f.slot].generation == f.generation &&
            flows_[f.slot].state != State::Free;
   }
+  FlowId start_impl(std::vector<LinkId> route, double bytes, FlowOwner* owner, std::uint64_t payload,
+                    core::Duration latency);
   std::uint32_t alloc_flow();
   void free_flow(std::uint32_t s);
   void activate(std::uint32_t s);

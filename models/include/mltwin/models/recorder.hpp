@@ -113,6 +113,15 @@ struct NodeEvent {
   std::string_view reason;
 };
 
+/// Traffic a fabric link carried over one metrics interval (duration model derived with a
+/// fabric): the jobs' all-reduce bytes at the steps they progressed, not the standing flows.
+struct LinkUsage {
+  Time start, end;         ///< the interval (a metrics interval; the last one ends with the run)
+  std::string_view link;   ///< FlowNetwork link name, e.g. "trn1-0/efa-tx"
+  double bytes = 0;        ///< bytes carried in [start, end)
+  double utilisation = 0;  ///< bytes x 8 / (capacity Gb/s x 1e9 x (end - start) s)
+};
+
 class TrainingRecorder {
  public:
   virtual ~TrainingRecorder() = default;
@@ -124,6 +133,8 @@ class TrainingRecorder {
   virtual void sample(const ClusterSample& s) = 0;
   /// Node failures, launches and removals; a recorder that does not keep them may ignore them.
   virtual void node_event(const NodeEvent&) {}
+  /// Link traffic per metrics interval; a recorder may ignore it.
+  virtual void link_usage(const LinkUsage&) {}
   /// A point where a consistent prefix of the run is recorded (the store commits here).
   virtual void checkpoint(Time now) = 0;
 };

@@ -111,9 +111,18 @@ struct StepModelSpec {
   double efa_gbps_per_node = 0;         ///< the nodes' EFA bandwidth, Gb/s (catalog network_gbps)
   core::Duration intra_alpha, inter_alpha;  ///< per ring step
   std::string source;
+  /// The figures come from the scenario's /fabric and running jobs share it: each job's
+  /// inter-node bandwidth is what the fabric grants it among the other jobs' all-reduce
+  /// traffic (collective.hpp, JobTraffic), re-evaluated whenever a job starts or stops
+  /// training. false: every job gets the nominal bandwidth (/step_model/fabric).
+  bool contention = false;
   /// The whole bandwidth of every link, as granted with no other traffic.
   LinkGrant nominal() const { return {neuronlink_gbps_per_link, efa_gbps_per_node, intra_alpha, inter_alpha}; }
 };
+
+class FlowNetwork;
+class Fabric;
+class JobTraffic;
 
 struct TrainingScenario {
   Catalog catalog;
@@ -193,6 +202,7 @@ struct TrainingStats {
   /// Job-seconds of training, kept or lost (every attempt, until the end of the run).
   double training_s = 0;
   std::uint64_t compile_hits = 0, compile_misses = 0, compile_waits = 0;
+  std::uint64_t retimes = 0;  ///< step times changed by fabric contention (jobs re-timed mid-attempt)
   /// NeuronCore-seconds held by allocated pods, per day since t = 0.
   std::vector<double> allocated_core_seconds_per_day;
 };
@@ -247,9 +257,15 @@ class TrainingCluster final : public core::EventHandler, public policy::Backend 
   void sample();
   /// Training time of the attempt starting now (derived: sets the attempt's step time).
   Duration training_time(std::size_t idx);
-  /// Adds `steps` kept steps of the current attempt to the job's breakdown.
-  void add_training(std::size_t idx, std::int64_t steps);
   void account_allocation(double delta_cores);
+  // Derived durations with fabric contention (training.cpp): the current attempt's progress is
+  // kept in periods of constant step time.
+  LinkGrant grant_of(std::size_t idx) const;
+  void close_period(std::size_t idx);          // books the steps since the period began
+  void retime(std::size_t idx);                // new grant -> new step time -> new end event
+  void settle_traffic();                       // retimes the jobs whose grant may have changed
+  static void grant_changed(void* self, std::uint32_t job);
+  void record_link_usage();
   std::string infeasible_reason(const TrainingJobSpec& j, const policy::Resource& pod) const;
   void write_final(std::size_t idx, const std::string& phase, const std::string& reason);
   void start_training(std::size_t idx);
@@ -301,6 +317,16 @@ class TrainingCluster final : public core::EventHandler, public policy::Backend 
   double alloc_cores_ = 0;
   core::Time alloc_since_ = core::Time::zero();
   mutable TrainingStats stats_;
+  // Fabric contention (StepModelSpec::contention): the network, its topology, the jobs'
+  // standing all-reduce flows, jobs whose grant may have changed, bytes per link since the
+  // last metrics sample.
+  std::unique_ptr<FlowNetwork> net_;
+  std::unique_ptr<Fabric> fabric_;
+  std::unique_ptr<JobTraffic> traffic_;
+  std::vector<std::uint32_t> dirty_;
+  std::vector<char> is_dirty_;
+  std::vector<double> link_bytes_;
+  core::Time link_since_ = core::Time::zero();
   bool finished_ = false;
   core::Time last_event_ = core::Time::zero();
 };

@@ -51,7 +51,7 @@ struct InputFile {
 
 /// Which tables a database has besides run_meta and inputs; stored as run_meta('run_kind').
 enum class RunKind {
-  Training,   ///< jobs, pods, decisions, phases, cluster_metrics, node_events, view job_times
+  Training,   ///< jobs, pods, decisions, phases, cluster_metrics, node_events, link_usage, view job_times
   Inference,  ///< requests, model_events, worker_events, instance_events, endpoint_metrics
 };
 
@@ -184,6 +184,7 @@ class SqliteStore final : public models::TrainingRecorder, public models::infere
   void phase_change(const models::PhaseChange& p) override;
   void sample(const models::ClusterSample& s) override;
   void node_event(const models::NodeEvent& e) override;
+  void link_usage(const models::LinkUsage& u) override;
 
   // Inference runs (RunKind::Inference).
 
