@@ -69,3 +69,47 @@ def test_python_plugins_reach_the_workers(tiny_gang, tmp_path):
     for db in runs["database"]:
         jobs = mltwin.read_table(db, "jobs").set_index("name")
         assert (jobs.loc["c", "end_ns"] - jobs.loc["c", "submit_ns"]) == 4807050 * 1_000_000
+
+
+def one_model_queue_scenario(source_dir, users):
+    """The blog's DJL scenario cut down to one ml.c5d.18xlarge, one model with one worker
+    (minWorkers = maxWorkers = 1: DJL never scales), and `users` Locust users that each send
+    exactly one request: spawned 10 ms apart (spawn_rate 100/s), they all arrive within
+    (users - 1) x 10 ms + 1 ms of overhead, while the first one's download (100 ms) and load
+    (1 s) are under way, so all of them wait for the load and enter the job queue at one instant,
+    in arrival order. Their next request would come 1000 s later, after the 10 s of traffic."""
+    sc = mltwin.load_scenario(source_dir / "scenarios" / "mme-djl-blog-uniform.json")
+    const = lambda d: {"constant": d, "source": "test"}  # noqa: E731
+    sc["endpoint"]["initial_instances"] = 1
+    sc["endpoint"]["overhead"] = const("1ms")
+    sc["endpoint"]["s3"]["first_byte"] = const("100ms")
+    sc["endpoint"]["model_load"]["fixed"] = const("1s")
+    sc["server"]["serving_properties"].update({"minWorkers": 1, "maxWorkers": 1})
+    sc["models"]["copies"]["count"] = 1
+    sc["models"]["copies"]["model"]["service"]["base"] = const("50ms")
+    sc["traffic"]["locust"].update({"users": users, "spawn_rate": 100, "wait_time": {"constant": "1000s"},
+                                    "duration": "10s",
+                                    "tasks": [{"name": "t", "weight": 1, "popularity": {"uniform": {"first": 0, "last": 0}}}]})
+    return sc
+
+
+def test_inference_sweep_job_queue_size(source_dir, tmp_path):
+    # DJL 0.23.0's admission (WorkLoadManager.runJob): 503 when the queue has one slot left and
+    # every worker is busy. When the load completes the worker is free: the first request runs at
+    # once, the next ones queue while the queue has more than one free slot, i.e. up to Q - 1
+    # queued beside the running one. So of N simultaneous requests min(N, Q) are served and
+    # max(0, N - Q) answered 503, whatever the seed; the longest queue is min(N, Q) - 1.
+    n = 12
+    sizes = [1, 4, 8, 16]
+    runs, points = mltwin.sweep(one_model_queue_scenario(source_dir, n),
+                                {"/server/serving_properties/job_queue_size": sizes}, seeds=[1, 2],
+                                n_workers=2, out_dir=tmp_path, progress=False)
+    assert set(runs["status"]) == {"ok"}, list(runs["error"])
+    by = points.set_index("/server/serving_properties/job_queue_size")
+    for q in sizes:
+        assert by.loc[q, "requests.mean"] == n
+        assert by.loc[q, "served.mean"] == min(n, q), q
+        assert by.loc[q, "rejected_503.mean"] == max(0, n - q), q
+        assert by.loc[q, "rejected_503.ci"] == 0.0  # the same in every seed
+        assert by.loc[q, "max_queue_seen.mean"] == min(n, q) - 1, q
+        assert by.loc[q, "loads.mean"] == 1 and by.loc[q, "workers_added.mean"] == 0
