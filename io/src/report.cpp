@@ -119,6 +119,8 @@ RunSummary summarize(const std::string& scenario, std::uint64_t seed, const mode
       if (const auto* it = sc.catalog.find(g.instance_type)) s.cost_usd += g.count * it->on_demand_usd_per_hour * sim_end_s / 3600.0;
   }
   s.derived = sc.duration_model == models::DurationModel::Derived;
+  s.contention = s.derived && sc.step_model && sc.step_model->contention;
+  s.retimes = st.retimes;
   if (s.derived && !sc.node_groups.empty()) {
     const models::InstanceType* it = sc.catalog.find(sc.node_groups.front().instance_type);
     const double usd_per_core_s = it && it->neuroncores() > 0 ? it->on_demand_usd_per_hour / 3600.0 / it->neuroncores() : 0;
@@ -200,6 +202,9 @@ void print_summary(std::ostream& os, const RunSummary& s) {
         {"starting up (other)", &s.starting}, {"lost work (redone)", &s.lost}};
     for (const auto& [name, sh] : rows)
       fmt::print(os, "  {:<30} {:>5.1f}%  {:>8}  ${:.2f}\n", name, pct(sh->s), dur(sh->s), sh->usd);
+    if (s.contention)
+      fmt::print(os, "Fabric shared by the jobs: {} step-time changes (a job slowed down or sped up as another started or "
+                     "stopped on its EFA links)\n", s.retimes);
   }
 }
 

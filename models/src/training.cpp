@@ -331,7 +331,7 @@ void TrainingCluster::job_controller(std::size_t idx) {
       // Progress in whole steps; a checkpoint every max(1, c / step time) steps of this
       // attempt. The kept steps' share of the attempt's time and split is credited, the rest
       // is lost (with one step time all along: elapsed - kept steps x step time).
-      close_period(idx);
+      close_period(idx, sim_.now());
       const Duration elapsed = sim_.now() - run.attempt_start;
       const std::int64_t t = run.step.total().count_ns();
       const std::int64_t done = run.steps_saved + static_cast<std::int64_t>(std::floor(run.att_steps));
@@ -621,12 +621,12 @@ LinkGrant TrainingCluster::grant_of(std::size_t idx) const {
   return g;
 }
 
-void TrainingCluster::close_period(std::size_t idx) {
+void TrainingCluster::close_period(std::size_t idx, core::Time at) {
   JobRun& run = runs_[idx];
-  if (run.period_start == core::Time::max()) return;
+  if (run.period_start == core::Time::max() || at <= run.period_start) return;
   const std::int64_t t = run.step.total().count_ns();
-  const std::int64_t dt = (sim_.now() - run.period_start).count_ns();
-  run.period_start = sim_.now();
+  const std::int64_t dt = (at - run.period_start).count_ns();
+  run.period_start = at;
   if (dt <= 0 || t <= 0) return;
   const double n = static_cast<double>(dt) / static_cast<double>(t);
   run.att_steps += n;
@@ -644,7 +644,7 @@ void TrainingCluster::retime(std::size_t idx) {
   const Placement placement{j.nnodes, static_cast<int>(std::lround(run.pod[policy::Dim::NeuronCore] / 1000.0))};
   const StepTime next = step_time(scenario_.step_model->profile, placement, grant_of(idx));
   if (next.total() == run.step.total()) return;
-  close_period(idx);  // the steps so far at the old step time
+  close_period(idx, sim_.now());  // the steps so far at the old step time
   run.step = next;
   const double left = std::max(0.0, static_cast<double>(j.steps - run.steps_saved) - run.att_steps);
   const auto ns = static_cast<std::int64_t>(std::ceil(left * static_cast<double>(next.total().count_ns())));
@@ -670,20 +670,20 @@ void TrainingCluster::settle_traffic() {
   }
 }
 
-void TrainingCluster::record_link_usage() {
-  if (!traffic_) return;
+void TrainingCluster::record_link_usage(core::Time at) {
+  if (!traffic_ || at <= link_since_) return;
   for (JobId j : state_.active_jobs()) {
     const std::size_t idx = job_of_policy_[j];
-    if (traffic_->has_job(static_cast<std::uint32_t>(idx))) close_period(idx);
+    if (traffic_->has_job(static_cast<std::uint32_t>(idx))) close_period(idx, at);
   }
   const core::Time since = link_since_;
-  const double interval_s = (sim_.now() - since).seconds();
-  link_since_ = sim_.now();
+  const double interval_s = (at - since).seconds();
+  link_since_ = at;
   if (interval_s <= 0) return;
   for (LinkId l = 0; l < link_bytes_.size(); ++l) {
     if (link_bytes_[l] <= 0) continue;
     const double u = link_bytes_[l] * 8.0 / (net_->link_capacity_gbps(l) * 1e9 * interval_s);
-    rec_.link_usage({since, sim_.now(), net_->link_name(l), link_bytes_[l], u});
+    rec_.link_usage({since, at, net_->link_name(l), link_bytes_[l], u});
     link_bytes_[l] = 0;
   }
 }
@@ -692,7 +692,7 @@ void TrainingCluster::job_end(std::size_t idx) {
   JobRun& run = runs_[idx];
   if (scenario_.duration_model == DurationModel::Derived) {
     // The whole attempt is kept: its steps' split, period by period.
-    close_period(idx);
+    close_period(idx, sim_.now());
     JobOutcome& o = outcomes_[idx];
     o.compute_s += run.att_compute_s;
     o.communication_s += run.att_comm_s;
@@ -771,7 +771,7 @@ void TrainingCluster::write_final(std::size_t idx, const std::string& phase, con
 void TrainingCluster::sample() {
   // Nothing else pending: the run ended before this sample's time; record nothing past the end.
   if (sim_.pending_count() == 0 && sim_.now() > last_event_) return;
-  record_link_usage();
+  record_link_usage(sim_.now());
   ClusterSample s;
   s.t = sim_.now();
   s.neuroncores_total = stats_.neuroncores_total;
@@ -793,7 +793,7 @@ void TrainingCluster::finish(core::Time end, const std::string& note) {
   if (finished_) return;
   finished_ = true;
   account_allocation(0);
-  record_link_usage();  // the traffic of the last, partial metrics interval
+  record_link_usage(end);  // the traffic of the last, partial metrics interval
   for (std::size_t idx = 0; idx < runs_.size(); ++idx) {
     JobRun& run = runs_[idx];
     if (run.ended) continue;

@@ -47,6 +47,7 @@ class Forward final : public models::TrainingRecorder {
   void phase_change(const models::PhaseChange& p) override { to->phase_change(p); }
   void sample(const models::ClusterSample& s) override { to->sample(s); }
   void node_event(const models::NodeEvent& e) override { to->node_event(e); }
+  void link_usage(const models::LinkUsage& u) override { to->link_usage(u); }
   void checkpoint(core::Time now) override { to->checkpoint(now); }
 };
 
@@ -417,6 +418,7 @@ nlohmann::json Run::summary_json() const {
           {"compile", &s.compiling}, {"startup", &s.starting}, {"lost", &s.lost}};
       for (const auto& [name, sh] : rows) jt[name] = {{"s", sh->s}, {"usd", sh->usd}};
       j["job_time"] = jt;
+      if (s.contention) j["fabric_retimes"] = s.retimes;
     }
     return j;
   }

@@ -352,3 +352,24 @@ TEST_CASE("Ctrl-C: an interrupted run records end_reason interrupted and the tim
   CHECK(db.one("SELECT count(*) FROM jobs WHERE phase = 'Completed'") != "0");
   CHECK(db.one("SELECT count(*) FROM jobs WHERE podgroup_phase IS NULL") == "0");
 }
+
+TEST_CASE("jobs sharing the fabric: link_usage in the database and link counters in the Perfetto trace") {
+  // tests/scenarios/fabric-contention.json: A (100 steps) and B (50 steps) each move 680e6
+  // bytes over every hop per step (2 (N - 1) / N x S with N = 2): node 0's EFA transmit link
+  // carries 150 x 680e6 bytes over the run, summed over its metrics intervals.
+  TempDir t("mltwin-cli");
+  const fs::path scen = fs::path(MLTWIN_SOURCE_DIR) / "tests/scenarios/fabric-contention.json";
+  REQUIRE_MESSAGE(run_cli({"run", scen.string(), "--out", "fab.sqlite", "--no-progress"}, t.path(), {}, t.path() / "fab.log") == 0,
+                  slurp(t.path() / "fab.log"));
+  Db db(t.path() / "fab.sqlite");
+  CHECK(std::abs(std::stod(db.one("SELECT sum(bytes) FROM link_usage WHERE link = 'trn1-0/efa-tx'")) - 150 * 680e6) < 1.0);
+  CHECK(db.one("SELECT count(DISTINCT link) FROM link_usage") == "4");  // both nodes' tx and rx
+  CHECK(db.one("SELECT count(*) FROM link_usage WHERE utilisation <= 0 OR utilisation > 1") == "0");
+  REQUIRE_MESSAGE(run_cli({"trace", "fab.sqlite", "--out", "fab.json"}, t.path(), {}, t.path() / "trace.log") == 0,
+                  slurp(t.path() / "trace.log"));
+  const json tr = json::parse(slurp(t.path() / "fab.json"));
+  int counters = 0;
+  for (const auto& e : tr.at("traceEvents"))
+    if (e.value("ph", "") == "C" && e.value("name", "") == "trn1-0/efa-tx utilisation %") ++counters;
+  CHECK(counters >= 2);  // its first interval's value, and 0 after its last
+}

@@ -69,6 +69,10 @@ struct RunSummary {
   /// block; 0 otherwise), `starting` the rest of start-up (bind, image pull, pod start-up,
   /// rendezvous, dataset read).
   bool derived = false;
+  /// Jobs shared the /fabric (StepModelSpec::contention): how often a job's step time changed
+  /// mid-attempt because another job started or stopped on its EFA links.
+  bool contention = false;
+  std::uint64_t retimes = 0;
   Share compute, communication, sync, compiling, starting, lost;
   double job_time_s() const { return compute.s + communication.s + sync.s + compiling.s + starting.s + lost.s; }
   double job_time_usd() const {

@@ -261,11 +261,11 @@ class TrainingCluster final : public core::EventHandler, public policy::Backend 
   // Derived durations with fabric contention (training.cpp): the current attempt's progress is
   // kept in periods of constant step time.
   LinkGrant grant_of(std::size_t idx) const;
-  void close_period(std::size_t idx);          // books the steps since the period began
+  void close_period(std::size_t idx, core::Time at);  // books the steps from the period's start to `at`
   void retime(std::size_t idx);                // new grant -> new step time -> new end event
   void settle_traffic();                       // retimes the jobs whose grant may have changed
   static void grant_changed(void* self, std::uint32_t job);
-  void record_link_usage();
+  void record_link_usage(core::Time at);  // link_usage rows for [last record, at)
   std::string infeasible_reason(const TrainingJobSpec& j, const policy::Resource& pod) const;
   void write_final(std::size_t idx, const std::string& phase, const std::string& reason);
   void start_training(std::size_t idx);
