@@ -49,6 +49,9 @@ test-sanitize: build
 	./$(BUILD)/apps/mltwin run $(SCENARIO) --max-jobs $(DET_JOBS) --seed 7 --no-progress --out $(BUILD)/determinism.sqlite >/dev/null
 	./$(SAN_BUILD)/apps/mltwin run $(SCENARIO) --max-jobs $(DET_JOBS) --seed 7 --no-progress --out $(SAN_BUILD)/determinism.sqlite >/dev/null
 	cmp $(BUILD)/determinism.sqlite $(SAN_BUILD)/determinism.sqlite && echo "determinism: release and sanitizer builds wrote identical databases"
+	./$(BUILD)/apps/mltwin run scenarios/eks-trn1-philly-derived.json --max-jobs $(DET_JOBS) --seed 7 --no-progress --out $(BUILD)/determinism-derived.sqlite >/dev/null
+	./$(SAN_BUILD)/apps/mltwin run scenarios/eks-trn1-philly-derived.json --max-jobs $(DET_JOBS) --seed 7 --no-progress --out $(SAN_BUILD)/determinism-derived.sqlite >/dev/null
+	cmp $(BUILD)/determinism-derived.sqlite $(SAN_BUILD)/determinism-derived.sqlite && echo "determinism: the same with derived durations on a shared fabric"
 	./$(BUILD)/apps/mltwin run scenarios/mme-djl-blog-top-n.json --until 3m --seed 7 --no-progress --out $(BUILD)/determinism-mme.sqlite >/dev/null
 	./$(SAN_BUILD)/apps/mltwin run scenarios/mme-djl-blog-top-n.json --until 3m --seed 7 --no-progress --out $(SAN_BUILD)/determinism-mme.sqlite >/dev/null
 	cmp $(BUILD)/determinism-mme.sqlite $(SAN_BUILD)/determinism-mme.sqlite && echo "determinism: the same for an inference run"
