@@ -1024,7 +1024,14 @@ void expand_config_files(const std::string& path, json& doc, const std::string& 
     for (const auto& g : cc.node_groups) {
       if (!types.count(g.instance_type))
         fail_at(g.instance_type_at, "instance type '" + g.instance_type + "' is not in the scenario's catalog (" + known + ")");
-      groups.push_back(node_group_json(g));
+      json o = node_group_json(g);
+      // minSize / maxSize bound the cluster autoscaler; without one (/cluster/autoscaler) the
+      // group stays at desiredCapacity, as its Auto Scaling group does when nothing changes it.
+      if (c.contains("autoscaler")) {
+        o["min_size"] = g.min_size;
+        o["max_size"] = g.max_size;
+      }
+      groups.push_back(std::move(o));
     }
     c["node_groups"] = groups;
     c.erase("eksctl");

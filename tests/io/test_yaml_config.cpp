@@ -8,8 +8,10 @@
 #include <doctest/doctest.h>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 
+#include "mltwin/io/scenario.hpp"
 #include "mltwin/io/yaml_config.hpp"
 #include "mltwin/policy/session.hpp"  // plugin_registered
 
@@ -326,4 +328,22 @@ TEST_CASE("eksctl ClusterConfig: node groups of both kinds, eksctl's size defaul
         "eksctl's default m5.large)");
   CHECK(err("eksctl-wrong-kind.yaml") ==
         "broken/eksctl-wrong-kind.yaml:2:7: kind: expected ClusterConfig (apiVersion eksctl.io/v1alpha5), got \"Cluster\"");
+}
+
+TEST_CASE("eksctl minSize / maxSize bound the cluster autoscaler; without one the group stays at desiredCapacity") {
+  const std::string scen = std::string(MLTWIN_SOURCE_DIR) + "/scenarios/eks-trn1-yaml-example.json";
+  io::LoadOptions o;
+  o.overrides = nlohmann::json{{"cluster", {{"eksctl", kFix + "eksctl-autoscaled.yaml"}}}};
+  const io::LoadedScenario fixed = io::load_scenario(scen, o);
+  REQUIRE(fixed.training.node_groups.size() == 1);
+  CHECK(fixed.training.node_groups[0].count == 4);
+  CHECK(fixed.training.node_groups[0].min_size == -1);  // the autoscaler (none) leaves it alone
+  CHECK(fixed.training.node_groups[0].max_size == -1);
+  o.overrides["cluster"]["autoscaler"] = {{"launch_time", "5m"}, {"source", "test"}};
+  const io::LoadedScenario scaled = io::load_scenario(scen, o);
+  REQUIRE(scaled.training.node_groups.size() == 1);
+  CHECK(scaled.training.node_groups[0].count == 4);
+  CHECK(scaled.training.node_groups[0].min_size == 2);
+  CHECK(scaled.training.node_groups[0].max_size == 8);
+  REQUIRE(scaled.training.autoscaler.has_value());
 }
