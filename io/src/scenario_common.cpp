@@ -401,6 +401,11 @@ models::TrainingJobSpec job_of(const std::string& file, const std::string& where
     js.neuron_devices_per_pod = static_cast<int>(std::lround(r[policy::Dim::NeuronCore] / 1000.0 / cores_per_device));
     js.efa_per_pod = static_cast<int>(std::lround(r[policy::Dim::Efa] / 1000.0));
   }
+  if (j.contains("node_selector")) {
+    for (auto it = j["node_selector"].begin(); it != j["node_selector"].end(); ++it)
+      js.node_selector.emplace_back(it.key(), it.value().get<std::string>());
+    std::sort(js.node_selector.begin(), js.node_selector.end());
+  }
   js.nproc_per_node = j.value("nproc_per_node", std::max(1, js.neuron_devices_per_pod * cores_per_device));
   if (js.submit < core::Time::zero()) fail(file, where + "/submit", "must not be negative");
   return js;

@@ -925,6 +925,9 @@ json volcano_job_json(const VolcanoJobManifest& job, const std::vector<PriorityC
     if (sorted(t.pod.requests) != sorted(first.pod.requests))
       fail_at(t.at, "task '" + t.name + "' requests other resources than task '" + first.name +
                         "'; mltwin's TrainingJobSpec gives all pods of a job one shape");
+    if (t.pod.node_selector != first.pod.node_selector)
+      fail_at(t.at, "task '" + t.name + "' has another nodeSelector than task '" + first.name +
+                        "'; mltwin's TrainingJobSpec gives all pods of a job one nodeSelector");
   }
   const int pods = job.pods();
   if (pods < 1) fail_at(job.at, "the job has no pods (every task has replicas: 0)");
@@ -949,6 +952,11 @@ json volcano_job_json(const VolcanoJobManifest& job, const std::vector<PriorityC
   json j = {{"name", job.name}, {"queue", job.queue}, {"submit", submit}, {"nnodes", pods},
             {"duration", duration}, {"priority", priority}, {"pod", resources_json(first.pod.requests)}};
   if (first.pod.nproc_per_node) j["nproc_per_node"] = *first.pod.nproc_per_node;
+  if (!first.pod.node_selector.empty()) {
+    json ns = json::object();
+    for (const auto& [k, v] : first.pod.node_selector) ns[k] = v;
+    j["node_selector"] = ns;
+  }
   return j;
 }
 

@@ -487,6 +487,7 @@ void TrainingCluster::create_pods(std::size_t idx) {
     t.priority = j.priority;
     t.creation = sim_.now().ns();
     t.uid = uid_rng_();
+    t.node_selector = j.node_selector;
     const TaskId id = state_.add_task(run.pj, t);
     if (replica_of_task_.size() <= id) replica_of_task_.resize(id + 1, 0);
     replica_of_task_[id] = i;
@@ -592,7 +593,11 @@ void TrainingCluster::start_training(std::size_t idx) {
       std::sort(by_replica.begin(), by_replica.end());
       std::vector<std::uint32_t> nodes;
       for (const auto& [r, n] : by_replica) nodes.push_back(n);
-      traffic_->add_job(static_cast<std::uint32_t>(idx), nodes);
+      try {
+        traffic_->add_job(static_cast<std::uint32_t>(idx), nodes);
+      } catch (const NoRouteError& e) {  // the loader keeps multi-zone jobs in one zone
+        throw std::runtime_error("job " + scenario_.jobs[idx].name + ": its pods cannot form an EFA ring: " + e.what());
+      }
     }
     run.end_event = sim_.schedule_in(training_time(idx), this, pack(kJobEnd, idx));
     if (traffic_) settle_traffic();

@@ -201,6 +201,8 @@ TEST_CASE("TorchX's Volcano Job for dist.ddp on trn1.32xlarge") {
   CHECK(s.priority == 1000);
   CHECK(s.submit == core::Time::zero() + core::Duration::s(60));
   CHECK(s.duration == core::Duration::s(3600));
+  // The pods' nodeSelector reaches the job (and its pods: Volcano's predicates filter on it).
+  CHECK(s.node_selector == std::vector<std::pair<std::string, std::string>>{{"node.kubernetes.io/instance-type", "trn1.32xlarge"}});
 }
 
 TEST_CASE("A hand-written Volcano Job: webhook defaults, two containers, limits-only resources, job-level policy; a PodGroup") {

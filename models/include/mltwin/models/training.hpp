@@ -92,6 +92,10 @@ struct TrainingJobSpec {
   /// Neuron model graph and compiler flags (NEURON_CC_FLAGS) the job compiles; empty: the
   /// startup block's defaults. Only read when the scenario has a startup block.
   std::string model, compiler_flags;
+  /// The pods' spec.nodeSelector, sorted by key: a node must carry every (key, value) label
+  /// (Volcano's predicates plugin). E.g. topology.kubernetes.io/zone pins a job to one
+  /// availability zone, which EFA jobs need (EFA traffic does not cross zones).
+  std::vector<std::pair<std::string, std::string>> node_selector;
   /// Optimizer steps to train (DurationModel::Derived; 0 otherwise). The loader sets it from
   /// `duration` and the reference step time (StepModelSpec) unless the scenario gives it.
   std::int64_t steps = 0;
