@@ -535,10 +535,10 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
           }
         }
     }
-    if (sc.step_model->contention && (sc.faults || sc.autoscaler))
-      fail(path, sc.faults ? "/faults" : "/cluster/autoscaler",
-           "jobs sharing the /fabric (duration_model derived) with node failures or a cluster autoscaler is not "
-           "modelled yet: drop one, or the /fabric block (then give /step_model/fabric)");
+    if (sc.step_model->contention && sc.autoscaler)
+      fail(path, "/cluster/autoscaler",
+           "jobs sharing the /fabric (duration_model derived) with a cluster autoscaler is not modelled yet: drop one, "
+           "or the /fabric block (then give /step_model/fabric)");
   }
   // Every job's queue must exist.
   for (const auto& j : sc.jobs)

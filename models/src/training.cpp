@@ -105,8 +105,7 @@ TrainingCluster::TrainingCluster(const TrainingScenario& sc, core::Simulator& si
   if (sc.startup) startup_ = std::make_unique<StartupModel>(*sc.startup);
   if (sc.duration_model == DurationModel::Derived && sc.step_model->contention) {
     if (!sc.fabric) throw std::invalid_argument("step model contention needs the scenario's fabric (/fabric)");
-    if (dynamic_nodes_)
-      throw std::invalid_argument("fabric contention with node failures or a cluster autoscaler is not modelled yet");
+    if (sc.autoscaler) throw std::invalid_argument("fabric contention with a cluster autoscaler is not modelled yet");
     net_ = std::make_unique<FlowNetwork>(sim_);
     fabric_ = std::make_unique<Fabric>(sc.catalog, fabric_nodes_of(sc.node_groups), *sc.fabric, *net_);
     traffic_ = std::make_unique<JobTraffic>(*fabric_, &TrainingCluster::grant_changed, this);
@@ -589,7 +588,7 @@ void TrainingCluster::start_training(std::size_t idx) {
       // the jobs it shares links with slow down, and it gets its share.
       std::vector<std::pair<int, std::uint32_t>> by_replica;
       for (TaskId t : state_.job(run.pj).tasks)
-        by_replica.emplace_back(replica_of_task_[t], static_cast<std::uint32_t>(state_.task(t).node));
+        by_replica.emplace_back(replica_of_task_[t], node_recs_[state_.task(t).node].fabric_slot);
       std::sort(by_replica.begin(), by_replica.end());
       std::vector<std::uint32_t> nodes;
       for (const auto& [r, n] : by_replica) nodes.push_back(n);

@@ -1,6 +1,7 @@
 // training_internal.hpp — per-node and per-job books of TrainingCluster shared by training.cpp
 // and training_nodes.cpp (private to the models library).
 #pragma once
+#include <cstdint>
 #include <string>
 
 #include "mltwin/core/simulator.hpp"
@@ -16,6 +17,7 @@ struct TrainingCluster::NodeRec {
   core::EventId failure_event;                 // pending random failure, while busy
   bool failure_pending = false;
   bool launching = false;                      // scale-up or replacement not yet Ready
+  std::uint32_t fabric_slot = UINT32_MAX;      // its node in the Fabric (a replacement takes the failed node's)
 };
 
 struct TrainingCluster::JobStartup {

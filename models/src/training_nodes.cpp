@@ -49,7 +49,10 @@ void TrainingCluster::init_nodes(core::RngStreams& rng) {
     if (!sc.catalog.find(ng.instance_type))
       throw std::invalid_argument("node group '" + ng.name + "': instance type '" + ng.instance_type +
                                   "' is not in the catalog");
-    for (int i = 0; i < ng.count; ++i) add_group_node(g, true);
+    for (int i = 0; i < ng.count; ++i) {
+      const NodeId id = add_group_node(g, true);
+      node_recs_[id].fabric_slot = static_cast<std::uint32_t>(id);  // fabric_nodes_of's order
+    }
   }
   if (!sc.faults) return;
   if (sc.faults->failure_rate_per_node_hour > 0) failure_rng_ = &rng.stream("node.failure");
@@ -101,6 +104,7 @@ void TrainingCluster::node_failure(NodeId n) {
   if (startup_) startup_->forget_node(n);
   // The Auto Scaling group replaces the instance: a new node, with an empty image cache.
   const NodeId rep = add_group_node(group, false);
+  node_recs_[rep].fabric_slot = node_recs_[n].fabric_slot;  // in the failed instance's place on the network
   ++stats_.nodes_launched;
   rec_.node_event({sim_.now(), state_.node(rep).name, gname, "Launching", "replaces " + name});
   sim_.schedule_in(scenario_.faults->replacement_time, this, pack(kNodeReady, rep));

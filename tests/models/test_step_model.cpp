@@ -523,15 +523,14 @@ TEST_CASE("jobs sharing the fabric: B joins A's two nodes, A slows down while B 
   CHECK(rec.link_bytes["trn1-1/efa-rx"] == doctest::Approx(150 * 680e6).epsilon(1e-9));
 }
 
-TEST_CASE("a /fabric and /step_model/fabric together, or contention with node failures, are refused with the JSON path") {
+TEST_CASE("a /fabric and /step_model/fabric together, or contention with a cluster autoscaler, are refused with the JSON path") {
   const std::string path = std::string(MLTWIN_SOURCE_DIR) + "/tests/scenarios/fabric-contention.json";
   io::LoadOptions o;
   o.overrides = nlohmann::json::parse(R"({"step_model": {"fabric": {"neuronlink_gib_per_s_per_device": 384,
       "neuronlink_links_per_device": 4, "intra_alpha": "2us", "inter_alpha": "15us", "source": "x"}}})");
   CHECK_THROWS_WITH_AS(io::load_scenario(path, o), doctest::Contains("/step_model/fabric"), io::ScenarioError);
-  o.overrides = nlohmann::json::parse(R"({"workload": {"torchx": {"max_retries": 1}},
-      "faults": {"replacement_time": "5m", "source": "x"}})");
-  CHECK_THROWS_WITH_AS(io::load_scenario(path, o), doctest::Contains("/faults"), io::ScenarioError);
+  o.overrides = nlohmann::json::parse(R"({"cluster": {"autoscaler": {"launch_time": "5m", "source": "x"}}})");
+  CHECK_THROWS_WITH_AS(io::load_scenario(path, o), doctest::Contains("/cluster/autoscaler"), io::ScenarioError);
 }
 
 TEST_CASE("a cluster across two zones: a multi-node job must be kept in one by its node_selector, and Volcano places it there") {
@@ -565,4 +564,53 @@ TEST_CASE("a cluster across two zones: a multi-node job must be kept in one by i
   CHECK(rec.of(0).step_s == doctest::Approx(1.437381).epsilon(1e-12));
   CHECK(rec.of(1).step_s == doctest::Approx(1.444181).epsilon(1e-12));
   CHECK(cluster.stats().retimes == 2);
+}
+
+TEST_CASE("jobs sharing the fabric lose a node: both restart, lose their training, and rerun side by side on the replacement") {
+  // fabric-contention with trn1-0 failing at 100 s (no checkpoint: each job loses all its
+  // training so far), a replacement Ready 60 s later in trn1-0's place on the network. Both
+  // jobs restart together on trn1-1 and the replacement (trn1-2), so both train shared from the
+  // same instant T: B ends T + 50 x shared; A makes 50 steps shared, then 50 alone.
+  const std::int64_t alone = 1'437'381'000, shared = 1'444'181'000;  // the test above, by hand
+  const std::string path = std::string(MLTWIN_SOURCE_DIR) + "/tests/scenarios/fabric-contention.json";
+  io::LoadOptions o;
+  o.overrides = nlohmann::json::parse(R"({"workload": {"torchx": {"max_retries": 1}},
+      "faults": {"scheduled": [{"node": "trn1-0", "at": "100s"}], "replacement_time": "60s", "source": "test"}})");
+  const io::LoadedScenario sc = io::load_scenario(path, o);
+  core::Simulator sim;
+  core::RngStreams rng(sc.seed);
+  Finals rec;
+  models::TrainingCluster cluster(sc.training, sim, rng, rec);
+  cluster.start();
+  sim.run();
+  cluster.finish(cluster.last_event());
+  const models::JobFinal& a = rec.of(0);
+  const models::JobFinal& b = rec.of(1);
+  REQUIRE(a.phase == "Completed");
+  REQUIRE(b.phase == "Completed");
+  CHECK(a.restarts == 1);
+  CHECK(b.restarts == 1);
+  auto on = [](const std::string& n) { return n == "trn1-1,trn1-2" || n == "trn1-2,trn1-1"; };
+  CHECK(on(a.nodes));
+  CHECK(on(b.nodes));
+  // Lost: everything each trained before 100 s (A from 3.05 s; B from its first start, read
+  // from the one-zone run, since it is the same up to 100 s).
+  Finals first;
+  {
+    const io::LoadedScenario plain = io::load_scenario(path);
+    core::Simulator s2;
+    core::RngStreams r2(plain.seed);
+    models::TrainingCluster c2(plain.training, s2, r2, first);
+    c2.start();
+    s2.run();
+    c2.finish(c2.last_event());
+  }
+  const std::int64_t t1 = first.of(1).start.ns();
+  CHECK(a.lost_training_s == doctest::Approx(100.0 - 3.05).epsilon(1e-9));
+  CHECK(b.lost_training_s == doctest::Approx(100.0 - t1 * 1e-9).epsilon(1e-9));
+  // The rerun: both from the same instant T, which B's end gives: T = b.end - 50 x shared.
+  const std::int64_t t = b.end.ns() - 50 * shared;
+  CHECK(t > 160'000'000'000);  // after the replacement is Ready
+  CHECK(std::llabs(a.end.ns() - (t + 50 * shared + 50 * alone)) <= 2);
+  CHECK(a.step_s == doctest::Approx(alone * 1e-9).epsilon(1e-12));
 }
