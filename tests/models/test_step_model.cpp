@@ -566,15 +566,18 @@ TEST_CASE("a cluster across two zones: a multi-node job must be kept in one by i
   CHECK(cluster.stats().retimes == 2);
 }
 
-TEST_CASE("jobs sharing the fabric lose a node: both restart, lose their training, and rerun side by side on the replacement") {
+TEST_CASE("jobs sharing the fabric lose a node: both restart, lose their training, and rerun on single nodes at the nominal step") {
   // fabric-contention with trn1-0 failing at 100 s (no checkpoint: each job loses all its
-  // training so far), a replacement Ready 60 s later in trn1-0's place on the network. Both
-  // jobs restart together on trn1-1 and the replacement (trn1-2), so both train shared from the
-  // same instant T: B ends T + 50 x shared; A makes 50 steps shared, then 50 alone.
-  const std::int64_t alone = 1'437'381'000, shared = 1'444'181'000;  // the test above, by hand
+  // training so far), its replacement trn1-2 Ready 60 s later. By hand: the failed pods are gone
+  // after the 30 s termination grace; only trn1-1 is up, with its 16 devices free, and A (the
+  // older job) takes it with both its 8-device pods; B waits for trn1-2 and takes it whole.
+  // Neither ring then crosses EFA (no standing flow): both train at the nominal step time
+  // ("alone" above) from a session on a whole second + 50 ms bind + 2 s start-up.
+  const std::int64_t alone = 1'437'381'000;
   const std::string path = std::string(MLTWIN_SOURCE_DIR) + "/tests/scenarios/fabric-contention.json";
   io::LoadOptions o;
-  o.overrides = nlohmann::json::parse(R"({"workload": {"torchx": {"max_retries": 1}},
+  // max_retries 2: Volcano fails the job once retryCount reaches maxRetry; one restart is allowed.
+  o.overrides = nlohmann::json::parse(R"({"workload": {"torchx": {"max_retries": 2}},
       "faults": {"scheduled": [{"node": "trn1-0", "at": "100s"}], "replacement_time": "60s", "source": "test"}})");
   const io::LoadedScenario sc = io::load_scenario(path, o);
   core::Simulator sim;
@@ -590,27 +593,46 @@ TEST_CASE("jobs sharing the fabric lose a node: both restart, lose their trainin
   REQUIRE(b.phase == "Completed");
   CHECK(a.restarts == 1);
   CHECK(b.restarts == 1);
-  auto on = [](const std::string& n) { return n == "trn1-1,trn1-2" || n == "trn1-2,trn1-1"; };
-  CHECK(on(a.nodes));
-  CHECK(on(b.nodes));
-  // Lost: everything each trained before 100 s (A from 3.05 s; B from its first start, read
-  // from the one-zone run, since it is the same up to 100 s).
-  Finals first;
-  {
-    const io::LoadedScenario plain = io::load_scenario(path);
-    core::Simulator s2;
-    core::RngStreams r2(plain.seed);
-    models::TrainingCluster c2(plain.training, s2, r2, first);
-    c2.start();
-    s2.run();
-    c2.finish(c2.last_event());
-  }
-  const std::int64_t t1 = first.of(1).start.ns();
+  CHECK(a.nodes == "trn1-1,trn1-1");
+  CHECK(b.nodes == "trn1-2,trn1-2");
+  // Lost: all each trained before 100 s: A from 3.05 s, B from its start (as in the run without
+  // the failure, the same up to 100 s).
   CHECK(a.lost_training_s == doctest::Approx(100.0 - 3.05).epsilon(1e-9));
-  CHECK(b.lost_training_s == doctest::Approx(100.0 - t1 * 1e-9).epsilon(1e-9));
-  // The rerun: both from the same instant T, which B's end gives: T = b.end - 50 x shared.
-  const std::int64_t t = b.end.ns() - 50 * shared;
-  CHECK(t > 160'000'000'000);  // after the replacement is Ready
-  CHECK(std::llabs(a.end.ns() - (t + 50 * shared + 50 * alone)) <= 2);
+  CHECK(b.lost_training_s == doctest::Approx(100.0 - b.start.ns() * 1e-9).epsilon(1e-9));
   CHECK(a.step_s == doctest::Approx(alone * 1e-9).epsilon(1e-12));
+  CHECK(b.step_s == doctest::Approx(alone * 1e-9).epsilon(1e-12));
+  // The reruns: all their steps at the nominal step time, from a session second + 2.05 s.
+  const std::int64_t ta = a.end.ns() - 100 * alone - 2'050'000'000;
+  const std::int64_t tb = b.end.ns() - 50 * alone - 2'050'000'000;
+  CHECK(ta % 1'000'000'000 == 0);
+  CHECK(tb % 1'000'000'000 == 0);
+  CHECK(ta > 130'000'000'000);  // after the pods are gone (100 s + 30 s grace)
+  CHECK(ta <= 132'000'000'000);
+  CHECK(tb > 160'000'000'000);  // after the replacement is Ready
+  CHECK(tb <= 162'000'000'000);
+  CHECK(cluster.stats().node_failures == 1);
+
+  // One job of two whole nodes: it must wait for the replacement, and its ring then crosses
+  // EFA between trn1-1 and trn1-2, which stands in trn1-0's place on the network. Step time of
+  // derived-tiny's 2-node job (32 NeuronCores per node): 1,437,870,000 ns.
+  io::LoadOptions one = o;
+  one.overrides["workload"]["jobs"] = nlohmann::json::parse(R"([{"name": "w", "queue": "default", "submit": "0s",
+      "nnodes": 2, "pod": {"cpu": "127900m", "memory": "523264M", "aws.amazon.com/neurondevice": 16,
+      "vpc.amazonaws.com/efa": 8}, "duration": "1h", "steps": 100}])");
+  const io::LoadedScenario sc1 = io::load_scenario(path, one);
+  core::Simulator sim1;
+  core::RngStreams rng1(sc1.seed);
+  FinalsAndLinks rec1;
+  models::TrainingCluster c1(sc1.training, sim1, rng1, rec1);
+  c1.start();
+  sim1.run();
+  c1.finish(c1.last_event());
+  const models::JobFinal& w = rec1.finals.of(0);
+  REQUIRE(w.phase == "Completed");
+  CHECK((w.nodes == "trn1-1,trn1-2" || w.nodes == "trn1-2,trn1-1"));
+  CHECK(w.step_s == doctest::Approx(1.43787).epsilon(1e-12));
+  // Every step moves 680e6 bytes over each hop; over both attempts, trn1-0's slot carried the
+  // first attempt's steps (97 s / 1.43787 s) and all 100 of the second.
+  const double first_steps = (100.0 - 3.05) / 1.43787;
+  CHECK(rec1.link_bytes["trn1-0/efa-tx"] == doctest::Approx((first_steps + 100.0) * 680e6).epsilon(1e-9));
 }
