@@ -43,7 +43,11 @@ void CollectiveRun::start(core::Simulator& sim) {
   begin_ = phase_begin_ = sim.now();
   phase_ = 0;
   step_ = 0;
-  while (phase_ < phases_.size() && phases_[phase_].steps == 0) ++phase_;
+  enter_phase(sim);
+}
+
+void CollectiveRun::enter_phase(core::Simulator& sim) {
+  while (phase_ < phases_.size() && phases_[phase_].steps == 0) ++phase_;  // phases without a step
   if (phase_ == phases_.size()) {
     end_ = sim.now();
     done_ = true;
@@ -75,13 +79,7 @@ void CollectiveRun::on_flow_done(core::Simulator& sim, FlowNetwork&, FlowId, std
   phase_begin_ = sim.now();
   step_ = 0;
   ++phase_;
-  while (phase_ < phases_.size() && phases_[phase_].steps == 0) ++phase_;
-  if (phase_ == phases_.size()) {
-    end_ = sim.now();
-    done_ = true;
-    return;
-  }
-  start_step(sim);
+  enter_phase(sim);
 }
 
 JobTraffic::JobTraffic(Fabric& fabric, GrantChanged on_grant_change, void* ctx)

@@ -15,6 +15,7 @@
 #include "mltwin/models/collective.hpp"
 #include "mltwin/models/fabric.hpp"
 #include "mltwin/models/step_model.hpp"
+#include "fabric_fixture.hpp"
 
 using namespace mltwin;
 using core::Duration;
@@ -25,37 +26,11 @@ using models::FlowNetwork;
 
 namespace {
 
-// trn1.32xlarge as the scenarios' catalog states it: 16 chips x 2 NeuronCores, 8 EFA interfaces.
-models::Catalog catalog() {
-  models::Catalog c;
-  models::InstanceType t;
-  t.name = "trn1.32xlarge";
-  t.trainium_chips = 16;
-  t.neuroncores_per_chip = 2;
-  t.efa_interfaces = 8;
-  t.network_gbps = 800;
-  c.types.push_back(t);
-  return c;
-}
-
-// Round test figures: EFA 100 Gb/s per interface (800 Gb/s per node), 10 us; NeuronLink 4 x 4
-// torus, 800 Gb/s per link, 1 us.
-models::FabricParams params() {
-  models::FabricParams p;
-  p.efa = {100.0, Duration::us(10), "test"};
-  p.neuronlink.push_back({"trn1.32xlarge", 4, 4, 800.0, Duration::us(1), "test"});
-  return p;
-}
-
-std::vector<models::FabricNode> nodes(int n) {
-  std::vector<models::FabricNode> out;
-  for (int i = 0; i < n; ++i) {
-    std::string name = "n";  // (not "n" + to_string: GCC 12's false -Wrestrict at -O3)
-    name += std::to_string(i);
-    out.push_back({name, "trn1.32xlarge", "az1"});
-  }
-  return out;
-}
+// The test fabric (fabric_fixture.hpp): EFA 100 Gb/s per interface (800 Gb/s per node), 10 us;
+// NeuronLink 4 x 4 torus, 800 Gb/s per link, 1 us; n trn1.32xlarge in one zone.
+models::Catalog catalog() { return test::test_catalog(); }
+models::FabricParams params() { return test::test_params(); }
+std::vector<models::FabricNode> nodes(int n) { return test::nodes(n, "az1"); }
 
 // BERT-large's gradients in BF16: 340e6 x 2 = 680e6 bytes (the figures of step_model.hpp's
 // profile; compute figures do not matter here).

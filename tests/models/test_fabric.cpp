@@ -14,6 +14,7 @@
 #include "mltwin/core/simulator.hpp"
 #include "mltwin/models/fabric.hpp"
 #include "mltwin/models/training.hpp"
+#include "fabric_fixture.hpp"
 
 using namespace mltwin;
 using core::Duration;
@@ -25,44 +26,12 @@ using models::FlowId;
 using models::FlowNetwork;
 using models::LinkId;
 using models::Medium;
+using test::nodes;
+using test::test_catalog;
+using test::test_params;
 
 namespace {
 
-// trn1.32xlarge as the scenarios' catalog states it (16 chips x 2 cores, 8 EFA interfaces),
-// and a made-up single-chip type without EFA.
-models::Catalog test_catalog() {
-  models::Catalog c;
-  models::InstanceType t;
-  t.name = "trn1.32xlarge";
-  t.trainium_chips = 16;
-  t.neuroncores_per_chip = 2;
-  t.efa_interfaces = 8;
-  t.network_gbps = 800;
-  c.types.push_back(t);
-  models::InstanceType s;
-  s.name = "small";
-  s.trainium_chips = 1;
-  s.neuroncores_per_chip = 2;
-  s.efa_interfaces = 0;
-  c.types.push_back(s);
-  return c;
-}
-
-// Round test figures (not the scenario's): 100 Gb/s per EFA interface, 10 us EFA latency;
-// NeuronLink 4 x 4 torus, 800 Gb/s per link, 1 us.
-models::FabricParams test_params() {
-  models::FabricParams p;
-  p.efa = {100.0, Duration::us(10), "test"};
-  p.neuronlink.push_back({"trn1.32xlarge", 4, 4, 800.0, Duration::us(1), "test"});
-  return p;
-}
-
-std::vector<models::FabricNode> nodes(int n, const std::string& zone, const std::string& type = "trn1.32xlarge",
-                                      const std::string& prefix = "n") {
-  std::vector<models::FabricNode> out;
-  for (int i = 0; i < n; ++i) out.push_back({prefix + std::to_string(i), type, zone});
-  return out;
-}
 
 struct Log : models::FlowOwner {
   std::vector<std::pair<std::int64_t, std::uint64_t>> done;

@@ -318,6 +318,20 @@ TEST_CASE("calibration on the aws-neuron-sdk Trn1 BERT-large benchmark: fit, fit
 
 namespace {
 
+// Runs a loaded scenario's training cluster until nothing is left to happen, and finishes it
+// at its last event; the cluster stays for its stats and outcomes.
+struct RunToEnd {
+  core::Simulator sim;
+  core::RngStreams rng;
+  std::unique_ptr<models::TrainingCluster> cluster;
+  RunToEnd(const io::LoadedScenario& sc, models::TrainingRecorder& rec) : rng(sc.seed) {
+    cluster = std::make_unique<models::TrainingCluster>(sc.training, sim, rng, rec);
+    cluster->start();
+    sim.run();
+    cluster->finish(cluster->last_event());
+  }
+};
+
 class Finals final : public models::TrainingRecorder {
  public:
   std::vector<models::JobSubmitted> submitted;
@@ -352,13 +366,9 @@ TEST_CASE("duration model derived: the same job on 2 and 4 nodes, and a traced h
   const std::string path = std::string(MLTWIN_SOURCE_DIR) + "/tests/scenarios/derived-tiny.json";
   const io::LoadedScenario sc = io::load_scenario(path);
   REQUIRE(sc.training.duration_model == models::DurationModel::Derived);
-  core::Simulator sim;
-  core::RngStreams rng(sc.seed);
   Finals rec;
-  models::TrainingCluster cluster(sc.training, sim, rng, rec);
-  cluster.start();
-  sim.run();
-  cluster.finish(cluster.last_event());
+  RunToEnd cluster_run(sc, rec);
+  models::TrainingCluster& cluster = *cluster_run.cluster;
   REQUIRE(rec.submitted.size() == 3);
   CHECK(rec.submitted[0].steps == 100);
   CHECK(rec.submitted[1].steps == 100);
@@ -430,13 +440,9 @@ TEST_CASE("duration model derived with a restart: progress kept in whole steps a
   jobs[1]["steps"] = 457;
   o.overrides = {{"step_model", tiny_doc["step_model"]}, {"workload", {{"duration_model", "derived"}, {"jobs", jobs}}}};
   const io::LoadedScenario sc = io::load_scenario(dir + "evict-restart.json", o);
-  core::Simulator sim;
-  core::RngStreams rng(sc.seed);
   Finals rec;
-  models::TrainingCluster cluster(sc.training, sim, rng, rec);
-  cluster.start();
-  sim.run();
-  cluster.finish(cluster.last_event());
+  RunToEnd cluster_run(sc, rec);
+  models::TrainingCluster& cluster = *cluster_run.cluster;
   CHECK(cluster.stats().restarts == 1);
   CHECK(cluster.stats().lost_training_s == doctest::Approx(100.71912).epsilon(1e-12));
   const models::JobFinal& hi = rec.of(1);
@@ -483,13 +489,9 @@ TEST_CASE("jobs sharing the fabric: B joins A's two nodes, A slows down while B 
   REQUIRE(sc.training.step_model.has_value());
   CHECK(sc.training.step_model->contention);
   CHECK(sc.training.step_model->efa_gbps_per_node == 800);
-  core::Simulator sim;
-  core::RngStreams rng(sc.seed);
   FinalsAndLinks rec;
-  models::TrainingCluster cluster(sc.training, sim, rng, rec);
-  cluster.start();
-  sim.run();
-  cluster.finish(cluster.last_event());
+  RunToEnd cluster_run(sc, rec);
+  models::TrainingCluster& cluster = *cluster_run.cluster;
   const models::JobFinal& a = rec.finals.of(0);
   const models::JobFinal& b = rec.finals.of(1);
   REQUIRE(a.phase == "Completed");
@@ -548,13 +550,9 @@ TEST_CASE("a cluster across two zones: a multi-node job must be kept in one by i
   for (auto& j : jobs) j["node_selector"] = {{"topology.kubernetes.io/zone", "us-east-1b"}};
   o.overrides["workload"]["jobs"] = jobs;
   const io::LoadedScenario sc = io::load_scenario(path, o);
-  core::Simulator sim;
-  core::RngStreams rng(sc.seed);
   Finals rec;
-  models::TrainingCluster cluster(sc.training, sim, rng, rec);
-  cluster.start();
-  sim.run();
-  cluster.finish(cluster.last_event());
+  RunToEnd cluster_run(sc, rec);
+  models::TrainingCluster& cluster = *cluster_run.cluster;
   for (std::uint32_t j = 0; j < 2; ++j) {
     CAPTURE(j);
     const models::JobFinal& f = rec.of(j);
@@ -580,13 +578,9 @@ TEST_CASE("jobs sharing the fabric lose a node: both restart, lose their trainin
   o.overrides = nlohmann::json::parse(R"({"workload": {"torchx": {"max_retries": 2}},
       "faults": {"scheduled": [{"node": "trn1-0", "at": "100s"}], "replacement_time": "60s", "source": "test"}})");
   const io::LoadedScenario sc = io::load_scenario(path, o);
-  core::Simulator sim;
-  core::RngStreams rng(sc.seed);
   Finals rec;
-  models::TrainingCluster cluster(sc.training, sim, rng, rec);
-  cluster.start();
-  sim.run();
-  cluster.finish(cluster.last_event());
+  RunToEnd cluster_run(sc, rec);
+  models::TrainingCluster& cluster = *cluster_run.cluster;
   const models::JobFinal& a = rec.of(0);
   const models::JobFinal& b = rec.of(1);
   REQUIRE(a.phase == "Completed");
@@ -620,13 +614,8 @@ TEST_CASE("jobs sharing the fabric lose a node: both restart, lose their trainin
       "nnodes": 2, "pod": {"cpu": "127900m", "memory": "523264M", "aws.amazon.com/neurondevice": 16,
       "vpc.amazonaws.com/efa": 8}, "duration": "1h", "steps": 100}])");
   const io::LoadedScenario sc1 = io::load_scenario(path, one);
-  core::Simulator sim1;
-  core::RngStreams rng1(sc1.seed);
   FinalsAndLinks rec1;
-  models::TrainingCluster c1(sc1.training, sim1, rng1, rec1);
-  c1.start();
-  sim1.run();
-  c1.finish(c1.last_event());
+  RunToEnd c1_run(sc1, rec1);
   const models::JobFinal& w = rec1.finals.of(0);
   REQUIRE(w.phase == "Completed");
   CHECK((w.nodes == "trn1-1,trn1-2" || w.nodes == "trn1-2,trn1-1"));

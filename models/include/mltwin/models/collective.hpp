@@ -56,6 +56,7 @@ class CollectiveRun final : public FlowOwner {
   void on_flow_done(core::Simulator& sim, FlowNetwork& net, FlowId flow, std::uint64_t payload) override;
 
  private:
+  void enter_phase(core::Simulator& sim);  // the next phase with steps, or done
   void start_step(core::Simulator& sim);
   Fabric& fabric_;
   std::vector<std::uint32_t> nodes_;
