@@ -496,49 +496,52 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
       if (t <= 0) fail(path, "/step_model/profile", "the step time is zero");
       j.steps = std::max<std::int64_t>(1, (j.duration.count_ns() + t / 2) / t);
     }
-    if (sc.step_model->contention) {
-      // EFA traffic does not cross availability zones (docs/fabric.md): a multi-node job must
-      // be kept in one zone by its nodeSelector when the cluster spans several. The node
-      // groups a selector matches, by the labels their nodes carry (the group's own, the
-      // instance type, the EKS node group, the zone), must all lie in one zone.
-      auto labels_of = [&](const models::NodeGroupSpec& g) {
-        std::vector<std::pair<std::string, std::string>> l = g.labels;
-        l.emplace_back("node.kubernetes.io/instance-type", g.instance_type);
-        l.emplace_back("eks.amazonaws.com/nodegroup", g.name);
-        if (!g.availability_zone.empty()) l.emplace_back("topology.kubernetes.io/zone", g.availability_zone);
-        return l;
-      };
-      std::set<std::string> all_zones;
-      for (const auto& g : sc.node_groups) all_zones.insert(g.availability_zone);
-      if (all_zones.size() > 1)
-        for (std::size_t i = 0; i < sc.jobs.size(); ++i) {
-          const models::TrainingJobSpec& j = sc.jobs[i];
-          if (j.nnodes < 2) continue;
-          std::set<std::string> zones;
-          for (const auto& g : sc.node_groups) {
-            const auto l = labels_of(g);
-            bool match = true;
-            for (const auto& kv : j.node_selector)
-              if (std::find(l.begin(), l.end(), kv) == l.end()) match = false;
-            if (match) zones.insert(g.availability_zone.empty() ? std::string("(no zone)") : g.availability_zone);
-          }
-          if (zones.size() > 1) {
-            std::string list;
-            for (const auto& z : zones) list += (list.empty() ? "" : ", ") + z;
-            const std::string where = w.contains("jobs")      ? "/workload/jobs/" + std::to_string(j.trace_row)
-                                      : w.contains("philly") ? std::string("/workload/philly/node_selector")
-                                                             : std::string("/workload/manifests");
-            fail(path, where,
-                 "job " + j.name + " (" + std::to_string(j.nnodes) + " nodes) may be placed across availability zones (" + list +
-                     ") and EFA traffic does not cross zones: give it a node_selector (nodeSelector) "
-                     "topology.kubernetes.io/zone of one zone");
-          }
-        }
-    }
     if (sc.step_model->contention && sc.autoscaler)
       fail(path, "/cluster/autoscaler",
            "jobs sharing the /fabric (duration_model derived) with a cluster autoscaler is not modelled yet: drop one, "
            "or the /fabric block (then give /step_model/fabric)");
+  }
+{
+    // EFA traffic does not cross availability zones (docs/fabric.md): a multi-node job that
+    // uses EFA (requests vpc.amazonaws.com/efa, or shares the /fabric) must be kept in one zone
+    // by its nodeSelector when the cluster spans several, whatever the duration model. The node
+    // groups a selector matches, by the labels their nodes carry (the group's own, the
+    // instance type, the EKS node group, the zone), must all lie in one zone.
+    auto labels_of = [&](const models::NodeGroupSpec& g) {
+      std::vector<std::pair<std::string, std::string>> l = g.labels;
+      l.emplace_back("node.kubernetes.io/instance-type", g.instance_type);
+      l.emplace_back("eks.amazonaws.com/nodegroup", g.name);
+      if (!g.availability_zone.empty()) l.emplace_back("topology.kubernetes.io/zone", g.availability_zone);
+      return l;
+    };
+    std::set<std::string> all_zones;
+    for (const auto& g : sc.node_groups) all_zones.insert(g.availability_zone);
+    if (all_zones.size() > 1)
+      for (std::size_t i = 0; i < sc.jobs.size(); ++i) {
+        const models::TrainingJobSpec& j = sc.jobs[i];
+        const bool efa = j.efa_per_pod > 0 || (sc.step_model && sc.step_model->contention &&
+                                               sc.duration_model == models::DurationModel::Derived);
+        if (j.nnodes < 2 || !efa) continue;
+        std::set<std::string> zones;
+        for (const auto& g : sc.node_groups) {
+          const auto l = labels_of(g);
+          bool match = true;
+          for (const auto& kv : j.node_selector)
+            if (std::find(l.begin(), l.end(), kv) == l.end()) match = false;
+          if (match) zones.insert(g.availability_zone.empty() ? std::string("(no zone)") : g.availability_zone);
+        }
+        if (zones.size() > 1) {
+          std::string list;
+          for (const auto& z : zones) list += (list.empty() ? "" : ", ") + z;
+          const std::string where = w.contains("jobs")      ? "/workload/jobs/" + std::to_string(j.trace_row)
+                                    : w.contains("philly") ? std::string("/workload/philly/node_selector")
+                                                           : std::string("/workload/manifests");
+          fail(path, where,
+               "job " + j.name + " (" + std::to_string(j.nnodes) + " nodes) may be placed across availability zones (" + list +
+                   ") and EFA traffic does not cross zones: give it a node_selector (nodeSelector) "
+                   "topology.kubernetes.io/zone of one zone");
+        }
+      }
   }
   // Every job's queue must exist.
   for (const auto& j : sc.jobs)

@@ -184,8 +184,19 @@ std::string explain_job(const std::string& db, const std::string& job_arg) {
     const Decision& d = ds[i];
     if (d.code == "Success") continue;
     waited = true;
-    const bool last = i + 1 == ds.size();
-    const std::int64_t until = last ? run_end : ds[i + 1].t;
+    bool last = i + 1 == ds.size();
+    std::int64_t until = last ? run_end : ds[i + 1].t;
+    // A restart (job controller) ends when the job's pods are bound again, which the scheduler
+    // records as no verdict when it places the job in its first session: the next Bound event.
+    if (d.plugin == "job-controller")
+      for (std::size_t p = 0; p < pods.rows; ++p) {
+        const std::int64_t t = *int_at(pods, "t_ns", p);
+        if (t > d.t && t < until && text_at(pods, "event", p) == "Bound") {
+          until = t;
+          last = false;
+          break;
+        }
+      }
     out += fmt::format("  {} .. {} ({}): {} by {}: {}\n", at(d.t), at(until), dur(until - d.t), d.code,
                        d.plugin.empty() ? "-" : d.plugin, d.reason);
     if (const Rule* r = rule_of(d.plugin)) {
@@ -194,6 +205,10 @@ std::string explain_job(const std::string& db, const std::string& job_arg) {
     }
     if (last) {
       out += "      still waiting when the run ended.\n";
+      continue;
+    }
+    if (i + 1 == ds.size() || until < ds[i + 1].t) {  // ended by the restart's bind
+      out += fmt::format("      placed again at {} (its pods bound).\n", at(until));
       continue;
     }
     // What ended this wait: what was released in the schedule period before the next verdict.

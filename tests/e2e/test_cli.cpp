@@ -373,3 +373,28 @@ TEST_CASE("jobs sharing the fabric: link_usage in the database and link counters
     if (e.value("ph", "") == "C" && e.value("name", "") == "trn1-0/efa-tx utilisation %") ++counters;
   CHECK(counters >= 2);  // its first interval's value, and 0 after its last
 }
+
+TEST_CASE("explain: a job restarted after a node failure and placed again at once is not 'still waiting'") {
+  // fabric-contention's cluster with one 1-pod job, placed on trn1-1 (nodeorder), which fails at 100 s: the pod
+  // fails with its node, the job restarts (PodFailed -> RestartJob) and the next session binds
+  // it on trn1-0 with no verdict in between. Before the fix, explain read the Restarting
+  // verdict as holding to the end of the run.
+  TempDir t("mltwin-cli");
+  json sc = json::parse(slurp(fs::path(MLTWIN_SOURCE_DIR) / "tests/scenarios/fabric-contention.json"));
+  sc["$schema"] = (fs::path(MLTWIN_SOURCE_DIR) / "scenarios/schema/scenario.schema.json").string();
+  sc["workload"]["jobs"] = json::parse(R"([{"name": "w", "queue": "default", "submit": "0s", "nnodes": 1,
+      "pod": {"cpu": "127900m", "memory": "523264M", "aws.amazon.com/neurondevice": 16, "vpc.amazonaws.com/efa": 8},
+      "duration": "1h", "steps": 100}])");
+  sc["workload"]["torchx"] = {{"max_retries", 2}};
+  sc["faults"] = json::parse(R"({"scheduled": [{"node": "trn1-1", "at": "100s"}], "replacement_time": "60s", "source": "test"})");
+  write_text(t.path() / "fail.json", sc.dump());
+  REQUIRE_MESSAGE(run_cli({"run", "fail.json", "--out", "fail.sqlite", "--no-progress"}, t.path(), {}, t.path() / "run.log") == 0,
+                  slurp(t.path() / "run.log"));
+  Db db(t.path() / "fail.sqlite");
+  REQUIRE(db.one("SELECT nodes FROM jobs") == "trn1-0");
+  REQUIRE(run_cli({"explain", "fail.sqlite", "w"}, t.path(), {}, t.path() / "explain.log") == 0);
+  const std::string out = slurp(t.path() / "explain.log");
+  CHECK_MESSAGE(contains(out, "Restarting by job-controller"), out);
+  CHECK_MESSAGE(contains(out, "placed again at"), out);
+  CHECK_MESSAGE(!contains(out, "still waiting when the run ended"), out);
+}

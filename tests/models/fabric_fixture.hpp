@@ -1,6 +1,7 @@
 // fabric_fixture.hpp — the test fabric shared by test_fabric.cpp and test_collective.cpp:
 // trn1.32xlarge as the scenarios' catalog states it, round figures, nodes by name.
 #pragma once
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -45,9 +46,9 @@ inline std::vector<models::FabricNode> nodes(int n, const std::string& zone, con
                                              const std::string& prefix = "n") {
   std::vector<models::FabricNode> out;
   for (int i = 0; i < n; ++i) {
-    std::string name = prefix;  // (not prefix + to_string: GCC 12's false -Wrestrict at -O3)
-    name += std::to_string(i);
-    out.push_back({name, type, zone});
+    std::ostringstream name;  // (not prefix + to_string: GCC 12 gives a false -Wrestrict at -O3)
+    name << prefix << i;
+    out.push_back({name.str(), type, zone});
   }
   return out;
 }

@@ -544,6 +544,10 @@ TEST_CASE("a cluster across two zones: a multi-node job must be kept in one by i
   CHECK_THROWS_WITH_AS(io::load_scenario(path, o),
                        doctest::Contains("/workload/jobs/0: job a (2 nodes) may be placed across availability zones (us-east-1a, us-east-1b)"),
                        io::ScenarioError);
+  // The same in trace mode: the pods request EFA interfaces, which do not reach across zones.
+  io::LoadOptions trace = o;
+  trace.overrides["workload"]["duration_model"] = "trace";
+  CHECK_THROWS_WITH_AS(io::load_scenario(path, trace), doctest::Contains("/workload/jobs/0: job a (2 nodes)"), io::ScenarioError);
   // Both jobs pinned to us-east-1b: they run on its two nodes, B joins A there, and the step
   // times are those of the one-zone test above (A alone 1,437,381,000 ns, shared 1,444,181,000 ns).
   nlohmann::json jobs = io::load_scenario(path).json["workload"]["jobs"];
