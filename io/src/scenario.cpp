@@ -507,13 +507,6 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
     // by its nodeSelector when the cluster spans several, whatever the duration model. The node
     // groups a selector matches, by the labels their nodes carry (the group's own, the
     // instance type, the EKS node group, the zone), must all lie in one zone.
-    auto labels_of = [&](const models::NodeGroupSpec& g) {
-      std::vector<std::pair<std::string, std::string>> l = g.labels;
-      l.emplace_back("node.kubernetes.io/instance-type", g.instance_type);
-      l.emplace_back("eks.amazonaws.com/nodegroup", g.name);
-      if (!g.availability_zone.empty()) l.emplace_back("topology.kubernetes.io/zone", g.availability_zone);
-      return l;
-    };
     std::set<std::string> all_zones;
     for (const auto& g : sc.node_groups) all_zones.insert(g.availability_zone);
     if (all_zones.size() > 1)
@@ -524,7 +517,7 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
         if (j.nnodes < 2 || !efa) continue;
         std::set<std::string> zones;
         for (const auto& g : sc.node_groups) {
-          const auto l = labels_of(g);
+          const auto l = models::node_labels(g);
           bool match = true;
           for (const auto& kv : j.node_selector)
             if (std::find(l.begin(), l.end(), kv) == l.end()) match = false;

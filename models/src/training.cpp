@@ -548,7 +548,6 @@ void TrainingCluster::begin_startup(std::size_t idx) {
   const Duration read = startup_->dataset_read(m ? m->dataset_bytes : 0);
   js.image_pull_s += js.pull_max.seconds();
   js.rendezvous_s += rdzv.seconds();
-  js.compile_s += c.time.seconds();
   outcomes_[idx].compile_s += c.time.seconds();
   js.dataset_read_s += read.seconds();
   if (!js.compile_cache.empty()) js.compile_cache += ",";
@@ -609,13 +608,16 @@ Duration TrainingCluster::training_time(std::size_t idx) {
   if (scenario_.duration_model != DurationModel::Derived) return j.duration - run.saved;
   // Derived: the steps still to do at the step time of the placement this attempt got, with
   // the bandwidth the fabric grants now (retime() changes it when the sharing changes).
-  const Placement placement{j.nnodes, static_cast<int>(std::lround(run.pod[policy::Dim::NeuronCore] / 1000.0))};
-  run.step = step_time(scenario_.step_model->profile, placement, grant_of(idx));
+  run.step = step_time(scenario_.step_model->profile, placement_of(idx), grant_of(idx));
   run.period_start = sim_.now();
   run.att_steps = run.att_compute_s = run.att_comm_s = run.att_sync_s = 0;
   // Each of the 2(N-1) inter-node ring steps moves S/N bytes over every hop.
   run.hop_bytes_per_step = j.nnodes > 1 ? 2.0 * (j.nnodes - 1) * scenario_.step_model->profile.gradient_bytes() / j.nnodes : 0.0;
   return Duration::ns((j.steps - run.steps_saved) * run.step.total().count_ns());
+}
+
+Placement TrainingCluster::placement_of(std::size_t idx) const {
+  return {scenario_.jobs[idx].nnodes, static_cast<int>(std::lround(runs_[idx].pod[policy::Dim::NeuronCore] / 1000.0))};
 }
 
 LinkGrant TrainingCluster::grant_of(std::size_t idx) const {
@@ -645,8 +647,7 @@ void TrainingCluster::retime(std::size_t idx) {
   JobRun& run = runs_[idx];
   if (run.ended || run.attempt_start == core::Time::max()) return;
   const TrainingJobSpec& j = scenario_.jobs[idx];
-  const Placement placement{j.nnodes, static_cast<int>(std::lround(run.pod[policy::Dim::NeuronCore] / 1000.0))};
-  const StepTime next = step_time(scenario_.step_model->profile, placement, grant_of(idx));
+  const StepTime next = step_time(scenario_.step_model->profile, placement_of(idx), grant_of(idx));
   if (next.total() == run.step.total()) return;
   close_period(idx, sim_.now());  // the steps so far at the old step time
   run.step = next;
@@ -759,7 +760,7 @@ void TrainingCluster::write_final(std::size_t idx, const std::string& phase, con
     f.startup_modelled = true;
     f.image_pull_s = js.image_pull_s;
     f.rendezvous_s = js.rendezvous_s;
-    f.compile_s = js.compile_s;
+    f.compile_s = o.compile_s;
     f.dataset_read_s = js.dataset_read_s;
     f.compile_cache = js.compile_cache;
     f.training_start = js.training_start;

@@ -26,7 +26,7 @@ struct TrainingCluster::JobStartup {
   bool in_startup = false;              // between the last pod Running and training start
   bool killed = false;                  // the job controller has killed this attempt's pods
   std::string restart_event = "PodEvicted";
-  double image_pull_s = 0, rendezvous_s = 0, compile_s = 0, dataset_read_s = 0;
+  double image_pull_s = 0, rendezvous_s = 0, dataset_read_s = 0;  // compile time: JobOutcome::compile_s
   std::string compile_cache;
   core::Time training_start = core::Time::max();
   core::Time startup_begin = core::Time::max();

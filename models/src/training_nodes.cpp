@@ -40,6 +40,15 @@ Resource template_of(const InstanceType& it) {
 }
 }  // namespace
 
+std::vector<std::pair<std::string, std::string>> node_labels(const NodeGroupSpec& g) {
+  std::vector<std::pair<std::string, std::string>> l = g.labels;
+  l.emplace_back("node.kubernetes.io/instance-type", g.instance_type);
+  l.emplace_back("eks.amazonaws.com/nodegroup", g.name);
+  if (!g.availability_zone.empty()) l.emplace_back("topology.kubernetes.io/zone", g.availability_zone);
+  std::sort(l.begin(), l.end());
+  return l;
+}
+
 void TrainingCluster::init_nodes(core::RngStreams& rng) {
   const TrainingScenario& sc = scenario_;
   dynamic_nodes_ = sc.faults.has_value() || sc.autoscaler.has_value();
@@ -75,11 +84,7 @@ NodeId TrainingCluster::add_group_node(std::size_t group, bool ready) {
   n.allocatable = template_of(*it);
   n.capacity = n.allocatable;
   n.ready = ready;
-  n.labels = g.labels;
-  n.labels.emplace_back("node.kubernetes.io/instance-type", it->name);
-  n.labels.emplace_back("eks.amazonaws.com/nodegroup", g.name);
-  if (!g.availability_zone.empty()) n.labels.emplace_back("topology.kubernetes.io/zone", g.availability_zone);
-  std::sort(n.labels.begin(), n.labels.end());
+  n.labels = node_labels(g);
   const NodeId id = state_.add_node(n);
   if (node_recs_.size() <= id) node_recs_.resize(id + 1);
   NodeRec& r = node_recs_[id];

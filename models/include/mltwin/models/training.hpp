@@ -63,6 +63,11 @@ struct NodeGroupSpec {
   std::vector<std::pair<std::string, std::string>> labels;
 };
 
+/// The labels every node of group `g` carries, sorted: the group's own, plus
+/// node.kubernetes.io/instance-type, eks.amazonaws.com/nodegroup and (with a zone)
+/// topology.kubernetes.io/zone, as EKS sets them. Scheduling and the loader's zone check use it.
+std::vector<std::pair<std::string, std::string>> node_labels(const NodeGroupSpec& g);
+
 struct QueueSpec {
   std::string name;
   int weight = 1;
@@ -264,6 +269,7 @@ class TrainingCluster final : public core::EventHandler, public policy::Backend 
   void account_allocation(double delta_cores);
   // Derived durations with fabric contention (training.cpp): the current attempt's progress is
   // kept in periods of constant step time.
+  Placement placement_of(std::size_t idx) const;  // its nodes x NeuronCores per pod
   LinkGrant grant_of(std::size_t idx) const;
   void close_period(std::size_t idx, core::Time at);  // books the steps from the period's start to `at`
   void retime(std::size_t idx);                // new grant -> new step time -> new end event
