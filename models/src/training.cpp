@@ -67,6 +67,12 @@ struct TrainingCluster::JobRun {
   core::Time period_start = core::Time::max();
   double att_steps = 0, att_compute_s = 0, att_comm_s = 0, att_sync_s = 0;
   double hop_bytes_per_step = 0;
+  // The current period of constant step time (a step_periods row): since when, the steps done
+  // before it, the EFA grant it has, and which attempt (training start) it belongs to.
+  core::Time step_since = core::Time::max();
+  double step_since_steps = 0;
+  double efa_gbps = 0;
+  int attempt = -1;
   bool ended = false;
   std::string last_phase = "Pending";
 };
@@ -330,7 +336,7 @@ void TrainingCluster::job_controller(std::size_t idx) {
       // Progress in whole steps; a checkpoint every max(1, c / step time) steps of this
       // attempt. The kept steps' share of the attempt's time and split is credited, the rest
       // is lost (with one step time all along: elapsed - kept steps x step time).
-      close_period(idx, sim_.now());
+      end_step_period(idx, sim_.now(), "restarted");
       const Duration elapsed = sim_.now() - run.attempt_start;
       const std::int64_t t = run.step.total().count_ns();
       const std::int64_t done = run.steps_saved + static_cast<std::int64_t>(std::floor(run.att_steps));
@@ -608,9 +614,14 @@ Duration TrainingCluster::training_time(std::size_t idx) {
   if (scenario_.duration_model != DurationModel::Derived) return j.duration - run.saved;
   // Derived: the steps still to do at the step time of the placement this attempt got, with
   // the bandwidth the fabric grants now (retime() changes it when the sharing changes).
-  run.step = step_time(scenario_.step_model->profile, placement_of(idx), grant_of(idx));
+  const LinkGrant g = grant_of(idx);
+  run.step = step_time(scenario_.step_model->profile, placement_of(idx), g);
   run.period_start = sim_.now();
   run.att_steps = run.att_compute_s = run.att_comm_s = run.att_sync_s = 0;
+  run.step_since = sim_.now();
+  run.step_since_steps = 0;
+  run.efa_gbps = g.inter_gbps;
+  ++run.attempt;
   // Each of the 2(N-1) inter-node ring steps moves S/N bytes over every hop.
   run.hop_bytes_per_step = j.nnodes > 1 ? 2.0 * (j.nnodes - 1) * scenario_.step_model->profile.gradient_bytes() / j.nnodes : 0.0;
   return Duration::ns((j.steps - run.steps_saved) * run.step.total().count_ns());
@@ -647,15 +658,38 @@ void TrainingCluster::retime(std::size_t idx) {
   JobRun& run = runs_[idx];
   if (run.ended || run.attempt_start == core::Time::max()) return;
   const TrainingJobSpec& j = scenario_.jobs[idx];
-  const StepTime next = step_time(scenario_.step_model->profile, placement_of(idx), grant_of(idx));
+  const LinkGrant g = grant_of(idx);
+  const StepTime next = step_time(scenario_.step_model->profile, placement_of(idx), g);
   if (next.total() == run.step.total()) return;
-  close_period(idx, sim_.now());  // the steps so far at the old step time
+  end_step_period(idx, sim_.now(), "retimed");  // the steps so far at the old step time
   run.step = next;
+  run.step_since = sim_.now();
+  run.step_since_steps = run.att_steps;
+  run.efa_gbps = g.inter_gbps;
   const double left = std::max(0.0, static_cast<double>(j.steps - run.steps_saved) - run.att_steps);
   const auto ns = static_cast<std::int64_t>(std::ceil(left * static_cast<double>(next.total().count_ns())));
   sim_.cancel(run.end_event);
   run.end_event = sim_.schedule_in(Duration::ns(ns), this, pack(kJobEnd, idx));
   ++stats_.retimes;
+}
+
+void TrainingCluster::end_step_period(std::size_t idx, core::Time at, std::string_view why) {
+  JobRun& run = runs_[idx];
+  if (run.step_since == core::Time::max()) return;
+  close_period(idx, at);
+  StepPeriod p;
+  p.job = static_cast<std::uint32_t>(idx);
+  p.attempt = run.attempt;
+  p.start = run.step_since;
+  p.end = at;
+  p.nodes = scenario_.jobs[idx].nnodes;
+  p.efa_gbps = p.nodes > 1 ? run.efa_gbps : 0.0;
+  p.step_s = run.step.total().seconds();
+  p.communication_s = run.step.communication().seconds();
+  p.steps = run.att_steps - run.step_since_steps;
+  p.end_reason = why;
+  rec_.step_period(p);
+  run.step_since = core::Time::max();
 }
 
 void TrainingCluster::grant_changed(void* self, std::uint32_t job) {
@@ -697,7 +731,7 @@ void TrainingCluster::job_end(std::size_t idx) {
   JobRun& run = runs_[idx];
   if (scenario_.duration_model == DurationModel::Derived) {
     // The whole attempt is kept: its steps' split, period by period.
-    close_period(idx, sim_.now());
+    end_step_period(idx, sim_.now(), "completed");
     JobOutcome& o = outcomes_[idx];
     o.compute_s += run.att_compute_s;
     o.communication_s += run.att_comm_s;
@@ -804,6 +838,14 @@ void TrainingCluster::finish(core::Time end, const std::string& note) {
     if (run.ended) continue;
     if (idx >= next_arrival_) continue;  // never submitted (the run stopped before)
     if (run.attempt_start != core::Time::max() && end > run.attempt_start) stats_.training_s += (end - run.attempt_start).seconds();
+    if (run.attempt_start != core::Time::max() && scenario_.duration_model == DurationModel::Derived) {
+      // Still training: the attempt's steps so far count (nothing is lost yet).
+      end_step_period(idx, end, "run ended");
+      JobOutcome& o = outcomes_[idx];
+      o.compute_s += run.att_compute_s;
+      o.communication_s += run.att_comm_s;
+      o.sync_s += run.att_sync_s;
+    }
     std::string phase = run.attempt_start != core::Time::max() || jstart_[idx].in_startup ? "Running" : "Pending";
     std::string reason;
     if (phase == "Pending") {

@@ -48,6 +48,7 @@ class Forward final : public models::TrainingRecorder {
   void sample(const models::ClusterSample& s) override { to->sample(s); }
   void node_event(const models::NodeEvent& e) override { to->node_event(e); }
   void link_usage(const models::LinkUsage& u) override { to->link_usage(u); }
+  void step_period(const models::StepPeriod& p) override { to->step_period(p); }
   void checkpoint(core::Time now) override { to->checkpoint(now); }
 };
 

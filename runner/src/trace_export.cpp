@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
@@ -224,6 +225,34 @@ TraceExportStats training(const std::string& db, Writer& w) {
     if (!continued) {
       w.event({{"ph", "C"}, {"name", name}, {"pid", p}, {"tid", 0}, {"ts", us(t1)}, {"args", {{"percent", 0.0}}}});
       ++st.counters;
+    }
+  }
+
+  // The jobs' all-reduce rings over EFA (duration model derived, schema 5 on): one slice per
+  // period of constant step time of a multi-node job, named with the bandwidth the fabric
+  // granted it, on a process of their own; a slice ends where the grant changed (another
+  // ring started or stopped on a shared link), the attempt ended or the run stopped.
+  Rows has(store::query_file(db, "SELECT count(*) AS n FROM sqlite_master WHERE name = 'step_periods'"));
+  if (has.i64("n", 0).value_or(0) > 0) {
+    Rows sp(store::query_file(db, "SELECT job, attempt, start_ns, end_ns, nodes, efa_gbps, step_s, communication_s, steps, end_reason "
+                                  "FROM step_periods WHERE nodes > 1 ORDER BY start_ns, job, attempt"));
+    if (sp.size() > 0) {
+      const int rings_pid = cluster_pid + 1;
+      w.process(rings_pid, "EFA all-reduce rings", rings_pid);
+      std::vector<std::int64_t> ring_lanes;
+      for (std::size_t r = 0; r < sp.size(); ++r) {
+        const std::int64_t t0 = *sp.i64("start_ns", r), t1 = *sp.i64("end_ns", r);
+        const auto j = static_cast<std::size_t>(*sp.i64("job", r));
+        const std::string name = j < job_name.size() ? job_name[j] : std::to_string(j);
+        const double gbps = sp.f64("efa_gbps", r).value_or(0);
+        const int tid = lane_for(ring_lanes, t0, t1);
+        w.event({{"ph", "X"}, {"name", fmt::format("{} ring x{} @ {:.4g} Gb/s", name, *sp.i64("nodes", r), gbps)}, {"cat", "all-reduce"},
+                 {"pid", rings_pid}, {"tid", tid}, {"ts", us(t0)}, {"dur", us(t1 - t0)},
+                 {"args", {{"job", j}, {"attempt", *sp.i64("attempt", r)}, {"nodes", *sp.i64("nodes", r)}, {"efa_gbps", gbps},
+                           {"step_s", sp.f64("step_s", r).value_or(0)}, {"communication_s", sp.f64("communication_s", r).value_or(0)},
+                           {"steps", sp.f64("steps", r).value_or(0)}, {"ended", sp.str("end_reason", r)}}}});
+        ++st.slices;
+      }
     }
   }
   return st;

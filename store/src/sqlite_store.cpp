@@ -127,6 +127,18 @@ CREATE TABLE link_usage (
   bytes       REAL NOT NULL,
   utilisation REAL NOT NULL
 );
+CREATE TABLE step_periods (
+  job             INTEGER NOT NULL REFERENCES jobs(job),
+  attempt         INTEGER NOT NULL,
+  start_ns        INTEGER NOT NULL,
+  end_ns          INTEGER NOT NULL,
+  nodes           INTEGER NOT NULL,
+  efa_gbps        REAL,
+  step_s          REAL NOT NULL,
+  communication_s REAL NOT NULL,
+  steps           REAL NOT NULL,
+  end_reason      TEXT NOT NULL
+);
 CREATE VIEW job_times AS
 SELECT job, queue, phase,
        (scheduled_ns - submit_ns) / 1e9 AS queueing_s,
@@ -139,6 +151,7 @@ constexpr const char* kTrainingIndexes = R"sql(
 CREATE INDEX pods_by_job ON pods(job);
 CREATE INDEX decisions_by_job ON decisions(job);
 CREATE INDEX phases_by_job ON phases(job);
+CREATE INDEX step_periods_by_job ON step_periods(job);
 )sql";
 
 // Inference: column names of endpoint_metrics are CloudWatch's metric names in snake_case with
@@ -252,6 +265,11 @@ constexpr int kNodeEventsColumns = 5;
 constexpr const char* kLinkUsageInsert = "INSERT INTO link_usage (start_ns, end_ns, link, bytes, utilisation) VALUES ";
 constexpr const char* kLinkUsageRow = "(?, ?, ?, ?, ?)";
 constexpr int kLinkUsageColumns = 5;
+constexpr const char* kStepPeriodsInsert =
+    "INSERT INTO step_periods (job, attempt, start_ns, end_ns, nodes, efa_gbps, step_s, communication_s, steps,"
+    " end_reason) VALUES ";
+constexpr const char* kStepPeriodsRow = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+constexpr int kStepPeriodsColumns = 10;
 
 constexpr const char* kRequestsInsert =
     "INSERT INTO requests (id, model, instance, arrival_ns, done_ns, status, overhead_latency_ns,"
@@ -502,7 +520,7 @@ struct SqliteStore::Impl {
   std::string path;
   RunKind kind = RunKind::Training;
   DbHandle db;  // declared first, destroyed last: the statements are finalized before it
-  RowBuffer jobs, pods, decisions, phases, metrics, node_events, link_usage;  // training
+  RowBuffer jobs, pods, decisions, phases, metrics, node_events, link_usage, step_periods;  // training
   RowBuffer requests, model_events, worker_events, instance_events, endpoint_metrics;  // inference
   std::vector<std::uint32_t> jobs_buffered;  // ids of the rows waiting in `jobs`
   Stmt update_job, put_meta;
@@ -559,6 +577,7 @@ struct SqliteStore::Impl {
     flush(metrics, "cluster_metrics");
     flush(node_events, "node_events");
     flush(link_usage, "link_usage");
+    flush(step_periods, "step_periods");
     flush(requests, "requests");
     flush(model_events, "model_events");
     flush(worker_events, "worker_events");
@@ -605,7 +624,7 @@ struct SqliteStore::Impl {
 
   /// Finalizes every statement and closes the connection; an open transaction rolls back.
   void close() noexcept {
-    for (RowBuffer* b : {&jobs, &pods, &decisions, &phases, &metrics, &node_events, &link_usage, &requests, &model_events,
+    for (RowBuffer* b : {&jobs, &pods, &decisions, &phases, &metrics, &node_events, &link_usage, &step_periods, &requests, &model_events,
                          &worker_events, &instance_events, &endpoint_metrics})
       b->close();
     update_job.reset();
@@ -695,6 +714,7 @@ SqliteStore::SqliteStore(const std::string& path, const RunMetadata& meta)
     m.prepare(m.metrics, kMetricsInsert, kMetricsRow, kMetricsColumns);
     m.prepare(m.node_events, kNodeEventsInsert, kNodeEventsRow, kNodeEventsColumns);
     m.prepare(m.link_usage, kLinkUsageInsert, kLinkUsageRow, kLinkUsageColumns);
+    m.prepare(m.step_periods, kStepPeriodsInsert, kStepPeriodsRow, kStepPeriodsColumns);
     m.jobs_buffered.reserve(RowBuffer::kBatchRows);
     m.update_job = m.prepare(kUpdateJob);
   } else {
@@ -874,6 +894,24 @@ void SqliteStore::link_usage(const models::LinkUsage& u) {
   b.add_real(u.bytes);
   b.add_real(u.utilisation);
   m.end_row(b, "link_usage");
+}
+
+void SqliteStore::step_period(const models::StepPeriod& p) {
+  Impl& m = *impl_;
+  m.require(RunKind::Training, "step_periods");
+  RowBuffer& b = m.step_periods;
+  b.add_int(p.job);
+  b.add_int(p.attempt);
+  b.add_time(p.start);
+  b.add_time(p.end);
+  b.add_int(p.nodes);
+  if (p.nodes > 1) b.add_real(p.efa_gbps);
+  else b.add_null();
+  b.add_real(p.step_s);
+  b.add_real(p.communication_s);
+  b.add_real(p.steps);
+  b.add_text(p.end_reason);
+  m.end_row(b, "step_periods");
 }
 
 void SqliteStore::sample(const models::ClusterSample& c) {

@@ -279,7 +279,7 @@ TEST_CASE("run_meta records how the run ended: completed, or stopped at --until"
                     slurp(t.path() / "done.log"));
     Db db(fx.root / "done.sqlite");
     const auto meta = db.meta();
-    CHECK(meta.at("schema_version") == "4");
+    CHECK(meta.at("schema_version") == "5");
     CHECK(meta.at("until") == "");
     CHECK(meta.at("end_reason") == "completed");
     // The run ends with its last event: the scheduler cycle (whole seconds) that follows the
@@ -372,6 +372,34 @@ TEST_CASE("jobs sharing the fabric: link_usage in the database and link counters
   for (const auto& e : tr.at("traceEvents"))
     if (e.value("ph", "") == "C" && e.value("name", "") == "trn1-0/efa-tx utilisation %") ++counters;
   CHECK(counters >= 2);  // its first interval's value, and 0 after its last
+  // The rings: A alone (800 Gb/s), A and B beside each other (400 Gb/s each: every NIC link
+  // carries both rings), A alone again; the four step_periods rows are the four slices, and
+  // each slice's steps x step time is its duration (to the ns rounding of the end event).
+  CHECK(db.one("SELECT count(*) FROM step_periods") == "4");
+  CHECK(db.one("SELECT group_concat(efa_gbps, ',') FROM (SELECT efa_gbps FROM step_periods WHERE job = 0 ORDER BY start_ns)") == "800.0,400.0,800.0");
+  CHECK(db.one("SELECT count(*) FROM step_periods WHERE abs(steps * step_s - (end_ns - start_ns) / 1e9) > 1e-6") == "0");
+  std::vector<std::string> rings;
+  for (const auto& e : tr.at("traceEvents"))
+    if (e.value("ph", "") == "X" && e.value("cat", "") == "all-reduce") rings.push_back(e.at("name").get<std::string>());
+  std::sort(rings.begin(), rings.end());
+  CHECK(rings == std::vector<std::string>{"a ring x2 @ 400 Gb/s", "a ring x2 @ 800 Gb/s", "a ring x2 @ 800 Gb/s", "b ring x2 @ 400 Gb/s"});
+}
+
+TEST_CASE("derived durations: a job still training when --until stops the run keeps its steps so far") {
+  // fabric-contention: A trains alone from 3.05 s at 1,437,381,000 ns per step (hand-derived in
+  // test_step_model: compute 1.3 s + sync 117,741,000 + NeuronLink 12,810,000 + EFA 6,830,000 ns);
+  // B is submitted at 60 s. Stopped at 30 s: (30 - 3.05) / 1.437381 = 18.7494... steps, each
+  // with 1.3 s of computing, and one step_periods row ending at 30 s.
+  TempDir t("mltwin-cli");
+  const fs::path scen = fs::path(MLTWIN_SOURCE_DIR) / "tests/scenarios/fabric-contention.json";
+  REQUIRE_MESSAGE(run_cli({"run", scen.string(), "--out", "u.sqlite", "--until", "30s", "--no-progress"}, t.path(), {}, t.path() / "u.log") == 0,
+                  slurp(t.path() / "u.log"));
+  Db db(t.path() / "u.sqlite");
+  const double steps = (30e9 - 3.05e9) / 1'437'381'000.0;
+  CHECK(db.one("SELECT phase FROM jobs WHERE job = 0") == "Running");
+  CHECK(std::stod(db.one("SELECT compute_s FROM jobs WHERE job = 0")) == doctest::Approx(steps * 1.3).epsilon(1e-9));
+  CHECK(std::stod(db.one("SELECT steps FROM step_periods WHERE job = 0")) == doctest::Approx(steps).epsilon(1e-9));
+  CHECK(db.one("SELECT end_ns || ' ' || end_reason FROM step_periods WHERE job = 0") == "30000000000 run ended");
 }
 
 TEST_CASE("explain: a job restarted after a node failure and placed again at once is not 'still waiting'") {

@@ -163,6 +163,7 @@ class Recorder final : public models::TrainingRecorder {
   void phase_change(const models::PhaseChange&) override { ++phase_changes; }
   void sample(const models::ClusterSample&) override { ++samples; }
   void checkpoint(core::Time) override {}
+  void step_period(const models::StepPeriod&) override {}
 
  private:
   // What the pods between Bound and Succeeded hold on each node: devices, cpu, memory, EFA.

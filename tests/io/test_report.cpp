@@ -34,6 +34,7 @@ class NullRecorder final : public models::TrainingRecorder {
   void phase_change(const models::PhaseChange&) override {}
   void sample(const models::ClusterSample&) override {}
   void checkpoint(core::Time) override {}
+  void step_period(const models::StepPeriod&) override {}
 };
 
 /// Runs tiny-gang until `until` (Time::max(): to the end) and returns its printed summary.

@@ -63,6 +63,7 @@ class TextRecorder final : public models::TrainingRecorder {
        << ' ' << s.jobs_inqueue << ' ' << s.jobs_running << ' ' << s.pods_running << '\n';
   }
   void checkpoint(core::Time) override {}
+  void step_period(const models::StepPeriod&) override {}
 };
 
 void run(const io::LoadedScenario& sc, TextRecorder& rec) {

@@ -57,6 +57,7 @@ class Recorder final : public models::TrainingRecorder {
     nodes.push_back({e.t.ns(), std::string(e.node), std::string(e.group), std::string(e.event), std::string(e.reason)});
   }
   void checkpoint(Time) override {}
+  void step_period(const models::StepPeriod&) override {}
   const models::JobFinal& final_of(std::uint32_t job) const {
     const models::JobFinal* f = nullptr;
     int n = 0;

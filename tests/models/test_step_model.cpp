@@ -343,6 +343,7 @@ class Finals final : public models::TrainingRecorder {
   void phase_change(const models::PhaseChange&) override {}
   void sample(const models::ClusterSample&) override {}
   void checkpoint(core::Time) override {}
+  void step_period(const models::StepPeriod&) override {}
   const models::JobFinal& of(std::uint32_t job) const {
     for (const auto& f : finals)
       if (f.job == job) return f;
@@ -472,6 +473,17 @@ class FinalsAndLinks final : public models::TrainingRecorder {
   void sample(const models::ClusterSample&) override {}
   void checkpoint(core::Time) override {}
   void link_usage(const models::LinkUsage& u) override { link_bytes[std::string(u.link)] += u.bytes; }
+  struct Period {
+    std::uint32_t job;
+    int attempt;
+    std::int64_t start, end;
+    double efa_gbps, step_s, steps;
+    std::string why;
+  };
+  std::vector<Period> periods;
+  void step_period(const models::StepPeriod& p) override {
+    periods.push_back({p.job, p.attempt, p.start.ns(), p.end.ns(), p.efa_gbps, p.step_s, p.steps, std::string(p.end_reason)});
+  }
 };
 }  // namespace
 
@@ -523,6 +535,37 @@ TEST_CASE("jobs sharing the fabric: B joins A's two nodes, A slows down while B 
   // transmit link carries A's 100 steps and B's 50.
   CHECK(rec.link_bytes["trn1-0/efa-tx"] == doctest::Approx(150 * 680e6).epsilon(1e-9));
   CHECK(rec.link_bytes["trn1-1/efa-rx"] == doctest::Approx(150 * 680e6).epsilon(1e-9));
+  // The periods of constant step time (step_periods, the flows on the Perfetto timeline): A
+  // alone at 800 Gb/s, beside B at 400 Gb/s (each NIC link split between two rings), alone
+  // again; B once, at 400 Gb/s. In job order of their ends: A's first (t1), then B's and A's
+  // second at B's end (B completes first, then A is retimed), then A's last.
+  using P = FinalsAndLinks::Period;
+  std::vector<P> pa, pb;
+  for (const P& p : rec.periods) (p.job == 0 ? pa : pb).push_back(p);
+  REQUIRE(pa.size() == 3);
+  REQUIRE(pb.size() == 1);
+  CHECK(pa[0].start == 3'050'000'000);
+  CHECK(pa[0].end == t1);
+  CHECK(pa[0].efa_gbps == 800);
+  CHECK(pa[0].step_s == doctest::Approx(alone * 1e-9).epsilon(1e-12));
+  CHECK(pa[0].steps == doctest::Approx(before).epsilon(1e-12));
+  CHECK(pa[0].why == "retimed");
+  CHECK(pa[1].start == t1);
+  CHECK(pa[1].end == b.end.ns());
+  CHECK(pa[1].efa_gbps == 400);
+  CHECK(pa[1].step_s == doctest::Approx(shared * 1e-9).epsilon(1e-12));
+  CHECK(pa[1].steps == doctest::Approx(50.0).epsilon(1e-9));
+  CHECK(pa[2].start == b.end.ns());
+  CHECK(pa[2].end == a.end.ns());
+  CHECK(pa[2].efa_gbps == 800);
+  CHECK(pa[2].steps == doctest::Approx(after).epsilon(1e-6));
+  CHECK(pa[2].why == "completed");
+  CHECK(pb[0].start == t1);
+  CHECK(pb[0].end == b.end.ns());
+  CHECK(pb[0].efa_gbps == 400);
+  CHECK(pb[0].steps == doctest::Approx(50.0).epsilon(1e-9));
+  CHECK(pb[0].why == "completed");
+  for (const P& p : rec.periods) CHECK(p.attempt == 0);
 }
 
 TEST_CASE("a /fabric and /step_model/fabric together, or contention with a cluster autoscaler, are refused with the JSON path") {

@@ -122,6 +122,22 @@ struct LinkUsage {
   double utilisation = 0;  ///< bytes x 8 / (capacity Gb/s x 1e9 x (end - start) s)
 };
 
+/// One period of constant step time of a training attempt (duration model derived): the
+/// job's all-reduce ring as it ran over the fabric. A period ends when the bandwidth the fabric
+/// grants the job changes (another job's ring starts or stops on a link it shares), when the
+/// attempt ends, or when the run ends.
+struct StepPeriod {
+  std::uint32_t job = 0;
+  int attempt = 0;               ///< 0 for the first attempt, +1 per restart
+  Time start, end;               ///< the period, simulated ns
+  int nodes = 1;                 ///< nodes of the ring (1: no inter-node all-reduce)
+  double efa_gbps = 0;           ///< EFA bandwidth granted per ring hop, Gb/s (0 when nodes = 1)
+  double step_s = 0;             ///< step time in this period, s
+  double communication_s = 0;    ///< of which the all-reduce (NeuronLink + EFA), s per step
+  double steps = 0;              ///< optimizer steps progressed in the period (fractional)
+  std::string_view end_reason;   ///< retimed, completed, restarted, run ended
+};
+
 class TrainingRecorder {
  public:
   virtual ~TrainingRecorder() = default;
@@ -135,6 +151,9 @@ class TrainingRecorder {
   virtual void node_event(const NodeEvent&) {}
   /// Link traffic per metrics interval; a recorder may ignore it.
   virtual void link_usage(const LinkUsage&) {}
+  /// Periods of constant step time (derived durations). Pure virtual, unlike the two above: a
+  /// forwarding recorder that forgot it would silently drop the rows.
+  virtual void step_period(const StepPeriod& p) = 0;
   /// A point where a consistent prefix of the run is recorded (the store commits here).
   virtual void checkpoint(Time now) = 0;
 };

@@ -181,7 +181,7 @@ struct JobOutcome {
   /// (first bind of an attempt -> training starts), lost work (training thrown away by
   /// restarts), and, with DurationModel::Derived, the kept training split into computing
   /// (micro-steps + step overhead), communicating (all-reduce) and synchronisation (straggler
-  /// wait). Attempts still running at the end of the run are not counted.
+  /// wait). An attempt still training at the end of the run counts with its steps so far.
   double startup_s = 0, lost_s = 0, compute_s = 0, communication_s = 0, sync_s = 0;
   /// The Neuron compilation (or compile-cache load) part of startup_s, s (startup block only).
   double compile_s = 0;
@@ -272,6 +272,8 @@ class TrainingCluster final : public core::EventHandler, public policy::Backend 
   Placement placement_of(std::size_t idx) const;  // its nodes x NeuronCores per pod
   LinkGrant grant_of(std::size_t idx) const;
   void close_period(std::size_t idx, core::Time at);  // books the steps from the period's start to `at`
+  // Closes the current constant-step-time period at `at` and records it (a step_periods row).
+  void end_step_period(std::size_t idx, core::Time at, std::string_view why);
   void retime(std::size_t idx);                // new grant -> new step time -> new end event
   void settle_traffic();                       // retimes the jobs whose grant may have changed
   static void grant_changed(void* self, std::uint32_t job);
