@@ -249,8 +249,8 @@ namespace {
 template <class Entries>
 std::vector<TaskId> victims_of(const Entries& entries, const TaskInfo& preemptor,
                                std::span<const TaskId> preemptees) {
-  std::vector<TaskId> victims;  // empty == nil
-  std::vector<TaskId> cand;     // one buffer for every plugin's answer
+  std::vector<TaskId> victims;                 // empty == nil
+  static thread_local std::vector<TaskId> cand;  // one buffer for every plugin's answer, every call
   std::size_t i = 0;
   while (i < entries.size()) {
     const int tier = entries[i].tier;

@@ -253,6 +253,60 @@ TEST_CASE("reclaim: a queue that is not reclaimable is never reclaimed from") {
   CHECK(g.w["small"].count(TaskStatus::Pending) == 1);
 }
 
+namespace {
+// A Reclaimable function that answers "no victim" (so nothing is ever reclaimed) and counts how
+// often it is asked; `promise` is what it tells the session about its dependence on the preemptor.
+struct NoVictims final : Plugin {
+  std::string n;
+  VictimDependence promise;
+  int* calls;
+  std::string_view name() const override { return n; }
+  void on_session_open(Session& ssn) override {
+    int* c = calls;
+    ssn.add_reclaimable_fn([c](const TaskInfo&, std::span<const TaskId>, std::vector<TaskId>&) {
+      ++*c;
+      return kPermit;
+    }, promise);
+  }
+};
+
+int reclaimable_calls(VictimDependence promise) {
+  static int calls = 0;
+  calls = 0;
+  const std::string name = promise == VictimDependence::NotOnPreemptor ? "no-victims-any" : "no-victims-each";
+  register_plugin(name, [name, promise](const Arguments&) {
+    auto p = std::make_unique<NoVictims>();
+    p->n = name;
+    p->promise = promise;
+    p->calls = &calls;
+    return p;
+  });
+  // OverDeserved (a holds both nodes, b's "small" starves) with a second starving job of b.
+  OverDeserved g(/*a_reclaimable=*/true);
+  g.w.job(JobBuilder("small2", "b").pods(1, full_node()).created(6).inqueue());
+  SchedulerConfig cfg = volcano_defaults();
+  cfg.tiers[1].plugins.push_back(PluginOption{name, {}, {}});
+  RecordingBackend be;
+  Scheduler s(cfg, 1);
+  cycle(g.w, be, s);
+  // Tier 1: gang offers nothing (big is exactly ready). Tier 2: proportion offers big's pod on
+  // the node, this plugin none: the intersection is empty, the tier ends, no victim anywhere.
+  CHECK(be.evictions.empty());
+  CHECK(be.binds.empty());
+  return calls;
+}
+}  // namespace
+
+TEST_CASE("reclaim asks plugins that promise NotOnPreemptor once per node and queue while nothing moves") {
+  // Queue b's two starving jobs (small, small2) each try n0 and n1, where a's pod makes room:
+  // 2 preemptors x 2 nodes = 4 Reclaimable calls when the answer may depend on the preemptor.
+  // When every Reclaimable plugin (gang, conformance, proportion and this one) promised
+  // NotOnPreemptor, small2 reuses small's answers (nothing moved in between): 2 calls, and the
+  // same decisions (no eviction, no bind, checked inside).
+  CHECK(reclaimable_calls(VictimDependence::OnPreemptor) == 4);
+  CHECK(reclaimable_calls(VictimDependence::NotOnPreemptor) == 2);
+}
+
 TEST_CASE("preempt and reclaim are registered and a configuration naming them validates") {
   CHECK(action_registered("preempt"));
   CHECK(action_registered("reclaim"));

@@ -142,22 +142,27 @@ class Preempt final : public Action {
     // calls. With no preemptee anywhere (common: the job's own tasks are all Pending, or no
     // other job of the queue runs), a node is kept only where the preemptor fits as it is, and
     // nothing happens at all unless its queue is Allocatable for it.
-    bool any_preemptee = false;
+    //
+    // The preemptees on each node come from one pass over the scope (every task the filter can
+    // accept is in it), each node's in task id order as Volcano's node.Tasks would give them to
+    // the plugins here (on_node_'s order); a node without any has an empty list.
+    for (NodeId n : touched_) by_node_[n].clear();
+    touched_.clear();
+    by_node_.resize(st.nodes().size());
     for (TaskId t : scope) {
       const TaskInfo& task = st.task(t);
-      if (task.node != kNone && eligible(task, task.node)) {
-        any_preemptee = true;
-        break;
-      }
+      if (task.node == kNone || !eligible(task, task.node)) continue;
+      if (by_node_[task.node].empty()) touched_.push_back(task.node);
+      by_node_[task.node].push_back(t);
     }
+    const bool any_preemptee = !touched_.empty();
     if (!any_preemptee && !ssn.allocatable(queue, preemptor)) return false;
+    for (NodeId n : touched_) std::sort(by_node_[n].begin(), by_node_[n].end());
     // PredicateNodes, PrioritizeNodes, SortNodes: best score first.
     std::vector<std::pair<double, NodeId>> nodes;
     for (const NodeInfo& n : st.nodes()) {
       Resource room = n.future_idle();
-      if (any_preemptee)
-        for (TaskId t : on_node_[n.id])
-          if (const TaskInfo& task = st.task(t); eligible(task, n.id)) room.add(task.resreq);
+      for (TaskId t : by_node_[n.id]) room.add(st.task(t).resreq);
       if (!preemptor.resreq.less_equal(room)) continue;
       if (!preempt_predicate_passes(ssn, preemptor, n)) continue;
       nodes.emplace_back(ssn.has_node_order() ? ssn.node_score(preemptor, n) : 0.0, n.id);
@@ -166,11 +171,9 @@ class Preempt final : public Action {
 
     for (const auto& [score, nid] : nodes) {
       const NodeInfo& node = st.node(nid);
-      preemptees_.clear();
-      if (any_preemptee)
-        for (TaskId t : on_node_[nid])
-          if (eligible(st.task(t), nid)) preemptees_.push_back(t);
-      std::vector<TaskId> victims = ssn.preemptable(preemptor, preemptees_);
+      // Statuses move as victims are evicted on earlier nodes, but only on those nodes: this
+      // node's list is as the pass above found it.
+      std::vector<TaskId> victims = ssn.preemptable(preemptor, by_node_[nid]);
       if (!victims_suffice(st, preemptor, node, victims)) continue;
       VictimPQ queue_of_victims(VictimLess{&ssn});
       queue_of_victims.assign(std::move(victims));
@@ -189,7 +192,8 @@ class Preempt final : public Action {
 
   std::vector<std::vector<TaskId>> on_node_;
   std::vector<std::vector<TaskId>> queue_tasks_;  // per queue: its jobs' tasks on a node
-  std::vector<TaskId> preemptees_;
+  std::vector<std::vector<TaskId>> by_node_;  // preempt(): the eligible preemptees per node
+  std::vector<NodeId> touched_;               // the nodes whose by_node_ list is not empty
   static constexpr std::uint64_t kNoRound = UINT64_MAX;
   std::uint64_t within_round_start_ = kNoRound;
 };

@@ -17,6 +17,14 @@
 // ssn.Pipeline), not through a Statement: an eviction reaches the cluster at once, whether or
 // not the task is then placed. Not modelled: preemptionPolicy Never, scheduling gates,
 // PrePredicate. Tasks on a node are taken in task id order where Volcano ranges over a map.
+//
+// Work saved, same decisions: a node's reclaimees depend only on the preemptor's queue, so while
+// no task moves (Session::task_events() unchanged) they, the room they would make and — when
+// every Reclaimable plugin promised VictimDependence::NotOnPreemptor (gang, conformance and
+// proportion do) — the plugins' victims among them are computed once per (node, queue) and
+// reused for the queue's next preemptors. On the Philly preempt+reclaim scenario 17 million
+// Reclaimable calls per run found enough victims 16 times: each starving task asked every node
+// again although nothing had moved.
 #include <unordered_map>
 
 #include "victims.hpp"
@@ -56,6 +64,8 @@ class Reclaim final : public Action {
     }
     if (!any) return;  // nothing starves: every pass below would find no job
     on_node_ = tasks_by_node(st);
+    const bool reuse_victims = !ssn.reclaimable_depends_on_preemptor();
+    memo_.assign(st.nodes().size() * st.queues().size(), Memo{});
 
     while (!queues.empty()) {
       const QueueId q = queues.pop();
@@ -73,23 +83,31 @@ class Reclaim final : public Action {
       bool assigned = false;
       for (const NodeInfo& node : st.nodes()) {  // Volcano's ssn.NodeList order
         const NodeId nid = node.id;
-        reclaimees_.clear();
-        Resource room = node.future_idle();
-        for (TaskId t : on_node_[nid]) {
-          const TaskInfo& other = st.task(t);
-          if (other.node != nid || other.status != TaskStatus::Running || !other.preemptable) continue;
-          const QueueId oq = st.job(other.job).queue;
-          if (oq == q || !st.queue(oq).reclaimable) continue;
-          reclaimees_.push_back(t);
-          room.add(other.resreq);
+        Memo& m = memo_[nid * st.queues().size() + q];
+        if (m.version != ssn.task_events()) {  // the node's reclaimees for queue q, as of now
+          m = Memo{};
+          m.version = ssn.task_events();
+          m.room = node.future_idle();
+          for (TaskId t : on_node_[nid]) {
+            const TaskInfo& other = st.task(t);
+            if (other.node != nid || other.status != TaskStatus::Running || !other.preemptable) continue;
+            const QueueId oq = st.job(other.job).queue;
+            if (oq == q || !st.queue(oq).reclaimable) continue;
+            m.reclaimees.push_back(t);
+            m.room.add(other.resreq);
+          }
         }
-        if (reclaimees_.empty()) continue;
+        if (m.reclaimees.empty()) continue;
         // Victims come out of the reclaimees (session.hpp): if even all of them cannot make room,
         // ValidateVictims fails whatever the plugins answer; skip the node without asking them.
-        if (!task.resreq.less_equal(room)) continue;
+        if (!task.resreq.less_equal(m.room)) continue;
         if (!preempt_predicate_passes(ssn, task, node)) continue;
-        std::vector<TaskId> victims = ssn.reclaimable(task, reclaimees_);
-        if (!victims_suffice(st, task, node, victims)) continue;
+        if (!reuse_victims || !m.asked) {
+          m.victims = ssn.reclaimable(task, m.reclaimees);
+          m.asked = true;
+        }
+        if (!victims_suffice(st, task, node, m.victims)) continue;
+        std::vector<TaskId> victims = m.victims;
         VictimPQ order(VictimLess{&ssn});
         order.assign(std::move(victims));
         Resource reclaimed;
@@ -117,8 +135,16 @@ class Reclaim final : public Action {
   }
 
  private:
+  /// One node's reclaimees for one queue's preemptors while task_events() == version, and the
+  /// plugins' victims among them once asked.
+  struct Memo {
+    std::uint64_t version = UINT64_MAX;
+    Resource room;  // the node's future-idle resources + every reclaimee's request
+    std::vector<TaskId> reclaimees, victims;
+    bool asked = false;
+  };
   std::vector<std::vector<TaskId>> on_node_;
-  std::vector<TaskId> reclaimees_;
+  std::vector<Memo> memo_;
 };
 }  // namespace
 std::unique_ptr<Action> make_reclaim(const Arguments&) { return std::make_unique<Reclaim>(); }

@@ -14,8 +14,9 @@ class Conformance final : public Plugin {
         if (!st->task(t).system_critical) victims.push_back(t);
       return kPermit;
     };
-    ssn.add_preemptable_fn(fn);
-    ssn.add_reclaimable_fn(fn);
+    // Whoever asks: the evictees' own priority class and namespace decide.
+    ssn.add_preemptable_fn(fn, VictimDependence::NotOnPreemptor);
+    ssn.add_reclaimable_fn(fn, VictimDependence::NotOnPreemptor);
   }
 };
 }  // namespace

@@ -43,11 +43,12 @@ class Drf final : public Plugin {
           return ls < rs ? -1 : 1;
         },
         /*static_while_pending=*/true);
-    ssn.add_preemptable_fn([st, total](const TaskInfo& preemptor, std::span<const TaskId> preemptees,
-                                       std::vector<TaskId>& victims) {
+    ssn.add_preemptable_fn([this, st, total](const TaskInfo& preemptor, std::span<const TaskId> preemptees,
+                                             std::vector<TaskId>& victims) {
       const JobInfo& pj = st->job(preemptor.job);
       const double ls = dominant_share(pj.allocated + pj.pipelined + preemptor.resreq, total);
-      std::vector<std::pair<JobId, Resource>> allocations;  // a few jobs per call: a flat list
+      auto& allocations = allocations_;  // a few jobs per call: a flat list
+      allocations.clear();
       for (TaskId t : preemptees) {
         const TaskInfo& tt = st->task(t);
         auto it = std::find_if(allocations.begin(), allocations.end(), [&](const auto& e) { return e.first == tt.job; });
@@ -62,6 +63,9 @@ class Drf final : public Plugin {
       return kPermit;
     });
   }
+
+ private:
+  std::vector<std::pair<JobId, Resource>> allocations_;  // the Preemptable call's scratch
 };
 }  // namespace
 std::unique_ptr<Plugin> make_drf(const Arguments&) { return std::make_unique<Drf>(); }

@@ -29,9 +29,10 @@ class Gang final : public Plugin {
       return r;
     });
     const ClusterState* st = &ssn.state();
-    auto victims_fn = [st](const TaskInfo&, std::span<const TaskId> preemptees, std::vector<TaskId>& victims) {
+    auto victims_fn = [this, st](const TaskInfo&, std::span<const TaskId> preemptees, std::vector<TaskId>& victims) {
       // jobOccupiedMap: ready tasks left per job (a few jobs per call: a flat list).
-      std::vector<std::pair<JobId, std::int32_t>> occupied;
+      auto& occupied = occupied_;
+      occupied.clear();
       for (TaskId t : preemptees) {
         const JobInfo& j = st->job(st->task(t).job);
         auto it = std::find_if(occupied.begin(), occupied.end(), [&](const auto& e) { return e.first == j.id; });
@@ -43,8 +44,9 @@ class Gang final : public Plugin {
       }
       return kPermit;
     };
-    ssn.add_reclaimable_fn(victims_fn);
-    ssn.add_preemptable_fn(victims_fn);
+    // The preemptor plays no part: the answer depends on the preemptees' jobs only.
+    ssn.add_reclaimable_fn(victims_fn, VictimDependence::NotOnPreemptor);
+    ssn.add_preemptable_fn(victims_fn, VictimDependence::NotOnPreemptor);
     // A job without pods is never ready (minAvailable >= 1): static for pending jobs.
     ssn.add_job_order_fn(
         [](const JobInfo& l, const JobInfo& r) {
@@ -81,6 +83,9 @@ class Gang final : public Plugin {
                                               (fit.empty() ? std::string() : ": " + fit)));
     }
   }
+
+ private:
+  std::vector<std::pair<JobId, std::int32_t>> occupied_;  // the victim calls' scratch
 };
 }  // namespace
 std::unique_ptr<Plugin> make_gang(const Arguments&) { return std::make_unique<Gang>(); }

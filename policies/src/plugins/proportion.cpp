@@ -66,7 +66,8 @@ class Proportion final : public Plugin {
       return ls < rs ? -1 : 1;
     });
     ssn.add_reclaimable_fn([this](const TaskInfo&, std::span<const TaskId> reclaimees, std::vector<TaskId>& victims) {
-      std::vector<std::pair<QueueId, Resource>> allocs;
+      auto& allocs = reclaim_allocs_;
+      allocs.clear();
       for (TaskId t : reclaimees) {
         const TaskInfo& tt = st_->task(t);
         const QueueId q = st_->job(tt.job).queue;
@@ -83,7 +84,7 @@ class Proportion final : public Plugin {
         }
       }
       return kPermit;
-    });
+    }, VictimDependence::NotOnPreemptor);  // the preemptees' queues decide, not the preemptor
     ssn.add_overused_fn([this](const QueueInfo& q) {
       const QueueAttr& a = attrs_[q.id];
       return a.deserved.less_equal(a.allocated);
@@ -138,6 +139,7 @@ class Proportion final : public Plugin {
   ClusterState* st_ = nullptr;
   std::vector<QueueAttr> attrs_;
   std::vector<std::string> closed_reason_, quota_reason_;
+  std::vector<std::pair<QueueId, Resource>> reclaim_allocs_;  // the Reclaimable call's scratch
 };
 
 }  // namespace

@@ -45,6 +45,14 @@ namespace mltwin::policy {
 /// - Cluster: the same, for later jobs of any queue.
 enum class VoteMonotonicity : std::uint8_t { None, PerQueue, Cluster };
 
+/// What a plugin promises about its Preemptable / Reclaimable answer, so that an action may
+/// reuse an answer instead of asking again (the decisions stay exactly Volcano's):
+/// - OnPreemptor: no promise (the victims may depend on which task asks).
+/// - NotOnPreemptor: the victims it picks out of a list of preemptees depend only on that list
+///   and the session's state, not on the preemptor; the answer holds while no task of the
+///   session moves (Session::task_events() unchanged).
+enum class VictimDependence : std::uint8_t { OnPreemptor, NotOnPreemptor };
+
 /// Votes (Volcano util.Permit / Abstain / Reject).
 inline constexpr int kPermit = 1;
 inline constexpr int kAbstain = 0;
@@ -199,8 +207,21 @@ class Session {
   void add_overused_fn(QueueBoolFn f) { reg(Ext::Overused, overused_, std::move(f)); }
   void add_allocatable_fn(QueueTaskBoolFn f) { reg(Ext::Allocatable, allocatable_, std::move(f)); }
   void add_preemptive_fn(QueueTaskBoolFn f) { reg(Ext::Preemptive, preemptive_, std::move(f)); }
-  void add_preemptable_fn(VictimFn f) { reg(Ext::Preemptable, preemptable_, std::move(f)); }
-  void add_reclaimable_fn(VictimFn f) { reg(Ext::Reclaimable, reclaimable_, std::move(f)); }
+  void add_preemptable_fn(VictimFn f, VictimDependence d = VictimDependence::OnPreemptor) {
+    const std::size_t n = preemptable_.size();
+    reg(Ext::Preemptable, preemptable_, std::move(f));
+    if (preemptable_.size() > n && d == VictimDependence::OnPreemptor) preemptable_on_preemptor_ = true;
+  }
+  void add_reclaimable_fn(VictimFn f, VictimDependence d = VictimDependence::OnPreemptor) {
+    const std::size_t n = reclaimable_.size();
+    reg(Ext::Reclaimable, reclaimable_, std::move(f));
+    if (reclaimable_.size() > n && d == VictimDependence::OnPreemptor) reclaimable_on_preemptor_ = true;
+  }
+  /// False if every registered Preemptable (Reclaimable) function promised NotOnPreemptor: then
+  /// preemptable(p, list) (reclaimable(p, list)) is the same for every preemptor p while
+  /// task_events() does not change.
+  bool preemptable_depends_on_preemptor() const { return preemptable_on_preemptor_; }
+  bool reclaimable_depends_on_preemptor() const { return reclaimable_on_preemptor_; }
   void add_event_handler(TaskEventFn on_allocate, TaskEventFn on_deallocate);
   /// The option (arguments, switches) of the plugin being opened.
   const PluginOption& current_plugin() const { return *opening_; }
@@ -328,6 +349,7 @@ class Session {
   std::vector<Entry<QueueTaskBoolFn>> preemptive_;
   std::vector<Entry<VictimFn>> preemptable_;
   std::vector<Entry<VictimFn>> reclaimable_;
+  bool preemptable_on_preemptor_ = false, reclaimable_on_preemptor_ = false;
   std::vector<TaskEventFn> on_allocate_, on_deallocate_;
   mutable std::uint64_t task_events_ = 0;
 
