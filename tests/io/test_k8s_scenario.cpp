@@ -300,3 +300,46 @@ TEST_CASE("JSON: a multi-node EFA job across zones is refused unless its affinit
                              {{{"matchExpressions", {{{"key", "topology.kubernetes.io/zone"}, {"operator", "In"}, {"values", {"us-east-1b"}}}}}}}}}}};
   CHECK_NOTHROW(load(tolerant));
 }
+
+TEST_CASE("JSON: workload.philly gives every trace job the same tolerations, node affinity and PriorityClass") {
+  test::TempDir d;
+  {
+    std::ofstream csv(d.file("trace.csv"), std::ios::binary);
+    csv << "timestamp,duration,num_gpus,gpu_time,cluster\n2017-10-03 10:00:00,100,1,100,aaa\n2017-10-03 10:00:30,60,2,120,aaa\n";
+  }
+  json doc = scenario("tiny-gang.json");
+  doc["queues"] = json::array({{{"name", "vc-aaa"}}});
+  doc["priority_classes"] = {{{"name", "trace"}, {"value", 42}}};
+  doc["workload"] = {{"philly",
+                      {{"trace", "trace.csv"},
+                       {"priority_class", "trace"},
+                       {"tolerations", {neuron_toleration()}},
+                       {"node_affinity",
+                        {{"preferredDuringSchedulingIgnoredDuringExecution",
+                          {{{"weight", 10}, {"preference", {{"matchExpressions", {{{"key", "gen"}, {"operator", "Exists"}}}}}}}}}}},
+                       {"mapping",
+                        {{"neuron_devices_per_gpu", 1},
+                         {"devices_per_node", 16},
+                         {"pod_whole_node", {{"cpu", "127900m"}, {"memory", "523264M"}, {"aws.amazon.com/neurondevice", 16}}},
+                         {"pod_per_device", {{"cpu", "7993750u"}, {"memory", "32704M"}}},
+                         {"source", "test fixture"}}}}}};
+  const io::LoadedScenario sc = io::load_scenario(write_json(d, "s.json", doc));
+  REQUIRE(sc.training.jobs.size() == 2);
+  for (const auto& j : sc.training.jobs) {
+    CHECK(j.priority == 42);
+    CHECK(j.priority_class == "trace");
+    REQUIRE(j.tolerations.size() == 1);
+    CHECK(j.tolerations[0].key == "aws.amazon.com/neuron");
+    REQUIRE(j.node_affinity.preferred.size() == 1);
+    CHECK(j.node_affinity.preferred[0].weight == 10);
+  }
+  doc["workload"]["philly"]["priority"] = 3;
+  const std::string p = write_json(d, "s.json", doc);
+  try {
+    (void)io::load_scenario(p);
+    FAIL("expected an error");
+  } catch (const io::ScenarioError& e) {
+    CHECK(std::string(e.what()) == p + ": /workload/philly/priority_class: give priority or priority_class (its "
+                                       "PriorityClass's value), not both");
+  }
+}
