@@ -137,6 +137,9 @@ NodeId TrainingCluster::add_group_node(std::size_t group, bool ready) {
   n.taints = g.taints;
   n.ready = ready;
   n.labels = node_labels(g);
+  // The kubelet's well-known kubernetes.io/hostname label (the node's name here).
+  n.labels.emplace_back("kubernetes.io/hostname", n.name);
+  std::sort(n.labels.begin(), n.labels.end());
   const NodeId id = state_.add_node(n);
   if (node_recs_.size() <= id) node_recs_.resize(id + 1);
   NodeRec& r = node_recs_[id];

@@ -662,6 +662,13 @@ TEST_CASE("taints, tolerations and node affinity: who runs where, who is Rejecte
     // it goes there whatever the seed (the node tie-break stream never decides).
     check_lifecycle(rec, 4, 1, 7200, 600, {"plain-0"});
     CHECK(r.cluster->stats().rejected == 2);
+    // Nodes carry the well-known labels a node affinity can name.
+    const policy::NodeInfo& n1 = r.cluster->state().node(1);
+    CHECK(n1.name == "neuron-1");
+    CHECK(*n1.label("kubernetes.io/hostname") == "neuron-1");
+    CHECK(*n1.label("node.kubernetes.io/instance-type") == "trn1.32xlarge");
+    CHECK(*n1.label("topology.kubernetes.io/zone") == "us-east-1a");
+    CHECK(*n1.label("eks.amazonaws.com/nodegroup") == "neuron");
   }
 }
 

@@ -83,7 +83,8 @@ struct DaemonSetSpec {
 
 /// The labels every node of group `g` carries, sorted: the group's own, plus
 /// node.kubernetes.io/instance-type, eks.amazonaws.com/nodegroup and (with a zone)
-/// topology.kubernetes.io/zone, as EKS sets them. Scheduling and the loader's zone check use it.
+/// topology.kubernetes.io/zone, as EKS sets them. Scheduling and the loader's zone check use it;
+/// each node also carries kubernetes.io/hostname, its own name.
 std::vector<std::pair<std::string, std::string>> node_labels(const NodeGroupSpec& g);
 
 struct QueueSpec {
