@@ -11,7 +11,9 @@
 #include <utility>
 #include <vector>
 
+#include "k8s_objects.hpp"
 #include "mltwin/io/philly.hpp"
+#include "mltwin/policy/node_constraints.hpp"
 #include "scenario_common.hpp"
 #include "scenario_yaml.hpp"
 #include "scenario_schema.hpp"  // generated: kScenarioSchema
@@ -24,6 +26,67 @@ using nlohmann::json;
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+constexpr double kMiB = 1024.0 * 1024.0;
+
+/// "/catalog/instance_types/<i>" of the type named `name`.
+std::string type_where(const json& doc, const std::string& name) {
+  const json& types = doc["catalog"]["instance_types"];
+  for (std::size_t i = 0; i < types.size(); ++i)
+    if (types[i]["name"] == name) return "/catalog/instance_types/" + std::to_string(i);
+  return "/catalog/instance_types";
+}
+
+/// A kubelet reservation (schema: definitions/kubelet_reserved) for a node of type `it`, in
+/// mltwin units: kube-reserved + system-reserved + the hard eviction threshold on memory
+/// (Kubernetes "Reserve Compute Resources for System Daemons": allocatable = capacity -
+/// kube-reserved - system-reserved - eviction-threshold). Formula eks-ami: kube-reserved from
+/// models::eks_ami_kube_reserved and evictionHard memory.available 100Mi, the defaults of the
+/// EKS AMI's kubelet configuration (amazon-eks-ami nodeadm/internal/kubelet/config.go
+/// defaultKubeletSubConfig); a key the scenario gives replaces its part of the formula.
+policy::Resource kubelet_reserved_of(const std::string& path, const std::string& where, const json& kr,
+                                     const models::InstanceType& it, const std::string& it_where, int cores_per_device) {
+  double cpu_milli = 0, mem = 0, evict = 0;
+  if (kr.contains("formula")) {
+    if (it.max_pods <= 0)
+      detail::fail(path, where + "/formula",
+                   "formula eks-ami needs the kubelet's maxPods of " + it.name + ": give " + it_where +
+                       "/max_pods (amazon-eks-ami nodeadm/internal/kubelet/eni-max-pods.txt)");
+    const models::KubeReserved k = models::eks_ami_kube_reserved(it.vcpu, it.max_pods);
+    cpu_milli = static_cast<double>(k.cpu_millicores);
+    mem = static_cast<double>(k.memory_mib) * kMiB;
+    evict = 100 * kMiB;
+  }
+  if (kr.contains("kube_reserved")) {
+    const json& k = kr["kube_reserved"];
+    const policy::Resource r = detail::resources_of(path, where + "/kube_reserved", k, cores_per_device, 0);
+    if (k.contains("cpu")) cpu_milli = r[policy::Dim::Cpu];
+    if (k.contains("memory")) mem = r[policy::Dim::Memory];
+  }
+  if (kr.contains("eviction_hard") && kr["eviction_hard"].contains("memory.available")) {
+    // A quantity, or a percentage of the node's memory (kubelet eviction thresholds take both).
+    const json& q = kr["eviction_hard"]["memory.available"];
+    const std::string at = where + "/eviction_hard/memory.available";
+    try {
+      if (q.is_string() && !q.get<std::string>().empty() && q.get<std::string>().back() == '%') {
+        const std::string num = q.get<std::string>().substr(0, q.get<std::string>().size() - 1);
+        std::size_t used = 0;
+        const double pct = std::stod(num, &used);
+        if (used != num.size() || pct < 0 || pct > 100) throw std::invalid_argument("expected a percentage from 0% to 100%");
+        evict = it.memory_gib * kGiB * pct / 100.0;
+      } else {
+        evict = parse_quantity(q);
+      }
+    } catch (const std::exception& e) {
+      detail::fail(path, at, std::string(e.what()) + " (expected a quantity such as 100Mi, or a percentage such as 5%)");
+    }
+  }
+  policy::Resource out;
+  out[policy::Dim::Cpu] = cpu_milli;
+  out[policy::Dim::Memory] = mem + evict;
+  if (kr.contains("system_reserved"))
+    out.add(detail::resources_of(path, where + "/system_reserved", kr["system_reserved"], cores_per_device, 0));
+  return out;
+}
 
 using detail::duration_of;
 using detail::fail;
@@ -333,6 +396,7 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
     it.efa_interfaces = t["efa_interfaces"];
     it.network_gbps = t["network_gbps"];
     it.on_demand_usd_per_hour = t["on_demand_usd_per_hour"];
+    it.max_pods = t.value("max_pods", 0);
     it.region_of_price = t.value("price_region", "");
     it.source = t["source"];
     sc.catalog.types.push_back(it);
@@ -367,10 +431,63 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
     }
     ng.availability_zone = g.value("availability_zone", "");
     if (g.contains("labels"))
-      for (auto it2 = g["labels"].begin(); it2 != g["labels"].end(); ++it2) ng.labels.emplace_back(it2.key(), it2.value());
+      for (auto it2 = g["labels"].begin(); it2 != g["labels"].end(); ++it2) {
+        if (std::string p = detail::qualified_name_problem(it2.key()); !p.empty()) fail(path, where + "/labels", "label key '" + it2.key() + "': " + p);
+        if (std::string p = detail::label_value_problem(it2.value().get<std::string>()); !p.empty())
+          fail(path, where + "/labels/" + it2.key(), p);
+        ng.labels.emplace_back(it2.key(), it2.value());
+      }
+    if (g.contains("taints")) ng.taints = detail::taints_of(path, where + "/taints", g["taints"]);
     sc.node_groups.push_back(ng);
   }
   if (cores_per_device == 0) cores_per_device = 2;
+  // Allocatable: each group's instance type less its kubelet reservation (its own, else the
+  // cluster's); DaemonSets then hold part of it on the nodes they run on.
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    const std::string where = "/cluster/node_groups/" + std::to_string(i);
+    const json& g = groups[i];
+    const bool own = g.contains("kubelet_reserved");
+    if (!own && !doc["cluster"].contains("kubelet_reserved")) continue;
+    models::NodeGroupSpec& ng = sc.node_groups[i];
+    const models::InstanceType& it = *sc.catalog.find(ng.instance_type);
+    ng.kubelet_reserved = kubelet_reserved_of(path, own ? where + "/kubelet_reserved" : std::string("/cluster/kubelet_reserved"),
+                                              own ? g["kubelet_reserved"] : doc["cluster"]["kubelet_reserved"], it, type_where(doc, it.name),
+                                              cores_per_device);
+    const policy::Resource capacity = policy::Resource::make(it.vcpu, it.memory_gib * kGiB, it.neuroncores(), it.efa_interfaces);
+    if (!ng.kubelet_reserved.less_equal(capacity))
+      fail(path, own ? where + "/kubelet_reserved" : std::string("/cluster/kubelet_reserved"),
+           "reserves {" + ng.kubelet_reserved.to_string() + "}, more than a " + it.name + " has {" + capacity.to_string() + "}");
+  }
+  if (doc["cluster"].contains("daemonsets")) {
+    const json& list = doc["cluster"]["daemonsets"];
+    std::set<std::string> names;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const json& d = list[i];
+      const std::string where = "/cluster/daemonsets/" + std::to_string(i);
+      models::DaemonSetSpec ds;
+      ds.name = d["name"];
+      if (!names.insert(ds.name).second) fail(path, where + "/name", "duplicate DaemonSet '" + ds.name + "'");
+      ds.requests = detail::resources_of(path, where + "/requests", d["requests"], cores_per_device, 0);
+      if (d.contains("node_selector")) {
+        for (auto it = d["node_selector"].begin(); it != d["node_selector"].end(); ++it)
+          ds.node_selector.emplace_back(it.key(), it.value().get<std::string>());
+        std::sort(ds.node_selector.begin(), ds.node_selector.end());
+      }
+      if (d.contains("node_affinity")) ds.node_affinity = detail::node_affinity_of(path, where + "/node_affinity", d["node_affinity"]);
+      if (d.contains("tolerations")) ds.tolerations = detail::tolerations_of(path, where + "/tolerations", d["tolerations"]);
+      ds.source = d["source"];
+      sc.daemonsets.push_back(std::move(ds));
+    }
+    // A DaemonSet pod that does not fit its node would stay Pending and hold nothing; mltwin
+    // refuses the scenario instead of running a cluster that differs from the one meant.
+    for (std::size_t i = 0; i < sc.node_groups.size(); ++i) {
+      const models::NodeResources r = models::node_resources(sc, sc.node_groups[i]);
+      if (!r.daemonsets.less_equal(r.allocatable))
+        fail(path, "/cluster/daemonsets",
+             "the DaemonSets on node group '" + sc.node_groups[i].name + "' request {" + r.daemonsets.to_string() +
+                 "}, more than its nodes' allocatable {" + r.allocatable.to_string() + "}");
+    }
+  }
   // The network (optional; its figures and sources: docs/fabric.md).
   if (doc.contains("fabric")) sc.fabric = fabric_of(path, doc["fabric"], sc.catalog, sc.node_groups);
   // Scheduler configuration, under Volcano's own keys.
@@ -395,6 +512,9 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
     if (!queue_names.insert(qs.name).second) fail(path, where + "/name", "duplicate queue '" + qs.name + "'");
     sc.queues.push_back(qs);
   }
+  // PriorityClasses (those of the manifests were merged into /priority_classes above).
+  detail::PriorityClasses classes;
+  if (doc.contains("priority_classes")) classes.add_json(path, doc["priority_classes"]);
   // Lifecycle latencies (defaults stated in the schema docs; scenarios should set and cite them).
   sc.bind_latency = {models::LatencySpec::Kind::Constant, core::Duration::ns(0), {}, "default: none"};
   sc.pod_startup = {models::LatencySpec::Kind::Constant, core::Duration::ns(0), {}, "default: none"};
@@ -453,10 +573,25 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
       for (auto it = p["node_selector"].begin(); it != p["node_selector"].end(); ++it)
         selector.emplace_back(it.key(), it.value().get<std::string>());
     std::sort(selector.begin(), selector.end());
+    const policy::NodeAffinity affinity =
+        p.contains("node_affinity") ? detail::node_affinity_of(path, "/workload/philly/node_affinity", p["node_affinity"]) : policy::NodeAffinity{};
+    const std::vector<policy::Toleration> tolerations =
+        p.contains("tolerations") ? detail::tolerations_of(path, "/workload/philly/tolerations", p["tolerations"]) : std::vector<policy::Toleration>{};
+    std::string pclass;
+    if (p.contains("priority_class")) {
+      if (p.contains("priority")) fail(path, "/workload/philly/priority_class", "give priority or priority_class (its PriorityClass's value), not both");
+      pclass = p["priority_class"].get<std::string>();
+      if (!classes.has(pclass))
+        fail(path, "/workload/philly/priority_class", "PriorityClass '" + pclass + "' is not defined (known: " + classes.names() + ")");
+    }
     for (auto& j : sc.jobs) {
       j.model = model;
       j.compiler_flags = flags;
       j.node_selector = selector;
+      j.node_affinity = affinity;
+      j.tolerations = tolerations;
+      j.priority_class = pclass;
+      j.priority = classes.resolve(j, p.contains("priority"));
     }
     out.inputs.push_back({"philly_trace", trace, trace_as_written});
   } else {
@@ -465,6 +600,9 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
       const json& j = jobs[i];
       const std::string where = "/workload/jobs/" + std::to_string(i);
       models::TrainingJobSpec js = detail::job_of(path, where, j, i, cores_per_device);
+      if (!js.priority_class.empty() && !classes.has(js.priority_class))
+        fail(path, where + "/priority_class", "PriorityClass '" + js.priority_class + "' is not defined (known: " + classes.names() + ")");
+      js.priority = classes.resolve(js, j.contains("priority"));
       js.model = j.value("model", std::string());
       js.compiler_flags = j.value("compiler_flags", std::string());
       if (!queue_names.count(js.queue)) fail(path, where + "/queue", "queue '" + js.queue + "' is not defined in /queues");
@@ -504,9 +642,10 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
 {
     // EFA traffic does not cross availability zones (docs/fabric.md): a multi-node job that
     // uses EFA (requests vpc.amazonaws.com/efa, or shares the /fabric) must be kept in one zone
-    // by its nodeSelector when the cluster spans several, whatever the duration model. The node
-    // groups a selector matches, by the labels their nodes carry (the group's own, the
-    // instance type, the EKS node group, the zone), must all lie in one zone.
+    // by its nodeSelector or node affinity when the cluster spans several, whatever the duration
+    // model. The node groups its pods may use — by the labels their nodes carry (the group's
+    // own, the instance type, the EKS node group, the zone) and their taints — must all lie in
+    // one zone.
     std::set<std::string> all_zones;
     for (const auto& g : sc.node_groups) all_zones.insert(g.availability_zone);
     if (all_zones.size() > 1)
@@ -516,13 +655,10 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
                                                sc.duration_model == models::DurationModel::Derived);
         if (j.nnodes < 2 || !efa) continue;
         std::set<std::string> zones;
-        for (const auto& g : sc.node_groups) {
-          const auto l = models::node_labels(g);
-          bool match = true;
-          for (const auto& kv : j.node_selector)
-            if (std::find(l.begin(), l.end(), kv) == l.end()) match = false;
-          if (match) zones.insert(g.availability_zone.empty() ? std::string("(no zone)") : g.availability_zone);
-        }
+        const policy::TaskInfo cons = models::pod_constraints(j);
+        for (const auto& g : sc.node_groups)
+          if (policy::static_misfit(cons, models::node_labels(g), {}, g.taints).empty())
+            zones.insert(g.availability_zone.empty() ? std::string("(no zone)") : g.availability_zone);
         if (zones.size() > 1) {
           std::string list;
           for (const auto& z : zones) list += (list.empty() ? "" : ", ") + z;
@@ -531,8 +667,8 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
                                                            : std::string("/workload/manifests");
           fail(path, where,
                "job " + j.name + " (" + std::to_string(j.nnodes) + " nodes) may be placed across availability zones (" + list +
-                   ") and EFA traffic does not cross zones: give it a node_selector (nodeSelector) "
-                   "topology.kubernetes.io/zone of one zone");
+                   ") and EFA traffic does not cross zones: give it a node_selector (nodeSelector) or a required "
+                   "node_affinity on topology.kubernetes.io/zone of one zone");
         }
       }
   }

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "k8s_objects.hpp"
 #include "mltwin/io/scenario.hpp"  // ScenarioError, resolve_data_dir
 
 namespace mltwin::io::detail {
@@ -406,9 +407,65 @@ models::TrainingJobSpec job_of(const std::string& file, const std::string& where
       js.node_selector.emplace_back(it.key(), it.value().get<std::string>());
     std::sort(js.node_selector.begin(), js.node_selector.end());
   }
+  if (j.contains("node_affinity")) js.node_affinity = node_affinity_of(file, where + "/node_affinity", j["node_affinity"]);
+  if (j.contains("tolerations")) js.tolerations = tolerations_of(file, where + "/tolerations", j["tolerations"]);
+  if (j.contains("priority_class")) {
+    if (j.contains("priority"))
+      fail(file, where + "/priority_class", "give priority or priority_class (its PriorityClass's value), not both");
+    js.priority_class = j["priority_class"].get<std::string>();
+  }
   js.nproc_per_node = j.value("nproc_per_node", std::max(1, js.neuron_devices_per_pod * cores_per_device));
   if (js.submit < core::Time::zero()) fail(file, where + "/submit", "must not be negative");
   return js;
+}
+
+PriorityClasses::PriorityClasses() {
+  // k8s pkg/apis/scheduling/types.go: SystemCriticalPriority = 2 * HighestUserDefinablePriority;
+  // system-node-critical is SystemCriticalPriority + 1000.
+  classes_ = {{"system-cluster-critical", 2000000000}, {"system-node-critical", 2000001000}};
+}
+
+void PriorityClasses::add_json(const std::string& file, const json& list) {
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const json& c = list[i];
+    const std::string where = "/priority_classes/" + std::to_string(i);
+    const std::string name = c["name"].get<std::string>();
+    // pkg/apis/scheduling/validation: the system- prefix is reserved, values above
+    // HighestUserDefinablePriority are for system classes (the schema caps the value).
+    if (name.rfind("system-", 0) == 0)
+      fail(file, where + "/name", "the prefix 'system-' is reserved for Kubernetes' system PriorityClasses");
+    if (has(name)) fail(file, where + "/name", "PriorityClass '" + name + "' is defined twice");
+    const int value = c["value"].get<int>();
+    classes_.insert(classes_.end() - 2, {name, value});  // before the two system classes
+    if (c.value("globalDefault", false)) {
+      if (global_default_)
+        fail(file, where + "/globalDefault",
+             "only one PriorityClass can be marked globalDefault ('" + global_default_name_ + "' is)");
+      global_default_ = value;
+      global_default_name_ = name;
+    }
+  }
+}
+
+bool PriorityClasses::has(const std::string& name) const {
+  for (const auto& [n, v] : classes_)
+    if (n == name) return true;
+  return false;
+}
+
+std::string PriorityClasses::names() const {
+  std::string s;
+  for (const auto& [n, v] : classes_) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+int PriorityClasses::resolve(const models::TrainingJobSpec& j, bool priority_given) const {
+  if (!j.priority_class.empty()) {
+    for (const auto& [n, v] : classes_)
+      if (n == j.priority_class) return v;
+  }
+  if (priority_given) return j.priority;
+  return global_default_.value_or(0);
 }
 
 }  // namespace mltwin::io::detail

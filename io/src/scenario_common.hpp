@@ -5,6 +5,9 @@
 // Not installed; only io/src/*.cpp include it.
 #pragma once
 #include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -77,8 +80,31 @@ models::QueueSpec queue_of(const std::string& file, const std::string& where, co
                            double cores_per_device);
 
 /// An inline job entry (schema: /workload/jobs/N) -> models::TrainingJobSpec; `index` becomes
-/// its trace_row. Checks that submit is not negative; not that its queue exists.
+/// its trace_row. Checks that submit is not negative, and the node affinity and tolerations
+/// (k8s_objects.hpp); not that its queue exists. A priority_class is kept by name (priority
+/// stays as written, 0 if absent): the caller resolves it (PriorityClasses::resolve).
 models::TrainingJobSpec job_of(const std::string& file, const std::string& where, const nlohmann::json& j,
                                std::size_t index, int cores_per_device);
+
+/// The PriorityClasses a scenario defines (/priority_classes, and those of its manifests) and
+/// Kubernetes' two system classes (pkg/apis/scheduling/types.go: system-cluster-critical
+/// 2,000,000,000, system-node-critical 2,000,001,000).
+class PriorityClasses {
+ public:
+  PriorityClasses();
+  /// Adds /priority_classes (schema-checked): names unique, not "system-..." (reserved), at
+  /// most one globalDefault. Errors name `file` and the JSON path.
+  void add_json(const std::string& file, const nlohmann::json& list);
+  bool has(const std::string& name) const;
+  /// The job's priority: its priority_class's value; else its own `priority` when it gave one;
+  /// else the globalDefault class's value; else 0 (Kubernetes' Priority admission plugin).
+  int resolve(const models::TrainingJobSpec& j, bool priority_given) const;
+  std::string names() const;  ///< "a, b, ..." (user classes, then the system ones)
+
+ private:
+  std::vector<std::pair<std::string, int>> classes_;
+  std::optional<int> global_default_;
+  std::string global_default_name_;
+};
 
 }  // namespace mltwin::io::detail

@@ -14,6 +14,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "k8s_objects.hpp"
 #include "scenario_common.hpp"
 #include "scenario_yaml.hpp"
 
@@ -290,6 +291,92 @@ json resources_json(const ResourceList& r) {
   return o;
 }
 
+/// The deepest value of `root` along a k8s_objects.hpp problem path ("a/0/b"), for the place of
+/// an error: as far as the YAML goes.
+Y descend(const Y& root, const std::string& slash_path) {
+  Y at = root;
+  std::stringstream ss(slash_path);
+  std::string part;
+  while (std::getline(ss, part, '/')) {
+    if (at.node.IsMap()) {
+      const YAML::Node n = at.node[part];
+      if (!n) break;
+      at = at.child(part, n);
+    } else if (at.node.IsSequence() && !part.empty() && std::all_of(part.begin(), part.end(), ::isdigit)) {
+      const std::size_t i = std::stoul(part);
+      if (i >= at.node.size()) break;
+      at = at.item(i, at.node[i]);
+    } else {
+      break;
+    }
+  }
+  return at;
+}
+
+/// A list of strings (values of a node selector requirement).
+json string_list(const Y& y) {
+  json a = json::array();
+  for (const Y& v : y.list()) a.push_back(v.str());
+  return a;
+}
+
+/// A core/v1 NodeSelectorTerm as JSON, keys checked.
+json node_selector_term_yaml(const Y& y) {
+  const M m(y, {"matchExpressions", "matchFields"});
+  json t = json::object();
+  for (const char* part : {"matchExpressions", "matchFields"})
+    if (const Y* list = m.get(part)) {
+      json reqs = json::array();
+      for (const Y& r : list->list()) {
+        const M rm(r, {"key", "operator", "values"});
+        json o = {{"key", rm.req("key").str()}, {"operator", rm.req("operator").str()}};
+        if (const Y* v = rm.get("values")) o["values"] = string_list(*v);
+        reqs.push_back(o);
+      }
+      t[part] = reqs;
+    }
+  return t;
+}
+
+/// spec.affinity: nodeAffinity in its Kubernetes shape, checked as the API server checks it;
+/// podAffinity / podAntiAffinity are refused (mltwin's predicates run no InterPodAffinity).
+json affinity_yaml(const Y& y) {
+  const M a(y, {"nodeAffinity", "podAffinity", "podAntiAffinity"});
+  for (const char* k : {"podAffinity", "podAntiAffinity"})
+    if (const Y* p = a.get(k))
+      p->fail(std::string(k) + " (inter-pod affinity) is not modelled: mltwin's predicates run no InterPodAffinity filter");
+  const Y* na = a.get("nodeAffinity");
+  if (!na) return json();
+  const M m(*na, {"requiredDuringSchedulingIgnoredDuringExecution", "preferredDuringSchedulingIgnoredDuringExecution"});
+  json out = json::object();
+  if (const Y* r = m.get("requiredDuringSchedulingIgnoredDuringExecution")) {
+    const M rm(*r, {"nodeSelectorTerms"});
+    json terms = json::array();
+    for (const Y& t : rm.req("nodeSelectorTerms").list()) terms.push_back(node_selector_term_yaml(t));
+    out["requiredDuringSchedulingIgnoredDuringExecution"] = {{"nodeSelectorTerms", terms}};
+  }
+  if (const Y* p = m.get("preferredDuringSchedulingIgnoredDuringExecution")) {
+    json prefs = json::array();
+    for (const Y& e : p->list()) {
+      const M em(e, {"weight", "preference"});
+      prefs.push_back({{"weight", em.req("weight").int32(-2147483647)}, {"preference", node_selector_term_yaml(em.req("preference"))}});
+    }
+    out["preferredDuringSchedulingIgnoredDuringExecution"] = prefs;
+  }
+  if (auto problem = detail::node_affinity_problem(out)) descend(*na, problem->field).fail(problem->message);
+  return out;
+}
+
+json toleration_json(const Toleration& t) {
+  json o = json::object();
+  if (!t.key.empty()) o["key"] = t.key;
+  if (!t.op.empty()) o["operator"] = t.op;
+  if (!t.value.empty()) o["value"] = t.value;
+  if (!t.effect.empty()) o["effect"] = t.effect;
+  if (t.toleration_seconds) o["tolerationSeconds"] = *t.toleration_seconds;
+  return o;
+}
+
 std::string read_text(const std::string& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) throw ScenarioError(file + ": cannot open the file");
@@ -531,7 +618,7 @@ PodShape pod_of(const Y& tmpl) {
   // what decides placement; the rest (volumes, restartPolicy, serviceAccountName, ...) changes
   // nothing mltwin models.
   const M t(tmpl, {"metadata", "spec"});
-  const M spec(t.req("spec"), {"containers", "nodeSelector", "tolerations", "priorityClassName"}, {}, true);
+  const M spec(t.req("spec"), {"containers", "nodeSelector", "tolerations", "affinity", "priorityClassName"}, {}, true);
   PodShape pod;
   std::vector<std::pair<std::string, double>> sum;  // name -> summed quantity
   std::map<std::string, std::string> text;          // name -> text, while only one container sets it
@@ -570,18 +657,25 @@ PodShape pod_of(const Y& tmpl) {
   }
   for (const auto& [k, v] : sum) pod.requests.emplace_back(k, text[k]);
   if (const Y* ns = spec.get("nodeSelector"))
-    for (auto& [k, v] : string_map(*ns)) pod.node_selector[k] = v;
+    for (auto& [k, v] : string_map(*ns)) {
+      if (std::string p = detail::qualified_name_problem(k); !p.empty()) ns->child(k, ns->node[k]).fail("label key '" + k + "': " + p);
+      if (std::string p = detail::label_value_problem(v); !p.empty()) ns->child(k, ns->node[k]).fail(p);
+      pod.node_selector[k] = v;
+    }
   if (const Y* tl = spec.get("tolerations"))
     for (const Y& tol : tl->list()) {
+      // core/v1 Toleration, checked as ValidateTolerations does.
       const M tm(tol, {"key", "operator", "value", "effect", "tolerationSeconds"});
       Toleration x;
       if (const Y* v = tm.get("key")) x.key = v->str();
       if (const Y* v = tm.get("operator")) x.op = v->str();
       if (const Y* v = tm.get("value")) x.value = v->str();
       if (const Y* v = tm.get("effect")) x.effect = v->str();
-      if (const Y* v = tm.get("tolerationSeconds")) (void)v->integer();
+      if (const Y* v = tm.get("tolerationSeconds")) x.toleration_seconds = v->integer();
+      if (auto problem = detail::toleration_problem(toleration_json(x))) descend(tol, problem->field).fail(problem->message);
       pod.tolerations.push_back(x);
     }
+  if (const Y* a = spec.get("affinity")) pod.node_affinity = affinity_yaml(*a);
   if (const Y* pc = spec.get("priorityClassName")) pod.priority_class_name = pc->str();
   pod.nproc_per_node = nproc_in(argv);
   return pod;
@@ -707,7 +801,14 @@ void read_doc(const Y& doc, Manifests& out) {
     PriorityClassManifest pc;
     pc.at = doc.at();
     pc.name = name_of(top).first;
-    pc.value = static_cast<int>(top.req("value").integer());
+    // pkg/apis/scheduling/validation: the system- prefix is Kubernetes' own; user classes go up
+    // to HighestUserDefinablePriority (1,000,000,000).
+    if (pc.name.rfind("system-", 0) == 0)
+      M(top.req("metadata"), {}, {}, true).req("name").fail("the prefix 'system-' is reserved for Kubernetes' system PriorityClasses");
+    const long long value = top.req("value").integer();
+    if (value > 1000000000LL || value < -2147483648LL)
+      top.req("value").fail("expected a value up to 1000000000 (HighestUserDefinablePriority), got " + std::to_string(value));
+    pc.value = static_cast<int>(value);
     if (const Y* g = top.get("globalDefault")) pc.global_default = g->boolean();
     out.priority_classes.push_back(std::move(pc));
   } else {
@@ -838,21 +939,43 @@ EksctlClusterConfig read_eksctl_config(const std::string& file) {
       if (const Y* e = gm.get("efaEnabled")) ng.efa_enabled = e->boolean();
       if (const Y* l = gm.get("labels")) ng.labels = string_map(*l);
       if (const Y* t = gm.get("taints")) {
-        // A list of {key, value, effect}, or the older map "key: value:effect" (taintsWrapper).
+        // A list of {key, value, effect}, or — unmanaged nodeGroups only (taintsWrapper; a
+        // managed group's taints are []NodeGroupTaint) — the map "key: value:effect" or
+        // "key: :effect", split at ':' as eksctl's taints.Parse does. Each checked as
+        // taints.Validate does (a qualified key, a label value, a known effect).
+        std::vector<std::pair<EksctlTaint, Y>> read;
         if (t->node.IsMap()) {
-          for (auto& [k, v] : string_map(*t)) {
-            const auto colon = v.rfind(':');
-            ng.taints.push_back({k, colon == std::string::npos ? v : v.substr(0, colon),
-                                 colon == std::string::npos ? std::string() : v.substr(colon + 1)});
+          if (ng.managed)
+            t->fail("a managed node group's taints are a list of {key, value, effect} (the map form is for nodeGroups)");
+          const M tm(*t, {}, {}, true);
+          for (const auto& [k, v] : tm.entries) {
+            const std::string ve = v.str();
+            std::vector<std::string> parts;
+            std::stringstream ss(ve);
+            std::string part;
+            while (std::getline(ss, part, ':')) parts.push_back(part);
+            if (!ve.empty() && ve.back() == ':') parts.push_back("");
+            EksctlTaint taint{k, "", ""};
+            if (parts.size() == 1) taint.effect = parts[0];
+            else if (parts.size() == 2) taint = {k, parts[0], parts[1]};
+            read.push_back({taint, v});
           }
         } else {
           for (const Y& x : t->list()) {
             const M tm(x, {"key", "value", "effect"});
-            EksctlTaint taint{tm.req("key").str(), tm.get("value") ? tm.get("value")->str() : "", tm.req("effect").str()};
-            if (taint.effect != "NoSchedule" && taint.effect != "PreferNoSchedule" && taint.effect != "NoExecute")
-              tm.req("effect").fail("expected NoSchedule, PreferNoSchedule or NoExecute, got \"" + taint.effect + "\"");
-            ng.taints.push_back(taint);
+            read.push_back({{tm.req("key").str(), tm.get("value") ? tm.get("value")->str() : "", tm.req("effect").str()}, x});
           }
+        }
+        for (const auto& [taint, at] : read) {
+          const json o = {{"key", taint.key}, {"value", taint.value}, {"effect", taint.effect}};
+          if (auto problem = detail::taint_problem(o)) {
+            if (at.node.IsMap()) descend(at, problem->field).fail(problem->message);
+            at.fail("taint '" + taint.key + "': " + problem->field + ": " + problem->message);
+          }
+          for (const auto& other : ng.taints)
+            if (other.key == taint.key && other.effect == taint.effect)
+              at.fail("taint '" + taint.key + "' with effect " + taint.effect + " appears twice (taints are unique by key and effect)");
+          ng.taints.push_back(taint);
         }
       }
       cc.node_groups.push_back(std::move(ng));
@@ -881,6 +1004,11 @@ json node_group_json(const EksctlNodeGroup& g) {
     for (const auto& [k, v] : g.labels) l[k] = v;
     o["labels"] = l;
   }
+  if (!g.taints.empty()) {
+    json t = json::array();
+    for (const auto& x : g.taints) t.push_back({{"key", x.key}, {"value", x.value}, {"effect", x.effect}});
+    o["taints"] = t;
+  }
   return o;
 }
 
@@ -898,6 +1026,7 @@ models::NodeGroupSpec to_node_group_spec(const EksctlNodeGroup& g) {
   ng.count = o["desired_capacity"];
   ng.availability_zone = o.value("availability_zone", "");
   ng.labels = g.labels;
+  if (o.contains("taints")) ng.taints = detail::taints_of(g.at.file, "nodeGroup " + g.name + "/taints", o["taints"]);
   return ng;
 }
 
@@ -928,6 +1057,17 @@ json volcano_job_json(const VolcanoJobManifest& job, const std::vector<PriorityC
     if (t.pod.node_selector != first.pod.node_selector)
       fail_at(t.at, "task '" + t.name + "' has another nodeSelector than task '" + first.name +
                         "'; mltwin's TrainingJobSpec gives all pods of a job one nodeSelector");
+    auto tol_json = [](const PodShape& p) {
+      json a = json::array();
+      for (const auto& x : p.tolerations) a.push_back(toleration_json(x));
+      return a;
+    };
+    if (tol_json(t.pod) != tol_json(first.pod))
+      fail_at(t.at, "task '" + t.name + "' has other tolerations than task '" + first.name +
+                        "'; mltwin's TrainingJobSpec gives all pods of a job one set of tolerations");
+    if (t.pod.node_affinity != first.pod.node_affinity)
+      fail_at(t.at, "task '" + t.name + "' has another node affinity than task '" + first.name +
+                        "'; mltwin's TrainingJobSpec gives all pods of a job one node affinity");
   }
   const int pods = job.pods();
   if (pods < 1) fail_at(job.at, "the job has no pods (every task has replicas: 0)");
@@ -937,26 +1077,27 @@ json volcano_job_json(const VolcanoJobManifest& job, const std::vector<PriorityC
   if (job.min_available > pods)
     fail_at(job.min_available_at, "minAvailable " + std::to_string(job.min_available) + " is above the job's " +
                                       std::to_string(pods) + " pods: the job could never run");
-  // Priority: the PriorityClass named by the job (else by its pods), else the globalDefault one.
+  // Priority: the PriorityClass named by the job (else by its pods); the scenario loader gives
+  // the job its value, or the globalDefault class's value when it names none.
   std::string pc = job.priority_class_name.empty() ? first.pod.priority_class_name : job.priority_class_name;
-  int priority = 0;
-  if (!pc.empty()) {
-    auto it = std::find_if(classes.begin(), classes.end(), [&](const auto& c) { return c.name == pc; });
-    if (it == classes.end())
-      fail_at(job.at, "priorityClassName '" + pc + "' names no PriorityClass (give its manifest among the scenario's manifests)");
-    priority = it->value;
-  } else {
-    for (const auto& c : classes)
-      if (c.global_default) priority = c.value;
-  }
+  if (!pc.empty() && pc != "system-cluster-critical" && pc != "system-node-critical" &&
+      std::none_of(classes.begin(), classes.end(), [&](const auto& c) { return c.name == pc; }))
+    fail_at(job.at, "priorityClassName '" + pc + "' names no PriorityClass (give its manifest among the scenario's manifests)");
   json j = {{"name", job.name}, {"queue", job.queue}, {"submit", submit}, {"nnodes", pods},
-            {"duration", duration}, {"priority", priority}, {"pod", resources_json(first.pod.requests)}};
+            {"duration", duration}, {"pod", resources_json(first.pod.requests)}};
+  if (!pc.empty()) j["priority_class"] = pc;
   if (first.pod.nproc_per_node) j["nproc_per_node"] = *first.pod.nproc_per_node;
   if (!first.pod.node_selector.empty()) {
     json ns = json::object();
     for (const auto& [k, v] : first.pod.node_selector) ns[k] = v;
     j["node_selector"] = ns;
   }
+  if (!first.pod.tolerations.empty()) {
+    json a = json::array();
+    for (const auto& x : first.pod.tolerations) a.push_back(toleration_json(x));
+    j["tolerations"] = a;
+  }
+  if (!first.pod.node_affinity.is_null()) j["node_affinity"] = first.pod.node_affinity;
   return j;
 }
 
@@ -964,7 +1105,13 @@ models::TrainingJobSpec to_training_job(const VolcanoJobManifest& job, const std
                                         core::Duration submit, core::Duration duration, int neuroncores_per_device) {
   const json j = volcano_job_json(job, classes, std::to_string(submit.count_ns()) + "ns",
                                   std::to_string(duration.count_ns()) + "ns");
-  return detail::job_of(job.at.file, "Job " + job.name, j, 0, neuroncores_per_device);
+  models::TrainingJobSpec js = detail::job_of(job.at.file, "Job " + job.name, j, 0, neuroncores_per_device);
+  detail::PriorityClasses pcs;
+  json list = json::array();
+  for (const auto& c : classes) list.push_back({{"name", c.name}, {"value", c.value}, {"globalDefault", c.global_default}});
+  pcs.add_json(job.at.file, list);
+  js.priority = pcs.resolve(js, false);
+  return js;
 }
 
 }  // namespace mltwin::io
@@ -1085,7 +1232,16 @@ void expand_config_files(const std::string& path, json& doc, const std::string& 
       json submit, duration;
     };
     std::vector<Entry> entries;
+    // The scenario's own /priority_classes first (the manifests may not redefine them), then the
+    // manifests'; all of them end up in /priority_classes, which the JSON loader reads.
     std::vector<PriorityClassManifest> classes;
+    if (doc.contains("priority_classes"))
+      for (std::size_t i = 0; i < doc["priority_classes"].size(); ++i) {
+        const json& pcj = doc["priority_classes"][i];
+        classes.push_back({pcj["name"].get<std::string>(), pcj["value"].get<int>(), pcj.value("globalDefault", false),
+                           YamlPlace{path, 0, 0, "/priority_classes/" + std::to_string(i)}});
+      }
+    const std::size_t json_classes = classes.size();
     for (std::size_t i = 0; i < w["manifests"].size(); ++i) {
       const json& e = w["manifests"][i];
       const std::string where = "/workload/manifests/" + std::to_string(i);
@@ -1103,8 +1259,11 @@ void expand_config_files(const std::string& path, json& doc, const std::string& 
                   "a PodGroup alone does not say what its pods request; mltwin reads Volcano Jobs (their job controller creates "
                   "the PodGroup)");
         for (auto& pc : m.priority_classes) {
-          for (const auto& other : classes)
+          for (const auto& other : classes) {
             if (other.name == pc.name) fail_at(pc.at, "PriorityClass '" + pc.name + "' is already defined (" + other.at.str() + ")");
+            if (other.global_default && pc.global_default)
+              fail_at(pc.at, "only one PriorityClass can be marked globalDefault ('" + other.name + "' is, " + other.at.str() + ")");
+          }
           classes.push_back(pc);
         }
         for (auto& j : m.jobs) entries.push_back({std::move(j), submit, duration});
@@ -1145,6 +1304,12 @@ void expand_config_files(const std::string& path, json& doc, const std::string& 
     }
     w["jobs"] = jobs;
     w.erase("manifests");
+    if (classes.size() > json_classes) {
+      json& list = doc["priority_classes"];
+      if (list.is_null()) list = json::array();
+      for (std::size_t i = json_classes; i < classes.size(); ++i)
+        list.push_back({{"name", classes[i].name}, {"value", classes[i].value}, {"globalDefault", classes[i].global_default}});
+    }
   }
 }
 

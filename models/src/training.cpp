@@ -1,4 +1,5 @@
 #include "mltwin/models/training.hpp"
+#include "mltwin/policy/node_constraints.hpp"
 
 #include <algorithm>
 #include <boost/random/exponential_distribution.hpp>
@@ -149,22 +150,56 @@ void TrainingCluster::on_event(core::Simulator&, std::uint64_t payload) {
 }
 
 std::string TrainingCluster::infeasible_reason(const TrainingJobSpec& j, const Resource& pod) const {
-  // How many of this job's pods could the empty cluster hold at once?
+  // How many of this job's pods could the empty cluster hold at once, on the nodes whose labels
+  // and taints its pods accept (the predicates plugin's NodeAffinity and TaintToleration
+  // filters)? A node group none of whose nodes (or, with no node, whose template node) accepts
+  // them is named with the filter's reason.
+  const policy::TaskInfo cons = pod_constraints(j);
+  const std::size_t groups = scenario_.node_groups.size();
+  std::vector<char> usable(groups, 0), seen(groups, 0);
+  std::vector<std::string> why(groups);
+  std::string room_note;  // when allocatable or DaemonSets leave pods less than the capacity
   std::int64_t fit = 0;
   for (const auto& n : state_.nodes()) {
     if (dynamic_nodes_ && node_recs_[n.id].removed != core::Time::max()) continue;  // failed or removed
+    const std::size_t g = node_recs_[n.id].group;
+    seen[g] = 1;
+    std::string misfit = policy::static_misfit(cons, n.labels, n.name, n.taints);
+    if (!misfit.empty()) {
+      if (why[g].empty()) why[g] = std::move(misfit);
+      continue;
+    }
+    usable[g] = 1;
+    const Resource room = n.pod_room();
+    if (room != n.capacity && room_note.empty())
+      room_note = "; a " + n.instance_type + " node leaves pods {" + room.to_string() + "} (capacity {" + n.capacity.to_string() +
+                  "} less the kubelet's reservation and the DaemonSets' pods)";
     std::int64_t per = INT64_MAX;
     for (std::size_t d = 0; d < policy::kDims; ++d)
-      if (pod.v[d] > 0) per = std::min<std::int64_t>(per, static_cast<std::int64_t>(std::floor(n.allocatable.v[d] / pod.v[d])));
+      if (pod.v[d] > 0) per = std::min<std::int64_t>(per, static_cast<std::int64_t>(std::floor(room.v[d] / pod.v[d])));
     if (per == INT64_MAX) per = j.nnodes;  // requests nothing: fits anywhere
     fit += per;
   }
-  fit += autoscaler_headroom_fit(pod);  // nodes the cluster autoscaler may still add
+  fit += autoscaler_headroom_fit(pod, cons);  // nodes the cluster autoscaler may still add
+  std::string excluded;  // "group: reason; ..."
+  std::size_t usable_groups = 0;
+  for (std::size_t g = 0; g < groups; ++g) {
+    const NodeGroupSpec& ng = scenario_.node_groups[g];
+    if (!seen[g]) {
+      std::string misfit = policy::static_misfit(cons, node_labels(ng), {}, ng.taints);
+      if (misfit.empty()) usable[g] = 1;
+      else why[g] = std::move(misfit);
+    }
+    if (usable[g]) ++usable_groups;
+    else excluded += (excluded.empty() ? "" : "; ") + ng.name + ": " + why[g];
+  }
+  if (usable_groups == 0) return "no node group can take its pods (nodeSelector, node affinity, tolerations): " + excluded;
+  const std::string also = excluded.empty() ? std::string() : " (node groups its pods cannot use: " + excluded + ")";
   if (fit == 0)
-    return "no node can hold one pod of this job (requests {" + pod.to_string() + "})";
+    return "no node can hold one pod of this job (requests {" + pod.to_string() + "})" + also + room_note;
   if (fit < j.nnodes)
     return "the cluster can hold at most " + std::to_string(fit) + " of this job's " + std::to_string(j.nnodes) +
-           " pods at once";
+           " pods at once" + also + room_note;
   // A queue capability below the job's minimum resources can never admit it.
   for (const auto& q : state_.queues())
     if (q.name == j.queue) {
@@ -493,6 +528,10 @@ void TrainingCluster::create_pods(std::size_t idx) {
     t.creation = sim_.now().ns();
     t.uid = uid_rng_();
     t.node_selector = j.node_selector;
+    t.node_affinity = j.node_affinity;
+    t.tolerations = j.tolerations;
+    // Conformance never evicts a critical pod (Kubernetes' system PriorityClasses).
+    t.system_critical = j.priority_class == "system-cluster-critical" || j.priority_class == "system-node-critical";
     const TaskId id = state_.add_task(run.pj, t);
     if (replica_of_task_.size() <= id) replica_of_task_.resize(id + 1, 0);
     replica_of_task_[id] = i;

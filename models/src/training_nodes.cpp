@@ -23,6 +23,7 @@
 #include <stdexcept>
 
 #include "mltwin/models/training.hpp"
+#include "mltwin/policy/node_constraints.hpp"
 #include "training_internal.hpp"
 
 namespace mltwin::models {
@@ -38,7 +39,56 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 Resource template_of(const InstanceType& it) {
   return Resource::make(it.vcpu, it.memory_gib * kGiB, it.neuroncores(), it.efa_interfaces);
 }
+
+// getResourceToReserveInRange (amazon-eks-ami nodeadm/internal/kubelet/config.go): the part of
+// `total` within [start, end), times `per_10000` / 10000, in integers.
+std::int64_t reserve_in_range(std::int64_t total, std::int64_t start, std::int64_t end, std::int64_t per_10000) {
+  if (total <= start) return 0;
+  return (std::min(total, end) - start) * per_10000 / 10000;
+}
 }  // namespace
+
+KubeReserved eks_ami_kube_reserved(int vcpu, int max_pods) {
+  // getCPUMillicoresToReserve: ranges 0-1, 1-2, 2-4, 4+ cores at 600, 100, 50, 25 per 10,000.
+  const std::int64_t total = static_cast<std::int64_t>(vcpu) * 1000;
+  const std::int64_t ranges[] = {0, 1000, 2000, 4000, total};
+  const std::int64_t per_10000[] = {600, 100, 50, 25};
+  KubeReserved r;
+  for (int i = 0; i < 4; ++i) r.cpu_millicores += reserve_in_range(total, ranges[i], ranges[i + 1], per_10000[i]);
+  // getMemoryMebibytesToReserve.
+  r.memory_mib = 11 * static_cast<std::int64_t>(max_pods) + 255;
+  return r;
+}
+
+NodeResources node_resources(const TrainingScenario& sc, const NodeGroupSpec& g, std::string_view node_name) {
+  const InstanceType* it = sc.catalog.find(g.instance_type);
+  if (!it) throw std::invalid_argument("node group '" + g.name + "': instance type '" + g.instance_type + "' is not in the catalog");
+  NodeResources r;
+  r.capacity = template_of(*it);
+  r.allocatable = r.capacity - g.kubelet_reserved;
+  const auto labels = node_labels(g);
+  for (const DaemonSetSpec& ds : sc.daemonsets) {
+    // NodeShouldRunDaemonPod -> predicates(): the NodeAffinity filter (nodeSelector and required
+    // affinity) and the TaintToleration filter (NoSchedule / NoExecute taints); the
+    // tolerations the controller adds by itself (node.kubernetes.io/not-ready, unreachable,
+    // disk-pressure, memory-pressure, pid-pressure, unschedulable, network-unavailable) concern
+    // taints mltwin's nodes never carry.
+    policy::TaskInfo pod;
+    pod.node_selector = ds.node_selector;
+    pod.node_affinity = ds.node_affinity;
+    pod.tolerations = ds.tolerations;
+    if (policy::static_misfit(pod, labels, node_name, g.taints).empty()) r.daemonsets.add(ds.requests);
+  }
+  return r;
+}
+
+policy::TaskInfo pod_constraints(const TrainingJobSpec& j) {
+  policy::TaskInfo t;
+  t.node_selector = j.node_selector;
+  t.node_affinity = j.node_affinity;
+  t.tolerations = j.tolerations;
+  return t;
+}
 
 std::vector<std::pair<std::string, std::string>> node_labels(const NodeGroupSpec& g) {
   std::vector<std::pair<std::string, std::string>> l = g.labels;
@@ -77,14 +127,19 @@ void TrainingCluster::init_nodes(core::RngStreams& rng) {
 
 NodeId TrainingCluster::add_group_node(std::size_t group, bool ready) {
   const NodeGroupSpec& g = scenario_.node_groups[group];
-  const InstanceType* it = scenario_.catalog.find(g.instance_type);
   policy::NodeInfo n;
   n.name = g.name + "-" + std::to_string(group_next_index_[group]++);
-  n.instance_type = it->name;
-  n.allocatable = template_of(*it);
-  n.capacity = n.allocatable;
+  n.instance_type = g.instance_type;
+  const NodeResources res = node_resources(scenario_, g, n.name);
+  n.capacity = res.capacity;
+  n.allocatable = res.allocatable;
+  n.daemonset_used = res.daemonsets;
+  n.taints = g.taints;
   n.ready = ready;
   n.labels = node_labels(g);
+  // The kubelet's well-known kubernetes.io/hostname label (the node's name here).
+  n.labels.emplace_back("kubernetes.io/hostname", n.name);
+  std::sort(n.labels.begin(), n.labels.end());
   const NodeId id = state_.add_node(n);
   if (node_recs_.size() <= id) node_recs_.resize(id + 1);
   NodeRec& r = node_recs_[id];
@@ -153,16 +208,18 @@ void TrainingCluster::ensure_scan() {
   scan_pending_ = true;
 }
 
-std::int64_t TrainingCluster::autoscaler_headroom_fit(const Resource& pod) const {
+std::int64_t TrainingCluster::autoscaler_headroom_fit(const Resource& pod, const policy::TaskInfo& constraints) const {
   if (!scenario_.autoscaler) return 0;
   std::int64_t fit = 0;
   for (std::size_t g = 0; g < scenario_.node_groups.size(); ++g) {
     const NodeGroupSpec& ng = scenario_.node_groups[g];
     if (ng.max_size < 0) continue;
+    // The autoscaler only adds nodes of a group whose template node the pod's predicates accept.
+    if (!policy::static_misfit(constraints, node_labels(ng), {}, ng.taints).empty()) continue;
     int live = 0;
     for (std::size_t n = 0; n < node_recs_.size(); ++n)
       if (node_recs_[n].group == g && node_recs_[n].removed == core::Time::max()) ++live;
-    const Resource t = template_of(*scenario_.catalog.find(ng.instance_type));
+    const Resource t = node_resources(scenario_, ng).pod_room();
     std::int64_t per = INT64_MAX;
     for (std::size_t d = 0; d < policy::kDims; ++d)
       if (pod.v[d] > 0) per = std::min<std::int64_t>(per, static_cast<std::int64_t>(t.v[d] / pod.v[d]));
@@ -189,17 +246,25 @@ void TrainingCluster::autoscaler_scan() {
         if (state_.task(t).status == TaskStatus::Pending) pending.push_back(t);
   std::sort(pending.begin(), pending.end());
   if (!pending.empty()) {
-    std::vector<Resource> free;
+    // A pod counts as schedulable on a node its resources fit and whose labels and taints its
+    // nodeSelector, node affinity and tolerations accept (the scheduler's predicates, which
+    // filter-out-schedulable runs).
+    std::vector<std::pair<NodeId, Resource>> free;
     for (const auto& n : state_.nodes()) {
       const NodeRec& r = node_recs_[n.id];
       if (r.removed != core::Time::max()) continue;
-      free.push_back(r.launching ? n.allocatable : n.idle);
+      free.emplace_back(n.id, r.launching ? n.pod_room() : n.idle);
     }
     std::vector<TaskId> unsched;
     for (TaskId t : pending) {
-      const Resource& req = state_.task(t).resreq;
-      auto it = std::find_if(free.begin(), free.end(), [&](const Resource& f) { return req.less_equal(f); });
-      if (it != free.end()) it->sub(req);
+      const policy::TaskInfo& task = state_.task(t);
+      const Resource& req = task.resreq;
+      auto it = std::find_if(free.begin(), free.end(), [&](const std::pair<NodeId, Resource>& f) {
+        if (!req.less_equal(f.second)) return false;
+        const policy::NodeInfo& n = state_.node(f.first);
+        return policy::static_misfit(task, n.labels, n.name, n.taints).empty();
+      });
+      if (it != free.end()) it->second.sub(req);
       else unsched.push_back(t);
     }
     // Largest NeuronCore request first (then task id): first-fit decreasing.
@@ -209,13 +274,15 @@ void TrainingCluster::autoscaler_scan() {
     for (std::size_t g = 0; g < groups && !unsched.empty(); ++g) {
       const NodeGroupSpec& ng = scenario_.node_groups[g];
       if (ng.max_size < 0) continue;
-      const Resource tmpl = template_of(*scenario_.catalog.find(ng.instance_type));
+      const Resource tmpl = node_resources(scenario_, ng).pod_room();
+      const auto tmpl_labels = node_labels(ng);
       const int headroom = std::max(0, ng.max_size - live[g]);
       std::vector<Resource> fresh;
       std::vector<TaskId> rest;
       for (TaskId t : unsched) {
         const Resource& req = state_.task(t).resreq;
-        if (!req.less_equal(tmpl)) {
+        // The group's template node must take the pod: its resources and its labels and taints.
+        if (!req.less_equal(tmpl) || !policy::static_misfit(state_.task(t), tmpl_labels, {}, ng.taints).empty()) {
           rest.push_back(t);
           continue;
         }

@@ -17,8 +17,12 @@ NodeId ClusterState::add_node(NodeInfo n) {
   for (const auto& o : nodes_)
     if (o.name == n.name) throw std::invalid_argument("duplicate node name '" + n.name + "'");
   n.id = static_cast<NodeId>(nodes_.size());
-  n.idle = n.allocatable;
-  n.used = n.releasing = n.pipelined = Resource{};
+  // The DaemonSets' pods hold their requests from the start (objects.hpp, daemonset_used).
+  n.idle = n.allocatable - n.daemonset_used;
+  n.used = n.daemonset_used;
+  n.releasing = n.pipelined = Resource{};
+  for (const Taint& t : n.taints)
+    if (t.effect == TaintEffect::PreferNoSchedule) prefer_no_schedule_taints_ = true;
   n.task_count = 0;
   if (n.ready) total_allocatable_.add(n.allocatable);
   nodes_.push_back(std::move(n));
@@ -229,12 +233,14 @@ void ClusterState::remove_job(JobId jid) {
 
 Resource ClusterState::total_used() const {
   Resource r;
-  for (const auto& n : nodes_) r.add(n.used);
+  for (const auto& n : nodes_)
+    if (n.ready) r.add(n.used);
   return r;
 }
 
 std::string ClusterState::check_invariants() const {
   std::vector<Resource> used(nodes_.size()), pipelined(nodes_.size()), releasing(nodes_.size());
+  for (const auto& n : nodes_) used[n.id] = n.daemonset_used;
   for (const auto& t : tasks_) {
     if (!on_node_status(t.status)) continue;
     if (t.node == kNone) return "task '" + t.name + "' is " + to_string(t.status) + " without a node";

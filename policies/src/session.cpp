@@ -114,6 +114,19 @@ double Session::node_score(const TaskInfo& t, const NodeInfo& n) const {
   return score;
 }
 
+void Session::prioritize_nodes(const TaskInfo& t, std::span<const NodeId> nodes, std::vector<double>& out) const {
+  // util.PrioritizeNodes (util/scheduler_helper.go): the map scores, then the batch scores of
+  // every plugin (Session.BatchNodeOrderFn, tier order), summed per node.
+  // Volcano sums the batch scores of all plugins first, then adds them to the map score.
+  out.assign(nodes.size(), 0.0);
+  if (!node_order_.empty())
+    for (std::size_t i = 0; i < nodes.size(); ++i) out[i] = node_score(t, state_.node(nodes[i]));
+  if (batch_node_order_.empty()) return;
+  batch_scratch_.assign(nodes.size(), 0.0);
+  for (const auto& e : batch_node_order_) e.fn(t, nodes, std::span<double>(batch_scratch_));
+  for (std::size_t i = 0; i < nodes.size(); ++i) out[i] += batch_scratch_[i];
+}
+
 ValidateResult Session::job_valid(const JobInfo& j) const {
   for (const auto& e : job_valid_)
     if (ValidateResult r = e.fn(j); !r.pass) return r;

@@ -75,9 +75,10 @@ const Rule* rule_of(const std::string& plugin) {
         "the other queues"}},
       {"gang",
        {"the gang plugin (pkg/scheduler/plugins/gang) places a job only when all of its minAvailable pods fit at "
-        "once; '0/N nodes are unavailable' counts, for each node, the first resource it lacked",
+        "once; '0/N nodes are unavailable' counts, for each node, the first reason it failed: the first resource it "
+        "lacked, or a predicate (an untolerated taint, a node selector or affinity it does not match)",
         "enough nodes with room for all of its pods at once (a larger node group, or other jobs' pods ending "
-        "sooner), or smaller pods"}},
+        "sooner), smaller pods, or tolerations and node affinity that let it use more nodes"}},
       {"predicates",
        {"the predicates plugin (pkg/scheduler/plugins/predicates) filters nodes by the pod's node selector, "
         "affinity, taints and tolerations",

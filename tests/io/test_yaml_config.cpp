@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include <fstream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -348,4 +349,87 @@ TEST_CASE("eksctl minSize / maxSize bound the cluster autoscaler; without one th
   CHECK(scaled.training.node_groups[0].min_size == 2);
   CHECK(scaled.training.node_groups[0].max_size == 8);
   REQUIRE(scaled.training.autoscaler.has_value());
+}
+
+TEST_CASE("Volcano Job pods with node affinity and tolerations, in the shapes of the Kubernetes documentation") {
+  const io::Manifests m = io::read_manifests(kFix + "volcano-job-affinity.yaml");
+  REQUIRE(m.jobs.size() == 1);
+  const io::PodShape& pod = m.jobs[0].tasks[0].pod;
+  REQUIRE(pod.tolerations.size() == 2);
+  CHECK(pod.tolerations[0].key == "key1");
+  CHECK(pod.tolerations[0].op == "Equal");
+  CHECK(pod.tolerations[0].value == "value1");
+  CHECK(pod.tolerations[0].effect == "NoSchedule");
+  CHECK(pod.node_affinity["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"][0]["matchExpressions"][0]["values"] ==
+        nlohmann::json::array({"us-east-1a", "us-east-1b"}));
+  // Into the job the scenario loader builds: the same objects the JSON gives.
+  const models::TrainingJobSpec s = io::to_training_job(m.jobs[0], {}, core::Duration::s(0), core::Duration::s(60), 2);
+  CHECK(s.nnodes == 2);
+  REQUIRE(s.tolerations.size() == 2);
+  CHECK(s.tolerations[0].op == policy::Toleration::Op::Equal);
+  CHECK(s.tolerations[0].value == "value1");
+  CHECK(s.tolerations[1].op == policy::Toleration::Op::Exists);
+  CHECK(s.node_affinity.has_required);
+  REQUIRE(s.node_affinity.required.size() == 1);
+  CHECK(s.node_affinity.required[0].match_expressions[0].values == std::vector<std::string>{"us-east-1a", "us-east-1b"});
+  REQUIRE(s.node_affinity.preferred.size() == 1);
+  CHECK(s.node_affinity.preferred[0].weight == 1);
+  CHECK(s.node_affinity.preferred[0].preference.match_expressions[0].key == "another-node-label-key");
+  // A job whose tasks are placed differently cannot be one TrainingJobSpec.
+  mltwin::test::TempDir d;
+  std::ifstream in(kFix + "volcano-job-affinity.yaml");
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string changed = text.str();
+  const auto last = changed.rfind("value: \"value1\"");
+  changed.replace(last, std::string("value: \"value1\"").size(), "value: \"value2\"");
+  write_text(d.file("j.yaml"), changed);
+  const io::Manifests m2 = io::read_manifests(d.file("j.yaml"));
+  CHECK(error_of([&] { io::to_training_job(m2.jobs[0], {}, core::Duration::s(0), core::Duration::s(1), 2); }) ==
+        d.file("j.yaml") + ":52:7: spec.tasks[1]: task 'worker' has other tolerations than task 'master'; mltwin's "
+                           "TrainingJobSpec gives all pods of a job one set of tolerations");
+}
+
+TEST_CASE("Broken placement in manifests: line:column, the YAML path and Kubernetes' reason") {
+  auto err = [](const std::string& f) { return error_of([&] { io::read_manifests(kFix + "broken/" + f); }); };
+  CHECK(err("job-toleration-exists-value.yaml") ==
+        "broken/job-toleration-exists-value.yaml:14:22: spec.tasks[0].template.spec.tolerations[0].value: value must be "
+        "empty when `operator` is 'Exists'");
+  CHECK(err("job-toleration-bool.yaml") ==
+        "broken/job-toleration-bool.yaml:14:22: spec.tasks[0].template.spec.tolerations[0].value: expected a string, got "
+        "true (a boolean in YAML; quote it: \"true\")");
+  CHECK(err("job-affinity-operator.yaml") ==
+        "broken/job-affinity-operator.yaml:17:35: spec.tasks[0].template.spec.affinity.nodeAffinity."
+        "requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator: 'Equals' is not a "
+        "valid selector operator (In, NotIn, Exists, DoesNotExist, Gt, Lt)");
+  CHECK(starts_with(err("job-affinity-typo.yaml"),
+                    "broken/job-affinity-typo.yaml:13:15: spec.tasks[0].template.spec.affinity.nodeAffinity."
+                    "requiredDuringSchedulingRequiredDuringExecution: unknown key 'requiredDuringSchedulingRequiredDuringExecution' "
+                    "(mltwin reads requiredDuringSchedulingIgnoredDuringExecution, preferredDuringSchedulingIgnoredDuringExecution)"));
+  CHECK(err("job-pod-affinity.yaml") ==
+        "broken/job-pod-affinity.yaml:13:15: spec.tasks[0].template.spec.affinity.podAntiAffinity: podAntiAffinity (inter-pod "
+        "affinity) is not modelled: mltwin's predicates run no InterPodAffinity filter");
+  CHECK(err("job-gt-text.yaml") ==
+        "broken/job-gt-text.yaml:19:34: spec.tasks[0].template.spec.affinity.nodeAffinity."
+        "preferredDuringSchedulingIgnoredDuringExecution[0].preference.matchExpressions[0].values[0]: for 'Gt', 'Lt' "
+        "operators, the value must be an integer, got 'two'");
+}
+
+TEST_CASE("eksctl taints: checked as eksctl does, at their place; the map form only for unmanaged nodeGroups") {
+  auto err = [](const std::string& f) { return error_of([&] { io::read_eksctl_config(kFix + "broken/" + f); }); };
+  CHECK(err("eksctl-bad-taint.yaml") ==
+        "broken/eksctl-bad-taint.yaml:12:17: managedNodeGroups[0].taints[0].effect: expected NoSchedule, PreferNoSchedule or "
+        "NoExecute, got \"NoSchedul\"");
+  CHECK(err("eksctl-managed-taint-map.yaml") ==
+        "broken/eksctl-managed-taint-map.yaml:10:7: managedNodeGroups[0].taints: a managed node group's taints are a list of "
+        "{key, value, effect} (the map form is for nodeGroups)");
+  // "true" alone is read as the effect (taints.Parse: one part is the effect).
+  CHECK(err("eksctl-taint-map-value.yaml") ==
+        "broken/eksctl-taint-map-value.yaml:10:30: nodeGroups[0].taints[\"aws.amazon.com/neuron\"]: taint "
+        "'aws.amazon.com/neuron': effect: expected NoSchedule, PreferNoSchedule or NoExecute, got \"true\"");
+  // The fixture's two forms become the same node-group taint.
+  const io::EksctlClusterConfig c = io::read_eksctl_config(kFix + "eksctl-trn1.yaml");
+  const policy::Taint neuron{"aws.amazon.com/neuron", "true", policy::TaintEffect::NoSchedule};
+  CHECK(io::to_node_group_spec(c.node_groups[0]).taints == std::vector<policy::Taint>{neuron});
+  CHECK(io::to_node_group_spec(c.node_groups[1]).taints == std::vector<policy::Taint>{neuron});
 }

@@ -201,7 +201,7 @@ TEST_CASE("scenario references: errors name the YAML place or the scenario's JSO
   mltwin::test::TempDir d;
   SUBCASE("a job in a queue no file defines, at the job's spec.queue") {
     const std::string p = patched_example(d, {{"queues_from", nullptr}, {"queues", {{{"name", "research"}}}}});
-    CHECK(load_error(p) == kSrc + "/scenarios/yaml/jobs/bert-4x32.yaml:18:10: spec.queue: queue 'production' is not defined "
+    CHECK(load_error(p) == kSrc + "/scenarios/yaml/jobs/bert-4x32.yaml:22:10: spec.queue: queue 'production' is not defined "
                                   "(give it in /queues or /queues_from)");
   }
   SUBCASE("an instance type outside the catalog, at the eksctl file's instanceType") {
@@ -212,7 +212,7 @@ TEST_CASE("scenario references: errors name the YAML place or the scenario's JSO
     for (const auto& t : ex["catalog"]["instance_types"])
       if (t["name"] != "trn1.32xlarge") patch["catalog"]["instance_types"].push_back(t);
     const std::string p = patched_example(d, patch);
-    CHECK(load_error(p) == kSrc + "/scenarios/yaml/cluster.yaml:17:19: managedNodeGroups[0].instanceType: instance type "
+    CHECK(load_error(p) == kSrc + "/scenarios/yaml/cluster.yaml:21:19: managedNodeGroups[0].instanceType: instance type "
                                   "'trn1.32xlarge' is not in the scenario's catalog (trn1.2xlarge, trn1n.32xlarge)");
   }
   SUBCASE("scheduler_config and tiers both") {
@@ -254,5 +254,31 @@ TEST_CASE("scenario references: errors name the YAML place or the scenario's JSO
   SUBCASE("a missing file") {
     const std::string p = patched_example(d, {{"cluster", {{"eksctl", "nope.yaml"}}}});
     CHECK(load_error(p) == d.file("nope.yaml") + ": cannot open the file");
+  }
+}
+
+TEST_CASE("PriorityClasses from the scenario's JSON and from its manifests are one set") {
+  mltwin::test::TempDir d;
+  SUBCASE("a JSON globalDefault class gives its value to the manifests' jobs that name none") {
+    const std::string p = patched_example(d, {{"priority_classes", {{{"name", "batch"}, {"value", 5}, {"globalDefault", true}}}}});
+    const io::LoadedScenario sc = io::load_scenario(p);
+    REQUIRE(sc.training.jobs.size() == 4);
+    CHECK(sc.training.jobs[0].priority == 1000);  // llama names "high" (its manifest: value 1000)
+    CHECK(sc.training.jobs[0].priority_class == "high");
+    CHECK(sc.training.jobs[1].priority == 5);     // bert names none: the JSON globalDefault
+  }
+  SUBCASE("a manifest may not redefine a class the JSON defines") {
+    const std::string p = patched_example(d, {{"priority_classes", {{{"name", "high"}, {"value", 5}}}}});
+    CHECK(load_error(p) == kSrc + "/scenarios/yaml/jobs/llama-2x32.yaml:157:1: PriorityClass 'high' is already defined (" + p +
+                               ": /priority_classes/0)");
+  }
+  SUBCASE("a manifest's class named system-... is Kubernetes' own") {
+    std::ofstream(d.file("pc.yaml")) << "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata:\n  name: system-x\nvalue: 1\n";
+    json patch;
+    patch["workload"]["manifests"] = {{{"path", kSrc + "/scenarios/yaml/jobs/vit-a.yaml"}, {"duration", "1h"}},
+                                      {{"path", d.file("pc.yaml")}, {"duration", "1h"}}};
+    const std::string p = patched_example(d, patch);
+    CHECK(load_error(p) == d.file("pc.yaml") + ":4:9: metadata.name: the prefix 'system-' is reserved for Kubernetes' system "
+                                               "PriorityClasses");
   }
 }

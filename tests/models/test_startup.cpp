@@ -345,3 +345,53 @@ TEST_CASE("autoscaler: a job larger than max_size is rejected at submission; min
   CHECK_THROWS_WITH_AS(io::load_scenario(scenario_path("autoscaler-trap.json"), patch({{"cluster", {{"node_groups", groups}}}})),
                        doctest::Contains("/cluster/node_groups/0"), io::ScenarioError);
 }
+
+TEST_CASE("autoscaler and taints: it scales out the node group whose template node the pods tolerate") {
+  // Two groups under the autoscaler: 'neuron' (1 node, max 3) tainted aws.amazon.com/neuron=
+  // true:NoSchedule, listed first, and 'plain' (0 nodes, max 2). Job j: 2 whole-node pods that do
+  // not tolerate the taint; actions [allocate, backfill] so the pods exist at 0.
+  // Submission: neuron-0 is excluded by its taint, 'plain' may add 2 nodes: not rejected.
+  // Scan at 10 s: neuron-0 has room but its taint keeps both pods off it (filter-out-schedulable
+  // runs the predicates); scale-up skips 'neuron' (its template node is tainted) and launches
+  // plain-0 and plain-1, Ready at 310 s; the 310 s session binds: Bound 310.05, Running 312.05,
+  // Succeeded 912.05. Both plain nodes are empty from 912.05 s; unneeded for 600 s at 1512.05:
+  // the 1520 s scan removes them (min 0); neuron-0 stays (min 1).
+  nlohmann::json groups = nlohmann::json::array();
+  groups.push_back({{"name", "neuron"}, {"instance_type", "trn1.32xlarge"}, {"desired_capacity", 1}, {"min_size", 1},
+                    {"max_size", 3}, {"availability_zone", "us-east-1a"},
+                    {"taints", {{{"key", "aws.amazon.com/neuron"}, {"value", "true"}, {"effect", "NoSchedule"}}}}});
+  groups.push_back({{"name", "plain"}, {"instance_type", "trn1.32xlarge"}, {"desired_capacity", 0}, {"min_size", 0},
+                    {"max_size", 2}, {"availability_zone", "us-east-1a"}});
+  Run r(scenario_path("autoscaler-trap.json"),
+        patch({{"cluster", {{"node_groups", groups}}}, {"volcano", {{"actions", {"allocate", "backfill"}}}}}));
+  REQUIRE(r.invariant_violation.empty());
+  const auto& j = r.rec.final_of(0);
+  CHECK(j.phase == "Completed");
+  CHECK(j.scheduled.ns() == 310050 * kMs);
+  CHECK(j.end.ns() == 912050 * kMs);
+  for (const auto& p : r.rec.pods_of(0, "Bound")) CHECK(p.node.rfind("plain-", 0) == 0);
+  REQUIRE(r.rec.nodes.size() == 6);
+  for (int i = 0; i < 2; ++i) {
+    CHECK(r.rec.nodes[i].t == 10 * kS);
+    CHECK(r.rec.nodes[i].group == "plain");
+    CHECK(r.rec.nodes[i].event == "Launching");
+    CHECK(r.rec.nodes[2 + i].t == 310 * kS);
+    CHECK(r.rec.nodes[2 + i].event == "Ready");
+    CHECK(r.rec.nodes[4 + i].t == 1520 * kS);
+    CHECK(r.rec.nodes[4 + i].group == "plain");
+    CHECK(r.rec.nodes[4 + i].event == "Removed");
+  }
+  CHECK(r.cluster->stats().nodes_launched == 2);
+  // The same job tolerating the taint fits neuron-0 for one pod and the autoscaler adds the
+  // other in 'neuron', the first group that can take it: no 'plain' node at all.
+  nlohmann::json jobs = io::load_scenario(scenario_path("autoscaler-trap.json")).json["workload"]["jobs"];
+  jobs[0]["tolerations"] = {{{"key", "aws.amazon.com/neuron"}, {"operator", "Exists"}, {"effect", "NoSchedule"}}};
+  Run t(scenario_path("autoscaler-trap.json"), patch({{"cluster", {{"node_groups", groups}}},
+                                                      {"volcano", {{"actions", {"allocate", "backfill"}}}},
+                                                      {"workload", {{"jobs", jobs}}}}));
+  REQUIRE(t.invariant_violation.empty());
+  CHECK(t.rec.final_of(0).phase == "Completed");
+  REQUIRE_FALSE(t.rec.nodes.empty());
+  CHECK(t.rec.nodes[0].node == "neuron-1");
+  for (const auto& e : t.rec.nodes) CHECK(e.group == "neuron");
+}

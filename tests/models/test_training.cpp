@@ -626,3 +626,130 @@ TEST_CASE("evict-restart: reclaim evicts lo once; RestartJob kills its other pod
                          doctest::Contains("/workload/torchx/max_retries"), io::ScenarioError);
   }
 }
+
+// ================================================================== Kubernetes constraints
+
+TEST_CASE("taints, tolerations and node affinity: who runs where, who is Rejected at submission, and why") {
+  // tests/scenarios/k8s-constraints.json: node group 'neuron' (neuron-0, neuron-1, us-east-1a)
+  // tainted aws.amazon.com/neuron=true:NoSchedule, node group 'plain' (plain-0, us-east-1b).
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    CAPTURE(seed);
+    io::LoadOptions o;
+    o.overrides = nlohmann::json{{"seed", seed}};
+    Run r(scenario_path("k8s-constraints.json"), o);
+    REQUIRE(r.invariant_violation.empty());
+    const MemRecorder& rec = r.rec;
+    REQUIRE(rec.submitted.size() == 5);
+    // 'tolerant' (2 whole-node pods) tolerates the taint and requires us-east-1a: only the two
+    // neuron nodes are left, one pod each; admitted at 0, trains 1 h.
+    check_lifecycle(rec, 0, 2, 0, 3600, {"neuron-0", "neuron-1"});
+    // 'plain-1' (no toleration): only plain-0; 10 min.
+    check_lifecycle(rec, 1, 1, 0, 600, {"plain-0"});
+    // 'untolerated-2': 2 pods, no toleration: plain-0 holds one of them; the neuron group is
+    // excluded by its taint, with the TaintToleration filter's message.
+    check_never_admitted(rec, 2);
+    CHECK(rec.final_of(2).phase == "Rejected");
+    CHECK(rec.final_of(2).reason ==
+          "the cluster can hold at most 1 of this job's 2 pods at once (node groups its pods cannot use: neuron: "
+          "node(s) had untolerated taint {aws.amazon.com/neuron: true})");
+    // 'wrong-zone' selects us-east-1c: no node group has a node there (the NodeAffinity filter's
+    // message for both; the affinity check comes before the taint check, as in Volcano).
+    check_never_admitted(rec, 3);
+    CHECK(rec.final_of(3).reason ==
+          "no node group can take its pods (nodeSelector, node affinity, tolerations): neuron: node(s) didn't match "
+          "Pod's node affinity/selector; plain: node(s) didn't match Pod's node affinity/selector");
+    // 'prefers-b' (tolerates the taint, prefers us-east-1b with weight 50) arrives at 2 h with
+    // all three nodes free and equal on every other score: nodeorder adds 50 x 2 to plain-0, so
+    // it goes there whatever the seed (the node tie-break stream never decides).
+    check_lifecycle(rec, 4, 1, 7200, 600, {"plain-0"});
+    CHECK(r.cluster->stats().rejected == 2);
+    // Nodes carry the well-known labels a node affinity can name.
+    const policy::NodeInfo& n1 = r.cluster->state().node(1);
+    CHECK(n1.name == "neuron-1");
+    CHECK(*n1.label("kubernetes.io/hostname") == "neuron-1");
+    CHECK(*n1.label("node.kubernetes.io/instance-type") == "trn1.32xlarge");
+    CHECK(*n1.label("topology.kubernetes.io/zone") == "us-east-1a");
+    CHECK(*n1.label("eks.amazonaws.com/nodegroup") == "neuron");
+  }
+}
+
+TEST_CASE("allocatable: the EKS AMI's kubelet reservation and the DaemonSets' pods leave a TorchX whole-node pod no room") {
+  // tests/scenarios/allocatable.json: 2 x trn1.32xlarge (128 vCPU, 512 GiB, maxPods 247).
+  // kube-reserved (EKS AMI): cpu 60 + 10 + 10 + (128000 - 4000) x 25 / 10000 = 390m; memory
+  // 11 x 247 + 255 = 2972 MiB; evictionHard memory.available 100 MiB. allocatable: cpu 127610m,
+  // memory 524288 - 3072 = 521216 MiB. DaemonSets: aws-node 50m, kube-proxy 100m, the EFA device
+  // plugin 10m and 20 MiB, the Neuron device plugin nothing: 160m and 20 MiB on every node.
+  Run r(scenario_path("allocatable.json"));
+  REQUIRE(r.invariant_violation.empty());
+  constexpr double kMiB = 1024.0 * 1024.0;
+  const policy::NodeInfo& n0 = r.cluster->state().node(0);
+  CHECK(n0.capacity[policy::Dim::Cpu] == 128000.0);
+  CHECK(n0.allocatable[policy::Dim::Cpu] == 127610.0);
+  CHECK(n0.allocatable[policy::Dim::Memory] == 521216.0 * kMiB);
+  CHECK(n0.allocatable[policy::Dim::NeuronCore] == 32000.0);
+  CHECK(n0.daemonset_used[policy::Dim::Cpu] == 160.0);
+  CHECK(n0.daemonset_used[policy::Dim::Memory] == 20.0 * kMiB);
+  // At the end every pod is gone: what is used is the DaemonSets' share.
+  CHECK(n0.used == n0.daemonset_used);
+  // 'torchx-whole' asks 127900m: above 127610 - 160 = 127450m on every node.
+  const MemRecorder& rec = r.rec;
+  check_never_admitted(rec, 0);
+  CHECK(rec.final_of(0).reason ==
+        "no node can hold one pod of this job (requests {cpu 127.9, memory 487.328Gi, neuroncore 32, efa 8}); a trn1.32xlarge "
+        "node leaves pods {cpu 127.45, memory 508.98Gi, neuroncore 32, efa 8} (capacity {cpu 128, memory 512Gi, neuroncore "
+        "32, efa 8} less the kubelet's reservation and the DaemonSets' pods)");
+  // 'fits' asks 127000m per pod, 2 pods: runs at once.
+  check_lifecycle(rec, 1, 2, 0, 3600, {"trn1-0", "trn1-1"});
+}
+
+TEST_CASE("EKS AMI kube-reserved by hand, and which DaemonSets a node group runs") {
+  // getCPUMillicoresToReserve: 1 vCPU 60m; 2: 70m; 4: 80m; 8: 80 + 4000 x 25 / 10000 = 90m;
+  // 128: 80 + 124000 x 25 / 10000 = 390m. Memory 11 x maxPods + 255 MiB.
+  CHECK(models::eks_ami_kube_reserved(1, 4).cpu_millicores == 60);
+  CHECK(models::eks_ami_kube_reserved(2, 4).cpu_millicores == 70);
+  CHECK(models::eks_ami_kube_reserved(4, 4).cpu_millicores == 80);
+  CHECK(models::eks_ami_kube_reserved(8, 58).cpu_millicores == 90);
+  CHECK(models::eks_ami_kube_reserved(8, 58).memory_mib == 11 * 58 + 255);
+  CHECK(models::eks_ami_kube_reserved(128, 247).cpu_millicores == 390);
+  CHECK(models::eks_ami_kube_reserved(128, 247).memory_mib == 2972);
+
+  models::TrainingScenario sc;
+  models::InstanceType it;
+  it.name = "trn1.32xlarge";
+  it.vcpu = 128;
+  it.memory_gib = 512;
+  it.trainium_chips = 16;
+  it.neuroncores_per_chip = 2;
+  it.efa_interfaces = 8;
+  sc.catalog.types.push_back(it);
+  models::NodeGroupSpec tainted;
+  tainted.name = "neuron";
+  tainted.instance_type = "trn1.32xlarge";
+  tainted.taints = {{"aws.amazon.com/neuron", "true", policy::TaintEffect::NoSchedule}};
+  tainted.kubelet_reserved = policy::Resource::make(0.39, 0);
+  models::NodeGroupSpec plain = tainted;
+  plain.name = "plain";
+  plain.taints.clear();
+  auto ds = [](std::string name, double cpu) {
+    models::DaemonSetSpec d;
+    d.name = std::move(name);
+    d.requests = policy::Resource::make(cpu, 0);
+    return d;
+  };
+  sc.daemonsets.push_back(ds("everywhere", 0.1));        // no toleration: not on tainted nodes
+  models::DaemonSetSpec tol = ds("tolerates", 0.01);     // tolerates every taint
+  policy::Toleration all;
+  all.op = policy::Toleration::Op::Exists;
+  tol.tolerations = {all};
+  sc.daemonsets.push_back(tol);
+  models::DaemonSetSpec picky = ds("plain-only", 0.001);  // nodeSelector on the EKS node group label
+  picky.node_selector = {{"eks.amazonaws.com/nodegroup", "plain"}};
+  sc.daemonsets.push_back(picky);
+  const models::NodeResources rt = models::node_resources(sc, tainted);
+  const models::NodeResources rp = models::node_resources(sc, plain);
+  CHECK(rt.capacity[policy::Dim::Cpu] == 128000.0);
+  CHECK(rt.allocatable[policy::Dim::Cpu] == doctest::Approx(127610.0));
+  CHECK(rt.daemonsets[policy::Dim::Cpu] == doctest::Approx(10.0));        // "tolerates" only
+  CHECK(rp.daemonsets[policy::Dim::Cpu] == doctest::Approx(111.0));       // all three
+  CHECK(rp.pod_room()[policy::Dim::Cpu] == doctest::Approx(127610.0 - 111.0));
+}

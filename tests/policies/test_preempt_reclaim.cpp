@@ -14,6 +14,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <sstream>
 
 #include "mltwin/policy/scheduler.hpp"
 #include "mltwin/policy/testing/builders.hpp"
@@ -343,4 +344,39 @@ TEST_CASE("a discarded eviction restores the pod's own status; remove_task takes
   CHECK(w.state.node(0).idle[Dim::NeuronCore] == 32000 - 8000);
   CHECK(w.state.task(bound).status == TaskStatus::Unknown);
   CHECK(w.state.check_invariants().empty());
+}
+
+TEST_CASE("preempt: TaintToleration scores are normalised over every node that passes the predicates") {
+  // Nodes: A (256 cpu, 1024 GiB, 32 NeuronCores, 8 EFA) with one PreferNoSchedule taint, B (a
+  // trn1.32xlarge) untainted, each running a full pod of 'lo' (priority 1); C (8 cpu, no
+  // NeuronCore) with 100 PreferNoSchedule taints and nothing on it. hi (priority 100, 1 full
+  // pod) starves. C cannot hold hi whatever is evicted, but it passes the predicates, so
+  // Volcano's PrioritizeNodes normalises over A, B and C: max count 100.
+  // Per-node scores with hi's request added (nodeorder.cpp): A: cpu 200/256 -> (56 x 100)/256
+  // = 21, memory 800/1024 -> 21: least 21; balanced (both 0.78125) 100: 121. B: 200 > 128 and
+  // 800 > 512: least 0; balanced (both capped at 1) 100: 100.
+  // TaintToleration x 3: A 100 - 100 x 1/100 = 99 -> 297; B 100 -> 300. A = 418 > B = 400, so
+  // A's 'lo' pod is the victim. (Normalised over A and B only, max 1: A 0, B 300 — B's pod
+  // would go.)
+  World w;
+  w.queue(QueueBuilder("default"));
+  NodeBuilder a("A");
+  a.cpu(256).memory_gib(1024).neuron_devices(16).efa(8).taint({"k0", "", TaintEffect::PreferNoSchedule});
+  w.node(a);
+  w.node(NodeBuilder("B").trn1_32xlarge());
+  NodeBuilder c("C");
+  c.cpu(8).memory_gib(32);
+  for (int i = 0; i < 100; ++i) {
+    std::ostringstream key;
+    key << "k" << i;
+    c.taint({key.str(), "", TaintEffect::PreferNoSchedule});
+  }
+  w.node(c);
+  w.job(JobBuilder("loA", "default").pods(1, full_node(1)).priority(1).created(0).running_on({"A"}));
+  w.job(JobBuilder("loB", "default").pods(1, full_node(1)).priority(1).created(0).running_on({"B"}));
+  w.job(JobBuilder("hi", "default").pods(1, full_node(100)).priority(100).created(5).inqueue());
+  RecordingBackend be;
+  Scheduler s(priority_decides(), 1);
+  cycle(w, be, s);
+  CHECK(evicted(w, be) == std::vector<std::string>{"loA-0 preempt"});
 }

@@ -409,7 +409,24 @@ void bind_policies(py::module_& m) {
         return static_cast<std::uint32_t>(t.node);
       }, "id of the node the pod is on or allocated to (Session.node(id)); None if none")
       .def_readonly("priority", &policy::TaskInfo::priority, "pod priority (PriorityClass value)")
-      .def_readonly("creation_ns", &policy::TaskInfo::creation, "pod creation time, ns");
+      .def_readonly("creation_ns", &policy::TaskInfo::creation, "pod creation time, ns")
+      .def_property_readonly("node_selector", [](const policy::TaskInfo& t) {
+        py::dict d;
+        for (const auto& [k, v] : t.node_selector) d[py::str(k)] = py::str(v);
+        return d;
+      }, "spec.nodeSelector (dict str -> str)")
+      .def_property_readonly("tolerations", [](const policy::TaskInfo& t) {
+        py::list l;
+        for (const auto& x : t.tolerations) {
+          py::dict d;
+          d["key"] = x.key;
+          d["operator"] = x.op == policy::Toleration::Op::Exists ? "Exists" : "Equal";
+          d["value"] = x.value;
+          d["effect"] = x.any_effect ? std::string() : std::string(policy::to_string(x.effect));
+          l.append(d);
+        }
+        return l;
+      }, "spec.tolerations (list of dicts: key, operator, value, effect; effect '' tolerates every effect)");
   py::class_<policy::JobInfo>(m, "JobInfo", "A Volcano job with its PodGroup; valid during the callback only.")
       .def_readonly("id", &policy::JobInfo::id, "job id (int)")
       .def_readonly("name", &policy::JobInfo::name, "Volcano job name")
@@ -431,7 +448,20 @@ void bind_policies(py::module_& m) {
         for (const auto& [k, v] : n.labels) d[py::str(k)] = py::str(v);
         return d;
       }, "node labels (dict str -> str)")
-      .def_readonly("allocatable", &policy::NodeInfo::allocatable, "node allocatable (Resource)")
+      .def_property_readonly("taints", [](const policy::NodeInfo& n) {
+        py::list l;
+        for (const auto& t : n.taints) {
+          py::dict d;
+          d["key"] = t.key;
+          d["value"] = t.value;
+          d["effect"] = policy::to_string(t.effect);
+          l.append(d);
+        }
+        return l;
+      }, "spec.taints (list of dicts: key, value, effect)")
+      .def_readonly("capacity", &policy::NodeInfo::capacity, "the instance type's capacity (Resource)")
+      .def_readonly("allocatable", &policy::NodeInfo::allocatable, "node allocatable, the capacity less the kubelet's reservation (Resource)")
+      .def_readonly("daemonset_used", &policy::NodeInfo::daemonset_used, "requests of the DaemonSet pods on the node, part of used (Resource)")
       .def_readonly("idle", &policy::NodeInfo::idle, "allocatable minus used (Resource)")
       .def_readonly("used", &policy::NodeInfo::used, "requests of the pods holding the node (Volcano NodeInfo.Used; Resource)")
       .def_property_readonly("future_idle", &policy::NodeInfo::future_idle, "idle + releasing - pipelined (Volcano NodeInfo.FutureIdle; Resource)")

@@ -200,3 +200,39 @@ def test_bad_victims_are_a_clear_error_not_a_crash(source_dir, victims, message)
     run = mltwin.Run(str(source_dir / "scenarios" / "mme-mms-blog-uniform.json"), memory_cache=Bad)
     with pytest.raises((ValueError, TypeError), match=message):
         run.run("30s")
+
+
+# ---- what a Python plugin sees of Kubernetes' node constraints ----
+
+class SeeConstraints(P.Plugin):
+    """Records the taints and tolerations its predicate sees; rejects nothing."""
+
+    seen = {}
+
+    def on_session_open(self, ssn):
+        def look(task, node):
+            SeeConstraints.seen[(task.name, node.name)] = (task.tolerations, node.taints, node.labels)
+            return None
+        ssn.add_predicate_fn(look)
+
+
+def test_a_python_plugin_sees_taints_and_tolerations(source_dir):
+    # tests/scenarios/k8s-constraints.json: 'neuron' nodes tainted aws.amazon.com/neuron=
+    # true:NoSchedule; job 'tolerant' tolerates it (Exists, NoSchedule); 'plain-1' has none.
+    sc = mltwin.load_scenario(source_dir / "tests" / "scenarios" / "k8s-constraints.json")
+    mltwin.register_plugin("test-see", SeeConstraints)
+    sc["volcano"]["tiers"][1]["plugins"].append({"name": "test-see"})
+    SeeConstraints.seen = {}
+    run = mltwin.Run(sc)
+    run.run()
+    neuron = [{"key": "aws.amazon.com/neuron", "value": "true", "effect": "NoSchedule"}]
+    tol = [{"key": "aws.amazon.com/neuron", "operator": "Exists", "value": "", "effect": "NoSchedule"}]
+    tolerations, taints, labels = SeeConstraints.seen[("tolerant-trainer-0-0", "neuron-0")]
+    assert (tolerations, taints, labels["topology.kubernetes.io/zone"]) == (tol, neuron, "us-east-1a")
+    tolerations, taints, _ = SeeConstraints.seen[("plain-1-trainer-0-0", "plain-0")]
+    assert (tolerations, taints) == ([], [])
+    # The built-in predicates ran first (same tier, earlier): plain-1's pod never reached this
+    # plugin on a tainted node.
+    assert ("plain-1-trainer-0-0", "neuron-0") not in SeeConstraints.seen
+    jobs = run.jobs().set_index("name")
+    assert jobs.loc["untolerated-2", "phase"] == "Rejected"

@@ -171,7 +171,7 @@ class Allocate final : public Action {
         if (job.min_available == job.task_num()) break;
         continue;
       }
-      const NodeId best = choose(ssn, st, task, idle_fit_.empty() ? future_fit_ : idle_fit_);
+      const NodeId best = choose(ssn, task, idle_fit_.empty() ? future_fit_ : idle_fit_);
       const NodeInfo& bn = st.node(best);
       if (task.resreq.less_equal(bn.idle)) stmt.allocate(tid, best);
       else if (task.resreq.less_equal(bn.future_idle())) stmt.pipeline(tid, best);
@@ -187,17 +187,19 @@ class Allocate final : public Action {
     }
   }
 
-  NodeId choose(Session& ssn, const ClusterState& st, const TaskInfo& task, const std::vector<NodeId>& cands) {
+  NodeId choose(Session& ssn, const TaskInfo& task, const std::vector<NodeId>& cands) {
     if (cands.size() == 1) return cands[0];
+    // util.PrioritizeNodes over this gradient's nodes (batch scores are normalised within it).
+    ssn.prioritize_nodes(task, cands, scores_);
     best_.clear();
     double best_score = -1.0;  // util.SelectBestNodeAndScore starts at -1
-    for (NodeId n : cands) {
-      const double s = ssn.node_score(task, st.node(n));
+    for (std::size_t i = 0; i < cands.size(); ++i) {
+      const double s = scores_[i];
       if (s > best_score) {
         best_score = s;
         best_.clear();
       }
-      if (s == best_score) best_.push_back(n);
+      if (s == best_score) best_.push_back(cands[i]);
     }
     if (best_.empty()) return cands[0];
     if (best_.size() == 1) return best_[0];
@@ -205,6 +207,7 @@ class Allocate final : public Action {
   }
 
   std::vector<NodeId> idle_fit_, future_fit_, best_;
+  std::vector<double> scores_;
   std::unordered_map<TaskId, std::string> cannot_take_;
 };
 }  // namespace

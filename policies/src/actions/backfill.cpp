@@ -25,6 +25,7 @@ class Backfill final : public Action {
           order.push_back(tasks.pop());
     }
     std::vector<NodeId> fit, best;
+    std::vector<double> scores;
     for (TaskId tid : order) {
       const TaskInfo& task = st.task(tid);
       fit.clear();
@@ -45,15 +46,16 @@ class Backfill final : public Action {
       if (fe) ssn.clear_fit_errors(tid);
       NodeId node = fit[0];
       if (fit.size() > 1) {
+        ssn.prioritize_nodes(task, fit, scores);  // util.PrioritizeNodes over the predicate nodes
         best.clear();
         double best_score = -1.0;
-        for (NodeId n : fit) {
-          const double sc = ssn.node_score(task, st.node(n));
+        for (std::size_t i = 0; i < fit.size(); ++i) {
+          const double sc = scores[i];
           if (sc > best_score) {
             best_score = sc;
             best.clear();
           }
-          if (sc == best_score) best.push_back(n);
+          if (sc == best_score) best.push_back(fit[i]);
         }
         node = best.size() == 1 ? best[0] : best[ssn.rng()() % best.size()];
       }

@@ -158,15 +158,27 @@ class Preempt final : public Action {
     const bool any_preemptee = !touched_.empty();
     if (!any_preemptee && !ssn.allocatable(queue, preemptor)) return false;
     for (NodeId n : touched_) std::sort(by_node_[n].begin(), by_node_[n].end());
-    // PredicateNodes, PrioritizeNodes, SortNodes: best score first.
-    std::vector<std::pair<double, NodeId>> nodes;
+    // PredicateNodes, PrioritizeNodes, SortNodes: best score first. When a batch score is
+    // normalised over the candidate set (nodeorder's TaintToleration with PreferNoSchedule
+    // taints in the cluster), the nodes left out above still pass through the predicates and
+    // the scoring, as in Volcano, and are dropped after it.
+    const bool whole_set = ssn.batch_scores_depend_on_set();
+    cands_.clear();
+    has_room_.clear();
     for (const NodeInfo& n : st.nodes()) {
       Resource room = n.future_idle();
       for (TaskId t : by_node_[n.id]) room.add(st.task(t).resreq);
-      if (!preemptor.resreq.less_equal(room)) continue;
+      const bool has_room = preemptor.resreq.less_equal(room);
+      if (!has_room && !whole_set) continue;
       if (!preempt_predicate_passes(ssn, preemptor, n)) continue;
-      nodes.emplace_back(ssn.has_node_order() ? ssn.node_score(preemptor, n) : 0.0, n.id);
+      cands_.push_back(n.id);
+      has_room_.push_back(has_room ? 1 : 0);
     }
+    if (ssn.has_node_order()) ssn.prioritize_nodes(preemptor, cands_, scores_);
+    else scores_.assign(cands_.size(), 0.0);
+    std::vector<std::pair<double, NodeId>> nodes;
+    for (std::size_t i = 0; i < cands_.size(); ++i)
+      if (has_room_[i]) nodes.emplace_back(scores_[i], cands_[i]);
     std::stable_sort(nodes.begin(), nodes.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
 
     for (const auto& [score, nid] : nodes) {
@@ -194,6 +206,9 @@ class Preempt final : public Action {
   std::vector<std::vector<TaskId>> queue_tasks_;  // per queue: its jobs' tasks on a node
   std::vector<std::vector<TaskId>> by_node_;  // preempt(): the eligible preemptees per node
   std::vector<NodeId> touched_;               // the nodes whose by_node_ list is not empty
+  std::vector<NodeId> cands_;
+  std::vector<std::uint8_t> has_room_;
+  std::vector<double> scores_;
   static constexpr std::uint64_t kNoRound = UINT64_MAX;
   std::uint64_t within_round_start_ = kNoRound;
 };

@@ -1,22 +1,42 @@
 // nodeorder plugin — Volcano v1.12.1 pkg/scheduler/plugins/nodeorder/nodeorder.go, which scores
-// nodes with Kubernetes' scoring plugins and sums them with weights (arguments
-// leastrequested.weight = 1, balancedresource.weight = 1, mostrequested.weight = 0 by default).
+// nodes with Kubernetes v1.32's scoring plugins and sums them with weights, read from the
+// plugin's arguments (calculateWeight; defaults in brackets): leastrequested.weight [1],
+// mostrequested.weight [0], balancedresource.weight [1], nodeaffinity.weight [2],
+// tainttoleration.weight [3]. A weight of 0 turns its scorer off.
 //
+// Per node (the NodeOrderFn):
 // - NodeResourcesLeastAllocated, resources cpu and memory with weight 50 each (as nodeorder.go
 //   configures it): per resource (allocatable - requested) * 100 / allocatable in integers,
 //   then the weighted mean in integers (k8s noderesources/least_allocated.go).
-// - NodeResourcesMostAllocated (weight 0 by default): requested * 100 / allocatable.
+// - NodeResourcesMostAllocated, cpu and memory with weight 1 each: requested * 100 /
+//   allocatable, capped at 100 (noderesources/most_allocated.go).
 // - NodeResourcesBalancedAllocation over cpu and memory (nvidia.com/gpu is in Volcano's list but
 //   absent on Trainium nodes, so skipped as Kubernetes skips zero-allocatable resources):
 //   (1 - std of the requested/allocatable fractions) * 100; for two resources std = |f1-f2|/2
 //   (k8s noderesources/balanced_allocation.go).
-// "requested" includes the pod being scored. The other default scorers (taint toleration,
-// image locality, node affinity, pod affinity, topology spread) give every node of a uniform
-// Trn1 node group the same score, so they cannot change the choice and are left out for now.
+//   "requested" is every pod on the node (DaemonSet pods included) plus the pod being scored.
+// - NodeAffinity (nodeaffinity/node_affinity.go Score): the sum of the weights of the pod's
+//   preferred node-affinity terms the node matches, times the weight. nodeorder.go adds this raw
+//   sum without the plugin's NormalizeScore ("TODO: should we normalize the score"), so a
+//   matched term of weight 100 adds 200 at the default weight; mltwin does the same.
+// Over the candidate nodes at once (the BatchNodeOrderFn, normalised as Kubernetes does,
+// plugins/util/nodescore CalculatePluginScore):
+// - TaintToleration (tainttoleration/taint_toleration.go): per node the number of its
+//   PreferNoSchedule taints that the pod's tolerations (those with an empty or PreferNoSchedule
+//   effect) do not tolerate; then DefaultNormalizeScore(100, reverse): 100 - 100 * count /
+//   max count over the candidates (100 for every node when no candidate has such a taint),
+//   times the weight.
+// Left out: ImageLocality (every node pulls from the same ECR image; scored 0 when the image is
+// absent and mltwin keeps no image list per node), InterPodAffinity (no pod here has pod
+// affinity terms) and PodTopologySpread (Kubernetes' default spreading constraints select the
+// pods of a Service or ReplicaSet; mltwin does not model the Service Volcano's svc plugin
+// creates, so this scorer is not reproduced).
 #include <cmath>
+#include <algorithm>
 #include <cstdint>
 
 #include "../builtins.hpp"
+#include "mltwin/policy/node_constraints.hpp"
 
 namespace mltwin::policy::detail {
 namespace {
@@ -37,7 +57,9 @@ class NodeOrder final : public Plugin {
   explicit NodeOrder(const Arguments& a)
       : least_w_(a.get_int("leastrequested.weight", 1)),
         most_w_(a.get_int("mostrequested.weight", 0)),
-        balanced_w_(a.get_int("balancedresource.weight", 1)) {}
+        balanced_w_(a.get_int("balancedresource.weight", 1)),
+        affinity_w_(a.get_int("nodeaffinity.weight", 2)),
+        taint_w_(a.get_int("tainttoleration.weight", 3)) {}
   std::string_view name() const override { return "nodeorder"; }
   void on_session_open(Session& ssn) override {
     ssn.add_node_order_fn([this](const TaskInfo& t, const NodeInfo& n) {
@@ -62,12 +84,39 @@ class NodeOrder final : public Plugin {
         const double sd = k == 2 ? std::fabs((f[0] - f[1]) / 2) : 0.0;
         score += static_cast<double>(static_cast<std::int64_t>((1 - sd) * kMaxNodeScore)) * balanced_w_;
       }
+      if (affinity_w_ != 0 && !t.node_affinity.preferred.empty())
+        score += static_cast<double>(preferred_affinity_score(t.node_affinity, n.labels, n.name)) * affinity_w_;
       return score;
     });
+    if (taint_w_ == 0) return;
+    // Without a PreferNoSchedule taint anywhere, every count is 0 and every node scores 100: a
+    // node's score is then the same whatever the candidate set.
+    const bool any = ssn.state().has_prefer_no_schedule_taints();
+    const ClusterState& st = ssn.state();
+    ssn.add_batch_node_order_fn(
+        [this, any, &st](const TaskInfo& t, std::span<const NodeId> nodes, std::span<double> scores) {
+          if (!any) {
+            for (double& s : scores) s += static_cast<double>(kMaxNodeScore * taint_w_);
+            return;
+          }
+          counts_.resize(nodes.size());
+          std::int64_t max_count = 0;
+          for (std::size_t i = 0; i < nodes.size(); ++i) {
+            counts_[i] = intolerable_prefer_no_schedule(st.node(nodes[i]).taints, t.tolerations);
+            max_count = std::max(max_count, counts_[i]);
+          }
+          // helper.DefaultNormalizeScore(MaxNodeScore, reverse = true, scores).
+          for (std::size_t i = 0; i < nodes.size(); ++i) {
+            const std::int64_t s = max_count == 0 ? kMaxNodeScore : kMaxNodeScore - kMaxNodeScore * counts_[i] / max_count;
+            scores[i] += static_cast<double>(s * taint_w_);
+          }
+        },
+        any);
   }
 
  private:
-  int least_w_, most_w_, balanced_w_;
+  int least_w_, most_w_, balanced_w_, affinity_w_, taint_w_;
+  std::vector<std::int64_t> counts_;
 };
 }  // namespace
 std::unique_ptr<Plugin> make_nodeorder(const Arguments& a) { return std::make_unique<NodeOrder>(a); }

@@ -1,28 +1,48 @@
 // predicates plugin — Volcano v1.12.1 pkg/scheduler/plugins/predicates/predicates.go, which runs
-// the Kubernetes filter plugins. Modelled here: NodeUnschedulable (cordoned nodes), node
-// readiness, and nodeSelector (NodeAffinity's required labels), with the Kubernetes messages.
-// Taints/tolerations and node affinity expressions come with the Kubernetes-constraints issue.
-// Resource fit is not a predicate: the allocate action checks it, as Volcano does.
+// the Kubernetes v1.32 filter plugins in this order (predicateByStablefilter), stopping at the
+// first UnschedulableAndUnresolvable status:
+//   1. NodeUnschedulable (nodeunschedulable/node_unschedulable.go): a cordoned node, unless the
+//      pod tolerates the taint node.kubernetes.io/unschedulable:NoSchedule.
+//   2. NodeAffinity (nodeaffinity/node_affinity.go), argument predicate.NodeAffinityEnable
+//      (default true): the pod's nodeSelector and its required node affinity.
+//   3. TaintToleration (tainttoleration/taint_toleration.go), argument
+//      predicate.TaintTolerationEnable (default true): every NoSchedule / NoExecute taint of the
+//      node must be tolerated; the message names the first one that is not.
+// Node readiness is checked too: Volcano leaves nodes that are not Ready out of its snapshot
+// (cache.go Snapshot), so no plugin ever sees them. The rules themselves live in
+// node_constraints.hpp. Resource fit is not a predicate: the allocate action checks it, as
+// Volcano does. Not modelled: NodePorts, InterPodAffinity, volume and DRA filters, pod
+// topology spread (no pod here has ports, pod affinity, volumes or spread constraints).
 #include "../builtins.hpp"
+#include "mltwin/policy/node_constraints.hpp"
 
 namespace mltwin::policy::detail {
 namespace {
 class Predicates final : public Plugin {
  public:
+  explicit Predicates(const Arguments& a)
+      : node_affinity_(a.get_bool("predicate.NodeAffinityEnable", true)),
+        taint_toleration_(a.get_bool("predicate.TaintTolerationEnable", true)) {}
   std::string_view name() const override { return "predicates"; }
   void on_session_open(Session& ssn) override {
-    ssn.add_predicate_fn([](const TaskInfo& t, const NodeInfo& n) {
-      if (n.unschedulable) return Status::unresolvable("predicates", "node(s) were unschedulable");
+    ssn.add_predicate_fn([this](const TaskInfo& t, const NodeInfo& n) {
+      if (n.unschedulable && !tolerated(t.tolerations, kUnschedulableTaint))
+        return Status::unresolvable("predicates", "node(s) were unschedulable");
       if (!n.ready) return Status::unresolvable("predicates", "node(s) were not ready");
-      for (const auto& [k, v] : t.node_selector) {
-        const std::string* have = n.label(k);
-        if (!have || *have != v)
-          return Status::unresolvable("predicates", "node(s) didn't match Pod's node affinity/selector");
-      }
+      if (node_affinity_ && !required_affinity_matches(t.node_selector, t.node_affinity, n.labels, n.name))
+        return Status::unresolvable("predicates", std::string(kNodeAffinityMismatch));
+      if (taint_toleration_)
+        if (const Taint* bad = first_untolerated_taint(n.taints, t.tolerations))
+          return Status::unresolvable("predicates", untolerated_taint_reason(*bad));
       return Status::success();
     });
   }
+
+ private:
+  // v1.TaintNodeUnschedulable with the effect the NodeUnschedulable filter checks.
+  inline static const Taint kUnschedulableTaint{"node.kubernetes.io/unschedulable", "", TaintEffect::NoSchedule};
+  bool node_affinity_, taint_toleration_;
 };
 }  // namespace
-std::unique_ptr<Plugin> make_predicates(const Arguments&) { return std::make_unique<Predicates>(); }
+std::unique_ptr<Plugin> make_predicates(const Arguments& a) { return std::make_unique<Predicates>(a); }
 }  // namespace mltwin::policy::detail

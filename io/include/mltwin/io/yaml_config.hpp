@@ -103,8 +103,10 @@ struct JobPolicy {
   std::string timeout;
 };
 
+/// core/v1 Toleration as written (checked as Kubernetes validates it, io/src/k8s_objects.hpp).
 struct Toleration {
   std::string key, op, value, effect;
+  std::optional<long long> toleration_seconds;
 };
 
 /// One pod template, reduced to what scheduling sees.
@@ -114,6 +116,8 @@ struct PodShape {
   ResourceList requests;
   std::map<std::string, std::string> node_selector;
   std::vector<Toleration> tolerations;
+  /// spec.affinity.nodeAffinity in its Kubernetes shape (checked); null when absent.
+  nlohmann::json node_affinity;
   std::string priority_class_name;
   /// torchrun's --nproc_per_node, when a container's command or args run torchrun.
   std::optional<int> nproc_per_node;
@@ -169,6 +173,8 @@ struct EksctlTaint {
 };
 
 /// eksctl.io/v1alpha5 nodeGroups[] / managedNodeGroups[] (eksctl pkg/apis/eksctl.io/v1alpha5/types.go),
+/// taints in the list form {key, value, effect} (both kinds) or, for nodeGroups, the map form
+/// key: "value:effect" (taintsWrapper, pkg/utils/taints/taints.go), checked as eksctl does,
 /// sizes defaulted and checked as eksctl does (validation.go ValidateManagedNodeGroup, and
 /// pkg/cfn/builder/nodegroup.go for unmanaged groups: minSize from desiredCapacity, else 2;
 /// desiredCapacity from minSize; maxSize from desiredCapacity).
@@ -203,14 +209,17 @@ models::NodeGroupSpec to_node_group_spec(const EksctlNodeGroup& g);
 
 /// A Volcano Job as the scenario's /workload/jobs entry it maps to (the JSON has the same
 /// meaning): nnodes = its pods, the per-pod requests, nproc_per_node from torchrun when given,
-/// priority from its PriorityClass (else the globalDefault one, else 0), and the training
-/// `submit` and `duration`, which no manifest says. Errors (ScenarioError at the manifest's
-/// place) for what mltwin's TrainingJobSpec cannot hold: tasks whose pods request different
-/// resources, minAvailable below the number of pods (an elastic gang), an unknown
-/// priorityClassName.
+/// the pods' nodeSelector, node affinity and tolerations, the PriorityClass it (else its pods)
+/// names as priority_class (the scenario loader gives the job that class's value, else the
+/// globalDefault class's, else 0), and the training `submit` and `duration`, which no
+/// manifest says. Errors (ScenarioError at the manifest's place) for what mltwin's
+/// TrainingJobSpec cannot hold: tasks whose pods request different resources or are placed
+/// differently (nodeSelector, affinity, tolerations), minAvailable below the number of pods (an
+/// elastic gang), a priorityClassName that is not among `classes` (nor a system class).
 nlohmann::json volcano_job_json(const VolcanoJobManifest& job, const std::vector<PriorityClassManifest>& classes,
                                 const nlohmann::json& submit, const nlohmann::json& duration);
-/// volcano_job_json built into a models::TrainingJobSpec by the scenario loader's job builder.
+/// volcano_job_json built into a models::TrainingJobSpec by the scenario loader's job builder,
+/// its priority resolved from `classes` as the scenario loader does.
 models::TrainingJobSpec to_training_job(const VolcanoJobManifest& job,
                                         const std::vector<PriorityClassManifest>& classes,
                                         core::Duration submit, core::Duration duration, int neuroncores_per_device);

@@ -3,6 +3,7 @@
 // No hardware figure lives in code: every number comes from the scenario file, which cites
 // its source (AWS instance-type and pricing pages) next to it.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -18,11 +19,24 @@ struct InstanceType {
   int efa_interfaces = 0;            ///< EFA network interfaces (vpc.amazonaws.com/efa)
   double network_gbps = 0;           ///< network bandwidth, Gb/s
   double on_demand_usd_per_hour = 0; ///< on-demand price, USD per hour
+  int max_pods = 0;                  ///< the kubelet's maxPods on the EKS AMI (eni-max-pods.txt); 0: not given
   std::string region_of_price;       ///< the region the price is for
   std::string source;                ///< where these figures come from
 
   int neuroncores() const { return trainium_chips * neuroncores_per_chip; }
 };
+
+/// The kube-reserved the EKS AMI gives the kubelet (amazon-eks-ami
+/// nodeadm/internal/kubelet/config.go, the same rule as the AL2 bootstrap.sh): cpu, in
+/// millicores, 6% of the first core, 1% of the second, 0.5% of the third and fourth and 0.25% of
+/// every further core, each range rounded down to a millicore (getCPUMillicoresToReserve);
+/// memory, in MiB, 11 × maxPods + 255 (getMemoryMebibytesToReserve). E.g. trn1.32xlarge
+/// (128 vCPU, maxPods 247): 60 + 10 + 10 + 310 = 390m and 2,972 MiB.
+struct KubeReserved {
+  std::int64_t cpu_millicores = 0;
+  std::int64_t memory_mib = 0;
+};
+KubeReserved eks_ami_kube_reserved(int vcpu, int max_pods);
 
 struct Catalog {
   std::vector<InstanceType> types;

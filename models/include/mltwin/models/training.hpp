@@ -61,11 +61,30 @@ struct NodeGroupSpec {
   int min_size = -1, max_size = -1;
   std::string availability_zone;
   std::vector<std::pair<std::string, std::string>> labels;
+  /// The nodes' spec.taints (eksctl taints; e.g. aws.amazon.com/neuron=true:NoSchedule).
+  std::vector<policy::Taint> taints;
+  /// What the kubelet keeps from pods (kube-reserved + system-reserved + the hard eviction
+  /// threshold, mltwin units): a node's allocatable is its instance type's capacity less this.
+  policy::Resource kubelet_reserved;
+};
+
+/// A DaemonSet: one pod on every node whose labels match its nodeSelector and required node
+/// affinity and whose NoSchedule / NoExecute taints it tolerates (the DaemonSet controller's
+/// predicates, kubernetes pkg/controller/daemon/daemon_controller.go NodeShouldRunDaemonPod).
+/// Its requests hold part of the node's allocatable for the node's life.
+struct DaemonSetSpec {
+  std::string name;
+  policy::Resource requests;  ///< the pod's requests (mltwin units)
+  std::vector<std::pair<std::string, std::string>> node_selector;
+  policy::NodeAffinity node_affinity;
+  std::vector<policy::Toleration> tolerations;
+  std::string source;
 };
 
 /// The labels every node of group `g` carries, sorted: the group's own, plus
 /// node.kubernetes.io/instance-type, eks.amazonaws.com/nodegroup and (with a zone)
-/// topology.kubernetes.io/zone, as EKS sets them. Scheduling and the loader's zone check use it.
+/// topology.kubernetes.io/zone, as EKS sets them. Scheduling and the loader's zone check use it;
+/// each node also carries kubernetes.io/hostname, its own name.
 std::vector<std::pair<std::string, std::string>> node_labels(const NodeGroupSpec& g);
 
 struct QueueSpec {
@@ -101,10 +120,31 @@ struct TrainingJobSpec {
   /// (Volcano's predicates plugin). E.g. topology.kubernetes.io/zone pins a job to one
   /// availability zone, which EFA jobs need (EFA traffic does not cross zones).
   std::vector<std::pair<std::string, std::string>> node_selector;
+  /// The pods' spec.affinity.nodeAffinity and spec.tolerations.
+  policy::NodeAffinity node_affinity;
+  std::vector<policy::Toleration> tolerations;
+  /// The PriorityClass the job names (its value is `priority`); empty: none named.
+  std::string priority_class;
   /// Optimizer steps to train (DurationModel::Derived; 0 otherwise). The loader sets it from
   /// `duration` and the reference step time (StepModelSpec) unless the scenario gives it.
   std::int64_t steps = 0;
 };
+
+/// What a node of a group offers pods: its instance type's capacity, its allocatable (capacity
+/// less the group's kubelet_reserved) and the requests of the DaemonSet pods it runs.
+struct NodeResources {
+  policy::Resource capacity, allocatable, daemonsets;
+  /// What the pods Volcano schedules can use on the empty node.
+  policy::Resource pod_room() const { return allocatable - daemonsets; }
+};
+struct TrainingScenario;
+/// The resources of a node of group `g` named `node_name` (a DaemonSet may select nodes by
+/// name); the group's instance type must be in the scenario's catalog.
+NodeResources node_resources(const TrainingScenario& sc, const NodeGroupSpec& g, std::string_view node_name = {});
+
+/// A pod of `j` as the scheduler's predicates see its placement constraints (nodeSelector, node
+/// affinity, tolerations); no resources.
+policy::TaskInfo pod_constraints(const TrainingJobSpec& j);
 
 /// How long a job trains once every pod runs.
 enum class DurationModel {
@@ -136,6 +176,8 @@ class JobTraffic;
 struct TrainingScenario {
   Catalog catalog;
   std::vector<NodeGroupSpec> node_groups;
+  /// DaemonSets running on the nodes (device plugins, CNI, kube-proxy); none by default.
+  std::vector<DaemonSetSpec> daemonsets;
   std::vector<QueueSpec> queues;
   policy::SchedulerConfig scheduler = policy::volcano_default_config();
   LatencySpec bind_latency;   ///< scheduler decision -> pod Bound
@@ -293,7 +335,7 @@ class TrainingCluster final : public core::EventHandler, public policy::Backend 
   void node_occupancy_changed(policy::NodeId n);
   void ensure_scan();
   void autoscaler_scan();
-  std::int64_t autoscaler_headroom_fit(const policy::Resource& pod) const;
+  std::int64_t autoscaler_headroom_fit(const policy::Resource& pod, const policy::TaskInfo& constraints) const;
   void close_node_books(core::Time end);
 
   const TrainingScenario& scenario_;

@@ -25,7 +25,8 @@ class ClusterState {
  public:
   // ---- building the world (each call bumps generation) ----
   QueueId add_queue(QueueInfo q);
-  /// Adds a node; idle starts at allocatable. Throws std::invalid_argument on a duplicate name.
+  /// Adds a node; idle starts at allocatable less the DaemonSets' requests (daemonset_used,
+  /// which used starts at). Throws std::invalid_argument on a duplicate name.
   /// A node added with ready = false does not count in total_allocatable() until it is ready.
   NodeId add_node(NodeInfo n);
   /// Marks a node Ready or not (a node that failed, or that a node group removed). Volcano's
@@ -89,8 +90,10 @@ class ClusterState {
   std::int32_t queue_job_count(QueueId q) const { return queue_jobs_[q]; }
   /// Sum of the allocatable of Ready nodes (Volcano ssn.TotalResource).
   const Resource& total_allocatable() const { return total_allocatable_; }
-  /// Sum of node used.
+  /// Sum of the used resources of Ready nodes (tasks and DaemonSet pods).
   Resource total_used() const;
+  /// True if some node has a PreferNoSchedule taint (taints are fixed when a node is added).
+  bool has_prefer_no_schedule_taints() const { return prefer_no_schedule_taints_; }
 
   // ---- for Statement: in-session changes that do not count as a generation change ----
   void apply_task_status_quiet(TaskId t, TaskStatus status, NodeId node);
@@ -115,6 +118,7 @@ class ClusterState {
   std::vector<std::pair<JobId, bool>> pending_log_;
   std::int32_t pending_with_pods_ = 0;
   Resource total_allocatable_;
+  bool prefer_no_schedule_taints_ = false;
   TimeNs now_ = 0;
   std::uint64_t generation_ = 0;
 };

@@ -40,6 +40,71 @@ const char* to_string(PodGroupPhase p);
 
 enum class QueueState : std::uint8_t { Open, Closed };
 
+/// Taint effects (k8s.io/api/core/v1 TaintEffect).
+enum class TaintEffect : std::uint8_t { NoSchedule, PreferNoSchedule, NoExecute };
+const char* to_string(TaintEffect e);
+
+/// A node taint (core/v1 Taint): key, value (may be empty), effect. Node taints are fixed for
+/// the node's life in mltwin (a node group's taints), so NoExecute's eviction of running pods
+/// (the taint manager) never comes into play; at scheduling time it repels like NoSchedule.
+struct Taint {
+  std::string key, value;
+  TaintEffect effect = TaintEffect::NoSchedule;
+  friend bool operator==(const Taint&, const Taint&) = default;
+};
+
+/// A pod toleration (core/v1 Toleration). An empty key with operator Exists tolerates every
+/// taint; no effect tolerates every effect. tolerationSeconds only bounds how long a pod stays
+/// on a node that gains a NoExecute taint, which mltwin's fixed taints never do: not kept.
+struct Toleration {
+  enum class Op : std::uint8_t { Equal, Exists };
+  std::string key;
+  Op op = Op::Equal;
+  std::string value;
+  bool any_effect = true;  ///< effect empty: every effect
+  TaintEffect effect = TaintEffect::NoSchedule;
+  /// k8s.io/api/core/v1 toleration.go ToleratesTaint.
+  bool tolerates(const Taint& t) const;
+  friend bool operator==(const Toleration&, const Toleration&) = default;
+};
+
+/// core/v1 NodeSelectorRequirement, on node labels (matchExpressions) or on the node's name
+/// (matchFields with key metadata.name, operators In/NotIn and one value).
+struct NodeSelectorRequirement {
+  enum class Op : std::uint8_t { In, NotIn, Exists, DoesNotExist, Gt, Lt };
+  std::string key;
+  Op op = Op::In;
+  std::vector<std::string> values;
+  friend bool operator==(const NodeSelectorRequirement&, const NodeSelectorRequirement&) = default;
+};
+const char* to_string(NodeSelectorRequirement::Op op);
+
+/// core/v1 NodeSelectorTerm: its requirements are ANDed; a term with none matches no node.
+struct NodeSelectorTerm {
+  std::vector<NodeSelectorRequirement> match_expressions;  ///< on labels
+  std::vector<NodeSelectorRequirement> match_fields;       ///< on metadata.name
+  bool empty() const { return match_expressions.empty() && match_fields.empty(); }
+  friend bool operator==(const NodeSelectorTerm&, const NodeSelectorTerm&) = default;
+};
+
+/// core/v1 PreferredSchedulingTerm: weight 1..100.
+struct PreferredSchedulingTerm {
+  std::int32_t weight = 0;
+  NodeSelectorTerm preference;
+  friend bool operator==(const PreferredSchedulingTerm&, const PreferredSchedulingTerm&) = default;
+};
+
+/// core/v1 NodeAffinity. `required` holds requiredDuringSchedulingIgnoredDuringExecution's
+/// nodeSelectorTerms (ORed), meaningful only when has_required; `preferred` holds
+/// preferredDuringSchedulingIgnoredDuringExecution.
+struct NodeAffinity {
+  bool has_required = false;
+  std::vector<NodeSelectorTerm> required;
+  std::vector<PreferredSchedulingTerm> preferred;
+  bool empty() const { return !has_required && preferred.empty(); }
+  friend bool operator==(const NodeAffinity&, const NodeAffinity&) = default;
+};
+
 /// A pod of a job (Volcano TaskInfo).
 struct TaskInfo {
   TaskId id = kNone;
@@ -55,6 +120,12 @@ struct TaskInfo {
   std::uint64_t uid = 0;  ///< Kubernetes UID stand-in, the last tiebreak in orders
   /// spec.nodeSelector: the node must carry every (key, value) label (predicates plugin).
   std::vector<std::pair<std::string, std::string>> node_selector;
+  /// spec.affinity.nodeAffinity (predicates filter on its required terms, nodeorder scores
+  /// its preferred ones).
+  NodeAffinity node_affinity;
+  /// spec.tolerations (predicates: NoSchedule / NoExecute taints must be tolerated; nodeorder
+  /// counts untolerated PreferNoSchedule taints).
+  std::vector<Toleration> tolerations;
   /// PriorityClass system-cluster-critical / system-node-critical, or namespace kube-system:
   /// never a victim (conformance plugin).
   bool system_critical = false;
@@ -120,12 +191,23 @@ struct NodeInfo {
   std::vector<std::pair<std::string, std::string>> labels;  ///< sorted by key
   bool unschedulable = false;  ///< spec.unschedulable (cordoned)
   bool ready = true;
+  /// spec.taints, in the node's order (the first untolerated one is the one reported).
+  std::vector<Taint> taints;
+  /// status.allocatable: capacity less the kubelet's reservations (kube-reserved,
+  /// system-reserved, the hard eviction threshold).
   Resource allocatable;
   Resource capacity;
+  /// Requests of the pods on the node that Volcano does not schedule: the DaemonSets' pods
+  /// (device plugins, CNI, kube-proxy). They hold part of allocatable from the node's start:
+  /// ClusterState counts them in used (Volcano's cache adds every pod bound to a node,
+  /// whatever its scheduler), so idle = allocatable - daemonset_used at first.
+  Resource daemonset_used;
   // Maintained by ClusterState.
   Resource idle, used, releasing, pipelined;
   std::int32_t task_count = 0;
 
+  /// What the pods Volcano schedules can use on the empty node: allocatable - daemonset_used.
+  Resource pod_room() const { return allocatable - daemonset_used; }
   /// Volcano FutureIdle = Idle + Releasing - Pipelined.
   Resource future_idle() const { return idle + releasing - pipelined; }
   /// Value of a label, or nullptr.

@@ -8,7 +8,8 @@
 // - Orders (job, queue, task): the first plugin returning non-zero decides; if all return 0,
 //   jobs and queues fall back to (creation time, UID), tasks to (pod index, creation, UID).
 // - Predicates: every plugin must pass; the first failure is the answer.
-// - Node scores: summed over all plugins (each plugin applies its own weights).
+// - Node scores: summed over all plugins (each plugin applies its own weights); a node's score
+//   is its per-node scores plus its batch scores over the candidate set (util.PrioritizeNodes).
 // - JobValid: the first failing plugin decides (no enable switch, as in Volcano).
 // - JobReady, Allocatable, Preemptive: all must agree; Overused: any plugin says overused.
 // - JobEnqueueable, JobPipelined (votes): any Reject fails at once; otherwise a tier in which
@@ -63,6 +64,9 @@ using QueueOrderFn = std::function<int(const QueueInfo&, const QueueInfo&)>;
 using TaskOrderFn = std::function<int(const TaskInfo&, const TaskInfo&)>;
 using PredicateFn = std::function<Status(const TaskInfo&, const NodeInfo&)>;
 using NodeOrderFn = std::function<double(const TaskInfo&, const NodeInfo&)>;
+/// Volcano BatchNodeOrderFn: scores a set of candidate nodes at once, adding node i's score to
+/// scores[i]; a node's score may depend on the whole set (Kubernetes' NormalizeScore).
+using BatchNodeOrderFn = std::function<void(const TaskInfo&, std::span<const NodeId> nodes, std::span<double> scores)>;
 using JobValidFn = std::function<ValidateResult(const JobInfo&)>;
 using JobBoolFn = std::function<bool(const JobInfo&)>;
 /// A vote; on Reject the plugin may point `reason` at text that lives as long as the session
@@ -194,6 +198,13 @@ class Session {
   void add_task_order_fn(TaskOrderFn f) { reg(Ext::TaskOrder, task_order_, std::move(f)); }
   void add_predicate_fn(PredicateFn f) { reg(Ext::Predicate, predicate_, std::move(f)); }
   void add_node_order_fn(NodeOrderFn f) { reg(Ext::NodeOrder, node_order_, std::move(f)); }
+  /// `depends_on_set` false promises that a node's batch score is the same in any candidate set
+  /// (so an action may score a subset of the nodes that pass the predicates).
+  void add_batch_node_order_fn(BatchNodeOrderFn f, bool depends_on_set = true) {
+    if (!opening_->is_enabled(Ext::NodeOrder)) return;
+    batch_node_order_.push_back({opening_tier_, opening_->name, std::move(f)});
+    batch_depends_on_set_ = batch_depends_on_set_ || depends_on_set;
+  }
   void add_job_valid_fn(JobValidFn f) { reg(Ext::kCount, job_valid_, std::move(f)); }
   void add_job_ready_fn(JobBoolFn f) { reg(Ext::JobReady, job_ready_, std::move(f)); }
   void add_job_pipelined_fn(JobVoteFn f) { reg(Ext::JobPipelined, job_pipelined_, std::move(f)); }
@@ -231,8 +242,14 @@ class Session {
   bool queue_order(const QueueInfo& l, const QueueInfo& r) const;
   bool task_order(const TaskInfo& l, const TaskInfo& r) const;
   Status predicate(const TaskInfo& t, const NodeInfo& n);
+  /// The per-node scores only (NodeOrderFn), summed.
   double node_score(const TaskInfo& t, const NodeInfo& n) const;
-  bool has_node_order() const { return !node_order_.empty(); }
+  /// Volcano util.PrioritizeNodes: out[i] = node_score of nodes[i] plus the batch scores of
+  /// nodes[i] within `nodes` (out is resized to nodes.size()).
+  void prioritize_nodes(const TaskInfo& t, std::span<const NodeId> nodes, std::vector<double>& out) const;
+  bool has_node_order() const { return !node_order_.empty() || !batch_node_order_.empty(); }
+  /// True if some batch score depends on the candidate set (see add_batch_node_order_fn).
+  bool batch_scores_depend_on_set() const { return batch_depends_on_set_; }
   ValidateResult job_valid(const JobInfo& j) const;
   bool job_ready(const JobInfo& j) const;
   bool job_pipelined(const JobInfo& j) const;
@@ -327,6 +344,9 @@ class Session {
   std::vector<Entry<TaskOrderFn>> task_order_;
   std::vector<Entry<PredicateFn>> predicate_;
   std::vector<Entry<NodeOrderFn>> node_order_;
+  std::vector<Entry<BatchNodeOrderFn>> batch_node_order_;
+  bool batch_depends_on_set_ = false;
+  mutable std::vector<double> batch_scratch_;
   std::vector<Entry<JobValidFn>> job_valid_;
   std::vector<Entry<JobBoolFn>> job_ready_;
   std::vector<Entry<JobVoteFn>> job_pipelined_;

@@ -36,13 +36,19 @@ class Pod {
   Pod& efa(double n) { r_[Dim::Efa] = n * 1000; return *this; }
   Pod& node_selector(std::string k, std::string v) { sel_.emplace_back(std::move(k), std::move(v)); return *this; }
   Pod& priority(int p) { prio_ = p; return *this; }
+  Pod& toleration(Toleration t) { tol_.push_back(std::move(t)); return *this; }
+  Pod& affinity(NodeAffinity a) { aff_ = std::move(a); return *this; }
   const Resource& resource() const { return r_; }
   const auto& selector() const { return sel_; }
+  const std::vector<Toleration>& tolerations() const { return tol_; }
+  const NodeAffinity& node_affinity() const { return aff_; }
   int prio() const { return prio_; }
 
  private:
   Resource r_;
   std::vector<std::pair<std::string, std::string>> sel_;
+  std::vector<Toleration> tol_;
+  NodeAffinity aff_;
   int prio_ = 0;
 };
 
@@ -55,6 +61,9 @@ class NodeBuilder {
   NodeBuilder& efa(double n) { n_.allocatable[Dim::Efa] = n * 1000; return *this; }
   NodeBuilder& label(std::string k, std::string v) { n_.labels.emplace_back(std::move(k), std::move(v)); return *this; }
   NodeBuilder& unschedulable() { n_.unschedulable = true; return *this; }
+  NodeBuilder& taint(Taint t) { n_.taints.push_back(std::move(t)); return *this; }
+  /// Requests of the DaemonSet pods on the node (held from the start, objects.hpp).
+  NodeBuilder& daemonset_used(const Pod& r) { n_.daemonset_used = r.resource(); return *this; }
   /// trn1.32xlarge: 128 vCPU, 512 GiB, 16 Trainium devices (32 NeuronCores), 8 EFA.
   NodeBuilder& trn1_32xlarge() {
     n_.instance_type = "trn1.32xlarge";
@@ -182,6 +191,8 @@ struct World {
       t.index = 0;
       t.resreq = p.resource();
       t.node_selector = p.selector();
+      t.tolerations = p.tolerations();
+      t.node_affinity = p.node_affinity();
       t.priority = p.prio();
       t.creation = state.job(id).creation;
       t.uid = next_uid++;

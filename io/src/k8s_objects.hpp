@@ -1,0 +1,57 @@
+// io/src/k8s_objects.hpp — the Kubernetes objects a scenario or a manifest gives for placement
+// (taints, tolerations, node affinity), in their Kubernetes shape as JSON, checked as the
+// Kubernetes API server validates them (pkg/apis/core/validation/validation.go
+// validateTaints, ValidateTolerations, ValidateNodeSelectorRequirement,
+// ValidatePreferredSchedulingTerms; k8s.io/apimachinery/pkg/util/validation IsQualifiedName,
+// IsValidLabelValue) and turned into the policy library's objects. Shared by the JSON scenario
+// loader (errors at a JSON path) and the YAML readers (errors at line:column), so both refuse
+// the same things with the same words. Not installed.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mltwin/policy/objects.hpp"
+
+namespace mltwin::io::detail {
+
+/// What is wrong with a label key / taint key (IsQualifiedName), or empty.
+std::string qualified_name_problem(std::string_view s);
+/// What is wrong with a label value / taint value (IsValidLabelValue), or empty.
+std::string label_value_problem(std::string_view s);
+
+/// A problem in one field of an object: the path below the object (e.g. "operator",
+/// "nodeSelectorTerms/0/matchExpressions/1/values") and what is wrong.
+struct FieldProblem {
+  std::string field;
+  std::string message;
+};
+
+/// Each expects the object in its Kubernetes shape with the right JSON types (the schema, or the
+/// YAML reader, checks those) and returns the first problem, if any:
+/// - a taint {key, value, effect}: key a qualified name, value a label value, effect one of
+///   NoSchedule, PreferNoSchedule, NoExecute;
+/// - a toleration {key, operator, value, effect, tolerationSeconds}: an empty key needs operator
+///   Exists; Exists takes no value; tolerationSeconds only with effect NoExecute;
+/// - a node affinity {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms},
+///   preferredDuringSchedulingIgnoredDuringExecution: [{weight 1..100, preference}]}: at least
+///   one required term; In/NotIn with values, Exists/DoesNotExist without, Gt/Lt with one
+///   integer; matchFields only metadata.name with In/NotIn and one value.
+std::optional<FieldProblem> taint_problem(const nlohmann::json& t);
+std::optional<FieldProblem> toleration_problem(const nlohmann::json& t);
+std::optional<FieldProblem> node_affinity_problem(const nlohmann::json& a);
+
+/// The policy objects of checked JSON.
+policy::Taint taint_from(const nlohmann::json& t);
+policy::Toleration toleration_from(const nlohmann::json& t);
+policy::NodeAffinity node_affinity_from(const nlohmann::json& a);
+
+/// A list of taints / tolerations, or a node affinity, from a scenario: each checked, a problem
+/// thrown as ScenarioError "file: where/<index>/<field>: message".
+std::vector<policy::Taint> taints_of(const std::string& file, const std::string& where, const nlohmann::json& list);
+std::vector<policy::Toleration> tolerations_of(const std::string& file, const std::string& where, const nlohmann::json& list);
+policy::NodeAffinity node_affinity_of(const std::string& file, const std::string& where, const nlohmann::json& a);
+
+}  // namespace mltwin::io::detail
