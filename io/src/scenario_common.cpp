@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "mltwin/io/scenario.hpp"  // ScenarioError, resolve_data_dir
+#include "mltwin/policy/go_duration.hpp"
 
 namespace mltwin::io::detail {
 
@@ -405,6 +406,22 @@ models::TrainingJobSpec job_of(const std::string& file, const std::string& where
     for (auto it = j["node_selector"].begin(); it != j["node_selector"].end(); ++it)
       js.node_selector.emplace_back(it.key(), it.value().get<std::string>());
     std::sort(js.node_selector.begin(), js.node_selector.end());
+  }
+  if (j.contains("sla_waiting_time")) {
+    // The annotation's value, read as Volcano reads it: Go's time.ParseDuration
+    // (pkg/scheduler/api/job_info.go extractWaitingTime, v1.12.1).
+    const std::string text = j["sla_waiting_time"].get<std::string>();
+    std::int64_t ns = 0;
+    try {
+      ns = policy::parse_go_duration(text);
+    } catch (const std::invalid_argument& e) {
+      fail(file, where + "/sla_waiting_time",
+           std::string(e.what()) + " (a Go duration such as \"1h30m\"; units ns, us, ms, s, m, h)");
+    }
+    if (ns <= 0)
+      fail(file, where + "/sla_waiting_time",
+           "\"" + text + "\" is not positive (Volcano ignores such a waiting time; remove it instead)");
+    js.sla_waiting_time = core::Duration::ns(ns);
   }
   js.nproc_per_node = j.value("nproc_per_node", std::max(1, js.neuron_devices_per_pod * cores_per_device));
   if (js.submit < core::Time::zero()) fail(file, where + "/submit", "must not be negative");

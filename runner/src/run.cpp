@@ -399,6 +399,15 @@ nlohmann::json Run::summary_json() const {
     j["binds"] = s.binds;
     j["statements_discarded"] = s.discarded;
     j["cost_usd"] = s.cost_usd;
+    {
+      // io/report.hpp Starvation: the criterion, the count, the longest waits.
+      json worst = json::array();
+      for (const auto& w : s.starvation.worst)
+        worst.push_back({{"job", w.name}, {"queue", w.queue}, {"waited_s", w.waited_s}, {"run_s", w.run_s},
+                         {"placed", w.placed}, {"overtaken_by", w.overtaken_by}});
+      j["starvation"] = {{"wait_factor", s.starvation.wait_factor}, {"jobs", s.starvation.jobs}, {"worst", worst},
+                         {"remedy", s.starvation.jobs > 0 ? "sla plugin (sla-waiting-time)" : ""}};
+    }
     if (s.startup) {
       j["startup_s"] = s.startup_s;
       j["startup_share"] = s.startup_share;

@@ -9,6 +9,7 @@
 // Percentiles interpolate linearly between order statistics (Hyndman & Fan type 7, numpy's
 // default), so p50 of {1, 2, 3, 4} is 2.5.
 #pragma once
+#include <cstdint>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -31,6 +32,37 @@ struct QueueSummary {
   std::size_t submitted = 0, completed = 0, running = 0, pending = 0, rejected = 0;  ///< by final job phase
   Distribution queueing_s, jct_s;
 };
+
+/// One job as the starvation flag sees it.
+struct WaitRecord {
+  std::string name, queue;
+  std::int64_t submit_ns = 0;
+  std::int64_t placed_ns = INT64_MAX;  ///< its gang placed (first time); INT64_MAX: never
+  std::int64_t run_ns = 0;             ///< its run time (the job's duration)
+  double size = 0;                     ///< NeuronCores it requests in all
+};
+
+/// A job flagged as starved: it waited (submit -> its gang placed, or -> the end of the run if
+/// never placed) more than wait_factor x its run time, while at least one job of the same
+/// queue, submitted strictly later and requesting strictly fewer NeuronCores in all, was placed
+/// before it — the pattern of Volcano's allocate, which skips a gang that does not fit now and
+/// goes on with the next, smaller job ("skip and continue"). If every queue placed its jobs
+/// first come first served, no job would ever be placed before an earlier one that still
+/// waits, so the flag cannot fire on such a run.
+struct StarvedJob {
+  std::string name, queue;
+  double waited_s = 0, run_s = 0;
+  bool placed = false;             ///< false: still waiting when the run ended
+  std::size_t overtaken_by = 0;    ///< later, smaller jobs of its queue placed before it
+};
+struct Starvation {
+  double wait_factor = 1;
+  std::size_t jobs = 0;            ///< jobs flagged
+  std::vector<StarvedJob> worst;   ///< up to 5, longest wait first (then name)
+};
+/// The flag over `jobs` (Rejected jobs left out by the caller); `end_ns`: the end of the run.
+/// O(n log n + n x distinct sizes) per queue.
+Starvation find_starvation(const std::vector<WaitRecord>& jobs, double wait_factor, std::int64_t end_ns);
 
 struct RunSummary {
   std::string scenario;
@@ -56,6 +88,7 @@ struct RunSummary {
   /// the cost is then node-seconds in service × price.
   bool dynamic_nodes = false;
   std::uint64_t node_failures = 0, nodes_launched = 0, nodes_removed = 0;
+  Starvation starvation;
   std::uint64_t events = 0;
   double wall_s = 0;
   double cost_usd = 0;  ///< node-hours × on-demand price over [0, sim end]
