@@ -417,3 +417,20 @@ TEST_CASE("starvation flag: waits longer than the factor x run time, overtaken b
     CHECK(s.worst[4].name == "big2");
   }
 }
+
+TEST_CASE("starvation flag: a long wait that no later job overtook is not flagged (tiny-gang)") {
+  // tiny-gang: a and b (4 nodes, 1 h) at 0 s, c (2 nodes, 30 min) at 600 s. b waits for a:
+  // placed at 3605.05 s, longer than its 3600 s run; c, later and smaller, is placed only at
+  // 7209.05 s, after b. First come first served: no flag.
+  test::TempDir dir("mltwin-sla");
+  runner::RunOptions o;
+  o.out = dir.file("tiny.sqlite");
+  auto run = runner::Run::open(std::string(MLTWIN_SOURCE_DIR) + "/tests/scenarios/tiny-gang.json", o);
+  while (!run->done()) run->run_until(run->next_time());
+  run->finish(store::EndReason::Completed);
+  const auto t = run->query("SELECT name, queueing_s, duration_s FROM job_times JOIN jobs USING (job) WHERE name = 'b'");
+  REQUIRE(t.rows == 1);
+  CHECK(*t.column("queueing_s").real_at(0) == doctest::Approx(3605.05).epsilon(1e-12));
+  CHECK(*t.column("queueing_s").real_at(0) > *t.column("duration_s").real_at(0));
+  CHECK(run->summary_json().at("starvation").at("jobs") == 0);
+}
