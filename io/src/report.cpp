@@ -102,6 +102,62 @@ Starvation find_starvation(const std::vector<WaitRecord>& jobs, double wait_fact
   return out;
 }
 
+std::vector<ShortQueue> find_short_queues(const std::vector<QueueRecord>& queues, const std::vector<JobSizeRecord>& jobs,
+                                          double total) {
+  std::map<std::string, std::vector<const JobSizeRecord*>> by_queue;
+  for (const auto& j : jobs) by_queue[j.queue].push_back(&j);
+  int total_weight = 0;
+  for (const auto& q : queues)
+    if (by_queue.count(q.name)) total_weight += q.weight;
+  std::vector<ShortQueue> out;
+  for (const auto& q : queues) {
+    auto it = by_queue.find(q.name);
+    if (it == by_queue.end()) continue;
+    const auto share_of = [&](double w, double others) {
+      double s = total * w / (others + w);
+      s = std::min(s, q.capability_neuroncores);
+      return std::max(s, q.guarantee_neuroncores);
+    };
+    const double others = static_cast<double>(total_weight - q.weight);
+    const double share = share_of(q.weight, others);
+    ShortQueue f;
+    f.queue = q.name;
+    f.weight = q.weight;
+    f.total_weight = total_weight;
+    f.total_neuroncores = total;
+    f.share_neuroncores = share;
+    f.smallest_neuroncores = std::numeric_limits<double>::infinity();
+    double sum = 0;
+    std::size_t placed = 0;
+    for (const JobSizeRecord* j : it->second) {
+      f.smallest_neuroncores = std::min(f.smallest_neuroncores, j->neuroncores);
+      f.largest_neuroncores = std::max(f.largest_neuroncores, j->neuroncores);
+      if (j->neuroncores > share) {
+        ++f.jobs;
+        if (!std::isnan(j->queueing_s)) {
+          sum += j->queueing_s;
+          ++placed;
+        }
+      }
+    }
+    if (!(f.smallest_neuroncores > share)) continue;
+    f.mean_queueing_s = placed ? sum / static_cast<double>(placed) : std::numeric_limits<double>::quiet_NaN();
+    // total x w / (others + w) >= n  <=>  w >= n x others / (total - n); capped by capability.
+    const auto weight_for = [&](double n) {
+      if (n > q.capability_neuroncores || n >= total) return 0;
+      if (others == 0) return 1;
+      int w = std::max(1, static_cast<int>(std::ceil(n * others / (total - n))));
+      while (share_of(w, others) < n) ++w;  // floating-point edge
+      return w;
+    };
+    f.weight_for_smallest = weight_for(f.smallest_neuroncores);
+    f.weight_for_largest = weight_for(f.largest_neuroncores);
+    out.push_back(std::move(f));
+  }
+  std::sort(out.begin(), out.end(), [](const ShortQueue& a, const ShortQueue& b) { return a.queue < b.queue; });
+  return out;
+}
+
 RunSummary summarize(const std::string& scenario, std::uint64_t seed, const models::TrainingScenario& sc,
                      const models::TrainingCluster& cluster, double sim_end_s) {
   RunSummary s;
@@ -151,6 +207,23 @@ RunSummary summarize(const std::string& scenario, std::uint64_t seed, const mode
                        spec.duration.count_ns(), static_cast<double>(spec.nnodes) * spec.neuron_devices_per_pod * cores_per_device});
     }
     s.starvation = find_starvation(waits, sc.starvation_wait_factor, static_cast<std::int64_t>(std::llround(sim_end_s * 1e9)));
+    // Queue shares: the NeuronCores of the cluster as it started, the jobs' sizes and waits.
+    std::vector<QueueRecord> queues;
+    for (const auto& q : sc.queues) {
+      QueueRecord r{q.name, q.weight};
+      if (q.capability) r.capability_neuroncores = q.capability->v[static_cast<std::size_t>(policy::Dim::NeuronCore)] / 1000.0;
+      r.guarantee_neuroncores = q.guarantee.v[static_cast<std::size_t>(policy::Dim::NeuronCore)] / 1000.0;
+      queues.push_back(r);
+    }
+    std::vector<JobSizeRecord> sizes;
+    for (const auto& w : waits)
+      sizes.push_back({w.queue, w.size,
+                       w.placed_ns == INT64_MAX ? std::numeric_limits<double>::quiet_NaN()
+                                                : static_cast<double>(w.placed_ns - w.submit_ns) / 1e9});
+    double total_cores = 0;
+    for (const auto& g : sc.node_groups)
+      if (const auto* t = sc.catalog.find(g.instance_type)) total_cores += g.count * t->neuroncores();
+    s.short_queues = find_short_queues(queues, sizes, total_cores);
   }
   for (const auto& [k, v] : phases) s.phases.emplace_back(k, v);
   s.queueing_s = Distribution::of(std::move(queueing));
@@ -283,6 +356,19 @@ void print_summary(std::ostream& os, const RunSummary& s) {
     fmt::print(os, "  Remedy: the sla plugin (sla-waiting-time as its argument, or per job as the annotation): past its "
                    "waiting time a job is admitted to Inqueue, and — with sla in a tier before gang's — allocate holds the "
                    "resources it finds until its whole gang fits (README, Volcano fidelity).\n");
+  }
+  for (const auto& q : s.short_queues) {
+    fmt::print(os, "Queue share (proportion): queue {} (weight {} of {} among the queues with jobs) deserves {:.1f} of the "
+                   "cluster's {:g} NeuronCores when every queue asks for its share, less than its smallest job ({:g}): its {} "
+                   "job(s) above that share run only while other queues leave part of theirs unused (their mean queueing "
+                   "{}).\n",
+               q.queue, q.weight, q.total_weight, q.share_neuroncores, q.total_neuroncores, q.smallest_neuroncores, q.jobs,
+               dur(q.mean_queueing_s));
+    std::string remedy;
+    if (q.weight_for_smallest > 0) remedy = fmt::format("weight >= {} (its smallest job)", q.weight_for_smallest);
+    if (q.weight_for_largest > 0) remedy += fmt::format(", >= {} (its largest, {:g} NeuronCores)", q.weight_for_largest, q.largest_neuroncores);
+    else remedy += fmt::format("{}no weight is enough for its largest ({:g} NeuronCores)", remedy.empty() ? "" : "; ", q.largest_neuroncores);
+    fmt::print(os, "  Remedy: {}; or a guarantee (spec.guarantee.resource) and capability of at least its largest job.\n", remedy);
   }
   fmt::print(os, "On-demand cost of the node groups over the run: ${:.0f}\n", s.cost_usd);
   if (s.derived) {

@@ -434,3 +434,75 @@ TEST_CASE("starvation flag: a long wait that no later job overtook is not flagge
   CHECK(*t.column("queueing_s").real_at(0) > *t.column("duration_s").real_at(0));
   CHECK(run->summary_json().at("starvation").at("jobs") == 0);
 }
+
+// ---------------------------------------------------------------- queue shares (proportion)
+
+TEST_CASE("queue share flag: a queue whose share under contention is below its smallest job, and the weight that fixes it") {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  // 128 NeuronCores; a (weight 3) and b (weight 1) have jobs, idle (weight 100) has none and
+  // takes no part: b's share = 128 x 1 / 4 = 32; a's = 96.
+  std::vector<io::QueueRecord> queues = {{"a", 3}, {"b", 1}, {"idle", 100}};
+  const std::vector<io::JobSizeRecord> jobs = {{"a", 32, 10}, {"a", 96, 20}, {"b", 64, 100}, {"b", 96, 300}, {"b", 64, nan}};
+  auto f = io::find_short_queues(queues, jobs, 128);
+  REQUIRE(f.size() == 1);
+  CHECK(f[0].queue == "b");
+  CHECK(f[0].weight == 1);
+  CHECK(f[0].total_weight == 4);
+  CHECK(f[0].share_neuroncores == 32.0);
+  CHECK(f[0].smallest_neuroncores == 64.0);
+  CHECK(f[0].largest_neuroncores == 96.0);
+  CHECK(f[0].jobs == 3);
+  CHECK(f[0].mean_queueing_s == 200.0);  // (100 + 300) / 2; the third never placed
+  // 128 w / (3 + w) >= 64 <=> w >= 3; >= 96 <=> w >= 9 (128 x 9 / 12 = 96).
+  CHECK(f[0].weight_for_smallest == 3);
+  CHECK(f[0].weight_for_largest == 9);
+  // A guarantee of 64 raises b's share to its smallest job: no flag.
+  queues[1].guarantee_neuroncores = 64;
+  CHECK(io::find_short_queues(queues, jobs, 128).empty());
+  // A capability of 80 caps what weight can give: 64 within reach (w 3), 96 not (0).
+  queues[1].guarantee_neuroncores = 0;
+  queues[1].capability_neuroncores = 80;
+  f = io::find_short_queues(queues, jobs, 128);
+  REQUIRE(f.size() == 1);
+  CHECK(f[0].weight_for_smallest == 3);
+  CHECK(f[0].weight_for_largest == 0);
+  // Alone with jobs, a queue deserves the whole cluster.
+  CHECK(io::find_short_queues({{"b", 1}}, {{"b", 128, 1}}, 128).empty());
+}
+
+TEST_CASE("queue share flag in a run's summary (tiny-gang with a second, heavier queue)") {
+  // tiny-gang's job a moved to a queue "busy" of weight 3: default keeps b (128 NeuronCores) and
+  // c (64), both above its share 128 x 1 / 4 = 32. Weight 3 would give c its 64; nothing short of
+  // the whole cluster gives b its 128. busy's share, 96, is below a's 128 too.
+  test::TempDir dir("mltwin-sla");
+  std::ifstream in(std::string(MLTWIN_SOURCE_DIR) + "/tests/scenarios/tiny-gang.json");
+  json doc = json::parse(in);
+  json jobs = doc["workload"]["jobs"];
+  jobs[0]["queue"] = "busy";
+  runner::RunOptions o;
+  o.out = dir.file("q.sqlite");
+  o.overrides = {{"queues", json::array({json{{"name", "default"}, {"weight", 1}}, json{{"name", "busy"}, {"weight", 3}}})},
+                 {"workload", {{"jobs", jobs}}}};
+  auto run = runner::Run::open(std::string(MLTWIN_SOURCE_DIR) + "/tests/scenarios/tiny-gang.json", o);
+  while (!run->done()) run->run_until(run->next_time());
+  run->finish(store::EndReason::Completed);
+  const json q = run->summary_json().at("short_queues");
+  REQUIRE(q.size() == 2);
+  CHECK(q[0].at("queue") == "busy");
+  CHECK(q[0].at("share_neuroncores") == 96.0);
+  CHECK(q[0].at("jobs") == 1);
+  CHECK(q[0].at("weight_for_smallest") == 0);
+  CHECK(q[1].at("queue") == "default");
+  CHECK(q[1].at("share_neuroncores") == 32.0);
+  CHECK(q[1].at("total_neuroncores") == 128.0);
+  CHECK(q[1].at("jobs") == 2);
+  CHECK(q[1].at("weight_for_smallest") == 3);
+  CHECK(q[1].at("weight_for_largest") == 0);
+  std::ostringstream os;
+  run->print_summary(os, 0);
+  CHECK_MESSAGE(contains(os.str(), "Queue share (proportion): queue default (weight 1 of 4 among the queues with jobs) deserves "
+                                   "32.0 of the cluster's 128 NeuronCores"),
+                os.str());
+  CHECK_MESSAGE(contains(os.str(), "Remedy: weight >= 3 (its smallest job); no weight is enough for its largest (128 NeuronCores)"),
+                os.str());
+}

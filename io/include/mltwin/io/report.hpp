@@ -10,6 +10,7 @@
 // default), so p50 of {1, 2, 3, 4} is 2.5.
 #pragma once
 #include <cstdint>
+#include <limits>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -64,6 +65,41 @@ struct Starvation {
 /// O(n log n + n x distinct sizes) per queue.
 Starvation find_starvation(const std::vector<WaitRecord>& jobs, double wait_factor, std::int64_t end_ns);
 
+/// A queue whose share of the NeuronCores under contention is below the smallest job it holds
+/// (Volcano's proportion plugin, pkg/scheduler/plugins/proportion/proportion.go: the cluster is
+/// divided among the queues that have jobs in proportion to their weights, capped by
+/// capability, raised to guarantee; a queue asking for less than its share leaves the rest to
+/// the others). When every queue with jobs asks for at least its weighted share, the queue
+/// deserves share_neuroncores = total x weight / total_weight (then min capability, max
+/// guarantee); allocate refuses a task that would take the queue past what it deserves, so a
+/// gang larger than that can run only while other queues leave part of their share unused.
+struct ShortQueue {
+  std::string queue;
+  int weight = 0, total_weight = 0;    ///< its weight, and the sum over the queues with jobs
+  double total_neuroncores = 0;        ///< the cluster's (as it started)
+  double share_neuroncores = 0;        ///< its deserved NeuronCores when every queue asks
+  double smallest_neuroncores = 0, largest_neuroncores = 0;  ///< of its jobs
+  std::size_t jobs = 0;                ///< its jobs above the share
+  double mean_queueing_s = 0;          ///< theirs (placed ones), NaN if none was placed
+  /// The smallest weight that gives the queue a share of at least its smallest / its largest
+  /// job (the other weights unchanged); 0 when no weight can (the job exceeds the capability).
+  int weight_for_smallest = 0, weight_for_largest = 0;
+};
+struct QueueRecord {
+  std::string name;
+  int weight = 1;
+  double capability_neuroncores = std::numeric_limits<double>::infinity(), guarantee_neuroncores = 0;
+};
+struct JobSizeRecord {
+  std::string queue;
+  double neuroncores = 0;
+  double queueing_s = std::numeric_limits<double>::quiet_NaN();  ///< NaN: never placed
+};
+/// The queues to flag, in name order. `total_neuroncores`: the cluster's; queues without jobs
+/// take no part (proportion builds attributes only for queues with jobs).
+std::vector<ShortQueue> find_short_queues(const std::vector<QueueRecord>& queues, const std::vector<JobSizeRecord>& jobs,
+                                          double total_neuroncores);
+
 struct RunSummary {
   std::string scenario;
   std::uint64_t seed = 0;
@@ -89,6 +125,7 @@ struct RunSummary {
   bool dynamic_nodes = false;
   std::uint64_t node_failures = 0, nodes_launched = 0, nodes_removed = 0;
   Starvation starvation;
+  std::vector<ShortQueue> short_queues;
   std::uint64_t events = 0;
   double wall_s = 0;
   double cost_usd = 0;  ///< node-hours × on-demand price over [0, sim end]
