@@ -87,10 +87,11 @@ struct StarvationRun {
   std::string printed;
   std::map<std::string, Job> jobs;
 
-  explicit StarvationRun(const json& volcano) {
+  explicit StarvationRun(const json& volcano, const json& more = json::object()) {
     runner::RunOptions o;
     o.out = db = dir.file("run.sqlite");
-    o.overrides = {{"volcano", volcano}};
+    o.overrides = more;
+    o.overrides["volcano"] = volcano;
     auto run = runner::Run::open(std::string(MLTWIN_SOURCE_DIR) + "/tests/scenarios/sla-starvation.json", o);
     while (!run->done()) run->run_until(run->next_time());  // to the last event (the clock stops there)
     run->finish(store::EndReason::Completed);
@@ -186,6 +187,11 @@ TEST_CASE("sla-starvation, Volcano's default configuration: the stream holds big
   CHECK_MESSAGE(contains(r.printed, "big (queue default) waited 97.4m for a 30.0m run; 19 later, smaller job(s) placed before it"),
                 r.printed);
   CHECK_MESSAGE(contains(r.printed, "Remedy: the sla plugin"), r.printed);
+
+  // The threshold is /output/starvation_wait_factor: 5845.05 s > 3.2 x 1800 = 5760 s, but not
+  // > 3.3 x 1800 = 5940 s.
+  CHECK(StarvationRun(json::object(), {{"output", {{"starvation_wait_factor", 3.2}}}}).summary.at("starvation").at("jobs") == 1);
+  CHECK(StarvationRun(json::object(), {{"output", {{"starvation_wait_factor", 3.3}}}}).summary.at("starvation").at("jobs") == 0);
 }
 
 TEST_CASE("sla-starvation with sla in gang's tier (Volcano's documented placement): big is admitted at its deadline and placed when its nodes are free") {
