@@ -33,6 +33,131 @@ Distribution Distribution::of(std::vector<double> v) {
   return d;
 }
 
+Starvation find_starvation(const std::vector<WaitRecord>& jobs, double wait_factor, std::int64_t end_ns) {
+  Starvation out;
+  out.wait_factor = wait_factor;
+  std::map<std::string, std::vector<std::size_t>> by_queue;  // ordered: deterministic
+  for (std::size_t i = 0; i < jobs.size(); ++i) by_queue[jobs[i].queue].push_back(i);
+  std::vector<StarvedJob> flagged;
+  for (auto& [queue, idx] : by_queue) {
+    // Ranks of sizes and of placement times within the queue.
+    std::vector<double> sizes;
+    std::vector<std::int64_t> placed;
+    for (std::size_t i : idx) {
+      sizes.push_back(jobs[i].size);
+      if (jobs[i].placed_ns != INT64_MAX) placed.push_back(jobs[i].placed_ns);
+    }
+    std::sort(sizes.begin(), sizes.end());
+    sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+    std::sort(placed.begin(), placed.end());
+    placed.erase(std::unique(placed.begin(), placed.end()), placed.end());
+    const std::size_t np = placed.size();
+    // One Fenwick tree per size over placement-time ranks: jobs submitted later than the one
+    // being asked about (the walk goes from the last submission back).
+    std::vector<std::vector<std::uint32_t>> fen(sizes.size(), std::vector<std::uint32_t>(np + 1, 0));
+    auto size_rank = [&](double z) {
+      return static_cast<std::size_t>(std::lower_bound(sizes.begin(), sizes.end(), z) - sizes.begin());
+    };
+    // Later jobs placed strictly before t, of sizes ranked below r.
+    auto count_before = [&](std::size_t r, std::int64_t t) {
+      const std::size_t k = static_cast<std::size_t>(std::lower_bound(placed.begin(), placed.end(), t) - placed.begin());
+      std::size_t n = 0;
+      for (std::size_t z = 0; z < r; ++z)
+        for (std::size_t i = k; i > 0; i -= i & (~i + 1)) n += fen[z][i];
+      return n;
+    };
+    std::sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
+      return jobs[a].submit_ns != jobs[b].submit_ns ? jobs[a].submit_ns > jobs[b].submit_ns : a < b;
+    });
+    for (std::size_t g = 0; g < idx.size();) {
+      std::size_t h = g;
+      while (h < idx.size() && jobs[idx[h]].submit_ns == jobs[idx[g]].submit_ns) ++h;
+      // Ask for the whole group of equal submission times before adding it: "later" is strict.
+      for (std::size_t k = g; k < h; ++k) {
+        const WaitRecord& j = jobs[idx[k]];
+        const bool was_placed = j.placed_ns != INT64_MAX;
+        const double waited = static_cast<double>((was_placed ? j.placed_ns : end_ns) - j.submit_ns);
+        if (!(waited > wait_factor * static_cast<double>(j.run_ns))) continue;
+        const std::size_t n = count_before(size_rank(j.size), j.placed_ns);
+        if (n == 0) continue;
+        flagged.push_back({j.name, j.queue, waited / 1e9, static_cast<double>(j.run_ns) / 1e9, was_placed, n});
+      }
+      for (std::size_t k = g; k < h; ++k) {
+        const WaitRecord& j = jobs[idx[k]];
+        if (j.placed_ns == INT64_MAX) continue;
+        const std::size_t r = size_rank(j.size);
+        const std::size_t p1 =
+            static_cast<std::size_t>(std::lower_bound(placed.begin(), placed.end(), j.placed_ns) - placed.begin()) + 1;
+        for (std::size_t i = p1; i <= np; i += i & (~i + 1)) ++fen[r][i];
+      }
+      g = h;
+    }
+  }
+  out.jobs = flagged.size();
+  std::sort(flagged.begin(), flagged.end(), [](const StarvedJob& a, const StarvedJob& b) {
+    return a.waited_s != b.waited_s ? a.waited_s > b.waited_s : a.name < b.name;
+  });
+  if (flagged.size() > 5) flagged.resize(5);
+  out.worst = std::move(flagged);
+  return out;
+}
+
+std::vector<ShortQueue> find_short_queues(const std::vector<QueueRecord>& queues, const std::vector<JobSizeRecord>& jobs,
+                                          double total) {
+  std::map<std::string, std::vector<const JobSizeRecord*>> by_queue;
+  for (const auto& j : jobs) by_queue[j.queue].push_back(&j);
+  int total_weight = 0;
+  for (const auto& q : queues)
+    if (by_queue.count(q.name)) total_weight += q.weight;
+  std::vector<ShortQueue> out;
+  for (const auto& q : queues) {
+    auto it = by_queue.find(q.name);
+    if (it == by_queue.end()) continue;
+    const auto share_of = [&](double w, double others) {
+      double s = total * w / (others + w);
+      s = std::min(s, q.capability_neuroncores);
+      return std::max(s, q.guarantee_neuroncores);
+    };
+    const double others = static_cast<double>(total_weight - q.weight);
+    const double share = share_of(q.weight, others);
+    ShortQueue f;
+    f.queue = q.name;
+    f.weight = q.weight;
+    f.total_weight = total_weight;
+    f.total_neuroncores = total;
+    f.share_neuroncores = share;
+    f.smallest_neuroncores = std::numeric_limits<double>::infinity();
+    double sum = 0;
+    std::size_t placed = 0;
+    for (const JobSizeRecord* j : it->second) {
+      f.smallest_neuroncores = std::min(f.smallest_neuroncores, j->neuroncores);
+      f.largest_neuroncores = std::max(f.largest_neuroncores, j->neuroncores);
+      if (j->neuroncores > share) {
+        ++f.jobs;
+        if (!std::isnan(j->queueing_s)) {
+          sum += j->queueing_s;
+          ++placed;
+        }
+      }
+    }
+    if (!(f.smallest_neuroncores > share)) continue;
+    f.mean_queueing_s = placed ? sum / static_cast<double>(placed) : std::numeric_limits<double>::quiet_NaN();
+    // total x w / (others + w) >= n  <=>  w >= n x others / (total - n); capped by capability.
+    const auto weight_for = [&](double n) {
+      if (n > q.capability_neuroncores || n >= total) return 0;
+      if (others == 0) return 1;
+      int w = std::max(1, static_cast<int>(std::ceil(n * others / (total - n))));
+      while (share_of(w, others) < n) ++w;  // floating-point edge
+      return w;
+    };
+    f.weight_for_smallest = weight_for(f.smallest_neuroncores);
+    f.weight_for_largest = weight_for(f.largest_neuroncores);
+    out.push_back(std::move(f));
+  }
+  std::sort(out.begin(), out.end(), [](const ShortQueue& a, const ShortQueue& b) { return a.queue < b.queue; });
+  return out;
+}
+
 RunSummary summarize(const std::string& scenario, std::uint64_t seed, const models::TrainingScenario& sc,
                      const models::TrainingCluster& cluster, double sim_end_s) {
   RunSummary s;
@@ -69,6 +194,37 @@ RunSummary summarize(const std::string& scenario, std::uint64_t seed, const mode
     }
   }
   s.makespan_s = last_end;
+  {
+    // Starvation: every job that reached the scheduler (Rejected ones never did).
+    std::vector<WaitRecord> waits;
+    const auto* it = sc.node_groups.empty() ? nullptr : sc.catalog.find(sc.node_groups.front().instance_type);
+    const double cores_per_device = it ? it->neuroncores_per_chip : 2;
+    for (std::size_t i = 0; i < cluster.submitted() && i < sc.jobs.size(); ++i) {
+      const auto& o = outs[i];
+      if (o.phase == "Rejected") continue;
+      const auto& spec = sc.jobs[i];
+      waits.push_back({spec.name, o.queue, o.submit.ns(), o.scheduled == core::Time::max() ? INT64_MAX : o.scheduled.ns(),
+                       spec.duration.count_ns(), static_cast<double>(spec.nnodes) * spec.neuron_devices_per_pod * cores_per_device});
+    }
+    s.starvation = find_starvation(waits, sc.starvation_wait_factor, static_cast<std::int64_t>(std::llround(sim_end_s * 1e9)));
+    // Queue shares: the NeuronCores of the cluster as it started, the jobs' sizes and waits.
+    std::vector<QueueRecord> queues;
+    for (const auto& q : sc.queues) {
+      QueueRecord r{q.name, q.weight};
+      if (q.capability) r.capability_neuroncores = q.capability->v[static_cast<std::size_t>(policy::Dim::NeuronCore)] / 1000.0;
+      r.guarantee_neuroncores = q.guarantee.v[static_cast<std::size_t>(policy::Dim::NeuronCore)] / 1000.0;
+      queues.push_back(r);
+    }
+    std::vector<JobSizeRecord> sizes;
+    for (const auto& w : waits)
+      sizes.push_back({w.queue, w.size,
+                       w.placed_ns == INT64_MAX ? std::numeric_limits<double>::quiet_NaN()
+                                                : static_cast<double>(w.placed_ns - w.submit_ns) / 1e9});
+    double total_cores = 0;
+    for (const auto& g : sc.node_groups)
+      if (const auto* t = sc.catalog.find(g.instance_type)) total_cores += g.count * t->neuroncores();
+    s.short_queues = find_short_queues(queues, sizes, total_cores);
+  }
   for (const auto& [k, v] : phases) s.phases.emplace_back(k, v);
   s.queueing_s = Distribution::of(std::move(queueing));
   s.jct_s = Distribution::of(std::move(jct));
@@ -190,6 +346,30 @@ void print_summary(std::ostream& os, const RunSummary& s) {
   if (s.dynamic_nodes)
     fmt::print(os, "Nodes: {} failed, {} launched (replacements and scale-ups), {} removed by the autoscaler\n", s.node_failures,
                s.nodes_launched, s.nodes_removed);
+  if (s.starvation.jobs > 0) {
+    fmt::print(os, "Starvation: {} job(s) waited more than {:g}x their run time while later, smaller jobs of their queue were "
+                   "placed first (Volcano's allocate skips a gang that does not fit and goes on with smaller jobs):\n",
+               s.starvation.jobs, s.starvation.wait_factor);
+    for (const auto& j : s.starvation.worst)
+      fmt::print(os, "  {} (queue {}) {} {} for a {} run; {} later, smaller job(s) placed before it\n", j.name, j.queue,
+                 j.placed ? "waited" : "still waiting after", dur(j.waited_s), dur(j.run_s), j.overtaken_by);
+    fmt::print(os, "  Remedy: the sla plugin (sla-waiting-time as its argument, or per job as the annotation): past its "
+                   "waiting time a job is admitted to Inqueue, and — with sla in a tier before gang's — allocate holds the "
+                   "resources it finds until its whole gang fits (README, Volcano fidelity).\n");
+  }
+  for (const auto& q : s.short_queues) {
+    fmt::print(os, "Queue share (proportion): queue {} (weight {} of {} among the queues with jobs) deserves {:.1f} of the "
+                   "cluster's {:g} NeuronCores when every queue asks for its share, less than its smallest job ({:g}): its {} "
+                   "job(s) above that share run only while other queues leave part of theirs unused (their mean queueing "
+                   "{}).\n",
+               q.queue, q.weight, q.total_weight, q.share_neuroncores, q.total_neuroncores, q.smallest_neuroncores, q.jobs,
+               dur(q.mean_queueing_s));
+    std::string remedy;
+    if (q.weight_for_smallest > 0) remedy = fmt::format("weight >= {} (its smallest job)", q.weight_for_smallest);
+    if (q.weight_for_largest > 0) remedy += fmt::format(", >= {} (its largest, {:g} NeuronCores)", q.weight_for_largest, q.largest_neuroncores);
+    else remedy += fmt::format("{}no weight is enough for its largest ({:g} NeuronCores)", remedy.empty() ? "" : "; ", q.largest_neuroncores);
+    fmt::print(os, "  Remedy: {}; or a guarantee (spec.guarantee.resource) and capability of at least its largest job.\n", remedy);
+  }
   fmt::print(os, "On-demand cost of the node groups over the run: ${:.0f}\n", s.cost_usd);
   if (s.derived) {
     const double total = s.job_time_s();

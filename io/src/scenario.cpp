@@ -25,6 +25,40 @@ using nlohmann::json;
 
 namespace {
 
+/// A SchedulerConfig::validate() location in the tiers as a JSON pointer under /volcano:
+/// "tiers[1].plugins[0].name" -> "/tiers/1/plugins/0/name",
+/// "tiers[0].plugins[3].arguments.binpack.weight" -> "/tiers/0/plugins/3/arguments/binpack.weight"
+/// (the key verbatim, '~' and '/' escaped as RFC 6901 says); "" if it is none of these.
+std::string config_pointer(const std::string& key) {
+  auto index = [&](std::size_t& i, std::string& out) {  // "[N]" at i -> "/N"
+    if (i >= key.size() || key[i] != '[') return false;
+    const auto close = key.find(']', i);
+    if (close == std::string::npos || close == i + 1) return false;
+    for (std::size_t k = i + 1; k < close; ++k)
+      if (key[k] < '0' || key[k] > '9') return false;
+    out += "/" + key.substr(i + 1, close - i - 1);
+    i = close + 1;
+    return true;
+  };
+  if (key.rfind("tiers", 0) != 0) return {};
+  std::size_t i = 5;
+  std::string out = "/tiers";
+  if (!index(i, out) || key.compare(i, 9, ".plugins[") != 0) return {};
+  i += 8;
+  out += "/plugins";
+  if (!index(i, out)) return {};
+  if (key.compare(i, std::string::npos, ".name") == 0) return out + "/name";
+  if (key.compare(i, 10, ".arguments") != 0) return {};
+  out += "/arguments";
+  i += 10;
+  if (i == key.size()) return out;
+  if (key[i] != '.') return {};
+  out += "/";
+  for (std::size_t k = i + 1; k < key.size(); ++k)
+    out += key[k] == '~' ? std::string("~0") : key[k] == '/' ? std::string("~1") : std::string(1, key[k]);
+  return out;
+}
+
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kMiB = 1024.0 * 1024.0;
 
@@ -501,7 +535,16 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
     sc.scheduler = detail::scheduler_config_of(v);
     sc.scheduler.schedule_period_ns = period;
   }
-  if (std::string err = sc.scheduler.validate(); !err.empty()) fail(path, "/volcano", err);
+  if (std::string err = sc.scheduler.validate(); !err.empty()) {
+    std::string where = "/volcano";
+    if (const auto colon = err.find(": "); colon != std::string::npos) {
+      if (std::string ptr = config_pointer(err.substr(0, colon)); !ptr.empty()) {
+        where += ptr;
+        err = err.substr(colon + 2);
+      }
+    }
+    fail(path, where, err);
+  }
   // Queues.
   std::set<std::string> queue_names;
   const auto& queues = doc["queues"];
@@ -529,6 +572,8 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
     sc.metrics_interval = duration_of(path, "/output/metrics_interval", doc["output"]["metrics_interval"]);
     if (sc.metrics_interval <= core::Duration::ns(0)) fail(path, "/output/metrics_interval", "expected a positive interval");
   }
+  if (doc.contains("output") && doc["output"].contains("starvation_wait_factor"))
+    sc.starvation_wait_factor = doc["output"]["starvation_wait_factor"].get<double>();
   // Workload.
   const json& w = doc["workload"];
   if (w.contains("torchx")) {

@@ -15,6 +15,7 @@
 
 #include "k8s_objects.hpp"
 #include "mltwin/io/scenario.hpp"  // ScenarioError, resolve_data_dir
+#include "mltwin/policy/go_duration.hpp"
 
 namespace mltwin::io::detail {
 
@@ -413,6 +414,22 @@ models::TrainingJobSpec job_of(const std::string& file, const std::string& where
     if (j.contains("priority"))
       fail(file, where + "/priority_class", "give priority or priority_class (its PriorityClass's value), not both");
     js.priority_class = j["priority_class"].get<std::string>();
+  }
+  if (j.contains("sla_waiting_time")) {
+    // The annotation's value, read as Volcano reads it: Go's time.ParseDuration
+    // (pkg/scheduler/api/job_info.go extractWaitingTime, v1.12.1).
+    const std::string text = j["sla_waiting_time"].get<std::string>();
+    std::int64_t ns = 0;
+    try {
+      ns = policy::parse_go_duration(text);
+    } catch (const std::invalid_argument& e) {
+      fail(file, where + "/sla_waiting_time",
+           std::string(e.what()) + " (a Go duration such as \"1h30m\"; units ns, us, ms, s, m, h)");
+    }
+    if (ns <= 0)
+      fail(file, where + "/sla_waiting_time",
+           "\"" + text + "\" is not positive (Volcano ignores such a waiting time; remove it instead)");
+    js.sla_waiting_time = core::Duration::ns(ns);
   }
   js.nproc_per_node = j.value("nproc_per_node", std::max(1, js.neuron_devices_per_pod * cores_per_device));
   if (js.submit < core::Time::zero()) fail(file, where + "/submit", "must not be negative");

@@ -15,6 +15,7 @@
 #include <tuple>
 
 #include "k8s_objects.hpp"
+#include "mltwin/policy/go_duration.hpp"
 #include "scenario_common.hpp"
 #include "scenario_yaml.hpp"
 
@@ -470,7 +471,12 @@ json scheduler_conf_json(const Y& doc, std::map<std::string, YamlPlace>& marks) 
         marks[tier.path + ".plugins[" + std::to_string(plugins.size()) + "].name"] = name.at();
         if (const Y* args = pm.get("arguments")) {
           json a = json::object();
-          for (const auto& [k, v] : M(*args, {}, {}, true).entries) a[k] = v.scalar_text();
+          const std::string at = tier.path + ".plugins[" + std::to_string(plugins.size()) + "].arguments";
+          marks[at] = args->at();
+          for (const auto& [k, v] : M(*args, {}, {}, true).entries) {
+            a[k] = v.scalar_text();
+            marks[at + "." + k] = v.at();  // where a plugin's refusal of this argument points
+          }
           opt["arguments"] = a;
         }
         for (const auto& [k, v] : pm.entries)
@@ -685,6 +691,31 @@ VolcanoJobManifest job_of_doc(const M& top, const Y& doc) {
   VolcanoJobManifest j;
   j.at = doc.at();
   std::tie(j.name, j.namespace_) = name_of(top);
+  // Annotations: the Volcano job controller copies the Job's onto its PodGroup
+  // (pkg/controllers/job/job_controller_actions.go, createOrUpdatePodGroup), where the scheduler
+  // reads the sla waiting time: volcano.sh/sla-waiting-time first, then sla-waiting-time
+  // (pkg/scheduler/api/job_info.go SetPodGroup / extractWaitingTime, v1.12.1). Volcano skips a
+  // value Go cannot parse, or <= 0, with a warning; here it is an error at its place. Other
+  // annotations change nothing mltwin models.
+  {
+    const M meta(top.req("metadata"), {"name", "namespace"}, {}, true);
+    if (const Y* ann = meta.get("annotations")) {
+      const M am(*ann, {}, {}, true);
+      for (const char* key : {"volcano.sh/sla-waiting-time", "sla-waiting-time"}) {
+        const Y* v = am.get(key);
+        if (!v) continue;
+        const std::string text = v->str();
+        std::int64_t ns = 0;
+        try {
+          ns = policy::parse_go_duration(text);
+        } catch (const std::invalid_argument& e) {
+          v->fail(std::string(e.what()) + " (a Go duration such as \"1h30m\"; units ns, us, ms, s, m, h)");
+        }
+        if (ns <= 0) v->fail("\"" + text + "\" is not positive (Volcano ignores such a waiting time; remove it instead)");
+        if (j.sla_waiting_time.empty()) j.sla_waiting_time = text;  // the first key wins
+      }
+    }
+  }
   // JobSpec keys (batch.volcano.sh_jobs.yaml). Ignored: plugins (env, svc, ssh: environment
   // and services for the pods), minSuccess, ttlSecondsAfterFinished, volumes,
   // runningEstimate, networkTopology.
@@ -1098,6 +1129,7 @@ json volcano_job_json(const VolcanoJobManifest& job, const std::vector<PriorityC
     j["tolerations"] = a;
   }
   if (!first.pod.node_affinity.is_null()) j["node_affinity"] = first.pod.node_affinity;
+  if (!job.sla_waiting_time.empty()) j["sla_waiting_time"] = job.sla_waiting_time;
   return j;
 }
 

@@ -250,6 +250,7 @@ void TrainingCluster::arrive(std::size_t idx) {
   pj.min_available = j.nnodes;  // TorchX: minAvailable = replicas
   pj.priority = j.priority;
   pj.creation = j.submit.ns();
+  pj.sla_waiting_time = j.sla_waiting_time.count_ns();
   pj.uid = uid_rng_();
   pj.min_resources = run.pod;
   pj.min_resources.multi(j.nnodes);
@@ -265,11 +266,20 @@ void TrainingCluster::ensure_tick() {
   // wakes the cycle at t itself (the tick yields to other events at t, see tick()), a change
   // between boundaries the next one. Changes made by a cycle's own session wake the next.
   if (scenario_.autoscaler) ensure_scan();  // the autoscaler looks at every change
-  if (tick_pending_ || in_tick_) return;
+  if (in_tick_) return;
   const std::int64_t p = scenario_.scheduler.schedule_period_ns;
   const std::int64_t now = sim_.now().ns();
   std::int64_t t = (now + p - 1) / p * p;
   if (t == last_tick_ns_) t += p;  // that boundary's cycle already ran
+  if (tick_pending_) {
+    // The pending tick may lie ahead at a plugin's wake-up (sla's next deadline): a change now
+    // needs the cycle at t. (tick() re-arms the wake-up if it is still to come.)
+    if (tick_at_.ns() > t) {
+      tick_at_ = core::Time::from_ns(t);
+      sim_.reschedule(tick_id_, tick_at_);
+    }
+    return;
+  }
   tick_at_ = core::Time::from_ns(t);
   tick_id_ = sim_.schedule(tick_at_, this, pack(kTick, 0));
   tick_pending_ = true;

@@ -13,6 +13,7 @@ void register_builtins(std::map<std::string, PluginFactory>& plugins,
   plugins["nodeorder"] = make_nodeorder;
   plugins["overcommit"] = make_overcommit;
   plugins["binpack"] = make_binpack;
+  plugins["sla"] = make_sla;
   actions["enqueue"] = make_enqueue;
   actions["allocate"] = make_allocate;
   actions["backfill"] = make_backfill;

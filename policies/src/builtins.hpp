@@ -22,6 +22,7 @@ std::unique_ptr<Plugin> make_predicates(const Arguments&);
 std::unique_ptr<Plugin> make_nodeorder(const Arguments&);
 std::unique_ptr<Plugin> make_overcommit(const Arguments&);
 std::unique_ptr<Plugin> make_binpack(const Arguments&);
+std::unique_ptr<Plugin> make_sla(const Arguments&);
 std::unique_ptr<Action> make_enqueue(const Arguments&);
 std::unique_ptr<Action> make_allocate(const Arguments&);
 std::unique_ptr<Action> make_backfill(const Arguments&);

@@ -71,6 +71,29 @@ std::string SchedulerConfig::validate() const {
         return "tiers[" + std::to_string(t) + "].plugins[" + std::to_string(p) +
                "].name: unknown plugin '" + tiers[t].plugins[p].name +
                "' (known: " + join(registered_plugins()) + ")";
+  // Plugin arguments: each plugin is built once with its own (as every session will build it);
+  // a plugin refuses a bad argument by throwing std::invalid_argument("argument 'key': why").
+  for (std::size_t t = 0; t < tiers.size(); ++t)
+    for (std::size_t p = 0; p < tiers[t].plugins.size(); ++p) {
+      const auto& opt = tiers[t].plugins[p];
+      try {
+        (void)make_plugin(opt.name, opt.arguments);
+      } catch (const std::invalid_argument& e) {
+        std::string where = "tiers[" + std::to_string(t) + "].plugins[" + std::to_string(p) + "].arguments";
+        std::string why = e.what();
+        // "argument 'key': why" -> "...arguments.key: why"
+        if (why.rfind("argument '", 0) == 0) {
+          const auto close = why.find("': ");
+          if (close != std::string::npos) {
+            where += "." + why.substr(10, close - 10);
+            why = why.substr(close + 3);
+          }
+        }
+        return where + ": " + why;
+      } catch (const std::exception& e) {
+        return "tiers[" + std::to_string(t) + "].plugins[" + std::to_string(p) + "] (" + opt.name + "): " + e.what();
+      }
+    }
   if (schedule_period_ns <= 0) return "schedulePeriod: must be positive";
   return {};
 }

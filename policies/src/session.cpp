@@ -140,31 +140,33 @@ bool Session::job_ready(const JobInfo& j) const {
 }
 
 namespace {
-// Votes: any Reject fails; a tier with a Permit decides; no decision means Permit.
+// Votes: any Reject fails; a tier with a Permit decides; no decision means Permit. A Permit is
+// credited to the tier's only permitting plugin, with its reason (if it gave one).
 template <class Entries>
-int tally(const Entries& entries, const JobInfo& j, std::string_view& reason, std::string_view& plugin) {
-  bool permit = false;
+Verdict tally(const Entries& entries, const JobInfo& j) {
+  int permits = 0;
+  Verdict credit;
+  auto permitted = [&] {
+    return permits == 1 && !credit.reason.empty() ? credit : Verdict{};
+  };
   int tier = entries.empty() ? 0 : entries.front().tier;
   for (const auto& e : entries) {
     if (e.tier != tier) {
-      if (permit) return kPermit;
+      if (permits > 0) return permitted();
       tier = e.tier;
     }
+    std::string_view reason;
     const int v = e.fn(j, reason);
-    if (v < 0) {
-      plugin = e.plugin;
-      return kReject;
-    }
-    if (v > 0) permit = true;
+    if (v < 0) return Verdict{Code::Unschedulable, e.plugin, reason};
+    if (v > 0 && ++permits == 1) credit = Verdict{Code::Success, e.plugin, reason};
   }
-  return kPermit;
+  return permitted();
 }
 }  // namespace
 
-bool Session::job_pipelined(const JobInfo& j) const {
-  std::string_view reason, plugin;
-  return tally(job_pipelined_, j, reason, plugin) == kPermit;
-}
+bool Session::job_pipelined(const JobInfo& j) const { return tally(job_pipelined_, j).ok(); }
+
+Verdict Session::job_pipelined_vote(const JobInfo& j) const { return tally(job_pipelined_, j); }
 
 bool Session::job_starving(const JobInfo& j) const {
   if (job_starving_.empty()) return false;
@@ -176,11 +178,7 @@ bool Session::job_starving(const JobInfo& j) const {
   return true;
 }
 
-Verdict Session::job_enqueueable(const JobInfo& j) const {
-  std::string_view reason, plugin;
-  if (tally(job_enqueueable_, j, reason, plugin) == kPermit) return {};
-  return Verdict{Code::Unschedulable, plugin, reason};
-}
+Verdict Session::job_enqueueable(const JobInfo& j) const { return tally(job_enqueueable_, j); }
 
 const Session::Memo* Session::find_memo(std::size_t entry, QueueId queue, const Resource& min) const {
   for (const Memo& m : enqueue_memo_) {
@@ -204,12 +202,14 @@ bool Session::enqueue_memo_decides(QueueId queue, const Resource& min, Verdict& 
 Verdict Session::job_enqueueable_memo(JobId jid, QueueId queue, const Resource& min) {
   // tally() with known rejections: walk the plugins in order; a plugin whose memo covers this
   // job rejects it without a call (its monotonicity promise), any other plugin is asked.
-  bool permit = false;
+  int permits = 0;
+  Verdict credit;
+  auto permitted = [&] { return permits == 1 && !credit.reason.empty() ? credit : Verdict{}; };
   int tier = job_enqueueable_.empty() ? 0 : job_enqueueable_.front().tier;
   for (std::size_t i = 0; i < job_enqueueable_.size(); ++i) {
     const auto& e = job_enqueueable_[i];
     if (e.tier != tier) {
-      if (permit) return {};
+      if (permits > 0) return permitted();
       tier = e.tier;
     }
     std::string_view reason;
@@ -222,9 +222,9 @@ Verdict Session::job_enqueueable_memo(JobId jid, QueueId queue, const Resource& 
         enqueue_memo_.push_back({i, enqueue_monotonicity_[i] == VoteMonotonicity::Cluster ? kNone : queue, min, reason});
       return Verdict{Code::Unschedulable, e.plugin, reason};
     }
-    if (v > 0) permit = true;
+    if (v > 0 && ++permits == 1) credit = Verdict{Code::Success, e.plugin, reason};
   }
-  return {};
+  return permitted();
 }
 
 void Session::job_enqueued(const JobInfo& j) const {

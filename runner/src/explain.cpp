@@ -83,6 +83,13 @@ const Rule* rule_of(const std::string& plugin) {
        {"the predicates plugin (pkg/scheduler/plugins/predicates) filters nodes by the pod's node selector, "
         "affinity, taints and tolerations",
         "nodes matching the pod's constraints"}},
+      {"sla",
+       {"the sla plugin (pkg/scheduler/plugins/sla) counts a job's waiting time (its annotation sla-waiting-time, "
+        "else the plugin's argument) from its PodGroup's creation; past it, the job's Permit lets it into Inqueue "
+        "whatever the plugins of later tiers vote, and, with sla in a tier before gang's, lets allocate hold the idle "
+        "resources found for its pods (pipelined) until the whole gang fits, so that smaller jobs cannot take them",
+        "the rest of its gang's nodes freed by the pods running there (it already holds what it found); placing sla "
+        "in a tier before gang's if it is not (gang's Reject otherwise voids the hold)"}},
       {"drf",
        {"the drf plugin (pkg/scheduler/plugins/drf) orders jobs and queues by dominant resource share",
         "a smaller dominant share for it or its queue"}},
@@ -215,7 +222,10 @@ std::string explain_job(const std::string& db, const std::string& job_arg) {
     // What ended this wait: what was released in the schedule period before the next verdict.
     const Decision& next = ds[i + 1];
     const std::int64_t lo = next.t - period, hi = next.t;
-    if (next.plugin == "enqueue" && next.code == "Success") {
+    if (next.plugin == "sla" && next.code == "Success") {
+      // Admitted by sla's Permit, whatever the other plugins voted (their rejection is the wait).
+      out += fmt::format("      admitted at {} by sla: {}.\n", at(next.t), next.reason);
+    } else if (next.plugin == "enqueue" && next.code == "Success") {
       const ResultTable freed = store::query_file(
           db, fmt::format("SELECT j.name, j.job, p.t_ns, j.nnodes, j.neuron_devices_per_pod FROM phases p JOIN jobs j ON j.job = p.job "
                           "WHERE p.to_phase = 'Completed' AND p.t_ns > {} AND p.t_ns <= {} ORDER BY p.t_ns, j.job",

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <sstream>
 #include <stdexcept>
@@ -400,6 +401,26 @@ nlohmann::json Run::summary_json() const {
     j["binds"] = s.binds;
     j["statements_discarded"] = s.discarded;
     j["cost_usd"] = s.cost_usd;
+    {
+      // io/report.hpp Starvation: the criterion, the count, the longest waits.
+      json worst = json::array();
+      for (const auto& w : s.starvation.worst)
+        worst.push_back({{"job", w.name}, {"queue", w.queue}, {"waited_s", w.waited_s}, {"run_s", w.run_s},
+                         {"placed", w.placed}, {"overtaken_by", w.overtaken_by}});
+      j["starvation"] = {{"wait_factor", s.starvation.wait_factor}, {"jobs", s.starvation.jobs}, {"worst", worst},
+                         {"remedy", s.starvation.jobs > 0 ? "sla plugin (sla-waiting-time)" : ""}};
+    }
+    {
+      // io/report.hpp ShortQueue: queues whose share under contention is below their smallest job.
+      json qs = json::array();
+      for (const auto& q : s.short_queues)
+        qs.push_back({{"queue", q.queue}, {"weight", q.weight}, {"total_weight", q.total_weight},
+                      {"total_neuroncores", q.total_neuroncores}, {"share_neuroncores", q.share_neuroncores}, {"smallest_neuroncores", q.smallest_neuroncores},
+                      {"largest_neuroncores", q.largest_neuroncores}, {"jobs", q.jobs},
+                      {"mean_queueing_s", std::isnan(q.mean_queueing_s) ? json(nullptr) : json(q.mean_queueing_s)},
+                      {"weight_for_smallest", q.weight_for_smallest}, {"weight_for_largest", q.weight_for_largest}});
+      j["short_queues"] = qs;
+    }
     if (s.startup) {
       j["startup_s"] = s.startup_s;
       j["startup_share"] = s.startup_share;

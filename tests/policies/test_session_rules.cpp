@@ -64,6 +64,7 @@ TEST_CASE("enqueueable votes: any reject fails; a tier with a permit decides; no
   vote_plugin("t_permit", kPermit);
   vote_plugin("t_reject", kReject);
   vote_plugin("t_abstain", kAbstain);
+  vote_plugin("t_permit2", kPermit);
   struct Case {
     const char* name;
     std::vector<std::vector<std::string>> tiers;
@@ -72,7 +73,9 @@ TEST_CASE("enqueueable votes: any reject fails; a tier with a permit decides; no
   };
   const Case cases[] = {
       {"all abstain", {{"t_abstain"}, {"t_abstain"}}, true, ""},
-      {"permit in tier 1 hides a reject in tier 2", {{"t_permit"}, {"t_reject"}}, true, ""},
+      // A Permit that one plugin alone gave in the deciding tier is credited to it (with its reason).
+      {"permit in tier 1 hides a reject in tier 2", {{"t_permit"}, {"t_reject"}}, true, "t_permit"},
+      {"two permits in the deciding tier: no single plugin decided", {{"t_permit", "t_permit2"}, {"t_reject"}}, true, ""},
       {"reject in the same tier as a permit fails", {{"t_permit", "t_reject"}}, false, "t_reject"},
       {"abstaining tier passes to a rejecting one", {{"t_abstain"}, {"t_reject", "t_permit"}}, false, "t_reject"},
   };

@@ -434,6 +434,8 @@ void bind_policies(py::module_& m) {
       .def_readonly("min_available", &policy::JobInfo::min_available, "PodGroup minAvailable - pods that must be placed together")
       .def_readonly("priority", &policy::JobInfo::priority, "job priority (PriorityClass value)")
       .def_readonly("creation_ns", &policy::JobInfo::creation, "PodGroup creation time, ns")
+      .def_readonly("sla_waiting_time_ns", &policy::JobInfo::sla_waiting_time,
+                    "PodGroup annotation sla-waiting-time, ns (0: none; the sla plugin reads it)")
       .def_property_readonly("phase", [](const policy::JobInfo& j) { return policy::to_string(j.phase); }, "PodGroup phase - Pending, Inqueue, Running, Unknown")
       .def_readonly("min_resources", &policy::JobInfo::min_resources, "PodGroup minResources (Resource)")
       .def_readonly("allocated", &policy::JobInfo::allocated, "resources of the job's allocated pods (Resource)")

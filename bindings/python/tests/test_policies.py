@@ -99,6 +99,29 @@ def test_a_python_plugin_that_raises_stops_the_run_with_its_traceback(tiny_gang,
     assert len(mltwin.read_table(db, "jobs")) >= 1
 
 
+class SeeWaitingTimes(P.Plugin):
+    """Records each job's sla-waiting-time as a Python plugin sees it; votes nothing."""
+    seen = {}
+
+    def on_session_open(self, ssn):
+        def vote(job):
+            SeeWaitingTimes.seen[job.name] = job.sla_waiting_time_ns
+            return 0
+        ssn.add_job_enqueueable_fn(vote)
+
+
+def test_a_python_plugin_reads_the_sla_waiting_time(source_dir):
+    # sla-starvation.json: big carries the annotation sla-waiting-time 10m, the small jobs none.
+    assert "sla" in mltwin.registered_plugins()
+    mltwin.register_plugin("test-see-sla", SeeWaitingTimes)
+    sc = with_first_tier_plugin(mltwin.load_scenario(source_dir / "tests" / "scenarios" / "sla-starvation.json"),
+                                "test-see-sla")
+    run = mltwin.Run(sc)
+    run.run_until("300s")   # big (100 s) and s01 (260 s) are asked at enqueue while Pending
+    assert SeeWaitingTimes.seen["big"] == 600 * 10**9
+    assert SeeWaitingTimes.seen["s01"] == 0
+
+
 # ---- serving policies in Python ----
 
 

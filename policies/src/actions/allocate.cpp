@@ -14,7 +14,8 @@
 //    (Volcano util.SelectBestNodeAndScore uses rand.Intn). Allocate on idle, else pipeline.
 //    Stop early once the job is ready if tasks remain (elastic jobs).
 // 4. A ready job's statement commits (binds); a not-ready job's statement is discarded unless
-//    the job is pipelined, in which case its reservations stay in the session until it closes.
+//    the job is pipelined (JobPipelined votes), in which case its allocations and reservations
+//    stay in the session until it closes: later jobs of the cycle cannot take those resources.
 //    A job with tasks left goes back into its queue's order; the queue goes back after every
 //    job, so its order reflects the new allocation.
 #include <array>
@@ -180,11 +181,19 @@ class Allocate final : public Action {
     if (ssn.job_ready(job)) {
       stmt.commit();
       ssn.set_job_reason(jid, Verdict{Code::Success, "allocate", "Scheduled"});
-    } else if (!ssn.job_pipelined(job)) {
-      stmt.discard();
-    } else {
-      ssn.keep_until_close(std::move(stmt));
+      return;
     }
+    const Verdict pipelined = ssn.job_pipelined_vote(job);
+    if (!pipelined.ok()) {
+      stmt.discard();
+      return;
+    }
+    // A pipelined job keeps what it was given until the session closes. When one plugin's
+    // Permit decided that (sla past the job's waiting time) and the job holds something, the
+    // job waits for that reason (holding nothing, gang's fit errors say more).
+    if (!pipelined.plugin.empty() && !stmt.empty())
+      ssn.set_job_reason(jid, Verdict{Code::Unschedulable, pipelined.plugin, pipelined.reason});
+    ssn.keep_until_close(std::move(stmt));
   }
 
   NodeId choose(Session& ssn, const TaskInfo& task, const std::vector<NodeId>& cands) {

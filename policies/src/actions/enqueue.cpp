@@ -149,7 +149,9 @@ class Enqueue final : public Action {
         ssn.job_enqueued(j);
         ssn.set_phase(e.job, PodGroupPhase::Inqueue);
         ++ssn.stats().enqueued;
-        ssn.set_job_reason(e.job, Verdict{Code::Success, "enqueue", "Inqueue"});
+        // A Permit that one plugin's vote decided (e.g. sla past its waiting time) is shown as
+        // that plugin's; otherwise the job simply fit.
+        ssn.set_job_reason(e.job, verdict.plugin.empty() ? Verdict{Code::Success, "enqueue", "Inqueue"} : verdict);
       } else {
         ssn.set_job_reason(e.job, verdict);
       }

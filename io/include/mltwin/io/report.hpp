@@ -9,6 +9,8 @@
 // Percentiles interpolate linearly between order statistics (Hyndman & Fan type 7, numpy's
 // default), so p50 of {1, 2, 3, 4} is 2.5.
 #pragma once
+#include <cstdint>
+#include <limits>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -31,6 +33,72 @@ struct QueueSummary {
   std::size_t submitted = 0, completed = 0, running = 0, pending = 0, rejected = 0;  ///< by final job phase
   Distribution queueing_s, jct_s;
 };
+
+/// One job as the starvation flag sees it.
+struct WaitRecord {
+  std::string name, queue;
+  std::int64_t submit_ns = 0;
+  std::int64_t placed_ns = INT64_MAX;  ///< its gang placed (first time); INT64_MAX: never
+  std::int64_t run_ns = 0;             ///< its run time (the job's duration)
+  double size = 0;                     ///< NeuronCores it requests in all
+};
+
+/// A job flagged as starved: it waited (submit -> its gang placed, or -> the end of the run if
+/// never placed) more than wait_factor x its run time, while at least one job of the same
+/// queue, submitted strictly later and requesting strictly fewer NeuronCores in all, was placed
+/// before it — the pattern of Volcano's allocate, which skips a gang that does not fit now and
+/// goes on with the next, smaller job ("skip and continue"). If every queue placed its jobs
+/// first come first served, no job would ever be placed before an earlier one that still
+/// waits, so the flag cannot fire on such a run.
+struct StarvedJob {
+  std::string name, queue;
+  double waited_s = 0, run_s = 0;
+  bool placed = false;             ///< false: still waiting when the run ended
+  std::size_t overtaken_by = 0;    ///< later, smaller jobs of its queue placed before it
+};
+struct Starvation {
+  double wait_factor = 1;
+  std::size_t jobs = 0;            ///< jobs flagged
+  std::vector<StarvedJob> worst;   ///< up to 5, longest wait first (then name)
+};
+/// The flag over `jobs` (Rejected jobs left out by the caller); `end_ns`: the end of the run.
+/// O(n log n + n x distinct sizes) per queue.
+Starvation find_starvation(const std::vector<WaitRecord>& jobs, double wait_factor, std::int64_t end_ns);
+
+/// A queue whose share of the NeuronCores under contention is below the smallest job it holds
+/// (Volcano's proportion plugin, pkg/scheduler/plugins/proportion/proportion.go: the cluster is
+/// divided among the queues that have jobs in proportion to their weights, capped by
+/// capability, raised to guarantee; a queue asking for less than its share leaves the rest to
+/// the others). When every queue with jobs asks for at least its weighted share, the queue
+/// deserves share_neuroncores = total x weight / total_weight (then min capability, max
+/// guarantee); allocate refuses a task that would take the queue past what it deserves, so a
+/// gang larger than that can run only while other queues leave part of their share unused.
+struct ShortQueue {
+  std::string queue;
+  int weight = 0, total_weight = 0;    ///< its weight, and the sum over the queues with jobs
+  double total_neuroncores = 0;        ///< the cluster's (as it started)
+  double share_neuroncores = 0;        ///< its deserved NeuronCores when every queue asks
+  double smallest_neuroncores = 0, largest_neuroncores = 0;  ///< of its jobs
+  std::size_t jobs = 0;                ///< its jobs above the share
+  double mean_queueing_s = 0;          ///< theirs (placed ones), NaN if none was placed
+  /// The smallest weight that gives the queue a share of at least its smallest / its largest
+  /// job (the other weights unchanged); 0 when no weight can (the job exceeds the capability).
+  int weight_for_smallest = 0, weight_for_largest = 0;
+};
+struct QueueRecord {
+  std::string name;
+  int weight = 1;
+  double capability_neuroncores = std::numeric_limits<double>::infinity(), guarantee_neuroncores = 0;
+};
+struct JobSizeRecord {
+  std::string queue;
+  double neuroncores = 0;
+  double queueing_s = std::numeric_limits<double>::quiet_NaN();  ///< NaN: never placed
+};
+/// The queues to flag, in name order. `total_neuroncores`: the cluster's; queues without jobs
+/// take no part (proportion builds attributes only for queues with jobs).
+std::vector<ShortQueue> find_short_queues(const std::vector<QueueRecord>& queues, const std::vector<JobSizeRecord>& jobs,
+                                          double total_neuroncores);
 
 struct RunSummary {
   std::string scenario;
@@ -56,6 +124,8 @@ struct RunSummary {
   /// the cost is then node-seconds in service × price.
   bool dynamic_nodes = false;
   std::uint64_t node_failures = 0, nodes_launched = 0, nodes_removed = 0;
+  Starvation starvation;
+  std::vector<ShortQueue> short_queues;
   std::uint64_t events = 0;
   double wall_s = 0;
   double cost_usd = 0;  ///< node-hours × on-demand price over [0, sim end]

@@ -144,6 +144,9 @@ struct VolcanoJobManifest {
   int min_available = 0;
   int max_retry = 0;
   std::string priority_class_name;
+  /// metadata.annotations volcano.sh/sla-waiting-time, else sla-waiting-time, as written (a Go
+  /// duration, checked > 0); empty: none.
+  std::string sla_waiting_time;
   std::vector<JobPolicy> policies;
   std::vector<VolcanoTask> tasks;
   YamlPlace at;

@@ -125,6 +125,9 @@ struct TrainingJobSpec {
   std::vector<policy::Toleration> tolerations;
   /// The PriorityClass the job names (its value is `priority`); empty: none named.
   std::string priority_class;
+  /// The Volcano Job's (hence its PodGroup's) annotation sla-waiting-time, read by the sla
+  /// plugin (policy::JobInfo::sla_waiting_time); zero: none.
+  Duration sla_waiting_time = Duration::ns(0);
   /// Optimizer steps to train (DurationModel::Derived; 0 otherwise). The loader sets it from
   /// `duration` and the reference step time (StepModelSpec) unless the scenario gives it.
   std::int64_t steps = 0;
@@ -198,6 +201,10 @@ struct TrainingScenario {
   /// restart loses everything since its (re)start.
   Duration checkpoint_interval = Duration::ns(0);
   Duration metrics_interval = Duration::s(300);
+  /// The summary's starvation flag (io/report.hpp): a wait longer than this many times the
+  /// job's run time, while a later, smaller job of its queue was placed first. An analysis
+  /// threshold of ours, not a Volcano figure (/output/starvation_wait_factor, default 1).
+  double starvation_wait_factor = 1.0;
   DurationModel duration_model = DurationModel::Trace;
   std::optional<StepModelSpec> step_model;  ///< set when duration_model is Derived
   std::vector<TrainingJobSpec> jobs;  ///< sorted by submit time

@@ -58,8 +58,10 @@ struct SchedulerConfig {
   std::map<std::string, Arguments> action_arguments;
   /// schedulePeriod; Volcano's default is 1 s (cmd/scheduler/app/options/options.go).
   std::int64_t schedule_period_ns = 1'000'000'000;
-  /// Checks that every action and plugin name is registered; returns the first problem as
-  /// "tiers[1].plugins[3].name: unknown plugin 'foo' (known: ...)" or an empty string.
+  /// Checks that every action and plugin name is registered and that every plugin accepts its
+  /// arguments; returns the first problem as "tiers[1].plugins[3].name: unknown plugin 'foo'
+  /// (known: ...)" or "tiers[0].plugins[3].arguments.sla-waiting-time: time: unknown unit ..."
+  /// (an argument error without a key: "...arguments: why"), or an empty string.
   std::string validate() const;
 };
 

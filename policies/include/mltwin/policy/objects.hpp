@@ -144,6 +144,10 @@ struct JobInfo {
   TimeNs creation = 0;
   std::uint64_t uid = 0;
   PodGroupPhase phase = PodGroupPhase::Pending;
+  /// The PodGroup's sla waiting time, ns (annotation `volcano.sh/sla-waiting-time`, else
+  /// `sla-waiting-time`, copied from the Volcano Job's: Volcano JobInfo.WaitingTime, read by
+  /// the sla plugin); 0: none (Volcano leaves a value <= 0 unset).
+  TimeNs sla_waiting_time = 0;
   bool has_min_resources = true;   ///< PodGroup spec.minResources set (Volcano controller sets it)
   Resource min_resources;          ///< sum of the first minAvailable tasks' requests
   std::vector<TaskId> tasks;       ///< pods created so far (none before the PodGroup is Inqueue)

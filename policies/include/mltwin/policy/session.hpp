@@ -70,7 +70,8 @@ using BatchNodeOrderFn = std::function<void(const TaskInfo&, std::span<const Nod
 using JobValidFn = std::function<ValidateResult(const JobInfo&)>;
 using JobBoolFn = std::function<bool(const JobInfo&)>;
 /// A vote; on Reject the plugin may point `reason` at text that lives as long as the session
-/// (a literal, or a string the plugin owns) — shown as why the job waits.
+/// (a literal, or a string the plugin owns) — shown as why the job waits. On Permit it may do
+/// the same: the text is reported when that Permit alone decided (see Session::job_enqueueable).
 using JobVoteFn = std::function<int(const JobInfo&, std::string_view& reason)>;
 using JobEnqueuedFn = std::function<void(const JobInfo&)>;
 using QueueBoolFn = std::function<bool(const QueueInfo&)>;
@@ -253,8 +254,13 @@ class Session {
   ValidateResult job_valid(const JobInfo& j) const;
   bool job_ready(const JobInfo& j) const;
   bool job_pipelined(const JobInfo& j) const;
+  /// The same vote as a verdict, like job_enqueueable's.
+  Verdict job_pipelined_vote(const JobInfo& j) const;
   bool job_starving(const JobInfo& j) const;
-  /// Permit, or the rejecting plugin with its reason.
+  /// Permit, or the rejecting plugin with its reason. A Permit names the plugin whose vote
+  /// decided it — the only plugin that voted Permit in the deciding tier — with its reason,
+  /// if that plugin gave one; otherwise (several permits, or none: Permit by default) plugin
+  /// and reason are empty.
   Verdict job_enqueueable(const JobInfo& j) const;
   /// The same vote, skipping plugins whose rejection of an earlier, dominated job in this action
   /// already implies their answer (VoteMonotonicity); the enqueue action uses this.
