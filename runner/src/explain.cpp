@@ -260,7 +260,7 @@ std::string explain_job(const std::string& db, const std::string& job_arg) {
       if (told == 0) out += fmt::format("      placed at {}.\n", at(next.t));
     }
   }
-  if (!waited) out += "  it never waited: every session that considered it admitted or placed it.\n";
+  if (!waited && phase != "Rejected") out += "  it never waited: every session that considered it admitted or placed it.\n";
   return out;
 }
 

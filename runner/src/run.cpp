@@ -266,7 +266,9 @@ const std::string& Run::name() const noexcept { return impl_->name; }
 std::uint64_t Run::seed() const noexcept { return impl_->seed; }
 const std::string& Run::out() const noexcept { return impl_->out; }
 const nlohmann::json& Run::scenario() const noexcept { return impl_->doc; }
-core::Time Run::now() const { return impl_->sim.now(); }
+// A finished run reports where it ended (its last event, or the time it was stopped at), not
+// the clock of the simulator, which a trailing metrics sample may have moved past the end.
+core::Time Run::now() const { return impl_->finished ? impl_->end : impl_->sim.now(); }
 core::Time Run::next_time() const { return impl_->sim.next_time(); }
 std::uint64_t Run::events() const { return impl_->sim.stats().events_fired; }
 bool Run::finished() const noexcept { return impl_->finished; }

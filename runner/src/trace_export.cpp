@@ -237,15 +237,21 @@ TraceExportStats training(const std::string& db, Writer& w) {
     Rows sp(store::query_file(db, "SELECT job, attempt, start_ns, end_ns, nodes, efa_gbps, step_s, communication_s, steps, end_reason "
                                   "FROM step_periods WHERE nodes > 1 ORDER BY start_ns, job, attempt"));
     if (sp.size() > 0) {
+      // One row per job (its thread), named after it, so that a job's ring reads left to right.
       const int rings_pid = cluster_pid + 1;
       w.process(rings_pid, "EFA all-reduce rings", rings_pid);
-      std::vector<std::int64_t> ring_lanes;
+      std::map<std::size_t, int> ring_row;
       for (std::size_t r = 0; r < sp.size(); ++r) {
         const std::int64_t t0 = *sp.i64("start_ns", r), t1 = *sp.i64("end_ns", r);
         const auto j = static_cast<std::size_t>(*sp.i64("job", r));
         const std::string name = j < job_name.size() ? job_name[j] : std::to_string(j);
         const double gbps = sp.f64("efa_gbps", r).value_or(0);
-        const int tid = lane_for(ring_lanes, t0, t1);
+        auto [row, fresh] = ring_row.emplace(j, static_cast<int>(ring_row.size()));
+        const int tid = row->second;
+        if (fresh) {
+          w.event({{"ph", "M"}, {"name", "thread_name"}, {"pid", rings_pid}, {"tid", tid}, {"args", {{"name", name}}}});
+          w.event({{"ph", "M"}, {"name", "thread_sort_index"}, {"pid", rings_pid}, {"tid", tid}, {"args", {{"sort_index", tid}}}});
+        }
         w.event({{"ph", "X"}, {"name", fmt::format("{} ring x{} @ {:.4g} Gb/s", name, *sp.i64("nodes", r), gbps)}, {"cat", "all-reduce"},
                  {"pid", rings_pid}, {"tid", tid}, {"ts", us(t0)}, {"dur", us(t1 - t0)},
                  {"args", {{"job", j}, {"attempt", *sp.i64("attempt", r)}, {"nodes", *sp.i64("nodes", r)}, {"efa_gbps", gbps},

@@ -47,3 +47,20 @@ def test_explain_errors_and_cli(db, cli):
     assert out == mltwin.explain(str(db), "c")
     bad = subprocess.run([cli, "explain", str(db), "zz"], capture_output=True, text=True)
     assert bad.returncode == 2 and "no job named or numbered 'zz'" in bad.stderr
+
+
+def test_explain_a_rejected_job_does_not_say_it_never_waited(tmp_path):
+    # tests/scenarios/reject-oversize.json: a job larger than the cluster is Rejected at
+    # submission; explain gives the reason and nothing else about waiting.
+    import os
+    import pathlib
+    src = pathlib.Path(os.environ.get("MLTWIN_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[3]))
+    path = str(src / "tests/scenarios/reject-oversize.json")
+    db = tmp_path / "r.sqlite"
+    mltwin.Run(path, out=db).run()
+    jobs = mltwin.read_table(db, "jobs")
+    rejected = jobs[jobs["phase"] == "Rejected"]
+    assert len(rejected) >= 1
+    text = mltwin.explain(str(db), str(rejected.iloc[0]["name"]))
+    assert "Rejected" in text
+    assert "it never waited" not in text

@@ -43,6 +43,11 @@ def test_tiny_gang_timeline_by_hand(tiny_gang):
     assert times(jobs, "c") == (7209050 * MS, 7211050 * MS, 9011050 * MS)
     s = run.summary()
     assert s["phases"] == {"Completed": 3}
+    # A finished run is where it ended, its last event: the session of 9012 s, the first after
+    # c's pods succeeded at 9011.05 s, which marks c's PodGroup Completed — not the metrics
+    # sample the simulator's clock may have moved to after it.
+    assert run.now_ns == 9012 * S
+    assert run.now == pytest.approx(s["sim_end_s"])
     # Queueing = submit -> gang placed: 1.05 s, 3605.05 s and 7209.05 - 600 s.
     assert s["queueing_s"]["mean"] == pytest.approx((1.05 + 3605.05 + 6609.05) / 3)
 
