@@ -309,6 +309,10 @@ std::string dur(double s) {
   return fmt::format("{:.1f}d", s / 86400);
 }
 void row(std::ostream& os, const std::string& name, const Distribution& d) {
+  if (d.n == 0) {  // no job got that far (e.g. every job was rejected): no statistic to show
+    fmt::print(os, "  {:<22} n=0      -\n", name);
+    return;
+  }
   fmt::print(os, "  {:<22} n={:<6} mean {:>8}  p50 {:>8}  p95 {:>8}  p99 {:>8}\n", name, d.n, dur(d.mean), dur(d.p50),
              dur(d.p95), dur(d.p99));
 }

@@ -89,6 +89,22 @@ TEST_CASE("summary: a completed run has no running or pending jobs") {
   CHECK_MESSAGE(contains(text, "\n default: 3 submitted, 3 completed, 0 running, 0 pending, 0 rejected\n"), text);
 }
 
+TEST_CASE("summary: a distribution over no job prints no statistic") {
+  // Every job rejected: nothing was placed or completed, so there is no mean or percentile to
+  // print (not a mean of 0 s).
+  io::RunSummary s;
+  s.scenario = "all-rejected";
+  s.jobs = 1;
+  s.phases = {{"Rejected", 1}};
+  s.queueing_s = io::Distribution::of({});
+  s.jct_s = io::Distribution::of({});
+  std::ostringstream os;
+  io::print_summary(os, s);
+  const std::string out = os.str();
+  CHECK_MESSAGE(contains(out, "  all                    n=0      -\n"), out);
+  CHECK_MESSAGE(!contains(out, "mean     0.0s"), out);
+}
+
 TEST_CASE("summary: the printed text, line by line") {
   // Everything but the per-queue count line is as before running jobs were counted.
   io::RunSummary s;
