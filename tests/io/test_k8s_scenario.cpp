@@ -131,7 +131,7 @@ TEST_CASE("JSON: the kubelet reservation (EKS AMI formula or explicit) and the D
   doc["cluster"]["kubelet_reserved"]["kube_reserved"] = {{"cpu", "500m"}};
   doc["cluster"]["kubelet_reserved"]["system_reserved"] = {{"memory", "1Gi"}};
   doc["cluster"]["kubelet_reserved"]["eviction_hard"] = {{"memory.available", "5%"}};
-  const auto& r = load(doc).training.node_groups[0].kubelet_reserved;
+  const policy::Resource r = load(doc).training.node_groups[0].kubelet_reserved;  // a copy: the scenario is a temporary
   CHECK(r[policy::Dim::Cpu] == 500.0);
   CHECK(r[policy::Dim::Memory] == doctest::Approx(2972.0 * kMiB + kGiB + 0.05 * 512 * kGiB));
   // A node group's own reservation replaces the cluster's; without either, none.
