@@ -6,6 +6,9 @@
 #include <string>
 #include <vector>
 
+#include <doctest/doctest.h>
+
+#include "mltwin/policy/scheduler.hpp"
 #include "mltwin/policy/session.hpp"
 #include "mltwin/policy/testing/builders.hpp"
 
@@ -33,5 +36,24 @@ struct OpenSession {
   ~OpenSession() { s->close(); }
   Session* operator->() { return s.get(); }
 };
+
+/// One scheduler cycle, 1 s after the last.
+inline void cycle(World& w, RecordingBackend& be, Scheduler& s) {
+  be.world = &w;
+  w.state.set_now(w.state.now() + 1'000'000'000);
+  s.run_once(w.state, be);
+}
+
+/// Runs scheduler cycles (1 s apart) until nothing changes; returns the sessions opened.
+inline int settle(World& w, RecordingBackend& be, Scheduler& s, int max_cycles = 20) {
+  be.world = &w;
+  int sessions = 0;
+  for (int i = 0; i < max_cycles && s.needs_cycle(w.state); ++i) {
+    w.state.set_now(w.state.now() + 1'000'000'000);
+    sessions += s.run_once(w.state, be);
+  }
+  REQUIRE_FALSE(s.needs_cycle(w.state));
+  return sessions;
+}
 
 }  // namespace mltwin::policy::testing

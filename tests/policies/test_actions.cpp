@@ -4,24 +4,13 @@
 
 #include "mltwin/policy/scheduler.hpp"
 #include "mltwin/policy/testing/builders.hpp"
+#include "session_fixture.hpp"
 
 using namespace mltwin::policy;
 using namespace mltwin::policy::testing;
 
 namespace {
 Pod full_node() { return Pod().cpu(100).memory_gib(400).neuron_devices(16).efa(8); }
-
-/// Runs scheduler cycles (1 s apart) until nothing changes; returns the sessions opened.
-int settle(World& w, RecordingBackend& be, Scheduler& s, int max_cycles = 20) {
-  be.world = &w;
-  int sessions = 0;
-  for (int i = 0; i < max_cycles && s.needs_cycle(w.state); ++i) {
-    w.state.set_now(w.state.now() + 1'000'000'000);
-    sessions += s.run_once(w.state, be);
-  }
-  REQUIRE_FALSE(s.needs_cycle(w.state));
-  return sessions;
-}
 
 World four_nodes() {
   World w;

@@ -11,21 +11,12 @@
 #include "mltwin/policy/scheduler.hpp"
 #include "mltwin/policy/status.hpp"
 #include "mltwin/policy/testing/builders.hpp"
+#include "session_fixture.hpp"
 
 using namespace mltwin::policy;
 using namespace mltwin::policy::testing;
 
 namespace {
-/// Runs cycles until nothing changes (as in test_actions.cpp).
-void settle(World& w, RecordingBackend& be, Scheduler& s) {
-  be.world = &w;
-  for (int i = 0; i < 20 && s.needs_cycle(w.state); ++i) {
-    w.state.set_now(w.state.now() + 1'000'000'000);
-    s.run_once(w.state, be);
-  }
-  REQUIRE_FALSE(s.needs_cycle(w.state));
-}
-
 /// A node of 4 vCPU, 16 GiB, 1 Neuron device (2 NeuronCores), 1 EFA interface.
 NodeBuilder small(const std::string& name) { return NodeBuilder(name).cpu(4).memory_gib(16).neuron_devices(1).efa(1); }
 }  // namespace

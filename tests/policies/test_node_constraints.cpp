@@ -47,16 +47,6 @@ NodeAffinity preferred(std::int32_t weight, NodeSelectorTerm t) {
 const Taint kNeuron{"aws.amazon.com/neuron", "true", TaintEffect::NoSchedule};
 const char* const kZone = "topology.kubernetes.io/zone";
 
-/// Runs scheduler cycles (1 s apart) until nothing changes.
-void settle(World& w, RecordingBackend& be, Scheduler& s) {
-  be.world = &w;
-  for (int i = 0; i < 20 && s.needs_cycle(w.state); ++i) {
-    w.state.set_now(w.state.now() + 1'000'000'000);
-    s.run_once(w.state, be);
-  }
-  REQUIRE_FALSE(s.needs_cycle(w.state));
-}
-
 NodeId node_of_bind(const RecordingBackend& be, JobId j) {
   for (const auto& b : be.binds)
     if (b.job == j) return b.node;

@@ -18,6 +18,7 @@
 
 #include "mltwin/policy/scheduler.hpp"
 #include "mltwin/policy/testing/builders.hpp"
+#include "session_fixture.hpp"
 
 using namespace mltwin::policy;
 using namespace mltwin::policy::testing;
@@ -44,17 +45,6 @@ SchedulerConfig priority_decides() {
   off(0, "gang", Ext::Preemptable);
   off(1, "drf", Ext::Preemptable);
   return cfg;
-}
-
-void cycle(World& w, RecordingBackend& be, Scheduler& s) {
-  be.world = &w;
-  w.state.set_now(w.state.now() + 1'000'000'000);
-  s.run_once(w.state, be);
-}
-
-void settle(World& w, RecordingBackend& be, Scheduler& s) {
-  for (int i = 0; i < 20 && s.needs_cycle(w.state); ++i) cycle(w, be, s);
-  REQUIRE_FALSE(s.needs_cycle(w.state));
 }
 
 /// Names of the evicted pods, with the action that evicted them, in order.
