@@ -370,3 +370,71 @@ TEST_CASE("preempt: TaintToleration scores are normalised over every node that p
   cycle(w, be, s);
   CHECK(evicted(w, be) == std::vector<std::string>{"loA-0 preempt"});
 }
+
+namespace {
+// A Preemptable function that answers "no victim" and counts how often it is asked; `promise`
+// is what it tells the session about its dependence on the preemptor.
+struct NoPreemptVictims final : Plugin {
+  std::string n;
+  VictimDependence promise;
+  int* calls;
+  std::string_view name() const override { return n; }
+  void on_session_open(Session& ssn) override {
+    int* c = calls;
+    ssn.add_preemptable_fn([c](const TaskInfo&, std::span<const TaskId>, std::vector<TaskId>&) {
+      ++*c;
+      return kPermit;
+    }, promise);
+  }
+};
+
+// Queue a alone: big holds n0 and n1 (one whole-node pod each, exactly ready); s1 and s2, one
+// whole-node pod each, starve in the same queue. `twin_differs`: s2's pod tolerates a taint
+// that s1's does not (a different spec to the predicates).
+int preemptable_calls(VictimDependence promise, bool twin_differs) {
+  static int calls = 0;
+  calls = 0;
+  const std::string name = promise == VictimDependence::OnPreemptor ? "no-preempt-victims-each" : "no-preempt-victims-spec";
+  register_plugin(name, [name, promise](const Arguments&) {
+    auto p = std::make_unique<NoPreemptVictims>();
+    p->n = name;
+    p->promise = promise;
+    p->calls = &calls;
+    return p;
+  });
+  World w;
+  w.queue(QueueBuilder("a"));
+  w.node(NodeBuilder("n0").trn1_32xlarge());
+  w.node(NodeBuilder("n1").trn1_32xlarge());
+  w.job(JobBuilder("big", "a").pods(2, full_node()).created(0).running_on({"n0", "n1"}));
+  w.job(JobBuilder("s1", "a").pods(1, full_node()).created(5).inqueue());
+  const JobId s2 = w.job(JobBuilder("s2", "a").pods(1, full_node()).created(6).inqueue());
+  if (twin_differs)
+    w.state.task(w.state.job(s2).tasks.at(0)).tolerations = {
+        Toleration{"aws.amazon.com/neuron", Toleration::Op::Exists, "", true, TaintEffect::NoSchedule}};
+  SchedulerConfig cfg = volcano_defaults();
+  cfg.tiers[1].plugins.push_back(PluginOption{name, {}, {}});
+  RecordingBackend be;
+  Scheduler s(cfg, 1);
+  cycle(w, be, s);
+  // Tier 1: priority offers nothing (equal priorities), gang nothing (big exactly ready). Tier 2:
+  // drf offers big's pod on the node, this plugin none: no victim anywhere, nothing moves.
+  CHECK(be.evictions.empty());
+  CHECK(be.binds.empty());
+  return calls;
+}
+}  // namespace
+
+TEST_CASE("preempt does not repeat a failed attempt for a preemptor of the same spec while nothing moves") {
+  // Between jobs in queue a, s1's pod tries n0 and n1 (big's pod would make room on each):
+  // 2 Preemptable calls, no victim, nothing moved. s2's pod looks the same to every Predicate,
+  // Allocatable and Preemptable function when all of them promise to read only the task's spec
+  // (predicates, proportion, priority, drf, gang, conformance do; so does this plugin with
+  // OnPreemptorSpec): its attempt is known to fail — 2 calls in all, instead of 4. Within-job
+  // preemption asks nothing: neither job has a pod on a node, and a's allocation (both nodes)
+  // plus a pod exceeds its deserved share (both nodes), so the queue is not Allocatable.
+  CHECK(preemptable_calls(VictimDependence::OnPreemptor, false) == 4);
+  CHECK(preemptable_calls(VictimDependence::OnPreemptorSpec, false) == 2);
+  // A toleration makes s2's pod another spec (the predicates read it): asked again.
+  CHECK(preemptable_calls(VictimDependence::OnPreemptorSpec, true) == 4);
+}

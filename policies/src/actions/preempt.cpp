@@ -64,6 +64,9 @@ class Preempt final : public Action {
     std::sort(queue_ids.begin(), queue_ids.end(), QueueLess{&ssn});
     std::sort(under_request.begin(), under_request.end(), JobLess{&ssn});
     within_round_start_ = kNoRound;
+    spec_memo_ = ssn.task_answers_depend_only_on_spec();
+    failed_.clear();
+    failed_version_ = kNoRound;
     on_node_ = tasks_by_node(st);
     queue_tasks_.assign(st.queues().size(), {});
     for (const auto& list : on_node_)
@@ -80,9 +83,15 @@ class Preempt final : public Action {
         bool assigned = false;
         while (ssn.job_starving(job) && !tasks.empty()) {
           const TaskId preemptor = tasks.pop();
+          if (known_to_fail(ssn, q, preemptor)) {
+            assigned = false;
+            continue;
+          }
+          const std::uint64_t before = ssn.task_events();
           assigned = preempt(ssn, stmt, preemptor, queue_tasks_[q], [&](const TaskInfo& t) {
             return st.job(t.job).queue == job.queue && t.job != jid;
           });
+          if (!assigned && ssn.task_events() == before) remember_failure(ssn, q, preemptor);
         }
         if (ssn.job_pipelined(job)) {
           stmt.commit();
@@ -176,6 +185,15 @@ class Preempt final : public Action {
     }
     if (ssn.has_node_order()) ssn.prioritize_nodes(preemptor, cands_, scores_);
     else scores_.assign(cands_.size(), 0.0);
+    // Until the first eviction every node's victims are what preemptable() answers now, and a
+    // node evicts only if they pass ValidateVictims: if they pass on no candidate, the walk
+    // below evicts nothing and places nothing, in whatever order it goes. The scores are then
+    // not needed.
+    bool any_suffices = false;
+    for (std::size_t i = 0; i < cands_.size() && !any_suffices; ++i)
+      if (has_room_[i])
+        any_suffices = victims_suffice(st, preemptor, st.node(cands_[i]), ssn.preemptable(preemptor, by_node_[cands_[i]]));
+    if (!any_suffices) return false;
     std::vector<std::pair<double, NodeId>> nodes;
     for (std::size_t i = 0; i < cands_.size(); ++i)
       if (has_room_[i]) nodes.emplace_back(scores_[i], cands_[i]);
@@ -202,6 +220,43 @@ class Preempt final : public Action {
     return false;
   }
 
+  /// Between jobs, within queue q, a preemptor's attempt is a function of the state and of what
+  /// the plugins read of it: with every Predicate, Allocatable and Preemptable function
+  /// promising TaskDependence::Spec (Session::task_answers_depend_only_on_spec), and its job
+  /// holding no Bound or Running task (so that the "other jobs" filter leaves the queue's
+  /// preemptees whole), two preemptors of the same spec make the same attempt. One that failed
+  /// without moving any task is remembered while nothing moves; a later preemptor of the same
+  /// spec fails the same way, without the walk. (The node scores play no part in a failure.)
+  bool memo_applies(const ClusterState& st, const TaskInfo& t) const {
+    if (!spec_memo_) return false;
+    const JobInfo& j = st.job(t.job);
+    return j.count(TaskStatus::Bound) == 0 && j.count(TaskStatus::Running) == 0;
+  }
+  static bool same_spec(const ClusterState& st, const TaskInfo& a, const TaskInfo& b) {
+    if (a.resreq != b.resreq || a.best_effort != b.best_effort || a.priority != b.priority) return false;
+    const JobInfo& ja = st.job(a.job);
+    const JobInfo& jb = st.job(b.job);
+    if (ja.queue != jb.queue || ja.priority != jb.priority) return false;
+    if (ja.allocated + ja.pipelined != jb.allocated + jb.pipelined) return false;
+    return a.node_selector == b.node_selector && a.node_affinity == b.node_affinity && a.tolerations == b.tolerations;
+  }
+  bool known_to_fail(const Session& ssn, QueueId q, TaskId pid) {
+    const ClusterState& st = ssn.state();
+    if (failed_version_ != ssn.task_events() || !memo_applies(st, st.task(pid))) return false;
+    for (const auto& [fq, f] : failed_)
+      if (fq == q && same_spec(st, st.task(f), st.task(pid))) return true;
+    return false;
+  }
+  void remember_failure(const Session& ssn, QueueId q, TaskId pid) {
+    const ClusterState& st = ssn.state();
+    if (!memo_applies(st, st.task(pid))) return;
+    if (failed_version_ != ssn.task_events()) {
+      failed_.clear();
+      failed_version_ = ssn.task_events();
+    }
+    failed_.emplace_back(q, pid);
+  }
+
   std::vector<std::vector<TaskId>> on_node_;
   std::vector<std::vector<TaskId>> queue_tasks_;  // per queue: its jobs' tasks on a node
   std::vector<std::vector<TaskId>> by_node_;  // preempt(): the eligible preemptees per node
@@ -211,6 +266,9 @@ class Preempt final : public Action {
   std::vector<double> scores_;
   static constexpr std::uint64_t kNoRound = UINT64_MAX;
   std::uint64_t within_round_start_ = kNoRound;
+  bool spec_memo_ = false;
+  std::vector<std::pair<QueueId, TaskId>> failed_;  // failed attempts while task_events() == failed_version_
+  std::uint64_t failed_version_ = kNoRound;
 };
 }  // namespace
 std::unique_ptr<Action> make_preempt(const Arguments&) { return std::make_unique<Preempt>(); }

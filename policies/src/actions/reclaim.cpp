@@ -22,9 +22,11 @@
 // no task moves (Session::task_events() unchanged) they, the room they would make and — when
 // every Reclaimable plugin promised VictimDependence::NotOnPreemptor (gang, conformance and
 // proportion do) — the plugins' victims among them are computed once per (node, queue) and
-// reused for the queue's next preemptors. On the Philly preempt+reclaim scenario 17 million
-// Reclaimable calls per run found enough victims 16 times: each starving task asked every node
-// again although nothing had moved.
+// reused for the queue's next preemptors; a node whose victims are empty is then passed over by
+// all of them without its predicates (with nothing to evict nothing is reclaimed, whatever the
+// predicates say). On the Philly preempt+reclaim scenario 17 million Reclaimable calls per run
+// found enough victims 16 times: each starving task asked every node again although nothing
+// had moved.
 #include <unordered_map>
 
 #include "victims.hpp"
@@ -65,7 +67,9 @@ class Reclaim final : public Action {
     if (!any) return;  // nothing starves: every pass below would find no job
     on_node_ = tasks_by_node(st);
     const bool reuse_victims = !ssn.reclaimable_depends_on_preemptor();
-    memo_.assign(st.nodes().size() * st.queues().size(), Memo{});
+    memo_.resize(st.queues().size());
+    for (QueueMemo& qm : memo_) qm.version = kStale;
+    const Resource nothing;
 
     while (!queues.empty()) {
       const QueueId q = queues.pop();
@@ -79,37 +83,40 @@ class Reclaim final : public Action {
       const TaskId tid = tit->second.pop();
       const TaskInfo& task = st.task(tid);
       if (!ssn.preemptive(queue, task)) continue;
+      // With nothing to evict, reclaimed stays empty and covers only a task that requests nothing.
+      const bool needs_victims = !task.resreq.less_equal(nothing);
 
       bool assigned = false;
-      for (const NodeInfo& node : st.nodes()) {  // Volcano's ssn.NodeList order
-        const NodeId nid = node.id;
-        Memo& m = memo_[nid * st.queues().size() + q];
-        if (m.version != ssn.task_events()) {  // the node's reclaimees for queue q, as of now
-          m = Memo{};
-          m.version = ssn.task_events();
-          m.room = node.future_idle();
-          for (TaskId t : on_node_[nid]) {
-            const TaskInfo& other = st.task(t);
-            if (other.node != nid || other.status != TaskStatus::Running || !other.preemptable) continue;
-            const QueueId oq = st.job(other.job).queue;
-            if (oq == q || !st.queue(oq).reclaimable) continue;
-            m.reclaimees.push_back(t);
-            m.room.add(other.resreq);
-          }
-        }
-        if (m.reclaimees.empty()) continue;
+      QueueMemo& qm = refresh(ssn, q);
+      // Volcano's ssn.NodeList order; the nodes without reclaimees for q are not in the list.
+      for (std::size_t i = 0; i < qm.count;) {
+        NodeMemo& m = qm.nodes[i++];
+        if (m.useless) continue;
+        const NodeId nid = m.node;
+        const NodeInfo& node = st.node(nid);
         // Victims come out of the reclaimees (session.hpp): if even all of them cannot make room,
         // ValidateVictims fails whatever the plugins answer; skip the node without asking them.
         if (!task.resreq.less_equal(m.room)) continue;
-        if (!preempt_predicate_passes(ssn, task, node)) continue;
-        if (!reuse_victims || !m.asked) {
+        if (reuse_victims) {
+          // The plugins' answer is the same for every preemptor of q while nothing moves: ask
+          // once, and pass over a node where it is empty — nothing can be evicted there, so
+          // nothing is reclaimed — before its predicates, which cannot change that outcome.
+          if (!m.asked) {
+            m.victims = ssn.reclaimable(task, m.reclaimees);
+            m.asked = true;
+          }
+          if (m.victims.empty() && needs_victims) {
+            m.useless = true;
+            continue;
+          }
+          if (!preempt_predicate_passes(ssn, task, node)) continue;
+        } else {
+          if (!preempt_predicate_passes(ssn, task, node)) continue;
           m.victims = ssn.reclaimable(task, m.reclaimees);
-          m.asked = true;
         }
         if (!victims_suffice(st, task, node, m.victims)) continue;
-        std::vector<TaskId> victims = m.victims;
         VictimPQ order(VictimLess{&ssn});
-        order.assign(std::move(victims));
+        order.assign(std::vector<TaskId>(m.victims));
         Resource reclaimed;
         while (!order.empty()) {
           // ssn.Evict: straight to the cluster.
@@ -128,6 +135,13 @@ class Reclaim final : public Action {
           assigned = true;
           break;
         }
+        // The evictions moved tasks: every node's reclaimees, room and victims are recomputed
+        // as of now, and the walk goes on after this node.
+        if (qm.version != ssn.task_events()) {
+          refresh(ssn, q);
+          i = 0;
+          while (i < qm.count && qm.nodes[i].node <= nid) ++i;
+        }
       }
       if (assigned) jobs.push(jid);
       queues.push(q);
@@ -135,16 +149,57 @@ class Reclaim final : public Action {
   }
 
  private:
-  /// One node's reclaimees for one queue's preemptors while task_events() == version, and the
+  /// One node's reclaimees for one queue's preemptors as of QueueMemo::version, and the
   /// plugins' victims among them once asked.
-  struct Memo {
-    std::uint64_t version = UINT64_MAX;
+  struct NodeMemo {
+    NodeId node = kNone;
     Resource room;  // the node's future-idle resources + every reclaimee's request
     std::vector<TaskId> reclaimees, victims;
     bool asked = false;
+    bool useless = false;  // asked, and no victim: passed over by every preemptor of the queue
   };
+  /// One queue's nodes that have reclaimees for it, in node order, while task_events() == version.
+  struct QueueMemo {
+    std::uint64_t version = kStale;
+    std::vector<NodeMemo> nodes;  // the first `count` entries are in use
+    std::size_t count = 0;
+  };
+  static constexpr std::uint64_t kStale = UINT64_MAX;
+
+  /// The memo of queue q as of now (rebuilt if a task moved since it was built). Entries keep
+  /// their vectors' capacity from one build to the next.
+  QueueMemo& refresh(Session& ssn, QueueId q) {
+    QueueMemo& qm = memo_[q];
+    if (qm.version == ssn.task_events()) return qm;
+    const ClusterState& st = ssn.state();
+    qm.version = ssn.task_events();
+    std::size_t used = 0;
+    for (const NodeInfo& node : st.nodes()) {
+      if (used == qm.nodes.size()) qm.nodes.emplace_back();
+      NodeMemo& m = qm.nodes[used];
+      m.reclaimees.clear();
+      for (TaskId t : on_node_[node.id]) {
+        const TaskInfo& other = st.task(t);
+        if (other.node != node.id || other.status != TaskStatus::Running || !other.preemptable) continue;
+        const QueueId oq = st.job(other.job).queue;
+        if (oq == q || !st.queue(oq).reclaimable) continue;
+        if (m.reclaimees.empty()) m.room = node.future_idle();
+        m.reclaimees.push_back(t);
+        m.room.add(other.resreq);
+      }
+      if (m.reclaimees.empty()) continue;
+      m.node = node.id;
+      m.victims.clear();
+      m.asked = false;
+      m.useless = false;
+      ++used;
+    }
+    qm.count = used;  // the entries past it keep their storage for the next build
+    return qm;
+  }
+
   std::vector<std::vector<TaskId>> on_node_;
-  std::vector<Memo> memo_;
+  std::vector<QueueMemo> memo_;
 };
 }  // namespace
 std::unique_ptr<Action> make_reclaim(const Arguments&) { return std::make_unique<Reclaim>(); }

@@ -61,7 +61,7 @@ class Drf final : public Plugin {
         if (ls < rs || std::fabs(ls - rs) <= kShareDelta) victims.push_back(t);
       }
       return kPermit;
-    });
+    }, VictimDependence::OnPreemptorSpec);  // the preemptor's request and its job's allocation
   }
 
  private:

@@ -35,7 +35,7 @@ class Predicates final : public Plugin {
         if (const Taint* bad = first_untolerated_taint(n.taints, t.tolerations))
           return Status::unresolvable("predicates", untolerated_taint_reason(*bad));
       return Status::success();
-    });
+    }, TaskDependence::Spec);  // tolerations, nodeSelector and node affinity only
   }
 
  private:

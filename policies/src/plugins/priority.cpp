@@ -36,7 +36,7 @@ class Priority final : public Plugin {
         }
       }
       return kPermit;
-    });
+    }, VictimDependence::OnPreemptorSpec);  // the preemptor's and its job's priority
     ssn.add_job_starving_fn([](const JobInfo& j) {
       return j.ready_task_num() + j.waiting_task_num() < j.task_num();
     });

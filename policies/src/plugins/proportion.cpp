@@ -94,7 +94,7 @@ class Proportion final : public Plugin {
       const QueueAttr& a = attrs_[q.id];
       return (a.allocated + t.resreq).less_equal_with_dimension(a.deserved, t.resreq);
     };
-    ssn.add_allocatable_fn(allocatable);
+    ssn.add_allocatable_fn(allocatable, TaskDependence::Spec);  // the queue and the request
     ssn.add_preemptive_fn(allocatable);
     // Reasons are written once per queue per session; votes point at them.
     closed_reason_.assign(attrs_.size(), {});

@@ -49,10 +49,21 @@ enum class VoteMonotonicity : std::uint8_t { None, PerQueue, Cluster };
 /// What a plugin promises about its Preemptable / Reclaimable answer, so that an action may
 /// reuse an answer instead of asking again (the decisions stay exactly Volcano's):
 /// - OnPreemptor: no promise (the victims may depend on which task asks).
+/// - OnPreemptorSpec: they depend on the preemptor only as TaskDependence::Spec says.
 /// - NotOnPreemptor: the victims it picks out of a list of preemptees depend only on that list
 ///   and the session's state, not on the preemptor; the answer holds while no task of the
 ///   session moves (Session::task_events() unchanged).
-enum class VictimDependence : std::uint8_t { OnPreemptor, NotOnPreemptor };
+enum class VictimDependence : std::uint8_t { OnPreemptor, OnPreemptorSpec, NotOnPreemptor };
+
+/// What a plugin's Predicate or Allocatable function reads of the task it is asked about, so
+/// that an action may reuse the answers given for one task for another that looks the same
+/// (the decisions stay exactly Volcano's):
+/// - Anything: no promise.
+/// - Spec: of the task only its request (resreq), priority, BestEffort flag and placement
+///   constraints (nodeSelector, node affinity, tolerations); of its job only the queue, the
+///   priority, allocated + pipelined, and whether a task belongs to it. The answer holds while
+///   no task of the session moves (Session::task_events() unchanged).
+enum class TaskDependence : std::uint8_t { Anything, Spec };
 
 /// Votes (Volcano util.Permit / Abstain / Reject).
 inline constexpr int kPermit = 1;
@@ -197,7 +208,11 @@ class Session {
   bool job_order_static_while_pending() const { return job_order_static_; }
   void add_queue_order_fn(QueueOrderFn f) { reg(Ext::QueueOrder, queue_order_, std::move(f)); }
   void add_task_order_fn(TaskOrderFn f) { reg(Ext::TaskOrder, task_order_, std::move(f)); }
-  void add_predicate_fn(PredicateFn f) { reg(Ext::Predicate, predicate_, std::move(f)); }
+  void add_predicate_fn(PredicateFn f, TaskDependence d = TaskDependence::Anything) {
+    const std::size_t n = predicate_.size();
+    reg(Ext::Predicate, predicate_, std::move(f));
+    if (predicate_.size() > n && d == TaskDependence::Anything) task_answers_on_spec_ = false;
+  }
   void add_node_order_fn(NodeOrderFn f) { reg(Ext::NodeOrder, node_order_, std::move(f)); }
   /// `depends_on_set` false promises that a node's batch score is the same in any candidate set
   /// (so an action may score a subset of the nodes that pass the predicates).
@@ -217,23 +232,33 @@ class Session {
   }
   void add_job_enqueued_fn(JobEnqueuedFn f) { reg(Ext::JobEnqueued, job_enqueued_, std::move(f)); }
   void add_overused_fn(QueueBoolFn f) { reg(Ext::Overused, overused_, std::move(f)); }
-  void add_allocatable_fn(QueueTaskBoolFn f) { reg(Ext::Allocatable, allocatable_, std::move(f)); }
+  void add_allocatable_fn(QueueTaskBoolFn f, TaskDependence d = TaskDependence::Anything) {
+    const std::size_t n = allocatable_.size();
+    reg(Ext::Allocatable, allocatable_, std::move(f));
+    if (allocatable_.size() > n && d == TaskDependence::Anything) task_answers_on_spec_ = false;
+  }
   void add_preemptive_fn(QueueTaskBoolFn f) { reg(Ext::Preemptive, preemptive_, std::move(f)); }
   void add_preemptable_fn(VictimFn f, VictimDependence d = VictimDependence::OnPreemptor) {
     const std::size_t n = preemptable_.size();
     reg(Ext::Preemptable, preemptable_, std::move(f));
-    if (preemptable_.size() > n && d == VictimDependence::OnPreemptor) preemptable_on_preemptor_ = true;
+    if (preemptable_.size() > n && d != VictimDependence::NotOnPreemptor) preemptable_on_preemptor_ = true;
+    if (preemptable_.size() > n && d == VictimDependence::OnPreemptor) task_answers_on_spec_ = false;
   }
   void add_reclaimable_fn(VictimFn f, VictimDependence d = VictimDependence::OnPreemptor) {
     const std::size_t n = reclaimable_.size();
     reg(Ext::Reclaimable, reclaimable_, std::move(f));
-    if (reclaimable_.size() > n && d == VictimDependence::OnPreemptor) reclaimable_on_preemptor_ = true;
+    if (reclaimable_.size() > n && d != VictimDependence::NotOnPreemptor) reclaimable_on_preemptor_ = true;
   }
   /// False if every registered Preemptable (Reclaimable) function promised NotOnPreemptor: then
   /// preemptable(p, list) (reclaimable(p, list)) is the same for every preemptor p while
   /// task_events() does not change.
   bool preemptable_depends_on_preemptor() const { return preemptable_on_preemptor_; }
   bool reclaimable_depends_on_preemptor() const { return reclaimable_on_preemptor_; }
+  /// True if every registered Predicate, Allocatable and Preemptable function promised to read
+  /// the task it is asked about only as TaskDependence::Spec says (VictimDependence
+  /// OnPreemptorSpec or NotOnPreemptor for Preemptable): then two tasks of the same spec get the
+  /// same answers from them while task_events() does not change.
+  bool task_answers_depend_only_on_spec() const { return task_answers_on_spec_; }
   void add_event_handler(TaskEventFn on_allocate, TaskEventFn on_deallocate);
   /// The option (arguments, switches) of the plugin being opened.
   const PluginOption& current_plugin() const { return *opening_; }
@@ -376,6 +401,7 @@ class Session {
   std::vector<Entry<VictimFn>> preemptable_;
   std::vector<Entry<VictimFn>> reclaimable_;
   bool preemptable_on_preemptor_ = false, reclaimable_on_preemptor_ = false;
+  bool task_answers_on_spec_ = true;
   std::vector<TaskEventFn> on_allocate_, on_deallocate_;
   mutable std::uint64_t task_events_ = 0;
 
