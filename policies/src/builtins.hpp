@@ -51,6 +51,15 @@ class PriorityQueue {
     v_.pop_back();
     return x;
   }
+  /// Empty it and take a new comparator, keeping the storage (for scratch queues reused from
+  /// one session to the next).
+  void reset(Less less) {
+    less_ = std::move(less);
+    v_.clear();
+  }
+  /// Add many without ordering them, then heapify() once.
+  void push_unordered(T x) { v_.push_back(std::move(x)); }
+  void heapify() { std::make_heap(v_.begin(), v_.end(), greater()); }
   const T& top() const { return v_.front(); }
   bool empty() const { return v_.empty(); }
   std::size_t size() const { return v_.size(); }

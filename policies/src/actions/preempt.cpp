@@ -27,7 +27,6 @@
 // with preemptionPolicy Never, scheduling-gated pods, PrePredicate (no built-in plugin here has
 // one), the predicate error cache (it only saves work).
 #include <algorithm>
-#include <unordered_map>
 #include <span>
 
 #include "victims.hpp"
@@ -41,23 +40,32 @@ class Preempt final : public Action {
 
   void execute(Session& ssn) override {
     ClusterState& st = ssn.state();
-    std::vector<QueueId> queue_ids;                 // queues with a non-pending, valid job
-    std::vector<std::uint8_t> has_queue(st.queues().size(), 0);
-    std::vector<JobPQ> starving(st.queues().size(), JobPQ(JobLess{&ssn}));
-    std::unordered_map<JobId, TaskPQ> preemptor_tasks;
-    std::vector<JobId> under_request;
+    // Per-session lists in members that keep their storage between sessions.
+    std::vector<QueueId>& queue_ids = queue_ids_;  // queues with a non-pending, valid job
+    std::vector<JobId>& under_request = under_request_;
+    queue_ids.clear();
+    under_request.clear();
+    has_queue_.assign(st.queues().size(), 0);
+    if (starving_.size() > st.queues().size()) starving_.resize(st.queues().size(), JobPQ(JobLess{&ssn}));
+    for (JobPQ& pq : starving_) pq.reset(JobLess{&ssn});
+    starving_.resize(st.queues().size(), JobPQ(JobLess{&ssn}));
+    std::vector<JobPQ>& starving = starving_;
+    std::size_t slots = 0;  // preemptor_tasks_[0, slots): the starving jobs' Pending tasks
     for (JobId jid : st.active_jobs()) {
       const JobInfo& j = st.job(jid);
       if (j.is_pending()) continue;
       if (!ssn.job_valid(j).pass) continue;
-      if (!has_queue[j.queue]) {
-        has_queue[j.queue] = 1;
+      if (!has_queue_[j.queue]) {
+        has_queue_[j.queue] = 1;
         queue_ids.push_back(j.queue);
       }
       if (ssn.job_starving(j)) {
         starving[j.queue].push(jid);
         under_request.push_back(jid);
-        preemptor_tasks.emplace(jid, pending_of(ssn, jid));
+        if (slot_of_.size() <= jid) slot_of_.resize(st.jobs().size());
+        slot_of_[jid] = static_cast<std::uint32_t>(slots);
+        if (slots == preemptor_tasks_.size()) preemptor_tasks_.emplace_back(TaskLess{&ssn});
+        pending_of(ssn, jid, preemptor_tasks_[slots++]);
       }
     }
     if (under_request.empty()) return;
@@ -67,8 +75,10 @@ class Preempt final : public Action {
     spec_memo_ = ssn.task_answers_depend_only_on_spec();
     failed_.clear();
     failed_version_ = kNoRound;
-    on_node_ = tasks_by_node(st);
-    queue_tasks_.assign(st.queues().size(), {});
+    tasks_by_node(st, on_node_);
+    if (queue_tasks_.size() > st.queues().size()) queue_tasks_.resize(st.queues().size());
+    for (auto& v : queue_tasks_) v.clear();  // keeps their storage
+    queue_tasks_.resize(st.queues().size());
     for (const auto& list : on_node_)
       for (TaskId t : list) queue_tasks_[st.job(st.task(t).job).queue].push_back(t);
 
@@ -78,7 +88,7 @@ class Preempt final : public Action {
       while (!preemptors.empty()) {
         const JobId jid = preemptors.pop();
         const JobInfo& job = st.job(jid);
-        TaskPQ& tasks = preemptor_tasks.at(jid);
+        TaskPQ& tasks = preemptor_tasks_[slot_of_[jid]];
         Statement stmt(ssn);
         bool assigned = false;
         while (ssn.job_starving(job) && !tasks.empty()) {
@@ -107,7 +117,8 @@ class Preempt final : public Action {
       if (within_round_start_ != kNoRound && ssn.task_events() == within_round_start_) continue;
       within_round_start_ = ssn.task_events();
       for (JobId jid : under_request) {
-        TaskPQ tasks = pending_of(ssn, jid);
+        TaskPQ& tasks = round_tasks_;
+        pending_of(ssn, jid, tasks);
         while (!tasks.empty()) {
           const TaskId preemptor = tasks.pop();
           Statement stmt(ssn);
@@ -121,16 +132,14 @@ class Preempt final : public Action {
   }
 
  private:
-  /// A job's Pending tasks in task order (BestEffort ones included, as Volcano's
+  /// A job's Pending tasks in task order, into `pq` (BestEffort ones included, as Volcano's
   /// TaskStatusIndex[Pending] holds them).
-  static TaskPQ pending_of(const Session& ssn, JobId jid) {
+  static void pending_of(const Session& ssn, JobId jid, TaskPQ& pq) {
     const ClusterState& st = ssn.state();
-    std::vector<TaskId> v;
+    pq.reset(TaskLess{&ssn});
     for (TaskId t : st.job(jid).tasks)
-      if (st.task(t).status == TaskStatus::Pending) v.push_back(t);
-    TaskPQ pq(TaskLess{&ssn});
-    pq.assign(std::move(v));
-    return pq;
+      if (st.task(t).status == TaskStatus::Pending) pq.push_unordered(t);
+    pq.heapify();
   }
 
   /// `scope`: every task the filter can accept is in it (the queue's or the job's tasks).
@@ -257,6 +266,14 @@ class Preempt final : public Action {
     failed_.emplace_back(q, pid);
   }
 
+  // Scratch kept from one session to the next (its storage, never its content).
+  std::vector<QueueId> queue_ids_;
+  std::vector<JobId> under_request_;
+  std::vector<std::uint8_t> has_queue_;
+  std::vector<JobPQ> starving_;          // per queue: its starving jobs in job order
+  std::vector<TaskPQ> preemptor_tasks_;  // per starving job (slot_of_): its Pending tasks
+  std::vector<std::uint32_t> slot_of_;   // job id -> its slot, valid for this session's starving jobs
+  TaskPQ round_tasks_{TaskLess{nullptr}};
   std::vector<std::vector<TaskId>> on_node_;
   std::vector<std::vector<TaskId>> queue_tasks_;  // per queue: its jobs' tasks on a node
   std::vector<std::vector<TaskId>> by_node_;  // preempt(): the eligible preemptees per node

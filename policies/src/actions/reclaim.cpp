@@ -27,8 +27,6 @@
 // predicates say). On the Philly preempt+reclaim scenario 17 million Reclaimable calls per run
 // found enough victims 16 times: each starving task asked every node again although nothing
 // had moved.
-#include <unordered_map>
-
 #include "victims.hpp"
 
 namespace mltwin::policy::detail {
@@ -40,32 +38,39 @@ class Reclaim final : public Action {
 
   void execute(Session& ssn) override {
     ClusterState& st = ssn.state();
-    QueuePQ queues(QueueLess{&ssn});
-    std::vector<std::uint8_t> has_queue(st.queues().size(), 0);
-    std::vector<JobPQ> starving(st.queues().size(), JobPQ(JobLess{&ssn}));
-    std::unordered_map<JobId, TaskPQ> preemptor_tasks;
+    // Per-session queues in members that keep their storage between sessions.
+    QueuePQ& queues = queues_;
+    queues.reset(QueueLess{&ssn});
+    has_queue_.assign(st.queues().size(), 0);
+    if (starving_.size() > st.queues().size()) starving_.resize(st.queues().size(), JobPQ(JobLess{&ssn}));
+    for (JobPQ& pq : starving_) pq.reset(JobLess{&ssn});
+    starving_.resize(st.queues().size(), JobPQ(JobLess{&ssn}));
+    std::vector<JobPQ>& starving = starving_;
+    std::size_t slots = 0;  // preemptor_tasks_[0, slots): the starving jobs' Pending tasks
     bool any = false;
     for (JobId jid : st.active_jobs()) {
       const JobInfo& j = st.job(jid);
       if (j.is_pending()) continue;
       if (!ssn.job_valid(j).pass) continue;
-      if (!has_queue[j.queue]) {
-        has_queue[j.queue] = 1;
+      if (!has_queue_[j.queue]) {
+        has_queue_[j.queue] = 1;
         queues.push(j.queue);
       }
       if (ssn.job_starving(j)) {
         starving[j.queue].push(jid);
-        std::vector<TaskId> pending;
+        if (slot_of_.size() <= jid) slot_of_.resize(st.jobs().size());
+        slot_of_[jid] = static_cast<std::uint32_t>(slots);
+        if (slots == preemptor_tasks_.size()) preemptor_tasks_.emplace_back(TaskLess{&ssn});
+        TaskPQ& pq = preemptor_tasks_[slots++];
+        pq.reset(TaskLess{&ssn});
         for (TaskId t : j.tasks)
-          if (st.task(t).status == TaskStatus::Pending) pending.push_back(t);
-        TaskPQ pq(TaskLess{&ssn});
-        pq.assign(std::move(pending));
-        preemptor_tasks.emplace(jid, std::move(pq));
+          if (st.task(t).status == TaskStatus::Pending) pq.push_unordered(t);
+        pq.heapify();
         any = true;
       }
     }
     if (!any) return;  // nothing starves: every pass below would find no job
-    on_node_ = tasks_by_node(st);
+    tasks_by_node(st, on_node_);
     const bool reuse_victims = !ssn.reclaimable_depends_on_preemptor();
     memo_.resize(st.queues().size());
     for (QueueMemo& qm : memo_) qm.version = kStale;
@@ -78,9 +83,9 @@ class Reclaim final : public Action {
       JobPQ& jobs = starving[q];
       if (jobs.empty()) continue;
       const JobId jid = jobs.pop();
-      auto tit = preemptor_tasks.find(jid);
-      if (tit == preemptor_tasks.end() || tit->second.empty() || !ssn.job_starving(st.job(jid))) continue;
-      const TaskId tid = tit->second.pop();
+      TaskPQ& pending = preemptor_tasks_[slot_of_[jid]];  // every job in `starving` has its slot
+      if (pending.empty() || !ssn.job_starving(st.job(jid))) continue;
+      const TaskId tid = pending.pop();
       const TaskInfo& task = st.task(tid);
       if (!ssn.preemptive(queue, task)) continue;
       // With nothing to evict, reclaimed stays empty and covers only a task that requests nothing.
@@ -198,6 +203,12 @@ class Reclaim final : public Action {
     return qm;
   }
 
+  // Scratch kept from one session to the next (its storage, never its content).
+  QueuePQ queues_{QueueLess{nullptr}};
+  std::vector<std::uint8_t> has_queue_;
+  std::vector<JobPQ> starving_;          // per queue: its starving jobs in job order
+  std::vector<TaskPQ> preemptor_tasks_;  // per starving job (slot_of_): its Pending tasks
+  std::vector<std::uint32_t> slot_of_;   // job id -> its slot, valid for this session's starving jobs
   std::vector<std::vector<TaskId>> on_node_;
   std::vector<QueueMemo> memo_;
 };

@@ -53,11 +53,14 @@ inline bool victims_suffice(const ClusterState& st, const TaskInfo& preemptor, c
 }
 
 /// The tasks that hold resources on each node (Volcano NodeInfo.Tasks), built once per action
-/// from the live jobs, each node's list in task id order. Statuses are read at use: a task
-/// evicted meanwhile is Releasing and no longer passes the actions' status filters, and tasks
-/// pipelined during the action are never victims (PreemptableStatus), so the index stays valid.
-inline std::vector<std::vector<TaskId>> tasks_by_node(const ClusterState& st) {
-  std::vector<std::vector<TaskId>> by(st.nodes().size());
+/// from the live jobs, each node's list in task id order, into `by` (its lists keep their
+/// storage from one session to the next). Statuses are read at use: a task evicted meanwhile is
+/// Releasing and no longer passes the actions' status filters, and tasks pipelined during the
+/// action are never victims (PreemptableStatus), so the index stays valid.
+inline void tasks_by_node(const ClusterState& st, std::vector<std::vector<TaskId>>& by) {
+  if (by.size() > st.nodes().size()) by.resize(st.nodes().size());
+  for (auto& v : by) v.clear();
+  by.resize(st.nodes().size());
   // Pending PodGroups have pods only in rare cases (e.g. a job whose pods are being deleted
   // after an eviction); the state counts them, so the long list of Pending PodGroups is walked
   // only when one has pods.
@@ -70,7 +73,6 @@ inline std::vector<std::vector<TaskId>> tasks_by_node(const ClusterState& st) {
       }
   }
   for (auto& v : by) std::sort(v.begin(), v.end());
-  return by;
 }
 
 }  // namespace mltwin::policy::detail
