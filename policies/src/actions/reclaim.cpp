@@ -108,7 +108,7 @@ class Reclaim final : public Action {
         }
         if (!victims_suffice(st, task, node, m.victims)) continue;
         std::vector<TaskId> victims = m.victims;
-        VictimPQ order(VictimLess{&ssn});
+        VictimPQ order(VictimLess{&ssn, q});
         order.assign(std::move(victims));
         Resource reclaimed;
         while (!order.empty()) {
