@@ -183,3 +183,47 @@ TEST_CASE("reclaim-churn under proportion (weights 1:1): one eviction, then both
   REQUIRE(r.summary.at("short_queues").size() == 2);
   CHECK(r.summary.at("short_queues")[0].at("share_neuroncores").get<double>() == doctest::Approx(48));
 }
+
+TEST_CASE("reclaim-churn in a queue tree (enableHierarchy from the scenario): no churn, b1 is not even admitted; a broken tree runs nothing") {
+  // root -> org -> {a, b}, a and b as before (1.5 nodes each), org deserving the cluster. With
+  // enableHierarchy on the capacity entry, admission checks the leaf and then each ancestor:
+  // minResources + allocated + inqueue - elastic within realCapability. At 1000 s b1's leaf
+  // check passes (2 nodes <= 3) but org's does not: org holds a1's 2 nodes, 2 + 2 > 3 (root's
+  // would fail alike: root's realCapability is the cluster). So b1 stays Pending, has no pod,
+  // and reclaim has no starving job to act for: no eviction. a1 ends at 3603.05 s; 3604 s: b1
+  // admitted, pods created; 3605 s: bound 3605.05 s, Running 3607.05 s, ends 7207.05 s.
+  std::ifstream in(std::string(MLTWIN_SOURCE_DIR) + "/tests/scenarios/reclaim-churn.json");
+  const json doc = json::parse(in);
+  json v = doc.at("volcano");
+  for (auto& p : v["tiers"][1]["plugins"])
+    if (p["name"] == "capacity") p["enableHierarchy"] = true;
+  auto tree = [&](double org_nodes) {
+    json q = doc.at("queues");
+    for (auto& x : q) x["parent"] = "org";
+    const double n = org_nodes;
+    q.push_back({{"name", "org"},
+                 {"deserved", {{"cpu", std::to_string(static_cast<int>(128 * n)) }, {"memory", std::to_string(static_cast<int>(512 * n)) + "Gi"},
+                               {"aws.amazon.com/neurondevice", static_cast<int>(16 * n)}, {"vpc.amazonaws.com/efa", static_cast<int>(8 * n)}}}});
+    return q;
+  };
+  SUBCASE("org deserves the cluster (3 nodes = a + b)") {
+    ChurnRun r("reclaim-churn.json", {{"volcano", v}, {"queues", tree(3)}});
+    CHECK(r.pod0("a1") == std::vector<std::string>{"0 Created", "1050ms Bound", "3050ms Running", "3603050ms Succeeded"});
+    CHECK(r.pod0("b1") == std::vector<std::string>{"3604 Created", "3605050ms Bound", "3607050ms Running", "7207050ms Succeeded"});
+    CHECK(r.summary.at("reclaim_churn").at("jobs") == 0);
+    const std::string why = runner::explain_job(r.db, "b1");
+    CHECK_MESSAGE(contains(why, "capacity: queue resource quota insufficient: queue 'org' realCapability"), why);
+  }
+  SUBCASE("org deserves 2 nodes < a + b (3): every session fails the tree check, nothing is admitted") {
+    // checkHierarchicalQueue(org): 2 nodes < 1.5 + 1.5 -> not ready: capacity rejects every
+    // job at enqueue; both stay Pending, no pod is ever created; the run ends with the last
+    // arrival's session (1000 s).
+    ChurnRun r("reclaim-churn.json", {{"volcano", v}, {"queues", tree(2)}});
+    CHECK(r.pod0("a1").empty());
+    CHECK(r.pod0("b1").empty());
+    CHECK(r.final_phase("a1") == "Pending");
+    CHECK(r.final_phase("b1") == "Pending");
+    const std::string why = runner::explain_job(r.db, "a1");
+    CHECK_MESSAGE(contains(why, "capacity: the queue hierarchy failed its check"), why);
+  }
+}

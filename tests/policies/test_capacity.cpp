@@ -216,3 +216,21 @@ TEST_CASE("capacity: enqueue and allocate stop at the queue's realCapability, no
   CHECK(be.binds_of(j3) == 0);
   CHECK(w["j3"].phase == PodGroupPhase::Pending);
 }
+
+TEST_CASE("capacity and proportion in one tier: both run, as in Volcano (which does not refuse the pair)") {
+  // a deserves 1 node under capacity; proportion water-fills 4 nodes over a (asks 3) and b
+  // (asks 2): 2 nodes each. Preemptive and Allocatable: both must agree; victims: the tier's
+  // plugins' lists intersected. b-job-0: Preemptive for both (1 pod within 3 nodes, within 2);
+  // n0: capacity {a-big-0} (3 pods > 1 node) ∩ proportion {a-big-0} (3 > 2) -> evicted,
+  // pipelined. b-job-1: Preemptive for both (2 pods within 3 nodes, within 2); n1: capacity
+  // {a-big-1} (2 > 1) ∩ proportion {} (2 <= 2) = {}: the tier ends with no victim; n2 the same;
+  // n3 has no reclaimee. One eviction, where capacity alone makes two.
+  ThreeOfFour g(nodes(1), nodes(3));
+  SchedulerConfig cfg = capacity_config(false);
+  cfg.tiers[1].plugins.insert(cfg.tiers[1].plugins.begin() + 3, PluginOption{"proportion", {}, {}});
+  CHECK(cfg.validate().empty());
+  RecordingBackend be;
+  Scheduler s(cfg, 1);
+  cycle(g.w, be, s);
+  CHECK(evicted(g.w, be) == std::vector<std::string>{"a-big-0 reclaim"});
+}
