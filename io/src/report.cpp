@@ -4,6 +4,7 @@
 #include <fmt/ostream.h>
 
 #include <algorithm>
+#include <set>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -31,6 +32,15 @@ Distribution Distribution::of(std::vector<double> v) {
   d.p99 = quantile(v, 0.99);
   d.max = v.back();
   return d;
+}
+
+// The queue share flag reads proportion's water-filling; a configuration without proportion
+// (capacity: deserved set by hand) has no such share.
+static bool proportion_configured(const policy::SchedulerConfig& cfg) {
+  for (const auto& t : cfg.tiers)
+    for (const auto& p : t.plugins)
+      if (p.name == "proportion") return true;
+  return false;
 }
 
 Starvation find_starvation(const std::vector<WaitRecord>& jobs, double wait_factor, std::int64_t end_ns) {
@@ -223,7 +233,25 @@ RunSummary summarize(const std::string& scenario, std::uint64_t seed, const mode
     double total_cores = 0;
     for (const auto& g : sc.node_groups)
       if (const auto* t = sc.catalog.find(g.instance_type)) total_cores += g.count * t->neuroncores();
-    s.short_queues = find_short_queues(queues, sizes, total_cores);
+    if (proportion_configured(sc.scheduler)) s.short_queues = find_short_queues(queues, sizes, total_cores);
+  }
+  {
+    // Reclaim churn (report.hpp ReclaimChurn).
+    std::set<std::string> churn_queues;
+    for (std::size_t i = 0; i < cluster.submitted() && i < sc.jobs.size(); ++i) {
+      const auto& o = outs[i];
+      if (o.reclaim_evictions < 2) continue;
+      ++s.reclaim_churn.jobs;
+      s.reclaim_churn.evictions += static_cast<std::size_t>(o.reclaim_evictions);
+      churn_queues.insert(o.queue);
+      s.reclaim_churn.worst.push_back({sc.jobs[i].name, o.queue, o.phase, o.reclaim_evictions, o.lost_s});
+    }
+    s.reclaim_churn.queues.assign(churn_queues.begin(), churn_queues.end());
+    auto& w = s.reclaim_churn.worst;
+    std::sort(w.begin(), w.end(), [](const ChurnedJob& a, const ChurnedJob& b) {
+      return a.evictions != b.evictions ? a.evictions > b.evictions : a.name < b.name;
+    });
+    if (w.size() > 5) w.resize(5);
   }
   for (const auto& [k, v] : phases) s.phases.emplace_back(k, v);
   s.queueing_s = Distribution::of(std::move(queueing));
@@ -373,6 +401,21 @@ void print_summary(std::ostream& os, const RunSummary& s) {
     if (q.weight_for_largest > 0) remedy += fmt::format(", >= {} (its largest, {:g} NeuronCores)", q.weight_for_largest, q.largest_neuroncores);
     else remedy += fmt::format("{}no weight is enough for its largest ({:g} NeuronCores)", remedy.empty() ? "" : "; ", q.largest_neuroncores);
     fmt::print(os, "  Remedy: {}; or a guarantee (spec.guarantee.resource) and capability of at least its largest job.\n", remedy);
+  }
+  if (s.reclaim_churn.jobs > 0) {
+    std::string queues;
+    for (const auto& q : s.reclaim_churn.queues) queues += (queues.empty() ? "" : ", ") + q;
+    fmt::print(os, "Reclaim churn: {} job(s) of queue(s) {} were evicted by reclaim more than once ({} evictions; each "
+                   "restarts the whole job): Volcano's reclaim takes pods, one by one, from any queue holding more than its "
+                   "deserved share for a queue whose next pod fits within its own, so a gang larger than its queue's share "
+                   "is reclaimed each time it is placed:\n",
+               s.reclaim_churn.jobs, queues, s.reclaim_churn.evictions);
+    for (const auto& j : s.reclaim_churn.worst)
+      fmt::print(os, "  {} (queue {}) evicted {} times, training lost {}, ends {}\n", j.name, j.queue, j.evictions,
+                 dur(j.lost_training_s), j.phase);
+    fmt::print(os, "  Remedy: queue shares that hold whole gangs and sum to at most the cluster (proportion's weights, "
+                   "or capacity's spec.deserved), so a gang within its share is never a victim; or reclaimable: false on "
+                   "the queues (README, Volcano fidelity).\n");
   }
   fmt::print(os, "On-demand cost of the node groups over the run: ${:.0f}\n", s.cost_usd);
   if (s.derived) {

@@ -555,6 +555,11 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
     if (!queue_names.insert(qs.name).second) fail(path, where + "/name", "duplicate queue '" + qs.name + "'");
     sc.queues.push_back(qs);
   }
+  {
+    std::size_t at = 0;
+    if (std::string why = detail::queue_tree_problem(sc.queues, at); !why.empty())
+      fail(path, "/queues/" + std::to_string(at) + (why.rfind("the root", 0) == 0 ? "/name" : "/parent"), why);
+  }
   // PriorityClasses (those of the manifests were merged into /priority_classes above).
   detail::PriorityClasses classes;
   if (doc.contains("priority_classes")) classes.add_json(path, doc["priority_classes"]);
@@ -723,6 +728,9 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
       throw ScenarioError(path + ": /queues: the workload submits to queue '" + j.queue + "' (job " + j.name +
                           (j.trace_row > 0 ? ", trace line " + std::to_string(j.trace_row) : std::string()) +
                           "), which the scenario does not define");
+    } else if (std::string why = detail::leaf_queue_problem(sc.queues, j.queue); !why.empty()) {
+      throw ScenarioError(path + ": /queues: job " + j.name + " submits to queue '" + j.queue + "': " + why +
+                          " (Volcano's job admission webhook)");
     }
   return out;
 }

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <utility>
 #include <vector>
@@ -383,7 +384,49 @@ models::QueueSpec queue_of(const std::string& file, const std::string& where, co
   qs.priority = q.value("priority", 0);
   qs.open = q.value("state", std::string("Open")) == "Open";
   qs.reclaimable = q.value("reclaimable", true);
+  if (q.contains("deserved")) {
+    qs.deserved = resources_of(file, where + "/deserved", q["deserved"], cores_per_device, 0);
+    for (auto it = q["deserved"].begin(); it != q["deserved"].end(); ++it)
+      qs.deserved_named |= static_cast<std::uint8_t>(1u << static_cast<unsigned>(policy::map_resource_name(it.key(), cores_per_device)->dim));
+  }
+  qs.parent = q.value("parent", std::string());
   return qs;
+}
+
+std::string queue_tree_problem(const std::vector<models::QueueSpec>& queues, std::size_t& at) {
+  std::map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < queues.size(); ++i) index.emplace(queues[i].name, i);
+  for (std::size_t i = 0; i < queues.size(); ++i) {
+    const auto& q = queues[i];
+    at = i;
+    if (q.parent.empty()) continue;
+    if (q.name == "root") return "the root queue has no parent";
+    if (q.parent == q.name) return "queue '" + q.name + "' cannot be its own parent";
+    if (q.parent != "root" && !index.count(q.parent))
+      return "parent queue '" + q.parent + "' is not defined (Volcano's queue webhook: failed to get parent queue)";
+    // Walk up: a chain longer than the queue count loops.
+    std::string chain = q.name;
+    std::string p = q.parent;
+    for (std::size_t steps = 0; p != "root"; ++steps) {
+      chain += " -> " + p;
+      const auto it = index.find(p);
+      if (it == index.end()) break;  // reported at that queue
+      if (p == q.name || steps > queues.size()) return "the parent chain loops: " + chain;
+      p = queues[it->second].parent.empty() ? std::string("root") : queues[it->second].parent;
+    }
+  }
+  return {};
+}
+
+std::string leaf_queue_problem(const std::vector<models::QueueSpec>& queues, const std::string& queue) {
+  // pkg/webhooks/admission/jobs/validate/admit_job.go (v1.12.1).
+  if (queue == "root") return "can not submit job to root queue";
+  std::size_t children = 0;
+  for (const auto& q : queues)
+    if (q.parent == queue) ++children;
+  if (children > 0)
+    return "can only submit job to leaf queue, queue `" + queue + "` has " + std::to_string(children) + " child queues";
+  return {};
 }
 
 models::TrainingJobSpec job_of(const std::string& file, const std::string& where, const json& j, std::size_t index,

@@ -75,6 +75,16 @@ std::string arg_text(const nlohmann::json& v);
 /// "volcano" section and the volcano-scheduler ConfigMap reader (yaml_config.cpp).
 policy::SchedulerConfig scheduler_config_of(const nlohmann::json& volcano);
 
+/// The queue tree's first problem (spec.parent, for the capacity plugin's hierarchy), as
+/// Volcano's queue admission webhook and controller refuse it: a parent that is not a queue
+/// (the implied "root" always is), a queue that is its own ancestor, a "root" queue with a
+/// parent. Returns the message and sets `at` to the offending queue's index; empty if none.
+std::string queue_tree_problem(const std::vector<models::QueueSpec>& queues, std::size_t& at);
+
+/// Why a job may not be submitted to `queue` (Volcano's job admission webhook, admit_job.go:
+/// not the root queue, only leaf queues); empty if it may.
+std::string leaf_queue_problem(const std::vector<models::QueueSpec>& queues, const std::string& queue);
+
 /// A scenario queue entry (schema: /queues/N) -> models::QueueSpec.
 models::QueueSpec queue_of(const std::string& file, const std::string& where, const nlohmann::json& q,
                            double cores_per_device);

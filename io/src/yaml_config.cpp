@@ -785,12 +785,18 @@ void read_doc(const Y& doc, Manifests& out) {
     QueueManifest q;
     q.at = doc.at();
     q.name = name_of(top).first;
-    // QueueSpec keys. Ignored: deserved, parent, type, affinity, extendClusters (the capacity
-    // plugin's hierarchy, node-group affinity and multi-cluster dispatch, which proportion —
-    // the plugin mltwin runs — does not read).
+    // QueueSpec keys. Ignored: type, affinity, extendClusters (node-group affinity and
+    // multi-cluster dispatch, which no plugin mltwin runs reads).
+    q.parent_at = q.at;
     if (const Y* s = top.get("spec")) {
-      const M spec(*s, {"weight", "capability", "guarantee", "reclaimable", "priority"},
-                   {"deserved", "parent", "type", "affinity", "extendClusters"});
+      const M spec(*s, {"weight", "capability", "guarantee", "reclaimable", "priority", "deserved", "parent"},
+                   {"type", "affinity", "extendClusters"});
+      if (const Y* d = spec.get("deserved")) q.deserved = resource_list(*d);
+      if (const Y* p = spec.get("parent")) {
+        q.parent = p->str();
+        q.parent_at = p->at();
+        if (q.parent.empty()) p->fail("expected a queue name");
+      }
       if (const Y* w = spec.get("weight")) q.weight = w->int32(0);
       if (q.weight == 0) q.weight = 1;  // the queue webhook's default (mutate_queue.go)
       if (const Y* c = spec.get("capability")) q.capability = resource_list(*c);
@@ -1024,6 +1030,8 @@ json queue_json(const QueueManifest& q) {
   json o = {{"name", q.name}, {"weight", q.weight}, {"priority", q.priority}, {"state", q.state}, {"reclaimable", q.reclaimable}};
   if (q.capability) o["capability"] = resources_json(*q.capability);
   if (!q.guarantee.empty()) o["guarantee"] = resources_json(q.guarantee);
+  if (q.deserved) o["deserved"] = resources_json(*q.deserved);
+  if (!q.parent.empty()) o["parent"] = q.parent;
   return o;
 }
 
@@ -1230,6 +1238,7 @@ void expand_config_files(const std::string& path, json& doc, const std::string& 
   if (doc.contains("queues"))
     for (std::size_t i = 0; i < doc["queues"].size(); ++i)
       queue_where[doc["queues"][i]["name"]] = path + ": /queues/" + std::to_string(i);
+  std::vector<QueueManifest> manifest_queues;  // in the order they follow /queues
   if (doc.contains("queues_from")) {
     json& qs = doc["queues"];
     if (qs.is_null()) qs = json::array();
@@ -1248,8 +1257,27 @@ void expand_config_files(const std::string& path, json& doc, const std::string& 
             fail_at(q.at, "queue '" + q.name + "' is already defined (" + it->second + ")");
           queue_where[q.name] = q.at.str();
           qs.push_back(queue_json(q));
+          manifest_queues.push_back(q);
         }
         inputs.push_back({"queue_manifests", file, as_written});
+      }
+    }
+    // The queue tree (spec.parent), once every queue is known: a problem in a manifest's queue
+    // is reported at its spec.parent (or at the manifest); the scenario's own are checked with
+    // their JSON paths by the loader.
+    std::vector<models::QueueSpec> tree;
+    for (const auto& q : qs) {
+      models::QueueSpec t;
+      t.name = q["name"];
+      t.parent = q.value("parent", std::string());
+      tree.push_back(std::move(t));
+    }
+    std::size_t at = 0;
+    if (std::string why = detail::queue_tree_problem(tree, at); !why.empty()) {
+      const std::size_t first_manifest = tree.size() - manifest_queues.size();
+      if (at >= first_manifest) {
+        const QueueManifest& q = manifest_queues[at - first_manifest];
+        fail_at(why.rfind("the root", 0) == 0 ? q.at : q.parent_at, why);
       }
     }
     doc.erase("queues_from");

@@ -95,11 +95,28 @@ TrainingCluster::TrainingCluster(const TrainingScenario& sc, core::Simulator& si
     qi.priority = q.priority;
     qi.state = q.open ? policy::QueueState::Open : policy::QueueState::Closed;
     qi.reclaimable = q.reclaimable;
+    qi.deserved = q.deserved;
+    qi.deserved_named = q.deserved_named;
     qi.uid = uid_rng_();
     state_.add_queue(qi);
   }
+  // spec.parent, by name ("root", or none: the root queue; the loader checked the tree).
+  for (std::size_t i = 0; i < sc.queues.size(); ++i) {
+    const std::string& parent = sc.queues[i].parent;
+    if (parent.empty() || (parent == "root" && !std::any_of(sc.queues.begin(), sc.queues.end(),
+                                                             [](const QueueSpec& q) { return q.name == "root"; })))
+      continue;
+    bool found = false;
+    for (const auto& q : state_.queues())
+      if (q.name == parent) {
+        state_.queue(static_cast<policy::QueueId>(i)).parent = q.id;
+        found = true;
+      }
+    if (!found) throw std::invalid_argument("queue " + sc.queues[i].name + ": unknown parent queue '" + parent + "'");
+  }
   init_nodes(rng);  // training_nodes.cpp: the node groups' nodes, failure and autoscaler books
   scheduler_ = std::make_unique<policy::Scheduler>(sc.scheduler, rng.stream("volcano.node_tiebreak")());
+  for (const auto& a : sc.scheduler.actions) status_wakes_scheduler_ = status_wakes_scheduler_ || a == "preempt" || a == "reclaim";
   if (sc.termination_grace.kind != LatencySpec::Kind::Constant) grace_rng_ = &rng.stream("pod.termination_grace");
   if (sc.duration_model == DurationModel::Derived) {
     if (!sc.step_model) throw std::invalid_argument("duration model 'derived' needs a step model (/step_model)");
@@ -347,6 +364,7 @@ void TrainingCluster::evict(const policy::TaskInfo& task, std::string_view reaso
   const Duration grace = grace_rng_ ? scenario_.termination_grace.draw(*grace_rng_) : scenario_.termination_grace.a;
   sim_.schedule_in(grace, this, pack(kPodGone, task.id));
   if (!run.restarting) {
+    if (reason == "reclaim") ++outcomes_[idx].reclaim_evictions;
     run.restarting = true;
     jstart_[idx].restart_event = "PodEvicted";
     run.restart_note = "pod " + task.name + " evicted (" + std::string(reason) + ")";
@@ -557,7 +575,7 @@ void TrainingCluster::job_condition(const policy::JobInfo& job, const policy::St
 
 void TrainingCluster::pod_bound(TaskId t) {
   if (state_.task(t).status != TaskStatus::Binding) return;  // killed or evicted meanwhile
-  state_.set_task_status_within_allocated(t, TaskStatus::Bound);
+  kubelet_status(t, TaskStatus::Bound);
   const policy::TaskInfo& task = state_.task(t);
   const std::size_t idx = job_of_policy_[task.job];
   JobRun& run = runs_[idx];
@@ -575,9 +593,23 @@ void TrainingCluster::pod_bound(TaskId t) {
   sim_.schedule_in(scenario_.pod_startup.draw(startup_rng_) + pull, this, pack(kPodRunning, t));
 }
 
+void TrainingCluster::kubelet_status(TaskId t, TaskStatus status) {
+  // Binding -> Bound -> Running changes nothing allocate, enqueue or backfill read, so by default
+  // it does not wake the scheduler. preempt and reclaim do read it: their victims are Bound or
+  // Running pods (preempt, api.PreemptableStatus) and Running pods (reclaim.go: "Ignore non
+  // running task"), so with either action configured the change counts and the next cycle runs,
+  // as Volcano's every cycle would see the pod's new status.
+  if (status_wakes_scheduler_) {
+    state_.set_task_status(t, status, state_.task(t).node);
+    ensure_tick();
+  } else {
+    state_.set_task_status_within_allocated(t, status);
+  }
+}
+
 void TrainingCluster::pod_running(TaskId t) {
   if (state_.task(t).status != TaskStatus::Bound) return;  // killed or evicted meanwhile
-  state_.set_task_status_within_allocated(t, TaskStatus::Running);
+  kubelet_status(t, TaskStatus::Running);
   const policy::TaskInfo& task = state_.task(t);
   const std::size_t idx = job_of_policy_[task.job];
   JobRun& run = runs_[idx];

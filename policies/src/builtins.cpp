@@ -9,6 +9,7 @@ void register_builtins(std::map<std::string, PluginFactory>& plugins,
   plugins["conformance"] = make_conformance;
   plugins["drf"] = make_drf;
   plugins["proportion"] = make_proportion;
+  plugins["capacity"] = make_capacity;
   plugins["predicates"] = make_predicates;
   plugins["nodeorder"] = make_nodeorder;
   plugins["overcommit"] = make_overcommit;

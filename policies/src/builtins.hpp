@@ -18,6 +18,7 @@ std::unique_ptr<Plugin> make_gang(const Arguments&);
 std::unique_ptr<Plugin> make_conformance(const Arguments&);
 std::unique_ptr<Plugin> make_drf(const Arguments&);
 std::unique_ptr<Plugin> make_proportion(const Arguments&);
+std::unique_ptr<Plugin> make_capacity(const Arguments&);
 std::unique_ptr<Plugin> make_predicates(const Arguments&);
 std::unique_ptr<Plugin> make_nodeorder(const Arguments&);
 std::unique_ptr<Plugin> make_overcommit(const Arguments&);

@@ -87,6 +87,13 @@ bool Session::queue_order(const QueueInfo& l, const QueueInfo& r) const {
   return l.uid < r.uid;
 }
 
+bool Session::victim_queue_order(const QueueInfo& l, const QueueInfo& r, const QueueInfo& p) const {
+  // session_plugins.go VictimQueueOrderFn.
+  for (const auto& e : victim_queue_order_)
+    if (int c = e.fn(l, r, p); c != 0) return c < 0;
+  return !queue_order(l, r);
+}
+
 bool Session::task_order(const TaskInfo& l, const TaskInfo& r) const {
   for (const auto& e : task_order_)
     if (int c = e.fn(l, r); c != 0) return c < 0;

@@ -90,6 +90,11 @@ const Rule* rule_of(const std::string& plugin) {
         "resources found for its pods (pipelined) until the whole gang fits, so that smaller jobs cannot take them",
         "the rest of its gang's nodes freed by the pods running there (it already holds what it found); placing sla "
         "in a tier before gang's if it is not (gang's Reject otherwise voids the hold)"}},
+      {"capacity",
+       {"the capacity plugin (pkg/scheduler/plugins/capacity) keeps each queue within its real capability (its "
+        "spec.capability, and what the other queues' guarantees leave; with enableHierarchy, also each ancestor's) "
+        "when admitting and allocating; its spec.deserved only decides reclaim",
+        "a larger capability (or guarantee) for its queue and its ancestors, or less of it in use"}},
       {"drf",
        {"the drf plugin (pkg/scheduler/plugins/drf) orders jobs and queues by dominant resource share",
         "a smaller dominant share for it or its queue"}},
@@ -261,6 +266,18 @@ std::string explain_job(const std::string& db, const std::string& job_arg) {
     }
   }
   if (!waited && phase != "Rejected") out += "  it never waited: every session that considered it admitted or placed it.\n";
+  // Reclaim churn (the summary's flag, io/report.hpp ReclaimChurn): evicted by reclaim twice or more.
+  std::size_t reclaimed = 0;
+  for (const Decision& d : ds)
+    if (d.plugin == "job-controller" && d.reason.find("evicted (reclaim)") != std::string::npos) ++reclaimed;
+  if (reclaimed >= 2)
+    out += fmt::format(
+        "\nReclaim churn: the reclaim action evicted this job {} times, restarting it each time (RestartJob). "
+        "Volcano's reclaim takes pods, one by one, from any queue holding more than its deserved share for a queue whose "
+        "next pod fits within its own, so a gang larger than its queue's share is reclaimed each time it is placed. "
+        "Remedy: queue shares that hold whole gangs and sum to at most the cluster (proportion's weights, or "
+        "capacity's spec.deserved), or reclaimable: false on the queues.\n",
+        reclaimed);
   return out;
 }
 

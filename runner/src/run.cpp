@@ -423,6 +423,16 @@ nlohmann::json Run::summary_json() const {
                       {"weight_for_smallest", q.weight_for_smallest}, {"weight_for_largest", q.weight_for_largest}});
       j["short_queues"] = qs;
     }
+    {
+      // io/report.hpp ReclaimChurn: jobs the reclaim action evicted more than once.
+      json worst = json::array();
+      for (const auto& w : s.reclaim_churn.worst)
+        worst.push_back({{"job", w.name}, {"queue", w.queue}, {"evictions", w.evictions}, {"phase", w.phase},
+                         {"lost_training_s", w.lost_training_s}});
+      j["reclaim_churn"] = {{"jobs", s.reclaim_churn.jobs}, {"evictions", s.reclaim_churn.evictions},
+                            {"queues", s.reclaim_churn.queues}, {"worst", worst},
+                            {"remedy", s.reclaim_churn.jobs > 0 ? "queue shares in whole gangs (proportion weights, capacity deserved), or reclaimable: false" : ""}};
+    }
     if (s.startup) {
       j["startup_s"] = s.startup_s;
       j["startup_share"] = s.startup_share;

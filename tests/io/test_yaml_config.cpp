@@ -143,6 +143,9 @@ TEST_CASE("Queue manifests: spec keys, guarantee.resource, status.state, into mo
   CHECK(p.priority == 100);
   CHECK(p.state == "Open");
   CHECK_FALSE(p.capability.has_value());
+  REQUIRE(p.deserved.has_value());
+  CHECK(*p.deserved == io::ResourceList{{"aws.amazon.com/neurondevice", "16"}});
+  CHECK(p.parent.empty());
 
   const models::QueueSpec q = io::to_queue_spec(r, 2);
   CHECK(q.name == "research");
@@ -158,6 +161,10 @@ TEST_CASE("Queue manifests: spec keys, guarantee.resource, status.state, into mo
   CHECK_FALSE(qp.reclaimable);
   CHECK(qp.priority == 100);
   CHECK(qp.open);
+  CHECK(qp.deserved[policy::Dim::NeuronCore] == 32'000);  // 16 devices x 2 cores
+  CHECK(qp.deserved[policy::Dim::Cpu] == 0);               // not named
+  CHECK(qp.deserved_named == 0b0100);                      // NeuronCores only
+  CHECK(q.deserved_named == 0);                            // research names no deserved
 }
 
 TEST_CASE("TorchX's Volcano Job for dist.ddp on trn1.32xlarge") {
@@ -282,6 +289,7 @@ TEST_CASE("Broken manifests: file:line:column, the YAML path and what was expect
                     "resource 'nvidia.com/gpu' is not modelled"));
   CHECK(err("queue-bad-weight.yaml") ==
         "broken/queue-bad-weight.yaml:6:11: spec.weight: expected an integer, got \"4\" (a quoted string)");
+  CHECK(err("queue-parent-list.yaml") == "broken/queue-parent-list.yaml:7:11: spec.parent: expected a string, got a list");
   CHECK(err("queue-bad-quantity.yaml") ==
         "broken/queue-bad-quantity.yaml:7:13: spec.capability.memory: '12 GB': unknown quantity suffix ' GB'");
 }

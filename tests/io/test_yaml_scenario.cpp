@@ -282,3 +282,91 @@ TEST_CASE("PriorityClasses from the scenario's JSON and from its manifests are o
                                                "PriorityClasses");
   }
 }
+
+namespace {
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  REQUIRE(out.good());
+}
+}  // namespace
+
+TEST_CASE("Queue manifests with spec.parent and spec.deserved (capacity plugin); a broken tree at spec.parent") {
+  // A tree: org (deserved 256 cpu, 1 Ti, 32 devices) with research and production under it,
+  // the example's jobs in research and production (leaves). Lines and columns counted in
+  // `queues` below: org's optional spec.parent value is at line 10, column 11, research's at
+  // line 17, column 11.
+  mltwin::test::TempDir d;
+  auto queues = [](const std::string& research_parent, const std::string& org_parent) {
+    return "apiVersion: scheduling.volcano.sh/v1beta1\n"          // 1
+           "kind: Queue\n"                                        // 2
+           "metadata:\n"                                          // 3
+           "  name: org\n"                                        // 4
+           "spec:\n"                                              // 5
+           "  deserved:\n"                                        // 6
+           "    cpu: \"256\"\n"                                   // 7
+           "    memory: 1Ti\n"                                    // 8
+           "    aws.amazon.com/neurondevice: 32\n" +              // 9
+           (org_parent.empty() ? std::string("  weight: 1\n") : "  parent: " + org_parent + "\n") +  // 10
+           "---\n"                                                // 11
+           "apiVersion: scheduling.volcano.sh/v1beta1\n"          // 12
+           "kind: Queue\n"                                        // 13
+           "metadata:\n"                                          // 14
+           "  name: research\n"                                   // 15
+           "spec:\n  parent: " + research_parent + "\n"           // 16, 17
+           "  deserved:\n"                                        // 18
+           "    cpu: \"128\"\n"                                   // 19
+           "---\n"
+           "apiVersion: scheduling.volcano.sh/v1beta1\n"
+           "kind: Queue\n"
+           "metadata:\n"
+           "  name: production\n"
+           "spec:\n"
+           "  parent: org\n";
+  };
+  const std::string qfile = d.file("tree.yaml");
+  SUBCASE("a well-formed tree: parents and deserved reach the queues") {
+    write_text(qfile, queues("org", ""));
+    const io::LoadedScenario sc = io::load_scenario(patched_example(d, {{"queues_from", {qfile}}}));
+    const auto& qs = sc.training.queues;
+    REQUIRE(qs.size() == 3);
+    CHECK(qs[0].name == "org");
+    CHECK(qs[0].parent.empty());
+    CHECK(qs[0].deserved[policy::Dim::Cpu] == 256'000);
+    CHECK(qs[0].deserved[policy::Dim::Memory] == 1099511627776.0);   // 1 Ti = 1024^4
+    CHECK(qs[0].deserved[policy::Dim::NeuronCore] == 64'000);        // 32 devices x 2 cores
+    CHECK(qs[0].deserved_named == 0b0111);                           // cpu, memory, NeuronCores
+    CHECK(qs[1].name == "research");
+    CHECK(qs[1].parent == "org");
+    CHECK(qs[1].deserved_named == 0b0001);                           // cpu only
+    CHECK(qs[2].parent == "org");
+  }
+  SUBCASE("an unknown parent, at its spec.parent") {
+    write_text(qfile, queues("nosuch", ""));
+    CHECK(load_error(patched_example(d, {{"queues_from", {qfile}}})) ==
+          qfile + ":17:11: spec.parent: parent queue 'nosuch' is not defined (Volcano's queue webhook: failed to get "
+                  "parent queue)");
+  }
+  SUBCASE("a loop, at the first queue on it") {
+    write_text(qfile, queues("org", "research"));
+    CHECK(load_error(patched_example(d, {{"queues_from", {qfile}}})) ==
+          qfile + ":10:11: spec.parent: the parent chain loops: org -> research -> org");
+  }
+  SUBCASE("the scenario's own queues: errors at their JSON path") {
+    const std::string p = patched_example(
+        d, {{"queues_from", nullptr}, {"queues", {{{"name", "research"}, {"parent", "nosuch"}}, {{"name", "production"}}}}});
+    CHECK(load_error(p) == p + ": /queues/0/parent: parent queue 'nosuch' is not defined (Volcano's queue webhook: failed "
+                               "to get parent queue)");
+    const std::string self = patched_example(
+        d, {{"queues_from", nullptr}, {"queues", {{{"name", "research"}}, {{"name", "production"}, {"parent", "production"}}}}});
+    CHECK(load_error(self) == self + ": /queues/1/parent: queue 'production' cannot be its own parent");
+  }
+  SUBCASE("a job in a queue with children") {
+    // The example's jobs go to research and production; make production research's parent.
+    write_text(qfile, queues("production", ""));
+    const std::string e = load_error(patched_example(d, {{"queues_from", {qfile}}}));
+    CHECK_MESSAGE(e.find("submits to queue 'production': can only submit job to leaf queue, queue `production` has 1 "
+                         "child queues (Volcano's job admission webhook)") != std::string::npos,
+                  e);
+  }
+}

@@ -120,7 +120,7 @@ class Reclaim final : public Action {
           m.victims = ssn.reclaimable(task, m.reclaimees);
         }
         if (!victims_suffice(st, task, node, m.victims)) continue;
-        VictimPQ order(VictimLess{&ssn});
+        VictimPQ order(VictimLess{&ssn, q});
         order.assign(std::vector<TaskId>(m.victims));
         Resource reclaimed;
         while (!order.empty()) {

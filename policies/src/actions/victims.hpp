@@ -26,10 +26,12 @@ inline bool preempt_predicate_passes(Session& ssn, const TaskInfo& task, const N
 
 /// BuildVictimsPriorityQueue's order, as a less-than (true: `a` is evicted before `b`): tasks of
 /// one job in reverse task order; tasks of jobs in different queues by VictimQueueOrderFn, which
-/// falls back to the reverse queue order (no built-in plugin here registers a victim queue order:
-/// in Volcano only capacity does); otherwise jobs in reverse job order.
+/// falls back to the reverse queue order (only capacity, with enableHierarchy, registers a
+/// victim queue order; it needs the preemptor's queue, which reclaim passes); otherwise jobs in
+/// reverse job order.
 struct VictimLess {
   const Session* ssn;
+  QueueId preemptor_queue = kNone;
   bool operator()(TaskId a, TaskId b) const {
     const ClusterState& st = ssn->state();
     const TaskInfo& ta = st.task(a);
@@ -37,7 +39,11 @@ struct VictimLess {
     if (ta.job == tb.job) return !ssn->task_order(ta, tb);
     const JobInfo& ja = st.job(ta.job);
     const JobInfo& jb = st.job(tb.job);
-    if (ja.queue != jb.queue) return !ssn->queue_order(st.queue(ja.queue), st.queue(jb.queue));
+    if (ja.queue != jb.queue) {
+      if (preemptor_queue != kNone)
+        return ssn->victim_queue_order(st.queue(ja.queue), st.queue(jb.queue), st.queue(preemptor_queue));
+      return !ssn->queue_order(st.queue(ja.queue), st.queue(jb.queue));
+    }
     return !ssn->job_order(ja, jb);
   }
 };

@@ -100,6 +100,25 @@ struct JobSizeRecord {
 std::vector<ShortQueue> find_short_queues(const std::vector<QueueRecord>& queues, const std::vector<JobSizeRecord>& jobs,
                                           double total_neuroncores);
 
+/// Reclaim churn: jobs the reclaim action evicted more than once. Each eviction restarts (or,
+/// past maxRetry, fails) the whole job (TorchX's PodEvicted -> RestartJob). Volcano's reclaim
+/// decides pod by pod: a queue may reclaim while its next pod fits within its deserved share,
+/// and another queue's pods are victims while that queue holds more than its deserved
+/// (proportion.go, capacity.go). When a queue's deserved share is below its gang, its gang is
+/// above the share whenever it is placed and is reclaimed each time
+/// (tests/scenarios/reclaim-churn.json: a1 placed and reclaimed three times, then Failed).
+struct ChurnedJob {
+  std::string name, queue, phase;  ///< phase: the job's final phase
+  int evictions = 0;               ///< by reclaim
+  double lost_training_s = 0;      ///< training thrown away by its restarts
+};
+struct ReclaimChurn {
+  std::size_t jobs = 0;              ///< jobs evicted by reclaim twice or more
+  std::size_t evictions = 0;         ///< their reclaim evictions
+  std::vector<std::string> queues;   ///< their queues, by name
+  std::vector<ChurnedJob> worst;     ///< up to 5, most evictions first (then name)
+};
+
 struct RunSummary {
   std::string scenario;
   std::uint64_t seed = 0;
@@ -126,6 +145,7 @@ struct RunSummary {
   std::uint64_t node_failures = 0, nodes_launched = 0, nodes_removed = 0;
   Starvation starvation;
   std::vector<ShortQueue> short_queues;
+  ReclaimChurn reclaim_churn;
   std::uint64_t events = 0;
   double wall_s = 0;
   double cost_usd = 0;  ///< node-hours × on-demand price over [0, sim end]

@@ -73,6 +73,9 @@ struct QueueManifest {
   ResourceList guarantee;                 ///< spec.guarantee.resource
   int priority = 0;                       ///< spec.priority
   bool reclaimable = true;                ///< spec.reclaimable (default true)
+  std::optional<ResourceList> deserved;   ///< spec.deserved (capacity plugin)
+  std::string parent;                     ///< spec.parent (capacity plugin's hierarchy)
+  YamlPlace parent_at;                    ///< where spec.parent is written (else the document)
   std::string state = "Open";             ///< status.state when the manifest carries it
   YamlPlace at;                           ///< the document
 };

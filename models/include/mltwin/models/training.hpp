@@ -95,6 +95,12 @@ struct QueueSpec {
   int priority = 0;
   bool open = true;
   bool reclaimable = true;  ///< Volcano Queue spec.reclaimable (default true)
+  /// spec.deserved (capacity plugin): zero where not named; bit (1 << policy::Dim) of
+  /// deserved_named set for each resource it names (policy::QueueInfo::deserved).
+  policy::Resource deserved;
+  std::uint8_t deserved_named = 0;
+  /// spec.parent (capacity plugin with enableHierarchy); empty: a child of "root".
+  std::string parent;
 };
 
 /// One TorchX dist.ddp job: nnodes pods (one per node, minAvailable = nnodes) of
@@ -226,6 +232,9 @@ struct JobOutcome {
   core::Time submit, scheduled = core::Time::max(), start = core::Time::max(), end = core::Time::max();
   int nnodes = 1;
   int neuron_devices = 0;
+  /// Times the reclaim action evicted a pod of this job (each restarted or failed the job:
+  /// RestartJob kills every pod): the summary's reclaim-churn flag counts jobs with 2 or more.
+  int reclaim_evictions = 0;
   /// Where its time on the nodes went, s (per-job breakdown, also in the database): start-up
   /// (first bind of an attempt -> training starts), lost work (training thrown away by
   /// restarts), and, with DurationModel::Derived, the kept training split into computing
@@ -298,6 +307,9 @@ class TrainingCluster final : public core::EventHandler, public policy::Backend 
   void job_condition(const policy::JobInfo& job, const policy::Status& status) override;
 
  private:
+  /// A pod's Binding -> Bound -> Running as the kubelet reports it (see training.cpp).
+  void kubelet_status(policy::TaskId t, policy::TaskStatus status);
+  bool status_wakes_scheduler_ = false;  ///< preempt or reclaim configured
   enum Kind : std::uint64_t { kArrival = 1, kTick, kPodBound, kPodRunning, kJobEnd, kSample, kJobController, kPodGone,
                               kStartupDone, kNodeFailure, kNodeReady, kScan };
   static std::uint64_t pack(Kind k, std::uint64_t index) { return (static_cast<std::uint64_t>(k) << 56) | index; }

@@ -229,6 +229,15 @@ struct QueueInfo {
   std::int32_t weight = 1;
   Resource capability = Resource::infinite();  ///< +inf where the queue sets no limit
   Resource guarantee;                          ///< spec.guarantee.resource (zero if unset)
+  /// spec.deserved (read by the capacity plugin only): zero where not named. Volcano keeps cpu
+  /// and memory always (0 when not named) but an extended resource only when named, and the
+  /// capacity plugin's comparisons treat a missing one differently (api/resource_info.go):
+  /// `deserved_named` has bit (1 << Dim) set for each dimension spec.deserved names.
+  Resource deserved;
+  std::uint8_t deserved_named = 0;
+  /// spec.parent (capacity plugin with enableHierarchy): the parent queue, kNone for the root
+  /// queue "root" that Volcano's scheduler cache creates (cache.go newDefaultAndRootQueue).
+  QueueId parent = kNone;
   QueueState state = QueueState::Open;
   std::int32_t priority = 0;
   bool reclaimable = true;

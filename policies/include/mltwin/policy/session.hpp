@@ -86,6 +86,9 @@ using JobBoolFn = std::function<bool(const JobInfo&)>;
 using JobVoteFn = std::function<int(const JobInfo&, std::string_view& reason)>;
 using JobEnqueuedFn = std::function<void(const JobInfo&)>;
 using QueueBoolFn = std::function<bool(const QueueInfo&)>;
+/// Volcano VictimCompareFn for queues: orders the queues of two victims for a preemptor's
+/// queue (negative: l's tasks are evicted first).
+using VictimQueueOrderFn = std::function<int(const QueueInfo& l, const QueueInfo& r, const QueueInfo& preemptor)>;
 using QueueTaskBoolFn = std::function<bool(const QueueInfo&, const TaskInfo&)>;
 /// Victim selection: candidates out of `preemptees`; return kAbstain to abstain.
 using VictimFn = std::function<int(const TaskInfo& preemptor, std::span<const TaskId> preemptees,
@@ -208,6 +211,8 @@ class Session {
   bool job_order_static_while_pending() const { return job_order_static_; }
   void add_queue_order_fn(QueueOrderFn f) { reg(Ext::QueueOrder, queue_order_, std::move(f)); }
   void add_task_order_fn(TaskOrderFn f) { reg(Ext::TaskOrder, task_order_, std::move(f)); }
+  /// Volcano AddVictimQueueOrderFn (no enable switch, as in session_plugins.go).
+  void add_victim_queue_order_fn(VictimQueueOrderFn f) { reg(Ext::kCount, victim_queue_order_, std::move(f)); }
   void add_predicate_fn(PredicateFn f, TaskDependence d = TaskDependence::Anything) {
     const std::size_t n = predicate_.size();
     reg(Ext::Predicate, predicate_, std::move(f));
@@ -267,6 +272,10 @@ class Session {
   bool job_order(const JobInfo& l, const JobInfo& r) const;      ///< true: l goes first
   bool queue_order(const QueueInfo& l, const QueueInfo& r) const;
   bool task_order(const TaskInfo& l, const TaskInfo& r) const;
+  /// Volcano VictimQueueOrderFn: true if l's tasks are evicted before r's for a preemptor of
+  /// queue p — the first plugin with a non-zero answer decides, else !queue_order(l, r).
+  bool victim_queue_order(const QueueInfo& l, const QueueInfo& r, const QueueInfo& p) const;
+  bool has_victim_queue_order() const { return !victim_queue_order_.empty(); }
   Status predicate(const TaskInfo& t, const NodeInfo& n);
   /// The per-node scores only (NodeOrderFn), summed.
   double node_score(const TaskInfo& t, const NodeInfo& n) const;
@@ -373,6 +382,7 @@ class Session {
   std::vector<Entry<JobOrderFn>> job_order_;
   std::vector<Entry<QueueOrderFn>> queue_order_;
   std::vector<Entry<TaskOrderFn>> task_order_;
+  std::vector<Entry<VictimQueueOrderFn>> victim_queue_order_;
   std::vector<Entry<PredicateFn>> predicate_;
   std::vector<Entry<NodeOrderFn>> node_order_;
   std::vector<Entry<BatchNodeOrderFn>> batch_node_order_;

@@ -90,11 +90,25 @@ class QueueBuilder {
     return *this;
   }
   QueueBuilder& guarantee(const Pod& r) { q_.guarantee = r.resource(); return *this; }
+  /// spec.deserved (capacity plugin): the dimensions the Pod sets (> 0) are named.
+  QueueBuilder& deserved(const Pod& r) {
+    q_.deserved = r.resource();
+    q_.deserved_named = 0;
+    for (std::size_t d = 0; d < kDims; ++d)
+      if (r.resource().v[d] > 0) q_.deserved_named |= static_cast<std::uint8_t>(1u << d);
+    return *this;
+  }
+  /// spec.parent (capacity plugin with enableHierarchy), by name: the queue must be added first.
+  QueueBuilder& parent(std::string name) { parent_ = std::move(name); return *this; }
+  const std::string& parent_name() const { return parent_; }
   QueueBuilder& closed() { q_.state = QueueState::Closed; return *this; }
   QueueBuilder& priority(int p) { q_.priority = p; return *this; }
   /// spec.reclaimable (Volcano's default: true).
   QueueBuilder& reclaimable(bool r) { q_.reclaimable = r; return *this; }
   QueueInfo build() const { return q_; }
+
+ private:
+  std::string parent_;
 
  private:
   QueueInfo q_;
@@ -135,6 +149,7 @@ struct World {
   QueueId queue(const QueueBuilder& b) {
     QueueInfo q = b.build();
     q.uid = next_uid++;
+    if (!b.parent_name().empty()) q.parent = queues.at(b.parent_name());
     const QueueId id = state.add_queue(q);
     queues[state.queue(id).name] = id;
     return id;

@@ -1,0 +1,229 @@
+// Reclaim that evicts a job again and again (Volcano v1.12.1 actions/reclaim/reclaim.go with
+// the capacity plugin, pkg/scheduler/plugins/capacity/capacity.go), its flag in the summary and
+// in explain, and its remedies: deserved shares in whole gangs, or a queue that is not
+// reclaimable; on tests/scenarios/reclaim-churn.json and reclaim-churn-whole-gangs.json. Every
+// expected time is derived by hand in the comments from the scenarios' figures and the model's
+// tick rule (a change at time t is seen by the session at the next whole second at or after t).
+//
+// The scenario: 3 trn1.32xlarge; every pod takes a whole node (127.9 CPU, 523264M, 16 devices,
+// 8 EFA). a1 (queue a) and b1 (queue b): 2 pods each (minAvailable 2), 1 h of training,
+// submitted at 0 s and 1000 s. Bind latency 50 ms, pod start-up 2 s, termination grace 30 s;
+// TorchX max_retries 3 (PodEvicted -> RestartJob, maxRetry 3), a checkpoint every 5 min.
+// Actions enqueue, allocate, reclaim, backfill; overcommit-factor 2.0 (so that a job may enter
+// Inqueue while the other runs). capacity: a and b deserve 1.5 nodes each (192 CPU, 768 Gi,
+// 24 devices, 12 EFA); no capability, so each may allocate up to the cluster.
+#include "temp_dir.hpp"
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "mltwin/runner/explain.hpp"
+#include "mltwin/runner/run.hpp"
+#include "mltwin/store/sqlite_store.hpp"
+
+#ifndef MLTWIN_SOURCE_DIR
+#error "MLTWIN_SOURCE_DIR must be defined by the build"
+#endif
+
+using namespace mltwin;
+using nlohmann::json;
+
+namespace {
+
+constexpr std::int64_t kS = 1'000'000'000LL;
+constexpr std::int64_t kMs = 1'000'000LL;
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+struct ChurnRun {
+  test::TempDir dir{"mltwin-churn"};
+  std::string db;
+  json summary;
+  std::string printed;
+
+  explicit ChurnRun(const std::string& scenario, const json& overrides = json::object()) {
+    runner::RunOptions o;
+    o.out = db = dir.file("run.sqlite");
+    o.overrides = overrides;
+    auto run = runner::Run::open(std::string(MLTWIN_SOURCE_DIR) + "/tests/scenarios/" + scenario, o);
+    while (!run->done()) run->run_until(run->next_time());
+    run->finish(store::EndReason::Completed);
+    summary = run->summary_json();
+    std::ostringstream os;
+    run->print_summary(os, 0);
+    printed = os.str();
+  }
+  /// "t_s event" of pod 0 of `job`, in order (t in ms when not whole seconds).
+  std::vector<std::string> pod0(const std::string& job) const {
+    const auto t = store::query_file(db, "SELECT p.t_ns, p.event FROM pods p JOIN jobs j ON j.job = p.job WHERE j.name = '" +
+                                             job + "' AND p.pod = 0 ORDER BY p.rowid");
+    std::vector<std::string> v;
+    for (std::size_t i = 0; i < t.rows; ++i) {
+      const std::int64_t ns = *t.column("t_ns").int_at(i);
+      std::ostringstream s;
+      if (ns % kS == 0) s << ns / kS; else s << ns / kMs << "ms";
+      s << " " << t.column("event").text_at(i);
+      v.push_back(s.str());
+    }
+    return v;
+  }
+  std::string final_phase(const std::string& job) const {
+    const auto t = store::query_file(db, "SELECT phase FROM jobs WHERE name = '" + job + "'");
+    return t.column("phase").text_at(0);
+  }
+  std::int64_t end_ns(const std::string& job) const {
+    const auto t = store::query_file(db, "SELECT end_ns FROM jobs WHERE name = '" + job + "'");
+    return t.column("end_ns").int_at(0).value_or(-1);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("reclaim-churn: reclaim takes a1's gang for b1 three times; a1 fails, b1 runs after") {
+  // 0 s: a1 admitted (overcommit 2 of 6 nodes; capacity: a's realCapability is the cluster),
+  // pods created; session 1: bound 1.05 s, Running 3.05 s, training.
+  // 1000 s: b1 admitted (2 used + 2 <= 6), pods created.
+  // 1001 s: allocate: b first (share 0; a's = 64 / 48 NeuronCores = 1.33): b1-0 takes the free
+  // node, b1-1 fits nowhere: discarded. reclaim: b1-0 is Preemptive (1 pod within b's
+  // 1.5 nodes); the free node has no reclaimee; the next node holds a1-0: gang offers no victim
+  // (a1 has 2 ready = minAvailable), capacity does (a's 2 pods exceed 1.5 nodes, guarantee 0):
+  // a1-0 evicted, b1-0 pipelined there; b1-1 is not Preemptive (2 pods > 1.5 nodes).
+  // RestartJob, retry 1 of 3: trained 1001 - 3.05 = 997.95 s, last checkpoint at 900 s: 97.95 s
+  // lost; a1-1 killed; both pods gone at 1031 s.
+  // 1002 s: a1 Pending again, re-admitted; b1 only pipelined on the releasing nodes (not bound).
+  // 1031 s: a1's pods gone and created again; allocate: a and b both have share 0, the queue
+  // order falls back to creation, then UID: a first; a1 takes two nodes (capacity lets a queue
+  // allocate up to its realCapability, the cluster), bound 1031.05 s, Running 1033.05 s; b1-1
+  // fits nowhere again.
+  // 1034 s (a1's pods Running wake the scheduler): reclaim as at 1001 s: a1 evicted, retry 2
+  // (0.95 s trained, no checkpoint yet: 0.95 s lost); gone at 1064 s, bound again 1064.05 s,
+  // Running 1066.05 s; 1067 s: evicted a third time, retry 3 of 3: Failed once its pods are gone
+  // at 1097 s (0.95 s lost). 1097 s: b1 bound (1097.05 s), Running 1099.05 s, ends 4699.05 s.
+  ChurnRun r("reclaim-churn.json");
+  CHECK(r.pod0("a1") == std::vector<std::string>{"0 Created", "1050ms Bound", "3050ms Running", "1001 Evicted",
+                                                 "1031 Deleted", "1031 Created", "1031050ms Bound", "1033050ms Running",
+                                                 "1034 Evicted", "1064 Deleted", "1064 Created", "1064050ms Bound",
+                                                 "1066050ms Running", "1067 Killed", "1097 Deleted"});
+  CHECK(r.pod0("b1") == std::vector<std::string>{"1000 Created", "1097050ms Bound", "1099050ms Running", "4699050ms Succeeded"});
+  CHECK(r.final_phase("a1") == "Failed");
+  CHECK(r.end_ns("a1") == 1097 * kS);
+  CHECK(r.end_ns("b1") == 4699050 * kMs);
+  // The flag: a1 evicted by reclaim 3 times (the last one failed it).
+  const json& c = r.summary.at("reclaim_churn");
+  CHECK(c.at("jobs") == 1);
+  CHECK(c.at("evictions") == 3);
+  CHECK(c.at("queues") == json::array({"a"}));
+  REQUIRE(c.at("worst").size() == 1);
+  CHECK(c.at("worst")[0].at("job") == "a1");
+  CHECK(c.at("worst")[0].at("evictions") == 3);
+  CHECK(c.at("worst")[0].at("phase") == "Failed");
+  CHECK(c.at("worst")[0].at("lost_training_s").get<double>() == doctest::Approx(97.95 + 0.95 + 0.95).epsilon(1e-9));
+  CHECK(contains(r.printed, "Reclaim churn: 1 job(s) of queue(s) a were evicted by reclaim more than once (3 evictions"));
+  CHECK(contains(r.printed, "a1 (queue a) evicted 3 times"));
+  // The queue-share flag reads proportion's water-filling: not computed under capacity.
+  CHECK(r.summary.at("short_queues").empty());
+  const std::string why = runner::explain_job(r.db, "a1");
+  CHECK_MESSAGE(contains(why, "Reclaim churn: the reclaim action evicted this job 3 times"), why);
+  CHECK_FALSE(contains(runner::explain_job(r.db, "b1"), "Reclaim churn"));
+}
+
+TEST_CASE("reclaim-churn remedies: no eviction, b1 waits for a1") {
+  // a1 trains undisturbed: bound 1.05 s, Running 3.05 s, Succeeded 3603.05 s; b1 is placed by
+  // the session at 3604 s: bound 3604.05 s, Running 3606.05 s, ends 7206.05 s.
+  auto check = [](const ChurnRun& r) {
+    CHECK(r.pod0("a1") == std::vector<std::string>{"0 Created", "1050ms Bound", "3050ms Running", "3603050ms Succeeded"});
+    CHECK(r.pod0("b1") == std::vector<std::string>{"1000 Created", "3604050ms Bound", "3606050ms Running", "7206050ms Succeeded"});
+    CHECK(r.summary.at("reclaim_churn").at("jobs") == 0);
+    CHECK_FALSE(contains(r.printed, "Reclaim churn"));
+  };
+  SUBCASE("deserved in whole gangs: a 2 nodes, b 1 node") {
+    // 1001 s: b1-0 is Preemptive (1 pod within b's 1 node: 127.9 <= 128 CPU, 523264M <= 512 Gi,
+    // 32 <= 32 NeuronCores, 8 <= 8 EFA), but a's 2 pods are within its 2 nodes: no victim.
+    ChurnRun r("reclaim-churn-whole-gangs.json");
+    check(r);
+  }
+  SUBCASE("queue a not reclaimable") {
+    // reclaim finds no reclaimee on a's nodes (spec.reclaimable false), b1 never evicts.
+    json q = json::array();
+    q.push_back({{"name", "a"}, {"reclaimable", false},
+                 {"deserved", {{"cpu", "192000m"}, {"memory", "768Gi"}, {"aws.amazon.com/neurondevice", 24}, {"vpc.amazonaws.com/efa", 12}}}});
+    q.push_back({{"name", "b"},
+                 {"deserved", {{"cpu", "192000m"}, {"memory", "768Gi"}, {"aws.amazon.com/neurondevice", 24}, {"vpc.amazonaws.com/efa", 12}}}});
+    ChurnRun r("reclaim-churn.json", {{"queues", q}});
+    check(r);
+  }
+}
+
+TEST_CASE("reclaim-churn under proportion (weights 1:1): one eviction, then both gangs wait forever") {
+  // proportion in capacity's place. 1001 s: b asks 2 nodes, a holds 2: each deserves 1.5 nodes
+  // (3 nodes water-filled 1:1, capped by the requests); reclaim evicts a1-0 as under capacity
+  // (b1-0 Preemptive = Allocatable within 1.5 nodes; a's 2 pods exceed it). 1031 s: a1's pods
+  // are gone and created again; both queues ask 2 nodes, deserve 1.5: each gang's second pod is
+  // not Allocatable ("cannot take task ... within its deserved share"), nothing runs, nothing
+  // changes: the run ends at 1031 s with both jobs Pending, and the queue share flag names both
+  // queues (1.5 nodes = 48 NeuronCores < 64).
+  std::ifstream in(std::string(MLTWIN_SOURCE_DIR) + "/tests/scenarios/reclaim-churn.json");
+  json v = json::parse(in).at("volcano");
+  for (auto& p : v["tiers"][1]["plugins"])
+    if (p["name"] == "capacity") p["name"] = "proportion";
+  json q = json::array({{{"name", "a"}}, {{"name", "b"}}});
+  ChurnRun r("reclaim-churn.json", {{"volcano", v}, {"queues", q}});
+  CHECK(r.pod0("a1") == std::vector<std::string>{"0 Created", "1050ms Bound", "3050ms Running", "1001 Evicted", "1031 Deleted",
+                                                 "1031 Created"});
+  CHECK(r.pod0("b1") == std::vector<std::string>{"1000 Created"});
+  CHECK(r.final_phase("a1") == "Pending");
+  CHECK(r.final_phase("b1") == "Pending");
+  CHECK(r.summary.at("reclaim_churn").at("jobs") == 0);
+  REQUIRE(r.summary.at("short_queues").size() == 2);
+  CHECK(r.summary.at("short_queues")[0].at("share_neuroncores").get<double>() == doctest::Approx(48));
+}
+
+TEST_CASE("reclaim-churn in a queue tree (enableHierarchy from the scenario): no churn, b1 is not even admitted; a broken tree runs nothing") {
+  // root -> org -> {a, b}, a and b as before (1.5 nodes each), org deserving the cluster. With
+  // enableHierarchy on the capacity entry, admission checks the leaf and then each ancestor:
+  // minResources + allocated + inqueue - elastic within realCapability. At 1000 s b1's leaf
+  // check passes (2 nodes <= 3) but org's does not: org holds a1's 2 nodes, 2 + 2 > 3 (root's
+  // would fail alike: root's realCapability is the cluster). So b1 stays Pending, has no pod,
+  // and reclaim has no starving job to act for: no eviction. a1 ends at 3603.05 s; 3604 s: b1
+  // admitted, pods created; 3605 s: bound 3605.05 s, Running 3607.05 s, ends 7207.05 s.
+  std::ifstream in(std::string(MLTWIN_SOURCE_DIR) + "/tests/scenarios/reclaim-churn.json");
+  const json doc = json::parse(in);
+  json v = doc.at("volcano");
+  for (auto& p : v["tiers"][1]["plugins"])
+    if (p["name"] == "capacity") p["enableHierarchy"] = true;
+  auto tree = [&](double org_nodes) {
+    json q = doc.at("queues");
+    for (auto& x : q) x["parent"] = "org";
+    const double n = org_nodes;
+    q.push_back({{"name", "org"},
+                 {"deserved", {{"cpu", std::to_string(static_cast<int>(128 * n)) }, {"memory", std::to_string(static_cast<int>(512 * n)) + "Gi"},
+                               {"aws.amazon.com/neurondevice", static_cast<int>(16 * n)}, {"vpc.amazonaws.com/efa", static_cast<int>(8 * n)}}}});
+    return q;
+  };
+  SUBCASE("org deserves the cluster (3 nodes = a + b)") {
+    ChurnRun r("reclaim-churn.json", {{"volcano", v}, {"queues", tree(3)}});
+    CHECK(r.pod0("a1") == std::vector<std::string>{"0 Created", "1050ms Bound", "3050ms Running", "3603050ms Succeeded"});
+    CHECK(r.pod0("b1") == std::vector<std::string>{"3604 Created", "3605050ms Bound", "3607050ms Running", "7207050ms Succeeded"});
+    CHECK(r.summary.at("reclaim_churn").at("jobs") == 0);
+    const std::string why = runner::explain_job(r.db, "b1");
+    CHECK_MESSAGE(contains(why, "capacity: queue resource quota insufficient: queue 'org' realCapability"), why);
+  }
+  SUBCASE("org deserves 2 nodes < a + b (3): every session fails the tree check, nothing is admitted") {
+    // checkHierarchicalQueue(org): 2 nodes < 1.5 + 1.5 -> not ready: capacity rejects every
+    // job at enqueue; both stay Pending, no pod is ever created; the run ends with the last
+    // arrival's session (1000 s).
+    ChurnRun r("reclaim-churn.json", {{"volcano", v}, {"queues", tree(2)}});
+    CHECK(r.pod0("a1").empty());
+    CHECK(r.pod0("b1").empty());
+    CHECK(r.final_phase("a1") == "Pending");
+    CHECK(r.final_phase("b1") == "Pending");
+    const std::string why = runner::explain_job(r.db, "a1");
+    CHECK_MESSAGE(contains(why, "capacity: the queue hierarchy failed its check"), why);
+  }
+}
