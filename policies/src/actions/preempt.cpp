@@ -75,12 +75,25 @@ class Preempt final : public Action {
     spec_memo_ = ssn.task_answers_depend_only_on_spec();
     failed_.clear();
     failed_version_ = kNoRound;
-    tasks_by_node(st, on_node_);
+    // Each queue's preemptees between jobs, for the queues that have a starving job: its jobs'
+    // Bound or Running, preemptable tasks. Within a session no task becomes Bound or Running
+    // except by undoing a change of this session (a discarded eviction), so the tasks that can
+    // be victims later in the action are among these.
     if (queue_tasks_.size() > st.queues().size()) queue_tasks_.resize(st.queues().size());
     for (auto& v : queue_tasks_) v.clear();  // keeps their storage
     queue_tasks_.resize(st.queues().size());
-    for (const auto& list : on_node_)
-      for (TaskId t : list) queue_tasks_[st.job(st.task(t).job).queue].push_back(t);
+    for (const auto* list : {&st.pending_jobs(), &st.active_jobs()}) {
+      // Pending PodGroups have pods only in rare cases (a job whose pods are being deleted).
+      if (list == &st.pending_jobs() && st.pending_jobs_with_pods() == 0) continue;
+      for (JobId j : *list) {
+        const JobInfo& job = st.job(j);
+        if (starving[job.queue].empty() || job.count(TaskStatus::Bound) + job.count(TaskStatus::Running) == 0) continue;
+        for (TaskId t : job.tasks) {
+          const TaskInfo& task = st.task(t);
+          if (task.node != kNone && preemptable_status(task.status) && task.preemptable) queue_tasks_[job.queue].push_back(t);
+        }
+      }
+    }
 
     for (QueueId q : queue_ids) {
       // Preemption between jobs within the queue.
@@ -163,7 +176,7 @@ class Preempt final : public Action {
     //
     // The preemptees on each node come from one pass over the scope (every task the filter can
     // accept is in it), each node's in task id order as Volcano's node.Tasks would give them to
-    // the plugins here (on_node_'s order); a node without any has an empty list.
+    // the plugins here (Volcano ranges over node.Tasks, a map); a node without any has an empty list.
     for (NodeId n : touched_) by_node_[n].clear();
     touched_.clear();
     by_node_.resize(st.nodes().size());
@@ -274,8 +287,7 @@ class Preempt final : public Action {
   std::vector<TaskPQ> preemptor_tasks_;  // per starving job (slot_of_): its Pending tasks
   std::vector<std::uint32_t> slot_of_;   // job id -> its slot, valid for this session's starving jobs
   TaskPQ round_tasks_{TaskLess{nullptr}};
-  std::vector<std::vector<TaskId>> on_node_;
-  std::vector<std::vector<TaskId>> queue_tasks_;  // per queue: its jobs' tasks on a node
+  std::vector<std::vector<TaskId>> queue_tasks_;  // per queue: its preemptees between jobs
   std::vector<std::vector<TaskId>> by_node_;  // preempt(): the eligible preemptees per node
   std::vector<NodeId> touched_;               // the nodes whose by_node_ list is not empty
   std::vector<NodeId> cands_;

@@ -70,7 +70,7 @@ class Reclaim final : public Action {
       }
     }
     if (!any) return;  // nothing starves: every pass below would find no job
-    tasks_by_node(st, on_node_);
+    cand_version_ = kStale;
     const bool reuse_victims = !ssn.reclaimable_depends_on_preemptor();
     memo_.resize(st.queues().size());
     for (QueueMemo& qm : memo_) qm.version = kStale;
@@ -95,9 +95,10 @@ class Reclaim final : public Action {
       QueueMemo& qm = refresh(ssn, q);
       // Volcano's ssn.NodeList order; the nodes without reclaimees for q are not in the list.
       for (std::size_t i = 0; i < qm.count;) {
-        NodeMemo& m = qm.nodes[i++];
-        if (m.useless) continue;
-        const NodeId nid = m.node;
+        const NodeId nid = qm.nodes[i].node;
+        Entry& m = qm.nodes[i].shared ? shared_[nid] : qm.nodes[i].own;
+        ++i;
+        if (m.useless && needs_victims) continue;
         const NodeInfo& node = st.node(nid);
         // Victims come out of the reclaimees (session.hpp): if even all of them cannot make room,
         // ValidateVictims fails whatever the plugins answer; skip the node without asking them.
@@ -154,14 +155,22 @@ class Reclaim final : public Action {
   }
 
  private:
-  /// One node's reclaimees for one queue's preemptors as of QueueMemo::version, and the
-  /// plugins' victims among them once asked.
-  struct NodeMemo {
-    NodeId node = kNone;
+  /// A node's reclaimees for a queue's preemptors, the room they would make, and the plugins'
+  /// victims among them once asked, as of the version of the memo that holds it.
+  struct Entry {
     Resource room;  // the node's future-idle resources + every reclaimee's request
     std::vector<TaskId> reclaimees, victims;
     bool asked = false;
-    bool useless = false;  // asked, and no victim: passed over by every preemptor of the queue
+    bool useless = false;  // asked, and no victim: passed over by every preemptor using it
+  };
+  /// One queue's node: its own entry if some reclaim candidate on the node is of the queue
+  /// (they are not its reclaimees), else the node's shared entry, whose reclaimees are all the
+  /// node's candidates — the same list for every such queue, and so (NotOnPreemptor) the same
+  /// victims.
+  struct NodeMemo {
+    NodeId node = kNone;
+    bool shared = false;
+    Entry own;
   };
   /// One queue's nodes that have reclaimees for it, in node order, while task_events() == version.
   struct QueueMemo {
@@ -171,32 +180,71 @@ class Reclaim final : public Action {
   };
   static constexpr std::uint64_t kStale = UINT64_MAX;
 
+  /// Every node's reclaim candidates as of now — Running, preemptable tasks of jobs in reclaimable
+  /// queues, in task id order (Volcano ranges over node.Tasks, a map) — in shared_[n].reclaimees.
+  void build_candidates(const Session& ssn) {
+    const ClusterState& st = ssn.state();
+    cand_version_ = ssn.task_events();
+    shared_.resize(st.nodes().size());
+    for (Entry& e : shared_) {
+      e.reclaimees.clear();
+      e.victims.clear();
+      e.asked = e.useless = false;
+    }
+    // Pending PodGroups have pods only in rare cases (a job whose pods are being deleted); the
+    // state counts them, so their long list is walked only when one has pods.
+    for (const auto* list : {&st.pending_jobs(), &st.active_jobs()}) {
+      if (list == &st.pending_jobs() && st.pending_jobs_with_pods() == 0) continue;
+      for (JobId j : *list) {
+        const JobInfo& job = st.job(j);
+        if (!st.queue(job.queue).reclaimable || job.count(TaskStatus::Running) == 0) continue;
+        for (TaskId t : job.tasks) {
+          const TaskInfo& task = st.task(t);
+          if (task.status == TaskStatus::Running && task.node != kNone && task.preemptable)
+            shared_[task.node].reclaimees.push_back(t);
+        }
+      }
+    }
+    for (const NodeInfo& node : st.nodes()) {
+      Entry& e = shared_[node.id];
+      std::sort(e.reclaimees.begin(), e.reclaimees.end());
+      e.room = node.future_idle();
+      for (TaskId t : e.reclaimees) e.room.add(st.task(t).resreq);
+    }
+  }
+
   /// The memo of queue q as of now (rebuilt if a task moved since it was built). Entries keep
   /// their vectors' capacity from one build to the next.
   QueueMemo& refresh(Session& ssn, QueueId q) {
     QueueMemo& qm = memo_[q];
     if (qm.version == ssn.task_events()) return qm;
+    if (cand_version_ != ssn.task_events()) build_candidates(ssn);
     const ClusterState& st = ssn.state();
     qm.version = ssn.task_events();
     std::size_t used = 0;
     for (const NodeInfo& node : st.nodes()) {
+      const Entry& all = shared_[node.id];
+      if (all.reclaimees.empty()) continue;
+      bool own_queue = false;
+      for (TaskId t : all.reclaimees) own_queue = own_queue || st.job(st.task(t).job).queue == q;
       if (used == qm.nodes.size()) qm.nodes.emplace_back();
       NodeMemo& m = qm.nodes[used];
-      m.reclaimees.clear();
-      for (TaskId t : on_node_[node.id]) {
-        const TaskInfo& other = st.task(t);
-        if (other.node != node.id || other.status != TaskStatus::Running || !other.preemptable) continue;
-        const QueueId oq = st.job(other.job).queue;
-        if (oq == q || !st.queue(oq).reclaimable) continue;
-        if (m.reclaimees.empty()) m.room = node.future_idle();
-        m.reclaimees.push_back(t);
-        m.room.add(other.resreq);
-      }
-      if (m.reclaimees.empty()) continue;
       m.node = node.id;
-      m.victims.clear();
-      m.asked = false;
-      m.useless = false;
+      m.shared = !own_queue;
+      if (own_queue) {
+        Entry& e = m.own;
+        e.reclaimees.clear();
+        e.victims.clear();
+        e.asked = e.useless = false;
+        e.room = node.future_idle();
+        for (TaskId t : all.reclaimees) {
+          const TaskInfo& other = st.task(t);
+          if (st.job(other.job).queue == q) continue;
+          e.reclaimees.push_back(t);
+          e.room.add(other.resreq);
+        }
+        if (e.reclaimees.empty()) continue;
+      }
       ++used;
     }
     qm.count = used;  // the entries past it keep their storage for the next build
@@ -209,7 +257,8 @@ class Reclaim final : public Action {
   std::vector<JobPQ> starving_;          // per queue: its starving jobs in job order
   std::vector<TaskPQ> preemptor_tasks_;  // per starving job (slot_of_): its Pending tasks
   std::vector<std::uint32_t> slot_of_;   // job id -> its slot, valid for this session's starving jobs
-  std::vector<std::vector<TaskId>> on_node_;
+  std::vector<Entry> shared_;  // per node, as of cand_version_
+  std::uint64_t cand_version_ = kStale;
   std::vector<QueueMemo> memo_;
 };
 }  // namespace

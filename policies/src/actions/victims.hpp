@@ -2,7 +2,7 @@
 // preemption (framework/session.go PredicateForPreemptAction and
 // GetUnschedulableAndUnresolvableNodesForTask), the victims' order
 // (framework/session_plugins.go BuildVictimsPriorityQueue), util.ValidateVictims
-// (util/scheduler_helper.go), and an index of the tasks on each node (Volcano's node.Tasks).
+// (util/scheduler_helper.go).
 #pragma once
 #include <vector>
 
@@ -56,29 +56,6 @@ inline bool victims_suffice(const ClusterState& st, const TaskInfo& preemptor, c
   Resource future = node.future_idle();
   for (TaskId v : victims) future.add(st.task(v).resreq);
   return preemptor.resreq.less_equal(future);
-}
-
-/// The tasks that hold resources on each node (Volcano NodeInfo.Tasks), built once per action
-/// from the live jobs, each node's list in task id order, into `by` (its lists keep their
-/// storage from one session to the next). Statuses are read at use: a task evicted meanwhile is
-/// Releasing and no longer passes the actions' status filters, and tasks pipelined during the
-/// action are never victims (PreemptableStatus), so the index stays valid.
-inline void tasks_by_node(const ClusterState& st, std::vector<std::vector<TaskId>>& by) {
-  if (by.size() > st.nodes().size()) by.resize(st.nodes().size());
-  for (auto& v : by) v.clear();
-  by.resize(st.nodes().size());
-  // Pending PodGroups have pods only in rare cases (e.g. a job whose pods are being deleted
-  // after an eviction); the state counts them, so the long list of Pending PodGroups is walked
-  // only when one has pods.
-  for (const auto* list : {&st.pending_jobs(), &st.active_jobs()}) {
-    if (list == &st.pending_jobs() && st.pending_jobs_with_pods() == 0) continue;
-    for (JobId j : *list)
-      for (TaskId t : st.job(j).tasks) {
-        const TaskInfo& task = st.task(t);
-        if (task.node != kNone && on_node_status(task.status)) by[task.node].push_back(t);
-      }
-  }
-  for (auto& v : by) std::sort(v.begin(), v.end());
 }
 
 }  // namespace mltwin::policy::detail
