@@ -54,12 +54,16 @@ class Preempt final : public Action {
     for (JobId jid : st.active_jobs()) {
       const JobInfo& j = st.job(jid);
       if (j.is_pending()) continue;
+      // JobValid is asked only where its answer matters — for a starving job, and for a job of a
+      // queue that has no valid job yet — and JobStarving before it: both are pure.
+      const bool starving_now = ssn.job_starving(j);
+      if (!starving_now && has_queue_[j.queue]) continue;
       if (!ssn.job_valid(j).pass) continue;
       if (!has_queue_[j.queue]) {
         has_queue_[j.queue] = 1;
         queue_ids.push_back(j.queue);
       }
-      if (ssn.job_starving(j)) {
+      if (starving_now) {
         starving[j.queue].push(jid);
         under_request.push_back(jid);
         if (slot_of_.size() <= jid) slot_of_.resize(st.jobs().size());
@@ -106,7 +110,7 @@ class Preempt final : public Action {
         bool assigned = false;
         while (ssn.job_starving(job) && !tasks.empty()) {
           const TaskId preemptor = tasks.pop();
-          if (known_to_fail(ssn, q, preemptor)) {
+          if (known_to_fail(ssn, Scope::BetweenJobs, q, preemptor)) {
             assigned = false;
             continue;
           }
@@ -114,7 +118,7 @@ class Preempt final : public Action {
           assigned = preempt(ssn, stmt, preemptor, queue_tasks_[q], [&](const TaskInfo& t) {
             return st.job(t.job).queue == job.queue && t.job != jid;
           });
-          if (!assigned && ssn.task_events() == before) remember_failure(ssn, q, preemptor);
+          if (!assigned && ssn.task_events() == before) remember_failure(ssn, Scope::BetweenJobs, q, preemptor);
         }
         if (ssn.job_pipelined(job)) {
           stmt.commit();
@@ -134,10 +138,14 @@ class Preempt final : public Action {
         pending_of(ssn, jid, tasks);
         while (!tasks.empty()) {
           const TaskId preemptor = tasks.pop();
+          const QueueId jq = st.job(jid).queue;
+          if (known_to_fail(ssn, Scope::WithinJob, jq, preemptor)) break;
+          const std::uint64_t before = ssn.task_events();
           Statement stmt(ssn);
           const bool assigned =
               preempt(ssn, stmt, preemptor, st.job(jid).tasks, [&](const TaskInfo& t) { return t.job == jid; });
           stmt.commit();
+          if (!assigned && ssn.task_events() == before) remember_failure(ssn, Scope::WithinJob, jq, preemptor);
           if (!assigned) break;
         }
       }
@@ -246,9 +254,12 @@ class Preempt final : public Action {
   /// the plugins read of it: with every Predicate, Allocatable and Preemptable function
   /// promising TaskDependence::Spec (Session::task_answers_depend_only_on_spec), and its job
   /// holding no Bound or Running task (so that the "other jobs" filter leaves the queue's
-  /// preemptees whole), two preemptors of the same spec make the same attempt. One that failed
-  /// without moving any task is remembered while nothing moves; a later preemptor of the same
-  /// spec fails the same way, without the walk. (The node scores play no part in a failure.)
+  /// preemptees whole), two preemptors of the same spec make the same attempt. Within a job
+  /// that holds no Bound or Running task there is no preemptee at all, and the same holds. One
+  /// attempt that failed without moving any task is remembered, with its scope, while nothing
+  /// moves; a later preemptor of the same spec and scope fails the same way, without the walk.
+  /// (The node scores play no part in a failure.)
+  enum class Scope : std::uint8_t { BetweenJobs, WithinJob };
   bool memo_applies(const ClusterState& st, const TaskInfo& t) const {
     if (!spec_memo_) return false;
     const JobInfo& j = st.job(t.job);
@@ -262,21 +273,26 @@ class Preempt final : public Action {
     if (ja.allocated + ja.pipelined != jb.allocated + jb.pipelined) return false;
     return a.node_selector == b.node_selector && a.node_affinity == b.node_affinity && a.tolerations == b.tolerations;
   }
-  bool known_to_fail(const Session& ssn, QueueId q, TaskId pid) {
+  struct Failure {
+    Scope scope;
+    QueueId queue;
+    TaskId task;
+  };
+  bool known_to_fail(const Session& ssn, Scope scope, QueueId q, TaskId pid) {
     const ClusterState& st = ssn.state();
     if (failed_version_ != ssn.task_events() || !memo_applies(st, st.task(pid))) return false;
-    for (const auto& [fq, f] : failed_)
-      if (fq == q && same_spec(st, st.task(f), st.task(pid))) return true;
+    for (const Failure& f : failed_)
+      if (f.scope == scope && f.queue == q && same_spec(st, st.task(f.task), st.task(pid))) return true;
     return false;
   }
-  void remember_failure(const Session& ssn, QueueId q, TaskId pid) {
+  void remember_failure(const Session& ssn, Scope scope, QueueId q, TaskId pid) {
     const ClusterState& st = ssn.state();
     if (!memo_applies(st, st.task(pid))) return;
     if (failed_version_ != ssn.task_events()) {
       failed_.clear();
       failed_version_ = ssn.task_events();
     }
-    failed_.emplace_back(q, pid);
+    failed_.push_back({scope, q, pid});
   }
 
   // Scratch kept from one session to the next (its storage, never its content).
@@ -296,7 +312,7 @@ class Preempt final : public Action {
   static constexpr std::uint64_t kNoRound = UINT64_MAX;
   std::uint64_t within_round_start_ = kNoRound;
   bool spec_memo_ = false;
-  std::vector<std::pair<QueueId, TaskId>> failed_;  // failed attempts while task_events() == failed_version_
+  std::vector<Failure> failed_;  // failed attempts while task_events() == failed_version_
   std::uint64_t failed_version_ = kNoRound;
 };
 }  // namespace

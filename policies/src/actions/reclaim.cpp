@@ -27,6 +27,8 @@
 // predicates say). On the Philly preempt+reclaim scenario 17 million Reclaimable calls per run
 // found enough victims 16 times: each starving task asked every node again although nothing
 // had moved.
+#include <algorithm>
+
 #include "victims.hpp"
 
 namespace mltwin::policy::detail {
@@ -51,12 +53,16 @@ class Reclaim final : public Action {
     for (JobId jid : st.active_jobs()) {
       const JobInfo& j = st.job(jid);
       if (j.is_pending()) continue;
+      // JobValid is asked only where its answer matters — for a starving job, and for a job of a
+      // queue that has no valid job yet — and JobStarving before it: both are pure.
+      const bool starving_now = ssn.job_starving(j);
+      if (!starving_now && has_queue_[j.queue]) continue;
       if (!ssn.job_valid(j).pass) continue;
       if (!has_queue_[j.queue]) {
         has_queue_[j.queue] = 1;
         queues.push(j.queue);
       }
-      if (ssn.job_starving(j)) {
+      if (starving_now) {
         starving[j.queue].push(jid);
         if (slot_of_.size() <= jid) slot_of_.resize(st.jobs().size());
         slot_of_[jid] = static_cast<std::uint32_t>(slots);
@@ -186,6 +192,8 @@ class Reclaim final : public Action {
     const ClusterState& st = ssn.state();
     cand_version_ = ssn.task_events();
     shared_.resize(st.nodes().size());
+    queues_on_.resize(st.nodes().size());
+    for (auto& v : queues_on_) v.clear();
     for (Entry& e : shared_) {
       e.reclaimees.clear();
       e.victims.clear();
@@ -200,8 +208,11 @@ class Reclaim final : public Action {
         if (!st.queue(job.queue).reclaimable || job.count(TaskStatus::Running) == 0) continue;
         for (TaskId t : job.tasks) {
           const TaskInfo& task = st.task(t);
-          if (task.status == TaskStatus::Running && task.node != kNone && task.preemptable)
+          if (task.status == TaskStatus::Running && task.node != kNone && task.preemptable) {
             shared_[task.node].reclaimees.push_back(t);
+            auto& qs = queues_on_[task.node];
+            if (std::find(qs.begin(), qs.end(), job.queue) == qs.end()) qs.push_back(job.queue);
+          }
         }
       }
     }
@@ -225,8 +236,8 @@ class Reclaim final : public Action {
     for (const NodeInfo& node : st.nodes()) {
       const Entry& all = shared_[node.id];
       if (all.reclaimees.empty()) continue;
-      bool own_queue = false;
-      for (TaskId t : all.reclaimees) own_queue = own_queue || st.job(st.task(t).job).queue == q;
+      const auto& qs = queues_on_[node.id];
+      const bool own_queue = std::find(qs.begin(), qs.end(), q) != qs.end();
       if (used == qm.nodes.size()) qm.nodes.emplace_back();
       NodeMemo& m = qm.nodes[used];
       m.node = node.id;
@@ -258,6 +269,7 @@ class Reclaim final : public Action {
   std::vector<TaskPQ> preemptor_tasks_;  // per starving job (slot_of_): its Pending tasks
   std::vector<std::uint32_t> slot_of_;   // job id -> its slot, valid for this session's starving jobs
   std::vector<Entry> shared_;  // per node, as of cand_version_
+  std::vector<std::vector<QueueId>> queues_on_;  // per node: the queues of its candidates
   std::uint64_t cand_version_ = kStale;
   std::vector<QueueMemo> memo_;
 };
