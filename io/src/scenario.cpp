@@ -253,10 +253,6 @@ void read_startup_and_faults(const std::string& path, const json& doc, models::T
         if (!names.count(at.node)) fail(path, where + "/node", "no node '" + at.node + "' at t = 0 (nodes are named <node group>-<index>)");
         fs.scheduled.push_back(at);
       }
-    if (sc.max_retries < 1)
-      fail(path, "/workload/torchx/max_retries",
-           "node failures fail pods; with max_retries 0 (TorchX's default) the Volcano Job has no PodFailed policy and "
-           "Volcano's default path is not modelled: set max_retries >= 1 (PodFailed -> RestartJob)");
     sc.faults = fs;
   }
   if (doc["cluster"].contains("autoscaler")) {
@@ -579,17 +575,15 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
   if (w.contains("torchx")) {
     const json& t = w["torchx"];
     sc.max_retries = t.value("max_retries", 0);
+    if (t.contains("peer_failure_timeout")) {
+      sc.peer_failure_timeout = duration_of(path, "/workload/torchx/peer_failure_timeout", t["peer_failure_timeout"]);
+      if (sc.peer_failure_timeout <= core::Duration::ns(0)) fail(path, "/workload/torchx/peer_failure_timeout", "expected a positive duration");
+    }
     if (t.contains("checkpoint_interval")) {
       sc.checkpoint_interval = duration_of(path, "/workload/torchx/checkpoint_interval", t["checkpoint_interval"]);
       if (sc.checkpoint_interval < core::Duration::ns(0)) fail(path, "/workload/torchx/checkpoint_interval", "expected a duration >= 0");
     }
   }
-  for (const auto& a : sc.scheduler.actions)
-    if ((a == "preempt" || a == "reclaim") && sc.max_retries < 1)
-      fail(path, "/workload/torchx/max_retries",
-           "the " + a + " action evicts pods; with max_retries 0 (TorchX's default) the Volcano Job has no "
-           "PodEvicted policy and Volcano's default SyncJob path is not modelled: set max_retries >= 1 "
-           "(PodEvicted -> RestartJob)");
   if (w.contains("philly")) {
     const json& p = w["philly"];
     // ${MLTWIN_DATA}/... is in the data folder, a relative path beside the scenario.

@@ -133,8 +133,17 @@ TEST_CASE("the YAML-described example and its JSON restatement load the same sce
     if (a.queues[i].capability) CHECK(a.queues[i].capability->v == b.queues[i].capability->v);
   }
   CHECK((*a.queues[1].capability)[policy::Dim::NeuronCore] == 128'000);  // 64 devices x 2 cores, in thousandths
-  CHECK(a.max_retries == 2);  // PodEvicted -> RestartJob, maxRetry 2 on every TorchX task
+  // Each manifest carries TorchX's policies (PodEvicted, PodFailed -> RestartJob on every task,
+  // maxRetry 2); the JSON gives the same through workload.torchx.max_retries 2.
   CHECK(b.max_retries == 2);
+  for (const auto& job : a.jobs) {
+    REQUIRE(job.lifecycle);
+    CHECK(job.lifecycle->max_retry == 2);
+    CHECK(job.lifecycle->policies.empty());
+    REQUIRE(job.lifecycle->task_policies.size() == 2);
+    CHECK(job.lifecycle->action_for(models::JobEvent::PodEvicted) == models::JobAction::RestartJob);
+    CHECK(job.lifecycle->action_for(models::JobEvent::PodFailed) == models::JobAction::RestartJob);
+  }
   REQUIRE(a.jobs.size() == 4);
   for (std::size_t i = 0; i < 4; ++i) {
     CAPTURE(i);
@@ -243,13 +252,6 @@ TEST_CASE("scenario references: errors name the YAML place or the scenario's JSO
     patch["workload"]["manifests"] = {{{"path", d.file("empty.yaml")}, {"duration", "1h"}}};
     const std::string p = patched_example(d, patch);
     CHECK(load_error(p) == p + ": /workload/manifests/0/path: '" + d.file("empty.yaml") + "' holds no Volcano Job (or PriorityClass)");
-  }
-  SUBCASE("max_retries that contradicts the manifests' PodEvicted policy") {
-    json patch;
-    patch["workload"]["torchx"] = {{"max_retries", 1}};
-    const std::string p = patched_example(d, patch);
-    CHECK(load_error(p) == p + ": /workload/torchx/max_retries: 1 contradicts the manifests' eviction policy (2: PodEvicted "
-                               "-> RestartJob, maxRetry 2, job 'vit-b2f6k1')");
   }
   SUBCASE("a missing file") {
     const std::string p = patched_example(d, {{"cluster", {{"eksctl", "nope.yaml"}}}});
