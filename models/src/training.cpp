@@ -197,13 +197,18 @@ void TrainingCluster::arrive(std::size_t idx) {
   out.submit = j.submit;
   out.nnodes = j.nnodes;
   out.neuron_devices = j.neuron_devices_per_pod * j.nnodes;
-  rec_.job_submitted({static_cast<std::uint32_t>(idx), j.name, j.queue, j.submit, j.nnodes, j.nproc_per_node,
+  // A job running at t0 was submitted before the run began; what is known is when it started.
+  const core::Time submit = j.initial ? core::Time::zero() - j.initial->elapsed : j.submit;
+  out.submit = submit;
+  rec_.job_submitted({static_cast<std::uint32_t>(idx), j.name, j.queue, submit, j.nnodes, j.nproc_per_node,
                       j.neuron_devices_per_pod, j.cpu_per_pod, j.memory_bytes_per_pod / kGiB, j.efa_per_pod,
                       j.duration.seconds(), j.trace_row, j.trace_gpus, j.steps});
   policy::QueueId qid = policy::kNone;
   for (const auto& q : state_.queues())
     if (q.name == j.queue) qid = q.id;
-  std::string why = qid == policy::kNone ? "queue '" + j.queue + "' does not exist" : infeasible_reason(j, run.pod);
+  std::string why = qid == policy::kNone ? "queue '" + j.queue + "' does not exist"
+                    : j.initial           ? std::string()  // it runs: the loader checked its placement
+                                          : infeasible_reason(j, run.pod);
   if (!why.empty()) {
     // Refused at submission, as an admission check would: it could never run here.
     run.ended = true;
@@ -218,7 +223,7 @@ void TrainingCluster::arrive(std::size_t idx) {
   pj.queue = qid;
   pj.min_available = j.nnodes;  // TorchX: minAvailable = replicas
   pj.priority = j.priority;
-  pj.creation = j.submit.ns();
+  pj.creation = submit.ns();
   pj.sla_waiting_time = j.sla_waiting_time.count_ns();
   pj.uid = uid_rng_();
   pj.min_resources = run.pod;
@@ -227,7 +232,51 @@ void TrainingCluster::arrive(std::size_t idx) {
   if (job_of_policy_.size() <= run.pj) job_of_policy_.resize(run.pj + 1);
   job_of_policy_[run.pj] = idx;
   out.phase = "Pending";
+  if (j.initial) place_initial(idx);
   ensure_tick();
+}
+
+void TrainingCluster::place_initial(std::size_t idx) {
+  // A job running at t0 (/initial_state): its PodGroup was admitted and its gang placed before
+  // the run began, so at t0 (before the first scheduling cycle) its PodGroup is Running and its
+  // pods Running on the nodes the scenario names; its training resumes for what remains (no
+  // bind latency, pod start-up or start-up phases: they happened before t0). From then on it is
+  // a job like the others: allocated in its queue's share, a victim for preempt and reclaim.
+  const TrainingJobSpec& j = scenario_.jobs[idx];
+  const InitialRun& init = *j.initial;
+  JobRun& run = runs_[idx];
+  const core::Time started = core::Time::zero() - init.elapsed;
+  const auto u = static_cast<std::uint32_t>(idx);
+  state_.set_podgroup_phase(run.pj, PodGroupPhase::Inqueue);
+  rec_.phase_change({u, sim_.now(), "Pending", "Inqueue"});
+  state_.set_podgroup_phase(run.pj, PodGroupPhase::Running);
+  rec_.phase_change({u, sim_.now(), "Inqueue", "Running"});
+  run.last_phase = "Running";
+  run.inqueue = started;
+  for (int i = 0; i < j.nnodes; ++i) create_pod(idx, i);
+  const auto tasks = state_.job(run.pj).tasks;
+  for (TaskId t : tasks) {
+    const std::string& want = init.nodes.at(static_cast<std::size_t>(replica_of_task_[t]));
+    NodeId node = policy::kNone;
+    for (const auto& n : state_.nodes())
+      if (n.name == want) node = n.id;
+    if (node == policy::kNone) throw std::invalid_argument("job " + j.name + " runs at t0 on node '" + want + "', which does not exist");
+    if (!state_.task(t).resreq.less_equal(state_.node(node).idle))
+      throw std::invalid_argument("job " + j.name + " runs at t0 on node '" + want + "', which has no room for its pod");
+    state_.set_task_status(t, TaskStatus::Running, node);
+    account_allocation(state_.task(t).resreq[policy::Dim::NeuronCore] / 1000.0);
+    if (dynamic_nodes_) node_occupancy_changed(node);
+    rec_.pod_event({u, replica_of_task_[t], "Bound", want, sim_.now()});
+    rec_.pod_event({u, replica_of_task_[t], "Running", want, sim_.now()});
+  }
+  run.bound = run.running = j.nnodes;
+  run.scheduled = started;
+  outcomes_[idx].scheduled = started;
+  run.start = started;
+  run.vc = VcPhase::Running;
+  jstart_[idx].training_start = started;
+  run.saved = j.duration - init.remaining;  // the progress at t0: training_time() is what remains
+  start_training(idx);
 }
 
 void TrainingCluster::ensure_tick() {

@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 #include <nlohmann/json.hpp>
@@ -682,6 +683,9 @@ TEST_CASE("evict-restart: reclaim evicts lo once; RestartJob kills its other pod
     CHECK(lo.reason.find("stuck: 1 of its pods Failed and Volcano's SyncJob never recreates a Failed pod") != std::string::npos);
     CHECK(r.cluster->stats().stuck == 1);
     CHECK(r.rec.final_of(1).end.ns() == 1633050 * kMs);
+    std::ostringstream os;
+    io::print_summary(os, io::summarize(r.sc.name, r.sc.seed, r.sc.training, *r.cluster, r.cluster->last_event().seconds()));
+    CHECK(os.str().find("Stuck: 1 job(s) hold Failed pods that Volcano's default SyncJob never recreates") != std::string::npos);
   }
 }
 
@@ -806,6 +810,10 @@ TEST_CASE("job-policies: lo's own lifecycle policies (RestartTask, AbortJob, Com
     const auto& st = r.cluster->stats();
     CHECK(st.aborted == 1);
     CHECK(st.restarts == 0);
+    std::ostringstream os;
+    io::print_summary(os, io::summarize(r.sc.name, r.sc.seed, r.sc.training, *r.cluster, r.cluster->last_event().seconds()));
+    CHECK(os.str().find("Job policies: 1 Aborted (AbortJob), 0 Terminated (TerminateJob), 0 Completed early (CompleteJob)") !=
+          std::string::npos);
     CHECK(r.rec.final_of(1).end.ns() == 1633050 * ms);  // hi as before
   }
   SUBCASE("CompleteJob: lo is Completed (early) once its pods are gone") {
@@ -993,4 +1001,164 @@ TEST_CASE("EKS AMI kube-reserved by hand, and which DaemonSets a node group runs
   CHECK(rt.daemonsets[policy::Dim::Cpu] == doctest::Approx(10.0));        // "tolerates" only
   CHECK(rp.daemonsets[policy::Dim::Cpu] == doctest::Approx(111.0));       // all three
   CHECK(rp.pod_room()[policy::Dim::Cpu] == doctest::Approx(127610.0 - 111.0));
+}
+
+// ================================================================== starting from a live state
+
+namespace {
+
+nlohmann::json initial_state_doc() {
+  std::ifstream in(scenario_path("initial-state.json"));
+  return nlohmann::json::parse(in);
+}
+
+std::string initial_state_error(const nlohmann::json& doc) {
+  io::LoadOptions o;
+  o.document = &doc;
+  try {
+    io::load_scenario(scenario_path("initial-state.json"), o);
+  } catch (const io::ScenarioError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("initial-state: a job running since 600 s before t0 is allocated in its queue, reclaimed from, and resumes") {
+  // tests/scenarios/initial-state.json: evict-restart's cluster (2 x trn1.32xlarge, queues a and
+  // b of weight 1, whole-node pods, bind 50 ms, start-up 2 s, grace 30 s, overcommit 2.0,
+  // TorchX max_retries 3, checkpoint every 5 min). warm (queue a, 2 pods, 1 h) started training
+  // 600 s before t0 on trn1-0 and trn1-1: at t0 its PodGroup is Running and its pods Running on
+  // those nodes, 3600 - 600 = 3000 s to go. hi (queue b, 1 pod, 10 min) is submitted at t0.
+  // Session 0 s: overcommit admits hi (used 2 nodes + 1 <= 2 x 2); its pod is created.
+  // Session 1 s: no room; reclaim: queue a holds 2 nodes where it deserves 1 (proportion sees
+  // warm allocated) -> warm's pod on trn1-0 is evicted, hi pipelined. RestartJob (retry 1 of 3):
+  // warm trained 600 + 1 = 601 s, its last checkpoint at 600 s: 1 s lost; its pod on trn1-1 is
+  // killed. 31 s: both pods gone; the session admits warm (used 0 + hi's 1 + 2 <= 4) and binds
+  // hi: Bound 31.05, Running 33.05, ends 633.05 s. Queue a deserves one node while hi runs, so
+  // warm's gang is bound at 634 s: Bound 634.05, Running 636.05, 3000 s left: 3636.05 s.
+  const std::int64_t ms = kMs;
+  auto check_reclaimed = [&](const Run& r) {
+    REQUIRE(r.invariant_violation.empty());
+    CHECK(events_of(r.rec, 0) == std::vector<std::string>{
+                                     "0 Created", "0 Created", "0 Bound", "0 Running", "0 Bound", "0 Running",
+                                     std::to_string(1 * kS) + " Evicted", std::to_string(1 * kS) + " Killed",
+                                     std::to_string(31 * kS) + " Deleted", std::to_string(31 * kS) + " Deleted",
+                                     std::to_string(31 * kS) + " Created", std::to_string(31 * kS) + " Created",
+                                     std::to_string(634050 * ms) + " Bound", std::to_string(634050 * ms) + " Bound",
+                                     std::to_string(636050 * ms) + " Running", std::to_string(636050 * ms) + " Running",
+                                     std::to_string(3636050 * ms) + " Succeeded", std::to_string(3636050 * ms) + " Succeeded"});
+    CHECK(r.rec.pods_of(0, "Bound").at(0).node == "trn1-0");
+    CHECK(r.rec.pods_of(0, "Bound").at(1).node == "trn1-1");
+    CHECK(r.rec.pods_of(0, "Evicted").at(0).node == "trn1-0");
+    const auto& warm = r.rec.final_of(0);
+    CHECK(warm.phase == "Completed");
+    CHECK(warm.start.ns() == -600 * kS);      // when its training started
+    CHECK(warm.scheduled.ns() == -600 * kS);  // what is known of its placement
+    CHECK(warm.end.ns() == 3636050 * ms);
+    CHECK(warm.restarts == 1);
+    CHECK(warm.lost_training_s == doctest::Approx(1.0).epsilon(1e-9));
+    CHECK(r.rec.submitted.at(0).submit.ns() == -600 * kS);
+    const auto& hi = r.rec.final_of(1);
+    CHECK(hi.inqueue.ns() == 0);
+    CHECK(hi.scheduled.ns() == 31050 * ms);
+    CHECK(hi.end.ns() == 633050 * ms);
+    CHECK(r.cluster->stats().evictions == 1);
+  };
+  SUBCASE("its nodes named") {
+    Run r(scenario_path("initial-state.json"));
+    check_reclaimed(r);
+  }
+  SUBCASE("placed first-fit at t0 (no nodes given): trn1-0, trn1-1, the same run") {
+    nlohmann::json doc = initial_state_doc();
+    doc["initial_state"]["running"][0].erase("nodes");
+    io::LoadOptions o;
+    o.document = &doc;
+    Run r(scenario_path("initial-state.json"), o);
+    check_reclaimed(r);
+  }
+  SUBCASE("alone: it finishes at t0 + 3000 s") {
+    nlohmann::json doc = initial_state_doc();
+    doc["workload"]["jobs"].erase(1);
+    io::LoadOptions o;
+    o.document = &doc;
+    Run r(scenario_path("initial-state.json"), o);
+    REQUIRE(r.invariant_violation.empty());
+    CHECK(r.rec.final_of(0).end.ns() == 3000 * kS);
+    CHECK(r.rec.final_of(0).restarts == 0);
+  }
+  SUBCASE("given what remains (20 min): it finishes at t0 + 1200 s") {
+    nlohmann::json doc = initial_state_doc();
+    doc["workload"]["jobs"].erase(1);
+    doc["initial_state"]["running"][0]["remaining"] = "20m";
+    io::LoadOptions o;
+    o.document = &doc;
+    Run r(scenario_path("initial-state.json"), o);
+    REQUIRE(r.invariant_violation.empty());
+    CHECK(r.rec.final_of(0).end.ns() == 1200 * kS);
+  }
+  SUBCASE("a pending gang of the same queue waits for it (no reclaim within a queue, equal priority: no preemption)") {
+    // gang (queue a, 2 pods, 10 min) at t0: overcommit would admit it (used 2 nodes + 2 <= 2 x 2),
+    // but proportion's enqueue check does not: queue a's allocated (warm's 2 nodes, which it
+    // sees) + its 2 exceed the queue's real capability, the cluster's 2 nodes. warm ends at
+    // 3000 s; the 3000 s session admits gang and creates its pods, the 3001 s session binds
+    // them: Bound 3001.05, Running 3003.05, ends 3603.05 s.
+    nlohmann::json doc = initial_state_doc();
+    doc["workload"]["jobs"][1]["name"] = "gang";
+    doc["workload"]["jobs"][1]["queue"] = "a";
+    doc["workload"]["jobs"][1]["nnodes"] = 2;
+    io::LoadOptions o;
+    o.document = &doc;
+    Run r(scenario_path("initial-state.json"), o);
+    REQUIRE(r.invariant_violation.empty());
+    CHECK(r.rec.final_of(0).end.ns() == 3000 * kS);
+    const auto& gang = r.rec.final_of(1);
+    CHECK(gang.inqueue.ns() == 3000 * kS);
+    CHECK(gang.scheduled.ns() == 3001050 * ms);
+    CHECK(gang.end.ns() == 3603050 * ms);
+    const auto d = r.rec.decisions_of(1);
+    REQUIRE_FALSE(d.empty());
+    CHECK(d[0].t == 0);
+    CHECK(d[0].plugin == "proportion");
+    CHECK(r.cluster->stats().evictions == 0);
+  }
+}
+
+TEST_CASE("initial-state: bad input names the JSON path") {
+  const std::string p = scenario_path("initial-state.json");
+  nlohmann::json doc = initial_state_doc();
+  SUBCASE("an unknown node") {
+    doc["initial_state"]["running"][0]["nodes"][1] = "trn1-7";
+    CHECK(initial_state_error(doc) == p + ": /initial_state/running/0/nodes/1: no node 'trn1-7' at t0 (nodes are <node group>-<index>: trn1-0, trn1-1)");
+  }
+  SUBCASE("a node over its capacity") {
+    doc["workload"]["jobs"][1]["submit"] = "0s";
+    doc["initial_state"]["running"].push_back({{"job", "hi"}, {"started", "-60s"}, {"nodes", {"trn1-1"}}});
+    CHECK(initial_state_error(doc).find(p + ": /initial_state/running/1/nodes/0: node trn1-1 has {") == 0);
+  }
+  SUBCASE("no room for a first-fit job") {
+    doc["initial_state"]["running"].push_back({{"job", "hi"}, {"started", "-60s"}});
+    CHECK(initial_state_error(doc).find(p + ": /initial_state/running/1: no node at t0 has room for pod 0 of job 'hi'") == 0);
+  }
+  SUBCASE("a start in the future") {
+    doc["initial_state"]["running"][0]["started"] = "10s";
+    CHECK(initial_state_error(doc).find(p + ": /initial_state/running/0/started: is in the future") == 0);
+  }
+  SUBCASE("a job that has finished already") {
+    doc["initial_state"]["running"][0]["started"] = "-2h";
+    CHECK(initial_state_error(doc).find(p + ": /initial_state/running/0/started: job 'warm' started 7200 s before t0 and trains for 3600 s") == 0);
+  }
+  SUBCASE("a job that is not in the workload, or submitted later") {
+    doc["initial_state"]["running"][0]["job"] = "cold";
+    CHECK(initial_state_error(doc) == p + ": /initial_state/running/0/job: no workload job is named 'cold'");
+    doc["initial_state"]["running"][0]["job"] = "hi";
+    doc["initial_state"]["running"][0]["nodes"] = {"trn1-0"};
+    doc["workload"]["jobs"][1]["submit"] = "5s";
+    CHECK(initial_state_error(doc).find(p + ": /initial_state/running/0/job: job 'hi' is submitted at 5 s") == 0);
+  }
+  SUBCASE("as many nodes as pods") {
+    doc["initial_state"]["running"][0]["nodes"] = {"trn1-0"};
+    CHECK(initial_state_error(doc) == p + ": /initial_state/running/0/nodes: 1 node(s) for the job's 2 pod(s)");
+  }
 }

@@ -144,6 +144,16 @@ struct JobLifecycle {
 /// and maxRetry 0, which the webhook makes 3.
 JobLifecycle torchx_lifecycle(int max_retries);
 
+/// A job already running when the run starts (the scenario's /initial_state): its training
+/// started `elapsed` before t0 and has `remaining` to go (duration - elapsed unless given); its
+/// pods run on `nodes`, one node name per pod in pod order (the loader resolves a first-fit
+/// placement into names, so the model only binds).
+struct InitialRun {
+  Duration elapsed;
+  Duration remaining;
+  std::vector<std::string> nodes;
+};
+
 /// One TorchX dist.ddp job: nnodes pods (one per node, minAvailable = nnodes) of
 /// nproc_per_node processes each.
 struct TrainingJobSpec {
@@ -179,6 +189,9 @@ struct TrainingJobSpec {
   /// task_policies, max_retry); null: the scenario's TorchX default
   /// (torchx_lifecycle(TrainingScenario::max_retries)).
   std::shared_ptr<const JobLifecycle> lifecycle;
+  /// Running at t0 (/initial_state/running); null: submitted at `submit`. Such a job has
+  /// submit 0 and comes before the others (the loader orders it so).
+  std::shared_ptr<const InitialRun> initial;
   /// Optimizer steps to train (DurationModel::Derived; 0 otherwise). The loader sets it from
   /// `duration` and the reference step time (StepModelSpec) unless the scenario gives it.
   std::int64_t steps = 0;
@@ -370,6 +383,7 @@ class TrainingCluster final : public core::EventHandler, public policy::Backend 
   void pod_running(policy::TaskId t);
   void job_end(std::size_t idx);
   void create_pod(std::size_t idx, int replica);
+  void place_initial(std::size_t idx);
   void pod_gone(policy::TaskId t);
   // The Volcano job controller (job_controller.cpp).
   void job_controller(std::size_t idx);
