@@ -28,6 +28,8 @@
 //    the survivors' workers raise, torchrun has no restart left and exits with an error, the
 //    pods are Failed (restartPolicy Never, kubernetes_scheduler.py role_to_pod) and the job
 //    controller sees PodFailed.
+// TaskCompleted is never raised: a job's pods all succeed at the same instant (job_end), when
+// the Job is Completed, and state/finished.go ignores every action then.
 // Not modelled: the c10d store lives in rank 0's pod, so the survivors of a rank-0 loss fail
 // as soon as their agents next reach the store rather than at the timeout.
 #include <algorithm>
@@ -390,8 +392,8 @@ void TrainingCluster::controller_event(std::size_t idx, JobEvent e, int replica,
     text += from_task ? " (the task's policy)" : " (the job's policy)";
   text += " [Volcano Job " + std::string(to_string(before)) + " -> " + to_string(run.vc) + "]";
   run.last_lost_s = 0;
-  if (a != JobAction::SyncJob || run.last_event.empty()) {
-    run.last_event = to_string(e);
+  if (a != JobAction::SyncJob || run.last_event < 0) {
+    run.last_event = static_cast<std::int8_t>(e);
     run.last_action = a;
   }
   rec_.decision({static_cast<std::uint32_t>(idx), sim_.now(), to_string(run.vc), "job-controller", text});
@@ -416,7 +418,8 @@ void TrainingCluster::check_job_phase(std::size_t idx) {
   }
   const int present = waiting + running + releasing + succeeded + failed;
   const int alive = waiting + running;
-  const std::string via = run.last_event + " -> " + to_string(run.last_action);
+  const std::string via = std::string(run.last_event >= 0 ? to_string(static_cast<JobEvent>(run.last_event)) : "?") + " -> " +
+                          to_string(run.last_action);
   switch (run.vc) {
     case VcPhase::Restarting:
       // restartingUpdateStatus: total - terminating >= minAvailable -> Pending (minAvailable is
@@ -468,12 +471,8 @@ void TrainingCluster::check_job_phase(std::size_t idx) {
       break;
   }
   if (run.ended) return;
-  if (failed > 0 && (run.vc == VcPhase::Pending || run.vc == VcPhase::Running))
-    run.stuck_note = std::to_string(failed) + " of its pods Failed and Volcano's SyncJob never recreates a Failed pod (no "
-                     "PodFailed policy), so its gang can never be complete again: a policy such as PodFailed -> RestartJob "
-                     "(TorchX max_retries >= 1) restarts it";
-  else
-    run.stuck_note.clear();
+  // Failed pods left in a Pending or Running Job: SyncJob never recreates them (finish() says so).
+  run.stuck = failed > 0 && (run.vc == VcPhase::Pending || run.vc == VcPhase::Running);
   ensure_pods(idx);
 }
 

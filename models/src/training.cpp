@@ -820,10 +820,14 @@ void TrainingCluster::finish(core::Time end, const std::string& note) {
       reason = s.plugin.empty() ? std::string("not yet considered by the scheduler") : s.plugin + ": " + s.reason;
     }
     if (!note.empty() && phase == "Pending") reason += " (" + note + ")";
-    if (!run.stuck_note.empty()) {
+    if (run.stuck) {
       // Volcano's default SyncJob left Failed pods behind: the job can never run again.
       ++stats_.stuck;
-      reason += (reason.empty() ? "" : "; ") + std::string("stuck: ") + run.stuck_note;
+      int failed = 0;
+      for (TaskId t : state_.job(run.pj).tasks) failed += state_.task(t).status == TaskStatus::Failed;
+      reason += (reason.empty() ? "" : "; ") + std::string("stuck: ") + std::to_string(failed) +
+                " of its pods Failed and Volcano's SyncJob never recreates a Failed pod (no PodFailed policy), so its gang "
+                "can never be complete again: a policy such as PodFailed -> RestartJob (TorchX max_retries >= 1) restarts it";
     }
     write_final(idx, phase, reason);
   }

@@ -55,9 +55,9 @@ struct TrainingCluster::JobRun {
   bool peer_timer = false;
   core::EventId peer_event;
   double last_lost_s = 0;                        // training lost since the last decision row
-  std::string last_event;                        // the event and action behind the Job's phase
+  std::int8_t last_event = -1;                   // the event (a JobEvent, -1: none) and action behind the Job's phase
   JobAction last_action = JobAction::SyncJob;
-  std::string stuck_note;                        // SyncJob left Failed pods that are never recreated
+  bool stuck = false;                            // SyncJob left Failed pods that are never recreated
   // Per-job breakdown (JobOutcome), and the step model's state (DurationModel::Derived).
   core::Time attempt_placed = core::Time::max();  // first bind of the current attempt
   StepTime step;                                  // step time of the current attempt's placement
