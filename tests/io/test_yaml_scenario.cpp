@@ -284,3 +284,21 @@ TEST_CASE("PriorityClasses from the scenario's JSON and from its manifests are o
                                                "PriorityClasses");
   }
 }
+
+TEST_CASE("initial_state names a job read from a Volcano Job manifest: placed first-fit at t0 on the eksctl nodes") {
+  // The example's llama-k3v9x2 (2 pods, submitted at 0s, 2 h) started 30 min before t0: 90 min
+  // remain; with no nodes named it takes the first two nodes of trn1-32xl (4 nodes, whose
+  // neuron taint its pods tolerate), and it moves to the front of the workload.
+  mltwin::test::TempDir d("mltwin-yaml");
+  const std::string p =
+      patched_example(d, json::parse(R"({"initial_state": {"running": [{"job": "llama-k3v9x2", "started": "-30m"}]}})"));
+  const io::LoadedScenario s = io::load_scenario(p);
+  REQUIRE_FALSE(s.training.jobs.empty());
+  const models::TrainingJobSpec& j = s.training.jobs[0];
+  CHECK(j.name == "llama-k3v9x2");
+  REQUIRE(j.initial);
+  CHECK(j.initial->elapsed == core::Duration::s(1800));
+  CHECK(j.initial->remaining == core::Duration::s(5400));
+  CHECK(j.initial->nodes == std::vector<std::string>{"trn1-32xl-0", "trn1-32xl-1"});
+  for (std::size_t i = 1; i < s.training.jobs.size(); ++i) CHECK_FALSE(s.training.jobs[i].initial);
+}
