@@ -280,6 +280,11 @@ RunSummary summarize(const std::string& scenario, std::uint64_t seed, const mode
   s.evictions = st.evictions;
   s.restarts = st.restarts;
   s.failed = st.failed;
+  s.aborted = st.aborted;
+  s.terminated = st.terminated;
+  s.completed_early = st.completed_early;
+  s.resumed_in_place = st.resumed_in_place;
+  s.stuck = st.stuck;
   s.lost_training_s = st.lost_training_s;
   s.lost_neuroncore_s = st.lost_neuroncore_s;
   s.startup = sc.startup.has_value();
@@ -368,9 +373,22 @@ void print_summary(std::ostream& os, const RunSummary& s) {
   fmt::print(os, "\n\nScheduler: {} sessions opened over {} cycles ({:.2f}%); {} binds; {} statements discarded\n",
              s.sessions, s.cycles, s.cycles ? 100.0 * static_cast<double>(s.sessions) / static_cast<double>(s.cycles) : 0.0,
              s.binds, s.discarded);
-  if (s.evictions > 0)
-    fmt::print(os, "Evictions: {} pods; {} jobs restarted (RestartJob), {} Failed (maxRetry); training lost {} ({:.1f} NeuronCore-hours)\n",
+  if (s.evictions > 0 || s.restarts > 0 || s.failed > 0 || s.aborted > 0 || s.terminated > 0 || s.completed_early > 0 ||
+      s.resumed_in_place > 0 || s.stuck > 0) {
+    fmt::print(os, "Evictions: {} pods; {} restarts by the job controller (RestartJob/RestartTask), {} Failed (maxRetry); training lost {} ({:.1f} NeuronCore-hours)\n",
                s.evictions, s.restarts, s.failed, dur(s.lost_training_s), s.lost_neuroncore_s / 3600);
+    if (s.aborted > 0 || s.terminated > 0 || s.completed_early > 0)
+      fmt::print(os, "Job policies: {} Aborted (AbortJob), {} Terminated (TerminateJob), {} Completed early (CompleteJob)\n", s.aborted,
+                 s.terminated, s.completed_early);
+    if (s.resumed_in_place > 0)
+      fmt::print(os, "torchrun: {} gang(s) formed again with a replacement pod before their survivors timed out (no Volcano restart)\n",
+                 s.resumed_in_place);
+    if (s.stuck > 0)
+      fmt::print(os, "Stuck: {} job(s) hold Failed pods that Volcano's default SyncJob never recreates, so their gang can never be "
+                     "complete again (no PodFailed policy: TorchX max_retries 0). Remedy: workload.torchx.max_retries >= 1 "
+                     "(PodEvicted/PodFailed -> RestartJob), or the job's own policies\n",
+                 s.stuck);
+  }
   if (s.startup)
     fmt::print(os, "Start-up (rendezvous, Neuron compilation, dataset read): {:.1f} job-hours, {:.1f}% of start-up + training; "
                    "image pulls {:.1f} job-hours; compile cache {} hits, {} misses, {} waits\n",

@@ -253,10 +253,6 @@ void read_startup_and_faults(const std::string& path, const json& doc, models::T
         if (!names.count(at.node)) fail(path, where + "/node", "no node '" + at.node + "' at t = 0 (nodes are named <node group>-<index>)");
         fs.scheduled.push_back(at);
       }
-    if (sc.max_retries < 1)
-      fail(path, "/workload/torchx/max_retries",
-           "node failures fail pods; with max_retries 0 (TorchX's default) the Volcano Job has no PodFailed policy and "
-           "Volcano's default path is not modelled: set max_retries >= 1 (PodFailed -> RestartJob)");
     sc.faults = fs;
   }
   if (doc["cluster"].contains("autoscaler")) {
@@ -338,6 +334,133 @@ models::StepModelSpec step_model_of(const std::string& path, const json& s, cons
            "the step model takes one EFA bandwidth: every node group must use one instance type");
   m.efa_gbps_per_node = sc.catalog.find(sc.node_groups[0].instance_type)->network_gbps;
   return m;
+}
+
+// /initial_state: the jobs already running at t0. Each names a workload job (submitted at
+// 0s), when its training started (<= 0 s), optionally what remains of it and the nodes its pods
+// run on; jobs without nodes are placed first-fit (nodes in the order the cluster lists them:
+// node groups in order, then index) after every named placement, in list order, ignoring
+// queue order. The nodes at t0 are each node group's desired_capacity nodes, Ready, named
+// <group>-<index>. Running jobs move to the front of sc.jobs in list order.
+void read_initial_state(const std::string& path, const json& is, models::TrainingScenario& sc, int cores_per_device) {
+  if (sc.duration_model == models::DurationModel::Derived)
+    fail(path, "/initial_state", "jobs running at t0 with duration_model 'derived' are not modelled yet");
+  struct Node {
+    std::string name;
+    std::size_t group;
+    policy::Resource room;
+    std::vector<std::pair<std::string, std::string>> labels;
+  };
+  std::vector<Node> nodes;
+  for (std::size_t g = 0; g < sc.node_groups.size(); ++g)
+    for (int i = 0; i < sc.node_groups[g].count; ++i) {
+      Node n;
+      n.name = sc.node_groups[g].name + "-" + std::to_string(i);
+      n.group = g;
+      n.room = models::node_resources(sc, sc.node_groups[g], n.name).pod_room();
+      n.labels = models::node_labels(sc.node_groups[g]);
+      n.labels.emplace_back("kubernetes.io/hostname", n.name);
+      std::sort(n.labels.begin(), n.labels.end());
+      nodes.push_back(std::move(n));
+    }
+  std::string known;
+  for (std::size_t k = 0; k < nodes.size() && k < 8; ++k) known += (k ? ", " : "") + nodes[k].name;
+  if (nodes.size() > 8) known += ", ...";
+  const json& list = is["running"];
+  std::vector<std::size_t> order;                       // job index per entry
+  std::vector<std::shared_ptr<models::InitialRun>> runs;  // per entry
+  std::vector<policy::Resource> pods;                   // per entry: one pod's requests
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const json& e = list[i];
+    const std::string where = "/initial_state/running/" + std::to_string(i);
+    const std::string name = e["job"].get<std::string>();
+    std::size_t idx = sc.jobs.size();
+    for (std::size_t k = 0; k < sc.jobs.size(); ++k)
+      if (sc.jobs[k].name == name) {
+        idx = k;
+        break;
+      }
+    if (idx == sc.jobs.size()) fail(path, where + "/job", "no workload job is named '" + name + "'");
+    if (!seen.insert(name).second) fail(path, where + "/job", "job '" + name + "' is listed twice");
+    const models::TrainingJobSpec& j = sc.jobs[idx];
+    if (j.submit != core::Time::zero())
+      fail(path, where + "/job", "job '" + name + "' is submitted at " + std::to_string(j.submit.ns() / 1'000'000'000) +
+                                     " s; a job running at t0 has submit 0s (its submission lies before the run)");
+    const core::Duration started = duration_of(path, where + "/started", e["started"]);
+    if (started > core::Duration::ns(0))
+      fail(path, where + "/started", "is in the future: a running job started at or before t0 (\"-600s\": 10 minutes before)");
+    auto r = std::make_shared<models::InitialRun>();
+    r->elapsed = core::Duration::ns(0) - started;
+    if (e.contains("remaining")) {
+      r->remaining = duration_of(path, where + "/remaining", e["remaining"]);
+      if (r->remaining <= core::Duration::ns(0) || r->remaining > j.duration)
+        fail(path, where + "/remaining", "expected a duration above 0 and at most the job's duration");
+    } else {
+      r->remaining = j.duration - r->elapsed;
+      if (r->remaining <= core::Duration::ns(0))
+        fail(path, where + "/started", "job '" + name + "' started " + std::to_string(r->elapsed.count_ns() / 1'000'000'000) +
+                                           " s before t0 and trains for " + std::to_string(j.duration.count_ns() / 1'000'000'000) +
+                                           " s: it has finished (give remaining if it runs longer than its duration)");
+    }
+    if (e.contains("nodes") && static_cast<int>(e["nodes"].size()) != j.nnodes)
+      fail(path, where + "/nodes", std::to_string(e["nodes"].size()) + " node(s) for the job's " + std::to_string(j.nnodes) + " pod(s)");
+    order.push_back(idx);
+    runs.push_back(r);
+    // The pod's requests as the model counts them (NeuronCores per device of the catalog).
+    pods.push_back(policy::Resource::make(j.cpu_per_pod, j.memory_bytes_per_pod,
+                                          static_cast<double>(j.neuron_devices_per_pod) * cores_per_device, j.efa_per_pod));
+  }
+  auto place = [&](std::size_t i, Node& n, const std::string& at) {
+    const models::TrainingJobSpec& j = sc.jobs[order[i]];
+    const std::string misfit = policy::static_misfit(models::pod_constraints(j), n.labels, n.name, sc.node_groups[n.group].taints);
+    if (!misfit.empty()) {
+      if (at.empty()) return false;
+      fail(path, at, "job '" + j.name + "' cannot run on node " + n.name + ": " + misfit);
+    }
+    if (!pods[i].less_equal(n.room)) {
+      if (at.empty()) return false;
+      fail(path, at, "node " + n.name + " has {" + n.room.to_string() + "} left at t0 (its allocatable less the DaemonSets and the pods "
+                     "placed before), too little for a pod of job '" + j.name + "' {" + pods[i].to_string() + "}");
+    }
+    n.room = n.room - pods[i];
+    runs[i]->nodes.push_back(n.name);
+    return true;
+  };
+  // The named placements first, then first fit.
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    if (!list[i].contains("nodes")) continue;
+    for (std::size_t k = 0; k < list[i]["nodes"].size(); ++k) {
+      const std::string want = list[i]["nodes"][k].get<std::string>();
+      const std::string at = "/initial_state/running/" + std::to_string(i) + "/nodes/" + std::to_string(k);
+      auto it = std::find_if(nodes.begin(), nodes.end(), [&](const Node& n) { return n.name == want; });
+      if (it == nodes.end()) fail(path, at, "no node '" + want + "' at t0 (nodes are <node group>-<index>: " + known + ")");
+      place(i, *it, at);
+    }
+  }
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    if (list[i].contains("nodes")) continue;
+    for (int k = 0; k < sc.jobs[order[i]].nnodes; ++k) {
+      bool placed = false;
+      for (Node& n : nodes)
+        if ((placed = place(i, n, ""))) break;
+      if (!placed)
+        fail(path, "/initial_state/running/" + std::to_string(i), "no node at t0 has room for pod " + std::to_string(k) + " of job '" +
+                                                                       sc.jobs[order[i]].name + "' {" + pods[i].to_string() + "}");
+    }
+  }
+  // Running jobs first, in list order; the others keep theirs.
+  std::vector<models::TrainingJobSpec> jobs;
+  jobs.reserve(sc.jobs.size());
+  std::vector<char> taken(sc.jobs.size(), 0);
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    taken[order[i]] = 1;
+    jobs.push_back(sc.jobs[order[i]]);
+    jobs.back().initial = runs[i];
+  }
+  for (std::size_t k = 0; k < sc.jobs.size(); ++k)
+    if (!taken[k]) jobs.push_back(std::move(sc.jobs[k]));
+  sc.jobs = std::move(jobs);
 }
 
 }  // namespace
@@ -584,17 +707,15 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
   if (w.contains("torchx")) {
     const json& t = w["torchx"];
     sc.max_retries = t.value("max_retries", 0);
+    if (t.contains("peer_failure_timeout")) {
+      sc.peer_failure_timeout = duration_of(path, "/workload/torchx/peer_failure_timeout", t["peer_failure_timeout"]);
+      if (sc.peer_failure_timeout <= core::Duration::ns(0)) fail(path, "/workload/torchx/peer_failure_timeout", "expected a positive duration");
+    }
     if (t.contains("checkpoint_interval")) {
       sc.checkpoint_interval = duration_of(path, "/workload/torchx/checkpoint_interval", t["checkpoint_interval"]);
       if (sc.checkpoint_interval < core::Duration::ns(0)) fail(path, "/workload/torchx/checkpoint_interval", "expected a duration >= 0");
     }
   }
-  for (const auto& a : sc.scheduler.actions)
-    if ((a == "preempt" || a == "reclaim") && sc.max_retries < 1)
-      fail(path, "/workload/torchx/max_retries",
-           "the " + a + " action evicts pods; with max_retries 0 (TorchX's default) the Volcano Job has no "
-           "PodEvicted policy and Volcano's default SyncJob path is not modelled: set max_retries >= 1 "
-           "(PodEvicted -> RestartJob)");
   if (w.contains("philly")) {
     const json& p = w["philly"];
     // ${MLTWIN_DATA}/... is in the data folder, a relative path beside the scenario.
@@ -722,6 +843,7 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
         }
       }
   }
+  if (doc.contains("initial_state")) read_initial_state(path, doc["initial_state"], sc, cores_per_device);
   // Every job's queue must exist.
   for (const auto& j : sc.jobs)
     if (!queue_names.count(j.queue)) {

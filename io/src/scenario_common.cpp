@@ -429,6 +429,55 @@ std::string leaf_queue_problem(const std::vector<models::QueueSpec>& queues, con
   return {};
 }
 
+namespace {
+
+models::JobEvent event_of(const std::string& e) {
+  if (e == "PodEvicted") return models::JobEvent::PodEvicted;
+  if (e == "PodFailed") return models::JobEvent::PodFailed;
+  if (e == "TaskCompleted") return models::JobEvent::TaskCompleted;
+  return models::JobEvent::Any;  // "*" (the schema allows no other)
+}
+
+models::JobAction action_of(const std::string& a) {
+  using A = models::JobAction;
+  for (A x : {A::RestartJob, A::RestartTask, A::RestartPod, A::AbortJob, A::TerminateJob, A::CompleteJob, A::ResumeJob})
+    if (a == models::to_string(x)) return x;
+  return A::SyncJob;  // not reached: the schema lists the actions
+}
+
+// A LifecyclePolicy list, checked as Volcano's admission webhook checks it
+// (pkg/webhooks/admission/jobs/validate/util.go validatePolicies, v1.12.1): each policy names
+// an event or events, no event appears in two policies, and "*" stands alone.
+std::vector<models::LifecyclePolicy> lifecycle_policies_of(const std::string& file, const std::string& where, const json& list) {
+  std::vector<models::LifecyclePolicy> out;
+  std::uint8_t seen = 0;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const json& p = list[i];
+    const std::string w = where + "/" + std::to_string(i);
+    std::vector<std::pair<std::string, std::string>> events;  // (event, its JSON path)
+    if (p.contains("event")) events.emplace_back(p["event"].get<std::string>(), w + "/event");
+    if (p.contains("events"))
+      for (std::size_t k = 0; k < p["events"].size(); ++k) events.emplace_back(p["events"][k].get<std::string>(), w + "/events/" + std::to_string(k));
+    if (events.empty()) fail(file, w, "a policy needs an event or events (Volcano's webhook: either event and exitCode should be specified)");
+    models::LifecyclePolicy lp;
+    lp.action = action_of(p["action"].get<std::string>());
+    for (const auto& [e, at] : events) {
+      const auto bit = static_cast<std::uint8_t>(1u << static_cast<unsigned>(event_of(e)));
+      if (seen & bit) fail(file, at, "event '" + e + "' appears in two policies (Volcano's webhook refuses a duplicate event)");
+      seen |= bit;
+      lp.events |= bit;
+    }
+    out.push_back(lp);
+  }
+  const auto any = static_cast<std::uint8_t>(1u << static_cast<unsigned>(models::JobEvent::Any));
+  if ((seen & any) && seen != any)
+    fail(file, where, "a policy on \"*\" cannot stand beside policies on other events (Volcano's webhook: if there's * here, "
+                      "no other policy should be here)");
+  return out;
+}
+
+}  // namespace
+
 models::TrainingJobSpec job_of(const std::string& file, const std::string& where, const json& j, std::size_t index,
                                int cores_per_device) {
   models::TrainingJobSpec js;
@@ -473,6 +522,15 @@ models::TrainingJobSpec job_of(const std::string& file, const std::string& where
       fail(file, where + "/sla_waiting_time",
            "\"" + text + "\" is not positive (Volcano ignores such a waiting time; remove it instead)");
     js.sla_waiting_time = core::Duration::ns(ns);
+  }
+  if (j.contains("policies") || j.contains("task_policies") || j.contains("max_retry")) {
+    // The job's own Volcano lifecycle (else the scenario's TorchX default).
+    auto lc = std::make_shared<models::JobLifecycle>();
+    lc->max_retry = j.value("max_retry", 0);
+    if (lc->max_retry == 0) lc->max_retry = 3;  // the admission webhook's DefaultMaxRetry (mutate_job.go)
+    if (j.contains("policies")) lc->policies = lifecycle_policies_of(file, where + "/policies", j["policies"]);
+    if (j.contains("task_policies")) lc->task_policies = lifecycle_policies_of(file, where + "/task_policies", j["task_policies"]);
+    js.lifecycle = std::move(lc);
   }
   js.nproc_per_node = j.value("nproc_per_node", std::max(1, js.neuron_devices_per_pod * cores_per_device));
   if (js.submit < core::Time::zero()) fail(file, where + "/submit", "must not be negative");

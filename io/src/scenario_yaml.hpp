@@ -13,8 +13,8 @@ namespace mltwin::io::detail {
 /// Reads every file `doc` references (paths relative to the scenario file, ${MLTWIN_DATA}
 /// expanded as for traces) and rewrites `doc` in place: the scheduler ConfigMap into
 /// volcano.actions/tiers/configurations, the eksctl node groups into cluster.node_groups, the
-/// Queue manifests appended to queues, the Volcano Jobs into workload.jobs (and their
-/// PodEvicted policy into workload.torchx.max_retries). Each file read is appended to
+/// Queue manifests appended to queues, the Volcano Jobs into workload.jobs (with their maxRetry
+/// and lifecycle policies as max_retry, policies, task_policies). Each file read is appended to
 /// `inputs`. Expects a document the schema has checked. Throws ScenarioError naming the YAML
 /// file, line, column and path, or the scenario and its JSON path.
 void expand_config_files(const std::string& scenario_path, nlohmann::json& doc, const std::string& explicit_data_dir,

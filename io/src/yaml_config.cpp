@@ -572,26 +572,49 @@ constexpr const char* kVolcanoBatch = "batch.volcano.sh/v1alpha1";
 constexpr const char* kPriorityApi = "scheduling.k8s.io/v1";
 
 std::vector<JobPolicy> policies_of(const Y& y) {
+  // LifecyclePolicy (batch.volcano.sh/v1alpha1), checked as the admission webhook checks a list
+  // (pkg/webhooks/admission/jobs/validate/util.go validatePolicies, v1.12.1): known events and
+  // actions, no event in two policies, "*" alone.
   std::vector<JobPolicy> out;
+  std::set<std::string> seen;
   for (const Y& p : y.list()) {
     const M m(p, {"event", "events", "action", "exitCode", "timeout"});
     JobPolicy jp;
-    if (const Y* e = m.get("event")) jp.events.push_back(e->str());
+    std::vector<Y> event_nodes;
+    if (const Y* e = m.get("event")) event_nodes.push_back(*e);
     if (const Y* es = m.get("events"))
-      for (const Y& e : es->list()) jp.events.push_back(e.str());
-    // The CRD's enum of events (batch.volcano.sh_jobs.yaml).
+      for (const Y& e : es->list()) event_nodes.push_back(e);
+    // The CRD's enum of events (batch.volcano.sh_jobs.yaml); the webhook's policyEventMap
+    // refuses the controller's internal ones.
     static const std::set<std::string> events = {"*", "PodPending", "PodRunning", "PodFailed", "PodEvicted", "Unknown",
                                                   "TaskCompleted", "OutOfSync", "CommandIssued", "JobUpdated", "TaskFailed"};
-    for (std::size_t i = 0; i < jp.events.size(); ++i)
-      if (!events.count(jp.events[i]))
-        p.fail("unknown event '" + jp.events[i] + "' (Volcano's are *, PodPending, PodRunning, PodFailed, PodEvicted, "
-               "Unknown, TaskCompleted, OutOfSync, CommandIssued, JobUpdated, TaskFailed)");
-    if (const Y* a = m.get("action")) jp.action = a->str();
-    if (const Y* c = m.get("exitCode")) jp.exit_code = static_cast<int>(c->integer());
-    if (const Y* t = m.get("timeout")) jp.timeout = t->str();
-    if (jp.events.empty() && !jp.exit_code) p.fail("a policy needs an event, events or an exitCode");
+    for (const Y& en : event_nodes) {
+      const std::string e = en.str();
+      if (!events.count(e))
+        en.fail("unknown event '" + e + "' (Volcano's are *, PodPending, PodRunning, PodFailed, PodEvicted, "
+                "Unknown, TaskCompleted, OutOfSync, CommandIssued, JobUpdated, TaskFailed)");
+      if (e == "PodRunning" || e == "OutOfSync" || e == "CommandIssued")
+        en.fail("event '" + e + "' is internal to the job controller: Volcano's admission webhook refuses it in a policy");
+      if (!seen.insert(e).second) en.fail("event '" + e + "' appears in two policies (Volcano's admission webhook refuses it)");
+      jp.events.push_back(e);
+    }
+    if (const Y* c = m.get("exitCode"))
+      c->fail("a policy on a container exit code is not modelled (mltwin's pods fail with their node or their gang, "
+              "without an exit code); use event: PodFailed");
+    if (const Y* t = m.get("timeout"))
+      t->fail("a delayed action (timeout) is not modelled: mltwin's job controller acts at once");
+    if (jp.events.empty()) p.fail("a policy needs an event or events");
+    static const std::set<std::string> actions = {"RestartJob", "RestartTask", "RestartPod", "AbortJob",
+                                                   "TerminateJob", "CompleteJob", "ResumeJob"};
+    const Y& a = m.req("action");
+    jp.action = a.str();
+    if (!actions.count(jp.action))
+      a.fail("unknown action '" + jp.action + "' (a policy may name RestartJob, RestartTask, RestartPod, AbortJob, "
+             "TerminateJob, CompleteJob, ResumeJob)");
     out.push_back(std::move(jp));
   }
+  if (seen.count("*") && seen.size() > 1)
+    y.fail("a policy on \"*\" cannot stand beside policies on other events (Volcano's admission webhook refuses it)");
   return out;
 }
 
@@ -1069,19 +1092,6 @@ models::NodeGroupSpec to_node_group_spec(const EksctlNodeGroup& g) {
   return ng;
 }
 
-int evicted_restart_retries(const VolcanoJobManifest& job) {
-  std::string action;
-  for (const auto& t : job.tasks) {
-    const std::string a = job.action_on_evicted(t);
-    if (!a.empty() && a != "RestartJob")
-      fail_at(t.at, "PodEvicted -> " + a + " is not modelled (mltwin models RestartJob, the policy TorchX writes)");
-    if (&t != &job.tasks.front() && a != action)
-      fail_at(t.at, "tasks of one job react differently to PodEvicted; mltwin models one policy per job");
-    action = a;
-  }
-  return action.empty() ? 0 : job.max_retry;
-}
-
 json volcano_job_json(const VolcanoJobManifest& job, const std::vector<PriorityClassManifest>& classes,
                       const json& submit, const json& duration) {
   const VolcanoTask& first = job.tasks.front();
@@ -1138,6 +1148,27 @@ json volcano_job_json(const VolcanoJobManifest& job, const std::vector<PriorityC
   }
   if (!first.pod.node_affinity.is_null()) j["node_affinity"] = first.pod.node_affinity;
   if (!job.sla_waiting_time.empty()) j["sla_waiting_time"] = job.sla_waiting_time;
+  // The lifecycle: maxRetry, the job's policies and its tasks' (one list: mltwin's job has one
+  // pod per task, each task its own policies). Events that never happen in mltwin are left out
+  // (PodPending applies only with a timeout, refused above; Unknown, TaskFailed and
+  // JobUpdated need a PodGroup Unknown phase, container restarts or a Job update).
+  auto policies_json = [](const std::vector<JobPolicy>& ps) {
+    json a = json::array();
+    for (const auto& p : ps) {
+      json ev = json::array();
+      for (const auto& e : p.events)
+        if (e == "*" || e == "PodEvicted" || e == "PodFailed" || e == "TaskCompleted") ev.push_back(e);
+      if (!ev.empty()) a.push_back({{"events", ev}, {"action", p.action}});
+    }
+    return a;
+  };
+  for (const auto& t : job.tasks)
+    if (policies_json(t.policies) != policies_json(first.policies))
+      fail_at(t.at, "task '" + t.name + "' has other policies than task '" + first.name +
+                        "'; mltwin gives every task of a job the same policies");
+  j["max_retry"] = job.max_retry;
+  if (const json p = policies_json(job.policies); !p.empty()) j["policies"] = p;
+  if (const json p = policies_json(first.policies); !p.empty()) j["task_policies"] = p;
   return j;
 }
 
@@ -1332,8 +1363,6 @@ void expand_config_files(const std::string& path, json& doc, const std::string& 
     }
     json jobs = json::array();
     std::map<std::string, YamlPlace> seen;
-    std::optional<int> retries;
-    const VolcanoJobManifest* retries_from = nullptr;
     for (const auto& e : entries) {
       const std::string key = e.job.namespace_ + "/" + e.job.name;
       if (auto it = seen.find(key); it != seen.end())
@@ -1343,24 +1372,7 @@ void expand_config_files(const std::string& path, json& doc, const std::string& 
         fail_at(e.job.queue_at, "queue '" + e.job.queue + "' is not defined (" +
                                     (e.job.queue == "default" && e.job.queue_at.path.empty() ? "Volcano's default when spec.queue is absent; " : "") +
                                     "give it in /queues or /queues_from)");
-      const int r = evicted_restart_retries(e.job);
-      if (retries && *retries != r)
-        fail_at(e.job.at, "this job's eviction policy means max_retries " + std::to_string(r) + ", job '" + retries_from->name +
-                              "' means " + std::to_string(*retries) +
-                              "; mltwin keeps one value per scenario (TrainingScenario::max_retries)");
-      retries = r;
-      retries_from = &e.job;
       jobs.push_back(volcano_job_json(e.job, classes, e.submit, e.duration));
-    }
-    if (retries) {
-      json& t = w["torchx"];
-      if (t.is_null()) t = json::object();
-      if (t.contains("max_retries") && t["max_retries"].get<int>() != *retries)
-        fail(path, "/workload/torchx/max_retries",
-             std::to_string(t["max_retries"].get<int>()) + " contradicts the manifests' eviction policy (" + std::to_string(*retries) +
-                 ": " + (*retries > 0 ? "PodEvicted -> RestartJob, maxRetry " + std::to_string(*retries) : std::string("no PodEvicted policy")) +
-                 ", job '" + retries_from->name + "')");
-      t["max_retries"] = *retries;
     }
     w["jobs"] = jobs;
     w.erase("manifests");

@@ -44,39 +44,6 @@ Duration LatencySpec::draw(core::Engine& rng) const {
   return a;
 }
 
-struct TrainingCluster::JobRun {
-  JobId pj = policy::kNone;
-  Resource pod;
-  int bound = 0, running = 0;
-  core::Time inqueue = core::Time::max();
-  core::Time scheduled = core::Time::max();
-  core::Time start = core::Time::max();
-  core::Time end = core::Time::max();
-  core::Time attempt_start = core::Time::max();  // training start of the current attempt
-  core::EventId end_event;                       // kJobEnd of the current attempt
-  Duration saved = Duration::ns(0);              // progress kept by the last checkpoint
-  int retries = 0;                               // Volcano Job status.retryCount
-  bool restarting = false;                       // killed, waiting for its pods to be gone
-  bool failed = false;                           // retries exhausted: Failed once pods are gone
-  std::string restart_note;
-  // Per-job breakdown (JobOutcome), and the step model's state (DurationModel::Derived).
-  core::Time attempt_placed = core::Time::max();  // first bind of the current attempt
-  StepTime step;                                  // step time of the current attempt's placement
-  std::int64_t steps_saved = 0;                   // steps kept by the last checkpoint
-  // The current attempt in periods of constant step time (derived): steps done and their
-  // split before period_start, and the bytes one inter-node hop carries per step.
-  core::Time period_start = core::Time::max();
-  double att_steps = 0, att_compute_s = 0, att_comm_s = 0, att_sync_s = 0;
-  double hop_bytes_per_step = 0;
-  // The current period of constant step time (a step_periods row): since when, the steps done
-  // before it, the EFA grant it has, and which attempt (training start) it belongs to.
-  core::Time step_since = core::Time::max();
-  double step_since_steps = 0;
-  double efa_gbps = 0;
-  int attempt = -1;
-  bool ended = false;
-  std::string last_phase = "Pending";
-};
 
 TrainingCluster::TrainingCluster(const TrainingScenario& sc, core::Simulator& sim, core::RngStreams& rng,
                                  TrainingRecorder& recorder)
@@ -123,6 +90,7 @@ TrainingCluster::TrainingCluster(const TrainingScenario& sc, core::Simulator& si
     for (const auto& j : sc.jobs)
       if (j.steps < 1) throw std::invalid_argument("job " + j.name + ": duration model 'derived' needs steps >= 1");
   }
+  torchx_default_ = torchx_lifecycle(sc.max_retries);
   runs_.resize(sc.jobs.size());
   outcomes_.resize(sc.jobs.size());
   jstart_.resize(sc.jobs.size());
@@ -163,6 +131,7 @@ void TrainingCluster::on_event(core::Simulator&, std::uint64_t payload) {
     case kNodeFailure: node_failure(static_cast<NodeId>(idx)); break;
     case kNodeReady: node_ready(static_cast<NodeId>(idx)); break;
     case kScan: autoscaler_scan(); break;
+    case kPeerTimeout: peer_timeout(idx); break;
   }
 }
 
@@ -245,13 +214,18 @@ void TrainingCluster::arrive(std::size_t idx) {
   out.submit = j.submit;
   out.nnodes = j.nnodes;
   out.neuron_devices = j.neuron_devices_per_pod * j.nnodes;
-  rec_.job_submitted({static_cast<std::uint32_t>(idx), j.name, j.queue, j.submit, j.nnodes, j.nproc_per_node,
+  // A job running at t0 was submitted before the run began; what is known is when it started.
+  const core::Time submit = j.initial ? core::Time::zero() - j.initial->elapsed : j.submit;
+  out.submit = submit;
+  rec_.job_submitted({static_cast<std::uint32_t>(idx), j.name, j.queue, submit, j.nnodes, j.nproc_per_node,
                       j.neuron_devices_per_pod, j.cpu_per_pod, j.memory_bytes_per_pod / kGiB, j.efa_per_pod,
                       j.duration.seconds(), j.trace_row, j.trace_gpus, j.steps});
   policy::QueueId qid = policy::kNone;
   for (const auto& q : state_.queues())
     if (q.name == j.queue) qid = q.id;
-  std::string why = qid == policy::kNone ? "queue '" + j.queue + "' does not exist" : infeasible_reason(j, run.pod);
+  std::string why = qid == policy::kNone ? "queue '" + j.queue + "' does not exist"
+                    : j.initial           ? std::string()  // it runs: the loader checked its placement
+                                          : infeasible_reason(j, run.pod);
   if (!why.empty()) {
     // Refused at submission, as an admission check would: it could never run here.
     run.ended = true;
@@ -266,7 +240,7 @@ void TrainingCluster::arrive(std::size_t idx) {
   pj.queue = qid;
   pj.min_available = j.nnodes;  // TorchX: minAvailable = replicas
   pj.priority = j.priority;
-  pj.creation = j.submit.ns();
+  pj.creation = submit.ns();
   pj.sla_waiting_time = j.sla_waiting_time.count_ns();
   pj.uid = uid_rng_();
   pj.min_resources = run.pod;
@@ -275,7 +249,51 @@ void TrainingCluster::arrive(std::size_t idx) {
   if (job_of_policy_.size() <= run.pj) job_of_policy_.resize(run.pj + 1);
   job_of_policy_[run.pj] = idx;
   out.phase = "Pending";
+  if (j.initial) place_initial(idx);
   ensure_tick();
+}
+
+void TrainingCluster::place_initial(std::size_t idx) {
+  // A job running at t0 (/initial_state): its PodGroup was admitted and its gang placed before
+  // the run began, so at t0 (before the first scheduling cycle) its PodGroup is Running and its
+  // pods Running on the nodes the scenario names; its training resumes for what remains (no
+  // bind latency, pod start-up or start-up phases: they happened before t0). From then on it is
+  // a job like the others: allocated in its queue's share, a victim for preempt and reclaim.
+  const TrainingJobSpec& j = scenario_.jobs[idx];
+  const InitialRun& init = *j.initial;
+  JobRun& run = runs_[idx];
+  const core::Time started = core::Time::zero() - init.elapsed;
+  const auto u = static_cast<std::uint32_t>(idx);
+  state_.set_podgroup_phase(run.pj, PodGroupPhase::Inqueue);
+  rec_.phase_change({u, sim_.now(), "Pending", "Inqueue"});
+  state_.set_podgroup_phase(run.pj, PodGroupPhase::Running);
+  rec_.phase_change({u, sim_.now(), "Inqueue", "Running"});
+  run.last_phase = "Running";
+  run.inqueue = started;
+  for (int i = 0; i < j.nnodes; ++i) create_pod(idx, i);
+  const auto tasks = state_.job(run.pj).tasks;
+  for (TaskId t : tasks) {
+    const std::string& want = init.nodes.at(static_cast<std::size_t>(replica_of_task_[t]));
+    NodeId node = policy::kNone;
+    for (const auto& n : state_.nodes())
+      if (n.name == want) node = n.id;
+    if (node == policy::kNone) throw std::invalid_argument("job " + j.name + " runs at t0 on node '" + want + "', which does not exist");
+    if (!state_.task(t).resreq.less_equal(state_.node(node).idle))
+      throw std::invalid_argument("job " + j.name + " runs at t0 on node '" + want + "', which has no room for its pod");
+    state_.set_task_status(t, TaskStatus::Running, node);
+    account_allocation(state_.task(t).resreq[policy::Dim::NeuronCore] / 1000.0);
+    if (dynamic_nodes_) node_occupancy_changed(node);
+    rec_.pod_event({u, replica_of_task_[t], "Bound", want, sim_.now()});
+    rec_.pod_event({u, replica_of_task_[t], "Running", want, sim_.now()});
+  }
+  run.bound = run.running = j.nnodes;
+  run.scheduled = started;
+  outcomes_[idx].scheduled = started;
+  run.start = started;
+  run.vc = VcPhase::Running;
+  jstart_[idx].training_start = started;
+  run.saved = j.duration - init.remaining;  // the progress at t0: training_time() is what remains
+  start_training(idx);
 }
 
 void TrainingCluster::ensure_tick() {
@@ -356,110 +374,19 @@ void TrainingCluster::bind(const policy::TaskInfo& task, const policy::NodeInfo&
 void TrainingCluster::evict(const policy::TaskInfo& task, std::string_view reason) {
   // Called while the scheduler commits (the task is Releasing in the state already). The pod
   // is being deleted: it holds its resources for the termination grace period. The job
-  // controller reacts to the PodEvicted event after the scheduling cycle.
+  // controller reacts to the PodEvicted event after the scheduling cycle (job_controller.cpp).
   const std::size_t idx = job_of_policy_[task.job];
   JobRun& run = runs_[idx];
   ++stats_.evictions;
   rec_.pod_event({static_cast<std::uint32_t>(idx), replica_of_task_[task.id], "Evicted", state_.node(task.node).name, sim_.now()});
   const Duration grace = grace_rng_ ? scenario_.termination_grace.draw(*grace_rng_) : scenario_.termination_grace.a;
   sim_.schedule_in(grace, this, pack(kPodGone, task.id));
-  if (!run.restarting) {
+  run.events.push_back({JobEvent::PodEvicted, replica_of_task_[task.id], "pod " + task.name + " evicted (" + std::string(reason) + ")"});
+  if (!run.controller_pending) {
+    run.controller_pending = true;
     if (reason == "reclaim") ++outcomes_[idx].reclaim_evictions;
-    run.restarting = true;
-    jstart_[idx].restart_event = "PodEvicted";
-    run.restart_note = "pod " + task.name + " evicted (" + std::string(reason) + ")";
     sim_.schedule(sim_.now(), this, pack(kJobController, idx));
   }
-}
-
-void TrainingCluster::job_controller(std::size_t idx) {
-  // The Volcano job controller handles PodEvicted with the policy TorchX wrote.
-  JobRun& run = runs_[idx];
-  const TrainingJobSpec& spec = scenario_.jobs[idx];
-  if (scenario_.max_retries <= 0)
-    throw std::logic_error("job " + spec.name + ": " + run.restart_note +
-                           ", but with TorchX max_retries 0 the Volcano Job has no PodEvicted policy and "
-                           "Volcano's default SyncJob path is not modelled: set workload.torchx.max_retries >= 1");
-  // RestartJob (state/running.go): killJob with no pod retained, retryCount + 1.
-  ++run.retries;
-  JobStartup& js = jstart_[idx];
-  js.killed = true;
-  if (js.in_startup) {  // killed during start-up: no training lost, a compilation in flight is
-    sim_.cancel(js.done_event);  // dropped (it never reaches the cache)
-    js.in_startup = false;
-    if (startup_) startup_->abort_compiles(static_cast<std::uint32_t>(idx), sim_.now());
-  }
-  // Lost work: training since the last checkpoint of this attempt (or since its start).
-  double lost_s = 0;
-  if (run.attempt_start != core::Time::max()) {
-    sim_.cancel(run.end_event);
-    stats_.training_s += (sim_.now() - run.attempt_start).seconds();
-    const std::int64_t c = scenario_.checkpoint_interval.count_ns();
-    if (scenario_.duration_model == DurationModel::Derived) {
-      // Progress in whole steps; a checkpoint every max(1, c / step time) steps of this
-      // attempt. The kept steps' share of the attempt's time and split is credited, the rest
-      // is lost (with one step time all along: elapsed - kept steps x step time).
-      end_step_period(idx, sim_.now(), "restarted");
-      const Duration elapsed = sim_.now() - run.attempt_start;
-      const std::int64_t t = run.step.total().count_ns();
-      const std::int64_t done = run.steps_saved + static_cast<std::int64_t>(std::floor(run.att_steps));
-      const std::int64_t every = std::max<std::int64_t>(1, t > 0 ? c / t : 1);
-      const std::int64_t kept = c > 0 ? std::max(run.steps_saved, done / every * every) : 0;
-      const double k = static_cast<double>(std::max<std::int64_t>(0, kept - run.steps_saved));
-      const double frac = run.att_steps > 0 ? std::min(1.0, k / run.att_steps) : 0.0;
-      JobOutcome& o = outcomes_[idx];
-      o.compute_s += frac * run.att_compute_s;
-      o.communication_s += frac * run.att_comm_s;
-      o.sync_s += frac * run.att_sync_s;
-      lost_s = elapsed.seconds() * (1.0 - frac);
-      run.steps_saved = kept;
-      run.period_start = core::Time::max();
-    } else {
-      const Duration total = run.saved + (sim_.now() - run.attempt_start);
-      const Duration kept = c > 0 ? Duration::ns(total.count_ns() / c * c) : Duration::ns(0);
-      lost_s = (total - kept).seconds();
-      run.saved = kept;
-    }
-    run.attempt_start = core::Time::max();
-    if (traffic_ && traffic_->has_job(static_cast<std::uint32_t>(idx))) {
-      traffic_->remove_job(static_cast<std::uint32_t>(idx));  // the others may speed up
-      settle_traffic();
-    }
-  }
-  outcomes_[idx].lost_s += lost_s;
-  if (run.attempt_placed != core::Time::max()) outcomes_[idx].startup_s += (sim_.now() - run.attempt_placed).seconds();
-  run.attempt_placed = core::Time::max();
-  stats_.lost_training_s += lost_s;
-  stats_.lost_neuroncore_s += lost_s * run.pod[policy::Dim::NeuronCore] / 1000.0 * spec.nnodes;
-  const auto tasks = state_.job(run.pj).tasks;  // copy: pods may leave the list
-  for (TaskId t : tasks) {
-    const policy::TaskInfo& task = state_.task(t);
-    if (task.status == TaskStatus::Releasing) continue;  // evicted: already being deleted
-    if (task.status == TaskStatus::Pending) {
-      // Not on a node: deleted at once.
-      rec_.pod_event({static_cast<std::uint32_t>(idx), replica_of_task_[t], "Deleted", "", sim_.now()});
-      state_.remove_task(t);
-      continue;
-    }
-    rec_.pod_event({static_cast<std::uint32_t>(idx), replica_of_task_[t], "Killed", state_.node(task.node).name, sim_.now()});
-    state_.set_task_status(t, TaskStatus::Releasing);
-    const Duration grace = grace_rng_ ? scenario_.termination_grace.draw(*grace_rng_) : scenario_.termination_grace.a;
-    sim_.schedule_in(grace, this, pack(kPodGone, t));
-  }
-  run.bound = run.running = 0;
-  // state/restarting.go: retryCount >= maxRetry -> Failed, else Pending once the pods are gone.
-  run.failed = run.retries >= scenario_.max_retries;
-  if (run.failed) ++stats_.failed;
-  else ++stats_.restarts;
-  char lost[64];
-  std::snprintf(lost, sizeof lost, "%.1f", lost_s);
-  const std::string text = run.restart_note + "; " + js.restart_event + " -> RestartJob, retry " + std::to_string(run.retries) +
-                           " of maxRetry " + std::to_string(scenario_.max_retries) +
-                           (run.failed ? " (retries exhausted: Failed)" : "") + "; lost " + lost +
-                           " s of training" + (scenario_.checkpoint_interval.count_ns() > 0 ? " since the last checkpoint" : "");
-  rec_.decision({static_cast<std::uint32_t>(idx), sim_.now(), run.failed ? "Failed" : "Restarting", "job-controller", text});
-  if (state_.job(run.pj).tasks.empty()) all_pods_gone(idx);  // none was on a node
-  ensure_tick();
 }
 
 void TrainingCluster::pod_gone(TaskId t) {
@@ -473,13 +400,13 @@ void TrainingCluster::pod_gone(TaskId t) {
   state_.remove_task(t);
   if (dynamic_nodes_) node_occupancy_changed(node);
   ensure_tick();
-  if (state_.job(runs_[idx].pj).tasks.empty()) all_pods_gone(idx);
+  check_job_phase(idx);  // the job controller's status rule; a missing pod may be recreated
 }
 
 void TrainingCluster::pods_failed_on_node(NodeId n) {
   // The node failed: its pods are gone with it (their containers died; nothing is left to
-  // terminate). The Volcano job controller sees PodFailed and applies the policy TorchX wrote
-  // (max_retries > 0: PodFailed -> RestartJob), as for an eviction.
+  // terminate). The Volcano job controller sees PodFailed and applies the job's policy
+  // (TorchX max_retries > 0: PodFailed -> RestartJob), as for an eviction (job_controller.cpp).
   std::vector<TaskId> on;
   for (const auto* list : {&state_.pending_jobs(), &state_.active_jobs()})
     for (JobId j : *list)
@@ -495,77 +422,57 @@ void TrainingCluster::pods_failed_on_node(NodeId n) {
       state_.set_task_status(t, TaskStatus::Pending);
       continue;
     }
+    const bool releasing = task.status == TaskStatus::Releasing;
     account_allocation(-task.resreq[policy::Dim::NeuronCore] / 1000.0);
     rec_.pod_event({static_cast<std::uint32_t>(idx), replica_of_task_[t], "Failed", node_name, sim_.now()});
     const std::string pod_name = task.name;
+    const int replica = replica_of_task_[t];
     state_.remove_task(t);
-    if (!run.restarting) {
-      run.restarting = true;
-      jstart_[idx].restart_event = "PodFailed";
-      run.restart_note = "pod " + pod_name + " failed (node " + node_name + " failed)";
+    if (releasing) {  // being deleted already: its deletion completes with the node
+      check_job_phase(idx);
+      continue;
+    }
+    run.events.push_back({JobEvent::PodFailed, replica, "pod " + pod_name + " failed (node " + node_name + " failed)"});
+    if (!run.controller_pending) {
+      run.controller_pending = true;
       sim_.schedule(sim_.now(), this, pack(kJobController, idx));
-    } else if (jstart_[idx].killed && state_.job(run.pj).tasks.empty()) {
-      all_pods_gone(idx);  // the last of its killed pods was on the failed node
     }
   }
 }
 
-void TrainingCluster::all_pods_gone(std::size_t idx) {
-  JobRun& run = runs_[idx];
-  run.restarting = false;
-  jstart_[idx].killed = false;
-  if (run.failed) {
-    run.end = sim_.now();
-    run.ended = true;
-    ++ended_;
-    outcomes_[idx].end = run.end;
-    outcomes_[idx].phase = "Failed";
-    write_final(idx, "Failed", jstart_[idx].restart_event + " -> RestartJob: retries exhausted (maxRetry " +
-                                   std::to_string(scenario_.max_retries) + ")");
-    state_.remove_job(run.pj);
-    return;
-  }
-  outcomes_[idx].phase = "Pending";
-  // The job is Pending again (state/restarting.go); syncJob creates its pods once the PodGroup
-  // is admitted (not Pending). If enqueue admitted it while the old pods terminated, now.
-  if (state_.job(run.pj).phase != PodGroupPhase::Pending) create_pods(idx);
-}
 
 void TrainingCluster::podgroup_phase_changed(const policy::JobInfo& job, PodGroupPhase from, PodGroupPhase to) {
   const std::size_t idx = job_of_policy_[job.id];
   JobRun& run = runs_[idx];
   rec_.phase_change({static_cast<std::uint32_t>(idx), sim_.now(), policy::to_string(from), policy::to_string(to)});
   run.last_phase = policy::to_string(to);
-  if (to == PodGroupPhase::Inqueue && job.tasks.empty() && !run.restarting) {
+  if (to == PodGroupPhase::Inqueue) {
     if (run.inqueue == core::Time::max()) run.inqueue = sim_.now();
-    create_pods(idx);
+    ensure_pods(idx);  // syncJob creates the missing pods of an admitted PodGroup
   }
 }
 
-void TrainingCluster::create_pods(std::size_t idx) {
+void TrainingCluster::create_pod(std::size_t idx, int i) {
   // The Volcano job controller creates the pods once the PodGroup is Inqueue: one per TorchX
   // replica, each its own Volcano task "trainer-<i>" with replicas 1.
   JobRun& run = runs_[idx];
   const TrainingJobSpec& j = scenario_.jobs[idx];
-  for (int i = 0; i < j.nnodes; ++i) {
-    policy::TaskInfo t;
-    t.name = j.name + "-trainer-" + std::to_string(i) + "-0";
-    t.index = 0;
-    t.resreq = run.pod;
-    t.priority = j.priority;
-    t.creation = sim_.now().ns();
-    t.uid = uid_rng_();
-    t.node_selector = j.node_selector;
-    t.node_affinity = j.node_affinity;
-    t.tolerations = j.tolerations;
-    // Conformance never evicts a critical pod (Kubernetes' system PriorityClasses).
-    t.system_critical = j.priority_class == "system-cluster-critical" || j.priority_class == "system-node-critical";
-    const TaskId id = state_.add_task(run.pj, t);
-    if (replica_of_task_.size() <= id) replica_of_task_.resize(id + 1, 0);
-    replica_of_task_[id] = i;
-    rec_.pod_event({static_cast<std::uint32_t>(idx), i, "Created", "", sim_.now()});
-  }
-  ensure_tick();
+  policy::TaskInfo t;
+  t.name = j.name + "-trainer-" + std::to_string(i) + "-0";
+  t.index = 0;
+  t.resreq = run.pod;
+  t.priority = j.priority;
+  t.creation = sim_.now().ns();
+  t.uid = uid_rng_();
+  t.node_selector = j.node_selector;
+  t.node_affinity = j.node_affinity;
+  t.tolerations = j.tolerations;
+  // Conformance never evicts a critical pod (Kubernetes' system PriorityClasses).
+  t.system_critical = j.priority_class == "system-cluster-critical" || j.priority_class == "system-node-critical";
+  const TaskId id = state_.add_task(run.pj, t);
+  if (replica_of_task_.size() <= id) replica_of_task_.resize(id + 1, 0);
+  replica_of_task_[id] = i;
+  rec_.pod_event({static_cast<std::uint32_t>(idx), i, "Created", "", sim_.now()});
 }
 
 void TrainingCluster::job_condition(const policy::JobInfo& job, const policy::Status& s) {
@@ -615,6 +522,16 @@ void TrainingCluster::pod_running(TaskId t) {
   JobRun& run = runs_[idx];
   rec_.pod_event({static_cast<std::uint32_t>(idx), replica_of_task_[t], "Running", state_.node(task.node).name, sim_.now()});
   if (++run.running == scenario_.jobs[idx].nnodes) {
+    if (run.vc == VcPhase::Pending) run.vc = VcPhase::Running;  // state/pending.go: Running pods >= minAvailable
+    if (run.gang_broken) {
+      // torchrun: the survivors of a lost pod see the replacement join the rendezvous and
+      // restart their workers; the job trains again from its checkpoint (job_controller.cpp).
+      cancel_peer_timer(idx);
+      ++stats_.resumed_in_place;
+      rec_.decision({static_cast<std::uint32_t>(idx), sim_.now(), "Running", "torchrun",
+                     "the replacement pod joined the surviving workers' rendezvous: torchrun restarted the worker group "
+                     "(a membership change, not a retry) and the job resumes from its last checkpoint"});
+    }
     if (startup_) begin_startup(idx);  // rendezvous, compilation, dataset read, then training
     else start_training(idx);
   }
@@ -840,6 +757,7 @@ void TrainingCluster::job_end(std::size_t idx) {
   ++ended_;
   outcomes_[idx].end = run.end;
   outcomes_[idx].phase = "Completed";
+  run.vc = VcPhase::Completed;
   rec_.phase_change({static_cast<std::uint32_t>(idx), sim_.now(), run.last_phase, "Completed"});
   run.last_phase = "Completed";
   write_final(idx, "Completed", "");
@@ -934,6 +852,15 @@ void TrainingCluster::finish(core::Time end, const std::string& note) {
       reason = s.plugin.empty() ? std::string("not yet considered by the scheduler") : s.plugin + ": " + s.reason;
     }
     if (!note.empty() && phase == "Pending") reason += " (" + note + ")";
+    if (run.stuck) {
+      // Volcano's default SyncJob left Failed pods behind: the job can never run again.
+      ++stats_.stuck;
+      int failed = 0;
+      for (TaskId t : state_.job(run.pj).tasks) failed += state_.task(t).status == TaskStatus::Failed;
+      reason += (reason.empty() ? "" : "; ") + std::string("stuck: ") + std::to_string(failed) +
+                " of its pods Failed and Volcano's SyncJob never recreates a Failed pod (no PodFailed policy), so its gang "
+                "can never be complete again: a policy such as PodFailed -> RestartJob (TorchX max_retries >= 1) restarts it";
+    }
     write_final(idx, phase, reason);
   }
   stats_.cycles_elapsed = static_cast<std::uint64_t>(end.ns() / scenario_.scheduler.schedule_period_ns);

@@ -98,6 +98,13 @@ const Rule* rule_of(const std::string& plugin) {
       {"drf",
        {"the drf plugin (pkg/scheduler/plugins/drf) orders jobs and queues by dominant resource share",
         "a smaller dominant share for it or its queue"}},
+      {"job-controller",
+       {"Volcano's job controller (pkg/controllers/job) handles a pod event with the first policy naming it, the "
+        "task's before the job's, else SyncJob: RestartJob deletes every pod, RestartTask the task's, both count a retry "
+        "(Failed at maxRetry); SyncJob recreates a missing pod once the PodGroup is admitted but never a Failed one; "
+        "training since the last checkpoint is lost",
+        "a shorter checkpoint interval (less lost work), fewer evictions (its queue within its deserved share, or "
+        "preempt/reclaim left out), and a PodFailed policy (TorchX max_retries >= 1) where survivors may time out"}},
   };
   auto it = rules.find(plugin);
   return it == rules.end() ? nullptr : &it->second;

@@ -426,3 +426,25 @@ TEST_CASE("explain: a job restarted after a node failure and placed again at onc
   CHECK_MESSAGE(contains(out, "placed again at"), out);
   CHECK_MESSAGE(!contains(out, "still waiting when the run ended"), out);
 }
+
+TEST_CASE("explain names the lifecycle policy the job controller applied, and the Volcano Job phases") {
+  // tests/scenarios/job-policies.json (derived in tests/models/test_training.cpp): lo's pod 0 is
+  // evicted by reclaim at 1001 s and its task's policy PodEvicted -> RestartTask applies (it
+  // overrides the job-level AbortJob); at 1301 s the surviving pod times out and PodFailed ->
+  // RestartTask applies again.
+  TempDir t("mltwin-cli");
+  json sc = json::parse(slurp(fs::path(MLTWIN_SOURCE_DIR) / "tests/scenarios/job-policies.json"));
+  sc["$schema"] = (fs::path(MLTWIN_SOURCE_DIR) / "scenarios/schema/scenario.schema.json").string();
+  write_text(t.path() / "p.json", sc.dump());
+  REQUIRE_MESSAGE(run_cli({"run", "p.json", "--out", "p.sqlite", "--no-progress"}, t.path(), {}, t.path() / "run.log") == 0,
+                  slurp(t.path() / "run.log"));
+  REQUIRE(run_cli({"explain", "p.sqlite", "lo"}, t.path(), {}, t.path() / "explain.log") == 0);
+  const std::string out = slurp(t.path() / "explain.log");
+  CHECK_MESSAGE(contains(out, "Restarting by job-controller: pod lo-trainer-0-0 evicted (reclaim); PodEvicted -> RestartTask, "
+                              "retry 1 of maxRetry 3"),
+                out);
+  CHECK_MESSAGE(contains(out, "(the task's policy) [Volcano Job Running -> Restarting]"), out);
+  CHECK_MESSAGE(contains(out, "PodFailed -> RestartTask, retry 2 of maxRetry 3"), out);
+  CHECK_MESSAGE(contains(out, "rule: Volcano's job controller (pkg/controllers/job)"), out);
+  CHECK_MESSAGE(contains(slurp(t.path() / "run.log") + out, "Completed"), out);
+}

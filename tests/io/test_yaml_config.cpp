@@ -194,7 +194,12 @@ TEST_CASE("TorchX's Volcano Job for dist.ddp on trn1.32xlarge") {
                                                     {"aws.amazon.com/neurondevice", "16"}, {"vpc.amazonaws.com/efa", "8"}});
   CHECK(j.tasks[0].pod.nproc_per_node == 32);
   CHECK(j.tasks[0].pod.node_selector.at("node.kubernetes.io/instance-type") == "trn1.32xlarge");
-  CHECK(io::evicted_restart_retries(j) == 2);
+  // TorchX's APPLICATION retry policy on every task, maxRetry 2: the job's lifecycle.
+  const nlohmann::json jj = io::volcano_job_json(j, m.priority_classes, "60s", "1h");
+  CHECK(jj["max_retry"] == 2);
+  CHECK(jj["task_policies"] == nlohmann::json::parse(R"([{"events": ["PodEvicted"], "action": "RestartJob"},
+                                                          {"events": ["PodFailed"], "action": "RestartJob"}])"));
+  CHECK_FALSE(jj.contains("policies"));
 
   const models::TrainingJobSpec s =
       io::to_training_job(j, m.priority_classes, core::Duration::s(60), core::Duration::s(3600), 2);
@@ -228,8 +233,16 @@ TEST_CASE("A hand-written Volcano Job: webhook defaults, two containers, limits-
   CHECK(j.tasks[0].pod.nproc_per_node == 16);  // torchrun --nproc-per-node=16
   REQUIRE(j.tasks[0].pod.tolerations.size() == 1);
   CHECK(j.tasks[0].pod.tolerations[0].op == "Exists");
-  CHECK(io::evicted_restart_retries(j) == 3);  // the job-level PodEvicted -> RestartJob, maxRetry 3
   const models::TrainingJobSpec s = io::to_training_job(j, {}, core::Duration::s(0), core::Duration::s(10), 2);
+  // The job-level PodEvicted -> RestartJob, maxRetry 3 (the webhook's default), no task policy.
+  REQUIRE(s.lifecycle);
+  CHECK(s.lifecycle->max_retry == 3);
+  REQUIRE(s.lifecycle->policies.size() == 1);
+  CHECK(s.lifecycle->policies[0].action == models::JobAction::RestartJob);
+  CHECK(s.lifecycle->policies[0].matches(models::JobEvent::PodEvicted));
+  CHECK_FALSE(s.lifecycle->policies[0].matches(models::JobEvent::PodFailed));
+  CHECK(s.lifecycle->task_policies.empty());
+  CHECK(s.lifecycle->action_for(models::JobEvent::PodFailed) == models::JobAction::SyncJob);
   CHECK(s.nnodes == 3);
   CHECK(s.neuron_devices_per_pod == 8);  // 16 NeuronCores / 2 per device
   CHECK(s.cpu_per_pod == doctest::Approx(30.5));
@@ -257,13 +270,33 @@ TEST_CASE("Volcano Jobs mltwin cannot hold are refused with the reason") {
           d.file("j.yaml") + ":6:17: spec.minAvailable: minAvailable 1 is below the job's 2 pods: an elastic gang is not "
                              "modelled (mltwin places a job's pods as one gang)");
   }
-  SUBCASE("PodEvicted -> AbortJob") {
-    write_text(d.file("j.yaml"), head + "  policies:\n    - event: PodEvicted\n      action: AbortJob\n  tasks:\n"
-                                        "    - name: w\n      replicas: 1\n" + pod);
+  SUBCASE("broken policies: file:line:column and the YAML path") {
+    auto policy_error = [&](const std::string& policies) {
+      write_text(d.file("j.yaml"), head + "  policies:\n" + policies + "  tasks:\n    - name: w\n      replicas: 1\n" + pod);
+      return error_of([&] { io::read_manifests(d.file("j.yaml")); });
+    };
+    CHECK(policy_error("    - event: PodEvicted\n      action: Reboot\n") ==
+          d.file("j.yaml") + ":8:15: spec.policies[0].action: unknown action 'Reboot' (a policy may name RestartJob, "
+                             "RestartTask, RestartPod, AbortJob, TerminateJob, CompleteJob, ResumeJob)");
+    CHECK(policy_error("    - event: PodGone\n      action: AbortJob\n").find(
+              d.file("j.yaml") + ":7:14: spec.policies[0].event: unknown event 'PodGone'") == 0);
+    CHECK(policy_error("    - event: PodEvicted\n      action: AbortJob\n    - events: [PodFailed, PodEvicted]\n"
+                       "      action: RestartJob\n") ==
+          d.file("j.yaml") + ":9:27: spec.policies[1].events[1]: event 'PodEvicted' appears in two policies (Volcano's "
+                             "admission webhook refuses it)");
+    CHECK(policy_error("    - exitCode: 137\n      action: RestartJob\n").find(d.file("j.yaml") + ":7:17: spec.policies[0].exitCode: "
+                                                                              "a policy on a container exit code is not modelled") == 0);
+    CHECK(policy_error("    - event: PodEvicted\n      action: RestartJob\n      timeout: 10m\n")
+              .find(d.file("j.yaml") + ":9:16: spec.policies[0].timeout: a delayed action (timeout) is not modelled") == 0);
+    CHECK(policy_error("    - event: OutOfSync\n      action: RestartJob\n").find("event 'OutOfSync' is internal to the job controller") !=
+          std::string::npos);
+  }
+  SUBCASE("tasks with different policies") {
+    write_text(d.file("j.yaml"), head + "  tasks:\n    - name: a\n      replicas: 1\n      policies:\n        - event: PodEvicted\n"
+                                        "          action: RestartTask\n" + pod + "    - name: b\n      replicas: 1\n" + pod);
     const io::Manifests m = io::read_manifests(d.file("j.yaml"));
-    CHECK(error_of([&] { io::evicted_restart_retries(m.jobs[0]); }) ==
-          d.file("j.yaml") + ":10:7: spec.tasks[0]: PodEvicted -> AbortJob is not modelled (mltwin models RestartJob, the "
-                             "policy TorchX writes)");
+    CHECK(error_of([&] { io::to_training_job(m.jobs[0], {}, core::Duration::s(0), core::Duration::s(1), 2); }).find(
+              "task 'b' has other policies than task 'a'; mltwin gives every task of a job the same policies") != std::string::npos);
   }
   SUBCASE("an unknown PriorityClass") {
     write_text(d.file("j.yaml"), head + "  priorityClassName: urgent\n  tasks:\n    - name: w\n      replicas: 1\n" + pod);

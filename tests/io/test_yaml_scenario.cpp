@@ -133,8 +133,17 @@ TEST_CASE("the YAML-described example and its JSON restatement load the same sce
     if (a.queues[i].capability) CHECK(a.queues[i].capability->v == b.queues[i].capability->v);
   }
   CHECK((*a.queues[1].capability)[policy::Dim::NeuronCore] == 128'000);  // 64 devices x 2 cores, in thousandths
-  CHECK(a.max_retries == 2);  // PodEvicted -> RestartJob, maxRetry 2 on every TorchX task
+  // Each manifest carries TorchX's policies (PodEvicted, PodFailed -> RestartJob on every task,
+  // maxRetry 2); the JSON gives the same through workload.torchx.max_retries 2.
   CHECK(b.max_retries == 2);
+  for (const auto& job : a.jobs) {
+    REQUIRE(job.lifecycle);
+    CHECK(job.lifecycle->max_retry == 2);
+    CHECK(job.lifecycle->policies.empty());
+    REQUIRE(job.lifecycle->task_policies.size() == 2);
+    CHECK(job.lifecycle->action_for(models::JobEvent::PodEvicted) == models::JobAction::RestartJob);
+    CHECK(job.lifecycle->action_for(models::JobEvent::PodFailed) == models::JobAction::RestartJob);
+  }
   REQUIRE(a.jobs.size() == 4);
   for (std::size_t i = 0; i < 4; ++i) {
     CAPTURE(i);
@@ -243,13 +252,6 @@ TEST_CASE("scenario references: errors name the YAML place or the scenario's JSO
     patch["workload"]["manifests"] = {{{"path", d.file("empty.yaml")}, {"duration", "1h"}}};
     const std::string p = patched_example(d, patch);
     CHECK(load_error(p) == p + ": /workload/manifests/0/path: '" + d.file("empty.yaml") + "' holds no Volcano Job (or PriorityClass)");
-  }
-  SUBCASE("max_retries that contradicts the manifests' PodEvicted policy") {
-    json patch;
-    patch["workload"]["torchx"] = {{"max_retries", 1}};
-    const std::string p = patched_example(d, patch);
-    CHECK(load_error(p) == p + ": /workload/torchx/max_retries: 1 contradicts the manifests' eviction policy (2: PodEvicted "
-                               "-> RestartJob, maxRetry 2, job 'vit-b2f6k1')");
   }
   SUBCASE("a missing file") {
     const std::string p = patched_example(d, {{"cluster", {{"eksctl", "nope.yaml"}}}});
@@ -369,4 +371,22 @@ TEST_CASE("Queue manifests with spec.parent and spec.deserved (capacity plugin);
                          "child queues (Volcano's job admission webhook)") != std::string::npos,
                   e);
   }
+}
+
+TEST_CASE("initial_state names a job read from a Volcano Job manifest: placed first-fit at t0 on the eksctl nodes") {
+  // The example's llama-k3v9x2 (2 pods, submitted at 0s, 2 h) started 30 min before t0: 90 min
+  // remain; with no nodes named it takes the first two nodes of trn1-32xl (4 nodes, whose
+  // neuron taint its pods tolerate), and it moves to the front of the workload.
+  mltwin::test::TempDir d("mltwin-yaml");
+  const std::string p =
+      patched_example(d, json::parse(R"({"initial_state": {"running": [{"job": "llama-k3v9x2", "started": "-30m"}]}})"));
+  const io::LoadedScenario s = io::load_scenario(p);
+  REQUIRE_FALSE(s.training.jobs.empty());
+  const models::TrainingJobSpec& j = s.training.jobs[0];
+  CHECK(j.name == "llama-k3v9x2");
+  REQUIRE(j.initial);
+  CHECK(j.initial->elapsed == core::Duration::s(1800));
+  CHECK(j.initial->remaining == core::Duration::s(5400));
+  CHECK(j.initial->nodes == std::vector<std::string>{"trn1-32xl-0", "trn1-32xl-1"});
+  for (std::size_t i = 1; i < s.training.jobs.size(); ++i) CHECK_FALSE(s.training.jobs[i].initial);
 }

@@ -7,13 +7,16 @@
 #include <boost/random/mersenne_twister.hpp>
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <cstdint>
 #include <limits>
 #include <map>
 #include <memory>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
+#include <nlohmann/json.hpp>
 
 #include "mltwin/core/rng.hpp"
 #include "mltwin/core/simulator.hpp"
@@ -621,10 +624,256 @@ TEST_CASE("evict-restart: reclaim evicts lo once; RestartJob kills its other pod
     CHECK(r.cluster->stats().restarts == 0);
     CHECK(r.rec.final_of(1).end.ns() == 1633050 * kMs);
   }
-  SUBCASE("TorchX's default max_retries 0 with preempt/reclaim configured is a scenario error") {
-    CHECK_THROWS_WITH_AS(io::load_scenario(scenario_path("evict-restart.json"), torchx_override({{"max_retries", 0}})),
-                         doctest::Contains("/workload/torchx/max_retries"), io::ScenarioError);
+  SUBCASE("TorchX's default max_retries 0: no policy, Volcano's SyncJob; the survivor waits and the gang forms again") {
+    // No policy names PodEvicted: SyncJob (applyPolicies' default). 1001 s: pod 0 is being
+    // deleted; lo's training stops (97.95 s since the 900 s checkpoint lost, as above); pod 1
+    // keeps running (its all-reduce waits for rank 0; its process group would time out at
+    // 1001 + 1800 = 2801 s, PyTorch's default 30 min); nothing is killed, retryCount stays 0.
+    // 1031 s: pod 0 is gone; the PodGroup is Pending (the 1001 s session saw 1 of 2 pods
+    // allocated), so syncJob creates nothing yet; the 1031 s session admits it (overcommit:
+    // used 1 node (pod 1) + hi's 1 Inqueue + lo's 2 <= 2 x 2) and pod 0 is created anew. It waits
+    // for a node as lo's two pods did above (hi holds trn1-0 until 1633.05 s; a deserves one node
+    // meanwhile): bound at 1634 s, Bound 1634.05, Running 1636.05 < 2801 s: torchrun's agents
+    // see it join, restart the workers (a membership change, not a retry) and lo trains its
+    // remaining 2700 s: Succeeded at 4336.05 s, as with RestartJob, while pod 1 held trn1-1
+    // idle from 1001 s on.
+    Run r(scenario_path("evict-restart.json"), torchx_override({{"max_retries", 0}}));
+    REQUIRE(r.invariant_violation.empty());
+    const std::int64_t ms = kMs;
+    CHECK(events_of(r.rec, 0) == std::vector<std::string>{
+                                     "0 Created", "0 Created", std::to_string(1050 * ms) + " Bound", std::to_string(1050 * ms) + " Bound",
+                                     std::to_string(3050 * ms) + " Running", std::to_string(3050 * ms) + " Running",
+                                     std::to_string(1001 * kS) + " Evicted", std::to_string(1031 * kS) + " Deleted",
+                                     std::to_string(1031 * kS) + " Created", std::to_string(1634050 * ms) + " Bound",
+                                     std::to_string(1636050 * ms) + " Running", std::to_string(4336050 * ms) + " Succeeded",
+                                     std::to_string(4336050 * ms) + " Succeeded"});
+    const auto& lo = r.rec.final_of(0);
+    CHECK(lo.phase == "Completed");
+    CHECK(lo.restarts == 0);
+    CHECK(lo.lost_training_s == doctest::Approx(97.95).epsilon(1e-9));
+    const auto& st = r.cluster->stats();
+    CHECK(st.restarts == 0);
+    CHECK(st.resumed_in_place == 1);
+    CHECK(st.stuck == 0);
+    const auto d = r.rec.decisions_of(0);
+    const auto sync = std::find_if(d.begin(), d.end(), [](const Dec& x) { return x.plugin == "job-controller"; });
+    REQUIRE(sync != d.end());
+    CHECK(sync->t == 1001 * kS);
+    CHECK(sync->reason.find("PodEvicted -> SyncJob") != std::string::npos);
+    CHECK(sync->reason.find("no policy names this event") != std::string::npos);
+    const auto resumed = std::find_if(d.begin(), d.end(), [](const Dec& x) { return x.plugin == "torchrun"; });
+    REQUIRE(resumed != d.end());
+    CHECK(resumed->t == 1636050 * ms);
   }
+  SUBCASE("max_retries 0 with a 300 s process-group timeout: the survivor Fails first and the job is stuck") {
+    // As above until 1031 s; at 1001 + 300 = 1301 s pod 1's torchrun times out: Failed
+    // (PodFailed, no policy: SyncJob). The Failed pod is never recreated, so the gang (2) can
+    // never be complete: pod 0 waits forever (gang: 1 valid task of 2); hi ends at 1633.05 s
+    // and the run with it. lo ends the run Pending, flagged stuck.
+    Run r(scenario_path("evict-restart.json"), torchx_override({{"max_retries", 0}, {"peer_failure_timeout", "300s"}}));
+    REQUIRE(r.invariant_violation.empty());
+    const auto failed = r.rec.pods_of(0, "Failed");
+    REQUIRE(failed.size() == 1);
+    CHECK(failed[0].t == 1301 * kS);
+    CHECK(failed[0].node == "trn1-1");
+    CHECK(r.rec.pods_of(0, "Created").size() == 3);  // two at 0 s, pod 0 again at 1031 s
+    CHECK(r.rec.pods_of(0, "Succeeded").empty());
+    const auto& lo = r.rec.final_of(0);
+    CHECK(lo.phase == "Pending");
+    CHECK(lo.reason.find("stuck: 1 of its pods Failed and Volcano's SyncJob never recreates a Failed pod") != std::string::npos);
+    CHECK(r.cluster->stats().stuck == 1);
+    CHECK(r.rec.final_of(1).end.ns() == 1633050 * kMs);
+    std::ostringstream os;
+    io::print_summary(os, io::summarize(r.sc.name, r.sc.seed, r.sc.training, *r.cluster, r.cluster->last_event().seconds()));
+    CHECK(os.str().find("Stuck: 1 job(s) hold Failed pods that Volcano's default SyncJob never recreates") != std::string::npos);
+  }
+}
+
+// ================================================================== job lifecycle policies
+
+namespace {
+
+nlohmann::json job_policies_doc() {
+  std::ifstream in(scenario_path("job-policies.json"));
+  return nlohmann::json::parse(in);
+}
+
+}  // namespace
+
+TEST_CASE("job-policies: lo's own lifecycle policies (RestartTask, AbortJob, CompleteJob, maxRetry) on evict-restart's timeline") {
+  // tests/scenarios/job-policies.json: evict-restart's cluster and jobs (see its derivation
+  // above: lo trains from 3.05 s; reclaim evicts lo's pod 0 on trn1-0 at 1001 s for hi, which is
+  // bound at 1031 s when the pod is gone and ends at 1633.05 s; lo's training since the 900 s
+  // checkpoint, 97.95 s, is lost). lo's own lifecycle: maxRetry 3; job-level PodEvicted ->
+  // AbortJob; task-level PodEvicted, PodFailed -> RestartTask, which wins (applyPolicies reads
+  // the task's policies first). TorchX max_retries 0 for hi; process groups time out after 300 s.
+  const std::int64_t ms = kMs;
+  SUBCASE("RestartTask (the task's policy beats the job's AbortJob); the survivor times out and its task restarts too") {
+    // 1001 s: PodEvicted (pod 0) -> RestartTask: kill the task's pod (being deleted already),
+    // retryCount 1, Restarting. Pod 1 survives; its process group times out at 1301 s.
+    // 1031 s: pod 0 gone: no pod terminating -> Pending (restartingUpdateStatus); the 1031 s
+    // session admits the PodGroup (used 1 node + hi's 1 Inqueue + lo's 2 <= 4) and pod 0 is
+    // created. 1301 s: pod 1 Failed -> PodFailed -> RestartTask (from Pending: retryCount 2,
+    // Restarting): the Failed pod is deleted at once, nothing terminates -> Pending, and the
+    // admitted PodGroup gets pod 1 anew. 1634 s (hi gone, a deserves both nodes): both bound,
+    // Running 1636.05 s, 3600 - 900 = 2700 s left: Succeeded at 4336.05 s.
+    const nlohmann::json doc = job_policies_doc();
+    io::LoadOptions o;
+    o.document = &doc;
+    Run r(scenario_path("job-policies.json"), o);
+    REQUIRE(r.invariant_violation.empty());
+    CHECK(events_of(r.rec, 0) == std::vector<std::string>{
+                                     "0 Created", "0 Created", std::to_string(1050 * ms) + " Bound", std::to_string(1050 * ms) + " Bound",
+                                     std::to_string(3050 * ms) + " Running", std::to_string(3050 * ms) + " Running",
+                                     std::to_string(1001 * kS) + " Evicted", std::to_string(1031 * kS) + " Deleted",
+                                     std::to_string(1031 * kS) + " Created", std::to_string(1301 * kS) + " Failed",
+                                     std::to_string(1301 * kS) + " Deleted", std::to_string(1301 * kS) + " Created",
+                                     std::to_string(1634050 * ms) + " Bound", std::to_string(1634050 * ms) + " Bound",
+                                     std::to_string(1636050 * ms) + " Running", std::to_string(1636050 * ms) + " Running",
+                                     std::to_string(4336050 * ms) + " Succeeded", std::to_string(4336050 * ms) + " Succeeded"});
+    const auto& lo = r.rec.final_of(0);
+    CHECK(lo.phase == "Completed");
+    CHECK(lo.restarts == 2);
+    CHECK(lo.lost_training_s == doctest::Approx(97.95).epsilon(1e-9));
+    std::vector<Dec> ctl;
+    for (const auto& d : r.rec.decisions_of(0))
+      if (d.plugin == "job-controller") ctl.push_back(d);
+    REQUIRE(ctl.size() == 2);
+    CHECK(ctl[0].t == 1001 * kS);
+    CHECK(ctl[0].code == "Restarting");
+    CHECK(ctl[0].reason.find("evicted (reclaim); PodEvicted -> RestartTask, retry 1 of maxRetry 3; lost 9") != std::string::npos);
+    CHECK(ctl[0].reason.find("(the task's policy)") != std::string::npos);
+    CHECK(ctl[1].t == 1301 * kS);
+    CHECK(ctl[1].code == "Restarting");
+    CHECK(ctl[1].reason.find("timed out after 300 s waiting for a lost peer); PodFailed -> RestartTask, retry 2 of maxRetry 3") !=
+          std::string::npos);
+    const auto& st = r.cluster->stats();
+    CHECK(st.restarts == 2);
+    CHECK(st.failed == 0);
+    CHECK(st.resumed_in_place == 0);
+    CHECK(r.rec.final_of(1).end.ns() == 1633050 * ms);
+  }
+  SUBCASE("the survivor outlives the wait (process-group timeout 1 h): torchrun re-forms the gang, one retry") {
+    // As above until 1031 s; pod 1's wait would end at 1001 + 3600 s. Pod 0 (created 1031 s)
+    // is bound at 1634 s, Running 1636.05 s: the gang forms again; 2700 s left: 4336.05 s.
+    nlohmann::json doc = job_policies_doc();
+    doc["workload"]["torchx"]["peer_failure_timeout"] = "1h";
+    io::LoadOptions o;
+    o.document = &doc;
+    Run r(scenario_path("job-policies.json"), o);
+    REQUIRE(r.invariant_violation.empty());
+    CHECK(events_of(r.rec, 0) == std::vector<std::string>{
+                                     "0 Created", "0 Created", std::to_string(1050 * ms) + " Bound", std::to_string(1050 * ms) + " Bound",
+                                     std::to_string(3050 * ms) + " Running", std::to_string(3050 * ms) + " Running",
+                                     std::to_string(1001 * kS) + " Evicted", std::to_string(1031 * kS) + " Deleted",
+                                     std::to_string(1031 * kS) + " Created", std::to_string(1634050 * ms) + " Bound",
+                                     std::to_string(1636050 * ms) + " Running", std::to_string(4336050 * ms) + " Succeeded",
+                                     std::to_string(4336050 * ms) + " Succeeded"});
+    CHECK(r.rec.final_of(0).restarts == 1);
+    CHECK(r.cluster->stats().resumed_in_place == 1);
+  }
+  SUBCASE("the task's policy names PodEvicted only: the survivor's PodFailed takes SyncJob and lo is stuck") {
+    nlohmann::json doc = job_policies_doc();
+    doc["workload"]["jobs"][0]["task_policies"] = nlohmann::json::parse(R"([{"event": "PodEvicted", "action": "RestartTask"}])");
+    io::LoadOptions o;
+    o.document = &doc;
+    Run r(scenario_path("job-policies.json"), o);
+    REQUIRE(r.invariant_violation.empty());
+    CHECK(r.rec.pods_of(0, "Failed").at(0).t == 1301 * kS);
+    CHECK(r.rec.pods_of(0, "Created").size() == 3);
+    const auto& lo = r.rec.final_of(0);
+    CHECK(lo.phase == "Pending");
+    CHECK(lo.restarts == 1);
+    CHECK(lo.reason.find("stuck") != std::string::npos);
+    CHECK(r.cluster->stats().stuck == 1);
+  }
+  SUBCASE("AbortJob (the job's policy, no task policy): lo is Aborted once its pods are gone, nothing restarts") {
+    // 1001 s: PodEvicted -> AbortJob: KillJob(PodRetainPhaseSoft) deletes pod 1 (Running) too;
+    // Aborting. 1031 s: both pods gone -> Aborted; lo ends, never re-created.
+    nlohmann::json doc = job_policies_doc();
+    doc["workload"]["jobs"][0].erase("task_policies");
+    io::LoadOptions o;
+    o.document = &doc;
+    Run r(scenario_path("job-policies.json"), o);
+    REQUIRE(r.invariant_violation.empty());
+    CHECK(events_of(r.rec, 0) == std::vector<std::string>{
+                                     "0 Created", "0 Created", std::to_string(1050 * ms) + " Bound", std::to_string(1050 * ms) + " Bound",
+                                     std::to_string(3050 * ms) + " Running", std::to_string(3050 * ms) + " Running",
+                                     std::to_string(1001 * kS) + " Evicted", std::to_string(1001 * kS) + " Killed",
+                                     std::to_string(1031 * kS) + " Deleted", std::to_string(1031 * kS) + " Deleted"});
+    const auto& lo = r.rec.final_of(0);
+    CHECK(lo.phase == "Aborted");
+    CHECK(lo.end.ns() == 1031 * kS);
+    CHECK(lo.restarts == 0);
+    CHECK(lo.lost_training_s == doctest::Approx(97.95).epsilon(1e-9));
+    CHECK(lo.reason == "PodEvicted -> AbortJob: the job's pods were deleted and nothing restarts it");
+    const auto& st = r.cluster->stats();
+    CHECK(st.aborted == 1);
+    CHECK(st.restarts == 0);
+    std::ostringstream os;
+    io::print_summary(os, io::summarize(r.sc.name, r.sc.seed, r.sc.training, *r.cluster, r.cluster->last_event().seconds()));
+    CHECK(os.str().find("Job policies: 1 Aborted (AbortJob), 0 Terminated (TerminateJob), 0 Completed early (CompleteJob)") !=
+          std::string::npos);
+    CHECK(r.rec.final_of(1).end.ns() == 1633050 * ms);  // hi as before
+  }
+  SUBCASE("CompleteJob: lo is Completed (early) once its pods are gone") {
+    nlohmann::json doc = job_policies_doc();
+    doc["workload"]["jobs"][0].erase("task_policies");
+    doc["workload"]["jobs"][0]["policies"][0]["action"] = "CompleteJob";
+    io::LoadOptions o;
+    o.document = &doc;
+    Run r(scenario_path("job-policies.json"), o);
+    REQUIRE(r.invariant_violation.empty());
+    CHECK(r.rec.final_of(0).phase == "Completed");
+    CHECK(r.rec.final_of(0).end.ns() == 1031 * kS);
+    CHECK(r.cluster->stats().completed_early == 1);
+  }
+  SUBCASE("maxRetry 1 (the job's own, where TorchX's default would be 3): the first RestartTask exhausts it: Failed") {
+    // 1001 s: RestartTask, retryCount 1 >= maxRetry 1 -> Failed (restartingUpdateStatus), whose
+    // KillJob(PodRetainPhaseSoft) deletes the surviving pod 1; both gone at 1031 s.
+    nlohmann::json doc = job_policies_doc();
+    doc["workload"]["jobs"][0]["max_retry"] = 1;
+    io::LoadOptions o;
+    o.document = &doc;
+    Run r(scenario_path("job-policies.json"), o);
+    REQUIRE(r.invariant_violation.empty());
+    const auto& lo = r.rec.final_of(0);
+    CHECK(lo.phase == "Failed");
+    CHECK(lo.end.ns() == 1031 * kS);
+    CHECK(lo.restarts == 1);
+    CHECK(lo.reason == "PodEvicted -> RestartTask: retries exhausted (maxRetry 1)");
+    CHECK(r.rec.pods_of(0, "Killed").at(0).node == "trn1-1");
+    CHECK(r.rec.pods_of(0, "Created").size() == 2);
+    CHECK(r.cluster->stats().failed == 1);
+    CHECK(r.cluster->stats().restarts == 0);
+  }
+}
+
+TEST_CASE("job-policies: the webhook's checks on a policy list, with the JSON path") {
+  auto error_of = [](const nlohmann::json& policies, const char* key) {
+    nlohmann::json doc = job_policies_doc();
+    doc["workload"]["jobs"][0][key] = policies;
+    io::LoadOptions o;
+    o.document = &doc;
+    try {
+      io::load_scenario(scenario_path("job-policies.json"), o);
+    } catch (const io::ScenarioError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string p = scenario_path("job-policies.json");
+  CHECK(error_of(nlohmann::json::parse(R"([{"event": "PodEvicted", "action": "RestartJob"}, {"events": ["PodFailed", "PodEvicted"], "action": "AbortJob"}])"),
+                 "policies") == p + ": /workload/jobs/0/policies/1/events/1: event 'PodEvicted' appears in two policies (Volcano's webhook refuses a duplicate event)");
+  CHECK(error_of(nlohmann::json::parse(R"([{"event": "*", "action": "RestartJob"}, {"event": "PodFailed", "action": "AbortJob"}])"),
+                 "task_policies")
+            .find(p + ": /workload/jobs/0/task_policies: a policy on \"*\" cannot stand beside policies on other events") == 0);
+  CHECK(error_of(nlohmann::json::parse(R"([{"action": "RestartJob"}])"), "policies") ==
+        p + ": /workload/jobs/0/policies/0: a policy needs an event or events (Volcano's webhook: either event and exitCode should be specified)");
+  CHECK(error_of(nlohmann::json::parse(R"([{"event": "PodEvicted", "action": "Reboot"}])"), "policies").find("/workload/jobs/0/policies/0/action") !=
+        std::string::npos);
+  CHECK(error_of(nlohmann::json::parse(R"([{"event": "PodPending", "action": "AbortJob"}])"), "policies").find("/workload/jobs/0/policies/0/event") !=
+        std::string::npos);
 }
 
 // ================================================================== Kubernetes constraints
@@ -752,4 +1001,164 @@ TEST_CASE("EKS AMI kube-reserved by hand, and which DaemonSets a node group runs
   CHECK(rt.daemonsets[policy::Dim::Cpu] == doctest::Approx(10.0));        // "tolerates" only
   CHECK(rp.daemonsets[policy::Dim::Cpu] == doctest::Approx(111.0));       // all three
   CHECK(rp.pod_room()[policy::Dim::Cpu] == doctest::Approx(127610.0 - 111.0));
+}
+
+// ================================================================== starting from a live state
+
+namespace {
+
+nlohmann::json initial_state_doc() {
+  std::ifstream in(scenario_path("initial-state.json"));
+  return nlohmann::json::parse(in);
+}
+
+std::string initial_state_error(const nlohmann::json& doc) {
+  io::LoadOptions o;
+  o.document = &doc;
+  try {
+    io::load_scenario(scenario_path("initial-state.json"), o);
+  } catch (const io::ScenarioError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("initial-state: a job running since 600 s before t0 is allocated in its queue, reclaimed from, and resumes") {
+  // tests/scenarios/initial-state.json: evict-restart's cluster (2 x trn1.32xlarge, queues a and
+  // b of weight 1, whole-node pods, bind 50 ms, start-up 2 s, grace 30 s, overcommit 2.0,
+  // TorchX max_retries 3, checkpoint every 5 min). warm (queue a, 2 pods, 1 h) started training
+  // 600 s before t0 on trn1-0 and trn1-1: at t0 its PodGroup is Running and its pods Running on
+  // those nodes, 3600 - 600 = 3000 s to go. hi (queue b, 1 pod, 10 min) is submitted at t0.
+  // Session 0 s: overcommit admits hi (used 2 nodes + 1 <= 2 x 2); its pod is created.
+  // Session 1 s: no room; reclaim: queue a holds 2 nodes where it deserves 1 (proportion sees
+  // warm allocated) -> warm's pod on trn1-0 is evicted, hi pipelined. RestartJob (retry 1 of 3):
+  // warm trained 600 + 1 = 601 s, its last checkpoint at 600 s: 1 s lost; its pod on trn1-1 is
+  // killed. 31 s: both pods gone; the session admits warm (used 0 + hi's 1 + 2 <= 4) and binds
+  // hi: Bound 31.05, Running 33.05, ends 633.05 s. Queue a deserves one node while hi runs, so
+  // warm's gang is bound at 634 s: Bound 634.05, Running 636.05, 3000 s left: 3636.05 s.
+  const std::int64_t ms = kMs;
+  auto check_reclaimed = [&](const Run& r) {
+    REQUIRE(r.invariant_violation.empty());
+    CHECK(events_of(r.rec, 0) == std::vector<std::string>{
+                                     "0 Created", "0 Created", "0 Bound", "0 Running", "0 Bound", "0 Running",
+                                     std::to_string(1 * kS) + " Evicted", std::to_string(1 * kS) + " Killed",
+                                     std::to_string(31 * kS) + " Deleted", std::to_string(31 * kS) + " Deleted",
+                                     std::to_string(31 * kS) + " Created", std::to_string(31 * kS) + " Created",
+                                     std::to_string(634050 * ms) + " Bound", std::to_string(634050 * ms) + " Bound",
+                                     std::to_string(636050 * ms) + " Running", std::to_string(636050 * ms) + " Running",
+                                     std::to_string(3636050 * ms) + " Succeeded", std::to_string(3636050 * ms) + " Succeeded"});
+    CHECK(r.rec.pods_of(0, "Bound").at(0).node == "trn1-0");
+    CHECK(r.rec.pods_of(0, "Bound").at(1).node == "trn1-1");
+    CHECK(r.rec.pods_of(0, "Evicted").at(0).node == "trn1-0");
+    const auto& warm = r.rec.final_of(0);
+    CHECK(warm.phase == "Completed");
+    CHECK(warm.start.ns() == -600 * kS);      // when its training started
+    CHECK(warm.scheduled.ns() == -600 * kS);  // what is known of its placement
+    CHECK(warm.end.ns() == 3636050 * ms);
+    CHECK(warm.restarts == 1);
+    CHECK(warm.lost_training_s == doctest::Approx(1.0).epsilon(1e-9));
+    CHECK(r.rec.submitted.at(0).submit.ns() == -600 * kS);
+    const auto& hi = r.rec.final_of(1);
+    CHECK(hi.inqueue.ns() == 0);
+    CHECK(hi.scheduled.ns() == 31050 * ms);
+    CHECK(hi.end.ns() == 633050 * ms);
+    CHECK(r.cluster->stats().evictions == 1);
+  };
+  SUBCASE("its nodes named") {
+    Run r(scenario_path("initial-state.json"));
+    check_reclaimed(r);
+  }
+  SUBCASE("placed first-fit at t0 (no nodes given): trn1-0, trn1-1, the same run") {
+    nlohmann::json doc = initial_state_doc();
+    doc["initial_state"]["running"][0].erase("nodes");
+    io::LoadOptions o;
+    o.document = &doc;
+    Run r(scenario_path("initial-state.json"), o);
+    check_reclaimed(r);
+  }
+  SUBCASE("alone: it finishes at t0 + 3000 s") {
+    nlohmann::json doc = initial_state_doc();
+    doc["workload"]["jobs"].erase(1);
+    io::LoadOptions o;
+    o.document = &doc;
+    Run r(scenario_path("initial-state.json"), o);
+    REQUIRE(r.invariant_violation.empty());
+    CHECK(r.rec.final_of(0).end.ns() == 3000 * kS);
+    CHECK(r.rec.final_of(0).restarts == 0);
+  }
+  SUBCASE("given what remains (20 min): it finishes at t0 + 1200 s") {
+    nlohmann::json doc = initial_state_doc();
+    doc["workload"]["jobs"].erase(1);
+    doc["initial_state"]["running"][0]["remaining"] = "20m";
+    io::LoadOptions o;
+    o.document = &doc;
+    Run r(scenario_path("initial-state.json"), o);
+    REQUIRE(r.invariant_violation.empty());
+    CHECK(r.rec.final_of(0).end.ns() == 1200 * kS);
+  }
+  SUBCASE("a pending gang of the same queue waits for it (no reclaim within a queue, equal priority: no preemption)") {
+    // gang (queue a, 2 pods, 10 min) at t0: overcommit would admit it (used 2 nodes + 2 <= 2 x 2),
+    // but proportion's enqueue check does not: queue a's allocated (warm's 2 nodes, which it
+    // sees) + its 2 exceed the queue's real capability, the cluster's 2 nodes. warm ends at
+    // 3000 s; the 3000 s session admits gang and creates its pods, the 3001 s session binds
+    // them: Bound 3001.05, Running 3003.05, ends 3603.05 s.
+    nlohmann::json doc = initial_state_doc();
+    doc["workload"]["jobs"][1]["name"] = "gang";
+    doc["workload"]["jobs"][1]["queue"] = "a";
+    doc["workload"]["jobs"][1]["nnodes"] = 2;
+    io::LoadOptions o;
+    o.document = &doc;
+    Run r(scenario_path("initial-state.json"), o);
+    REQUIRE(r.invariant_violation.empty());
+    CHECK(r.rec.final_of(0).end.ns() == 3000 * kS);
+    const auto& gang = r.rec.final_of(1);
+    CHECK(gang.inqueue.ns() == 3000 * kS);
+    CHECK(gang.scheduled.ns() == 3001050 * ms);
+    CHECK(gang.end.ns() == 3603050 * ms);
+    const auto d = r.rec.decisions_of(1);
+    REQUIRE_FALSE(d.empty());
+    CHECK(d[0].t == 0);
+    CHECK(d[0].plugin == "proportion");
+    CHECK(r.cluster->stats().evictions == 0);
+  }
+}
+
+TEST_CASE("initial-state: bad input names the JSON path") {
+  const std::string p = scenario_path("initial-state.json");
+  nlohmann::json doc = initial_state_doc();
+  SUBCASE("an unknown node") {
+    doc["initial_state"]["running"][0]["nodes"][1] = "trn1-7";
+    CHECK(initial_state_error(doc) == p + ": /initial_state/running/0/nodes/1: no node 'trn1-7' at t0 (nodes are <node group>-<index>: trn1-0, trn1-1)");
+  }
+  SUBCASE("a node over its capacity") {
+    doc["workload"]["jobs"][1]["submit"] = "0s";
+    doc["initial_state"]["running"].push_back({{"job", "hi"}, {"started", "-60s"}, {"nodes", {"trn1-1"}}});
+    CHECK(initial_state_error(doc).find(p + ": /initial_state/running/1/nodes/0: node trn1-1 has {") == 0);
+  }
+  SUBCASE("no room for a first-fit job") {
+    doc["initial_state"]["running"].push_back({{"job", "hi"}, {"started", "-60s"}});
+    CHECK(initial_state_error(doc).find(p + ": /initial_state/running/1: no node at t0 has room for pod 0 of job 'hi'") == 0);
+  }
+  SUBCASE("a start in the future") {
+    doc["initial_state"]["running"][0]["started"] = "10s";
+    CHECK(initial_state_error(doc).find(p + ": /initial_state/running/0/started: is in the future") == 0);
+  }
+  SUBCASE("a job that has finished already") {
+    doc["initial_state"]["running"][0]["started"] = "-2h";
+    CHECK(initial_state_error(doc).find(p + ": /initial_state/running/0/started: job 'warm' started 7200 s before t0 and trains for 3600 s") == 0);
+  }
+  SUBCASE("a job that is not in the workload, or submitted later") {
+    doc["initial_state"]["running"][0]["job"] = "cold";
+    CHECK(initial_state_error(doc) == p + ": /initial_state/running/0/job: no workload job is named 'cold'");
+    doc["initial_state"]["running"][0]["job"] = "hi";
+    doc["initial_state"]["running"][0]["nodes"] = {"trn1-0"};
+    doc["workload"]["jobs"][1]["submit"] = "5s";
+    CHECK(initial_state_error(doc).find(p + ": /initial_state/running/0/job: job 'hi' is submitted at 5 s") == 0);
+  }
+  SUBCASE("as many nodes as pods") {
+    doc["initial_state"]["running"][0]["nodes"] = {"trn1-0"};
+    CHECK(initial_state_error(doc) == p + ": /initial_state/running/0/nodes: 1 node(s) for the job's 2 pod(s)");
+  }
 }

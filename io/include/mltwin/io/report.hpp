@@ -130,8 +130,12 @@ struct RunSummary {
   double allocation_ratio = 0;       ///< time-weighted over [0, sim end]
   std::vector<double> weekly_allocation_ratio;
   std::uint64_t sessions = 0, cycles = 0, binds = 0, discarded = 0;
-  /// Pods evicted (preempt, reclaim), jobs restarted and Failed by RestartJob, training lost.
+  /// Pods evicted (preempt, reclaim); restarts by the job controller (RestartJob, RestartTask,
+  /// RestartPod); jobs Failed (retries exhausted), Aborted, Terminated, Completed early by a
+  /// policy; torchrun gangs re-formed with a replacement pod; jobs left stuck with Failed pods
+  /// by Volcano's default SyncJob; training lost.
   std::uint64_t evictions = 0, restarts = 0, failed = 0;
+  std::uint64_t aborted = 0, terminated = 0, completed_early = 0, resumed_in_place = 0, stuck = 0;
   double lost_training_s = 0, lost_neuroncore_s = 0;
   /// With a startup block: job-seconds from the last pod Running to training start
   /// (rendezvous, compilation, dataset read), in image pulls, and in training; compile-cache

@@ -98,12 +98,11 @@ struct PriorityClassManifest {
   YamlPlace at;
 };
 
-/// A Volcano lifecycle policy (batch.volcano.sh/v1alpha1 LifecyclePolicy).
+/// A Volcano lifecycle policy (batch.volcano.sh/v1alpha1 LifecyclePolicy), checked as the
+/// admission webhook checks it. `exitCode` and `timeout` are refused (not modelled).
 struct JobPolicy {
   std::vector<std::string> events;  ///< `event` or `events`
-  std::string action;               ///< RestartJob, RestartTask, AbortJob, ...
-  std::optional<int> exit_code;
-  std::string timeout;
+  std::string action;               ///< RestartJob, RestartTask, RestartPod, AbortJob, TerminateJob, CompleteJob, ResumeJob
 };
 
 /// core/v1 Toleration as written (checked as Kubernetes validates it, io/src/k8s_objects.hpp).
@@ -218,8 +217,11 @@ models::NodeGroupSpec to_node_group_spec(const EksctlNodeGroup& g);
 /// the pods' nodeSelector, node affinity and tolerations, the PriorityClass it (else its pods)
 /// names as priority_class (the scenario loader gives the job that class's value, else the
 /// globalDefault class's, else 0), and the training `submit` and `duration`, which no
-/// manifest says. Errors (ScenarioError at the manifest's place) for what mltwin's
-/// TrainingJobSpec cannot hold: tasks whose pods request different resources or are placed
+/// manifest says, and its lifecycle: max_retry (maxRetry), policies (the job's), task_policies
+/// (the tasks', which must be the same on every task), each {events, action}, without the
+/// events mltwin never raises (Unknown, TaskFailed, JobUpdated; PodPending). Errors
+/// (ScenarioError at the manifest's place) for what mltwin's
+/// TrainingJobSpec cannot hold: tasks whose pods request different resources, policies or are placed
 /// differently (nodeSelector, affinity, tolerations), minAvailable below the number of pods (an
 /// elastic gang), a priorityClassName that is not among `classes` (nor a system class).
 nlohmann::json volcano_job_json(const VolcanoJobManifest& job, const std::vector<PriorityClassManifest>& classes,
@@ -230,9 +232,5 @@ models::TrainingJobSpec to_training_job(const VolcanoJobManifest& job,
                                         const std::vector<PriorityClassManifest>& classes,
                                         core::Duration submit, core::Duration duration, int neuroncores_per_device);
 
-/// What a job's pods do when evicted, as mltwin's TrainingScenario::max_retries says it:
-/// maxRetry when PodEvicted -> RestartJob, 0 when no policy names PodEvicted. Any other action
-/// for PodEvicted is an error (not modelled).
-int evicted_restart_retries(const VolcanoJobManifest& job);
 
 }  // namespace mltwin::io

@@ -9,14 +9,16 @@
 //   ──pod start-up──► Running; when the last pod runs, torchrun's rendezvous completes and the
 //   job trains for its traced duration ──► pods Succeeded, job Completed.
 //
-// Evictions (preempt, reclaim): the evicted pod is Releasing for its termination grace period,
-// then gone. The Volcano job controller applies the Job's policy that TorchX generated
-// (max_retries > 0: PodEvicted -> RestartJob, pkg/controllers/job/state/running.go): the
-// retry count goes up, every other pod of the job is killed (Releasing, gone after the grace
-// period), the job's training since its last checkpoint (or since its start) is lost; once
-// every pod is gone the job waits again in its PodGroup (Pending: enqueue admits it, then its
-// pods are created anew) and, placed again, trains for what remains. When the retry count
-// reaches maxRetry the job is Failed instead (state/restarting.go).
+// Evictions (preempt, reclaim) and node failures: the evicted pod is Releasing for its
+// termination grace period, then gone; a failed node's pods are gone at once. The Volcano job
+// controller (job_controller.cpp) applies the job's lifecycle policies (JobLifecycle; TorchX's
+// with max_retries > 0: PodEvicted/PodFailed -> RestartJob, pkg/controllers/job/state/
+// running.go): RestartJob kills every other pod and counts a retry, RestartTask only the
+// task's pod, AbortJob / TerminateJob / CompleteJob end the job, no policy means SyncJob. The
+// job's training since its last checkpoint (or since its start) is lost; the survivors of a
+// lost pod wait for it (torchrun) until peer_failure_timeout, then Fail; the missing pods are
+// created anew once the PodGroup is admitted and, placed again, the job trains for what
+// remains. When the retry count reaches maxRetry the job is Failed (state/restarting.go).
 //
 // The scheduler runs a cycle every schedule period (1 s by default) aligned to t = 0, but only
 // when something changed (policy::Scheduler skips the rest), and the model schedules no tick
@@ -103,6 +105,61 @@ struct QueueSpec {
   std::string parent;
 };
 
+// ---- Volcano Job lifecycle policies (batch.volcano.sh/v1alpha1 LifecyclePolicy, v1.12.1) ----
+
+/// The events of a LifecyclePolicy that can happen in mltwin (volcano.sh/apis bus/v1alpha1
+/// events.go). PodEvicted: a pod is being deleted (the job controller's deletePod handler raises
+/// it for every deletion, pkg/controllers/job/job_controller_handler.go); PodFailed: a pod's
+/// phase became Failed (its node failed, or its torchrun exited with an error); TaskCompleted:
+/// every pod of a task Succeeded; Any: "*".
+enum class JobEvent : std::uint8_t { PodEvicted, PodFailed, TaskCompleted, Any };
+const char* to_string(JobEvent e);
+/// The actions a policy may name (the admission webhook's policyActionMap,
+/// pkg/webhooks/admission/jobs/validate/util.go), and SyncJob, the controller's action when no
+/// policy matches (job_controller_util.go applyPolicies).
+enum class JobAction : std::uint8_t { SyncJob, RestartJob, RestartTask, RestartPod, AbortJob, TerminateJob, CompleteJob, ResumeJob };
+const char* to_string(JobAction a);
+
+/// One LifecyclePolicy: the events it reacts to (a bitmask of 1 << JobEvent) and its action.
+struct LifecyclePolicy {
+  std::uint8_t events = 0;
+  JobAction action = JobAction::SyncJob;
+  bool matches(JobEvent e) const {
+    return (events & (1u << static_cast<unsigned>(e))) || (events & (1u << static_cast<unsigned>(JobEvent::Any)));
+  }
+};
+
+/// What the Volcano job controller does with a job's pod events: the Job's maxRetry, its
+/// job-level policies and each task's own. mltwin's job has one pod per task (TorchX writes
+/// one task per replica, torchx/schedulers/kubernetes_scheduler.py app_to_resource, v0.7.0),
+/// so the task of pod i is "trainer-i" and every task carries `task_policies`.
+struct JobLifecycle {
+  /// spec.maxRetry: the controller fails the job once status.retryCount reaches it
+  /// (state/restarting.go). The admission webhook turns 0 into 3 (mutate_job.go DefaultMaxRetry).
+  int max_retry = 3;
+  std::vector<LifecyclePolicy> policies;       ///< spec.policies
+  std::vector<LifecyclePolicy> task_policies;  ///< spec.tasks[*].policies (the same on every task)
+  /// applyPolicies (pkg/controllers/job/job_controller_util.go): the first task policy naming
+  /// the event (or "*"), else the first job policy, else SyncJob.
+  JobAction action_for(JobEvent e, bool* from_task = nullptr) const;
+};
+
+/// The Volcano Job TorchX writes for dist.ddp with Role.max_retries r (kubernetes_scheduler.py
+/// app_to_resource, v0.7.0): maxRetry r and, when r > 0 (retry policy APPLICATION, the default),
+/// PodEvicted -> RestartJob and PodFailed -> RestartJob on every task; r = 0 writes no policy
+/// and maxRetry 0, which the webhook makes 3.
+JobLifecycle torchx_lifecycle(int max_retries);
+
+/// A job already running when the run starts (the scenario's /initial_state): its training
+/// started `elapsed` before t0 and has `remaining` to go (duration - elapsed unless given); its
+/// pods run on `nodes`, one node name per pod in pod order (the loader resolves a first-fit
+/// placement into names, so the model only binds).
+struct InitialRun {
+  Duration elapsed;
+  Duration remaining;
+  std::vector<std::string> nodes;
+};
+
 /// One TorchX dist.ddp job: nnodes pods (one per node, minAvailable = nnodes) of
 /// nproc_per_node processes each.
 struct TrainingJobSpec {
@@ -134,6 +191,13 @@ struct TrainingJobSpec {
   /// The Volcano Job's (hence its PodGroup's) annotation sla-waiting-time, read by the sla
   /// plugin (policy::JobInfo::sla_waiting_time); zero: none.
   Duration sla_waiting_time = Duration::ns(0);
+  /// The job's own lifecycle policies (a Volcano Job manifest's, or /workload/jobs' policies,
+  /// task_policies, max_retry); null: the scenario's TorchX default
+  /// (torchx_lifecycle(TrainingScenario::max_retries)).
+  std::shared_ptr<const JobLifecycle> lifecycle;
+  /// Running at t0 (/initial_state/running); null: submitted at `submit`. Such a job has
+  /// submit 0 and comes before the others (the loader orders it so).
+  std::shared_ptr<const InitialRun> initial;
   /// Optimizer steps to train (DurationModel::Derived; 0 otherwise). The loader sets it from
   /// `duration` and the reference step time (StepModelSpec) unless the scenario gives it.
   std::int64_t steps = 0;
@@ -180,6 +244,7 @@ struct StepModelSpec {
 
 class FlowNetwork;
 class Fabric;
+enum class VcPhase : std::uint8_t;  // the Volcano Job phase (training_internal.hpp)
 class JobTraffic;
 
 struct TrainingScenario {
@@ -196,13 +261,17 @@ struct TrainingScenario {
   /// core/v1 PodSpec.terminationGracePeriodSeconds).
   LatencySpec termination_grace{LatencySpec::Kind::Constant, Duration::s(30), Duration::s(30),
                                 "Kubernetes PodSpec.terminationGracePeriodSeconds default, 30 s"};
-  /// TorchX Role.max_retries of the dist.ddp component (torchx/components/dist.py, default 0).
-  /// TorchX's Kubernetes scheduler (torchx/schedulers/kubernetes_scheduler.py app_to_resource,
-  /// v0.7.0) writes it as the Volcano Job's maxRetry and, when > 0 (retry policy APPLICATION,
-  /// the default), the task policies PodEvicted -> RestartJob and PodFailed -> RestartJob. With
-  /// 0 it writes no policy: an evicted pod then takes Volcano's default SyncJob path, which is
-  /// not modelled (an eviction then is an error).
+  /// TorchX Role.max_retries of the dist.ddp component (torchx/components/dist.py, default 0):
+  /// the lifecycle of every job that gives none of its own (torchx_lifecycle). With 0 there is
+  /// no policy and an evicted pod takes Volcano's default SyncJob path (job_controller.cpp).
   int max_retries = 0;
+  /// How long the surviving workers of a torchrun gang take to fail once a peer pod is lost
+  /// (deleted or failed) and the job controller leaves them running (SyncJob, RestartTask):
+  /// their collective waits for the dead peer until the process group's timeout, then torchrun
+  /// (max_restarts 0, TorchX's dist.ddp) exits with an error and the pod is Failed. Default:
+  /// PyTorch's default_pg_timeout, 30 min (torch/distributed/constants.py), the timeout of
+  /// init_process_group for backends other than NCCL.
+  Duration peer_failure_timeout = Duration::s(1800);
   /// Training progress between two checkpoints; zero: the job does not checkpoint, and a
   /// restart loses everything since its (re)start.
   Duration checkpoint_interval = Duration::ns(0);
@@ -252,8 +321,13 @@ struct TrainingStats {
   std::uint64_t statements_discarded = 0;
   std::uint64_t rejected = 0;
   std::uint64_t evictions = 0;       ///< pods the scheduler evicted (preempt, reclaim)
-  std::uint64_t restarts = 0;        ///< RestartJob actions that restarted a job
-  std::uint64_t failed = 0;          ///< jobs Failed: evicted with retries exhausted (maxRetry)
+  std::uint64_t restarts = 0;        ///< RestartJob / RestartTask / RestartPod actions that restarted a job or task
+  std::uint64_t failed = 0;          ///< jobs Failed: retries exhausted (maxRetry), or every pod Failed (SyncJob)
+  std::uint64_t aborted = 0;         ///< jobs Aborted (AbortJob)
+  std::uint64_t terminated = 0;      ///< jobs Terminated (TerminateJob)
+  std::uint64_t completed_early = 0; ///< jobs Completed by CompleteJob before their training ended
+  std::uint64_t resumed_in_place = 0;  ///< torchrun gangs that re-formed with a replacement pod (no Volcano restart)
+  std::uint64_t stuck = 0;           ///< jobs left with Failed pods that Volcano never recreates (SyncJob), at the end
   double lost_training_s = 0;        ///< training progress thrown away by restarts, job-seconds
   double lost_neuroncore_s = 0;      ///< the same, times the job's NeuronCores
   double neuroncores_total = 0;
@@ -311,7 +385,7 @@ class TrainingCluster final : public core::EventHandler, public policy::Backend 
   void kubelet_status(policy::TaskId t, policy::TaskStatus status);
   bool status_wakes_scheduler_ = false;  ///< preempt or reclaim configured
   enum Kind : std::uint64_t { kArrival = 1, kTick, kPodBound, kPodRunning, kJobEnd, kSample, kJobController, kPodGone,
-                              kStartupDone, kNodeFailure, kNodeReady, kScan };
+                              kStartupDone, kNodeFailure, kNodeReady, kScan, kPeerTimeout };
   static std::uint64_t pack(Kind k, std::uint64_t index) { return (static_cast<std::uint64_t>(k) << 56) | index; }
   struct JobRun;
   void arrive(std::size_t idx);
@@ -320,10 +394,24 @@ class TrainingCluster final : public core::EventHandler, public policy::Backend 
   void pod_bound(policy::TaskId t);
   void pod_running(policy::TaskId t);
   void job_end(std::size_t idx);
-  void create_pods(std::size_t idx);
-  void job_controller(std::size_t idx);
+  void create_pod(std::size_t idx, int replica);
+  void place_initial(std::size_t idx);
   void pod_gone(policy::TaskId t);
-  void all_pods_gone(std::size_t idx);
+  // The Volcano job controller (job_controller.cpp).
+  void job_controller(std::size_t idx);
+  void controller_event(std::size_t idx, JobEvent e, int replica, const std::string& what);
+  int kill_pods(std::size_t idx, bool soft, int only_replica);  // pods deleted
+  void delete_pod(std::size_t idx, policy::TaskId t);
+  void check_job_phase(std::size_t idx);
+  void end_job(std::size_t idx, const std::string& phase, const std::string& reason);
+  void set_job_phase(std::size_t idx, VcPhase phase);
+  void ensure_pods(std::size_t idx);
+  void recount(std::size_t idx);
+  double stop_training(std::size_t idx);
+  void gang_broken(std::size_t idx);
+  void cancel_peer_timer(std::size_t idx);
+  void peer_timeout(std::size_t idx);
+  const JobLifecycle& lifecycle_of(std::size_t idx) const;
   void sample();
   /// Training time of the attempt starting now (derived: sets the attempt's step time).
   Duration training_time(std::size_t idx);
@@ -372,6 +460,7 @@ class TrainingCluster final : public core::EventHandler, public policy::Backend 
   core::Engine* grace_rng_ = nullptr;        // only for a random termination grace period
   std::unique_ptr<StartupModel> startup_;    // with a startup block
   std::vector<JobStartup> jstart_;           // per job: start-up and restart books
+  JobLifecycle torchx_default_;              // torchx_lifecycle(scenario.max_retries)
   std::vector<NodeRec> node_recs_;           // per node id: group, lifetime, failure clock
   std::vector<int> group_next_index_;        // next node name suffix per group
   core::Engine* failure_rng_ = nullptr;      // with a failure rate
