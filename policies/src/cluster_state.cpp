@@ -148,6 +148,7 @@ void ClusterState::apply_task_status_quiet(TaskId tid, TaskStatus status, NodeId
   TaskInfo& t = tasks_[tid];
   JobInfo& j = jobs_[t.job];
   const TaskStatus old = t.status;
+  if (old == TaskStatus::Running || status == TaskStatus::Running) ++running_version_;
   if (on_node_status(old) && t.node != kNone) node_remove_task(nodes_[t.node], t);
   // Job counters (Volcano JobInfo.UpdateTaskStatus = deleteTaskIndex + addTaskIndex).
   --j.status_count[static_cast<std::size_t>(old)];

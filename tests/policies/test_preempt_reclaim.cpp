@@ -261,7 +261,7 @@ struct NoVictims final : Plugin {
   }
 };
 
-int reclaimable_calls(VictimDependence promise) {
+int reclaimable_calls(VictimDependence promise, bool third_queue = false) {
   static int calls = 0;
   calls = 0;
   const std::string name = promise == VictimDependence::NotOnPreemptor ? "no-victims-any" : "no-victims-each";
@@ -273,13 +273,29 @@ int reclaimable_calls(VictimDependence promise) {
     return p;
   });
   // OverDeserved (a holds both nodes, b's "small" starves) with a second starving job of b.
+  // third_queue: a holds both nodes, b's small and c's small2 (half a node each) starve. Equal
+  // weights, water-filling over 2 nodes: b and c are capped at their request (0.5 node), a gets
+  // the rest (1 node) and holds 2: over its deserved share; b and c are Preemptive (0.5 <= 0.5).
+  World third;
+  if (third_queue) {
+    const Pod half = Pod().cpu(50).memory_gib(200).neuron_devices(8).efa(4);
+    third.queue(QueueBuilder("a"));
+    third.queue(QueueBuilder("b"));
+    third.queue(QueueBuilder("c"));
+    third.node(NodeBuilder("n0").trn1_32xlarge());
+    third.node(NodeBuilder("n1").trn1_32xlarge());
+    third.job(JobBuilder("big", "a").pods(2, full_node()).created(0).running_on({"n0", "n1"}));
+    third.job(JobBuilder("small", "b").pods(1, half).created(5).inqueue());
+    third.job(JobBuilder("small2", "c").pods(1, half).created(6).inqueue());
+  }
   OverDeserved g(/*a_reclaimable=*/true);
-  g.w.job(JobBuilder("small2", "b").pods(1, full_node()).created(6).inqueue());
+  if (!third_queue) g.w.job(JobBuilder("small2", "b").pods(1, full_node()).created(6).inqueue());
+  World& w = third_queue ? third : g.w;
   SchedulerConfig cfg = volcano_defaults();
   cfg.tiers[1].plugins.push_back(PluginOption{name, {}, {}});
   RecordingBackend be;
   Scheduler s(cfg, 1);
-  cycle(g.w, be, s);
+  cycle(w, be, s);
   // Tier 1: gang offers nothing (big is exactly ready). Tier 2: proportion offers big's pod on
   // the node, this plugin none: the intersection is empty, the tier ends, no victim anywhere.
   CHECK(be.evictions.empty());
@@ -296,6 +312,16 @@ TEST_CASE("reclaim asks plugins that promise NotOnPreemptor once per node and qu
   // same decisions (no eviction, no bind, checked inside).
   CHECK(reclaimable_calls(VictimDependence::OnPreemptor) == 4);
   CHECK(reclaimable_calls(VictimDependence::NotOnPreemptor) == 2);
+}
+
+TEST_CASE("reclaim shares a node's answer between queues that have no task on it") {
+  // As above, but b's small and c's small2 starve (half a node each, see reclaimable_calls). On
+  // n0 and n1 the reclaimees of b and of c
+  // are the same list (a's pods: neither b nor c has a task there), so with NotOnPreemptor the
+  // plugins' answer on each node serves both queues: 2 calls, as for one queue; without the
+  // promise every preemptor asks again: 4. (Decisions are checked inside: nothing moves.)
+  CHECK(reclaimable_calls(VictimDependence::OnPreemptor, true) == 4);
+  CHECK(reclaimable_calls(VictimDependence::NotOnPreemptor, true) == 2);
 }
 
 TEST_CASE("preempt and reclaim are registered and a configuration naming them validates") {

@@ -187,40 +187,55 @@ class Reclaim final : public Action {
   static constexpr std::uint64_t kStale = UINT64_MAX;
 
   /// Every node's reclaim candidates as of now — Running, preemptable tasks of jobs in reclaimable
-  /// queues, in task id order (Volcano ranges over node.Tasks, a map) — in shared_[n].reclaimees.
+  /// queues, in task id order (Volcano ranges over node.Tasks, a map) — in shared_[n].reclaimees,
+  /// with their queues and requests summed. The lists are kept from one session to the next
+  /// while the same tasks are Running (ClusterState::running_version) and the queues'
+  /// reclaimable flags are unchanged (a task's preemptable flag is fixed at its creation);
+  /// the rooms and the plugins' answers are always recomputed.
   void build_candidates(const Session& ssn) {
     const ClusterState& st = ssn.state();
     cand_version_ = ssn.task_events();
-    shared_.resize(st.nodes().size());
-    queues_on_.resize(st.nodes().size());
-    for (auto& v : queues_on_) v.clear();
-    for (Entry& e : shared_) {
-      e.reclaimees.clear();
-      e.victims.clear();
-      e.asked = e.useless = false;
-    }
-    // Pending PodGroups have pods only in rare cases (a job whose pods are being deleted); the
-    // state counts them, so their long list is walked only when one has pods.
-    for (const auto* list : {&st.pending_jobs(), &st.active_jobs()}) {
-      if (list == &st.pending_jobs() && st.pending_jobs_with_pods() == 0) continue;
-      for (JobId j : *list) {
-        const JobInfo& job = st.job(j);
-        if (!st.queue(job.queue).reclaimable || job.count(TaskStatus::Running) == 0) continue;
-        for (TaskId t : job.tasks) {
-          const TaskInfo& task = st.task(t);
-          if (task.status == TaskStatus::Running && task.node != kNone && task.preemptable) {
-            shared_[task.node].reclaimees.push_back(t);
-            auto& qs = queues_on_[task.node];
-            if (std::find(qs.begin(), qs.end(), job.queue) == qs.end()) qs.push_back(job.queue);
+    bool same = lists_running_version_ == st.running_version() && shared_.size() == st.nodes().size() &&
+                reclaimable_.size() == st.queues().size();
+    for (std::size_t q = 0; same && q < st.queues().size(); ++q) same = reclaimable_[q] == st.queues()[q].reclaimable;
+    if (!same) {
+      lists_running_version_ = st.running_version();
+      reclaimable_.resize(st.queues().size());
+      for (std::size_t q = 0; q < st.queues().size(); ++q) reclaimable_[q] = st.queues()[q].reclaimable;
+      shared_.resize(st.nodes().size());
+      queues_on_.resize(st.nodes().size());
+      requests_on_.resize(st.nodes().size());
+      for (auto& v : queues_on_) v.clear();
+      for (Entry& e : shared_) e.reclaimees.clear();
+      // Pending PodGroups have pods only in rare cases (a job whose pods are being deleted); the
+      // state counts them, so their long list is walked only when one has pods.
+      for (const auto* list : {&st.pending_jobs(), &st.active_jobs()}) {
+        if (list == &st.pending_jobs() && st.pending_jobs_with_pods() == 0) continue;
+        for (JobId j : *list) {
+          const JobInfo& job = st.job(j);
+          if (!reclaimable_[job.queue] || job.count(TaskStatus::Running) == 0) continue;
+          for (TaskId t : job.tasks) {
+            const TaskInfo& task = st.task(t);
+            if (task.status == TaskStatus::Running && task.node != kNone && task.preemptable) {
+              shared_[task.node].reclaimees.push_back(t);
+              auto& qs = queues_on_[task.node];
+              if (std::find(qs.begin(), qs.end(), job.queue) == qs.end()) qs.push_back(job.queue);
+            }
           }
         }
+      }
+      for (const NodeInfo& node : st.nodes()) {
+        Entry& e = shared_[node.id];
+        std::sort(e.reclaimees.begin(), e.reclaimees.end());
+        requests_on_[node.id] = Resource{};
+        for (TaskId t : e.reclaimees) requests_on_[node.id].add(st.task(t).resreq);
       }
     }
     for (const NodeInfo& node : st.nodes()) {
       Entry& e = shared_[node.id];
-      std::sort(e.reclaimees.begin(), e.reclaimees.end());
-      e.room = node.future_idle();
-      for (TaskId t : e.reclaimees) e.room.add(st.task(t).resreq);
+      e.victims.clear();
+      e.asked = e.useless = false;
+      e.room = node.future_idle() + requests_on_[node.id];
     }
   }
 
@@ -270,6 +285,9 @@ class Reclaim final : public Action {
   std::vector<std::uint32_t> slot_of_;   // job id -> its slot, valid for this session's starving jobs
   std::vector<Entry> shared_;  // per node, as of cand_version_
   std::vector<std::vector<QueueId>> queues_on_;  // per node: the queues of its candidates
+  std::vector<Resource> requests_on_;             // per node: its candidates' requests, summed
+  std::vector<std::uint8_t> reclaimable_;         // the queues' reclaimable flags the lists were built for
+  std::uint64_t lists_running_version_ = kStale;
   std::uint64_t cand_version_ = kStale;
   std::vector<QueueMemo> memo_;
 };

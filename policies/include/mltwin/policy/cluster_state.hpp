@@ -62,6 +62,10 @@ class ClusterState {
   // ---- reading ----
   TimeNs now() const { return now_; }
   std::uint64_t generation() const { return generation_; }
+  /// Counts the status changes into or out of Running (in a session or not): unchanged means
+  /// the same tasks are Running, on the same nodes, so that an action may keep what it derived
+  /// from that set (reclaim's candidates) from one session to the next.
+  std::uint64_t running_version() const { return running_version_; }
   const std::deque<TaskInfo>& tasks() const { return tasks_; }
   const std::deque<JobInfo>& jobs() const { return jobs_; }
   const std::vector<NodeInfo>& nodes() const { return nodes_; }
@@ -121,6 +125,7 @@ class ClusterState {
   bool prefer_no_schedule_taints_ = false;
   TimeNs now_ = 0;
   std::uint64_t generation_ = 0;
+  std::uint64_t running_version_ = 0;
 };
 
 /// True for statuses in which a task holds (or reserves) resources on a node.
