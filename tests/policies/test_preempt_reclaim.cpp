@@ -245,19 +245,23 @@ TEST_CASE("reclaim: a queue that is not reclaimable is never reclaimed from") {
 }
 
 namespace {
-// A Reclaimable function that answers "no victim" (so nothing is ever reclaimed) and counts how
-// often it is asked; `promise` is what it tells the session about its dependence on the preemptor.
+// A Reclaimable (or, with `preempt`, Preemptable) function that answers "no victim" (so nothing
+// is ever evicted) and counts how often it is asked; `promise` is what it tells the session
+// about its dependence on the preemptor.
 struct NoVictims final : Plugin {
   std::string n;
   VictimDependence promise;
   int* calls;
+  bool preempt = false;
   std::string_view name() const override { return n; }
   void on_session_open(Session& ssn) override {
     int* c = calls;
-    ssn.add_reclaimable_fn([c](const TaskInfo&, std::span<const TaskId>, std::vector<TaskId>&) {
+    auto fn = [c](const TaskInfo&, std::span<const TaskId>, std::vector<TaskId>&) {
       ++*c;
       return kPermit;
-    }, promise);
+    };
+    if (preempt) ssn.add_preemptable_fn(fn, promise);
+    else ssn.add_reclaimable_fn(fn, promise);
   }
 };
 
@@ -398,22 +402,6 @@ TEST_CASE("preempt: TaintToleration scores are normalised over every node that p
 }
 
 namespace {
-// A Preemptable function that answers "no victim" and counts how often it is asked; `promise`
-// is what it tells the session about its dependence on the preemptor.
-struct NoPreemptVictims final : Plugin {
-  std::string n;
-  VictimDependence promise;
-  int* calls;
-  std::string_view name() const override { return n; }
-  void on_session_open(Session& ssn) override {
-    int* c = calls;
-    ssn.add_preemptable_fn([c](const TaskInfo&, std::span<const TaskId>, std::vector<TaskId>&) {
-      ++*c;
-      return kPermit;
-    }, promise);
-  }
-};
-
 // Queue a alone: big holds n0 and n1 (one whole-node pod each, exactly ready); s1 and s2, one
 // whole-node pod each, starve in the same queue. `twin_differs`: s2's pod tolerates a taint
 // that s1's does not (a different spec to the predicates).
@@ -422,10 +410,11 @@ int preemptable_calls(VictimDependence promise, bool twin_differs) {
   calls = 0;
   const std::string name = promise == VictimDependence::OnPreemptor ? "no-preempt-victims-each" : "no-preempt-victims-spec";
   register_plugin(name, [name, promise](const Arguments&) {
-    auto p = std::make_unique<NoPreemptVictims>();
+    auto p = std::make_unique<NoVictims>();
     p->n = name;
     p->promise = promise;
     p->calls = &calls;
+    p->preempt = true;
     return p;
   });
   World w;

@@ -40,39 +40,12 @@ class Preempt final : public Action {
 
   void execute(Session& ssn) override {
     ClusterState& st = ssn.state();
-    // Per-session lists in members that keep their storage between sessions.
     std::vector<QueueId>& queue_ids = queue_ids_;  // queues with a non-pending, valid job
-    std::vector<JobId>& under_request = under_request_;
     queue_ids.clear();
-    under_request.clear();
-    has_queue_.assign(st.queues().size(), 0);
-    if (starving_.size() > st.queues().size()) starving_.resize(st.queues().size(), JobPQ(JobLess{&ssn}));
-    for (JobPQ& pq : starving_) pq.reset(JobLess{&ssn});
-    starving_.resize(st.queues().size(), JobPQ(JobLess{&ssn}));
-    std::vector<JobPQ>& starving = starving_;
-    std::size_t slots = 0;  // preemptor_tasks_[0, slots): the starving jobs' Pending tasks
-    for (JobId jid : st.active_jobs()) {
-      const JobInfo& j = st.job(jid);
-      if (j.is_pending()) continue;
-      // JobValid is asked only where its answer matters — for a starving job, and for a job of a
-      // queue that has no valid job yet — and JobStarving before it: both are pure.
-      const bool starving_now = ssn.job_starving(j);
-      if (!starving_now && has_queue_[j.queue]) continue;
-      if (!ssn.job_valid(j).pass) continue;
-      if (!has_queue_[j.queue]) {
-        has_queue_[j.queue] = 1;
-        queue_ids.push_back(j.queue);
-      }
-      if (starving_now) {
-        starving[j.queue].push(jid);
-        under_request.push_back(jid);
-        if (slot_of_.size() <= jid) slot_of_.resize(st.jobs().size());
-        slot_of_[jid] = static_cast<std::uint32_t>(slots);
-        if (slots == preemptor_tasks_.size()) preemptor_tasks_.emplace_back(TaskLess{&ssn});
-        pending_of(ssn, jid, preemptor_tasks_[slots++]);
-      }
-    }
-    if (under_request.empty()) return;
+    starving_.collect(ssn, [&](QueueId q) { queue_ids.push_back(q); });
+    if (starving_.jobs().empty()) return;
+    std::vector<JobId>& under_request = under_request_;
+    under_request.assign(starving_.jobs().begin(), starving_.jobs().end());
     std::sort(queue_ids.begin(), queue_ids.end(), QueueLess{&ssn});
     std::sort(under_request.begin(), under_request.end(), JobLess{&ssn});
     within_round_start_ = kNoRound;
@@ -91,7 +64,7 @@ class Preempt final : public Action {
       if (list == &st.pending_jobs() && st.pending_jobs_with_pods() == 0) continue;
       for (JobId j : *list) {
         const JobInfo& job = st.job(j);
-        if (starving[job.queue].empty() || job.count(TaskStatus::Bound) + job.count(TaskStatus::Running) == 0) continue;
+        if (starving_.of_queue(job.queue).empty() || job.count(TaskStatus::Bound) + job.count(TaskStatus::Running) == 0) continue;
         for (TaskId t : job.tasks) {
           const TaskInfo& task = st.task(t);
           if (task.node != kNone && preemptable_status(task.status) && task.preemptable) queue_tasks_[job.queue].push_back(t);
@@ -101,11 +74,11 @@ class Preempt final : public Action {
 
     for (QueueId q : queue_ids) {
       // Preemption between jobs within the queue.
-      JobPQ& preemptors = starving[q];
+      JobPQ& preemptors = starving_.of_queue(q);
       while (!preemptors.empty()) {
         const JobId jid = preemptors.pop();
         const JobInfo& job = st.job(jid);
-        TaskPQ& tasks = preemptor_tasks_[slot_of_[jid]];
+        TaskPQ& tasks = starving_.tasks_of(jid);
         Statement stmt(ssn);
         bool assigned = false;
         while (ssn.job_starving(job) && !tasks.empty()) {
@@ -135,7 +108,7 @@ class Preempt final : public Action {
       within_round_start_ = ssn.task_events();
       for (JobId jid : under_request) {
         TaskPQ& tasks = round_tasks_;
-        pending_of(ssn, jid, tasks);
+        pending_tasks_into(ssn, jid, tasks);
         while (!tasks.empty()) {
           const TaskId preemptor = tasks.pop();
           const QueueId jq = st.job(jid).queue;
@@ -153,16 +126,6 @@ class Preempt final : public Action {
   }
 
  private:
-  /// A job's Pending tasks in task order, into `pq` (BestEffort ones included, as Volcano's
-  /// TaskStatusIndex[Pending] holds them).
-  static void pending_of(const Session& ssn, JobId jid, TaskPQ& pq) {
-    const ClusterState& st = ssn.state();
-    pq.reset(TaskLess{&ssn});
-    for (TaskId t : st.job(jid).tasks)
-      if (st.task(t).status == TaskStatus::Pending) pq.push_unordered(t);
-    pq.heapify();
-  }
-
   /// `scope`: every task the filter can accept is in it (the queue's or the job's tasks).
   template <class Filter>
   bool preempt(Session& ssn, Statement& stmt, TaskId pid, std::span<const TaskId> scope, Filter&& filter) {
@@ -298,10 +261,7 @@ class Preempt final : public Action {
   // Scratch kept from one session to the next (its storage, never its content).
   std::vector<QueueId> queue_ids_;
   std::vector<JobId> under_request_;
-  std::vector<std::uint8_t> has_queue_;
-  std::vector<JobPQ> starving_;          // per queue: its starving jobs in job order
-  std::vector<TaskPQ> preemptor_tasks_;  // per starving job (slot_of_): its Pending tasks
-  std::vector<std::uint32_t> slot_of_;   // job id -> its slot, valid for this session's starving jobs
+  StarvingJobs starving_;
   TaskPQ round_tasks_{TaskLess{nullptr}};
   std::vector<std::vector<TaskId>> queue_tasks_;  // per queue: its preemptees between jobs
   std::vector<std::vector<TaskId>> by_node_;  // preempt(): the eligible preemptees per node

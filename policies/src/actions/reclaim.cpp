@@ -43,39 +43,8 @@ class Reclaim final : public Action {
     // Per-session queues in members that keep their storage between sessions.
     QueuePQ& queues = queues_;
     queues.reset(QueueLess{&ssn});
-    has_queue_.assign(st.queues().size(), 0);
-    if (starving_.size() > st.queues().size()) starving_.resize(st.queues().size(), JobPQ(JobLess{&ssn}));
-    for (JobPQ& pq : starving_) pq.reset(JobLess{&ssn});
-    starving_.resize(st.queues().size(), JobPQ(JobLess{&ssn}));
-    std::vector<JobPQ>& starving = starving_;
-    std::size_t slots = 0;  // preemptor_tasks_[0, slots): the starving jobs' Pending tasks
-    bool any = false;
-    for (JobId jid : st.active_jobs()) {
-      const JobInfo& j = st.job(jid);
-      if (j.is_pending()) continue;
-      // JobValid is asked only where its answer matters — for a starving job, and for a job of a
-      // queue that has no valid job yet — and JobStarving before it: both are pure.
-      const bool starving_now = ssn.job_starving(j);
-      if (!starving_now && has_queue_[j.queue]) continue;
-      if (!ssn.job_valid(j).pass) continue;
-      if (!has_queue_[j.queue]) {
-        has_queue_[j.queue] = 1;
-        queues.push(j.queue);
-      }
-      if (starving_now) {
-        starving[j.queue].push(jid);
-        if (slot_of_.size() <= jid) slot_of_.resize(st.jobs().size());
-        slot_of_[jid] = static_cast<std::uint32_t>(slots);
-        if (slots == preemptor_tasks_.size()) preemptor_tasks_.emplace_back(TaskLess{&ssn});
-        TaskPQ& pq = preemptor_tasks_[slots++];
-        pq.reset(TaskLess{&ssn});
-        for (TaskId t : j.tasks)
-          if (st.task(t).status == TaskStatus::Pending) pq.push_unordered(t);
-        pq.heapify();
-        any = true;
-      }
-    }
-    if (!any) return;  // nothing starves: every pass below would find no job
+    starving_.collect(ssn, [&](QueueId q) { queues.push(q); });
+    if (starving_.jobs().empty()) return;  // nothing starves: every pass below would find no job
     cand_version_ = kStale;
     const bool reuse_victims = !ssn.reclaimable_depends_on_preemptor();
     memo_.resize(st.queues().size());
@@ -86,10 +55,10 @@ class Reclaim final : public Action {
       const QueueId q = queues.pop();
       const QueueInfo& queue = st.queue(q);
       if (ssn.overused(queue)) continue;
-      JobPQ& jobs = starving[q];
+      JobPQ& jobs = starving_.of_queue(q);
       if (jobs.empty()) continue;
       const JobId jid = jobs.pop();
-      TaskPQ& pending = preemptor_tasks_[slot_of_[jid]];  // every job in `starving` has its slot
+      TaskPQ& pending = starving_.tasks_of(jid);
       if (pending.empty() || !ssn.job_starving(st.job(jid))) continue;
       const TaskId tid = pending.pop();
       const TaskInfo& task = st.task(tid);
@@ -279,10 +248,7 @@ class Reclaim final : public Action {
 
   // Scratch kept from one session to the next (its storage, never its content).
   QueuePQ queues_{QueueLess{nullptr}};
-  std::vector<std::uint8_t> has_queue_;
-  std::vector<JobPQ> starving_;          // per queue: its starving jobs in job order
-  std::vector<TaskPQ> preemptor_tasks_;  // per starving job (slot_of_): its Pending tasks
-  std::vector<std::uint32_t> slot_of_;   // job id -> its slot, valid for this session's starving jobs
+  StarvingJobs starving_;
   std::vector<Entry> shared_;  // per node, as of cand_version_
   std::vector<std::vector<QueueId>> queues_on_;  // per node: the queues of its candidates
   std::vector<Resource> requests_on_;             // per node: its candidates' requests, summed

@@ -2,7 +2,7 @@
 // preemption (framework/session.go PredicateForPreemptAction and
 // GetUnschedulableAndUnresolvableNodesForTask), the victims' order
 // (framework/session_plugins.go BuildVictimsPriorityQueue), util.ValidateVictims
-// (util/scheduler_helper.go).
+// (util/scheduler_helper.go), and the starving jobs both actions start from.
 #pragma once
 #include <vector>
 
@@ -57,5 +57,68 @@ inline bool victims_suffice(const ClusterState& st, const TaskInfo& preemptor, c
   for (TaskId v : victims) future.add(st.task(v).resreq);
   return preemptor.resreq.less_equal(future);
 }
+
+/// A job's Pending tasks in task order, into `pq` (BestEffort ones included, as Volcano's
+/// TaskStatusIndex[Pending] holds them).
+inline void pending_tasks_into(const Session& ssn, JobId jid, TaskPQ& pq) {
+  const ClusterState& st = ssn.state();
+  pq.reset(TaskLess{&ssn});
+  for (TaskId t : st.job(jid).tasks)
+    if (st.task(t).status == TaskStatus::Pending) pq.push_unordered(t);
+  pq.heapify();
+}
+
+/// What preempt and reclaim start from (preempt.go and reclaim.go build it the same way): the
+/// queues that have a non-pending job passing JobValid, and the starving jobs among those —
+/// per queue in job order, each with its Pending tasks in task order. Kept in an action's
+/// member, so that its containers keep their storage from one session to the next.
+class StarvingJobs {
+ public:
+  /// Walks the active jobs. `on_queue(q)` is called once for each queue when its first
+  /// non-pending, valid job is seen. JobValid is asked only where its answer matters — for a
+  /// starving job, and for a job of a queue that has no valid job yet — and JobStarving before
+  /// it: both are pure.
+  template <class OnQueue>
+  void collect(const Session& ssn, OnQueue&& on_queue) {
+    const ClusterState& st = ssn.state();
+    const std::size_t nq = st.queues().size();
+    has_queue_.assign(nq, 0);
+    if (by_queue_.size() > nq) by_queue_.resize(nq, JobPQ(JobLess{&ssn}));
+    for (JobPQ& pq : by_queue_) pq.reset(JobLess{&ssn});
+    by_queue_.resize(nq, JobPQ(JobLess{&ssn}));
+    jobs_.clear();
+    for (JobId jid : st.active_jobs()) {
+      const JobInfo& j = st.job(jid);
+      if (j.is_pending()) continue;
+      const bool starving = ssn.job_starving(j);
+      if (!starving && has_queue_[j.queue]) continue;
+      if (!ssn.job_valid(j).pass) continue;
+      if (!has_queue_[j.queue]) {
+        has_queue_[j.queue] = 1;
+        on_queue(j.queue);
+      }
+      if (!starving) continue;
+      by_queue_[j.queue].push(jid);
+      if (slot_of_.size() <= jid) slot_of_.resize(st.jobs().size());
+      slot_of_[jid] = static_cast<std::uint32_t>(jobs_.size());
+      if (jobs_.size() == tasks_.size()) tasks_.emplace_back(TaskLess{&ssn});
+      pending_tasks_into(ssn, jid, tasks_[jobs_.size()]);
+      jobs_.push_back(jid);
+    }
+  }
+  /// The starving jobs, in the order of the active jobs.
+  const std::vector<JobId>& jobs() const { return jobs_; }
+  /// Queue q's starving jobs in job order (the action pops and pushes them).
+  JobPQ& of_queue(QueueId q) { return by_queue_[q]; }
+  /// A starving job's Pending tasks not yet tried (the action pops them).
+  TaskPQ& tasks_of(JobId j) { return tasks_[slot_of_[j]]; }
+
+ private:
+  std::vector<std::uint8_t> has_queue_;
+  std::vector<JobPQ> by_queue_;
+  std::vector<JobId> jobs_;
+  std::vector<TaskPQ> tasks_;          // [0, jobs_.size()): per starving job, by slot
+  std::vector<std::uint32_t> slot_of_; // job id -> its slot, valid for this session's starving jobs
+};
 
 }  // namespace mltwin::policy::detail
