@@ -205,7 +205,10 @@ std::string explain_job(const std::string& db, const std::string& job_arg) {
     if (d.code == "Success") continue;
     waited = true;
     bool last = i + 1 == ds.size();
-    std::int64_t until = last ? run_end : ds[i + 1].t;
+    // A job that ended (Failed, Aborted, ...) waits no longer than its end, even if a session
+    // still saw its PodGroup while its pods terminated.
+    const bool ended_here = last && end && *end < run_end;
+    std::int64_t until = last ? (ended_here ? *end : run_end) : ds[i + 1].t;
     // A restart (job controller) ends when the job's pods are bound again, which the scheduler
     // records as no verdict when it places the job in its first session: the next Bound event.
     if (d.plugin == "job-controller")
@@ -222,6 +225,10 @@ std::string explain_job(const std::string& db, const std::string& job_arg) {
     if (const Rule* r = rule_of(d.plugin)) {
       out += fmt::format("      rule: {}.\n", r->rule);
       out += fmt::format("      sooner with: {}.\n", r->sooner);
+    }
+    if (last && ended_here) {
+      out += fmt::format("      the job ended {} at {}.\n", phase, at(*end));
+      continue;
     }
     if (last) {
       out += "      still waiting when the run ended.\n";

@@ -427,6 +427,27 @@ TEST_CASE("explain: a job restarted after a node failure and placed again at onc
   CHECK_MESSAGE(!contains(out, "still waiting when the run ended"), out);
 }
 
+TEST_CASE("explain: a job that ended Failed is not 'still waiting' after its end") {
+  // tests/scenarios/reclaim-churn.json: a1's third reclaim eviction (1067 s) exhausts maxRetry 3
+  // and the job is Failed; its pods terminate for the 30 s grace period (Deleted at 1097 s, when
+  // the job ends). A session at 1068 s still saw its PodGroup and recorded gang's verdict; that
+  // wait ends with the job at 1097 s (29 s), not at the end of the run (4700 s).
+  TempDir t("mltwin-cli");
+  json sc = json::parse(slurp(fs::path(MLTWIN_SOURCE_DIR) / "tests/scenarios/reclaim-churn.json"));
+  sc["$schema"] = (fs::path(MLTWIN_SOURCE_DIR) / "scenarios/schema/scenario.schema.json").string();
+  write_text(t.path() / "churn.json", sc.dump());
+  REQUIRE_MESSAGE(run_cli({"run", "churn.json", "--out", "churn.sqlite", "--no-progress"}, t.path(), {}, t.path() / "run.log") == 0,
+                  slurp(t.path() / "run.log"));
+  Db db(t.path() / "churn.sqlite");
+  REQUIRE(db.one("SELECT phase FROM jobs WHERE name = 'a1'") == "Failed");
+  REQUIRE(db.one("SELECT end_ns FROM jobs WHERE name = 'a1'") == "1097000000000");
+  REQUIRE(run_cli({"explain", "churn.sqlite", "a1"}, t.path(), {}, t.path() / "explain.log") == 0);
+  const std::string out = slurp(t.path() / "explain.log");
+  CHECK_MESSAGE(contains(out, "1068.000 s .. 1097.000 s (29 s): Unschedulable by gang"), out);
+  CHECK_MESSAGE(contains(out, "the job ended Failed at 1097.000 s"), out);
+  CHECK_MESSAGE(!contains(out, "still waiting when the run ended"), out);
+}
+
 TEST_CASE("explain names the lifecycle policy the job controller applied, and the Volcano Job phases") {
   // tests/scenarios/job-policies.json (derived in tests/models/test_training.cpp): lo's pod 0 is
   // evicted by reclaim at 1001 s and its task's policy PodEvicted -> RestartTask applies (it
