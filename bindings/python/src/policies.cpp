@@ -473,7 +473,16 @@ void bind_policies(py::module_& m) {
       .def_readonly("name", &policy::QueueInfo::name, "queue name")
       .def_readonly("weight", &policy::QueueInfo::weight, "the Queue's spec.weight")
       .def_readonly("priority", &policy::QueueInfo::priority, "the Queue's spec.priority")
-      .def_readonly("reclaimable", &policy::QueueInfo::reclaimable, "whether other queues may reclaim its resources (the Queue's spec.reclaimable)");
+      .def_readonly("reclaimable", &policy::QueueInfo::reclaimable, "whether other queues may reclaim its resources (the Queue's spec.reclaimable)")
+      .def_readonly("capability", &policy::QueueInfo::capability, "the Queue's spec.capability (Resource; inf where it sets no limit)")
+      .def_readonly("guarantee", &policy::QueueInfo::guarantee, "the Queue's spec.guarantee.resource (Resource; zero if unset)")
+      .def_readonly("deserved", &policy::QueueInfo::deserved, "the Queue's spec.deserved (Resource; zero where not named), read by the capacity plugin")
+      .def_property_readonly(
+          "parent", [](const policy::QueueInfo& q) -> py::object {
+            if (q.parent == policy::kNone) return py::none();
+            return py::int_(q.parent);
+          },
+          "the id of the Queue's spec.parent (capacity plugin with enableHierarchy), or None for a queue under the root");
 
   py::class_<PySession>(m, "Session",
                         "One scheduling cycle's session as a plugin sees it in on_session_open (Volcano framework.Session).")
