@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <utility>
 #include <vector>
@@ -396,22 +397,30 @@ models::QueueSpec queue_of(const std::string& file, const std::string& where, co
 std::string queue_tree_problem(const std::vector<models::QueueSpec>& queues, std::size_t& at) {
   std::map<std::string, std::size_t> index;
   for (std::size_t i = 0; i < queues.size(); ++i) index.emplace(queues[i].name, i);
+  // A queue that is its own parent first, at that queue (a walk from another queue would meet
+  // it as a loop further up).
+  for (std::size_t i = 0; i < queues.size(); ++i)
+    if (!queues[i].parent.empty() && queues[i].parent == queues[i].name) {
+      at = i;
+      return "queue '" + queues[i].name + "' cannot be its own parent";
+    }
   for (std::size_t i = 0; i < queues.size(); ++i) {
     const auto& q = queues[i];
     at = i;
     if (q.parent.empty()) continue;
     if (q.name == "root") return "the root queue has no parent";
-    if (q.parent == q.name) return "queue '" + q.name + "' cannot be its own parent";
     if (q.parent != "root" && !index.count(q.parent))
       return "parent queue '" + q.parent + "' is not defined (Volcano's queue webhook: failed to get parent queue)";
-    // Walk up: a chain longer than the queue count loops.
+    // Walk up to root: back at q, the chain loops.
     std::string chain = q.name;
     std::string p = q.parent;
-    for (std::size_t steps = 0; p != "root"; ++steps) {
+    std::set<std::string> seen{q.name};
+    while (p != "root") {
       chain += " -> " + p;
       const auto it = index.find(p);
       if (it == index.end()) break;  // reported at that queue
-      if (p == q.name || steps > queues.size()) return "the parent chain loops: " + chain;
+      if (p == q.name) return "the parent chain loops: " + chain;
+      if (!seen.insert(p).second) break;  // a loop further up: reported at a queue on it
       p = queues[it->second].parent.empty() ? std::string("root") : queues[it->second].parent;
     }
   }

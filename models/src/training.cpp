@@ -861,6 +861,7 @@ void TrainingCluster::finish(core::Time end, const std::string& note) {
                 " of its pods Failed and Volcano's SyncJob never recreates a Failed pod (no PodFailed policy), so its gang "
                 "can never be complete again: a policy such as PodFailed -> RestartJob (TorchX max_retries >= 1) restarts it";
     }
+    outcomes_[idx].phase = phase;  // the summary counts what the jobs table says
     write_final(idx, phase, reason);
   }
   stats_.cycles_elapsed = static_cast<std::uint64_t>(end.ns() / scenario_.scheduler.schedule_period_ns);

@@ -402,6 +402,13 @@ nlohmann::json Run::summary_json() const {
     j["cycles"] = s.cycles;
     j["binds"] = s.binds;
     j["statements_discarded"] = s.discarded;
+    // The job controller's work (io/report.hpp RunSummary): pods evicted, restarts, final
+    // phases by policy, gangs re-formed by torchrun, jobs left stuck by SyncJob.
+    j["lifecycle"] = {{"evictions", s.evictions},           {"restarts", s.restarts},
+                      {"failed_max_retry", s.failed},       {"aborted", s.aborted},
+                      {"terminated", s.terminated},         {"completed_by_policy", s.completed_early},
+                      {"resumed_in_place", s.resumed_in_place}, {"stuck", s.stuck},
+                      {"lost_training_s", s.lost_training_s}, {"lost_neuroncore_s", s.lost_neuroncore_s}};
     j["cost_usd"] = s.cost_usd;
     {
       // io/report.hpp Starvation: the criterion, the count, the longest waits.

@@ -362,6 +362,11 @@ TEST_CASE("Queue manifests with spec.parent and spec.deserved (capacity plugin);
     const std::string self = patched_example(
         d, {{"queues_from", nullptr}, {"queues", {{{"name", "research"}}, {{"name", "production"}, {"parent", "production"}}}}});
     CHECK(load_error(self) == self + ": /queues/1/parent: queue 'production' cannot be its own parent");
+    // A queue under one that is its own parent: the error is at the latter, said once.
+    const std::string under_self = patched_example(
+        d, {{"queues_from", nullptr},
+            {"queues", {{{"name", "research"}, {"parent", "production"}}, {{"name", "production"}, {"parent", "production"}}}}});
+    CHECK(load_error(under_self) == under_self + ": /queues/1/parent: queue 'production' cannot be its own parent");
   }
   SUBCASE("a job in a queue with children") {
     // The example's jobs go to research and production; make production research's parent.

@@ -683,9 +683,14 @@ TEST_CASE("evict-restart: reclaim evicts lo once; RestartJob kills its other pod
     CHECK(lo.reason.find("stuck: 1 of its pods Failed and Volcano's SyncJob never recreates a Failed pod") != std::string::npos);
     CHECK(r.cluster->stats().stuck == 1);
     CHECK(r.rec.final_of(1).end.ns() == 1633050 * kMs);
+    const io::RunSummary sum = io::summarize(r.sc.name, r.sc.seed, r.sc.training, *r.cluster, r.cluster->last_event().seconds());
     std::ostringstream os;
-    io::print_summary(os, io::summarize(r.sc.name, r.sc.seed, r.sc.training, *r.cluster, r.cluster->last_event().seconds()));
+    io::print_summary(os, sum);
     CHECK(os.str().find("Stuck: 1 job(s) hold Failed pods that Volcano's default SyncJob never recreates") != std::string::npos);
+    // The summary counts lo in the phase its jobs row says (it holds no node): Pending, as hi
+    // Completed; no job Running.
+    const std::map<std::string, std::size_t> phases(sum.phases.begin(), sum.phases.end());
+    CHECK(phases == std::map<std::string, std::size_t>{{"Completed", 1}, {"Pending", 1}});
   }
 }
 

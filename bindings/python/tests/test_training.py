@@ -205,3 +205,18 @@ def test_the_type_stub_is_valid_python():
         pytest.skip("no stub (python3-mypy's stubgen was not found at build time)")
     with open(stub, encoding="utf-8") as f:
         ast.parse(f.read(), stub)
+
+
+def test_summary_dict_has_the_job_controllers_figures(source_dir):
+    # evict-restart.json (TorchX max_retries 3, checkpoint every 5 min): reclaim evicts one of
+    # lo's pods at 1001 s (one eviction), the job controller restarts lo once (RestartJob, retry
+    # 1 of 3) and it later completes; nothing Failed, Aborted or stuck. Training lost: 97.95 s
+    # since the last checkpoint (test_training.cpp's evict-restart derivation), on 2 pods x 32
+    # NeuronCores.
+    run = mltwin.Run(mltwin.load_scenario(source_dir / "tests" / "scenarios" / "evict-restart.json"))
+    run.run()
+    life = run.summary()["lifecycle"]
+    assert (life["evictions"], life["restarts"], life["failed_max_retry"], life["stuck"]) == (1, 1, 0, 0)
+    assert (life["aborted"], life["terminated"], life["completed_by_policy"]) == (0, 0, 0)
+    assert life["lost_training_s"] == pytest.approx(97.95)
+    assert life["lost_neuroncore_s"] == pytest.approx(97.95 * 64)
