@@ -137,10 +137,14 @@ std::string explain_job(const std::string& db, const std::string& job_arg) {
 
   // The schedule period: a release at time x is seen by the session at the next boundary.
   std::int64_t period = kNs;
+  double starvation_factor = 1;  // output.starvation_wait_factor (the summary's flag)
   {
     const ResultTable sc = store::query_file(db, "SELECT value FROM run_meta WHERE key = 'scenario_json'");
     if (sc.rows == 1) {
       const auto doc = nlohmann::json::parse(text_at(sc, "value", 0), nullptr, false);
+      if (doc.is_object() && doc.contains("output") && doc["output"].contains("starvation_wait_factor") &&
+          doc["output"]["starvation_wait_factor"].is_number())
+        starvation_factor = doc["output"]["starvation_wait_factor"].get<double>();
       if (doc.is_object() && doc.contains("volcano") && doc["volcano"].contains("schedule_period")) {
         const auto& p = doc["volcano"]["schedule_period"];
         if (p.is_number()) period = static_cast<std::int64_t>(std::llround(p.get<double>() * 1e9));
@@ -280,6 +284,30 @@ std::string explain_job(const std::string& db, const std::string& job_arg) {
     }
   }
   if (!waited && phase != "Rejected") out += "  it never waited: every session that considered it admitted or placed it.\n";
+  // Starvation (the summary's flag, io/report.hpp find_starvation): it waited more than the
+  // factor x its run time while jobs of its queue submitted later and requesting fewer
+  // NeuronCores in all were placed before it.
+  if (phase != "Rejected") {
+    const std::int64_t placed = scheduled ? *scheduled : run_end;
+    const double waited_s = static_cast<double>(placed - submit) / 1e9;
+    const double run_s = real_at(jobs, "duration_s", 0);
+    if (waited_s > starvation_factor * run_s) {
+      const std::int64_t size = *int_at(jobs, "nnodes", 0) * *int_at(jobs, "neuron_devices_per_pod", 0);
+      const ResultTable over = store::query_file(
+          db, fmt::format("SELECT name, scheduled_ns FROM jobs WHERE queue = {} AND phase <> 'Rejected' AND submit_ns > {} "
+                          "AND nnodes * neuron_devices_per_pod < {} AND scheduled_ns IS NOT NULL AND scheduled_ns < {} "
+                          "ORDER BY scheduled_ns, job",
+                          quoted(text_at(jobs, "queue", 0)), submit, size, scheduled ? *scheduled : INT64_MAX));
+      if (over.rows > 0)
+        out += fmt::format(
+            "\nStarvation: it waited {} ({:.1f}x its {} run) while {} later, smaller job(s) of queue {} were placed before it "
+            "(the first, {}, at {}): Volcano's allocate skips a gang that does not fit now and goes on with the next, smaller "
+            "job. Remedy: the sla plugin (an sla-waiting-time for this job, or for all), which holds the cluster for a job "
+            "that has waited that long (README: 'Faithful to a fault').\n",
+            dur(placed - submit), waited_s / std::max(run_s, 1e-9), dur(static_cast<std::int64_t>(std::llround(run_s * 1e9))),
+            over.rows, text_at(jobs, "queue", 0), text_at(over, "name", 0), at(*int_at(over, "scheduled_ns", 0)));
+    }
+  }
   // Reclaim churn (the summary's flag, io/report.hpp ReclaimChurn): evicted by reclaim twice or more.
   std::size_t reclaimed = 0;
   for (const Decision& d : ds)

@@ -448,6 +448,27 @@ TEST_CASE("explain: a job that ended Failed is not 'still waiting' after its end
   CHECK_MESSAGE(!contains(out, "still waiting when the run ended"), out);
 }
 
+TEST_CASE("explain: a starved job is told so, with the jobs that overtook it and the sla remedy") {
+  // tests/scenarios/sla-starvation.json, default configuration (tests/models/test_sla_starvation.cpp
+  // derives it): big (4 whole-node pods, 30 min, submitted at 100 s) is bound at 5945.05 s; it
+  // waited 5845.05 s > 1 x 1800 s while s01..s19 (1 pod each, submitted at 260 k s, same queue)
+  // were all placed before it; s01, submitted at 260 s, is the first of them placed (bound at
+  // 261.05 s: the 261 s session plus the 50 ms bind latency).
+  TempDir t("mltwin-cli");
+  json sc = json::parse(slurp(fs::path(MLTWIN_SOURCE_DIR) / "tests/scenarios/sla-starvation.json"));
+  sc["$schema"] = (fs::path(MLTWIN_SOURCE_DIR) / "scenarios/schema/scenario.schema.json").string();
+  write_text(t.path() / "starve.json", sc.dump());
+  REQUIRE_MESSAGE(run_cli({"run", "starve.json", "--out", "starve.sqlite", "--no-progress"}, t.path(), {}, t.path() / "run.log") == 0,
+                  slurp(t.path() / "run.log"));
+  REQUIRE(run_cli({"explain", "starve.sqlite", "big"}, t.path(), {}, t.path() / "explain.log") == 0);
+  const std::string out = slurp(t.path() / "explain.log");
+  CHECK_MESSAGE(contains(out, "(3.2x its 30m00s run) while 19 later, smaller job(s) of queue default were placed before it (the first, s01, at 261.050 s)"), out);
+  CHECK_MESSAGE(contains(out, "Remedy: the sla plugin"), out);
+  // A small job that never waited long is not flagged.
+  REQUIRE(run_cli({"explain", "starve.sqlite", "s05"}, t.path(), {}, t.path() / "explain-s05.log") == 0);
+  CHECK(!contains(slurp(t.path() / "explain-s05.log"), "Starvation:"));
+}
+
 TEST_CASE("explain names the lifecycle policy the job controller applied, and the Volcano Job phases") {
   // tests/scenarios/job-policies.json (derived in tests/models/test_training.cpp): lo's pod 0 is
   // evicted by reclaim at 1001 s and its task's policy PodEvicted -> RestartTask applies (it
