@@ -184,6 +184,31 @@ TEST_CASE("reclaim-churn under proportion (weights 1:1): one eviction, then both
   CHECK(r.summary.at("short_queues")[0].at("share_neuroncores").get<double>() == doctest::Approx(48));
 }
 
+TEST_CASE("reclaim-churn under proportion with weights 2:1 (the queue-setup remedy): no eviction, no stall") {
+  // As above with a weighing 2 and b 1. 1000 s: water-filling 3 nodes 2:1 gives a 2 nodes (its
+  // request: met) and b 1 node, nothing left. b1 is admitted (2 nodes within the cluster) and its
+  // pods created. reclaim: b1's first pod is Preemptive (0 + 1 node <= 1 node), but a holds
+  // exactly its deserved 2 nodes, so proportion offers no victim: no eviction. allocate: the free
+  // third node could take one pod within b's share, the second would pass it: the gang waits.
+  // a1 ends at 3603.05 s (1 h from 3.05 s); a has no job left, b deserves its request: the
+  // 3604 s session binds b1 (3604.05 s), Running 2 s later, done at 7206.05 s. The queue-share
+  // flag still names b (1 node = 32 NeuronCores < 64): its gang runs only while a leaves room.
+  std::ifstream in(std::string(MLTWIN_SOURCE_DIR) + "/tests/scenarios/reclaim-churn.json");
+  json v = json::parse(in).at("volcano");
+  for (auto& p : v["tiers"][1]["plugins"])
+    if (p["name"] == "capacity") p["name"] = "proportion";
+  json q = json::array({{{"name", "a"}, {"weight", 2}}, {{"name", "b"}, {"weight", 1}}});
+  ChurnRun r("reclaim-churn.json", {{"volcano", v}, {"queues", q}});
+  CHECK(r.pod0("a1") == std::vector<std::string>{"0 Created", "1050ms Bound", "3050ms Running", "3603050ms Succeeded"});
+  CHECK(r.pod0("b1") == std::vector<std::string>{"1000 Created", "3604050ms Bound", "3606050ms Running", "7206050ms Succeeded"});
+  CHECK(r.final_phase("a1") == "Completed");
+  CHECK(r.final_phase("b1") == "Completed");
+  CHECK(r.summary.at("reclaim_churn").at("jobs") == 0);
+  REQUIRE(r.summary.at("short_queues").size() == 1);
+  CHECK(r.summary.at("short_queues")[0].at("queue") == "b");
+  CHECK(r.summary.at("short_queues")[0].at("share_neuroncores").get<double>() == doctest::Approx(32));
+}
+
 TEST_CASE("reclaim-churn in a queue tree (enableHierarchy from the scenario): no churn, b1 is not even admitted; a broken tree runs nothing") {
   // root -> org -> {a, b}, a and b as before (1.5 nodes each), org deserving the cluster. With
   // enableHierarchy on the capacity entry, admission checks the leaf and then each ancestor:
