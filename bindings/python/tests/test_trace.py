@@ -42,3 +42,16 @@ def test_cli_trace_and_an_inference_run(source_dir, tmp_path, cli):
     loads = [e for e in doc["traceEvents"] if e["ph"] == "X" and e["cat"] == "load"]
     events = run.table("model_events")
     assert len(loads) == (events["event"] == "LoadStart").sum()
+
+
+def test_evictions_are_instants_on_their_nodes(source_dir, tmp_path):
+    # evict-restart.json (test_training.cpp derives it): reclaim evicts lo's pod 0 at 1001 s and
+    # the job controller kills its pod 1 at the same instant (RestartJob); nothing else is evicted.
+    db = tmp_path / "er.sqlite"
+    mltwin.Run(str(source_dir / "tests" / "scenarios" / "evict-restart.json"), out=db).run()
+    mltwin.export_trace(str(db), str(tmp_path / "er.json"))
+    events = json.loads((tmp_path / "er.json").read_text())["traceEvents"]
+    instants = sorted((e["ts"], e["name"]) for e in events if e["ph"] in ("i", "I"))
+    assert (1001 * US, "Evicted lo pod 0") in instants
+    assert (1001 * US, "Killed lo pod 1") in instants
+    assert [n for _, n in instants if n.startswith("Evicted")] == ["Evicted lo pod 0"]
