@@ -1,9 +1,17 @@
 #include "mltwin/policy/cluster_state.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <stdexcept>
 
 namespace mltwin::policy {
+namespace {
+std::uint64_t next_version() {
+  static std::atomic<std::uint64_t> counter{0};
+  return ++counter;
+}
+}  // namespace
+
 
 QueueId ClusterState::add_queue(QueueInfo q) {
   q.id = static_cast<QueueId>(queues_.size());
@@ -148,7 +156,11 @@ void ClusterState::apply_task_status_quiet(TaskId tid, TaskStatus status, NodeId
   TaskInfo& t = tasks_[tid];
   JobInfo& j = jobs_[t.job];
   const TaskStatus old = t.status;
-  if (old == TaskStatus::Running || status == TaskStatus::Running) ++running_version_;
+  // Versions are drawn from one counter for every ClusterState: a value names one set of tasks,
+  // so an action that keeps lists for a version cannot mistake another state's for its own.
+  if (old == TaskStatus::Running || status == TaskStatus::Running) running_version_ = next_version();
+  if (old == TaskStatus::Bound || old == TaskStatus::Running || status == TaskStatus::Bound || status == TaskStatus::Running)
+    bound_or_running_version_ = next_version();
   if (on_node_status(old) && t.node != kNone) node_remove_task(nodes_[t.node], t);
   // Job counters (Volcano JobInfo.UpdateTaskStatus = deleteTaskIndex + addTaskIndex).
   --j.status_count[static_cast<std::size_t>(old)];

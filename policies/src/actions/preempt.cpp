@@ -52,22 +52,27 @@ class Preempt final : public Action {
     spec_memo_ = ssn.task_answers_depend_only_on_spec();
     failed_.clear();
     failed_version_ = kNoRound;
-    // Each queue's preemptees between jobs, for the queues that have a starving job: its jobs'
-    // Bound or Running, preemptable tasks. Within a session no task becomes Bound or Running
-    // except by undoing a change of this session (a discarded eviction), so the tasks that can
-    // be victims later in the action are among these.
-    if (queue_tasks_.size() > st.queues().size()) queue_tasks_.resize(st.queues().size());
-    for (auto& v : queue_tasks_) v.clear();  // keeps their storage
-    queue_tasks_.resize(st.queues().size());
-    for (const auto* list : {&st.pending_jobs(), &st.active_jobs()}) {
-      // Pending PodGroups have pods only in rare cases (a job whose pods are being deleted).
-      if (list == &st.pending_jobs() && st.pending_jobs_with_pods() == 0) continue;
-      for (JobId j : *list) {
-        const JobInfo& job = st.job(j);
-        if (starving_.of_queue(job.queue).empty() || job.count(TaskStatus::Bound) + job.count(TaskStatus::Running) == 0) continue;
-        for (TaskId t : job.tasks) {
-          const TaskInfo& task = st.task(t);
-          if (task.node != kNone && preemptable_status(task.status) && task.preemptable) queue_tasks_[job.queue].push_back(t);
+    // Each queue's preemptees between jobs: its jobs' Bound or Running, preemptable tasks.
+    // Within a session no task becomes Bound or Running except by undoing a change of this
+    // session (a discarded eviction), so the tasks that can be victims later in the action are
+    // among these; and the lists hold from one session to the next while the same tasks are
+    // Bound or Running (ClusterState::bound_or_running_version; a task's preemptable flag and
+    // its job's queue are fixed).
+    if (queue_tasks_version_ != st.bound_or_running_version() || queue_tasks_.size() != st.queues().size()) {
+      queue_tasks_version_ = st.bound_or_running_version();
+      if (queue_tasks_.size() > st.queues().size()) queue_tasks_.resize(st.queues().size());
+      for (auto& v : queue_tasks_) v.clear();  // keeps their storage
+      queue_tasks_.resize(st.queues().size());
+      for (const auto* list : {&st.pending_jobs(), &st.active_jobs()}) {
+        // Pending PodGroups have pods only in rare cases (a job whose pods are being deleted).
+        if (list == &st.pending_jobs() && st.pending_jobs_with_pods() == 0) continue;
+        for (JobId j : *list) {
+          const JobInfo& job = st.job(j);
+          if (job.count(TaskStatus::Bound) + job.count(TaskStatus::Running) == 0) continue;
+          for (TaskId t : job.tasks) {
+            const TaskInfo& task = st.task(t);
+            if (task.node != kNone && preemptable_status(task.status) && task.preemptable) queue_tasks_[job.queue].push_back(t);
+          }
         }
       }
     }
@@ -264,6 +269,7 @@ class Preempt final : public Action {
   StarvingJobs starving_;
   TaskPQ round_tasks_{TaskLess{nullptr}};
   std::vector<std::vector<TaskId>> queue_tasks_;  // per queue: its preemptees between jobs
+  std::uint64_t queue_tasks_version_ = UINT64_MAX;
   std::vector<std::vector<TaskId>> by_node_;  // preempt(): the eligible preemptees per node
   std::vector<NodeId> touched_;               // the nodes whose by_node_ list is not empty
   std::vector<NodeId> cands_;

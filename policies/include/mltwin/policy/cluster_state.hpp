@@ -62,10 +62,14 @@ class ClusterState {
   // ---- reading ----
   TimeNs now() const { return now_; }
   std::uint64_t generation() const { return generation_; }
-  /// Counts the status changes into or out of Running (in a session or not): unchanged means
-  /// the same tasks are Running, on the same nodes, so that an action may keep what it derived
-  /// from that set (reclaim's candidates) from one session to the next.
+  /// Changes with every status change into or out of Running (in a session or not): unchanged
+  /// means the same tasks are Running, on the same nodes, so that an action may keep what it
+  /// derived from that set (reclaim's candidates) from one session to the next. The values come
+  /// from one process-wide counter, so two states share one only while neither has changed
+  /// since it was copied (or both have no such task yet: 0).
   std::uint64_t running_version() const { return running_version_; }
+  /// The same for Bound or Running (Volcano's PreemptableStatus: preempt's victims).
+  std::uint64_t bound_or_running_version() const { return bound_or_running_version_; }
   const std::deque<TaskInfo>& tasks() const { return tasks_; }
   const std::deque<JobInfo>& jobs() const { return jobs_; }
   const std::vector<NodeInfo>& nodes() const { return nodes_; }
@@ -126,6 +130,7 @@ class ClusterState {
   TimeNs now_ = 0;
   std::uint64_t generation_ = 0;
   std::uint64_t running_version_ = 0;
+  std::uint64_t bound_or_running_version_ = 0;
 };
 
 /// True for statuses in which a task holds (or reserves) resources on a node.
