@@ -453,3 +453,41 @@ TEST_CASE("preempt does not repeat a failed attempt for a preemptor of the same 
   // A toleration makes s2's pod another spec (the predicates read it): asked again.
   CHECK(preemptable_calls(VictimDependence::OnPreemptorSpec, true) == 4);
 }
+
+TEST_CASE("state versions: running_version and bound_or_running_version move exactly when those sets change") {
+  // The versions that preempt and reclaim key their cross-session lists on. big runs on n0 and
+  // n1; small is Inqueue with one Pending pod.
+  World w;
+  w.queue(QueueBuilder("a"));
+  w.node(NodeBuilder("n0").trn1_32xlarge());
+  w.node(NodeBuilder("n1").trn1_32xlarge());
+  const JobId big = w.job(JobBuilder("big", "a").pods(2, full_node()).created(0).running_on({"n0", "n1"}));
+  const JobId small = w.job(JobBuilder("small", "a").pods(1, full_node()).created(5).inqueue());
+  ClusterState& st = w.state;
+  const TaskId s0 = st.job(small).tasks.at(0);
+  const TaskId b0 = st.job(big).tasks.at(0);
+  auto versions = [&] { return std::pair{st.running_version(), st.bound_or_running_version()}; };
+  const auto v0 = versions();
+  // Pending -> Allocated -> Binding: neither set changes.
+  st.set_task_status(s0, TaskStatus::Allocated, 0);
+  st.set_task_status(s0, TaskStatus::Binding, 0);
+  CHECK(versions() == v0);
+  // Binding -> Bound: the Bound-or-Running set changes, the Running set does not.
+  st.set_task_status(s0, TaskStatus::Bound, 0);
+  const auto v1 = versions();
+  CHECK(v1.first == v0.first);
+  CHECK(v1.second != v0.second);
+  // Bound -> Running: both change.
+  st.set_task_status(s0, TaskStatus::Running, 0);
+  const auto v2 = versions();
+  CHECK(v2.first != v1.first);
+  CHECK(v2.second != v1.second);
+  // A Running task leaves (Releasing): both change; a copy of the state keeps the value until
+  // either of them changes, then they differ (one counter for every state).
+  ClusterState copy = st;
+  CHECK(copy.running_version() == st.running_version());
+  st.set_task_status(b0, TaskStatus::Releasing, 0);
+  copy.set_task_status(b0, TaskStatus::Releasing, 0);
+  CHECK(st.running_version() != v2.first);
+  CHECK(copy.running_version() != st.running_version());
+}
