@@ -181,8 +181,6 @@ class Preempt final : public Action {
       cands_.push_back(n.id);
       has_room_.push_back(has_room ? 1 : 0);
     }
-    if (ssn.has_node_order()) ssn.prioritize_nodes(preemptor, cands_, scores_);
-    else scores_.assign(cands_.size(), 0.0);
     // Until the first eviction every node's victims are what preemptable() answers now, and a
     // node evicts only if they pass ValidateVictims: if they pass on no candidate, the walk
     // below evicts nothing and places nothing, in whatever order it goes. The scores are then
@@ -192,6 +190,8 @@ class Preempt final : public Action {
       if (has_room_[i])
         any_suffices = victims_suffice(st, preemptor, st.node(cands_[i]), ssn.preemptable(preemptor, by_node_[cands_[i]]));
     if (!any_suffices) return false;
+    if (ssn.has_node_order()) ssn.prioritize_nodes(preemptor, cands_, scores_);
+    else scores_.assign(cands_.size(), 0.0);
     std::vector<std::pair<double, NodeId>> nodes;
     for (std::size_t i = 0; i < cands_.size(); ++i)
       if (has_room_[i]) nodes.emplace_back(scores_[i], cands_[i]);
