@@ -265,17 +265,33 @@ struct NoVictims final : Plugin {
   }
 };
 
-int reclaimable_calls(VictimDependence promise, bool third_queue = false) {
+// One cycle on `w` with Volcano's default tiers (actions with preempt and reclaim) plus a
+// NoVictims plugin in tier 2 (Preemptable with `preempt`, else Reclaimable): nothing may be
+// evicted or bound; returns how often the plugin was asked.
+int no_victim_calls(World& w, VictimDependence promise, bool preempt) {
   static int calls = 0;
   calls = 0;
-  const std::string name = promise == VictimDependence::NotOnPreemptor ? "no-victims-any" : "no-victims-each";
-  register_plugin(name, [name, promise](const Arguments&) {
+  const std::string name = std::string(preempt ? "no-preempt-victims-" : "no-victims-") +
+                           std::to_string(static_cast<int>(promise));
+  register_plugin(name, [name, promise, preempt](const Arguments&) {
     auto p = std::make_unique<NoVictims>();
     p->n = name;
     p->promise = promise;
     p->calls = &calls;
+    p->preempt = preempt;
     return p;
   });
+  SchedulerConfig cfg = volcano_defaults();
+  cfg.tiers[1].plugins.push_back(PluginOption{name, {}, {}});
+  RecordingBackend be;
+  Scheduler s(cfg, 1);
+  cycle(w, be, s);
+  CHECK(be.evictions.empty());
+  CHECK(be.binds.empty());
+  return calls;
+}
+
+int reclaimable_calls(VictimDependence promise, bool third_queue = false) {
   // OverDeserved (a holds both nodes, b's "small" starves) with a second starving job of b.
   // third_queue: a holds both nodes, b's small and c's small2 (half a node each) starve. Equal
   // weights, water-filling over 2 nodes: b and c are capped at their request (0.5 node), a gets
@@ -294,17 +310,9 @@ int reclaimable_calls(VictimDependence promise, bool third_queue = false) {
   }
   OverDeserved g(/*a_reclaimable=*/true);
   if (!third_queue) g.w.job(JobBuilder("small2", "b").pods(1, full_node()).created(6).inqueue());
-  World& w = third_queue ? third : g.w;
-  SchedulerConfig cfg = volcano_defaults();
-  cfg.tiers[1].plugins.push_back(PluginOption{name, {}, {}});
-  RecordingBackend be;
-  Scheduler s(cfg, 1);
-  cycle(w, be, s);
   // Tier 1: gang offers nothing (big is exactly ready). Tier 2: proportion offers big's pod on
   // the node, this plugin none: the intersection is empty, the tier ends, no victim anywhere.
-  CHECK(be.evictions.empty());
-  CHECK(be.binds.empty());
-  return calls;
+  return no_victim_calls(third_queue ? third : g.w, promise, /*preempt=*/false);
 }
 }  // namespace
 
@@ -406,17 +414,6 @@ namespace {
 // whole-node pod each, starve in the same queue. `twin_differs`: s2's pod tolerates a taint
 // that s1's does not (a different spec to the predicates).
 int preemptable_calls(VictimDependence promise, bool twin_differs) {
-  static int calls = 0;
-  calls = 0;
-  const std::string name = promise == VictimDependence::OnPreemptor ? "no-preempt-victims-each" : "no-preempt-victims-spec";
-  register_plugin(name, [name, promise](const Arguments&) {
-    auto p = std::make_unique<NoVictims>();
-    p->n = name;
-    p->promise = promise;
-    p->calls = &calls;
-    p->preempt = true;
-    return p;
-  });
   World w;
   w.queue(QueueBuilder("a"));
   w.node(NodeBuilder("n0").trn1_32xlarge());
@@ -427,16 +424,9 @@ int preemptable_calls(VictimDependence promise, bool twin_differs) {
   if (twin_differs)
     w.state.task(w.state.job(s2).tasks.at(0)).tolerations = {
         Toleration{"aws.amazon.com/neuron", Toleration::Op::Exists, "", true, TaintEffect::NoSchedule}};
-  SchedulerConfig cfg = volcano_defaults();
-  cfg.tiers[1].plugins.push_back(PluginOption{name, {}, {}});
-  RecordingBackend be;
-  Scheduler s(cfg, 1);
-  cycle(w, be, s);
   // Tier 1: priority offers nothing (equal priorities), gang nothing (big exactly ready). Tier 2:
   // drf offers big's pod on the node, this plugin none: no victim anywhere, nothing moves.
-  CHECK(be.evictions.empty());
-  CHECK(be.binds.empty());
-  return calls;
+  return no_victim_calls(w, promise, /*preempt=*/true);
 }
 }  // namespace
 
