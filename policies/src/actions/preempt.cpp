@@ -63,18 +63,12 @@ class Preempt final : public Action {
       if (queue_tasks_.size() > st.queues().size()) queue_tasks_.resize(st.queues().size());
       for (auto& v : queue_tasks_) v.clear();  // keeps their storage
       queue_tasks_.resize(st.queues().size());
-      for (const auto* list : {&st.pending_jobs(), &st.active_jobs()}) {
-        // Pending PodGroups have pods only in rare cases (a job whose pods are being deleted).
-        if (list == &st.pending_jobs() && st.pending_jobs_with_pods() == 0) continue;
-        for (JobId j : *list) {
-          const JobInfo& job = st.job(j);
-          if (job.count(TaskStatus::Bound) + job.count(TaskStatus::Running) == 0) continue;
-          for (TaskId t : job.tasks) {
-            const TaskInfo& task = st.task(t);
-            if (task.node != kNone && preemptable_status(task.status) && task.preemptable) queue_tasks_[job.queue].push_back(t);
-          }
-        }
-      }
+      for_each_task_on_a_node(
+          st, [](const JobInfo& job) { return job.count(TaskStatus::Bound) + job.count(TaskStatus::Running) == 0; },
+          preemptable_status,
+          [&](const JobInfo& job, const TaskInfo& task) {
+            if (task.preemptable) queue_tasks_[job.queue].push_back(task.id);
+          });
     }
 
     for (QueueId q : queue_ids) {

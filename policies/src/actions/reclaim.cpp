@@ -176,23 +176,15 @@ class Reclaim final : public Action {
       requests_on_.resize(st.nodes().size());
       for (auto& v : queues_on_) v.clear();
       for (Entry& e : shared_) e.reclaimees.clear();
-      // Pending PodGroups have pods only in rare cases (a job whose pods are being deleted); the
-      // state counts them, so their long list is walked only when one has pods.
-      for (const auto* list : {&st.pending_jobs(), &st.active_jobs()}) {
-        if (list == &st.pending_jobs() && st.pending_jobs_with_pods() == 0) continue;
-        for (JobId j : *list) {
-          const JobInfo& job = st.job(j);
-          if (!reclaimable_[job.queue] || job.count(TaskStatus::Running) == 0) continue;
-          for (TaskId t : job.tasks) {
-            const TaskInfo& task = st.task(t);
-            if (task.status == TaskStatus::Running && task.node != kNone && task.preemptable) {
-              shared_[task.node].reclaimees.push_back(t);
-              auto& qs = queues_on_[task.node];
-              if (std::find(qs.begin(), qs.end(), job.queue) == qs.end()) qs.push_back(job.queue);
-            }
-          }
-        }
-      }
+      for_each_task_on_a_node(
+          st, [&](const JobInfo& job) { return !reclaimable_[job.queue] || job.count(TaskStatus::Running) == 0; },
+          [](TaskStatus s) { return s == TaskStatus::Running; },
+          [&](const JobInfo& job, const TaskInfo& task) {
+            if (!task.preemptable) return;
+            shared_[task.node].reclaimees.push_back(task.id);
+            auto& qs = queues_on_[task.node];
+            if (std::find(qs.begin(), qs.end(), job.queue) == qs.end()) qs.push_back(job.queue);
+          });
       for (const NodeInfo& node : st.nodes()) {
         Entry& e = shared_[node.id];
         std::sort(e.reclaimees.begin(), e.reclaimees.end());

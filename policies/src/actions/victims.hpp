@@ -58,6 +58,25 @@ inline bool victims_suffice(const ClusterState& st, const TaskInfo& preemptor, c
   return preemptor.resreq.less_equal(future);
 }
 
+/// Calls fn(job, task) for every task of a live job whose status passes `placed` and that sits
+/// on a node, jobs in the state's list order (Pending PodGroups first, walked only when one has
+/// pods — rare: a job whose pods are being deleted — then the active ones). `skip(job)` may pass
+/// over a whole job before its tasks are read.
+template <class Skip, class Placed, class Fn>
+void for_each_task_on_a_node(const ClusterState& st, Skip&& skip, Placed&& placed, Fn&& fn) {
+  for (const auto* list : {&st.pending_jobs(), &st.active_jobs()}) {
+    if (list == &st.pending_jobs() && st.pending_jobs_with_pods() == 0) continue;
+    for (JobId j : *list) {
+      const JobInfo& job = st.job(j);
+      if (skip(job)) continue;
+      for (TaskId t : job.tasks) {
+        const TaskInfo& task = st.task(t);
+        if (task.node != kNone && placed(task.status)) fn(job, task);
+      }
+    }
+  }
+}
+
 /// A job's Pending tasks in task order, into `pq` (BestEffort ones included, as Volcano's
 /// TaskStatusIndex[Pending] holds them).
 inline void pending_tasks_into(const Session& ssn, JobId jid, TaskPQ& pq) {
