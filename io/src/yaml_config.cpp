@@ -15,6 +15,7 @@
 #include <tuple>
 
 #include "k8s_objects.hpp"
+#include "yaml_guard.hpp"
 #include "mltwin/policy/go_duration.hpp"
 #include "scenario_common.hpp"
 #include "scenario_yaml.hpp"
@@ -387,6 +388,14 @@ std::string read_text(const std::string& file) {
 }
 
 std::vector<YAML::Node> load_all(const Src& src, const std::string& text) {
+  // libyaml first: yaml-cpp 0.7 can hang or recurse without bound on some bad input
+  // (yaml_guard.hpp).
+  if (const auto problem = check_yaml(text)) {
+    YAML::Mark at;
+    at.line = static_cast<int>(problem->line);
+    at.column = static_cast<int>(problem->column);
+    fail_at(place_of(src, at, ""), "invalid YAML: " + problem->what);
+  }
   try {
     return YAML::LoadAll(text);
   } catch (const YAML::ParserException& e) {
