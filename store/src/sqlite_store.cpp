@@ -549,15 +549,16 @@ struct SqliteStore::Impl {
   bool in_memory = false;
   std::string failure;  // the first failed write's message; non-empty: the store is failed()
 
-  /// SQLite's message for the last call on the connection, with the system's reason for an
-  /// I/O error or a full disk (e.g. "disk I/O error (File too large)").
-  std::string sqlite_message() const {
-    std::string msg = sqlite3_errmsg(db.get());
+  /// SQLite's message for the last call on the connection, with what the system said for an
+  /// I/O error or a full disk (e.g. "disk I/O error (File too large)"), or, when SQLite kept
+  /// no system error, what a failed write usually means.
+  std::string sqlite_message() const { return sqlite3_errmsg(db.get()) + reason_suffix(); }
+  std::string reason_suffix() const {
     const int primary = sqlite3_extended_errcode(db.get()) & 0xFF;
-    const int sys = sqlite3_system_errno(db.get());
-    if ((primary == SQLITE_IOERR || primary == SQLITE_FULL || primary == SQLITE_CANTOPEN) && sys != 0)
-      msg += std::string(" (") + std::strerror(sys) + ")";
-    return msg;
+    if (primary != SQLITE_IOERR && primary != SQLITE_FULL) return "";
+    if (const int sys = sqlite3_system_errno(db.get()); sys != 0) return std::string(" (") + std::strerror(sys) + ")";
+    if (primary == SQLITE_IOERR) return " (a read or write failed: is the disk full, or the file-size limit (ulimit -f) reached?)";
+    return "";
   }
 
   /// Throws `msg` as std::runtime_error after rolling back the open transaction (SQLite
@@ -580,11 +581,7 @@ struct SqliteStore::Impl {
     char* err = nullptr;
     if (sqlite3_exec(db.get(), sql, nullptr, nullptr, &err) != SQLITE_OK) {
       std::string msg = "results database '" + path + "': " + std::string(what) + ": " +
-                        (err != nullptr ? std::string(err) : sqlite_message());
-      const int primary = sqlite3_extended_errcode(db.get()) & 0xFF;
-      const int sys = sqlite3_system_errno(db.get());
-      if (err != nullptr && (primary == SQLITE_IOERR || primary == SQLITE_FULL) && sys != 0)
-        msg += std::string(" (") + std::strerror(sys) + ")";
+                        (err != nullptr ? std::string(err) + reason_suffix() : sqlite_message());
       sqlite3_free(err);
       raise(std::move(msg));
     }
