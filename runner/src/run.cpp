@@ -25,6 +25,7 @@
 #include "mltwin/io/scenario.hpp"
 #include "mltwin/models/serving_metrics.hpp"
 #include "mltwin/models/training.hpp"
+#include "output_files.hpp"
 #include "mltwin_git_sha.hpp"  // generated at build time by apps/git_sha.cmake: MLTWIN_GIT_SHA
 
 #ifndef MLTWIN_GIT_SHA
@@ -35,6 +36,10 @@
 #endif
 
 namespace mltwin::runner {
+
+using detail::create_hidden_beside;
+using detail::file_id;
+using detail::InputId;
 
 const char* git_sha() noexcept { return MLTWIN_GIT_SHA; }
 const char* version() noexcept { return MLTWIN_VERSION; }
@@ -100,24 +105,6 @@ void create_folder_of(const std::string& path) {
   }
 }
 
-/// A file's identity (device and inode), as stat(2) gives it through symbolic links.
-struct FileId {
-  dev_t dev = 0;
-  ino_t ino = 0;
-  bool operator==(const FileId&) const = default;
-};
-std::optional<FileId> file_id(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
-  return FileId{st.st_dev, st.st_ino};
-}
-
-/// A file the run reads, by identity: `out` may not be one of them.
-struct InputId {
-  FileId id;
-  std::string role, path;
-};
-
 /// Throws std::invalid_argument when `out` exists and is not a regular file, or is one of
 /// `inputs` (the same file, however it is spelled: links, "..", hard links).
 void check_out(const std::string& out, const std::vector<InputId>& inputs, const std::string& flag) {
@@ -129,33 +116,6 @@ void check_out(const std::string& out, const std::vector<InputId>& inputs, const
     if (in.id == *id)
       throw std::invalid_argument(flag + " '" + out + "': is the run's " + (in.role == "scenario" ? "scenario" : in.role + " input") +
                                   " ('" + in.path + "'), which it would overwrite; choose another file");
-}
-
-/// Creates a new, empty, uniquely named file beside `out`: `.NAME.in-progress-XXXXXX`
-/// (mode 0666 less the umask, as the database would get). Throws std::runtime_error naming
-/// the folder if it cannot.
-std::string create_hidden_beside(const std::string& out) {
-  const std::filesystem::path p(out);
-  static constexpr char kChars[] = "abcdefghijklmnopqrstuvwxyz0123456789";
-  std::random_device rd;  // the name only: nothing recorded depends on it
-  for (int attempt = 0; attempt < 100; ++attempt) {
-    std::string suffix(6, 'x');
-    for (char& c : suffix) c = kChars[rd() % (sizeof kChars - 1)];
-    std::string name = ".";
-    name += p.filename().string();
-    name += ".in-progress-";
-    name += suffix;
-    const std::filesystem::path tmp = p.parent_path() / name;
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd >= 0) {
-      ::close(fd);
-      return tmp.string();
-    }
-    if (errno != EEXIST)
-      throw std::runtime_error("cannot create results database '" + out + "': cannot create '" + tmp.string() +
-                               "' beside it: " + std::strerror(errno));
-  }
-  throw std::runtime_error("cannot create results database '" + out + "': no free temporary name beside it");
 }
 
 /// Removes a database file and its journal (an unfinished file that cannot be kept).

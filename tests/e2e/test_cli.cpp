@@ -574,6 +574,30 @@ TEST_CASE("a run that fails keeps the previous database byte-identical and leave
   CHECK(fs::file_size(fx.root / "r.partial.sqlite") <= (1u << 20));
 }
 
+TEST_CASE("trace --out refuses the database itself and what is not a regular file") {
+  TempDir t("mltwin-cli");
+  const Fixture fx(t.path());
+  REQUIRE(run_cli({"run", "scen/small.json", "--out", "r.sqlite", "--no-progress"}, fx.root, {"MLTWIN_DATA=" + fx.data.string()},
+                  t.path() / "run.log") == 0);
+  const std::string db = slurp(fx.root / "r.sqlite");
+  fs::create_directory(fx.root / "dir");
+  fs::create_symlink(fx.root / "r.sqlite", fx.root / "link.sqlite");
+  CHECK(run_cli({"trace", "r.sqlite", "--out", "r.sqlite"}, fx.root, {}, t.path() / "a.log") == 2);
+  CHECK_MESSAGE(contains(slurp(t.path() / "a.log"), "error: trace file 'r.sqlite': is the database it is made from"),
+                slurp(t.path() / "a.log"));
+  CHECK(run_cli({"trace", "r.sqlite", "--out", "link.sqlite"}, fx.root, {}, t.path() / "b.log") == 2);
+  CHECK(run_cli({"trace", "r.sqlite", "--out", "dir"}, fx.root, {}, t.path() / "c.log") == 2);
+  CHECK_MESSAGE(contains(slurp(t.path() / "c.log"), "error: trace file 'dir': is a directory"), slurp(t.path() / "c.log"));
+  const bool intact = slurp(fx.root / "r.sqlite") == db;
+  CHECK(intact);
+  CHECK(fs::is_directory(fx.root / "dir"));
+  // Written beside the target and renamed: nothing else is left.
+  write_text(fx.root / "r.trace.json", "an earlier trace");
+  CHECK(run_cli({"trace", "r.sqlite"}, fx.root, {}, t.path() / "d.log") == 0);
+  CHECK(json::parse(slurp(fx.root / "r.trace.json")).contains("traceEvents"));
+  CHECK(in_progress_files(fx.root).empty());
+}
+
 TEST_CASE("a run whose set-up fails writes nothing and keeps the previous database") {
   TempDir t("mltwin-cli");
   const Fixture fx(t.path());
