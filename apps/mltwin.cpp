@@ -73,6 +73,7 @@ extern "C" void on_signal(int sig) {
 void install_signal_handlers() {
   struct sigaction sa {};
   sa.sa_handler = on_signal;
+  sa.sa_flags = SA_RESTART;  // a system call the signal interrupts (a write of SQLite's) resumes
   sigemptyset(&sa.sa_mask);
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
   // A file-size limit (ulimit -f) makes a write fail with EFBIG, reported as an error like a
