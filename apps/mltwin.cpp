@@ -354,21 +354,26 @@ int main(int argc, char** argv) {
   run->add_option("scenario", rf.scenario, "scenario JSON file")->required()->check(CLI::ExistingFile);
   run->add_option("--out,-o", rf.out,
                   "results database (default results/<name>-seed<N>.sqlite); written beside it and renamed over it when "
-                  "the run ends as asked; must not be a directory, a device or one of the run's inputs");
-  run->add_option("--seed", rf.seed, "run seed, 0 to 18446744073709551615 (default: the scenario's)");
+                  "the run ends as asked; must not be a directory, a device or one of the run's inputs")
+      ->type_name("FILE");
+  run->add_option("--seed", rf.seed, "run seed, 0 to 18446744073709551615 (default: the scenario's)")->type_name("N");
   auto* until_opt =
-      run->add_option("--until", rf.until, "stop at this simulated time, e.g. 30d, 12h; jobs still waiting are reported");
+      run->add_option("--until", rf.until, "stop at this simulated time, e.g. 30d, 12h; jobs still waiting are reported")
+          ->type_name("TIME");
   run->add_option("--data", rf.data,
                   "data folder for ${MLTWIN_DATA} (default $MLTWIN_DATA, else the first shared/data folder above the scenario)");
   run->add_flag("--no-progress", rf.no_progress, "no progress bar on stderr");
-  run->add_option("--max-jobs", rf.max_jobs, "Philly workloads: keep only the first N jobs by submit time (0: all)");
+  run->add_option("--max-jobs", rf.max_jobs, "Philly workloads: keep only the first N jobs by submit time (0: all)")
+      ->type_name("N");
   run->add_option("--replications", rf.replications,
                   "run N seeds (the scenario's or --seed, then +1, +2, ...), each with its own database, and print "
-                  "every summary figure's mean with its 95 % confidence interval");
+                  "every summary figure's mean with its 95 % confidence interval")
+      ->type_name("N");
   auto* val = app.add_subcommand("validate", "check a scenario (and its trace) without running it");
   val->add_option("scenario", scenario, "scenario JSON file")->required()->check(CLI::ExistingFile);
   val->add_option("--data", data, "data folder for ${MLTWIN_DATA}");
-  val->add_option("--max-jobs", max_jobs_text, "Philly workloads: keep only the first N jobs by submit time (0: all)");
+  val->add_option("--max-jobs", max_jobs_text, "Philly workloads: keep only the first N jobs by submit time (0: all)")
+      ->type_name("N");
   std::string database, job;
   auto* explain = app.add_subcommand("explain", "why a training job waited: its phases, each wait's deciding plugin and reason, what ended it");
   explain->add_option("database", database, "results database of a training run")->required()->check(CLI::ExistingFile);

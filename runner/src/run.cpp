@@ -3,18 +3,11 @@
 
 #include <fmt/format.h>
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <optional>
-#include <random>
 #include <sstream>
 #include <stdexcept>
 
@@ -236,6 +229,9 @@ struct Run::Impl {
     const std::string hidden = create_hidden_beside(out);
     try {
       db = std::make_unique<store::SqliteStore>(hidden, meta);
+    } catch (const std::runtime_error& e) {
+      remove_database(hidden);
+      throw std::runtime_error("cannot create results database '" + out + "' (nothing written): " + e.what());
     } catch (...) {
       remove_database(hidden);
       throw;
@@ -289,8 +285,7 @@ struct Run::Impl {
     if (!replace_at_end) return;  // the caller's file stays, whatever it holds
     if (recorded != store::to_string(reason)) {
       // A file without its end reason would pass for a run still going on (or killed): it
-      // goes, freeing the space it holds.
-      db.reset();
+      // goes, and its space with it once the store (finished: it writes no more) is closed.
       remove_database(out);
       out.clear();
       return;

@@ -574,6 +574,21 @@ TEST_CASE("a run that fails keeps the previous database byte-identical and leave
   CHECK(fs::file_size(fx.root / "r.partial.sqlite") <= (1u << 20));
 }
 
+TEST_CASE("a database that cannot even be created (a 64 KiB file-size limit) is an error naming it; nothing is left") {
+  TempDir t("mltwin-cli");
+  const Fixture fx(t.path());
+  write_text(fx.root / "r.sqlite", "the previous results");
+  const auto before = names_in(fx.root);
+  const int rc = wait_exit(spawn_cli({"run", "scen/small.json", "--out", "r.sqlite", "--no-progress"}, fx.root,
+                                     {"MLTWIN_DATA=" + fx.data.string()}, t.path() / "r.log", 64 << 10));
+  const std::string log = slurp(t.path() / "r.log");
+  CHECK_MESSAGE(rc == 1, log);
+  CHECK_MESSAGE(contains(log, "error: cannot create results database 'r.sqlite' (nothing written): results database '.r.sqlite.in-progress-"), log);
+  CHECK_MESSAGE(contains(log, "disk I/O error"), log);
+  CHECK(names_in(fx.root) == before);
+  CHECK(slurp(fx.root / "r.sqlite") == "the previous results");
+}
+
 TEST_CASE("trace --out refuses the database itself and what is not a regular file") {
   TempDir t("mltwin-cli");
   const Fixture fx(t.path());
