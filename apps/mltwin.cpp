@@ -5,21 +5,33 @@
 //   mltwin explain RUN.sqlite JOB
 //   mltwin trace RUN.sqlite [--out FILE.json]
 //
-// The summary goes to stdout, progress and errors to stderr. Exit status: 0 success, 1 a
-// runtime failure, 2 bad input (scenario, trace, arguments), 130 interrupted by Ctrl-C (the
-// database then holds everything up to the interruption).
+// The summary goes to stdout, progress and errors to stderr. Exit status (kExitStatus below,
+// also in --help and the README): 0 success, 1 a runtime failure, 2 bad input (scenario,
+// trace, arguments), 128 + the signal for a run stopped by one: 130 SIGINT (Ctrl-C), 143
+// SIGTERM, 129 SIGHUP.
+//
+// `run` writes its database beside the target and renames it over the target only when the
+// run ends as asked (runner::Output::ReplaceAtEnd): a run stopped by a signal or an error
+// leaves the previous results untouched and its own as NAME.partial.sqlite, with its
+// end_reason. Signals: SIGINT ends the run as `interrupted`, SIGTERM and SIGHUP as
+// `terminated`; before the database exists (loading the scenario and its trace) they end the
+// process at once, with the same exit status and nothing written.
 //
 // The run itself is mltwin::runner::Run (runner/), which the Python module drives too; this
-// file adds the command line, progress, checkpoints and Ctrl-C.
+// file adds the command line, progress, checkpoints and signals.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <csignal>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 
 #include "mltwin/io/inference_scenario.hpp"
 #include "mltwin/io/scenario.hpp"
@@ -30,11 +42,67 @@
 
 namespace {
 
-std::atomic<bool> g_interrupted{false};
-extern "C" void on_sigint(int) { g_interrupted.store(true); }
+constexpr const char* kExitStatus =
+    "Exit status: 0 ok; 1 runtime failure (e.g. the disk is full); 2 bad input (scenario, trace, command line); "
+    "130 stopped by SIGINT (Ctrl-C), 143 by SIGTERM, 129 by SIGHUP. A run that does not end as asked (a signal, an "
+    "error) leaves an existing --out file untouched and its own database as NAME.partial.sqlite, with its end_reason.";
+
+// Signals. Until a run's database exists, a signal ends the process at once (nothing to
+// record, nothing to clean up); once it exists, the first signal is noted here and the run
+// stops at its next check (every simulated hour of a training run, minute of an inference
+// run) and records it.
+std::atomic<int> g_signal{0};
+std::atomic<bool> g_recording{false};
+static_assert(std::atomic<int>::is_always_lock_free && std::atomic<bool>::is_always_lock_free);
+
+extern "C" void on_signal(int sig) {
+  if (!g_recording.load()) {
+    // Only async-signal-safe calls here: write(2) and _exit(2).
+    static constexpr char kInt[] = "\nmltwin: interrupted (SIGINT) while setting up the run; no database was written\n";
+    static constexpr char kTerm[] = "\nmltwin: terminated (SIGTERM) while setting up the run; no database was written\n";
+    static constexpr char kHup[] = "\nmltwin: hung up (SIGHUP) while setting up the run; no database was written\n";
+    const char* msg = sig == SIGINT ? kInt : sig == SIGTERM ? kTerm : kHup;
+    const std::size_t len = sig == SIGINT ? sizeof kInt - 1 : sig == SIGTERM ? sizeof kTerm - 1 : sizeof kHup - 1;
+    [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, msg, len);
+    ::_exit(128 + sig);
+  }
+  int none = 0;
+  g_signal.compare_exchange_strong(none, sig);  // the first signal decides
+}
+
+void install_signal_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sa.sa_flags = SA_RESTART;  // a system call the signal interrupts (a write of SQLite's) resumes
+  sigemptyset(&sa.sa_mask);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
+  // A file-size limit (ulimit -f) makes a write fail with EFBIG, reported as an error like a
+  // full disk, instead of killing the process with SIGXFSZ.
+  std::signal(SIGXFSZ, SIG_IGN);
+}
+
+const char* signal_name(int sig) { return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "signal"; }
+
+/// SIGINT: interrupted (the user asked); SIGTERM, SIGHUP: terminated (the process was told to end).
+mltwin::store::EndReason reason_of(int sig) {
+  return sig == SIGINT ? mltwin::store::EndReason::Interrupted : mltwin::store::EndReason::Terminated;
+}
 
 using namespace mltwin;
 
+/// A flag's value as an unsigned integer in [lo, hi]: decimal digits only (no sign, no
+/// spaces, no exponent). Throws std::invalid_argument naming the flag.
+std::uint64_t parse_count(const std::string& flag, const std::string& text, std::uint64_t lo, std::uint64_t hi,
+                          const std::string& expected) {
+  std::uint64_t v = 0;
+  const char* first = text.data();
+  const char* last = first + text.size();
+  const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+  const auto [p, ec] = std::from_chars(first, last, v);
+  if (!digits || ec != std::errc() || p != last || v < lo || v > hi)
+    throw std::invalid_argument(flag + " " + (text.empty() ? "''" : text) + ": expected " + expected);
+  return v;
+}
 
 int cmd_validate(const std::string& path, const std::string& data, std::size_t max_jobs) {
   io::LoadOptions opts;
@@ -61,9 +129,18 @@ int cmd_validate(const std::string& path, const std::string& data, std::size_t m
   return 0;
 }
 
+/// How drive() ended a run.
+struct Ended {
+  store::EndReason reason = store::EndReason::Completed;
+  int signal = 0;  ///< the signal that stopped it, or 0
+  double wall = 0;
+};
+
 /// Drives an open run to `until` (or its end) in chunks of simulated time: checkpoints, stops
-/// on Ctrl-C, prints progress on stderr; then finishes it. Returns true if interrupted.
-bool drive(runner::Run& run, core::Time until, bool progress, double& wall) {
+/// on a signal, prints progress on stderr; then finishes it. An error while running (a
+/// policy, the database) abandons the run as failed and is rethrown; so is one while
+/// finishing (Run::finish records it the same way).
+Ended drive(runner::Run& run, core::Time until, bool progress) {
   const bool training = run.kind() == runner::Kind::Training;
   // Progress and checkpoints by simulated time: a training run spans months, an inference
   // run hours. A checkpoint commits to disk (a few ms), so they are rare.
@@ -74,38 +151,54 @@ bool drive(runner::Run& run, core::Time until, bool progress, double& wall) {
   const auto wall0 = std::chrono::steady_clock::now();
   auto last_print = wall0;
   core::Time next_checkpoint = core::Time::zero() + checkpoint_every;
-  bool interrupted = false;
-  for (;;) {
-    const core::Time next = run.next_time();
-    if (next == core::Time::max() || next > until) break;
-    run.run_until(std::min(next + chunk, until));
-    if (run.now() >= next_checkpoint) {
-      run.checkpoint();
-      next_checkpoint = run.now() + checkpoint_every;
+  Ended e;
+  try {
+    for (;;) {
+      if ((e.signal = g_signal.load()) != 0) break;  // also one that came while the run was set up
+      const core::Time next = run.next_time();
+      if (next == core::Time::max() || next > until) break;
+      run.run_until(std::min(next + chunk, until));
+      if (run.now() >= next_checkpoint) {
+        run.checkpoint();
+        next_checkpoint = run.now() + checkpoint_every;
+      }
+      const auto now_wall = std::chrono::steady_clock::now();
+      if (progress && now_wall - last_print > std::chrono::milliseconds(tty ? 250 : 10000)) {
+        last_print = now_wall;
+        const std::string msg = run.status_line(std::chrono::duration<double>(now_wall - wall0).count());
+        std::cerr << (tty ? "\r" + msg + "   " : msg + "\n") << std::flush;
+      }
     }
-    if (g_interrupted.load()) {
-      interrupted = true;
-      break;
-    }
-    const auto now_wall = std::chrono::steady_clock::now();
-    if (progress && now_wall - last_print > std::chrono::milliseconds(tty ? 250 : 10000)) {
-      last_print = now_wall;
-      const std::string msg = run.status_line(std::chrono::duration<double>(now_wall - wall0).count());
-      std::cerr << (tty ? "\r" + msg + "   " : msg + "\n") << std::flush;
-    }
+  } catch (...) {
+    if (tty && progress) std::cerr << "\r" << std::string(100, ' ') << "\r";
+    run.abandon(store::EndReason::Failed);
+    throw;
   }
   if (tty && progress) std::cerr << "\r" << std::string(100, ' ') << "\r";
 
-  store::EndReason reason = store::EndReason::Completed;
-  if (interrupted) {
-    reason = store::EndReason::Interrupted;
+  if (e.signal != 0) {
+    e.reason = reason_of(e.signal);
   } else if (!run.done()) {
-    reason = store::EndReason::Until;
+    e.reason = store::EndReason::Until;
     run.run_until(until);  // the clock reads the --until time
   }
-  run.finish(reason);
-  wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-  return interrupted;
+  run.finish(e.reason);
+  e.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  return e;
+}
+
+/// Where a run that did not end as asked left its database, for stderr.
+std::string where_it_is(const runner::Run& run, store::EndReason reason) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const std::string kept = fs::exists(run.target(), ec)
+                               ? "; " + run.target() + " is unchanged"
+                               : "; nothing was written to " + run.target();
+  if (run.out().empty())
+    return "its unfinished database could not record how it ended (" + std::string(store::to_string(reason)) +
+           ") and was removed" + kept;
+  return "the run up to " + runner::human_time(run.now().seconds()) + " is in " + run.out() + " (end_reason " +
+         store::to_string(reason) + ")" + kept;
 }
 
 /// results/x.sqlite -> results/x-seed7.sqlite (the database of one replication).
@@ -117,31 +210,81 @@ std::string replication_out(const std::string& out, std::uint64_t seed) {
   return out + "-seed" + std::to_string(seed);
 }
 
-int cmd_run(const std::string& path, const std::string& out, std::optional<std::uint64_t> seed,
-            const std::string& until_text, const std::string& data, std::size_t max_jobs, bool progress_forced_off,
-            std::size_t replications) {
-  const core::Time until = runner::parse_until(until_text);
-  if (replications == 0) throw std::invalid_argument("--replications 0: expected at least 1");
+/// The exit status for an error: 2 for bad input, 1 for any other failure.
+int exit_status_of(const std::exception& e) {
+  return dynamic_cast<const io::ScenarioError*>(&e) != nullptr || dynamic_cast<const std::invalid_argument*>(&e) != nullptr ? 2 : 1;
+}
+
+/// An error already written to stderr, with the exit status it calls for.
+struct Reported {
+  int status = 1;
+};
+
+/// The flags of `run`, as given.
+struct RunFlags {
+  std::string scenario, out, data, until, seed, max_jobs, replications;
+  bool until_given = false;
+  bool no_progress = false;
+};
+
+/// The largest --max-jobs and --replications: far above any trace or sweep, and small enough
+/// that every count fits the types downstream.
+constexpr std::uint64_t kMaxJobs = std::numeric_limits<std::int32_t>::max();
+constexpr std::uint64_t kMaxReplications = 1'000'000;
+
+int cmd_run(const RunFlags& f) {
+  // The flags are checked here, with messages naming them, before anything is loaded.
+  if (f.until_given && f.until.empty()) throw std::invalid_argument("--until '': expected a time such as 90s, 30m, 12h, 7d");
+  const core::Time until = runner::parse_until(f.until, "--until");
+  std::optional<std::uint64_t> seed;
+  if (!f.seed.empty())
+    seed = parse_count("--seed", f.seed, 0, std::numeric_limits<std::uint64_t>::max(),
+                       "an integer from 0 to 18446744073709551615");
+  const std::size_t max_jobs = f.max_jobs.empty() ? 0
+                               : parse_count("--max-jobs", f.max_jobs, 0, kMaxJobs,
+                                             "an integer from 0 (all jobs) to " + std::to_string(kMaxJobs));
+  const std::size_t replications =
+      f.replications.empty() ? 1
+                             : parse_count("--replications", f.replications, 1, kMaxReplications,
+                                           "an integer from 1 to " + std::to_string(kMaxReplications));
   runner::RunOptions opts;
-  opts.out = out;
+  opts.out = f.out;
   opts.seed = seed;
-  opts.data_dir = data;
+  opts.data_dir = f.data;
   opts.max_jobs = max_jobs;
-  opts.until_text = until_text;
-  // From here on Ctrl-C ends the run cleanly (before, it ends the process: nothing is written
-  // yet). Installed before the database file is created, so that once the file exists an
-  // interrupt is recorded in it.
-  std::signal(SIGINT, on_sigint);
-  if (replications == 1) {
-    const auto run = runner::Run::open(path, opts);
-    double wall = 0;
-    const bool interrupted = drive(*run, until, !progress_forced_off, wall);
-    run->print_summary(std::cout, wall);
-    fmt::print("Results: {}\n", run->out());
-    if (interrupted) {
-      std::cerr << "interrupted: " << run->out() << " holds the run up to " << runner::human_time(run->now().seconds()) << "\n";
-      return 130;
+  opts.until_text = f.until;
+  opts.output = runner::Output::ReplaceAtEnd;
+  opts.command_line = true;
+  // From here on a signal ends the process at once (nothing is written yet) until the run's
+  // database is about to be created; from then on it ends the run cleanly and is recorded.
+  install_signal_handlers();
+  opts.before_database = [] { g_recording.store(true); };
+  const bool progress = !f.no_progress;
+
+  /// Runs one; returns how it ended (an error: abandoned as failed, said on stderr, rethrown).
+  const auto run_one = [&](const runner::RunOptions& o, std::unique_ptr<runner::Run>& run) {
+    g_recording.store(false);  // setting up: a signal ends the process
+    run = runner::Run::open(f.scenario, o);
+    try {
+      return drive(*run, until, progress);
+    } catch (const std::exception& e) {
+      std::cerr << "error: " << e.what() << "\n";
+      std::cerr << "the run failed: " << where_it_is(*run, store::EndReason::Failed) << "\n";
+      throw Reported{exit_status_of(e)};
     }
+  };
+
+  if (replications == 1) {
+    std::unique_ptr<runner::Run> run;
+    const Ended e = run_one(opts, run);
+    run->print_summary(std::cout, e.wall);
+    if (e.signal != 0) {
+      fmt::print("Partial results: {}\n", run->out().empty() ? "(none)" : run->out());
+      std::cout.flush();
+      std::cerr << store::to_string(e.reason) << " (" << signal_name(e.signal) << "): " << where_it_is(*run, e.reason) << "\n";
+      return 128 + e.signal;
+    }
+    fmt::print("Results: {}\n", run->out());
     return 0;
   }
 
@@ -155,29 +298,31 @@ int cmd_run(const std::string& path, const std::string& out, std::optional<std::
   std::uint64_t first_seed = 1;
   if (seed) first_seed = *seed;
   else {
-    std::ifstream in(path);
+    std::ifstream in(f.scenario);
     const auto doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
     if (doc.is_object() && doc.contains("seed") && doc["seed"].is_number_unsigned()) first_seed = doc["seed"].get<std::uint64_t>();
   }
+  if (first_seed > std::numeric_limits<std::uint64_t>::max() - (replications - 1))
+    throw std::invalid_argument(fmt::format("--replications {}: the seeds from {} would pass 18446744073709551615",
+                                            replications, first_seed));
   for (std::size_t k = 0; k < replications; ++k) {
     runner::RunOptions o = opts;
     o.seed = first_seed + k;
-    o.out = replication_out(out, first_seed + k);
-    const auto run = runner::Run::open(path, o);
-    double wall = 0;
-    const bool interrupted = drive(*run, until, !progress_forced_off, wall);
-    total_wall += wall;
+    o.out = replication_out(f.out, first_seed + k);
+    std::unique_ptr<runner::Run> run;
+    const Ended e = run_one(o, run);
+    total_wall += e.wall;
     summaries.push_back(run->summary_json());
     name = run->name();
     if (random_inputs.empty()) {
       const auto t = run->query("SELECT value FROM run_meta WHERE key = 'random_inputs'");
       if (t.rows == 1) random_inputs = t.columns[0].texts[0];
     }
-    fmt::print(stderr, "replication {}/{}: seed {} -> {} ({:.1f} s)\n", k + 1, replications, run->seed(), run->out(), wall);
-    if (interrupted) {
-      std::cerr << "interrupted during replication " << k + 1 << ": " << run->out() << " holds it up to "
-                << runner::human_time(run->now().seconds()) << "; no statistics\n";
-      return 130;
+    fmt::print(stderr, "replication {}/{}: seed {} -> {} ({:.1f} s)\n", k + 1, replications, run->seed(), run->out(), e.wall);
+    if (e.signal != 0) {
+      std::cerr << store::to_string(e.reason) << " (" << signal_name(e.signal) << ") during replication " << k + 1 << ": "
+                << where_it_is(*run, e.reason) << "; no statistics\n";
+      return 128 + e.signal;
     }
   }
   const auto stats = runner::replication_stats(summaries, 0.95);
@@ -186,9 +331,9 @@ int cmd_run(const std::string& path, const std::string& out, std::optional<std::
   fmt::print("The seed changes: {}\n", random_inputs.empty() ? "(not recorded)" : random_inputs);
   fmt::print("Mean and 95 % confidence interval (Student t, n - 1 degrees of freedom) of each summary figure:\n");
   fmt::print("  {:<44} {:>16} {:>14} {:>14} {:>14}\n", "figure", "mean", "± (95 %)", "min", "max");
-  for (const auto& f : stats) {
-    if (f.name == "events" || f.name == "sim_end_s") continue;
-    fmt::print("  {:<44} {:>16.6g} {:>14.4g} {:>14.6g} {:>14.6g}\n", f.name, f.mean, f.half_width, f.min, f.max);
+  for (const auto& st : stats) {
+    if (st.name == "events" || st.name == "sim_end_s") continue;
+    fmt::print("  {:<44} {:>16.6g} {:>14.4g} {:>14.6g} {:>14.6g}\n", st.name, st.mean, st.half_width, st.min, st.max);
   }
   return 0;
 }
@@ -198,28 +343,37 @@ int cmd_run(const std::string& path, const std::string& out, std::optional<std::
 int main(int argc, char** argv) {
   CLI::App app{"mltwin — a discrete-event digital twin of ML infrastructure on AWS (EKS + Trainium + Volcano; SageMaker MME + DJL Serving)"};
   app.set_version_flag("--version", std::string(runner::version()) + " (" + runner::git_sha() + ")");
+  app.footer(kExitStatus);
   app.require_subcommand(1);
-  std::string scenario, out, until, data;
-  std::optional<std::uint64_t> seed;
-  bool no_progress = false;
-  std::size_t max_jobs = 0;
+  RunFlags rf;
+  std::string scenario, data, max_jobs_text;
+  // Numbers are taken as text and checked by cmd_run (parse_count), so that "-1" is refused
+  // with the flag's name instead of wrapping around to 2^64 - 1.
   auto* run = app.add_subcommand("run", "run a scenario and write its SQLite results database");
-  run->add_option("scenario", scenario, "scenario JSON file")->required()->check(CLI::ExistingFile);
-  run->add_option("--out,-o", out, "results database, replaced if it exists (default results/<name>-seed<N>.sqlite)");
-  run->add_option("--seed", seed, "run seed (default: the scenario's)");
-  run->add_option("--until", until, "stop at this simulated time, e.g. 30d, 12h; jobs still waiting are reported");
-  run->add_option("--data", data,
+  run->footer(kExitStatus);
+  run->add_option("scenario", rf.scenario, "scenario JSON file")->required()->check(CLI::ExistingFile);
+  run->add_option("--out,-o", rf.out,
+                  "results database (default results/<name>-seed<N>.sqlite); written beside it and renamed over it when "
+                  "the run ends as asked; must not be a directory, a device or one of the run's inputs")
+      ->type_name("FILE");
+  run->add_option("--seed", rf.seed, "run seed, 0 to 18446744073709551615 (default: the scenario's)")->type_name("N");
+  auto* until_opt =
+      run->add_option("--until", rf.until, "stop at this simulated time, e.g. 30d, 12h; jobs still waiting are reported")
+          ->type_name("TIME");
+  run->add_option("--data", rf.data,
                   "data folder for ${MLTWIN_DATA} (default $MLTWIN_DATA, else the first shared/data folder above the scenario)");
-  run->add_flag("--no-progress", no_progress, "no progress bar on stderr");
-  run->add_option("--max-jobs", max_jobs, "Philly workloads: keep only the first N jobs by submit time (0: all)");
-  std::size_t replications = 1;
-  run->add_option("--replications", replications,
+  run->add_flag("--no-progress", rf.no_progress, "no progress bar on stderr");
+  run->add_option("--max-jobs", rf.max_jobs, "Philly workloads: keep only the first N jobs by submit time (0: all)")
+      ->type_name("N");
+  run->add_option("--replications", rf.replications,
                   "run N seeds (the scenario's or --seed, then +1, +2, ...), each with its own database, and print "
-                  "every summary figure's mean with its 95 % confidence interval");
+                  "every summary figure's mean with its 95 % confidence interval")
+      ->type_name("N");
   auto* val = app.add_subcommand("validate", "check a scenario (and its trace) without running it");
   val->add_option("scenario", scenario, "scenario JSON file")->required()->check(CLI::ExistingFile);
   val->add_option("--data", data, "data folder for ${MLTWIN_DATA}");
-  val->add_option("--max-jobs", max_jobs, "Philly workloads: keep only the first N jobs by submit time (0: all)");
+  val->add_option("--max-jobs", max_jobs_text, "Philly workloads: keep only the first N jobs by submit time (0: all)")
+      ->type_name("N");
   std::string database, job;
   auto* explain = app.add_subcommand("explain", "why a training job waited: its phases, each wait's deciding plugin and reason, what ended it");
   explain->add_option("database", database, "results database of a training run")->required()->check(CLI::ExistingFile);
@@ -236,7 +390,10 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : 2;
   }
   try {
-    if (*run) return cmd_run(scenario, out, seed, until, data, max_jobs, no_progress, replications);
+    if (*run) {
+      rf.until_given = until_opt->count() > 0;
+      return cmd_run(rf);
+    }
     if (*trace) {
       if (trace_out.empty()) {
         trace_out = database;
@@ -252,15 +409,14 @@ int main(int argc, char** argv) {
       std::cout << runner::explain_job(database, job);
       return 0;
     }
+    const std::size_t max_jobs = max_jobs_text.empty() ? 0
+                                 : parse_count("--max-jobs", max_jobs_text, 0, kMaxJobs,
+                                               "an integer from 0 (all jobs) to " + std::to_string(kMaxJobs));
     return cmd_validate(scenario, data, max_jobs);
-  } catch (const io::ScenarioError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return 2;
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return 2;
+  } catch (const Reported& r) {
+    return r.status;
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
-    return 1;
+    return exit_status_of(e);
   }
 }

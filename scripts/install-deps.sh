@@ -11,6 +11,7 @@ PKGS=(
   libsqlite3-dev sqlite3                   # the results store (sqlite3: the CLI, for reading results)
   libfmt-dev libcli11-dev doctest-dev      # formatting, command line, tests
   libfccp-dev                              # Fast C++ CSV Parser (trace readers)
+  libyaml-dev                              # libyaml: a located syntax check before yaml-cpp (io/src/yaml_guard.hpp)
   libyaml-cpp-dev                          # yaml-cpp: the cluster's real configuration (volcano-scheduler ConfigMap, Volcano/eksctl/TorchX manifests)
   # The Python module (bindings/python), for Debian's /usr/bin/python3, and what its tests,
   # notebooks and sweeps use:
@@ -20,6 +21,8 @@ PKGS=(
   python3-pytest                           # the Python tests
   python3-matplotlib python3-nbclient python3-nbformat python3-ipykernel   # notebooks, run by the tests
   python3-mypy                             # stubgen: type stubs for the compiled module
+  # The fuzz targets (tests/fuzz, make test-fuzz): clang with libFuzzer and the sanitizer runtimes.
+  clang libclang-rt-14-dev
 )
 missing=()
 for p in "${PKGS[@]}"; do

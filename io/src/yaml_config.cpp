@@ -15,6 +15,7 @@
 #include <tuple>
 
 #include "k8s_objects.hpp"
+#include "yaml_guard.hpp"
 #include "mltwin/policy/go_duration.hpp"
 #include "scenario_common.hpp"
 #include "scenario_yaml.hpp"
@@ -387,6 +388,14 @@ json toleration_json(const Toleration& t) {
 std::string read_text(const std::string& file) { return detail::read_input_file(file, "file", kMaxScenarioFileBytes); }
 
 std::vector<YAML::Node> load_all(const Src& src, const std::string& text) {
+  // libyaml first: yaml-cpp 0.7 can hang or recurse without bound on some bad input
+  // (yaml_guard.hpp).
+  if (const auto problem = check_yaml(text)) {
+    YAML::Mark at;
+    at.line = static_cast<int>(problem->line);
+    at.column = static_cast<int>(problem->column);
+    fail_at(place_of(src, at, ""), "invalid YAML: " + problem->what);
+  }
   try {
     return YAML::LoadAll(text);
   } catch (const YAML::ParserException& e) {
@@ -461,7 +470,7 @@ json scheduler_conf_json(const Y& doc, std::map<std::string, YamlPlace>& marks) 
           known.push_back(policy::ext_key(static_cast<policy::Ext>(e)));
         const M pm(p, {}, {"EnabledClusterOrder", "enabledHyperNodeOrder"}, true);
         for (const auto& [k, v] : pm.entries)
-          if (std::find_if(known.begin(), known.end(), [&](const char* kk) { return k == kk; }) == known.end()) {
+          if (std::find_if(known.begin(), known.end(), [&k = k](const char* kk) { return k == kk; }) == known.end()) {
             std::string msg = "unknown key '" + k + "' (Volcano v1.12.1 ignores it, so it changes nothing; mltwin reads ";
             for (std::size_t i = 0; i < known.size(); ++i) msg += std::string(i ? ", " : "") + known[i];
             fail_at(pm.key_at(k, v), msg + ")");
@@ -669,9 +678,9 @@ PodShape pod_of(const Y& tmpl) {
     // copies the limit you specified and uses it as the requested value" (Kubernetes docs,
     // Resource Management for Pods and Containers).
     for (const auto& [k, q] : lim)
-      if (std::none_of(req.begin(), req.end(), [&](const auto& e) { return e.first == k; })) req.emplace_back(k, q);
+      if (std::none_of(req.begin(), req.end(), [&k = k](const auto& e) { return e.first == k; })) req.emplace_back(k, q);
     for (const auto& [k, q] : req) {
-      auto it = std::find_if(sum.begin(), sum.end(), [&](const auto& e) { return e.first == k; });
+      auto it = std::find_if(sum.begin(), sum.end(), [&k = k](const auto& e) { return e.first == k; });
       const double v = parse_quantity(json(q));
       if (it == sum.end()) {
         sum.emplace_back(k, v);
@@ -797,7 +806,8 @@ void read_doc(const Y& doc, Manifests& out) {
   const auto [api, kind] = type_of(doc);
   const Y kind_y = doc.child("kind", doc.node["kind"]);
   const Y api_y = doc.child("apiVersion", doc.node["apiVersion"]);
-  auto want_api = [&](const char* expected) {
+  // Captured by name: clang before 16 cannot capture structured bindings (the fuzz build).
+  auto want_api = [&, &api = api, &kind = kind](const char* expected) {
     if (api != expected) api_y.fail(kind + " is read as apiVersion " + expected + " (Volcano v1.12.1's CRDs), not \"" + api + "\"");
   };
   if (kind == "List" && api == "v1") {  // kubectl get -o yaml

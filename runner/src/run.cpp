@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -16,6 +18,7 @@
 #include "mltwin/io/scenario.hpp"
 #include "mltwin/models/serving_metrics.hpp"
 #include "mltwin/models/training.hpp"
+#include "output_files.hpp"
 #include "mltwin_git_sha.hpp"  // generated at build time by apps/git_sha.cmake: MLTWIN_GIT_SHA
 
 #ifndef MLTWIN_GIT_SHA
@@ -26,6 +29,10 @@
 #endif
 
 namespace mltwin::runner {
+
+using detail::create_hidden_beside;
+using detail::file_id;
+using detail::InputId;
 
 const char* git_sha() noexcept { return MLTWIN_GIT_SHA; }
 const char* version() noexcept { return MLTWIN_VERSION; }
@@ -77,17 +84,37 @@ class MinutePeaks final : public inf::ServingRecorder {
 
 /// Where the database goes when the caller does not say.
 std::string default_out(const std::string& out, const std::string& name, std::uint64_t seed) {
-  std::string path = out.empty() ? "results/" + name + "-seed" + std::to_string(seed) + ".sqlite" : out;
-  if (path != ":memory:") {
-    if (auto parent = std::filesystem::path(path).parent_path(); !parent.empty()) {
-      std::error_code ec;
-      std::filesystem::create_directories(parent, ec);
-      if (ec)
-        throw std::runtime_error("cannot create results database '" + path + "': cannot create its folder '" +
-                                 parent.string() + "': " + ec.message());
-    }
+  return out.empty() ? "results/" + name + "-seed" + std::to_string(seed) + ".sqlite" : out;
+}
+
+/// Creates the folder of the database file `path` if it is missing.
+void create_folder_of(const std::string& path) {
+  if (auto parent = std::filesystem::path(path).parent_path(); !parent.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(parent, ec);
+    if (ec)
+      throw std::runtime_error("cannot create results database '" + path + "': cannot create its folder '" +
+                               parent.string() + "': " + ec.message());
   }
-  return path;
+}
+
+/// Throws std::invalid_argument when `out` exists and is not a regular file, or is one of
+/// `inputs` (the same file, however it is spelled: links, "..", hard links).
+void check_out(const std::string& out, const std::vector<InputId>& inputs, const std::string& flag) {
+  if (const std::string what = store::not_a_regular_file(out); !what.empty())
+    throw std::invalid_argument(flag + " '" + out + "': " + what + "; expected a regular file or a new path");
+  const auto id = file_id(out);
+  if (!id) return;
+  for (const auto& in : inputs)
+    if (in.id == *id)
+      throw std::invalid_argument(flag + " '" + out + "': is the run's " + (in.role == "scenario" ? "scenario" : in.role + " input") +
+                                  " ('" + in.path + "'), which it would overwrite; choose another file");
+}
+
+/// Removes a database file and its journal (an unfinished file that cannot be kept).
+void remove_database(const std::string& path) noexcept {
+  std::error_code ec;
+  for (const char* suffix : {"", "-journal"}) std::filesystem::remove(path + suffix, ec);
 }
 
 /// Nothing stored may depend on where the run was started from or on how the scenario and the
@@ -141,7 +168,11 @@ core::Time parse_until(const std::string& text, const std::string& what) {
 
 struct Run::Impl {
   Kind kind = Kind::Training;
-  std::string path, name, out;
+  std::string path, name;
+  std::string target;  // the database path asked for
+  std::string out;     // where the database is now ("" once removed)
+  bool replace_at_end = false;
+  std::vector<InputId> inputs;  // the files the run reads: a partial file may not replace one
   std::uint64_t seed = 0;
   json doc;
   core::Simulator sim;
@@ -171,10 +202,119 @@ struct Run::Impl {
     if (cluster) cluster->start();
     else ep->start();
   }
+
+  /// Checks `out` against the inputs, then creates the database (RunOptions::output says where).
+  void open_database(const store::RunMetadata& meta, const std::string& scenario_path, const RunOptions& opts,
+                     const std::vector<io::InputFileRef>& refs) {
+    target = out;
+    const bool file = out != ":memory:";
+    if (file) {
+      if (opts.document == std::nullopt)
+        if (auto id = file_id(scenario_path)) inputs.push_back({*id, "scenario", scenario_path});
+      for (const auto& r : refs)
+        if (auto id = file_id(r.path)) inputs.push_back({*id, r.role, r.path});
+      check_out(out, inputs, opts.command_line ? "--out" : "out");
+    }
+    if (opts.before_database) opts.before_database();
+    if (!file) {
+      db = std::make_unique<store::SqliteStore>(out, meta);
+      return;
+    }
+    create_folder_of(out);
+    if (opts.output == Output::Direct) {
+      db = std::make_unique<store::SqliteStore>(out, meta);
+      return;
+    }
+    replace_at_end = true;
+    const std::string hidden = create_hidden_beside(out);
+    try {
+      db = std::make_unique<store::SqliteStore>(hidden, meta);
+    } catch (const std::runtime_error& e) {
+      remove_database(hidden);
+      throw std::runtime_error("cannot create results database '" + out + "' (nothing written): " + e.what());
+    } catch (...) {
+      remove_database(hidden);
+      throw;
+    }
+    out = hidden;
+  }
+
+  /// Output::ReplaceAtEnd, once the store is finished: the database goes to `target` if the
+  /// run ended as asked, else to partial_path(target) — or stays where it is if that name
+  /// is taken by something that is not a regular file, or by one of the inputs. Throws
+  /// std::runtime_error if the rename fails (the database is then still at `out`).
+  void publish(store::EndReason reason) {
+    if (!replace_at_end || out.empty()) return;
+    std::string to = store::ended_as_asked(reason) ? target : partial_path(target);
+    if (!store::ended_as_asked(reason)) {
+      const auto id = file_id(to);
+      const bool is_input = id && std::any_of(inputs.begin(), inputs.end(), [&](const InputId& in) { return in.id == *id; });
+      if (is_input || !store::not_a_regular_file(to).empty()) return;  // keep the hidden name: out() says it
+    }
+    db->move_to(to);
+    out = to;
+  }
+
+  /// After an error: records `reason` (normally Failed) and the time reached, through the
+  /// store if it still can, else in the file directly; closes the store (readable) and
+  /// publishes the file as partial. An unfinished file (Output::ReplaceAtEnd) whose end
+  /// reason could not be written is removed (out becomes ""). Never throws.
+  void settle(store::EndReason reason) noexcept {
+    finished = true;
+    try {
+      if (!db->finished()) db->record_end(reason, end);
+    } catch (...) {
+      // Written below, in the file directly, if at all possible.
+    }
+    try {
+      db->finish(/*keep_open=*/true);
+    } catch (...) {
+      // The store closed itself; what it committed stays.
+    }
+    if (out == ":memory:" || out.empty()) return;
+    std::string recorded;
+    try {
+      recorded = end_reason_in(out);
+      if (recorded != store::to_string(reason)) {
+        store::record_end_in_file(out, reason, end);
+        recorded = end_reason_in(out);
+      }
+    } catch (...) {
+      // Neither could write: the disk is full, or the file is damaged.
+    }
+    if (!replace_at_end) return;  // the caller's file stays, whatever it holds
+    if (recorded != store::to_string(reason)) {
+      // A file without its end reason would pass for a run still going on (or killed): it
+      // goes, and its space with it once the store (finished: it writes no more) is closed.
+      remove_database(out);
+      out.clear();
+      return;
+    }
+    try {
+      publish(reason);
+    } catch (...) {
+      // It stays under its hidden name: out says where.
+    }
+  }
+
+  /// run_meta('end_reason') of the database file at `p` ("" without one).
+  std::string end_reason_in(const std::string& p) const {
+    const store::ResultTable t = store::query_file(p, "SELECT value FROM run_meta WHERE key = 'end_reason'");
+    return t.rows == 1 ? t.columns[0].text_at(0) : std::string();
+  }
 };
 
+std::string partial_path(const std::string& out) {
+  const std::string ext = ".sqlite";
+  if (out.size() > ext.size() && out.compare(out.size() - ext.size(), ext.size(), ext) == 0)
+    return out.substr(0, out.size() - ext.size()) + ".partial" + ext;
+  return out + ".partial";
+}
+
 Run::Run(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-Run::~Run() = default;
+Run::~Run() {
+  if (impl_ && impl_->replace_at_end && !impl_->finished) abandon(store::EndReason::Failed);
+}
 
 std::unique_ptr<Run> Run::open(const std::string& path, const RunOptions& opts) {
   auto m = std::make_unique<Impl>();
@@ -192,7 +332,9 @@ std::unique_ptr<Run> Run::open(const std::string& path, const RunOptions& opts) 
   meta.until = opts.until_text;
 
   if (kind == io::ScenarioKind::Inference) {
-    if (opts.max_jobs > 0) throw std::invalid_argument("max_jobs applies to Philly (training) workloads, not to inference scenarios");
+    if (opts.max_jobs > 0)
+      throw std::invalid_argument(std::string(opts.command_line ? "--max-jobs" : "max_jobs") +
+                                  " applies to Philly (training) workloads; '" + path + "' is an inference scenario");
     m->kind = Kind::Inference;
     m->inference_sc = std::make_unique<io::LoadedInferenceScenario>(io::load_inference_scenario(path, lo));
     const io::LoadedInferenceScenario& sc = *m->inference_sc;
@@ -221,7 +363,7 @@ std::unique_ptr<Run> Run::open(const std::string& path, const RunOptions& opts) 
                         "traffic.locust_wait", "traffic.models"};
     inf::PolicySet policies = inf::default_policies(sc.inference);
     if (opts.customize_serving) opts.customize_serving(policies);
-    m->db = std::make_unique<store::SqliteStore>(m->out, meta);
+    m->open_database(meta, path, opts, sc.inputs);
     m->peaks = std::make_unique<MinutePeaks>(*m->db);
     m->agg = std::make_unique<inf::MetricsAggregator>(sc.inference.output.metrics_period, core::Time::zero(), m->peaks.get());
     m->ep = std::make_unique<inf::Endpoint>(m->sim, sc.inference, *m->rng, m->db.get(), m->agg.get(), std::move(policies));
@@ -233,6 +375,17 @@ std::unique_ptr<Run> Run::open(const std::string& path, const RunOptions& opts) 
     throw std::invalid_argument("serving policies apply to inference scenarios; '" + path + "' is a training scenario");
   m->kind = Kind::Training;
   if (opts.max_jobs > 0) {
+    // Only a Philly workload has jobs to keep: say so in the option's name, rather than let
+    // the patch below fail validation as if the scenario file were wrong.
+    json doc = opts.document ? *opts.document : json();
+    if (!opts.document) {
+      std::ifstream in(path);
+      doc = json::parse(in, nullptr, /*allow_exceptions=*/false);  // a bad file: load_scenario says where
+    }
+    if (!lo.overrides.is_null()) doc.merge_patch(lo.overrides);
+    if (doc.is_object() && doc.contains("workload") && doc["workload"].is_object() && !doc["workload"].contains("philly"))
+      throw std::invalid_argument(std::string(opts.command_line ? "--max-jobs" : "max_jobs") +
+                                  " applies to Philly workloads; the workload of '" + path + "' is not one");
     json patch = {{"workload", {{"philly", {{"max_jobs", opts.max_jobs}}}}}};
     if (lo.overrides.is_null()) lo.overrides = patch;
     else lo.overrides.merge_patch(patch);
@@ -255,7 +408,7 @@ std::unique_ptr<Run> Run::open(const std::string& path, const RunOptions& opts) 
   meta.extra["random_inputs"] =
       "bind latency, pod start-up latency (per their distributions), Kubernetes UIDs (order of "
       "jobs submitted in the same second), Volcano's node tie-break";
-  m->db = std::make_unique<store::SqliteStore>(m->out, meta);
+  m->open_database(meta, path, opts, sc.inputs);
   m->fwd.to = m->db.get();
   m->start();
   return std::unique_ptr<Run>(new Run(std::move(m)));
@@ -265,6 +418,7 @@ Kind Run::kind() const noexcept { return impl_->kind; }
 const std::string& Run::name() const noexcept { return impl_->name; }
 std::uint64_t Run::seed() const noexcept { return impl_->seed; }
 const std::string& Run::out() const noexcept { return impl_->out; }
+const std::string& Run::target() const noexcept { return impl_->target; }
 const nlohmann::json& Run::scenario() const noexcept { return impl_->doc; }
 // A finished run reports where it ended (its last event, or the time it was stopped at), not
 // the clock of the simulator, which a trailing metrics sample may have moved past the end.
@@ -297,32 +451,40 @@ void Run::finish(store::EndReason reason) {
   Impl& m = *impl_;
   if (m.finished) return;
   m.finished = true;
-  m.start();
-  if (m.cluster) {
-    // A run that completed ends at its last event; one stopped early at the time reached.
-    m.end = reason == store::EndReason::Completed ? std::max(m.cluster->last_event(), core::Time::zero()) : m.sim.now();
-    std::string note;
-    if (reason == store::EndReason::Interrupted) note = "run interrupted at " + human_time(m.end.seconds());
-    else if (reason == store::EndReason::Until)
-      note = "still waiting at --until " + (m.until_text.empty() ? human_time(m.end.seconds()) : m.until_text);
-    m.cluster->finish(m.end, note);
-  } else {
-    // As for training: a run that completed ends at its last event (a caller stepping in
-    // chunks may have moved the clock past it), one stopped early at the time reached.
-    m.end = reason == store::EndReason::Completed ? m.ep->last_event() : m.sim.now();
-    m.ep->finish(m.end);
+  m.end = m.sim.now();
+  try {
+    m.start();
+    if (m.cluster) {
+      // A run that completed ends at its last event; one stopped early at the time reached.
+      m.end = reason == store::EndReason::Completed ? std::max(m.cluster->last_event(), core::Time::zero()) : m.sim.now();
+      std::string note;
+      if (reason == store::EndReason::Until)
+        note = "still waiting at --until " + (m.until_text.empty() ? human_time(m.end.seconds()) : m.until_text);
+      else if (reason != store::EndReason::Completed)
+        note = std::string("run ") + store::to_string(reason) + " at " + human_time(m.end.seconds());
+      m.cluster->finish(m.end, note);
+    } else {
+      // As for training: a run that completed ends at its last event (a caller stepping in
+      // chunks may have moved the clock past it), one stopped early at the time reached.
+      m.end = reason == store::EndReason::Completed ? m.ep->last_event() : m.sim.now();
+      m.ep->finish(m.end);
+      const auto& st = m.ep->stats();
+      m.db->record_request_accounting({st.requests, st.served, st.rejected_503, st.rejected_507, st.unserved_at_end});
+    }
+    m.db->record_end(reason, m.end);
+    m.db->finish(/*keep_open=*/true);
+    m.publish(reason);
+  } catch (...) {
+    m.settle(store::EndReason::Failed);  // records failed where it can, and tries the partial name
+    throw;
   }
-  m.db->record_end(reason, m.end);
-  m.db->finish(/*keep_open=*/true);
 }
 
-void Run::abandon(store::EndReason reason) {
+void Run::abandon(store::EndReason reason) noexcept {
   Impl& m = *impl_;
   if (m.finished) return;
-  m.finished = true;
   m.end = m.sim.now();
-  m.db->record_end(reason, m.end);
-  m.db->finish(/*keep_open=*/true);
+  m.settle(reason);
 }
 
 std::string Run::status_line(double wall) const {
@@ -357,7 +519,8 @@ void Run::print_summary(std::ostream& os, double wall_s) const {
   s.seed = m.seed;
   s.server = m.server;
   s.instance_type = sc.inference.endpoint.instance_type;
-  s.sim_end_s = m.sim.now().seconds();
+  s.sim_end_s = (m.finished ? m.end : m.sim.now()).seconds();
+  s.finished = m.finished;
   s.stats = m.ep->stats();
   s.totals = m.agg->totals();
   s.model_latency = m.agg->model_latency_summary();
@@ -474,6 +637,7 @@ nlohmann::json Run::summary_json() const {
   j["rejected_503"] = st.rejected_503;
   j["rejected_507"] = st.rejected_507;
   j["in_flight"] = st.in_flight;
+  j["unserved_at_end"] = st.unserved_at_end;
   j["cache_hit_ratio"] = reached > 0 ? static_cast<double>(st.cache_hits) / static_cast<double>(reached) : 0.0;
   j["downloads"] = st.downloads;
   j["loads"] = st.loads;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <fmt/format.h>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "mltwin/store/sqlite_store.hpp"
+#include "output_files.hpp"
 
 namespace mltwin::runner {
 namespace {
@@ -347,12 +349,27 @@ TraceExportStats inference(const std::string& db, Writer& w) {
 }  // namespace
 
 TraceExportStats export_trace(const std::string& db, const std::string& out) {
+  if (const std::string what = store::not_a_regular_file(out); !what.empty())
+    throw std::invalid_argument("trace file '" + out + "': " + what + "; expected a regular file or a new path");
+  if (const auto id = detail::file_id(out); id && id == detail::file_id(db))
+    throw std::invalid_argument("trace file '" + out + "': is the database it is made from ('" + db +
+                                "'), which it would overwrite; choose another file");
   Rows kind(store::query_file(db, "SELECT value FROM run_meta WHERE key = 'run_kind'"));
   const std::string k = kind.size() == 1 ? kind.str("value", 0) : "training";
-  Writer w(out);
-  TraceExportStats st = k == "inference" ? inference(db, w) : training(db, w);
-  w.close();
-  return st;
+  // Written beside `out` and renamed over it once complete: an error leaves an earlier trace
+  // there as it was.
+  const std::string tmp = detail::create_hidden_beside(out, "trace file");
+  try {
+    Writer w(tmp);
+    TraceExportStats st = k == "inference" ? inference(db, w) : training(db, w);
+    w.close();
+    std::filesystem::rename(tmp, out);
+    return st;
+  } catch (...) {
+    std::error_code ec;
+    std::filesystem::remove(tmp, ec);
+    throw;
+  }
 }
 
 }  // namespace mltwin::runner

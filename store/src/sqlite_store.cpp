@@ -2,7 +2,10 @@
 // users in docs/results-schema.md; change both together and bump kSchemaVersion.
 #include "mltwin/store/sqlite_store.hpp"
 
+#include <fcntl.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <openssl/evp.h>
 
@@ -316,9 +319,12 @@ constexpr const char* kInsertInput =
 constexpr std::array<std::string_view, 12> kBuiltinMetaKeys = {
     "schema_version", "mltwin_version", "git_sha",     "volcano_release", "seed",       "scenario_path",
     "scenario_json",  "until",          "rng_streams", "checkpoint_ns",   "end_reason", "end_ns"};
-// Built-in keys added with inference runs (schema version 3).
-constexpr std::array<std::string_view, 5> kBuiltinMetaKeys3 = {
-    "run_kind", "request_records_full", "request_sample_every", "request_sampling", "requests_reported"};
+// Built-in keys added with inference runs (schema version 3), and their request accounting
+// (schema version 6).
+constexpr std::array<std::string_view, 10> kBuiltinMetaKeys3 = {
+    "run_kind",          "request_records_full", "request_sample_every",  "request_sampling",
+    "requests_reported", "requests_arrived",     "requests_served",       "requests_rejected_503",
+    "requests_rejected_507", "requests_unserved_at_end"};
 
 const char* to_text(inf::ModelEvent::Kind k) {
   using K = inf::ModelEvent::Kind;
@@ -513,6 +519,21 @@ class RowBuffer {
 
 }  // namespace
 
+/// Removes the database file at `path` and the journal, WAL and shared-memory files SQLite
+/// keeps beside it (`what` opens the error message). Only regular files (or symbolic links to
+/// them) are removed: anything else there is an error, and is left alone.
+void remove_database_files(const std::string& path, const std::string& what) {
+  for (const char* suffix : {"", "-journal", "-wal", "-shm"}) {
+    const std::string p = path + suffix;
+    if (const std::string kind = not_a_regular_file(p); !kind.empty())
+      throw std::runtime_error(what + ": '" + p + "' " + kind + " (expected a regular file or a new path)");
+    std::error_code ec;
+    std::filesystem::remove(p, ec);
+    if (ec && ec != std::errc::no_such_file_or_directory)
+      throw std::runtime_error(what + ": cannot remove old file '" + p + "': " + ec.message());
+  }
+}
+
 // ---------------------------------------------------------------------------------------
 // SqliteStore::Impl
 
@@ -529,27 +550,47 @@ struct SqliteStore::Impl {
   std::uint64_t requests_reported = 0;
   bool finished = false;
   bool in_memory = false;
+  std::string failure;  // the first failed write's message; non-empty: the store is failed()
 
-  [[noreturn]] void fail(std::string_view what) const {
-    std::string msg = "results database '" + path + "': " + std::string(what);
-    if (db) msg += ": " + std::string(sqlite3_errmsg(db.get()));
+  /// SQLite's message for the last call on the connection, with what the system said for an
+  /// I/O error or a full disk (e.g. "disk I/O error (File too large)"), or, when SQLite kept
+  /// no system error, what a failed write usually means.
+  std::string sqlite_message() const { return sqlite3_errmsg(db.get()) + reason_suffix(); }
+  std::string reason_suffix() const {
+    const int primary = sqlite3_extended_errcode(db.get()) & 0xFF;
+    if (primary != SQLITE_IOERR && primary != SQLITE_FULL) return "";
+    if (const int sys = sqlite3_system_errno(db.get()); sys != 0) return std::string(" (") + std::strerror(sys) + ")";
+    if (primary == SQLITE_IOERR) return " (a read or write failed: is the disk full, or the file-size limit (ulimit -f) reached?)";
+    return "";
+  }
+
+  /// Throws `msg` as std::runtime_error after rolling back the open transaction (SQLite
+  /// leaves one whose statement failed in an undefined state), and marks the store failed.
+  [[noreturn]] void raise(std::string msg) {
+    if (failure.empty()) failure = msg;
+    if (db && sqlite3_get_autocommit(db.get()) == 0) sqlite3_exec(db.get(), "ROLLBACK", nullptr, nullptr, nullptr);
     throw std::runtime_error(msg);
   }
-  void check(int rc, std::string_view what) const {
+  [[noreturn]] void fail(std::string_view what) {
+    std::string msg = "results database '" + path + "': " + std::string(what);
+    if (db) msg += ": " + sqlite_message();
+    raise(std::move(msg));
+  }
+  void check(int rc, std::string_view what) {
     if (rc != SQLITE_OK) fail(what);
   }
 
-  void exec(const char* sql, std::string_view what) const {
+  void exec(const char* sql, std::string_view what) {
     char* err = nullptr;
     if (sqlite3_exec(db.get(), sql, nullptr, nullptr, &err) != SQLITE_OK) {
       std::string msg = "results database '" + path + "': " + std::string(what) + ": " +
-                        (err != nullptr ? err : sqlite3_errmsg(db.get()));
+                        (err != nullptr ? std::string(err) + reason_suffix() : sqlite_message());
       sqlite3_free(err);
-      throw std::runtime_error(msg);
+      raise(std::move(msg));
     }
   }
 
-  Stmt prepare(const char* sql) const {
+  Stmt prepare(const char* sql) {
     sqlite3_stmt* s = nullptr;
     const int rc = sqlite3_prepare_v3(db.get(), sql, -1, SQLITE_PREPARE_PERSISTENT, &s, nullptr);
     Stmt owned(s);
@@ -557,7 +598,7 @@ struct SqliteStore::Impl {
     return owned;
   }
 
-  void prepare(RowBuffer& buf, const char* insert, const char* row, int columns) const {
+  void prepare(RowBuffer& buf, const char* insert, const char* row, int columns) {
     buf.prepare(db.get(), insert, row, columns);
     if (!buf.prepared()) fail(std::string("preparing \"") + insert + row + "\"");
   }
@@ -613,6 +654,9 @@ struct SqliteStore::Impl {
   void require_open() const {
     if (finished)
       throw std::logic_error("results database '" + path + "' was written after finish()");
+    if (!failure.empty())
+      throw std::runtime_error("results database '" + path + "' cannot be written: an earlier write failed (" +
+                               failure + ")");
   }
   /// require_open(), and the database is of kind `k` (`what` names the call).
   void require(RunKind k, std::string_view what) const {
@@ -652,22 +696,14 @@ SqliteStore::SqliteStore(const std::string& path, const RunMetadata& meta)
                                   "' repeats a built-in run_meta key");
   }
 
-  {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec))
-      throw std::runtime_error("cannot create results database '" + path + "': is a directory");
+  if (!m.in_memory) {
+    if (const std::string what = not_a_regular_file(path); !what.empty())
+      throw std::runtime_error("cannot create results database '" + path + "': it " + what +
+                               " (expected a regular file or a new path)");
   }
   // Replace, never append to, an earlier run's file. A stale journal beside it could be
   // "hot" and roll pages of the old database into the new one, so it goes too.
-  for (const char* suffix : {"", "-journal", "-wal", "-shm"}) {
-    if (m.in_memory) break;
-    std::error_code ec;
-    std::filesystem::remove(path + suffix, ec);
-    if (ec && ec != std::errc::no_such_file_or_directory)
-      throw std::runtime_error("cannot create results database '" + path +
-                               "': cannot remove old file '" + path + suffix +
-                               "': " + ec.message());
-  }
+  if (!m.in_memory) remove_database_files(path, "cannot create results database '" + path + "'");
 
   sqlite3* raw = nullptr;
   // NOMUTEX: the store is used from one thread (see the header), so SQLite's per-call
@@ -1058,15 +1094,45 @@ void SqliteStore::checkpoint(core::Time now) {
 
 void SqliteStore::record_end(EndReason reason, core::Time end) {
   Impl& m = *impl_;
-  m.require_open();
+  if (m.finished) throw std::logic_error("results database '" + m.path + "' was written after finish()");
+  if (m.failure.empty()) {
+    m.put_meta_value("end_reason", to_string(reason));
+    m.put_meta_value("end_ns", std::to_string(end.ns()));
+    return;
+  }
+  // After a failed write the transaction was rolled back: these two rows go in one of their
+  // own, on top of what was committed.
+  m.exec("BEGIN", "begin transaction");
   m.put_meta_value("end_reason", to_string(reason));
   m.put_meta_value("end_ns", std::to_string(end.ns()));
+  m.exec("COMMIT", "recording the end of the run");
+}
+
+void SqliteStore::record_request_accounting(const RequestAccounting& a) {
+  Impl& m = *impl_;
+  m.require(RunKind::Inference, "record_request_accounting");
+  if (a.served + a.rejected_503 + a.rejected_507 + a.unserved_at_end != a.arrived)
+    throw std::invalid_argument("results database '" + m.path + "': request accounting does not add up: " +
+                                std::to_string(a.served) + " served + " + std::to_string(a.rejected_503) +
+                                " rejected 503 + " + std::to_string(a.rejected_507) + " rejected 507 + " +
+                                std::to_string(a.unserved_at_end) + " unserved at the end != " +
+                                std::to_string(a.arrived) + " arrived");
+  m.put_meta_value("requests_arrived", std::to_string(a.arrived));
+  m.put_meta_value("requests_served", std::to_string(a.served));
+  m.put_meta_value("requests_rejected_503", std::to_string(a.rejected_503));
+  m.put_meta_value("requests_rejected_507", std::to_string(a.rejected_507));
+  m.put_meta_value("requests_unserved_at_end", std::to_string(a.unserved_at_end));
 }
 
 void SqliteStore::finish(bool keep_open) {
   Impl& m = *impl_;
   if (m.finished) return;
   m.finished = true;  // also when a step below throws: the store is closed either way
+  if (!m.failure.empty()) {
+    // Nothing more is written: the file keeps what was committed (and record_end's rows).
+    if (!keep_open) m.close();
+    return;
+  }
   try {
     m.flush_all();
     if (m.kind == RunKind::Inference) m.put_meta_value("requests_reported", std::to_string(m.requests_reported));
@@ -1094,8 +1160,114 @@ void SqliteStore::finish(bool keep_open) {
 ResultTable SqliteStore::query(const std::string& sql) {
   Impl& m = *impl_;
   if (!m.db) throw std::logic_error("results database '" + m.path + "' is closed (finish() without keep_open)");
-  if (!m.finished) m.flush_all();
+  if (!m.finished && m.failure.empty()) m.flush_all();
   return query_connection(m.db.get(), sql);
+}
+
+bool SqliteStore::failed() const noexcept { return !impl_->failure.empty(); }
+
+void SqliteStore::set_max_pages(std::uint64_t pages) {
+  Impl& m = *impl_;
+  if (m.finished) throw std::logic_error("results database '" + m.path + "': set_max_pages after finish()");
+  m.exec(("PRAGMA max_page_count = " + std::to_string(pages)).c_str(), "setting max_page_count");
+}
+
+namespace {
+/// fsync of a folder, so that a rename in it survives a crash (best effort: some file
+/// systems refuse to sync a folder, and the rename itself has happened either way).
+void sync_folder(const std::filesystem::path& file) {
+  const std::filesystem::path dir = file.parent_path().empty() ? std::filesystem::path(".") : file.parent_path();
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  (void)::fsync(fd);
+  ::close(fd);
+}
+}  // namespace
+
+void SqliteStore::move_to(const std::string& new_path) {
+  Impl& m = *impl_;
+  if (!m.finished) throw std::logic_error("results database '" + m.path + "': move_to before finish()");
+  if (m.in_memory) throw std::logic_error("results database ':memory:' has no file to move");
+  const bool reopen = m.db != nullptr;
+  m.close();  // SQLite must not have a file open while it is renamed (sqlite.org/howtocorrupt.html, 2.4)
+  const auto open_at = [&m](const std::string& p) {
+    sqlite3* raw = nullptr;
+    const int rc = sqlite3_open_v2(p.c_str(), &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr);
+    m.db.reset(raw);
+    if (rc != SQLITE_OK) {
+      const std::string why = raw != nullptr ? sqlite3_errmsg(raw) : sqlite3_errstr(rc);
+      m.db.reset();
+      throw std::runtime_error("cannot open results database '" + p + "': " + why);
+    }
+  };
+  const std::string what = "cannot move results database '" + m.path + "' to '" + new_path + "'";
+  std::error_code ec;
+  try {
+    if (const std::string kind = not_a_regular_file(new_path); !kind.empty())
+      throw std::runtime_error(what + ": it " + kind + " (expected a regular file or a new path)");
+    // The journal (and WAL files) of an earlier database there would be applied to this one
+    // when it is next opened: they go first. A journal left beside this file (its last
+    // transaction could not be rolled back) belongs to it and moves with it, before it, so
+    // that no reader sees the file without it.
+    for (const char* suffix : {"-journal", "-wal", "-shm"}) {
+      const std::string p = new_path + suffix;
+      if (const std::string kind = not_a_regular_file(p); !kind.empty())
+        throw std::runtime_error(what + ": '" + p + "' " + kind);
+      std::filesystem::remove(p, ec);
+      if (ec) throw std::runtime_error(what + ": cannot remove old file '" + p + "': " + ec.message());
+    }
+    const std::string journal = m.path + "-journal";
+    if (std::filesystem::exists(journal, ec)) std::filesystem::rename(journal, new_path + "-journal", ec);
+    if (!ec) std::filesystem::rename(m.path, new_path, ec);
+    if (ec) throw std::runtime_error(what + ": " + ec.message());
+  } catch (...) {
+    if (reopen) open_at(m.path);
+    throw;
+  }
+  sync_folder(new_path);
+  m.path = new_path;
+  if (reopen) open_at(new_path);
+}
+
+void record_end_in_file(const std::string& path, EndReason reason, core::Time end) {
+  sqlite3* raw = nullptr;
+  const int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr);
+  DbHandle db(raw);
+  if (rc != SQLITE_OK)
+    throw std::runtime_error("cannot open results database '" + path + "': " +
+                             (raw != nullptr ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
+  const std::string sql = std::string("BEGIN; ") + "INSERT INTO run_meta (key, value) VALUES ('end_reason', '" +
+                          to_string(reason) + "'), ('end_ns', '" + std::to_string(end.ns()) +
+                          "') ON CONFLICT (key) DO UPDATE SET value = excluded.value; COMMIT;";
+  char* err = nullptr;
+  if (sqlite3_exec(db.get(), sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string msg = "results database '" + path + "': recording the end of the run: " +
+                      (err != nullptr ? std::string(err) : std::string(sqlite3_errmsg(db.get())));
+    sqlite3_free(err);
+    throw std::runtime_error(msg);  // the connection's close rolls the transaction back
+  }
+}
+
+std::string not_a_regular_file(const std::string& path) {
+  struct stat link {};
+  if (::lstat(path.c_str(), &link) != 0) return "";  // nothing there (or unreadable: opening it will say)
+  const auto kind = [](mode_t mode) -> std::string {
+    if (S_ISREG(mode)) return "";
+    if (S_ISDIR(mode)) return "a directory";
+    if (S_ISCHR(mode)) return "a character device";
+    if (S_ISBLK(mode)) return "a block device";
+    if (S_ISFIFO(mode)) return "a fifo";
+    if (S_ISSOCK(mode)) return "a socket";
+    return "not a regular file";
+  };
+  if (!S_ISLNK(link.st_mode)) {
+    const std::string k = kind(link.st_mode);
+    return k.empty() ? k : "is " + k;
+  }
+  struct stat target {};
+  if (::stat(path.c_str(), &target) != 0) return "is a symbolic link to nothing (" + std::string(std::strerror(errno)) + ")";
+  const std::string k = kind(target.st_mode);
+  return k.empty() ? k : "is a symbolic link to " + k;
 }
 
 namespace {
@@ -1236,9 +1408,16 @@ const char* to_string(EndReason r) noexcept {
     case EndReason::Completed: return "completed";
     case EndReason::Until: return "until";
     case EndReason::Interrupted: return "interrupted";
+    case EndReason::Terminated: return "terminated";
     case EndReason::Failed: return "failed";
   }
   return "unknown";
+}
+
+std::optional<EndReason> end_reason_from_string(std::string_view name) noexcept {
+  for (EndReason r : kEndReasons)
+    if (name == to_string(r)) return r;
+  return std::nullopt;
 }
 
 // ---------------------------------------------------------------------------------------

@@ -3,8 +3,11 @@
 //   - the database does not depend on how paths are given: the scenario by a relative or an
 //     absolute path, from another working directory, the data folder by --data, MLTWIN_DATA
 //     or found by search (different spellings of one folder) -> byte-identical files;
-//   - run_meta records how a run ended: end_reason completed / until / interrupted (SIGINT)
-//     with end_ns, the simulated time reached;
+//   - run_meta records how a run ended: end_reason completed / until, or, in
+//     NAME.partial.sqlite beside the untouched --out file, interrupted (SIGINT) / terminated
+//     (SIGTERM, SIGHUP) / failed (a file-size limit), with end_ns, the simulated time reached;
+//   - signals during set-up end the process with 130 / 143 / 129 and no file written;
+//   - --out refuses devices, directories, fifos and the run's inputs; flags are checked;
 //   - the summary's per-queue line counts jobs still running at --until.
 //
 // The fixture is tests/scenarios/tiny-gang.json (4 whole-node trn1.32xlarge nodes: 64 Trainium
@@ -15,6 +18,9 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sqlite3.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -119,9 +125,10 @@ struct Fixture {
 };
 
 /// Starts the CLI with `args` in `cwd`, the environment without MLTWIN_DATA plus `env`, and
-/// stdout + stderr to `log`. Returns the pid.
+/// stdout + stderr to `log`; with `max_file_bytes`, under that file-size limit (RLIMIT_FSIZE,
+/// as `ulimit -f` sets it). Returns the pid.
 pid_t spawn_cli(const std::vector<std::string>& args, const fs::path& cwd, const std::vector<std::string>& env,
-                const fs::path& log) {
+                const fs::path& log, rlim_t max_file_bytes = RLIM_INFINITY) {
   std::vector<std::string> argv_s = {MLTWIN_CLI};
   argv_s.insert(argv_s.end(), args.begin(), args.end());
   std::vector<std::string> env_s;
@@ -140,6 +147,10 @@ pid_t spawn_cli(const std::vector<std::string>& args, const fs::path& cwd, const
     const int fd = ::open(log_s.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd < 0 || ::dup2(fd, STDOUT_FILENO) < 0 || ::dup2(fd, STDERR_FILENO) < 0 || ::chdir(cwd_s.c_str()) != 0)
       ::_exit(127);
+    if (max_file_bytes != RLIM_INFINITY) {
+      const struct rlimit lim = {max_file_bytes, max_file_bytes};
+      if (::setrlimit(RLIMIT_FSIZE, &lim) != 0) ::_exit(127);
+    }
     ::execve(argv[0], argv.data(), envp.data());
     ::_exit(127);
   }
@@ -211,6 +222,49 @@ std::string sha256_of(const fs::path& path) {
   return out;
 }
 
+/// The files in `dir` the CLI writes while a run goes on: `.NAME.in-progress-XXXXXX`, and
+/// their journals.
+std::vector<std::string> in_progress_files(const fs::path& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (contains(e.path().filename().string(), ".in-progress-")) out.push_back(e.path().filename().string());
+  return out;
+}
+
+/// Waits (up to 60 s) until a run's database exists in `dir`; true if it does.
+bool wait_for_database(const fs::path& dir) {
+  const auto t0 = std::chrono::steady_clock::now();
+  while (in_progress_files(dir).empty()) {
+    if (std::chrono::steady_clock::now() - t0 > std::chrono::seconds(60)) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
+}
+
+/// Waits (up to 10 s) until process `pid` catches SIGINT, SIGTERM and SIGHUP (its SigCgt
+/// mask in /proc/PID/status); true if it does.
+bool wait_for_signal_handlers(pid_t pid) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::uint64_t want = (1ULL << (SIGINT - 1)) | (1ULL << (SIGTERM - 1)) | (1ULL << (SIGHUP - 1));
+  while (std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10)) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+    std::string line;
+    while (std::getline(in, line))
+      if (line.rfind("SigCgt:", 0) == 0 && (std::stoull(line.substr(7), nullptr, 16) & want) == want) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return false;
+}
+
+/// The names in `dir`, sorted, but for the tests' logs (*.log).
+std::vector<std::string> names_in(const fs::path& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().extension() != ".log") out.push_back(e.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 /// The first whole second after the last job's end, ns, as text.
 std::string next_cycle_after_last_end(Db& db) {
   const std::int64_t last = std::stoll(db.one("SELECT max(end_ns) FROM jobs"));
@@ -279,7 +333,7 @@ TEST_CASE("run_meta records how the run ended: completed, or stopped at --until"
                     slurp(t.path() / "done.log"));
     Db db(fx.root / "done.sqlite");
     const auto meta = db.meta();
-    CHECK(meta.at("schema_version") == "5");
+    CHECK(meta.at("schema_version") == "6");
     CHECK(meta.at("until") == "");
     CHECK(meta.at("end_reason") == "completed");
     // The run ends with its last event: the scheduler cycle (whole seconds) that follows the
@@ -318,39 +372,309 @@ TEST_CASE("run_meta records how the run ended: completed, or stopped at --until"
   }
 }
 
-TEST_CASE("Ctrl-C: an interrupted run records end_reason interrupted and the time reached") {
+TEST_CASE("a signal stops the run: the previous results stay, the run so far is in NAME.partial.sqlite with its end reason") {
+  // SIGINT (Ctrl-C): interrupted, exit 130; SIGTERM (Kubernetes, Slurm, docker stop,
+  // timeout): terminated, 143; SIGHUP (the terminal closed): terminated, 129.
+  struct Case {
+    int sig;
+    int status;
+    const char* reason;
+    const char* name;
+  };
+  for (const Case c : {Case{SIGINT, 130, "interrupted", "SIGINT"}, Case{SIGTERM, 143, "terminated", "SIGTERM"},
+                       Case{SIGHUP, 129, "terminated", "SIGHUP"}}) {
+    CAPTURE(c.name);
+    TempDir t("mltwin-cli");
+    const Fixture fx(t.path());
+    const fs::path out = fx.root / "int.sqlite", partial = fx.root / "int.partial.sqlite";
+    write_text(out, "the previous results");
+    const pid_t pid = spawn_cli({"run", "scen/big.json", "--out", out.string(), "--no-progress"}, fx.root,
+                                {"MLTWIN_DATA=" + fx.data.string()}, t.path() / "int.log");
+    // Once the database exists (beside the target, under a hidden name), a signal ends the
+    // run cleanly and is recorded.
+    REQUIRE_MESSAGE(wait_for_database(fx.root), "the run never created its database: " << slurp(t.path() / "int.log"));
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    REQUIRE(::kill(pid, c.sig) == 0);
+    const int rc = wait_exit(pid);
+    const std::string log = slurp(t.path() / "int.log");
+    REQUIRE_MESSAGE(rc == c.status, "exit " << rc << " (0: the run ended before the signal arrived)\n" << log);
+    CHECK_MESSAGE(contains(log, std::string(c.reason) + " (" + c.name + "): the run up to "), log);
+    CHECK_MESSAGE(contains(log, "is in " + partial.string() + " (end_reason " + c.reason + "); " + out.string() +
+                                    " is unchanged"),
+                  log);
+    CHECK(slurp(out) == "the previous results");
+    CHECK(in_progress_files(fx.root).empty());
+
+    Db db(partial);
+    CHECK(db.one("PRAGMA integrity_check") == "ok");
+    const auto meta = db.meta();
+    CHECK(meta.at("end_reason") == c.reason);
+    CHECK(meta.at("until") == "");
+    const std::int64_t end_ns = std::stoll(meta.at("end_ns"));
+    const std::int64_t submitted = std::stoll(db.one("SELECT count(*) FROM jobs"));
+    CHECK(end_ns > 0);
+    CHECK(submitted < 50'000);
+    // The jobs submitted by then are in the table, none submitted after end_ns; the run is
+    // finalized like one stopped at --until (jobs not yet ended get their final row).
+    CHECK(std::stoll(db.one("SELECT max(submit_ns) FROM jobs")) <= end_ns);
+    CHECK(db.one("SELECT count(*) FROM jobs WHERE phase = 'Completed'") != "0");
+    CHECK(db.one("SELECT count(*) FROM jobs WHERE podgroup_phase IS NULL") == "0");
+    CHECK(db.one("SELECT count(*) FROM sqlite_schema WHERE type = 'index'") != "0");
+  }
+}
+
+TEST_CASE("a signal while the run is set up ends the process at once: its exit status, no file written") {
+  // A trace of 400,000 jobs takes the CLI most of a second to read: the signal arrives once
+  // its handlers are installed (SigCgt), well before its database would be created.
+  struct Case {
+    int sig;
+    int status;
+    const char* what;
+  };
+  for (const Case c : {Case{SIGINT, 130, "interrupted (SIGINT)"}, Case{SIGTERM, 143, "terminated (SIGTERM)"},
+                       Case{SIGHUP, 129, "hung up (SIGHUP)"}}) {
+    CAPTURE(c.what);
+    TempDir t("mltwin-cli");
+    const fs::path data = t.path() / "data", run_dir = t.path() / "run";
+    std::string rows = kHeader;
+    rows.reserve(400'000 * 36);
+    for (int i = 0; i < 400'000; ++i) {
+      char line[96];
+      // Minutes after 2017-10-01 00:00, 400 s each.
+      const int day = i / 1440, minute = i % 1440;
+      std::snprintf(line, sizeof line, "2017-%02d-%02d %02d:%02d:00,400,8,3200,%s\n", 10 + day / 30, 1 + day % 30,
+                    minute / 60, minute % 60, i % 2 ? "aaa" : "bbb");
+      rows += line;
+    }
+    write_text(data / "training/philly/huge.csv", rows);
+    write_text(t.path() / "huge.json", philly_scenario("huge", "${MLTWIN_DATA}/training/philly/huge.csv").dump(2));
+    fs::create_directories(run_dir);
+    write_text(run_dir / "h.sqlite", "the previous results");
+    const pid_t pid = spawn_cli({"run", (t.path() / "huge.json").string(), "--out", "h.sqlite", "--no-progress"}, run_dir,
+                                {"MLTWIN_DATA=" + data.string()}, t.path() / "setup.log");
+    REQUIRE(wait_for_signal_handlers(pid));
+    REQUIRE(::kill(pid, c.sig) == 0);
+    const int rc = wait_exit(pid);
+    const std::string log = slurp(t.path() / "setup.log");
+    CHECK_MESSAGE(rc == c.status, log);
+    CHECK_MESSAGE(contains(log, std::string("mltwin: ") + c.what + " while setting up the run; no database was written"), log);
+    CHECK(names_in(run_dir) == std::vector<std::string>{"h.sqlite"});
+    CHECK(slurp(run_dir / "h.sqlite") == "the previous results");
+  }
+}
+
+TEST_CASE("a run that ends as asked replaces --out, leaving nothing beside it, with the bytes of a fresh file") {
   TempDir t("mltwin-cli");
   const Fixture fx(t.path());
-  const fs::path out = fx.root / "int.sqlite";
-  const auto t0 = std::chrono::steady_clock::now();
-  const pid_t pid = spawn_cli({"run", "scen/big.json", "--out", out.string(), "--no-progress"}, fx.root,
-                              {"MLTWIN_DATA=" + fx.data.string()}, t.path() / "int.log");
-  // The CLI installs its SIGINT handler before it creates the database file: once the file
-  // exists, an interrupt ends the run cleanly.
-  while (!fs::exists(out) && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(60))
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  REQUIRE_MESSAGE(fs::exists(out), "the run never created its database: " << slurp(t.path() / "int.log"));
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  REQUIRE(::kill(pid, SIGINT) == 0);
-  const int rc = wait_exit(pid);
-  const std::string log = slurp(t.path() / "int.log");
-  REQUIRE_MESSAGE(rc == 130, "exit " << rc << " (0: the run ended before the interrupt arrived)\n" << log);
-  CHECK_MESSAGE(contains(log, "interrupted: "), log);
+  const std::vector<std::string> env = {"MLTWIN_DATA=" + fx.data.string()};
+  write_text(fx.root / "old.sqlite", "the previous results");
+  write_text(fx.root / "old.partial.sqlite", "a partial file of an earlier run");
+  REQUIRE_MESSAGE(run_cli({"run", "scen/small.json", "--out", "old.sqlite", "--no-progress"}, fx.root, env, t.path() / "a.log") == 0,
+                  slurp(t.path() / "a.log"));
+  REQUIRE_MESSAGE(run_cli({"run", "scen/small.json", "--out", "new.sqlite", "--no-progress"}, fx.root, env, t.path() / "b.log") == 0,
+                  slurp(t.path() / "b.log"));
+  CHECK(contains(slurp(t.path() / "a.log"), "Results: old.sqlite\n"));
+  const bool same = slurp(fx.root / "old.sqlite") == slurp(fx.root / "new.sqlite");
+  CHECK_MESSAGE(same, "a database renamed over an old file differs from one written fresh");
+  CHECK(Db(fx.root / "old.sqlite").meta().at("end_reason") == "completed");
+  CHECK(in_progress_files(fx.root).empty());
+  CHECK(slurp(fx.root / "old.partial.sqlite") == "a partial file of an earlier run");  // not ours to remove
+}
 
-  Db db(out);
+TEST_CASE("--out refuses a path that is not a regular file, or one of the run's inputs, and leaves it as it was") {
+  TempDir t("mltwin-cli");
+  const Fixture fx(t.path());
+  const std::vector<std::string> env = {"MLTWIN_DATA=" + fx.data.string()};
+  int n = 0;
+  /// Runs small.json with --out `out`; expects exit 2 and `message` on stderr, and no other file.
+  const auto refused = [&](const std::string& out, const std::string& message) {
+    CAPTURE(out);
+    const fs::path log = t.path() / ("refused-" + std::to_string(n++) + ".log");
+    const auto before = names_in(fx.root);
+    CHECK(run_cli({"run", "scen/small.json", "--out", out, "--no-progress"}, fx.root, env, log) == 2);
+    const std::string text = slurp(log);
+    CHECK_MESSAGE(contains(text, "error: --out '" + out + "': " + message), text);
+    CHECK(names_in(fx.root) == before);
+  };
+
+  SUBCASE("a device") {
+    // As root, a character device of our own (the numbers of /dev/null) in the temp folder;
+    // otherwise /dev/full itself, which the test could not replace anyway. Checked by stat only.
+    fs::path dev = fx.root / "dev-null";
+    if (::geteuid() != 0 || ::mknod(dev.c_str(), S_IFCHR | 0666, makedev(1, 3)) != 0) dev = "/dev/full";
+    struct stat before {};
+    REQUIRE(::lstat(dev.c_str(), &before) == 0);
+    REQUIRE(S_ISCHR(before.st_mode));
+    refused(dev.string(), "is a character device; expected a regular file or a new path");
+    struct stat after {};
+    REQUIRE(::lstat(dev.c_str(), &after) == 0);
+    CHECK(S_ISCHR(after.st_mode));
+    CHECK(after.st_rdev == before.st_rdev);
+    CHECK(after.st_ino == before.st_ino);
+  }
+  SUBCASE("a directory, a fifo, a symbolic link to a directory") {
+    fs::create_directory(fx.root / "dir");
+    REQUIRE(::mkfifo((fx.root / "fifo").c_str(), 0644) == 0);
+    fs::create_directory_symlink(fx.root / "dir", fx.root / "link");
+    refused("dir", "is a directory");
+    refused("fifo", "is a fifo");
+    refused("link", "is a symbolic link to a directory");
+    CHECK(fs::is_directory(fx.root / "dir"));
+    CHECK(fs::is_fifo(fx.root / "fifo"));
+    CHECK(fs::is_symlink(fx.root / "link"));
+  }
+  SUBCASE("the scenario, however it is spelled; the trace") {
+    const std::string scenario = slurp(fx.scen / "small.json"), trace = slurp(fx.data / "training/philly/small.csv");
+    fs::create_symlink(fx.scen / "small.json", fx.root / "link.json");
+    fs::create_hard_link(fx.scen / "small.json", fx.root / "hard.json");
+    refused("scen/small.json", "is the run's scenario ('scen/small.json'), which it would overwrite; choose another file");
+    refused("scen/../scen/./small.json", "is the run's scenario");
+    refused((fx.scen / "small.json").string(), "is the run's scenario");
+    refused("link.json", "is the run's scenario");
+    refused("hard.json", "is the run's scenario");
+    refused("shared/data/training/philly/small.csv", "is the run's philly_trace input");
+    CHECK(slurp(fx.scen / "small.json") == scenario);
+    CHECK(slurp(fx.data / "training/philly/small.csv") == trace);
+  }
+}
+
+TEST_CASE("a run that fails keeps the previous database byte-identical and leaves NAME.partial.sqlite, end_reason failed") {
+  // The file-size limit (ulimit -f: 1 MiB) stops the writes of the 50,000-job run part-way, as
+  // a full disk would: SQLite reports an I/O error (EFBIG) on a commit; the CLI ignores
+  // SIGXFSZ, so this is an error, not a kill.
+  TempDir t("mltwin-cli");
+  const Fixture fx(t.path());
+  const std::vector<std::string> env = {"MLTWIN_DATA=" + fx.data.string()};
+  REQUIRE_MESSAGE(run_cli({"run", "scen/small.json", "--out", "r.sqlite", "--no-progress"}, fx.root, env, t.path() / "a.log") == 0,
+                  slurp(t.path() / "a.log"));
+  const std::string previous = slurp(fx.root / "r.sqlite");
+  const int rc = wait_exit(spawn_cli({"run", "scen/big.json", "--out", "r.sqlite", "--no-progress"}, fx.root, env,
+                                     t.path() / "b.log", 1 << 20));
+  const std::string log = slurp(t.path() / "b.log");
+  CHECK_MESSAGE(rc == 1, log);
+  CHECK_MESSAGE(contains(log, "error: results database '"), log);
+  CHECK_MESSAGE(contains(log, "disk I/O error"), log);
+  CHECK_MESSAGE(contains(log, "ulimit -f"), log);
+  CHECK_MESSAGE(contains(log, "the run failed: the run up to "), log);
+  CHECK_MESSAGE(contains(log, "is in r.partial.sqlite (end_reason failed); r.sqlite is unchanged"), log);
+  const bool unchanged = slurp(fx.root / "r.sqlite") == previous;
+  CHECK_MESSAGE(unchanged, "the previous database changed");
+  CHECK(in_progress_files(fx.root).empty());
+
+  Db db(fx.root / "r.partial.sqlite");
   CHECK(db.one("PRAGMA integrity_check") == "ok");
   const auto meta = db.meta();
-  CHECK(meta.at("end_reason") == "interrupted");
-  CHECK(meta.at("until") == "");
-  const std::int64_t end_ns = std::stoll(meta.at("end_ns"));
-  const std::int64_t submitted = std::stoll(db.one("SELECT count(*) FROM jobs"));
-  CHECK(end_ns > 0);
-  CHECK(submitted < 50'000);
-  // The jobs submitted by then are in the table, none submitted after end_ns; the run is
-  // finalized like one stopped at --until (jobs not yet ended get their final row).
-  CHECK(std::stoll(db.one("SELECT max(submit_ns) FROM jobs")) <= end_ns);
-  CHECK(db.one("SELECT count(*) FROM jobs WHERE phase = 'Completed'") != "0");
-  CHECK(db.one("SELECT count(*) FROM jobs WHERE podgroup_phase IS NULL") == "0");
+  CHECK(meta.at("end_reason") == "failed");
+  // What was committed before the failure: the jobs of the days checkpointed, no more.
+  const std::int64_t checkpoint_ns = std::stoll(meta.at("checkpoint_ns"));
+  CHECK(checkpoint_ns > 0);
+  CHECK(std::stoll(meta.at("end_ns")) >= checkpoint_ns);
+  CHECK(std::stoll(db.one("SELECT count(*) FROM jobs")) > 0);
+  CHECK(std::stoll(db.one("SELECT max(submit_ns) FROM jobs")) <= checkpoint_ns);
+  CHECK(fs::file_size(fx.root / "r.partial.sqlite") <= (1u << 20));
+}
+
+TEST_CASE("a database that cannot even be created (a 64 KiB file-size limit) is an error naming it; nothing is left") {
+  TempDir t("mltwin-cli");
+  const Fixture fx(t.path());
+  write_text(fx.root / "r.sqlite", "the previous results");
+  const auto before = names_in(fx.root);
+  const int rc = wait_exit(spawn_cli({"run", "scen/small.json", "--out", "r.sqlite", "--no-progress"}, fx.root,
+                                     {"MLTWIN_DATA=" + fx.data.string()}, t.path() / "r.log", 64 << 10));
+  const std::string log = slurp(t.path() / "r.log");
+  CHECK_MESSAGE(rc == 1, log);
+  CHECK_MESSAGE(contains(log, "error: cannot create results database 'r.sqlite' (nothing written): results database '.r.sqlite.in-progress-"), log);
+  CHECK_MESSAGE(contains(log, "disk I/O error"), log);
+  CHECK(names_in(fx.root) == before);
+  CHECK(slurp(fx.root / "r.sqlite") == "the previous results");
+}
+
+TEST_CASE("trace --out refuses the database itself and what is not a regular file") {
+  TempDir t("mltwin-cli");
+  const Fixture fx(t.path());
+  REQUIRE(run_cli({"run", "scen/small.json", "--out", "r.sqlite", "--no-progress"}, fx.root, {"MLTWIN_DATA=" + fx.data.string()},
+                  t.path() / "run.log") == 0);
+  const std::string db = slurp(fx.root / "r.sqlite");
+  fs::create_directory(fx.root / "dir");
+  fs::create_symlink(fx.root / "r.sqlite", fx.root / "link.sqlite");
+  CHECK(run_cli({"trace", "r.sqlite", "--out", "r.sqlite"}, fx.root, {}, t.path() / "a.log") == 2);
+  CHECK_MESSAGE(contains(slurp(t.path() / "a.log"), "error: trace file 'r.sqlite': is the database it is made from"),
+                slurp(t.path() / "a.log"));
+  CHECK(run_cli({"trace", "r.sqlite", "--out", "link.sqlite"}, fx.root, {}, t.path() / "b.log") == 2);
+  CHECK(run_cli({"trace", "r.sqlite", "--out", "dir"}, fx.root, {}, t.path() / "c.log") == 2);
+  CHECK_MESSAGE(contains(slurp(t.path() / "c.log"), "error: trace file 'dir': is a directory"), slurp(t.path() / "c.log"));
+  const bool intact = slurp(fx.root / "r.sqlite") == db;
+  CHECK(intact);
+  CHECK(fs::is_directory(fx.root / "dir"));
+  // Written beside the target and renamed: nothing else is left.
+  write_text(fx.root / "r.trace.json", "an earlier trace");
+  CHECK(run_cli({"trace", "r.sqlite"}, fx.root, {}, t.path() / "d.log") == 0);
+  CHECK(json::parse(slurp(fx.root / "r.trace.json")).contains("traceEvents"));
+  CHECK(in_progress_files(fx.root).empty());
+}
+
+TEST_CASE("a run whose set-up fails writes nothing and keeps the previous database") {
+  TempDir t("mltwin-cli");
+  const Fixture fx(t.path());
+  const std::vector<std::string> env = {"MLTWIN_DATA=" + fx.data.string()};
+  write_text(fx.root / "r.sqlite", "the previous results");
+  // Row 4 of the trace is cut short.
+  write_text(fx.data / "training/philly/bad.csv", kHeader + "2017-10-03 10:00:00,3600,16,57600,aaa\n2017-10-03 10:00:01,36\n");
+  write_text(fx.scen / "bad.json", philly_scenario("bad", "${MLTWIN_DATA}/training/philly/bad.csv").dump(2));
+  const auto before = names_in(fx.root);
+  CHECK(run_cli({"run", "scen/bad.json", "--out", "r.sqlite", "--no-progress"}, fx.root, env, t.path() / "bad.log") == 2);
+  CHECK_MESSAGE(contains(slurp(t.path() / "bad.log"), "bad.csv"), slurp(t.path() / "bad.log"));
+  CHECK(names_in(fx.root) == before);
+  CHECK(slurp(fx.root / "r.sqlite") == "the previous results");
+}
+
+TEST_CASE("command-line numbers are checked by the CLI, with messages naming the flag") {
+  TempDir t("mltwin-cli");
+  const Fixture fx(t.path());
+  const std::vector<std::string> env = {"MLTWIN_DATA=" + fx.data.string()};
+  struct Case {
+    std::vector<std::string> flags;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {{"--seed", "-1"}, "error: --seed -1: expected an integer from 0 to 18446744073709551615"},
+      {{"--seed", "18446744073709551616"}, "error: --seed 18446744073709551616: expected an integer from 0 to 18446744073709551615"},
+      {{"--seed", "1e3"}, "error: --seed 1e3: expected an integer"},
+      {{"--seed", " 7"}, "error: --seed  7: expected an integer"},
+      {{"--replications", "-1"}, "error: --replications -1: expected an integer from 1 to 1000000"},
+      {{"--replications", "0"}, "error: --replications 0: expected an integer from 1 to 1000000"},
+      {{"--replications", "2", "--seed", "18446744073709551615"},
+       "error: --replications 2: the seeds from 18446744073709551615 would pass 18446744073709551615"},
+      {{"--max-jobs", "-1"}, "error: --max-jobs -1: expected an integer from 0 (all jobs) to 2147483647"},
+      {{"--max-jobs", "99999999999999999999"}, "error: --max-jobs 99999999999999999999: expected an integer from 0 (all jobs)"},
+      {{"--until", "-5s"}, "error: --until -5s: expected a positive time"},
+      {{"--until", "0"}, "error: --until 0: expected a positive time"},
+      {{"--until", "soon"}, "error: --until soon: expected a time such as 90s, 30m, 12h, 7d"},
+      {{"--until", "1e400s"}, "error: --until 1e400s: expected a time such as 90s, 30m, 12h, 7d"},
+      {{"--until", "9999999999999d"}, "error: --until 9999999999999d: expected a time such as 90s, 30m, 12h, 7d"},
+      {{"--until", ""}, "error: --until '': expected a time such as 90s, 30m, 12h, 7d"},
+  };
+  int n = 0;
+  for (const auto& c : cases) {
+    CAPTURE(c.message);
+    std::vector<std::string> args = {"run", "scen/small.json", "--out", "x.sqlite", "--no-progress"};
+    args.insert(args.end(), c.flags.begin(), c.flags.end());
+    const fs::path log = t.path() / ("flag-" + std::to_string(n++) + ".log");
+    CHECK(run_cli(args, fx.root, env, log) == 2);
+    const std::string text = slurp(log);
+    CHECK_MESSAGE(contains(text, c.message), text);
+    CHECK_MESSAGE(!contains(text, "small.json"), text);  // the flag is to blame, not the scenario
+  }
+  CHECK_FALSE(fs::exists(fx.root / "x.sqlite"));
+  // --max-jobs on a workload that is not Philly's names the flag, not the scenario's JSON.
+  CHECK(run_cli({"run", (fs::path(MLTWIN_SOURCE_DIR) / "tests/scenarios/fabric-contention.json").string(), "--out", "x.sqlite",
+                 "--max-jobs", "5"},
+                fx.root, env, t.path() / "mj.log") == 2);
+  CHECK_MESSAGE(contains(slurp(t.path() / "mj.log"), "error: --max-jobs applies to Philly workloads"), slurp(t.path() / "mj.log"));
+  // --help states the exit status.
+  CHECK(run_cli({"run", "--help"}, fx.root, env, t.path() / "help.log") == 0);
+  CHECK_MESSAGE(contains(slurp(t.path() / "help.log"), "130 stopped by SIGINT (Ctrl-C), 143 by SIGTERM, 129 by SIGHUP"),
+                slurp(t.path() / "help.log"));
 }
 
 TEST_CASE("jobs sharing the fabric: link_usage in the database and link counters in the Perfetto trace") {

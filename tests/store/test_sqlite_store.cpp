@@ -4,6 +4,7 @@
 #include "temp_dir.hpp"
 #include <doctest/doctest.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -178,8 +179,8 @@ TEST_CASE("a run written through the recorder interface reads back column by col
     auto meta = [&](const std::string& key) {
       return db.text("SELECT value FROM run_meta WHERE key = '" + key + "'");
     };
-    CHECK(meta("schema_version") == "5");
-    CHECK(mltwin::store::kSchemaVersion == 5);
+    CHECK(meta("schema_version") == "6");
+    CHECK(mltwin::store::kSchemaVersion == 6);
     CHECK(meta("run_kind") == "training");
     CHECK(meta("mltwin_version") == "0.1.0");
     CHECK(meta("git_sha") == "0123abcd");
@@ -407,6 +408,8 @@ TEST_CASE("record_end stores how the run ended and the simulated time reached") 
   CHECK(std::string(mltwin::store::to_string(EndReason::Completed)) == "completed");
   CHECK(std::string(mltwin::store::to_string(EndReason::Until)) == "until");
   CHECK(std::string(mltwin::store::to_string(EndReason::Interrupted)) == "interrupted");
+  CHECK(std::string(mltwin::store::to_string(EndReason::Terminated)) == "terminated");
+  CHECK(std::string(mltwin::store::to_string(EndReason::Failed)) == "failed");
 
   SUBCASE("without record_end there is no end_reason (a run that never ended)") {
     const std::string path = dir.file("run.db");
@@ -445,6 +448,150 @@ TEST_CASE("record_end stores how the run ended and the simulated time reached") 
     CHECK(db.text("SELECT value FROM run_meta WHERE key = 'end_ns'") == "12000000000");
     CHECK(db.integer("SELECT count(*) FROM run_meta WHERE key = 'end_reason'") == 1);
   }
+}
+
+TEST_CASE("the end reasons: five, each named once, read back by name") {
+  using mltwin::store::EndReason;
+  using mltwin::store::end_reason_from_string;
+  std::vector<std::string> names;
+  for (EndReason r : mltwin::store::kEndReasons) {
+    names.emplace_back(mltwin::store::to_string(r));
+    CHECK(end_reason_from_string(names.back()) == r);
+  }
+  CHECK(names == std::vector<std::string>{"completed", "until", "interrupted", "terminated", "failed"});
+  CHECK_FALSE(end_reason_from_string("Completed").has_value());
+  CHECK_FALSE(end_reason_from_string("killed").has_value());
+  CHECK_FALSE(end_reason_from_string("").has_value());
+  CHECK(mltwin::store::ended_as_asked(EndReason::Completed));
+  CHECK(mltwin::store::ended_as_asked(EndReason::Until));
+  CHECK_FALSE(mltwin::store::ended_as_asked(EndReason::Interrupted));
+  CHECK_FALSE(mltwin::store::ended_as_asked(EndReason::Terminated));
+  CHECK_FALSE(mltwin::store::ended_as_asked(EndReason::Failed));
+}
+
+TEST_CASE("a path that is not a regular file is neither opened nor removed") {
+  using mltwin::store::not_a_regular_file;
+  TempDir dir;
+  const std::string fifo = dir.file("fifo"), sub = dir.file("sub"), to_dir = dir.file("to-dir"),
+                    dangling = dir.file("dangling"), regular = dir.file("regular.db"), to_regular = dir.file("to-regular");
+  REQUIRE(::mkfifo(fifo.c_str(), 0644) == 0);
+  fs::create_directory(sub);
+  fs::create_directory_symlink(sub, to_dir);
+  fs::create_symlink(dir.file("nothing"), dangling);
+  { std::ofstream(regular) << "x"; }
+  fs::create_symlink(regular, to_regular);
+
+  // What each is (by stat only: /dev/null is never opened).
+  CHECK(not_a_regular_file(fifo) == "is a fifo");
+  CHECK(not_a_regular_file(sub) == "is a directory");
+  CHECK(not_a_regular_file(to_dir) == "is a symbolic link to a directory");
+  CHECK(not_a_regular_file(dangling).rfind("is a symbolic link to nothing", 0) == 0);
+  CHECK(not_a_regular_file("/dev/null") == "is a character device");
+  CHECK(not_a_regular_file(regular) == "");
+  CHECK(not_a_regular_file(to_regular) == "");
+  CHECK(not_a_regular_file(dir.file("absent")) == "");
+
+  for (const std::string& p : {fifo, sub, to_dir, dangling}) {
+    CAPTURE(p);
+    CHECK_THROWS_WITH_AS(SqliteStore(p, small_meta()), doctest::Contains(("'" + p + "': it is a").c_str()), std::runtime_error);
+  }
+  CHECK(fs::is_fifo(fifo));
+  CHECK(fs::is_directory(sub));
+  CHECK(fs::is_symlink(to_dir));
+  CHECK(fs::is_symlink(dangling));
+
+  SUBCASE("nor is a journal beside it that is not a regular file") {
+    const std::string path = dir.file("run.db");
+    fs::create_directory(path + "-journal");
+    CHECK_THROWS_WITH_AS(SqliteStore(path, small_meta()), doctest::Contains("run.db-journal' is a directory"),
+                         std::runtime_error);
+    CHECK(fs::is_directory(path + "-journal"));
+  }
+}
+
+TEST_CASE("a full database (SQLITE_FULL) is an error naming the file; the committed rows and the end reason stay") {
+  // set_max_pages caps the file as a full disk would: the first write past the cap fails.
+  TempDir dir;
+  const std::string path = dir.file("full.db");
+  {
+    SqliteStore st(path, small_meta());
+    write_small_run(st);  // committed by its checkpoint at 3634.25 s: 2 jobs, 6 pods
+    const std::int64_t pages = st.query("PRAGMA page_count").columns[0].integers[0];
+    st.set_max_pages(static_cast<std::uint64_t>(pages) + 2);
+    std::string error;
+    try {
+      // Far more rows than two 16 KiB pages hold (a pods row takes at least 20 bytes).
+      for (int i = 0; i < 100'000; ++i) st.pod_event({0, i, "Created", "", sec(4000.0)});
+      st.checkpoint(sec(4000.0));
+    } catch (const std::runtime_error& e) {
+      error = e.what();
+    }
+    CHECK_MESSAGE(error.find("results database '" + path + "'") != std::string::npos, error);
+    CHECK_MESSAGE(error.find("database or disk is full") != std::string::npos, error);
+    CHECK(st.failed());
+    // Every later write repeats the first error.
+    CHECK_THROWS_WITH_AS(st.pod_event({0, 0, "Created", "", sec(4001.0)}), doctest::Contains("an earlier write failed"),
+                         std::runtime_error);
+    CHECK_THROWS_WITH_AS(st.checkpoint(sec(4001.0)), doctest::Contains("database or disk is full"), std::runtime_error);
+    // The end reason still goes in, in a transaction of its own; finish() then only closes.
+    st.record_end(mltwin::store::EndReason::Failed, sec(4000.0));
+    st.finish();
+  }
+  Reader db(path);
+  CHECK(db.text("PRAGMA integrity_check") == "ok");
+  CHECK(db.text("SELECT value FROM run_meta WHERE key = 'end_reason'") == "failed");
+  CHECK(db.text("SELECT value FROM run_meta WHERE key = 'end_ns'") == "4000000000000");
+  CHECK(db.text("SELECT value FROM run_meta WHERE key = 'checkpoint_ns'") == "3634250000000");
+  CHECK(db.integer("SELECT count(*) FROM jobs") == 2);
+  CHECK(db.integer("SELECT count(*) FROM pods") == 6);
+  CHECK_FALSE(fs::exists(path + "-journal"));
+}
+
+TEST_CASE("move_to renames a finished database, replacing a file and a stale journal there") {
+  TempDir dir;
+  const std::string from = dir.file(".run.db.in-progress-abc123"), to = dir.file("run.db");
+  { std::ofstream(to) << "the previous results"; }
+  { std::ofstream(to + "-journal") << "a stale journal of the previous results"; }
+  SqliteStore st(from, small_meta());
+  write_small_run(st);
+  CHECK_THROWS_AS(st.move_to(to), std::logic_error);  // not finished yet
+  st.finish(/*keep_open=*/true);
+
+  SUBCASE("onto a directory: refused, the database stays, readable") {
+    const std::string sub = dir.file("sub");
+    fs::create_directory(sub);
+    CHECK_THROWS_WITH_AS(st.move_to(sub), doctest::Contains("it is a directory"), std::runtime_error);
+    CHECK(st.path() == from);
+    CHECK(fs::is_directory(sub));
+    CHECK(st.query("SELECT count(*) FROM jobs").columns[0].integers[0] == 2);
+  }
+  SUBCASE("onto the previous results") {
+    st.move_to(to);
+    CHECK(st.path() == to);
+    CHECK_FALSE(fs::exists(from));
+    CHECK_FALSE(fs::exists(to + "-journal"));
+    CHECK(st.query("SELECT count(*) FROM jobs").columns[0].integers[0] == 2);  // opened again, read-only
+    Reader db(to);
+    CHECK(db.integer("SELECT count(*) FROM pods") == 6);
+  }
+}
+
+TEST_CASE("record_end_in_file writes the end reason into a closed database") {
+  TempDir dir;
+  const std::string path = dir.file("run.db");
+  {
+    SqliteStore st(path, small_meta());
+    write_small_run(st);
+    st.record_end(mltwin::store::EndReason::Completed, sec(3634.25));
+    st.finish();
+  }
+  mltwin::store::record_end_in_file(path, mltwin::store::EndReason::Failed, sec(3700.0));
+  Reader db(path);
+  CHECK(db.text("SELECT value FROM run_meta WHERE key = 'end_reason'") == "failed");
+  CHECK(db.text("SELECT value FROM run_meta WHERE key = 'end_ns'") == "3700000000000");
+  CHECK_THROWS_WITH_AS(mltwin::store::record_end_in_file(dir.file("absent.db"), mltwin::store::EndReason::Failed, sec(1)),
+                       doctest::Contains("absent.db"), std::runtime_error);
+  CHECK_FALSE(fs::exists(dir.file("absent.db")));
 }
 
 TEST_CASE("hash_input_file computes SHA-256 and the size") {

@@ -20,14 +20,16 @@ Units: simulated times are seconds (float) in this API unless a name ends in ``_
 strings with a unit ("100ms", "90s", "30m", "12h", "7d").
 
 Errors: a bad scenario raises :class:`ScenarioError` (a ValueError) naming the file and the
-JSON path; a bad argument raises ValueError; a policy written in Python that raises stops the
-run and its exception reaches the caller of :meth:`Run.run_until` / :meth:`Run.run` with its
-traceback (the run's database then says ``end_reason = 'failed'``).
+JSON path; a bad argument raises ValueError naming the argument; a policy written in Python
+that raises stops the run and its exception reaches the caller of :meth:`Run.run_until` /
+:meth:`Run.run` with its traceback (the run's database then says ``end_reason = 'failed'``).
+How a run can end: :data:`end_reasons` (docs/results-schema.md says what each means).
 """
 from __future__ import annotations
 
 import copy
 import json
+import math
 import os
 import time as _time
 from typing import Any, Callable, Mapping, Optional, Union
@@ -38,25 +40,36 @@ from ._frames import frame_from_columns, read_table
 
 __version__ = _mltwin.__version__
 git_sha = _mltwin.git_sha
+#: How a run can end, as ``run_meta.end_reason`` records it: ``completed``, ``until``,
+#: ``interrupted``, ``terminated``, ``failed`` (defined once, in the C++ store).
+end_reasons = tuple(_mltwin.end_reasons)
 volcano_release = _mltwin.volcano_release
 djl_serving_release = _mltwin.djl_serving_release
 
 __all__ = [
     "Run", "Scenario", "ScenarioError", "explain", "export_trace", "load_scenario", "read_table", "register_plugin",
-    "registered_plugins", "to_ns", "sweep", "policies",
+    "registered_plugins", "to_ns", "sweep", "policies", "end_reasons",
 ]
 
 TimeLike = Union[int, float, str]
 
 
+_NS_MAX = 2**63 - 1      # simulated times are int64 nanoseconds (about 292 years)
+_SEED_MAX = 2**64 - 1    # seeds are unsigned 64-bit
+_MAX_JOBS = 2**31 - 1    # as the CLI's --max-jobs
+
+
 def to_ns(t: TimeLike) -> int:
     """A simulated time or duration in integer ns, from seconds (int or float) or a string
-    with a unit ("100ms", "90s", "30m", "12h", "7d"). Raises ValueError on anything else."""
+    with a unit ("100ms", "90s", "30m", "12h", "7d"). Raises ValueError on anything else,
+    on a negative time and on one beyond 2**63 - 1 ns (about 292 years)."""
     if isinstance(t, bool):
         raise ValueError(f"expected seconds or a duration such as '30m', got {t!r}")
     if isinstance(t, (int, float)):
         if t != t or t < 0:
             raise ValueError(f"expected a non-negative time, got {t!r}")
+        if math.isinf(t) or t * 1_000_000_000 > _NS_MAX:
+            raise ValueError(f"time {t!r} s is out of range (at most {_NS_MAX} ns, about 292 years)")
         return int(round(t * 1_000_000_000))
     if isinstance(t, str):
         try:
@@ -67,6 +80,32 @@ def to_ns(t: TimeLike) -> int:
             raise ValueError(f"expected a non-negative time, got {t!r}")
         return ns
     raise ValueError(f"expected seconds or a duration such as '30m', got {type(t).__name__} {t!r}")
+
+
+def _arg_ns(name: str, t: TimeLike, *, positive: bool = False) -> int:
+    """to_ns(t), its ValueError naming the argument ``name``."""
+    try:
+        ns = to_ns(t)
+    except ValueError as e:
+        raise ValueError(f"{name}: {e}") from None
+    if positive and ns <= 0:
+        raise ValueError(f"{name}: expected a positive time, got {t!r}")
+    return ns
+
+
+def _arg_path(name: str, p: Any) -> str:
+    """A path argument as str; ValueError naming ``name`` for anything else, an empty path or
+    one with a NUL character (the file opened would not be the one named)."""
+    if not isinstance(p, (str, os.PathLike)):
+        raise ValueError(f"{name}: expected a file path, got {type(p).__name__} {p!r}")
+    s = os.fspath(p)
+    if not isinstance(s, str):
+        raise ValueError(f"{name}: expected a str path, got {type(s).__name__} {s!r}")
+    if s == "":
+        raise ValueError(f"{name}: expected a file path, got ''")
+    if "\0" in s:
+        raise ValueError(f"{name}: {s!r} contains a NUL character")
+    return s
 
 
 class Scenario(dict):
@@ -147,8 +186,14 @@ class Run:
     seed:
         overrides the scenario's seed; one seed reproduces a run bit for bit.
     out:
-        the results database: a file path (replaced if it exists), or None (default) for a
-        database in memory, readable through :meth:`table` / :meth:`query` while the Run lives.
+        the results database: a file path, or None (default) for a database in memory,
+        readable through :meth:`table` / :meth:`query` while the Run lives. The file is
+        written directly at that path from the start, so that it can be read while the run
+        goes on (committed at each :meth:`checkpoint`): an existing file there is replaced
+        when the Run is made, and a run stopped by an error leaves it with ``end_reason =
+        'failed'``. (The CLI instead writes beside the path and renames at the end.) A path
+        that is a directory, a device, a fifo, or one of the run's inputs (the scenario, a
+        trace: compared by file identity) raises ValueError.
     data:
         the folder ``${MLTWIN_DATA}`` stands for (default: ``$MLTWIN_DATA``, else the first
         ``shared/data`` folder above the scenario).
@@ -164,10 +209,12 @@ class Run:
     routing, instance_scaling:
         not open to Python yet: anything but None raises ValueError.
     until:
-        the simulated time :meth:`run` stops at when called without one (seconds or "12h").
+        the simulated time :meth:`run` stops at when called without one (seconds or "12h";
+        positive, at most 2**63 - 1 ns).
 
-    Raises ScenarioError (bad scenario: file and JSON path), ValueError (bad argument),
-    RuntimeError (the database cannot be written).
+    Raises ScenarioError (bad scenario: file and JSON path), ValueError (bad argument, named:
+    e.g. ``seed`` outside 0 .. 2**64 - 1, ``max_jobs`` outside 0 .. 2**31 - 1), RuntimeError
+    (the database cannot be written).
     """
 
     def __init__(self, scenario: Union[str, os.PathLike, Mapping[str, Any]], *, seed: Optional[int] = None,
@@ -177,16 +224,18 @@ class Run:
                  disk_cache: Optional[Callable[[], Any]] = None, until: Optional[TimeLike] = None,
                  routing: Any = None, instance_scaling: Any = None):
         if isinstance(scenario, (str, os.PathLike)):
-            file_path, document = os.fspath(scenario), ""
+            file_path, document = _arg_path("scenario", scenario), ""
         elif isinstance(scenario, Mapping):
             file_path = path or getattr(scenario, "path", None) or os.path.join(os.getcwd(), "scenario.json")
             document = json.dumps(scenario)
         else:
             raise ValueError(f"scenario: expected a file path or a dict, got {type(scenario).__name__}")
-        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
-            raise ValueError(f"seed: expected a non-negative integer, got {seed!r}")
-        if not isinstance(max_jobs, int) or isinstance(max_jobs, bool) or max_jobs < 0:
-            raise ValueError(f"max_jobs: expected a non-negative integer (0: all jobs), got {max_jobs!r}")
+        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= _SEED_MAX):
+            raise ValueError(f"seed: expected an integer from 0 to {_SEED_MAX}, got {seed!r}")
+        if not isinstance(max_jobs, int) or isinstance(max_jobs, bool) or not 0 <= max_jobs <= _MAX_JOBS:
+            raise ValueError(f"max_jobs: expected an integer from 0 (all jobs) to {_MAX_JOBS}, got {max_jobs!r}")
+        out_path = ":memory:" if out is None else _arg_path("out", out)
+        data_path = "" if data is None else _arg_path("data", data)
         if overrides is not None and not isinstance(overrides, Mapping):
             raise ValueError(f"overrides: expected a dict (a JSON merge patch), got {type(overrides).__name__}")
         if autoscaling is not None:
@@ -194,10 +243,10 @@ class Run:
             if missing:
                 raise ValueError(f"autoscaling: expected an AutoscalingPolicy (methods on_arrival, on_worker_free), "
                                  f"got {type(autoscaling).__name__} without {', '.join(missing)}")
-        self._until_ns = None if until is None else to_ns(until)
+        self._until_ns = None if until is None else _arg_ns("until", until, positive=True)
         self._until_text = "" if until is None else str(until)
         self._run = _mltwin.Run(
-            file_path, ":memory:" if out is None else os.fspath(out), seed, "" if data is None else os.fspath(data),
+            file_path, out_path, seed, data_path,
             int(max_jobs), "" if overrides is None else json.dumps(overrides), document, self._until_text,
             autoscaling, memory_cache, disk_cache, routing, instance_scaling)
         self._wall = 0.0
@@ -264,8 +313,8 @@ class Run:
         """Fires every event at or before simulated time ``t`` (seconds or "30m"); returns the
         number fired. Stepping changes nothing: run_until(a); run_until(b) records exactly what
         run_until(b) does. Raises ValueError if ``t`` is before :attr:`now` (time does not go
-        back); re-raises what a policy raises (the run is then over)."""
-        t_ns = to_ns(t)
+        back) or out of range; re-raises what a policy raises (the run is then over)."""
+        t_ns = _arg_ns("t", t)
         if t_ns < self._run.now_ns:
             raise ValueError(f"run_until({t!r}): {t_ns / 1e9:g} s is before now ({self.now:g} s)")
         return self._run_until_ns(t_ns)
@@ -284,8 +333,8 @@ class Run:
         with it). It advances ``chunk`` of simulated time at a time: a KeyboardInterrupt
         (Ctrl-C, or a notebook's interrupt) is honoured between chunks, records the run as
         interrupted and re-raises. Returns self."""
-        until_ns = to_ns(until) if until is not None else self._until_ns
-        chunk_ns = max(1, to_ns(chunk))
+        until_ns = _arg_ns("until", until, positive=True) if until is not None else self._until_ns
+        chunk_ns = max(1, _arg_ns("chunk", chunk))
         last = _time.perf_counter()
         try:
             while True:
@@ -311,8 +360,9 @@ class Run:
 
     def finish(self, reason: str = "completed") -> None:
         """Closes the run at the time reached: jobs or requests still waiting are recorded as
-        such, run_meta gets end_reason (completed | until | interrupted) and end_ns. The
-        database stays readable. Idempotent."""
+        such, run_meta gets end_reason (one of :data:`end_reasons`: completed | until |
+        interrupted | terminated | failed) and end_ns. The database stays readable.
+        Idempotent. Raises ValueError for any other reason."""
         self._run.finish(reason)
 
     def checkpoint(self) -> None:
@@ -331,7 +381,9 @@ class Run:
         """The run's summary figures (as the CLI prints them), as a dict. Call after
         :meth:`run` / :meth:`finish` for final figures; before, they cover the run so far
         (inference: instance-hours and cost up to now; requests in flight not yet counted in
-        the latency figures)."""
+        the latency figures). Inference, after :meth:`finish`: ``requests`` = ``served`` +
+        ``rejected_503`` + ``rejected_507`` + ``unserved_at_end`` (requests not answered when
+        the run ended)."""
         return json.loads(self._run.summary_json())
 
     def summary_text(self) -> str:

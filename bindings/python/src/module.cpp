@@ -28,12 +28,13 @@ using namespace mltwin;
 
 namespace {
 
+/// The end reason named `s` (store::to_string's spelling). Throws std::invalid_argument
+/// listing them all.
 store::EndReason end_reason_of(const std::string& s) {
-  if (s == "completed") return store::EndReason::Completed;
-  if (s == "until") return store::EndReason::Until;
-  if (s == "interrupted") return store::EndReason::Interrupted;
-  if (s == "failed") return store::EndReason::Failed;
-  throw std::invalid_argument("end reason '" + s + "': expected completed, until, interrupted or failed");
+  if (const auto r = store::end_reason_from_string(s)) return *r;
+  std::string all;
+  for (store::EndReason r : store::kEndReasons) all += std::string(all.empty() ? "" : ", ") + store::to_string(r);
+  throw std::invalid_argument("reason '" + s + "': expected one of " + all);
 }
 
 /// A query's columns as (name, type, values, null mask): values an int64 / float64 NumPy array
@@ -73,6 +74,9 @@ class PyRun {
         const std::string& until_text, py::object autoscaling, py::object memory_cache, py::object disk_cache,
         py::object routing, py::object instance_scaling) {
     runner::RunOptions opts;
+    // Python's Run(out=...) writes the named file from the start (users read it while the run
+    // goes on); the CLI writes beside it and renames at the end.
+    opts.output = runner::Output::Direct;
     opts.out = out;
     opts.seed = seed;
     opts.data_dir = data_dir;
@@ -137,6 +141,11 @@ PYBIND11_MODULE(_mltwin, m) {
   m.attr("volcano_release") = io::kVolcanoRelease;
   m.attr("djl_serving_release") = policy::serving::kDjlServingRelease;
   m.attr("mms_release") = policy::serving::kMmsRelease;
+  {
+    py::list reasons;
+    for (store::EndReason r : store::kEndReasons) reasons.append(store::to_string(r));
+    m.attr("end_reasons") = reasons;
+  }
 
   static py::exception<io::ScenarioError> scenario_error(m, "ScenarioError", PyExc_ValueError);
   py::register_exception_translator([](std::exception_ptr p) {

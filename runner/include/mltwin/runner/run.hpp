@@ -15,10 +15,22 @@
 // database is byte-identical however a caller steps (the CLI steps by simulated hours).
 //
 // Errors: open() throws io::ScenarioError (bad scenario or trace: file and JSON path or line),
-// std::invalid_argument (bad option), std::runtime_error (the database cannot be written).
-// An exception thrown by a policy during run_until() (a Python policy that raises, for
-// instance) propagates out of run_until(); the run is then over: finish() records it as
-// interrupted at the time reached, and the database stays readable.
+// std::invalid_argument (bad option, e.g. an `out` that is a directory, a device or one of
+// the run's inputs), std::runtime_error (the database cannot be written). An exception thrown
+// by a policy or by the database (a full disk) during run_until() propagates out of
+// run_until(); the run is then over: abandon(EndReason::Failed) records it as failed at the
+// time reached, and the database stays readable.
+//
+// Where the database is written (RunOptions::output):
+//   - Output::Direct (the default; Python's Run(out=...)): at `out` itself, from the start, so
+//     that it can be read while the run goes on; an existing regular file there is replaced
+//     when the run opens.
+//   - Output::ReplaceAtEnd (the CLI): at a hidden file beside `out`, `.NAME.in-progress-XXXXXX`,
+//     renamed over `out` only when the run ends as asked (completed, until). A run that ends
+//     otherwise (interrupted, terminated, failed) leaves `out` untouched and its database,
+//     with its end_reason, as partial_path(out) (`NAME.partial.sqlite`). If even the end
+//     reason cannot be written (the disk is full), the unfinished file is removed and out()
+//     is empty. A process killed outright leaves the hidden file behind.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -46,10 +58,32 @@ const char* version() noexcept;
 
 enum class Kind { Training, Inference };
 
+/// How the database reaches RunOptions::out (see the header comment).
+enum class Output {
+  Direct,        ///< written at `out` from the start
+  ReplaceAtEnd,  ///< written beside it, renamed over it when the run ends as asked
+};
+
+/// Where Output::ReplaceAtEnd leaves the database of a run that did not end as asked:
+/// "r.sqlite" -> "r.partial.sqlite"; a name without the .sqlite extension gets ".partial"
+/// appended.
+std::string partial_path(const std::string& out);
+
 struct RunOptions {
-  /// The results database: a file path (replaced if it exists), ":memory:" for a database that
-  /// lives as long as the Run, or empty for results/<scenario name>-seed<N>.sqlite.
+  /// The results database: a file path, ":memory:" for a database that lives as long as the
+  /// Run, or empty for results/<scenario name>-seed<N>.sqlite. A path that exists must be a
+  /// regular file (or a symbolic link to one), and none of the run's inputs (the scenario, a
+  /// trace, a manifest: compared by file identity, not by spelling); otherwise open() throws
+  /// std::invalid_argument. An existing file is replaced (see `output` for when).
   std::string out;
+  /// When and where the database is written.
+  Output output = Output::Direct;
+  /// Errors about options name them as the CLI's flags (--out, --max-jobs) rather than as
+  /// the fields and Python arguments (out, max_jobs).
+  bool command_line = false;
+  /// Called once the scenario and its inputs are loaded and checked, just before the first
+  /// file (folder, database) is created: the CLI switches its signal handling there.
+  std::function<void()> before_database;
   /// Overrides the scenario's seed.
   std::optional<std::uint64_t> seed;
   /// The folder ${MLTWIN_DATA} stands for (default: $MLTWIN_DATA, else the first shared/data
@@ -74,6 +108,8 @@ class Run {
   /// Loads the scenario at `path` (or opts.document), creates the database and schedules the
   /// model's first events (none has fired yet). Throws as the header says.
   static std::unique_ptr<Run> open(const std::string& path, const RunOptions& opts);
+  /// A Run destroyed before finish(): with Output::Direct the database keeps what was
+  /// recorded, without end_reason; with Output::ReplaceAtEnd it is abandon()ed as failed.
   virtual ~Run();
   Run(const Run&) = delete;
   Run& operator=(const Run&) = delete;
@@ -81,7 +117,12 @@ class Run {
   Kind kind() const noexcept;
   const std::string& name() const noexcept;       ///< the scenario's "name"
   std::uint64_t seed() const noexcept;
-  const std::string& out() const noexcept;        ///< the database path (or ":memory:")
+  /// Where the database is now: during the run, `out` or (Output::ReplaceAtEnd) the hidden
+  /// file beside it; after finish() or abandon(), `out`, or partial_path(out) — or "" if it
+  /// had to be removed (see the header comment). ":memory:" for a database in memory.
+  const std::string& out() const noexcept;
+  /// The database path asked for (RunOptions::out, or the default name).
+  const std::string& target() const noexcept;
   const nlohmann::json& scenario() const noexcept;  ///< the document after overrides
 
   /// Simulated time reached, and the time of the next event (Time::max() when none is left).
@@ -100,13 +141,18 @@ class Run {
   void checkpoint();
 
   /// Closes the run at the time reached: jobs or requests still waiting are recorded as such,
-  /// run_meta gets end_reason and end_ns, the indexes are built. The database stays open for
-  /// query() until the Run is destroyed. Idempotent (the first reason wins).
+  /// run_meta gets end_reason and end_ns, the indexes are built, and (Output::ReplaceAtEnd)
+  /// the file is renamed to `out` or to partial_path(out), as the reason says. The database
+  /// stays open for query() until the Run is destroyed. Idempotent (the first reason wins).
+  /// If closing fails (the disk is full, the rename is refused), the run is recorded as
+  /// failed where possible (as abandon() does) and the error is rethrown.
   void finish(store::EndReason reason);
   /// After an exception out of run_until(): the model may be half-way through an event, so
   /// it is not asked to wrap up; run_meta gets `reason` (normally Failed) and the time
-  /// reached, what was recorded is committed, and the database stays readable. Idempotent.
-  void abandon(store::EndReason reason);
+  /// reached, what was recorded is committed, the file goes where finish() would put it,
+  /// and the database stays readable. Idempotent; never throws (if the end reason cannot be
+  /// written, see the header comment).
+  void abandon(store::EndReason reason) noexcept;
   bool finished() const noexcept;
 
   /// One line of progress, e.g. "sim 3.2h  requests 17000 (12 in flight)  wall 1.3s ...".

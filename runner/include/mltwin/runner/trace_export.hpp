@@ -28,8 +28,10 @@ struct TraceExportStats {
   std::size_t slices = 0, instants = 0, counters = 0;
 };
 
-/// Writes the trace of the run in `database` to `out` (replaced). Throws std::runtime_error if
-/// the database cannot be read or the file cannot be written.
+/// Writes the trace of the run in `database` to `out`: beside it, renamed over it once complete
+/// (an error leaves an earlier file there untouched). Throws std::invalid_argument if `out` is
+/// not a regular file (a directory, a device, a fifo, a link to one) or is `database` itself,
+/// std::runtime_error if the database cannot be read or the file cannot be written.
 TraceExportStats export_trace(const std::string& database, const std::string& out);
 
 }  // namespace mltwin::runner

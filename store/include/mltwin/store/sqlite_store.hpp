@@ -34,7 +34,7 @@ namespace mltwin::store {
 
 /// Version of the database layout; stored as PRAGMA user_version and as
 /// run_meta('schema_version'). Bump it whenever a table, column or view changes meaning.
-inline constexpr int kSchemaVersion = 5;
+inline constexpr int kSchemaVersion = 6;
 
 /// Rows (of any table) after which the open transaction is committed even without a
 /// checkpoint, so that one transaction, and its rollback journal, stays bounded.
@@ -87,20 +87,52 @@ struct RunMetadata {
   /// Further key/value pairs for run_meta. A key may not repeat one of the built-in keys
   /// (schema_version, run_kind, mltwin_version, git_sha, volcano_release, seed, scenario_path,
   /// scenario_json, until, rng_streams, checkpoint_ns, end_reason, end_ns, request_records_full,
-  /// request_sample_every, request_sampling, requests_reported).
+  /// request_sample_every, request_sampling, requests_reported, requests_arrived, requests_served,
+  /// requests_rejected_503, requests_rejected_507, requests_unserved_at_end).
   std::map<std::string, std::string> extra;
 };
 
-/// How a run ended; stored as run_meta('end_reason').
-enum class EndReason {
-  Completed,    ///< no events were left: every job ended (or can never run)
-  Until,        ///< stopped at the --until time with events still to come
-  Interrupted,  ///< stopped early on request (SIGINT / Ctrl-C)
-  Failed,       ///< stopped by an error (e.g. a policy written in Python raised)
+/// What became of an inference run's requests, counted by the model over the whole run (the
+/// `requests` table holds a sample only): every arrival was served, rejected, or not answered
+/// when the run ended.
+struct RequestAccounting {
+  std::uint64_t arrived = 0;
+  std::uint64_t served = 0;           ///< status 200
+  std::uint64_t rejected_503 = 0;     ///< job queue full, or no instance in service
+  std::uint64_t rejected_507 = 0;     ///< no memory or disk for the model
+  std::uint64_t unserved_at_end = 0;  ///< in flight when the run ended (status 0)
 };
 
-/// "completed", "until", "interrupted", "failed".
+/// How a run ended; stored as run_meta('end_reason'). The one definition of the end reasons:
+/// docs/results-schema.md documents each, the CLI maps signals to them (apps/mltwin.cpp) and
+/// Python's Run.finish() accepts their names.
+enum class EndReason {
+  Completed,    ///< "completed": no events were left: every job ended (or can never run); the
+                ///< traffic is over and every request was answered or can never be (also when
+                ///< --until lies beyond the last event)
+  Until,        ///< "until": stopped at the --until time with events still to come
+  Interrupted,  ///< "interrupted": stopped early on the user's request (SIGINT / Ctrl-C, or a
+                ///< KeyboardInterrupt in Python)
+  Terminated,   ///< "terminated": stopped early because the process was told to end (SIGTERM,
+                ///< as Kubernetes, Slurm, `docker stop` and `timeout` send it; SIGHUP: the
+                ///< terminal closed)
+  Failed,       ///< "failed": stopped by an error (a policy written in Python raised, the disk
+                ///< filled up, ...); the rows committed up to then are kept
+};
+
+/// Every EndReason, in declaration order.
+inline constexpr EndReason kEndReasons[] = {EndReason::Completed, EndReason::Until, EndReason::Interrupted,
+                                            EndReason::Terminated, EndReason::Failed};
+
+/// "completed", "until", "interrupted", "terminated", "failed".
 const char* to_string(EndReason r) noexcept;
+
+/// The EndReason named `name` (as to_string() spells it); nullopt for any other text.
+std::optional<EndReason> end_reason_from_string(std::string_view name) noexcept;
+
+/// True for the reasons of a run that ran as asked: Completed and Until. The CLI publishes
+/// such a run's database under the name asked for, and any other as a partial file.
+constexpr bool ended_as_asked(EndReason r) noexcept { return r == EndReason::Completed || r == EndReason::Until; }
 
 /// One column of a query's result. It starts with the type of the table column it reads, by
 /// SQLite's affinity rules on the declared type (INT -> Integer; CHAR, CLOB, TEXT -> Text;
@@ -143,6 +175,18 @@ ResultTable query_connection(void* sqlite3_connection, const std::string& sql);
 /// std::runtime_error naming the path if it cannot be opened.
 ResultTable query_file(const std::string& path, const std::string& sql);
 
+/// What the thing at `path` is when it exists and is not a regular file, as a phrase for an
+/// error message ("is a directory", "is a character device", "is a fifo", "is a socket", "is a
+/// symbolic link to a directory", "is a symbolic link to nothing (...)"); "" when nothing is
+/// there or it is a regular file (directly or through symbolic links).
+std::string not_a_regular_file(const std::string& path);
+
+/// Writes run_meta('end_reason') and run_meta('end_ns') into the existing database at `path`,
+/// in a transaction of its own: for a database whose SqliteStore has closed on an error (see
+/// SqliteStore::finish). Throws std::runtime_error naming the path if it cannot be opened or
+/// written (e.g. the disk is full).
+void record_end_in_file(const std::string& path, EndReason reason, core::Time end);
+
 /// Hashes a file with SHA-256 (streamed, any size) and returns its InputFile record.
 /// Throws std::runtime_error naming the path if the file cannot be opened or read.
 InputFile hash_input_file(const std::string& role, const std::string& path);
@@ -155,15 +199,26 @@ InputFile hash_input_file(const std::string& role, const std::string& path);
 /// (e.g. request() on a training database). Rows are buffered and handed to SQLite a few
 /// dozen at a time, so a failure (e.g. disk full) may surface on a later call than the one
 /// that recorded the row.
+///
+/// A failed write (the disk is full: SQLITE_FULL; an I/O error or the file-size limit:
+/// SQLITE_IOERR; ...) throws std::runtime_error naming the path and what SQLite said, e.g.
+/// "results database 'r.sqlite': inserting rows into pods: database or disk is full". The
+/// store then rolls its open transaction back, so the file holds what was last committed
+/// (the metadata, and the rows up to the last checkpoint), and is failed(): every later
+/// recording call and checkpoint() throw std::runtime_error repeating the first error;
+/// record_end() may still be called (it writes in a transaction of its own, and throws if
+/// that fails too) and finish() then only closes the connection.
 class SqliteStore final : public models::TrainingRecorder, public models::inference::ServingRecorder {
  public:
-  /// Creates the database at `path`, replacing any existing file there (and the rollback
-  /// journal beside it), creates the schema and writes `meta`; the metadata is committed
-  /// before the constructor returns. `path` ":memory:" makes a database in memory, which
-  /// lives until the store is destroyed (read it with query(), and finish(true)).
+  /// Creates the database at `path`, replacing an existing regular file there (and the
+  /// rollback journal beside it), creates the schema and writes `meta`; the metadata is
+  /// committed before the constructor returns. `path` ":memory:" makes a database in memory,
+  /// which lives until the store is destroyed (read it with query(), and finish(true)).
   /// Throws std::runtime_error naming `path` and SQLite's message if the file cannot be
-  /// created or written (e.g. the directory does not exist or is not writable), and
-  /// std::invalid_argument if meta.extra repeats a built-in run_meta key.
+  /// created or written (e.g. the directory does not exist or is not writable), naming
+  /// `path` and what it is if it exists and is not a regular file (a directory, a device, a
+  /// fifo or a socket, a symbolic link to one of those or to nothing: none is opened or
+  /// removed), and std::invalid_argument if meta.extra repeats a built-in run_meta key.
   SqliteStore(const std::string& path, const RunMetadata& meta);
 
   /// Calls finish() if it has not been called; never throws (errors are swallowed, so call
@@ -211,6 +266,13 @@ class SqliteStore final : public models::TrainingRecorder, public models::infere
   /// both values.
   void record_end(EndReason reason, core::Time end);
 
+  /// Inference runs that ended normally (not after a failure): records the request accounting
+  /// as run_meta('requests_arrived'), ('requests_served'), ('requests_rejected_503'),
+  /// ('requests_rejected_507') and ('requests_unserved_at_end'); committed by the next
+  /// checkpoint() or finish(). Throws std::invalid_argument if served + rejected_503 +
+  /// rejected_507 + unserved_at_end is not arrived, std::logic_error for a training database.
+  void record_request_accounting(const RequestAccounting& a);
+
   /// Commits, creates the indexes (per job for training, per model for inference), runs
   /// PRAGMA optimize and closes the database — or, with `keep_open`, keeps the connection
   /// open for query() until the store is destroyed (no further records are accepted).
@@ -226,7 +288,24 @@ class SqliteStore final : public models::TrainingRecorder, public models::infere
   /// True once finish() has been called.
   bool finished() const noexcept;
 
-  /// The database path given to the constructor.
+  /// True once a write has failed (see the class comment).
+  bool failed() const noexcept;
+
+  /// Caps the database file at `pages` pages of 16 KiB (SQLite's PRAGMA max_page_count;
+  /// at least the pages already in use): a write beyond fails as on a full disk
+  /// (SQLITE_FULL). For tests of that path, and for callers that bound a file's size.
+  /// Throws std::logic_error after finish().
+  void set_max_pages(std::uint64_t pages);
+
+  /// Renames the finished database file to `new_path` (rename(2): atomic, replacing a file
+  /// there, within one file system) and syncs the folder, closing the connection first and,
+  /// if finish() kept it open, opening it again read-only at the new path for query().
+  /// path() then returns `new_path`. Throws std::logic_error before finish() or for an
+  /// in-memory database, std::runtime_error naming both paths if the rename fails (the
+  /// database then stays at path()).
+  void move_to(const std::string& new_path);
+
+  /// The database path: the constructor's, or move_to()'s.
   const std::string& path() const noexcept;
 
  private:
