@@ -1,5 +1,6 @@
 #include "scenario_common.hpp"
 
+#include <fmt/format.h>
 #include <valijson/adapters/nlohmann_json_adapter.hpp>
 #include <valijson/schema.hpp>
 #include <valijson/schema_parser.hpp>
@@ -615,10 +616,11 @@ policy::Resource resources_of(const std::string& file, const std::string& where,
 std::string arg_text(const json& v) {
   if (v.is_string()) return v.get<std::string>();
   if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
-  if (v.is_number_integer()) return std::to_string(v.get<long long>());
-  std::ostringstream os;
-  os << v.get<double>();
-  return os.str();
+  // Exactly as written: an integer above 2^63 - 1 was read into a long long (18446744073709551615
+  // became "-1"), and a double printed with six digits (0.1234567 became "0.123457"). fmt's
+  // shortest round-trip form keeps the short ones as they were ("2" for 2.0).
+  if (v.is_number_integer()) return v.dump();
+  return fmt::format("{}", v.get<double>());
 }
 
 policy::SchedulerConfig scheduler_config_of(const json& v) {

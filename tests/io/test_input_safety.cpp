@@ -315,3 +315,22 @@ TEST_CASE("control characters in any string or key are errors, shown escaped") {
   CHECK(contains(error_of(d, with(blog_djl(), [](json& s) { s["endpoint"]["source"] = std::string("bell\a"); })),
                  ": /endpoint/source: control character U+0007"));
 }
+
+TEST_CASE("plugin arguments keep the number as written") {
+  TempDir d;
+  // An integer above 2^63 - 1 became "-1" (read into a long long): binpack ran with weight -1.
+  const std::string msg = error_of(d, with(tiny_gang(), [](json& s) {
+    s["volcano"]["tiers"][1]["plugins"].push_back({{"name", "binpack"}, {"arguments", {{"binpack.weight", 18446744073709551615ULL}}}});
+  }));
+  CHECK_MESSAGE(contains(msg, "'18446744073709551615'"), msg);
+  // A double kept six digits: 1.2345678 became "1.23457".
+  const std::string p = d.file("args.json");
+  write_text(p, with(tiny_gang(), [](json& s) {
+                  s["volcano"]["tiers"][1]["plugins"][0]["arguments"] = {{"overcommit-factor", 1.2345678}, {"n", 2.0}};
+                }).dump());
+  const io::LoadedScenario sc = io::load_scenario(p);
+  const auto& args = sc.training.scheduler.tiers[1].plugins[0].arguments.all();
+  REQUIRE(args.count("overcommit-factor") == 1);
+  CHECK(args.at("overcommit-factor") == "1.2345678");
+  CHECK(args.at("n") == "2");  // as before for short values
+}
