@@ -7,6 +7,7 @@
 // numbers with a fraction or exponent go through double and round to the nearest ns, like
 // Duration::from_seconds.
 #include <charconv>
+#include <cstdio>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -23,6 +24,12 @@ void detail::time_overflow(std::int64_t a, char op, std::int64_t b) {
   throw std::overflow_error("simulated time overflow: " + std::to_string(a) + (op == '*' ? " ns * " : std::string(" ns ") + op + " ") +
                             std::to_string(b) + (op == '*' ? "" : " ns") +
                             " leaves the int64 nanosecond range (about 292 years either side of t = 0)");
+}
+
+void detail::time_out_of_range(double seconds) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", seconds);
+  throw std::out_of_range(std::string("time value ") + buf + " s is not finite or exceeds the int64 nanosecond range");
 }
 
 namespace {

@@ -344,6 +344,19 @@ LoadedInferenceScenario load_inference_scenario(const std::string& path, const L
     }
   }
   const int n_models = static_cast<int>(sc.models.size());
+  {
+    // A model's download and load times follow from its artifact's size: both must be times.
+    std::uint64_t largest = 0;
+    for (const auto& mo : sc.models) largest = std::max(largest, mo.artifact_bytes);
+    const double down_s = ep.s3_download_gbps > 0 ? static_cast<double>(largest) * 8.0 / (ep.s3_download_gbps * 1e9) : 0.0;
+    const double load_s = ep.load_gbytes_per_s > 0 ? static_cast<double>(largest) / (ep.load_gbytes_per_s * 1e9) : 0.0;
+    if (down_s > kMaxScenarioTime.seconds())
+      fail(path, "/endpoint/s3/download_gbps", "the largest artifact (" + std::to_string(largest) + " bytes) would download for " +
+                                                    std::to_string(down_s) + " s, beyond the longest time a scenario may give, " + kMaxScenarioTimeText);
+    if (load_s > kMaxScenarioTime.seconds())
+      fail(path, "/endpoint/model_load/gbytes_per_s", "the largest artifact (" + std::to_string(largest) + " bytes) would load for " +
+                                                          std::to_string(load_s) + " s, beyond the longest time a scenario may give, " + kMaxScenarioTimeText);
+  }
 
   // Traffic.
   const json& tr = doc["traffic"];

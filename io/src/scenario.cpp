@@ -200,6 +200,9 @@ void read_startup_and_faults(const std::string& path, const json& doc, models::T
     sp.image_bytes = bytes_of("/startup/image/bytes", im["bytes"]);
     sp.pull_bytes_per_s = im.contains("pull_gbps") ? im["pull_gbps"].get<double>() * 1e9 / 8 : im["pull_bytes_per_s"].get<double>();
     sp.image_source = im["source"];
+    if (sp.image_bytes / sp.pull_bytes_per_s > kMaxScenarioTime.seconds())
+      fail(path, "/startup/image", "pulling " + std::to_string(sp.image_bytes) + " bytes would take " + std::to_string(sp.image_bytes / sp.pull_bytes_per_s) +
+                                       " s, beyond the longest time a scenario may give, " + kMaxScenarioTimeText);
     sp.rendezvous = positive("/startup/rendezvous/duration", st["rendezvous"]["duration"]);
     sp.rendezvous_source = st["rendezvous"]["source"];
     const json& ne = st["neuron"];
@@ -226,6 +229,11 @@ void read_startup_and_faults(const std::string& path, const json& doc, models::T
     const json& fx = st["fsx"];
     sp.fsx_bytes_per_s = fx["storage_tib"].get<double>() * fx["per_unit_throughput_mbps_per_tib"].get<double>() * 1e6;
     sp.fsx_source = fx["source"];
+    for (std::size_t i = 0; i < sp.models.size(); ++i)
+      if (sp.models[i].dataset_bytes / sp.fsx_bytes_per_s > kMaxScenarioTime.seconds())
+        fail(path, "/startup/neuron/models/" + std::to_string(i) + "/dataset_bytes",
+             "reading it from FSx would take " + std::to_string(sp.models[i].dataset_bytes / sp.fsx_bytes_per_s) +
+                 " s, beyond the longest time a scenario may give, " + kMaxScenarioTimeText);
     for (std::size_t i = 0; i < sc.jobs.size(); ++i)
       if (!sc.jobs[i].model.empty() && !sp.find_model(sc.jobs[i].model))
         fail(path, doc["workload"].contains("jobs") ? "/workload/jobs/" + std::to_string(sc.jobs[i].trace_row) + "/model" : "/workload/philly/model",

@@ -33,6 +33,9 @@ PolicySet default_policies(const InferenceScenario& sc) {
 namespace {
 
 constexpr std::uint32_t kNone = UINT32_MAX;
+/// A wait longer than this (about 158 years) ends after any traffic: a scenario's traffic lasts
+/// at most 10 years (io::kMaxScenarioTime), and a Time cannot hold 292.
+constexpr double kNeverSeconds = 5e9;
 
 // Event kinds live in the top byte of the payload; the rest is an index.
 enum Kind : std::uint8_t {
@@ -968,6 +971,9 @@ struct Endpoint::Impl {
         traffic_end = Time::zero() + l.duration;
         users.resize(static_cast<std::size_t>(l.users));
         for (int u = 0; u < l.users; ++u) {
+          // A start beyond any traffic (which lasts at most 10 years) is one that never comes;
+          // past 292 years it would not even be a Time.
+          if (static_cast<double>(u) / l.spawn_rate > kNeverSeconds) break;
           const Time t0 = Time::zero() + Duration::from_seconds(static_cast<double>(u) / l.spawn_rate);
           if (t0 < traffic_end) sim.schedule(t0, &self, pack(kUserStep, static_cast<std::uint64_t>(u)));
         }
@@ -977,6 +983,10 @@ struct Endpoint::Impl {
   }
   void schedule_poisson() {
     const double gap = boost::random::exponential_distribution<double>(sc.traffic.poisson.rate_per_s)(rng_arrivals);
+    if (gap > kNeverSeconds) {  // after the traffic's end, whatever it is (a tiny rate)
+      traffic_done = true;
+      return;
+    }
     const Time t = sim.now() + Duration::from_seconds(gap);
     if (t < traffic_end) sim.schedule(t, &self, pack(kArrival, 0));
     else traffic_done = true;
@@ -1034,6 +1044,10 @@ struct Endpoint::Impl {
         wait = std::max(0.0, 1.0 / l.wait_a - elapsed);
         break;
       }
+    }
+    if (wait > kNeverSeconds) {  // a constant throughput so low that the next task never comes
+      users[u].active = false;
+      return;
     }
     const Time next = sim.now() + Duration::from_seconds(wait);
     if (next < traffic_end) sim.schedule(next, &self, pack(kUserStep, u));

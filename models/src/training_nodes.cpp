@@ -194,7 +194,11 @@ void TrainingCluster::node_occupancy_changed(NodeId n) {
   // busy gives exponential times to failure over its busy time.
   if (failure_rng_ == nullptr || r.failure_pending) return;
   boost::random::exponential_distribution<double> d(scenario_.faults->failure_rate_per_node_hour / 3600.0);
-  r.failure_event = sim_.schedule_in(core::Duration::from_seconds(d(*failure_rng_)), this, pack(kNodeFailure, n));
+  const double s = d(*failure_rng_);
+  // A failure beyond about 158 years comes after any run (its times are at most 10 years), and
+  // past 292 years it would not even be a Time: a node that never fails (a tiny rate).
+  if (s > 5e9) return;
+  r.failure_event = sim_.schedule_in(core::Duration::from_seconds(s), this, pack(kNodeFailure, n));
   r.failure_pending = true;
 }
 

@@ -152,3 +152,29 @@ TEST_CASE("a scenario that is not a regular file is refused at once") {
     }
   }
 }
+
+TEST_CASE("tiny rates run: a wait beyond any traffic is one that never comes, not a time overflow") {
+  TempDir d;
+  // Each drew a wait of ~10^300 s, which no Time holds: the run failed with "time value ... s is
+  // not finite or exceeds the int64 nanosecond range".
+  const json poisson = with(blog(), [](json& s) {
+    s["traffic"] = {{"poisson", {{"rate", 1e-300}, {"duration", "1m"}, {"popularity", {{"uniform", json::object()}}}}}};
+  });
+  const json throughput = with(blog(), [](json& s) {
+    s["traffic"]["locust"]["wait_time"] = {{"constant_throughput", 1e-300}};
+    s["traffic"]["locust"]["duration"] = "1m";
+  });
+  const json spawn = with(blog(), [](json& s) {
+    s["traffic"]["locust"]["spawn_rate"] = 1e-300;
+    s["traffic"]["locust"]["duration"] = "1m";
+  });
+  json failures = read_json(std::string(MLTWIN_SOURCE_DIR) + "/tests/scenarios/node-failure.json");
+  failures["faults"]["node_failure_rate_per_node_hour"] = 1e-300;
+  for (const auto& [name, doc] : {std::pair<std::string, json>{"poisson", poisson}, {"throughput", throughput}, {"spawn", spawn},
+                                  {"failures", failures}}) {
+    CAPTURE(name);
+    const std::string scenario = write_json(d, name + ".json", doc);
+    const Result r = cli(d, "run " + scenario + " --out " + name + ".sqlite --no-progress");
+    CHECK_MESSAGE(r.status == 0, r.output);
+  }
+}

@@ -334,3 +334,13 @@ TEST_CASE("plugin arguments keep the number as written") {
   CHECK(args.at("overcommit-factor") == "1.2345678");
   CHECK(args.at("n") == "2");  // as before for short values
 }
+
+TEST_CASE("times that follow from sizes and rates are bounded too") {
+  TempDir d;
+  // 4 KiB at 10^-20 Gb/s is 3.3e15 s: the download could not be scheduled.
+  CHECK(contains(error_of(d, with(blog_djl(), [](json& s) { s["endpoint"]["s3"]["download_gbps"] = 1e-20; })),
+                 ": /endpoint/s3/download_gbps: the largest artifact (4096 bytes) would download for 3276800000000000.000000 s, "
+                 "beyond the longest time a scenario may give, 10 years (315360000 s)"));
+  CHECK(contains(error_of(d, with(blog_djl(), [](json& s) { s["endpoint"]["model_load"]["gbytes_per_s"] = 1e-20; })),
+                 ": /endpoint/model_load/gbytes_per_s: the largest artifact (4096 bytes) would load for "));
+}

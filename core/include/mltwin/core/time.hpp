@@ -19,6 +19,8 @@ namespace mltwin::core {
 namespace detail {
 /// Throws std::overflow_error "simulated time overflow: <a> ns <op> <b> ..." (time.cpp).
 [[noreturn]] void time_overflow(std::int64_t a, char op, std::int64_t b);
+/// Throws std::out_of_range "time value <seconds, %.6g> s is not finite or exceeds ..." (time.cpp).
+[[noreturn]] void time_out_of_range(double seconds);
 constexpr std::int64_t add_ns(std::int64_t a, std::int64_t b) {
   std::int64_t r = 0;
   if (__builtin_add_overflow(a, b, &r)) time_overflow(a, '+', b);
@@ -97,8 +99,7 @@ class Time {
 inline Duration Duration::from_seconds(double seconds) {
   const double ns = seconds * 1e9;
   if (!std::isfinite(ns) || std::fabs(ns) >= 9.2e18)
-    throw std::out_of_range("time value " + std::to_string(seconds) +
-                            " s is not finite or exceeds the int64 nanosecond range");
+    detail::time_out_of_range(seconds);
   return Duration(static_cast<std::int64_t>(std::llround(ns)));
 }
 
