@@ -1383,9 +1383,12 @@ void expand_config_files(const std::string& path, json& doc, const std::string& 
     json jobs = json::array();
     std::map<std::string, YamlPlace> seen;
     for (const auto& e : entries) {
-      const std::string key = e.job.namespace_ + "/" + e.job.name;
+      // By name alone: mltwin's jobs have no namespace (results and explain name them), so two
+      // Jobs of one name in two namespaces would be two jobs nobody can tell apart.
+      const std::string key = e.job.name;
       if (auto it = seen.find(key); it != seen.end())
-        fail_at(e.job.at, "job '" + e.job.name + "' is already defined (" + it->second.str() + ")");
+        fail_at(e.job.at, "job '" + e.job.name + "' is already defined (" + it->second.str() +
+                              "); job names must differ across namespaces too: mltwin's jobs have no namespace");
       seen[key] = e.job.at;
       if (!queue_where.count(e.job.queue))
         fail_at(e.job.queue_at, "queue '" + e.job.queue + "' is not defined (" +

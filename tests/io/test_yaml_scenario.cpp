@@ -257,6 +257,25 @@ TEST_CASE("scenario references: errors name the YAML place or the scenario's JSO
     const std::string p = patched_example(d, {{"cluster", {{"eksctl", "nope.yaml"}}}});
     CHECK(load_error(p) == d.file("nope.yaml") + ": cannot open the file");
   }
+  SUBCASE("two Jobs of one name in two namespaces") {
+    // mltwin's jobs have no namespace: both would be 'vit-a7c2d9' in the results and in explain.
+    std::ifstream in(kSrc + "/scenarios/yaml/jobs/vit-a.yaml");
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string other = text.str();
+    const std::string name_line = "  name: vit-a7c2d9\n";
+    REQUIRE(other.find(name_line) != std::string::npos);
+    other.replace(other.find(name_line), name_line.size(), name_line + "  namespace: team-b\n");
+    std::ofstream(d.file("other.yaml")) << other;
+    json patch;
+    patch["workload"]["manifests"] = {{{"path", kSrc + "/scenarios/yaml/jobs/vit-a.yaml"}, {"duration", "1h"}},
+                                      {{"path", d.file("other.yaml")}, {"duration", "1h"}}};
+    const std::string p = patched_example(d, patch);
+    // The Job document starts at line 12 of either file.
+    CHECK(load_error(p) == d.file("other.yaml") + ":12:1: job 'vit-a7c2d9' is already defined (" + kSrc +
+                               "/scenarios/yaml/jobs/vit-a.yaml:12:1); job names must differ across namespaces too: mltwin's "
+                               "jobs have no namespace");
+  }
 }
 
 TEST_CASE("PriorityClasses from the scenario's JSON and from its manifests are one set") {
