@@ -68,7 +68,7 @@ bool invisible_control(long cp) {
 }
 
 std::string code_point_name(long cp) {
-  char buf[16];
+  char buf[32];
   std::snprintf(buf, sizeof buf, "U+%04lX", cp);
   return buf;
 }
@@ -81,7 +81,7 @@ std::string printable(std::string_view s) {
     std::size_t len = 1;
     const long cp = utf8_at(s, i, len);
     if (cp < 0 || invisible_control(cp)) {
-      char buf[16];
+      char buf[32];
       if (cp < 0) std::snprintf(buf, sizeof buf, "\\x%02X", static_cast<unsigned>(static_cast<unsigned char>(s[i])));
       else std::snprintf(buf, sizeof buf, cp < 0x100 ? "\\x%02lX" : "\\u%04lX", cp);
       out += buf;
