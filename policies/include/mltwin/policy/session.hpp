@@ -137,10 +137,16 @@ class Action {
 
 using PluginFactory = std::function<std::unique_ptr<Plugin>(const Arguments&)>;
 using ActionFactory = std::function<std::unique_ptr<Action>(const Arguments&)>;
-/// Registries of built-in and user plugins/actions (Volcano framework.RegisterPluginBuilder).
-/// Registering a name twice replaces the earlier factory.
+/// Registries of built-in and user plugins/actions (Volcano framework.RegisterPluginBuilder),
+/// process-wide. Registering a name twice replaces the earlier factory (a built-in one too:
+/// the Python module refuses that without replace=True).
 void register_plugin(const std::string& name, PluginFactory f);
 void register_action(const std::string& name, ActionFactory f);
+/// Removes a registered plugin; a built-in name gets its built-in factory back. False if the
+/// name was not registered.
+bool unregister_plugin(const std::string& name);
+/// True if `name` is one of the built-in plugins (gang, priority, drf, ...).
+bool builtin_plugin(const std::string& name);
 bool plugin_registered(const std::string& name);
 bool action_registered(const std::string& name);
 std::vector<std::string> registered_plugins();
