@@ -3,9 +3,12 @@
 #   make test   the same set-up, then every test
 # Also: make test-sanitize (the tests under ASan+UBSan, and the same database from both builds),
 #       make bench (kernel vs SimPy/SimGrid peers; the full Philly run's time and memory;
-#       the inference scenarios' time and memory; the fabric solver against SimGrid's).
+#       the inference scenarios' time and memory; the fabric solver against SimGrid's),
+#       make test-fuzz (the libFuzzer targets: replay the committed corpus, then FUZZ_SECONDS
+#       of fuzzing each; CI runs it with 15 s), make fuzz (the same, FUZZ_SECONDS=600 each).
 BUILD ?= build
 SAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
 GEN := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release -DMLTWIN_WERROR=ON
 JOBS ?= $(shell nproc)
@@ -14,7 +17,7 @@ OUT ?= results/eks-trn1-philly.sqlite
 # Determinism check across builds: the first DET_JOBS Philly jobs, one seed.
 DET_JOBS ?= 3000
 
-.PHONY: deps build run test test-sanitize bench clean
+.PHONY: deps build run test test-sanitize test-fuzz fuzz bench clean
 deps:
 	@bash scripts/install-deps.sh
 
@@ -56,6 +59,19 @@ test-sanitize: build
 	./$(SAN_BUILD)/apps/mltwin run scenarios/mme-djl-blog-top-n.json --until 3m --seed 7 --no-progress --out $(SAN_BUILD)/determinism-mme.sqlite >/dev/null
 	cmp $(BUILD)/determinism-mme.sqlite $(SAN_BUILD)/determinism-mme.sqlite && echo "determinism: the same for an inference run"
 
+# The parsers under libFuzzer with ASan+UBSan (clang): tests/fuzz/. A finding fails the test
+# and is kept in $(FUZZ_BUILD)/tests/fuzz/findings/<target>/.
+FUZZ_SECONDS ?= 15
+test-fuzz: deps
+	@cmake -S . -B $(FUZZ_BUILD) $(GEN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+	  -DMLTWIN_FUZZ=ON -DMLTWIN_SANITIZE=address,undefined -DMLTWIN_FUZZ_SECONDS=$(FUZZ_SECONDS) \
+	  -DMLTWIN_BUILD_TESTS=OFF -DMLTWIN_BUILD_BENCH=OFF -DMLTWIN_BUILD_PYTHON=OFF >/dev/null
+	@cmake --build $(FUZZ_BUILD) -j $(JOBS)
+	cd $(FUZZ_BUILD) && ctest --output-on-failure -j $(JOBS) -L fuzz
+
+fuzz:
+	$(MAKE) test-fuzz FUZZ_SECONDS=600
+
 bench: build
 	bash bench/run-kernel-bench.sh
 	bash bench/run-philly-bench.sh
@@ -63,4 +79,4 @@ bench: build
 	bash bench/run-fabric-bench.sh
 
 clean:
-	rm -rf $(BUILD) $(SAN_BUILD)
+	rm -rf $(BUILD) $(SAN_BUILD) $(FUZZ_BUILD)

@@ -20,6 +20,8 @@ PKGS=(
   python3-pytest                           # the Python tests
   python3-matplotlib python3-nbclient python3-nbformat python3-ipykernel   # notebooks, run by the tests
   python3-mypy                             # stubgen: type stubs for the compiled module
+  # The fuzz targets (tests/fuzz, make test-fuzz): clang with libFuzzer and the sanitizer runtimes.
+  clang libclang-rt-14-dev
 )
 missing=()
 for p in "${PKGS[@]}"; do

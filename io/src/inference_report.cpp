@@ -17,8 +17,11 @@ void print_inference_summary(std::ostream& os, const InferenceSummary& s) {
   fmt::print(os, "  endpoint: {} x {} launched, {}; simulated {:.1f} s\n", st.instances_launched, s.instance_type,
              s.server, s.sim_end_s);
   const double answered = static_cast<double>(st.served + st.rejected_503 + st.rejected_507);
-  fmt::print(os, "  requests: {} arrived, {} served (200), {} rejected 503, {} rejected 507, {} in flight at the end\n",
-             st.requests, st.served, st.rejected_503, st.rejected_507, st.in_flight);
+  // Before the run has finished, the requests not answered yet are in flight; after, they are
+  // unserved at the end (Endpoint::finish).
+  fmt::print(os, "  requests: {} arrived, {} served (200), {} rejected 503, {} rejected 507, {} {}\n", st.requests,
+             st.served, st.rejected_503, st.rejected_507, st.in_flight,
+             s.finished ? "unserved at the end (in flight when the run ended)" : "in flight");
   const double r5xx = answered > 0 ? static_cast<double>(st.rejected_503 + st.rejected_507) / answered : 0.0;
   fmt::print(os, "  5xx share: {:.4f} %   ModelCacheHit: {:.4f}\n", 100.0 * r5xx, s.cache_hit_ratio);
   fmt::print(os, "  latency, ms (whole run, from histograms within ±{:.2f} %):\n", 100.0 * s.histogram_relative_error);

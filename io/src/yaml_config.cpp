@@ -460,7 +460,7 @@ json scheduler_conf_json(const Y& doc, std::map<std::string, YamlPlace>& marks) 
           known.push_back(policy::ext_key(static_cast<policy::Ext>(e)));
         const M pm(p, {}, {"EnabledClusterOrder", "enabledHyperNodeOrder"}, true);
         for (const auto& [k, v] : pm.entries)
-          if (std::find_if(known.begin(), known.end(), [&](const char* kk) { return k == kk; }) == known.end()) {
+          if (std::find_if(known.begin(), known.end(), [&k = k](const char* kk) { return k == kk; }) == known.end()) {
             std::string msg = "unknown key '" + k + "' (Volcano v1.12.1 ignores it, so it changes nothing; mltwin reads ";
             for (std::size_t i = 0; i < known.size(); ++i) msg += std::string(i ? ", " : "") + known[i];
             fail_at(pm.key_at(k, v), msg + ")");
@@ -668,9 +668,9 @@ PodShape pod_of(const Y& tmpl) {
     // copies the limit you specified and uses it as the requested value" (Kubernetes docs,
     // Resource Management for Pods and Containers).
     for (const auto& [k, q] : lim)
-      if (std::none_of(req.begin(), req.end(), [&](const auto& e) { return e.first == k; })) req.emplace_back(k, q);
+      if (std::none_of(req.begin(), req.end(), [&k = k](const auto& e) { return e.first == k; })) req.emplace_back(k, q);
     for (const auto& [k, q] : req) {
-      auto it = std::find_if(sum.begin(), sum.end(), [&](const auto& e) { return e.first == k; });
+      auto it = std::find_if(sum.begin(), sum.end(), [&k = k](const auto& e) { return e.first == k; });
       const double v = parse_quantity(json(q));
       if (it == sum.end()) {
         sum.emplace_back(k, v);
@@ -793,7 +793,8 @@ void read_doc(const Y& doc, Manifests& out) {
   const auto [api, kind] = type_of(doc);
   const Y kind_y = doc.child("kind", doc.node["kind"]);
   const Y api_y = doc.child("apiVersion", doc.node["apiVersion"]);
-  auto want_api = [&](const char* expected) {
+  // Captured by name: clang before 16 cannot capture structured bindings (the fuzz build).
+  auto want_api = [&, &api = api, &kind = kind](const char* expected) {
     if (api != expected) api_y.fail(kind + " is read as apiVersion " + expected + " (Volcano v1.12.1's CRDs), not \"" + api + "\"");
   };
   if (kind == "List" && api == "v1") {  // kubectl get -o yaml

@@ -207,7 +207,8 @@ struct Endpoint::Impl {
   Time last_scale_out = Time::from_ns(-ps::kNever), last_scale_in = Time::from_ns(-ps::kNever);  // never
   std::vector<double> ipi_history;    // InvocationsPerInstance per completed minute
   std::uint64_t minute_invocations = 0;
-  Time period_start;
+  Time period_start;                  // of the open metrics period
+  bool ticking = false;               // a kMetricsTick is scheduled
   bool traffic_done = false;
   bool finished = false;
   std::vector<ps::InstanceView> hviews;  // scratch for routing: the model's in-service holders
@@ -353,8 +354,10 @@ struct Endpoint::Impl {
   double rate(const Instance& in) const {
     return in.busy <= in.vcpu ? 1.0 : static_cast<double>(in.vcpu) / static_cast<double>(in.busy);
   }
-  void cpu_advance(Instance& in) {
-    const Time now = sim.now();
+  void cpu_advance(Instance& in) { cpu_advance_to(in, sim.now()); }
+  /// Advances the instance's CPU clock to `now` (no later than the next event: the batches
+  /// running do not change until then).
+  void cpu_advance_to(Instance& in, Time now) {
     if (now > in.last) {
       const double dt = static_cast<double>(now.ns() - in.last.ns());
       if (in.busy > 0) {
@@ -1042,14 +1045,15 @@ struct Endpoint::Impl {
   }
 
   // ---------------------------------------------------------------- metrics and scaling
-  /// The period's gauges; resets the per-period CPU integral.
-  PeriodGauges gauges() {
+  /// The gauges of the period [period_start, now): integrals up to `now` and the state at
+  /// `now`, which is sim.now() or a time between the last event and the next (nothing changes
+  /// in between). Resets the per-period CPU integral.
+  PeriodGauges gauges(Time now) {
     PeriodGauges g;
-    const Time now = sim.now();
     double busy = 0;
     for (Instance& in : instances) {
       if (in.in_service_since == Time::max()) continue;
-      cpu_advance(in);
+      cpu_advance_to(in, now);
       busy += in.busy_core_ns;
       in.busy_core_ns = 0;
       const Time from = std::max(in.in_service_since, period_start);
@@ -1066,8 +1070,9 @@ struct Endpoint::Impl {
     return g;
   }
   void on_metrics_tick() {
+    ticking = false;
     const Time now = sim.now();
-    const PeriodGauges g = gauges();
+    const PeriodGauges g = gauges(now);
     if (metrics) metrics->close_period(period_start, g);
     const int live = g.instances_in_service;
     ipi_history.push_back(live > 0 ? static_cast<double>(minute_invocations) / live : 0.0);
@@ -1075,8 +1080,32 @@ struct Endpoint::Impl {
     minute_invocations = 0;
     period_start = now;
     if (pol.scaling) scale(now);
-    if (traffic_active() || st.in_flight > 0)
+    // Tick (and scale) while traffic comes or requests are in flight, and only while another
+    // event is pending: with none, nothing can ever happen again — the requests still in flight
+    // can never be served (a policy left them without a worker, say), and the run is over;
+    // finish() reports them as unserved at the end. Later periods, when other events outlive
+    // the ticks, are closed by close_elapsed_periods().
+    if ((traffic_active() || st.in_flight > 0) && sim.pending_count() > 0) {
       sim.schedule(now + sc.output.metrics_period, &self, pack(kMetricsTick, 0));
+      ticking = true;
+    }
+  }
+  /// Once the ticks have stopped (the traffic is over and nothing is in flight) the model may
+  /// still have events: DJL's idle temporary workers retire up to max_idle_time after their
+  /// last batch, draining instances terminate. Every period that ended by `t` is closed before
+  /// the event at `t` changes anything, with the gauges at the period's end, so the periods go
+  /// on, without a gap, to the end of the run.
+  void close_elapsed_periods(Time t) {
+    if (ticking) return;
+    while (t >= period_start + sc.output.metrics_period) close_open_period();
+  }
+  /// Closes the open period at its end, [period_start, period_start + metrics_period), which
+  /// must be no later than the next event.
+  void close_open_period() {
+    const Time end = period_start + sc.output.metrics_period;
+    const PeriodGauges g = gauges(end);
+    if (metrics) metrics->close_period(period_start, g);
+    period_start = end;
   }
   void scale(Time now) {
     ps::ScalingObservation o;
@@ -1125,6 +1154,7 @@ void Endpoint::start() {
   m.period_start = m.sim.now();
   m.start_traffic();
   m.sim.schedule(m.sim.now() + m.sc.output.metrics_period, this, pack(kMetricsTick, 0));
+  m.ticking = true;
 }
 
 void Endpoint::on_event(core::Simulator&, std::uint64_t payload) {
@@ -1132,6 +1162,7 @@ void Endpoint::on_event(core::Simulator&, std::uint64_t payload) {
   last_event_ = m.sim.now();
   const auto kind = static_cast<Kind>(payload >> 56);
   const std::uint64_t idx = payload & ((std::uint64_t(1) << 56) - 1);
+  if (!m.ticking) m.close_elapsed_periods(m.sim.now());
   switch (kind) {
     case kArrival: m.on_arrival_event(); break;
     case kTraceMinute: m.on_trace_minute(); break;
@@ -1192,7 +1223,8 @@ void Endpoint::finish(Time now) {
   if (m.finished) return;
   if (now > m.sim.now()) throw std::invalid_argument("Endpoint::finish: end is after the simulated time reached");
   m.finished = true;
-  // Requests still in flight are reported once, with status 0.
+  // Requests still in flight are unserved at the end: reported once each, with status 0.
+  stats_.unserved_at_end = stats_.in_flight;
   std::vector<bool> is_free(m.reqs.size(), false);
   for (std::uint32_t r : m.free_reqs) is_free[r] = true;
   for (std::uint32_t r = 0; r < m.reqs.size(); ++r) {
@@ -1200,11 +1232,16 @@ void Endpoint::finish(Time now) {
     const Impl::Request& q = m.reqs[r];
     RequestDone d;
     d.id = q.id; d.model = q.model; d.instance = q.instance; d.arrival = q.arrival; d.done = now; d.status = 0;
+    if (m.metrics) m.metrics->request(d);
     if (m.rec) m.rec->request(d);
   }
-  if (now > m.period_start) {
-    const PeriodGauges g = m.gauges();
-    if (m.metrics) m.metrics->close_period(m.period_start, now, g);
+  // Every period up to the end, then the last one, [period_start, now], which also holds what
+  // happened at `now` itself — when the run ended exactly at a period boundary with answers at
+  // that instant, a period of no length.
+  while (now > m.period_start + m.sc.output.metrics_period) m.close_open_period();
+  if (now > m.period_start || (m.metrics && !m.metrics->open_period_empty())) {
+    const PeriodGauges g = m.gauges(now);
+    if (m.metrics) m.metrics->close_last_period(m.period_start, now, g);
   }
   account_instances(now);
 }

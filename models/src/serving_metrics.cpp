@@ -148,6 +148,28 @@ struct Bucket {
   std::uint64_t downloads = 0, loads = 0, unloads = 0;
   double download_sum_ns = 0, load_sum_ns = 0, unload_sum_ns = 0;
 
+  bool empty() const noexcept { return invocations == 0 && downloads == 0 && loads == 0 && unloads == 0; }
+
+  /// Adds the facts of `o` (the last period takes those reported at its end instant).
+  void absorb(const Bucket& o) {
+    model_ns.insert(model_ns.end(), o.model_ns.begin(), o.model_ns.end());
+    overhead_ns.insert(overhead_ns.end(), o.overhead_ns.begin(), o.overhead_ns.end());
+    model_sum_ns += o.model_sum_ns;
+    overhead_sum_ns += o.overhead_sum_ns;
+    invocations += o.invocations;
+    c4xx += o.c4xx;
+    c5xx += o.c5xx;
+    hits += o.hits;
+    waits += o.waits;
+    wait_sum_ns += o.wait_sum_ns;
+    downloads += o.downloads;
+    loads += o.loads;
+    unloads += o.unloads;
+    download_sum_ns += o.download_sum_ns;
+    load_sum_ns += o.load_sum_ns;
+    unload_sum_ns += o.unload_sum_ns;
+  }
+
   void clear() {
     model_ns.clear();  // keeps the capacity: no allocation in steady state
     overhead_ns.clear();
@@ -268,6 +290,14 @@ struct MetricsAggregator::Impl {
   RunTotals totals;
   std::vector<ModelCounters> per_model;
 
+  void check_start(Time s) const {
+    if (s != start)
+      throw std::logic_error("MetricsAggregator: closing the period starting at " + std::to_string(s.ns()) +
+                             " ns, but the open period starts at " + std::to_string(start.ns()) + " ns");
+  }
+  /// Closes the open period as [start, end): its metrics from `cur`; then `next` is the open one.
+  MinuteMetrics close(Time end, const PeriodGauges& g);
+
   /// The bucket of a fact at time t.
   Bucket& bucket(Time t, const char* what) {
     const Time end = start + period;
@@ -363,30 +393,51 @@ void MetricsAggregator::unload_done(Time end, Duration took) {
 }
 
 MinuteMetrics MetricsAggregator::close_period(Time start, const PeriodGauges& g) {
-  return close_period(start, start + impl_->period, g);
+  Impl& m = *impl_;
+  m.check_start(start);
+  return m.close(start + m.period, g);
 }
 
-MinuteMetrics MetricsAggregator::close_period(Time start, Time end, const PeriodGauges& g) {
+MinuteMetrics MetricsAggregator::close_last_period(Time start, Time end, const PeriodGauges& g) {
   Impl& m = *impl_;
-  if (start != m.start)
-    throw std::logic_error("MetricsAggregator: close_period(" + std::to_string(start.ns()) +
-                           " ns) but the open period starts at " + std::to_string(m.start.ns()) + " ns");
-  if (end <= start || end > start + m.period)
-    throw std::logic_error("MetricsAggregator: close_period end " + std::to_string(end.ns()) +
-                           " ns is not within the period starting at " + std::to_string(start.ns()) + " ns");
+  m.check_start(start);
+  if (end < start || end > start + m.period)
+    throw std::logic_error("MetricsAggregator: close_last_period end " + std::to_string(end.ns()) +
+                           " ns is not within the period starting at " + std::to_string(start.ns()) +
+                           " ns (close the periods before it first)");
+  if (end == start + m.period) {
+    // Facts at the end instant itself were reported for the next period: the run ended there,
+    // so they are the last period's.
+    m.cur.absorb(m.next);
+    m.next.clear();
+  } else if (!m.next.empty()) {
+    throw std::logic_error("MetricsAggregator: close_last_period end " + std::to_string(end.ns()) +
+                           " ns, but a fact at or after " + std::to_string((start + m.period).ns()) +
+                           " ns was reported (after the end of the run)");
+  }
+  return m.close(end, g);
+}
+
+bool MetricsAggregator::open_period_empty() const noexcept { return impl_->cur.empty() && impl_->next.empty(); }
+
+MinuteMetrics MetricsAggregator::Impl::close(Time end, const PeriodGauges& g) {
+  Impl& m = *this;
+  const Time s = m.start;
   Bucket& b = m.cur;
   MinuteMetrics out;
-  out.start = start;
+  out.start = s;
   out.end = end;
   out.invocations = b.invocations;
   out.invocation_4xx = b.c4xx;
   out.invocation_5xx = b.c5xx;
   out.served = b.model_ns.size();
 
-  const double length_ns = static_cast<double>((end - start).count_ns());
+  // A last period of no length (the run ended exactly at a period boundary, with answers at
+  // that instant) has no time to average over: its instances are those in service then.
+  const double length_ns = static_cast<double>((end - s).count_ns());
   const double instance_ns = g.instance_ns > 0 ? static_cast<double>(g.instance_ns)
                                                : static_cast<double>(g.instances_in_service) * length_ns;
-  const double mean_instances = instance_ns / length_ns;
+  const double mean_instances = length_ns > 0 ? instance_ns / length_ns : static_cast<double>(g.instances_in_service);
   out.invocations_per_instance = mean_instances > 0 ? static_cast<double>(b.invocations) / mean_instances : 0.0;
 
   constexpr std::array<double, 3> kLevels = {0.50, 0.90, 0.99};  // ascending: see quantiles_asc
@@ -421,7 +472,7 @@ MinuteMetrics MetricsAggregator::close_period(Time start, Time end, const Period
 
   std::swap(m.cur, m.next);
   m.next.clear();
-  m.start = start + m.period;
+  m.start = s + m.period;
   ++m.totals.periods;
   if (m.forward != nullptr) m.forward->minute(out);
   return out;

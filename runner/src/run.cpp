@@ -311,6 +311,8 @@ void Run::finish(store::EndReason reason) {
     // chunks may have moved the clock past it), one stopped early at the time reached.
     m.end = reason == store::EndReason::Completed ? m.ep->last_event() : m.sim.now();
     m.ep->finish(m.end);
+    const auto& st = m.ep->stats();
+    m.db->record_request_accounting({st.requests, st.served, st.rejected_503, st.rejected_507, st.unserved_at_end});
   }
   m.db->record_end(reason, m.end);
   m.db->finish(/*keep_open=*/true);
@@ -357,7 +359,8 @@ void Run::print_summary(std::ostream& os, double wall_s) const {
   s.seed = m.seed;
   s.server = m.server;
   s.instance_type = sc.inference.endpoint.instance_type;
-  s.sim_end_s = m.sim.now().seconds();
+  s.sim_end_s = (m.finished ? m.end : m.sim.now()).seconds();
+  s.finished = m.finished;
   s.stats = m.ep->stats();
   s.totals = m.agg->totals();
   s.model_latency = m.agg->model_latency_summary();
@@ -474,6 +477,7 @@ nlohmann::json Run::summary_json() const {
   j["rejected_503"] = st.rejected_503;
   j["rejected_507"] = st.rejected_507;
   j["in_flight"] = st.in_flight;
+  j["unserved_at_end"] = st.unserved_at_end;
   j["cache_hit_ratio"] = reached > 0 ? static_cast<double>(st.cache_hits) / static_cast<double>(reached) : 0.0;
   j["downloads"] = st.downloads;
   j["loads"] = st.loads;

@@ -316,9 +316,12 @@ constexpr const char* kInsertInput =
 constexpr std::array<std::string_view, 12> kBuiltinMetaKeys = {
     "schema_version", "mltwin_version", "git_sha",     "volcano_release", "seed",       "scenario_path",
     "scenario_json",  "until",          "rng_streams", "checkpoint_ns",   "end_reason", "end_ns"};
-// Built-in keys added with inference runs (schema version 3).
-constexpr std::array<std::string_view, 5> kBuiltinMetaKeys3 = {
-    "run_kind", "request_records_full", "request_sample_every", "request_sampling", "requests_reported"};
+// Built-in keys added with inference runs (schema version 3), and their request accounting
+// (schema version 6).
+constexpr std::array<std::string_view, 10> kBuiltinMetaKeys3 = {
+    "run_kind",          "request_records_full", "request_sample_every",  "request_sampling",
+    "requests_reported", "requests_arrived",     "requests_served",       "requests_rejected_503",
+    "requests_rejected_507", "requests_unserved_at_end"};
 
 const char* to_text(inf::ModelEvent::Kind k) {
   using K = inf::ModelEvent::Kind;
@@ -1061,6 +1064,22 @@ void SqliteStore::record_end(EndReason reason, core::Time end) {
   m.require_open();
   m.put_meta_value("end_reason", to_string(reason));
   m.put_meta_value("end_ns", std::to_string(end.ns()));
+}
+
+void SqliteStore::record_request_accounting(const RequestAccounting& a) {
+  Impl& m = *impl_;
+  m.require(RunKind::Inference, "record_request_accounting");
+  if (a.served + a.rejected_503 + a.rejected_507 + a.unserved_at_end != a.arrived)
+    throw std::invalid_argument("results database '" + m.path + "': request accounting does not add up: " +
+                                std::to_string(a.served) + " served + " + std::to_string(a.rejected_503) +
+                                " rejected 503 + " + std::to_string(a.rejected_507) + " rejected 507 + " +
+                                std::to_string(a.unserved_at_end) + " unserved at the end != " +
+                                std::to_string(a.arrived) + " arrived");
+  m.put_meta_value("requests_arrived", std::to_string(a.arrived));
+  m.put_meta_value("requests_served", std::to_string(a.served));
+  m.put_meta_value("requests_rejected_503", std::to_string(a.rejected_503));
+  m.put_meta_value("requests_rejected_507", std::to_string(a.rejected_507));
+  m.put_meta_value("requests_unserved_at_end", std::to_string(a.unserved_at_end));
 }
 
 void SqliteStore::finish(bool keep_open) {

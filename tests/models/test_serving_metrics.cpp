@@ -262,9 +262,54 @@ TEST_CASE("periods with no requests, the period of a request answered on a bound
 
   SUBCASE("a shorter last period") {
     agg.request(served(0, at(10), 1000, 10));
-    const MinuteMetrics m = agg.close_period(Time::zero(), at(30), g);
+    const MinuteMetrics m = agg.close_last_period(Time::zero(), at(30), g);
     CHECK(m.end == at(30));
     CHECK(m.invocations_per_instance == 1);  // one in-service instance throughout
+  }
+
+  SUBCASE("the last period holds its end instant: answers at a boundary where the run ended") {
+    // The run ended at 60 s; a request answered at 60 s belongs to the period that would
+    // start there, but there is none: the last period, [0, 60 s], takes it.
+    agg.request(served(0, at(30), 1000, 10));
+    agg.request(served(1, at(60), 3000, 10));
+    agg.unload_done(at(60), Duration::ms(100));
+    CHECK_FALSE(agg.open_period_empty());
+    const MinuteMetrics m = agg.close_last_period(Time::zero(), at(60), g);
+    CHECK(m.end == at(60));
+    CHECK(m.invocations == 2);
+    CHECK(m.model_latency_avg_us == 2000);  // (1000 + 3000) / 2
+    CHECK(m.model_unloads == 1);
+    CHECK(agg.open_period_empty());
+    CHECK(agg.totals().invocations == 2);
+  }
+
+  SUBCASE("a last period of no length, for answers at the boundary the run ended on") {
+    agg.close_period(Time::zero(), g);
+    CHECK(agg.open_period_empty());
+    agg.request(served(0, at(60), 1000, 10));
+    CHECK_FALSE(agg.open_period_empty());
+    g.instances_in_service = 2;
+    const MinuteMetrics m = agg.close_last_period(at(60), at(60), g);
+    CHECK(m.start == at(60));
+    CHECK(m.end == at(60));
+    CHECK(m.invocations == 1);
+    CHECK(m.invocations_per_instance == 0.5);  // 1 answer / the 2 instances in service then
+    CHECK(m.cpu_utilization == 0);
+  }
+
+  SUBCASE("after the last period of a run that ended early: a fact after the end is an error") {
+    agg.request(served(0, at(61), 1000, 10));  // in the next period: after an end at 30 s
+    CHECK_THROWS_AS(agg.close_last_period(Time::zero(), at(30), g), std::logic_error);
+  }
+
+  SUBCASE("the last period may not reach past one period: the ones before are closed first") {
+    // The bug of issue 14: a run whose last event came 540 s after its open period began.
+    CHECK_THROWS_AS(agg.close_last_period(Time::zero(), at(60.000000001), g), std::logic_error);
+    for (int p = 0; p < 9; ++p) agg.close_period(at(60.0 * p), g);
+    const MinuteMetrics m = agg.close_last_period(at(540), at(599.983), g);
+    CHECK(m.start == at(540));
+    CHECK(m.end == at(599.983));
+    CHECK(agg.totals().periods == 10);
   }
 
   SUBCASE("in-flight requests (status 0) are counted apart and never enter a period") {

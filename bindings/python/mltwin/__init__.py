@@ -347,7 +347,9 @@ class Run:
         """The run's summary figures (as the CLI prints them), as a dict. Call after
         :meth:`run` / :meth:`finish` for final figures; before, they cover the run so far
         (inference: instance-hours and cost up to now; requests in flight not yet counted in
-        the latency figures)."""
+        the latency figures). Inference, after :meth:`finish`: ``requests`` = ``served`` +
+        ``rejected_503`` + ``rejected_507`` + ``unserved_at_end`` (requests not answered when
+        the run ended)."""
         return json.loads(self._run.summary_json())
 
     def summary_text(self) -> str:

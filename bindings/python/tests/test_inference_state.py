@@ -66,6 +66,10 @@ def test_run_to_the_end_in_chunks(source_dir):
     assert meta["end_reason"] == "completed"
     s = run.summary()
     assert s["requests"] == s["served"] + s["rejected_503"] + s["rejected_507"] and s["in_flight"] == 0
+    assert s["unserved_at_end"] == 0
+    # The same accounting in the database.
+    assert int(meta["requests_arrived"]) == s["requests"] and int(meta["requests_served"]) == s["served"]
+    assert int(meta["requests_unserved_at_end"]) == 0
     # The books close at the last event: after the 90 s of traffic, well before the 1 h chunk.
     assert 90e9 <= int(meta["end_ns"]) < 3600e9
     # An autoscaling policy that is not one is refused when the run is made.

@@ -1,6 +1,9 @@
 // mltwin/io/inference_report.hpp — the summary printed after an inference run.
 //
 // Definitions:
+// - requests: every arrival is served (200), rejected (503: job queue full or no instance in
+//   service; 507: no memory or disk for the model) or unserved at the end (not answered when the
+//   run ended: queued, in a batch, waiting for a load); the four add up to the arrivals.
 // - ModelLatency: from the request entering the model server's job queue to its answer, µs
 //   (CloudWatch's ModelLatency); OverheadLatency: SageMaker's share before the container, µs;
 //   end-to-end: arrival at the endpoint to the answer.
@@ -26,6 +29,7 @@ struct InferenceSummary {
   std::string server;                 ///< "DJL Serving 0.23.0 (djl-wlm)" / "MMS v1.1.9 (mms-static)"
   std::string instance_type;
   double sim_end_s = 0;
+  bool finished = true;               ///< the endpoint's finish() ran: in-flight requests are unserved at the end
   models::inference::EndpointStats stats;
   models::inference::RunTotals totals;
   models::inference::LatencySummary model_latency, overhead_latency, end_to_end;

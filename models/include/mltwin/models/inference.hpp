@@ -67,6 +67,10 @@ struct EndpointStats {
   std::uint64_t rejected_503 = 0;       ///< job queue full (or all workers died)
   std::uint64_t rejected_507 = 0;       ///< model could not be loaded (memory or disk)
   std::uint64_t in_flight = 0;          ///< not answered (yet / at the end of the run)
+  /// Set by finish(): requests not answered when the run ended (in_flight then: queued, in a
+  /// batch, waiting for a model load, or between the front end and the container), reported
+  /// with status 0. requests = served + rejected_503 + rejected_507 + unserved_at_end after it.
+  std::uint64_t unserved_at_end = 0;
   std::uint64_t cache_hits = 0;         ///< model loaded on the chosen instance at arrival
   std::uint64_t downloads = 0, loads = 0, unloads = 0, load_failures = 0, artifacts_deleted = 0;
   std::uint64_t workers_added = 0, workers_retired = 0, scale_ups_skipped = 0;
@@ -115,8 +119,9 @@ class Endpoint final : public core::EventHandler {
 
   /// Launches the initial fleet (in service at t = 0) and the traffic.
   void start();
-  /// Ends the run at sim.now(): reports requests still in flight (status 0), closes the last
-  /// metrics period and the instances' cost. Call once, after the simulator stops.
+  /// Ends the run at sim.now(): reports requests still in flight (status 0; counted in
+  /// stats().unserved_at_end), closes the metrics periods up to the end and the last one, and
+  /// the instances' cost. Call once, after the simulator stops.
   void finish();
   /// The same, closing the books at `end` (<= sim.now(); e.g. last_event() for a run that
   /// completed, whose clock may have been stepped past its last event). Throws

@@ -8,7 +8,8 @@
 // Which period a fact belongs to: a request to the period that contains its `done` time (the
 // instant it was answered), a download / load / unload to the period that contains its end.
 // Periods are half-open, [start, start + period): a request answered exactly at a boundary
-// belongs to the period that starts there.
+// belongs to the period that starts there. The last period of a run ends with the run and
+// holds everything up to and including its end instant: [start, end].
 //
 // Memory: the period's ModelLatency and OverheadLatency values (16 bytes a served request, for
 // the exact percentiles), at most two periods of them (the open one and, if the model reports a
@@ -105,7 +106,7 @@ struct RunTotals {
   std::uint64_t served = 0;        ///< status 2xx
   std::uint64_t status_4xx = 0, status_5xx = 0;
   std::uint64_t status_503 = 0, status_507 = 0;
-  std::uint64_t in_flight_at_end = 0;  ///< reported with status 0
+  std::uint64_t in_flight_at_end = 0;  ///< reported with status 0: unserved at the end of the run
   std::uint64_t cache_hits = 0;
   std::uint64_t downloads = 0, loads = 0, unloads = 0;
   std::uint64_t periods = 0;
@@ -115,15 +116,18 @@ struct RunTotals {
 ///
 /// Feed it in non-decreasing time order: request() at each request's `done` time, the
 /// *_done() calls at the end of the operation, and close_period() once per period, in order,
-/// at (or after every fact of) the period's end. A fact that belongs to a period already closed,
-/// or to one after the next, throws std::logic_error (the model skipped a close_period()).
+/// at (or after every fact of) the period's end — every period, including those in which
+/// nothing happened, up to the end of the run — then close_last_period() at the end of the run.
+/// A fact that belongs to a period already closed, or to one after the next, throws
+/// std::logic_error (the model skipped a close_period()).
 ///
 /// What each MinuteMetrics field is, for period [start, end):
 /// - invocations: requests answered in the period, any status (2xx, 4xx, 5xx); status 0 (in
 ///   flight at the end of the run) is never counted. invocation_4xx / invocation_5xx: of which
 ///   4xx / 5xx (503 queue full, 507 no memory for the model).
 /// - invocations_per_instance: invocations ÷ the mean number of in-service instances over the
-///   period (instance_ns ÷ (end − start)); 0 with no instance in service.
+///   period (instance_ns ÷ (end − start); for a last period of no length, instances_in_service);
+///   0 with no instance in service.
 /// - model_latency_*, overhead_latency_*: over the period's 2xx requests, µs; avg and the
 ///   exact type-7 p50 / p90 / p99 of the period's values. NaN (NULL in the database) when the
 ///   period served none.
@@ -158,9 +162,18 @@ class MetricsAggregator {
   /// Closes the period [start, start + period) and returns its metrics (also forwarded).
   /// `start` must be the open period's start (std::logic_error otherwise).
   MinuteMetrics close_period(Time start, const PeriodGauges& g);
-  /// The same for a shorter last period [start, end) (the run ended at `end`); the next period,
-  /// if any, starts at start + period as usual.
-  MinuteMetrics close_period(Time start, Time end, const PeriodGauges& g);
+  /// Closes the run's last period [start, end], the run having ended at `end`, and returns its
+  /// metrics (also forwarded). start ≤ end ≤ start + period: a run that ended later closes the
+  /// periods before with close_period() first. When end = start + period, facts reported at
+  /// `end` itself (which belong to the next period) are counted in this one; end = start (no
+  /// length) is allowed for a run that ended at a boundary with facts at that instant (see
+  /// open_period_empty()). Throws std::logic_error when `start` is not the open period's start,
+  /// when `end` is out of that range, or when a fact after `end` was reported. The aggregator
+  /// then has an open period starting at start + period, as after close_period().
+  MinuteMetrics close_last_period(Time start, Time end, const PeriodGauges& g);
+  /// True when no fact (answer, download, load, unload) has been reported for the open period
+  /// or the one after it.
+  bool open_period_empty() const noexcept;
 
   /// Start of the period open now.
   Time period_start() const noexcept;

@@ -34,7 +34,7 @@ namespace mltwin::store {
 
 /// Version of the database layout; stored as PRAGMA user_version and as
 /// run_meta('schema_version'). Bump it whenever a table, column or view changes meaning.
-inline constexpr int kSchemaVersion = 5;
+inline constexpr int kSchemaVersion = 6;
 
 /// Rows (of any table) after which the open transaction is committed even without a
 /// checkpoint, so that one transaction, and its rollback journal, stays bounded.
@@ -87,8 +87,20 @@ struct RunMetadata {
   /// Further key/value pairs for run_meta. A key may not repeat one of the built-in keys
   /// (schema_version, run_kind, mltwin_version, git_sha, volcano_release, seed, scenario_path,
   /// scenario_json, until, rng_streams, checkpoint_ns, end_reason, end_ns, request_records_full,
-  /// request_sample_every, request_sampling, requests_reported).
+  /// request_sample_every, request_sampling, requests_reported, requests_arrived, requests_served,
+  /// requests_rejected_503, requests_rejected_507, requests_unserved_at_end).
   std::map<std::string, std::string> extra;
+};
+
+/// What became of an inference run's requests, counted by the model over the whole run (the
+/// `requests` table holds a sample only): every arrival was served, rejected, or not answered
+/// when the run ended.
+struct RequestAccounting {
+  std::uint64_t arrived = 0;
+  std::uint64_t served = 0;           ///< status 200
+  std::uint64_t rejected_503 = 0;     ///< job queue full, or no instance in service
+  std::uint64_t rejected_507 = 0;     ///< no memory or disk for the model
+  std::uint64_t unserved_at_end = 0;  ///< in flight when the run ended (status 0)
 };
 
 /// How a run ended; stored as run_meta('end_reason').
@@ -210,6 +222,13 @@ class SqliteStore final : public models::TrainingRecorder, public models::infere
   /// database whose process died before this call has neither key. Calling it again replaces
   /// both values.
   void record_end(EndReason reason, core::Time end);
+
+  /// Inference runs that ended normally (not after a failure): records the request accounting
+  /// as run_meta('requests_arrived'), ('requests_served'), ('requests_rejected_503'),
+  /// ('requests_rejected_507') and ('requests_unserved_at_end'); committed by the next
+  /// checkpoint() or finish(). Throws std::invalid_argument if served + rejected_503 +
+  /// rejected_507 + unserved_at_end is not arrived, std::logic_error for a training database.
+  void record_request_accounting(const RequestAccounting& a);
 
   /// Commits, creates the indexes (per job for training, per model for inference), runs
   /// PRAGMA optimize and closes the database — or, with `keep_open`, keeps the connection
