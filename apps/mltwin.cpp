@@ -1,6 +1,6 @@
 // mltwin — command-line front end.
 //
-//   mltwin run SCENARIO [--out FILE] [--seed N] [--until TIME] [--data DIR] [--max-jobs N] [--replications N]
+//   mltwin run SCENARIO [--out FILE] [--seed N] [--until TIME] [--data DIR] [--max-jobs N] [--replications N] [--force]
 //   mltwin validate SCENARIO [--data DIR] [--max-jobs N]
 //   mltwin explain RUN.sqlite JOB
 //   mltwin trace RUN.sqlite [--out FILE.json]
@@ -34,6 +34,7 @@
 #include <limits>
 
 #include "mltwin/io/inference_scenario.hpp"
+#include "mltwin/io/run_estimate.hpp"
 #include "mltwin/io/scenario.hpp"
 #include "mltwin/runner/explain.hpp"
 #include "mltwin/runner/replications.hpp"
@@ -43,7 +44,8 @@
 namespace {
 
 constexpr const char* kExitStatus =
-    "Exit status: 0 ok; 1 runtime failure (e.g. the disk is full); 2 bad input (scenario, trace, command line); "
+    "Exit status: 0 ok; 1 runtime failure (e.g. the disk is full); 2 bad input (scenario, trace, command line; a run "
+    "too large to start without --force); "
     "130 stopped by SIGINT (Ctrl-C), 143 by SIGTERM, 129 by SIGHUP. A run that does not end as asked (a signal, an "
     "error) leaves an existing --out file untouched and its own database as NAME.partial.sqlite, with its end_reason.";
 
@@ -104,6 +106,36 @@ std::uint64_t parse_count(const std::string& flag, const std::string& text, std:
   return v;
 }
 
+// ---- size limits (issue 14, item 5): the estimate, and --force ----------------------------
+
+/// Why the run exceeds the limits, with its estimate; empty if it does not.
+std::string size_problem(const io::RunEstimate& e) {
+  const std::vector<std::string> over = io::over_limits(e, io::RunLimits::for_this_machine());
+  if (over.empty()) return {};
+  std::string msg;
+  for (const auto& o : over) msg += "\n  - " + o;
+  return msg + "\n  estimate: " + io::describe(e) + "\n  memory: " + e.memory_terms + "\n  database: " + e.database_terms;
+}
+
+/// RunOptions::check_estimate of `mltwin run`: refuses a run beyond the limits (exit 2) unless
+/// --force, which runs it with a warning.
+void check_size(const io::RunEstimate& e, const std::string& scenario, bool force) {
+  const std::string problem = size_problem(e);
+  if (problem.empty()) return;
+  if (!force)
+    throw io::ScenarioError(scenario + ": the run is too large to start without --force:" + problem +
+                            "\n  Run it anyway with --force, or make it smaller (--until; fewer nodes, jobs, instances, models "
+                            "or users; a longer metrics interval). Limits and per-object costs: docs/limits.md");
+  std::cerr << "warning: " << scenario << ": the run is beyond the size limits (--force: running it anyway):" << problem << "\n";
+}
+
+/// validate's last line(s): the estimate, and whether `mltwin run` would refuse the run.
+void print_estimate(const io::RunEstimate& e) {
+  fmt::print("estimate: {}\n  memory: {}\n  database: {}\n", io::describe(e), e.memory_terms, e.database_terms);
+  if (const std::string problem = size_problem(e); !problem.empty())
+    fmt::print("mltwin run refuses it without --force:{}\n", problem.substr(0, problem.find("\n  estimate: ")));
+}
+
 int cmd_validate(const std::string& path, const std::string& data, std::size_t max_jobs) {
   io::LoadOptions opts;
   opts.data_dir = data;
@@ -117,6 +149,7 @@ int cmd_validate(const std::string& path, const std::string& data, std::size_t m
                sc.inference.server.kind == models::inference::ServerSpec::Kind::Mms
                    ? std::string("MMS ") + policy::serving::kMmsRelease
                    : std::string("DJL Serving ") + policy::serving::kDjlServingRelease);
+    print_estimate(io::estimate_run(sc));
     return 0;
   }
   if (max_jobs > 0) opts.overrides = {{"workload", {{"philly", {{"max_jobs", max_jobs}}}}}};
@@ -126,6 +159,7 @@ int cmd_validate(const std::string& path, const std::string& data, std::size_t m
   fmt::print("{}: valid — scenario '{}': {} nodes in {} node group(s), {} queues, {} jobs, Volcano {}\n", path, sc.name,
              nodes, sc.training.node_groups.size(), sc.training.queues.size(), sc.training.jobs.size(),
              io::kVolcanoRelease);
+  print_estimate(io::estimate_run(sc));
   return 0;
 }
 
@@ -225,6 +259,7 @@ struct RunFlags {
   std::string scenario, out, data, until, seed, max_jobs, replications;
   bool until_given = false;
   bool no_progress = false;
+  bool force = false;  ///< --force: start a run beyond the size limits
 };
 
 /// The largest --max-jobs and --replications: far above any trace or sweep, and small enough
@@ -259,6 +294,7 @@ int cmd_run(const RunFlags& f) {
   // database is about to be created; from then on it ends the run cleanly and is recorded.
   install_signal_handlers();
   opts.before_database = [] { g_recording.store(true); };
+  opts.check_estimate = [&f](const io::RunEstimate& e) { check_size(e, f.scenario, f.force); };
   const bool progress = !f.no_progress;
 
   /// Runs one; returns how it ended (an error: abandoned as failed, said on stderr, rethrown).
@@ -298,6 +334,7 @@ int cmd_run(const RunFlags& f) {
   std::uint64_t first_seed = 1;
   if (seed) first_seed = *seed;
   else {
+    (void)io::scenario_kind(f.scenario);  // refuses what is not a regular file (a FIFO would block below)
     std::ifstream in(f.scenario);
     const auto doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
     if (doc.is_object() && doc.contains("seed") && doc["seed"].is_number_unsigned()) first_seed = doc["seed"].get<std::uint64_t>();
@@ -363,6 +400,9 @@ int main(int argc, char** argv) {
   run->add_option("--data", rf.data,
                   "data folder for ${MLTWIN_DATA} (default $MLTWIN_DATA, else the first shared/data folder above the scenario)");
   run->add_flag("--no-progress", rf.no_progress, "no progress bar on stderr");
+  run->add_flag("--force", rf.force,
+                "start a run whose estimated memory, database or size exceeds the limits (this machine's memory; "
+                "docs/limits.md), which is otherwise refused");
   run->add_option("--max-jobs", rf.max_jobs, "Philly workloads: keep only the first N jobs by submit time (0: all)")
       ->type_name("N");
   run->add_option("--replications", rf.replications,

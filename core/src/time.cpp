@@ -19,6 +19,12 @@
 
 namespace mltwin::core {
 
+void detail::time_overflow(std::int64_t a, char op, std::int64_t b) {
+  throw std::overflow_error("simulated time overflow: " + std::to_string(a) + (op == '*' ? " ns * " : std::string(" ns ") + op + " ") +
+                            std::to_string(b) + (op == '*' ? "" : " ns") +
+                            " leaves the int64 nanosecond range (about 292 years either side of t = 0)");
+}
+
 namespace {
 
 struct Unit {

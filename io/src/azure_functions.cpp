@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "mltwin/io/scenario.hpp"  // ScenarioError
+#include "scenario_common.hpp"
 
 namespace mltwin::io {
 
@@ -33,6 +34,7 @@ class CsvLines {
     if (!std::ifstream(path, std::ios::binary))
       throw ScenarioError(path + ": cannot open the Azure Functions trace " + what +
                           " file (set MLTWIN_DATA or --data, or the scenario's trace folder)");
+    detail::check_input_file(path, std::string("Azure Functions trace ") + what + " file", kMaxTraceFileBytes);
     try {
       reader_ = std::make_unique<::io::LineReader>(path);
     } catch (const ::io::error::base& e) {
@@ -61,6 +63,7 @@ class CsvLines {
       if (blank_line_ != 0)
         throw ScenarioError(path_ + ":" + std::to_string(blank_line_) + ": blank line before more data (line " +
                             std::to_string(line_) + ")");
+      if (std::string p = detail::control_character_problem(text, true); !p.empty()) throw ScenarioError(where() + ": " + p);
       if (text.find('"') != std::string_view::npos)
         throw ScenarioError(where() + ": quoted fields are not expected in this trace");
       fields.clear();

@@ -38,7 +38,7 @@ std::uint64_t bytes_of(const std::string& file, const std::string& where, const 
   } catch (const std::exception& e) {
     fail(file, where, std::string("expected a size in bytes or a quantity such as \"300Mi\" or \"1.5Gi\": ") + e.what());
   }
-  if (q >= 1.8e19) fail(file, where, "size is too large");
+  if (q > 0x1p62) fail(file, where, "size is too large (at most 2^62 bytes, 4 EiB)");
   return static_cast<std::uint64_t>(std::llround(q));
 }
 
@@ -140,12 +140,14 @@ LoadedInferenceScenario load_inference_scenario(const std::string& path, const L
   out.path = path;
   json doc = opts.document != nullptr ? *opts.document : detail::read_json_file(path);
   if (!opts.overrides.is_null()) doc.merge_patch(opts.overrides);
+  // Names and texts reach terminals and file names: no control characters anywhere.
+  detail::check_printable(path, doc);
   if (doc.is_object() && (!doc.contains("kind") || doc["kind"] == "training"))
     fail(path, "/kind", "expected \"inference\": without it this is a training scenario (load it with load_scenario)");
   validator().validate(path, doc);
   out.json = doc;
-  out.name = doc["name"].get<std::string>();
-  out.seed = doc.value("seed", std::uint64_t{1});
+  out.name = detail::scenario_name_of(path, doc);
+  out.seed = detail::seed_of(path, doc);
   inf::InferenceScenario& sc = out.inference;
   TraceCache traces;
 
@@ -310,12 +312,24 @@ LoadedInferenceScenario load_inference_scenario(const std::string& path, const L
       const AzureFunction& fn = t.functions[i];
       inf::ModelSpec spec;
       spec.name = prefix + std::to_string(i);
-      spec.resident_bytes = static_cast<std::uint64_t>(std::llround(fn.memory_average_mb * scale * kMiB));
+      const double resident = fn.memory_average_mb * scale * kMiB;
+      if (resident > 0x1p62)
+        fail(path, w + "/resident_scale", "function " + std::to_string(i) + " (" + t.memory_path + ":" + std::to_string(fn.mem_line) +
+                                              ") would hold " + std::to_string(resident) + " bytes: too large");
+      spec.resident_bytes = static_cast<std::uint64_t>(std::llround(resident));
       if (art.contains("fixed"))
         spec.artifact_bytes = bytes_of(path, w + "/artifact_size/fixed", art["fixed"]);
-      else
-        spec.artifact_bytes = static_cast<std::uint64_t>(std::llround(static_cast<double>(spec.resident_bytes) *
-                                                                      art["fraction_of_resident"].get<double>()));
+      else {
+        const double artifact = static_cast<double>(spec.resident_bytes) * art["fraction_of_resident"].get<double>();
+        if (artifact > 0x1p62)
+          fail(path, w + "/artifact_size/fraction_of_resident",
+               "function " + std::to_string(i) + "'s artifact would be " + std::to_string(artifact) + " bytes: too large");
+        spec.artifact_bytes = static_cast<std::uint64_t>(std::llround(artifact));
+      }
+      if (fn.run_average_ms / 1000.0 > kMaxScenarioTime.seconds())
+        fail(path, w + "/service_time", "function " + std::to_string(i) + " (" + t.durations_path + ":" + std::to_string(fn.run_line) +
+                                            ") has Average " + std::to_string(fn.run_average_ms) +
+                                            " ms, beyond the longest time a scenario may give, " + kMaxScenarioTimeText);
       core::Duration mean = core::Duration::from_seconds(fn.run_average_ms / 1000.0);
       mean = std::clamp(mean, lo, hi);
       if (exponential && mean <= core::Duration::ns(0))
@@ -355,16 +369,22 @@ LoadedInferenceScenario load_inference_scenario(const std::string& path, const L
     traffic.trace.counts.reserve(t->functions.size());
     for (const auto& fn : t->functions) traffic.trace.counts.push_back(fn.per_minute);
     traffic.trace.time_scale = p.value("time_scale", 1.0);
+    // A trace minute lasts 60 s / time_scale: at least 1 ns, and the replay at most kMaxScenarioTime.
+    if (60e9 / traffic.trace.time_scale < 1.0)
+      fail(path, w + "/time_scale", "a time_scale of " + shown(p["time_scale"]) + " makes a trace minute shorter than 1 ns");
     traffic.trace.first_minute = p.value("first_minute", 0);
     if (traffic.trace.first_minute >= t->minutes)
       fail(path, w + "/first_minute",
            "the trace has minutes 0.." + std::to_string(t->minutes - 1) + ", not " + std::to_string(traffic.trace.first_minute));
     traffic.trace.minutes = p.value("minutes", t->minutes - traffic.trace.first_minute);
-    if (traffic.trace.first_minute + traffic.trace.minutes > t->minutes)
+    if (static_cast<std::int64_t>(traffic.trace.first_minute) + traffic.trace.minutes > t->minutes)
       fail(path, w + "/minutes",
            "minutes " + std::to_string(traffic.trace.first_minute) + ".." +
-               std::to_string(traffic.trace.first_minute + traffic.trace.minutes - 1) + " run past the trace's " +
-               std::to_string(t->minutes) + " minutes");
+               std::to_string(static_cast<std::int64_t>(traffic.trace.first_minute) + traffic.trace.minutes - 1) +
+               " run past the trace's " + std::to_string(t->minutes) + " minutes");
+    if (60.0 * traffic.trace.minutes / traffic.trace.time_scale > kMaxScenarioTime.seconds())
+      fail(path, w + "/time_scale", std::to_string(traffic.trace.minutes) + " trace minutes at time_scale " + shown(p.value("time_scale", json(1.0))) +
+                                        " last longer than " + kMaxScenarioTimeText);
   } else {
     const json& p = tr["locust"];
     const std::string w = "/traffic/locust";

@@ -134,14 +134,14 @@ std::string qualified_name_problem(std::string_view s) {
     name = s.substr(slash + 1);
     if (prefix.empty()) return "prefix part must be non-empty";
     if (!dns1123_subdomain(prefix))
-      return "prefix part '" + std::string(prefix) + "' must be a DNS subdomain: lowercase alphanumeric characters, '-' or '.', "
+      return "prefix part '" + printable(prefix) + "' must be a DNS subdomain: lowercase alphanumeric characters, '-' or '.', "
              "starting and ending with an alphanumeric character, at most 253 characters";
     if (name.find('/') != std::string_view::npos) return "a qualified name has at most one '/'";
   }
   if (name.empty()) return "name part must be non-empty";
   if (name.size() > 63) return "name part must be no more than 63 characters";
   if (!name_chars_ok(name))
-    return "name part '" + std::string(name) + "' must consist of alphanumeric characters, '-', '_' or '.', and must start "
+    return "name part '" + printable(name) + "' must consist of alphanumeric characters, '-', '_' or '.', and must start "
            "and end with an alphanumeric character";
   return {};
 }
@@ -150,8 +150,67 @@ std::string label_value_problem(std::string_view s) {
   if (s.empty()) return {};
   if (s.size() > 63) return "must be no more than 63 characters";
   if (!name_chars_ok(s))
-    return "'" + std::string(s) + "' must be empty or consist of alphanumeric characters, '-', '_' or '.', and must start "
+    return "'" + printable(s) + "' must be empty or consist of alphanumeric characters, '-', '_' or '.', and must start "
            "and end with an alphanumeric character";
+  return {};
+}
+
+namespace {
+// validation.go's messages (RegexError with its examples).
+constexpr const char* kDns1123LabelMsg =
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an "
+    "alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+constexpr const char* kDns1123SubdomainMsg =
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with "
+    "an alphanumeric character (e.g. 'example.com', regex used for validation is "
+    "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+
+bool dns1123_label(std::string_view s) {
+  if (s.empty() || s.size() > 63) return false;
+  auto lower_alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  if (!lower_alnum(s.front()) || !lower_alnum(s.back())) return false;
+  for (char c : s)
+    if (!(lower_alnum(c) || c == '-')) return false;
+  return true;
+}
+}  // namespace
+
+std::string dns1123_label_problem(std::string_view name) {
+  const std::string shown = "'" + printable(name) + "': ";
+  if (name.size() > 63) return shown + "must be no more than 63 characters";
+  if (!dns1123_label(name)) return shown + kDns1123LabelMsg;
+  return {};
+}
+
+std::string dns1123_subdomain_problem(std::string_view name) {
+  const std::string shown = "'" + printable(name) + "': ";
+  if (name.size() > 253) return shown + "must be no more than 253 characters";
+  if (!dns1123_subdomain(name)) return shown + kDns1123SubdomainMsg;
+  return {};
+}
+
+std::string object_name_problem(std::string_view name, std::string_view kind) {
+  if (kind == "task") {
+    if (std::string p = dns1123_label_problem(name); !p.empty())
+      return "task name " + p + " (Volcano's job admission webhook requires a DNS-1123 label)";
+    return {};
+  }
+  std::string p = dns1123_subdomain_problem(name);
+  if (p.empty() && kind == "Job" && name.size() > 63)
+    p = "'" + printable(name) + "': must be no more than 63 characters (Volcano's job admission webhook checks IsQualifiedName)";
+  if (p.empty()) return {};
+  return std::string(kind) + " name " + p + " (Kubernetes object names: k8s.io/apimachinery/pkg/util/validation)";
+}
+
+std::string node_group_name_problem(std::string_view name, long long max_index) {
+  if (!dns1123_label(name))
+    return "node group name " + dns1123_label_problem(name) +
+           " (its nodes are named <group>-<index>: a Kubernetes node name, also the value of the kubernetes.io/hostname label)";
+  const std::size_t longest = name.size() + 1 + std::to_string(max_index < 0 ? 0 : max_index).size();
+  if (longest > 63)
+    return "node group name '" + printable(name) + "' is too long: its node " + std::string(name) + "-" +
+           std::to_string(max_index < 0 ? 0 : max_index) + " has " + std::to_string(longest) +
+           " characters, and a node's name is the value of its kubernetes.io/hostname label (at most 63)";
   return {};
 }
 

@@ -22,6 +22,26 @@ std::string qualified_name_problem(std::string_view s);
 /// What is wrong with a label value / taint value (IsValidLabelValue), or empty.
 std::string label_value_problem(std::string_view s);
 
+/// Object names, as Kubernetes validates them (k8s.io/apimachinery/pkg/util/validation/
+/// validation.go IsDNS1123Label, IsDNS1123Subdomain; messages as upstream's). Each returns what
+/// is wrong with `name`, or empty; the name is shown with control characters escaped.
+std::string dns1123_label_problem(std::string_view name);
+std::string dns1123_subdomain_problem(std::string_view name);
+/// The name of an object of `kind` — what Kubernetes requires of its metadata.name:
+/// - "Queue", "PodGroup" (Volcano CRDs: the API server's generic check of a custom resource's
+///   name, a DNS-1123 subdomain), "PriorityClass" (ValidatePriorityClass: NameIsDNSSubdomain),
+///   "DaemonSet" (ValidateDaemonSetName: NameIsDNSSubdomain): a DNS-1123 subdomain;
+/// - "Job" (a Volcano Job: a DNS-1123 subdomain as a CRD, and Volcano's admission webhook adds
+///   IsQualifiedName, pkg/webhooks/admission/jobs/validate/admit_job.go validateJobName): a
+///   DNS-1123 subdomain of at most 63 characters;
+/// - "task" (a Volcano Job's task: admit_job.go validates IsDNS1123Label): a DNS-1123 label.
+std::string object_name_problem(std::string_view name, std::string_view kind);
+/// A node group's name: its nodes are named <group>-<index> up to `max_index`, and a node's
+/// name is a DNS-1123 subdomain (ValidateNodeName) that is also the value of its
+/// kubernetes.io/hostname label (at most 63 characters); the group's name is the value of the
+/// eks.amazonaws.com/nodegroup label. So: a DNS-1123 label that leaves room for "-<index>".
+std::string node_group_name_problem(std::string_view name, long long max_index);
+
 /// A problem in one field of an object: the path below the object (e.g. "operator",
 /// "nodeSelectorTerms/0/matchExpressions/1/values") and what is wrong.
 struct FieldProblem {

@@ -13,6 +13,7 @@
 #include <iterator>
 
 #include "mltwin/io/scenario.hpp"
+#include "scenario_common.hpp"
 
 namespace mltwin::io {
 
@@ -43,9 +44,8 @@ struct Row {
 }  // namespace
 
 std::vector<models::TrainingJobSpec> read_philly(const std::string& path, const PhillyMapping& m) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw ScenarioError(path + ": cannot open the Philly trace (set MLTWIN_DATA or --data)");
-  std::string data((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  if (!std::ifstream(path, std::ios::binary)) throw ScenarioError(path + ": cannot open the Philly trace (set MLTWIN_DATA or --data)");
+  std::string data = detail::read_input_file(path, "Philly trace", kMaxTraceFileBytes);
   // The published file ends with an empty line; blank lines at the end are not rows.
   // Strip the blank lines (LF or CRLF) at the end, then end the last row with one newline.
   while (!data.empty() && (data.back() == '\n' || data.back() == '\r' || data.back() == ' ' || data.back() == '\t'))
@@ -62,11 +62,17 @@ std::vector<models::TrainingJobSpec> read_philly(const std::string& path, const 
       const std::int64_t line = in.get_file_line();
       const std::int64_t t = parse_timestamp(ts);
       if (t < 0)
-        throw ScenarioError(path + ":" + std::to_string(line) + ": timestamp: expected 'YYYY-MM-DD HH:MM:SS', got '" + ts + "'");
+        throw ScenarioError(path + ":" + std::to_string(line) + ": timestamp: expected 'YYYY-MM-DD HH:MM:SS', got '" +
+                            detail::printable(ts) + "'");
       if (!(duration >= 0) || !std::isfinite(duration))
         throw ScenarioError(path + ":" + std::to_string(line) + ": duration: expected seconds >= 0");
+      if (duration > kMaxScenarioTime.seconds())
+        throw ScenarioError(path + ":" + std::to_string(line) + ": duration: " + std::to_string(duration) +
+                            " s is beyond the longest time a scenario may give, " + kMaxScenarioTimeText);
       if (gpus < 1) throw ScenarioError(path + ":" + std::to_string(line) + ": num_gpus: expected an integer >= 1");
       if (cluster.empty()) throw ScenarioError(path + ":" + std::to_string(line) + ": cluster: empty");
+      if (std::string p = detail::control_character_problem(cluster); !p.empty())
+        throw ScenarioError(path + ":" + std::to_string(line) + ": cluster: " + p);
       rows.push_back({t, duration, gpus, cluster, line});
     }
   } catch (const ::io::error::base& e) {
@@ -76,12 +82,20 @@ std::vector<models::TrainingJobSpec> read_philly(const std::string& path, const 
   std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.submit_s < b.submit_s; });
   if (m.max_jobs > 0 && rows.size() > m.max_jobs) rows.resize(m.max_jobs);
   const std::int64_t t0 = rows.front().submit_s;
+  // Submit times are offsets from the first: the span must fit a scenario's times.
+  if (rows.back().submit_s - t0 > kMaxScenarioTime.count_ns() / 1'000'000'000)
+    throw ScenarioError(path + ":" + std::to_string(rows.back().line) + ": timestamp: the trace spans " +
+                        std::to_string(rows.back().submit_s - t0) + " s from its first job (line " + std::to_string(rows.front().line) +
+                        "), beyond the longest time a scenario may give, " + kMaxScenarioTimeText);
 
   std::vector<models::TrainingJobSpec> jobs;
   jobs.reserve(rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
     const double devices_d = r.gpus * m.neuron_devices_per_gpu;
+    if (devices_d > 1e6)
+      throw ScenarioError(path + ":" + std::to_string(r.line) + ": num_gpus " + std::to_string(r.gpus) + " maps to " +
+                          std::to_string(devices_d) + " Neuron devices; a job may request at most 1000000");
     const int devices = static_cast<int>(std::llround(devices_d));
     if (std::fabs(devices_d - devices) > 1e-9 || devices < 1)
       throw ScenarioError(path + ":" + std::to_string(r.line) + ": num_gpus " + std::to_string(r.gpus) +

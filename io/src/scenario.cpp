@@ -242,15 +242,22 @@ void read_startup_and_faults(const std::string& path, const json& doc, models::T
     fs.failure_rate_per_node_hour = f.value("node_failure_rate_per_node_hour", 0.0);
     fs.replacement_time = positive("/faults/replacement_time", f["replacement_time"]);
     fs.source = f["source"];
-    std::set<std::string> names;
-    for (const auto& g : sc.node_groups)
-      for (int i = 0; i < g.count; ++i) names.insert(g.name + "-" + std::to_string(i));
+    // <node group>-<index> with index < desired_capacity (no set of every name: clusters are large).
+    auto node_at_t0 = [&](const std::string& node) {
+      for (const auto& g : sc.node_groups) {
+        if (node.size() <= g.name.size() + 1 || node.compare(0, g.name.size(), g.name) != 0 || node[g.name.size()] != '-') continue;
+        const std::string idx = node.substr(g.name.size() + 1);
+        if (idx.size() > 9 || (idx.size() > 1 && idx[0] == '0') || idx.find_first_not_of("0123456789") != std::string::npos) continue;
+        if (std::stoi(idx) < g.count) return true;
+      }
+      return false;
+    };
     if (f.contains("scheduled"))
       for (std::size_t i = 0; i < f["scheduled"].size(); ++i) {
         const json& e = f["scheduled"][i];
         const std::string where = "/faults/scheduled/" + std::to_string(i);
         models::NodeFailureAt at{e["node"], positive(where + "/at", e["at"])};
-        if (!names.count(at.node)) fail(path, where + "/node", "no node '" + at.node + "' at t = 0 (nodes are named <node group>-<index>)");
+        if (!node_at_t0(at.node)) fail(path, where + "/node", "no node '" + at.node + "' at t = 0 (nodes are named <node group>-<index>)");
         fs.scheduled.push_back(at);
       }
     sc.faults = fs;
@@ -351,6 +358,11 @@ void read_initial_state(const std::string& path, const json& is, models::Trainin
     policy::Resource room;
     std::vector<std::pair<std::string, std::string>> labels;
   };
+  std::int64_t count = 0;
+  for (const auto& g : sc.node_groups) count += g.count;
+  if (count > kMaxInitialStateNodes)
+    fail(path, "/initial_state", "places jobs on clusters of at most " + std::to_string(kMaxInitialStateNodes) + " nodes; this one has " +
+                                     std::to_string(count) + " at t0 (docs/limits.md)");
   std::vector<Node> nodes;
   for (std::size_t g = 0; g < sc.node_groups.size(); ++g)
     for (int i = 0; i < sc.node_groups[g].count; ++i) {
@@ -521,12 +533,14 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
   out.path = path;
   json doc = opts.document != nullptr ? *opts.document : detail::read_json_file(path);
   if (!opts.overrides.is_null()) doc.merge_patch(opts.overrides);
+  // Names and texts reach terminals and file names: no control characters anywhere.
+  detail::check_printable(path, doc);
   // A wrong type names the type(s) the schema expects there, e.g.
   // `/cluster/node_groups/0/desired_capacity: expected integer, got string "4"`.
   validator().validate(path, doc);
   out.json = doc;
-  out.name = doc["name"].get<std::string>();
-  out.seed = doc.value("seed", std::uint64_t{1});
+  out.name = detail::scenario_name_of(path, doc);
+  out.seed = detail::seed_of(path, doc);
   models::TrainingScenario& sc = out.training;
 
   if (doc["volcano"]["release"].get<std::string>() != kVolcanoRelease)
@@ -545,6 +559,9 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
     it.name = t["name"];
     if (!type_names.insert(it.name).second)
       fail(path, "/catalog/instance_types/" + std::to_string(i) + "/name", "duplicate instance type '" + it.name + "'");
+    // Its nodes carry it as the value of node.kubernetes.io/instance-type.
+    if (std::string p = detail::label_value_problem(it.name); !p.empty())
+      fail(path, "/catalog/instance_types/" + std::to_string(i) + "/name", "instance type " + p + " (the value of the label node.kubernetes.io/instance-type)");
     it.trainium_chips = t["trainium_chips"];
     it.neuroncores_per_chip = t["neuroncores_per_chip"];
     it.device_memory_gib = t["device_memory_gib"];
@@ -562,6 +579,7 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
   const auto& groups = doc["cluster"]["node_groups"];
   int cores_per_device = 0;
   std::set<std::string> group_names;
+  std::int64_t total_nodes = 0;  // the most nodes the cluster can have: desired_capacity, or max_size with an autoscaler
   for (std::size_t i = 0; i < groups.size(); ++i) {
     const json& g = groups[i];
     const std::string where = "/cluster/node_groups/" + std::to_string(i);
@@ -595,6 +613,15 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
         ng.labels.emplace_back(it2.key(), it2.value());
       }
     if (g.contains("taints")) ng.taints = detail::taints_of(path, where + "/taints", g["taints"]);
+    if (std::string p = detail::label_value_problem(ng.availability_zone); !p.empty())
+      fail(path, where + "/availability_zone", "zone " + p + " (the value of the label topology.kubernetes.io/zone)");
+    const int most = std::max(ng.count, ng.max_size);
+    if (std::string p = detail::node_group_name_problem(ng.name, most - 1); !p.empty()) fail(path, where + "/name", p);
+    total_nodes += most;
+    if (total_nodes > kMaxNodes)
+      fail(path, where + "/desired_capacity",
+           "the node groups so far hold up to " + std::to_string(total_nodes) + " nodes; mltwin models clusters of at most " +
+               std::to_string(kMaxNodes) + " nodes (docs/limits.md)");
     sc.node_groups.push_back(ng);
   }
   if (cores_per_device == 0) cores_per_device = 2;
@@ -624,6 +651,7 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
       models::DaemonSetSpec ds;
       ds.name = d["name"];
       if (!names.insert(ds.name).second) fail(path, where + "/name", "duplicate DaemonSet '" + ds.name + "'");
+      if (std::string p = detail::object_name_problem(ds.name, "DaemonSet"); !p.empty()) fail(path, where + "/name", p);
       ds.requests = detail::resources_of(path, where + "/requests", d["requests"], cores_per_device, 0);
       if (d.contains("node_selector")) {
         for (auto it = d["node_selector"].begin(); it != d["node_selector"].end(); ++it)
@@ -676,6 +704,7 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
     const std::string where = "/queues/" + std::to_string(i);
     models::QueueSpec qs = detail::queue_of(path, where, q, cores_per_device);
     if (!queue_names.insert(qs.name).second) fail(path, where + "/name", "duplicate queue '" + qs.name + "'");
+    if (std::string p = detail::object_name_problem(qs.name, "Queue"); !p.empty()) fail(path, where + "/name", p);
     sc.queues.push_back(qs);
   }
   {
@@ -767,10 +796,14 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
     out.inputs.push_back({"philly_trace", trace, trace_as_written});
   } else {
     const auto& jobs = w["jobs"];
+    std::map<std::string, std::size_t> job_index;  // name -> first index
     for (std::size_t i = 0; i < jobs.size(); ++i) {
       const json& j = jobs[i];
       const std::string where = "/workload/jobs/" + std::to_string(i);
       models::TrainingJobSpec js = detail::job_of(path, where, j, i, cores_per_device);
+      if (const auto [it, fresh] = job_index.emplace(js.name, i); !fresh)
+        fail(path, where + "/name", "duplicate job '" + js.name + "' (also /workload/jobs/" + std::to_string(it->second) +
+                                        "): job names identify jobs in the results and in explain");
       if (!js.priority_class.empty() && !classes.has(js.priority_class))
         fail(path, where + "/priority_class", "PriorityClass '" + js.priority_class + "' is not defined (known: " + classes.names() + ")");
       js.priority = classes.resolve(js, j.contains("priority"));

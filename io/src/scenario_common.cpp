@@ -1,12 +1,19 @@
 #include "scenario_common.hpp"
 
+#include <fmt/format.h>
 #include <valijson/adapters/nlohmann_json_adapter.hpp>
 #include <valijson/schema.hpp>
 #include <valijson/schema_parser.hpp>
 #include <valijson/validator.hpp>
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
+#include <iterator>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -28,6 +35,92 @@ void fail(const std::string& file, const std::string& where, const std::string& 
   throw ScenarioError(file + ": " + where + ": " + what);
 }
 
+std::string pointer_token_of(std::string_view key) {
+  std::string out;
+  for (char c : key) out += c == '~' ? std::string("~0") : c == '/' ? std::string("~1") : std::string(1, c);
+  return out;
+}
+
+namespace {
+
+// The code point of the UTF-8 sequence at s[i] (its length in `len`); -1 if malformed.
+long utf8_at(std::string_view s, std::size_t i, std::size_t& len) {
+  const auto c = static_cast<unsigned char>(s[i]);
+  len = 1;
+  if (c < 0x80) return c;
+  const int n = c >= 0xF8 ? -1 : c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : c >= 0xC0 ? 1 : -1;
+  if (n < 0 || i + static_cast<std::size_t>(n) >= s.size()) return -1;
+  long cp = c & (0x3F >> n);
+  for (int k = 1; k <= n; ++k) {
+    const auto b = static_cast<unsigned char>(s[i + static_cast<std::size_t>(k)]);
+    if ((b & 0xC0) != 0x80) return -1;
+    cp = (cp << 6) | (b & 0x3F);
+  }
+  len = static_cast<std::size_t>(n) + 1;
+  return cp;
+}
+
+// Characters that change what a terminal shows rather than show themselves: C0 and C1 controls,
+// DEL, and the Unicode bidirectional overrides and isolates ("Trojan Source", CVE-2021-42574).
+bool invisible_control(long cp) {
+  return cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F) || (cp >= 0x202A && cp <= 0x202E) ||
+         (cp >= 0x2066 && cp <= 0x2069) || cp == 0x200E || cp == 0x200F || cp == 0x061C;
+}
+
+std::string code_point_name(long cp) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "U+%04lX", cp);
+  return buf;
+}
+
+}  // namespace
+
+std::string printable(std::string_view s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size();) {
+    std::size_t len = 1;
+    const long cp = utf8_at(s, i, len);
+    if (cp < 0 || invisible_control(cp)) {
+      char buf[16];
+      if (cp < 0) std::snprintf(buf, sizeof buf, "\\x%02X", static_cast<unsigned>(static_cast<unsigned char>(s[i])));
+      else std::snprintf(buf, sizeof buf, cp < 0x100 ? "\\x%02lX" : "\\u%04lX", cp);
+      out += buf;
+    } else {
+      out.append(s.substr(i, len));
+    }
+    i += len;
+  }
+  return out;
+}
+
+std::string control_character_problem(std::string_view s, bool allow_line_breaks) {
+  std::size_t chars = 0;
+  for (std::size_t i = 0; i < s.size(); ++chars) {
+    std::size_t len = 1;
+    const long cp = utf8_at(s, i, len);
+    if (cp < 0) return "invalid UTF-8 at byte " + std::to_string(i + 1) + " of '" + printable(s) + "'";
+    if (invisible_control(cp) && !(allow_line_breaks && (cp == '\n' || cp == '\t')))
+      return "control character " + code_point_name(cp) + " at character " + std::to_string(chars + 1) + " in '" + printable(s) +
+             "' (names and texts must be printable: a control character would reach the terminal raw)";
+    i += len;
+  }
+  return {};
+}
+
+void check_printable(const std::string& file, const json& doc, const std::string& where) {
+  if (doc.is_string()) {
+    if (std::string p = control_character_problem(doc.get_ref<const std::string&>()); !p.empty()) fail(file, where.empty() ? "/" : where, p);
+  } else if (doc.is_object()) {
+    for (auto it = doc.begin(); it != doc.end(); ++it) {
+      if (std::string p = control_character_problem(it.key()); !p.empty())
+        fail(file, (where.empty() ? std::string("/") : where), "key: " + p);
+      check_printable(file, it.value(), where + "/" + pointer_token_of(it.key()));
+    }
+  } else if (doc.is_array()) {
+    for (std::size_t i = 0; i < doc.size(); ++i) check_printable(file, doc[i], where + "/" + std::to_string(i));
+  }
+}
+
 std::string line_col(const std::string& text, std::size_t byte) {
   std::size_t line = 1, col = 1;
   for (std::size_t i = 0; i < byte && i < text.size(); ++i) {
@@ -41,17 +134,146 @@ std::string line_col(const std::string& text, std::size_t byte) {
   return std::to_string(line) + ":" + std::to_string(col);
 }
 
-json read_json_file(const std::string& path) {
+void check_input_file(const std::string& path, const std::string& what, std::uintmax_t max_bytes) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    throw ScenarioError(path + ": cannot open the " + what);
+  // A FIFO, a device such as /dev/urandom or a directory would block or never end.
+  if (!S_ISREG(st.st_mode))
+    throw ScenarioError(path + ": the " + what + " is not a regular file (" +
+                        (S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : "a special file") +
+                        "); mltwin reads inputs from regular files only");
+  if (static_cast<std::uintmax_t>(st.st_size) > max_bytes)
+    throw ScenarioError(path + ": the " + what + " is " + std::to_string(st.st_size) + " bytes, above the limit of " +
+                        std::to_string(max_bytes) + " bytes for this kind of input (docs/limits.md)");
+}
+
+std::string read_input_file(const std::string& path, const std::string& what, std::uintmax_t max_bytes) {
+  check_input_file(path, what, max_bytes);
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw ScenarioError(path + ": cannot open the scenario file");
-  std::stringstream buf;
-  buf << in.rdbuf();
-  const std::string text = buf.str();
+  if (!in) throw ScenarioError(path + ": cannot open the " + what);
+  std::string text;
+  text.reserve(static_cast<std::size_t>(fs::file_size(path)));
+  // Reads at most max_bytes + 1: a file that grows while it is read is still bounded.
+  char buf[1 << 16];
+  while (in && text.size() <= max_bytes) {
+    in.read(buf, sizeof buf);
+    text.append(buf, static_cast<std::size_t>(in.gcount()));
+  }
+  if (text.size() > max_bytes)
+    throw ScenarioError(path + ": the " + what + " grew above the limit of " + std::to_string(max_bytes) + " bytes while it was read");
+  if (in.bad()) throw ScenarioError(path + ": cannot read the " + what);
+  return text;
+}
+
+namespace {
+
+// A character iterator that remembers the furthest position the parser has read, so that an
+// error the parser reports without a position (a duplicate key, a number out of range) can
+// still say line:column.
+struct TrackingIterator {
+  using iterator_category = std::input_iterator_tag;
+  using value_type = char;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const char*;
+  using reference = const char&;
+  const char* p = nullptr;
+  const char** seen = nullptr;
+  reference operator*() const {
+    *seen = p;
+    return *p;
+  }
+  TrackingIterator& operator++() {
+    ++p;
+    return *this;
+  }
+  TrackingIterator operator++(int) {
+    TrackingIterator t = *this;
+    ++p;
+    return t;
+  }
+  bool operator==(const TrackingIterator& o) const { return p == o.p; }
+  bool operator!=(const TrackingIterator& o) const { return p != o.p; }
+};
+
+// Where the parser is, as a JSON pointer, while it reads: each open object (its keys so far
+// and the key being read) or array (the index of the element being read).
+struct ParsePath {
+  struct Frame {
+    bool array = false;
+    std::size_t index = 0;
+    std::string key;
+    std::set<std::string> keys;
+  };
+  std::vector<Frame> frames;
+  std::string pointer(std::size_t depth) const {
+    std::string p;
+    for (std::size_t i = 0; i < depth && i < frames.size(); ++i)
+      p += "/" + (frames[i].array ? std::to_string(frames[i].index) : pointer_token_of(frames[i].key));
+    return p;
+  }
+  void element_done() {
+    if (!frames.empty() && frames.back().array) ++frames.back().index;
+  }
+};
+
+// The byte offset of the opening quote of the string whose closing quote is at `close`.
+std::size_t string_start(const std::string& text, std::size_t close) {
+  for (std::size_t i = close; i-- > 0;) {
+    if (text[i] != '"') continue;
+    std::size_t backslashes = 0;
+    for (std::size_t k = i; k-- > 0 && text[k] == '\\';) ++backslashes;
+    if (backslashes % 2 == 0) return i;
+  }
+  return close;
+}
+
+}  // namespace
+
+json parse_json_text(const std::string& text, const std::string& path) {
+  const char* seen = text.data();
+  ParsePath where;
+  // nlohmann keeps the last of duplicate keys silently; RFC 8259 leaves their meaning open and
+  // Kubernetes' strict decoding refuses them, so mltwin does too.
+  const json::parser_callback_t check = [&](int /*depth*/, json::parse_event_t event, json& parsed) {
+    switch (event) {
+      case json::parse_event_t::object_start: where.frames.push_back({}); break;
+      case json::parse_event_t::array_start: where.frames.push_back({true, 0, {}, {}}); break;
+      case json::parse_event_t::key: {
+        ParsePath::Frame& f = where.frames.back();
+        f.key = parsed.get<std::string>();
+        if (!f.keys.insert(f.key).second) {
+          const std::size_t close = seen != nullptr ? static_cast<std::size_t>(seen - text.data()) : 0;
+          throw ScenarioError(path + ":" + line_col(text, string_start(text, close)) + ": duplicate key '" + printable(f.key) +
+                              "' in " + (where.frames.size() > 1 ? where.pointer(where.frames.size() - 1) : std::string("the top-level object")) +
+                              " (JSON objects must not repeat a key: " + where.pointer(where.frames.size()) + " is given twice)");
+        }
+        break;
+      }
+      case json::parse_event_t::object_end:
+      case json::parse_event_t::array_end:
+        where.frames.pop_back();
+        where.element_done();
+        break;
+      case json::parse_event_t::value: where.element_done(); break;
+    }
+    return true;
+  };
   try {
-    return json::parse(text);
+    return json::parse(TrackingIterator{text.data(), &seen}, TrackingIterator{text.data() + text.size(), &seen}, check);
   } catch (const json::parse_error& e) {
     throw ScenarioError(path + ":" + line_col(text, e.byte == 0 ? 0 : e.byte - 1) + ": invalid JSON: " + e.what());
+  } catch (const json::exception& e) {
+    // A number out of range ("1e400": out_of_range.406) and the like carry no position: the
+    // place the parser had reached does (the number just read: back to its first character).
+    std::size_t at = seen != nullptr && seen > text.data() ? static_cast<std::size_t>(seen - text.data()) : 0;
+    while (at > 0 && std::strchr("0123456789+-.eE", text[at - 1]) != nullptr) --at;
+    throw ScenarioError(path + ":" + line_col(text, at) + ": invalid JSON: " + e.what());
   }
+}
+
+json read_json_file(const std::string& path) {
+  return parse_json_text(read_input_file(path, "scenario file", kMaxScenarioFileBytes), path);
 }
 
 namespace {
@@ -90,6 +312,19 @@ std::string json_type_name(const json& v) {
     case json::value_t::object: return "object";
     default: return "value";
   }
+}
+
+// a < b for two JSON numbers, exactly when both are integers (a uint64 above 2^53 against a
+// bound does not go through double).
+bool less_than(const json& a, const json& b) {
+  if (a.is_number_integer() && b.is_number_integer()) {
+    const bool a_neg = !a.is_number_unsigned() && a.get<std::int64_t>() < 0;
+    const bool b_neg = !b.is_number_unsigned() && b.get<std::int64_t>() < 0;
+    if (a_neg != b_neg) return a_neg;
+    if (a_neg) return a.get<std::int64_t>() < b.get<std::int64_t>();
+    return a.get<std::uint64_t>() < b.get<std::uint64_t>();
+  }
+  return a.get<double>() < b.get<double>();
 }
 
 bool has_type(const json& v, const std::string& type) {
@@ -185,6 +420,23 @@ struct SchemaValidator::Impl {
         return msg + ", got " + shown(*value);
       }
     }
+    if (value->is_number() && (sch->contains("minimum") || sch->contains("maximum"))) {
+      // "expected an integer from 0 to 1000000, got 4294967298" rather than valijson's
+      // "Expected number less than or equal to 1000000.000000".
+      const bool below = sch->contains("minimum") && (*sch)["minimum"].is_number() && less_than(*value, (*sch)["minimum"]);
+      const bool above = sch->contains("maximum") && (*sch)["maximum"].is_number() && less_than((*sch)["maximum"], *value);
+      if (below || above) {
+        const bool integer = sch->contains("type") && (*sch)["type"] == "integer";
+        std::string msg = std::string("expected ") + (integer ? "an integer" : "a number");
+        if (sch->contains("minimum") && sch->contains("maximum"))
+          msg += " from " + (*sch)["minimum"].dump() + " to " + (*sch)["maximum"].dump();
+        else if (sch->contains("minimum"))
+          msg += " >= " + (*sch)["minimum"].dump();
+        else
+          msg += " <= " + (*sch)["maximum"].dump();
+        return msg + ", got " + value->dump();
+      }
+    }
     if (sch->contains("enum") && (*sch)["enum"].is_array()) {
       const json& e = (*sch)["enum"];
       if (std::find(e.begin(), e.end(), *value) == e.end()) {
@@ -268,13 +520,39 @@ void SchemaValidator::validate(const std::string& file, const json& doc) const {
   throw ScenarioError(msg);
 }
 
+std::string scenario_name_of(const std::string& file, const json& doc) {
+  const std::string name = doc["name"].get<std::string>();
+  // It names the default results file, results/<name>-seed<N>.sqlite: no path separators, no
+  // hidden or relative names.
+  const bool first_ok = !name.empty() && std::isalnum(static_cast<unsigned char>(name[0]));
+  const bool rest_ok = std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+  });
+  if (!first_ok || !rest_ok || name.size() > 200)
+    fail(file, "/name", "'" + printable(name) + "': a scenario name names its results file (results/<name>-seed<N>.sqlite): up to 200 "
+                         "letters, digits, '.', '_' or '-', starting with a letter or a digit");
+  return name;
+}
+
+std::uint64_t seed_of(const std::string& file, const json& doc) {
+  if (!doc.contains("seed")) return 1;
+  const json& v = doc["seed"];
+  // The schema bounds it; a uint64 just above 2^63 - 1 passes a bound compared as a double.
+  if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<std::uint64_t>() > 9223372036854775807ULL))
+    fail(file, "/seed", "expected an integer from 0 to 9223372036854775807, got " + v.dump());
+  return v.get<std::uint64_t>();
+}
+
 core::Duration duration_of(const std::string& file, const std::string& where, const json& v) {
+  core::Duration d;
   try {
-    if (v.is_number()) return core::Duration::from_seconds(v.get<double>());
-    return core::parse_duration(v.get<std::string>());
+    d = v.is_number() ? core::Duration::from_seconds(v.get<double>()) : core::parse_duration(v.get<std::string>());
   } catch (const std::exception& e) {
     fail(file, where, std::string("expected a duration such as \"100ms\", \"90s\" or \"1.5h\": ") + e.what());
   }
+  if (d > kMaxScenarioTime || d < core::Duration::ns(0) - kMaxScenarioTime)
+    fail(file, where, printable(v.dump()) + " is beyond the longest time a scenario may give, " + kMaxScenarioTimeText);
+  return d;
 }
 
 models::LatencySpec latency_of(const std::string& file, const std::string& where, const json& v) {
@@ -338,10 +616,11 @@ policy::Resource resources_of(const std::string& file, const std::string& where,
 std::string arg_text(const json& v) {
   if (v.is_string()) return v.get<std::string>();
   if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
-  if (v.is_number_integer()) return std::to_string(v.get<long long>());
-  std::ostringstream os;
-  os << v.get<double>();
-  return os.str();
+  // Exactly as written: an integer above 2^63 - 1 was read into a long long (18446744073709551615
+  // became "-1"), and a double printed with six digits (0.1234567 became "0.123457"). fmt's
+  // shortest round-trip form keeps the short ones as they were ("2" for 2.0).
+  if (v.is_number_integer()) return v.dump();
+  return fmt::format("{}", v.get<double>());
 }
 
 policy::SchedulerConfig scheduler_config_of(const json& v) {
@@ -491,6 +770,7 @@ models::TrainingJobSpec job_of(const std::string& file, const std::string& where
                                int cores_per_device) {
   models::TrainingJobSpec js;
   js.name = j["name"];
+  if (std::string p = object_name_problem(js.name, "Job"); !p.empty()) fail(file, where + "/name", p);
   js.queue = j["queue"];
   js.submit = core::Time::zero() + duration_of(file, where + "/submit", j["submit"]);
   js.nnodes = j["nnodes"];
@@ -501,8 +781,14 @@ models::TrainingJobSpec job_of(const std::string& file, const std::string& where
     const policy::Resource r = resources_of(file, where + "/pod", j["pod"], cores_per_device, 0);
     js.cpu_per_pod = r[policy::Dim::Cpu] / 1000.0;
     js.memory_bytes_per_pod = r[policy::Dim::Memory];
-    js.neuron_devices_per_pod = static_cast<int>(std::lround(r[policy::Dim::NeuronCore] / 1000.0 / cores_per_device));
-    js.efa_per_pod = static_cast<int>(std::lround(r[policy::Dim::Efa] / 1000.0));
+    // Counts of devices: bounded before they become ints (a quantity such as "1E" is 10^18).
+    const double devices = r[policy::Dim::NeuronCore] / 1000.0 / cores_per_device, efa = r[policy::Dim::Efa] / 1000.0;
+    if (devices > kMaxDevicesPerPod || efa > kMaxDevicesPerPod)
+      fail(file, where + "/pod", "requests " + std::to_string(devices > kMaxDevicesPerPod ? devices : efa) + " " +
+                                     (devices > kMaxDevicesPerPod ? "Neuron devices" : "EFA interfaces") + " for one pod; at most " +
+                                     std::to_string(kMaxDevicesPerPod) + " (a node has at most 1024 of either)");
+    js.neuron_devices_per_pod = static_cast<int>(std::lround(devices));
+    js.efa_per_pod = static_cast<int>(std::lround(efa));
   }
   if (j.contains("node_selector")) {
     for (auto it = j["node_selector"].begin(); it != j["node_selector"].end(); ++it)
@@ -530,6 +816,8 @@ models::TrainingJobSpec job_of(const std::string& file, const std::string& where
     if (ns <= 0)
       fail(file, where + "/sla_waiting_time",
            "\"" + text + "\" is not positive (Volcano ignores such a waiting time; remove it instead)");
+    if (ns > kMaxScenarioTime.count_ns())
+      fail(file, where + "/sla_waiting_time", "\"" + printable(text) + "\" is beyond the longest time a scenario may give, " + kMaxScenarioTimeText);
     js.sla_waiting_time = core::Duration::ns(ns);
   }
   if (j.contains("policies") || j.contains("task_policies") || j.contains("max_retry")) {
@@ -562,6 +850,7 @@ void PriorityClasses::add_json(const std::string& file, const json& list) {
     if (name.rfind("system-", 0) == 0)
       fail(file, where + "/name", "the prefix 'system-' is reserved for Kubernetes' system PriorityClasses");
     if (has(name)) fail(file, where + "/name", "PriorityClass '" + name + "' is defined twice");
+    if (std::string p = object_name_problem(name, "PriorityClass"); !p.empty()) fail(file, where + "/name", p);
     const int value = c["value"].get<int>();
     classes_.insert(classes_.end() - 2, {name, value});  // before the two system classes
     if (c.value("globalDefault", false)) {

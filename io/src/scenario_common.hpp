@@ -4,7 +4,9 @@
 // the value encodings every scenario uses (durations, latency distributions, ${MLTWIN_DATA}).
 // Not installed; only io/src/*.cpp include it.
 #pragma once
+#include <cstdint>
 #include <memory>
+#include <string_view>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -24,8 +26,32 @@ namespace mltwin::io::detail {
 /// "line:column" (1-based) of a byte offset in `text`.
 std::string line_col(const std::string& text, std::size_t byte);
 
-/// Reads and parses a JSON file. Throws ScenarioError "path: cannot open ..." or
-/// "path:L:C: invalid JSON: ...".
+/// A JSON object key as a JSON pointer token (RFC 6901: '~' -> "~0", '/' -> "~1").
+std::string pointer_token_of(std::string_view key);
+
+/// `s` with control characters (C0, DEL, C1), the Unicode bidirectional controls and bytes
+/// that are not UTF-8 written as \xNN / \uNNNN: safe to print in a message.
+std::string printable(std::string_view s);
+/// What makes `s` unfit for a name or a text (a control character as printable() escapes, or
+/// invalid UTF-8), or empty. `allow_line_breaks` lets newlines and tabs pass (a YAML block
+/// scalar holds lines; names are checked by their own rules).
+std::string control_character_problem(std::string_view s, bool allow_line_breaks = false);
+/// Throws ScenarioError "file: /json/path: control character ..." for the first string or key
+/// of `doc` with a control character (`where` is doc's own JSON pointer, "" for the root).
+void check_printable(const std::string& file, const nlohmann::json& doc, const std::string& where = "");
+
+/// Throws ScenarioError "path: ..." unless `path` is a regular file of at most `max_bytes`
+/// (a FIFO or a device such as /dev/urandom would block or never end). `what` names the input
+/// in the message ("scenario file", "Philly trace").
+void check_input_file(const std::string& path, const std::string& what, std::uintmax_t max_bytes);
+/// check_input_file, then the file's bytes.
+std::string read_input_file(const std::string& path, const std::string& what, std::uintmax_t max_bytes);
+
+/// Parses JSON text: a syntax error, a number out of range ("1e400") or a key given twice in
+/// one object throws ScenarioError "path:L:C: ..." (the duplicate's JSON pointer in the text).
+nlohmann::json parse_json_text(const std::string& text, const std::string& path);
+
+/// Reads (read_input_file, at most kMaxScenarioFileBytes) and parses (parse_json_text) a JSON file.
 nlohmann::json read_json_file(const std::string& path);
 
 /// A JSON Schema (draft-07) compiled once from text embedded in the binary.
@@ -45,7 +71,14 @@ class SchemaValidator {
   std::unique_ptr<Impl> impl_;
 };
 
-/// A duration: a number of seconds or a string with a unit ("100ms", "60s", "5m").
+/// The scenario's "name", checked: it names the default results file (letters, digits, '.', '_',
+/// '-'; no path separator). Throws ScenarioError at /name.
+std::string scenario_name_of(const std::string& file, const nlohmann::json& doc);
+/// The scenario's "seed" (default 1), at most 2^63 - 1 (SQLite keeps it as a signed integer).
+std::uint64_t seed_of(const std::string& file, const nlohmann::json& doc);
+
+/// A duration: a number of seconds or a string with a unit ("100ms", "60s", "5m"), at most
+/// kMaxScenarioTime either side of zero (else ScenarioError at `where`).
 core::Duration duration_of(const std::string& file, const std::string& where, const nlohmann::json& v);
 
 /// A latency distribution as scenarios write it: {"constant": d} | {"uniform": [a, b]} |

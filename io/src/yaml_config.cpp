@@ -127,7 +127,7 @@ std::string shown(const YAML::Node& n) {
   if (n.IsSequence()) return "a list";
   std::string s = n.Scalar();
   if (s.size() > 40) s = s.substr(0, 37) + "...";
-  return "\"" + s + "\"";
+  return "\"" + detail::printable(s) + "\"";
 }
 
 bool simple_key(const std::string& k) {
@@ -156,7 +156,7 @@ struct Y {
   std::string str() const {
     if (!node.IsScalar()) fail("expected a string, got " + shown(node));
     switch (plain_type(node)) {
-      case Plain::Str: return node.Scalar();
+      case Plain::Str: return printable_scalar();
       case Plain::Null: fail("expected a string, got nothing (null)");
       case Plain::Bool: fail("expected a string, got " + node.Scalar() + " (a boolean in YAML; quote it: \"" + node.Scalar() + "\")");
       default: fail("expected a string, got " + node.Scalar() + " (a number in YAML; quote it: \"" + node.Scalar() + "\")");
@@ -203,6 +203,11 @@ struct Y {
   /// Any scalar as its text (plugin arguments: Volcano keeps them as interface{} values).
   std::string scalar_text() const {
     if (!node.IsScalar()) fail("expected a single value (text, number or boolean), got " + shown(node));
+    return printable_scalar();
+  }
+  /// The scalar, refused if it holds a control character (it would reach the terminal raw).
+  std::string printable_scalar() const {
+    if (std::string p = detail::control_character_problem(node.Scalar(), true); !p.empty()) fail(p);
     return node.Scalar();
   }
   std::vector<Y> list() const {
@@ -233,6 +238,7 @@ struct M {
       const YAML::Node k = it->first;  // a copy: operator-> returns a temporary proxy (ASan: stack-use-after-scope)
       if (!k.IsScalar()) fail_at(place_of(*v.src, k.Mark(), v.path), "expected a text key, got " + shown(k));
       const std::string key = k.Scalar();
+      if (std::string p = detail::control_character_problem(key); !p.empty()) fail_at(place_of(*v.src, k.Mark(), v.path), "key: " + p);
       const Y child = v.child(key, it->second);
       if (!seen.insert(key).second) fail_at(place_of(*v.src, k.Mark(), child.path), "key '" + key + "' appears twice");
       bool is_known = open;
@@ -379,13 +385,7 @@ json toleration_json(const Toleration& t) {
   return o;
 }
 
-std::string read_text(const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw ScenarioError(file + ": cannot open the file");
-  std::stringstream buf;
-  buf << in.rdbuf();
-  return buf.str();
-}
+std::string read_text(const std::string& file) { return detail::read_input_file(file, "file", kMaxScenarioFileBytes); }
 
 std::vector<YAML::Node> load_all(const Src& src, const std::string& text) {
   // libyaml first: yaml-cpp 0.7 can hang or recurse without bound on some bad input
@@ -426,10 +426,11 @@ std::pair<std::string, std::string> type_of(const Y& doc) {
 }
 
 /// metadata.name (required) and namespace; the rest of metadata is ignored.
-std::pair<std::string, std::string> name_of(const M& top) {
+std::pair<std::string, std::string> name_of(const M& top, std::string_view kind) {
   const M meta(top.req("metadata"), {"name", "namespace"}, {}, true);
   const std::string name = meta.req("name").str();
   if (name.empty()) meta.req("name").fail("expected a non-empty name");
+  if (std::string p = detail::object_name_problem(name, kind); !p.empty()) meta.req("name").fail(p);
   return {name, meta.get("namespace") ? meta.get("namespace")->str() : std::string()};
 }
 
@@ -722,7 +723,7 @@ PodShape pod_of(const Y& tmpl) {
 VolcanoJobManifest job_of_doc(const M& top, const Y& doc) {
   VolcanoJobManifest j;
   j.at = doc.at();
-  std::tie(j.name, j.namespace_) = name_of(top);
+  std::tie(j.name, j.namespace_) = name_of(top, "Job");
   // Annotations: the Volcano job controller copies the Job's onto its PodGroup
   // (pkg/controllers/job/job_controller_actions.go, createOrUpdatePodGroup), where the scheduler
   // reads the sla waiting time: volcano.sh/sla-waiting-time first, then sla-waiting-time
@@ -744,6 +745,8 @@ VolcanoJobManifest job_of_doc(const M& top, const Y& doc) {
           v->fail(std::string(e.what()) + " (a Go duration such as \"1h30m\"; units ns, us, ms, s, m, h)");
         }
         if (ns <= 0) v->fail("\"" + text + "\" is not positive (Volcano ignores such a waiting time; remove it instead)");
+        if (ns > kMaxScenarioTime.count_ns())
+          v->fail("\"" + text + "\" is beyond the longest time a scenario may give, " + std::string(kMaxScenarioTimeText));
         if (j.sla_waiting_time.empty()) j.sla_waiting_time = text;  // the first key wins
       }
     }
@@ -776,6 +779,7 @@ VolcanoJobManifest job_of_doc(const M& top, const Y& doc) {
     VolcanoTask task;
     task.at = t.at();
     task.name = tm.req("name").str();
+    if (std::string p = detail::object_name_problem(task.name, "task"); !p.empty()) tm.req("name").fail(p);
     if (!names.insert(task.name).second) tm.req("name").fail("task name '" + task.name + "' appears twice");
     task.replicas = tm.req("replicas").int32(0);
     if (const Y* m = tm.get("minAvailable")) task.min_available = m->int32(0);
@@ -817,7 +821,7 @@ void read_doc(const Y& doc, Manifests& out) {
     const M top(doc, {"apiVersion", "kind", "metadata", "spec", "status"});
     QueueManifest q;
     q.at = doc.at();
-    q.name = name_of(top).first;
+    q.name = name_of(top, "Queue").first;
     // QueueSpec keys. Ignored: type, affinity, extendClusters (node-group affinity and
     // multi-cluster dispatch, which no plugin mltwin runs reads).
     q.parent_at = q.at;
@@ -857,7 +861,7 @@ void read_doc(const Y& doc, Manifests& out) {
     const M top(doc, {"apiVersion", "kind", "metadata", "spec"}, {"status"});
     PodGroupManifest pg;
     pg.at = doc.at();
-    pg.name = name_of(top).first;
+    pg.name = name_of(top, "PodGroup").first;
     const M spec(top.req("spec"), {"minMember", "queue", "minResources", "priorityClassName"},
                  {"minTaskMember", "networkTopology"});
     if (const Y* m = spec.get("minMember")) pg.min_member = m->int32(0);
@@ -870,7 +874,7 @@ void read_doc(const Y& doc, Manifests& out) {
     const M top(doc, {"apiVersion", "kind", "metadata", "value", "globalDefault"}, {"description", "preemptionPolicy"});
     PriorityClassManifest pc;
     pc.at = doc.at();
-    pc.name = name_of(top).first;
+    pc.name = name_of(top, "PriorityClass").first;
     // pkg/apis/scheduling/validation: the system- prefix is Kubernetes' own; user classes go up
     // to HighestUserDefinablePriority (1,000,000,000).
     if (pc.name.rfind("system-", 0) == 0)
@@ -1001,9 +1005,14 @@ EksctlClusterConfig read_eksctl_config(const std::string& file) {
         gm.get("maxSize")->fail("maxSize " + std::to_string(*mx) + " is below minSize " + std::to_string(*mn));
       }
       if (!desired) desired = mn;
+      // The scenario schema's bound on a node group (desired_capacity, min_size, max_size).
+      for (const char* k : {"desiredCapacity", "minSize", "maxSize"})
+        if (const Y* v = gm.get(k); v && v->int32(0) > 1000000)
+          v->fail("expected at most 1000000 nodes in a node group, got " + v->node.Scalar());
       ng.desired_capacity = *desired;
       ng.min_size = *mn;
       ng.max_size = *mx;
+      if (std::string p = detail::node_group_name_problem(ng.name, std::max(*desired, *mx) - 1); !p.empty()) gm.req("name").fail(p);
       if (const Y* z = gm.get("availabilityZones"))
         for (const Y& a : z->list()) ng.availability_zones.push_back(a.str());
       if (const Y* e = gm.get("efaEnabled")) ng.efa_enabled = e->boolean();

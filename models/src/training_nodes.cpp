@@ -116,9 +116,7 @@ void TrainingCluster::init_nodes(core::RngStreams& rng) {
   if (!sc.faults) return;
   if (sc.faults->failure_rate_per_node_hour > 0) failure_rng_ = &rng.stream("node.failure");
   for (const NodeFailureAt& f : sc.faults->scheduled) {
-    NodeId id = policy::kNone;
-    for (const auto& n : state_.nodes())
-      if (n.name == f.node) id = n.id;
+    const NodeId id = state_.find_node(f.node);
     if (id == policy::kNone)
       throw std::invalid_argument("faults: scheduled failure of node '" + f.node + "', which is not in the cluster at t = 0");
     sim_.schedule(core::Time::zero() + f.at, this, pack(kNodeFailure, id));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <stdexcept>
 
 namespace mltwin::policy {
@@ -21,9 +22,48 @@ QueueId ClusterState::add_queue(QueueInfo q) {
   return queues_.back().id;
 }
 
-NodeId ClusterState::add_node(NodeInfo n) {
+NodeId ClusterState::find_node(const std::string& name) const {
+  const auto it = node_index_.find(name);
+  return it == node_index_.end() ? kNone : it->second;
+}
+
+namespace {
+// A whole number a double holds exactly (int64 sums of them are checked for overflow).
+bool whole(double v) { return v == std::floor(v) && std::fabs(v) < 0x1p53; }
+}  // namespace
+
+void ClusterState::total_change(const Resource& r, bool add, bool last_node) {
+  if (totals_exact_) {
+    bool ok = true;
+    for (std::size_t d = 0; d < kDims && ok; ++d) ok = whole(r.v[d]);
+    std::array<std::int64_t, kDims> next = total_exact_;
+    for (std::size_t d = 0; d < kDims && ok; ++d) {
+      const auto x = static_cast<std::int64_t>(r.v[d]);
+      ok = !(add ? __builtin_add_overflow(next[d], x, &next[d]) : __builtin_sub_overflow(next[d], x, &next[d]));
+    }
+    if (ok) {
+      total_exact_ = next;
+      for (std::size_t d = 0; d < kDims; ++d) total_allocatable_.v[d] = static_cast<double>(total_exact_[d]);
+      return;
+    }
+    totals_exact_ = false;  // from now on: the sum in id order, as Volcano adds them
+    total_rebuild();
+    return;
+  }
+  // The node with the highest id joins the Ready ones: adding it last is the sum in id order.
+  if (add && last_node) total_allocatable_.add(r);
+  else total_rebuild();
+}
+
+void ClusterState::total_rebuild() {
+  total_allocatable_ = Resource{};
   for (const auto& o : nodes_)
-    if (o.name == n.name) throw std::invalid_argument("duplicate node name '" + n.name + "'");
+    if (o.ready) total_allocatable_.add(o.allocatable);
+}
+
+NodeId ClusterState::add_node(NodeInfo n) {
+  const auto [slot, fresh] = node_index_.emplace(n.name, static_cast<NodeId>(nodes_.size()));
+  if (!fresh) throw std::invalid_argument("duplicate node name '" + n.name + "'");
   n.id = static_cast<NodeId>(nodes_.size());
   // The DaemonSets' pods hold their requests from the start (objects.hpp, daemonset_used).
   n.idle = n.allocatable - n.daemonset_used;
@@ -32,8 +72,8 @@ NodeId ClusterState::add_node(NodeInfo n) {
   for (const Taint& t : n.taints)
     if (t.effect == TaintEffect::PreferNoSchedule) prefer_no_schedule_taints_ = true;
   n.task_count = 0;
-  if (n.ready) total_allocatable_.add(n.allocatable);
   nodes_.push_back(std::move(n));
+  if (nodes_.back().ready) total_change(nodes_.back().allocatable, true, true);
   ++generation_;
   return nodes_.back().id;
 }
@@ -46,10 +86,7 @@ void ClusterState::set_node_ready(NodeId id, bool ready) {
     throw std::logic_error("set_node_ready: node '" + n.name + "' still holds " + std::to_string(n.task_count) +
                            " task(s); remove them first");
   n.ready = ready;
-  // Recomputed rather than subtracted: the sum stays exactly what add_node would have built.
-  total_allocatable_ = Resource{};
-  for (const auto& o : nodes_)
-    if (o.ready) total_allocatable_.add(o.allocatable);
+  total_change(n.allocatable, ready, id + 1 == nodes_.size());
   ++generation_;
 }
 

@@ -338,6 +338,7 @@ std::unique_ptr<Run> Run::open(const std::string& path, const RunOptions& opts) 
     m->kind = Kind::Inference;
     m->inference_sc = std::make_unique<io::LoadedInferenceScenario>(io::load_inference_scenario(path, lo));
     const io::LoadedInferenceScenario& sc = *m->inference_sc;
+    if (opts.check_estimate) opts.check_estimate(io::estimate_run(sc, parse_until(opts.until_text)));
     m->name = sc.name;
     m->doc = sc.json;
     m->seed = opts.seed.value_or(sc.seed);
@@ -392,6 +393,7 @@ std::unique_ptr<Run> Run::open(const std::string& path, const RunOptions& opts) 
   }
   m->training_sc = std::make_unique<io::LoadedScenario>(io::load_scenario(path, lo));
   const io::LoadedScenario& sc = *m->training_sc;
+  if (opts.check_estimate) opts.check_estimate(io::estimate_run(sc, parse_until(opts.until_text)));
   m->name = sc.name;
   m->doc = sc.json;
   m->seed = opts.seed.value_or(sc.seed);

@@ -58,3 +58,28 @@ TEST_CASE("Duration/Time conversions round to the nearest ns") {
   CHECK((Time::from_ns(10) - Time::from_ns(4)).count_ns() == 6);
   CHECK(Duration::ms(3) + Duration::us(2) == Duration::ns(3'002'000));
 }
+
+TEST_CASE("time arithmetic that leaves the int64 nanosecond range throws instead of wrapping") {
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
+  // 3.05 s + INT64_MAX ns wrapped to -9223372033804775809 ns ("in the past").
+  CHECK_THROWS_AS((void)(Time::from_ns(3'050'000'000) + Duration::ns(kMax)), std::overflow_error);
+  CHECK_THROWS_WITH_AS((void)(Time::from_ns(kMax - 5) + Duration::ns(10)),
+                       "simulated time overflow: 9223372036854775802 ns + 10 ns leaves the int64 nanosecond range (about 292 "
+                       "years either side of t = 0)",
+                       std::overflow_error);
+  CHECK_THROWS_AS((void)(Time::from_ns(kMin + 5) - Duration::ns(10)), std::overflow_error);
+  CHECK_THROWS_AS((void)(Time::from_ns(kMax) - Time::from_ns(-1)), std::overflow_error);
+  CHECK_THROWS_AS((void)(Duration::ns(kMax) + Duration::ns(1)), std::overflow_error);
+  CHECK_THROWS_AS((void)(Duration::ns(kMin) - Duration::ns(1)), std::overflow_error);
+  CHECK_THROWS_AS((void)(Duration::ns(kMax / 2 + 1) * 2), std::overflow_error);
+  CHECK_THROWS_AS((void)(Duration::ns(kMin) / -1), std::overflow_error);
+  CHECK_THROWS_AS((void)Duration::s(9'223'372'037), std::overflow_error);  // 2^63 ns is 9,223,372,036.85 s
+  Time t = Time::from_ns(kMax - 1);
+  CHECK_THROWS_AS(t += Duration::ns(2), std::overflow_error);
+  CHECK(t.ns() == kMax - 1);  // unchanged by the failed +=
+  // At the edges, exact results still come out.
+  CHECK((Time::from_ns(kMax - 5) + Duration::ns(5)).ns() == kMax);
+  CHECK(Duration::s(9'223'372'036).count_ns() == 9'223'372'036'000'000'000);
+  CHECK((Duration::ns(kMin + 1) / -1).count_ns() == kMax);
+}

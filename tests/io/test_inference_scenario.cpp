@@ -350,7 +350,7 @@ TEST_CASE("inference scenario errors name the file, the JSON path and what was e
   SUBCASE("out-of-range value") {
     json doc = blog_uniform();
     doc["server"]["serving_properties"]["batch_size"] = 0;
-    check(doc, "/server/serving_properties/batch_size", "greater than or equal to 1");
+    check(doc, "/server/serving_properties/batch_size", "expected an integer from 1 to 2147483647, got 0");
   }
   SUBCASE("enum value") {
     json doc = blog_uniform();

@@ -3,6 +3,9 @@
 // Time is never a floating-point number inside the kernel: two builds, or two standard
 // libraries, must order events identically. Conversions from seconds round to the nearest
 // nanosecond (ties away from zero) and are the only place a double meets a time.
+//
+// Arithmetic is checked: a sum, difference or product that leaves the int64 nanosecond range
+// (about ±292 years) throws std::overflow_error rather than wrapping to a time in the past.
 #pragma once
 #include <cmath>
 #include <compare>
@@ -13,14 +16,35 @@
 
 namespace mltwin::core {
 
-/// A span of simulated time, in integer nanoseconds (may be negative).
+namespace detail {
+/// Throws std::overflow_error "simulated time overflow: <a> ns <op> <b> ..." (time.cpp).
+[[noreturn]] void time_overflow(std::int64_t a, char op, std::int64_t b);
+constexpr std::int64_t add_ns(std::int64_t a, std::int64_t b) {
+  std::int64_t r = 0;
+  if (__builtin_add_overflow(a, b, &r)) time_overflow(a, '+', b);
+  return r;
+}
+constexpr std::int64_t sub_ns(std::int64_t a, std::int64_t b) {
+  std::int64_t r = 0;
+  if (__builtin_sub_overflow(a, b, &r)) time_overflow(a, '-', b);
+  return r;
+}
+constexpr std::int64_t mul_ns(std::int64_t a, std::int64_t k) {
+  std::int64_t r = 0;
+  if (__builtin_mul_overflow(a, k, &r)) time_overflow(a, '*', k);
+  return r;
+}
+}  // namespace detail
+
+/// A span of simulated time, in integer nanoseconds (may be negative). Every operation that
+/// would leave the int64 range throws std::overflow_error (see the file comment).
 class Duration {
  public:
   constexpr Duration() = default;
   static constexpr Duration ns(std::int64_t v) { return Duration(v); }
-  static constexpr Duration us(std::int64_t v) { return Duration(v * 1'000); }
-  static constexpr Duration ms(std::int64_t v) { return Duration(v * 1'000'000); }
-  static constexpr Duration s(std::int64_t v) { return Duration(v * 1'000'000'000); }
+  static constexpr Duration us(std::int64_t v) { return Duration(detail::mul_ns(v, 1'000)); }
+  static constexpr Duration ms(std::int64_t v) { return Duration(detail::mul_ns(v, 1'000'000)); }
+  static constexpr Duration s(std::int64_t v) { return Duration(detail::mul_ns(v, 1'000'000'000)); }
   /// From seconds (double), rounded to the nearest ns. Throws std::out_of_range if the value
   /// is not finite or does not fit in int64 ns (about ±292 years).
   static Duration from_seconds(double seconds);
@@ -30,12 +54,15 @@ class Duration {
   constexpr double seconds() const { return static_cast<double>(v_) * 1e-9; }
 
   constexpr auto operator<=>(const Duration&) const = default;
-  constexpr Duration operator+(Duration o) const { return Duration(v_ + o.v_); }
-  constexpr Duration operator-(Duration o) const { return Duration(v_ - o.v_); }
-  constexpr Duration operator*(std::int64_t k) const { return Duration(v_ * k); }
-  constexpr Duration operator/(std::int64_t k) const { return Duration(v_ / k); }
-  constexpr Duration& operator+=(Duration o) { v_ += o.v_; return *this; }
-  constexpr Duration& operator-=(Duration o) { v_ -= o.v_; return *this; }
+  constexpr Duration operator+(Duration o) const { return Duration(detail::add_ns(v_, o.v_)); }
+  constexpr Duration operator-(Duration o) const { return Duration(detail::sub_ns(v_, o.v_)); }
+  constexpr Duration operator*(std::int64_t k) const { return Duration(detail::mul_ns(v_, k)); }
+  constexpr Duration operator/(std::int64_t k) const {
+    if (k == -1) return Duration(detail::sub_ns(0, v_));  // INT64_MIN / -1 overflows
+    return Duration(v_ / k);
+  }
+  constexpr Duration& operator+=(Duration o) { v_ = detail::add_ns(v_, o.v_); return *this; }
+  constexpr Duration& operator-=(Duration o) { v_ = detail::sub_ns(v_, o.v_); return *this; }
 
  private:
   constexpr explicit Duration(std::int64_t v) : v_(v) {}
@@ -57,10 +84,10 @@ class Time {
   constexpr double seconds() const { return static_cast<double>(v_) * 1e-9; }
 
   constexpr auto operator<=>(const Time&) const = default;
-  constexpr Time operator+(Duration d) const { return Time(v_ + d.count_ns()); }
-  constexpr Time operator-(Duration d) const { return Time(v_ - d.count_ns()); }
-  constexpr Duration operator-(Time o) const { return Duration::ns(v_ - o.v_); }
-  constexpr Time& operator+=(Duration d) { v_ += d.count_ns(); return *this; }
+  constexpr Time operator+(Duration d) const { return Time(detail::add_ns(v_, d.count_ns())); }
+  constexpr Time operator-(Duration d) const { return Time(detail::sub_ns(v_, d.count_ns())); }
+  constexpr Duration operator-(Time o) const { return Duration::ns(detail::sub_ns(v_, o.v_)); }
+  constexpr Time& operator+=(Duration d) { v_ = detail::add_ns(v_, d.count_ns()); return *this; }
 
  private:
   constexpr explicit Time(std::int64_t v) : v_(v) {}

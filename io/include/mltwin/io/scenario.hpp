@@ -7,6 +7,7 @@
 //   scenarios/x.json: /queues/2/weight: Value is below minimum (expected an integer >= 1)
 //   ../shared/data/training/philly/philly.csv:1045: num_gpus: expected an integer, got 'x'
 #pragma once
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
@@ -20,6 +21,27 @@ class ScenarioError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+/// Limits on what an input may hold (docs/limits.md). A scenario file, an eksctl config, a
+/// scheduler ConfigMap or a manifest file may have at most kMaxScenarioFileBytes; a trace file
+/// (CSV) at most kMaxTraceFileBytes. Inputs must be regular files.
+inline constexpr std::uintmax_t kMaxScenarioFileBytes = std::uintmax_t{64} << 20;  // 64 MiB
+inline constexpr std::uintmax_t kMaxTraceFileBytes = std::uintmax_t{4} << 30;      // 4 GiB
+/// Every time and duration a scenario or trace gives (submit times, durations, intervals,
+/// waiting times, a trace's span) is at most this far from zero: 10 years of 365 days. Sums of
+/// a few of them stay far inside the int64 nanosecond range (292 years); core::Time arithmetic
+/// throws std::overflow_error rather than wrap if a run ever gets there.
+inline constexpr core::Duration kMaxScenarioTime = core::Duration::s(10LL * 365 * 86'400);
+inline constexpr const char* kMaxScenarioTimeText = "10 years (315360000 s)";
+
+/// The most nodes a training scenario's cluster may have (desired_capacity, or max_size with an
+/// autoscaler, summed over its node groups): 200 times Kubernetes' documented 5,000-node limit.
+/// Runs well below it may still be refused for their size (mltwin/io/run_estimate.hpp).
+inline constexpr std::int64_t kMaxNodes = 1'000'000;
+/// /initial_state places running jobs on clusters of at most this many nodes at t0.
+inline constexpr std::int64_t kMaxInitialStateNodes = 100'000;
+/// The most Neuron devices (or EFA interfaces) one pod may request.
+inline constexpr int kMaxDevicesPerPod = 1024;
 
 /// The Volcano release the scheduler reproduces; a scenario must name this one.
 inline constexpr const char* kVolcanoRelease = "v1.12.1";

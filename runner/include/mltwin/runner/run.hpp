@@ -42,6 +42,7 @@
 
 #include "mltwin/core/simulator.hpp"
 #include "mltwin/core/time.hpp"
+#include "mltwin/io/run_estimate.hpp"
 #include "mltwin/models/inference.hpp"
 #include "mltwin/store/sqlite_store.hpp"
 
@@ -100,7 +101,10 @@ struct RunOptions {
   std::string until_text;
   /// Inference runs: called with the scenario's built-in policies before the endpoint is
   /// built, to replace any of them (e.g. with a policy written in Python).
-  std::function<void(models::inference::PolicySet&)> customize_serving;
+  std::function<void(models::inference::PolicySet&)> customize_serving;  /// Called with the run's size estimate (mltwin/io/run_estimate.hpp, up to until_text) once
+  /// the scenario is loaded, before the model or the database is built; it may throw to refuse
+  /// the run (the CLI refuses one beyond io::RunLimits without --force). Unset: no estimate.
+  std::function<void(const io::RunEstimate&)> check_estimate;
 };
 
 class Run {
