@@ -7,6 +7,7 @@
 #include <string>
 
 #include "mltwin/policy/session.hpp"
+#include "ordering.hpp"
 
 namespace mltwin::policy::detail {
 
@@ -30,61 +31,28 @@ std::unique_ptr<Action> make_backfill(const Arguments&);
 std::unique_ptr<Action> make_preempt(const Arguments&);
 std::unique_ptr<Action> make_reclaim(const Arguments&);
 
-/// Volcano's util.PriorityQueue over a less-than function, as a binary heap; pops in the
-/// comparator's order. All comparators used with it are strict total orders (they end in a
-/// UID tiebreak), so the pop sequence does not depend on insertion order.
-template <class T, class Less>
-class PriorityQueue {
- public:
-  explicit PriorityQueue(Less less) : less_(std::move(less)) {}
-  void push(T x) {
-    v_.push_back(std::move(x));
-    std::push_heap(v_.begin(), v_.end(), greater());
-  }
-  /// Add many, then heapify once (O(n)).
-  void assign(std::vector<T> xs) {
-    v_ = std::move(xs);
-    std::make_heap(v_.begin(), v_.end(), greater());
-  }
-  T pop() {
-    std::pop_heap(v_.begin(), v_.end(), greater());
-    T x = std::move(v_.back());
-    v_.pop_back();
-    return x;
-  }
-  /// Empty it and take a new comparator, keeping the storage (for scratch queues reused from
-  /// one session to the next).
-  void reset(Less less) {
-    less_ = std::move(less);
-    v_.clear();
-  }
-  /// Add many without ordering them, then heapify() once.
-  void push_unordered(T x) { v_.push_back(std::move(x)); }
-  void heapify() { std::make_heap(v_.begin(), v_.end(), greater()); }
-  const T& top() const { return v_.front(); }
-  bool empty() const { return v_.empty(); }
-  std::size_t size() const { return v_.size(); }
-
- private:
-  auto greater() const {
-    return [this](const T& a, const T& b) { return less_(b, a); };
-  }
-  Less less_;
-  std::vector<T> v_;
-};
-
-/// The session's orders as comparators for PriorityQueue (true: the left one goes first).
+/// The session's orders as comparators for PriorityQueue and sort_checked (true: the left one
+/// goes first); violated(first, second) raises the session's error naming the plugin at fault.
 struct JobLess {
   const Session* ssn;
   bool operator()(JobId a, JobId b) const { return ssn->job_order(ssn->state().job(a), ssn->state().job(b)); }
+  [[noreturn]] void violated(JobId first, JobId second) const {
+    ssn->job_order_violated(ssn->state().job(first), ssn->state().job(second));
+  }
 };
 struct QueueLess {
   const Session* ssn;
   bool operator()(QueueId a, QueueId b) const { return ssn->queue_order(ssn->state().queue(a), ssn->state().queue(b)); }
+  [[noreturn]] void violated(QueueId first, QueueId second) const {
+    ssn->queue_order_violated(ssn->state().queue(first), ssn->state().queue(second));
+  }
 };
 struct TaskLess {
   const Session* ssn;
   bool operator()(TaskId a, TaskId b) const { return ssn->task_order(ssn->state().task(a), ssn->state().task(b)); }
+  [[noreturn]] void violated(TaskId first, TaskId second) const {
+    ssn->task_order_violated(ssn->state().task(first), ssn->state().task(second));
+  }
 };
 using QueuePQ = PriorityQueue<QueueId, QueueLess>;
 using JobPQ = PriorityQueue<JobId, JobLess>;

@@ -32,6 +32,24 @@ void register_action(const std::string& name, ActionFactory f) {
   std::lock_guard lk(r.mu);
   r.actions[name] = std::move(f);
 }
+bool unregister_plugin(const std::string& name) {
+  auto& r = registry();
+  std::lock_guard lk(r.mu);
+  std::map<std::string, PluginFactory> builtins;
+  std::map<std::string, ActionFactory> unused;
+  detail::register_builtins(builtins, unused);
+  if (auto it = builtins.find(name); it != builtins.end()) {
+    r.plugins[name] = it->second;
+    return true;
+  }
+  return r.plugins.erase(name) != 0;
+}
+bool builtin_plugin(const std::string& name) {
+  std::map<std::string, PluginFactory> builtins;
+  std::map<std::string, ActionFactory> unused;
+  detail::register_builtins(builtins, unused);
+  return builtins.count(name) != 0;
+}
 bool plugin_registered(const std::string& name) {
   auto& r = registry();
   std::lock_guard lk(r.mu);

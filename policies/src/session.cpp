@@ -3,6 +3,8 @@
 #include "mltwin/policy/session.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <sstream>
 #include <stdexcept>
 
 namespace mltwin::policy {
@@ -103,6 +105,79 @@ bool Session::task_order(const TaskInfo& l, const TaskInfo& r) const {
   return l.uid < r.uid;
 }
 
+// ---------------------------------------------------------------- order faults
+
+namespace {
+int sign(int c) { return (c > 0) - (c < 0); }
+
+/// The diagnosis behind Session::*_order_violated: `first` was placed before `second`, yet the
+/// combined order now puts `second` first. `fns` are the order's entries, `call(fn, x, y)` asks
+/// one, `describe(x)` names an object, `what` names the callback.
+template <class Entries, class Obj, class Call, class Describe>
+[[noreturn]] void order_violated(const char* what, const Entries& fns, const Obj& first, const Obj& second, Call call,
+                                 Describe describe) {
+  const std::string a = describe(first), b = describe(second);
+  const std::string not_swo = std::string("its ") + what + " is not a strict weak order: ";
+  // A plugin that answers this pair inconsistently. Asked three times, so that one answering at
+  // random is caught even when one round happens to look consistent.
+  for (int round = 0; round < 3; ++round) {
+    for (const auto& e : fns) {
+      const int ab = call(e.fn, first, second), ba = call(e.fn, second, first);
+      if (sign(ab) != -sign(ba))
+        throw PluginError(e.plugin, what,
+                          "plugin '" + e.plugin + "': " + not_swo + "it answered " + std::to_string(ab) + " for (" + a +
+                              ", " + b + ") and " + std::to_string(ba) + " for (" + b + ", " + a +
+                              ") (a consistent order answers with opposite signs, or 0 both ways)");
+      if (const int aa = call(e.fn, first, first); aa != 0)
+        throw PluginError(e.plugin, what,
+                          "plugin '" + e.plugin + "': " + not_swo + "it answered " + std::to_string(aa) + " for (" + a +
+                              ", " + a + ") (nothing goes before itself: 0 expected)");
+    }
+  }
+  for (const auto& e : fns)
+    if (call(e.fn, second, first) != 0)
+      throw PluginError(e.plugin, what,
+                        "plugin '" + e.plugin + "': " + not_swo + a + " was placed before " + b +
+                            " by comparisons with other elements, but its answer now puts " + b +
+                            " first (the order is not transitive, or its answers changed during one sort)");
+  std::string names;
+  for (const auto& e : fns) names += (names.empty() ? "'" : ", '") + e.plugin + "'";
+  throw PluginError("", what,
+                    std::string("the ") + what + "s of plugins " + (names.empty() ? "(none)" : names) +
+                        " together are not a strict weak order: " + a + " was placed before " + b +
+                        " by comparisons with other elements, but their answers now put " + b + " first");
+}
+
+template <class Obj>
+int ask2(const std::function<int(const Obj&, const Obj&)>& f, const Obj& x, const Obj& y) {
+  return f(x, y);
+}
+}  // namespace
+
+void Session::job_order_violated(const JobInfo& first, const JobInfo& second) const {
+  order_violated("job order function (add_job_order_fn)", job_order_, first, second, ask2<JobInfo>,
+                 [](const JobInfo& j) { return "job '" + j.name + "'"; });
+}
+
+void Session::queue_order_violated(const QueueInfo& first, const QueueInfo& second) const {
+  order_violated("queue order function (add_queue_order_fn)", queue_order_, first, second, ask2<QueueInfo>,
+                 [](const QueueInfo& q) { return "queue '" + q.name + "'"; });
+}
+
+void Session::task_order_violated(const TaskInfo& first, const TaskInfo& second) const {
+  order_violated("task order function (add_task_order_fn)", task_order_, first, second, ask2<TaskInfo>,
+                 [](const TaskInfo& t) { return "task '" + t.name + "'"; });
+}
+
+void Session::victim_queue_order_violated(const QueueInfo& first, const QueueInfo& second, const QueueInfo& p) const {
+  // Without a plugin's answer the victims' queues fall back to the reverse queue order.
+  if (victim_queue_order_.empty()) queue_order_violated(second, first);
+  order_violated(
+      "victim queue order function (add_victim_queue_order_fn)", victim_queue_order_, first, second,
+      [&p](const VictimQueueOrderFn& f, const QueueInfo& x, const QueueInfo& y) { return f(x, y, p); },
+      [](const QueueInfo& q) { return "queue '" + q.name + "'"; });
+}
+
 Status Session::predicate(const TaskInfo& t, const NodeInfo& n) {
   ++stats_.predicate_calls;
   for (const auto& e : predicate_) {
@@ -115,9 +190,23 @@ Status Session::predicate(const TaskInfo& t, const NodeInfo& n) {
   return Status::success();
 }
 
+namespace {
+[[noreturn]] void bad_score(const std::string& plugin, const char* callback, double s, const TaskInfo& t,
+                            const NodeInfo& n) {
+  std::ostringstream os;
+  os << "plugin '" << plugin << "': its " << callback << " scored node '" << n.name << "' for task '" << t.name
+     << "' " << s << ": a score must be a finite number";
+  throw PluginError(plugin, callback, os.str());
+}
+}  // namespace
+
 double Session::node_score(const TaskInfo& t, const NodeInfo& n) const {
   double score = 0;
-  for (const auto& e : node_order_) score += e.fn(t, n);
+  for (const auto& e : node_order_) {
+    const double s = e.fn(t, n);
+    if (!std::isfinite(s)) bad_score(e.plugin, "node order function (add_node_order_fn)", s, t, n);
+    score += s;
+  }
   return score;
 }
 
@@ -130,7 +219,13 @@ void Session::prioritize_nodes(const TaskInfo& t, std::span<const NodeId> nodes,
     for (std::size_t i = 0; i < nodes.size(); ++i) out[i] = node_score(t, state_.node(nodes[i]));
   if (batch_node_order_.empty()) return;
   batch_scratch_.assign(nodes.size(), 0.0);
-  for (const auto& e : batch_node_order_) e.fn(t, nodes, std::span<double>(batch_scratch_));
+  for (const auto& e : batch_node_order_) {
+    e.fn(t, nodes, std::span<double>(batch_scratch_));
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+      if (!std::isfinite(batch_scratch_[i]))
+        bad_score(e.plugin, "batch node order function (add_batch_node_order_fn)", batch_scratch_[i], t,
+                  state_.node(nodes[i]));
+  }
   for (std::size_t i = 0; i < nodes.size(); ++i) out[i] += batch_scratch_[i];
 }
 

@@ -35,7 +35,7 @@ import time as _time
 from typing import Any, Callable, Mapping, Optional, Union
 
 from . import _mltwin
-from ._mltwin import ScenarioError, explain, export_trace, register_plugin, registered_plugins
+from ._mltwin import ScenarioError, explain, export_trace, register_plugin, registered_plugins, unregister_plugin
 from ._frames import frame_from_columns, read_table
 
 __version__ = _mltwin.__version__
@@ -48,7 +48,7 @@ djl_serving_release = _mltwin.djl_serving_release
 
 __all__ = [
     "Run", "Scenario", "ScenarioError", "explain", "export_trace", "load_scenario", "read_table", "register_plugin",
-    "registered_plugins", "to_ns", "sweep", "policies", "end_reasons",
+    "registered_plugins", "to_ns", "sweep", "policies", "end_reasons", "unregister_plugin",
 ]
 
 TimeLike = Union[int, float, str]
@@ -250,6 +250,7 @@ class Run:
             int(max_jobs), "" if overrides is None else json.dumps(overrides), document, self._until_text,
             autoscaling, memory_cache, disk_cache, routing, instance_scaling)
         self._wall = 0.0
+        self._busy = False  # inside run_until: a policy callback of this run is not to step or close it
 
     # ---- identity ----
     @property
@@ -313,18 +314,29 @@ class Run:
         """Fires every event at or before simulated time ``t`` (seconds or "30m"); returns the
         number fired. Stepping changes nothing: run_until(a); run_until(b) records exactly what
         run_until(b) does. Raises ValueError if ``t`` is before :attr:`now` (time does not go
-        back) or out of range; re-raises what a policy raises (the run is then over)."""
+        back) or out of range; re-raises what a policy raises (the run is then over);
+        RuntimeError when called from inside a policy callback of this run."""
         t_ns = _arg_ns("t", t)
         if t_ns < self._run.now_ns:
             raise ValueError(f"run_until({t!r}): {t_ns / 1e9:g} s is before now ({self.now:g} s)")
         return self._run_until_ns(t_ns)
 
     def _run_until_ns(self, t_ns: int) -> int:
+        self._not_busy("run_until")
         start = _time.perf_counter()
+        self._busy = True
         try:
             return self._run.run_until(t_ns)
         finally:
+            self._busy = False
             self._wall += _time.perf_counter() - start
+
+    def _not_busy(self, what: str) -> None:
+        # A policy written in Python runs in the middle of one of this run's events: stepping or
+        # closing the run from there would pull the model's state from under that event.
+        if self._busy:
+            raise RuntimeError(f"Run.{what}() called from inside a policy callback of the same run "
+                               "(the run is in the middle of an event); call it after run_until returns")
 
     def run(self, until: Optional[TimeLike] = None, *, progress: Union[bool, Callable[[str], None]] = False,
             chunk: TimeLike = "1h") -> "Run":
@@ -362,11 +374,15 @@ class Run:
         """Closes the run at the time reached: jobs or requests still waiting are recorded as
         such, run_meta gets end_reason (one of :data:`end_reasons`: completed | until |
         interrupted | terminated | failed) and end_ns. The database stays readable.
-        Idempotent. Raises ValueError for any other reason."""
+        Idempotent. Raises ValueError for any other reason, RuntimeError inside a policy
+        callback of this run."""
+        self._not_busy("finish")
         self._run.finish(reason)
 
     def checkpoint(self) -> None:
-        """Commits what has been recorded so far to the database file."""
+        """Commits what has been recorded so far to the database file. Raises RuntimeError
+        inside a policy callback of this run."""
+        self._not_busy("checkpoint")
         self._run.checkpoint()
 
     # ---- looking inside ----

@@ -21,7 +21,11 @@ Scheduling (training runs): :func:`mltwin.register_plugin` ``(name, factory)`` m
 usable by name in a scenario's Volcano tiers; ``factory(arguments)`` returns an object with
 ``on_session_open(session: Session)`` that registers callbacks (``add_job_order_fn``,
 ``add_predicate_fn``, ``add_node_order_fn``, ``add_job_enqueueable_fn``, ...). Combination
-rules are Volcano v1.12.1's (policies/include/mltwin/policy/session.hpp).
+rules are Volcano v1.12.1's (policies/include/mltwin/policy/session.hpp). The Session and the
+JobInfo / TaskInfo / NodeInfo / QueueInfo a callback receives are valid during that call only
+(ReferenceError after); answers of the wrong type, NaN or infinite scores and orders that are
+not strict weak orders stop the run with an error naming the plugin and the callback. A
+built-in plugin's name is registered again only with ``replace=True``.
 
 The base classes below only document the interfaces; duck typing works as well.
 """

@@ -36,7 +36,7 @@ class Enqueue final : public Action {
   std::string_view name() const override { return "enqueue"; }
   void execute(Session& ssn) override {
     ClusterState& st = ssn.state();
-    auto job_less = [&ssn, &st](const Entry& a, const Entry& b) { return ssn.job_order(st.job(a.job), st.job(b.job)); };
+    const EntryLess job_less{&ssn};
     const QueueLess queue_less{&ssn};
     const std::size_t nq = st.queues().size();
     order_.resize(nq);
@@ -74,15 +74,15 @@ class Enqueue final : public Action {
       auto& v = order_[q];
       for (std::size_t i = 1; !trust && i < v.size(); ++i)
         if (!job_less(v[i - 1], v[i])) {
-          std::sort(v.begin(), v.end(), job_less);
+          sort_checked(v, job_less);
           moved_q[q] = 1;
           break;
         }
       if (!fresh[q].empty()) {
-        std::sort(fresh[q].begin(), fresh[q].end(), job_less);
-        const auto mid = static_cast<std::ptrdiff_t>(v.size());
+        sort_checked(fresh[q], job_less);
+        const std::size_t mid = v.size();
         v.insert(v.end(), fresh[q].begin(), fresh[q].end());
-        std::inplace_merge(v.begin(), v.begin() + mid, v.end(), job_less);
+        merge_tail_checked(v, mid, job_less);
         moved_q[q] = 1;
       }
       if (moved_q[q])
@@ -164,6 +164,16 @@ class Enqueue final : public Action {
     JobId job;
     std::uint32_t cls;   // class of the PodGroup's spec.minResources (fixed for the job's life), or kNoMin
     std::uint64_t shown; // mirror of the ledger's reported key for the job (kept beside the order for the scan)
+  };
+  /// Job order over entries, for sort_checked / merge_tail_checked.
+  struct EntryLess {
+    const Session* ssn;
+    bool operator()(const Entry& a, const Entry& b) const {
+      return ssn->job_order(ssn->state().job(a.job), ssn->state().job(b.job));
+    }
+    [[noreturn]] void violated(const Entry& first, const Entry& second) const {
+      ssn->job_order_violated(ssn->state().job(first.job), ssn->state().job(second.job));
+    }
   };
   static std::uint64_t reported(const ConditionLedger& l, JobId j) { return j < l.reported.size() ? l.reported[j] : 0; }
   /// Brings every entry's `shown` up to the ledger: the jobs the latest report changed, or all

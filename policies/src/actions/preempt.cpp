@@ -46,8 +46,8 @@ class Preempt final : public Action {
     if (starving_.jobs().empty()) return;
     std::vector<JobId>& under_request = under_request_;
     under_request.assign(starving_.jobs().begin(), starving_.jobs().end());
-    std::sort(queue_ids.begin(), queue_ids.end(), QueueLess{&ssn});
-    std::sort(under_request.begin(), under_request.end(), JobLess{&ssn});
+    sort_checked(queue_ids, QueueLess{&ssn});
+    sort_checked(under_request, JobLess{&ssn});
     within_round_start_ = kNoRound;
     spec_memo_ = ssn.task_answers_depend_only_on_spec();
     failed_.clear();
@@ -189,7 +189,8 @@ class Preempt final : public Action {
     std::vector<std::pair<double, NodeId>> nodes;
     for (std::size_t i = 0; i < cands_.size(); ++i)
       if (has_room_[i]) nodes.emplace_back(scores_[i], cands_[i]);
-    std::stable_sort(nodes.begin(), nodes.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    // Scores are finite (Session::prioritize_nodes checks), so this is a strict weak order.
+    merge_sort(nodes, [](const auto& a, const auto& b) { return a.first > b.first; });
 
     for (const auto& [score, nid] : nodes) {
       const NodeInfo& node = st.node(nid);

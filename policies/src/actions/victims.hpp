@@ -46,6 +46,22 @@ struct VictimLess {
     }
     return !ssn->job_order(ja, jb);
   }
+  /// `first` is evicted before `second` in the heap, yet the order now says the reverse: the
+  /// order at fault is the one that compared them (reversed, as above).
+  [[noreturn]] void violated(TaskId first, TaskId second) const {
+    const ClusterState& st = ssn->state();
+    const TaskInfo& ta = st.task(first);
+    const TaskInfo& tb = st.task(second);
+    if (ta.job == tb.job) ssn->task_order_violated(tb, ta);
+    const JobInfo& ja = st.job(ta.job);
+    const JobInfo& jb = st.job(tb.job);
+    if (ja.queue != jb.queue) {
+      if (preemptor_queue != kNone)
+        ssn->victim_queue_order_violated(st.queue(ja.queue), st.queue(jb.queue), st.queue(preemptor_queue));
+      ssn->queue_order_violated(st.queue(jb.queue), st.queue(ja.queue));
+    }
+    ssn->job_order_violated(jb, ja);
+  }
 };
 using VictimPQ = PriorityQueue<TaskId, VictimLess>;
 

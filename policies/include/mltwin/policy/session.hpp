@@ -26,6 +26,7 @@
 #include <memory>
 #include <random>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -99,6 +100,22 @@ using TaskEventFn = std::function<void(const TaskInfo&)>;
 
 class Session;
 
+/// A plugin broke the policy API's contract: an order that is not a strict weak order, a node
+/// score that is not a finite number. what() names the plugin and the callback, e.g. "plugin
+/// 'p': its job order function (add_job_order_fn) is not a strict weak order: ...".
+class PluginError : public std::runtime_error {
+ public:
+  PluginError(std::string plugin, std::string callback, const std::string& message)
+      : std::runtime_error(message), plugin_(std::move(plugin)), callback_(std::move(callback)) {}
+  /// The plugin's name as configured ("" when the fault lies with several plugins together).
+  const std::string& plugin() const { return plugin_; }
+  /// The callback: "job order function (add_job_order_fn)", "node order function (add_node_order_fn)", ...
+  const std::string& callback() const { return callback_; }
+
+ private:
+  std::string plugin_, callback_;
+};
+
 /// A scheduler plugin. A fresh instance is created for every session (as Volcano does), so a
 /// plugin keeps no state between cycles.
 class Plugin {
@@ -120,10 +137,16 @@ class Action {
 
 using PluginFactory = std::function<std::unique_ptr<Plugin>(const Arguments&)>;
 using ActionFactory = std::function<std::unique_ptr<Action>(const Arguments&)>;
-/// Registries of built-in and user plugins/actions (Volcano framework.RegisterPluginBuilder).
-/// Registering a name twice replaces the earlier factory.
+/// Registries of built-in and user plugins/actions (Volcano framework.RegisterPluginBuilder),
+/// process-wide. Registering a name twice replaces the earlier factory (a built-in one too:
+/// the Python module refuses that without replace=True).
 void register_plugin(const std::string& name, PluginFactory f);
 void register_action(const std::string& name, ActionFactory f);
+/// Removes a registered plugin; a built-in name gets its built-in factory back. False if the
+/// name was not registered.
+bool unregister_plugin(const std::string& name);
+/// True if `name` is one of the built-in plugins (gang, priority, drf, ...).
+bool builtin_plugin(const std::string& name);
 bool plugin_registered(const std::string& name);
 bool action_registered(const std::string& name);
 std::vector<std::string> registered_plugins();
@@ -276,11 +299,25 @@ class Session {
   /// queue p — the first plugin with a non-zero answer decides, else !queue_order(l, r).
   bool victim_queue_order(const QueueInfo& l, const QueueInfo& r, const QueueInfo& p) const;
   bool has_victim_queue_order() const { return !victim_queue_order_.empty(); }
+  /// An action found `first` placed before `second` by an order that now puts `second` first —
+  /// the order is not a strict weak order (ordering.hpp checks every sort and heap it builds).
+  /// Throws PluginError naming the plugin at fault: the one whose function answers this pair
+  /// inconsistently (asked both ways, and each with itself), else the one whose answer now puts
+  /// `second` first (then the order is not transitive, or its answers changed during one sort).
+  /// Calls the order functions again to find it.
+  [[noreturn]] void job_order_violated(const JobInfo& first, const JobInfo& second) const;
+  [[noreturn]] void queue_order_violated(const QueueInfo& first, const QueueInfo& second) const;
+  [[noreturn]] void task_order_violated(const TaskInfo& first, const TaskInfo& second) const;
+  /// The same for victim_queue_order(first, second, preemptor).
+  [[noreturn]] void victim_queue_order_violated(const QueueInfo& first, const QueueInfo& second,
+                                                const QueueInfo& preemptor) const;
   Status predicate(const TaskInfo& t, const NodeInfo& n);
-  /// The per-node scores only (NodeOrderFn), summed.
+  /// The per-node scores only (NodeOrderFn), summed. A plugin's score that is not a finite
+  /// number (NaN, +-infinity) throws PluginError naming it.
   double node_score(const TaskInfo& t, const NodeInfo& n) const;
   /// Volcano util.PrioritizeNodes: out[i] = node_score of nodes[i] plus the batch scores of
-  /// nodes[i] within `nodes` (out is resized to nodes.size()).
+  /// nodes[i] within `nodes` (out is resized to nodes.size()). A batch score that is not a
+  /// finite number throws PluginError naming the plugin.
   void prioritize_nodes(const TaskInfo& t, std::span<const NodeId> nodes, std::vector<double>& out) const;
   bool has_node_order() const { return !node_order_.empty() || !batch_node_order_.empty(); }
   /// True if some batch score depends on the candidate set (see add_batch_node_order_fn).

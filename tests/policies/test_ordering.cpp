@@ -1,0 +1,372 @@
+// Orders applied whatever the comparator answers (policies/src/ordering.hpp), and the session's
+// report of an order that is not a strict weak order. Under AddressSanitizer (make
+// test-sanitize) an index that left a range would fail these cases; std::sort with the "always
+// true" or random comparators below reads past the end of the vector.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <numeric>
+#include <queue>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "../../policies/src/ordering.hpp"
+#include "mltwin/policy/scheduler.hpp"
+#include "mltwin/policy/session.hpp"
+#include "mltwin/policy/testing/builders.hpp"
+
+using namespace mltwin::policy;
+using namespace mltwin::policy::detail;
+using namespace mltwin::policy::testing;
+
+namespace {
+
+struct Violation {
+  int first, second;
+};
+
+/// A comparator over ints given as a function; counts its calls; violated() throws Violation.
+struct Cmp {
+  std::function<bool(int, int)> f;
+  long* calls = nullptr;
+  bool operator()(int a, int b) const {
+    if (calls) ++*calls;
+    return f(a, b);
+  }
+  [[noreturn]] void violated(int first, int second) const { throw Violation{first, second}; }
+};
+
+std::vector<int> shuffled(int n, std::uint64_t seed) {
+  std::vector<int> v(static_cast<std::size_t>(n));
+  std::iota(v.begin(), v.end(), 0);
+  std::mt19937_64 rng(seed);
+  std::shuffle(v.begin(), v.end(), rng);
+  return v;
+}
+
+bool same_elements(std::vector<int> a, std::vector<int> b) {
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  return a == b;
+}
+
+/// Comparators that are not strict weak orders.
+std::vector<std::pair<const char*, std::function<bool(int, int)>>> bad_orders(std::mt19937_64& rng) {
+  return {
+      {"always true", [](int, int) { return true; }},
+      {"less-or-equal", [](int a, int b) { return a / 4 <= b / 4; }},
+      {"at random", [&rng](int, int) { return rng() % 3 == 0; }},
+      {"rock-paper-scissors", [](int a, int b) { return (b % 3 - a % 3 + 3) % 3 == 1; }},
+  };
+}
+
+}  // namespace
+
+TEST_CASE("merge_sort: std::stable_sort's result for a strict weak order, within n log2 n comparisons") {
+  for (int n : {0, 1, 2, 3, 7, 64, 1000, 4097}) {
+    CAPTURE(n);
+    std::vector<int> v = shuffled(n, static_cast<std::uint64_t>(n));
+    // Key only the tens: many equal keys, so stability shows.
+    auto by_tens = [](int a, int b) { return a / 10 < b / 10; };
+    std::vector<int> expected = v;
+    std::stable_sort(expected.begin(), expected.end(), by_tens);
+    long calls = 0;
+    Cmp cmp{by_tens, &calls};
+    sort_checked(v, cmp);  // a valid order: the check passes
+    CHECK(v == expected);
+    // Merge sort: at most n * ceil(log2 n) comparisons, plus the check's n - 1.
+    const double bound = n < 2 ? 0 : n * std::ceil(std::log2(n)) + (n - 1);
+    CHECK(calls <= static_cast<long>(bound));
+  }
+  // Already sorted: each merge costs one comparison (the runs are in order), then the check.
+  std::vector<int> sorted(1024);
+  std::iota(sorted.begin(), sorted.end(), 0);
+  long calls = 0;
+  sort_checked(sorted, Cmp{std::less<int>(), &calls});
+  CHECK(calls == 1023 + 1023);
+}
+
+TEST_CASE("merge_sort under a comparator that is not a strict weak order stays in bounds; the check names a pair") {
+  std::mt19937_64 rng(11);
+  for (auto& [name, order] : bad_orders(rng)) {
+    for (int n : {2, 3, 17, 500}) {
+      CAPTURE(name);
+      CAPTURE(n);
+      const std::vector<int> input = shuffled(n, 3);
+      std::vector<int> v = input;
+      merge_sort(v, Cmp{order});
+      CHECK(same_elements(v, input));  // a permutation: nothing lost, nothing duplicated
+      if (std::string(name) == "always true") {
+        // Every adjacent pair is "out of order": the first one is reported.
+        v = input;
+        bool thrown = false;
+        try {
+          sort_checked(v, Cmp{order});
+        } catch (const Violation& x) {
+          thrown = true;
+          CHECK(order(x.second, x.first));
+        }
+        CHECK(thrown);
+        CHECK(same_elements(v, input));
+      }
+    }
+  }
+  // At random, over 500 elements, some adjacent pair is out of order: the check fails.
+  std::vector<int> v = shuffled(500, 5);
+  CHECK_THROWS_AS(sort_checked(v, Cmp{[&rng](int, int) { return rng() % 3 == 0; }}), Violation);
+}
+
+TEST_CASE("merge_sort: a comparator that throws leaves the vector unchanged") {
+  const std::vector<int> input = shuffled(100, 9);
+  std::vector<int> v = input;
+  long calls = 0;
+  Cmp cmp{[&calls](int a, int b) {
+            if (calls == 300) throw std::runtime_error("plugin bug");
+            return a < b;
+          },
+          &calls};
+  CHECK_THROWS_AS(merge_sort(v, cmp), std::runtime_error);
+  CHECK(v == input);
+}
+
+TEST_CASE("merge_tail_checked: std::merge's result; a tail that goes at the end costs two comparisons per element") {
+  std::vector<int> a = {1, 3, 5, 7, 9, 11}, b = {0, 4, 4, 12};
+  std::vector<int> expected;
+  std::merge(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(expected));
+  std::vector<int> v = a;
+  v.insert(v.end(), b.begin(), b.end());
+  merge_tail_checked(v, a.size(), Cmp{std::less<int>()});
+  CHECK(v == expected);
+  // Stability: equal keys of A stay ahead of B's.
+  v = {10, 20, 21, 30};  // A = {10, 20}, B = {21, 30}, keyed by tens
+  merge_tail_checked(v, 2, Cmp{[](int x, int y) { return x / 10 < y / 10; }});
+  CHECK(v == std::vector<int>{10, 20, 21, 30});
+  v = {20, 30, 10, 21};  // A = {20, 30}, B = {10, 21}
+  merge_tail_checked(v, 2, Cmp{[](int x, int y) { return x / 10 < y / 10; }});
+  CHECK(v == std::vector<int>{10, 20, 21, 30});
+  // One new element at the end of 1000: one comparison to place it, one to check the new pair.
+  std::vector<int> big(1000);
+  std::iota(big.begin(), big.end(), 0);
+  big.push_back(5000);
+  long calls = 0;
+  merge_tail_checked(big, 1000, Cmp{std::less<int>(), &calls});
+  CHECK(calls == 2);
+  // A comparator that puts everything first is caught at a new pair.
+  v = {1, 2, 3, 4};
+  CHECK_THROWS_AS(merge_tail_checked(v, 2, Cmp{[](int, int) { return true; }}), Violation);
+  CHECK(same_elements(v, {1, 2, 3, 4}));
+  // Throwing mid-merge leaves a permutation.
+  v = {1, 3, 5, 7, 0, 2, 4, 6};
+  calls = 0;
+  Cmp thrower{[&calls](int x, int y) {
+                if (calls == 3) throw std::runtime_error("plugin bug");
+                return x < y;
+              },
+              &calls};
+  CHECK_THROWS_AS(merge_tail_checked(v, 4, thrower), std::runtime_error);
+  CHECK(same_elements(v, {0, 1, 2, 3, 4, 5, 6, 7}));
+}
+
+TEST_CASE("PriorityQueue: pops in order, as std::priority_queue, within Floyd's comparison bounds") {
+  std::mt19937_64 rng(3);
+  PriorityQueue<int, Cmp> pq{Cmp{std::less<int>()}};
+  std::priority_queue<int, std::vector<int>, std::greater<int>> ref;
+  for (int step = 0; step < 5000; ++step) {
+    if (rng() % 3 != 0 || ref.empty()) {
+      const int x = static_cast<int>(rng() % 1000);
+      pq.push(x);
+      ref.push(x);
+    } else {
+      REQUIRE(pq.pop() == ref.top());
+      ref.pop();
+    }
+  }
+  while (!ref.empty()) {
+    REQUIRE(pq.pop() == ref.top());
+    ref.pop();
+  }
+  CHECK(pq.empty());
+  // Building a heap of n: at most 2n comparisons (Floyd), plus the n - 1 of the check; popping
+  // all: at most 2 log2 n each.
+  const int n = 4096;
+  long calls = 0;
+  PriorityQueue<int, Cmp> h{Cmp{std::less<int>(), &calls}};
+  h.assign(shuffled(n, 1));
+  CHECK(calls <= 2 * n + (n - 1));
+  calls = 0;
+  for (int i = 0; i < n; ++i) REQUIRE(h.pop() == i);
+  CHECK(calls <= static_cast<long>(n * 2 * std::log2(n)));
+}
+
+TEST_CASE("PriorityQueue under a comparator that is not a strict weak order stays in bounds and loses nothing") {
+  std::mt19937_64 rng(17);
+  for (auto& [name, order] : bad_orders(rng)) {
+    CAPTURE(name);
+    PriorityQueue<int, Cmp> pq{Cmp{order}};
+    std::vector<int> in, out;
+    for (int step = 0; step < 3000; ++step) {
+      if (step % 3 == 2 && !pq.empty()) {
+        out.push_back(pq.pop());
+      } else {
+        in.push_back(step);
+        pq.push(step);
+      }
+    }
+    while (!pq.empty()) out.push_back(pq.pop());
+    CHECK(same_elements(in, out));
+  }
+  // Built from a list, a heap whose order says "everything first" fails its check.
+  PriorityQueue<int, Cmp> all_first{Cmp{[](int, int) { return true; }}};
+  CHECK_THROWS_AS(all_first.assign(shuffled(10, 2)), Violation);
+  // A comparator that throws during a pop leaves every element in the heap.
+  bool armed = false;
+  PriorityQueue<int, Cmp> h{Cmp{[&armed](int a, int b) {
+    if (armed) throw std::runtime_error("plugin bug");
+    return a < b;
+  }}};
+  h.assign(shuffled(40, 4));
+  for (int i = 0; i < 10; ++i) CHECK(h.pop() == i);
+  armed = true;
+  const std::size_t before = h.size();
+  CHECK_THROWS_AS(h.pop(), std::runtime_error);
+  CHECK(h.size() == before);
+}
+
+// ---- the session's report, with plugins registered for the test ----
+
+namespace {
+struct Probe final : Plugin {
+  std::string n;
+  std::function<void(Session&)> open;
+  std::string_view name() const override { return n; }
+  void on_session_open(Session& s) override { open(s); }
+};
+
+void probe(const std::string& name, std::function<void(Session&)> open) {
+  register_plugin(name, [name, open](const Arguments&) {
+    auto p = std::make_unique<Probe>();
+    p->n = name;
+    p->open = open;
+    return p;
+  });
+}
+
+/// Volcano's default configuration with `plugin` first in the first tier.
+SchedulerConfig with_first(const std::string& plugin) {
+  SchedulerConfig c = volcano_default_config();
+  c.tiers[0].plugins.insert(c.tiers[0].plugins.begin(), PluginOption{plugin, {}, {}});
+  return c;
+}
+
+World pending_jobs(int n) {
+  World w;
+  w.queue(QueueBuilder("default"));
+  w.node(NodeBuilder("n0").trn1_32xlarge());
+  for (int i = 0; i < n; ++i) w.job(JobBuilder("j" + std::to_string(i), "default").pods(1, Pod().neuron_devices(1)).created(i));
+  return w;
+}
+
+std::string error_of(World& w, const SchedulerConfig& cfg) {
+  RecordingBackend be;
+  be.world = &w;
+  Scheduler s(cfg, 1);
+  w.state.set_now(1'000'000'000);
+  try {
+    s.run_once(w.state, be);
+  } catch (const PluginError& e) {
+    return e.plugin() + " | " + e.callback() + " | " + e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST_CASE("a job order that answers -1 both ways stops the cycle with an error naming the plugin") {
+  probe("t_both_first", [](Session& s) { s.add_job_order_fn([](const JobInfo&, const JobInfo&) { return -1; }); });
+  World w = pending_jobs(20);
+  const std::string e = error_of(w, with_first("t_both_first"));
+  CHECK(e.find("t_both_first | job order function (add_job_order_fn) | plugin 't_both_first': its job order function "
+               "(add_job_order_fn) is not a strict weak order: it answered -1 for (job '") == 0);
+  CHECK(e.find("and -1 for (job '") != std::string::npos);
+}
+
+TEST_CASE("a job order answering at random is caught (enqueue sorts and checks every cycle)") {
+  auto rng = std::make_shared<std::mt19937_64>(5);
+  probe("t_random_order", [rng](Session& s) {
+    s.add_job_order_fn([rng](const JobInfo&, const JobInfo&) { return static_cast<int>((*rng)() % 3) - 1; });
+  });
+  World w = pending_jobs(200);
+  const std::string e = error_of(w, with_first("t_random_order"));
+  CHECK(e.find("t_random_order | job order function (add_job_order_fn) | plugin 't_random_order': its job order "
+               "function (add_job_order_fn) is not a strict weak order") == 0);
+}
+
+TEST_CASE("a task order answering -1 both ways is caught when allocate builds a job's task heap") {
+  probe("t_task_both_first", [](Session& s) { s.add_task_order_fn([](const TaskInfo&, const TaskInfo&) { return -1; }); });
+  World w;
+  w.queue(QueueBuilder("default"));
+  w.node(NodeBuilder("n0").trn1_32xlarge());
+  w.job(JobBuilder("j", "default").pods(4, Pod().neuron_devices(1)).inqueue().created(0));
+  const std::string e = error_of(w, with_first("t_task_both_first"));
+  CHECK(e.find("t_task_both_first | task order function (add_task_order_fn) | plugin 't_task_both_first': its task "
+               "order function (add_task_order_fn) is not a strict weak order: it answered -1 for (task '") == 0);
+}
+
+TEST_CASE("order_violated: a plugin consistent on the pair that now reverses it is named as not transitive") {
+  // Rock-paper-scissors by creation time: each pair is answered consistently, but a -> b -> c -> a.
+  probe("t_rps", [](Session& s) {
+    s.add_job_order_fn([](const JobInfo& l, const JobInfo& r) {
+      const auto d = ((r.creation - l.creation) % 3 + 3) % 3;
+      return d == 1 ? -1 : d == 2 ? 1 : 0;
+    });
+  });
+  World w = pending_jobs(3);
+  RecordingBackend be;
+  std::mt19937_64 rng(1);
+  SchedulerConfig cfg = with_first("t_rps");
+  Session s(w.state, be, cfg, rng, 1);
+  s.open();
+  // j0 before j1 (d = 1), j1 before j2, j2 before j0. Say j0 was placed before j2:
+  CHECK(s.job_order(w["j2"], w["j0"]));
+  try {
+    s.job_order_violated(w["j0"], w["j2"]);
+    FAIL("no error");
+  } catch (const PluginError& e) {
+    CHECK(e.plugin() == "t_rps");
+    CHECK(std::string(e.what()) ==
+          "plugin 't_rps': its job order function (add_job_order_fn) is not a strict weak order: job 'j0' was placed "
+          "before job 'j2' by comparisons with other elements, but its answer now puts job 'j2' first (the order is "
+          "not transitive, or its answers changed during one sort)");
+  }
+  s.close();
+}
+
+TEST_CASE("a node score that is NaN or infinite is an error naming the plugin") {
+  for (double bad : {std::numeric_limits<double>::quiet_NaN(), -std::numeric_limits<double>::infinity(),
+                     std::numeric_limits<double>::infinity()}) {
+    CAPTURE(bad);
+    probe("t_bad_score", [bad](Session& s) { s.add_node_order_fn([bad](const TaskInfo&, const NodeInfo&) { return bad; }); });
+    probe("t_bad_batch", [bad](Session& s) {
+      s.add_batch_node_order_fn([bad](const TaskInfo&, std::span<const NodeId>, std::span<double> out) { out[0] += bad; });
+    });
+    for (const char* plugin : {"t_bad_score", "t_bad_batch"}) {
+      World w;
+      w.queue(QueueBuilder("default"));
+      w.node(NodeBuilder("n0").trn1_32xlarge());
+      w.node(NodeBuilder("n1").trn1_32xlarge());
+      w.job(JobBuilder("j", "default").pods(1, Pod().neuron_devices(1)).inqueue().created(0));
+      SchedulerConfig cfg = volcano_default_config();
+      cfg.tiers[1].plugins.push_back(PluginOption{plugin, {}, {}});
+      const std::string e = error_of(w, cfg);
+      CAPTURE(e);
+      CHECK(e.find(std::string(plugin) + " | ") == 0);
+      CHECK(e.find("scored node 'n0' for task '") != std::string::npos);
+      CHECK(e.find(": a score must be a finite number") != std::string::npos);
+    }
+  }
+}
