@@ -221,8 +221,14 @@ RunSummary summarize(const std::string& scenario, std::uint64_t seed, const mode
     std::vector<QueueRecord> queues;
     for (const auto& q : sc.queues) {
       QueueRecord r{q.name, q.weight};
-      if (q.capability) r.capability_neuroncores = q.capability->v[static_cast<std::size_t>(policy::Dim::NeuronCore)] / 1000.0;
-      r.guarantee_neuroncores = q.guarantee.v[static_cast<std::size_t>(policy::Dim::NeuronCore)] / 1000.0;
+      // A capability that names no Neuron resource does not limit NeuronCores.
+      auto names_neuron = [](const policy::Resource& x) {
+        return x.scalars.find(policy::rn::kNeuron) || x.scalars.find(policy::rn::kNeuronDevice) ||
+               x.scalars.find(policy::rn::kNeuronCore);
+      };
+      const int cpd = static_cast<int>(cores_per_device);
+      if (q.capability && names_neuron(*q.capability)) r.capability_neuroncores = models::neuroncores_in(*q.capability, cpd);
+      r.guarantee_neuroncores = models::neuroncores_in(q.guarantee, cpd);
       queues.push_back(r);
     }
     std::vector<JobSizeRecord> sizes;

@@ -78,7 +78,7 @@ std::string type_where(const json& doc, const std::string& name) {
 /// EKS AMI's kubelet configuration (amazon-eks-ami nodeadm/internal/kubelet/config.go
 /// defaultKubeletSubConfig); a key the scenario gives replaces its part of the formula.
 policy::Resource kubelet_reserved_of(const std::string& path, const std::string& where, const json& kr,
-                                     const models::InstanceType& it, const std::string& it_where, int cores_per_device) {
+                                     const models::InstanceType& it, const std::string& it_where, int /*cores_per_device*/) {
   double cpu_milli = 0, mem = 0, evict = 0;
   if (kr.contains("formula")) {
     if (it.max_pods <= 0)
@@ -92,9 +92,9 @@ policy::Resource kubelet_reserved_of(const std::string& path, const std::string&
   }
   if (kr.contains("kube_reserved")) {
     const json& k = kr["kube_reserved"];
-    const policy::Resource r = detail::resources_of(path, where + "/kube_reserved", k, cores_per_device, 0);
-    if (k.contains("cpu")) cpu_milli = r[policy::Dim::Cpu];
-    if (k.contains("memory")) mem = r[policy::Dim::Memory];
+    const policy::Resource r = detail::resources_of(path, where + "/kube_reserved", k);
+    if (k.contains("cpu")) cpu_milli = r.milli_cpu;
+    if (k.contains("memory")) mem = r.memory;
   }
   if (kr.contains("eviction_hard") && kr["eviction_hard"].contains("memory.available")) {
     // A quantity, or a percentage of the node's memory (kubelet eviction thresholds take both).
@@ -115,10 +115,10 @@ policy::Resource kubelet_reserved_of(const std::string& path, const std::string&
     }
   }
   policy::Resource out;
-  out[policy::Dim::Cpu] = cpu_milli;
-  out[policy::Dim::Memory] = mem + evict;
+  out.milli_cpu = cpu_milli;
+  out.memory = mem + evict;
   if (kr.contains("system_reserved"))
-    out.add(detail::resources_of(path, where + "/system_reserved", kr["system_reserved"], cores_per_device, 0));
+    out.add(detail::resources_of(path, where + "/system_reserved", kr["system_reserved"]));
   return out;
 }
 
@@ -428,8 +428,7 @@ void read_initial_state(const std::string& path, const json& is, models::Trainin
     order.push_back(idx);
     runs.push_back(r);
     // The pod's requests as the model counts them (NeuronCores per device of the catalog).
-    pods.push_back(policy::Resource::make(j.cpu_per_pod, j.memory_bytes_per_pod,
-                                          static_cast<double>(j.neuron_devices_per_pod) * cores_per_device, j.efa_per_pod));
+    pods.push_back(policy::task_resreq(models::pod_requests(j, cores_per_device)));
   }
   auto place = [&](std::size_t i, Node& n, const std::string& at) {
     const models::TrainingJobSpec& j = sc.jobs[order[i]];
@@ -597,9 +596,15 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
     ng.instance_type = g["instance_type"];
     const models::InstanceType* it = sc.catalog.find(ng.instance_type);
     if (!it) fail(path, where + "/instance_type", "'" + ng.instance_type + "' is not in /catalog/instance_types");
-    if (cores_per_device == 0) cores_per_device = it->neuroncores_per_chip;
-    if (it->neuroncores_per_chip != cores_per_device)
-      fail(path, where + "/instance_type", "node groups mix NeuronCores-per-device counts; one cluster must use one");
+    // Jobs that request aws.amazon.com/neuroncore count devices × NeuronCores per device: the
+    // Neuron groups of one cluster must agree on it (groups without Neuron devices do not count).
+    if (it->trainium_chips > 0) {
+      if (cores_per_device == 0) cores_per_device = it->neuroncores_per_chip;
+      if (it->neuroncores_per_chip != cores_per_device)
+        fail(path, where + "/instance_type", "Neuron node groups mix NeuronCores-per-device counts (" +
+                                                 std::to_string(cores_per_device) + " and " + std::to_string(it->neuroncores_per_chip) +
+                                                 "); one cluster must use one");
+    }
     ng.count = g["desired_capacity"];
     if (g.contains("min_size") != g.contains("max_size"))
       fail(path, where, "min_size and max_size go together (eksctl minSize/maxSize)");
@@ -645,7 +650,7 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
     ng.kubelet_reserved = kubelet_reserved_of(path, own ? where + "/kubelet_reserved" : std::string("/cluster/kubelet_reserved"),
                                               own ? g["kubelet_reserved"] : doc["cluster"]["kubelet_reserved"], it, type_where(doc, it.name),
                                               cores_per_device);
-    const policy::Resource capacity = policy::Resource::make(it.vcpu, it.memory_gib * kGiB, it.neuroncores(), it.efa_interfaces);
+    const policy::Resource capacity = models::node_capacity(it);
     if (!ng.kubelet_reserved.less_equal(capacity))
       fail(path, own ? where + "/kubelet_reserved" : std::string("/cluster/kubelet_reserved"),
            "reserves {" + ng.kubelet_reserved.to_string() + "}, more than a " + it.name + " has {" + capacity.to_string() + "}");
@@ -660,7 +665,7 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
       ds.name = d["name"];
       if (!names.insert(ds.name).second) fail(path, where + "/name", "duplicate DaemonSet '" + ds.name + "'");
       if (std::string p = detail::object_name_problem(ds.name, "DaemonSet"); !p.empty()) fail(path, where + "/name", p);
-      ds.requests = detail::resources_of(path, where + "/requests", d["requests"], cores_per_device, 0);
+      ds.requests = detail::resources_of(path, where + "/requests", d["requests"]);
       if (d.contains("node_selector")) {
         for (auto it = d["node_selector"].begin(); it != d["node_selector"].end(); ++it)
           ds.node_selector.emplace_back(it.key(), it.value().get<std::string>());
@@ -710,7 +715,7 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
   for (std::size_t i = 0; i < queues.size(); ++i) {
     const json& q = queues[i];
     const std::string where = "/queues/" + std::to_string(i);
-    models::QueueSpec qs = detail::queue_of(path, where, q, cores_per_device);
+    models::QueueSpec qs = detail::queue_of(path, where, q);
     if (!queue_names.insert(qs.name).second) fail(path, where + "/name", "duplicate queue '" + qs.name + "'");
     if (std::string p = detail::object_name_problem(qs.name, "Queue"); !p.empty()) fail(path, where + "/name", p);
     sc.queues.push_back(qs);
@@ -764,13 +769,13 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
     pm.devices_per_node = m["devices_per_node"];
     pm.neuroncores_per_device = cores_per_device;
     pm.processes_per_neuroncore = m.value("processes_per_neuroncore", 1);
-    const policy::Resource per = resources_of(path, "/workload/philly/mapping/pod_per_device", m["pod_per_device"], cores_per_device, 0);
-    const policy::Resource whole = resources_of(path, "/workload/philly/mapping/pod_whole_node", m["pod_whole_node"], cores_per_device, 0);
-    pm.per_device_cpu = per[policy::Dim::Cpu] / 1000.0;
-    pm.per_device_memory_bytes = per[policy::Dim::Memory];
-    pm.whole_cpu = whole[policy::Dim::Cpu] / 1000.0;
-    pm.whole_memory_bytes = whole[policy::Dim::Memory];
-    pm.whole_efa = static_cast<int>(std::lround(whole[policy::Dim::Efa] / 1000.0));
+    const policy::Resource per = resources_of(path, "/workload/philly/mapping/pod_per_device", m["pod_per_device"]);
+    const policy::Resource whole = resources_of(path, "/workload/philly/mapping/pod_whole_node", m["pod_whole_node"]);
+    pm.per_device_cpu = per.milli_cpu / 1000.0;
+    pm.per_device_memory_bytes = per.memory;
+    pm.whole_cpu = whole.milli_cpu / 1000.0;
+    pm.whole_memory_bytes = whole.memory;
+    pm.whole_efa = static_cast<int>(std::lround(whole.scalars.get(policy::rn::kEfa) / 1000.0));
     pm.queue_prefix = p.value("queue_prefix", std::string("vc-"));
     pm.priority = p.value("priority", 0);
     pm.max_jobs = p.value("max_jobs", std::size_t{0});

@@ -593,22 +593,29 @@ std::string resolve_input_path(const std::string& as_written, const std::string&
   return as_written;
 }
 
-policy::Resource resources_of(const std::string& file, const std::string& where, const json& obj,
-                              double cores_per_device, double fill) {
+policy::Resource resources_of(const std::string& file, const std::string& where, const json& obj) {
   policy::Resource r;
-  r.v.fill(fill);
   for (auto it = obj.begin(); it != obj.end(); ++it) {
-    const auto m = policy::map_resource_name(it.key(), cores_per_device);
-    if (!m) fail(file, where + "/" + it.key(), "unknown resource name");
+    const std::string& name = it.key();
+    const bool known = name == "cpu" || name == "memory" || policy::is_scalar_resource_name(name);
+    if (!known || name.starts_with("count/"))
+      fail(file, where + "/" + name,
+           "not a resource name Volcano counts: cpu, memory, pods, ephemeral-storage, hugepages-<size>, or an "
+           "extended resource such as aws.amazon.com/neuron or nvidia.com/gpu (domain/name)");
     double q;
     try {
       q = parse_quantity(it.value());
     } catch (const std::exception& e) {
-      fail(file, where + "/" + it.key(), e.what());
+      fail(file, where + "/" + name, e.what());
     }
-    double& slot = r[m->dim];
-    if (slot == fill) slot = 0;
-    slot += q * m->scale;
+    // Volcano NewResource: cpu in millicores, memory and pods as values, every other scalar in
+    // milli-units (api/resource_info.go).
+    if (name == "cpu") r.milli_cpu += q * 1000.0;
+    else if (name == "memory") r.memory += q;
+    else if (name == "pods") {
+      r.add_scalar(policy::rn::kPods, q);
+      r.max_task_num += static_cast<int>(q);
+    } else r.add_scalar(policy::ResourceName::intern(name), q * 1000.0);
   }
   return r;
 }
@@ -654,21 +661,17 @@ policy::SchedulerConfig scheduler_config_of(const json& v) {
   return cfg;
 }
 
-models::QueueSpec queue_of(const std::string& file, const std::string& where, const json& q, double cores_per_device) {
+models::QueueSpec queue_of(const std::string& file, const std::string& where, const json& q) {
   models::QueueSpec qs;
   qs.name = q["name"];
   qs.weight = q.value("weight", 1);
-  if (q.contains("capability"))
-    qs.capability = resources_of(file, where + "/capability", q["capability"], cores_per_device, policy::kInf);
-  if (q.contains("guarantee")) qs.guarantee = resources_of(file, where + "/guarantee", q["guarantee"], cores_per_device, 0);
+  if (q.contains("capability") && !q["capability"].empty())
+    qs.capability = resources_of(file, where + "/capability", q["capability"]);
+  if (q.contains("guarantee")) qs.guarantee = resources_of(file, where + "/guarantee", q["guarantee"]);
   qs.priority = q.value("priority", 0);
   qs.open = q.value("state", std::string("Open")) == "Open";
   qs.reclaimable = q.value("reclaimable", true);
-  if (q.contains("deserved")) {
-    qs.deserved = resources_of(file, where + "/deserved", q["deserved"], cores_per_device, 0);
-    for (auto it = q["deserved"].begin(); it != q["deserved"].end(); ++it)
-      qs.deserved_named |= static_cast<std::uint8_t>(1u << static_cast<unsigned>(policy::map_resource_name(it.key(), cores_per_device)->dim));
-  }
+  if (q.contains("deserved")) qs.deserved = resources_of(file, where + "/deserved", q["deserved"]);
   qs.parent = q.value("parent", std::string());
   return qs;
 }
@@ -778,11 +781,31 @@ models::TrainingJobSpec job_of(const std::string& file, const std::string& where
   js.priority = j.value("priority", 0);
   js.trace_row = static_cast<std::int64_t>(index);
   if (j.contains("pod")) {
-    const policy::Resource r = resources_of(file, where + "/pod", j["pod"], cores_per_device, 0);
-    js.cpu_per_pod = r[policy::Dim::Cpu] / 1000.0;
-    js.memory_bytes_per_pod = r[policy::Dim::Memory];
+    const policy::Resource r = resources_of(file, where + "/pod", j["pod"]);
+    js.cpu_per_pod = r.milli_cpu / 1000.0;
+    js.memory_bytes_per_pod = r.memory;
+    // The Neuron devices, under one of the device plugin's three names (Kubernetes counts them
+    // independently: one pod naming two would hold two unrelated counts of the same chips).
+    int neuron_names = 0;
+    double devices = 0;
+    for (policy::ResourceName n : {policy::rn::kNeuronDevice, policy::rn::kNeuron, policy::rn::kNeuronCore})
+      if (const double* v = r.scalars.find(n)) {
+        ++neuron_names;
+        js.neuron_resource = n;
+        devices = *v / 1000.0 / (n == policy::rn::kNeuronCore ? cores_per_device : 1);
+      }
+    if (neuron_names > 1)
+      fail(file, where + "/pod",
+           "requests Neuron devices under two of aws.amazon.com/neuron, aws.amazon.com/neurondevice and "
+           "aws.amazon.com/neuroncore; Kubernetes and Volcano count these names independently, so request one");
+    if (r.scalars.find(policy::rn::kPods))
+      fail(file, where + "/pod/pods", "a pod does not request 'pods' (Volcano counts one per pod itself)");
+    for (const auto& e : r.scalars)
+      if (e.name != policy::rn::kNeuron && e.name != policy::rn::kNeuronDevice && e.name != policy::rn::kNeuronCore &&
+          e.name != policy::rn::kEfa)
+        js.other_requests.push_back(e);
     // Counts of devices: bounded before they become ints (a quantity such as "1E" is 10^18).
-    const double devices = r[policy::Dim::NeuronCore] / 1000.0 / cores_per_device, efa = r[policy::Dim::Efa] / 1000.0;
+    const double efa = r.scalars.get(policy::rn::kEfa) / 1000.0;
     if (devices > kMaxDevicesPerPod || efa > kMaxDevicesPerPod)
       fail(file, where + "/pod", "requests " + std::to_string(devices > kMaxDevicesPerPod ? devices : efa) + " " +
                                      (devices > kMaxDevicesPerPod ? "Neuron devices" : "EFA interfaces") + " for one pod; at most " +

@@ -94,10 +94,9 @@ std::string resolve_input_path(const std::string& as_written, const std::string&
                                const std::string& explicit_data_dir, std::string& data_dir);
 
 /// A Kubernetes resource list ({"cpu": "500m", "aws.amazon.com/neurondevice": 16}) ->
-/// policy::Resource in mltwin units; names absent from `obj` stay `fill`. Errors name
-/// `where`/<resource name>.
-policy::Resource resources_of(const std::string& file, const std::string& where, const nlohmann::json& obj,
-                              double cores_per_device, double fill);
+/// policy::Resource as Volcano's NewResource counts it: exactly the names `obj` has. Errors
+/// name `where`/<resource name>.
+policy::Resource resources_of(const std::string& file, const std::string& where, const nlohmann::json& obj);
 
 /// A plugin or action argument as text (Volcano keeps arguments as the YAML value).
 std::string arg_text(const nlohmann::json& v);
@@ -119,8 +118,7 @@ std::string queue_tree_problem(const std::vector<models::QueueSpec>& queues, std
 std::string leaf_queue_problem(const std::vector<models::QueueSpec>& queues, const std::string& queue);
 
 /// A scenario queue entry (schema: /queues/N) -> models::QueueSpec.
-models::QueueSpec queue_of(const std::string& file, const std::string& where, const nlohmann::json& q,
-                           double cores_per_device);
+models::QueueSpec queue_of(const std::string& file, const std::string& where, const nlohmann::json& q);
 
 /// An inline job entry (schema: /workload/jobs/N) -> models::TrainingJobSpec; `index` becomes
 /// its trace_row. Checks that submit is not negative, and the node affinity and tolerations

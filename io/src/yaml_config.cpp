@@ -284,10 +284,10 @@ ResourceList resource_list(const Y& y) {
   M m(y, {}, {}, true);
   ResourceList out;
   for (const auto& [k, v] : m.entries) {
-    if (!policy::map_resource_name(k, 2))
+    if (!(k == "cpu" || k == "memory" || policy::is_scalar_resource_name(k)) || k.starts_with("count/"))
       fail_at(place_of(*v.src, v.node.Mark(), v.path),
-              "resource '" + k + "' is not modelled (mltwin knows cpu, memory, aws.amazon.com/neuron, "
-              "aws.amazon.com/neurondevice, aws.amazon.com/neuroncore, vpc.amazonaws.com/efa)");
+              "'" + k + "' is not a resource name Volcano counts (cpu, memory, pods, ephemeral-storage, "
+              "hugepages-<size>, or an extended resource such as aws.amazon.com/neuron or nvidia.com/gpu)");
     out.emplace_back(k, v.quantity());
   }
   return out;
@@ -1095,8 +1095,8 @@ json node_group_json(const EksctlNodeGroup& g) {
 
 }  // namespace
 
-models::QueueSpec to_queue_spec(const QueueManifest& q, int neuroncores_per_device) {
-  return detail::queue_of(q.at.file, "Queue " + q.name, queue_json(q), neuroncores_per_device);
+models::QueueSpec to_queue_spec(const QueueManifest& q, int /*neuroncores_per_device*/) {
+  return detail::queue_of(q.at.file, "Queue " + q.name, queue_json(q));
 }
 
 models::NodeGroupSpec to_node_group_spec(const EksctlNodeGroup& g) {

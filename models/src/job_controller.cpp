@@ -184,7 +184,7 @@ double TrainingCluster::stop_training(std::size_t idx) {
   if (run.attempt_placed != core::Time::max()) outcomes_[idx].startup_s += (sim_.now() - run.attempt_placed).seconds();
   run.attempt_placed = core::Time::max();
   stats_.lost_training_s += lost_s;
-  stats_.lost_neuroncore_s += lost_s * run.pod[policy::Dim::NeuronCore] / 1000.0 * spec.nnodes;
+  stats_.lost_neuroncore_s += lost_s * neuroncores_of(run.pod) * spec.nnodes;
   return lost_s;
 }
 
@@ -227,7 +227,7 @@ void TrainingCluster::peer_timeout(std::size_t idx) {
   for (TaskId t : survivors) {
     const policy::TaskInfo& task = state_.task(t);
     const policy::NodeId node = task.node;
-    account_allocation(-task.resreq[policy::Dim::NeuronCore] / 1000.0);
+    account_allocation(-neuroncores_of(task.resreq));
     rec_.pod_event({static_cast<std::uint32_t>(idx), replica_of_task_[t], "Failed", state_.node(node).name, sim_.now()});
     state_.set_task_status(t, TaskStatus::Failed);
     if (dynamic_nodes_) node_occupancy_changed(node);

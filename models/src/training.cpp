@@ -53,6 +53,9 @@ TrainingCluster::TrainingCluster(const TrainingScenario& sc, core::Simulator& si
       uid_rng_(rng.stream("apiserver.uid")),
       bind_rng_(rng.stream("pod.bind_latency")),
       startup_rng_(rng.stream("pod.startup_latency")) {
+  if (!sc.node_groups.empty())
+    if (const InstanceType* it = sc.catalog.find(sc.node_groups.front().instance_type); it && it->neuroncores_per_chip > 0)
+      cores_per_device_ = it->neuroncores_per_chip;
   for (const auto& q : sc.queues) {
     policy::QueueInfo qi;
     qi.name = q.name;
@@ -63,7 +66,6 @@ TrainingCluster::TrainingCluster(const TrainingScenario& sc, core::Simulator& si
     qi.state = q.open ? policy::QueueState::Open : policy::QueueState::Closed;
     qi.reclaimable = q.reclaimable;
     qi.deserved = q.deserved;
-    qi.deserved_named = q.deserved_named;
     qi.uid = uid_rng_();
     state_.add_queue(qi);
   }
@@ -104,7 +106,7 @@ TrainingCluster::TrainingCluster(const TrainingScenario& sc, core::Simulator& si
     is_dirty_.assign(sc.jobs.size(), 0);
     link_bytes_.assign(net_->link_count(), 0.0);
   }
-  stats_.neuroncores_total = state_.total_allocatable()[policy::Dim::NeuronCore] / 1000.0;
+  stats_.neuroncores_total = state_.total_allocatable().scalars.get(policy::rn::kNeuronCore) / 1000.0;
 }
 
 TrainingCluster::~TrainingCluster() = default;
@@ -161,8 +163,9 @@ std::string TrainingCluster::infeasible_reason(const TrainingJobSpec& j, const R
       room_note = "; a " + n.instance_type + " node leaves pods {" + room.to_string() + "} (capacity {" + n.capacity.to_string() +
                   "} less the kubelet's reservation and the DaemonSets' pods)";
     std::int64_t per = INT64_MAX;
-    for (std::size_t d = 0; d < policy::kDims; ++d)
-      if (pod.v[d] > 0) per = std::min<std::int64_t>(per, static_cast<std::int64_t>(std::floor(room.v[d] / pod.v[d])));
+    pod.for_each([&](policy::ResourceName name, double want) {
+      if (want > 0) per = std::min<std::int64_t>(per, static_cast<std::int64_t>(std::floor(room.get(name) / want)));
+    });
     if (per == INT64_MAX) per = j.nnodes;  // requests nothing: fits anywhere
     fit += per;
   }
@@ -189,12 +192,22 @@ std::string TrainingCluster::infeasible_reason(const TrainingJobSpec& j, const R
   // A queue capability below the job's minimum resources can never admit it.
   for (const auto& q : state_.queues())
     if (q.name == j.queue) {
+      if (!q.capability) continue;  // no spec.capability: no limit
       Resource minres = pod;
       minres.multi(j.nnodes);
-      for (std::size_t d = 0; d < policy::kDims; ++d)
-        if (minres.v[d] > 0 && minres.v[d] > q.capability.v[d])
-          return "the job's minimum resources {" + minres.to_string() + "} exceed queue '" + q.name +
-                 "' capability {" + q.capability.to_string() + "}";
+      // A resource the capability does not name is unlimited (Volcano: Infinity default); cpu
+      // or memory <= 0 too (math.MaxFloat64).
+      bool over = false;
+      minres.for_each([&](policy::ResourceName name, double want) {
+        const double* cap = name == policy::rn::kCpu      ? &q.capability->milli_cpu
+                            : name == policy::rn::kMemory ? &q.capability->memory
+                                                          : q.capability->scalars.find(name);
+        if (want > 0 && cap && !((name == policy::rn::kCpu || name == policy::rn::kMemory) && *cap <= 0) && want > *cap)
+          over = true;
+      });
+      if (over)
+        return "the job's minimum resources {" + minres.to_string() + "} exceed queue '" + q.name +
+               "' capability {" + q.capability->to_string() + "}";
     }
   return {};
 }
@@ -204,11 +217,9 @@ void TrainingCluster::arrive(std::size_t idx) {
   next_arrival_ = idx + 1;
   if (next_arrival_ < scenario_.jobs.size())
     sim_.schedule(scenario_.jobs[next_arrival_].submit, this, pack(kArrival, next_arrival_));
-  // Pod request; Neuron devices are accounted as NeuronCores (policy/resource.hpp).
-  const InstanceType* it = scenario_.catalog.find(scenario_.node_groups.front().instance_type);
-  const double cores_per_device = it ? it->neuroncores_per_chip : 2;
+  // The task's request: the pod's requests and one `pods` (policy/resource.hpp).
   JobRun& run = runs_[idx];
-  run.pod = Resource::make(j.cpu_per_pod, j.memory_bytes_per_pod, j.neuron_devices_per_pod * cores_per_device, j.efa_per_pod);
+  run.pod = policy::task_resreq(pod_requests(j, cores_per_device_));
   JobOutcome& out = outcomes_[idx];
   out.queue = j.queue;
   out.submit = j.submit;
@@ -281,7 +292,7 @@ void TrainingCluster::place_initial(std::size_t idx) {
     if (!state_.task(t).resreq.less_equal(state_.node(node).idle))
       throw std::invalid_argument("job " + j.name + " runs at t0 on node '" + want + "', which has no room for its pod");
     state_.set_task_status(t, TaskStatus::Running, node);
-    account_allocation(state_.task(t).resreq[policy::Dim::NeuronCore] / 1000.0);
+    account_allocation(neuroncores_of(state_.task(t).resreq));
     if (dynamic_nodes_) node_occupancy_changed(node);
     rec_.pod_event({u, replica_of_task_[t], "Bound", want, sim_.now()});
     rec_.pod_event({u, replica_of_task_[t], "Running", want, sim_.now()});
@@ -363,7 +374,7 @@ void TrainingCluster::account_allocation(double delta_cores) {
 }
 
 void TrainingCluster::bind(const policy::TaskInfo& task, const policy::NodeInfo& node) {
-  account_allocation(task.resreq[policy::Dim::NeuronCore] / 1000.0);
+  account_allocation(neuroncores_of(task.resreq));
   if (dynamic_nodes_) node_occupancy_changed(node.id);
   JobRun& run = runs_[job_of_policy_[task.job]];
   if (run.attempt_placed == core::Time::max()) run.attempt_placed = sim_.now();
@@ -395,7 +406,7 @@ void TrainingCluster::pod_gone(TaskId t) {
   if (task.status != TaskStatus::Releasing) return;  // gone already, with its failed node
   const std::size_t idx = job_of_policy_[task.job];
   const NodeId node = task.node;
-  account_allocation(-task.resreq[policy::Dim::NeuronCore] / 1000.0);
+  account_allocation(-neuroncores_of(task.resreq));
   rec_.pod_event({static_cast<std::uint32_t>(idx), replica_of_task_[t], "Deleted", state_.node(task.node).name, sim_.now()});
   state_.remove_task(t);
   if (dynamic_nodes_) node_occupancy_changed(node);
@@ -423,7 +434,7 @@ void TrainingCluster::pods_failed_on_node(NodeId n) {
       continue;
     }
     const bool releasing = task.status == TaskStatus::Releasing;
-    account_allocation(-task.resreq[policy::Dim::NeuronCore] / 1000.0);
+    account_allocation(-neuroncores_of(task.resreq));
     rec_.pod_event({static_cast<std::uint32_t>(idx), replica_of_task_[t], "Failed", node_name, sim_.now()});
     const std::string pod_name = task.name;
     const int replica = replica_of_task_[t];
@@ -626,7 +637,7 @@ Duration TrainingCluster::training_time(std::size_t idx) {
 }
 
 Placement TrainingCluster::placement_of(std::size_t idx) const {
-  return {scenario_.jobs[idx].nnodes, static_cast<int>(std::lround(runs_[idx].pod[policy::Dim::NeuronCore] / 1000.0))};
+  return {scenario_.jobs[idx].nnodes, static_cast<int>(std::lround(neuroncores_of(runs_[idx].pod)))};
 }
 
 LinkGrant TrainingCluster::grant_of(std::size_t idx) const {
@@ -745,7 +756,7 @@ void TrainingCluster::job_end(std::size_t idx) {
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     const policy::TaskInfo& task = state_.task(tasks[i]);
     const std::string node = state_.node(task.node).name;
-    account_allocation(-task.resreq[policy::Dim::NeuronCore] / 1000.0);
+    account_allocation(-neuroncores_of(task.resreq));
     state_.set_task_status(tasks[i], TaskStatus::Succeeded);
     rec_.pod_event({static_cast<std::uint32_t>(idx), replica_of_task_[tasks[i]], "Succeeded", node, sim_.now()});
   }

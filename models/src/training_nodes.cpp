@@ -36,9 +36,26 @@ using policy::TaskStatus;
 namespace {
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
-Resource template_of(const InstanceType& it) {
-  return Resource::make(it.vcpu, it.memory_gib * kGiB, it.neuroncores(), it.efa_interfaces);
+/// The kubelet's maxPods when the catalog gives none: KubeletConfiguration's default, 110
+/// (k8s.io/kubelet/config/v1beta1 types.go, MaxPods).
+constexpr int kKubeletDefaultMaxPods = 110;
+
+}  // namespace
+
+Resource node_capacity(const InstanceType& it) {
+  Resource r = Resource::make(it.vcpu, it.memory_gib * kGiB);
+  const int pods = it.max_pods > 0 ? it.max_pods : kKubeletDefaultMaxPods;
+  r.with(policy::rn::kPods, pods);
+  r.max_task_num = pods;
+  if (it.trainium_chips > 0) {
+    r.with(policy::rn::kNeuron, it.trainium_chips).with(policy::rn::kNeuronDevice, it.trainium_chips);
+    r.with(policy::rn::kNeuronCore, it.neuroncores());
+  }
+  if (it.efa_interfaces > 0) r.with(policy::rn::kEfa, it.efa_interfaces);
+  return r;
 }
+
+namespace {
 
 // getResourceToReserveInRange (amazon-eks-ami nodeadm/internal/kubelet/config.go): the part of
 // `total` within [start, end), times `per_10000` / 10000, in integers.
@@ -64,7 +81,7 @@ NodeResources node_resources(const TrainingScenario& sc, const NodeGroupSpec& g,
   const InstanceType* it = sc.catalog.find(g.instance_type);
   if (!it) throw std::invalid_argument("node group '" + g.name + "': instance type '" + g.instance_type + "' is not in the catalog");
   NodeResources r;
-  r.capacity = template_of(*it);
+  r.capacity = node_capacity(*it);
   r.allocatable = r.capacity - g.kubelet_reserved;
   const auto labels = node_labels(g);
   for (const DaemonSetSpec& ds : sc.daemonsets) {
@@ -77,8 +94,19 @@ NodeResources node_resources(const TrainingScenario& sc, const NodeGroupSpec& g,
     pod.node_selector = ds.node_selector;
     pod.node_affinity = ds.node_affinity;
     pod.tolerations = ds.tolerations;
-    if (policy::static_misfit(pod, labels, node_name, g.taints).empty()) r.daemonsets.add(ds.requests);
+    if (policy::static_misfit(pod, labels, node_name, g.taints).empty()) r.daemonsets.add(policy::task_resreq(ds.requests));
   }
+  return r;
+}
+
+policy::Resource pod_requests(const TrainingJobSpec& j, int neuroncores_per_device) {
+  policy::Resource r = policy::Resource::make(j.cpu_per_pod, j.memory_bytes_per_pod);
+  if (j.neuron_devices_per_pod > 0)
+    r.with(j.neuron_resource, j.neuron_resource == policy::rn::kNeuronCore
+                                  ? static_cast<double>(j.neuron_devices_per_pod) * neuroncores_per_device
+                                  : static_cast<double>(j.neuron_devices_per_pod));
+  if (j.efa_per_pod > 0) r.with(policy::rn::kEfa, j.efa_per_pod);
+  for (const auto& e : j.other_requests) r.add_scalar(e.name, e.value);
   return r;
 }
 
@@ -223,8 +251,9 @@ std::int64_t TrainingCluster::autoscaler_headroom_fit(const Resource& pod, const
       if (node_recs_[n].group == g && node_recs_[n].removed == core::Time::max()) ++live;
     const Resource t = node_resources(scenario_, ng).pod_room();
     std::int64_t per = INT64_MAX;
-    for (std::size_t d = 0; d < policy::kDims; ++d)
-      if (pod.v[d] > 0) per = std::min<std::int64_t>(per, static_cast<std::int64_t>(t.v[d] / pod.v[d]));
+    pod.for_each([&](policy::ResourceName name, double want) {
+      if (want > 0) per = std::min<std::int64_t>(per, static_cast<std::int64_t>(t.get(name) / want));
+    });
     if (per == INT64_MAX) per = 1;
     fit += per * std::max(0, ng.max_size - live);
   }
@@ -271,7 +300,7 @@ void TrainingCluster::autoscaler_scan() {
     }
     // Largest NeuronCore request first (then task id): first-fit decreasing.
     std::stable_sort(unsched.begin(), unsched.end(), [&](TaskId a, TaskId b) {
-      return state_.task(a).resreq[policy::Dim::NeuronCore] > state_.task(b).resreq[policy::Dim::NeuronCore];
+      return neuroncores_of(state_.task(a).resreq) > neuroncores_of(state_.task(b).resreq);
     });
     for (std::size_t g = 0; g < groups && !unsched.empty(); ++g) {
       const NodeGroupSpec& ng = scenario_.node_groups[g];

@@ -34,16 +34,18 @@ bool whole(double v) { return v == std::floor(v) && std::fabs(v) < 0x1p53; }
 
 void ClusterState::total_change(const Resource& r, bool add, bool last_node) {
   if (totals_exact_) {
+    // Whole numbers whose sums stay below 2^53 add exactly in doubles, in any order.
+    Resource next = total_allocatable_;
+    if (add) next.add(r);
+    else next.sub(r);
     bool ok = true;
-    for (std::size_t d = 0; d < kDims && ok; ++d) ok = whole(r.v[d]);
-    std::array<std::int64_t, kDims> next = total_exact_;
-    for (std::size_t d = 0; d < kDims && ok; ++d) {
-      const auto x = static_cast<std::int64_t>(r.v[d]);
-      ok = !(add ? __builtin_add_overflow(next[d], x, &next[d]) : __builtin_sub_overflow(next[d], x, &next[d]));
-    }
+    r.for_each([&](ResourceName, double v) { ok = ok && whole(v); });
+    next.for_each([&](ResourceName, double v) { ok = ok && whole(v); });
     if (ok) {
-      total_exact_ = next;
-      for (std::size_t d = 0; d < kDims; ++d) total_allocatable_.v[d] = static_cast<double>(total_exact_[d]);
+      if (!add)  // a resource no ready node carries any more leaves the total, as in a rebuild
+        for (const auto& e : r.scalars)
+          if (e.value != 0 && next.scalars.get(e.name) == 0) next.scalars.erase(e.name);
+      total_allocatable_ = std::move(next);
       return;
     }
     totals_exact_ = false;  // from now on: the sum in id order, as Volcano adds them
@@ -301,13 +303,19 @@ std::string ClusterState::check_invariants() const {
       if (t.status == TaskStatus::Releasing) releasing[t.node].add(t.resreq);
     }
   }
+  // Aggregates are sums of the same whole numbers: compared per resource with a tolerance.
+  auto drifted = [](const Resource& a, const Resource& b) {
+    bool bad = false;
+    auto cmp = [&](double x, double y) { bad = bad || std::fabs(x - y) > 1e-6 * (1 + std::fabs(x)); };
+    cmp(a.milli_cpu, b.milli_cpu);
+    cmp(a.memory, b.memory);
+    for (const auto& e : a.scalars) cmp(e.value, b.scalars.get(e.name));
+    for (const auto& e : b.scalars) cmp(e.value, a.scalars.get(e.name));
+    return bad;
+  };
   for (const auto& n : nodes_) {
-    for (std::size_t d = 0; d < kDims; ++d) {
-      if (std::fabs(used[n.id].v[d] - n.used.v[d]) > 1e-6 * (1 + std::fabs(n.used.v[d])))
-        return "node '" + n.name + "': used aggregate drifted from its tasks";
-      if (std::fabs(n.idle.v[d] + n.used.v[d] - n.allocatable.v[d]) > 1e-6 * (1 + n.allocatable.v[d]))
-        return "node '" + n.name + "': idle + used != allocatable";
-    }
+    if (drifted(used[n.id], n.used)) return "node '" + n.name + "': used aggregate drifted from its tasks";
+    if (drifted(n.idle + n.used, n.allocatable)) return "node '" + n.name + "': idle + used != allocatable";
     if (!n.used.less_equal(n.allocatable))
       return "node '" + n.name + "' is over-allocated: used {" + n.used.to_string() +
              "} > allocatable {" + n.allocatable.to_string() + "}";
@@ -315,9 +323,7 @@ std::string ClusterState::check_invariants() const {
   Resource total;
   for (const auto& n : nodes_)
     if (n.ready) total.add(n.allocatable);
-  for (std::size_t d = 0; d < kDims; ++d)
-    if (std::fabs(total.v[d] - total_allocatable_.v[d]) > 1e-6 * (1 + std::fabs(total.v[d])))
-      return "total allocatable drifted from the ready nodes' sum";
+  if (drifted(total, total_allocatable_)) return "total allocatable drifted from the ready nodes' sum";
   for (const auto& j : jobs_) {
     Resource alloc;
     std::array<std::int32_t, kTaskStatusCount> cnt{};
@@ -326,9 +332,7 @@ std::string ClusterState::check_invariants() const {
       if (allocated_status(tasks_[t].status)) alloc.add(tasks_[t].resreq);
     }
     if (cnt != j.status_count) return "job '" + j.name + "': task status counts drifted";
-    for (std::size_t d = 0; d < kDims; ++d)
-      if (std::fabs(alloc.v[d] - j.allocated.v[d]) > 1e-6 * (1 + std::fabs(alloc.v[d])))
-        return "job '" + j.name + "': allocated aggregate drifted";
+    if (drifted(alloc, j.allocated)) return "job '" + j.name + "': allocated aggregate drifted";
   }
   return {};
 }

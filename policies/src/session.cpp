@@ -285,8 +285,10 @@ Verdict Session::job_enqueueable(const JobInfo& j) const { return tally(job_enqu
 const Session::Memo* Session::find_memo(std::size_t entry, QueueId queue, const Resource& min) const {
   for (const Memo& m : enqueue_memo_) {
     if (m.entry != entry || (m.queue != kNone && m.queue != queue)) continue;
-    bool dominates = true;
-    for (std::size_t d = 0; d < kDims; ++d) dominates = dominates && min.v[d] >= m.min.v[d];
+    // At least the rejected job's minResources in every resource it names (a resource it lacks
+    // is 0 there, and requests are never negative).
+    bool dominates = min.milli_cpu >= m.min.milli_cpu && min.memory >= m.min.memory;
+    for (const auto& e : m.min.scalars) dominates = dominates && min.scalars.get(e.name) >= e.value;
     if (dominates) return &m;
   }
   return nullptr;

@@ -677,13 +677,14 @@ nlohmann::json Run::state_json() const {
     j["jobs_total"] = m.cluster->total_jobs();
     json nodes = json::array();
     for (const auto& n : cs.nodes()) {
-      using policy::Dim;
+      const models::InstanceType* nt = m.training_sc ? m.training_sc->training.catalog.find(n.instance_type) : nullptr;
+      const int cpd = nt && nt->neuroncores_per_chip > 0 ? nt->neuroncores_per_chip : 2;
       nodes.push_back({{"name", n.name},
                        {"instance_type", n.instance_type},
-                       {"neuroncores_allocatable", n.allocatable[Dim::NeuronCore] / 1000.0},
-                       {"neuroncores_used", n.used[Dim::NeuronCore] / 1000.0},
-                       {"cpu_used", n.used[Dim::Cpu] / 1000.0},
-                       {"memory_used_bytes", n.used[Dim::Memory]},
+                       {"neuroncores_allocatable", n.allocatable.scalars.get(policy::rn::kNeuronCore) / 1000.0},
+                       {"neuroncores_used", models::neuroncores_in(n.used, cpd)},
+                       {"cpu_used", n.used.milli_cpu / 1000.0},
+                       {"memory_used_bytes", n.used.memory},
                        {"pods", n.task_count}});
     }
     j["nodes"] = nodes;

@@ -26,14 +26,19 @@
 namespace mltwin::policy::detail {
 namespace {
 // Volcano allocate.go predicate(): InitResreq.LessEqualWithResourcesName(FutureIdle,
-// Zero) lists every insufficient dimension (api/resource_info.go: cpu, memory, then the
+// Zero) lists every insufficient resource (api/resource_info.go: cpu, memory, then the
 // scalar resources), but api/unschedule_info.go WrapInsufficientResourceReason reports
 // only the first: "Insufficient " + resources[0]. So each node contributes one reason.
-// Go ranges over the scalar-resource map in random order, so when both NeuronCores and
-// EFA fall short (and cpu and memory fit) Volcano names either; mltwin names NeuronCores.
-const std::string kInsufficient[kDims] = {
-    "Insufficient " + std::string(dim_name(Dim::Cpu)), "Insufficient " + std::string(dim_name(Dim::Memory)),
-    "Insufficient " + std::string(dim_name(Dim::NeuronCore)), "Insufficient " + std::string(dim_name(Dim::Efa))};
+// Go ranges over the scalar-resource map in random order, so when two scalars fall short (and
+// cpu and memory fit) Volcano names either; mltwin names the one with the lower name id
+// (the well-known names in the order of resource.hpp's rn::, then others as first seen).
+const std::string& insufficient_reason(ResourceName name) {
+  static thread_local std::vector<std::string> reasons;
+  if (reasons.size() <= name.id()) reasons.resize(name.id() + 1u);
+  std::string& r = reasons[name.id()];
+  if (r.empty()) r = "Insufficient " + std::string(name.str());
+  return r;
+}
 
 class Allocate final : public Action {
  public:
@@ -139,12 +144,13 @@ class Allocate final : public Action {
         fe->nodes = static_cast<int>(nodes.size());
         fe->count.clear();
       };
-      std::array<int, kDims> short_of{};
+      short_of_.clear();
       bool failed = false;
       for (const NodeInfo& n : nodes) {
-        const int bad = task.resreq.first_insufficient(n.future_idle());
-        if (bad >= 0) {
-          ++short_of[static_cast<std::size_t>(bad)];
+        if (const auto bad = task.resreq.first_insufficient(n.future_idle())) {
+          auto it = std::find_if(short_of_.begin(), short_of_.end(), [&](const auto& p) { return p.first == *bad; });
+          if (it == short_of_.end()) short_of_.emplace_back(*bad, 1);
+          else ++it->second;
           failed = true;
           continue;
         }
@@ -161,8 +167,8 @@ class Allocate final : public Action {
       if (failed) {
         if (idle_fit_.empty() && future_fit_.empty()) {
           open_fit_errors();
-          for (std::size_t d = 0; d < kDims; ++d)
-            if (short_of[d] > 0) fe->add(kInsufficient[d], short_of[d]);
+          std::sort(short_of_.begin(), short_of_.end());
+          for (const auto& [name, count] : short_of_) fe->add(insufficient_reason(name), count);
         } else {
           ssn.clear_fit_errors(tid);
         }
@@ -216,6 +222,7 @@ class Allocate final : public Action {
   }
 
   std::vector<NodeId> idle_fit_, future_fit_, best_;
+  std::vector<std::pair<ResourceName, int>> short_of_;  // nodes short of each resource, this task
   std::vector<double> scores_;
   std::unordered_map<TaskId, std::string> cannot_take_;
 };

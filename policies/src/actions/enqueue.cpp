@@ -190,12 +190,21 @@ class Enqueue final : public Action {
     ledger_seen_ = &l;
     reports_seen_ = l.reports;
   }
-  using Bits = std::array<std::uint64_t, kDims>;
-  /// The class of a minResources vector (equal bit patterns), created on first sight.
+  using Bits = std::vector<std::uint64_t>;
+  /// The class of a minResources vector (the same names, equal bit patterns), created on first
+  /// sight.
   std::uint32_t class_of(const Resource& min) {
-    Bits b;
-    std::memcpy(b.data(), min.v.data(), sizeof b);
-    auto [it, added] = class_ids_.try_emplace(b, static_cast<std::uint32_t>(class_min_.size()));
+    Bits& b = bits_scratch_;
+    b.clear();
+    min.for_each([&](ResourceName name, double v) {
+      std::uint64_t x;
+      std::memcpy(&x, &v, sizeof x);
+      b.push_back(name.id());
+      b.push_back(x);
+    });
+    auto it = class_ids_.find(b);
+    const bool added = it == class_ids_.end();
+    if (added) it = class_ids_.emplace(b, static_cast<std::uint32_t>(class_min_.size())).first;
     if (added) {
       class_min_.push_back(min);
       class_verdict_.emplace_back();
@@ -217,6 +226,7 @@ class Enqueue final : public Action {
     std::uint64_t key = 0;
   };
   std::unordered_map<Bits, std::uint32_t, BitsHash> class_ids_;
+  Bits bits_scratch_;
   std::vector<Resource> class_min_;
   std::vector<ClassVerdict> class_verdict_;
   std::uint64_t epoch_ = 0;

@@ -49,7 +49,7 @@ class Reclaim final : public Action {
     const bool reuse_victims = !ssn.reclaimable_depends_on_preemptor();
     memo_.resize(st.queues().size());
     for (QueueMemo& qm : memo_) qm.version = kStale;
-    const Resource nothing;
+    const Resource nothing{};
 
     while (!queues.empty()) {
       const QueueId q = queues.pop();

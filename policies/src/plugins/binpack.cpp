@@ -37,10 +37,8 @@ int weight_arg(const Arguments& a, const std::string& key) {
 class Binpack final : public Plugin {
  public:
   explicit Binpack(const Arguments& a) : weight_(a.get_int("binpack.weight", 1)) {
-    // Unlisted dimensions have no weight (-1: not found, skipped like Volcano's map lookup).
-    w_.fill(-1);
-    w_[static_cast<std::size_t>(Dim::Cpu)] = weight_arg(a, "binpack.cpu");
-    w_[static_cast<std::size_t>(Dim::Memory)] = weight_arg(a, "binpack.memory");
+    // binpack.resources: a comma-separated list of resource names, each weighted by
+    // binpack.resources.<name> (default 1, negative read as 1); then cpu and memory.
     const auto& all = a.all();
     if (auto it = all.find("binpack.resources"); it != all.end()) {
       std::stringstream ss(it->second);
@@ -49,13 +47,11 @@ class Binpack final : public Plugin {
         const auto b = name.find_first_not_of(" \t"), e = name.find_last_not_of(" \t");
         if (b == std::string::npos) continue;
         name = name.substr(b, e - b + 1);
-        const int w = weight_arg(a, "binpack.resources." + name);
-        if (name == "aws.amazon.com/neuroncore" || name == "aws.amazon.com/neurondevice")
-          w_[static_cast<std::size_t>(Dim::NeuronCore)] = w;
-        else if (name == "vpc.amazonaws.com/efa")
-          w_[static_cast<std::size_t>(Dim::Efa)] = w;
+        set_weight(ResourceName::intern(name), weight_arg(a, "binpack.resources." + name));
       }
     }
+    set_weight(rn::kCpu, weight_arg(a, "binpack.cpu"));
+    set_weight(rn::kMemory, weight_arg(a, "binpack.memory"));
   }
   std::string_view name() const override { return "binpack"; }
   void on_session_open(Session& ssn) override {
@@ -63,29 +59,47 @@ class Binpack final : public Plugin {
     ssn.add_node_order_fn([this](const TaskInfo& t, const NodeInfo& n) { return score(t, n); });
   }
 
+  /// BinPackingScore: over requested.ResourceNames() with a weight.
   double score(const TaskInfo& t, const NodeInfo& n) const {
     double score = 0;
     int weight_sum = 0;
-    for (std::size_t d = 0; d < kDims; ++d) {
-      const double request = t.resreq.v[d];
-      if (request == 0) continue;
-      const int w = w_[d];
-      if (w < 0) continue;
-      const double capacity = n.allocatable.v[d], used = n.used.v[d];
+    bool fits = true;
+    t.resreq.for_each([&](ResourceName name, double request) {
+      if (!fits || request < kMinResource) return;  // ResourceNames(); request == 0 skipped too
+      const int w = weight_of(name);
+      if (w < 0) return;  // not in BinPackingResources
+      const double capacity = n.allocatable.get(name), used = n.used.get(name);
       if (capacity != 0 && w != 0) {
         const double used_finally = request + used;
-        if (used_finally > capacity) return 0;
+        if (used_finally > capacity) {
+          fits = false;
+          return;
+        }
         score += used_finally * w / capacity;
       }
       weight_sum += w;
-    }
+    });
+    if (!fits) return 0;
     if (weight_sum > 0) score /= weight_sum;
     return score * kMaxNodeScore * weight_;
   }
 
  private:
+  void set_weight(ResourceName name, int w) {
+    for (auto& [n, x] : w_)
+      if (n == name) {
+        x = w;
+        return;
+      }
+    w_.emplace_back(name, w);
+  }
+  int weight_of(ResourceName name) const {
+    for (const auto& [n, x] : w_)
+      if (n == name) return x;
+    return -1;
+  }
   int weight_;
-  std::array<int, kDims> w_{};
+  std::vector<std::pair<ResourceName, int>> w_;  // BinPackingResources
 };
 
 }  // namespace

@@ -39,9 +39,9 @@
 // Victims of a reclaim come first from the queues closest to the reclaimer's in the tree
 // (AddVictimQueueOrderFn).
 //
-// Not reproduced: a queue whose tasks never requested an extended resource that its deserved
-// names (Volcano's allocated then lacks the key and LessEqual(deserved, Infinity) fails, making
-// the queue always reclaimable); mltwin's dense resources count that dimension as 0 allocated.
+// Resources a queue's spec names and those it does not are told apart as upstream's maps do
+// (policy/resource.hpp): e.g. a queue whose tasks never requested an extended resource its
+// deserved names lacks it in allocated, so allocated.LessEqual(deserved, Infinity) fails there.
 // Metrics (UpdateQueueDeserved, ...) are not kept.
 #include <algorithm>
 #include <cmath>
@@ -53,11 +53,6 @@ namespace mltwin::policy {
 namespace {
 using namespace detail;
 
-constexpr std::size_t kCpu = static_cast<std::size_t>(Dim::Cpu);
-constexpr std::size_t kMem = static_cast<std::size_t>(Dim::Memory);
-constexpr std::uint8_t bit(std::size_t d) { return static_cast<std::uint8_t>(1u << d); }
-constexpr std::uint8_t kCpuMem = bit(kCpu) | bit(kMem);
-constexpr std::uint8_t kAllDims = static_cast<std::uint8_t>((1u << kDims) - 1);
 
 class Capacity final : public Plugin {
  public:
@@ -108,7 +103,9 @@ class Capacity final : public Plugin {
           alloc = &allocs.back().second;
         }
         // allocated.LessEqual(deserved, Infinity) || !guarantee.LessEqual(allocated - reclaimee, Zero)
-        if (within_deserved(*alloc, a) || !a.guarantee.less_equal(*alloc - tt.resreq)) continue;
+        if (alloc->less_equal(a.deserved, DimensionDefault::Infinity) ||
+            !a.guarantee.less_equal(*alloc - tt.resreq, DimensionDefault::Zero))
+          continue;
         alloc->sub(tt.resreq);
         victims.push_back(t);
       }
@@ -119,12 +116,7 @@ class Capacity final : public Plugin {
       if (!ready_ || q.state != QueueState::Open) return false;
       const Attr& a = attrs_[q.id];
       // !futureUsed.LessEqualWithDimension(deserved, req): an unnamed extended resource is 0.
-      const Resource future = a.allocated + t.resreq;
-      for (std::size_t d = 0; d < kDims; ++d) {
-        const double deserved = (a.named & bit(d)) ? a.deserved.v[d] : 0.0;
-        if (t.resreq.v[d] > 0 && future.v[d] > deserved) return false;
-      }
-      return true;
+      return (a.allocated + t.resreq).less_equal_with_dimension(a.deserved, t.resreq);
     });
 
     ssn.add_allocatable_fn([this](const QueueInfo& q, const TaskInfo& t) {
@@ -201,8 +193,8 @@ class Capacity final : public Plugin {
     std::vector<QueueId> children;   // by queue id
     double share = 0;
     Resource deserved, allocated, request, elastic, inqueue, real_capability, guarantee;
-    Resource capability = Resource::infinite();  // +inf: not named
-    std::uint8_t named = kCpuMem;  // dimensions deserved has (Volcano: cpu, memory always)
+    bool has_capability = false;  // Volcano: capability != nil
+    Resource capability;
   };
 
   static bool hierarchy_enabled(const SchedulerConfig& cfg) {
@@ -221,39 +213,18 @@ class Capacity final : public Plugin {
     return idx < st_->queues().size() ? st_->queues()[idx].name : std::string("root");
   }
 
-  /// updateShare: max over deserved.ResourceNames() (named, >= minResource) of allocated/deserved.
+  /// updateShare: max over deserved.ResourceNames() (>= minResource) of allocated/deserved.
   static void update_share(Attr& a) {
     double res = 0;
-    for (std::size_t d = 0; d < kDims; ++d) {
-      if (!(a.named & bit(d)) || a.deserved.v[d] < kMinResource) continue;
-      res = std::max(res, share(a.allocated.v[d], a.deserved.v[d]));
-    }
+    a.deserved.for_each([&](ResourceName name, double deserved) {
+      if (deserved >= kMinResource) res = std::max(res, share(a.allocated.get(name), deserved));
+    });
     a.share = res;
   }
-  /// allocated.LessEqual(deserved, Infinity): a dimension deserved does not name is unlimited.
-  static bool within_deserved(const Resource& alloc, const Attr& a) {
-    for (std::size_t d = 0; d < kDims; ++d) {
-      if (!(a.named & bit(d))) continue;
-      const double l = alloc.v[d], r = a.deserved.v[d];
-      if (!(l < r || std::fabs(l - r) < kMinResource)) return false;
-    }
-    return true;
-  }
-  /// deserved = Max(min(deserved, realCapability), guarantee): helpers.Max keeps an extended
-  /// resource only where one side has it above 0.
+  /// deserved = Max(deserved.MinDimensionResource(realCapability, Infinity), guarantee).
   static void settle_deserved(Attr& a) {
-    for (std::size_t d = 0; d < kDims; ++d)
-      if (a.named & bit(d)) a.deserved.v[d] = std::fmin(a.deserved.v[d], a.real_capability.v[d]);
-    std::uint8_t named = kCpuMem;
-    for (std::size_t d = 0; d < kDims; ++d) {
-      if (d == kCpu || d == kMem) continue;
-      const bool keep = (a.named & bit(d)) && a.deserved.v[d] > 0;
-      if (a.guarantee.v[d] > 0 || keep) named |= bit(d);
-      a.deserved.v[d] = std::fmax(keep ? a.deserved.v[d] : 0.0, a.guarantee.v[d]);
-    }
-    a.deserved.v[kCpu] = std::fmax(a.deserved.v[kCpu], a.guarantee.v[kCpu]);
-    a.deserved.v[kMem] = std::fmax(a.deserved.v[kMem], a.guarantee.v[kMem]);
-    a.named = named;
+    a.deserved.min_dimension_resource(a.real_capability, DimensionDefault::Infinity);
+    a.deserved = Resource::max(a.deserved, a.guarantee);
   }
   static bool queue_allocatable(const Attr& a, const Resource& req) {
     return (a.allocated + req).less_equal_with_dimension(a.real_capability, req);
@@ -267,7 +238,6 @@ class Capacity final : public Plugin {
     a.present = true;
     a.priority = q.priority;
     a.deserved = q.deserved;
-    a.named = static_cast<std::uint8_t>(kCpuMem | (q.deserved_named & kAllDims));
     a.guarantee = q.guarantee;
   }
 
@@ -298,12 +268,14 @@ class Capacity final : public Plugin {
       if (st.queue_job_count(q.id) == 0) continue;  // attributes only for queues with jobs
       Attr& a = attrs_[q.id];
       init_attr(a, q);
-      Resource cap = q.capability;
-      for (std::size_t d : {kCpu, kMem})  // capability cpu / memory <= 0: math.MaxFloat64
-        if (cap.v[d] <= 0) cap.v[d] = kInf;
-      a.capability = cap;
+      a.has_capability = q.capability.has_value();
+      if (a.has_capability) {  // capability cpu / memory <= 0: math.MaxFloat64
+        a.capability = *q.capability;
+        if (a.capability.milli_cpu <= 0) a.capability.milli_cpu = kMaxFloat64;
+        if (a.capability.memory <= 0) a.capability.memory = kMaxFloat64;
+      }
       a.real_capability = Resource::exceeded_part(total_, total_guarantee) + q.guarantee;
-      a.real_capability.min_dimension(cap);
+      if (a.has_capability) a.real_capability.min_dimension_resource(a.capability, DimensionDefault::Infinity);
     }
     add_jobs(st);
     for (auto& a : attrs_)
@@ -317,7 +289,10 @@ class Capacity final : public Plugin {
   bool build_hierarchical(const ClusterState& st) {
     const std::size_t n = st.queues().size();
     for (const auto& q : st.queues()) init_attr(attrs_[q.id], q);
-    for (const auto& q : st.queues()) attrs_[q.id].capability = capability_spec(q);
+    for (const auto& q : st.queues()) {  // newQueueAttr: EmptyResource, or spec.capability
+      attrs_[q.id].has_capability = true;
+      attrs_[q.id].capability = q.capability.value_or(Resource{});
+    }
     Attr& root = attrs_[root_];
     root.present = true;
     // Parents and ancestors (updateAncestors); a parent chain that does not reach root (a cycle)
@@ -341,57 +316,37 @@ class Capacity final : public Plugin {
       if (!leaf(q.id) && st.queue_job_count(q.id) > 0) return false;
     add_jobs(st);
     root.capability = root.real_capability = root.deserved = total_;
-    root.named = kAllDims;
+    root.has_capability = true;
     if (!check(root_)) return false;
     for (auto& a : attrs_)
       if (a.present) update_share(a);
     return true;
   }
 
-  /// The queue's spec.capability as newQueueAttr keeps it: cpu and memory not named (or <= 0)
-  /// are 0 here and inherited from the parent in check(); other resources not named are +inf.
-  static Resource capability_spec(const QueueInfo& q) {
-    Resource cap = q.capability;
-    for (std::size_t d : {kCpu, kMem})
-      if (!(cap.v[d] > 0) || cap.v[d] == kInf) cap.v[d] = 0;
-    return cap;
-  }
-
   /// checkHierarchicalQueue(attr), recursively.
   bool check(QueueId qid) {
     Attr& p = attrs_[qid];
     Resource total_guarantee, total_deserved;
-    std::uint8_t children_named = 0;  // the extended resources totalDeserved has
     for (QueueId c : p.children) {
       Attr& ch = attrs_[c];
       total_deserved.add(ch.deserved);
       total_guarantee.add(ch.guarantee);
-      children_named |= ch.named;
-      for (std::size_t d : {kCpu, kMem})
-        if (ch.capability.v[d] <= 0) ch.capability.v[d] = p.capability.v[d];
-      // attr.capability.LessPartly(child.capability, Zero): an extended resource the child
-      // names and the parent does not makes the parent's the lesser.
-      for (std::size_t d = 0; d < kDims; ++d)
-        if (ch.capability.v[d] != kInf && (p.capability.v[d] == kInf || p.capability.v[d] < ch.capability.v[d]))
-          return false;
+      // cpu or memory not set in the child's capability: the parent's.
+      if (ch.capability.milli_cpu <= 0) ch.capability.milli_cpu = p.capability.milli_cpu;
+      if (ch.capability.memory <= 0) ch.capability.memory = p.capability.memory;
+      if (p.capability.less_partly(ch.capability, DimensionDefault::Zero)) return false;
     }
     if (qid == root_) p.guarantee = total_guarantee;
     for (QueueId c : p.children) {
       Attr& ch = attrs_[c];
       ch.real_capability = Resource::exceeded_part(p.real_capability, total_guarantee) + ch.guarantee;
-      ch.real_capability.min_dimension(ch.capability);
+      if (ch.has_capability) ch.real_capability.min_dimension_resource(ch.capability, DimensionDefault::Infinity);
       const Resource old = ch.deserved;
       settle_deserved(ch);
-      children_named |= ch.named;
       total_deserved.sub(old).add(ch.deserved);
     }
-    // attr.deserved.LessPartly(totalDeserved, Zero): below in some dimension, or lacking an
-    // extended resource some child names; the same for guarantee (zero where not set).
-    if (children_named & ~p.named) return false;
-    for (std::size_t d = 0; d < kDims; ++d) {
-      if (p.deserved.v[d] < total_deserved.v[d]) return false;
-      if (p.guarantee.v[d] < total_guarantee.v[d]) return false;
-    }
+    if (p.deserved.less_partly(total_deserved, DimensionDefault::Zero)) return false;
+    if (p.guarantee.less_partly(total_guarantee, DimensionDefault::Zero)) return false;
     for (QueueId c : p.children)
       if (!check(c)) return false;
     return true;

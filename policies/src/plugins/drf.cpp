@@ -15,14 +15,14 @@ namespace mltwin::policy::detail {
 namespace {
 constexpr double kShareDelta = 0.000001;
 
+// calculateShare: max over totalResource.ResourceNames() of allocated.Get(rn) / total.
 double dominant_share(const Resource& alloc, const Resource& total) {
-  if (alloc.v[0] == 0 && alloc.v[1] == 0 && alloc.v[2] == 0 && alloc.v[3] == 0) return 0;  // nothing held
   double res = 0;
-  for (std::size_t d = 0; d < kDims; ++d) {
-    if (total.v[d] < kMinResource) continue;  // Resource.ResourceNames skips absent resources
-    const double s = share(alloc.v[d], total.v[d]);
+  total.for_each([&](ResourceName name, double t) {
+    if (t < kMinResource) return;  // Resource.ResourceNames skips absent resources
+    const double s = share(alloc.get(name), t);
     if (s > res) res = s;
-  }
+  });
   return res;
 }
 

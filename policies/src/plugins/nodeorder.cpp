@@ -63,10 +63,10 @@ class NodeOrder final : public Plugin {
   std::string_view name() const override { return "nodeorder"; }
   void on_session_open(Session& ssn) override {
     ssn.add_node_order_fn([this](const TaskInfo& t, const NodeInfo& n) {
-      const std::int64_t cpu_req = static_cast<std::int64_t>(n.used[Dim::Cpu] + t.resreq[Dim::Cpu]);
-      const std::int64_t mem_req = static_cast<std::int64_t>(n.used[Dim::Memory] + t.resreq[Dim::Memory]);
-      const std::int64_t cpu_cap = static_cast<std::int64_t>(n.allocatable[Dim::Cpu]);
-      const std::int64_t mem_cap = static_cast<std::int64_t>(n.allocatable[Dim::Memory]);
+      const std::int64_t cpu_req = static_cast<std::int64_t>(n.used.milli_cpu + t.resreq.milli_cpu);
+      const std::int64_t mem_req = static_cast<std::int64_t>(n.used.memory + t.resreq.memory);
+      const std::int64_t cpu_cap = static_cast<std::int64_t>(n.allocatable.milli_cpu);
+      const std::int64_t mem_cap = static_cast<std::int64_t>(n.allocatable.memory);
       double score = 0;
       if (least_w_ != 0) {
         const std::int64_t s = (least_requested(cpu_req, cpu_cap) * 50 + least_requested(mem_req, mem_cap) * 50) / 100;

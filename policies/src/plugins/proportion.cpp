@@ -39,10 +39,18 @@ class Proportion final : public Plugin {
       QueueAttr& a = attrs_[q.id];
       a.present = true;
       a.weight = q.weight;
-      a.capability = q.capability;
+      // capability: spec.capability when it names something, cpu or memory <= 0 read as
+      // math.MaxFloat64; realCapability = (total - guarantees) + guarantee, capped by it where
+      // it names a resource (MinDimensionResource(capability, Infinity)).
+      a.has_capability = q.capability.has_value();
+      if (a.has_capability) {
+        a.capability = *q.capability;
+        if (a.capability.milli_cpu <= 0) a.capability.milli_cpu = kMaxFloat64;
+        if (a.capability.memory <= 0) a.capability.memory = kMaxFloat64;
+      }
       a.guarantee = q.guarantee;
       a.real_capability = Resource::exceeded_part(total, total_guarantee) + q.guarantee;
-      a.real_capability.min_dimension(q.capability);
+      if (a.has_capability) a.real_capability.min_dimension_resource(a.capability, DimensionDefault::Infinity);
     }
     // Pending-phase jobs have no pods, so only active jobs contribute.
     for (JobId jid : st.active_jobs()) {
@@ -78,7 +86,7 @@ class Proportion final : public Plugin {
           allocs.emplace_back(q, attrs_[q].allocated);
           alloc = &allocs.back().second;
         }
-        if (!alloc->less_equal(attrs_[q].deserved)) {
+        if (!alloc->less_equal(attrs_[q].deserved, DimensionDefault::Zero)) {
           alloc->sub(tt.resreq);
           victims.push_back(t);
         }
@@ -87,7 +95,7 @@ class Proportion final : public Plugin {
     }, VictimDependence::NotOnPreemptor);  // the preemptees' queues decide, not the preemptor
     ssn.add_overused_fn([this](const QueueInfo& q) {
       const QueueAttr& a = attrs_[q.id];
-      return a.deserved.less_equal(a.allocated);
+      return a.deserved.less_equal(a.allocated, DimensionDefault::Zero);
     });
     auto allocatable = [this](const QueueInfo& q, const TaskInfo& t) {
       if (q.state != QueueState::Open) return false;
@@ -146,11 +154,11 @@ class Proportion final : public Plugin {
 
 void proportion_update_share(QueueAttr& a) {
   double res = 0;
-  for (std::size_t d = 0; d < kDims; ++d) {
-    if (a.deserved.v[d] < kMinResource) continue;  // deserved.ResourceNames()
-    const double s = share(a.allocated.v[d], a.deserved.v[d]);
+  a.deserved.for_each([&](ResourceName name, double deserved) {
+    if (deserved < kMinResource) return;  // deserved.ResourceNames()
+    const double s = share(a.allocated.get(name), deserved);
     if (s > res) res = s;
-  }
+  });
   a.share = res;
 }
 
@@ -171,20 +179,17 @@ void proportion_water_fill(const Resource& total, std::vector<QueueAttr>& attrs)
       Resource add = remaining;
       add.multi(static_cast<double>(a.weight) / static_cast<double>(total_weight));
       a.deserved.add(add);
-      a.deserved.min_dimension(a.real_capability);
-      a.deserved.min_dimension(a.request);
+      a.deserved.min_dimension_resource(a.real_capability, DimensionDefault::Infinity);
+      a.deserved.min_dimension_resource(a.request, DimensionDefault::Zero);
       a.deserved = Resource::max(a.deserved, a.guarantee);
       proportion_update_share(a);
-      if (a.request.less_equal(a.deserved) || a.deserved == old) meet[q] = true;
-      // Resource.Diff(old, Zero): per-dimension increase and decrease.
-      for (std::size_t d = 0; d < kDims; ++d) {
-        if (a.deserved.v[d] > old.v[d])
-          increased.v[d] += a.deserved.v[d] - old.v[d];
-        else
-          decreased.v[d] += old.v[d] - a.deserved.v[d];
-      }
+      if (a.request.less_equal(a.deserved, DimensionDefault::Zero) || a.deserved == old) meet[q] = true;
+      auto [inc, dec] = a.deserved.diff(old, DimensionDefault::Zero);
+      increased.add(inc);
+      decreased.add(dec);
     }
     remaining = Resource::exceeded_part(remaining + decreased, increased);
+    // equality.Semantic.DeepEqual: the same names and values (nil and empty maps alike).
     if (remaining.is_empty() || remaining == old_remaining) break;
   }
 }

@@ -92,15 +92,13 @@ std::vector<std::pair<std::string, std::string>> node_labels(const NodeGroupSpec
 struct QueueSpec {
   std::string name;
   int weight = 1;
-  std::optional<policy::Resource> capability;  ///< unset dimensions are +inf
+  std::optional<policy::Resource> capability;  ///< spec.capability with the resources it names; nullopt: none
   policy::Resource guarantee;
   int priority = 0;
   bool open = true;
   bool reclaimable = true;  ///< Volcano Queue spec.reclaimable (default true)
-  /// spec.deserved (capacity plugin): zero where not named; bit (1 << policy::Dim) of
-  /// deserved_named set for each resource it names (policy::QueueInfo::deserved).
+  /// spec.deserved (capacity plugin), with the resources it names (policy::QueueInfo::deserved).
   policy::Resource deserved;
-  std::uint8_t deserved_named = 0;
   /// spec.parent (capacity plugin with enableHierarchy); empty: a child of "root".
   std::string parent;
 };
@@ -172,6 +170,13 @@ struct TrainingJobSpec {
   double cpu_per_pod = 0;         ///< cores
   double memory_bytes_per_pod = 0;
   int efa_per_pod = 0;
+  /// The name the pods request their Neuron devices under (Kubernetes and Volcano count the
+  /// three names independently, policy/resource.hpp): aws.amazon.com/neurondevice (TorchX's),
+  /// aws.amazon.com/neuron, or aws.amazon.com/neuroncore (then devices × NeuronCores per device).
+  policy::ResourceName neuron_resource = policy::rn::kNeuronDevice;
+  /// Further requests of each pod (nvidia.com/gpu, ephemeral-storage, hugepages-*, any extended
+  /// resource), as policy::Resource stores them (milli-units).
+  std::vector<policy::ScalarResources::Entry> other_requests;
   Duration duration;              ///< training time once every pod runs
   int priority = 0;
   std::int64_t trace_row = 0;
@@ -202,6 +207,26 @@ struct TrainingJobSpec {
   /// `duration` and the reference step time (StepModelSpec) unless the scenario gives it.
   std::int64_t steps = 0;
 };
+
+/// A pod's requests (its Kubernetes ResourceList) as the policy library counts them: cpu,
+/// memory, the Neuron devices under `neuron_resource` (NeuronCores when that is
+/// aws.amazon.com/neuroncore: devices × `neuroncores_per_device`), EFA interfaces and the other
+/// requests. A task's Resreq adds one `pods` (policy::task_resreq).
+policy::Resource pod_requests(const TrainingJobSpec& j, int neuroncores_per_device);
+
+/// A node's capacity as the kubelet and the device plugins report it: cpu, memory, `pods` (the
+/// catalog's max_pods, else the kubelet's default 110), the Neuron device plugin's three names
+/// (aws.amazon.com/neuron and aws.amazon.com/neurondevice: devices; aws.amazon.com/neuroncore:
+/// NeuronCores) and vpc.amazonaws.com/efa.
+policy::Resource node_capacity(const InstanceType& it);
+
+/// The NeuronCores a request (or a node's used) holds: aws.amazon.com/neuroncore, plus the
+/// devices of aws.amazon.com/neuron and aws.amazon.com/neurondevice × NeuronCores per device.
+/// Of a node's allocatable (which advertises all three names) use the neuroncore count alone.
+inline double neuroncores_in(const policy::Resource& r, int neuroncores_per_device) {
+  return (r.scalars.get(policy::rn::kNeuronCore) +
+          (r.scalars.get(policy::rn::kNeuron) + r.scalars.get(policy::rn::kNeuronDevice)) * neuroncores_per_device) / 1000.0;
+}
 
 /// What a node of a group offers pods: its instance type's capacity, its allocatable (capacity
 /// less the group's kubelet_reserved) and the requests of the DaemonSet pods it runs.
@@ -416,6 +441,10 @@ class TrainingCluster final : public core::EventHandler, public policy::Backend 
   /// Training time of the attempt starting now (derived: sets the attempt's step time).
   Duration training_time(std::size_t idx);
   void account_allocation(double delta_cores);
+  /// NeuronCores a task's request holds: aws.amazon.com/neuroncore, plus
+  /// aws.amazon.com/neuron and aws.amazon.com/neurondevice devices × NeuronCores per device.
+  double neuroncores_of(const policy::Resource& r) const { return neuroncores_in(r, cores_per_device_); }
+  int cores_per_device_ = 2;  ///< NeuronCores per Neuron device of the first node group's type
   // Derived durations with fabric contention (training.cpp): the current attempt's progress is
   // kept in periods of constant step time.
   Placement placement_of(std::size_t idx) const;  // its nodes x NeuronCores per pod

@@ -140,8 +140,7 @@ class ClusterState {
   void total_rebuild();
   std::unordered_map<std::string, NodeId> node_index_;  // name -> id (lookups only, never iterated)
   Resource total_allocatable_;
-  std::array<std::int64_t, kDims> total_exact_{};  // the exact sum while totals_exact_
-  bool totals_exact_ = true;
+  bool totals_exact_ = true;  // every allocatable so far whole: the sums are exact
   bool prefer_no_schedule_taints_ = false;
   TimeNs now_ = 0;
   std::uint64_t generation_ = 0;

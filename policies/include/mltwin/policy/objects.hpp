@@ -3,6 +3,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -227,14 +228,13 @@ struct QueueInfo {
   QueueId id = kNone;
   std::string name;
   std::int32_t weight = 1;
-  Resource capability = Resource::infinite();  ///< +inf where the queue sets no limit
-  Resource guarantee;                          ///< spec.guarantee.resource (zero if unset)
-  /// spec.deserved (read by the capacity plugin only): zero where not named. Volcano keeps cpu
-  /// and memory always (0 when not named) but an extended resource only when named, and the
-  /// capacity plugin's comparisons treat a missing one differently (api/resource_info.go):
-  /// `deserved_named` has bit (1 << Dim) set for each dimension spec.deserved names.
+  /// spec.capability; nullopt when it names nothing (Volcano: capability nil, no limit).
+  std::optional<Resource> capability;
+  Resource guarantee;  ///< spec.guarantee.resource (empty if unset)
+  /// spec.deserved (read by the capacity plugin only), with exactly the resources it names:
+  /// Volcano's comparisons treat a resource it lacks as 0 or unlimited by call
+  /// (api/resource_info.go DimensionDefaultValue).
   Resource deserved;
-  std::uint8_t deserved_named = 0;
   /// spec.parent (capacity plugin with enableHierarchy): the parent queue, kNone for the root
   /// queue "root" that Volcano's scheduler cache creates (cache.go newDefaultAndRootQueue).
   QueueId parent = kNone;

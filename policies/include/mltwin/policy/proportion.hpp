@@ -13,14 +13,17 @@ struct QueueAttr {
   bool present = false;   ///< the queue has jobs in the session (only those take part)
   std::int32_t weight = 0;
   double share = 0;       ///< max over resources of allocated / deserved
-  Resource deserved, allocated, request, elastic, inqueue, capability, real_capability, guarantee;
+  Resource deserved, allocated, request, elastic, inqueue, real_capability, guarantee;
+  bool has_capability = false;  ///< spec.capability names a resource (Volcano: capability != nil)
+  Resource capability;
 };
 
 /// Volcano's water-filling (proportion.go OnSessionOpen): fills `deserved` (and `share`) of every
 /// present queue from `total`. Inputs: weight, request, real_capability, guarantee, allocated.
 void proportion_water_fill(const Resource& total, std::vector<QueueAttr>& attrs);
 
-/// share = max over the dimensions where deserved >= minResource of allocated / deserved.
+/// share = max over deserved.ResourceNames() (the resources at or above minResource) of
+/// allocated / deserved (proportion.go updateShare).
 void proportion_update_share(QueueAttr& a);
 
 }  // namespace mltwin::policy

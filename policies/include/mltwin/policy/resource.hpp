@@ -1,133 +1,243 @@
-// mltwin/policy/resource.hpp — resource vectors with Volcano's arithmetic.
+// mltwin/policy/resource.hpp — resources as Kubernetes and Volcano count them.
 //
-// Follows Volcano v1.12.1 pkg/scheduler/api/resource_info.go: cpu in millicores, memory in
-// bytes, extended resources in milli-units (Volcano stores every scalar resource as its
-// Quantity.MilliValue()), and comparisons tolerant to minResource = 0.1 of a unit.
+// A port of Volcano v1.12.1 pkg/scheduler/api/resource_info.go (cited below as
+// resource_info.go:LINE). A Resource is what Volcano's api.Resource is:
+//   - `milli_cpu`: cpu in millicores (Quantity.MilliValue());
+//   - `memory`: bytes (Quantity.Value());
+//   - `scalars`: every other resource by name — `pods` (a count, Quantity.Value()),
+//     `ephemeral-storage`, `hugepages-*`, and every extended resource (`aws.amazon.com/neuron`,
+//     `aws.amazon.com/neurondevice`, `aws.amazon.com/neuroncore`, `vpc.amazonaws.com/efa`,
+//     `nvidia.com/gpu`, any `domain/name`) in milli-units (Quantity.MilliValue());
+//   - `max_task_num`: the `pods` count of a node's allocatable, read by the predicates plugin only.
+// Whether a scalar is *present* matters, as in Volcano's map: the comparisons take a
+// DimensionDefault saying what an absent resource counts as (0 or +infinity,
+// resource_info.go:42-50). mltwin treats an empty scalar map as Go's nil map.
 //
-// Dimensions are fixed (a dense array, not a map): cpu, memory, NeuronCores, EFA interfaces.
-// Where Volcano distinguishes "dimension absent" from zero (Infinity-default comparisons, queue
-// capability), mltwin writes +infinity explicitly — a queue capability that does not name a
-// resource is +inf in that dimension.
-//
-// ## The Neuron accounting rule (one rule for three names)
+// ## The three Neuron names
 // The Neuron device plugin advertises the same silicon under three extended-resource names:
-// `aws.amazon.com/neuron` and `aws.amazon.com/neurondevice` (whole Neuron devices, i.e. Trainium
-// chips) and `aws.amazon.com/neuroncore` (NeuronCores). Kubernetes would count them as three
-// independent resources and could hand the same chip to two pods. mltwin accounts all three in a
-// single dimension, NeuronCores: a request of n devices (under either device name) consumes
-// n × neuroncores_per_device cores, a request of n cores consumes n. On Trn1 a device is one
-// Trainium chip with 2 NeuronCores (AWS Neuron docs, "Trainium architecture"); the factor comes
-// from the instance catalog of the scenario. Reports show devices = cores / cores_per_device.
+// `aws.amazon.com/neuron` and `aws.amazon.com/neurondevice` (whole Neuron devices) and
+// `aws.amazon.com/neuroncore` (NeuronCores). Kubernetes and Volcano count them as three
+// independent resources, so a node whose pods request two of the names can hand the same chip to
+// two pods: mltwin counts them as upstream does and reports such a mix (see
+// `neuron_names_mixed`); it never folds one name into another.
 #pragma once
-#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace mltwin::policy {
 
-enum class Dim : std::uint8_t { Cpu = 0, Memory = 1, NeuronCore = 2, Efa = 3 };
-inline constexpr std::size_t kDims = 4;
+/// A Kubernetes resource name (core/v1 ResourceName), interned: a 16-bit id into one
+/// process-wide, append-only, thread-safe table. The names below have fixed ids; any other
+/// name gets the next id the first time it is seen.
+class ResourceName {
+ public:
+  /// The well-known name with this id (ids below kWellKnown), or an id `intern` returned.
+  constexpr explicit ResourceName(std::uint16_t id) : id_(id) {}
+  /// Uninitialized (trivial, so that ScalarResources' inline storage costs nothing to create).
+  ResourceName() = default;
+  /// Interns `name`. Throws std::length_error past 65,535 distinct names.
+  static ResourceName intern(std::string_view name);
+  /// The name if it was interned before, else nullopt (no side effect).
+  static std::optional<ResourceName> find(std::string_view name);
+  std::string_view str() const;
+  constexpr std::uint16_t id() const { return id_; }
+  friend constexpr bool operator==(ResourceName, ResourceName) = default;
+  friend constexpr auto operator<=>(ResourceName a, ResourceName b) { return a.id_ <=> b.id_; }
 
-/// Kubernetes name of a dimension as the scheduler reports it.
-constexpr std::string_view dim_name(Dim d) {
-  switch (d) {
-    case Dim::Cpu: return "cpu";
-    case Dim::Memory: return "memory";
-    case Dim::NeuronCore: return "aws.amazon.com/neuroncore";
-    case Dim::Efa: return "vpc.amazonaws.com/efa";
-  }
-  return "?";
-}
+ private:
+  std::uint16_t id_;
+};
 
-/// Volcano's minResource: two quantities closer than this are equal (resource_info.go).
+/// Well-known resource names (core/v1 types.go; device plugins' names).
+namespace rn {
+inline constexpr ResourceName kCpu{0};               ///< "cpu"
+inline constexpr ResourceName kMemory{1};            ///< "memory"
+inline constexpr ResourceName kPods{2};              ///< "pods"
+inline constexpr ResourceName kEphemeralStorage{3};  ///< "ephemeral-storage"
+inline constexpr ResourceName kNeuron{4};            ///< "aws.amazon.com/neuron" (Neuron devices)
+inline constexpr ResourceName kNeuronDevice{5};      ///< "aws.amazon.com/neurondevice" (Neuron devices)
+inline constexpr ResourceName kNeuronCore{6};        ///< "aws.amazon.com/neuroncore" (NeuronCores)
+inline constexpr ResourceName kEfa{7};               ///< "vpc.amazonaws.com/efa" (EFA interfaces)
+inline constexpr ResourceName kNvidiaGpu{8};         ///< "nvidia.com/gpu" (Volcano GPUResourceName)
+inline constexpr std::uint16_t kWellKnown = 9;
+}  // namespace rn
+
+/// How a comparison counts a scalar resource one side lacks (Volcano DimensionDefaultValue,
+/// resource_info.go:42-50).
+enum class DimensionDefault : std::uint8_t { Zero, Infinity };
+
+/// Volcano's minResource: two quantities closer than this are equal (resource_info.go:39).
 inline constexpr double kMinResource = 0.1;
 inline constexpr double kInf = std::numeric_limits<double>::infinity();
+/// Go's math.MaxFloat64, which Volcano writes for "no limit" in a queue's cpu or memory.
+inline constexpr double kMaxFloat64 = std::numeric_limits<double>::max();
 
+/// A small map from resource name to value, sorted by name id, with eight entries inline (a
+/// node carries pods, ephemeral-storage and a few device resources; a pod fewer).
+class ScalarResources {
+ public:
+  struct Entry {
+    ResourceName name;
+    double value;
+  };
+  ScalarResources() = default;
+  ScalarResources(const ScalarResources& o) { assign(o); }
+  ScalarResources& operator=(const ScalarResources& o) {
+    if (this != &o) assign(o);
+    return *this;
+  }
+  ScalarResources(ScalarResources&& o) noexcept { assign(o); }
+  ScalarResources& operator=(ScalarResources&& o) noexcept {
+    if (this != &o) assign(o);
+    return *this;
+  }
+
+  std::size_t size() const { return n_; }
+  bool empty() const { return n_ == 0; }
+  const Entry* begin() const { return data(); }
+  const Entry* end() const { return data() + n_; }
+  Entry* begin() { return data(); }
+  Entry* end() { return data() + n_; }
+  /// The value of `name`, or nullptr when absent.
+  const double* find(ResourceName name) const {
+    for (const Entry& e : *this)
+      if (e.name == name) return &e.value;
+    return nullptr;
+  }
+  double* find(ResourceName name) {
+    for (Entry& e : *this)
+      if (e.name == name) return &e.value;
+    return nullptr;
+  }
+  /// Go's map read: the value, 0 when absent.
+  double get(ResourceName name) const {
+    const double* v = find(name);
+    return v ? *v : 0.0;
+  }
+  /// The entry for `name`, inserted with value 0 if absent.
+  double& at(ResourceName name);
+  void set(ResourceName name, double v) { at(name) = v; }
+  void clear() { n_ = 0; }
+  /// Removes `name` if present.
+  void erase(ResourceName name);
+  /// Same names, bitwise-equal values (Go's reflect.DeepEqual on the map).
+  friend bool operator==(const ScalarResources& a, const ScalarResources& b);
+
+ private:
+  static constexpr std::uint32_t kInline = 8;
+  void assign(const ScalarResources& o);
+  Entry* data() { return heap_ ? heap_.get() : inline_; }
+  const Entry* data() const { return heap_ ? heap_.get() : inline_; }
+  Entry inline_[kInline];
+  std::unique_ptr<Entry[]> heap_;
+  std::uint32_t n_ = 0, cap_ = kInline;
+};
+
+/// Volcano api.Resource (resource_info.go:53-63) with its operations, named as upstream.
 struct Resource {
-  std::array<double, kDims> v{};  // cpu milli, memory bytes, NeuronCores milli, EFA milli
+  double milli_cpu = 0;    ///< cpu, millicores
+  double memory = 0;       ///< bytes
+  ScalarResources scalars; ///< pods (count); everything else in milli-units
+  int max_task_num = 0;    ///< a node's allocatable pods; not touched by add/sub (resource_info.go:59-62)
 
-  static Resource zero() { return {}; }
-  static Resource infinite() {
+  /// From human units: cpu cores, memory bytes; scalars added with `with`.
+  static Resource make(double cpu_cores, double mem_bytes) {
     Resource r;
-    r.v.fill(kInf);
+    r.milli_cpu = cpu_cores * 1000.0;
+    r.memory = mem_bytes;
     return r;
   }
-  /// From human units: cpu cores, memory bytes, NeuronCores, EFA interfaces.
-  static Resource make(double cpu_cores, double mem_bytes, double neuroncores = 0, double efa = 0) {
-    Resource r;
-    r.v = {cpu_cores * 1000.0, mem_bytes, neuroncores * 1000.0, efa * 1000.0};
-    return r;
+  /// Adds a scalar in Kubernetes units (a count of devices, bytes of ephemeral storage): stored
+  /// in milli-units, `pods` as a count (NewResource, resource_info.go:71-107).
+  Resource& with(ResourceName name, double k8s_units) {
+    add_scalar(name, name == rn::kPods ? k8s_units : k8s_units * 1000.0);
+    return *this;
   }
 
-  double& operator[](Dim d) { return v[static_cast<std::size_t>(d)]; }
-  double operator[](Dim d) const { return v[static_cast<std::size_t>(d)]; }
+  /// Volcano Get (resource_info.go:184-197): cpu, memory or the scalar; 0 when absent.
+  double get(ResourceName name) const {
+    if (name == rn::kCpu) return milli_cpu;
+    if (name == rn::kMemory) return memory;
+    return scalars.get(name);
+  }
+  /// Volcano AddScalar / SetScalar (resource_info.go:641-655).
+  void add_scalar(ResourceName name, double v) { scalars.at(name) += v; }
+  void set_scalar(ResourceName name, double v) { scalars.set(name, v); }
 
-  Resource& add(const Resource& o) {
-    for (std::size_t i = 0; i < kDims; ++i) v[i] += o.v[i];
-    return *this;
-  }
-  /// Subtract without the assertion Volcano's Sub makes (SubWithoutAssert).
-  Resource& sub(const Resource& o) {
-    for (std::size_t i = 0; i < kDims; ++i) v[i] -= o.v[i];
-    return *this;
-  }
-  Resource& multi(double k) {
-    for (auto& x : v) x *= k;
-    return *this;
-  }
+  /// Volcano Add (resource_info.go:244-256): scalars of rr are added (inserted if absent).
+  Resource& add(const Resource& rr);
+  /// Volcano sub / SubWithoutAssert (resource_info.go:266-287): a Resource with no scalars
+  /// stays without (Go's nil map), else rr's scalars are subtracted, inserted if absent.
+  Resource& sub(const Resource& rr);
+  /// Volcano Multi (resource_info.go:290-297).
+  Resource& multi(double ratio);
   friend Resource operator+(Resource a, const Resource& b) { return a.add(b); }
   friend Resource operator-(Resource a, const Resource& b) { return a.sub(b); }
-  friend bool operator==(const Resource&, const Resource&) = default;
+  /// Bitwise equality of every field but max_task_num (reflect.DeepEqual on the quantities).
+  friend bool operator==(const Resource& a, const Resource& b) {
+    return a.milli_cpu == b.milli_cpu && a.memory == b.memory && a.scalars == b.scalars;
+  }
 
-  /// Volcano IsEmpty: every dimension below minResource.
-  bool is_empty() const {
-    for (double x : v)
-      if (x >= kMinResource) return false;
-    return true;
+  /// Volcano IsEmpty (resource_info.go:207-222): every resource but pods below minResource.
+  bool is_empty() const;
+  /// Volcano IsZero (resource_info.go:225-241); an absent scalar counts as zero.
+  bool is_zero(ResourceName name) const;
+  /// Volcano Less (resource_info.go:360-391).
+  bool less(const Resource& rr, DimensionDefault dv) const;
+  /// Volcano LessEqual (resource_info.go:396-430): every resource l < r or |l - r| < minResource.
+  bool less_equal(const Resource& rr, DimensionDefault dv = DimensionDefault::Zero) const;
+  /// Volcano LessEqualWithDimension (resource_info.go:435-470): only the resources `req`
+  /// requests (> 0), strictly, pods ignored.
+  bool less_equal_with_dimension(const Resource& rr, const Resource& req) const;
+  /// Volcano LessEqualWithResourcesName (resource_info.go:475-505): the first resource that
+  /// is not less-or-equal (cpu, memory, then scalars by name id; Go ranges over its map in
+  /// random order), or nullopt when all are.
+  std::optional<ResourceName> first_insufficient(const Resource& rr,
+                                                 DimensionDefault dv = DimensionDefault::Zero) const;
+  /// Volcano LessPartly / LessEqualPartly (resource_info.go:510-574).
+  bool less_partly(const Resource& rr, DimensionDefault dv) const;
+  bool less_equal_partly(const Resource& rr, DimensionDefault dv) const;
+  /// Volcano Equal (resource_info.go:579-594): within minResource, over cpu, memory and this
+  /// side's scalars (an absent right-hand scalar reads 0).
+  bool equal(const Resource& rr) const;
+  /// Volcano MinDimensionResource (resource_info.go:659-696), in place.
+  Resource& min_dimension_resource(const Resource& rr, DimensionDefault dv);
+  /// Volcano SetMaxResource (resource_info.go:300-325).
+  void set_max_resource(const Resource& rr);
+  /// Volcano Diff (resource_info.go:599-638): (increased, decreased) of this against rr.
+  std::pair<Resource, Resource> diff(const Resource& rr, DimensionDefault dv) const;
+  /// Volcano ExceededPart(left, right) (resource_info.go:776-787): Diff(right, Zero).increased.
+  static Resource exceeded_part(const Resource& left, const Resource& right);
+  /// Volcano helpers.Max (pkg/scheduler/api/helpers/helpers.go:47-73): per-resource maximum of
+  /// cpu and memory; a scalar is kept only where one side has it above 0.
+  static Resource max(const Resource& l, const Resource& r);
+  /// Volcano ResourceNames (resource_info.go:163-181): the resources at or above minResource,
+  /// cpu and memory first, then scalars by name id.
+  std::vector<ResourceName> resource_names() const;
+  /// Calls f(name, value) for cpu, memory, then every scalar (absent ones skipped).
+  template <class F>
+  void for_each(F&& f) const {
+    f(rn::kCpu, milli_cpu);
+    f(rn::kMemory, memory);
+    for (const auto& e : scalars) f(e.name, e.value);
   }
-  /// Volcano LessEqual(rr, Zero): every dimension l < r or |l - r| < minResource.
-  bool less_equal(const Resource& rr) const {
-    for (std::size_t i = 0; i < kDims; ++i)
-      if (!(v[i] < rr.v[i] || std::fabs(v[i] - rr.v[i]) < kMinResource)) return false;
-    return true;
-  }
-  /// Index of the first dimension that does not satisfy less_equal, or -1.
-  int first_insufficient(const Resource& rr) const {
-    for (std::size_t i = 0; i < kDims; ++i)
-      if (!(v[i] < rr.v[i] || std::fabs(v[i] - rr.v[i]) < kMinResource)) return static_cast<int>(i);
-    return -1;
-  }
-  /// Volcano LessEqualWithDimension(rr, req): compares only the dimensions req requests
-  /// (req > 0), strictly (no tolerance).
-  bool less_equal_with_dimension(const Resource& rr, const Resource& req) const {
-    for (std::size_t i = 0; i < kDims; ++i)
-      if (req.v[i] > 0 && v[i] > rr.v[i]) return false;
-    return true;
-  }
-  /// Volcano MinDimensionResource: per-dimension minimum, in place.
-  Resource& min_dimension(const Resource& rr) {
-    for (std::size_t i = 0; i < kDims; ++i) v[i] = std::fmin(v[i], rr.v[i]);
-    return *this;
-  }
-  /// Per-dimension maximum (Volcano helpers.Max).
-  static Resource max(const Resource& a, const Resource& b) {
-    Resource r;
-    for (std::size_t i = 0; i < kDims; ++i) r.v[i] = std::fmax(a.v[i], b.v[i]);
-    return r;
-  }
-  /// Volcano ExceededPart(left, right): the part of left above right, per dimension, >= 0.
-  static Resource exceeded_part(const Resource& left, const Resource& right) {
-    Resource r;
-    for (std::size_t i = 0; i < kDims; ++i) r.v[i] = left.v[i] > right.v[i] ? left.v[i] - right.v[i] : 0.0;
-    return r;
-  }
-  /// Human-readable, in Kubernetes units: "cpu 8, memory 32Gi, neuroncore 2, efa 0".
+  /// Human-readable, in Kubernetes units: "cpu 8, memory 32Gi, pods 1, aws.amazon.com/neuron 16".
   std::string to_string() const;
 };
+
+/// A task's Resreq from its pod's requests: Volcano GetPodResourceRequest adds one `pods`
+/// (pkg/scheduler/api/pod_info.go:84), so `pods` is counted like any scalar resource.
+inline Resource task_resreq(Resource pod_requests) {
+  pod_requests.add_scalar(rn::kPods, 1);
+  return pod_requests;
+}
 
 /// Volcano helpers.Share(l, r): l/r, with 0/0 = 0 and x/0 = 1.
 inline double share(double l, double r) {
@@ -135,15 +245,17 @@ inline double share(double l, double r) {
   return l / r;
 }
 
-/// A Kubernetes resource name mapped to mltwin's dimensions; see the Neuron rule above.
-struct ResourceNameMapping {
-  Dim dim;
-  double scale;  ///< multiply the Kubernetes quantity by this to get mltwin units
-};
-/// Maps `cpu`, `memory`, `aws.amazon.com/neuron`, `aws.amazon.com/neurondevice`,
-/// `aws.amazon.com/neuroncore`, `vpc.amazonaws.com/efa` (quantities in Kubernetes units: cores,
-/// bytes, devices, cores, interfaces). Returns nullopt for any other name.
-std::optional<ResourceNameMapping> map_resource_name(std::string_view k8s_name,
-                                                     double neuroncores_per_device);
+/// Whether Volcano counts `name` as a scalar resource: k8s scheduler util IsScalarResourceName —
+/// an extended resource (a `domain/name` outside the kubernetes.io domains, not `requests.*`),
+/// `hugepages-*`, a prefixed native resource (`kubernetes.io/...`), an attachable-volume
+/// (`attachable-volumes-*`) — plus `pods` and `ephemeral-storage` (NewResource,
+/// resource_info.go:71-107). `cpu` and `memory` are not scalars; `count/*` quota names are
+/// skipped; any other name is ignored by Volcano (and refused by mltwin's loaders).
+bool is_scalar_resource_name(std::string_view name);
+
+/// True when the resources name two or more of the three Neuron names with a positive amount:
+/// Kubernetes and Volcano count them independently, so pods requesting different names on one
+/// node can be given the same Neuron device.
+bool neuron_names_mixed(const Resource& r);
 
 }  // namespace mltwin::policy

@@ -25,15 +25,21 @@ namespace mltwin::policy::testing {
 
 inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
-/// A pod's request, in Kubernetes units.
+/// A pod's requests (a Kubernetes ResourceList), in Kubernetes units. The task built from it
+/// requests one `pods` more (policy::task_resreq, as Volcano's pod_info.go).
 class Pod {
  public:
-  Pod& cpu(double cores) { r_[Dim::Cpu] = cores * 1000; return *this; }
-  Pod& memory_gib(double g) { r_[Dim::Memory] = g * kGiB; return *this; }
-  /// n Neuron devices at 2 NeuronCores each (Trn1), accounted as cores (resource.hpp).
-  Pod& neuron_devices(double n, double cores_per_device = 2) { r_[Dim::NeuronCore] = n * cores_per_device * 1000; return *this; }
-  Pod& neuron_cores(double n) { r_[Dim::NeuronCore] = n * 1000; return *this; }
-  Pod& efa(double n) { r_[Dim::Efa] = n * 1000; return *this; }
+  Pod& cpu(double cores) { r_.milli_cpu = cores * 1000; return *this; }
+  Pod& memory_gib(double g) { r_.memory = g * kGiB; return *this; }
+  /// n Neuron devices under `aws.amazon.com/neurondevice` (the name TorchX requests).
+  Pod& neuron_devices(double n) { return resource(rn::kNeuronDevice, n); }
+  /// n NeuronCores (`aws.amazon.com/neuroncore`).
+  Pod& neuron_cores(double n) { return resource(rn::kNeuronCore, n); }
+  Pod& efa(double n) { return resource(rn::kEfa, n); }
+  Pod& gpus(double n) { return resource(rn::kNvidiaGpu, n); }
+  /// Any scalar resource, in Kubernetes units (stored in milli-units; `pods` as a count).
+  Pod& resource(ResourceName name, double k8s_units) { r_.scalars.set(name, name == rn::kPods ? k8s_units : k8s_units * 1000); return *this; }
+  Pod& resource(std::string_view name, double k8s_units) { return resource(ResourceName::intern(name), k8s_units); }
   Pod& node_selector(std::string k, std::string v) { sel_.emplace_back(std::move(k), std::move(v)); return *this; }
   Pod& priority(int p) { prio_ = p; return *this; }
   Pod& toleration(Toleration t) { tol_.push_back(std::move(t)); return *this; }
@@ -54,20 +60,32 @@ class Pod {
 
 class NodeBuilder {
  public:
-  explicit NodeBuilder(std::string name) { n_.name = std::move(name); }
-  NodeBuilder& cpu(double cores) { n_.allocatable[Dim::Cpu] = cores * 1000; return *this; }
-  NodeBuilder& memory_gib(double g) { n_.allocatable[Dim::Memory] = g * kGiB; return *this; }
-  NodeBuilder& neuron_devices(double n, double cores_per_device = 2) { n_.allocatable[Dim::NeuronCore] = n * cores_per_device * 1000; return *this; }
-  NodeBuilder& efa(double n) { n_.allocatable[Dim::Efa] = n * 1000; return *this; }
+  /// A node with the kubelet's default maxPods, 110 (KubeletConfiguration maxPods).
+  explicit NodeBuilder(std::string name) { n_.name = std::move(name); pods(110); }
+  NodeBuilder& cpu(double cores) { n_.allocatable.milli_cpu = cores * 1000; return *this; }
+  NodeBuilder& memory_gib(double g) { n_.allocatable.memory = g * kGiB; return *this; }
+  /// The allocatable `pods` (also max_task_num, as Volcano's NewResource).
+  NodeBuilder& pods(int n) { n_.allocatable.scalars.set(rn::kPods, n); n_.allocatable.max_task_num = n; return *this; }
+  /// n Neuron devices as the Neuron device plugin advertises them: `aws.amazon.com/neuron` and
+  /// `aws.amazon.com/neurondevice` n each, `aws.amazon.com/neuroncore` n × cores_per_device.
+  NodeBuilder& neuron_devices(double n, double cores_per_device = 2) {
+    resource(rn::kNeuron, n).resource(rn::kNeuronDevice, n);
+    return resource(rn::kNeuronCore, n * cores_per_device);
+  }
+  NodeBuilder& efa(double n) { return resource(rn::kEfa, n); }
+  NodeBuilder& gpus(double n) { return resource(rn::kNvidiaGpu, n); }
+  /// Any scalar resource, in Kubernetes units.
+  NodeBuilder& resource(ResourceName name, double k8s_units) { n_.allocatable.scalars.set(name, k8s_units * 1000); return *this; }
   NodeBuilder& label(std::string k, std::string v) { n_.labels.emplace_back(std::move(k), std::move(v)); return *this; }
   NodeBuilder& unschedulable() { n_.unschedulable = true; return *this; }
   NodeBuilder& taint(Taint t) { n_.taints.push_back(std::move(t)); return *this; }
   /// Requests of the DaemonSet pods on the node (held from the start, objects.hpp).
-  NodeBuilder& daemonset_used(const Pod& r) { n_.daemonset_used = r.resource(); return *this; }
-  /// trn1.32xlarge: 128 vCPU, 512 GiB, 16 Trainium devices (32 NeuronCores), 8 EFA.
+  NodeBuilder& daemonset_used(const Pod& r) { n_.daemonset_used = task_resreq(r.resource()); return *this; }
+  /// trn1.32xlarge: 128 vCPU, 512 GiB, 16 Trainium devices (32 NeuronCores), 8 EFA, maxPods
+  /// 247 (amazon-eks-ami eni-max-pods.txt).
   NodeBuilder& trn1_32xlarge() {
     n_.instance_type = "trn1.32xlarge";
-    return cpu(128).memory_gib(512).neuron_devices(16).efa(8);
+    return cpu(128).memory_gib(512).neuron_devices(16).efa(8).pods(247);
   }
   NodeInfo build() const {
     NodeInfo n = n_;
@@ -83,21 +101,11 @@ class QueueBuilder {
  public:
   explicit QueueBuilder(std::string name) { q_.name = std::move(name); }
   QueueBuilder& weight(int w) { q_.weight = w; return *this; }
-  QueueBuilder& capability(const Pod& r) {
-    q_.capability = Resource::infinite();
-    for (std::size_t d = 0; d < kDims; ++d)
-      if (r.resource().v[d] > 0) q_.capability.v[d] = r.resource().v[d];
-    return *this;
-  }
+  /// spec.capability: the resources the Pod names.
+  QueueBuilder& capability(const Pod& r) { q_.capability = r.resource(); return *this; }
   QueueBuilder& guarantee(const Pod& r) { q_.guarantee = r.resource(); return *this; }
-  /// spec.deserved (capacity plugin): the dimensions the Pod sets (> 0) are named.
-  QueueBuilder& deserved(const Pod& r) {
-    q_.deserved = r.resource();
-    q_.deserved_named = 0;
-    for (std::size_t d = 0; d < kDims; ++d)
-      if (r.resource().v[d] > 0) q_.deserved_named |= static_cast<std::uint8_t>(1u << d);
-    return *this;
-  }
+  /// spec.deserved (capacity plugin): the resources the Pod names.
+  QueueBuilder& deserved(const Pod& r) { q_.deserved = r.resource(); return *this; }
   /// spec.parent (capacity plugin with enableHierarchy), by name: the queue must be added first.
   QueueBuilder& parent(std::string name) { parent_ = std::move(name); return *this; }
   const std::string& parent_name() const { return parent_; }
@@ -170,7 +178,7 @@ struct World {
     j.creation = b.created_;
     j.uid = next_uid++;
     for (int i = 0; i < j.min_available && i < static_cast<int>(b.pods_.size()); ++i)
-      j.min_resources.add(b.pods_[static_cast<std::size_t>(i)].resource());
+      j.min_resources.add(task_resreq(b.pods_[static_cast<std::size_t>(i)].resource()));
     const JobId id = state.add_job(j);
     jobs[b.name_] = id;
     if (b.inqueue_) {
@@ -204,7 +212,7 @@ struct World {
       TaskInfo t;
       t.name = state.job(id).name + "-" + std::to_string(i);
       t.index = 0;
-      t.resreq = p.resource();
+      t.resreq = task_resreq(p.resource());
       t.node_selector = p.selector();
       t.tolerations = p.tolerations();
       t.node_affinity = p.node_affinity();
