@@ -45,8 +45,7 @@ constexpr int kKubeletDefaultMaxPods = 110;
 Resource node_capacity(const InstanceType& it) {
   Resource r = Resource::make(it.vcpu, it.memory_gib * kGiB);
   const int pods = it.max_pods > 0 ? it.max_pods : kKubeletDefaultMaxPods;
-  r.with(policy::rn::kPods, pods);
-  r.max_task_num = pods;
+  r.with(policy::rn::kPods, pods);  // and max_task_num, as NewResource
   if (it.trainium_chips > 0) {
     r.with(policy::rn::kNeuron, it.trainium_chips).with(policy::rn::kNeuronDevice, it.trainium_chips);
     r.with(policy::rn::kNeuronCore, it.neuroncores());

@@ -34,18 +34,39 @@ bool whole(double v) { return v == std::floor(v) && std::fabs(v) < 0x1p53; }
 
 void ClusterState::total_change(const Resource& r, bool add, bool last_node) {
   if (totals_exact_) {
-    // Whole numbers whose sums stay below 2^53 add exactly in doubles, in any order.
-    Resource next = total_allocatable_;
-    if (add) next.add(r);
-    else next.sub(r);
+    // Exact int64 sums per resource (cpu and memory under their name ids) while every
+    // allocatable is a whole number: the total is then the exact sum rounded once, whatever
+    // the order of the changes.
     bool ok = true;
-    r.for_each([&](ResourceName, double v) { ok = ok && whole(v); });
-    next.for_each([&](ResourceName, double v) { ok = ok && whole(v); });
+    auto next = total_exact_;
+    r.for_each([&](ResourceName name, double v) {
+      if (!ok) return;
+      if (!whole(v)) {
+        ok = false;
+        return;
+      }
+      auto it = std::lower_bound(next.begin(), next.end(), name.id(), [](const auto& e, std::uint16_t id) { return e.first < id; });
+      if (it == next.end() || it->first != name.id()) it = next.insert(it, {name.id(), 0});
+      const auto x = static_cast<std::int64_t>(v);
+      ok = !(add ? __builtin_add_overflow(it->second, x, &it->second) : __builtin_sub_overflow(it->second, x, &it->second));
+    });
     if (ok) {
-      if (!add)  // a resource no ready node carries any more leaves the total, as in a rebuild
+      // A scalar no ready node carries any more leaves the total, as in a rebuild.
+      if (!add)
         for (const auto& e : r.scalars)
-          if (e.value != 0 && next.scalars.get(e.name) == 0) next.scalars.erase(e.name);
-      total_allocatable_ = std::move(next);
+          for (auto it = next.begin(); it != next.end(); ++it)
+            if (it->first == e.name.id() && e.value != 0 && it->second == 0 && it->first > 1) {
+              next.erase(it);
+              break;
+            }
+      total_exact_ = std::move(next);
+      total_allocatable_ = Resource{};
+      for (const auto& [id, v] : total_exact_) {
+        const ResourceName name(id);
+        if (name == rn::kCpu) total_allocatable_.milli_cpu = static_cast<double>(v);
+        else if (name == rn::kMemory) total_allocatable_.memory = static_cast<double>(v);
+        else total_allocatable_.scalars.set(name, static_cast<double>(v));
+      }
       return;
     }
     totals_exact_ = false;  // from now on: the sum in id order, as Volcano adds them

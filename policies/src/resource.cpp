@@ -270,7 +270,11 @@ std::pair<Resource, Resource> Resource::diff(const Resource& rr, DimensionDefaul
   else dec.memory = rr.memory - memory;
   // Over the union of names, in id order (both maps are sorted).
   auto visit = [&](ResourceName n, double l, double r) {
-    if (l > r) inc.scalars.set(n, l - r);
+    // Upstream takes a value of exactly float64(Infinity) = -1 for "infinite" whatever the
+    // default (resource_info.go:622-628): reproduced, though sums of requests never reach it.
+    if (l == -1) inc.scalars.set(n, l);
+    else if (r == -1) dec.scalars.set(n, r);
+    else if (l > r) inc.scalars.set(n, l - r);
     else dec.scalars.set(n, r - l);
   };
   const auto* a = scalars.begin();
@@ -328,15 +332,46 @@ std::string Resource::to_string() const {
   return s;
 }
 
+namespace {
+// k8s.io/apimachinery validation.IsDNS1123Subdomain: at most 253 characters of lower-case
+// letters, digits, '-' and '.', each dot-separated label starting and ending alphanumeric.
+bool dns1123_subdomain(std::string_view s) {
+  if (s.empty() || s.size() > 253) return false;
+  std::size_t start = 0;
+  while (start <= s.size()) {
+    const std::size_t dot = s.find('.', start);
+    const std::string_view label = s.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
+    if (label.empty()) return false;
+    auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+    if (!alnum(label.front()) || !alnum(label.back())) return false;
+    for (char c : label)
+      if (!alnum(c) && c != '-') return false;
+    if (dot == std::string_view::npos) break;
+    start = dot + 1;
+  }
+  return true;
+}
+// validation.IsQualifiedName's name part: at most 63 characters, alphanumeric at both ends,
+// '-', '_' and '.' inside.
+bool qualified_name_part(std::string_view s) {
+  if (s.empty() || s.size() > 63) return false;
+  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); };
+  if (!alnum(s.front()) || !alnum(s.back())) return false;
+  for (char c : s)
+    if (!alnum(c) && c != '-' && c != '_' && c != '.') return false;
+  return true;
+}
+}  // namespace
+
 bool is_scalar_resource_name(std::string_view n) {
   if (n == "pods" || n == "ephemeral-storage") return true;
   if (n.starts_with("hugepages-") || n.starts_with("attachable-volumes-")) return true;
   if (n.starts_with("requests.")) return false;
+  // Prefixed native (kubernetes.io/...) or extended: a qualified name with a domain prefix
+  // (k8s v1helper IsExtendedResourceName checks "requests." + name is a qualified name).
   const auto slash = n.find('/');
-  if (slash == std::string_view::npos || slash == 0 || slash + 1 == n.size()) return false;
-  // A prefixed native resource (kubernetes.io/ or *.kubernetes.io/) is scalar too; an
-  // extended one is any other fully qualified name.
-  return true;
+  if (slash == std::string_view::npos) return false;
+  return dns1123_subdomain(n.substr(0, slash)) && qualified_name_part(n.substr(slash + 1));
 }
 
 bool neuron_names_mixed(const Resource& r) {

@@ -23,13 +23,13 @@ int main() {
   const QueueId qid = st.add_queue(q);
   NodeInfo n;
   n.name = "trn1-0";
-  n.allocatable = Resource::make(128, 512.0 * (1 << 30), 32, 8);
+  n.allocatable = Resource::make(128, 512.0 * (1 << 30)).with(rn::kNeuronCore, 32).with(rn::kEfa, 8).with(rn::kPods, 110);
   st.add_node(n);
   JobInfo j;
   j.name = "job";
   j.queue = qid;
   j.min_available = 1;
-  j.min_resources = Resource::make(8, 32.0 * (1 << 30), 2, 0);
+  j.min_resources = task_resreq(Resource::make(8, 32.0 * (1 << 30)).with(rn::kNeuronCore, 2));
   const JobId jid = st.add_job(j);
   st.set_podgroup_phase(jid, PodGroupPhase::Inqueue);
   TaskInfo t;

@@ -116,13 +116,13 @@ TEST_CASE("JSON: the kubelet reservation (EKS AMI formula or explicit) and the D
   const io::LoadedScenario sc = load(scenario("allocatable.json"));
   const auto& g = sc.training.node_groups[0];
   // kube-reserved 390m and 2972 MiB (11 x 247 + 255), evictionHard memory.available 100 MiB.
-  CHECK(g.kubelet_reserved[policy::Dim::Cpu] == 390.0);
-  CHECK(g.kubelet_reserved[policy::Dim::Memory] == 3072.0 * kMiB);
-  CHECK(g.kubelet_reserved[policy::Dim::NeuronCore] == 0.0);
+  CHECK(g.kubelet_reserved.milli_cpu == 390.0);
+  CHECK(g.kubelet_reserved.memory == 3072.0 * kMiB);
+  CHECK(g.kubelet_reserved.scalars.empty());
   REQUIRE(sc.training.daemonsets.size() == 4);
   CHECK(sc.training.daemonsets[0].name == "aws-node");
-  CHECK(sc.training.daemonsets[0].requests[policy::Dim::Cpu] == 50.0);
-  CHECK(sc.training.daemonsets[2].requests[policy::Dim::Memory] == 20.0 * kMiB);
+  CHECK(sc.training.daemonsets[0].requests.milli_cpu == 50.0);
+  CHECK(sc.training.daemonsets[2].requests.memory == 20.0 * kMiB);
   CHECK(sc.training.daemonsets[3].node_affinity.has_required);
   REQUIRE(sc.training.daemonsets[3].tolerations.size() == 2);
   // Keys given replace their part of the formula; system-reserved adds; the eviction threshold
@@ -132,8 +132,8 @@ TEST_CASE("JSON: the kubelet reservation (EKS AMI formula or explicit) and the D
   doc["cluster"]["kubelet_reserved"]["system_reserved"] = {{"memory", "1Gi"}};
   doc["cluster"]["kubelet_reserved"]["eviction_hard"] = {{"memory.available", "5%"}};
   const policy::Resource r = load(doc).training.node_groups[0].kubelet_reserved;  // a copy: the scenario is a temporary
-  CHECK(r[policy::Dim::Cpu] == 500.0);
-  CHECK(r[policy::Dim::Memory] == doctest::Approx(2972.0 * kMiB + kGiB + 0.05 * 512 * kGiB));
+  CHECK(r.milli_cpu == 500.0);
+  CHECK(r.memory == doctest::Approx(2972.0 * kMiB + kGiB + 0.05 * 512 * kGiB));
   // A node group's own reservation replaces the cluster's; without either, none.
   doc["cluster"]["node_groups"][0]["kubelet_reserved"] = {{"kube_reserved", {{"cpu", "1"}}}, {"source", "test"}};
   CHECK(load(doc).training.node_groups[0].kubelet_reserved == policy::Resource::make(1, 0));

@@ -151,20 +151,21 @@ TEST_CASE("Queue manifests: spec keys, guarantee.resource, status.state, into mo
   CHECK(q.name == "research");
   CHECK(q.weight == 3);
   REQUIRE(q.capability.has_value());
-  CHECK((*q.capability)[policy::Dim::Cpu] == 512'000);             // 512 cores in millicores
-  CHECK((*q.capability)[policy::Dim::Memory] == 2199023255552.0);  // 2 Ti = 2 x 1024^4
-  CHECK((*q.capability)[policy::Dim::NeuronCore] == 64'000);       // 32 devices x 2 cores
-  CHECK((*q.capability)[policy::Dim::Efa] == policy::kInf);        // unset: unlimited
-  CHECK(q.guarantee[policy::Dim::NeuronCore] == 32'000);
-  CHECK(q.guarantee[policy::Dim::Cpu] == 0);
+  CHECK(q.capability->milli_cpu == 512'000);                                   // 512 cores in millicores
+  CHECK(q.capability->memory == 2199023255552.0);                              // 2 Ti = 2 x 1024^4
+  CHECK(q.capability->get(policy::rn::kNeuronDevice) == 32'000);               // 32 devices, milli-units
+  CHECK_FALSE(q.capability->scalars.find(policy::rn::kNeuronCore));            // counted independently
+  CHECK_FALSE(q.capability->scalars.find(policy::rn::kEfa));                   // unset: absent (unlimited)
+  CHECK(q.guarantee.get(policy::rn::kNeuronCore) == 32'000);
+  CHECK(q.guarantee.milli_cpu == 0);
   const models::QueueSpec qp = io::to_queue_spec(p, 2);
   CHECK_FALSE(qp.reclaimable);
   CHECK(qp.priority == 100);
   CHECK(qp.open);
-  CHECK(qp.deserved[policy::Dim::NeuronCore] == 32'000);  // 16 devices x 2 cores
-  CHECK(qp.deserved[policy::Dim::Cpu] == 0);               // not named
-  CHECK(qp.deserved_named == 0b0100);                      // NeuronCores only
-  CHECK(q.deserved_named == 0);                            // research names no deserved
+  CHECK(qp.deserved.get(policy::rn::kNeuronDevice) == 16'000);  // 16 devices
+  CHECK(qp.deserved.milli_cpu == 0);                             // not named
+  CHECK(qp.deserved.scalars.size() == 1);                        // the Neuron devices only
+  CHECK(q.deserved.scalars.empty());                             // research names no deserved
 }
 
 TEST_CASE("TorchX's Volcano Job for dist.ddp on trn1.32xlarge") {

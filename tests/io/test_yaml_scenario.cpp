@@ -130,9 +130,9 @@ TEST_CASE("the YAML-described example and its JSON restatement load the same sce
     CHECK(a.queues[i].weight == b.queues[i].weight);
     CHECK(a.queues[i].reclaimable == b.queues[i].reclaimable);
     CHECK(a.queues[i].capability.has_value() == b.queues[i].capability.has_value());
-    if (a.queues[i].capability) CHECK(a.queues[i].capability->v == b.queues[i].capability->v);
+    if (a.queues[i].capability) CHECK(*a.queues[i].capability == *b.queues[i].capability);
   }
-  CHECK((*a.queues[1].capability)[policy::Dim::NeuronCore] == 128'000);  // 64 devices x 2 cores, in thousandths
+  CHECK(a.queues[1].capability->get(policy::rn::kNeuronDevice) == 64'000);  // 64 devices, in thousandths
   // Each manifest carries TorchX's policies (PodEvicted, PodFailed -> RestartJob on every task,
   // maxRetry 2); the JSON gives the same through workload.torchx.max_retries 2.
   CHECK(b.max_retries == 2);
@@ -353,13 +353,14 @@ TEST_CASE("Queue manifests with spec.parent and spec.deserved (capacity plugin);
     REQUIRE(qs.size() == 3);
     CHECK(qs[0].name == "org");
     CHECK(qs[0].parent.empty());
-    CHECK(qs[0].deserved[policy::Dim::Cpu] == 256'000);
-    CHECK(qs[0].deserved[policy::Dim::Memory] == 1099511627776.0);   // 1 Ti = 1024^4
-    CHECK(qs[0].deserved[policy::Dim::NeuronCore] == 64'000);        // 32 devices x 2 cores
-    CHECK(qs[0].deserved_named == 0b0111);                           // cpu, memory, NeuronCores
+    CHECK(qs[0].deserved.milli_cpu == 256'000);
+    CHECK(qs[0].deserved.memory == 1099511627776.0);                   // 1 Ti = 1024^4
+    CHECK(qs[0].deserved.get(policy::rn::kNeuronDevice) == 32'000);    // 32 devices
+    CHECK(qs[0].deserved.scalars.size() == 1);                         // and no other scalar
     CHECK(qs[1].name == "research");
     CHECK(qs[1].parent == "org");
-    CHECK(qs[1].deserved_named == 0b0001);                           // cpu only
+    CHECK(qs[1].deserved.milli_cpu > 0);                               // cpu only
+    CHECK(qs[1].deserved.scalars.empty());
     CHECK(qs[2].parent == "org");
   }
   SUBCASE("an unknown parent, at its spec.parent") {

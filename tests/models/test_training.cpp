@@ -937,12 +937,17 @@ TEST_CASE("allocatable: the EKS AMI's kubelet reservation and the DaemonSets' po
   REQUIRE(r.invariant_violation.empty());
   constexpr double kMiB = 1024.0 * 1024.0;
   const policy::NodeInfo& n0 = r.cluster->state().node(0);
-  CHECK(n0.capacity[policy::Dim::Cpu] == 128000.0);
-  CHECK(n0.allocatable[policy::Dim::Cpu] == 127610.0);
-  CHECK(n0.allocatable[policy::Dim::Memory] == 521216.0 * kMiB);
-  CHECK(n0.allocatable[policy::Dim::NeuronCore] == 32000.0);
-  CHECK(n0.daemonset_used[policy::Dim::Cpu] == 160.0);
-  CHECK(n0.daemonset_used[policy::Dim::Memory] == 20.0 * kMiB);
+  CHECK(n0.capacity.milli_cpu == 128000.0);
+  CHECK(n0.allocatable.milli_cpu == 127610.0);
+  CHECK(n0.allocatable.memory == 521216.0 * kMiB);
+  // The Neuron device plugin's three names, counted independently; maxPods 247.
+  CHECK(n0.allocatable.get(policy::rn::kNeuron) == 16000.0);
+  CHECK(n0.allocatable.get(policy::rn::kNeuronDevice) == 16000.0);
+  CHECK(n0.allocatable.get(policy::rn::kNeuronCore) == 32000.0);
+  CHECK(n0.allocatable.get(policy::rn::kPods) == 247.0);
+  CHECK(n0.allocatable.max_task_num == 247);
+  CHECK(n0.daemonset_used.milli_cpu == 160.0);
+  CHECK(n0.daemonset_used.memory == 20.0 * kMiB);
   // At the end every pod is gone: what is used is the DaemonSets' share.
   CHECK(n0.used == n0.daemonset_used);
   // 'torchx-whole' asks 127900m: above 127610 - 160 = 127450m on every node.
@@ -1001,11 +1006,13 @@ TEST_CASE("EKS AMI kube-reserved by hand, and which DaemonSets a node group runs
   sc.daemonsets.push_back(picky);
   const models::NodeResources rt = models::node_resources(sc, tainted);
   const models::NodeResources rp = models::node_resources(sc, plain);
-  CHECK(rt.capacity[policy::Dim::Cpu] == 128000.0);
-  CHECK(rt.allocatable[policy::Dim::Cpu] == doctest::Approx(127610.0));
-  CHECK(rt.daemonsets[policy::Dim::Cpu] == doctest::Approx(10.0));        // "tolerates" only
-  CHECK(rp.daemonsets[policy::Dim::Cpu] == doctest::Approx(111.0));       // all three
-  CHECK(rp.pod_room()[policy::Dim::Cpu] == doctest::Approx(127610.0 - 111.0));
+  CHECK(rt.capacity.milli_cpu == 128000.0);
+  CHECK(rt.allocatable.milli_cpu == doctest::Approx(127610.0));
+  CHECK(rt.daemonsets.milli_cpu == doctest::Approx(10.0));        // "tolerates" only
+  CHECK(rt.daemonsets.get(policy::rn::kPods) == 1);                // one DaemonSet pod
+  CHECK(rp.daemonsets.milli_cpu == doctest::Approx(111.0));       // all three
+  CHECK(rp.daemonsets.get(policy::rn::kPods) == 3);
+  CHECK(rp.pod_room().milli_cpu == doctest::Approx(127610.0 - 111.0));
 }
 
 // ================================================================== starting from a live state

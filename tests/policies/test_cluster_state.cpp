@@ -15,7 +15,8 @@ namespace {
 NodeInfo node(const std::string& name, double cpu_milli, double mem_bytes, bool ready = true) {
   NodeInfo n;
   n.name = name;
-  n.allocatable.v = {cpu_milli, mem_bytes, 0, 0};
+  n.allocatable.milli_cpu = cpu_milli;
+  n.allocatable.memory = mem_bytes;
   n.capacity = n.allocatable;
   n.ready = ready;
   return n;
@@ -46,16 +47,16 @@ TEST_CASE("total_allocatable follows readiness changes") {
   s.add_node(node("n0", 8000, 32.0 * (1 << 30)));
   s.add_node(node("n1", 4000, 16.0 * (1 << 30), false));  // launching: not counted yet
   s.add_node(node("n2", 2000, 8.0 * (1 << 30)));
-  CHECK(s.total_allocatable().v[0] == 10000);
-  CHECK(s.total_allocatable().v[1] == 40.0 * (1 << 30));
+  CHECK(s.total_allocatable().milli_cpu == 10000);
+  CHECK(s.total_allocatable().memory == 40.0 * (1 << 30));
   s.set_node_ready(1, true);
-  CHECK(s.total_allocatable().v[0] == 14000);
-  CHECK(s.total_allocatable().v[1] == 56.0 * (1 << 30));
+  CHECK(s.total_allocatable().milli_cpu == 14000);
+  CHECK(s.total_allocatable().memory == 56.0 * (1 << 30));
   s.set_node_ready(0, false);
-  CHECK(s.total_allocatable().v[0] == 6000);
-  CHECK(s.total_allocatable().v[1] == 24.0 * (1 << 30));
+  CHECK(s.total_allocatable().milli_cpu == 6000);
+  CHECK(s.total_allocatable().memory == 24.0 * (1 << 30));
   s.set_node_ready(0, false);  // no change
-  CHECK(s.total_allocatable().v[0] == 6000);
+  CHECK(s.total_allocatable().milli_cpu == 6000);
   CHECK(s.check_invariants().empty());
 }
 
@@ -66,13 +67,13 @@ TEST_CASE("total_allocatable with fractional allocatable is the sum in node id o
   s.add_node(node("a", 0.1, 0));
   s.add_node(node("b", 0.2, 0));
   s.add_node(node("c", 0.3, 0));
-  CHECK(s.total_allocatable().v[0] == (0.1 + 0.2) + 0.3);
+  CHECK(s.total_allocatable().milli_cpu == (0.1 + 0.2) + 0.3);
   s.set_node_ready(1, false);
-  CHECK(s.total_allocatable().v[0] == 0.1 + 0.3);
+  CHECK(s.total_allocatable().milli_cpu == 0.1 + 0.3);
   s.set_node_ready(1, true);
-  CHECK(s.total_allocatable().v[0] == (0.1 + 0.2) + 0.3);
+  CHECK(s.total_allocatable().milli_cpu == (0.1 + 0.2) + 0.3);
   s.add_node(node("d", 0.4, 0));
-  CHECK(s.total_allocatable().v[0] == ((0.1 + 0.2) + 0.3) + 0.4);
+  CHECK(s.total_allocatable().milli_cpu == ((0.1 + 0.2) + 0.3) + 0.4);
 }
 
 TEST_CASE("whole allocatable beyond 2^53 in total is the exact sum rounded once, in any order") {
@@ -81,7 +82,7 @@ TEST_CASE("whole allocatable beyond 2^53 in total is the exact sum rounded once,
   ClusterState s;
   s.add_node(node("big", 0, 0x1p53 - 1));
   for (const char* n : {"one", "two", "three"}) s.add_node(node(n, 0, 1));
-  CHECK(s.total_allocatable().v[1] == 0x1p53 + 2);
+  CHECK(s.total_allocatable().memory == 0x1p53 + 2);
   s.set_node_ready(0, false);
-  CHECK(s.total_allocatable().v[1] == 3);
+  CHECK(s.total_allocatable().memory == 3);
 }

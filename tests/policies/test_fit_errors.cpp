@@ -21,7 +21,7 @@ namespace {
 NodeBuilder small(const std::string& name) { return NodeBuilder(name).cpu(4).memory_gib(16).neuron_devices(1).efa(1); }
 }  // namespace
 
-TEST_CASE("allocate names only the first insufficient dimension per node: cpu, memory, NeuronCores, EFA") {
+TEST_CASE("allocate names only the first insufficient resource per node: cpu, memory, Neuron devices, EFA") {
   // Two small nodes (so the queue's deserved share, capped by the cluster, admits the pod);
   // one pod that exceeds each node in the listed dimensions. Volcano keeps one reason per node.
   struct Row {
@@ -32,13 +32,14 @@ TEST_CASE("allocate names only the first insufficient dimension per node: cpu, m
   const std::vector<Row> rows = {
       {"cpu only", Pod().cpu(6), "Insufficient cpu"},
       {"memory only", Pod().memory_gib(20), "Insufficient memory"},
-      {"NeuronCores only", Pod().neuron_devices(2), "Insufficient aws.amazon.com/neuroncore"},
+      {"Neuron devices only", Pod().neuron_devices(2), "Insufficient aws.amazon.com/neurondevice"},
+      {"NeuronCores only", Pod().neuron_cores(3), "Insufficient aws.amazon.com/neuroncore"},
       {"EFA only", Pod().efa(2), "Insufficient vpc.amazonaws.com/efa"},
       {"all four: cpu first", Pod().cpu(6).memory_gib(20).neuron_devices(2).efa(2), "Insufficient cpu"},
       {"memory and NeuronCores: memory first", Pod().memory_gib(20).neuron_devices(2), "Insufficient memory"},
       {"memory and EFA: memory first", Pod().memory_gib(20).efa(2), "Insufficient memory"},
-      {"NeuronCores and EFA: NeuronCores (Volcano: random map order)", Pod().neuron_devices(2).efa(2),
-       "Insufficient aws.amazon.com/neuroncore"},
+      {"Neuron devices and EFA: devices (Volcano: random map order; mltwin: the lower name id)",
+       Pod().neuron_devices(2).efa(2), "Insufficient aws.amazon.com/neurondevice"},
       {"cpu above the node by less than minResource (0.1 millicore): fits", Pod().cpu(4.00005), ""},
       {"cpu above the node by 1 millicore: does not fit", Pod().cpu(4.001), "Insufficient cpu"},
   };
@@ -61,6 +62,31 @@ TEST_CASE("allocate names only the first insufficient dimension per node: cpu, m
     CHECK(s.job_condition(j).reason ==
           "1/1 tasks in gang unschedulable: 0/2 nodes are unavailable: 2 " + std::string(r.reason) + ".");
   }
+}
+
+TEST_CASE("pods is a resource: a node whose maxPods are taken is \"Insufficient pods\"") {
+  // Volcano gives every task one `pods` (pod_info.go:84) and a node its allocatable pods: two
+  // nodes of maxPods 2, each already holding one DaemonSet pod, take one pod each; a 3-pod gang
+  // cannot start (the gang plugin counts all 3 unready once the statement is discarded), and
+  // the third pod finds both nodes short of pods, not of cpu (8 cores each, 1 per pod).
+  World w;
+  w.queue(QueueBuilder("default"));
+  for (const char* n : {"n0", "n1"}) w.node(NodeBuilder(n).cpu(8).memory_gib(16).pods(2).daemonset_used(Pod().cpu(0.1)));
+  const JobId j = w.job(JobBuilder("j", "default").pods(3, Pod().cpu(1)).inqueue().created(0));
+  RecordingBackend be;
+  Scheduler s(volcano_default_config(), 1);
+  settle(w, be, s);
+  CHECK(be.binds_of(j) == 0);
+  CHECK(s.job_condition(j).reason == "3/3 tasks in gang unschedulable: 0/2 nodes are unavailable: 2 Insufficient pods.");
+  // With maxPods 3 the gang fits (two pods on one node, one on the other).
+  World w2;
+  w2.queue(QueueBuilder("default"));
+  for (const char* n : {"n0", "n1"}) w2.node(NodeBuilder(n).cpu(8).memory_gib(16).pods(3).daemonset_used(Pod().cpu(0.1)));
+  const JobId j2 = w2.job(JobBuilder("j", "default").pods(3, Pod().cpu(1)).inqueue().created(0));
+  RecordingBackend be2;
+  Scheduler s2(volcano_default_config(), 1);
+  settle(w2, be2, s2);
+  CHECK(be2.binds_of(j2) == 3);
 }
 
 TEST_CASE("fit errors from different nodes: counted per reason, sorted as \"<count> <reason>\" strings") {

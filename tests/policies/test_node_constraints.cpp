@@ -342,8 +342,9 @@ TEST_CASE("cycle: DaemonSet requests make a pod that fits the node's allocatable
   World w;
   w.queue(QueueBuilder("default"));
   const NodeId n = w.node(NodeBuilder("n").trn1_32xlarge().daemonset_used(Pod().cpu(0.2).memory_gib(1)));
-  CHECK(w.state.node(n).used == Pod().cpu(0.2).memory_gib(1).resource());
-  CHECK(w.state.node(n).idle == w.state.node(n).allocatable - Pod().cpu(0.2).memory_gib(1).resource());
+  // The DaemonSets' pods hold their requests and one `pods`.
+  CHECK(w.state.node(n).used == task_resreq(Pod().cpu(0.2).memory_gib(1).resource()));
+  CHECK(w.state.node(n).idle == w.state.node(n).allocatable - task_resreq(Pod().cpu(0.2).memory_gib(1).resource()));
   CHECK(w.state.check_invariants().empty());
   const JobId j = w.job(JobBuilder("j", "default").pods(1, whole).inqueue());
   RecordingBackend be;

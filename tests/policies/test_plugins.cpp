@@ -147,20 +147,20 @@ TEST_CASE("proportion: deserved by water-filling, against a hand calculation") {
   // Round 1 (total weight 4): q1 +25 -> capped at its request 10 (met); q2 +50 -> 50; q3 +25.
   //   remaining = 100 - (10 + 50 + 25) = 15.
   // Round 2 (total weight 3): q2 + 15*2/3 = 10 -> 60; q3 + 5 -> 30; remaining 0 -> stop.
-  const Resource total = Resource::make(0, 0, 100);
+  const Resource total = Resource{}.with(rn::kNeuronCore, 100);
   std::vector<QueueAttr> a(3);
   const int weights[] = {1, 2, 1};
   const double requests[] = {10, 80, 50};
   for (int i = 0; i < 3; ++i) {
     a[i].present = true;
     a[i].weight = weights[i];
-    a[i].request = Resource::make(0, 0, requests[i]);
+    a[i].request = Resource{}.with(rn::kNeuronCore, requests[i]);
     a[i].real_capability = total;
   }
   proportion_water_fill(total, a);
-  CHECK(a[0].deserved[Dim::NeuronCore] == doctest::Approx(10000));
-  CHECK(a[1].deserved[Dim::NeuronCore] == doctest::Approx(60000));
-  CHECK(a[2].deserved[Dim::NeuronCore] == doctest::Approx(30000));
+  CHECK(a[0].deserved.get(rn::kNeuronCore) == doctest::Approx(10000));
+  CHECK(a[1].deserved.get(rn::kNeuronCore) == doctest::Approx(60000));
+  CHECK(a[2].deserved.get(rn::kNeuronCore) == doctest::Approx(30000));
 }
 
 TEST_CASE("proportion: capability caps deserved and the rest flows to the others") {
@@ -168,18 +168,18 @@ TEST_CASE("proportion: capability caps deserved and the rest flows to the others
   // Round 1: each +32 -> q1 min(32, 16) = 16 (deserved stops moving next round), q2 32;
   //   remaining = 64 - 48 = 16. Round 2: q1 +8 -> capped 16 (unchanged: met), q2 +8 -> 40;
   //   remaining = 16 - 8 = 8. Round 3: only q2 (weight 1): +8 -> 48; remaining 0.
-  const Resource total = Resource::make(0, 0, 64);
+  const Resource total = Resource{}.with(rn::kNeuronCore, 64);
   std::vector<QueueAttr> a(2);
   for (auto& x : a) {
     x.present = true;
     x.weight = 1;
-    x.request = Resource::make(0, 0, 64);
+    x.request = Resource{}.with(rn::kNeuronCore, 64);
     x.real_capability = total;
   }
-  a[0].real_capability = Resource::make(0, 0, 16);
+  a[0].real_capability = Resource{}.with(rn::kNeuronCore, 16);
   proportion_water_fill(total, a);
-  CHECK(a[0].deserved[Dim::NeuronCore] == doctest::Approx(16000));
-  CHECK(a[1].deserved[Dim::NeuronCore] == doctest::Approx(48000));
+  CHECK(a[0].deserved.get(rn::kNeuronCore) == doctest::Approx(16000));
+  CHECK(a[1].deserved.get(rn::kNeuronCore) == doctest::Approx(48000));
 }
 
 TEST_CASE("proportion: overused when allocated reaches deserved; enqueue against capability") {

@@ -369,7 +369,7 @@ TEST_CASE("a discarded eviction restores the pod's own status; remove_task takes
   CHECK(w.state.job(j).tasks.size() == 1);
   CHECK(w.state.job(j).count(TaskStatus::Releasing) == 0);
   CHECK(w.state.node(0).task_count == 1);
-  CHECK(w.state.node(0).idle[Dim::NeuronCore] == 32000 - 8000);
+  CHECK(w.state.node(0).idle.get(rn::kNeuronDevice) == 16000 - 4000);
   CHECK(w.state.task(bound).status == TaskStatus::Unknown);
   CHECK(w.state.check_invariants().empty());
 }

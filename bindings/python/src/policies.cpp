@@ -374,14 +374,18 @@ class PyPlugin final : public policy::Plugin {
   PyRefPtr o_;
 };
 
-double cores(const policy::Resource& r) { return r[policy::Dim::Cpu] / 1000.0; }
+double cores(const policy::Resource& r) { return r.milli_cpu / 1000.0; }
+
+/// A resource in Kubernetes units: cpu in cores, memory in bytes, pods as a count, every other
+/// (scalar) resource in its own unit (devices, interfaces, bytes): Volcano's milli-units / 1000.
+double k8s_units(policy::ResourceName name, double v) {
+  if (name == policy::rn::kMemory || name == policy::rn::kPods) return v;
+  return v / 1000.0;
+}
 
 py::dict resource_dict(const policy::Resource& r) {
   py::dict d;
-  d["cpu"] = r[policy::Dim::Cpu] / 1000.0;
-  d["memory"] = r[policy::Dim::Memory];
-  d["neuroncores"] = r[policy::Dim::NeuronCore] / 1000.0;
-  d["efa"] = r[policy::Dim::Efa] / 1000.0;
+  r.for_each([&](policy::ResourceName name, double v) { d[py::str(std::string(name.str()))] = k8s_units(name, v); });
   return d;
 }
 
@@ -537,12 +541,22 @@ void bind_policies(py::module_& m) {
   // ---- scheduling: the plugin API (policy/session.hpp) ----
   // JobInfo, TaskInfo, NodeInfo and QueueInfo are Refs (valid during the callback they were
   // handed to: ReferenceError after); what they return is a copy (Resource, lists, dicts).
-  py::class_<policy::Resource>(m, "Resource", "Resources in human units: cpu cores, memory bytes, NeuronCores, EFA interfaces.")
+  py::class_<policy::Resource>(m, "Resource",
+                                "Resources by Kubernetes name, as Volcano counts them (policy/resource.hpp), in Kubernetes "
+                                "units: cpu in cores, memory in bytes, pods as a count, other resources in their own unit "
+                                "(aws.amazon.com/neurondevice: devices, vpc.amazonaws.com/efa: interfaces, ...).")
       .def_property_readonly("cpu", [](const policy::Resource& r) { return cores(r); }, "CPU, cores (float)")
-      .def_property_readonly("memory", [](const policy::Resource& r) { return r[policy::Dim::Memory]; }, "memory, bytes")
-      .def_property_readonly("neuroncores", [](const policy::Resource& r) { return r[policy::Dim::NeuronCore] / 1000.0; }, "aws.amazon.com/neuroncore")
-      .def_property_readonly("efa", [](const policy::Resource& r) { return r[policy::Dim::Efa] / 1000.0; }, "vpc.amazonaws.com/efa interfaces")
-      .def("as_dict", &resource_dict)
+      .def_property_readonly("memory", [](const policy::Resource& r) { return r.memory; }, "memory, bytes")
+      .def("get", [](const policy::Resource& r, const std::string& name) {
+             const auto n = policy::ResourceName::find(name);
+             return n ? k8s_units(*n, r.get(*n)) : 0.0;
+           }, py::arg("name"), "The amount of the resource `name` (e.g. 'aws.amazon.com/neurondevice'), in Kubernetes units; 0 when absent.")
+      .def("names", [](const policy::Resource& r) {
+             std::vector<std::string> v;
+             r.for_each([&](policy::ResourceName name, double) { v.emplace_back(name.str()); });
+             return v;
+           }, "The resource names present: cpu, memory, then the scalar resources.")
+      .def("as_dict", &resource_dict, "{name: amount in Kubernetes units}")
       .def("__repr__", [](const policy::Resource& r) { return std::string(py::str(resource_dict(r))); });
 
   using TaskRef = Ref<policy::TaskInfo>;
@@ -627,9 +641,9 @@ void bind_policies(py::module_& m) {
       .def_property_readonly("weight", [](const QueueRef& r) { return r.get().weight; }, "the Queue's spec.weight")
       .def_property_readonly("priority", [](const QueueRef& r) { return r.get().priority; }, "the Queue's spec.priority")
       .def_property_readonly("reclaimable", [](const QueueRef& r) { return r.get().reclaimable; }, "whether other queues may reclaim its resources (the Queue's spec.reclaimable)")
-      .def_property_readonly("capability", field(&policy::QueueInfo::capability), "the Queue's spec.capability (Resource; inf where it sets no limit)")
+      .def_property_readonly("capability", field(&policy::QueueInfo::capability), "the Queue's spec.capability (Resource with the resources it names, or None when it sets none)")
       .def_property_readonly("guarantee", field(&policy::QueueInfo::guarantee), "the Queue's spec.guarantee.resource (Resource; zero if unset)")
-      .def_property_readonly("deserved", field(&policy::QueueInfo::deserved), "the Queue's spec.deserved (Resource; zero where not named), read by the capacity plugin")
+      .def_property_readonly("deserved", field(&policy::QueueInfo::deserved), "the Queue's spec.deserved (Resource with the resources it names), read by the capacity plugin")
       .def_property_readonly(
           "parent", [](const QueueRef& r) -> py::object {
             const policy::QueueInfo& q = r.get();

@@ -140,7 +140,10 @@ class ClusterState {
   void total_rebuild();
   std::unordered_map<std::string, NodeId> node_index_;  // name -> id (lookups only, never iterated)
   Resource total_allocatable_;
-  bool totals_exact_ = true;  // every allocatable so far whole: the sums are exact
+  // The exact sums (resource name id -> int64) while totals_exact_: every allocatable so far
+  // whole and no sum overflowed.
+  std::vector<std::pair<std::uint16_t, std::int64_t>> total_exact_;
+  bool totals_exact_ = true;
   bool prefer_no_schedule_taints_ = false;
   TimeNs now_ = 0;
   std::uint64_t generation_ = 0;

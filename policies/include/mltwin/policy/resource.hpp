@@ -87,7 +87,8 @@ class ScalarResources {
     ResourceName name;
     double value;
   };
-  ScalarResources() = default;
+  // User-provided: the inline storage stays uninitialized until used (const objects allowed).
+  ScalarResources() noexcept {}
   ScalarResources(const ScalarResources& o) { assign(o); }
   ScalarResources& operator=(const ScalarResources& o) {
     if (this != &o) assign(o);
@@ -127,7 +128,7 @@ class ScalarResources {
   void clear() { n_ = 0; }
   /// Removes `name` if present.
   void erase(ResourceName name);
-  /// Same names, bitwise-equal values (Go's reflect.DeepEqual on the map).
+  /// Same names, equal values (Go's reflect.DeepEqual on the map: -0 equals 0, NaN nothing).
   friend bool operator==(const ScalarResources& a, const ScalarResources& b);
 
  private:
@@ -158,6 +159,7 @@ struct Resource {
   /// in milli-units, `pods` as a count (NewResource, resource_info.go:71-107).
   Resource& with(ResourceName name, double k8s_units) {
     add_scalar(name, name == rn::kPods ? k8s_units : k8s_units * 1000.0);
+    if (name == rn::kPods) max_task_num += static_cast<int>(k8s_units);  // NewResource
     return *this;
   }
 
@@ -180,7 +182,7 @@ struct Resource {
   Resource& multi(double ratio);
   friend Resource operator+(Resource a, const Resource& b) { return a.add(b); }
   friend Resource operator-(Resource a, const Resource& b) { return a.sub(b); }
-  /// Bitwise equality of every field but max_task_num (reflect.DeepEqual on the quantities).
+  /// Equality of every field but max_task_num (reflect.DeepEqual on the quantities).
   friend bool operator==(const Resource& a, const Resource& b) {
     return a.milli_cpu == b.milli_cpu && a.memory == b.memory && a.scalars == b.scalars;
   }
@@ -246,11 +248,12 @@ inline double share(double l, double r) {
 }
 
 /// Whether Volcano counts `name` as a scalar resource: k8s scheduler util IsScalarResourceName —
-/// an extended resource (a `domain/name` outside the kubernetes.io domains, not `requests.*`),
-/// `hugepages-*`, a prefixed native resource (`kubernetes.io/...`), an attachable-volume
-/// (`attachable-volumes-*`) — plus `pods` and `ephemeral-storage` (NewResource,
-/// resource_info.go:71-107). `cpu` and `memory` are not scalars; `count/*` quota names are
-/// skipped; any other name is ignored by Volcano (and refused by mltwin's loaders).
+/// an extended resource (a qualified `domain/name`: a DNS-1123 subdomain, '/', a name of at most
+/// 63 characters; not `requests.*`), `hugepages-*`, a prefixed native resource
+/// (`kubernetes.io/...`), an attachable-volume (`attachable-volumes-*`) — plus `pods` and
+/// `ephemeral-storage` (NewResource, resource_info.go:71-107). `cpu` and `memory` are not
+/// scalars. Volcano skips `count/*` quota names before asking (so must callers); any other name is
+/// ignored by Volcano (and refused by mltwin's loaders).
 bool is_scalar_resource_name(std::string_view name);
 
 /// True when the resources name two or more of the three Neuron names with a positive amount:
