@@ -205,9 +205,22 @@ std::string TrainingCluster::infeasible_reason(const TrainingJobSpec& j, const R
         if (want > 0 && cap && !((name == policy::rn::kCpu || name == policy::rn::kMemory) && *cap <= 0) && want > *cap)
           over = true;
       });
-      if (over)
-        return "the job's minimum resources {" + minres.to_string() + "} exceed queue '" + q.name +
-               "' capability {" + q.capability->to_string() + "}";
+      if (over) {
+        // The capability as the Queue gives it: cpu or memory <= 0 and unnamed resources are
+        // unlimited.
+        std::string cap;
+        auto item = [&](std::string_view name, double v) {
+          char num[64];
+          std::snprintf(num, sizeof num, "%.6g", v);
+          cap += (cap.empty() ? "" : ", ") + std::string(name) + " " + num;
+        };
+        if (q.capability->milli_cpu > 0) item("cpu", q.capability->milli_cpu / 1000.0);
+        if (q.capability->memory > 0) item("memory (bytes)", q.capability->memory);
+        for (const auto& e : q.capability->scalars)
+          item(e.name.str(), e.name == policy::rn::kPods ? e.value : e.value / 1000.0);
+        return "the job's minimum resources {" + minres.to_string() + "} exceed queue '" + q.name + "' capability {" + cap +
+               "; anything else unlimited}";
+      }
     }
   return {};
 }

@@ -318,9 +318,13 @@ TEST_CASE("Broken manifests: file:line:column, the YAML path and what was expect
         "v1.12.1's CRDs), not \"batch.volcano.sh/v1beta1\"");
   CHECK(starts_with(err("deployment.yaml"),
                     "broken/deployment.yaml:7:7: kind: unknown kind \"Deployment\" (apiVersion apps/v1): mltwin reads Queue"));
-  CHECK(starts_with(err("job-gpu.yaml"),
-                    "broken/job-gpu.yaml:15:35: spec.tasks[0].template.spec.containers[0].resources.limits[\"nvidia.com/gpu\"]: "
-                    "resource 'nvidia.com/gpu' is not modelled"));
+  // nvidia.com/gpu is an extended resource like any other; a name without a domain is not one.
+  {
+    const std::string e = err("job-bad-resource.yaml");
+    CHECK_MESSAGE(starts_with(e, "broken/job-bad-resource.yaml:15:24: spec.tasks[0].template.spec.containers[0].resources.limits.gpu: "
+                                 "'gpu' is not a resource name Volcano counts"),
+                  "got: " << e);
+  }
   CHECK(err("queue-bad-weight.yaml") ==
         "broken/queue-bad-weight.yaml:6:11: spec.weight: expected an integer, got \"4\" (a quoted string)");
   CHECK(err("queue-parent-list.yaml") == "broken/queue-parent-list.yaml:7:11: spec.parent: expected a string, got a list");
