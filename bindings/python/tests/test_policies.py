@@ -268,19 +268,22 @@ class SeeQueues(P.Plugin):
     def on_session_open(self, ssn):
         def order(left, right):
             for q in (left, right):
-                SeeQueues.seen[q.name] = (q.deserved.cpu, q.deserved.memory, q.deserved.neuroncores,
-                                          q.deserved.efa, q.parent, q.guarantee.cpu, q.capability.cpu)
+                SeeQueues.seen[q.name] = (q.deserved.cpu, q.deserved.memory, q.deserved.get("aws.amazon.com/neurondevice"),
+                                          q.deserved.get("vpc.amazonaws.com/efa"), q.deserved.names(), q.parent,
+                                          q.guarantee.cpu, q.capability)
             return 0
         ssn.add_queue_order_fn(order)
 
 
 def test_a_python_plugin_sees_the_queues_capacity_fields(source_dir):
     # reclaim-churn.json: queues a and b each deserve 192 CPUs, 768 GiB, 24 Neuron devices
-    # (48 NeuronCores, 2 per device) and 12 EFA; no parent, no guarantee, no capability (inf).
+    # (aws.amazon.com/neurondevice) and 12 EFA, nothing else; no parent, no guarantee, no
+    # capability (None: Volcano's nil, no limit).
     mltwin.register_plugin("test-see-queues", SeeQueues)
     sc = mltwin.load_scenario(source_dir / "tests" / "scenarios" / "reclaim-churn.json")
     sc["volcano"]["tiers"][0]["plugins"].append({"name": "test-see-queues"})
     SeeQueues.seen = {}
     mltwin.Run(sc).run_until("1100s")  # b1 arrives at 1000 s: from then on two queues are ordered
-    expected = (192.0, 768 * 2**30, 48.0, 12.0, None, 0.0, float("inf"))
+    expected = (192.0, 768 * 2**30, 24.0, 12.0,
+                ["cpu", "memory", "aws.amazon.com/neurondevice", "vpc.amazonaws.com/efa"], None, 0.0, None)
     assert SeeQueues.seen == {"a": expected, "b": expected}
