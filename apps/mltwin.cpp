@@ -33,6 +33,7 @@
 #include <iostream>
 #include <limits>
 
+#include "mltwin/io/catalog.hpp"
 #include "mltwin/io/inference_scenario.hpp"
 #include "mltwin/io/run_estimate.hpp"
 #include "mltwin/io/scenario.hpp"
@@ -40,6 +41,7 @@
 #include "mltwin/runner/replications.hpp"
 #include "mltwin/runner/run.hpp"
 #include "mltwin/runner/trace_export.hpp"
+#include "mltwin/store/sqlite_store.hpp"
 
 namespace {
 
@@ -136,9 +138,10 @@ void print_estimate(const io::RunEstimate& e) {
     fmt::print("mltwin run refuses it without --force:{}\n", problem.substr(0, problem.find("\n  estimate: ")));
 }
 
-int cmd_validate(const std::string& path, const std::string& data, std::size_t max_jobs) {
+int cmd_validate(const std::string& path, const std::string& data, const std::string& catalog, std::size_t max_jobs) {
   io::LoadOptions opts;
   opts.data_dir = data;
+  opts.catalog_path = catalog;
   if (io::scenario_kind(path) == io::ScenarioKind::Inference) {
     const io::LoadedInferenceScenario sc = io::load_inference_scenario(path, opts);
     const auto& e = sc.inference.endpoint;
@@ -256,7 +259,7 @@ struct Reported {
 
 /// The flags of `run`, as given.
 struct RunFlags {
-  std::string scenario, out, data, until, seed, max_jobs, replications;
+  std::string scenario, out, data, until, seed, max_jobs, replications, catalog;
   bool until_given = false;
   bool no_progress = false;
   bool force = false;  ///< --force: start a run beyond the size limits
@@ -266,6 +269,35 @@ struct RunFlags {
 /// that every count fits the types downstream.
 constexpr std::uint64_t kMaxJobs = std::numeric_limits<std::int32_t>::max();
 constexpr std::uint64_t kMaxReplications = 1'000'000;
+
+constexpr const char* kCatalogHelp =
+    "instance catalog to use instead of the shipped one (default: $MLTWIN_CATALOG, else catalog/aws-instance-types.json "
+    "of the source tree or share/mltwin/ of an installed mltwin; docs/catalog.md)";
+
+/// `mltwin migrate`: the version-2 text of a version-1 scenario, to `out` (replaced through a
+/// file beside it and a rename) or stdout; what became of each pasted row on stderr.
+int cmd_migrate(const std::string& path, const std::string& out, const std::string& catalog) {
+  std::vector<std::string> notes;
+  const std::string text = io::migrate_scenario_file(path, catalog, notes);
+  for (const auto& n : notes) std::cerr << "migrate: " << n << "\n";
+  if (out.empty()) {
+    std::cout << text;
+    return 0;
+  }
+  if (const std::string what = store::not_a_regular_file(out); !what.empty())
+    throw std::invalid_argument("--out '" + out + "': " + what + "; expected a regular file or a new path");
+  const std::filesystem::path target(out);
+  const std::filesystem::path tmp = target.parent_path() / ("." + target.filename().string() + ".migrate-tmp");
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    f << text;
+    f.close();
+    if (!f) throw std::runtime_error("cannot write '" + tmp.string() + "': " + std::strerror(errno));
+  }
+  std::filesystem::rename(tmp, target);
+  std::cerr << "migrate: wrote " << out << " (schema_version " << io::kScenarioSchemaVersion << ")\n";
+  return 0;
+}
 
 int cmd_run(const RunFlags& f) {
   // The flags are checked here, with messages naming them, before anything is loaded.
@@ -286,6 +318,7 @@ int cmd_run(const RunFlags& f) {
   opts.out = f.out;
   opts.seed = seed;
   opts.data_dir = f.data;
+  opts.catalog = f.catalog;
   opts.max_jobs = max_jobs;
   opts.until_text = f.until;
   opts.output = runner::Output::ReplaceAtEnd;
@@ -405,6 +438,7 @@ int main(int argc, char** argv) {
                 "docs/limits.md), which is otherwise refused");
   run->add_option("--max-jobs", rf.max_jobs, "Philly workloads: keep only the first N jobs by submit time (0: all)")
       ->type_name("N");
+  run->add_option("--catalog", rf.catalog, kCatalogHelp)->type_name("FILE");
   run->add_option("--replications", rf.replications,
                   "run N seeds (the scenario's or --seed, then +1, +2, ...), each with its own database, and print "
                   "every summary figure's mean with its 95 % confidence interval")
@@ -414,6 +448,13 @@ int main(int argc, char** argv) {
   val->add_option("--data", data, "data folder for ${MLTWIN_DATA}");
   val->add_option("--max-jobs", max_jobs_text, "Philly workloads: keep only the first N jobs by submit time (0: all)")
       ->type_name("N");
+  std::string catalog, migrate_out;
+  val->add_option("--catalog", catalog, kCatalogHelp)->type_name("FILE");
+  auto* migrate = app.add_subcommand("migrate",
+                                     "rewrite a version-1 scenario (no schema_version, a pasted instance catalog) as version 2");
+  migrate->add_option("scenario", scenario, "version-1 scenario JSON file")->required()->check(CLI::ExistingFile);
+  migrate->add_option("--out,-o", migrate_out, "where to write it (default: stdout); may be the scenario itself")->type_name("FILE");
+  migrate->add_option("--catalog", catalog, kCatalogHelp)->type_name("FILE");
   std::string database, job;
   auto* explain = app.add_subcommand("explain", "why a training job waited: its phases, each wait's deciding plugin and reason, what ended it");
   explain->add_option("database", database, "results database of a training run")->required()->check(CLI::ExistingFile);
@@ -452,7 +493,8 @@ int main(int argc, char** argv) {
     const std::size_t max_jobs = max_jobs_text.empty() ? 0
                                  : parse_count("--max-jobs", max_jobs_text, 0, kMaxJobs,
                                                "an integer from 0 (all jobs) to " + std::to_string(kMaxJobs));
-    return cmd_validate(scenario, data, max_jobs);
+    if (*migrate) return cmd_migrate(scenario, migrate_out, catalog);
+    return cmd_validate(scenario, data, catalog, max_jobs);
   } catch (const Reported& r) {
     return r.status;
   } catch (const std::exception& e) {

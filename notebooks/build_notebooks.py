@@ -631,7 +631,7 @@ plt.tight_layout()
 
 Both servers run the same fleet for the same time, so the bill is the same; what differs is
 what the bill buys. Cost per million successful requests, from the instance-hours of the runs
-(SageMaker on-demand price of ml.c5d.18xlarge in the scenario's catalog):
+(SageMaker on-demand price of ml.c5d.18xlarge in the catalog that ships with mltwin):
 '''),
     code(r'''
 cost = points[["server", "pattern"]].copy()
@@ -781,7 +781,7 @@ base = mltwin.load_scenario(SCENARIOS / "mme-azure-functions.json")
 tt = base["endpoint"]["autoscaling"]["target_tracking"]
 print("instance:", base["endpoint"]["instance_type"], "| target tracking:",
       {k: v for k, v in tt.items() if k != "source"})
-price = {t["name"]: t["usd_per_hour"] for t in base["catalog"]["instance_types"]}[base["endpoint"]["instance_type"]]
+price = mltwin.instance_catalog()[base["endpoint"]["instance_type"]]["on_demand_usd_per_hour"]  # the shipped catalog
 print(f"price: ${price}/h")
 '''),
     md(r'''

@@ -18,44 +18,10 @@ BLOG = ("AWS Machine Learning Blog, 'Run ML inference on unplanned and spiky tra
         "max_idle_time=600)")
 BLOG_REPO = "github.com/aws-samples/sagemaker-hosting, Advanced-Model-Deployment/MME-DJL"
 
-PRICE = "aws.amazon.com/sagemaker/pricing, Real-Time Inference, on-demand, US East (N. Virginia)"
-CATALOG = {
-    "instance_types": [
-        {
-            "name": "ml.c5.xlarge",
-            "vcpu": 4,
-            "memory": "8Gi",
-            "disk": "30Gi",
-            "usd_per_hour": 0.204,
-            "price_region": "us-east-1",
-            "source": "vCPU and memory: aws.amazon.com/ec2/instance-types/c5 (c5.xlarge: 4 vCPU, 8 GiB, EBS only); "
-                      "price: " + PRICE + "; disk: assumption, a 30 GiB EBS ML storage volume (C5 has no instance "
-                      "storage; SageMaker attaches an EBS volume, ProductionVariant VolumeSizeInGB sets its size)",
-        },
-        {
-            "name": "ml.c5.18xlarge",
-            "vcpu": 72,
-            "memory": "144Gi",
-            "disk": "30Gi",
-            "usd_per_hour": 3.672,
-            "price_region": "us-east-1",
-            "source": "vCPU and memory: aws.amazon.com/ec2/instance-types/c5 (c5.18xlarge: 72 vCPU, 144 GiB, EBS only); "
-                      "price: " + PRICE + "; disk: assumption, a 30 GiB EBS ML storage volume (as ml.c5.xlarge)",
-        },
-        {
-            "name": "ml.c5d.18xlarge",
-            "vcpu": 72,
-            "memory": "144Gi",
-            "disk": "1800G",
-            "usd_per_hour": 4.147,
-            "price_region": "us-east-1",
-            "source": "vCPU, memory, disk: aws.amazon.com/ec2/instance-types/c5 (c5d.18xlarge: 72 vCPU, 144 GiB, "
-                      "2 x 900 GB NVMe SSD instance storage); price: " + PRICE + " (= 1.2 x the EC2 on-demand "
-                      "$3.456, the ratio of the C5 family's SageMaker and EC2 prices, e.g. ml.c5.xlarge $0.204 vs "
-                      "c5.xlarge $0.170; re-check against the pricing page)",
-        },
-    ]
-}
+# The instance types (ml.c5d.18xlarge: vCPUs, memory, instance storage, SageMaker price) come
+# from the catalog that ships with mltwin, catalog/aws-instance-types.json (docs/catalog.md);
+# the scenarios name them (schema_version 2).
+SCHEMA_VERSION = 2
 
 DJL_SRC = ("DJL Serving v0.23.0 defaults (github.com/deepjavalibrary/djl-serving, tag v0.23.0: "
            "wlm/src/main/java/ai/djl/serving/wlm/util/WlmConfigManager.java — job_queue_size 1000, batch_size 1, "
@@ -238,13 +204,13 @@ def blog(server_kind, pattern):
         "Multi Model Server (static workers, one per vCPU per model) for comparison"
     return {
         "$schema": "schema/inference.schema.json",
+        "schema_version": SCHEMA_VERSION,
         "kind": "inference",
         "name": f"mme-{server_kind}-blog-{pattern}",
         "description": f"{BLOG}: 1,000 copies of a scikit-learn model behind one SageMaker multi-model endpoint "
                        f"of 20 x ml.c5d.18xlarge, served by {label}; Locust load of ~1,500 requests/s for one "
                        f"hour, {what}.",
         "seed": 1,
-        "catalog": CATALOG,
         "server": server,
         "endpoint": endpoint("ml.c5d.18xlarge", 20) | {
             "source": "20 x ml.c5d.18xlarge, one production variant (" + BLOG_REPO + "/sklearn-djl-mme-repro.ipynb: "
@@ -282,6 +248,7 @@ def azure():
     }
     return {
         "$schema": "schema/inference.schema.json",
+        "schema_version": SCHEMA_VERSION,
         "kind": "inference",
         "name": "mme-azure-functions",
         "description": "The Azure Functions 2019 trace (1,000 functions, one day, 608,228 invocations) replayed "
@@ -289,7 +256,6 @@ def azure():
                        "with DJL's defaults: function i is model i; instances autoscale by target tracking on "
                        "InvocationsPerInstance.",
         "seed": 1,
-        "catalog": CATALOG,
         "server": djl_server(None),
         "endpoint": endpoint("ml.c5d.18xlarge", 2, autoscaling, 1, 20) | {
             "source": "ml.c5d.18xlarge as in the blog; 2 instances to start, 1..20 under target tracking (ours)"},

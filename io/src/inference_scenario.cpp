@@ -144,6 +144,8 @@ LoadedInferenceScenario load_inference_scenario(const std::string& path, const L
   detail::check_printable(path, doc);
   if (doc.is_object() && (!doc.contains("kind") || doc["kind"] == "training"))
     fail(path, "/kind", "expected \"inference\": without it this is a training scenario (load it with load_scenario)");
+  // Version 1 (no /schema_version) is refused with the command that rewrites it.
+  detail::check_schema_version(path, doc);
   validator().validate(path, doc);
   out.json = doc;
   out.name = detail::scenario_name_of(path, doc);
@@ -151,31 +153,18 @@ LoadedInferenceScenario load_inference_scenario(const std::string& path, const L
   inf::InferenceScenario& sc = out.inference;
   TraceCache traces;
 
-  // Catalog.
-  std::set<std::string> type_names;
-  const json& types = doc["catalog"]["instance_types"];
-  for (std::size_t i = 0; i < types.size(); ++i) {
-    const json& t = types[i];
-    const std::string where = "/catalog/instance_types/" + std::to_string(i);
-    inf::ServingInstanceType it;
-    it.name = t["name"];
-    if (!type_names.insert(it.name).second) fail(path, where + "/name", "duplicate instance type '" + it.name + "'");
-    it.vcpu = t["vcpu"];
-    it.memory_bytes = bytes_of(path, where + "/memory", t["memory"]);
-    if (it.memory_bytes == 0) fail(path, where + "/memory", "expected a size > 0");
-    it.disk_bytes = bytes_of(path, where + "/disk", t["disk"]);
-    it.usd_per_hour = t["usd_per_hour"];
-    it.region_of_price = t["price_region"];
-    it.source = t["source"];
-    sc.catalog.push_back(std::move(it));
-  }
+  // Instance types: the shipped catalog and the scenario's own rows over it.
+  const detail::ScenarioCatalog cat = detail::scenario_catalog(path, doc, opts.catalog_path, out.inputs);
+  out.catalog_path = cat.shipped_path;
+  sc.catalog = cat.catalog;
 
   // Endpoint.
   const json& e = doc["endpoint"];
   inf::EndpointSpec& ep = sc.endpoint;
   ep.instance_type = e["instance_type"];
-  const inf::ServingInstanceType* itype = sc.instance_type();
-  if (itype == nullptr) fail(path, "/endpoint/instance_type", "'" + ep.instance_type + "' is not in /catalog/instance_types");
+  const models::InstanceType* itype = &cat.require(path, "/endpoint/instance_type", ep.instance_type);
+  // The run's cost is priced on demand (SageMaker real-time inference).
+  cat.require_price(path, "/endpoint/instance_type", ep.instance_type);
   ep.initial_instances = e["initial_instances"];
   ep.min_instances = e.value("min_instances", ep.initial_instances);
   ep.max_instances = e.value("max_instances", ep.initial_instances);
@@ -203,8 +192,27 @@ LoadedInferenceScenario load_inference_scenario(const std::string& path, const L
   ep.instance_startup = latency_of(path, "/endpoint/instance_startup", e["instance_startup"]);
   ep.health_check = latency_of(path, "/endpoint/health_check", e["health_check"]);
   ep.memory_reserved_bytes = bytes_of(path, "/endpoint/memory_reserved/size", e["memory_reserved"]["size"]);
-  if (ep.memory_reserved_bytes >= itype->memory_bytes)
+  if (ep.memory_reserved_bytes >= itype->memory_bytes())
     fail(path, "/endpoint/memory_reserved/size", "reserves all of " + ep.instance_type + "'s memory");
+  // Model artifacts: on the type's NVMe instance store, else on the endpoint's EBS ML storage
+  // volume (ProductionVariant VolumeSizeInGB).
+  if (itype->instance_storage_gb > 0) {
+    if (e.contains("ml_storage_volume"))
+    {
+      std::ostringstream gb;
+      gb << itype->instance_storage_gb;
+      fail(path, "/endpoint/ml_storage_volume",
+           ep.instance_type + " has NVMe instance storage (" + gb.str() +
+               " GB), where the model artifacts are kept; mltwin models no EBS volume beside it: drop ml_storage_volume");
+    }
+  } else {
+    if (!e.contains("ml_storage_volume"))
+      fail(path, "/endpoint",
+           ep.instance_type + " has no instance storage: give the EBS ML storage volume that holds the model artifacts, "
+                              "ml_storage_volume {\"size\": ..., \"source\": ...} (ProductionVariant VolumeSizeInGB)");
+    ep.ml_storage_volume_bytes = bytes_of(path, "/endpoint/ml_storage_volume/size", e["ml_storage_volume"]["size"]);
+    if (ep.ml_storage_volume_bytes == 0) fail(path, "/endpoint/ml_storage_volume/size", "expected a size > 0");
+  }
   ep.model_cache_enabled = e.value("model_cache", std::string("Enabled")) == "Enabled";
   ep.s3_download_gbps = e["s3"]["download_gbps"];
   ep.s3_first_byte = latency_of(path, "/endpoint/s3/first_byte", e["s3"]["first_byte"]);

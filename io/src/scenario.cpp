@@ -62,14 +62,6 @@ std::string config_pointer(const std::string& key) {
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kMiB = 1024.0 * 1024.0;
 
-/// "/catalog/instance_types/<i>" of the type named `name`.
-std::string type_where(const json& doc, const std::string& name) {
-  const json& types = doc["catalog"]["instance_types"];
-  for (std::size_t i = 0; i < types.size(); ++i)
-    if (types[i]["name"] == name) return "/catalog/instance_types/" + std::to_string(i);
-  return "/catalog/instance_types";
-}
-
 /// A kubelet reservation (schema: definitions/kubelet_reserved) for a node of type `it`, in
 /// mltwin units: kube-reserved + system-reserved + the hard eviction threshold on memory
 /// (Kubernetes "Reserve Compute Resources for System Daemons": allocatable = capacity -
@@ -79,12 +71,13 @@ std::string type_where(const json& doc, const std::string& name) {
 /// defaultKubeletSubConfig); a key the scenario gives replaces its part of the formula.
 policy::Resource kubelet_reserved_of(const std::string& path, const std::string& where, const json& kr,
                                      const models::InstanceType& it, const std::string& it_where, int /*cores_per_device*/) {
+  // it_where: where the type's catalog row is ("<catalog file>: /instance_types/N" or "/catalog/instance_types/N").
   double cpu_milli = 0, mem = 0, evict = 0;
   if (kr.contains("formula")) {
     if (it.max_pods <= 0)
       detail::fail(path, where + "/formula",
-                   "formula eks-ami needs the kubelet's maxPods of " + it.name + ": give " + it_where +
-                       "/max_pods (amazon-eks-ami nodeadm/internal/kubelet/eni-max-pods.txt)");
+                   "formula eks-ami needs the kubelet's maxPods of " + it.name + ", which its catalog row (" + it_where +
+                       ") does not give: give the row with max_pods under /catalog/instance_types (amazon-eks-ami eni-max-pods.txt)");
     const models::KubeReserved k = models::eks_ami_kube_reserved(it.vcpu, it.max_pods);
     cpu_milli = static_cast<double>(k.cpu_millicores);
     mem = static_cast<double>(k.memory_mib) * kMiB;
@@ -136,8 +129,9 @@ const detail::SchemaValidator& validator() {
 // The "fabric" object -> FabricParams, checked against the catalog and the node groups: every
 // NeuronLink entry names a catalog type and a torus holding its chips, once; every multi-chip
 // type a node group uses has an entry.
-models::FabricParams fabric_of(const std::string& path, const json& f, const models::Catalog& catalog,
+models::FabricParams fabric_of(const std::string& path, const json& f, const detail::ScenarioCatalog& cat,
                                const std::vector<models::NodeGroupSpec>& groups) {
+  const models::Catalog& catalog = cat.catalog;
   models::FabricParams p;
   p.efa.gbps_per_interface = f["efa"]["gbps_per_interface"];
   p.efa.latency = duration_of(path, "/fabric/efa/latency", f["efa"]["latency"]);
@@ -148,8 +142,7 @@ models::FabricParams fabric_of(const std::string& path, const json& f, const mod
     const std::string where = "/fabric/neuronlink/" + std::to_string(i);
     models::NeuronLinkSpec n;
     n.instance_type = nl[i]["instance_type"];
-    const models::InstanceType* it = catalog.find(n.instance_type);
-    if (it == nullptr) fail(path, where + "/instance_type", "'" + n.instance_type + "' is not in /catalog/instance_types");
+    const models::InstanceType* it = &cat.require(path, where + "/instance_type", n.instance_type);
     if (p.neuronlink_for(n.instance_type) != nullptr)
       fail(path, where + "/instance_type", "a second entry for '" + n.instance_type + "'");
     n.torus_rows = nl[i]["torus"][0];
@@ -542,6 +535,8 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
   if (!opts.overrides.is_null()) doc.merge_patch(opts.overrides);
   // Names and texts reach terminals and file names: no control characters anywhere.
   detail::check_printable(path, doc);
+  // Version 1 (no /schema_version) is refused with the command that rewrites it.
+  detail::check_schema_version(path, doc);
   // A wrong type names the type(s) the schema expects there, e.g.
   // `/cluster/node_groups/0/desired_capacity: expected integer, got string "4"`.
   validator().validate(path, doc);
@@ -553,35 +548,14 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
   if (doc["volcano"]["release"].get<std::string>() != kVolcanoRelease)
     fail(path, "/volcano/release", "mltwin reproduces Volcano " + std::string(kVolcanoRelease) + ", not '" +
                                        doc["volcano"]["release"].get<std::string>() + "'");
+  // Instance types: the shipped catalog and the scenario's own rows over it.
+  const detail::ScenarioCatalog cat = detail::scenario_catalog(path, doc, opts.catalog_path, out.inputs);
+  out.catalog_path = cat.shipped_path;
+  sc.catalog = cat.catalog;
   // Files the scenario references (scheduler ConfigMap, eksctl config, manifests) become the
   // entries they stand for; out.json keeps the scenario as written.
-  detail::expand_config_files(path, doc, opts.data_dir, out.data_dir, out.inputs);
+  detail::expand_config_files(path, doc, opts.data_dir, out.data_dir, out.inputs, cat);
 
-  // Catalog.
-  std::set<std::string> type_names;
-  const auto& types = doc["catalog"]["instance_types"];
-  for (std::size_t i = 0; i < types.size(); ++i) {
-    const json& t = types[i];
-    models::InstanceType it;
-    it.name = t["name"];
-    if (!type_names.insert(it.name).second)
-      fail(path, "/catalog/instance_types/" + std::to_string(i) + "/name", "duplicate instance type '" + it.name + "'");
-    // Its nodes carry it as the value of node.kubernetes.io/instance-type.
-    if (std::string p = detail::label_value_problem(it.name); !p.empty())
-      fail(path, "/catalog/instance_types/" + std::to_string(i) + "/name", "instance type " + p + " (the value of the label node.kubernetes.io/instance-type)");
-    it.trainium_chips = t["trainium_chips"];
-    it.neuroncores_per_chip = t["neuroncores_per_chip"];
-    it.device_memory_gib = t["device_memory_gib"];
-    it.vcpu = t["vcpu"];
-    it.memory_gib = t["memory_gib"];
-    it.efa_interfaces = t["efa_interfaces"];
-    it.network_gbps = t["network_gbps"];
-    it.on_demand_usd_per_hour = t["on_demand_usd_per_hour"];
-    it.max_pods = t.value("max_pods", 0);
-    it.region_of_price = t.value("price_region", "");
-    it.source = t["source"];
-    sc.catalog.types.push_back(it);
-  }
   // Node groups.
   const auto& groups = doc["cluster"]["node_groups"];
   int cores_per_device = 0;
@@ -594,8 +568,9 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
     ng.name = g["name"];
     if (!group_names.insert(ng.name).second) fail(path, where + "/name", "duplicate node group '" + ng.name + "'");
     ng.instance_type = g["instance_type"];
-    const models::InstanceType* it = sc.catalog.find(ng.instance_type);
-    if (!it) fail(path, where + "/instance_type", "'" + ng.instance_type + "' is not in /catalog/instance_types");
+    const models::InstanceType* it = &cat.require(path, where + "/instance_type", ng.instance_type);
+    // The run's cost is priced on demand.
+    cat.require_price(path, where + "/instance_type", ng.instance_type);
     // Jobs that request aws.amazon.com/neuroncore count devices × NeuronCores per device: the
     // Neuron groups of one cluster must agree on it (groups without Neuron devices do not count).
     if (it->trainium_chips > 0) {
@@ -648,7 +623,7 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
     models::NodeGroupSpec& ng = sc.node_groups[i];
     const models::InstanceType& it = *sc.catalog.find(ng.instance_type);
     ng.kubelet_reserved = kubelet_reserved_of(path, own ? where + "/kubelet_reserved" : std::string("/cluster/kubelet_reserved"),
-                                              own ? g["kubelet_reserved"] : doc["cluster"]["kubelet_reserved"], it, type_where(doc, it.name),
+                                              own ? g["kubelet_reserved"] : doc["cluster"]["kubelet_reserved"], it, cat.row_where(it.name),
                                               cores_per_device);
     const policy::Resource capacity = models::node_capacity(it);
     if (!ng.kubelet_reserved.less_equal(capacity))
@@ -687,7 +662,7 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
     }
   }
   // The network (optional; its figures and sources: docs/fabric.md).
-  if (doc.contains("fabric")) sc.fabric = fabric_of(path, doc["fabric"], sc.catalog, sc.node_groups);
+  if (doc.contains("fabric")) sc.fabric = fabric_of(path, doc["fabric"], cat, sc.node_groups);
   // Scheduler configuration, under Volcano's own keys.
   const json& v = doc["volcano"];
   if (v.contains("schedule_period")) {

@@ -488,7 +488,7 @@ SchemaValidator::~SchemaValidator() = default;
 
 const json& SchemaValidator::schema() const { return impl_->doc; }
 
-void SchemaValidator::validate(const std::string& file, const json& doc) const {
+void SchemaValidator::validate(const std::string& file, const json& doc, const std::string& mount) const {
   valijson::Validator v;
   valijson::ValidationResults results;
   valijson::adapters::NlohmannJsonAdapter target(doc);
@@ -515,7 +515,9 @@ void SchemaValidator::validate(const std::string& file, const json& doc) const {
     }
   }
   if (what.empty()) what = errs.front().description;
-  std::string msg = file + ": " + pointer(errs[chosen].context) + ": " + what;
+  std::string at = pointer(errs[chosen].context);
+  if (!mount.empty()) at = at == "/" ? mount : mount + at;
+  std::string msg = file + ": " + at + ": " + what;
   if (errs.size() > 1) msg += " (" + std::to_string(errs.size() - 1) + " related schema messages omitted)";
   throw ScenarioError(msg);
 }

@@ -14,6 +14,8 @@
 #include <string>
 
 #include "mltwin/core/time.hpp"
+#include "mltwin/io/scenario.hpp"  // InputFileRef
+#include "mltwin/models/catalog.hpp"
 #include "mltwin/models/training.hpp"  // LatencySpec, QueueSpec, TrainingJobSpec
 #include "mltwin/policy/config.hpp"
 #include "mltwin/policy/resource.hpp"
@@ -63,13 +65,45 @@ class SchemaValidator {
   SchemaValidator& operator=(const SchemaValidator&) = delete;
   /// Throws ScenarioError "file: /json/path: what" for the deepest violation; a wrong type
   /// says which type(s) the schema expects there ("expected integer, got string \"4\"").
-  void validate(const std::string& file, const nlohmann::json& doc) const;
+  /// `mount` is where `doc` stands in the file (a JSON pointer prefixed to every path; "" for
+  /// the root).
+  void validate(const std::string& file, const nlohmann::json& doc, const std::string& mount = "") const;
   const nlohmann::json& schema() const;
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+/// Throws ScenarioError unless `doc` says "schema_version": kScenarioSchemaVersion; a version-1
+/// scenario (no schema_version) is told the new form and the migrate command.
+void check_schema_version(const std::string& file, const nlohmann::json& doc);
+
+/// A scenario's instance catalog: the shipped catalog's rows, with the scenario's own
+/// /catalog/instance_types added (a new name) or put in place of the shipped row (a name the
+/// shipped catalog has).
+struct ScenarioCatalog {
+  models::Catalog catalog;
+  std::string shipped_path;         ///< the shipped catalog file that was read
+  std::vector<std::string> where;   ///< per row of catalog.types: "<shipped_path>: /instance_types/N" or "/catalog/instance_types/N"
+  bool scenario_rows = false;       ///< the scenario gave rows of its own
+
+  /// The row named `name`; else throws ScenarioError "file: at: 'name' is not in the catalog
+  /// (<shipped_path>, ...); near: ...".
+  const models::InstanceType& require(const std::string& file, const std::string& at, const std::string& name) const;
+  /// "'name' is not in the catalog (...)" with near names, for messages at other places.
+  std::string missing(const std::string& name) const;
+  /// Where the row named `name` comes from ("" if none).
+  std::string row_where(const std::string& name) const;
+  /// Throws ScenarioError at `at` unless the row named `name` has an on-demand price.
+  void require_price(const std::string& file, const std::string& at, const std::string& name) const;
+};
+
+/// The shipped catalog (io::find_catalog(explicit_catalog)) merged with the scenario's
+/// /catalog/instance_types (doc is schema-checked). Records the catalog file in `inputs` by its
+/// file name (role "instance_catalog"). Throws ScenarioError.
+ScenarioCatalog scenario_catalog(const std::string& file, const nlohmann::json& doc, const std::string& explicit_catalog,
+                                 std::vector<InputFileRef>& inputs);
 
 /// The scenario's "name", checked: it names the default results file (letters, digits, '.', '_',
 /// '-'; no path separator). Throws ScenarioError at /name.

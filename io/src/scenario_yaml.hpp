@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "mltwin/io/scenario.hpp"
+#include "scenario_common.hpp"  // ScenarioCatalog
 
 namespace mltwin::io::detail {
 
@@ -15,9 +16,10 @@ namespace mltwin::io::detail {
 /// volcano.actions/tiers/configurations, the eksctl node groups into cluster.node_groups, the
 /// Queue manifests appended to queues, the Volcano Jobs into workload.jobs (with their maxRetry
 /// and lifecycle policies as max_retry, policies, task_policies). Each file read is appended to
-/// `inputs`. Expects a document the schema has checked. Throws ScenarioError naming the YAML
-/// file, line, column and path, or the scenario and its JSON path.
+/// `inputs`. The eksctl node groups' instance types must be in `catalog`. Expects a document
+/// the schema has checked. Throws ScenarioError naming the YAML file, line, column and path, or
+/// the scenario and its JSON path.
 void expand_config_files(const std::string& scenario_path, nlohmann::json& doc, const std::string& explicit_data_dir,
-                         std::string& data_dir, std::vector<InputFileRef>& inputs);
+                         std::string& data_dir, std::vector<InputFileRef>& inputs, const ScenarioCatalog& catalog);
 
 }  // namespace mltwin::io::detail

@@ -1238,7 +1238,7 @@ std::vector<std::pair<std::string, std::string>> files_of(const std::string& sce
 }  // namespace
 
 void expand_config_files(const std::string& path, json& doc, const std::string& explicit_data_dir, std::string& data_dir,
-                         std::vector<InputFileRef>& inputs) {
+                         std::vector<InputFileRef>& inputs, const ScenarioCatalog& catalog) {
   // volcano.scheduler_config: the volcano-scheduler ConfigMap.
   json& v = doc["volcano"];
   if (v.contains("scheduler_config")) {
@@ -1259,16 +1259,9 @@ void expand_config_files(const std::string& path, json& doc, const std::string& 
     const std::string as_written = c["eksctl"];
     const std::string file = resolve_input_path(as_written, path, explicit_data_dir, data_dir);
     const EksctlClusterConfig cc = read_eksctl_config(file);
-    std::set<std::string> types;
-    std::string known;
-    for (const auto& t : doc["catalog"]["instance_types"]) {
-      types.insert(t["name"].get<std::string>());
-      known += (known.empty() ? "" : ", ") + t["name"].get<std::string>();
-    }
     json groups = json::array();
     for (const auto& g : cc.node_groups) {
-      if (!types.count(g.instance_type))
-        fail_at(g.instance_type_at, "instance type '" + g.instance_type + "' is not in the scenario's catalog (" + known + ")");
+      if (catalog.catalog.find(g.instance_type) == nullptr) fail_at(g.instance_type_at, "instance type " + catalog.missing(g.instance_type));
       json o = node_group_json(g);
       // minSize / maxSize bound the cluster autoscaler; without one (/cluster/autoscaler) the
       // group stays at desiredCapacity, as its Auto Scaling group does when nothing changes it.

@@ -188,7 +188,8 @@ struct Endpoint::Impl {
   MetricsAggregator* metrics;
   PolicySet pol;
   EndpointStats& st;
-  const ServingInstanceType* itype = nullptr;
+  const InstanceType* itype = nullptr;
+  std::uint64_t storage_bytes = 0;  // per instance, for model artifacts (InferenceScenario::model_storage_bytes)
 
   Engine& rng_arrivals;
   Engine& rng_models;
@@ -269,6 +270,7 @@ struct Endpoint::Impl {
         rng_service(rng.stream("serving.service_time")), rng_overhead(rng.stream("endpoint.overhead")),
         rng_endpoint(rng.stream("endpoint.latencies")), rng_users(rng.stream("traffic.locust_wait")) {
     itype = sc.instance_type();
+    storage_bytes = sc.model_storage_bytes();
     holders.resize(sc.models.size());
     fleet.impl = this;
     overhead_draw = detail::LatencyDraw(sc.endpoint.overhead);
@@ -318,8 +320,8 @@ struct Endpoint::Impl {
     in.launched = sim.now();
     in.last = sim.now();
     const std::uint64_t reserve = sc.endpoint.memory_reserved_bytes;
-    in.mem_cap = itype->memory_bytes > reserve ? itype->memory_bytes - reserve : 0;
-    in.disk_cap = itype->disk_bytes;
+    in.mem_cap = itype->memory_bytes() > reserve ? itype->memory_bytes() - reserve : 0;
+    in.disk_cap = storage_bytes;
     in.vcpu = std::max(1, itype->vcpu);
     in.models.resize(sc.models.size());
     in.mem_cache = pol.memory_cache();
@@ -1077,7 +1079,7 @@ struct Endpoint::Impl {
       ++g.instances_in_service;
       g.loaded_models += static_cast<std::uint64_t>(in.models_loaded);
       g.memory_used_bytes += in.mem_used + sc.endpoint.memory_reserved_bytes;
-      g.memory_total_bytes += itype->memory_bytes;
+      g.memory_total_bytes += itype->memory_bytes();
     }
     g.cpu_busy_core_ns = static_cast<std::int64_t>(std::llround(busy));
     g.workers = running_workers;
@@ -1268,7 +1270,7 @@ void Endpoint::account_instances(Time now) const {
     secs += (end - in.launched).seconds();
   }
   stats_.instance_seconds = secs;
-  stats_.cost_usd = secs * m.itype->usd_per_hour / 3600.0;
+  stats_.cost_usd = secs * m.itype->on_demand_usd_per_hour / 3600.0;
 }
 
 const EndpointStats& Endpoint::stats() const {

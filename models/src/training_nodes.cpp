@@ -46,10 +46,18 @@ Resource node_capacity(const InstanceType& it) {
   Resource r = Resource::make(it.vcpu, it.memory_gib * kGiB);
   const int pods = it.max_pods > 0 ? it.max_pods : kKubeletDefaultMaxPods;
   r.with(policy::rn::kPods, pods);  // and max_task_num, as NewResource
+  // What the device plugins advertise, as the catalog row gives it (io checks it against the
+  // accelerator); a row without the list advertises what its accelerator and EFA imply.
+  if (!it.extended_resources.empty()) {
+    for (const auto& [name, count] : it.extended_resources)
+      r.with(policy::ResourceName::intern(name), static_cast<double>(count));
+    return r;
+  }
   if (it.trainium_chips > 0) {
     r.with(policy::rn::kNeuron, it.trainium_chips).with(policy::rn::kNeuronDevice, it.trainium_chips);
     r.with(policy::rn::kNeuronCore, it.neuroncores());
   }
+  if (it.nvidia_gpus > 0) r.with(policy::rn::kNvidiaGpu, it.nvidia_gpus);
   if (it.efa_interfaces > 0) r.with(policy::rn::kEfa, it.efa_interfaces);
   return r;
 }

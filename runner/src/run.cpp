@@ -322,6 +322,7 @@ std::unique_ptr<Run> Run::open(const std::string& path, const RunOptions& opts) 
   m->until_text = opts.until_text;
   io::LoadOptions lo;
   lo.data_dir = opts.data_dir;
+  lo.catalog_path = opts.catalog;
   lo.overrides = opts.overrides;
   lo.document = opts.document ? &*opts.document : nullptr;
   const io::ScenarioKind kind = opts.document ? io::scenario_kind(*opts.document, path) : io::scenario_kind(path);

@@ -304,17 +304,20 @@ TEST_CASE("the database does not depend on how the scenario and the data folder 
   CHECK_MESSAGE(same_ab, "relative vs absolute paths, --data vs MLTWIN_DATA: the databases differ");
   CHECK_MESSAGE(same_ac, "relative paths vs the data folder found by search: the databases differ");
 
-  // What is stored instead of the paths: the scenario's file name, the trace as the scenario
-  // writes it, and their SHA-256s.
+  // What is stored instead of the paths: the scenario's file name, the instance catalog's file
+  // name, the trace as the scenario writes it, and their SHA-256s.
   Db db(fx.root / "a.sqlite");
   const auto meta = db.meta();
   CHECK(meta.at("scenario_path") == "small.json");
   const auto inputs = db.rows("SELECT role, path, sha256, bytes FROM inputs ORDER BY rowid");
-  REQUIRE(inputs.size() == 2);
+  REQUIRE(inputs.size() == 3);
   CHECK(inputs[0] == std::vector<std::string>{"scenario", "small.json", sha256_of(fx.scen / "small.json"),
                                               std::to_string(fs::file_size(fx.scen / "small.json"))});
+  const fs::path catalog = fs::path(MLTWIN_SOURCE_DIR) / "catalog/aws-instance-types.json";
+  CHECK(inputs[1] == std::vector<std::string>{"instance_catalog", "aws-instance-types.json", sha256_of(catalog),
+                                              std::to_string(fs::file_size(catalog))});
   const fs::path csv = fx.data / "training/philly/small.csv";
-  CHECK(inputs[1] == std::vector<std::string>{"philly_trace", "${MLTWIN_DATA}/training/philly/small.csv", sha256_of(csv),
+  CHECK(inputs[2] == std::vector<std::string>{"philly_trace", "${MLTWIN_DATA}/training/philly/small.csv", sha256_of(csv),
                                               std::to_string(fs::file_size(csv))});
   // No stored text names the temp folder.
   const std::string root = fx.root.string();
@@ -813,4 +816,39 @@ TEST_CASE("explain names the lifecycle policy the job controller applied, and th
   CHECK_MESSAGE(contains(out, "PodFailed -> RestartTask, retry 2 of maxRetry 3"), out);
   CHECK_MESSAGE(contains(out, "rule: Volcano's job controller (pkg/controllers/job)"), out);
   CHECK_MESSAGE(contains(slurp(t.path() / "run.log") + out, "Completed"), out);
+}
+
+TEST_CASE("migrate: a version-1 scenario is refused by run and validate, rewritten by migrate, then valid") {
+  TempDir t("mltwin-cli");
+  const Fixture fx(t.path());
+  const std::vector<std::string> env = {"MLTWIN_DATA=" + fx.data.string()};
+  // small.json as version 1: no schema_version, the catalog pasted in the old row form (the
+  // shipped figures of trn1.32xlarge).
+  json v1 = json::parse(slurp(fx.scen / "small.json"));
+  v1.erase("schema_version");
+  v1["catalog"] = {{"instance_types",
+                    {{{"name", "trn1.32xlarge"}, {"trainium_chips", 16}, {"neuroncores_per_chip", 2}, {"device_memory_gib", 512},
+                      {"vcpu", 128}, {"memory_gib", 512}, {"efa_interfaces", 8}, {"network_gbps", 800},
+                      {"on_demand_usd_per_hour", 21.5}, {"price_region", "us-east-1"}, {"source", "pasted"}}}}};
+  write_text(fx.scen / "v1.json", v1.dump(2));
+  const fs::path log = t.path() / "log.txt";
+  CHECK(run_cli({"validate", "scen/v1.json"}, t.path(), env, log) == 2);
+  CHECK_MESSAGE(contains(slurp(log), "error: scen/v1.json: /schema_version: missing: this is a version-1 scenario"), slurp(log));
+  CHECK_MESSAGE(contains(slurp(log), "mltwin migrate scen/v1.json -o NEW.json"), slurp(log));
+  CHECK(run_cli({"run", "scen/v1.json", "--no-progress"}, t.path(), env, log) == 2);
+  // migrate to stdout, then to a file; the row equal to the shipped one is dropped.
+  CHECK(run_cli({"migrate", "scen/v1.json"}, t.path(), env, log) == 0);
+  CHECK_MESSAGE(contains(slurp(log), "migrate: /catalog/instance_types/0 (trn1.32xlarge): equal to the shipped row; dropped"), slurp(log));
+  CHECK_MESSAGE(contains(slurp(log), "\"schema_version\": 2"), slurp(log));
+  CHECK(run_cli({"migrate", "scen/v1.json", "-o", "scen/v2.json"}, t.path(), env, log) == 0);
+  const json v2 = json::parse(slurp(fx.scen / "v2.json"));
+  CHECK(!v2.contains("catalog"));
+  CHECK(v2 == json::parse(slurp(fx.scen / "small.json")));
+  CHECK(run_cli({"validate", "scen/v2.json"}, t.path(), env, log) == 0);
+  CHECK_MESSAGE(contains(slurp(log), "scen/v2.json: valid"), slurp(log));
+  // Migrating it again is refused; a --catalog that is not there is an error naming it.
+  CHECK(run_cli({"migrate", "scen/v2.json"}, t.path(), env, log) == 2);
+  CHECK(contains(slurp(log), "nothing to migrate"));
+  CHECK(run_cli({"validate", "scen/v2.json", "--catalog", "none.json"}, t.path(), env, log) == 2);
+  CHECK_MESSAGE(contains(slurp(log), "error: --catalog names 'none.json', which is not a catalog file"), slurp(log));
 }

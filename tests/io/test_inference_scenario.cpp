@@ -136,7 +136,9 @@ TEST_CASE("the DJL blog scenarios: 1,000 sklearn copies on 20 x ml.c5d.18xlarge,
     CAPTURE(pattern);
     const auto s = io::load_inference_scenario(kScenarios + "mme-djl-blog-" + pattern + ".json");
     CHECK(s.name == "mme-djl-blog-" + pattern);
-    CHECK(s.inputs.empty());
+    REQUIRE(s.inputs.size() == 1);  // the shipped instance catalog, by its file name
+    CHECK(s.inputs[0].role == "instance_catalog");
+    CHECK(s.inputs[0].as_written == "aws-instance-types.json");
     CHECK(s.data_dir.empty());
     const inf::InferenceScenario& sc = s.inference;
     REQUIRE(sc.models.size() == 1000);
@@ -149,10 +151,15 @@ TEST_CASE("the DJL blog scenarios: 1,000 sklearn copies on 20 x ml.c5d.18xlarge,
     REQUIRE(sc.instance_type() != nullptr);
     CHECK(sc.instance_type()->name == "ml.c5d.18xlarge");
     CHECK(sc.instance_type()->vcpu == 72);
-    CHECK(sc.instance_type()->memory_bytes == 144ULL * 1024 * kMiB);
-    CHECK(sc.instance_type()->disk_bytes == 1'800'000'000'000ULL);
-    CHECK(sc.instance_type()->usd_per_hour == doctest::Approx(4.147));
-    CHECK(sc.catalog.size() == 3);
+    // From the shipped catalog (catalog/aws-instance-types.json): c5d.18xlarge's 144 GiB and
+    // 2 x 900 GB NVMe (EC2 User Guide), the SageMaker price the scenario carried before.
+    CHECK(sc.instance_type()->memory_bytes() == 144ULL * 1024 * kMiB);
+    CHECK(sc.instance_type()->instance_storage_bytes() == 1'800'000'000'000ULL);
+    CHECK(sc.model_storage_bytes() == 1'800'000'000'000ULL);
+    CHECK(sc.endpoint.ml_storage_volume_bytes == 0);
+    CHECK(sc.instance_type()->on_demand_usd_per_hour == doctest::Approx(4.147));
+    CHECK(sc.instance_type()->region_of_price == "us-east-1");
+    CHECK(s.catalog_path == std::string(MLTWIN_SOURCE_DIR) + "/catalog/aws-instance-types.json");
     CHECK(sc.endpoint.initial_instances == 20);
     CHECK(sc.endpoint.min_instances == 20);
     CHECK(sc.endpoint.max_instances == 20);
@@ -257,10 +264,11 @@ TEST_CASE("the Azure Functions scenario: 1,000 trace functions as models, one da
   CHECK(sc.endpoint.min_instances == 1);
   CHECK(sc.endpoint.max_instances == 20);
   CHECK(sc.server.max_idle_time.count_ns() == 60 * kS);  // DJL's default
-  REQUIRE(s.inputs.size() == 3);
-  CHECK(s.inputs[0].role == "azure_functions_invocations");
-  CHECK(s.inputs[0].as_written == "${MLTWIN_DATA}/inference/azure-functions-2019-1k/1000_inv.csv");
-  CHECK(fs::is_regular_file(s.inputs[0].path));
+  REQUIRE(s.inputs.size() == 4);  // the instance catalog, then the trace's three files
+  CHECK(s.inputs[0].role == "instance_catalog");
+  CHECK(s.inputs[1].role == "azure_functions_invocations");
+  CHECK(s.inputs[1].as_written == "${MLTWIN_DATA}/inference/azure-functions-2019-1k/1000_inv.csv");
+  CHECK(fs::is_regular_file(s.inputs[1].path));
   CHECK(!s.data_dir.empty());
 }
 
@@ -380,7 +388,8 @@ TEST_CASE("inference scenario errors name the file, the JSON path and what was e
   SUBCASE("instance type not in the catalog") {
     json doc = blog_uniform();
     doc["endpoint"]["instance_type"] = "ml.c5d.19xlarge";
-    check(doc, "/endpoint/instance_type", "'ml.c5d.19xlarge' is not in /catalog/instance_types");
+    check(doc, "/endpoint/instance_type", "'ml.c5d.19xlarge' is not in the catalog (");
+    check(doc, "/endpoint/instance_type", "; near: ml.c5d.18xlarge");
   }
   SUBCASE("popularity beyond the last model") {
     json doc = blog_uniform();
@@ -483,10 +492,10 @@ TEST_CASE("the Azure scenario on the fixture: models and per-minute counts by ha
   CHECK(tr.counts[0] == std::vector<std::uint32_t>{1, 0, 2, 3});
   CHECK(tr.first_minute == 1);
   CHECK(tr.minutes == 2);
-  REQUIRE(s.inputs.size() == 3);
-  CHECK(s.inputs[1].role == "azure_functions_durations");
-  CHECK(s.inputs[1].as_written == "trace/1000_run.csv");
-  CHECK(s.inputs[1].path == (d.path() / "trace" / "1000_run.csv").string());
+  REQUIRE(s.inputs.size() == 4);  // the instance catalog, then the trace's three files
+  CHECK(s.inputs[2].role == "azure_functions_durations");
+  CHECK(s.inputs[2].as_written == "trace/1000_run.csv");
+  CHECK(s.inputs[2].path == (d.path() / "trace" / "1000_run.csv").string());
   SUBCASE("minutes past the end of the trace") {
     json doc = azure_fixture_scenario();
     doc["traffic"]["trace"]["minutes"] = 4;

@@ -239,10 +239,17 @@ TEST_CASE("JSON: broken constraints are refused with the JSON path and Kubernete
       {"a class value above HighestUserDefinablePriority",
        [](json& d) { d["priority_classes"] = {{{"name", "huge"}, {"value", 1000000001}}}; },
        "s.json: /priority_classes/0/value: ..."},
-      {"the EKS AMI formula without the catalog's max_pods",
-       [](json& d) { d["cluster"]["kubelet_reserved"] = {{"formula", "eks-ami"}, {"source", "test"}}; },
-       "s.json: /cluster/kubelet_reserved/formula: formula eks-ami needs the kubelet's maxPods of trn1.32xlarge: give "
-       "/catalog/instance_types/1/max_pods (amazon-eks-ami nodeadm/internal/kubelet/eni-max-pods.txt)"},
+      {"the EKS AMI formula on a catalog row without max_pods",
+       [](json& d) {
+         d["cluster"]["kubelet_reserved"] = {{"formula", "eks-ami"}, {"source", "test"}};
+         // A row in place of the shipped trn1.32xlarge, without max_pods.
+         d["catalog"]["instance_types"] = {{{"name", "trn1.32xlarge"}, {"vcpu", 128}, {"memory_gib", 512},
+                                            {"extended_resources", json::object()}, {"network_gbps", 800},
+                                            {"on_demand_usd_per_hour", 21.5}, {"price_region", "us-east-1"}, {"source", "test"}}};
+       },
+       "s.json: /cluster/kubelet_reserved/formula: formula eks-ami needs the kubelet's maxPods of trn1.32xlarge, which its catalog "
+       "row (/catalog/instance_types/0 (in place of the shipped row)) does not give: give the row with max_pods under "
+       "/catalog/instance_types (amazon-eks-ami eni-max-pods.txt)"},
       {"a reservation above the instance type",
        [](json& d) { d["cluster"]["kubelet_reserved"] = {{"kube_reserved", {{"cpu", "200"}}}, {"source", "test"}}; },
        "s.json: /cluster/kubelet_reserved: reserves {cpu 200, memory 0Gi}, more than a trn1.32xlarge has "

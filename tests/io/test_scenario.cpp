@@ -269,7 +269,10 @@ TEST_CASE("semantic errors name the file and the JSON path") {
     const std::string p = write_json(d, "s.json", doc);
     const std::string msg = load_error(p);
     CHECK_MESSAGE(msg.rfind(p + ": /cluster/node_groups/0/instance_type: ", 0) == 0, msg);
-    CHECK_MESSAGE(contains(msg, "'trn9.huge' is not in /catalog/instance_types"), msg);
+    // The catalog that was searched, and that the scenario adds none of its own.
+    CHECK_MESSAGE(contains(msg, "'trn9.huge' is not in the catalog (" + std::string(MLTWIN_SOURCE_DIR) + "/catalog/aws-instance-types.json; the scenario adds "
+                                "no rows under /catalog/instance_types)"),
+                  msg);
   }
   SUBCASE("unknown plugin in a tier") {
     json doc = tiny_gang();
@@ -376,7 +379,10 @@ TEST_CASE("the inline workload loads as written") {
   CHECK(sc.training.metrics_interval.count_ns() == 300 * kS);
   REQUIRE(sc.training.node_groups.size() == 1);
   CHECK(sc.training.node_groups[0].count == 4);
-  CHECK(sc.inputs.empty());
+  // The one input: the shipped instance catalog, by its file name.
+  REQUIRE(sc.inputs.size() == 1);
+  CHECK(sc.inputs[0].role == "instance_catalog");
+  CHECK(sc.inputs[0].as_written == "aws-instance-types.json");
   CHECK(sc.data_dir.empty());
 }
 
@@ -442,10 +448,11 @@ TEST_CASE("Philly: jobs are sorted by submit time, t = 0 at the earliest submit"
     CHECK(j[i].neuron_devices_per_pod == gpus[i]);
     CHECK(j[i].efa_per_pod == 0);
   }
-  REQUIRE(sc.inputs.size() == 1);
-  CHECK(sc.inputs[0].role == "philly_trace");
-  CHECK(fs::equivalent(sc.inputs[0].path, d.file("trace.csv")));  // relative to the scenario's folder
-  CHECK(sc.inputs[0].as_written == "trace.csv");
+  REQUIRE(sc.inputs.size() == 2);  // the instance catalog, then the trace
+  CHECK(sc.inputs[0].role == "instance_catalog");
+  CHECK(sc.inputs[1].role == "philly_trace");
+  CHECK(fs::equivalent(sc.inputs[1].path, d.file("trace.csv")));  // relative to the scenario's folder
+  CHECK(sc.inputs[1].as_written == "trace.csv");
 
   // max_jobs keeps the first N by submit time (not by file order).
   io::LoadOptions opts;
@@ -719,9 +726,9 @@ TEST_CASE("${MLTWIN_DATA} in a trace path") {
     opts.data_dir = data.string();
     const auto sc = io::load_scenario(p, opts);
     CHECK(sc.data_dir == data.string());
-    REQUIRE(sc.inputs.size() == 1);
-    CHECK(sc.inputs[0].path == data.string() + "/training/philly/t.csv");
-    CHECK(sc.inputs[0].as_written == "${MLTWIN_DATA}/training/philly/t.csv");  // not expanded
+    REQUIRE(sc.inputs.size() == 2);  // the instance catalog, then the trace
+    CHECK(sc.inputs[1].path == data.string() + "/training/philly/t.csv");
+    CHECK(sc.inputs[1].as_written == "${MLTWIN_DATA}/training/philly/t.csv");  // not expanded
     CHECK(sc.training.jobs.size() == 1);
   }
   SUBCASE("MLTWIN_DATA") {
@@ -800,7 +807,7 @@ TEST_CASE("fabric: errors name the JSON path") {
     json doc = with_fabric();
     doc["fabric"]["neuronlink"][0]["instance_type"] = "trn9.xlarge";
     const std::string msg = load_error(write_json(d, "s.json", doc));
-    CHECK_MESSAGE(contains(msg, "/fabric/neuronlink/0/instance_type: 'trn9.xlarge' is not in /catalog/instance_types"), msg);
+    CHECK_MESSAGE(contains(msg, "/fabric/neuronlink/0/instance_type: 'trn9.xlarge' is not in the catalog ("), msg);
   }
   {
     json doc = with_fabric();

@@ -75,9 +75,9 @@ void run(const io::LoadedScenario& sc, TextRecorder& rec) {
   cluster.finish(cluster.last_event());
 }
 
-std::string load_error(const std::string& path) {
+std::string load_error(const std::string& path, const io::LoadOptions& opts = {}) {
   try {
-    (void)io::load_scenario(path);
+    (void)io::load_scenario(path, opts);
   } catch (const io::ScenarioError& e) {
     return e.what();
   }
@@ -164,8 +164,10 @@ TEST_CASE("the YAML-described example and its JSON restatement load the same sce
   CHECK(a.jobs[0].neuron_devices_per_pod == 16);
 
   // Every file read is an input, by role and as the scenario writes it (the glob's matches in
-  // sorted order); the JSON restatement reads none.
+  // sorted order; the instance catalog by its file name); the JSON restatement reads only the
+  // catalog.
   const std::vector<std::pair<std::string, std::string>> inputs = {
+      {"instance_catalog", "aws-instance-types.json"},
       {"volcano_scheduler_config", "yaml/volcano-scheduler.yaml"}, {"eksctl_cluster_config", "yaml/cluster.yaml"},
       {"queue_manifests", "yaml/queues.yaml"},                      {"job_manifests", "yaml/jobs/llama-2x32.yaml"},
       {"job_manifests", "yaml/jobs/bert-4x32.yaml"},                {"job_manifests", "yaml/jobs/vit-a.yaml"},
@@ -175,7 +177,8 @@ TEST_CASE("the YAML-described example and its JSON restatement load the same sce
     CHECK(y.inputs[i].role == inputs[i].first);
     CHECK(y.inputs[i].as_written == inputs[i].second);
   }
-  CHECK(j.inputs.empty());
+  REQUIRE(j.inputs.size() == 1);
+  CHECK(j.inputs[0].role == "instance_catalog");
   // The scenario as written is what the run records (run_meta.scenario_json).
   CHECK(y.json["cluster"]["eksctl"] == "yaml/cluster.yaml");
 }
@@ -214,15 +217,21 @@ TEST_CASE("scenario references: errors name the YAML place or the scenario's JSO
                                   "(give it in /queues or /queues_from)");
   }
   SUBCASE("an instance type outside the catalog, at the eksctl file's instanceType") {
-    json patch;
-    patch["catalog"]["instance_types"] = json::array();
-    std::ifstream in(kExample);
-    const json ex = json::parse(in);
-    for (const auto& t : ex["catalog"]["instance_types"])
-      if (t["name"] != "trn1.32xlarge") patch["catalog"]["instance_types"].push_back(t);
-    const std::string p = patched_example(d, patch);
-    CHECK(load_error(p) == kSrc + "/scenarios/yaml/cluster.yaml:21:19: managedNodeGroups[0].instanceType: instance type "
-                                  "'trn1.32xlarge' is not in the scenario's catalog (trn1.2xlarge, trn1n.32xlarge)");
+    // A catalog without trn1.32xlarge (--catalog): the shipped one less that row.
+    std::ifstream in(kSrc + "/catalog/aws-instance-types.json");
+    json cat = json::parse(in);
+    json rows = json::array();
+    for (const auto& t : cat["instance_types"])
+      if (t["name"] != "trn1.32xlarge") rows.push_back(t);
+    cat["instance_types"] = rows;
+    const std::string c = d.file("catalog.json");
+    std::ofstream(c) << cat.dump(2);
+    io::LoadOptions opts;
+    opts.catalog_path = c;
+    const std::string p = patched_example(d, json::object());
+    CHECK(load_error(p, opts) == kSrc + "/scenarios/yaml/cluster.yaml:21:19: managedNodeGroups[0].instanceType: instance type "
+                                        "'trn1.32xlarge' is not in the catalog (" + c + "; the scenario adds no rows under "
+                                        "/catalog/instance_types); near: trn1.2xlarge, trn1n.32xlarge, trn2.48xlarge");
   }
   SUBCASE("scheduler_config and tiers both") {
     const std::string p = patched_example(d, {{"volcano", {{"tiers", json::array({{{"plugins", {{{"name", "gang"}}}}}})}}}});

@@ -30,18 +30,20 @@ inline LatencySpec exponential(Duration mean) {
 
 constexpr std::uint64_t kGiB = 1ULL << 30;
 
-/// One instance type "test.8x" (8 vCPU, 64 GiB, 1 TiB disk, $1/h); `n_models` models of 100 MiB
+/// One instance type "test.8x" (8 vCPU, 64 GiB, no instance store: a 1 TiB ML storage volume,
+/// $1/h); `n_models` models of 100 MiB
 /// artifact and resident size, exponential 1 s service; instantaneous download, load, unload
 /// and overhead; DJL defaults; Poisson traffic to model 0.
 inline InferenceScenario base_scenario(int n_models = 1) {
   InferenceScenario sc;
-  ServingInstanceType t;
+  models::InstanceType t;
   t.name = "test.8x";
   t.vcpu = 8;
-  t.memory_bytes = 64 * kGiB;
-  t.disk_bytes = 1024 * kGiB;
-  t.usd_per_hour = 1.0;
-  sc.catalog.push_back(t);
+  t.memory_gib = 64;
+  t.on_demand_usd_per_hour = 1.0;
+  t.has_on_demand_price = true;
+  sc.catalog.types.push_back(t);
+  sc.endpoint.ml_storage_volume_bytes = 1024 * kGiB;
   for (int i = 0; i < n_models; ++i) {
     ModelSpec m;
     m.name = "m";

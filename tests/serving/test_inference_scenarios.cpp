@@ -63,9 +63,9 @@ TEST_CASE("ModelCacheSetting Disabled: every request loads the model again") {
 
 TEST_CASE("MMS, one worker per vCPU x a 1.5 GB model on ml.c5.xlarge: the second model gets a 507") {
   InferenceScenario sc = base_scenario(2);
-  sc.catalog[0].name = "ml.c5.xlarge";
-  sc.catalog[0].vcpu = 4;
-  sc.catalog[0].memory_bytes = 8 * kGiB;  // AWS: ml.c5.xlarge 4 vCPU, 8 GiB
+  sc.catalog.types[0].name = "ml.c5.xlarge";
+  sc.catalog.types[0].vcpu = 4;
+  sc.catalog.types[0].memory_gib = 8;  // AWS: ml.c5.xlarge 4 vCPU, 8 GiB
   sc.endpoint.instance_type = "ml.c5.xlarge";
   sc.endpoint.memory_reserved_bytes = 512ULL << 20;
   for (auto& m : sc.models) {
@@ -291,7 +291,7 @@ TEST_CASE("dynamic batching: batch_size fills a batch early, max_batch_delay clo
 
 TEST_CASE("CPU contention: batches beyond the vCPUs share the cores (processor sharing)") {
   InferenceScenario sc = base_scenario(1);
-  sc.catalog[0].vcpu = 2;
+  sc.catalog.types[0].vcpu = 2;
   sc.models[0].service.base = constant(Duration::s(1));
   sc.server.min_workers = sc.server.max_workers = 4;
   one_request_each(sc, 4, 1000);  // at 0, 1, 2, 3 ms; each 1 s of CPU on a 2-vCPU instance
@@ -318,8 +318,8 @@ TEST_CASE("a full disk deletes the least recently used artifact not in memory; a
   // (3 x 100 MiB in 350 MiB). One request a minute: models A B C D B A (0 1 2 3 1 0).
   // Downloads take 1 s (first byte; no bandwidth term), loads 2 s, requests 20 ms.
   InferenceScenario sc = base_scenario(4);
-  sc.catalog[0].memory_bytes = 150ULL << 20;
-  sc.catalog[0].disk_bytes = 350ULL << 20;
+  sc.catalog.types[0].memory_gib = 150.0 / 1024;  // 150 MiB
+  sc.endpoint.ml_storage_volume_bytes = 350ULL << 20;
   for (auto& m : sc.models) m.service.base = constant(Duration::ms(20));
   sc.server.max_workers = 1;
   sc.endpoint.s3_first_byte = constant(Duration::s(1));

@@ -105,7 +105,7 @@ TEST_CASE("LRU memory cache of 100 of 1,000 models under Zipf(0.8): hit ratio ~ 
   for (std::uint64_t seed = 1; seed <= 20; ++seed) {
     InferenceScenario sc = base_scenario(1000);
     for (auto& m : sc.models) m.service.base = constant(Duration::us(1));  // never busy when evicted
-    sc.catalog[0].memory_bytes = 100 * sc.models[0].resident_bytes;      // exactly 100 models
+    sc.catalog.types[0].memory_gib = static_cast<double>(100 * sc.models[0].resident_bytes) / kGiB;      // exactly 100 models
     sc.traffic.poisson.rate_per_s = 1;
     sc.traffic.poisson.duration = Duration::s(50'000);
     sc.traffic.poisson.popularity.kind = PopularitySpec::Kind::Zipf;

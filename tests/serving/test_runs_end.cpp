@@ -64,9 +64,10 @@ json poisson(double rate, const std::string& duration, const json& pop, int n_mo
 
 /// One ml.c5.xlarge instance instead of 20 x ml.c5d.18xlarge: 4 vCPUs (so at most 4 DJL workers
 /// a model: 2,000 req/s at the 2 ms mean service time) and 8 GiB less the 4 GiB reserved
-/// (40 workers of 100 MiB: 40 models loaded at most).
+/// (40 workers of 100 MiB: 40 models loaded at most); no instance store, a 30 GiB EBS volume.
 json small_endpoint(json d) {
   d["endpoint"]["instance_type"] = "ml.c5.xlarge";
+  d["endpoint"]["ml_storage_volume"] = {{"size", "30Gi"}, {"source", "test"}};
   d["endpoint"]["initial_instances"] = 1;
   return d;
 }

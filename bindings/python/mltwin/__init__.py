@@ -47,7 +47,8 @@ volcano_release = _mltwin.volcano_release
 djl_serving_release = _mltwin.djl_serving_release
 
 __all__ = [
-    "Run", "Scenario", "ScenarioError", "explain", "export_trace", "load_scenario", "read_table", "register_plugin",
+    "Run", "Scenario", "ScenarioError", "explain", "export_trace", "instance_catalog", "load_scenario", "read_table",
+    "register_plugin",
     "registered_plugins", "to_ns", "sweep", "policies", "end_reasons", "unregister_plugin",
 ]
 
@@ -173,6 +174,17 @@ def load_scenario(path: Union[str, os.PathLike]) -> Scenario:
     if not isinstance(doc, dict):
         raise ScenarioError(f"{path}: /: expected a JSON object (a scenario)")
     return Scenario(doc, path)
+
+
+def instance_catalog(path: Optional[Union[str, os.PathLike]] = None) -> dict:
+    """The instance catalog runs read, as ``{instance type: row}`` (each row as the catalog file
+    writes it: ``vcpu``, ``memory_gib``, ``extended_resources``, ``on_demand_usd_per_hour``,
+    ``price_region``, ``source``, ...; docs/catalog.md). ``path`` names a catalog file; default:
+    $MLTWIN_CATALOG, else the one that ships with mltwin (catalog/aws-instance-types.json). A
+    scenario's own ``catalog.instance_types`` rows are not included. Raises ScenarioError if the
+    file is missing or not a valid catalog."""
+    _, text = _mltwin._instance_catalog(os.fspath(path) if path is not None else "")
+    return {row["name"]: row for row in json.loads(text)["instance_types"]}
 
 
 class Run:

@@ -15,8 +15,11 @@
 #include <pybind11/stl.h>
 
 #include <chrono>
+#include <fstream>
+#include <sstream>
 
 #include "mltwin/core/time.hpp"
+#include "mltwin/io/catalog.hpp"
 #include "mltwin/io/scenario.hpp"
 #include "mltwin/runner/explain.hpp"
 #include "mltwin/runner/run.hpp"
@@ -155,6 +158,19 @@ PYBIND11_MODULE(_mltwin, m) {
       scenario_error(e.what());
     }
   });
+
+  m.def(
+      "_instance_catalog",
+      [](const std::string& path) {
+        const std::string p = io::find_catalog(path);
+        (void)io::read_catalog(p);  // checked as a run reads it
+        std::ifstream in(p, std::ios::binary);
+        std::stringstream text;
+        text << in.rdbuf();
+        return py::make_tuple(p, text.str());
+      },
+      py::arg("path") = "",
+      "(path of the catalog file found, its text): the file mltwin.instance_catalog reads. Raises ScenarioError.");
 
   m.def("parse_duration_ns", [](const std::string& s) { return core::parse_duration(s).count_ns(); }, py::arg("text"),
         "A duration such as \"100ms\", \"90s\", \"30m\", \"12h\", \"7d\" in integer ns. Raises ValueError.");

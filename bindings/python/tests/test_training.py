@@ -220,3 +220,32 @@ def test_summary_dict_has_the_job_controllers_figures(source_dir):
     assert (life["aborted"], life["terminated"], life["completed_by_policy"]) == (0, 0, 0)
     assert life["lost_training_s"] == pytest.approx(97.95)
     assert life["lost_neuroncore_s"] == pytest.approx(97.95 * 64)
+
+
+def test_instance_catalog_is_the_one_runs_read(source_dir, tiny_gang, tmp_path, monkeypatch):
+    import json
+
+    import mltwin
+
+    monkeypatch.delenv("MLTWIN_CATALOG", raising=False)
+    shipped = json.loads((source_dir / "catalog" / "aws-instance-types.json").read_text())
+    cat = mltwin.instance_catalog()
+    assert set(cat) == {r["name"] for r in shipped["instance_types"]}
+    # trn1.32xlarge as the Neuron docs and the device plugin count it: 16 devices x 2 cores.
+    t = cat["trn1.32xlarge"]
+    assert t["extended_resources"]["aws.amazon.com/neuroncore"] == 16 * 2
+    assert t["on_demand_usd_per_hour"] == 21.5
+    # MLTWIN_CATALOG names another catalog: instance_catalog and a run read it.
+    mine = tmp_path / "cat.json"
+    row = dict(t, on_demand_usd_per_hour=30.0)
+    mine.write_text(json.dumps({"instance_types": [row]}))
+    assert mltwin.instance_catalog(mine)["trn1.32xlarge"]["on_demand_usd_per_hour"] == 30.0
+    monkeypatch.setenv("MLTWIN_CATALOG", str(mine))
+    run = mltwin.Run(tiny_gang)
+    run.run()
+    inputs = run.query("SELECT role, path FROM inputs")
+    assert ("instance_catalog", "cat.json") in list(zip(inputs["role"], inputs["path"]))
+    # A catalog file that is not there is a ScenarioError naming it.
+    monkeypatch.setenv("MLTWIN_CATALOG", str(tmp_path / "none.json"))
+    with pytest.raises(mltwin.ScenarioError, match="MLTWIN_CATALOG names"):
+        mltwin.instance_catalog()

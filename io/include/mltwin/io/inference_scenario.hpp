@@ -1,9 +1,12 @@
 // mltwin/io/inference_scenario.hpp — reading an inference scenario file into a
 // models::inference::InferenceScenario.
 //
-// An inference scenario is JSON with "kind": "inference", validated against
-// scenarios/schema/inference.schema.json (draft-07, compiled into the binary; every object
-// closed: unknown keys, including unknown serving.properties keys, are errors). Errors throw
+// An inference scenario is JSON with "kind": "inference" and "schema_version": 2, validated
+// against scenarios/schema/inference.schema.json (draft-07, compiled into the binary; every
+// object closed: unknown keys, including unknown serving.properties keys, are errors). Its
+// endpoint names a SageMaker instance type (ml.*) of the shipped catalog or of the scenario's
+// /catalog/instance_types (mltwin/io/catalog.hpp); model artifacts are kept on the type's
+// instance store, or, for a type without one, on /endpoint/ml_storage_volume. Errors throw
 // ScenarioError naming the file and the JSON path or CSV line and saying what was expected, e.g.
 //   scenarios/x.json: /server/serving_properties/max_batch_dealy: ... 'max_batch_dealy'
 //   scenarios/x.json: /endpoint/s3/first_byte/constant: expected a duration such as "100ms" ...
@@ -51,6 +54,7 @@ struct LoadedInferenceScenario {
   models::inference::InferenceScenario inference;
   std::vector<InputFileRef> inputs;  ///< data files read (hashed into the run metadata)
   std::string data_dir;        ///< what ${MLTWIN_DATA} expanded to (empty if unused)
+  std::string catalog_path;    ///< the instance catalog file read (mltwin/io/catalog.hpp)
 };
 
 /// Reads, patches (LoadOptions::overrides, RFC 7386), validates and builds an inference

@@ -1,7 +1,10 @@
 // mltwin/io/scenario.hpp — reading a scenario file into a models::TrainingScenario.
 //
 // A scenario is JSON validated against scenarios/schema/scenario.schema.json (draft-07, every
-// object closed: unknown keys are errors). Errors never crash or half-load: they throw
+// object closed: unknown keys are errors), of format version 2 ("schema_version": 2; a
+// version-1 scenario is refused with the command that rewrites it, mltwin/io/catalog.hpp). Its
+// node groups name instance types of the catalog that ships with mltwin, over which the
+// scenario's /catalog/instance_types add or replace rows. Errors never crash or half-load: they throw
 // ScenarioError, whose message names the file and the JSON path or CSV line and says what was
 // expected, e.g.
 //   scenarios/x.json: /queues/2/weight: Value is below minimum (expected an integer >= 1)
@@ -61,6 +64,7 @@ struct LoadedScenario {
   models::TrainingScenario training;
   std::vector<InputFileRef> inputs;  ///< data files read (hashed into the run metadata)
   std::string data_dir;        ///< what ${MLTWIN_DATA} expanded to (empty if unused)
+  std::string catalog_path;    ///< the instance catalog file read (mltwin/io/catalog.hpp)
 };
 
 struct LoadOptions {
@@ -68,6 +72,9 @@ struct LoadOptions {
   nlohmann::json overrides;
   /// Overrides $MLTWIN_DATA when non-empty.
   std::string data_dir;
+  /// The instance catalog to read instead of the shipped one (--catalog); empty: $MLTWIN_CATALOG,
+  /// else the shipped catalog (mltwin/io/catalog.hpp, find_catalog).
+  std::string catalog_path;
   /// The scenario document itself, when it does not come from a file (e.g. a dict built in
   /// Python): the loaders then read no file, `path` names the scenario in error messages, and
   /// its folder anchors relative data paths and the search for shared/data.

@@ -1,7 +1,8 @@
 // mltwin/models/inference_scenario.hpp — what an inference scenario says: a SageMaker
 // multi-model endpoint (MME), the models behind it, the model server on each instance
-// (DJL Serving 0.23.0 or MMS), and the traffic. Plain data; io/ fills it from a JSON scenario,
-// tests build it by hand. Every figure comes from the scenario file, which cites its source.
+// (DJL Serving 0.23.0 or MMS), and the traffic. Plain data; io/ fills it from a JSON scenario
+// and the instance catalog, tests build it by hand. Every figure comes from the scenario file or
+// the catalog (models/catalog.hpp), which cite their sources.
 //
 // Units: sizes in bytes, times as core::Duration (integer ns), rates per second, prices in USD.
 #pragma once
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "mltwin/core/time.hpp"
+#include "mltwin/models/catalog.hpp"
 #include "mltwin/models/training.hpp"  // LatencySpec
 #include "mltwin/policy/serving.hpp"
 
@@ -19,17 +21,6 @@ namespace mltwin::models::inference {
 using core::Duration;
 using core::Time;
 using policy::serving::ModelId;
-
-/// A SageMaker hosting instance type (ml.c5.xlarge, ml.c5.18xlarge, ml.c5d.18xlarge, ...).
-struct ServingInstanceType {
-  std::string name;
-  int vcpu = 0;
-  std::uint64_t memory_bytes = 0;
-  std::uint64_t disk_bytes = 0;    ///< instance storage usable for model artifacts
-  double usd_per_hour = 0;         ///< on-demand SageMaker hosting price
-  std::string region_of_price;
-  std::string source;
-};
 
 /// Time for one batch of k requests: `base` drawn once per batch, then scaled by
 /// (1 + batch_marginal × (k − 1)): 0 = a batch costs as much as one request, 1 = linear.
@@ -75,6 +66,9 @@ struct EndpointSpec {
   LatencySpec instance_startup;        ///< launch → container started
   LatencySpec health_check;            ///< container started → first /ping passes (InService)
   std::uint64_t memory_reserved_bytes = 0;  ///< OS + serving container, never for models
+  /// The EBS ML storage volume (ProductionVariant VolumeSizeInGB), bytes: the model artifacts'
+  /// storage on a type without instance storage; 0 when the type has an instance store.
+  std::uint64_t ml_storage_volume_bytes = 0;
   bool model_cache_enabled = true;     ///< MultiModelConfig.ModelCacheSetting Enabled / Disabled
   double s3_download_gbps = 0;         ///< per-instance S3 download bandwidth, Gb/s
   LatencySpec s3_first_byte;           ///< S3 request latency before the first byte
@@ -146,17 +140,23 @@ struct Slo {
 };
 
 struct InferenceScenario {
-  std::vector<ServingInstanceType> catalog;
+  /// SageMaker hosting instance types (ml.*) among others: the shipped catalog and the
+  /// scenario's own rows (mltwin/io/catalog.hpp).
+  Catalog catalog;
   std::vector<ModelSpec> models;
   ServerSpec server;
   EndpointSpec endpoint;
   TrafficSpec traffic;
   OutputSpec output;
   Slo slo;
-  const ServingInstanceType* instance_type() const {
-    for (const auto& t : catalog)
-      if (t.name == endpoint.instance_type) return &t;
-    return nullptr;
+  const InstanceType* instance_type() const { return catalog.find(endpoint.instance_type); }
+  /// Storage for model artifacts on each instance, bytes: the type's NVMe instance store when it
+  /// has one (SageMaker then provisions no EBS volume and uses the instance store), else the
+  /// endpoint's ML storage volume. 0 if the type is not in the catalog.
+  std::uint64_t model_storage_bytes() const {
+    const InstanceType* t = instance_type();
+    if (t == nullptr) return 0;
+    return t->instance_storage_gb > 0 ? t->instance_storage_bytes() : endpoint.ml_storage_volume_bytes;
   }
 };
 

@@ -90,6 +90,9 @@ struct RunOptions {
   /// The folder ${MLTWIN_DATA} stands for (default: $MLTWIN_DATA, else the first shared/data
   /// folder above the scenario file).
   std::string data_dir;
+  /// The instance catalog file to read instead of the shipped one (default: $MLTWIN_CATALOG,
+  /// else the shipped catalog; mltwin/io/catalog.hpp).
+  std::string catalog;
   /// Philly workloads: keep only the first N jobs by submit time (0: all).
   std::size_t max_jobs = 0;
   /// A JSON merge patch (RFC 7386) applied to the scenario before validation.

@@ -1,0 +1,682 @@
+// catalog.cpp — the shipped instance catalog (mltwin/io/catalog.hpp): where it is, reading and
+// checking its rows, a scenario's rows over it, the scenario format version, and the rewrite of
+// a version-1 scenario.
+#include "mltwin/io/catalog.hpp"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <sstream>
+
+#include "catalog_schema.hpp"    // generated: kCatalogSchema
+#include "k8s_objects.hpp"
+#include "scenario_common.hpp"
+
+#if !defined(MLTWIN_SOURCE_CATALOG) || !defined(MLTWIN_INSTALL_CATALOG) || !defined(MLTWIN_DATADIR_FROM_BINDIR)
+#error "MLTWIN_SOURCE_CATALOG, MLTWIN_INSTALL_CATALOG and MLTWIN_DATADIR_FROM_BINDIR must be defined by the build (io/CMakeLists.txt)"
+#endif
+
+namespace mltwin::io {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using nlohmann::ordered_json;
+using detail::fail;
+
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+const detail::SchemaValidator& catalog_validator() {
+  static const detail::SchemaValidator v(kCatalogSchema);
+  return v;
+}
+
+// The folder of the executable or shared object that holds this code ("" if unknown): an
+// installed CLI finds the catalog under <that>/../share/mltwin/.
+std::string binary_dir() {
+  static const char anchor = 0;
+  Dl_info info{};
+  fs::path p;
+  if (dladdr(&anchor, &info) != 0 && info.dli_fname != nullptr) p = info.dli_fname;
+  std::error_code ec;
+  if (p.empty() || !p.is_absolute()) p = fs::read_symlink("/proc/self/exe", ec);
+  if (ec || p.empty()) return {};
+  return p.parent_path().string();
+}
+
+bool regular_file(const std::string& p) {
+  std::error_code ec;
+  return fs::is_regular_file(p, ec);
+}
+
+std::string plural(std::int64_t n, const std::string& one) { return std::to_string(n) + " " + one + (n == 1 ? "" : "s"); }
+
+// One row of the catalog form (schema-checked) -> InstanceType, its figures checked against
+// each other. `at` is the row's JSON pointer in `file`.
+models::InstanceType row_of(const std::string& file, const std::string& at, const json& r) {
+  models::InstanceType t;
+  t.name = r["name"].get<std::string>();
+  if (std::string p = detail::label_value_problem(t.name); !p.empty())
+    fail(file, at + "/name", "instance type " + p + " (the value of the node label node.kubernetes.io/instance-type)");
+  t.vcpu = r["vcpu"];
+  t.memory_gib = r["memory_gib"];
+  if (r.contains("accelerator")) {
+    const json& a = r["accelerator"];
+    const std::string aat = at + "/accelerator";
+    t.accelerator = a["name"].get<std::string>();
+    t.device_memory_gib = a["memory_gib"];
+    const int devices = a["devices"];
+    if (a["kind"] == "aws-neuron") {
+      if (!a.contains("cores_per_device"))
+        fail(file, aat, "an aws-neuron accelerator gives cores_per_device (the NeuronCores per device the runtime and device plugin count)");
+      t.trainium_chips = devices;
+      t.neuroncores_per_chip = a["cores_per_device"];
+      if (a.contains("physical_cores_per_device")) {
+        t.physical_neuroncores_per_chip = a["physical_cores_per_device"];
+        if (t.physical_neuroncores_per_chip < t.neuroncores_per_chip)
+          fail(file, aat + "/physical_cores_per_device",
+               "fewer physical NeuronCores (" + std::to_string(t.physical_neuroncores_per_chip) + ") than cores_per_device (" +
+                   std::to_string(t.neuroncores_per_chip) + "): a logical NeuronCore groups physical ones");
+      }
+    } else {
+      for (const char* k : {"cores_per_device", "physical_cores_per_device"})
+        if (a.contains(k)) fail(file, aat + "/" + k, "applies to aws-neuron accelerators (NeuronCores); an NVIDIA GPU is counted whole");
+      t.nvidia_gpus = devices;
+    }
+  }
+  for (auto it = r["extended_resources"].begin(); it != r["extended_resources"].end(); ++it)
+    t.extended_resources.emplace_back(it.key(), it.value().get<std::int64_t>());
+  std::sort(t.extended_resources.begin(), t.extended_resources.end());
+  t.efa_interfaces = r.value("efa_interfaces", 0);
+  t.network_gbps = r["network_gbps"];
+  t.network_baseline_gbps = r.value("network_baseline_gbps", 0.0);
+  if (t.network_baseline_gbps > t.network_gbps)
+    fail(file, at + "/network_baseline_gbps",
+         "the baseline bandwidth exceeds network_gbps (the burst figure of an 'up to' type)");
+  t.instance_storage_gb = r.value("instance_storage_gb", 0.0);
+  t.max_pods = r.value("max_pods", 0);
+  if (r.contains("on_demand_usd_per_hour")) {
+    t.has_on_demand_price = true;
+    t.on_demand_usd_per_hour = r["on_demand_usd_per_hour"];
+    if (!r.contains("price_region")) fail(file, at, "on_demand_usd_per_hour needs its price_region (e.g. \"us-east-1\")");
+  }
+  t.region_of_price = r.value("price_region", std::string());
+  if (r.contains("spot")) {
+    const json& s = r["spot"];
+    t.spot = models::SpotPrice{s["usd_per_hour"], s["region"], s["date"], s["source"]};
+  }
+  t.source = r["source"].get<std::string>();
+  t.assumptions = r.value("assumptions", std::string());
+
+  // What the device plugins advertise agrees with the hardware.
+  for (const auto& [name, count] : t.extended_resources) {
+    const std::string rat = at + "/extended_resources/" + detail::pointer_token_of(name);
+    if (name == "aws.amazon.com/neuron" || name == "aws.amazon.com/neurondevice") {
+      if (t.trainium_chips == 0) fail(file, rat, "advertised, but the row has no aws-neuron accelerator");
+      if (count != t.trainium_chips)
+        fail(file, rat, plural(count, "Neuron device") + " advertised, but the accelerator has " + std::to_string(t.trainium_chips) +
+                            " devices (the Neuron device plugin advertises one per device)");
+    } else if (name == "aws.amazon.com/neuroncore") {
+      if (t.trainium_chips == 0) fail(file, rat, "advertised, but the row has no aws-neuron accelerator");
+      if (count != static_cast<std::int64_t>(t.trainium_chips) * t.neuroncores_per_chip)
+        fail(file, rat, plural(count, "NeuronCore") + " advertised, but the accelerator has " + std::to_string(t.trainium_chips) +
+                            " devices x " + std::to_string(t.neuroncores_per_chip) + " cores_per_device (" +
+                            std::to_string(t.trainium_chips * t.neuroncores_per_chip) + ")");
+    } else if (name == "nvidia.com/gpu") {
+      if (t.nvidia_gpus == 0) fail(file, rat, "advertised, but the row has no nvidia-gpu accelerator");
+      if (count != t.nvidia_gpus)
+        fail(file, rat, plural(count, "GPU") + " advertised, but the accelerator has " + std::to_string(t.nvidia_gpus) + " devices");
+    } else if (name == "vpc.amazonaws.com/efa") {
+      if (count != t.efa_interfaces)
+        fail(file, rat, plural(count, "EFA device") + " advertised, but efa_interfaces is " + std::to_string(t.efa_interfaces) +
+                            " (the EFA device plugin advertises one per EFA interface)");
+    }
+  }
+  return t;
+}
+
+// read_catalog, remembered per file while its size and modification time stay the same: a
+// sweep loads its scenario many times, each reading the same catalog.
+models::Catalog read_catalog_cached(const std::string& path) {
+  struct Entry {
+    fs::file_time_type mtime;
+    std::uintmax_t size = 0;
+    models::Catalog catalog;
+  };
+  static std::mutex mu;
+  static std::map<std::string, Entry> cache;
+  std::error_code ec1, ec2;
+  const auto mtime = fs::last_write_time(path, ec1);
+  const auto size = fs::file_size(path, ec2);
+  if (!ec1 && !ec2) {
+    const std::lock_guard<std::mutex> lock(mu);
+    if (auto it = cache.find(path); it != cache.end() && it->second.mtime == mtime && it->second.size == size) return it->second.catalog;
+  }
+  models::Catalog c = read_catalog(path);
+  if (!ec1 && !ec2) {
+    const std::lock_guard<std::mutex> lock(mu);
+    cache[path] = Entry{mtime, size, c};
+  }
+  return c;
+}
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+}  // namespace
+
+std::vector<CatalogCandidate> catalog_candidates(const std::string& explicit_path) {
+  if (!explicit_path.empty()) return {{explicit_path, "--catalog"}};
+  if (const char* env = std::getenv(kCatalogEnv); env != nullptr && *env != '\0') return {{env, kCatalogEnv}};
+  std::vector<CatalogCandidate> out;
+  if (const std::string dir = binary_dir(); !dir.empty())
+    out.push_back({(fs::path(dir) / MLTWIN_DATADIR_FROM_BINDIR / "mltwin" / kCatalogFileName).lexically_normal().string(),
+                   "installed beside the binary"});
+  out.push_back({MLTWIN_SOURCE_CATALOG, "source tree"});
+  out.push_back({MLTWIN_INSTALL_CATALOG, "install prefix"});
+  return out;
+}
+
+std::string find_catalog(const std::string& explicit_path) {
+  const std::vector<CatalogCandidate> cands = catalog_candidates(explicit_path);
+  const bool chosen = !explicit_path.empty() || cands.front().how == kCatalogEnv;
+  if (chosen) {
+    const CatalogCandidate& c = cands.front();
+    if (!regular_file(c.path))
+      throw ScenarioError((c.how == "--catalog" ? std::string("--catalog") : std::string(kCatalogEnv)) + " names '" + detail::printable(c.path) +
+                          "', which is not a catalog file (a regular file such as catalog/" + kCatalogFileName + ")");
+    return c.path;
+  }
+  std::string tried;
+  for (const auto& c : cands) {
+    if (regular_file(c.path)) return c.path;
+    tried += "\n  " + c.path + " (" + c.how + ")";
+  }
+  throw ScenarioError(std::string("the instance catalog (") + kCatalogFileName + ") was not found; looked in:" + tried +
+                      "\ngive it with --catalog PATH or " + kCatalogEnv + "=PATH");
+}
+
+models::Catalog catalog_rows(const std::string& file, const std::string& where, const json& rows) {
+  // The rows are checked against the catalog schema's row form, their paths as they are in `file`.
+  const std::string mount = where.substr(0, where.rfind('/'));
+  const std::string last = where.substr(where.rfind('/') + 1);
+  if (last != "instance_types") throw std::logic_error("catalog_rows: rows must be at .../instance_types");
+  catalog_validator().validate(file, json{{"instance_types", rows}}, mount);
+  models::Catalog c;
+  std::map<std::string, std::size_t> seen;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const std::string at = where + "/" + std::to_string(i);
+    models::InstanceType t = row_of(file, at, rows[i]);
+    if (const auto [it, fresh] = seen.emplace(t.name, i); !fresh)
+      fail(file, at + "/name", "duplicate instance type '" + t.name + "' (also " + where + "/" + std::to_string(it->second) + ")");
+    c.types.push_back(std::move(t));
+  }
+  return c;
+}
+
+models::Catalog read_catalog(const std::string& path) {
+  const json doc = detail::parse_json_text(detail::read_input_file(path, "instance catalog", kMaxScenarioFileBytes), path);
+  detail::check_printable(path, doc);
+  catalog_validator().validate(path, doc);
+  return catalog_rows(path, "/instance_types", doc["instance_types"]);
+}
+
+std::vector<std::string> near_names(const models::Catalog& catalog, const std::string& name, std::size_t max) {
+  std::vector<std::pair<std::size_t, std::string>> scored;
+  for (const auto& t : catalog.types) {
+    const std::size_t d = edit_distance(name, t.name);
+    const bool contains = name.size() >= 3 && (t.name.find(name) != std::string::npos || name.find(t.name) != std::string::npos);
+    if (d <= 3 || contains) scored.emplace_back(d, t.name);
+  }
+  std::sort(scored.begin(), scored.end());
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < scored.size() && i < max; ++i) out.push_back(scored[i].second);
+  return out;
+}
+
+namespace detail {
+
+void check_schema_version(const std::string& file, const json& doc) {
+  if (!doc.is_object()) return;  // the schema says what is wrong
+  if (!doc.contains("schema_version"))
+    fail(file, "/schema_version",
+         "missing: this is a version-1 scenario (its instance types pasted under /catalog/instance_types). mltwin reads "
+         "version " + std::to_string(kScenarioSchemaVersion) + ": \"schema_version\": " + std::to_string(kScenarioSchemaVersion) +
+             ", instance types named from the catalog that ships with mltwin (catalog/" + kCatalogFileName +
+             ", docs/catalog.md), /catalog/instance_types only adding or replacing rows in the catalog's row form. Rewrite it: "
+             "mltwin migrate " + printable(file) + " -o NEW.json");
+  const json& v = doc["schema_version"];
+  if (v != kScenarioSchemaVersion)
+    fail(file, "/schema_version",
+         "expected " + std::to_string(kScenarioSchemaVersion) + " (the scenario format this mltwin reads), got " + printable(v.dump()));
+}
+
+const models::InstanceType& ScenarioCatalog::require(const std::string& file, const std::string& at, const std::string& name) const {
+  if (const models::InstanceType* t = catalog.find(name)) return *t;
+  fail(file, at, missing(name));
+}
+
+std::string ScenarioCatalog::missing(const std::string& name) const {
+  std::string msg = "'" + printable(name) + "' is not in the catalog (" + shipped_path +
+                    (scenario_rows ? ", and the scenario's /catalog/instance_types" : "; the scenario adds no rows under /catalog/instance_types") + ")";
+  const std::vector<std::string> near = near_names(catalog, name);
+  if (!near.empty()) {
+    msg += "; near: ";
+    for (std::size_t i = 0; i < near.size(); ++i) msg += (i > 0 ? ", " : "") + near[i];
+  }
+  return msg;
+}
+
+std::string ScenarioCatalog::row_where(const std::string& name) const {
+  for (std::size_t i = 0; i < catalog.types.size(); ++i)
+    if (catalog.types[i].name == name) return where[i];
+  return {};
+}
+
+void ScenarioCatalog::require_price(const std::string& file, const std::string& at, const std::string& name) const {
+  const models::InstanceType& t = require(file, at, name);
+  if (t.has_on_demand_price) return;
+  fail(file, at,
+       "instance type '" + name + "' has no on-demand price in the catalog (" + row_where(name) +
+           (t.assumptions.empty() ? std::string() : ": " + t.assumptions) +
+           "); the run's cost needs one: give the row with on_demand_usd_per_hour and price_region under /catalog/instance_types");
+}
+
+ScenarioCatalog scenario_catalog(const std::string& file, const json& doc, const std::string& explicit_catalog,
+                                 std::vector<InputFileRef>& inputs) {
+  ScenarioCatalog sc;
+  sc.shipped_path = find_catalog(explicit_catalog);
+  sc.catalog = read_catalog_cached(sc.shipped_path);
+  for (std::size_t i = 0; i < sc.catalog.types.size(); ++i) sc.where.push_back(sc.shipped_path + ": /instance_types/" + std::to_string(i));
+  if (doc.contains("catalog") && doc["catalog"].contains("instance_types")) {
+    const json& rows = doc["catalog"]["instance_types"];
+    models::Catalog own = catalog_rows(file, "/catalog/instance_types", rows);
+    sc.scenario_rows = !own.types.empty();
+    for (std::size_t i = 0; i < own.types.size(); ++i) {
+      const std::string at = "/catalog/instance_types/" + std::to_string(i);
+      auto it = std::find_if(sc.catalog.types.begin(), sc.catalog.types.end(), [&](const auto& t) { return t.name == own.types[i].name; });
+      if (it == sc.catalog.types.end()) {
+        sc.catalog.types.push_back(std::move(own.types[i]));
+        sc.where.push_back(at);
+      } else {
+        const auto k = static_cast<std::size_t>(it - sc.catalog.types.begin());
+        *it = std::move(own.types[i]);
+        sc.where[k] = at + " (in place of the shipped row)";
+      }
+    }
+  }
+  // Hashed into the results like every input, by its file name: no folder of the machine is stored.
+  inputs.push_back({"instance_catalog", sc.shipped_path, fs::path(sc.shipped_path).filename().string()});
+  return sc;
+}
+
+}  // namespace detail
+
+// ---------------------------------------------------------------------------------------------
+// migrate: version 1 -> version 2, editing the text.
+
+namespace {
+
+// A member of a JSON object in the text: `"key": value`, [key_begin, value_end).
+struct Member {
+  std::string key;
+  std::size_t key_begin = 0, value_begin = 0, value_end = 0;
+};
+
+std::size_t skip_ws(const std::string& t, std::size_t i) {
+  while (i < t.size() && (t[i] == ' ' || t[i] == '\t' || t[i] == '\n' || t[i] == '\r')) ++i;
+  return i;
+}
+
+std::size_t skip_string(const std::string& t, std::size_t i) {  // t[i] == '"'
+  for (++i; i < t.size(); ++i) {
+    if (t[i] == '\\') ++i;
+    else if (t[i] == '"') return i + 1;
+  }
+  return t.size();
+}
+
+std::size_t skip_value(const std::string& t, std::size_t i) {
+  if (i >= t.size()) return i;
+  if (t[i] == '"') return skip_string(t, i);
+  if (t[i] == '{' || t[i] == '[') {
+    int depth = 0;
+    for (; i < t.size(); ++i) {
+      if (t[i] == '"') {
+        i = skip_string(t, i) - 1;
+      } else if (t[i] == '{' || t[i] == '[') {
+        ++depth;
+      } else if (t[i] == '}' || t[i] == ']') {
+        if (--depth == 0) return i + 1;
+      }
+    }
+    return t.size();
+  }
+  while (i < t.size() && t[i] != ',' && t[i] != '}' && t[i] != ']' && t[i] != ' ' && t[i] != '\n' && t[i] != '\r' && t[i] != '\t') ++i;
+  return i;
+}
+
+// The members of the object whose '{' is at `open` (the text is valid JSON).
+std::vector<Member> members_of(const std::string& t, std::size_t open) {
+  std::vector<Member> out;
+  std::size_t i = skip_ws(t, open + 1);
+  while (i < t.size() && t[i] == '"') {
+    Member m;
+    m.key_begin = i;
+    const std::size_t key_end = skip_string(t, i);
+    m.key = json::parse(t.substr(i, key_end - i)).get<std::string>();
+    i = skip_ws(t, key_end);
+    i = skip_ws(t, i + 1);  // ':'
+    m.value_begin = i;
+    m.value_end = skip_value(t, i);
+    out.push_back(m);
+    i = skip_ws(t, m.value_end);
+    if (i < t.size() && t[i] == ',') i = skip_ws(t, i + 1);
+  }
+  return out;
+}
+
+// `text` of an object whose '{' is at `open`, rebuilt from `parts` (each a member's text, in
+// order): the text before the first member and after the last is kept, members are separated
+// as the first two were (",\n  " in an indented file).
+std::string rebuild_object(const std::string& t, std::size_t open, const std::vector<Member>& ms, const std::vector<std::string>& parts) {
+  const std::size_t end = skip_value(t, open);
+  std::string head, tail, sep;
+  if (ms.empty()) {
+    head = "{";
+    tail = t.substr(open + 1, end - open - 1);
+    sep = ", ";
+  } else {
+    head = t.substr(open, ms.front().key_begin - open);
+    tail = t.substr(ms.back().value_end, end - ms.back().value_end);
+    sep = ms.size() > 1 ? t.substr(ms[0].value_end, ms[1].key_begin - ms[0].value_end) : "," + head.substr(1);
+  }
+  std::string out = head;
+  for (std::size_t i = 0; i < parts.size(); ++i) out += (i > 0 ? sep : "") + parts[i];
+  return out + tail;
+}
+
+// The indentation of a member line: the spaces after the last newline of `sep`.
+std::string indent_of(const std::string& sep) {
+  const auto nl = sep.rfind('\n');
+  return nl == std::string::npos ? std::string() : sep.substr(nl + 1);
+}
+
+// `value` as JSON indented by 2, each line after the first prefixed with `indent`.
+std::string dump_at(const ordered_json& value, const std::string& indent) {
+  const std::string d = value.dump(2);
+  std::string out;
+  for (char c : d) {
+    out += c;
+    if (c == '\n') out += indent;
+  }
+  return out;
+}
+
+double number_at(const std::string& file, const std::string& at, const json& row, const char* key) {
+  if (!row.contains(key) || !row[key].is_number())
+    fail(file, at + "/" + key, "a version-1 row needs a number here to be migrated");
+  return row[key].get<double>();
+}
+
+std::string string_at(const std::string& file, const std::string& at, const json& row, const char* key) {
+  if (!row.contains(key) || !row[key].is_string()) fail(file, at + "/" + key, "a version-1 row needs a string here to be migrated");
+  return row[key].get<std::string>();
+}
+
+double quantity_at(const std::string& file, const std::string& at, const json& row, const char* key) {
+  if (!row.contains(key)) fail(file, at + "/" + key, "a version-1 row needs a size here to be migrated");
+  try {
+    return parse_quantity(row[key]);
+  } catch (const std::exception& e) {
+    fail(file, at + "/" + key, e.what());
+  }
+}
+
+// The version-2 row of a shipped type, as ordered JSON (the catalog's key order).
+ordered_json row_json(const models::InstanceType& t) {
+  ordered_json r;
+  r["name"] = t.name;
+  r["vcpu"] = t.vcpu;
+  r["memory_gib"] = t.memory_gib;
+  if (!t.accelerator.empty()) {
+    ordered_json a;
+    a["kind"] = t.trainium_chips > 0 ? "aws-neuron" : "nvidia-gpu";
+    a["name"] = t.accelerator;
+    a["devices"] = t.trainium_chips > 0 ? t.trainium_chips : t.nvidia_gpus;
+    if (t.trainium_chips > 0) a["cores_per_device"] = t.neuroncores_per_chip;
+    if (t.physical_neuroncores_per_chip > 0) a["physical_cores_per_device"] = t.physical_neuroncores_per_chip;
+    a["memory_gib"] = t.device_memory_gib;
+    r["accelerator"] = a;
+  }
+  r["extended_resources"] = ordered_json::object();
+  for (const auto& [n, c] : t.extended_resources) r["extended_resources"][n] = c;
+  if (t.efa_interfaces > 0) r["efa_interfaces"] = t.efa_interfaces;
+  r["network_gbps"] = t.network_gbps;
+  if (t.network_baseline_gbps > 0) r["network_baseline_gbps"] = t.network_baseline_gbps;
+  if (t.instance_storage_gb > 0) r["instance_storage_gb"] = t.instance_storage_gb;
+  if (t.max_pods > 0) r["max_pods"] = t.max_pods;
+  if (t.has_on_demand_price) {
+    r["on_demand_usd_per_hour"] = t.on_demand_usd_per_hour;
+    r["price_region"] = t.region_of_price;
+  }
+  r["source"] = t.source;
+  if (!t.assumptions.empty()) r["assumptions"] = t.assumptions;
+  return r;
+}
+
+std::string fmt_num(double v) { return json(v).dump(); }
+
+}  // namespace
+
+std::string migrate_scenario(const std::string& text, const std::string& path, const models::Catalog& shipped,
+                             std::vector<std::string>& notes) {
+  const json doc = detail::parse_json_text(text, path);
+  if (!doc.is_object()) fail(path, "/", "expected a JSON object (a scenario)");
+  if (doc.contains("schema_version"))
+    fail(path, "/schema_version", "the scenario already says schema_version " + detail::printable(doc["schema_version"].dump()) + "; nothing to migrate");
+  const bool inference = doc.contains("kind") && doc["kind"] == "inference";
+  const std::string endpoint_type =
+      inference && doc.contains("endpoint") && doc["endpoint"].contains("instance_type") && doc["endpoint"]["instance_type"].is_string()
+          ? doc["endpoint"]["instance_type"].get<std::string>()
+          : std::string();
+
+  ordered_json kept = ordered_json::array();
+  std::optional<ordered_json> volume;  // /endpoint/ml_storage_volume
+  const json rows = doc.contains("catalog") && doc["catalog"].is_object() && doc["catalog"].contains("instance_types")
+                        ? doc["catalog"]["instance_types"]
+                        : json::array();
+  if (!rows.is_array()) fail(path, "/catalog/instance_types", "expected an array of version-1 rows");
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const json& r = rows[i];
+    const std::string at = "/catalog/instance_types/" + std::to_string(i);
+    if (!r.is_object()) fail(path, at, "expected a version-1 row (an object)");
+    const std::string name = string_at(path, at, r, "name");
+    const std::string src = string_at(path, at, r, "source");
+    const models::InstanceType* s = shipped.find(name);
+    std::vector<std::string> diffs;
+    auto differs = [&](const std::string& what, double mine, std::optional<double> theirs) {
+      if (!theirs || mine != *theirs) diffs.push_back(what + " " + fmt_num(mine) + (theirs ? " (shipped " + fmt_num(*theirs) + ")" : ""));
+    };
+    auto shipped_or = [&](auto f) -> std::optional<double> {
+      if (s == nullptr) return std::nullopt;
+      return static_cast<double>(f(*s));
+    };
+    ordered_json row = s != nullptr ? row_json(*s) : ordered_json::object();
+    const std::string region = r.contains("price_region") && r["price_region"].is_string() ? r["price_region"].get<std::string>()
+                               : s != nullptr && !s->region_of_price.empty()               ? s->region_of_price
+                                                                                           : std::string("unspecified");
+    if (!inference) {
+      const double chips = number_at(path, at, r, "trainium_chips"), cores = number_at(path, at, r, "neuroncores_per_chip");
+      const double devmem = number_at(path, at, r, "device_memory_gib"), vcpu = number_at(path, at, r, "vcpu");
+      const double mem = number_at(path, at, r, "memory_gib"), efa = number_at(path, at, r, "efa_interfaces");
+      const double net = number_at(path, at, r, "network_gbps"), price = number_at(path, at, r, "on_demand_usd_per_hour");
+      differs("trainium_chips", chips, shipped_or([](const auto& t) { return t.trainium_chips; }));
+      if (chips > 0) differs("neuroncores_per_chip", cores, shipped_or([](const auto& t) { return t.neuroncores_per_chip; }));
+      differs("device_memory_gib", devmem, shipped_or([](const auto& t) { return t.device_memory_gib; }));
+      differs("vcpu", vcpu, shipped_or([](const auto& t) { return t.vcpu; }));
+      differs("memory_gib", mem, shipped_or([](const auto& t) { return t.memory_gib; }));
+      differs("efa_interfaces", efa, shipped_or([](const auto& t) { return t.efa_interfaces; }));
+      differs("network_gbps", net, shipped_or([](const auto& t) { return t.network_gbps; }));
+      differs("on_demand_usd_per_hour", price,
+              s != nullptr && s->has_on_demand_price ? std::optional<double>(s->on_demand_usd_per_hour) : std::nullopt);
+      if (r.contains("max_pods")) differs("max_pods", number_at(path, at, r, "max_pods"), shipped_or([](const auto& t) { return t.max_pods; }));
+      if (s != nullptr && region != s->region_of_price) diffs.push_back("price_region " + region + " (shipped " + s->region_of_price + ")");
+      if (diffs.empty()) {
+        notes.push_back(at + " (" + name + "): equal to the shipped row; dropped");
+        continue;
+      }
+      // A row of the catalog form with every figure the version-1 row gave.
+      row["name"] = name;
+      row["vcpu"] = static_cast<int>(vcpu);
+      row["memory_gib"] = mem;
+      if (chips > 0) {
+        ordered_json a = row.contains("accelerator") ? row["accelerator"] : ordered_json::object();
+        a["kind"] = "aws-neuron";
+        if (!a.contains("name")) a["name"] = "Neuron device";
+        a["devices"] = static_cast<int>(chips);
+        a["cores_per_device"] = static_cast<int>(cores);
+        if (a.contains("physical_cores_per_device") && a["physical_cores_per_device"].get<int>() < static_cast<int>(cores))
+          a.erase("physical_cores_per_device");
+        a["memory_gib"] = devmem;
+        row["accelerator"] = a;
+      } else if (row.contains("accelerator") && row["accelerator"]["kind"] == "aws-neuron") {
+        row.erase("accelerator");
+      }
+      ordered_json ext = row.contains("extended_resources") ? row["extended_resources"] : ordered_json::object();
+      for (const char* n : {"aws.amazon.com/neuron", "aws.amazon.com/neurondevice", "aws.amazon.com/neuroncore", "vpc.amazonaws.com/efa"}) ext.erase(n);
+      if (chips > 0) {
+        ext["aws.amazon.com/neuron"] = static_cast<int>(chips);
+        ext["aws.amazon.com/neurondevice"] = static_cast<int>(chips);
+        ext["aws.amazon.com/neuroncore"] = static_cast<int>(chips * cores);
+      }
+      if (efa > 0) ext["vpc.amazonaws.com/efa"] = static_cast<int>(efa);
+      ordered_json sorted = ordered_json::object();
+      std::vector<std::string> names;
+      for (auto it = ext.begin(); it != ext.end(); ++it) names.push_back(it.key());
+      std::sort(names.begin(), names.end());
+      for (const auto& n : names) sorted[n] = ext[n];
+      row["extended_resources"] = sorted;
+      if (efa > 0) row["efa_interfaces"] = static_cast<int>(efa);
+      else row.erase("efa_interfaces");
+      if (!row.contains("network_gbps") || row["network_gbps"].get<double>() != net) row.erase("network_baseline_gbps");
+      row["network_gbps"] = net;
+      if (r.contains("max_pods")) row["max_pods"] = r["max_pods"];
+      row["on_demand_usd_per_hour"] = price;
+      row["price_region"] = region;
+    } else {
+      const double vcpu = number_at(path, at, r, "vcpu"), price = number_at(path, at, r, "usd_per_hour");
+      const double mem = quantity_at(path, at, r, "memory"), disk = quantity_at(path, at, r, "disk");
+      differs("vcpu", vcpu, shipped_or([](const auto& t) { return t.vcpu; }));
+      differs("memory bytes", std::round(mem), shipped_or([](const auto& t) { return t.memory_bytes(); }));
+      differs("usd_per_hour", price, s != nullptr && s->has_on_demand_price ? std::optional<double>(s->on_demand_usd_per_hour) : std::nullopt);
+      if (s != nullptr && region != s->region_of_price) diffs.push_back("price_region " + region + " (shipped " + s->region_of_price + ")");
+      const bool store = s != nullptr && s->instance_storage_gb > 0;
+      if (store) differs("disk bytes (the instance store)", std::round(disk), static_cast<double>(s->instance_storage_bytes()));
+      if (!store && name == endpoint_type) {
+        volume = ordered_json::object();
+        (*volume)["size"] = r["disk"];
+        (*volume)["source"] = "the version-1 catalog row's disk (" + src + ")";
+      }
+      if (diffs.empty()) {
+        notes.push_back(at + " (" + name + "): equal to the shipped row; dropped" +
+                        (!store && name == endpoint_type ? "; its disk became /endpoint/ml_storage_volume" : ""));
+        continue;
+      }
+      row["name"] = name;
+      row["vcpu"] = static_cast<int>(vcpu);
+      row["memory_gib"] = mem / kGiB;
+      if (!row.contains("extended_resources")) row["extended_resources"] = ordered_json::object();
+      if (!row.contains("network_gbps")) row["network_gbps"] = 0;
+      if (store) row["instance_storage_gb"] = disk / 1e9;
+      row["on_demand_usd_per_hour"] = price;
+      row["price_region"] = region;
+    }
+    row["source"] = src;
+    std::string assumed = s != nullptr ? "migrated from a version-1 row, in place of the shipped row; the figures the version-1 form had no "
+                                         "field for are the shipped row's"
+                                       : "migrated from a version-1 row: the figures the version-1 form had no field for are absent";
+    if (s == nullptr && inference) assumed += " (network_gbps 0: not given)";
+    row["assumptions"] = assumed;
+    // Key order of the catalog form.
+    ordered_json ordered;
+    for (const char* k : {"name", "vcpu", "memory_gib", "accelerator", "extended_resources", "efa_interfaces", "network_gbps",
+                          "network_baseline_gbps", "instance_storage_gb", "max_pods", "on_demand_usd_per_hour", "price_region", "spot",
+                          "source", "assumptions"})
+      if (row.contains(k)) ordered[k] = row[k];
+    kept.push_back(ordered);
+    std::string list;
+    for (std::size_t k = 0; k < diffs.size(); ++k) list += (k > 0 ? ", " : "") + diffs[k];
+    notes.push_back(at + " (" + name + "): kept as a row of the catalog form" + (s != nullptr ? ", in place of the shipped row" : "") +
+                    ": " + list);
+  }
+
+  // The new text: the top-level object rebuilt member by member.
+  const std::size_t open = skip_ws(text, 0);
+  const std::vector<Member> top = members_of(text, open);
+  const std::string indent = top.size() > 1 ? indent_of(text.substr(top[0].value_end, top[1].key_begin - top[0].value_end)) : "  ";
+  std::vector<std::string> parts;
+  bool version_done = false;
+  auto add_version = [&] {
+    parts.push_back("\"schema_version\": " + std::to_string(kScenarioSchemaVersion));
+    version_done = true;
+  };
+  const bool has_schema_key = std::any_of(top.begin(), top.end(), [](const Member& m) { return m.key == "$schema"; });
+  if (!has_schema_key) add_version();
+  for (const Member& m : top) {
+    std::string part = text.substr(m.key_begin, m.value_end - m.key_begin);
+    if (m.key == "catalog") {
+      if (kept.empty()) continue;
+      ordered_json cat;
+      cat["instance_types"] = kept;
+      part = "\"catalog\": " + dump_at(cat, indent);
+    } else if (m.key == "endpoint" && volume && text[m.value_begin] == '{') {
+      const std::vector<Member> em = members_of(text, m.value_begin);
+      const std::string inner = em.size() > 1 ? indent_of(text.substr(em[0].value_end, em[1].key_begin - em[0].value_end)) : indent + "  ";
+      std::vector<std::string> eparts;
+      bool placed = false;
+      for (const Member& e : em) {
+        eparts.push_back(text.substr(e.key_begin, e.value_end - e.key_begin));
+        if (e.key == "memory_reserved") {
+          eparts.push_back("\"ml_storage_volume\": " + dump_at(*volume, inner));
+          placed = true;
+        }
+      }
+      if (!placed) eparts.push_back("\"ml_storage_volume\": " + dump_at(*volume, inner));
+      part = text.substr(m.key_begin, m.value_begin - m.key_begin) + rebuild_object(text, m.value_begin, em, eparts);
+    }
+    parts.push_back(part);
+    if (m.key == "$schema" && !version_done) add_version();
+  }
+  std::string out = text.substr(0, open) + rebuild_object(text, open, top, parts) + text.substr(skip_value(text, open));
+
+  // The result parses, says its version, and its rows are of the catalog form; the rest of the
+  // scenario is as it was (checked when it is loaded).
+  const json check = detail::parse_json_text(out, path + " (migrated)");
+  detail::check_schema_version(path + " (migrated)", check);
+  if (check.contains("catalog")) catalog_rows(path + " (migrated)", "/catalog/instance_types", check["catalog"]["instance_types"]);
+  return out;
+}
+
+std::string migrate_scenario_file(const std::string& path, const std::string& catalog_path, std::vector<std::string>& notes) {
+  const std::string text = detail::read_input_file(path, "scenario file", kMaxScenarioFileBytes);
+  return migrate_scenario(text, path, read_catalog(find_catalog(catalog_path)), notes);
+}
+
+}  // namespace mltwin::io
