@@ -74,8 +74,10 @@ class Quantity {
   /// means away from zero ("0.1" is 1, "-0.1" is -1), as quantity.go documents Value and as its
   /// int64 representation computes it. Throws QuantityError (OutOfRange) when the result is
   /// outside int64; Kubernetes returns an overflowed number there (0 or a wrapped value).
-  /// Upstream's big-decimal path rounds negative amounts towards +inf instead; API validation
-  /// refuses negative requests, and this library follows the documented rule.
+  /// For a negative amount held on upstream's arbitrary-precision path (scale_int.go
+  /// scaledValue) Kubernetes computes other numbers — truncation plus one (`-1.86n` has Value()
+  /// 1), or low bits of a too-large intermediate — while its int64 path rounds away from zero;
+  /// API validation refuses negative requests, and this library follows the documented rule.
   std::int64_t value() const;
   /// MilliValue(): ceil(amount x 1000), rounded as value() is ("100u" is 1, "1.0001m" is 2).
   /// Throws QuantityError (OutOfRange) beyond int64 (|amount| > 9223372036854775.807);
