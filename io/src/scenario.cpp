@@ -477,39 +477,24 @@ void read_initial_state(const std::string& path, const json& is, models::Trainin
 
 }  // namespace
 
-double parse_quantity(const json& q) {
-  if (q.is_number()) {
+std::string quantity_text(const json& q) {
+  if (q.is_string()) return q.get<std::string>();
+  if (q.is_number_integer()) return q.dump();  // signed or unsigned: its decimal digits
+  if (q.is_number_float()) {
     const double v = q.get<double>();
-    if (!std::isfinite(v) || v < 0) throw std::invalid_argument("quantity must be a finite number >= 0");
-    return v;
+    if (!std::isfinite(v)) throw std::invalid_argument("quantity must be a finite number");
+    return detail::go_json_float(v);
   }
-  if (!q.is_string()) throw std::invalid_argument("quantity must be a number or a string");
-  const std::string s = q.get<std::string>();
-  // Suffixes of k8s.io/apimachinery/pkg/api/resource (quantity.go).
-  static const std::pair<const char*, double> suffixes[] = {
-      {"Ki", 1024.0}, {"Mi", 1024.0 * 1024}, {"Gi", kGiB}, {"Ti", kGiB * 1024}, {"Pi", kGiB * 1024 * 1024},
-      {"Ei", kGiB * 1024 * 1024 * 1024}, {"n", 1e-9}, {"u", 1e-6}, {"m", 1e-3}, {"k", 1e3}, {"M", 1e6},
-      {"G", 1e9}, {"T", 1e12}, {"P", 1e15}, {"E", 1e18}};
-  std::size_t pos = 0;
-  double v;
-  try {
-    v = std::stod(s, &pos);
-  } catch (const std::exception&) {
-    throw std::invalid_argument("'" + s + "' is not a Kubernetes quantity");
-  }
-  const std::string unit = s.substr(pos);
-  double mult = 1;
-  if (!unit.empty()) {
-    bool found = false;
-    for (const auto& [suf, m] : suffixes)
-      if (unit == suf) {
-        mult = m;
-        found = true;
-      }
-    if (!found) throw std::invalid_argument("'" + s + "': unknown quantity suffix '" + unit + "'");
-  }
-  if (!std::isfinite(v) || v < 0) throw std::invalid_argument("'" + s + "': quantity must be >= 0");
-  return v * mult;
+  throw std::invalid_argument("quantity must be a number or a string");
+}
+
+policy::Quantity quantity_of(const json& q) { return policy::parse_quantity(policy::go_trim_space(quantity_text(q))); }
+
+double parse_quantity(const json& q) {
+  const policy::Quantity x = quantity_of(q);
+  if (x.sign() < 0) throw std::invalid_argument("'" + quantity_text(q) + "': quantity must be >= 0");
+  (void)x.value();  // beyond int64: a QuantityError naming the amount
+  return x.to_double();
 }
 
 std::string resolve_data_dir(const std::string& explicit_dir, const std::string& start_dir) {

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -620,6 +621,40 @@ policy::Resource resources_of(const std::string& file, const std::string& where,
     } else r.add_scalar(policy::ResourceName::intern(name), q * 1000.0);
   }
   return r;
+}
+
+std::string go_json_float(double v) {
+  // encoding/json floatEncoder: 'e' format when 0 < |v| < 1e-6 or |v| >= 1e21, else 'f'; both
+  // with strconv's shortest digits (precision -1), "e-07" cleaned to "e-7". std::to_chars in
+  // scientific form gives the shortest digits; 'f' places them, padding with zeros (Go writes
+  // 1.2345678901234568e20 as "123456789012345680000", where to_chars' fixed form may print the
+  // double's exact digits).
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
+  std::string s(buf, r.ptr);
+  const double a = std::fabs(v);
+  if (a != 0 && (a < 1e-6 || a >= 1e21)) {
+    const std::size_t n = s.size();
+    if (n >= 4 && s[n - 4] == 'e' && s[n - 3] == '-' && s[n - 2] == '0') s.erase(n - 2, 1);
+    return s;
+  }
+  const bool neg = s[0] == '-';
+  const std::size_t e = s.find('e');
+  const int exp10 = std::stoi(s.substr(e + 1));
+  std::string digits;
+  for (std::size_t i = neg ? 1 : 0; i < e; ++i)
+    if (s[i] != '.') digits += s[i];
+  std::string out = neg ? "-" : "";
+  if (a == 0) return out + "0";
+  const int n = static_cast<int>(digits.size());
+  if (exp10 >= n - 1) {
+    out += digits + std::string(static_cast<std::size_t>(exp10 - (n - 1)), '0');
+  } else if (exp10 >= 0) {
+    out += digits.substr(0, static_cast<std::size_t>(exp10 + 1)) + "." + digits.substr(static_cast<std::size_t>(exp10 + 1));
+  } else {
+    out += "0." + std::string(static_cast<std::size_t>(-exp10 - 1), '0') + digits;
+  }
+  return out;
 }
 
 std::string arg_text(const json& v) {

@@ -132,6 +132,12 @@ std::string resolve_input_path(const std::string& as_written, const std::string&
 /// name `where`/<resource name>.
 policy::Resource resources_of(const std::string& file, const std::string& where, const nlohmann::json& obj);
 
+/// A double as Go's encoding/json writes it (floatEncoder): the shortest digits that read back
+/// as the same double, in fixed notation, or in exponent notation below 1e-6 and from 1e21 up
+/// ("1e-7", "1e+21"). What the API server receives for a YAML manifest's floating-point value
+/// after sigs.k8s.io/yaml's YAMLToJSON. `v` must be finite.
+std::string go_json_float(double v);
+
 /// A plugin or action argument as text (Volcano keeps arguments as the YAML value).
 std::string arg_text(const nlohmann::json& v);
 

@@ -8,6 +8,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -121,6 +125,111 @@ Plain plain_type(const YAML::Node& n) {
   return Plain::Str;
 }
 
+/// Go's strconv.ParseUint(s, 0, 64) (base 0: "0x"/"0X" hexadecimal, "0o"/"0O" and a leading
+/// "0" octal, "0b"/"0B" binary, else decimal; no sign). False on a syntax or range error.
+bool go_parse_uint_base0(std::string_view s, std::uint64_t& out) {
+  if (s.empty()) return false;
+  unsigned base = 10;
+  if (s[0] == '0') {
+    const char p = s.size() >= 3 ? static_cast<char>(std::tolower(static_cast<unsigned char>(s[1]))) : '\0';
+    base = p == 'b' ? 2 : p == 'x' ? 16 : 8;
+    s.remove_prefix(p == 'b' || p == 'o' || p == 'x' ? 2 : 1);
+  }
+  std::uint64_t n = 0;
+  for (char ch : s) {
+    const int c = std::tolower(static_cast<unsigned char>(ch));
+    unsigned d;
+    if (c >= '0' && c <= '9') d = static_cast<unsigned>(c - '0');
+    else if (c >= 'a' && c <= 'z') d = static_cast<unsigned>(c - 'a' + 10);
+    else return false;
+    if (d >= base) return false;
+    if (n > (UINT64_MAX - d) / base) return false;
+    n = n * base + d;
+  }
+  out = n;
+  return true;
+}
+
+/// Go's strconv.ParseInt(s, 0, 64): an optional sign, then go_parse_uint_base0, within int64.
+bool go_parse_int_base0(std::string_view s, std::int64_t& out) {
+  bool neg = false;
+  if (!s.empty() && (s[0] == '+' || s[0] == '-')) {
+    neg = s[0] == '-';
+    s.remove_prefix(1);
+  }
+  std::uint64_t u = 0;
+  if (!go_parse_uint_base0(s, u)) return false;
+  const std::uint64_t cutoff = std::uint64_t{1} << 63;
+  if (neg ? u > cutoff : u >= cutoff) return false;
+  out = neg ? static_cast<std::int64_t>(0 - u) : static_cast<std::int64_t>(u);
+  return true;
+}
+
+/// goyaml.v2's yamlStyleFloat: ^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$
+bool yaml_style_float(std::string_view s) {
+  std::size_t i = 0;
+  auto digits = [&] {
+    const std::size_t from = i;
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+    return i > from;
+  };
+  if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    if (!digits()) return false;
+  } else {
+    if (!digits()) return false;
+    if (i < s.size() && s[i] == '.') {
+      ++i;
+      digits();
+    }
+  }
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+    if (!digits()) return false;
+  }
+  return i == s.size();
+}
+
+/// Go's strconv.ParseFloat(s, 64) on a yamlStyleFloat text: false on overflow (ErrRange); an
+/// underflow is 0 or a subnormal, as Go returns it.
+bool go_parse_float(std::string_view s, double& out) {
+  if (!s.empty() && s[0] == '+') s.remove_prefix(1);  // from_chars takes no '+'
+  const auto r = std::from_chars(s.data(), s.data() + s.size(), out);
+  if (r.ec == std::errc()) return r.ptr == s.data() + s.size();
+  if (r.ec != std::errc::result_out_of_range) return false;
+  out = std::strtod(std::string(s).c_str(), nullptr);  // glibc: correctly rounded, +-HUGE_VAL on overflow
+  return std::isfinite(out);
+}
+
+/// The text the API server parses for a quantity written in YAML. kubectl, and the API server
+/// for a YAML body, turn YAML into JSON with sigs.k8s.io/yaml v1.4.0 (YAMLToJSON): its goyaml.v2
+/// fork resolves a plain scalar (resolve.go resolve) to an int (strconv.ParseInt or ParseUint,
+/// base 0, underscores removed), a float (yamlStyleFloat, then ParseFloat) or a string, and
+/// encoding/json writes the number; Quantity.UnmarshalJSON parses that text. So `cpu: 0x10` is
+/// 16, `cpu: 010` is 8 (octal), `memory: 1_000` is 1000 and `cpu: 1.50` is "1.5", while a
+/// quoted "0x10", or 1_000Mi, stay text (errors as quantities). Timestamps, null, booleans and
+/// .inf/.nan are not numbers (errors either way).
+std::string yaml_quantity_text(const YAML::Node& n) {
+  const std::string& in = n.Scalar();
+  if (n.Tag() != "?" || in.empty()) return in;  // quoted or tagged: a string
+  const char c = in[0];
+  if (c == '.') {  // the '.' hint: ParseFloat, which here accepts what yamlStyleFloat does
+    double d = 0;
+    if (yaml_style_float(in) && go_parse_float(in, d)) return detail::go_json_float(d);
+    return in;
+  }
+  if (c != '+' && c != '-' && !std::isdigit(static_cast<unsigned char>(c))) return in;
+  std::string plain;
+  for (char ch : in)
+    if (ch != '_') plain += ch;
+  if (std::int64_t i = 0; go_parse_int_base0(plain, i)) return std::to_string(i);
+  if (std::uint64_t u = 0; go_parse_uint_base0(plain, u)) return std::to_string(u);
+  if (double d = 0; yaml_style_float(plain) && go_parse_float(plain, d)) return detail::go_json_float(d);
+  return in;
+}
+
 std::string shown(const YAML::Node& n) {
   if (!n.IsDefined() || n.IsNull()) return "nothing (null)";
   if (n.IsMap()) return "a mapping";
@@ -189,16 +298,18 @@ struct Y {
     }
     return v;
   }
-  /// A Kubernetes quantity: a plain number or a string ("500m", "32Gi"); kept as written.
+  /// A Kubernetes quantity: a plain number or a string ("500m", "32Gi"), as the text the API
+  /// server parses (yaml_quantity_text: `cpu: 0x10` is "16"), checked.
   std::string quantity() const {
     if (!node.IsScalar() || plain_type(node) == Plain::Null || plain_type(node) == Plain::Bool)
       fail("expected a Kubernetes quantity such as 500m, 16 or 32Gi, got " + shown(node));
+    const std::string text = yaml_quantity_text(node);
     try {
-      (void)parse_quantity(json(node.Scalar()));
+      (void)parse_quantity(json(text));
     } catch (const std::exception& e) {
       fail(e.what());
     }
-    return node.Scalar();
+    return text;
   }
   /// Any scalar as its text (plugin arguments: Volcano keeps them as interface{} values).
   std::string scalar_text() const {

@@ -329,7 +329,53 @@ TEST_CASE("Broken manifests: file:line:column, the YAML path and what was expect
         "broken/queue-bad-weight.yaml:6:11: spec.weight: expected an integer, got \"4\" (a quoted string)");
   CHECK(err("queue-parent-list.yaml") == "broken/queue-parent-list.yaml:7:11: spec.parent: expected a string, got a list");
   CHECK(err("queue-bad-quantity.yaml") ==
-        "broken/queue-bad-quantity.yaml:7:13: spec.capability.memory: '12 GB': unknown quantity suffix ' GB'");
+        "broken/queue-bad-quantity.yaml:7:13: spec.capability.memory: '12 GB' is not a Kubernetes quantity: ' ' at "
+        "offset 2 cannot stand there; a quantity is <number><suffix>, such as 500m, 16, 1.5Gi or 1e3 (Kubernetes: "
+        "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$')");
+}
+
+TEST_CASE("A quantity in YAML is what the API server parses after sigs.k8s.io/yaml's YAMLToJSON") {
+  // Each expected text is what sigs.k8s.io/yaml v1.4.0 YAMLToJSON writes for `cpu: <value>` (its
+  // goyaml.v2 fork resolves plain scalars as YAML 1.1; encoding/json writes the number), checked
+  // by running v1.4.0 with k8s.io/apimachinery v0.32.2: `0x10` -> {"cpu":16} -> 16.
+  mltwin::test::TempDir d;
+  auto capability = [&](const std::string& value) {
+    write_text(d.file("q.yaml"), "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata:\n  name: q\nspec:\n"
+                                 "  capability:\n    cpu: " + value + "\n");
+    const io::Manifests m = io::read_manifests(d.file("q.yaml"));
+    REQUIRE(m.queues.size() == 1);
+    REQUIRE(m.queues[0].capability.has_value());
+    return m.queues[0].capability->at(0).second;
+  };
+  CHECK(capability("0x10") == "16");     // hexadecimal int (strconv.ParseInt base 0)
+  CHECK(capability("010") == "8");       // octal: a leading 0
+  CHECK(capability("0o10") == "8");
+  CHECK(capability("0b11") == "3");
+  CHECK(capability("1_000") == "1000");  // underscores removed before ParseInt
+  CHECK(capability("+5") == "5");
+  CHECK(capability("1.50") == "1.5");    // a float, written back with its shortest digits
+  CHECK(capability("1e3") == "1000");    // yamlStyleFloat; encoding/json writes 'f' below 1e21
+  CHECK(capability("1.") == "1");
+  CHECK(capability(".5") == "0.5");
+  CHECK(capability("0.30000000000000001") == "0.3");  // a double holds no more
+  CHECK(capability("1e18") == "1000000000000000000");  // encoding/json writes 'f' below 1e21
+  CHECK(capability("1e-7") == "1e-7");   // encoding/json's exponent form below 1e-6, "e-07" cleaned to "e-7"
+  CHECK(capability("1e-400") == "0");     // ParseFloat underflows to 0
+  CHECK(capability("500m") == "500m");
+  auto err = [&](const std::string& value) {
+    return error_of([&] { capability(value); });
+  };
+  // Amounts whose Value() overflows int64 are refused; the message shows the amount parsed.
+  CHECK(err("1e21").find("quantity 1e21: its Value() is beyond") != std::string::npos);  // "1e+21" from encoding/json
+  CHECK(err("123456789012345678901").find("quantity 123456789012345680k:") != std::string::npos);  // beyond uint64: a float
+  CHECK(err("18446744073709551615").find("quantity 18446744073709551615:") != std::string::npos);  // a uint64
+  CHECK(err("1e400").find("quantity 10e399:") != std::string::npos);  // ParseFloat overflows: stays the text "1e400"
+  CHECK(err("'0x10'").find("'0x10' is not a Kubernetes quantity: 'x' at offset 1") != std::string::npos);  // quoted: text
+  CHECK(err("1_000Mi").find("'1_000Mi' is not a Kubernetes quantity") != std::string::npos);
+  CHECK(err("1e2Gi").find("'1e2Gi' is not a Kubernetes quantity: 'G' at offset 3") != std::string::npos);
+  CHECK(err("0x").find("'0x' is not a Kubernetes quantity") != std::string::npos);
+  CHECK(err(".inf").find("'.inf' is not a Kubernetes quantity") != std::string::npos);
+  CHECK(capability("' 16 '") == " 16 ");  // a quoted string keeps its spaces; UnmarshalJSON trims them
 }
 
 TEST_CASE("eksctl ClusterConfig: node groups of both kinds, eksctl's size defaults, taints in both forms") {

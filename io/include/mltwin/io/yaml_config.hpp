@@ -41,7 +41,8 @@ struct YamlPlace {
   std::string str() const;
 };
 
-/// A Kubernetes resource list as written: name -> quantity text ("127900m", "16", "32Gi"),
+/// A Kubernetes resource list: name -> quantity text ("127900m", "16", "32Gi") as the API server
+/// parses it (a plain YAML number as sigs.k8s.io/yaml writes it in JSON: `cpu: 0x10` is "16"),
 /// each name one mltwin knows (policy::map_resource_name) and each quantity checked.
 using ResourceList = std::vector<std::pair<std::string, std::string>>;
 
