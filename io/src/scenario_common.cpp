@@ -605,20 +605,23 @@ policy::Resource resources_of(const std::string& file, const std::string& where,
       fail(file, where + "/" + name,
            "not a resource name Volcano counts: cpu, memory, pods, ephemeral-storage, hugepages-<size>, or an "
            "extended resource such as aws.amazon.com/neuron or nvidia.com/gpu (domain/name)");
-    double q;
+    // Volcano NewResource (api/resource_info.go:71-107): cpu as Quantity.MilliValue(), memory
+    // and pods as Value(), every other scalar as MilliValue() — each rounded up, exactly.
+    std::int64_t v = 0;
     try {
-      q = parse_quantity(it.value());
+      const policy::Quantity q = quantity_of(it.value());
+      if (q.sign() < 0) throw std::invalid_argument("'" + q.str() + "': a resource quantity must be >= 0");
+      v = (name == "memory" || name == "pods") ? q.value() : q.milli_value();
     } catch (const std::exception& e) {
       fail(file, where + "/" + name, e.what());
     }
-    // Volcano NewResource: cpu in millicores, memory and pods as values, every other scalar in
-    // milli-units (api/resource_info.go).
-    if (name == "cpu") r.milli_cpu += q * 1000.0;
-    else if (name == "memory") r.memory += q;
+    const auto x = static_cast<double>(v);
+    if (name == "cpu") r.milli_cpu += x;
+    else if (name == "memory") r.memory += x;
     else if (name == "pods") {
-      r.add_scalar(policy::rn::kPods, q);
-      r.max_task_num += static_cast<int>(q);
-    } else r.add_scalar(policy::ResourceName::intern(name), q * 1000.0);
+      r.add_scalar(policy::rn::kPods, x);
+      r.max_task_num += static_cast<int>(std::min<std::int64_t>(v, 1'000'000'000));
+    } else r.add_scalar(policy::ResourceName::intern(name), x);
   }
   return r;
 }

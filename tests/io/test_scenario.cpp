@@ -499,7 +499,9 @@ TEST_CASE("Philly: GPU -> Trainium mapping") {
   const auto sc = io::load_scenario(p);
   const auto& j = sc.training.jobs;
   REQUIRE(j.size() == 5);
-  const double per_cpu = 7.99375, per_mem = 32704e6;
+  // The mapping's per-device cpu "7993750u" is read as Volcano reads a request, Quantity's
+  // MilliValue() rounded up: 7993.75m -> 7994m.
+  const double per_cpu = 7.994, per_mem = 32704e6;
   // 24 GPUs -> 24 devices > 16: ceil(24/16) = 2 pods of 12 devices; a partial node gets
   // 12 × the per-device cpu and memory and the whole node's 8 EFA interfaces.
   CHECK(j[0].nnodes == 2);

@@ -1177,3 +1177,35 @@ TEST_CASE("initial-state: bad input names the JSON path") {
     CHECK(initial_state_error(doc) == p + ": /initial_state/running/0/nodes: 1 node(s) for the job's 2 pod(s)");
   }
 }
+
+TEST_CASE("a mixed fleet: each job's pods land only where their resources exist (scenarios/eks-mixed-fleet.json)") {
+  // A CPU system group (m5.xlarge: no extended resource), a GPU group (p4d.24xlarge: 8
+  // nvidia.com/gpu) and a Trainium group (trn1.32xlarge: 16 aws.amazon.com/neurondevice), all
+  // from the shipped catalog. A pod requesting Neuron devices fits only a trn1 node, one
+  // requesting GPUs only a p4d node; a CPU-only pod may go anywhere it fits (m5.xlarge has 4
+  // vCPU: the 2-core pods fit there too).
+  Run r(std::string(MLTWIN_SOURCE_DIR) + "/scenarios/eks-mixed-fleet.json");
+  REQUIRE(r.invariant_violation.empty());
+  const MemRecorder& rec = r.rec;
+  REQUIRE(rec.submitted.size() == 11);
+  int trn = 0, gpu = 0, cpu = 0;
+  for (const Pod& p : rec.pods) {
+    if (p.node.empty()) continue;
+    const std::string& job = rec.submitted[p.job].name;
+    CAPTURE(job);
+    CAPTURE(p.node);
+    if (job.rfind("trn-", 0) == 0) {
+      CHECK(p.node.rfind("trn1-", 0) == 0);
+      ++trn;
+    } else if (job.rfind("gpu-", 0) == 0) {
+      CHECK(p.node.rfind("gpu-", 0) == 0);
+      ++gpu;
+    } else {
+      ++cpu;
+    }
+  }
+  CHECK(trn > 0);
+  CHECK(gpu > 0);
+  CHECK(cpu > 0);
+  for (std::size_t j = 0; j < rec.submitted.size(); ++j) CHECK(rec.final_of(j).phase == "Completed");
+}
