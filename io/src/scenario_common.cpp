@@ -818,6 +818,9 @@ models::TrainingJobSpec job_of(const std::string& file, const std::string& where
   js.submit = core::Time::zero() + duration_of(file, where + "/submit", j["submit"]);
   js.nnodes = j["nnodes"];
   js.duration = duration_of(file, where + "/duration", j["duration"]);
+  // A negative duration would end the job before it starts (the simulator refused it at run
+  // time, naming no file).
+  if (js.duration < core::Duration::ns(0)) fail(file, where + "/duration", printable(j["duration"].dump()) + ": expected a duration >= 0");
   js.priority = j.value("priority", 0);
   js.trace_row = static_cast<std::int64_t>(index);
   if (j.contains("pod")) {

@@ -231,6 +231,12 @@ TEST_CASE("times and durations are bounded by kMaxScenarioTime at their JSON pat
         d.file("s.json") + ": /lifecycle/pod_startup/constant: \"-3651d\"" + beyond);
   CHECK(error_of(d, with(blog_djl(), [](json& s) { s["traffic"]["locust"]["duration"] = "100000d"; })) ==
         d.file("s.json") + ": /traffic/locust/duration: \"100000d\"" + beyond);
+  // A negative job duration passed validate and failed the run with "Simulator::schedule: time
+  // -1950000000 ns is in the past", naming no file.
+  CHECK(error_of(d, with(tiny_gang(), [](json& s) { s["workload"]["jobs"][1]["duration"] = "-1s"; })) ==
+        d.file("s.json") + ": /workload/jobs/1/duration: \"-1s\": expected a duration >= 0");
+  CHECK(error_of(d, with(tiny_gang(), [](json& s) { s["workload"]["jobs"][0]["duration"] = -5; })) ==
+        d.file("s.json") + ": /workload/jobs/0/duration: -5: expected a duration >= 0");
 }
 
 // ================================================================== names
