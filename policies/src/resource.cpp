@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <deque>
 #include <mutex>
 #include <stdexcept>
@@ -68,72 +69,107 @@ std::string_view ResourceName::str() const {
 
 // ---- ScalarResources ----
 
-void ScalarResources::assign(const ScalarResources& o) {
-  if (o.n_ > cap_) {
-    heap_ = std::make_unique<Entry[]>(o.n_);
-    cap_ = o.n_;
+void ScalarResources::release_heap() noexcept {
+  delete heap_;
+  spilled_ = false;
+  n_ = 0;
+}
+
+void ScalarResources::assign_heap(const ScalarResources& o) {
+  if (!spilled_ || heap_->cap < o.n_) {
+    if (spilled_) release_heap();
+    auto* h = new Heap{o.heap_->cap, std::make_unique<std::uint16_t[]>(o.heap_->cap), std::make_unique<double[]>(o.heap_->cap)};
+    heap_ = h;
+    spilled_ = true;
   }
-  std::copy(o.begin(), o.end(), data());
+  std::copy(o.heap_->ids.get(), o.heap_->ids.get() + o.n_, heap_->ids.get());
+  std::copy(o.heap_->vals.get(), o.heap_->vals.get() + o.n_, heap_->vals.get());
   n_ = o.n_;
 }
 
+void ScalarResources::grow() {
+  const std::uint32_t cap = spilled_ ? heap_->cap * 2 : kInline * 2u;
+  if (cap > 0xffff) throw std::length_error("a Resource with more than 65,535 resource names");
+  auto* h = new Heap{cap, std::make_unique<std::uint16_t[]>(cap), std::make_unique<double[]>(cap)};
+  std::copy(ids(), ids() + n_, h->ids.get());
+  std::copy(vals(), vals() + n_, h->vals.get());
+  if (spilled_) delete heap_;
+  heap_ = h;
+  spilled_ = true;
+}
+
 double& ScalarResources::at(ResourceName name) {
-  Entry* d = data();
+  std::uint16_t* id = ids();
   std::uint32_t i = 0;
-  while (i < n_ && d[i].name < name) ++i;
-  if (i < n_ && d[i].name == name) return d[i].value;
-  if (n_ == cap_) {
-    const std::uint32_t cap = cap_ * 2;
-    auto h = std::make_unique<Entry[]>(cap);
-    std::copy(d, d + n_, h.get());
-    heap_ = std::move(h);
-    cap_ = cap;
-    d = heap_.get();
+  while (i < n_ && id[i] < name.id()) ++i;
+  if (i < n_ && id[i] == name.id()) return vals()[i];
+  if (n_ == (spilled_ ? heap_->cap : kInline)) {
+    grow();
+    id = ids();
   }
-  for (std::uint32_t k = n_; k > i; --k) d[k] = d[k - 1];
-  d[i] = Entry{name, 0.0};
+  double* v = vals();
+  for (std::uint32_t k = n_; k > i; --k) {
+    id[k] = id[k - 1];
+    v[k] = v[k - 1];
+  }
+  id[i] = name.id();
+  v[i] = 0.0;
   ++n_;
-  return d[i].value;
+  return v[i];
 }
 
 void ScalarResources::erase(ResourceName name) {
-  Entry* d = data();
-  for (std::uint32_t i = 0; i < n_; ++i)
-    if (d[i].name == name) {
-      for (std::uint32_t k = i + 1; k < n_; ++k) d[k - 1] = d[k];
-      --n_;
-      return;
-    }
+  const int at_i = index_of(name);
+  if (at_i < 0) return;
+  std::uint16_t* id = ids();
+  double* v = vals();
+  for (std::uint32_t k = static_cast<std::uint32_t>(at_i) + 1; k < n_; ++k) {
+    id[k - 1] = id[k];
+    v[k - 1] = v[k];
+  }
+  --n_;
 }
 
 bool operator==(const ScalarResources& a, const ScalarResources& b) {
   if (a.n_ != b.n_) return false;
   for (std::uint32_t i = 0; i < a.n_; ++i)
-    if (a.begin()[i].name != b.begin()[i].name || !(a.begin()[i].value == b.begin()[i].value)) return false;
+    if (a.ids()[i] != b.ids()[i] || !(a.vals()[i] == b.vals()[i])) return false;
   return true;
 }
 
 // ---- Resource ----
 
-Resource& Resource::add(const Resource& rr) {
-  milli_cpu += rr.milli_cpu;
-  memory += rr.memory;
-  for (const auto& e : rr.scalars) scalars.at(e.name) += e.value;
+namespace {
+// this[name] op= rr[name] for every name of rr: one pass when this has all of rr's names in
+// the same order (the usual case: a node's or job's sum already holds its tasks' names).
+template <class Op>
+void merge_into(ScalarResources& l, const ScalarResources& r, Op op) {
+  const std::size_t nr = r.size(), nl = l.size();
+  std::size_t i = 0, j = 0;
+  for (; j < nr; ++j) {
+    const ResourceName name = r.name_at(j);
+    while (i < nl && l.name_at(i) < name) ++i;
+    if (i == nl || l.name_at(i) != name) break;
+    op(l.value_at(i), r.value_at(j));
+  }
+  for (; j < nr; ++j) op(l.at(r.name_at(j)), r.value_at(j));
+}
+}  // namespace
+
+Resource& Resource::add_slow(const Resource& rr) {
+  merge_into(scalars, rr.scalars, [](double& l, double r) { l += r; });
   return *this;
 }
 
-Resource& Resource::sub(const Resource& rr) {
-  milli_cpu -= rr.milli_cpu;
-  memory -= rr.memory;
-  if (scalars.empty()) return *this;  // Go: a nil map is left alone
-  for (const auto& e : rr.scalars) scalars.at(e.name) -= e.value;
+Resource& Resource::sub_slow(const Resource& rr) {
+  merge_into(scalars, rr.scalars, [](double& l, double r) { l -= r; });
   return *this;
 }
 
 Resource& Resource::multi(double ratio) {
   milli_cpu *= ratio;
   memory *= ratio;
-  for (auto& e : scalars) e.value *= ratio;
+  for (std::size_t i = 0; i < scalars.size(); ++i) scalars.value_at(i) *= ratio;
   return *this;
 }
 
@@ -200,6 +236,24 @@ std::optional<ResourceName> Resource::first_insufficient(const Resource& rr, Dim
   return std::nullopt;
 }
 
+std::optional<ResourceName> Resource::first_insufficient_of_sum(const Resource& a, const Resource& b,
+                                                               const Resource& c) const {
+  if (!less_equal_1(milli_cpu, (a.milli_cpu + b.milli_cpu) - c.milli_cpu)) return rn::kCpu;
+  if (!less_equal_1(memory, (a.memory + b.memory) - c.memory)) return rn::kMemory;
+  ScalarCursor ca(a.scalars), cb(b.scalars), cc(c.scalars);
+  for (std::size_t i = 0; i < scalars.size(); ++i) {
+    const ResourceName name = scalars.name_at(i);
+    // Resource::add and sub touch only the names the right side has: a name b (or c) lacks
+    // keeps a's value exactly.
+    const double* xa = ca.find(name);
+    double r = xa ? *xa : 0.0;
+    if (const double* x = cb.find(name)) r += *x;
+    if (const double* x = cc.find(name)) r -= *x;
+    if (!less_equal_1(scalars.value_at(i), r)) return name;
+  }
+  return std::nullopt;
+}
+
 bool Resource::less_partly(const Resource& rr, DimensionDefault dv) const {
   if (milli_cpu < rr.milli_cpu || memory < rr.memory) return true;
   if (dv == DimensionDefault::Zero)
@@ -238,9 +292,10 @@ Resource& Resource::min_dimension_resource(const Resource& rr, DimensionDefault 
   if (rr.milli_cpu < milli_cpu) milli_cpu = rr.milli_cpu;
   if (rr.memory < memory) memory = rr.memory;
   if (scalars.empty()) return *this;
-  for (auto& e : scalars) {
-    if (const double* r = rr.scalars.find(e.name)) e.value = std::fmin(e.value, *r);
-    else if (dv == DimensionDefault::Zero) e.value = 0;
+  for (std::size_t i = 0; i < scalars.size(); ++i) {
+    double& v = scalars.value_at(i);
+    if (const double* r = rr.scalars.find(scalars.name_at(i))) v = std::fmin(v, *r);
+    else if (dv == DimensionDefault::Zero) v = 0;
   }
   return *this;
 }
@@ -272,24 +327,22 @@ std::pair<Resource, Resource> Resource::diff(const Resource& rr, DimensionDefaul
   auto visit = [&](ResourceName n, double l, double r) {
     // Upstream takes a value of exactly float64(Infinity) = -1 for "infinite" whatever the
     // default (resource_info.go:622-628): reproduced, though sums of requests never reach it.
-    if (l == -1) inc.scalars.set(n, l);
-    else if (r == -1) dec.scalars.set(n, r);
-    else if (l > r) inc.scalars.set(n, l - r);
-    else dec.scalars.set(n, r - l);
+    if (l == -1) inc.scalars.append(n, l);
+    else if (r == -1) dec.scalars.append(n, r);
+    else if (l > r) inc.scalars.append(n, l - r);
+    else dec.scalars.append(n, r - l);
   };
-  const auto* a = scalars.begin();
-  const auto* ae = scalars.end();
-  const auto* b = rr.scalars.begin();
-  const auto* be = rr.scalars.end();
-  while (a != ae || b != be) {
-    if (b == be || (a != ae && a->name < b->name)) {
-      visit(a->name, a->value, 0.0);
+  std::size_t a = 0, b = 0;
+  const std::size_t na = scalars.size(), nb = rr.scalars.size();
+  while (a < na || b < nb) {
+    if (b == nb || (a < na && scalars.name_at(a) < rr.scalars.name_at(b))) {
+      visit(scalars.name_at(a), scalars.value_at(a), 0.0);
       ++a;
-    } else if (a == ae || b->name < a->name) {
-      visit(b->name, 0.0, b->value);
+    } else if (a == na || rr.scalars.name_at(b) < scalars.name_at(a)) {
+      visit(rr.scalars.name_at(b), 0.0, rr.scalars.value_at(b));
       ++b;
     } else {
-      visit(a->name, a->value, b->value);
+      visit(scalars.name_at(a), scalars.value_at(a), rr.scalars.value_at(b));
       ++a, ++b;
     }
   }
@@ -297,7 +350,36 @@ std::pair<Resource, Resource> Resource::diff(const Resource& rr, DimensionDefaul
 }
 
 Resource Resource::exceeded_part(const Resource& left, const Resource& right) {
-  return left.diff(right, DimensionDefault::Zero).first;
+  // diff(right, Zero).first, without building the decreased part (per job per session in
+  // proportion and capacity).
+  Resource inc;
+  if (left.milli_cpu > right.milli_cpu) inc.milli_cpu = left.milli_cpu - right.milli_cpu;
+  if (left.memory > right.memory) inc.memory = left.memory - right.memory;
+  auto visit = [&](ResourceName n, double l, double r) {
+    if (l == -1) inc.scalars.append(n, l);
+    else if (r == -1) return;
+    else if (l > r) inc.scalars.append(n, l - r);
+  };
+  const ScalarResources &a = left.scalars, &b = right.scalars;
+  const std::size_t na = a.size(), nb = b.size();
+  if (a.same_names(b)) {  // the usual case
+    for (std::size_t k = 0; k < na; ++k) visit(a.name_at(k), a.value_at(k), b.value_at(k));
+    return inc;
+  }
+  std::size_t i = 0, j = 0;
+  while (i < na || j < nb) {
+    if (j == nb || (i < na && a.name_at(i) < b.name_at(j))) {
+      visit(a.name_at(i), a.value_at(i), 0.0);
+      ++i;
+    } else if (i == na || b.name_at(j) < a.name_at(i)) {
+      visit(b.name_at(j), 0.0, b.value_at(j));
+      ++j;
+    } else {
+      visit(a.name_at(i), a.value_at(i), b.value_at(j));
+      ++i, ++j;
+    }
+  }
+  return inc;
 }
 
 Resource Resource::max(const Resource& l, const Resource& r) {

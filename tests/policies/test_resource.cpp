@@ -695,10 +695,10 @@ TEST_CASE("ScalarResources: a map sorted by name id, whatever the insertion orde
   for (ResourceName n : {d, c, b, a}) y.set(n, n.id() + 0.5);
   CHECK(x == y);
   REQUIRE(x.size() == 4);
-  for (std::size_t i = 1; i < x.size(); ++i) CHECK(x.begin()[i - 1].name < x.begin()[i].name);
+  for (std::size_t i = 1; i < x.size(); ++i) CHECK(x.name_at(i - 1) < x.name_at(i));
   for (std::size_t i = 0; i < x.size(); ++i) {
-    CHECK(x.begin()[i].name == y.begin()[i].name);
-    CHECK(x.begin()[i].value == x.begin()[i].name.id() + 0.5);
+    CHECK(x.name_at(i) == y.name_at(i));
+    CHECK(x.value_at(i) == x.name_at(i).id() + 0.5);
   }
 
   // Go map semantics: reading an absent name gives 0 and inserts nothing; at() inserts 0.
@@ -729,7 +729,7 @@ TEST_CASE("ScalarResources: a map sorted by name id, whatever the insertion orde
   CHECK(z1 == ScalarResources{});
 }
 
-TEST_CASE("ScalarResources: more than 8 entries spill to the heap and stay sorted") {
+TEST_CASE("ScalarResources: more than 6 entries spill to the heap and stay sorted") {
   std::vector<ResourceName> names;
   for (int i = 0; i < 20; ++i) names.push_back(N("test.mltwin.io/spill-" + std::to_string(i)));
   names.push_back(rn::kPods);
@@ -742,7 +742,7 @@ TEST_CASE("ScalarResources: more than 8 entries spill to the heap and stay sorte
     if (s.size() == 8) CHECK(s.get(n) == 1000.0 + n.id());  // the last inline entry
   }
   REQUIRE(s.size() == names.size());
-  for (std::size_t i = 1; i < s.size(); ++i) CHECK(s.begin()[i - 1].name < s.begin()[i].name);
+  for (std::size_t i = 1; i < s.size(); ++i) CHECK(s.name_at(i - 1) < s.name_at(i));
   for (ResourceName n : names) {
     REQUIRE(s.find(n) != nullptr);
     CHECK(*s.find(n) == 1000.0 + n.id());
@@ -786,7 +786,7 @@ TEST_CASE("ScalarResources: more than 8 entries spill to the heap and stay sorte
   // Erase from the heap keeps order; down to none.
   for (std::size_t k = 0; k < names.size(); k += 2) s.erase(names[k]);
   CHECK(s.size() == names.size() / 2);
-  for (std::size_t i = 1; i < s.size(); ++i) CHECK(s.begin()[i - 1].name < s.begin()[i].name);
+  for (std::size_t i = 1; i < s.size(); ++i) CHECK(s.name_at(i - 1) < s.name_at(i));
   for (std::size_t k = 0; k < names.size(); ++k) CHECK((s.find(names[k]) != nullptr) == (k % 2 == 1));
 
   // A Resource with a spilled map copies as a value.

@@ -147,7 +147,7 @@ class Allocate final : public Action {
       short_of_.clear();
       bool failed = false;
       for (const NodeInfo& n : nodes) {
-        if (const auto bad = task.resreq.first_insufficient(n.future_idle())) {
+        if (const auto bad = task.resreq.first_insufficient_of_sum(n.idle, n.releasing, n.pipelined)) {
           auto it = std::find_if(short_of_.begin(), short_of_.end(), [&](const auto& p) { return p.first == *bad; });
           if (it == short_of_.end()) short_of_.emplace_back(*bad, 1);
           else ++it->second;

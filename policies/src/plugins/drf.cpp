@@ -15,16 +15,28 @@ namespace mltwin::policy::detail {
 namespace {
 constexpr double kShareDelta = 0.000001;
 
-// calculateShare: max over totalResource.ResourceNames() of allocated.Get(rn) / total.
-double dominant_share(const Resource& alloc, const Resource& total) {
+// calculateShare: max over totalResource.ResourceNames() of allocated.Get(rn) / total, with
+// allocated = a + b (a job's allocated and pipelined) summed per resource, not built.
+double dominant_share(const Resource& a, const Resource& b, const Resource& total) {
   double res = 0;
-  total.for_each([&](ResourceName name, double t) {
+  auto one = [&](double alloc, double t) {
     if (t < kMinResource) return;  // Resource.ResourceNames skips absent resources
-    const double s = share(alloc.get(name), t);
+    const double s = share(alloc, t);
     if (s > res) res = s;
-  });
+  };
+  one(a.milli_cpu + b.milli_cpu, total.milli_cpu);
+  one(a.memory + b.memory, total.memory);
+  ScalarCursor ca(a.scalars), cb(b.scalars);
+  for (std::size_t i = 0; i < total.scalars.size(); ++i) {
+    const ResourceName name = total.scalars.name_at(i);
+    const double* xa = ca.find(name);
+    double alloc = xa ? *xa : 0.0;
+    if (const double* x = cb.find(name)) alloc += *x;
+    one(alloc, total.scalars.value_at(i));
+  }
   return res;
 }
+double dominant_share(const Resource& alloc, const Resource& total) { return dominant_share(alloc, Resource{}, total); }
 
 class Drf final : public Plugin {
  public:
@@ -34,7 +46,7 @@ class Drf final : public Plugin {
       throw std::invalid_argument("drf: enableHierarchy (hierarchical DRF) is not supported yet");
     const ClusterState* st = &ssn.state();
     const Resource total = ssn.total_resource();
-    auto job_share = [st, total](const JobInfo& j) { return dominant_share(j.allocated + j.pipelined, total); };
+    auto job_share = [st, total](const JobInfo& j) { return dominant_share(j.allocated, j.pipelined, total); };
     // A job without pods holds nothing: share 0, static for pending jobs.
     ssn.add_job_order_fn(
         [job_share](const JobInfo& l, const JobInfo& r) {

@@ -23,6 +23,7 @@
 #pragma once
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -79,48 +80,101 @@ inline constexpr double kInf = std::numeric_limits<double>::infinity();
 /// Go's math.MaxFloat64, which Volcano writes for "no limit" in a queue's cpu or memory.
 inline constexpr double kMaxFloat64 = std::numeric_limits<double>::max();
 
-/// A small map from resource name to value, sorted by name id, with eight entries inline (a
-/// node carries pods, ephemeral-storage and a few device resources; a pod fewer).
+/// A small map from resource name to value, sorted by name id: six entries inline (a node
+/// carries pods and a few device resources, a pod fewer), in two arrays (ids, values) so that a
+/// Resource stays small; more spill to the heap.
 class ScalarResources {
  public:
   struct Entry {
     ResourceName name;
     double value;
   };
+  /// Iterates (name, value) pairs in name-id order; yields Entry values.
+  class const_iterator {
+   public:
+    const_iterator(const ScalarResources* s, std::uint32_t i) : s_(s), i_(i) {}
+    Entry operator*() const { return Entry{ResourceName(s_->ids()[i_]), s_->vals()[i_]}; }
+    const_iterator& operator++() {
+      ++i_;
+      return *this;
+    }
+    friend bool operator==(const const_iterator& a, const const_iterator& b) { return a.i_ == b.i_; }
+
+   private:
+    const ScalarResources* s_;
+    std::uint32_t i_;
+  };
+
   // User-provided: the inline storage stays uninitialized until used (const objects allowed).
   ScalarResources() noexcept {}
-  ScalarResources(const ScalarResources& o) { assign(o); }
+  ScalarResources(const ScalarResources& o) {
+    if (!o.spilled_) copy_inline(o);
+    else assign_heap(o);
+  }
   ScalarResources& operator=(const ScalarResources& o) {
-    if (this != &o) assign(o);
+    if (this == &o) return *this;
+    if (!o.spilled_) {
+      if (spilled_) release_heap();
+      copy_inline(o);
+    } else {
+      assign_heap(o);
+    }
     return *this;
   }
-  ScalarResources(ScalarResources&& o) noexcept { assign(o); }
+  ScalarResources(ScalarResources&& o) noexcept { take(o); }
   ScalarResources& operator=(ScalarResources&& o) noexcept {
-    if (this != &o) assign(o);
+    if (this != &o) {
+      if (spilled_) release_heap();
+      take(o);
+    }
     return *this;
+  }
+  ~ScalarResources() {
+    if (spilled_) release_heap();
+  }
+  /// Appends `name`, which must sort after every name present (builds a map in order).
+  void append(ResourceName name, double v) {
+    if (n_ == (spilled_ ? heap_->cap : kInline)) grow();
+    ids()[n_] = name.id();
+    vals()[n_] = v;
+    ++n_;
+  }
+  /// Whether both maps hold the same names (in the same order, as they are sorted).
+  bool same_names(const ScalarResources& o) const {
+    if (n_ != o.n_) return false;
+    const std::uint16_t *a = ids(), *b = o.ids();
+    for (std::uint32_t i = 0; i < n_; ++i)
+      if (a[i] != b[i]) return false;
+    return true;
   }
 
   std::size_t size() const { return n_; }
   bool empty() const { return n_ == 0; }
-  const Entry* begin() const { return data(); }
-  const Entry* end() const { return data() + n_; }
-  Entry* begin() { return data(); }
-  Entry* end() { return data() + n_; }
+  const_iterator begin() const { return {this, 0}; }
+  const_iterator end() const { return {this, n_}; }
+  ResourceName name_at(std::size_t i) const { return ResourceName(ids()[i]); }
+  const double& value_at(std::size_t i) const { return vals()[i]; }
+  double& value_at(std::size_t i) { return vals()[i]; }
+  /// The index of `name`, or -1 when absent.
+  int index_of(ResourceName name) const {
+    const std::uint16_t* id = ids();
+    for (std::uint32_t i = 0; i < n_; ++i)
+      if (id[i] == name.id()) return static_cast<int>(i);
+    return -1;
+  }
   /// The value of `name`, or nullptr when absent.
   const double* find(ResourceName name) const {
-    for (const Entry& e : *this)
-      if (e.name == name) return &e.value;
-    return nullptr;
+    const int i = index_of(name);
+    return i < 0 ? nullptr : &vals()[i];
   }
   double* find(ResourceName name) {
-    for (Entry& e : *this)
-      if (e.name == name) return &e.value;
-    return nullptr;
+    const int i = index_of(name);
+    return i < 0 ? nullptr : &vals()[i];
   }
   /// Go's map read: the value, 0 when absent.
   double get(ResourceName name) const {
-    const double* v = find(name);
-    return v ? *v : 0.0;
+    const int i = index_of(name);
+    return i < 0 ? 0.0 : vals()[i];
   }
   /// The entry for `name`, inserted with value 0 if absent.
   double& at(ResourceName name);
@@ -132,13 +186,59 @@ class ScalarResources {
   friend bool operator==(const ScalarResources& a, const ScalarResources& b);
 
  private:
-  static constexpr std::uint32_t kInline = 8;
-  void assign(const ScalarResources& o);
-  Entry* data() { return heap_ ? heap_.get() : inline_; }
-  const Entry* data() const { return heap_ ? heap_.get() : inline_; }
-  Entry inline_[kInline];
-  std::unique_ptr<Entry[]> heap_;
-  std::uint32_t n_ = 0, cap_ = kInline;
+  static constexpr std::uint16_t kInline = 6;
+  struct Heap {
+    std::uint32_t cap;
+    std::unique_ptr<std::uint16_t[]> ids;
+    std::unique_ptr<double[]> vals;
+  };
+  void copy_inline(const ScalarResources& o) {
+    // Fixed sizes: a few vector moves (entries past n_ are copied but never read).
+    std::memcpy(ids_, o.ids_, sizeof ids_);
+    std::memcpy(vals_, o.vals_, sizeof vals_);
+    n_ = o.n_;
+    spilled_ = false;
+  }
+  void take(ScalarResources& o) noexcept {
+    if (o.spilled_) {
+      heap_ = o.heap_;
+      spilled_ = true;
+      n_ = o.n_;
+      o.spilled_ = false;
+    } else {
+      copy_inline(o);
+    }
+    o.n_ = 0;
+  }
+  void assign_heap(const ScalarResources& o);
+  void release_heap() noexcept;
+  void grow();
+  std::uint16_t* ids() { return spilled_ ? heap_->ids.get() : ids_; }
+  const std::uint16_t* ids() const { return spilled_ ? heap_->ids.get() : ids_; }
+  double* vals() { return spilled_ ? heap_->vals.get() : vals_; }
+  const double* vals() const { return spilled_ ? heap_->vals.get() : vals_; }
+  std::uint16_t ids_[kInline];
+  std::uint16_t n_ = 0;
+  bool spilled_ = false;
+  union {
+    double vals_[kInline];
+    Heap* heap_;
+  };
+};
+
+/// Reads a ScalarResources by names asked in increasing id order, in one pass overall.
+class ScalarCursor {
+ public:
+  explicit ScalarCursor(const ScalarResources& s) : s_(s) {}
+  /// The value of `name` (>= every name asked before), or nullptr when absent.
+  const double* find(ResourceName name) {
+    while (i_ < s_.size() && s_.name_at(i_) < name) ++i_;
+    return i_ < s_.size() && s_.name_at(i_) == name ? &s_.value_at(i_) : nullptr;
+  }
+
+ private:
+  const ScalarResources& s_;
+  std::size_t i_ = 0;
 };
 
 /// Volcano api.Resource (resource_info.go:53-63) with its operations, named as upstream.
@@ -174,10 +274,27 @@ struct Resource {
   void set_scalar(ResourceName name, double v) { scalars.set(name, v); }
 
   /// Volcano Add (resource_info.go:244-256): scalars of rr are added (inserted if absent).
-  Resource& add(const Resource& rr);
+  Resource& add(const Resource& rr) {
+    milli_cpu += rr.milli_cpu;
+    memory += rr.memory;
+    if (scalars.same_names(rr.scalars)) {  // the usual case: one pass, no search
+      for (std::size_t i = 0; i < rr.scalars.size(); ++i) scalars.value_at(i) += rr.scalars.value_at(i);
+      return *this;
+    }
+    return add_slow(rr);
+  }
   /// Volcano sub / SubWithoutAssert (resource_info.go:266-287): a Resource with no scalars
   /// stays without (Go's nil map), else rr's scalars are subtracted, inserted if absent.
-  Resource& sub(const Resource& rr);
+  Resource& sub(const Resource& rr) {
+    milli_cpu -= rr.milli_cpu;
+    memory -= rr.memory;
+    if (scalars.empty()) return *this;  // Go: a nil map is left alone
+    if (scalars.same_names(rr.scalars)) {
+      for (std::size_t i = 0; i < rr.scalars.size(); ++i) scalars.value_at(i) -= rr.scalars.value_at(i);
+      return *this;
+    }
+    return sub_slow(rr);
+  }
   /// Volcano Multi (resource_info.go:290-297).
   Resource& multi(double ratio);
   friend Resource operator+(Resource a, const Resource& b) { return a.add(b); }
@@ -203,6 +320,10 @@ struct Resource {
   /// random order), or nullopt when all are.
   std::optional<ResourceName> first_insufficient(const Resource& rr,
                                                  DimensionDefault dv = DimensionDefault::Zero) const;
+  /// first_insufficient(a + b - c, Zero) without building the sum (a node's FutureIdle =
+  /// Idle + Releasing - Pipelined, per node per task in allocate): the same values, as the sum
+  /// is computed in the same order.
+  std::optional<ResourceName> first_insufficient_of_sum(const Resource& a, const Resource& b, const Resource& c) const;
   /// Volcano LessPartly / LessEqualPartly (resource_info.go:510-574).
   bool less_partly(const Resource& rr, DimensionDefault dv) const;
   bool less_equal_partly(const Resource& rr, DimensionDefault dv) const;
@@ -230,6 +351,8 @@ struct Resource {
     f(rn::kMemory, memory);
     for (const auto& e : scalars) f(e.name, e.value);
   }
+  Resource& add_slow(const Resource& rr);  ///< add() when the names differ
+  Resource& sub_slow(const Resource& rr);  ///< sub() when the names differ
   /// Human-readable, in Kubernetes units: "cpu 8, memory 32Gi, pods 1, aws.amazon.com/neuron 16".
   std::string to_string() const;
 };
