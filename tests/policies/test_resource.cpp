@@ -747,7 +747,7 @@ TEST_CASE("ScalarResources: more than 6 entries spill to the heap and stay sorte
     REQUIRE(s.find(n) != nullptr);
     CHECK(*s.find(n) == 1000.0 + n.id());
   }
-  CHECK(s.begin()->name == rn::kPods);
+  CHECK((*s.begin()).name == rn::kPods);
 
   // Copy construction and assignment both ways between inline and heap storage.
   ScalarResources copy(s);

@@ -105,8 +105,9 @@ class ScalarResources {
     std::uint32_t i_;
   };
 
-  // User-provided: the inline storage stays uninitialized until used (const objects allowed).
-  ScalarResources() noexcept {}
+  // Zeroed inline storage: copies move it whole (fixed size, no branch on the count), which
+  // must not read indeterminate bytes.
+  ScalarResources() noexcept : ids_{}, vals_{} {}
   ScalarResources(const ScalarResources& o) {
     if (!o.spilled_) copy_inline(o);
     else assign_heap(o);
