@@ -239,16 +239,17 @@ so it is registered there too with `client.run` (see the API note in notebooks/R
 '''),
     code(r'''
 class BinpackNeuron:
-    """Volcano's binpack node-order score, over cpu, memory and NeuronCores.
+    """Volcano's binpack node-order score, over cpu, memory and the Neuron devices.
 
     Arguments (Volcano's names): binpack.weight (default 1), binpack.cpu (1), binpack.memory (1),
-    binpack.neuroncore (default 5: Neuron devices are the scarce resource)."""
+    binpack.neurondevice (default 5: Neuron devices are the scarce resource; the pods request
+    them as aws.amazon.com/neurondevice)."""
 
     def __init__(self, arguments):
         a = {k: float(v) for k, v in arguments.items()}
         self.weight = a.get("binpack.weight", 1.0)
         self.weights = {"cpu": a.get("binpack.cpu", 1.0), "memory": a.get("binpack.memory", 1.0),
-                        "neuroncores": a.get("binpack.neuroncore", 5.0)}
+                        "aws.amazon.com/neurondevice": a.get("binpack.neurondevice", 5.0)}
 
     def on_session_open(self, session):
         weights, scale = self.weights, self.weight
@@ -256,11 +257,11 @@ class BinpackNeuron:
         def score(task, node):
             total_w = s = 0.0
             for res, w in weights.items():
-                cap = getattr(node.allocatable, res)
-                req = getattr(task.resreq, res)
+                cap = node.allocatable.get(res)
+                req = task.resreq.get(res)
                 if w == 0 or cap == 0 or req == 0:   # Volcano skips resources the pod does not request
                     continue
-                used = getattr(node.used, res) + req
+                used = node.used.get(res) + req
                 if used > cap:
                     return 0.0
                 s += w * used / cap
@@ -291,7 +292,7 @@ def with_tier2(sc, transform):
 configs = {}
 configs["default"] = base.copy()
 configs["binpack"] = with_tier2(base, lambda ps: ps + [
-    {"name": "py-binpack", "arguments": {"binpack.weight": 10, "binpack.neuroncore": 5}}])
+    {"name": "py-binpack", "arguments": {"binpack.weight": 10, "binpack.neurondevice": 5}}])
 configs["mostrequested"] = with_tier2(base, lambda ps: [
     dict(p, arguments={"leastrequested.weight": 0, "mostrequested.weight": 1}) if p["name"] == "nodeorder" else p
     for p in ps])
