@@ -7,6 +7,7 @@
 #include <set>
 #include <utility>
 
+#include "mltwin/policy/resource.hpp"
 #include "scenario_common.hpp"
 
 namespace mltwin::io::detail {
@@ -26,24 +27,8 @@ bool name_chars_ok(std::string_view s) {
   return true;
 }
 
-// IsDNS1123Subdomain: at most 253 characters, dot-separated labels of [a-z0-9-], each starting
-// and ending with [a-z0-9].
-bool dns1123_subdomain(std::string_view s) {
-  if (s.empty() || s.size() > 253) return false;
-  std::size_t start = 0;
-  while (start <= s.size()) {
-    const std::size_t dot = s.find('.', start);
-    const std::string_view label = s.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
-    if (label.empty()) return false;
-    auto lower_alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
-    if (!lower_alnum(label.front()) || !lower_alnum(label.back())) return false;
-    for (char c : label)
-      if (!(lower_alnum(c) || c == '-')) return false;
-    if (dot == std::string_view::npos) break;
-    start = dot + 1;
-  }
-  return true;
-}
+// IsDNS1123Subdomain: the policy library's rule (policy/resource.hpp), one copy for both.
+bool dns1123_subdomain(std::string_view s) { return policy::is_dns1123_subdomain(s); }
 
 bool is_integer_text(std::string_view s) {
   if (!s.empty() && (s[0] == '+' || s[0] == '-')) s.remove_prefix(1);

@@ -414,10 +414,7 @@ std::string Resource::to_string() const {
   return s;
 }
 
-namespace {
-// k8s.io/apimachinery validation.IsDNS1123Subdomain: at most 253 characters of lower-case
-// letters, digits, '-' and '.', each dot-separated label starting and ending alphanumeric.
-bool dns1123_subdomain(std::string_view s) {
+bool is_dns1123_subdomain(std::string_view s) {
   if (s.empty() || s.size() > 253) return false;
   std::size_t start = 0;
   while (start <= s.size()) {
@@ -433,9 +430,7 @@ bool dns1123_subdomain(std::string_view s) {
   }
   return true;
 }
-// validation.IsQualifiedName's name part: at most 63 characters, alphanumeric at both ends,
-// '-', '_' and '.' inside.
-bool qualified_name_part(std::string_view s) {
+bool is_qualified_name_part(std::string_view s) {
   if (s.empty() || s.size() > 63) return false;
   auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); };
   if (!alnum(s.front()) || !alnum(s.back())) return false;
@@ -443,7 +438,6 @@ bool qualified_name_part(std::string_view s) {
     if (!alnum(c) && c != '-' && c != '_' && c != '.') return false;
   return true;
 }
-}  // namespace
 
 bool is_scalar_resource_name(std::string_view n) {
   if (n == "pods" || n == "ephemeral-storage") return true;
@@ -453,7 +447,7 @@ bool is_scalar_resource_name(std::string_view n) {
   // (k8s v1helper IsExtendedResourceName checks "requests." + name is a qualified name).
   const auto slash = n.find('/');
   if (slash == std::string_view::npos) return false;
-  return dns1123_subdomain(n.substr(0, slash)) && qualified_name_part(n.substr(slash + 1));
+  return is_dns1123_subdomain(n.substr(0, slash)) && is_qualified_name_part(n.substr(slash + 1));
 }
 
 bool neuron_names_mixed(const Resource& r) {

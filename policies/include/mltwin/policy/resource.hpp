@@ -380,6 +380,13 @@ inline double share(double l, double r) {
 /// ignored by Volcano (and refused by mltwin's loaders).
 bool is_scalar_resource_name(std::string_view name);
 
+/// k8s.io/apimachinery validation.IsDNS1123Subdomain: at most 253 characters of lower-case
+/// letters, digits, '-' and '.', each dot-separated label starting and ending alphanumeric.
+bool is_dns1123_subdomain(std::string_view s);
+/// validation.IsQualifiedName's name part: 1 to 63 characters, alphanumeric at both ends, '-',
+/// '_' and '.' inside.
+bool is_qualified_name_part(std::string_view s);
+
 /// True when the resources name two or more of the three Neuron names with a positive amount:
 /// Kubernetes and Volcano count them independently, so pods requesting different names on one
 /// node can be given the same Neuron device.
