@@ -55,7 +55,7 @@ void ClusterState::total_change(const Resource& r, bool add, bool last_node) {
       if (!add)
         for (const auto& e : r.scalars)
           for (auto it = next.begin(); it != next.end(); ++it)
-            if (it->first == e.name.id() && e.value != 0 && it->second == 0 && it->first > 1) {
+            if (it->first == e.name.id() && e.value != 0 && it->second == 0) {
               next.erase(it);
               break;
             }
