@@ -152,6 +152,7 @@ JobId ClusterState::add_job(JobInfo j) {
   list_pos_.push_back(0);
   list_insert(jobs_.back().id);
   ++queue_jobs_[jobs_.back().queue];
+  job_sums_.touch(jobs_.back().id);
   ++generation_;
   return jobs_.back().id;
 }
@@ -170,6 +171,7 @@ TaskId ClusterState::add_task(JobId jid, TaskInfo t) {
   ++j.status_count[static_cast<std::size_t>(TaskStatus::Pending)];
   j.pending_request.add(tt.resreq);
   if (tt.best_effort) ++j.pending_best_effort_num;
+  job_sums_.touch(jid);
   ++generation_;
   return tt.id;
 }
@@ -216,6 +218,7 @@ void ClusterState::apply_task_status_quiet(TaskId tid, TaskStatus status, NodeId
   TaskInfo& t = tasks_[tid];
   JobInfo& j = jobs_[t.job];
   const TaskStatus old = t.status;
+  job_sums_.touch(t.job);
   // Versions are drawn from one counter for every ClusterState: a value names one set of tasks,
   // so an action that keeps lists for a version cannot mistake another state's for its own.
   if (old == TaskStatus::Running || status == TaskStatus::Running) running_version_ = next_version();
@@ -265,6 +268,7 @@ void ClusterState::set_task_status_within_allocated(TaskId t, TaskStatus status)
 void ClusterState::set_podgroup_phase(JobId jid, PodGroupPhase p) {
   JobInfo& j = jobs_[jid];
   if (j.phase == p) return;
+  job_sums_.touch(jid);
   const bool was_pending = j.phase == PodGroupPhase::Pending;
   const bool is_pending = p == PodGroupPhase::Pending;
   if (j.live && was_pending != is_pending) {
@@ -300,6 +304,7 @@ void ClusterState::remove_job(JobId jid) {
                              "' still holds resources on a node");
   list_erase(jid);
   --queue_jobs_[j.queue];
+  job_sums_.touch(jid);
   j.live = false;
   ++generation_;
 }
@@ -354,6 +359,19 @@ std::string ClusterState::check_invariants() const {
     }
     if (cnt != j.status_count) return "job '" + j.name + "': task status counts drifted";
     if (drifted(alloc, j.allocated)) return "job '" + j.name + "': allocated aggregate drifted";
+  }
+  if (const QueueJobSums* kept = queue_job_sums()) {
+    const auto scratch = QueueJobSums::from_scratch(*this);
+    Resource inqueue_all;
+    for (std::size_t q = 0; q < queues_.size(); ++q) {
+      const QueueJobSums::Sums& k = kept->queue(static_cast<QueueId>(q));
+      const QueueJobSums::Sums& f = scratch[q];
+      if (!(k.allocated == f.allocated && k.request == f.request && k.inqueue == f.inqueue && k.elastic == f.elastic))
+        return "queue '" + queues_[q].name + "': the kept job sums differ from the jobs' (allocated {" +
+               k.allocated.to_string() + "} vs {" + f.allocated.to_string() + "})";
+      inqueue_all.add(f.inqueue);
+    }
+    if (!(kept->inqueue_all() == inqueue_all)) return "the kept inqueue sum over all queues differs from the jobs'";
   }
   return {};
 }

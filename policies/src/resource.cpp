@@ -240,6 +240,22 @@ std::optional<ResourceName> Resource::first_insufficient_of_sum(const Resource& 
                                                                const Resource& c) const {
   if (!less_equal_1(milli_cpu, (a.milli_cpu + b.milli_cpu) - c.milli_cpu)) return rn::kCpu;
   if (!less_equal_1(memory, (a.memory + b.memory) - c.memory)) return rn::kMemory;
+  if (a.scalars.same_names(b.scalars) && a.scalars.same_names(c.scalars)) {
+    // The usual case (a node's idle, releasing and pipelined hold its allocatable's names):
+    // one cursor for the three.
+    ScalarCursor ca(a.scalars);
+    for (std::size_t i = 0; i < scalars.size(); ++i) {
+      const ResourceName name = scalars.name_at(i);
+      const double* xa = ca.find(name);
+      double r = 0.0;
+      if (xa) {
+        const std::size_t k = static_cast<std::size_t>(xa - &a.scalars.value_at(0));
+        r = (*xa + b.scalars.value_at(k)) - c.scalars.value_at(k);
+      }
+      if (!less_equal_1(scalars.value_at(i), r)) return name;
+    }
+    return std::nullopt;
+  }
   ScalarCursor ca(a.scalars), cb(b.scalars), cc(c.scalars);
   for (std::size_t i = 0; i < scalars.size(); ++i) {
     const ResourceName name = scalars.name_at(i);
@@ -380,6 +396,38 @@ Resource Resource::exceeded_part(const Resource& left, const Resource& right) {
     }
   }
   return inc;
+}
+
+Resource& Resource::add_exceeded_part(const Resource& left, const Resource& right) {
+  // exceeded_part's cpu and memory are 0 where left does not exceed right: adding 0.0 there
+  // leaves the sum as add() would.
+  milli_cpu += left.milli_cpu > right.milli_cpu ? left.milli_cpu - right.milli_cpu : 0.0;
+  memory += left.memory > right.memory ? left.memory - right.memory : 0.0;
+  auto visit = [&](ResourceName n, double l, double r) {
+    if (l == -1) scalars.at(n) += l;
+    else if (r == -1) return;
+    else if (l > r) scalars.at(n) += l - r;
+  };
+  const ScalarResources &a = left.scalars, &b = right.scalars;
+  const std::size_t na = a.size(), nb = b.size();
+  if (a.same_names(b)) {
+    for (std::size_t k = 0; k < na; ++k) visit(a.name_at(k), a.value_at(k), b.value_at(k));
+    return *this;
+  }
+  std::size_t i = 0, j = 0;
+  while (i < na || j < nb) {
+    if (j == nb || (i < na && a.name_at(i) < b.name_at(j))) {
+      visit(a.name_at(i), a.value_at(i), 0.0);
+      ++i;
+    } else if (i == na || b.name_at(j) < a.name_at(i)) {
+      visit(b.name_at(j), 0.0, b.value_at(j));
+      ++j;
+    } else {
+      visit(a.name_at(i), a.value_at(i), b.value_at(j));
+      ++i, ++j;
+    }
+  }
+  return *this;
 }
 
 Resource Resource::max(const Resource& l, const Resource& r) {

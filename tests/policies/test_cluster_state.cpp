@@ -86,3 +86,162 @@ TEST_CASE("whole allocatable beyond 2^53 in total is the exact sum rounded once,
   s.set_node_ready(0, false);
   CHECK(s.total_allocatable().memory == 3);
 }
+
+// ---- QueueJobSums: proportion's and overcommit's per-queue job sums, kept as jobs change ----
+
+namespace {
+QueueInfo queue_named(const std::string& name) {
+  QueueInfo q;
+  q.name = name;
+  return q;
+}
+JobInfo job_in(QueueId q, const std::string& name, int min_available, const Resource& min_resources) {
+  JobInfo j;
+  j.name = name;
+  j.queue = q;
+  j.min_available = min_available;
+  j.min_resources = min_resources;
+  return j;
+}
+TaskInfo pod(const std::string& name, const Resource& req) {
+  TaskInfo t;
+  t.name = name;
+  t.resreq = req;
+  return t;
+}
+NodeInfo big_node(const std::string& name) {  // room for every pod the tests bind
+  NodeInfo n = node(name, 1e9, 1e15);
+  n.allocatable.scalars.set(rn::kPods, 1e6);
+  n.allocatable.scalars.set(rn::kNeuronDevice, 1e9);
+  n.capacity = n.allocatable;
+  return n;
+}
+Resource req(double milli_cpu, double neuron_milli) {
+  Resource r;
+  r.milli_cpu = milli_cpu;
+  r.memory = 1 << 20;
+  r.scalars.set(rn::kPods, 1);
+  if (neuron_milli > 0) r.scalars.set(rn::kNeuronDevice, neuron_milli);
+  return r;
+}
+}  // namespace
+
+TEST_CASE("QueueJobSums: the sums proportion takes, by hand") {
+  ClusterState s;
+  s.add_node(big_node("n0"));
+  const QueueId qa = s.add_queue(queue_named("a"));
+  const QueueId qb = s.add_queue(queue_named("b"));
+  // Job x: 2 pods of 1000m + 4 devices (4000 milli-units), minAvailable 2; job y: one pod.
+  const JobId x = s.add_job(job_in(qa, "x", 2, req(2000, 8000) + Resource{}));
+  const TaskId x0 = s.add_task(x, pod("x-0", req(1000, 4000)));
+  const TaskId x1 = s.add_task(x, pod("x-1", req(1000, 4000)));
+  const JobId y = s.add_job(job_in(qb, "y", 1, req(500, 0)));
+  s.add_task(y, pod("y-0", req(500, 0)));
+  // Pending PodGroups count nowhere.
+  REQUIRE(s.queue_job_sums() != nullptr);
+  CHECK(s.queue_job_sums()->queue(qa).request.milli_cpu == 0);
+  CHECK(s.queue_job_sums()->queue(qa).request.scalars.empty());
+  // x Inqueue: inqueue = its minResources, request = its pending pods.
+  s.set_podgroup_phase(x, PodGroupPhase::Inqueue);
+  const QueueJobSums::Sums& a = s.queue_job_sums()->queue(qa);
+  CHECK(a.inqueue.milli_cpu == 2000);
+  CHECK(a.inqueue.scalars.get(rn::kNeuronDevice) == 8000);
+  CHECK(a.request.milli_cpu == 2000);
+  CHECK(a.request.scalars.get(rn::kPods) == 2);
+  CHECK(a.allocated.milli_cpu == 0);
+  // One pod bound, the PodGroup Running with 1 of minAvailable 2: not counted in inqueue.
+  s.set_task_status(x0, TaskStatus::Bound, 0);
+  s.set_podgroup_phase(x, PodGroupPhase::Running);
+  {
+    const QueueJobSums::Sums& r = s.queue_job_sums()->queue(qa);
+    CHECK(r.allocated.milli_cpu == 1000);
+    CHECK(r.request.milli_cpu == 2000);  // 1000 allocated + 1000 pending
+    CHECK(r.inqueue.milli_cpu == 0);
+    CHECK(r.elastic.milli_cpu == 0);     // allocated is below minResources
+  }
+  // Both bound: minAvailable allocated, so inqueue takes ExceededPart(min, allocated) = nothing
+  // left to allocate (no names: 0 on every resource).
+  s.set_task_status(x1, TaskStatus::Bound, 0);
+  {
+    const QueueJobSums::Sums& r = s.queue_job_sums()->queue(qa);
+    CHECK(r.allocated.milli_cpu == 2000);
+    CHECK(r.allocated.scalars.get(rn::kNeuronDevice) == 8000);
+    CHECK(r.inqueue.milli_cpu == 0);
+    CHECK(r.inqueue.scalars.empty());
+  }
+  // y Inqueue in queue b; overcommit's sum over all queues: x's nothing + y's minResources.
+  s.set_podgroup_phase(y, PodGroupPhase::Inqueue);
+  CHECK(s.queue_job_sums()->queue(qb).inqueue.milli_cpu == 500);
+  CHECK(s.queue_job_sums()->inqueue_all().milli_cpu == 500);
+  CHECK(s.queue_job_sums()->inqueue_all().scalars.get(rn::kPods) == 1);
+  // x done and removed: queue a's sums are empty again, but keep no name.
+  s.set_task_status(x0, TaskStatus::Succeeded);
+  s.set_task_status(x1, TaskStatus::Succeeded);
+  s.remove_task(x0);
+  s.remove_task(x1);
+  s.remove_job(x);
+  CHECK(s.queue_job_sums()->queue(qa).allocated.milli_cpu == 0);
+  CHECK(s.queue_job_sums()->queue(qa).allocated.scalars.empty());
+  CHECK(s.check_invariants().empty());
+}
+
+TEST_CASE("QueueJobSums: equal to the per-session loop through random changes") {
+  ClusterState s;
+  for (int n = 0; n < 4; ++n) {
+    s.add_node(big_node(std::to_string(n)));  // (no string concatenation: GCC bug 105651)
+  }
+  for (int q = 0; q < 3; ++q) s.add_queue(queue_named(std::to_string(q)));
+  std::uint64_t rng = 12345;
+  auto next = [&](std::uint64_t m) {
+    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+    return (rng >> 33) % m;
+  };
+  std::vector<JobId> jobs;
+  for (int step = 0; step < 3000; ++step) {
+    const auto op = next(6);
+    if (op == 0 || jobs.empty()) {
+      const int pods = 1 + static_cast<int>(next(3));
+      const Resource one = req(250.0 * (1 + next(4)), next(2) ? 1000.0 * (1 + next(4)) : 0);
+      Resource min;
+      for (int p = 0; p < pods; ++p) min.add(one);
+      const JobId j = s.add_job(job_in(static_cast<QueueId>(next(3)), std::to_string(step), pods, min));
+      for (int p = 0; p < pods; ++p) s.add_task(j, pod("t", one));
+      jobs.push_back(j);
+      continue;
+    }
+    const JobId j = jobs[next(jobs.size())];
+    if (!s.job(j).live) continue;
+    if (op == 1) {
+      s.set_podgroup_phase(j, static_cast<PodGroupPhase>(next(3)));  // Pending, Inqueue, Running
+    } else if (op == 2 || op == 3) {
+      const auto& ts = s.job(j).tasks;
+      if (ts.empty()) continue;
+      const TaskId t = ts[next(ts.size())];
+      const TaskStatus to = next(2) ? TaskStatus::Bound : TaskStatus::Pending;
+      s.set_task_status(t, to, static_cast<NodeId>(next(4)));
+    } else if (op == 4) {
+      bool on_node = false;
+      for (TaskId t : s.job(j).tasks) on_node = on_node || on_node_status(s.task(t).status);
+      if (!on_node) s.remove_job(j);
+    }
+    if (step % 7 == 0) {
+      const std::string bad = s.check_invariants();  // compares the kept sums with the loop's
+      REQUIRE_MESSAGE(bad.empty(), "step " << step << ": " << bad);
+    }
+  }
+  CHECK(s.check_invariants().empty());
+}
+
+TEST_CASE("QueueJobSums: a request that is not a whole number stops the kept sums; the loop takes over") {
+  ClusterState s;
+  const QueueId q = s.add_queue(queue_named("q"));
+  Resource half;
+  half.milli_cpu = 0.5;  // not whole: sums in another order could round differently
+  const JobId j = s.add_job(job_in(q, "j", 1, half));
+  s.add_task(j, pod("t", half));
+  s.set_podgroup_phase(j, PodGroupPhase::Inqueue);
+  CHECK(s.queue_job_sums() == nullptr);
+  const auto scratch = QueueJobSums::from_scratch(s);
+  CHECK(scratch[q].inqueue.milli_cpu == 0.5);
+  CHECK(scratch[q].request.milli_cpu == 0.5);
+}

@@ -17,7 +17,16 @@ constexpr double kShareDelta = 0.000001;
 
 // calculateShare: max over totalResource.ResourceNames() of allocated.Get(rn) / total, with
 // allocated = a + b (a job's allocated and pipelined) summed per resource, not built.
+bool holds_nothing(const Resource& r) {
+  if (r.milli_cpu != 0 || r.memory != 0) return false;
+  for (std::size_t i = 0; i < r.scalars.size(); ++i)
+    if (r.scalars.value_at(i) != 0) return false;
+  return true;
+}
+
 double dominant_share(const Resource& a, const Resource& b, const Resource& total) {
+  // A job that holds nothing (most jobs allocate compares) has share 0 on every resource.
+  if (holds_nothing(a) && holds_nothing(b)) return 0;
   double res = 0;
   auto one = [&](double alloc, double t) {
     if (t < kMinResource) return;  // Resource.ResourceNames skips absent resources

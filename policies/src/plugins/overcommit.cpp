@@ -19,16 +19,13 @@ class Overcommit final : public Plugin {
     const ClusterState& st = ssn.state();
     idle_ = ssn.total_resource();
     idle_.multi(factor_).sub(st.total_used());
-    inqueue_ = Resource{};
-    for (JobId jid : st.active_jobs()) {
-      const JobInfo& j = st.job(jid);
-      if (!j.has_min_resources) continue;
-      if (j.phase == PodGroupPhase::Inqueue) {
-        inqueue_.add(j.min_resources);
-        continue;
-      }
-      if (j.phase == PodGroupPhase::Running && j.allocated_task_num() >= j.min_available)
-        inqueue_.add(Resource::exceeded_part(j.min_resources, j.allocated));
+    // The min resources of Inqueue jobs and the unallocated part of running ones: the state
+    // keeps that sum (queue_job_sums.hpp); the loop below is its fallback.
+    if (const QueueJobSums* kept = st.queue_job_sums()) {
+      inqueue_ = kept->inqueue_all();
+    } else {
+      inqueue_ = Resource{};
+      sum_inqueue(st);
     }
     // Monotone across the cluster: idle is fixed and inqueue only grows during enqueue, so a
     // job whose minResources dominate a rejected one's is rejected too.
@@ -46,6 +43,18 @@ class Overcommit final : public Plugin {
   }
 
  private:
+  void sum_inqueue(const ClusterState& st) {
+    for (JobId jid : st.active_jobs()) {
+      const JobInfo& j = st.job(jid);
+      if (!j.has_min_resources) continue;
+      if (j.phase == PodGroupPhase::Inqueue) {
+        inqueue_.add(j.min_resources);
+        continue;
+      }
+      if (j.phase == PodGroupPhase::Running && j.allocated_task_num() >= j.min_available)
+        inqueue_.add_exceeded_part(j.min_resources, j.allocated);  // util.GetInqueueResource
+    }
+  }
   double factor_;
   Resource idle_, inqueue_;
 };

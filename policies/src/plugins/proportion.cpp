@@ -21,8 +21,6 @@ namespace mltwin::policy {
 namespace {
 using namespace detail;
 
-
-
 class Proportion final : public Plugin {
  public:
   std::string_view name() const override { return "proportion"; }
@@ -52,18 +50,18 @@ class Proportion final : public Plugin {
       a.real_capability = Resource::exceeded_part(total, total_guarantee) + q.guarantee;
       if (a.has_capability) a.real_capability.min_dimension_resource(a.capability, DimensionDefault::Infinity);
     }
-    // Pending-phase jobs have no pods, so only active jobs contribute.
-    for (JobId jid : st.active_jobs()) {
-      const JobInfo& j = st.job(jid);
-      QueueAttr& a = attrs_[j.queue];
-      a.allocated.add(j.allocated);
-      a.request.add(j.allocated).add(j.pending_request);
-      const Resource minres = j.has_min_resources ? j.min_resources : Resource{};
-      if (j.phase == PodGroupPhase::Inqueue) a.inqueue.add(minres);
-      if (j.phase == PodGroupPhase::Running && j.has_min_resources &&
-          j.allocated_task_num() >= j.min_available)
-        a.inqueue.add(Resource::exceeded_part(minres, j.allocated));  // util.GetInqueueResource
-      a.elastic.add(Resource::exceeded_part(j.allocated, minres));
+    // The jobs' sums (buildQueueAttrs' job loop over the jobs that are not Pending: allocated,
+    // request, inqueue, elastic), kept by the state as jobs change.
+    std::vector<QueueJobSums::Sums> scratch;
+    const QueueJobSums* kept = st.queue_job_sums();
+    if (!kept) scratch = QueueJobSums::from_scratch(st);
+    for (const auto& q : st.queues()) {
+      const QueueJobSums::Sums& s = kept ? kept->queue(q.id) : scratch[q.id];
+      QueueAttr& a = attrs_[q.id];
+      a.allocated = s.allocated;
+      a.request = s.request;
+      a.inqueue = s.inqueue;
+      a.elastic = s.elastic;
     }
     proportion_water_fill(total, attrs_);
 

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "mltwin/policy/objects.hpp"
+#include "mltwin/policy/queue_job_sums.hpp"
 
 namespace mltwin::policy {
 
@@ -111,6 +112,12 @@ class ClusterState {
   const Resource& total_allocatable() const { return total_allocatable_; }
   /// Sum of the used resources of Ready nodes (tasks and DaemonSet pods).
   Resource total_used() const;
+  /// Per queue, the sums over its non-Pending jobs that proportion and overcommit take at
+  /// every session open (allocated, request, inqueue, elastic: queue_job_sums.hpp), kept as
+  /// jobs change; nullptr when they cannot be kept exactly (a request that is not a whole
+  /// number, or sums beyond 2^53): then take QueueJobSums::from_scratch(state). A job's queue,
+  /// minAvailable and minResources must not change once it is added.
+  const QueueJobSums* queue_job_sums() const { return job_sums_.refresh(*this) ? &job_sums_ : nullptr; }
   /// True if some node has a PreferNoSchedule taint (taints are fixed when a node is added).
   bool has_prefer_no_schedule_taints() const { return prefer_no_schedule_taints_; }
 
@@ -145,6 +152,7 @@ class ClusterState {
   std::vector<std::pair<std::uint16_t, std::int64_t>> total_exact_;
   bool totals_exact_ = true;
   bool prefer_no_schedule_taints_ = false;
+  mutable QueueJobSums job_sums_;  // brought up to date when read
   TimeNs now_ = 0;
   std::uint64_t generation_ = 0;
   std::uint64_t running_version_ = 0;

@@ -282,6 +282,7 @@ struct Resource {
       for (std::size_t i = 0; i < rr.scalars.size(); ++i) scalars.value_at(i) += rr.scalars.value_at(i);
       return *this;
     }
+    if (rr.scalars.empty()) return *this;  // e.g. a job with nothing allocated
     return add_slow(rr);
   }
   /// Volcano sub / SubWithoutAssert (resource_info.go:266-287): a Resource with no scalars
@@ -339,6 +340,9 @@ struct Resource {
   std::pair<Resource, Resource> diff(const Resource& rr, DimensionDefault dv) const;
   /// Volcano ExceededPart(left, right) (resource_info.go:776-787): Diff(right, Zero).increased.
   static Resource exceeded_part(const Resource& left, const Resource& right);
+  /// add(exceeded_part(left, right)) without building the part (per job per session in
+  /// proportion and overcommit): the same names gained and the same sums, in the same order.
+  Resource& add_exceeded_part(const Resource& left, const Resource& right);
   /// Volcano helpers.Max (pkg/scheduler/api/helpers/helpers.go:47-73): per-resource maximum of
   /// cpu and memory; a scalar is kept only where one side has it above 0.
   static Resource max(const Resource& l, const Resource& r);
