@@ -184,7 +184,7 @@ double TrainingCluster::stop_training(std::size_t idx) {
   if (run.attempt_placed != core::Time::max()) outcomes_[idx].startup_s += (sim_.now() - run.attempt_placed).seconds();
   run.attempt_placed = core::Time::max();
   stats_.lost_training_s += lost_s;
-  stats_.lost_neuroncore_s += lost_s * neuroncores_of(run.pod) * spec.nnodes;
+  stats_.lost_neuroncore_s += lost_s * neuroncores_of(pod_resreq(idx)) * spec.nnodes;
   return lost_s;
 }
 

@@ -230,9 +230,8 @@ void TrainingCluster::arrive(std::size_t idx) {
   next_arrival_ = idx + 1;
   if (next_arrival_ < scenario_.jobs.size())
     sim_.schedule(scenario_.jobs[next_arrival_].submit, this, pack(kArrival, next_arrival_));
-  // The task's request: the pod's requests and one `pods` (policy/resource.hpp).
   JobRun& run = runs_[idx];
-  run.pod = policy::task_resreq(pod_requests(j, cores_per_device_));
+  const policy::Resource pod = pod_resreq(idx);
   JobOutcome& out = outcomes_[idx];
   out.queue = j.queue;
   out.submit = j.submit;
@@ -249,7 +248,7 @@ void TrainingCluster::arrive(std::size_t idx) {
     if (q.name == j.queue) qid = q.id;
   std::string why = qid == policy::kNone ? "queue '" + j.queue + "' does not exist"
                     : j.initial           ? std::string()  // it runs: the loader checked its placement
-                                          : infeasible_reason(j, run.pod);
+                                          : infeasible_reason(j, pod);
   if (!why.empty()) {
     // Refused at submission, as an admission check would: it could never run here.
     run.ended = true;
@@ -267,7 +266,7 @@ void TrainingCluster::arrive(std::size_t idx) {
   pj.creation = submit.ns();
   pj.sla_waiting_time = j.sla_waiting_time.count_ns();
   pj.uid = uid_rng_();
-  pj.min_resources = run.pod;
+  pj.min_resources = pod;
   pj.min_resources.multi(j.nnodes);
   run.pj = state_.add_job(pj);
   if (job_of_policy_.size() <= run.pj) job_of_policy_.resize(run.pj + 1);
@@ -484,7 +483,7 @@ void TrainingCluster::create_pod(std::size_t idx, int i) {
   policy::TaskInfo t;
   t.name = j.name + "-trainer-" + std::to_string(i) + "-0";
   t.index = 0;
-  t.resreq = run.pod;
+  t.resreq = pod_resreq(idx);
   t.priority = j.priority;
   t.creation = sim_.now().ns();
   t.uid = uid_rng_();
@@ -650,7 +649,7 @@ Duration TrainingCluster::training_time(std::size_t idx) {
 }
 
 Placement TrainingCluster::placement_of(std::size_t idx) const {
-  return {scenario_.jobs[idx].nnodes, static_cast<int>(std::lround(neuroncores_of(runs_[idx].pod)))};
+  return {scenario_.jobs[idx].nnodes, static_cast<int>(std::lround(neuroncores_of(pod_resreq(idx))))};
 }
 
 LinkGrant TrainingCluster::grant_of(std::size_t idx) const {

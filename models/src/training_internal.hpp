@@ -29,7 +29,6 @@ struct TrainingCluster::NodeRec {
 
 struct TrainingCluster::JobRun {
   policy::JobId pj = policy::kNone;
-  policy::Resource pod;
   int bound = 0, running = 0;
   core::Time inqueue = core::Time::max();
   core::Time scheduled = core::Time::max();

@@ -117,6 +117,10 @@ policy::Resource pod_requests(const TrainingJobSpec& j, int neuroncores_per_devi
   return r;
 }
 
+policy::Resource TrainingCluster::pod_resreq(std::size_t idx) const {
+  return policy::task_resreq(pod_requests(scenario_.jobs[idx], cores_per_device_));
+}
+
 policy::TaskInfo pod_constraints(const TrainingJobSpec& j) {
   policy::TaskInfo t;
   t.node_selector = j.node_selector;

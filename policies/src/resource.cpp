@@ -434,10 +434,25 @@ Resource Resource::max(const Resource& l, const Resource& r) {
   Resource res;
   res.milli_cpu = std::fmax(l.milli_cpu, r.milli_cpu);
   res.memory = std::fmax(l.memory, r.memory);
-  for (const auto& e : l.scalars)
-    if (e.value > 0) res.scalars.set(e.name, e.value);
-  for (const auto& e : r.scalars)
-    if (e.value > 0) res.scalars.set(e.name, std::fmax(e.value, res.scalars.get(e.name)));
+  // Over the union of names in id order (both sorted): a name is kept where a side has it
+  // above 0, with the larger such value (helpers.go:57-70 sets l's, then max(r's, l's)).
+  const ScalarResources &a = l.scalars, &b = r.scalars;
+  const std::size_t na = a.size(), nb = b.size();
+  std::size_t i = 0, j = 0;
+  while (i < na || j < nb) {
+    if (j == nb || (i < na && a.name_at(i) < b.name_at(j))) {
+      if (a.value_at(i) > 0) res.scalars.append(a.name_at(i), a.value_at(i));
+      ++i;
+    } else if (i == na || b.name_at(j) < a.name_at(i)) {
+      if (b.value_at(j) > 0) res.scalars.append(b.name_at(j), b.value_at(j));
+      ++j;
+    } else {
+      const double lv = a.value_at(i), rv = b.value_at(j);
+      if (rv > 0) res.scalars.append(a.name_at(i), std::fmax(rv, lv > 0 ? lv : 0.0));
+      else if (lv > 0) res.scalars.append(a.name_at(i), lv);
+      ++i, ++j;
+    }
+  }
   return res;
 }
 

@@ -729,7 +729,7 @@ TEST_CASE("ScalarResources: a map sorted by name id, whatever the insertion orde
   CHECK(z1 == ScalarResources{});
 }
 
-TEST_CASE("ScalarResources: more than 6 entries spill to the heap and stay sorted") {
+TEST_CASE("ScalarResources: more than 5 entries spill to the heap and stay sorted") {
   std::vector<ResourceName> names;
   for (int i = 0; i < 20; ++i) names.push_back(N("test.mltwin.io/spill-" + std::to_string(i)));
   names.push_back(rn::kPods);

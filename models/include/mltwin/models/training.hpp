@@ -444,6 +444,9 @@ class TrainingCluster final : public core::EventHandler, public policy::Backend 
   /// NeuronCores a task's request holds: aws.amazon.com/neuroncore, plus
   /// aws.amazon.com/neuron and aws.amazon.com/neurondevice devices × NeuronCores per device.
   double neuroncores_of(const policy::Resource& r) const { return neuroncores_in(r, cores_per_device_); }
+  /// A pod's request as its task carries it: the pod's requests and one `pods`
+  /// (policy/resource.hpp), computed from the job's spec when needed (not kept per job).
+  policy::Resource pod_resreq(std::size_t idx) const;
   int cores_per_device_ = 2;  ///< NeuronCores per Neuron device of the first node group's type
   // Derived durations with fabric contention (training.cpp): the current attempt's progress is
   // kept in periods of constant step time.

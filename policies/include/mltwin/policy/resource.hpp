@@ -80,9 +80,9 @@ inline constexpr double kInf = std::numeric_limits<double>::infinity();
 /// Go's math.MaxFloat64, which Volcano writes for "no limit" in a queue's cpu or memory.
 inline constexpr double kMaxFloat64 = std::numeric_limits<double>::max();
 
-/// A small map from resource name to value, sorted by name id: six entries inline (a node
-/// carries pods and a few device resources, a pod fewer), in two arrays (ids, values) so that a
-/// Resource stays small; more spill to the heap.
+/// A small map from resource name to value, sorted by name id: five entries inline (a Trn1 node
+/// carries pods and four device resources, a pod fewer), in two arrays (ids, values) so that a
+/// Resource stays small (80 bytes; a job holds four); more spill to the heap.
 class ScalarResources {
  public:
   struct Entry {
@@ -187,7 +187,7 @@ class ScalarResources {
   friend bool operator==(const ScalarResources& a, const ScalarResources& b);
 
  private:
-  static constexpr std::uint16_t kInline = 6;
+  static constexpr std::uint16_t kInline = 5;
   struct Heap {
     std::uint32_t cap;
     std::unique_ptr<std::uint16_t[]> ids;
