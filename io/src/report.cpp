@@ -11,6 +11,21 @@
 
 namespace mltwin::io {
 
+namespace {
+// The nodes of group `g` at t = 0 (slots 0..count-1) by instance type and purchase option, in
+// the order the pools first occur.
+std::vector<std::pair<models::NodeLaunch, int>> t0_pools(const models::NodeGroupSpec& g) {
+  std::vector<std::pair<models::NodeLaunch, int>> out;
+  for (int i = 0; i < g.count; ++i) {
+    const models::NodeLaunch l = models::node_launch(g, i);
+    auto it = std::find_if(out.begin(), out.end(), [&](const auto& p) { return p.first.type == l.type && p.first.capacity == l.capacity; });
+    if (it == out.end()) out.emplace_back(l, 1);
+    else ++it->second;
+  }
+  return out;
+}
+}  // namespace
+
 double quantile(std::vector<double>& v, double q) {
   if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
   std::sort(v.begin(), v.end());
@@ -207,7 +222,7 @@ RunSummary summarize(const std::string& scenario, std::uint64_t seed, const mode
   {
     // Starvation: every job that reached the scheduler (Rejected ones never did).
     std::vector<WaitRecord> waits;
-    const auto* it = sc.node_groups.empty() ? nullptr : sc.catalog.find(sc.node_groups.front().instance_type);
+    const auto* it = sc.node_groups.empty() ? nullptr : sc.catalog.find(sc.node_groups.front().instance_types.at(0));
     const double cores_per_device = it ? it->neuroncores_per_chip : 2;
     for (std::size_t i = 0; i < cluster.submitted() && i < sc.jobs.size(); ++i) {
       const auto& o = outs[i];
@@ -238,7 +253,8 @@ RunSummary summarize(const std::string& scenario, std::uint64_t seed, const mode
                                                 : static_cast<double>(w.placed_ns - w.submit_ns) / 1e9});
     double total_cores = 0;
     for (const auto& g : sc.node_groups)
-      if (const auto* t = sc.catalog.find(g.instance_type)) total_cores += g.count * t->neuroncores();
+      for (const auto& [pool, n] : t0_pools(g))
+        if (const auto* t = sc.catalog.find(g.instance_types[pool.type])) total_cores += n * t->neuroncores();
     if (proportion_configured(sc.scheduler)) s.short_queues = find_short_queues(queues, sizes, total_cores);
   }
   {
@@ -305,20 +321,44 @@ RunSummary summarize(const std::string& scenario, std::uint64_t seed, const mode
   s.node_failures = st.node_failures;
   s.nodes_launched = st.nodes_launched;
   s.nodes_removed = st.nodes_removed;
-  if (s.dynamic_nodes && st.node_group_seconds.size() == sc.node_groups.size()) {
-    for (std::size_t g = 0; g < sc.node_groups.size(); ++g)
-      if (const auto* it = sc.catalog.find(sc.node_groups[g].instance_type))
-        s.cost_usd += st.node_group_seconds[g] * it->on_demand_usd_per_hour / 3600.0;
+  s.spot_interruptions = st.spot_interruptions;
+  for (const auto& g : sc.node_groups) s.spot = s.spot || models::launches_spot(g);
+  // Each node at its price: the catalog's on-demand price, or its group's Spot price.
+  if (s.dynamic_nodes && st.node_pool_seconds.size() == sc.node_groups.size()) {
+    for (std::size_t g = 0; g < sc.node_groups.size(); ++g) {
+      const models::NodeGroupSpec& ng = sc.node_groups[g];
+      for (std::size_t p = 0; p < st.node_pool_seconds[g].size(); ++p) {
+        const models::NodeLaunch pool{p / 2, p % 2 ? models::CapacityType::Spot : models::CapacityType::OnDemand};
+        if (st.node_pool_seconds[g][p] > 0) s.cost_usd += st.node_pool_seconds[g][p] * models::node_usd_per_hour(sc.catalog, ng, pool) / 3600.0;
+      }
+    }
   } else {
     for (const auto& g : sc.node_groups)
-      if (const auto* it = sc.catalog.find(g.instance_type)) s.cost_usd += g.count * it->on_demand_usd_per_hour * sim_end_s / 3600.0;
+      for (const auto& [pool, n] : t0_pools(g)) s.cost_usd += n * models::node_usd_per_hour(sc.catalog, g, pool) * sim_end_s / 3600.0;
   }
   s.derived = sc.duration_model == models::DurationModel::Derived;
   s.contention = s.derived && sc.step_model && sc.step_model->contention;
   s.retimes = st.retimes;
   if (s.derived && !sc.node_groups.empty()) {
-    const models::InstanceType* it = sc.catalog.find(sc.node_groups.front().instance_type);
-    const double usd_per_core_s = it && it->neuroncores() > 0 ? it->on_demand_usd_per_hour / 3600.0 / it->neuroncores() : 0;
+    // The step model runs on one Trainium type (the loader checks it); its NeuronCore-second is
+    // priced at the cluster's nodes at t = 0: one price when they all cost the same (On-Demand),
+    // else their average per NeuronCore (Spot and On-Demand nodes mixed).
+    const models::InstanceType* it = sc.catalog.find(sc.node_groups.front().instance_types.at(0));
+    double usd_per_core_s = it && it->neuroncores() > 0 ? it->on_demand_usd_per_hour / 3600.0 / it->neuroncores() : 0;
+    {
+      double usd = 0, cores = 0;
+      bool one_price = true;
+      for (const auto& g : sc.node_groups)
+        for (const auto& [pool, n] : t0_pools(g)) {
+          const models::InstanceType* t = sc.catalog.find(g.instance_types[pool.type]);
+          if (t == nullptr || t->neuroncores() == 0) continue;
+          const double price = models::node_usd_per_hour(sc.catalog, g, pool);
+          if (it == nullptr || price != it->on_demand_usd_per_hour || t->neuroncores() != it->neuroncores()) one_price = false;
+          usd += n * price;
+          cores += n * t->neuroncores();
+        }
+      if (!one_price && cores > 0) usd_per_core_s = usd / cores / 3600.0;
+    }
     const double cores_per_device = it ? it->neuroncores_per_chip : 0;
     auto add = [&](RunSummary::Share& sh, double sec, double cores) {
       sh.s += sec;
@@ -402,6 +442,7 @@ void print_summary(std::ostream& os, const RunSummary& s) {
   if (s.dynamic_nodes)
     fmt::print(os, "Nodes: {} failed, {} launched (replacements and scale-ups), {} removed by the autoscaler\n", s.node_failures,
                s.nodes_launched, s.nodes_removed);
+  if (s.spot) fmt::print(os, "Spot: {} interruption(s) (two-minute notice: cordon and drain, then termination)\n", s.spot_interruptions);
   if (s.starvation.jobs > 0) {
     fmt::print(os, "Starvation: {} job(s) waited more than {:g}x their run time while later, smaller jobs of their queue were "
                    "placed first (Volcano's allocate skips a gang that does not fit and goes on with smaller jobs):\n",

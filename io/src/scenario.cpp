@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <utility>
@@ -157,18 +158,187 @@ models::FabricParams fabric_of(const std::string& path, const json& f, const det
     n.source = nl[i]["source"];
     p.neuronlink.push_back(n);
   }
-  for (std::size_t g = 0; g < groups.size(); ++g) {
-    const models::InstanceType* it = catalog.find(groups[g].instance_type);
-    if (it != nullptr && it->trainium_chips > 1 && p.neuronlink_for(it->name) == nullptr)
-      fail(path, "/fabric/neuronlink",
-           "no entry for instance type '" + it->name + "' (" + std::to_string(it->trainium_chips) +
-               " Trainium chips), used by /cluster/node_groups/" + std::to_string(g));
-  }
+  for (std::size_t g = 0; g < groups.size(); ++g)
+    for (const std::string& type : groups[g].instance_types) {
+      const models::InstanceType* it = catalog.find(type);
+      if (it != nullptr && it->trainium_chips > 1 && p.neuronlink_for(it->name) == nullptr)
+        fail(path, "/fabric/neuronlink",
+             "no entry for instance type '" + it->name + "' (" + std::to_string(it->trainium_chips) +
+                 " Trainium chips), used by /cluster/node_groups/" + std::to_string(g));
+    }
   if (f.contains("leaf_spine")) {
     const json& ls = f["leaf_spine"];
     p.leaf_spine = models::LeafSpineSpec{ls["nodes_per_leaf"], ls["oversubscription"], ls["source"]};
   }
   return p;
+}
+
+models::SpotAllocationStrategy spot_strategy_of(const std::string& s) {
+  if (s == "lowest-price") return models::SpotAllocationStrategy::LowestPrice;
+  if (s == "capacity-optimized") return models::SpotAllocationStrategy::CapacityOptimized;
+  if (s == "capacity-optimized-prioritized") return models::SpotAllocationStrategy::CapacityOptimizedPrioritized;
+  return models::SpotAllocationStrategy::PriceCapacityOptimized;  // the schema allows these four
+}
+
+// The newest Linux/UNIX Spot price of each (instance type, zone) in an `aws ec2
+// describe-spot-price-history --output json` file: {"SpotPriceHistory": [{"AvailabilityZone",
+// "InstanceType", "ProductDescription", "SpotPrice" (a string, USD/h), "Timestamp"}]}.
+// EKS nodes run Linux: "Linux/UNIX" and "Linux/UNIX (Amazon VPC)" (the same price under EC2's
+// two platform names) count, other products (Windows, SUSE, Red Hat) are skipped.
+struct SpotQuote {
+  double usd_per_hour = 0;
+  std::string timestamp;  // UTC, "YYYY-MM-DDTHH:MM:SS[.fff]"
+};
+struct SpotHistory {
+  std::string file;
+  std::map<std::pair<std::string, std::string>, SpotQuote> newest;  // (type, zone) -> quote
+};
+SpotHistory read_spot_price_history(const std::string& file) {
+  SpotHistory h;
+  h.file = file;
+  const json doc = detail::read_json_file(file);
+  if (!doc.is_object() || !doc.contains("SpotPriceHistory") || !doc["SpotPriceHistory"].is_array())
+    throw ScenarioError(file + ": expected the output of `aws ec2 describe-spot-price-history --output json`: an object with a SpotPriceHistory array");
+  const json& list = doc["SpotPriceHistory"];
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string at = "/SpotPriceHistory/" + std::to_string(i);
+    const json& e = list[i];
+    if (!e.is_object()) fail(file, at, "expected an object");
+    auto text = [&](const char* key) {
+      if (!e.contains(key) || !e[key].is_string()) fail(file, at + "/" + key, "expected a string");
+      return e[key].get<std::string>();
+    };
+    const std::string product = text("ProductDescription");
+    const std::string type = text("InstanceType"), zone = text("AvailabilityZone"), price_text = text("SpotPrice");
+    std::string ts = text("Timestamp");
+    // ISO 8601 in UTC, as the AWS CLI prints it ("2024-05-01T12:00:00+00:00" or "...Z").
+    const bool utc = ts.size() > 19 && (ts.back() == 'Z' || (ts.size() > 6 && ts.compare(ts.size() - 6, 6, "+00:00") == 0));
+    const bool shape = ts.size() >= 19 && ts[4] == '-' && ts[7] == '-' && ts[10] == 'T' && ts[13] == ':' && ts[16] == ':';
+    if (!utc || !shape) fail(file, at + "/Timestamp", "expected a UTC time as the AWS CLI prints it (2024-05-01T12:00:00+00:00), got '" + detail::printable(ts) + "'");
+    ts.erase(ts.back() == 'Z' ? ts.size() - 1 : ts.size() - 6);
+    if (product != "Linux/UNIX" && product != "Linux/UNIX (Amazon VPC)") continue;
+    double usd = 0;
+    try {
+      std::size_t used = 0;
+      usd = std::stod(price_text, &used);
+      if (used != price_text.size()) throw std::invalid_argument("trailing text");
+    } catch (const std::exception&) {
+      fail(file, at + "/SpotPrice", "expected a price in USD per hour as a decimal string (\"0.4567\"), got '" + detail::printable(price_text) + "'");
+    }
+    if (!(usd > 0) || !std::isfinite(usd) || usd > 1e6) fail(file, at + "/SpotPrice", "expected a price above 0 and at most 1000000 USD/h");
+    SpotQuote& q = h.newest[{type, zone}];
+    if (ts > q.timestamp) q = {usd, ts};  // the newest; at equal times the first listed (the CLI lists newest first)
+  }
+  return h;
+}
+
+// instance_type / instance_types, capacity_type, the Spot allocation and instances_distribution
+// of the node group at `where`, and each Spot type's price (docs/catalog.md, "Several instance
+// types, Spot").
+void read_group_capacity(const std::string& path, const std::string& where, const json& g, const detail::ScenarioCatalog& cat,
+                         const SpotHistory* history, models::NodeGroupSpec& ng) {
+  if (g.contains("instance_type") == g.contains("instance_types"))
+    fail(path, where, "give the group's instance_type, or its instance_types (several: the Auto Scaling group's launch template overrides, in priority order), not both and not neither");
+  if (g.contains("instance_type")) ng.instance_types = {g["instance_type"].get<std::string>()};
+  else ng.instance_types = g["instance_types"].get<std::vector<std::string>>();
+  const std::string types_at = g.contains("instance_type") ? where + "/instance_type" : where + "/instance_types";
+  for (std::size_t k = 0; k < ng.instance_types.size(); ++k) {
+    const std::string at = g.contains("instance_type") ? types_at : types_at + "/" + std::to_string(k);
+    cat.require(path, at, ng.instance_types[k]);
+    // The run's cost prices On-Demand nodes at the catalog's on-demand price.
+    cat.require_price(path, at, ng.instance_types[k]);
+    for (std::size_t m = 0; m < k; ++m)
+      if (ng.instance_types[m] == ng.instance_types[k]) fail(path, at, "'" + ng.instance_types[k] + "' is listed twice");
+  }
+  const bool spot_type = g.value("capacity_type", std::string("ON_DEMAND")) == "SPOT";
+  for (const char* k : {"spot_allocation_strategy", "spot_instance_pools"})
+    if (g.contains(k) && !spot_type)
+      fail(path, where + "/" + k, "applies to a Spot managed node group (capacity_type SPOT); an On-Demand group launches its first instance type (prioritized)");
+  if (spot_type) {
+    if (g.contains("instances_distribution"))
+      fail(path, where + "/instances_distribution",
+           "capacity_type is an EKS managed node group's; instances_distribution a self-managed group's MixedInstancesPolicy (eksctl nodeGroups): give one");
+    // EKS User Guide, "Managed node group capacity types": a Spot managed node group's Auto
+    // Scaling group is all Spot, allocated price-capacity-optimized (clusters on Kubernetes 1.28
+    // and later; capacity-optimized before), with Capacity Rebalancing enabled.
+    ng.distribution.on_demand_percentage_above_base = 0;
+    ng.distribution.spot_allocation_strategy = spot_strategy_of(g.value("spot_allocation_strategy", std::string("price-capacity-optimized")));
+    ng.capacity_rebalance = true;
+    if (g.contains("spot_instance_pools")) {
+      if (ng.distribution.spot_allocation_strategy != models::SpotAllocationStrategy::LowestPrice)
+        fail(path, where + "/spot_instance_pools", "applies to spot_allocation_strategy lowest-price only (as eksctl's validation says)");
+      ng.distribution.spot_instance_pools = g["spot_instance_pools"];
+    }
+  }
+  double max_price = 0;
+  std::string max_price_at;
+  if (g.contains("instances_distribution")) {
+    // EC2 Auto Scaling InstancesDistribution, as eksctl's nodeGroups instancesDistribution writes
+    // it (pkg/cfn/builder/nodegroup.go); the defaults are Auto Scaling's.
+    const json& d = g["instances_distribution"];
+    const std::string dat = where + "/instances_distribution";
+    ng.mixed_instances_policy = true;
+    ng.distribution.on_demand_base_capacity = d.value("on_demand_base_capacity", 0);
+    ng.distribution.on_demand_percentage_above_base = d.value("on_demand_percentage_above_base_capacity", 100);
+    ng.distribution.spot_allocation_strategy = spot_strategy_of(d.value("spot_allocation_strategy", std::string("lowest-price")));
+    if (d.contains("spot_instance_pools")) {
+      if (ng.distribution.spot_allocation_strategy != models::SpotAllocationStrategy::LowestPrice)
+        fail(path, dat + "/spot_instance_pools", "applies to spot_allocation_strategy lowest-price only (eksctl validation.go: spotInstancePools cannot be specified with the capacity-optimized strategies)");
+      ng.distribution.spot_instance_pools = d["spot_instance_pools"];
+    }
+    ng.capacity_rebalance = d.value("capacity_rebalance", false);
+    if (d.contains("spot_max_price")) {
+      max_price = d["spot_max_price"];
+      max_price_at = dat + "/spot_max_price";
+    }
+  }
+  if (!models::launches_spot(ng)) return;
+  // Every type may launch as Spot (capacity strategies spread over all of them; lowest-price
+  // ranks all of them by price): each needs its Spot price.
+  for (std::size_t k = 0; k < ng.instance_types.size(); ++k) {
+    const std::string& type = ng.instance_types[k];
+    const std::string at = g.contains("instance_type") ? types_at : types_at + "/" + std::to_string(k);
+    double usd = 0;
+    std::string source;
+    if (history != nullptr) {
+      // In the group's zone; without one, the mean of each zone's newest price (an Auto Scaling
+      // group balances its instances evenly across its zones, EC2 Auto Scaling User Guide,
+      // "Allocation strategies").
+      int zones = 0;
+      std::string list;
+      for (const auto& [key, q] : history->newest)
+        if (key.first == type && (ng.availability_zone.empty() || key.second == ng.availability_zone)) {
+          usd += q.usd_per_hour;
+          ++zones;
+          list += (list.empty() ? "" : ", ") + key.second + " " + q.timestamp;
+        }
+      if (zones > 0) {
+        usd /= zones;
+        source = history->file + ": newest Linux/UNIX SpotPrice" + (zones > 1 ? " (mean over zones: " : " (") + list + ")";
+      }
+    }
+    if (source.empty()) {
+      const models::InstanceType* it = cat.catalog.find(type);
+      if (it->spot) {
+        usd = it->spot->usd_per_hour;
+        source = cat.row_where(type) + " spot: " + it->spot->region + " " + it->spot->date + ", " + it->spot->source;
+      }
+    }
+    if (source.empty())
+      fail(path, at,
+           "node group '" + ng.name + "' launches Spot nodes of '" + type + "', which has no Spot price: give the row a \"spot\": "
+           "{usd_per_hour, region, date, source} under /catalog/instance_types, or the output of `aws ec2 describe-spot-price-history "
+           "--output json` as /cluster/spot_price_history" +
+               (history ? " (" + history->file + " has no Linux/UNIX price for it" +
+                              (ng.availability_zone.empty() ? std::string() : " in " + ng.availability_zone) + ")"
+                        : std::string()));
+    if (!max_price_at.empty() && usd > max_price)
+      fail(path, max_price_at,
+           "the Spot price of '" + type + "' (" + detail::go_json_float(usd) + " USD/h) is above the maximum price (" + detail::go_json_float(max_price) +
+               "): the Auto Scaling group would launch no Spot instance of it");
+    ng.spot_usd_per_hour.push_back(usd);
+    ng.spot_price_source.push_back(source);
+  }
 }
 
 // The startup, faults and cluster.autoscaler blocks (models/startup.hpp).
@@ -261,6 +431,28 @@ void read_startup_and_faults(const std::string& path, const json& doc, models::T
         if (!node_at_t0(at.node)) fail(path, where + "/node", "no node '" + at.node + "' at t = 0 (nodes are named <node group>-<index>)");
         fs.scheduled.push_back(at);
       }
+    // Spot interruptions (docs/startup-and-faults.md): notices at a rate, or at given times.
+    fs.spot_interruption_rate_per_node_hour = f.value("spot_interruption_rate_per_node_hour", 0.0);
+    if (f.contains("spot_notice")) fs.spot_notice = positive("/faults/spot_notice", f["spot_notice"]);
+    if (f.contains("spot_interruptions"))
+      for (std::size_t i = 0; i < f["spot_interruptions"].size(); ++i) {
+        const json& e = f["spot_interruptions"][i];
+        const std::string where = "/faults/spot_interruptions/" + std::to_string(i);
+        models::NodeFailureAt at{e["node"], positive(where + "/at", e["at"])};
+        if (!node_at_t0(at.node)) fail(path, where + "/node", "no node '" + at.node + "' at t = 0 (nodes are named <node group>-<index>)");
+        for (const auto& g : sc.node_groups)
+          if (at.node.compare(0, g.name.size() + 1, g.name + "-") == 0 && at.node.size() > g.name.size() + 1 &&
+              at.node.find_first_not_of("0123456789", g.name.size() + 1) == std::string::npos &&
+              models::node_launch(g, std::stoll(at.node.substr(g.name.size() + 1))).capacity != models::CapacityType::Spot)
+            fail(path, where + "/node", "node '" + at.node + "' is On-Demand: only Spot nodes are interrupted (node group '" + g.name +
+                                            "' launches it as its capacity_type / instances_distribution says)");
+        fs.spot_interruptions.push_back(at);
+      }
+    bool any_spot = false;
+    for (const auto& g : sc.node_groups) any_spot = any_spot || models::launches_spot(g);
+    if (!any_spot && (fs.spot_interruption_rate_per_node_hour > 0 || !fs.spot_interruptions.empty()))
+      fail(path, f.contains("spot_interruptions") ? "/faults/spot_interruptions" : "/faults/spot_interruption_rate_per_node_hour",
+           "no node group launches Spot nodes (capacity_type SPOT, or instances_distribution below 100 % On-Demand)");
     sc.faults = fs;
   }
   if (doc["cluster"].contains("autoscaler")) {
@@ -304,11 +496,11 @@ models::StepModelSpec step_model_of(const std::string& path, const json& s, cons
       fail(path, "/step_model/fabric",
            "the scenario has a /fabric: the step model takes its NeuronLink and EFA figures from there; give them once");
     if (sc.node_groups.empty()) fail(path, "/cluster/node_groups", "the step model needs a node group");
-    const std::string& type = sc.node_groups[0].instance_type;
+    const std::string& type = sc.node_groups[0].instance_types.at(0);
     for (std::size_t i = 0; i < sc.node_groups.size(); ++i)
-      if (sc.node_groups[i].instance_type != type)
-        fail(path, "/cluster/node_groups/" + std::to_string(i) + "/instance_type",
-             "the step model takes one instance type: every node group must use one");
+      if (sc.node_groups[i].instance_types != std::vector<std::string>{type})
+        fail(path, "/cluster/node_groups/" + std::to_string(i),
+             "the step model takes one instance type: every node group must use one, '" + type + "'");
     const models::InstanceType* it = sc.catalog.find(type);
     const models::NeuronLinkSpec* nl = sc.fabric->neuronlink_for(type);
     m.neuronlink_gbps_per_link = nl ? nl->gbps_per_link : 0.0;
@@ -337,10 +529,10 @@ models::StepModelSpec step_model_of(const std::string& path, const json& s, cons
   // for the step model).
   if (sc.node_groups.empty()) fail(path, "/cluster/node_groups", "the step model needs a node group");
   for (std::size_t i = 0; i < sc.node_groups.size(); ++i)
-    if (sc.node_groups[i].instance_type != sc.node_groups[0].instance_type)
-      fail(path, "/cluster/node_groups/" + std::to_string(i) + "/instance_type",
-           "the step model takes one EFA bandwidth: every node group must use one instance type");
-  m.efa_gbps_per_node = sc.catalog.find(sc.node_groups[0].instance_type)->network_gbps;
+    if (sc.node_groups[i].instance_types != std::vector<std::string>{sc.node_groups[0].instance_types.at(0)})
+      fail(path, "/cluster/node_groups/" + std::to_string(i),
+           "the step model takes one EFA bandwidth: every node group must use one instance type, '" + sc.node_groups[0].instance_types.at(0) + "'");
+  m.efa_gbps_per_node = sc.catalog.find(sc.node_groups[0].instance_types.at(0))->network_gbps;
   return m;
 }
 
@@ -370,8 +562,9 @@ void read_initial_state(const std::string& path, const json& is, models::Trainin
       Node n;
       n.name = sc.node_groups[g].name + "-" + std::to_string(i);
       n.group = g;
-      n.room = models::node_resources(sc, sc.node_groups[g], n.name).pod_room();
-      n.labels = models::node_labels(sc.node_groups[g]);
+      const models::NodeLaunch launch = models::node_launch(sc.node_groups[g], i);
+      n.room = models::node_resources(sc, sc.node_groups[g], launch, n.name).pod_room();
+      n.labels = models::node_labels(sc.node_groups[g], launch);
       n.labels.emplace_back("kubernetes.io/hostname", n.name);
       std::sort(n.labels.begin(), n.labels.end());
       nodes.push_back(std::move(n));
@@ -541,6 +734,14 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
   // entries they stand for; out.json keeps the scenario as written.
   detail::expand_config_files(path, doc, opts.data_dir, out.data_dir, out.inputs, cat);
 
+  // The user's Spot price history (aws ec2 describe-spot-price-history), an input of the run.
+  std::optional<SpotHistory> spot_history;
+  if (doc["cluster"].contains("spot_price_history")) {
+    const std::string as_written = doc["cluster"]["spot_price_history"];
+    const std::string file = detail::resolve_input_path(as_written, path, opts.data_dir, out.data_dir);
+    spot_history = read_spot_price_history(file);
+    out.inputs.push_back({"spot_price_history", file, as_written});
+  }
   // Node groups.
   const auto& groups = doc["cluster"]["node_groups"];
   int cores_per_device = 0;
@@ -552,18 +753,18 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
     models::NodeGroupSpec ng;
     ng.name = g["name"];
     if (!group_names.insert(ng.name).second) fail(path, where + "/name", "duplicate node group '" + ng.name + "'");
-    ng.instance_type = g["instance_type"];
-    const models::InstanceType* it = &cat.require(path, where + "/instance_type", ng.instance_type);
-    // The run's cost is priced on demand.
-    cat.require_price(path, where + "/instance_type", ng.instance_type);
+    ng.availability_zone = g.value("availability_zone", "");
+    read_group_capacity(path, where, g, cat, spot_history ? &*spot_history : nullptr, ng);
     // Jobs that request aws.amazon.com/neuroncore count devices × NeuronCores per device: the
     // Neuron groups of one cluster must agree on it (groups without Neuron devices do not count).
-    if (it->trainium_chips > 0) {
+    for (std::size_t k = 0; k < ng.instance_types.size(); ++k) {
+      const models::InstanceType* it = sc.catalog.find(ng.instance_types[k]);
+      if (it->trainium_chips == 0) continue;
       if (cores_per_device == 0) cores_per_device = it->neuroncores_per_chip;
       if (it->neuroncores_per_chip != cores_per_device)
-        fail(path, where + "/instance_type", "Neuron node groups mix NeuronCores-per-device counts (" +
-                                                 std::to_string(cores_per_device) + " and " + std::to_string(it->neuroncores_per_chip) +
-                                                 "); one cluster must use one");
+        fail(path, g.contains("instance_type") ? where + "/instance_type" : where + "/instance_types/" + std::to_string(k),
+             "Neuron node groups mix NeuronCores-per-device counts (" + std::to_string(cores_per_device) + " and " +
+                 std::to_string(it->neuroncores_per_chip) + "); one cluster must use one");
     }
     ng.count = g["desired_capacity"];
     if (g.contains("min_size") != g.contains("max_size"))
@@ -577,7 +778,6 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
       if (!doc["cluster"].contains("autoscaler"))
         fail(path, where + "/min_size", "min_size/max_size need a cluster autoscaler: add /cluster/autoscaler");
     }
-    ng.availability_zone = g.value("availability_zone", "");
     if (g.contains("labels"))
       for (auto it2 = g["labels"].begin(); it2 != g["labels"].end(); ++it2) {
         if (std::string p = detail::qualified_name_problem(it2.key()); !p.empty()) fail(path, where + "/labels", "label key '" + it2.key() + "': " + p);
@@ -606,14 +806,19 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
     const bool own = g.contains("kubelet_reserved");
     if (!own && !doc["cluster"].contains("kubelet_reserved")) continue;
     models::NodeGroupSpec& ng = sc.node_groups[i];
-    const models::InstanceType& it = *sc.catalog.find(ng.instance_type);
-    ng.kubelet_reserved = kubelet_reserved_of(path, own ? where + "/kubelet_reserved" : std::string("/cluster/kubelet_reserved"),
-                                              own ? g["kubelet_reserved"] : doc["cluster"]["kubelet_reserved"], it, cat.row_where(it.name),
-                                              cores_per_device);
-    const policy::Resource capacity = models::node_capacity(it);
-    if (!ng.kubelet_reserved.less_equal(capacity))
-      fail(path, own ? where + "/kubelet_reserved" : std::string("/cluster/kubelet_reserved"),
-           "reserves {" + ng.kubelet_reserved.to_string() + "}, more than a " + it.name + " has {" + capacity.to_string() + "}");
+    // Per instance type: the EKS AMI's formula depends on the type's vCPUs and maxPods.
+    for (std::size_t k = 0; k < ng.instance_types.size(); ++k) {
+      const models::InstanceType& it = *sc.catalog.find(ng.instance_types[k]);
+      const policy::Resource reserved =
+          kubelet_reserved_of(path, own ? where + "/kubelet_reserved" : std::string("/cluster/kubelet_reserved"),
+                              own ? g["kubelet_reserved"] : doc["cluster"]["kubelet_reserved"], it, cat.row_where(it.name), cores_per_device);
+      const policy::Resource capacity = models::node_capacity(it);
+      if (!reserved.less_equal(capacity))
+        fail(path, own ? where + "/kubelet_reserved" : std::string("/cluster/kubelet_reserved"),
+             "reserves {" + reserved.to_string() + "}, more than a " + it.name + " has {" + capacity.to_string() + "}");
+      if (k == 0) ng.kubelet_reserved = reserved;
+      if (ng.instance_types.size() > 1) ng.kubelet_reserved_by_type.push_back(reserved);
+    }
   }
   if (doc["cluster"].contains("daemonsets")) {
     const json& list = doc["cluster"]["daemonsets"];
@@ -639,11 +844,15 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
     // A DaemonSet pod that does not fit its node would stay Pending and hold nothing; mltwin
     // refuses the scenario instead of running a cluster that differs from the one meant.
     for (std::size_t i = 0; i < sc.node_groups.size(); ++i) {
-      const models::NodeResources r = models::node_resources(sc, sc.node_groups[i]);
-      if (!r.daemonsets.less_equal(r.allocatable))
-        fail(path, "/cluster/daemonsets",
-             "the DaemonSets on node group '" + sc.node_groups[i].name + "' request {" + r.daemonsets.to_string() +
-                 "}, more than its nodes' allocatable {" + r.allocatable.to_string() + "}");
+      for (std::size_t k = 0; k < sc.node_groups[i].instance_types.size(); ++k)
+        for (const models::CapacityType c : {models::CapacityType::OnDemand, models::CapacityType::Spot}) {
+          const models::NodeResources r = models::node_resources(sc, sc.node_groups[i], models::NodeLaunch{k, c});
+          if (!r.daemonsets.less_equal(r.allocatable))
+            fail(path, "/cluster/daemonsets",
+                 "the DaemonSets on node group '" + sc.node_groups[i].name + "' request {" + r.daemonsets.to_string() +
+                     "}, more than its " + (sc.node_groups[i].instance_types.size() > 1 ? sc.node_groups[i].instance_types[k] + " " : std::string()) +
+                     "nodes' allocatable {" + r.allocatable.to_string() + "}");
+        }
     }
   }
   // The network (optional; its figures and sources: docs/fabric.md).
@@ -834,7 +1043,11 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
         std::set<std::string> zones;
         const policy::TaskInfo cons = models::pod_constraints(j);
         for (const auto& g : sc.node_groups)
-          if (policy::static_misfit(cons, models::node_labels(g), {}, g.taints).empty())
+          if (std::any_of(g.instance_types.begin(), g.instance_types.end(), [&](const std::string& type) {
+                const std::size_t k = static_cast<std::size_t>(&type - g.instance_types.data());
+                return policy::static_misfit(cons, models::node_labels(g, {k, models::CapacityType::OnDemand}), {}, g.taints).empty() ||
+                       policy::static_misfit(cons, models::node_labels(g, {k, models::CapacityType::Spot}), {}, g.taints).empty();
+              }))
             zones.insert(g.availability_zone.empty() ? std::string("(no zone)") : g.availability_zone);
         if (zones.size() > 1) {
           std::string list;

@@ -1079,24 +1079,89 @@ EksctlClusterConfig read_eksctl_config(const std::string& file) {
       // NodeGroupBase / ScalingConfig keys (types.go). Everything else about a node (AMI,
       // volumes, networking, IAM, SSH, tags, placement, ...) is accepted and ignored.
       const M gm(g, {"name", "instanceType", "instanceTypes", "desiredCapacity", "minSize", "maxSize", "availabilityZones",
-                     "efaEnabled", "labels", "taints", "instancesDistribution"},
+                     "efaEnabled", "labels", "taints", "instancesDistribution", "spot"},
                  {}, true);
       EksctlNodeGroup ng;
       ng.at = g.at();
       ng.managed = std::string(section) == "managedNodeGroups";
       ng.name = gm.req("name").str();
       if (!names.insert(ng.name).second) gm.req("name").fail("node group '" + ng.name + "' appears twice");
-      if (const Y* it = gm.get("instanceType")) {
-        ng.instance_type = it->str();
-        ng.instance_type_at = it->at();
-      } else if (const Y* its = gm.get("instanceTypes")) {
-        const auto list = its->list();
-        if (list.size() != 1)
-          its->fail("a node group of several instance types is not modelled (mltwin gives a node group one instance type)");
-        ng.instance_type = list[0].str();
-        ng.instance_type_at = list[0].at();
-      } else if (const Y* d = gm.get("instancesDistribution")) {
-        d->fail("instancesDistribution (mixed instance types, spot) is not modelled; give instanceType");
+      // Instance types and purchase options (types.go ManagedNodeGroup.InstanceTypes and Spot;
+      // NodeGroup.InstancesDistribution), checked as validation.go does.
+      const Y* one = gm.get("instanceType");
+      const Y* several = gm.get("instanceTypes");
+      const Y* dist = gm.get("instancesDistribution");
+      if (const Y* sp = gm.get("spot")) {
+        if (!ng.managed)
+          sp->fail("spot is a managedNodeGroups field; a nodeGroups entry gets Spot instances from instancesDistribution (eksctl User Guide, \"Spot instances\")");
+        ng.spot = sp->boolean();
+      }
+      if (dist) {
+        if (ng.managed) dist->fail("instancesDistribution is a nodeGroups field; a managed node group takes instanceTypes and spot");
+        // validateInstancesDistribution: instanceType "mixed" or unset.
+        if (one && one->str() != "mixed") one->fail("instanceType should be \"mixed\" or unset when using the instances distribution feature");
+        if (several) several->fail("instanceTypes is a managedNodeGroups field; list the types under instancesDistribution.instanceTypes");
+        const M dm(*dist, {"instanceTypes", "maxPrice", "onDemandBaseCapacity", "onDemandPercentageAboveBaseCapacity", "spotInstancePools",
+                           "spotAllocationStrategy", "capacityRebalance"});
+        EksctlInstancesDistribution d;
+        const Y* dts = dm.get("instanceTypes");
+        if (!dts || dts->list().empty()) dist->fail("at least two instance types have to be specified for mixed nodegroups (instanceTypes)");
+        for (const Y& t : dts->list()) {
+          ng.instance_types.push_back(t.str());
+          ng.instance_types_at.push_back(t.at());
+        }
+        std::set<std::string> unique(ng.instance_types.begin(), ng.instance_types.end());
+        if (unique.size() > 20) dts->fail("mixed nodegroups should have between 1 and 20 different instance types");
+        if (unique.size() != ng.instance_types.size()) dts->fail("an instance type is listed twice");
+        if (const Y* v = dm.get("onDemandBaseCapacity")) {
+          if (v->integer() < 0) v->fail("onDemandBaseCapacity should be 0 or more");
+          d.on_demand_base_capacity = v->int32(0);
+        }
+        if (const Y* v = dm.get("onDemandPercentageAboveBaseCapacity")) {
+          if (v->integer() < 0 || v->integer() > 100) v->fail("percentageAboveBase should be between 0 and 100");
+          d.on_demand_percentage_above_base_capacity = v->int32(0);
+        }
+        if (const Y* v = dm.get("spotInstancePools")) {
+          if (v->integer() < 1 || v->integer() > 20) v->fail("spotInstancePools should be between 1 and 20");
+          d.spot_instance_pools = v->int32(1);
+        }
+        if (const Y* v = dm.get("spotAllocationStrategy")) {
+          const std::string st = v->str();
+          // eksctl accepts EC2's SpotAllocationStrategy values; "diversified" is EC2 Fleet's, not
+          // one EC2 Auto Scaling's InstancesDistribution takes.
+          if (st != "lowest-price" && st != "capacity-optimized" && st != "capacity-optimized-prioritized" && st != "price-capacity-optimized")
+            v->fail("spotAllocationStrategy should be one of: lowest-price, capacity-optimized, capacity-optimized-prioritized, "
+                    "price-capacity-optimized (EC2 Auto Scaling's; got \"" + st + "\")");
+          if (d.spot_instance_pools && st != "lowest-price")
+            dm.get("spotInstancePools")->fail("spotInstancePools cannot be specified when also specifying spotAllocationStrategy: " + st);
+          d.spot_allocation_strategy = st;
+        }
+        if (const Y* v = dm.get("maxPrice")) {
+          double price = 0;
+          if (!v->node.IsScalar() || (plain_type(v->node) != Plain::Int && plain_type(v->node) != Plain::Float) ||
+              !go_parse_float(v->node.Scalar(), price) || !(price > 0))
+            v->fail("expected a price in USD per hour above 0, got " + shown(v->node));
+          d.max_price = price;
+          d.max_price_at = v->at();
+        }
+        if (const Y* v = dm.get("capacityRebalance")) d.capacity_rebalance = v->boolean();
+        ng.distribution = d;
+      } else if (one && several) {
+        several->fail("only one of instanceType or instanceTypes can be specified");
+      } else if (one) {
+        ng.instance_types = {one->str()};
+        ng.instance_types_at = {one->at()};
+      } else if (several) {
+        if (!ng.managed && several->list().size() != 1)
+          several->fail("a nodeGroups entry of several instance types takes them under instancesDistribution.instanceTypes");
+        for (const Y& t : several->list()) {
+          ng.instance_types.push_back(t.str());
+          ng.instance_types_at.push_back(t.at());
+        }
+        if (ng.instance_types.empty()) several->fail("expected at least one instance type");
+        std::set<std::string> unique(ng.instance_types.begin(), ng.instance_types.end());
+        if (unique.size() != ng.instance_types.size()) several->fail("an instance type is listed twice");
+        if (unique.size() > 20) several->fail("expected at most 20 instance types");
       } else {
         g.fail("missing required key 'instanceType' (mltwin does not assume eksctl's default m5.large)");
       }
@@ -1189,7 +1254,21 @@ json queue_json(const QueueManifest& q) {
 }
 
 json node_group_json(const EksctlNodeGroup& g) {
-  json o = {{"name", g.name}, {"instance_type", g.instance_type}, {"desired_capacity", g.desired_capacity}};
+  json o = {{"name", g.name}, {"desired_capacity", g.desired_capacity}};
+  if (g.instance_types.size() == 1 && !g.distribution) o["instance_type"] = g.instance_types[0];
+  else o["instance_types"] = g.instance_types;
+  if (g.spot) o["capacity_type"] = "SPOT";
+  if (g.distribution) {
+    const EksctlInstancesDistribution& d = *g.distribution;
+    json dj = json::object();
+    if (d.on_demand_base_capacity) dj["on_demand_base_capacity"] = *d.on_demand_base_capacity;
+    if (d.on_demand_percentage_above_base_capacity) dj["on_demand_percentage_above_base_capacity"] = *d.on_demand_percentage_above_base_capacity;
+    if (!d.spot_allocation_strategy.empty()) dj["spot_allocation_strategy"] = d.spot_allocation_strategy;
+    if (d.spot_instance_pools) dj["spot_instance_pools"] = *d.spot_instance_pools;
+    if (d.max_price) dj["spot_max_price"] = *d.max_price;
+    if (d.capacity_rebalance) dj["capacity_rebalance"] = true;
+    o["instances_distribution"] = dj;
+  }
   if (g.availability_zones.size() == 1) o["availability_zone"] = g.availability_zones[0];
   if (!g.labels.empty()) {
     json l = json::object();
@@ -1214,7 +1293,12 @@ models::NodeGroupSpec to_node_group_spec(const EksctlNodeGroup& g) {
   models::NodeGroupSpec ng;
   const json o = node_group_json(g);
   ng.name = o["name"];
-  ng.instance_type = o["instance_type"];
+  ng.instance_types = g.instance_types;
+  if (g.spot) {
+    ng.distribution.on_demand_percentage_above_base = 0;
+    ng.distribution.spot_allocation_strategy = models::SpotAllocationStrategy::PriceCapacityOptimized;
+    ng.capacity_rebalance = true;
+  }
   ng.count = o["desired_capacity"];
   ng.availability_zone = o.value("availability_zone", "");
   ng.labels = g.labels;
@@ -1372,7 +1456,9 @@ void expand_config_files(const std::string& path, json& doc, const std::string& 
     const EksctlClusterConfig cc = read_eksctl_config(file);
     json groups = json::array();
     for (const auto& g : cc.node_groups) {
-      if (catalog.catalog.find(g.instance_type) == nullptr) fail_at(g.instance_type_at, "instance type " + catalog.missing(g.instance_type));
+      for (std::size_t k = 0; k < g.instance_types.size(); ++k)
+        if (catalog.catalog.find(g.instance_types[k]) == nullptr)
+          fail_at(g.instance_types_at[k], "instance type " + catalog.missing(g.instance_types[k]));
       json o = node_group_json(g);
       // minSize / maxSize bound the cluster autoscaler; without one (/cluster/autoscaler) the
       // group stays at desiredCapacity, as its Auto Scaling group does when nothing changes it.

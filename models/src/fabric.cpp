@@ -51,7 +51,8 @@ const char* medium_name(Medium m) {
 std::vector<FabricNode> fabric_nodes_of(const std::vector<NodeGroupSpec>& groups) {
   std::vector<FabricNode> out;
   for (const auto& g : groups)
-    for (int i = 0; i < g.count; ++i) out.push_back({g.name + "-" + std::to_string(i), g.instance_type, g.availability_zone});
+    for (int i = 0; i < g.count; ++i)
+      out.push_back({g.name + "-" + std::to_string(i), g.instance_types.at(node_launch(g, i).type), g.availability_zone});
   return out;
 }
 

@@ -54,7 +54,7 @@ TrainingCluster::TrainingCluster(const TrainingScenario& sc, core::Simulator& si
       bind_rng_(rng.stream("pod.bind_latency")),
       startup_rng_(rng.stream("pod.startup_latency")) {
   if (!sc.node_groups.empty())
-    if (const InstanceType* it = sc.catalog.find(sc.node_groups.front().instance_type); it && it->neuroncores_per_chip > 0)
+    if (const InstanceType* it = sc.catalog.find(sc.node_groups.front().instance_types.at(0)); it && it->neuroncores_per_chip > 0)
       cores_per_device_ = it->neuroncores_per_chip;
   for (const auto& q : sc.queues) {
     policy::QueueInfo qi;
@@ -132,6 +132,8 @@ void TrainingCluster::on_event(core::Simulator&, std::uint64_t payload) {
     case kStartupDone: start_training(idx); break;
     case kNodeFailure: node_failure(static_cast<NodeId>(idx)); break;
     case kNodeReady: node_ready(static_cast<NodeId>(idx)); break;
+    case kSpotNotice: spot_notice(static_cast<NodeId>(idx)); break;
+    case kSpotTermination: spot_termination(static_cast<NodeId>(idx)); break;
     case kScan: autoscaler_scan(); break;
     case kPeerTimeout: peer_timeout(idx); break;
   }
@@ -175,7 +177,7 @@ std::string TrainingCluster::infeasible_reason(const TrainingJobSpec& j, const R
   for (std::size_t g = 0; g < groups; ++g) {
     const NodeGroupSpec& ng = scenario_.node_groups[g];
     if (!seen[g]) {
-      std::string misfit = policy::static_misfit(cons, node_labels(ng), {}, ng.taints);
+      std::string misfit = policy::static_misfit(cons, template_labels(ng), {}, ng.taints);
       if (misfit.empty()) usable[g] = 1;
       else why[g] = std::move(misfit);
     }
@@ -408,6 +410,31 @@ void TrainingCluster::evict(const policy::TaskInfo& task, std::string_view reaso
   if (!run.controller_pending) {
     run.controller_pending = true;
     if (reason == "reclaim") ++outcomes_[idx].reclaim_evictions;
+    sim_.schedule(sim_.now(), this, pack(kJobController, idx));
+  }
+}
+
+void TrainingCluster::drain_pod(TaskId t, Duration longest_grace) {
+  // A node drain evicts the pod through the Eviction API: the pod is deleted (Releasing for its
+  // termination grace period, cut short at `longest_grace`) and the job controller sees
+  // PodEvicted, as for the scheduler's evictions (evict above).
+  const policy::TaskInfo& task = state_.task(t);
+  if (task.status == TaskStatus::Releasing) return;  // being deleted already
+  if (task.status == TaskStatus::Pipelined) {        // only nominated to the node: back to Pending
+    state_.set_task_status(t, TaskStatus::Pending);
+    return;
+  }
+  const std::size_t idx = job_of_policy_[task.job];
+  JobRun& run = runs_[idx];
+  const std::string node_name = state_.node(task.node).name;
+  rec_.pod_event({static_cast<std::uint32_t>(idx), replica_of_task_[t], "Drained", node_name, sim_.now()});
+  state_.set_task_status(t, TaskStatus::Releasing);
+  const Duration grace = grace_rng_ ? scenario_.termination_grace.draw(*grace_rng_) : scenario_.termination_grace.a;
+  sim_.schedule_in(std::min(grace, longest_grace), this, pack(kPodGone, t));
+  run.events.push_back({JobEvent::PodEvicted, replica_of_task_[t],
+                        "pod " + task.name + " evicted (drain of node " + node_name + " at its Spot interruption notice)"});
+  if (!run.controller_pending) {
+    run.controller_pending = true;
     sim_.schedule(sim_.now(), this, pack(kJobController, idx));
   }
 }

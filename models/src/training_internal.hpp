@@ -25,6 +25,12 @@ struct TrainingCluster::NodeRec {
   bool failure_pending = false;
   bool launching = false;                      // scale-up or replacement not yet Ready
   std::uint32_t fabric_slot = UINT32_MAX;      // its node in the Fabric (a replacement takes the failed node's)
+  std::int64_t slot = 0;                       // its capacity slot in the group (node_launch)
+  NodeLaunch launch;                           // its instance type and purchase option
+  core::EventId spot_event;                    // pending random Spot interruption notice, while busy
+  bool spot_pending = false;
+  bool noticed = false;                        // given a Spot interruption notice (cordoned, draining)
+  bool replaced = false;                       // its replacement is launched already (Capacity Rebalancing)
 };
 
 struct TrainingCluster::JobRun {

@@ -19,6 +19,7 @@
 // Volcano's allocate action moves Pending PodGroups to Inqueue itself, their pods are created
 // and the autoscaler sees them).
 #include <algorithm>
+#include <cstdio>
 #include <boost/random/exponential_distribution.hpp>
 #include <stdexcept>
 
@@ -84,13 +85,15 @@ KubeReserved eks_ami_kube_reserved(int vcpu, int max_pods) {
   return r;
 }
 
-NodeResources node_resources(const TrainingScenario& sc, const NodeGroupSpec& g, std::string_view node_name) {
-  const InstanceType* it = sc.catalog.find(g.instance_type);
-  if (!it) throw std::invalid_argument("node group '" + g.name + "': instance type '" + g.instance_type + "' is not in the catalog");
+NodeResources node_resources(const TrainingScenario& sc, const NodeGroupSpec& g, std::optional<NodeLaunch> l, std::string_view node_name) {
+  const NodeLaunch launch = l.value_or(node_launch(g, 0));
+  const std::string& type = g.instance_types.at(launch.type);
+  const InstanceType* it = sc.catalog.find(type);
+  if (!it) throw std::invalid_argument("node group '" + g.name + "': instance type '" + type + "' is not in the catalog");
   NodeResources r;
   r.capacity = node_capacity(*it);
-  r.allocatable = r.capacity - g.kubelet_reserved;
-  const auto labels = node_labels(g);
+  r.allocatable = r.capacity - (g.kubelet_reserved_by_type.empty() ? g.kubelet_reserved : g.kubelet_reserved_by_type.at(launch.type));
+  const auto labels = l ? node_labels(g, launch) : template_labels(g);
   for (const DaemonSetSpec& ds : sc.daemonsets) {
     // NodeShouldRunDaemonPod -> predicates(): the NodeAffinity filter (nodeSelector and required
     // affinity) and the TaintToleration filter (NoSchedule / NoExecute taints); the
@@ -129,13 +132,75 @@ policy::TaskInfo pod_constraints(const TrainingJobSpec& j) {
   return t;
 }
 
-std::vector<std::pair<std::string, std::string>> node_labels(const NodeGroupSpec& g) {
+const char* to_string(CapacityType c) { return c == CapacityType::Spot ? "SPOT" : "ON_DEMAND"; }
+
+const char* to_string(SpotAllocationStrategy s) {
+  switch (s) {
+    case SpotAllocationStrategy::LowestPrice: return "lowest-price";
+    case SpotAllocationStrategy::CapacityOptimized: return "capacity-optimized";
+    case SpotAllocationStrategy::CapacityOptimizedPrioritized: return "capacity-optimized-prioritized";
+    case SpotAllocationStrategy::PriceCapacityOptimized: return "price-capacity-optimized";
+  }
+  return "?";
+}
+
+namespace {
+// The On-Demand nodes of an Auto Scaling group at desired capacity n: the base first, then the
+// percentage of the rest rounded up in favour of On-Demand (EC2 Auto Scaling User Guide,
+// "Controlling the proportion of On-Demand instances").
+std::int64_t on_demand_count(const InstancesDistribution& d, std::int64_t n) {
+  const std::int64_t base = std::min<std::int64_t>(n, d.on_demand_base_capacity);
+  const std::int64_t above = n - base;
+  return base + (above * d.on_demand_percentage_above_base + 99) / 100;
+}
+}  // namespace
+
+bool launches_spot(const NodeGroupSpec& g) { return g.distribution.on_demand_percentage_above_base < 100; }
+
+std::vector<std::size_t> spot_pools(const NodeGroupSpec& g) {
+  std::vector<std::size_t> pools(g.instance_types.size());
+  for (std::size_t i = 0; i < pools.size(); ++i) pools[i] = i;
+  if (g.distribution.spot_allocation_strategy != SpotAllocationStrategy::LowestPrice) return pools;
+  if (g.spot_usd_per_hour.size() != g.instance_types.size())
+    throw std::invalid_argument("node group '" + g.name + "': lowest-price Spot allocation needs a Spot price for every instance type");
+  std::stable_sort(pools.begin(), pools.end(), [&](std::size_t a, std::size_t b) { return g.spot_usd_per_hour[a] < g.spot_usd_per_hour[b]; });
+  pools.resize(std::min<std::size_t>(pools.size(), static_cast<std::size_t>(std::max(1, g.distribution.spot_instance_pools))));
+  return pools;
+}
+
+NodeLaunch node_launch(const NodeGroupSpec& g, std::int64_t slot) {
+  if (g.instance_types.empty()) throw std::invalid_argument("node group '" + g.name + "' has no instance type");
+  const InstancesDistribution& d = g.distribution;
+  if (on_demand_count(d, slot + 1) > on_demand_count(d, slot)) return {0, CapacityType::OnDemand};  // prioritized
+  const std::int64_t spot_before = slot - on_demand_count(d, slot);
+  const std::vector<std::size_t> pools = spot_pools(g);
+  return {pools[static_cast<std::size_t>(spot_before) % pools.size()], CapacityType::Spot};
+}
+
+double node_usd_per_hour(const Catalog& catalog, const NodeGroupSpec& g, NodeLaunch l) {
+  if (l.capacity == CapacityType::Spot) {
+    if (l.type >= g.spot_usd_per_hour.size())
+      throw std::invalid_argument("node group '" + g.name + "': no Spot price for '" + g.instance_types.at(l.type) + "'");
+    return g.spot_usd_per_hour[l.type];
+  }
+  const InstanceType* it = catalog.find(g.instance_types.at(l.type));
+  return it ? it->on_demand_usd_per_hour : 0.0;
+}
+
+std::vector<std::pair<std::string, std::string>> node_labels(const NodeGroupSpec& g, NodeLaunch launch) {
   std::vector<std::pair<std::string, std::string>> l = g.labels;
-  l.emplace_back("node.kubernetes.io/instance-type", g.instance_type);
+  l.emplace_back("node.kubernetes.io/instance-type", g.instance_types.at(launch.type));
   l.emplace_back("eks.amazonaws.com/nodegroup", g.name);
+  // EKS User Guide, "Managed node group capacity types": EKS labels every node of a managed
+  // node group with its capacity type.
+  if (!g.mixed_instances_policy) l.emplace_back("eks.amazonaws.com/capacityType", to_string(launch.capacity));
   if (!g.availability_zone.empty()) l.emplace_back("topology.kubernetes.io/zone", g.availability_zone);
   std::sort(l.begin(), l.end());
   return l;
+}
+
+std::vector<std::pair<std::string, std::string>> template_labels(const NodeGroupSpec& g) {
+  return node_labels(g, {0, node_launch(g, 0).capacity});
 }
 
 void TrainingCluster::init_nodes(core::RngStreams& rng) {
@@ -144,36 +209,56 @@ void TrainingCluster::init_nodes(core::RngStreams& rng) {
   group_next_index_.assign(sc.node_groups.size(), 0);
   for (std::size_t g = 0; g < sc.node_groups.size(); ++g) {
     const NodeGroupSpec& ng = sc.node_groups[g];
-    if (!sc.catalog.find(ng.instance_type))
-      throw std::invalid_argument("node group '" + ng.name + "': instance type '" + ng.instance_type +
-                                  "' is not in the catalog");
+    for (const std::string& type : ng.instance_types)
+      if (!sc.catalog.find(type))
+        throw std::invalid_argument("node group '" + ng.name + "': instance type '" + type + "' is not in the catalog");
     for (int i = 0; i < ng.count; ++i) {
-      const NodeId id = add_group_node(g, true);
+      const NodeId id = add_group_node(g, true, i);
       node_recs_[id].fabric_slot = static_cast<std::uint32_t>(id);  // fabric_nodes_of's order
     }
   }
   if (!sc.faults) return;
   if (sc.faults->failure_rate_per_node_hour > 0) failure_rng_ = &rng.stream("node.failure");
+  if (sc.faults->spot_interruption_rate_per_node_hour > 0) spot_rng_ = &rng.stream("spot.interruption");
   for (const NodeFailureAt& f : sc.faults->scheduled) {
     const NodeId id = state_.find_node(f.node);
     if (id == policy::kNone)
       throw std::invalid_argument("faults: scheduled failure of node '" + f.node + "', which is not in the cluster at t = 0");
     sim_.schedule(core::Time::zero() + f.at, this, pack(kNodeFailure, id));
   }
+  for (const NodeFailureAt& f : sc.faults->spot_interruptions) {
+    const NodeId id = state_.find_node(f.node);
+    if (id == policy::kNone || node_recs_[id].launch.capacity != CapacityType::Spot)
+      throw std::invalid_argument("faults: Spot interruption of node '" + f.node + "', which is not a Spot node at t = 0");
+    sim_.schedule(core::Time::zero() + f.at, this, pack(kSpotNotice, id));
+  }
 }
 
-NodeId TrainingCluster::add_group_node(std::size_t group, bool ready) {
+NodeId TrainingCluster::add_group_node(std::size_t group, bool ready, std::int64_t slot) {
   const NodeGroupSpec& g = scenario_.node_groups[group];
+  if (slot < 0) {
+    // A scale-up: the lowest slot no live node holds, so that the group at N nodes keeps the
+    // Auto Scaling group's On-Demand / Spot split of N (node_launch).
+    std::vector<char> held;
+    for (const NodeRec& r : node_recs_)
+      if (r.group == group && r.removed == core::Time::max()) {
+        if (held.size() <= static_cast<std::size_t>(r.slot)) held.resize(static_cast<std::size_t>(r.slot) + 1, 0);
+        held[static_cast<std::size_t>(r.slot)] = 1;
+      }
+    slot = 0;
+    while (static_cast<std::size_t>(slot) < held.size() && held[static_cast<std::size_t>(slot)]) ++slot;
+  }
+  const NodeLaunch launch = node_launch(g, slot);
   policy::NodeInfo n;
   n.name = g.name + "-" + std::to_string(group_next_index_[group]++);
-  n.instance_type = g.instance_type;
-  const NodeResources res = node_resources(scenario_, g, n.name);
+  n.instance_type = g.instance_types[launch.type];
+  const NodeResources res = node_resources(scenario_, g, launch, n.name);
   n.capacity = res.capacity;
   n.allocatable = res.allocatable;
   n.daemonset_used = res.daemonsets;
   n.taints = g.taints;
   n.ready = ready;
-  n.labels = node_labels(g);
+  n.labels = node_labels(g, launch);
   // The kubelet's well-known kubernetes.io/hostname label (the node's name here).
   n.labels.emplace_back("kubernetes.io/hostname", n.name);
   std::sort(n.labels.begin(), n.labels.end());
@@ -184,28 +269,89 @@ NodeId TrainingCluster::add_group_node(std::size_t group, bool ready) {
   r.added = sim_.now();
   r.empty_since = sim_.now();
   r.launching = !ready;
+  r.slot = slot;
+  r.launch = launch;
   return id;
 }
 
 void TrainingCluster::node_failure(NodeId n) {
   if (node_recs_[n].removed != core::Time::max() || node_recs_[n].launching) return;  // gone, or not up yet
   node_recs_[n].failure_pending = false;
-  node_recs_[n].removed = sim_.now();
   ++stats_.node_failures;
-  const std::size_t group = node_recs_[n].group;
+  node_lost(n, "Failed", "node failure");
+}
+
+void TrainingCluster::node_lost(NodeId n, const std::string& event, const std::string& reason) {
+  NodeRec& r = node_recs_[n];
+  r.removed = sim_.now();
+  if (r.spot_pending) {
+    sim_.cancel(r.spot_event);
+    r.spot_pending = false;
+  }
   const std::string name = state_.node(n).name;
-  const std::string& gname = scenario_.node_groups[group].name;
-  rec_.node_event({sim_.now(), name, gname, "Failed", "node failure"});
+  rec_.node_event({sim_.now(), name, scenario_.node_groups[r.group].name, event, reason});
   pods_failed_on_node(n);
   state_.set_node_ready(n, false);
   if (startup_) startup_->forget_node(n);
-  // The Auto Scaling group replaces the instance: a new node, with an empty image cache.
-  const NodeId rep = add_group_node(group, false);
-  node_recs_[rep].fabric_slot = node_recs_[n].fabric_slot;  // in the failed instance's place on the network
-  ++stats_.nodes_launched;
-  rec_.node_event({sim_.now(), state_.node(rep).name, gname, "Launching", "replaces " + name});
-  sim_.schedule_in(scenario_.faults->replacement_time, this, pack(kNodeReady, rep));
+  if (!node_recs_[n].replaced) launch_replacement(n);
   ensure_tick();
+}
+
+void TrainingCluster::launch_replacement(NodeId n) {
+  // The Auto Scaling group replaces the instance: a new node in the same capacity slot (the same
+  // instance type and purchase option), with an empty image cache.
+  node_recs_[n].replaced = true;
+  const std::size_t group = node_recs_[n].group;
+  const NodeId rep = add_group_node(group, false, node_recs_[n].slot);
+  node_recs_[rep].fabric_slot = node_recs_[n].fabric_slot;  // in the old instance's place on the network
+  ++stats_.nodes_launched;
+  rec_.node_event({sim_.now(), state_.node(rep).name, scenario_.node_groups[group].name, "Launching", "replaces " + state_.node(n).name});
+  sim_.schedule_in(scenario_.faults->replacement_time, this, pack(kNodeReady, rep));
+}
+
+void TrainingCluster::spot_notice(NodeId n) {
+  // EC2 User Guide, "Spot Instance interruption notices": a two-minute warning before EC2
+  // interrupts the instance. EKS managed node groups (and aws-node-termination-handler on
+  // self-managed ones, --enable-spot-interruption-draining) cordon the node and drain it: every
+  // pod is evicted with its own terminationGracePeriodSeconds (NTH --pod-termination-grace-period
+  // default -1: the pod's), which the termination at the end of the notice cuts short.
+  NodeRec& r = node_recs_[n];
+  if (r.removed != core::Time::max() || r.launching || r.noticed) return;  // gone, not up yet, or noticed already
+  if (r.spot_pending) {
+    sim_.cancel(r.spot_event);  // a no-op when it is the event firing now
+    r.spot_pending = false;
+  }
+  r.noticed = true;
+  ++stats_.spot_interruptions;
+  const Duration notice = scenario_.faults->spot_notice;
+  const std::string name = state_.node(n).name;
+  char secs[32];
+  std::snprintf(secs, sizeof secs, "%.0f", notice.seconds());
+  rec_.node_event({sim_.now(), name, scenario_.node_groups[r.group].name, "SpotInterruptionNotice",
+                   std::string("Spot interruption notice: cordoned and drained, terminated in ") + secs + " s"});
+  state_.set_node_unschedulable(n, true);
+  std::vector<TaskId> on;
+  for (const auto* list : {&state_.pending_jobs(), &state_.active_jobs()})
+    for (policy::JobId j : *list)
+      for (TaskId t : state_.job(j).tasks)
+        if (state_.task(t).node == n && policy::on_node_status(state_.task(t).status)) on.push_back(t);
+  std::sort(on.begin(), on.end());  // task id order: independent of the lists' order
+  for (TaskId t : on) drain_pod(t, notice);
+  // Capacity Rebalancing (EKS managed Spot node groups; eksctl capacityRebalance): the Auto
+  // Scaling group launches the replacement now rather than at the termination.
+  if (scenario_.node_groups[r.group].capacity_rebalance) launch_replacement(n);
+  sim_.schedule_in(notice, this, pack(kSpotTermination, n));
+  ensure_tick();
+}
+
+void TrainingCluster::spot_termination(NodeId n) {
+  NodeRec& r = node_recs_[n];
+  if (r.removed != core::Time::max()) return;  // failed during its notice
+  if (r.failure_pending) {
+    sim_.cancel(r.failure_event);
+    r.failure_pending = false;
+  }
+  node_lost(n, "SpotInterrupted", "Spot instance terminated at the end of its interruption notice");
 }
 
 void TrainingCluster::node_ready(NodeId n) {
@@ -227,7 +373,20 @@ void TrainingCluster::node_occupancy_changed(NodeId n) {
       sim_.cancel(r.failure_event);
       r.failure_pending = false;
     }
+    if (r.spot_pending) {
+      sim_.cancel(r.spot_event);
+      r.spot_pending = false;
+    }
     return;
+  }
+  // A busy Spot node is interrupted at the scenario's rate, the same way (its own stream).
+  if (spot_rng_ != nullptr && !r.spot_pending && !r.noticed && r.launch.capacity == CapacityType::Spot) {
+    boost::random::exponential_distribution<double> d(scenario_.faults->spot_interruption_rate_per_node_hour / 3600.0);
+    const double s = d(*spot_rng_);
+    if (s <= 5e9) {
+      r.spot_event = sim_.schedule_in(core::Duration::from_seconds(s), this, pack(kSpotNotice, n));
+      r.spot_pending = true;
+    }
   }
   // A busy node fails at the scenario's rate; memoryless, so a new draw each time it becomes
   // busy gives exponential times to failure over its busy time.
@@ -256,7 +415,7 @@ std::int64_t TrainingCluster::autoscaler_headroom_fit(const Resource& pod, const
     const NodeGroupSpec& ng = scenario_.node_groups[g];
     if (ng.max_size < 0) continue;
     // The autoscaler only adds nodes of a group whose template node the pod's predicates accept.
-    if (!policy::static_misfit(constraints, node_labels(ng), {}, ng.taints).empty()) continue;
+    if (!policy::static_misfit(constraints, template_labels(ng), {}, ng.taints).empty()) continue;
     int live = 0;
     for (std::size_t n = 0; n < node_recs_.size(); ++n)
       if (node_recs_[n].group == g && node_recs_[n].removed == core::Time::max()) ++live;
@@ -317,7 +476,7 @@ void TrainingCluster::autoscaler_scan() {
       const NodeGroupSpec& ng = scenario_.node_groups[g];
       if (ng.max_size < 0) continue;
       const Resource tmpl = node_resources(scenario_, ng).pod_room();
-      const auto tmpl_labels = node_labels(ng);
+      const auto tmpl_labels = template_labels(ng);
       const int headroom = std::max(0, ng.max_size - live[g]);
       std::vector<Resource> fresh;
       std::vector<TaskId> rest;
@@ -383,9 +542,14 @@ void TrainingCluster::autoscaler_scan() {
 
 void TrainingCluster::close_node_books(core::Time end) {
   stats_.node_group_seconds.assign(scenario_.node_groups.size(), 0.0);
+  stats_.node_pool_seconds.assign(scenario_.node_groups.size(), {});
+  for (std::size_t g = 0; g < scenario_.node_groups.size(); ++g)
+    stats_.node_pool_seconds[g].assign(2 * scenario_.node_groups[g].instance_types.size(), 0.0);
   for (const NodeRec& r : node_recs_) {
     const core::Time until = std::min(r.removed, end);
-    if (until > r.added) stats_.node_group_seconds[r.group] += (until - r.added).seconds();
+    if (until <= r.added) continue;
+    stats_.node_group_seconds[r.group] += (until - r.added).seconds();
+    stats_.node_pool_seconds[r.group][2 * r.launch.type + (r.launch.capacity == CapacityType::Spot ? 1 : 0)] += (until - r.added).seconds();
   }
 }
 

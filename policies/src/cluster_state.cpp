@@ -113,6 +113,13 @@ void ClusterState::set_node_ready(NodeId id, bool ready) {
   ++generation_;
 }
 
+void ClusterState::set_node_unschedulable(NodeId id, bool unschedulable) {
+  if (id >= nodes_.size()) throw std::out_of_range("set_node_unschedulable: no node " + std::to_string(id));
+  if (nodes_[id].unschedulable == unschedulable) return;
+  nodes_[id].unschedulable = unschedulable;
+  ++generation_;
+}
+
 void ClusterState::list_insert(JobId j) {
   const bool pending = jobs_[j].phase == PodGroupPhase::Pending;
   if (pending) {

@@ -617,6 +617,7 @@ nlohmann::json Run::summary_json() const {
       j["nodes_launched"] = s.nodes_launched;
       j["nodes_removed"] = s.nodes_removed;
     }
+    if (s.spot) j["spot_interruptions"] = s.spot_interruptions;
     if (s.derived) {
       // Where the jobs' time on the nodes went (duration model derived), s and USD.
       json jt = {{"total_s", s.job_time_s()}, {"total_usd", s.job_time_usd()}};

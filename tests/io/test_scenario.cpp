@@ -183,7 +183,12 @@ TEST_CASE("schema errors name the file and the JSON path") {
     const std::string p = write_json(d, "s.json", doc);
     const std::string msg = load_error(p);
     CHECK_MESSAGE(msg.rfind(p + ": /cluster/node_groups/0: ", 0) == 0, msg);
-    CHECK_MESSAGE(contains(msg, "Missing required property 'instance_type'"), msg);
+    CHECK_MESSAGE(contains(msg, "give the group's instance_type, or its instance_types"), msg);
+    json doc2 = tiny_gang();
+    doc2["cluster"]["node_groups"][0].erase("desired_capacity");
+    const std::string msg2 = load_error(write_json(d, "s2.json", doc2));
+    CHECK_MESSAGE(contains(msg2, ": /cluster/node_groups/0: "), msg2);
+    CHECK_MESSAGE(contains(msg2, "Missing required property 'desired_capacity'"), msg2);
   }
   SUBCASE("missing top-level section") {
     json doc = tiny_gang();

@@ -386,7 +386,7 @@ TEST_CASE("eksctl ClusterConfig: node groups of both kinds, eksctl's size defaul
   const io::EksctlNodeGroup& dev = c.node_groups[0];  // nodeGroups first
   CHECK(dev.name == "trn1-2xl-dev");
   CHECK_FALSE(dev.managed);
-  CHECK(dev.instance_type == "trn1.2xlarge");
+  CHECK(dev.instance_types == std::vector<std::string>{"trn1.2xlarge"});
   CHECK(dev.min_size == 1);
   CHECK(dev.max_size == 3);
   CHECK(dev.desired_capacity == 1);  // no desiredCapacity: minSize
@@ -399,7 +399,7 @@ TEST_CASE("eksctl ClusterConfig: node groups of both kinds, eksctl's size defaul
   const io::EksctlNodeGroup& big = c.node_groups[1];
   CHECK(big.name == "trn1-32xl");
   CHECK(big.managed);
-  CHECK(big.instance_type == "trn1.32xlarge");
+  CHECK(big.instance_types == std::vector<std::string>{"trn1.32xlarge"});
   CHECK(big.desired_capacity == 4);
   CHECK(big.min_size == 2);
   CHECK(big.max_size == 8);
@@ -410,7 +410,7 @@ TEST_CASE("eksctl ClusterConfig: node groups of both kinds, eksctl's size defaul
 
   const models::NodeGroupSpec g = io::to_node_group_spec(big);
   CHECK(g.name == "trn1-32xl");
-  CHECK(g.instance_type == "trn1.32xlarge");
+  CHECK(g.instance_types == std::vector<std::string>{"trn1.32xlarge"});
   CHECK(g.count == 4);
   CHECK(g.availability_zone == "us-east-1d");
   CHECK(io::to_node_group_spec(dev).availability_zone.empty());  // two zones: none said
@@ -524,4 +524,68 @@ TEST_CASE("eksctl taints: checked as eksctl does, at their place; the map form o
   const policy::Taint neuron{"aws.amazon.com/neuron", "true", policy::TaintEffect::NoSchedule};
   CHECK(io::to_node_group_spec(c.node_groups[0]).taints == std::vector<policy::Taint>{neuron});
   CHECK(io::to_node_group_spec(c.node_groups[1]).taints == std::vector<policy::Taint>{neuron});
+}
+
+TEST_CASE("eksctl: managedNodeGroups instanceTypes + spot, nodeGroups instancesDistribution, checked as eksctl's validation.go") {
+  mltwin::test::TempDir d;
+  const std::string path = d.file("cluster.yaml");
+  auto cluster = [&](const std::string& groups) {
+    write_text(path, "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata:\n  name: c\n  region: us-east-1\n" + groups);
+    return path;
+  };
+  const io::EksctlClusterConfig c = io::read_eksctl_config(cluster(
+      "managedNodeGroups:\n"
+      "  - name: spot\n"
+      "    instanceTypes: [\"m5.xlarge\", \"m6i.xlarge\"]\n"
+      "    spot: true\n"
+      "    desiredCapacity: 2\n"
+      "nodeGroups:\n"
+      "  - name: mixed\n"
+      "    desiredCapacity: 4\n"
+      "    instancesDistribution:\n"
+      "      maxPrice: 0.1\n"
+      "      instanceTypes: [\"c5.xlarge\", \"c6i.xlarge\"]\n"
+      "      onDemandBaseCapacity: 1\n"
+      "      onDemandPercentageAboveBaseCapacity: 50\n"
+      "      spotInstancePools: 2\n"));
+  REQUIRE(c.node_groups.size() == 2);
+  const io::EksctlNodeGroup& mixed = c.node_groups[0];  // nodeGroups first
+  CHECK(mixed.instance_types == std::vector<std::string>{"c5.xlarge", "c6i.xlarge"});
+  REQUIRE(mixed.distribution.has_value());
+  CHECK(mixed.distribution->on_demand_base_capacity == 1);
+  CHECK(mixed.distribution->on_demand_percentage_above_base_capacity == 50);
+  CHECK(mixed.distribution->spot_instance_pools == 2);
+  CHECK(mixed.distribution->max_price == 0.1);
+  CHECK(mixed.distribution->spot_allocation_strategy.empty());  // unset: Auto Scaling's default (lowest-price) applies
+  const io::EksctlNodeGroup& spot = c.node_groups[1];
+  CHECK(spot.spot);
+  CHECK(spot.instance_types == std::vector<std::string>{"m5.xlarge", "m6i.xlarge"});
+  const models::NodeGroupSpec g = io::to_node_group_spec(spot);
+  CHECK(g.distribution.on_demand_percentage_above_base == 0);  // all Spot
+  CHECK(g.distribution.spot_allocation_strategy == models::SpotAllocationStrategy::PriceCapacityOptimized);
+  CHECK(g.capacity_rebalance);
+
+  auto err = [&](const std::string& groups) {
+    std::string m = error_of([&] { io::read_eksctl_config(cluster(groups)); });
+    return m.substr(m.find("cluster.yaml"));
+  };
+  CHECK(err("nodeGroups:\n  - name: a\n    instanceType: m5.xlarge\n    instancesDistribution:\n      instanceTypes: [\"c5.xlarge\"]\n") ==
+        "cluster.yaml:8:19: nodeGroups[0].instanceType: instanceType should be \"mixed\" or unset when using the instances "
+        "distribution feature");
+  CHECK(err("nodeGroups:\n  - name: a\n    instancesDistribution:\n      instanceTypes: [\"c5.xlarge\"]\n      onDemandPercentageAboveBaseCapacity: 101\n") ==
+        "cluster.yaml:10:44: nodeGroups[0].instancesDistribution.onDemandPercentageAboveBaseCapacity: percentageAboveBase should be "
+        "between 0 and 100");
+  CHECK(err("nodeGroups:\n  - name: a\n    instancesDistribution:\n      instanceTypes: [\"c5.xlarge\"]\n      spotInstancePools: 2\n"
+            "      spotAllocationStrategy: capacity-optimized\n") ==
+        "cluster.yaml:10:26: nodeGroups[0].instancesDistribution.spotInstancePools: spotInstancePools cannot be specified when also "
+        "specifying spotAllocationStrategy: capacity-optimized");
+  CHECK(err("nodeGroups:\n  - name: a\n    instancesDistribution:\n      onDemandBaseCapacity: 1\n") ==
+        "cluster.yaml:9:7: nodeGroups[0].instancesDistribution: at least two instance types have to be specified for mixed nodegroups "
+        "(instanceTypes)");
+  CHECK(err("nodeGroups:\n  - name: a\n    instanceType: m5.xlarge\n    spot: true\n").find(
+            "nodeGroups[0].spot: spot is a managedNodeGroups field") != std::string::npos);
+  CHECK(err("managedNodeGroups:\n  - name: a\n    instanceType: m5.xlarge\n    instanceTypes: [\"m5.xlarge\"]\n").find(
+            "only one of instanceType or instanceTypes can be specified") != std::string::npos);
+  CHECK(err("nodeGroups:\n  - name: a\n    instancesDistribution:\n      instanceTypes: [\"c5.xlarge\"]\n      spotAllocationStrategy: diversified\n")
+            .find("spotAllocationStrategy should be one of: lowest-price, capacity-optimized") != std::string::npos);
 }

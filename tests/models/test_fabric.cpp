@@ -209,11 +209,11 @@ TEST_CASE("fabric parameters are checked") {
 TEST_CASE("fabric_nodes_of names nodes as the training model does") {
   std::vector<models::NodeGroupSpec> groups(2);
   groups[0].name = "g";
-  groups[0].instance_type = "trn1.32xlarge";
+  groups[0].instance_types = {"trn1.32xlarge"};
   groups[0].count = 2;
   groups[0].availability_zone = "z1";
   groups[1].name = "h";
-  groups[1].instance_type = "small";
+  groups[1].instance_types = {"small"};
   groups[1].count = 1;
   const auto ns = models::fabric_nodes_of(groups);
   REQUIRE(ns.size() == 3);

@@ -986,7 +986,7 @@ TEST_CASE("EKS AMI kube-reserved by hand, and which DaemonSets a node group runs
   sc.catalog.types.push_back(it);
   models::NodeGroupSpec tainted;
   tainted.name = "neuron";
-  tainted.instance_type = "trn1.32xlarge";
+  tainted.instance_types = {"trn1.32xlarge"};
   tainted.taints = {{"aws.amazon.com/neuron", "true", policy::TaintEffect::NoSchedule}};
   tainted.kubelet_reserved = policy::Resource::make(0.39, 0);
   models::NodeGroupSpec plain = tainted;

@@ -147,6 +147,8 @@ struct RunSummary {
   /// the cost is then node-seconds in service × price.
   bool dynamic_nodes = false;
   std::uint64_t node_failures = 0, nodes_launched = 0, nodes_removed = 0;
+  std::uint64_t spot_interruptions = 0;  ///< Spot nodes interrupted (notice, then termination)
+  bool spot = false;                      ///< some node group launches Spot nodes
   Starvation starvation;
   std::vector<ShortQueue> short_queues;
   ReclaimChurn reclaim_churn;

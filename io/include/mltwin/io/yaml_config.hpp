@@ -184,10 +184,24 @@ struct EksctlTaint {
 /// sizes defaulted and checked as eksctl does (validation.go ValidateManagedNodeGroup, and
 /// pkg/cfn/builder/nodegroup.go for unmanaged groups: minSize from desiredCapacity, else 2;
 /// desiredCapacity from minSize; maxSize from desiredCapacity).
+/// eksctl nodeGroups[].instancesDistribution (types.go NodeGroupInstancesDistribution): an Auto
+/// Scaling MixedInstancesPolicy. Unset fields stay unset (eksctl passes only what is given;
+/// EC2 Auto Scaling's defaults apply).
+struct EksctlInstancesDistribution {
+  std::optional<int> on_demand_base_capacity, on_demand_percentage_above_base_capacity, spot_instance_pools;
+  std::string spot_allocation_strategy;  ///< empty: unset
+  std::optional<double> max_price;       ///< USD/h
+  YamlPlace max_price_at;
+  bool capacity_rebalance = false;
+};
+
 struct EksctlNodeGroup {
   std::string name;
   bool managed = false;
-  std::string instance_type;
+  /// instanceType, or managedNodeGroups instanceTypes, or instancesDistribution.instanceTypes.
+  std::vector<std::string> instance_types;
+  bool spot = false;  ///< managedNodeGroups spot: true (capacityType SPOT)
+  std::optional<EksctlInstancesDistribution> distribution;  ///< nodeGroups instancesDistribution
   int desired_capacity = 0;
   int min_size = 0;
   int max_size = 0;
@@ -196,7 +210,7 @@ struct EksctlNodeGroup {
   std::vector<std::pair<std::string, std::string>> labels;
   std::vector<EksctlTaint> taints;
   YamlPlace at;
-  YamlPlace instance_type_at;
+  std::vector<YamlPlace> instance_types_at;
 };
 
 struct EksctlClusterConfig {
@@ -210,7 +224,9 @@ EksctlClusterConfig read_eksctl_config(const std::string& file);
 
 /// Through the scenario loader's own queue builder (a Queue is the JSON /queues entry it maps to).
 models::QueueSpec to_queue_spec(const QueueManifest& q, int neuroncores_per_device);
-/// name, instanceType, desiredCapacity, the zone when there is exactly one, labels.
+/// name, the instance types (and spot: true), desiredCapacity, the zone when there is exactly
+/// one, labels. Spot prices and an instancesDistribution are the scenario loader's (through the
+/// JSON node group); this gives neither.
 models::NodeGroupSpec to_node_group_spec(const EksctlNodeGroup& g);
 
 /// A Volcano Job as the scenario's /workload/jobs entry it maps to (the JSON has the same

@@ -128,8 +128,18 @@ struct FaultSpec {
   double failure_rate_per_node_hour = 0;
   std::vector<NodeFailureAt> scheduled;  ///< failures at given times (tests, what-ifs)
   /// Failure -> a new node of the same group is Ready (the Auto Scaling group launches a
-  /// replacement: detection + launch + join).
+  /// replacement: detection + launch + join). A Spot node's replacement takes as long.
   core::Duration replacement_time;
+  /// Spot interruptions per node-hour of a Spot node while it holds pods (exponential times to
+  /// the interruption notice, RNG stream "spot.interruption"); 0: none. The Spot Instance
+  /// Advisor's frequency-of-interruption buckets turn into a rate as docs/startup-and-faults.md
+  /// shows.
+  double spot_interruption_rate_per_node_hour = 0;
+  /// Interruption notices at given times, of Spot nodes present at t = 0 (tests, what-ifs).
+  std::vector<NodeFailureAt> spot_interruptions;
+  /// Interruption notice -> the instance is terminated: the two-minute warning (EC2 User Guide,
+  /// "Spot Instance interruption notices"), 120 s unless the scenario says otherwise.
+  core::Duration spot_notice = core::Duration::s(120);
   std::string source;
 };
 

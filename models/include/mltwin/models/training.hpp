@@ -55,9 +55,58 @@ struct LatencySpec {
   Duration draw(core::Engine& rng) const;
 };
 
+/// A node's purchase option: EKS managed node groups' capacityType (the value of the node label
+/// eks.amazonaws.com/capacityType, EKS User Guide "Managed node group capacity types").
+enum class CapacityType : std::uint8_t { OnDemand, Spot };
+/// "ON_DEMAND" or "SPOT".
+const char* to_string(CapacityType c);
+
+/// How EC2 Auto Scaling spreads Spot capacity over a group's instance types
+/// (InstancesDistribution.SpotAllocationStrategy; EC2 Auto Scaling User Guide, "Allocation
+/// strategies"). The Spot capacity pools' depth, which the capacity strategies follow, cannot be
+/// observed from outside AWS: mltwin assumes every listed pool equally deep, so the three
+/// capacity strategies spread Spot nodes round-robin over the listed types in list order;
+/// lowest-price spreads them evenly ("evenly allocates your instances across the number of Spot
+/// pools that you specify") over the spot_instance_pools cheapest types.
+enum class SpotAllocationStrategy : std::uint8_t { LowestPrice, CapacityOptimized, CapacityOptimizedPrioritized, PriceCapacityOptimized };
+/// "lowest-price", "capacity-optimized", "capacity-optimized-prioritized", "price-capacity-optimized".
+const char* to_string(SpotAllocationStrategy s);
+
+/// An Auto Scaling group's On-Demand / Spot split (MixedInstancesPolicy.InstancesDistribution).
+/// The defaults are EC2 Auto Scaling's (API_InstancesDistribution: OnDemandBaseCapacity 0,
+/// OnDemandPercentageAboveBaseCapacity 100, SpotAllocationStrategy lowest-price,
+/// SpotInstancePools 2), which eksctl leaves in place when its instancesDistribution omits them.
+/// On-Demand capacity is always `prioritized` (the first type of the list; mltwin does not model
+/// a type running short of capacity, so every On-Demand node is of the first type).
+struct InstancesDistribution {
+  int on_demand_base_capacity = 0;           ///< nodes
+  int on_demand_percentage_above_base = 100; ///< 0..100
+  SpotAllocationStrategy spot_allocation_strategy = SpotAllocationStrategy::LowestPrice;
+  int spot_instance_pools = 2;               ///< lowest-price only: the N cheapest types
+};
+
 struct NodeGroupSpec {
   std::string name;           ///< eksctl nodeGroups[].name
-  std::string instance_type;  ///< must be in the catalog
+  /// The instance types the group launches (the launch template overrides, in priority order),
+  /// each in the catalog; at least one. Which node gets which: node_launch().
+  std::vector<std::string> instance_types;
+  /// The On-Demand / Spot split. An EKS managed node group is all On-Demand (the default: 100 %
+  /// On-Demand) or all Spot (capacity_type SPOT: 0 %, price-capacity-optimized).
+  InstancesDistribution distribution;
+  /// The group is an eksctl nodeGroups entry with instancesDistribution (a self-managed Auto
+  /// Scaling group with a MixedInstancesPolicy): EKS sets no eks.amazonaws.com/capacityType
+  /// label on its nodes. false: an EKS managed node group, whose nodes carry it.
+  bool mixed_instances_policy = false;
+  /// EC2 Auto Scaling Capacity Rebalancing: the replacement of an interrupted Spot node is
+  /// launched at its interruption notice rather than at its termination. EKS managed node
+  /// groups enable it on Spot groups; eksctl's instancesDistribution.capacityRebalance (default
+  /// false) sets it for nodeGroups.
+  bool capacity_rebalance = false;
+  /// The Spot price of each instance_types entry, USD/h, and where it comes from; empty when no
+  /// node of the group can be Spot. The loader fills them (catalog row "spot", or the scenario's
+  /// spot price history) and refuses a Spot node without one.
+  std::vector<double> spot_usd_per_hour;
+  std::vector<std::string> spot_price_source;
   int count = 0;              ///< desiredCapacity
   /// eksctl minSize / maxSize; -1 (both): the cluster autoscaler leaves this group alone.
   int min_size = -1, max_size = -1;
@@ -68,6 +117,9 @@ struct NodeGroupSpec {
   /// What the kubelet keeps from pods (kube-reserved + system-reserved + the hard eviction
   /// threshold, mltwin units): a node's allocatable is its instance type's capacity less this.
   policy::Resource kubelet_reserved;
+  /// The same per instance_types entry, when the group has several (the EKS AMI's reservation
+  /// depends on the type); empty: kubelet_reserved for every type.
+  std::vector<policy::Resource> kubelet_reserved_by_type;
 };
 
 /// A DaemonSet: one pod on every node whose labels match its nodeSelector and required node
@@ -83,11 +135,41 @@ struct DaemonSetSpec {
   std::string source;
 };
 
-/// The labels every node of group `g` carries, sorted: the group's own, plus
-/// node.kubernetes.io/instance-type, eks.amazonaws.com/nodegroup and (with a zone)
-/// topology.kubernetes.io/zone, as EKS sets them. Scheduling and the loader's zone check use it;
-/// each node also carries kubernetes.io/hostname, its own name.
-std::vector<std::pair<std::string, std::string>> node_labels(const NodeGroupSpec& g);
+/// What the group's Auto Scaling group launches into capacity slot `slot` (0-based): an index
+/// into instance_types and a purchase option. Slots 0..N-1 hold the group at desired capacity
+/// N, so the split of any N is the Auto Scaling group's: On-Demand count
+/// od(N) = min(N, base) + ceil(max(0, N - base) x percentage / 100) ("rounds up to the next
+/// integer in favor of On-Demand Instances", EC2 Auto Scaling User Guide, "Controlling the
+/// proportion of On-Demand instances"); slot k is On-Demand when od(k + 1) > od(k). An
+/// On-Demand slot takes the first type (prioritized); the s-th Spot slot takes pool s modulo the
+/// pools of the strategy (SpotAllocationStrategy). Nodes at t = 0 fill slots 0..count-1, a
+/// replacement takes the slot of the node it replaces, a scale-up the lowest free slot.
+/// Deterministic: no random draw. Throws std::invalid_argument for a group without types, or a
+/// lowest-price group without a Spot price per type.
+struct NodeLaunch {
+  std::size_t type = 0;  ///< index into NodeGroupSpec::instance_types
+  CapacityType capacity = CapacityType::OnDemand;
+};
+NodeLaunch node_launch(const NodeGroupSpec& g, std::int64_t slot);
+/// Whether some slot of `g` is Spot (percentage above base < 100).
+bool launches_spot(const NodeGroupSpec& g);
+/// The instance types a Spot node of `g` may be, as indexes in instance_types (lowest-price:
+/// the spot_instance_pools cheapest by spot_usd_per_hour, ties in list order, which needs
+/// every type's price; otherwise every type).
+std::vector<std::size_t> spot_pools(const NodeGroupSpec& g);
+/// A node's price, USD/h: the catalog's on-demand price of its type, or the group's Spot price.
+double node_usd_per_hour(const Catalog& catalog, const NodeGroupSpec& g, NodeLaunch l);
+
+/// The labels a node of group `g` launched as `l` carries, sorted: the group's own, plus
+/// node.kubernetes.io/instance-type, eks.amazonaws.com/nodegroup, eks.amazonaws.com/capacityType
+/// (ON_DEMAND or SPOT; not on a mixed_instances_policy group, whose nodes EKS does not manage)
+/// and (with a zone) topology.kubernetes.io/zone, as EKS sets them. Scheduling and the loader's
+/// zone check use it; each node also carries kubernetes.io/hostname, its own name.
+std::vector<std::pair<std::string, std::string>> node_labels(const NodeGroupSpec& g, NodeLaunch l);
+/// The labels of the node the Kubernetes cluster-autoscaler builds as the group's template: its
+/// first instance type (cluster-autoscaler cloudprovider/aws/aws_manager.go buildInstanceType:
+/// "always use first instance" of a MixedInstancesPolicy) in slot 0's purchase option.
+std::vector<std::pair<std::string, std::string>> template_labels(const NodeGroupSpec& g);
 
 struct QueueSpec {
   std::string name;
@@ -236,9 +318,11 @@ struct NodeResources {
   policy::Resource pod_room() const { return allocatable - daemonsets; }
 };
 struct TrainingScenario;
-/// The resources of a node of group `g` named `node_name` (a DaemonSet may select nodes by
-/// name); the group's instance type must be in the scenario's catalog.
-NodeResources node_resources(const TrainingScenario& sc, const NodeGroupSpec& g, std::string_view node_name = {});
+/// The resources of a node of group `g` launched as `l` named `node_name` (a DaemonSet may select
+/// nodes by name); its instance type must be in the scenario's catalog (std::invalid_argument).
+/// Without `l`: the cluster-autoscaler's template node (the first type, slot 0).
+NodeResources node_resources(const TrainingScenario& sc, const NodeGroupSpec& g, std::optional<NodeLaunch> l = std::nullopt,
+                             std::string_view node_name = {});
 
 /// A pod of `j` as the scheduler's predicates see its placement constraints (nodeSelector, node
 /// affinity, tolerations); no resources.
@@ -359,9 +443,13 @@ struct TrainingStats {
   std::uint64_t node_failures = 0;   ///< nodes that failed
   std::uint64_t nodes_launched = 0;  ///< nodes added after t = 0 (replacements and scale-ups)
   std::uint64_t nodes_removed = 0;   ///< nodes the autoscaler removed
+  std::uint64_t spot_interruptions = 0;  ///< Spot nodes given an interruption notice (then terminated)
   /// Node-seconds in service per node group (launch requested -> removed, failed or the end),
   /// filled by finish(); only when faults or the autoscaler change the node set.
   std::vector<double> node_group_seconds;
+  /// The same per node group and pool, [group][type x 2 + capacity] (type: index into the
+  /// group's instance_types; capacity 0 On-Demand, 1 Spot): what each node is priced at.
+  std::vector<std::vector<double>> node_pool_seconds;
   /// Job-seconds spent in start-up phases (rendezvous start -> training start, every attempt)
   /// and in image pulls (longest pod of each attempt), over all jobs; with a startup block.
   double startup_s = 0, image_pull_s = 0;
@@ -410,7 +498,7 @@ class TrainingCluster final : public core::EventHandler, public policy::Backend 
   void kubelet_status(policy::TaskId t, policy::TaskStatus status);
   bool status_wakes_scheduler_ = false;  ///< preempt or reclaim configured
   enum Kind : std::uint64_t { kArrival = 1, kTick, kPodBound, kPodRunning, kJobEnd, kSample, kJobController, kPodGone,
-                              kStartupDone, kNodeFailure, kNodeReady, kScan, kPeerTimeout };
+                              kStartupDone, kNodeFailure, kNodeReady, kScan, kPeerTimeout, kSpotNotice, kSpotTermination };
   static std::uint64_t pack(Kind k, std::uint64_t index) { return (static_cast<std::uint64_t>(k) << 56) | index; }
   struct JobRun;
   void arrive(std::size_t idx);
@@ -464,12 +552,20 @@ class TrainingCluster final : public core::EventHandler, public policy::Backend 
   void start_training(std::size_t idx);
   void begin_startup(std::size_t idx);
   void pods_failed_on_node(policy::NodeId n);
+  void drain_pod(policy::TaskId t, Duration longest_grace);
   // Node lifecycle, failures and the cluster autoscaler (training_nodes.cpp).
   struct NodeRec;
   struct JobStartup;
   void init_nodes(core::RngStreams& rng);
-  policy::NodeId add_group_node(std::size_t group, bool ready);
+  /// Adds a node of `group` in capacity slot `slot` (-1: the lowest free one).
+  policy::NodeId add_group_node(std::size_t group, bool ready, std::int64_t slot = -1);
   void node_failure(policy::NodeId n);
+  /// The instance is gone (failure or Spot termination): its pods fail, it leaves the cluster,
+  /// and unless a replacement was launched already the Auto Scaling group launches one.
+  void node_lost(policy::NodeId n, const std::string& event, const std::string& reason);
+  void launch_replacement(policy::NodeId n);
+  void spot_notice(policy::NodeId n);
+  void spot_termination(policy::NodeId n);
   void node_ready(policy::NodeId n);
   void node_occupancy_changed(policy::NodeId n);
   void ensure_scan();
@@ -496,6 +592,7 @@ class TrainingCluster final : public core::EventHandler, public policy::Backend 
   std::vector<NodeRec> node_recs_;           // per node id: group, lifetime, failure clock
   std::vector<int> group_next_index_;        // next node name suffix per group
   core::Engine* failure_rng_ = nullptr;      // with a failure rate
+  core::Engine* spot_rng_ = nullptr;         // with a Spot interruption rate
   bool dynamic_nodes_ = false;               // faults or autoscaler configured
   bool scan_pending_ = false;
   std::uint64_t scan_generation_ = ~0ULL;

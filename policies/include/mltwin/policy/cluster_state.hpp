@@ -41,6 +41,10 @@ class ClusterState {
   /// when marked not ready (remove them first), std::out_of_range for an unknown id. O(1) when
   /// every node's allocatable is whole (see total_allocatable()), else O(nodes).
   void set_node_ready(NodeId n, bool ready);
+  /// Cordons a node (spec.unschedulable = true: `kubectl cordon`, a drain) or uncordons it. A
+  /// cordoned node stays in the snapshot and its allocatable in total_allocatable(); the
+  /// predicates plugin rejects it for new pods. Throws std::out_of_range for an unknown id.
+  void set_node_unschedulable(NodeId n, bool unschedulable);
   /// Adds a job (PodGroup) with no tasks yet, phase as given (normally Pending).
   JobId add_job(JobInfo j);
   /// Creates a pod of `job` in status Pending. best_effort is derived from resreq.
