@@ -98,6 +98,7 @@ NodeId ClusterState::add_node(NodeInfo n) {
   nodes_.push_back(std::move(n));
   if (nodes_.back().ready) total_change(nodes_.back().allocatable, true, true);
   ++generation_;
+  ++node_resources_version_;
   return nodes_.back().id;
 }
 
@@ -184,6 +185,7 @@ TaskId ClusterState::add_task(JobId jid, TaskInfo t) {
 }
 
 void ClusterState::node_add_task(NodeInfo& n, const TaskInfo& t) {
+  ++node_resources_version_;
   // Volcano NodeInfo.AddTask (api/node_info.go).
   switch (t.status) {
     case TaskStatus::Releasing:
@@ -203,6 +205,7 @@ void ClusterState::node_add_task(NodeInfo& n, const TaskInfo& t) {
 }
 
 void ClusterState::node_remove_task(NodeInfo& n, const TaskInfo& t) {
+  ++node_resources_version_;
   // Volcano NodeInfo.RemoveTask.
   switch (t.status) {
     case TaskStatus::Releasing:

@@ -131,3 +131,30 @@ TEST_CASE("FitErrors::to_string follows unschedule_info.go FitErrors.Error()") {
     CHECK(fe.to_string() == r.text);
   }
 }
+
+TEST_CASE("a pod of the same request is fitted again once a node changed in the session") {
+  // allocate remembers the last scan in which every node fell short and hands its shortfalls to
+  // the next pod of the same request while no node changed. Jobs in creation order a, b, c on
+  // two nodes of 4 vCPU and 2 Neuron devices (proportion left out, so that the queue's share
+  // does not stop c): a (1 vCPU, 3 devices) is short of devices on both; b (3.5 vCPU, 1 device)
+  // binds to one node; c asks what a asked, but the node b took now has 0.5 vCPU (short of cpu
+  // first) and the other still 2 devices.
+  World w;
+  w.queue(QueueBuilder("default"));
+  for (const char* n : {"n0", "n1"}) w.node(NodeBuilder(n).cpu(4).memory_gib(16).neuron_devices(2));
+  const Pod big = Pod().cpu(1).neuron_devices(3);
+  const JobId a = w.job(JobBuilder("a", "default").pods(1, big).inqueue().created(0));
+  const JobId b = w.job(JobBuilder("b", "default").pods(1, Pod().cpu(3.5).neuron_devices(1)).inqueue().created(1));
+  const JobId c = w.job(JobBuilder("c", "default").pods(1, big).inqueue().created(2));
+  SchedulerConfig cfg = volcano_default_config();
+  for (auto& tier : cfg.tiers)
+    std::erase_if(tier.plugins, [](const PluginOption& p) { return p.name == "proportion"; });
+  RecordingBackend be;
+  Scheduler s(cfg, 1);
+  s.run_once(w.state, be);
+  CHECK(be.binds_of(b) == 1);
+  CHECK(s.job_condition(a).reason ==
+        "1/1 tasks in gang unschedulable: 0/2 nodes are unavailable: 2 Insufficient aws.amazon.com/neurondevice.");
+  CHECK(s.job_condition(c).reason ==
+        "1/1 tasks in gang unschedulable: 0/2 nodes are unavailable: 1 Insufficient aws.amazon.com/neurondevice, 1 Insufficient cpu.");
+}

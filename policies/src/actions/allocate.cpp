@@ -19,6 +19,7 @@
 //    A job with tasks left goes back into its queue's order; the queue goes back after every
 //    job, so its order reflects the new allocation.
 #include <array>
+#include <span>
 #include <unordered_map>
 
 #include "../builtins.hpp"
@@ -46,6 +47,7 @@ class Allocate final : public Action {
 
   void execute(Session& ssn) override {
     ClusterState& st = ssn.state();
+    short_memo_.valid = false;  // versions count within one state
     if (cannot_take_.size() > 4096) cannot_take_.clear();  // views of it died with their sessions
     const bool enqueue_enabled = [&] {
       for (const auto& a : ssn.config().actions)
@@ -146,7 +148,16 @@ class Allocate final : public Action {
       };
       short_of_.clear();
       bool failed = false;
-      for (const NodeInfo& n : nodes) {
+      // Every node fell short of the last task's request and no node has changed since: a task
+      // with the same request falls short on the same nodes of the same resources (the fit
+      // reads nothing else), and no predicate ran for either.
+      const bool repeat = short_memo_.valid && short_memo_.version == st.node_resources_version() &&
+                          short_memo_.request == task.resreq;
+      if (repeat) {
+        short_of_ = short_memo_.short_of;
+        failed = !nodes.empty();
+      }
+      for (const NodeInfo& n : repeat ? std::span<const NodeInfo>{} : std::span<const NodeInfo>(nodes)) {
         if (const auto bad = task.resreq.first_insufficient_of_sum(n.idle, n.releasing, n.pipelined)) {
           auto it = std::find_if(short_of_.begin(), short_of_.end(), [&](const auto& p) { return p.first == *bad; });
           if (it == short_of_.end()) short_of_.emplace_back(*bad, 1);
@@ -162,6 +173,12 @@ class Allocate final : public Action {
         }
         if (task.resreq.less_equal(n.idle)) idle_fit_.push_back(n.id);
         else future_fit_.push_back(n.id);
+      }
+      if (!repeat && idle_fit_.empty() && future_fit_.empty() && fe == nullptr) {  // all short
+        short_memo_.valid = true;
+        short_memo_.version = st.node_resources_version();
+        short_memo_.request = task.resreq;
+        short_memo_.short_of = short_of_;
       }
       // Volcano keeps a task's fit errors only when no node passed (job.NodesFitErrors).
       if (failed) {
@@ -221,6 +238,13 @@ class Allocate final : public Action {
     return best_[ssn.rng()() % best_.size()];
   }
 
+  /// The last resource-fit scan in which every node fell short (this session's state only).
+  struct ShortMemo {
+    bool valid = false;
+    std::uint64_t version = 0;  // ClusterState::node_resources_version
+    Resource request;
+    std::vector<std::pair<ResourceName, int>> short_of;
+  } short_memo_;
   std::vector<NodeId> idle_fit_, future_fit_, best_;
   std::vector<std::pair<ResourceName, int>> short_of_;  // nodes short of each resource, this task
   std::vector<double> scores_;

@@ -79,6 +79,11 @@ class ClusterState {
   std::uint64_t running_version() const { return running_version_; }
   /// The same for Bound or Running (Volcano's PreemptableStatus: preempt's victims).
   std::uint64_t bound_or_running_version() const { return bound_or_running_version_; }
+  /// Changes whenever a node's idle, used, releasing or pipelined resources change (a task
+  /// placed on or taken off it, in a session or not) or a node is added: unchanged means every
+  /// node's resources are as they were, so a resource-fit scan over the nodes gives the same
+  /// answer. Counts within this state only (compare values of one state).
+  std::uint64_t node_resources_version() const { return node_resources_version_; }
   const std::deque<TaskInfo>& tasks() const { return tasks_; }
   const std::deque<JobInfo>& jobs() const { return jobs_; }
   const std::vector<NodeInfo>& nodes() const { return nodes_; }
@@ -161,6 +166,7 @@ class ClusterState {
   std::uint64_t generation_ = 0;
   std::uint64_t running_version_ = 0;
   std::uint64_t bound_or_running_version_ = 0;
+  std::uint64_t node_resources_version_ = 0;
 };
 
 /// True for statuses in which a task holds (or reserves) resources on a node.
