@@ -322,6 +322,8 @@ RunSummary summarize(const std::string& scenario, std::uint64_t seed, const mode
   s.nodes_launched = st.nodes_launched;
   s.nodes_removed = st.nodes_removed;
   s.spot_interruptions = st.spot_interruptions;
+  s.neuron_name_mixes = st.neuron_name_mixes;
+  s.neuron_name_mix_example = st.neuron_name_mix_example;
   for (const auto& g : sc.node_groups) s.spot = s.spot || models::launches_spot(g);
   // Each node at its price: the catalog's on-demand price, or its group's Spot price.
   if (s.dynamic_nodes && st.node_pool_seconds.size() == sc.node_groups.size()) {
@@ -443,6 +445,13 @@ void print_summary(std::ostream& os, const RunSummary& s) {
     fmt::print(os, "Nodes: {} failed, {} launched (replacements and scale-ups), {} removed by the autoscaler\n", s.node_failures,
                s.nodes_launched, s.nodes_removed);
   if (s.spot) fmt::print(os, "Spot: {} interruption(s) (two-minute notice: cordon and drain, then termination)\n", s.spot_interruptions);
+  if (s.neuron_name_mixes > 0)
+    fmt::print(os, "Neuron resource names mixed on {} node(s) (first: {}): Kubernetes and Volcano count "
+                   "aws.amazon.com/neuron, aws.amazon.com/neurondevice and aws.amazon.com/neuroncore as independent "
+                   "resources, so pods asking for different names can be given the same Neuron device; mltwin "
+                   "schedules as upstream does. Remedy: request one name across the cluster (aws.amazon.com/neuron, "
+                   "which the Neuron device plugin advertises; docs/resources.md)\n",
+               s.neuron_name_mixes, s.neuron_name_mix_example);
   if (s.starvation.jobs > 0) {
     fmt::print(os, "Starvation: {} job(s) waited more than {:g}x their run time while later, smaller jobs of their queue were "
                    "placed first (Volcano's allocate skips a gang that does not fit and goes on with smaller jobs):\n",

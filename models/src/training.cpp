@@ -389,6 +389,7 @@ void TrainingCluster::account_allocation(double delta_cores) {
 
 void TrainingCluster::bind(const policy::TaskInfo& task, const policy::NodeInfo& node) {
   account_allocation(neuroncores_of(task.resreq));
+  flag_neuron_names(node);
   if (dynamic_nodes_) node_occupancy_changed(node.id);
   JobRun& run = runs_[job_of_policy_[task.job]];
   if (run.attempt_placed == core::Time::max()) run.attempt_placed = sim_.now();

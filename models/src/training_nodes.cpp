@@ -120,6 +120,21 @@ policy::Resource pod_requests(const TrainingJobSpec& j, int neuroncores_per_devi
   return r;
 }
 
+void TrainingCluster::flag_neuron_names(const policy::NodeInfo& node) {
+  // What the node's pods hold (node.used, the binding pod included) names two of the three
+  // Neuron resources: faithful to Kubernetes and Volcano, which count them independently, the
+  // run goes on; the summary says so with the remedy (docs/resources.md).
+  if (neuron_mixed_.size() <= node.id) neuron_mixed_.resize(node.id + 1, 0);
+  if (neuron_mixed_[node.id] || !policy::neuron_names_mixed(node.used)) return;
+  neuron_mixed_[node.id] = 1;
+  std::string names;
+  for (policy::ResourceName n : {policy::rn::kNeuron, policy::rn::kNeuronDevice, policy::rn::kNeuronCore})
+    if (node.used.scalars.get(n) > 0) names += (names.empty() ? "" : " and ") + std::string(n.str());
+  if (++stats_.neuron_name_mixes == 1) stats_.neuron_name_mix_example = node.name + ": " + names;
+  rec_.node_event({sim_.now(), node.name, scenario_.node_groups[node_recs_[node.id].group].name,
+                   "NeuronNamesMixed", "pods on the node request " + names + ", which Kubernetes counts independently"});
+}
+
 policy::Resource TrainingCluster::pod_resreq(std::size_t idx) const {
   return policy::task_resreq(pod_requests(scenario_.jobs[idx], cores_per_device_));
 }

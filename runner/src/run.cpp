@@ -618,6 +618,9 @@ nlohmann::json Run::summary_json() const {
       j["nodes_removed"] = s.nodes_removed;
     }
     if (s.spot) j["spot_interruptions"] = s.spot_interruptions;
+    if (s.neuron_name_mixes > 0)
+      j["neuron_names_mixed"] = {{"nodes", s.neuron_name_mixes}, {"first", s.neuron_name_mix_example},
+                                 {"remedy", "request one Neuron resource name across the cluster (aws.amazon.com/neuron)"}};
     if (s.derived) {
       // Where the jobs' time on the nodes went (duration model derived), s and USD.
       json jt = {{"total_s", s.job_time_s()}, {"total_usd", s.job_time_usd()}};

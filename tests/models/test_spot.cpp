@@ -398,3 +398,45 @@ TEST_CASE("spot interruptions at a rate: only Spot nodes, deterministic per seed
   o["cluster"]["node_groups"][0].erase("capacity_type");
   CHECK(load_error(p, o).find("/faults/spot_interruptions") != std::string::npos);
 }
+
+// ============================================================ Neuron names mixed on a node
+// (Not Spot: this file's Run and Recorder serve it too.) The Neuron device plugin advertises
+// aws.amazon.com/neuron and aws.amazon.com/neurondevice, 16 each on a trn1.32xlarge, and
+// Kubernetes counts them independently: on one node, a pod asking for 8 of one and a pod asking
+// for 8 of the other both fit — 16 devices promised, with 16 on the node, yet each name still
+// has 8 free. mltwin schedules as upstream and flags the node once.
+
+namespace {
+json two_pods_on_one_node(const std::string& second_name) {
+  auto job = [](const std::string& name, const std::string& resource) {
+    return json{{"name", name}, {"queue", "default"}, {"submit", "0s"}, {"nnodes", 1}, {"duration", "1h"},
+                {"pod", {{"cpu", "8"}, {"memory", "32Gi"}, {resource, 8}}}};
+  };
+  return {{"cluster", {{"node_groups", json::array({{{"name", "trn1"}, {"instance_type", "trn1.32xlarge"},
+                                                      {"desired_capacity", 1}, {"availability_zone", "us-east-1a"}}})}}},
+          {"workload", {{"jobs", json::array({job("x", "aws.amazon.com/neuron"), job("y", second_name)})}}}};
+}
+}  // namespace
+
+TEST_CASE("pods requesting different Neuron names on one node: both placed, the node flagged once") {
+  Run r(scenario_path("tiny-gang.json"), two_pods_on_one_node("aws.amazon.com/neurondevice"));
+  REQUIRE(r.invariant_violation.empty());
+  CHECK(r.rec.pods_of(0, "Bound").size() == 1);
+  CHECK(r.rec.pods_of(1, "Bound").size() == 1);
+  const auto& st = r.cluster->stats();
+  CHECK(st.neuron_name_mixes == 1);
+  CHECK(st.neuron_name_mix_example == "trn1-0: aws.amazon.com/neuron and aws.amazon.com/neurondevice");
+  int flagged = 0;
+  for (const auto& e : r.rec.nodes) flagged += e.event == "NeuronNamesMixed" && e.node == "trn1-0";
+  CHECK(flagged == 1);
+  const io::RunSummary s = io::summarize("t", 7, r.sc.training, *r.cluster, r.cluster->last_event().seconds());
+  CHECK(s.neuron_name_mixes == 1);
+}
+
+TEST_CASE("pods requesting the same Neuron name on one node: nothing flagged") {
+  Run r(scenario_path("tiny-gang.json"), two_pods_on_one_node("aws.amazon.com/neuron"));
+  REQUIRE(r.invariant_violation.empty());
+  CHECK(r.rec.pods_of(1, "Bound").size() == 1);
+  CHECK(r.cluster->stats().neuron_name_mixes == 0);
+  for (const auto& e : r.rec.nodes) CHECK(e.event != "NeuronNamesMixed");
+}

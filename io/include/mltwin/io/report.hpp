@@ -149,6 +149,10 @@ struct RunSummary {
   std::uint64_t node_failures = 0, nodes_launched = 0, nodes_removed = 0;
   std::uint64_t spot_interruptions = 0;  ///< Spot nodes interrupted (notice, then termination)
   bool spot = false;                      ///< some node group launches Spot nodes
+  /// Nodes whose pods held two different Neuron resource names (TrainingStats::neuron_name_mixes)
+  /// and the first of them with its names.
+  std::uint64_t neuron_name_mixes = 0;
+  std::string neuron_name_mix_example;
   Starvation starvation;
   std::vector<ShortQueue> short_queues;
   ReclaimChurn reclaim_churn;

@@ -444,6 +444,12 @@ struct TrainingStats {
   std::uint64_t nodes_launched = 0;  ///< nodes added after t = 0 (replacements and scale-ups)
   std::uint64_t nodes_removed = 0;   ///< nodes the autoscaler removed
   std::uint64_t spot_interruptions = 0;  ///< Spot nodes given an interruption notice (then terminated)
+  /// Nodes whose pods came to hold two of the three Neuron resource names at once (counted once
+  /// per node): Kubernetes and Volcano count aws.amazon.com/neuron, .../neurondevice and
+  /// .../neuroncore independently, so such a node can be promised the same Neuron device twice
+  /// (policy::neuron_names_mixed). The first such node and its names, for the summary.
+  std::uint64_t neuron_name_mixes = 0;
+  std::string neuron_name_mix_example;
   /// Node-seconds in service per node group (launch requested -> removed, failed or the end),
   /// filled by finish(); only when faults or the autoscaler change the node set.
   std::vector<double> node_group_seconds;
@@ -532,6 +538,8 @@ class TrainingCluster final : public core::EventHandler, public policy::Backend 
   /// NeuronCores a task's request holds: aws.amazon.com/neuroncore, plus
   /// aws.amazon.com/neuron and aws.amazon.com/neurondevice devices × NeuronCores per device.
   double neuroncores_of(const policy::Resource& r) const { return neuroncores_in(r, cores_per_device_); }
+  /// A pod was bound to `node`: flags the node once its pods request two Neuron names.
+  void flag_neuron_names(const policy::NodeInfo& node);
   /// A pod's request as its task carries it: the pod's requests and one `pods`
   /// (policy/resource.hpp), computed from the job's spec when needed (not kept per job).
   policy::Resource pod_resreq(std::size_t idx) const;
@@ -590,6 +598,7 @@ class TrainingCluster final : public core::EventHandler, public policy::Backend 
   std::vector<JobStartup> jstart_;           // per job: start-up and restart books
   JobLifecycle torchx_default_;              // torchx_lifecycle(scenario.max_retries)
   std::vector<NodeRec> node_recs_;           // per node id: group, lifetime, failure clock
+  std::vector<std::uint8_t> neuron_mixed_;   // per node id: its pods have mixed Neuron names (flagged once)
   std::vector<int> group_next_index_;        // next node name suffix per group
   core::Engine* failure_rng_ = nullptr;      // with a failure rate
   core::Engine* spot_rng_ = nullptr;         // with a Spot interruption rate
