@@ -491,7 +491,8 @@ void print_summary(std::ostream& os, const RunSummary& s) {
                    "or capacity's spec.deserved), so a gang within its share is never a victim; or reclaimable: false on "
                    "the queues (README, Volcano fidelity).\n");
   }
-  fmt::print(os, "On-demand cost of the node groups over the run: ${:.0f}\n", s.cost_usd);
+  // Each node at its own rate: the catalog's on-demand price, or its group's Spot price.
+  fmt::print(os, "{} cost of the node groups over the run: ${:.0f}\n", s.spot ? "On-Demand and Spot" : "On-demand", s.cost_usd);
   if (s.derived) {
     const double total = s.job_time_s();
     auto pct = [&](double x) { return total > 0 ? 100.0 * x / total : 0.0; };

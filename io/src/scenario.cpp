@@ -1042,11 +1042,18 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
         if (j.nnodes < 2 || !efa) continue;
         std::set<std::string> zones;
         const policy::TaskInfo cons = models::pod_constraints(j);
+        const policy::Resource pod = policy::task_resreq(models::pod_requests(j, cores_per_device));
+        // A group counts where one of its nodes could take the pod: its labels and taints admit
+        // it and its empty node has room for the pod's requests (a CPU system group in another
+        // zone does not split a Trainium gang).
+        auto may_hold = [&](const models::NodeGroupSpec& g, models::NodeLaunch l) {
+          return policy::static_misfit(cons, models::node_labels(g, l), {}, g.taints).empty() &&
+                 pod.less_equal(models::node_resources(sc, g, l).pod_room(), policy::DimensionDefault::Zero);
+        };
         for (const auto& g : sc.node_groups)
           if (std::any_of(g.instance_types.begin(), g.instance_types.end(), [&](const std::string& type) {
                 const std::size_t k = static_cast<std::size_t>(&type - g.instance_types.data());
-                return policy::static_misfit(cons, models::node_labels(g, {k, models::CapacityType::OnDemand}), {}, g.taints).empty() ||
-                       policy::static_misfit(cons, models::node_labels(g, {k, models::CapacityType::Spot}), {}, g.taints).empty();
+                return may_hold(g, {k, models::CapacityType::OnDemand}) || may_hold(g, {k, models::CapacityType::Spot});
               }))
             zones.insert(g.availability_zone.empty() ? std::string("(no zone)") : g.availability_zone);
         if (zones.size() > 1) {

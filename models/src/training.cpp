@@ -150,6 +150,7 @@ std::string TrainingCluster::infeasible_reason(const TrainingJobSpec& j, const R
   std::vector<std::string> why(groups);
   std::string room_note;  // when allocatable or DaemonSets leave pods less than the capacity
   std::int64_t fit = 0;
+  std::vector<std::pair<policy::ResourceName, int>> short_of;  // usable nodes short of each requested resource
   for (const auto& n : state_.nodes()) {
     if (dynamic_nodes_ && node_recs_[n.id].removed != core::Time::max()) continue;  // failed or removed
     const std::size_t g = node_recs_[n.id].group;
@@ -166,7 +167,14 @@ std::string TrainingCluster::infeasible_reason(const TrainingJobSpec& j, const R
                   "} less the kubelet's reservation and the DaemonSets' pods)";
     std::int64_t per = INT64_MAX;
     pod.for_each([&](policy::ResourceName name, double want) {
-      if (want > 0) per = std::min<std::int64_t>(per, static_cast<std::int64_t>(std::floor(room.get(name) / want)));
+      if (want <= 0) return;
+      const double have = room.get(name);
+      per = std::min<std::int64_t>(per, static_cast<std::int64_t>(std::floor(have / want)));
+      if (have < want) {
+        auto it = std::find_if(short_of.begin(), short_of.end(), [&](const auto& e) { return e.first == name; });
+        if (it == short_of.end()) short_of.emplace_back(name, 1);
+        else ++it->second;
+      }
     });
     if (per == INT64_MAX) per = j.nnodes;  // requests nothing: fits anywhere
     fit += per;
@@ -186,8 +194,14 @@ std::string TrainingCluster::infeasible_reason(const TrainingJobSpec& j, const R
   }
   if (usable_groups == 0) return "no node group can take its pods (nodeSelector, node affinity, tolerations): " + excluded;
   const std::string also = excluded.empty() ? std::string() : " (node groups its pods cannot use: " + excluded + ")";
-  if (fit == 0)
-    return "no node can hold one pod of this job (requests {" + pod.to_string() + "})" + also + room_note;
+  if (fit == 0) {
+    std::sort(short_of.begin(), short_of.end());
+    std::string shortfall;
+    for (const auto& [name, count] : short_of)
+      shortfall += (shortfall.empty() ? "" : ", ") + std::string(name.str()) + " on " + std::to_string(count) + " node(s)";
+    return "no node can hold one pod of this job (requests {" + pod.to_string() + "}" +
+           (shortfall.empty() ? std::string() : "; too little " + shortfall) + ")" + also + room_note;
+  }
   if (fit < j.nnodes)
     return "the cluster can hold at most " + std::to_string(fit) + " of this job's " + std::to_string(j.nnodes) +
            " pods at once" + also + room_note;

@@ -472,7 +472,10 @@ std::string Resource::to_string() const {
     s += ", ";
     s += e.name.str();
     s += " ";
-    s += num(e.name == rn::kPods ? e.value : e.value / 1000.0);
+    // Byte-valued scalars (Quantity.MilliValue of bytes) in Gi like memory; counts as counts.
+    const std::string_view n = e.name.str();
+    if (e.name == rn::kEphemeralStorage || n.starts_with("hugepages-")) s += num(e.value / 1000.0 / (1024.0 * 1024 * 1024)) + "Gi";
+    else s += num(e.name == rn::kPods ? e.value : e.value / 1000.0);
   }
   return s;
 }

@@ -352,3 +352,28 @@ TEST_CASE("JSON: workload.philly gives every trace job the same tolerations, nod
                                        "PriorityClass's value), not both");
   }
 }
+
+TEST_CASE("JSON: a group in another zone whose nodes cannot hold the pod does not split a gang across zones") {
+  // A CPU system group (m5.xlarge: 4 vCPU, no Neuron device, no EFA) in us-east-1b, or with no
+  // zone, beside tiny-gang's trn1.32xlarge in us-east-1a: its nodes cannot hold a pod asking for
+  // 16 Neuron devices and 8 EFA interfaces, so the Trainium gangs stay in one zone.
+  for (const char* zone : {"us-east-1b", ""}) {
+    CAPTURE(zone);
+    json doc = scenario("tiny-gang.json");
+    json system = {{"name", "system"}, {"instance_type", "m5.xlarge"}, {"desired_capacity", 2}};
+    if (*zone) system["availability_zone"] = zone;
+    doc["cluster"]["node_groups"].push_back(system);
+    CHECK_NOTHROW(load(doc));
+    // A pod small enough for an m5.xlarge (1 vCPU, 1 EFA it does not have: still no) ...
+    json small = doc;
+    for (auto& j : small["workload"]["jobs"]) j["pod"] = {{"cpu", "1"}, {"memory", "1Gi"}, {"vpc.amazonaws.com/efa", 1}};
+    CHECK_NOTHROW(load(small));
+  }
+  // ... while a second trn1 group in us-east-1b could hold it: refused as before.
+  json doc = scenario("tiny-gang.json");
+  doc["cluster"]["node_groups"].push_back(
+      {{"name", "system"}, {"instance_type", "m5.xlarge"}, {"desired_capacity", 2}, {"availability_zone", "us-east-1b"}});
+  doc["cluster"]["node_groups"].push_back(
+      {{"name", "east-b"}, {"instance_type", "trn1.32xlarge"}, {"desired_capacity", 1}, {"availability_zone", "us-east-1c"}});
+  CHECK(error_of(doc).find("may be placed across availability zones (us-east-1a, us-east-1c)") != std::string::npos);
+}

@@ -951,12 +951,12 @@ TEST_CASE("allocatable: the EKS AMI's kubelet reservation and the DaemonSets' po
   // (pods that left leave their resources present at 0, as Volcano's maps do)
   CHECK(n0.used.equal(n0.daemonset_used));
   CHECK(n0.daemonset_used.equal(n0.used));
-  // 'torchx-whole' asks 127900m: above 127610 - 160 = 127450m on every node.
+  // 'torchx-whole' asks 127900m: above 127610 - 160 = 127450m on both nodes.
   const MemRecorder& rec = r.rec;
   check_never_admitted(rec, 0);
   CHECK(rec.final_of(0).reason ==
         "no node can hold one pod of this job (requests {cpu 127.9, memory 487.328Gi, pods 1, aws.amazon.com/neurondevice 16, "
-        "vpc.amazonaws.com/efa 8}); a trn1.32xlarge node leaves pods {cpu 127.45, memory 508.98Gi, pods 243, "
+        "vpc.amazonaws.com/efa 8}; too little cpu on 2 node(s)); a trn1.32xlarge node leaves pods {cpu 127.45, memory 508.98Gi, pods 243, "
         "aws.amazon.com/neuron 16, aws.amazon.com/neurondevice 16, aws.amazon.com/neuroncore 32, vpc.amazonaws.com/efa 8} "
         "(capacity {cpu 128, memory 512Gi, pods 247, aws.amazon.com/neuron 16, aws.amazon.com/neurondevice 16, "
         "aws.amazon.com/neuroncore 32, vpc.amazonaws.com/efa 8} less the kubelet's reservation and the DaemonSets' pods)");

@@ -797,3 +797,12 @@ TEST_CASE("ScalarResources: more than 5 entries spill to the heap and stay sorte
   CHECK(r.scalars.get(names[1]) == 1000.0 + names[1].id());
   CHECK(r2.scalars.get(names[1]) == 1001.0 + names[1].id());
 }
+
+TEST_CASE("to_string: byte-valued scalars (ephemeral-storage, hugepages-*) in Gi, counts as counts") {
+  // Requests are read as Quantity.MilliValue: 10Gi of ephemeral-storage is 10 * 2^30 * 1000.
+  Resource r = Resource::make(2, 4.0 * (1u << 30));
+  r.add_scalar(rn::kEphemeralStorage, 10.0 * (1u << 30) * 1000);
+  r.add_scalar(ResourceName::intern("hugepages-2Mi"), 0.5 * (1u << 30) * 1000);
+  r.add_scalar(rn::kPods, 1);
+  CHECK(r.to_string() == "cpu 2, memory 4Gi, pods 1, ephemeral-storage 10Gi, hugepages-2Mi 0.5Gi");
+}
