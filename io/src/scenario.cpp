@@ -786,6 +786,17 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
         ng.labels.emplace_back(it2.key(), it2.value());
       }
     if (g.contains("taints")) ng.taints = detail::taints_of(path, where + "/taints", g["taints"]);
+    if (g.contains("capacity")) {
+      // Only what a catalog row cannot say: the rest of a node's capacity is its instance type's.
+      ng.extra_capacity = detail::resources_of(path, where + "/capacity", g["capacity"]);
+      for (const auto& e : ng.extra_capacity.scalars)
+        if (e.name != policy::rn::kEphemeralStorage && !e.name.str().starts_with("hugepages-"))
+          fail(path, where + "/capacity",
+               "'" + std::string(e.name.str()) + "': a node group's capacity adds only ephemeral-storage and hugepages-*; "
+               "other resources come from the instance type's catalog row (/catalog/instance_types)");
+      if (ng.extra_capacity.milli_cpu != 0 || ng.extra_capacity.memory != 0)
+        fail(path, where + "/capacity", "cpu and memory come from the instance type's catalog row (/catalog/instance_types)");
+    }
     if (std::string p = detail::label_value_problem(ng.availability_zone); !p.empty())
       fail(path, where + "/availability_zone", "zone " + p + " (the value of the label topology.kubernetes.io/zone)");
     const int most = std::max(ng.count, ng.max_size);

@@ -1079,7 +1079,7 @@ EksctlClusterConfig read_eksctl_config(const std::string& file) {
       // NodeGroupBase / ScalingConfig keys (types.go). Everything else about a node (AMI,
       // volumes, networking, IAM, SSH, tags, placement, ...) is accepted and ignored.
       const M gm(g, {"name", "instanceType", "instanceTypes", "desiredCapacity", "minSize", "maxSize", "availabilityZones",
-                     "efaEnabled", "labels", "taints", "instancesDistribution", "spot"},
+                     "efaEnabled", "labels", "taints", "instancesDistribution", "spot", "volumeSize"},
                  {}, true);
       EksctlNodeGroup ng;
       ng.at = g.at();
@@ -1192,6 +1192,12 @@ EksctlClusterConfig read_eksctl_config(const std::string& file) {
       if (const Y* z = gm.get("availabilityZones"))
         for (const Y& a : z->list()) ng.availability_zones.push_back(a.str());
       if (const Y* e = gm.get("efaEnabled")) ng.efa_enabled = e->boolean();
+      // volumeSize, GiB (eksctl types.go NodeGroupBase.VolumeSize): the root volume, which the
+      // kubelet advertises as the node's ephemeral-storage capacity.
+      if (const Y* v = gm.get("volumeSize")) {
+        ng.volume_size_gib = v->int32(1);
+        if (ng.volume_size_gib > 65536) v->fail("expected at most 65536 GiB (an EBS volume's largest), got " + v->node.Scalar());
+      }
       if (const Y* l = gm.get("labels")) ng.labels = string_map(*l);
       if (const Y* t = gm.get("taints")) {
         // A list of {key, value, effect}, or — unmanaged nodeGroups only (taintsWrapper; a
@@ -1270,6 +1276,7 @@ json node_group_json(const EksctlNodeGroup& g) {
     o["instances_distribution"] = dj;
   }
   if (g.availability_zones.size() == 1) o["availability_zone"] = g.availability_zones[0];
+  if (g.volume_size_gib > 0) o["capacity"] = {{"ephemeral-storage", std::to_string(g.volume_size_gib) + "Gi"}};
   if (!g.labels.empty()) {
     json l = json::object();
     for (const auto& [k, v] : g.labels) l[k] = v;
@@ -1302,6 +1309,9 @@ models::NodeGroupSpec to_node_group_spec(const EksctlNodeGroup& g) {
   ng.count = o["desired_capacity"];
   ng.availability_zone = o.value("availability_zone", "");
   ng.labels = g.labels;
+  // Requests are read as Quantity.MilliValue: GiB in bytes, times 1000.
+  if (g.volume_size_gib > 0)
+    ng.extra_capacity.add_scalar(policy::rn::kEphemeralStorage, static_cast<double>(g.volume_size_gib) * (1ull << 30) * 1000);
   if (o.contains("taints")) ng.taints = detail::taints_of(g.at.file, "nodeGroup " + g.name + "/taints", o["taints"]);
   return ng;
 }

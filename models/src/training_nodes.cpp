@@ -92,6 +92,7 @@ NodeResources node_resources(const TrainingScenario& sc, const NodeGroupSpec& g,
   if (!it) throw std::invalid_argument("node group '" + g.name + "': instance type '" + type + "' is not in the catalog");
   NodeResources r;
   r.capacity = node_capacity(*it);
+  if (!g.extra_capacity.scalars.empty()) r.capacity.add(g.extra_capacity);
   r.allocatable = r.capacity - (g.kubelet_reserved_by_type.empty() ? g.kubelet_reserved : g.kubelet_reserved_by_type.at(launch.type));
   const auto labels = l ? node_labels(g, launch) : template_labels(g);
   for (const DaemonSetSpec& ds : sc.daemonsets) {

@@ -589,3 +589,22 @@ TEST_CASE("eksctl: managedNodeGroups instanceTypes + spot, nodeGroups instancesD
   CHECK(err("nodeGroups:\n  - name: a\n    instancesDistribution:\n      instanceTypes: [\"c5.xlarge\"]\n      spotAllocationStrategy: diversified\n")
             .find("spotAllocationStrategy should be one of: lowest-price, capacity-optimized") != std::string::npos);
 }
+
+TEST_CASE("eksctl volumeSize: the root volume, which the nodes advertise as ephemeral-storage") {
+  mltwin::test::TempDir d;
+  const std::string path = d.file("cluster.yaml");
+  auto cluster = [&](const std::string& size) {
+    write_text(path, "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata:\n  name: c\n  region: us-east-1\n"
+                     "managedNodeGroups:\n  - name: trn\n    instanceType: trn1.32xlarge\n    desiredCapacity: 1\n"
+                     "    volumeSize: " + size + "\n");
+    return path;
+  };
+  const io::EksctlClusterConfig c = io::read_eksctl_config(cluster("500"));
+  REQUIRE(c.node_groups.size() == 1);
+  CHECK(c.node_groups[0].volume_size_gib == 500);
+  const models::NodeGroupSpec ng = io::to_node_group_spec(c.node_groups[0]);
+  CHECK(ng.name == "trn");
+  CHECK(ng.extra_capacity.get(policy::rn::kEphemeralStorage) == 500.0 * (1ull << 30) * 1000);
+  const std::string e = error_of([&] { io::read_eksctl_config(cluster("0")); });
+  CHECK_MESSAGE(e.find("cluster.yaml:10:17") != std::string::npos, "got: " << e);
+}

@@ -440,3 +440,36 @@ TEST_CASE("pods requesting the same Neuron name on one node: nothing flagged") {
   CHECK(r.cluster->stats().neuron_name_mixes == 0);
   for (const auto& e : r.rec.nodes) CHECK(e.event != "NeuronNamesMixed");
 }
+
+// ============================================================ capacity beyond the catalog row
+// ephemeral-storage (the root volume) and hugepages-* are not in an instance type's row: a node
+// group gives them. A pod asking for 10Gi of ephemeral-storage fits a node of 100Gi, and fits no
+// node of a group that gives none (Rejected, naming the resource).
+
+namespace {
+json ephemeral_job(const json& capacity) {
+  json g = {{"name", "trn1"}, {"instance_type", "trn1.32xlarge"}, {"desired_capacity", 2}, {"availability_zone", "us-east-1a"}};
+  if (!capacity.is_null()) g["capacity"] = capacity;
+  return {{"cluster", {{"node_groups", json::array({g})}}},
+          {"workload", {{"jobs", json::array({{{"name", "x"}, {"queue", "default"}, {"submit", "0s"}, {"nnodes", 2}, {"duration", "1h"},
+                                               {"pod", {{"cpu", "8"}, {"memory", "32Gi"}, {"ephemeral-storage", "10Gi"}}}}})}}}};
+}
+}  // namespace
+
+TEST_CASE("ephemeral-storage: a node group's capacity gives it; without it the pod fits no node") {
+  Run with(scenario_path("tiny-gang.json"), ephemeral_job({{"ephemeral-storage", "100Gi"}}));
+  REQUIRE(with.invariant_violation.empty());
+  CHECK(with.rec.pods_of(0, "Bound").size() == 2);
+  CHECK(with.node("trn1-0").allocatable.get(policy::rn::kEphemeralStorage) == 100.0 * (1ull << 30) * 1000);
+  Run without(scenario_path("tiny-gang.json"), ephemeral_job(nullptr));
+  REQUIRE(without.rec.finals.size() == 1);
+  CHECK(without.rec.finals[0].phase == "Rejected");
+  CHECK(without.rec.finals[0].reason.find("ephemeral-storage 10Gi") != std::string::npos);
+  CHECK(without.rec.finals[0].reason.find("too little ephemeral-storage on 2 node(s)") != std::string::npos);
+  // cpu, memory and extended resources come from the catalog row only.
+  CHECK(load_error(scenario_path("tiny-gang.json"), ephemeral_job({{"nvidia.com/gpu", 1}})).find(
+            "/cluster/node_groups/0/capacity: 'nvidia.com/gpu': a node group's capacity adds only ephemeral-storage and hugepages-*") !=
+        std::string::npos);
+  CHECK(load_error(scenario_path("tiny-gang.json"), ephemeral_job({{"cpu", "1"}})).find(
+            "/cluster/node_groups/0/capacity: cpu and memory come from the instance type's catalog row") != std::string::npos);
+}

@@ -207,6 +207,9 @@ struct EksctlNodeGroup {
   int max_size = 0;
   std::vector<std::string> availability_zones;
   bool efa_enabled = false;
+  /// volumeSize (GiB): the root volume, which the kubelet advertises as the node's
+  /// ephemeral-storage; 0: not given (then the nodes advertise none).
+  int volume_size_gib = 0;
   std::vector<std::pair<std::string, std::string>> labels;
   std::vector<EksctlTaint> taints;
   YamlPlace at;

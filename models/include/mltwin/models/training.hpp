@@ -120,6 +120,11 @@ struct NodeGroupSpec {
   /// The same per instance_types entry, when the group has several (the EKS AMI's reservation
   /// depends on the type); empty: kubelet_reserved for every type.
   std::vector<policy::Resource> kubelet_reserved_by_type;
+  /// Node capacity the instance type's catalog row does not give, added to it on every node of
+  /// the group: `ephemeral-storage` (the kubelet advertises its root filesystem: the node's root
+  /// volume, eksctl volumeSize) and `hugepages-*` (huge pages the node's OS reserves). Empty: the
+  /// nodes advertise neither, and a pod requesting them fits no node.
+  policy::Resource extra_capacity;
 };
 
 /// A DaemonSet: one pod on every node whose labels match its nodeSelector and required node
