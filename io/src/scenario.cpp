@@ -327,7 +327,8 @@ void read_group_capacity(const std::string& path, const std::string& where, cons
     if (source.empty())
       fail(path, at,
            "node group '" + ng.name + "' launches Spot nodes of '" + type + "', which has no Spot price: give the row a \"spot\": "
-           "{usd_per_hour, region, date, source} under /catalog/instance_types, or the output of `aws ec2 describe-spot-price-history "
+           "{usd_per_hour, region, date, source} under /catalog/instance_types (a scenario row replaces the shipped row "
+           "whole: copy it from " + cat.row_where(type) + " and add \"spot\"), or the output of `aws ec2 describe-spot-price-history "
            "--output json` as /cluster/spot_price_history" +
                (history ? " (" + history->file + " has no Linux/UNIX price for it" +
                               (ng.availability_zone.empty() ? std::string() : " in " + ng.availability_zone) + ")"

@@ -258,6 +258,8 @@ TEST_CASE("Spot groups: load errors name the file, the JSON path, the type and t
                 msg);
   CHECK_MESSAGE(msg.find("\"spot\"") != std::string::npos, msg);
   CHECK_MESSAGE(msg.find("/cluster/spot_price_history") != std::string::npos, msg);
+  CHECK_MESSAGE(msg.find("a scenario row replaces the shipped row whole: copy it from ") != std::string::npos, msg);
+  CHECK_MESSAGE(msg.find("aws-instance-types.json") != std::string::npos, msg);
   CHECK_MESSAGE(msg.find("no Linux/UNIX price for it in us-east-1a") != std::string::npos, msg);
   // Both instance_type and instance_types.
   o = with_cpu_group({{"instance_type", "m5.xlarge"}, {"instance_types", {"m5.xlarge"}}, {"desired_capacity", 1}});
