@@ -1163,7 +1163,8 @@ EksctlClusterConfig read_eksctl_config(const std::string& file) {
         if (unique.size() != ng.instance_types.size()) several->fail("an instance type is listed twice");
         if (unique.size() > 20) several->fail("expected at most 20 instance types");
       } else {
-        g.fail("missing required key 'instanceType' (mltwin does not assume eksctl's default m5.large)");
+        g.fail(ng.managed ? "missing required key 'instanceType' or 'instanceTypes' (mltwin does not assume eksctl's default m5.large)"
+                          : "missing required key 'instanceType' or 'instancesDistribution' (mltwin does not assume eksctl's default m5.large)");
       }
       std::optional<int> desired, mn, mx;
       if (const Y* v = gm.get("desiredCapacity")) desired = v->int32(0);

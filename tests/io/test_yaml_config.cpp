@@ -419,7 +419,7 @@ TEST_CASE("eksctl ClusterConfig: node groups of both kinds, eksctl's size defaul
   CHECK(err("eksctl-bad.yaml") ==
         "broken/eksctl-bad.yaml:9:22: managedNodeGroups[0].desiredCapacity: desiredCapacity 2 is below minSize 4");
   CHECK(err("eksctl-no-type.yaml") ==
-        "broken/eksctl-no-type.yaml:6:5: nodeGroups[0]: missing required key 'instanceType' (mltwin does not assume "
+        "broken/eksctl-no-type.yaml:6:5: nodeGroups[0]: missing required key 'instanceType' or 'instancesDistribution' (mltwin does not assume "
         "eksctl's default m5.large)");
   CHECK(err("eksctl-wrong-kind.yaml") ==
         "broken/eksctl-wrong-kind.yaml:2:7: kind: expected ClusterConfig (apiVersion eksctl.io/v1alpha5), got \"Cluster\"");
