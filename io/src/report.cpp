@@ -449,8 +449,9 @@ void print_summary(std::ostream& os, const RunSummary& s) {
     fmt::print(os, "Neuron resource names mixed on {} node(s) (first: {}): Kubernetes and Volcano count "
                    "aws.amazon.com/neuron, aws.amazon.com/neurondevice and aws.amazon.com/neuroncore as independent "
                    "resources, so pods asking for different names can be given the same Neuron device; mltwin "
-                   "schedules as upstream does. Remedy: request one name across the cluster (aws.amazon.com/neuron, "
-                   "which the Neuron device plugin advertises; docs/resources.md)\n",
+                   "schedules as upstream does, and the NeuronCore allocation ratio counts every name, so it can exceed 1. "
+                   "Remedy: request one name across the cluster (aws.amazon.com/neuron, which the Neuron device plugin "
+                   "advertises; docs/resources.md)\n",
                s.neuron_name_mixes, s.neuron_name_mix_example);
   if (s.starvation.jobs > 0) {
     fmt::print(os, "Starvation: {} job(s) waited more than {:g}x their run time while later, smaller jobs of their queue were "
