@@ -25,6 +25,24 @@ namespace mltwin::io::detail {
 /// Throws ScenarioError "file: where: what".
 [[noreturn]] void fail(const std::string& file, const std::string& where, const std::string& what);
 
+/// While one is alive (on this thread), the scenario's node groups came from an eksctl
+/// ClusterConfig: an error fail() raises at /cluster/node_groups/N... is located at the YAML
+/// node group the user wrote (places[N], "file:line:column: path 'name'"), the scenario's own
+/// JSON pointer following in parentheses.
+class NodeGroupOrigins {
+ public:
+  explicit NodeGroupOrigins(std::vector<std::string> places);
+  ~NodeGroupOrigins();
+  NodeGroupOrigins(const NodeGroupOrigins&) = delete;
+  NodeGroupOrigins& operator=(const NodeGroupOrigins&) = delete;
+  /// The place of node group `index`, or nullptr.
+  static const std::string* place(std::size_t index);
+
+ private:
+  std::vector<std::string> places_;
+  const NodeGroupOrigins* outer_;
+};
+
 /// "line:column" (1-based) of a byte offset in `text`.
 std::string line_col(const std::string& text, std::size_t byte);
 

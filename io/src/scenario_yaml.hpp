@@ -19,7 +19,10 @@ namespace mltwin::io::detail {
 /// `inputs`. The eksctl node groups' instance types must be in `catalog`. Expects a document
 /// the schema has checked. Throws ScenarioError naming the YAML file, line, column and path, or
 /// the scenario and its JSON path.
+/// `node_group_places`: when cluster.eksctl gives the node groups, each group's YAML place
+/// (for NodeGroupOrigins), in /cluster/node_groups order.
 void expand_config_files(const std::string& scenario_path, nlohmann::json& doc, const std::string& explicit_data_dir,
-                         std::string& data_dir, std::vector<InputFileRef>& inputs, const ScenarioCatalog& catalog);
+                         std::string& data_dir, std::vector<InputFileRef>& inputs, const ScenarioCatalog& catalog,
+                         std::vector<std::string>& node_group_places);
 
 }  // namespace mltwin::io::detail

@@ -1444,7 +1444,8 @@ std::vector<std::pair<std::string, std::string>> files_of(const std::string& sce
 }  // namespace
 
 void expand_config_files(const std::string& path, json& doc, const std::string& explicit_data_dir, std::string& data_dir,
-                         std::vector<InputFileRef>& inputs, const ScenarioCatalog& catalog) {
+                         std::vector<InputFileRef>& inputs, const ScenarioCatalog& catalog,
+                         std::vector<std::string>& node_group_places) {
   // volcano.scheduler_config: the volcano-scheduler ConfigMap.
   json& v = doc["volcano"];
   if (v.contains("scheduler_config")) {
@@ -1471,6 +1472,7 @@ void expand_config_files(const std::string& path, json& doc, const std::string& 
         if (catalog.catalog.find(g.instance_types[k]) == nullptr)
           fail_at(g.instance_types_at[k], "instance type " + catalog.missing(g.instance_types[k]));
       json o = node_group_json(g);
+      node_group_places.push_back(g.at.str() + " '" + g.name + "'");
       // minSize / maxSize bound the cluster autoscaler; without one (/cluster/autoscaler) the
       // group stays at desiredCapacity, as its Auto Scaling group does when nothing changes it.
       if (c.contains("autoscaler")) {

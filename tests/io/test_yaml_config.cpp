@@ -608,3 +608,17 @@ TEST_CASE("eksctl volumeSize: the root volume, which the nodes advertise as ephe
   const std::string e = error_of([&] { io::read_eksctl_config(cluster("0")); });
   CHECK_MESSAGE(e.find("cluster.yaml:10:17") != std::string::npos, "got: " << e);
 }
+
+TEST_CASE("eksctl: an error about a node group read from the ClusterConfig names the YAML group, not only the scenario's pointer") {
+  // A managed Spot group of a type with no Spot price (the shipped catalog has none).
+  mltwin::test::TempDir d;
+  const std::string path = d.file("cluster.yaml");
+  write_text(path, "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata:\n  name: c\n  region: us-east-1\n"
+                   "managedNodeGroups:\n  - name: trn-spot\n    instanceType: trn1.32xlarge\n    spot: true\n    desiredCapacity: 1\n");
+  io::LoadOptions o;
+  o.overrides = nlohmann::json{{"cluster", {{"eksctl", path}}}};
+  const std::string e = error_of([&] { io::load_scenario(std::string(MLTWIN_SOURCE_DIR) + "/scenarios/eks-trn1-yaml-example.json", o); });
+  CHECK_MESSAGE(e.rfind(path + ":7:5: managedNodeGroups[0] 'trn-spot': node group 'trn-spot' launches Spot nodes of 'trn1.32xlarge', "
+                        "which has no Spot price", 0) == 0, "got: " << e);
+  CHECK_MESSAGE(e.find("eks-trn1-yaml-example.json: /cluster/node_groups/0/instance_type, as read from it)") != std::string::npos, "got: " << e);
+}
