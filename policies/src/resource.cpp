@@ -366,35 +366,10 @@ std::pair<Resource, Resource> Resource::diff(const Resource& rr, DimensionDefaul
 }
 
 Resource Resource::exceeded_part(const Resource& left, const Resource& right) {
-  // diff(right, Zero).first, without building the decreased part (per job per session in
-  // proportion and capacity).
+  // diff(right, Zero).first, without building the decreased part: the names where left exceeds
+  // right (or is "infinite", -1), with the excess.
   Resource inc;
-  if (left.milli_cpu > right.milli_cpu) inc.milli_cpu = left.milli_cpu - right.milli_cpu;
-  if (left.memory > right.memory) inc.memory = left.memory - right.memory;
-  auto visit = [&](ResourceName n, double l, double r) {
-    if (l == -1) inc.scalars.append(n, l);
-    else if (r == -1) return;
-    else if (l > r) inc.scalars.append(n, l - r);
-  };
-  const ScalarResources &a = left.scalars, &b = right.scalars;
-  const std::size_t na = a.size(), nb = b.size();
-  if (a.same_names(b)) {  // the usual case
-    for (std::size_t k = 0; k < na; ++k) visit(a.name_at(k), a.value_at(k), b.value_at(k));
-    return inc;
-  }
-  std::size_t i = 0, j = 0;
-  while (i < na || j < nb) {
-    if (j == nb || (i < na && a.name_at(i) < b.name_at(j))) {
-      visit(a.name_at(i), a.value_at(i), 0.0);
-      ++i;
-    } else if (i == na || b.name_at(j) < a.name_at(i)) {
-      visit(b.name_at(j), 0.0, b.value_at(j));
-      ++j;
-    } else {
-      visit(a.name_at(i), a.value_at(i), b.value_at(j));
-      ++i, ++j;
-    }
-  }
+  inc.add_exceeded_part(left, right);
   return inc;
 }
 
