@@ -96,6 +96,7 @@ NodeId ClusterState::add_node(NodeInfo n) {
     if (t.effect == TaintEffect::PreferNoSchedule) prefer_no_schedule_taints_ = true;
   n.task_count = 0;
   nodes_.push_back(std::move(n));
+  future_idle_.push_back(nodes_.back().future_idle());
   if (nodes_.back().ready) total_change(nodes_.back().allocatable, true, true);
   ++generation_;
   ++node_resources_version_;
@@ -202,6 +203,7 @@ void ClusterState::node_add_task(NodeInfo& n, const TaskInfo& t) {
       break;
   }
   ++n.task_count;
+  future_idle_[n.id] = n.future_idle();
 }
 
 void ClusterState::node_remove_task(NodeInfo& n, const TaskInfo& t) {
@@ -222,6 +224,7 @@ void ClusterState::node_remove_task(NodeInfo& n, const TaskInfo& t) {
       break;
   }
   --n.task_count;
+  future_idle_[n.id] = n.future_idle();
 }
 
 void ClusterState::apply_task_status_quiet(TaskId tid, TaskStatus status, NodeId node) {
@@ -352,6 +355,7 @@ std::string ClusterState::check_invariants() const {
   for (const auto& n : nodes_) {
     if (drifted(used[n.id], n.used)) return "node '" + n.name + "': used aggregate drifted from its tasks";
     if (drifted(n.idle + n.used, n.allocatable)) return "node '" + n.name + "': idle + used != allocatable";
+    if (!(future_idle_[n.id] == n.future_idle())) return "node '" + n.name + "': kept FutureIdle differs from idle + releasing - pipelined";
     if (!n.used.less_equal(n.allocatable))
       return "node '" + n.name + "' is over-allocated: used {" + n.used.to_string() +
              "} > allocatable {" + n.allocatable.to_string() + "}";

@@ -203,6 +203,14 @@ bool Resource::less(const Resource& rr, DimensionDefault dv) const {
 
 bool Resource::less_equal(const Resource& rr, DimensionDefault dv) const {
   if (!less_equal_1(milli_cpu, rr.milli_cpu) || !less_equal_1(memory, rr.memory)) return false;
+  if (dv == DimensionDefault::Zero) {  // both maps sorted by name: one cursor over rr's
+    ScalarCursor c(rr.scalars);
+    for (std::size_t i = 0; i < scalars.size(); ++i) {
+      const double* r = c.find(scalars.name_at(i));
+      if (!less_equal_1(scalars.value_at(i), r ? *r : 0.0)) return false;
+    }
+    return true;
+  }
   if (dv == DimensionDefault::Infinity)
     for (const auto& e : rr.scalars)
       if (!scalars.find(e.name)) return false;

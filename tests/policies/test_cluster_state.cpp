@@ -245,3 +245,31 @@ TEST_CASE("QueueJobSums: a request that is not a whole number stops the kept sum
   CHECK(scratch[q].inqueue.milli_cpu == 0.5);
   CHECK(scratch[q].request.milli_cpu == 0.5);
 }
+
+TEST_CASE("future_idle(n): FutureIdle = Idle + Releasing - Pipelined, kept as tasks move") {
+  ClusterState s;
+  NodeInfo eight = node("n", 8000, 1e9);  // 8 cpu, 110 pods
+  eight.allocatable.scalars.set(rn::kPods, 110);
+  eight.capacity = eight.allocatable;
+  const NodeId n = s.add_node(eight);
+  const QueueId q = s.add_queue(queue_named("q"));
+  const JobId j = s.add_job(job_in(q, "j", 1, req(1000, 0)));
+  const TaskId a = s.add_task(j, pod("a", req(1000, 0)));
+  const TaskId b = s.add_task(j, pod("b", req(2000, 0)));
+  const TaskId c = s.add_task(j, pod("c", req(3000, 0)));
+  CHECK(s.future_idle(n).milli_cpu == 8000);
+  s.set_task_status(a, TaskStatus::Running, n);    // idle 7000
+  s.set_task_status(b, TaskStatus::Running, n);    // idle 5000
+  s.set_task_status(c, TaskStatus::Pipelined, n);  // pipelined 3000: 5000 - 3000
+  CHECK(s.future_idle(n).milli_cpu == 2000);
+  s.set_task_status(b, TaskStatus::Releasing, n);  // releasing 2000: 5000 + 2000 - 3000
+  CHECK(s.future_idle(n).milli_cpu == 4000);
+  CHECK(s.future_idle(n).scalars.get(rn::kPods) == 110 - 2 + 1 - 1);  // a, b on it; b releasing; c pipelined
+  CHECK(s.future_idle(n) == s.node(n).future_idle());
+  s.set_task_status(b, TaskStatus::Succeeded);     // idle 7000, nothing releasing: 7000 - 3000
+  CHECK(s.future_idle(n).milli_cpu == 4000);
+  s.set_task_status(c, TaskStatus::Pending);       // nothing pipelined
+  CHECK(s.future_idle(n).milli_cpu == 7000);
+  const std::string bad = s.check_invariants();
+  CHECK_MESSAGE(bad.empty(), bad);
+}

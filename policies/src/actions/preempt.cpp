@@ -87,9 +87,8 @@ class Preempt final : public Action {
             continue;
           }
           const std::uint64_t before = ssn.task_events();
-          assigned = preempt(ssn, stmt, preemptor, queue_tasks_[q], [&](const TaskInfo& t) {
-            return st.job(t.job).queue == job.queue && t.job != jid;
-          });
+          // queue_tasks_[q] holds queue q's tasks only: the other jobs' are the job's preemptees.
+          assigned = preempt(ssn, stmt, preemptor, queue_tasks_[q], [&](const TaskInfo& t) { return t.job != jid; });
           if (!assigned && ssn.task_events() == before) remember_failure(ssn, Scope::BetweenJobs, q, preemptor);
         }
         if (ssn.job_pipelined(job)) {
@@ -167,9 +166,14 @@ class Preempt final : public Action {
     cands_.clear();
     has_room_.clear();
     for (const NodeInfo& n : st.nodes()) {
-      Resource room = n.future_idle();
-      for (TaskId t : by_node_[n.id]) room.add(st.task(t).resreq);
-      const bool has_room = preemptor.resreq.less_equal(room);
+      bool has_room;
+      if (by_node_[n.id].empty()) {
+        has_room = preemptor.resreq.less_equal(st.future_idle(n.id));
+      } else {
+        room_ = st.future_idle(n.id);
+        for (TaskId t : by_node_[n.id]) room_.add(st.task(t).resreq);
+        has_room = preemptor.resreq.less_equal(room_);
+      }
       if (!has_room && !whole_set) continue;
       if (!preempt_predicate_passes(ssn, preemptor, n)) continue;
       cands_.push_back(n.id);
@@ -200,7 +204,7 @@ class Preempt final : public Action {
       if (!victims_suffice(st, preemptor, node, victims)) continue;
       VictimPQ queue_of_victims(VictimLess{&ssn});
       queue_of_victims.assign(std::move(victims));
-      auto fits = [&] { return ssn.allocatable(queue, preemptor) && preemptor.resreq.less_equal(node.future_idle()); };
+      auto fits = [&] { return ssn.allocatable(queue, preemptor) && preemptor.resreq.less_equal(st.future_idle(nid)); };
       while (!queue_of_victims.empty()) {
         if (fits()) break;
         stmt.evict(queue_of_victims.pop(), "preempt");
@@ -230,11 +234,20 @@ class Preempt final : public Action {
   }
   static bool same_spec(const ClusterState& st, const TaskInfo& a, const TaskInfo& b) {
     if (a.resreq != b.resreq || a.best_effort != b.best_effort || a.priority != b.priority) return false;
-    const JobInfo& ja = st.job(a.job);
-    const JobInfo& jb = st.job(b.job);
-    if (ja.queue != jb.queue || ja.priority != jb.priority) return false;
-    if (ja.allocated + ja.pipelined != jb.allocated + jb.pipelined) return false;
+    if (a.job != b.job) {  // tasks of one job (the usual case: a gang's next pod) share the job's part
+      const JobInfo& ja = st.job(a.job);
+      const JobInfo& jb = st.job(b.job);
+      if (ja.queue != jb.queue || ja.priority != jb.priority) return false;
+      if (!same_allocation(ja, jb)) return false;
+    }
     return a.node_selector == b.node_selector && a.node_affinity == b.node_affinity && a.tolerations == b.tolerations;
+  }
+  /// ja.allocated + ja.pipelined == jb.allocated + jb.pipelined, without the sums when nothing is
+  /// pipelined (adding a Resource without cpu, memory or scalars changes nothing).
+  static bool same_allocation(const JobInfo& ja, const JobInfo& jb) {
+    auto nothing = [](const Resource& r) { return r.milli_cpu == 0 && r.memory == 0 && r.scalars.empty(); };
+    if (nothing(ja.pipelined) && nothing(jb.pipelined)) return ja.allocated == jb.allocated;
+    return ja.allocated + ja.pipelined == jb.allocated + jb.pipelined;
   }
   struct Failure {
     Scope scope;
@@ -269,6 +282,7 @@ class Preempt final : public Action {
   std::vector<NodeId> touched_;               // the nodes whose by_node_ list is not empty
   std::vector<NodeId> cands_;
   std::vector<std::uint8_t> has_room_;
+  Resource room_;  // a node's future-idle resources plus its preemptees' requests
   std::vector<double> scores_;
   static constexpr std::uint64_t kNoRound = UINT64_MAX;
   std::uint64_t within_round_start_ = kNoRound;

@@ -174,6 +174,7 @@ class Reclaim final : public Action {
       shared_.resize(st.nodes().size());
       queues_on_.resize(st.nodes().size());
       requests_on_.resize(st.nodes().size());
+      reclaimee_queues_.resize(st.nodes().size());
       for (auto& v : queues_on_) v.clear();
       for (Entry& e : shared_) e.reclaimees.clear();
       for_each_task_on_a_node(
@@ -189,14 +190,19 @@ class Reclaim final : public Action {
         Entry& e = shared_[node.id];
         std::sort(e.reclaimees.begin(), e.reclaimees.end());
         requests_on_[node.id] = Resource{};
-        for (TaskId t : e.reclaimees) requests_on_[node.id].add(st.task(t).resreq);
+        reclaimee_queues_[node.id].clear();
+        for (TaskId t : e.reclaimees) {
+          const TaskInfo& task = st.task(t);
+          requests_on_[node.id].add(task.resreq);
+          reclaimee_queues_[node.id].push_back(st.job(task.job).queue);
+        }
       }
     }
     for (const NodeInfo& node : st.nodes()) {
       Entry& e = shared_[node.id];
       e.victims.clear();
       e.asked = e.useless = false;
-      e.room = node.future_idle() + requests_on_[node.id];
+      e.room = st.future_idle(node.id) + requests_on_[node.id];
     }
   }
 
@@ -223,12 +229,13 @@ class Reclaim final : public Action {
         e.reclaimees.clear();
         e.victims.clear();
         e.asked = e.useless = false;
-        e.room = node.future_idle();
-        for (TaskId t : all.reclaimees) {
-          const TaskInfo& other = st.task(t);
-          if (st.job(other.job).queue == q) continue;
+        e.room = st.future_idle(node.id);
+        const std::vector<QueueId>& queue_of = reclaimee_queues_[node.id];
+        for (std::size_t k = 0; k < all.reclaimees.size(); ++k) {
+          if (queue_of[k] == q) continue;
+          const TaskId t = all.reclaimees[k];
           e.reclaimees.push_back(t);
-          e.room.add(other.resreq);
+          e.room.add(st.task(t).resreq);
         }
         if (e.reclaimees.empty()) continue;
       }
@@ -244,6 +251,7 @@ class Reclaim final : public Action {
   std::vector<Entry> shared_;  // per node, as of cand_version_
   std::vector<std::vector<QueueId>> queues_on_;  // per node: the queues of its candidates
   std::vector<Resource> requests_on_;             // per node: its candidates' requests, summed
+  std::vector<std::vector<QueueId>> reclaimee_queues_;  // per node: each candidate's queue
   std::vector<std::uint8_t> reclaimable_;         // the queues' reclaimable flags the lists were built for
   std::uint64_t lists_running_version_ = kStale;
   std::uint64_t cand_version_ = kStale;

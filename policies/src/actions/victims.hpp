@@ -69,7 +69,7 @@ using VictimPQ = PriorityQueue<TaskId, VictimLess>;
 /// the preemptor's request (an empty victim list may pass: the node may already have room).
 inline bool victims_suffice(const ClusterState& st, const TaskInfo& preemptor, const NodeInfo& node,
                             const std::vector<TaskId>& victims) {
-  Resource future = node.future_idle();
+  Resource future = st.future_idle(node.id);
   for (TaskId v : victims) future.add(st.task(v).resreq);
   return preemptor.resreq.less_equal(future);
 }

@@ -24,28 +24,35 @@ bool holds_nothing(const Resource& r) {
   return true;
 }
 
-double dominant_share(const Resource& a, const Resource& b, const Resource& total) {
-  // A job that holds nothing (most jobs allocate compares) has share 0 on every resource.
-  if (holds_nothing(a) && holds_nothing(b)) return 0;
+// The share of (a + b) + c, each name summed in the order Resource::add would (a name a side
+// lacks is skipped: adding to an absent name starts from 0).
+double dominant_share(const Resource& a, const Resource& b, const Resource& c, const Resource& total) {
   double res = 0;
   auto one = [&](double alloc, double t) {
     if (t < kMinResource) return;  // Resource.ResourceNames skips absent resources
     const double s = share(alloc, t);
     if (s > res) res = s;
   };
-  one(a.milli_cpu + b.milli_cpu, total.milli_cpu);
-  one(a.memory + b.memory, total.memory);
-  ScalarCursor ca(a.scalars), cb(b.scalars);
+  one((a.milli_cpu + b.milli_cpu) + c.milli_cpu, total.milli_cpu);
+  one((a.memory + b.memory) + c.memory, total.memory);
+  ScalarCursor ca(a.scalars), cb(b.scalars), cc(c.scalars);
   for (std::size_t i = 0; i < total.scalars.size(); ++i) {
     const ResourceName name = total.scalars.name_at(i);
     const double* xa = ca.find(name);
     double alloc = xa ? *xa : 0.0;
     if (const double* x = cb.find(name)) alloc += *x;
+    if (const double* x = cc.find(name)) alloc += *x;
     one(alloc, total.scalars.value_at(i));
   }
   return res;
 }
-double dominant_share(const Resource& alloc, const Resource& total) { return dominant_share(alloc, Resource{}, total); }
+const Resource kNothing{};
+double dominant_share(const Resource& a, const Resource& b, const Resource& total) {
+  // A job that holds nothing (most jobs allocate compares) has share 0 on every resource.
+  if (holds_nothing(a) && holds_nothing(b)) return 0;
+  return dominant_share(a, b, kNothing, total);
+}
+double dominant_share(const Resource& alloc, const Resource& total) { return dominant_share(alloc, kNothing, kNothing, total); }
 
 class Drf final : public Plugin {
  public:
@@ -55,7 +62,7 @@ class Drf final : public Plugin {
       throw std::invalid_argument("drf: enableHierarchy (hierarchical DRF) is not supported yet");
     const ClusterState* st = &ssn.state();
     const Resource total = ssn.total_resource();
-    auto job_share = [st, total](const JobInfo& j) { return dominant_share(j.allocated, j.pipelined, total); };
+    auto job_share = [total](const JobInfo& j) { return dominant_share(j.allocated, j.pipelined, total); };
     // A job without pods holds nothing: share 0, static for pending jobs.
     ssn.add_job_order_fn(
         [job_share](const JobInfo& l, const JobInfo& r) {
@@ -67,7 +74,7 @@ class Drf final : public Plugin {
     ssn.add_preemptable_fn([this, st, total](const TaskInfo& preemptor, std::span<const TaskId> preemptees,
                                              std::vector<TaskId>& victims) {
       const JobInfo& pj = st->job(preemptor.job);
-      const double ls = dominant_share(pj.allocated + pj.pipelined + preemptor.resreq, total);
+      const double ls = dominant_share(pj.allocated, pj.pipelined, preemptor.resreq, total);
       auto& allocations = allocations_;  // a few jobs per call: a flat list
       allocations.clear();
       for (TaskId t : preemptees) {

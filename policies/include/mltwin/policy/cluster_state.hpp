@@ -84,6 +84,11 @@ class ClusterState {
   /// node's resources are as they were, so a resource-fit scan over the nodes gives the same
   /// answer. Counts within this state only (compare values of one state).
   std::uint64_t node_resources_version() const { return node_resources_version_; }
+  /// Volcano FutureIdle (Idle + Releasing - Pipelined) of node n: the value
+  /// NodeInfo::future_idle() computes, kept as tasks move on and off the node (preempt and
+  /// reclaim read it per node for every preemptor). The reference stays valid until the next
+  /// add_node.
+  const Resource& future_idle(NodeId n) const { return future_idle_[n]; }
   const std::deque<TaskInfo>& tasks() const { return tasks_; }
   const std::deque<JobInfo>& jobs() const { return jobs_; }
   const std::vector<NodeInfo>& nodes() const { return nodes_; }
@@ -141,6 +146,7 @@ class ClusterState {
  private:
   void node_add_task(NodeInfo& n, const TaskInfo& t);
   void node_remove_task(NodeInfo& n, const TaskInfo& t);
+  std::vector<Resource> future_idle_;  // per node: NodeInfo::future_idle() as of its last change
   std::deque<TaskInfo> tasks_;   // deque: references stay valid as tasks are added
   std::deque<JobInfo> jobs_;
   std::vector<NodeInfo> nodes_;
