@@ -33,6 +33,7 @@
 #include <iostream>
 #include <limits>
 
+#include "mltwin/policy/version.hpp"
 #include "mltwin/io/catalog.hpp"
 #include "mltwin/io/inference_scenario.hpp"
 #include "mltwin/io/run_estimate.hpp"
@@ -150,8 +151,8 @@ int cmd_validate(const std::string& path, const std::string& data, const std::st
                e.autoscaling ? fmt::format("autoscaling {}..{}", e.min_instances, e.max_instances) : "fixed fleet",
                sc.inference.models.size(),
                sc.inference.server.kind == models::inference::ServerSpec::Kind::Mms
-                   ? std::string("MMS ") + policy::serving::kMmsRelease
-                   : std::string("DJL Serving ") + policy::serving::kDjlServingRelease);
+                   ? std::string("MMS ") + policy::kMmsRelease
+                   : std::string("DJL Serving ") + policy::kDjlServingRelease);
     print_estimate(io::estimate_run(sc));
     return 0;
   }
@@ -161,7 +162,7 @@ int cmd_validate(const std::string& path, const std::string& data, const std::st
   for (const auto& g : sc.training.node_groups) nodes += static_cast<std::size_t>(g.count);
   fmt::print("{}: valid — scenario '{}': {} nodes in {} node group(s), {} queues, {} jobs, Volcano {}\n", path, sc.name,
              nodes, sc.training.node_groups.size(), sc.training.queues.size(), sc.training.jobs.size(),
-             io::kVolcanoRelease);
+             policy::kVolcanoRelease);
   print_estimate(io::estimate_run(sc));
   return 0;
 }

@@ -1,3 +1,4 @@
+#include "mltwin/policy/version.hpp"
 #include "mltwin/io/inference_scenario.hpp"
 
 #include <algorithm>
@@ -231,8 +232,8 @@ LoadedInferenceScenario load_inference_scenario(const std::string& path, const L
   const std::string release = s["release"];
   if (kind == "djl") {
     srv.kind = inf::ServerSpec::Kind::Djl;
-    if (release != policy::serving::kDjlServingRelease)
-      fail(path, "/server/release", "mltwin reproduces DJL Serving " + std::string(policy::serving::kDjlServingRelease) +
+    if (release != policy::kDjlServingRelease)
+      fail(path, "/server/release", "mltwin reproduces DJL Serving " + std::string(policy::kDjlServingRelease) +
                                         ", not '" + release + "'");
     if (s.contains("config_properties"))
       fail(path, "/server/config_properties", "MMS config.properties do not apply to DJL Serving; use serving_properties");
@@ -255,8 +256,8 @@ LoadedInferenceScenario load_inference_scenario(const std::string& path, const L
                (srv.max_workers > 0 ? ")" : ", DJL's default vCPUs / OMP_NUM_THREADS on " + ep.instance_type + ")"));
   } else {
     srv.kind = inf::ServerSpec::Kind::Mms;
-    if (release != policy::serving::kMmsRelease)
-      fail(path, "/server/release", "mltwin reproduces Multi Model Server " + std::string(policy::serving::kMmsRelease) +
+    if (release != policy::kMmsRelease)
+      fail(path, "/server/release", "mltwin reproduces Multi Model Server " + std::string(policy::kMmsRelease) +
                                         ", not '" + release + "'");
     if (s.contains("serving_properties"))
       fail(path, "/server/serving_properties", "DJL serving.properties do not apply to MMS; use config_properties");

@@ -1,3 +1,4 @@
+#include "mltwin/policy/version.hpp"
 #include "mltwin/io/scenario.hpp"
 
 #include <algorithm>
@@ -724,8 +725,8 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
   out.seed = detail::seed_of(path, doc);
   models::TrainingScenario& sc = out.training;
 
-  if (doc["volcano"]["release"].get<std::string>() != kVolcanoRelease)
-    fail(path, "/volcano/release", "mltwin reproduces Volcano " + std::string(kVolcanoRelease) + ", not '" +
+  if (doc["volcano"]["release"].get<std::string>() != policy::kVolcanoRelease)
+    fail(path, "/volcano/release", "mltwin reproduces Volcano " + std::string(policy::kVolcanoRelease) + ", not '" +
                                        doc["volcano"]["release"].get<std::string>() + "'");
   // Instance types: the shipped catalog and the scenario's own rows over it.
   const detail::ScenarioCatalog cat = detail::scenario_catalog(path, doc, opts.catalog_path, out.inputs);

@@ -1,4 +1,5 @@
 // run.cpp — runner::Run: one run of a training or an inference scenario (see run.hpp).
+#include "mltwin/policy/version.hpp"
 #include "mltwin/runner/run.hpp"
 
 #include <fmt/format.h>
@@ -24,9 +25,6 @@
 #ifndef MLTWIN_GIT_SHA
 #define MLTWIN_GIT_SHA "unknown"
 #endif
-#ifndef MLTWIN_VERSION
-#define MLTWIN_VERSION "0.0.0"
-#endif
 
 namespace mltwin::runner {
 
@@ -35,7 +33,7 @@ using detail::file_id;
 using detail::InputId;
 
 const char* git_sha() noexcept { return MLTWIN_GIT_SHA; }
-const char* version() noexcept { return MLTWIN_VERSION; }
+const char* version() noexcept { return policy::kVersion; }
 
 namespace {
 
@@ -353,8 +351,8 @@ std::unique_ptr<Run> Run::open(const std::string& path, const RunOptions& opts) 
     meta.request_sampling.record_full = sc.inference.output.request_records_full;
     meta.request_sampling.sample_every = sc.inference.output.request_sample_every;
     record_inputs(meta, path, opts, sc.inputs);
-    meta.extra["model_server"] = mms ? std::string("MMS ") + policy::serving::kMmsRelease
-                                     : std::string("DJL Serving ") + policy::serving::kDjlServingRelease;
+    meta.extra["model_server"] = mms ? std::string("MMS ") + policy::kMmsRelease
+                                     : std::string("DJL Serving ") + policy::kDjlServingRelease;
     m->server = meta.extra["model_server"] + (mms ? " (static workers)" : " (WLM worker autoscaling)");
     meta.extra["random_inputs"] =
         "arrival times and model choices (traffic), service times, OverheadLatency, S3 first byte, "
@@ -405,7 +403,7 @@ std::unique_ptr<Run> Run::open(const std::string& path, const RunOptions& opts) 
 
   meta.scenario_json = sc.json.dump();
   meta.seed = m->seed;
-  meta.volcano_release = io::kVolcanoRelease;
+  meta.volcano_release = policy::kVolcanoRelease;
   meta.rng_streams = m->rng->names();
   record_inputs(meta, path, opts, sc.inputs);
   meta.extra["random_inputs"] =

@@ -18,6 +18,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "mltwin/policy/version.hpp"
 #include "mltwin/core/time.hpp"
 #include "mltwin/io/catalog.hpp"
 #include "mltwin/io/scenario.hpp"
@@ -141,9 +142,9 @@ PYBIND11_MODULE(_mltwin, m) {
   m.doc() = "mltwin's compiled core; import `mltwin`, not this module.";
   m.attr("__version__") = runner::version();
   m.attr("git_sha") = runner::git_sha();
-  m.attr("volcano_release") = io::kVolcanoRelease;
-  m.attr("djl_serving_release") = policy::serving::kDjlServingRelease;
-  m.attr("mms_release") = policy::serving::kMmsRelease;
+  m.attr("volcano_release") = policy::kVolcanoRelease;
+  m.attr("djl_serving_release") = policy::kDjlServingRelease;
+  m.attr("mms_release") = policy::kMmsRelease;
   {
     py::list reasons;
     for (store::EndReason r : store::kEndReasons) reasons.append(store::to_string(r));

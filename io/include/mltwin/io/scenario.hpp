@@ -47,8 +47,6 @@ inline constexpr std::int64_t kMaxInitialStateNodes = 100'000;
 /// The most Neuron devices (or EFA interfaces) one pod may request.
 inline constexpr int kMaxDevicesPerPod = 1024;
 
-/// The Volcano release the scheduler reproduces; a scenario must name this one.
-inline constexpr const char* kVolcanoRelease = "v1.12.1";
 
 struct InputFileRef {
   std::string role;        ///< e.g. "philly_trace"

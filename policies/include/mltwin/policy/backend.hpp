@@ -4,6 +4,8 @@
 // simulated latencies, a production component with Kubernetes API calls. No clocks, threads,
 // clients or I/O inside policies: time arrives in the ClusterState.
 #pragma once
+
+#include "mltwin/policy/export.hpp"
 #include <string_view>
 
 #include "mltwin/policy/objects.hpp"
@@ -11,7 +13,7 @@
 
 namespace mltwin::policy {
 
-class Backend {
+class MLTWIN_POLICY_EXPORT Backend {
  public:
   virtual ~Backend() = default;
   /// The scheduler decided to bind `task` to `node` (the task is now Binding in the state).

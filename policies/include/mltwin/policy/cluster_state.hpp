@@ -12,6 +12,8 @@
 // generation() counts changes made from outside a session plus the changes a session commits;
 // the Scheduler uses it to skip cycles in which nothing changed.
 #pragma once
+
+#include "mltwin/policy/export.hpp"
 #include <cstdint>
 #include <deque>
 #include <array>
@@ -24,7 +26,7 @@
 
 namespace mltwin::policy {
 
-class ClusterState {
+class MLTWIN_POLICY_EXPORT ClusterState {
  public:
   // ---- building the world (each call bumps generation) ----
   QueueId add_queue(QueueInfo q);

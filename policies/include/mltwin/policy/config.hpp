@@ -1,6 +1,8 @@
 // mltwin/policy/config.hpp — the volcano-scheduler configuration: actions, tiers of plugins,
 // plugin arguments under Volcano's own keys (pkg/scheduler/conf/scheduler_conf.go, v1.12.1).
 #pragma once
+
+#include "mltwin/policy/export.hpp"
 #include <array>
 #include <cstdint>
 #include <map>
@@ -18,10 +20,10 @@ enum class Ext : std::uint8_t {
   JobStarving, Overused, Allocatable, kCount
 };
 /// The YAML key of a switch, spelled as Volcano spells it ("enableJobOrder", "enabledVictim").
-const char* ext_key(Ext e);
+MLTWIN_POLICY_EXPORT const char* ext_key(Ext e);
 
 /// Plugin arguments (Volcano framework.Arguments): values kept as the text the user wrote.
-class Arguments {
+class MLTWIN_POLICY_EXPORT Arguments {
  public:
   void set(std::string key, std::string value) { m_[std::move(key)] = std::move(value); }
   bool has(const std::string& key) const { return m_.count(key) != 0; }
@@ -36,7 +38,7 @@ class Arguments {
   std::map<std::string, std::string> m_;
 };
 
-struct PluginOption {
+struct MLTWIN_POLICY_EXPORT PluginOption {
   std::string name;
   std::array<std::optional<bool>, static_cast<std::size_t>(Ext::kCount)> enabled{};
   Arguments arguments;
@@ -47,11 +49,11 @@ struct PluginOption {
   }
 };
 
-struct Tier {
+struct MLTWIN_POLICY_EXPORT Tier {
   std::vector<PluginOption> plugins;
 };
 
-struct SchedulerConfig {
+struct MLTWIN_POLICY_EXPORT SchedulerConfig {
   std::vector<std::string> actions;  ///< in execution order
   std::vector<Tier> tiers;
   /// Per-action arguments (Volcano `configurations`), keyed by action name.
@@ -68,6 +70,6 @@ struct SchedulerConfig {
 /// Volcano's default configuration (pkg/scheduler/util.go DefaultSchedulerConf, v1.12.1):
 /// actions "enqueue, allocate, backfill"; tiers [priority, gang, conformance] and
 /// [overcommit, drf, predicates, proportion, nodeorder].
-SchedulerConfig volcano_default_config();
+MLTWIN_POLICY_EXPORT SchedulerConfig volcano_default_config();
 
 }  // namespace mltwin::policy

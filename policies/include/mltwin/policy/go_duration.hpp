@@ -3,6 +3,8 @@
 // `sla-waiting-time` argument and PodGroup annotation, Volcano v1.12.1
 // pkg/scheduler/plugins/sla/sla.go and pkg/scheduler/api/job_info.go extractWaitingTime).
 #pragma once
+
+#include "mltwin/policy/export.hpp"
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -17,10 +19,10 @@ namespace mltwin::policy {
 /// `time: invalid duration "x"`, `time: missing unit in duration "10"`,
 /// `time: unknown unit "d" in duration "1d"`, and `time: invalid duration` on overflow
 /// (beyond ±2^63-1 ns, about 292 years).
-std::int64_t parse_go_duration(std::string_view s);
+MLTWIN_POLICY_EXPORT std::int64_t parse_go_duration(std::string_view s);
 
 /// Go's time.Duration.String(): "1h2m3s", "1.5s", "250ms", "1.5µs", "0s", "-2s" (the largest
 /// unit is the hour; trailing zeros of a fraction are dropped).
-std::string format_go_duration(std::int64_t ns);
+MLTWIN_POLICY_EXPORT std::string format_go_duration(std::int64_t ns);
 
 }  // namespace mltwin::policy

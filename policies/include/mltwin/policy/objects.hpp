@@ -1,6 +1,8 @@
 // mltwin/policy/objects.hpp — what the scheduler sees: tasks (pods), jobs (PodGroups), nodes,
 // queues. Plain data, after Volcano v1.12.1 pkg/scheduler/api/{job_info,node_info,queue_info}.go.
 #pragma once
+
+#include "mltwin/policy/export.hpp"
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -27,7 +29,7 @@ enum class TaskStatus : std::uint8_t {
   Pending, Allocated, Pipelined, Binding, Bound, Running, Releasing, Succeeded, Failed, Unknown
 };
 inline constexpr std::size_t kTaskStatusCount = 10;
-const char* to_string(TaskStatus s);
+MLTWIN_POLICY_EXPORT const char* to_string(TaskStatus s);
 
 /// Volcano AllocatedStatus: Bound, Binding, Running, Allocated hold resources on a node.
 constexpr bool allocated_status(TaskStatus s) {
@@ -37,18 +39,18 @@ constexpr bool allocated_status(TaskStatus s) {
 
 /// PodGroup phases (scheduling.volcano.sh/v1beta1).
 enum class PodGroupPhase : std::uint8_t { Pending, Inqueue, Running, Unknown, Completed };
-const char* to_string(PodGroupPhase p);
+MLTWIN_POLICY_EXPORT const char* to_string(PodGroupPhase p);
 
 enum class QueueState : std::uint8_t { Open, Closed };
 
 /// Taint effects (k8s.io/api/core/v1 TaintEffect).
 enum class TaintEffect : std::uint8_t { NoSchedule, PreferNoSchedule, NoExecute };
-const char* to_string(TaintEffect e);
+MLTWIN_POLICY_EXPORT const char* to_string(TaintEffect e);
 
 /// A node taint (core/v1 Taint): key, value (may be empty), effect. Node taints are fixed for
 /// the node's life in mltwin (a node group's taints), so NoExecute's eviction of running pods
 /// (the taint manager) never comes into play; at scheduling time it repels like NoSchedule.
-struct Taint {
+struct MLTWIN_POLICY_EXPORT Taint {
   std::string key, value;
   TaintEffect effect = TaintEffect::NoSchedule;
   friend bool operator==(const Taint&, const Taint&) = default;
@@ -57,7 +59,7 @@ struct Taint {
 /// A pod toleration (core/v1 Toleration). An empty key with operator Exists tolerates every
 /// taint; no effect tolerates every effect. tolerationSeconds only bounds how long a pod stays
 /// on a node that gains a NoExecute taint, which mltwin's fixed taints never do: not kept.
-struct Toleration {
+struct MLTWIN_POLICY_EXPORT Toleration {
   enum class Op : std::uint8_t { Equal, Exists };
   std::string key;
   Op op = Op::Equal;
@@ -71,17 +73,17 @@ struct Toleration {
 
 /// core/v1 NodeSelectorRequirement, on node labels (matchExpressions) or on the node's name
 /// (matchFields with key metadata.name, operators In/NotIn and one value).
-struct NodeSelectorRequirement {
+struct MLTWIN_POLICY_EXPORT NodeSelectorRequirement {
   enum class Op : std::uint8_t { In, NotIn, Exists, DoesNotExist, Gt, Lt };
   std::string key;
   Op op = Op::In;
   std::vector<std::string> values;
   friend bool operator==(const NodeSelectorRequirement&, const NodeSelectorRequirement&) = default;
 };
-const char* to_string(NodeSelectorRequirement::Op op);
+MLTWIN_POLICY_EXPORT const char* to_string(NodeSelectorRequirement::Op op);
 
 /// core/v1 NodeSelectorTerm: its requirements are ANDed; a term with none matches no node.
-struct NodeSelectorTerm {
+struct MLTWIN_POLICY_EXPORT NodeSelectorTerm {
   std::vector<NodeSelectorRequirement> match_expressions;  ///< on labels
   std::vector<NodeSelectorRequirement> match_fields;       ///< on metadata.name
   bool empty() const { return match_expressions.empty() && match_fields.empty(); }
@@ -89,7 +91,7 @@ struct NodeSelectorTerm {
 };
 
 /// core/v1 PreferredSchedulingTerm: weight 1..100.
-struct PreferredSchedulingTerm {
+struct MLTWIN_POLICY_EXPORT PreferredSchedulingTerm {
   std::int32_t weight = 0;
   NodeSelectorTerm preference;
   friend bool operator==(const PreferredSchedulingTerm&, const PreferredSchedulingTerm&) = default;
@@ -98,7 +100,7 @@ struct PreferredSchedulingTerm {
 /// core/v1 NodeAffinity. `required` holds requiredDuringSchedulingIgnoredDuringExecution's
 /// nodeSelectorTerms (ORed), meaningful only when has_required; `preferred` holds
 /// preferredDuringSchedulingIgnoredDuringExecution.
-struct NodeAffinity {
+struct MLTWIN_POLICY_EXPORT NodeAffinity {
   bool has_required = false;
   std::vector<NodeSelectorTerm> required;
   std::vector<PreferredSchedulingTerm> preferred;
@@ -107,7 +109,7 @@ struct NodeAffinity {
 };
 
 /// A pod of a job (Volcano TaskInfo).
-struct TaskInfo {
+struct MLTWIN_POLICY_EXPORT TaskInfo {
   TaskId id = kNone;
   JobId job = kNone;
   std::string name;       ///< pod name, e.g. "job-17-trainer-0"
@@ -136,7 +138,7 @@ struct TaskInfo {
 };
 
 /// One Volcano job with its PodGroup (Volcano JobInfo).
-struct JobInfo {
+struct MLTWIN_POLICY_EXPORT JobInfo {
   JobId id = kNone;
   std::string name;
   QueueId queue = kNone;
@@ -189,7 +191,7 @@ struct JobInfo {
 };
 
 /// A Kubernetes node (Volcano NodeInfo). idle + used = allocatable while nothing is pipelined.
-struct NodeInfo {
+struct MLTWIN_POLICY_EXPORT NodeInfo {
   NodeId id = kNone;
   std::string name;
   std::string instance_type;
@@ -224,7 +226,7 @@ struct NodeInfo {
 };
 
 /// A Volcano Queue.
-struct QueueInfo {
+struct MLTWIN_POLICY_EXPORT QueueInfo {
   QueueId id = kNone;
   std::string name;
   std::int32_t weight = 1;

@@ -1,6 +1,8 @@
 // mltwin/policy/proportion.hpp — the proportion plugin's deserved-share computation, exposed so
 // that it can be tested against hand calculations and reported.
 #pragma once
+
+#include "mltwin/policy/export.hpp"
 #include <cstdint>
 #include <vector>
 
@@ -9,7 +11,7 @@
 namespace mltwin::policy {
 
 /// Per-queue attributes of the proportion plugin (Volcano queueAttr).
-struct QueueAttr {
+struct MLTWIN_POLICY_EXPORT QueueAttr {
   bool present = false;   ///< the queue has jobs in the session (only those take part)
   std::int32_t weight = 0;
   double share = 0;       ///< max over resources of allocated / deserved
@@ -20,10 +22,10 @@ struct QueueAttr {
 
 /// Volcano's water-filling (proportion.go OnSessionOpen): fills `deserved` (and `share`) of every
 /// present queue from `total`. Inputs: weight, request, real_capability, guarantee, allocated.
-void proportion_water_fill(const Resource& total, std::vector<QueueAttr>& attrs);
+MLTWIN_POLICY_EXPORT void proportion_water_fill(const Resource& total, std::vector<QueueAttr>& attrs);
 
 /// share = max over deserved.ResourceNames() (the resources at or above minResource) of
 /// allocated / deserved (proportion.go updateShare).
-void proportion_update_share(QueueAttr& a);
+MLTWIN_POLICY_EXPORT void proportion_update_share(QueueAttr& a);
 
 }  // namespace mltwin::policy

@@ -18,6 +18,8 @@
 // parseQuantityString's own leniencies are kept, as upstream tests them: "1." and ".5" and
 // "1.G" parse, and so does a number with no digits ("." and "+" and "Ki" are zero).
 #pragma once
+
+#include "mltwin/policy/export.hpp"
 #include <compare>
 #include <cstdint>
 #include <stdexcept>
@@ -37,7 +39,7 @@ enum class QuantityProblem {
 
 /// A quantity refused; what() names the text (or the amount) and says why, with upstream's
 /// own error sentence in parentheses.
-class QuantityError : public std::invalid_argument {
+class MLTWIN_POLICY_EXPORT QuantityError : public std::invalid_argument {
  public:
   QuantityError(QuantityProblem problem, const std::string& what) : std::invalid_argument(what), problem_(problem) {}
   QuantityProblem problem() const noexcept { return problem_; }
@@ -52,7 +54,7 @@ enum class QuantityFormat { DecimalExponent, BinarySI, DecimalSI };
 /// An amount held exactly, as upstream's fixed-point Quantity holds it: unscaled() x
 /// 10^exponent(), never a floating-point number. A parsed amount is a multiple of 10^-9
 /// (parsing rounds up to 1n); any amount whose Value() and MilliValue() fit in int64 is held.
-class Quantity {
+class MLTWIN_POLICY_EXPORT Quantity {
  public:
   __extension__ typedef __int128 Int128;  // GCC/Clang; __extension__ keeps -Wpedantic quiet
 
@@ -105,7 +107,7 @@ class Quantity {
   std::string str() const { return text_.empty() ? canonical() : text_; }
 
   /// Cmp: amounts only (Equal ignores the format as well).
-  friend std::strong_ordering operator<=>(const Quantity& a, const Quantity& b) noexcept;
+  friend MLTWIN_POLICY_EXPORT std::strong_ordering operator<=>(const Quantity& a, const Quantity& b) noexcept;
   friend bool operator==(const Quantity& a, const Quantity& b) noexcept { return (a <=> b) == 0; }
 
  private:
@@ -128,18 +130,18 @@ class Quantity {
 /// truncated to 32 bits, as suffix.go does ("1e4294967297" is 10); mltwin does not reproduce
 /// the further 32-bit wrap-around of upstream's scale arithmetic for exponents within a few
 /// units of +-2^31.
-Quantity parse_quantity(std::string_view text);
+MLTWIN_POLICY_EXPORT Quantity parse_quantity(std::string_view text);
 
 /// Go's strings.TrimSpace: leading and trailing Unicode white space (unicode.IsSpace: \t \n
 /// \v \f \r space, U+0085, U+00A0, U+1680, U+2000-U+200A, U+2028, U+2029, U+202F, U+205F,
 /// U+3000) removed.
-std::string_view go_trim_space(std::string_view text);
+MLTWIN_POLICY_EXPORT std::string_view go_trim_space(std::string_view text);
 
 /// Quantity.UnmarshalJSON on a raw JSON value: `null` is zero; a value in double quotes loses
 /// them (the bytes between are not JSON-unescaped: upstream parses them as they are); then
 /// strings.TrimSpace and parse_quantity. So `" 16 "` and `16` (a JSON number: its text) are 16,
 /// and `"1.5"` and `1.5` are 1500m. A caller holding a decoded JSON string passes its content
 /// through go_trim_space and parse_quantity instead. Throws QuantityError as parse_quantity.
-Quantity quantity_from_json(std::string_view raw_json_value);
+MLTWIN_POLICY_EXPORT Quantity quantity_from_json(std::string_view raw_json_value);
 
 }  // namespace mltwin::policy

@@ -23,6 +23,8 @@
 // once added. When a term is not whole, is negative, or a sum reaches 2^53, the sums stop
 // being kept (exact() turns false for good) and the plugins go back to the loop.
 #pragma once
+
+#include "mltwin/policy/export.hpp"
 #include <cstdint>
 #include <vector>
 
@@ -32,7 +34,7 @@ namespace mltwin::policy {
 
 class ClusterState;
 
-class QueueJobSums {
+class MLTWIN_POLICY_EXPORT QueueJobSums {
  public:
   /// One queue's sums (Volcano's queueAttr allocated, request, inqueue, elastic before any
   /// plugin logic).

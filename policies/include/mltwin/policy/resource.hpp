@@ -21,6 +21,8 @@
 // two pods: mltwin counts them as upstream does and reports such a mix (see
 // `neuron_names_mixed`); it never folds one name into another.
 #pragma once
+
+#include "mltwin/policy/export.hpp"
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -37,7 +39,7 @@ namespace mltwin::policy {
 /// A Kubernetes resource name (core/v1 ResourceName), interned: a 16-bit id into one
 /// process-wide, append-only, thread-safe table. The names below have fixed ids; any other
 /// name gets the next id the first time it is seen.
-class ResourceName {
+class MLTWIN_POLICY_EXPORT ResourceName {
  public:
   /// The well-known name with this id (ids below kWellKnown), or an id `intern` returned.
   constexpr explicit ResourceName(std::uint16_t id) : id_(id) {}
@@ -83,7 +85,7 @@ inline constexpr double kMaxFloat64 = std::numeric_limits<double>::max();
 /// A small map from resource name to value, sorted by name id: five entries inline (a Trn1 node
 /// carries pods and four device resources, a pod fewer), in two arrays (ids, values) so that a
 /// Resource stays small (80 bytes; a job holds four); more spill to the heap.
-class ScalarResources {
+class MLTWIN_POLICY_EXPORT ScalarResources {
  public:
   struct Entry {
     ResourceName name;
@@ -184,7 +186,7 @@ class ScalarResources {
   /// Removes `name` if present.
   void erase(ResourceName name);
   /// Same names, equal values (Go's reflect.DeepEqual on the map: -0 equals 0, NaN nothing).
-  friend bool operator==(const ScalarResources& a, const ScalarResources& b);
+  friend MLTWIN_POLICY_EXPORT bool operator==(const ScalarResources& a, const ScalarResources& b);
 
  private:
   static constexpr std::uint16_t kInline = 5;
@@ -228,7 +230,7 @@ class ScalarResources {
 };
 
 /// Reads a ScalarResources by names asked in increasing id order, in one pass overall.
-class ScalarCursor {
+class MLTWIN_POLICY_EXPORT ScalarCursor {
  public:
   explicit ScalarCursor(const ScalarResources& s) : s_(s) {}
   /// The value of `name` (>= every name asked before), or nullptr when absent.
@@ -243,7 +245,7 @@ class ScalarCursor {
 };
 
 /// Volcano api.Resource (resource_info.go:53-63) with its operations, named as upstream.
-struct Resource {
+struct MLTWIN_POLICY_EXPORT Resource {
   double milli_cpu = 0;    ///< cpu, millicores
   double memory = 0;       ///< bytes
   ScalarResources scalars; ///< pods (count); everything else in milli-units
@@ -382,18 +384,18 @@ inline double share(double l, double r) {
 /// `ephemeral-storage` (NewResource, resource_info.go:71-107). `cpu` and `memory` are not
 /// scalars. Volcano skips `count/*` quota names before asking (so must callers); any other name is
 /// ignored by Volcano (and refused by mltwin's loaders).
-bool is_scalar_resource_name(std::string_view name);
+MLTWIN_POLICY_EXPORT bool is_scalar_resource_name(std::string_view name);
 
 /// k8s.io/apimachinery validation.IsDNS1123Subdomain: at most 253 characters of lower-case
 /// letters, digits, '-' and '.', each dot-separated label starting and ending alphanumeric.
-bool is_dns1123_subdomain(std::string_view s);
+MLTWIN_POLICY_EXPORT bool is_dns1123_subdomain(std::string_view s);
 /// validation.IsQualifiedName's name part: 1 to 63 characters, alphanumeric at both ends, '-',
 /// '_' and '.' inside.
-bool is_qualified_name_part(std::string_view s);
+MLTWIN_POLICY_EXPORT bool is_qualified_name_part(std::string_view s);
 
 /// True when the resources name two or more of the three Neuron names with a positive amount:
 /// Kubernetes and Volcano count them independently, so pods requesting different names on one
 /// node can be given the same Neuron device.
-bool neuron_names_mixed(const Resource& r);
+MLTWIN_POLICY_EXPORT bool neuron_names_mixed(const Resource& r);
 
 }  // namespace mltwin::policy

@@ -6,6 +6,8 @@
 // session could advance is the node-tiebreak random stream, and only for allocations it would
 // then discard). Time-dependent plugins ask for a wake-up through Session::request_wakeup.
 #pragma once
+
+#include "mltwin/policy/export.hpp"
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -20,13 +22,13 @@
 
 namespace mltwin::policy {
 
-struct SchedulerStats {
+struct MLTWIN_POLICY_EXPORT SchedulerStats {
   std::uint64_t sessions = 0;          ///< sessions opened (cycles that ran)
   std::uint64_t cycles_skipped = 0;    ///< run_once calls that found nothing changed
   SessionStats totals;                 ///< summed over sessions
 };
 
-class Scheduler {
+class MLTWIN_POLICY_EXPORT Scheduler {
  public:
   /// Validates `cfg` (unknown plugin or action names, bad period) and throws
   /// std::invalid_argument with the config path of the problem. `tiebreak_seed` seeds the

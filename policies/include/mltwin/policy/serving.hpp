@@ -21,6 +21,8 @@
 // (github.com/deepjavalibrary/djl-serving, tag v0.23.0) and Multi Model Server v1.1.9
 // (github.com/awslabs/multi-model-server); each rule below cites its source file.
 #pragma once
+
+#include "mltwin/policy/export.hpp"
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -35,11 +37,6 @@ using Nanos = std::int64_t;
 inline constexpr Nanos kNanosPerSecond = 1'000'000'000;
 inline constexpr Nanos kNever = INT64_MAX;
 
-/// The DJL Serving release whose rules the built-in DJL policy reproduces.
-inline constexpr const char* kDjlServingRelease = "0.23.0";
-/// The Multi Model Server release the static baseline follows.
-inline constexpr const char* kMmsRelease = "v1.1.9";
-
 // ---------------------------------------------------------------------------------------------
 // Worker autoscaling
 // ---------------------------------------------------------------------------------------------
@@ -48,7 +45,7 @@ inline constexpr const char* kMmsRelease = "v1.1.9";
 /// Worker states follow DJL's WorkerState: a worker is *busy* only while it runs a batch
 /// (WORKER_BUSY, WorkerThread.run); a worker waiting for a job or aggregating a batch is
 /// *started* (WORKER_STARTED); a worker still starting its process counts as running.
-struct PoolObservation {
+struct MLTWIN_POLICY_EXPORT PoolObservation {
   Nanos now = 0;
   int min_workers = 1;       ///< DJL minWorkers (permanent workers)
   int max_workers = 1;       ///< DJL maxWorkers
@@ -64,7 +61,7 @@ struct PoolObservation {
 };
 
 /// What to do with an arriving request.
-struct AdmitDecision {
+struct MLTWIN_POLICY_EXPORT AdmitDecision {
   bool admit = true;               ///< false: answer 503 (WlmCapacityException)
   bool add_worker = false;         ///< start one temporary worker (DJL pool.addThreads())
   std::string_view reason;         ///< why rejected or why a worker was added (static text)
@@ -73,7 +70,7 @@ struct AdmitDecision {
 /// A worker that has just become free to take a job: it finished a batch, finished starting,
 /// or its poll for a job timed out. DJL's TemporaryBatchAggregator keeps `idle_since`: the time
 /// it last took a batch (or was created).
-struct WorkerObservation {
+struct MLTWIN_POLICY_EXPORT WorkerObservation {
   Nanos now = 0;
   Nanos idle_since = 0;     ///< last batch taken, or creation time
   bool temporary = false;   ///< added by the autoscaler (not one of the min_workers)
@@ -82,12 +79,12 @@ struct WorkerObservation {
 };
 
 /// The worker's next step: retire now, or wait for a job until `poll_deadline` (then ask again).
-struct WorkerDecision {
+struct MLTWIN_POLICY_EXPORT WorkerDecision {
   bool retire = false;
   Nanos poll_deadline = kNever;  ///< kNever: wait for a job forever (a permanent worker)
 };
 
-class AutoscalingPolicy {
+class MLTWIN_POLICY_EXPORT AutoscalingPolicy {
  public:
   virtual ~AutoscalingPolicy() = default;
   virtual std::string_view name() const = 0;
@@ -144,7 +141,7 @@ class AutoscalingPolicy {
 /// permanent workers alone (new workers are added only when further requests arrive). With
 /// `idle_from_batch_end` (an option of ours, not DJL's) a temporary worker retires only after
 /// max_idle_time without work, counted from the end of its last batch.
-class DjlWlmPolicy final : public AutoscalingPolicy {
+class MLTWIN_POLICY_EXPORT DjlWlmPolicy final : public AutoscalingPolicy {
  public:
   explicit DjlWlmPolicy(bool idle_from_batch_end = false) : idle_from_batch_end_(idle_from_batch_end) {}
   std::string_view name() const override { return idle_from_batch_end_ ? "djl-wlm+idle-from-batch-end" : "djl-wlm"; }
@@ -159,7 +156,7 @@ class DjlWlmPolicy final : public AutoscalingPolicy {
 /// ml/mms/wlm/Model.java addJob: `jobsQueue.offer(job)`; ModelManager.addJob answers false when
 /// the model has no worker): a fixed number of workers, never scaled; reject only when the job
 /// queue (job_queue_size, default 100 in util/ConfigManager.java) is full.
-class MmsStaticPolicy final : public AutoscalingPolicy {
+class MLTWIN_POLICY_EXPORT MmsStaticPolicy final : public AutoscalingPolicy {
  public:
   std::string_view name() const override { return "mms-static"; }
   AdmitDecision on_arrival(const PoolObservation& pool) override;
@@ -174,7 +171,7 @@ class MmsStaticPolicy final : public AutoscalingPolicy {
 using ModelId = std::uint32_t;
 
 /// Asked by the cache policy about a candidate victim.
-class EvictionGuard {
+class MLTWIN_POLICY_EXPORT EvictionGuard {
  public:
   virtual ~EvictionGuard() = default;
   /// False while the model cannot be unloaded now (it has requests queued or running, or is
@@ -184,7 +181,7 @@ class EvictionGuard {
 
 /// One cache (an instance's memory, or its disk) tracked by a policy: the policy sees every
 /// insertion, use and removal, and chooses victims. Sizes in bytes.
-class ModelCachePolicy {
+class MLTWIN_POLICY_EXPORT ModelCachePolicy {
  public:
   virtual ~ModelCachePolicy() = default;
   virtual std::string_view name() const = 0;
@@ -205,14 +202,14 @@ class ModelCachePolicy {
 
 /// Least recently used first. O(1) per insert/access/remove; choose_victims walks from the
 /// least recently used end, skipping unevictable models.
-std::unique_ptr<ModelCachePolicy> make_lru_cache_policy();
+MLTWIN_POLICY_EXPORT std::unique_ptr<ModelCachePolicy> make_lru_cache_policy();
 
 // ---------------------------------------------------------------------------------------------
 // Routing
 // ---------------------------------------------------------------------------------------------
 
 /// One in-service instance as the router sees it for a request of one model.
-struct InstanceView {
+struct MLTWIN_POLICY_EXPORT InstanceView {
   std::uint32_t instance = 0;       ///< instance id (stable for the instance's life)
   bool model_present = false;       ///< the model is loaded or being loaded here
   int model_outstanding = 0;        ///< this model's requests queued or running here
@@ -222,21 +219,21 @@ struct InstanceView {
   int models_loaded = 0;
 };
 
-struct RouteDecision {
+struct MLTWIN_POLICY_EXPORT RouteDecision {
   std::uint32_t instance = 0;       ///< chosen instance (one of the views)
   bool new_copy = false;            ///< the model is not present there: it will be loaded
   std::string_view reason;
 };
 
 /// Every in-service instance, built only when a policy asks (it costs a pass over the fleet).
-class InstanceList {
+class MLTWIN_POLICY_EXPORT InstanceList {
  public:
   virtual ~InstanceList() = default;
   /// Views of all in-service instances, sorted by id, never empty.
   virtual std::span<const InstanceView> all() const = 0;
 };
 
-class RoutingPolicy {
+class MLTWIN_POLICY_EXPORT RoutingPolicy {
  public:
   virtual ~RoutingPolicy() = default;
   virtual std::string_view name() const = 0;
@@ -251,7 +248,7 @@ class RoutingPolicy {
 /// ("requests are routed to an instance where the model is already loaded; a model under heavy
 /// load gets additional copies", SageMaker Developer Guide, "How multi-model endpoints work"),
 /// so the thresholds are ours and stated in the scenario.
-struct CacheAwareRoutingParams {
+struct MLTWIN_POLICY_EXPORT CacheAwareRoutingParams {
   /// A copy is "heavily loaded" when its outstanding requests per running worker reach this;
   /// a request then goes to an instance without the model, if there is one.
   double heavy_load_per_worker = 2.0;
@@ -263,13 +260,13 @@ struct CacheAwareRoutingParams {
 /// model, then fewest overall, then lowest id); if none holds it, or every copy is heavily
 /// loaded and max_copies allows another, to the instance without it with the most free memory
 /// (then fewest outstanding, then lowest id).
-std::unique_ptr<RoutingPolicy> make_cache_aware_router(const CacheAwareRoutingParams& p);
+MLTWIN_POLICY_EXPORT std::unique_ptr<RoutingPolicy> make_cache_aware_router(const CacheAwareRoutingParams& p);
 
 // ---------------------------------------------------------------------------------------------
 // Instance scaling
 // ---------------------------------------------------------------------------------------------
 
-struct ScalingObservation {
+struct MLTWIN_POLICY_EXPORT ScalingObservation {
   Nanos now = 0;
   int instances_in_service = 0;
   int instances_desired = 0;      ///< current desired count (incl. instances still starting)
@@ -280,12 +277,12 @@ struct ScalingObservation {
   Nanos last_scale_in = -kNever;   ///< when it last went down
 };
 
-struct ScalingDecision {
+struct MLTWIN_POLICY_EXPORT ScalingDecision {
   int desired = 0;                ///< unchanged when no action
   std::string_view reason;
 };
 
-class InstanceScalingPolicy {
+class MLTWIN_POLICY_EXPORT InstanceScalingPolicy {
  public:
   virtual ~InstanceScalingPolicy() = default;
   virtual std::string_view name() const = 0;
@@ -300,7 +297,7 @@ class InstanceScalingPolicy {
 /// ceil(current × metric / target), clamped to [min, max]; scale-out waits out
 /// scale_out_cooldown after the last scale-out, scale-in waits out scale_in_cooldown after
 /// any scaling activity. Every figure is a scenario parameter with its source.
-struct TargetTrackingParams {
+struct MLTWIN_POLICY_EXPORT TargetTrackingParams {
   double target = 1000;               ///< InvocationsPerInstance per minute
   int scale_out_datapoints = 3;
   int scale_in_datapoints = 15;
@@ -309,6 +306,6 @@ struct TargetTrackingParams {
   Nanos scale_in_cooldown = 300 * kNanosPerSecond;
   bool disable_scale_in = false;
 };
-std::unique_ptr<InstanceScalingPolicy> make_target_tracking(const TargetTrackingParams& p);
+MLTWIN_POLICY_EXPORT std::unique_ptr<InstanceScalingPolicy> make_target_tracking(const TargetTrackingParams& p);
 
 }  // namespace mltwin::policy::serving

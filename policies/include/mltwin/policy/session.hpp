@@ -20,6 +20,8 @@
 //   intersected (an abstaining plugin is skipped; an empty list ends the tier with no victims);
 //   the first tier that yields a non-empty list decides.
 #pragma once
+
+#include "mltwin/policy/export.hpp"
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -103,7 +105,7 @@ class Session;
 /// A plugin broke the policy API's contract: an order that is not a strict weak order, a node
 /// score that is not a finite number. what() names the plugin and the callback, e.g. "plugin
 /// 'p': its job order function (add_job_order_fn) is not a strict weak order: ...".
-class PluginError : public std::runtime_error {
+class MLTWIN_POLICY_EXPORT PluginError : public std::runtime_error {
  public:
   PluginError(std::string plugin, std::string callback, const std::string& message)
       : std::runtime_error(message), plugin_(std::move(plugin)), callback_(std::move(callback)) {}
@@ -118,7 +120,7 @@ class PluginError : public std::runtime_error {
 
 /// A scheduler plugin. A fresh instance is created for every session (as Volcano does), so a
 /// plugin keeps no state between cycles.
-class Plugin {
+class MLTWIN_POLICY_EXPORT Plugin {
  public:
   virtual ~Plugin() = default;
   virtual std::string_view name() const = 0;
@@ -128,7 +130,7 @@ class Plugin {
 };
 
 /// A scheduler action (enqueue, allocate, backfill, preempt, reclaim).
-class Action {
+class MLTWIN_POLICY_EXPORT Action {
  public:
   virtual ~Action() = default;
   virtual std::string_view name() const = 0;
@@ -140,22 +142,22 @@ using ActionFactory = std::function<std::unique_ptr<Action>(const Arguments&)>;
 /// Registries of built-in and user plugins/actions (Volcano framework.RegisterPluginBuilder),
 /// process-wide. Registering a name twice replaces the earlier factory (a built-in one too:
 /// the Python module refuses that without replace=True).
-void register_plugin(const std::string& name, PluginFactory f);
-void register_action(const std::string& name, ActionFactory f);
+MLTWIN_POLICY_EXPORT void register_plugin(const std::string& name, PluginFactory f);
+MLTWIN_POLICY_EXPORT void register_action(const std::string& name, ActionFactory f);
 /// Removes a registered plugin; a built-in name gets its built-in factory back. False if the
 /// name was not registered.
-bool unregister_plugin(const std::string& name);
+MLTWIN_POLICY_EXPORT bool unregister_plugin(const std::string& name);
 /// True if `name` is one of the built-in plugins (gang, priority, drf, ...).
-bool builtin_plugin(const std::string& name);
-bool plugin_registered(const std::string& name);
-bool action_registered(const std::string& name);
-std::vector<std::string> registered_plugins();
-std::vector<std::string> registered_actions();
-std::unique_ptr<Plugin> make_plugin(const std::string& name, const Arguments& args);
-std::unique_ptr<Action> make_action(const std::string& name, const Arguments& args);
+MLTWIN_POLICY_EXPORT bool builtin_plugin(const std::string& name);
+MLTWIN_POLICY_EXPORT bool plugin_registered(const std::string& name);
+MLTWIN_POLICY_EXPORT bool action_registered(const std::string& name);
+MLTWIN_POLICY_EXPORT std::vector<std::string> registered_plugins();
+MLTWIN_POLICY_EXPORT std::vector<std::string> registered_actions();
+MLTWIN_POLICY_EXPORT std::unique_ptr<Plugin> make_plugin(const std::string& name, const Arguments& args);
+MLTWIN_POLICY_EXPORT std::unique_ptr<Action> make_action(const std::string& name, const Arguments& args);
 
 /// Counters of one session, summed by the Scheduler.
-struct SessionStats {
+struct MLTWIN_POLICY_EXPORT SessionStats {
   std::uint64_t binds = 0, pipelined = 0, evictions = 0, enqueued = 0;
   std::uint64_t predicate_calls = 0, statements_discarded = 0;
 };
@@ -165,7 +167,7 @@ class Statement;
 /// What the Scheduler remembers of the job conditions it reported, lent to every session
 /// (Session::use_ledger) so that recording a reason costs no allocation and an action can tell
 /// that a job already shows a verdict. A session without a ledger uses an empty one of its own.
-struct ConditionLedger {
+struct MLTWIN_POLICY_EXPORT ConditionLedger {
   /// Job -> (session uid << 32) | position in that session's job_reasons(); stamped entries.
   std::vector<std::uint64_t> reason_index;
   /// Job -> key (Session::condition_key) of the condition last reported; 0: none.
@@ -186,7 +188,7 @@ struct ConditionLedger {
   std::unordered_map<std::string, std::uint32_t, Hash, std::equal_to<>> text_ids_;
 };
 
-class Session {
+class MLTWIN_POLICY_EXPORT Session {
  public:
   /// `actions` are the scheduler's long-lived action objects, run in order (Volcano creates its
   /// actions once and calls Execute every cycle, so an action may keep state between cycles);
@@ -469,7 +471,7 @@ class Session {
 /// Operations take effect on the ClusterState at once (other tasks of the cycle see them);
 /// commit() sends them to the backend, discard() undoes them in reverse order, and a statement
 /// destroyed without either is discarded.
-class Statement {
+class MLTWIN_POLICY_EXPORT Statement {
  public:
   enum class OpKind : std::uint8_t { Allocate, Pipeline, Evict };
   struct Op {

@@ -2,6 +2,8 @@
 // Kubernetes scheduler framework (framework/interface.go) as Volcano v1.12.1 uses them
 // (pkg/scheduler/api/unschedule_info.go). Shown to users as "why is my job pending".
 #pragma once
+
+#include "mltwin/policy/export.hpp"
 #include <functional>
 #include <map>
 #include <string>
@@ -18,9 +20,9 @@ enum class Code : unsigned char {
   Wait,
   Skip,
 };
-const char* to_string(Code c);
+MLTWIN_POLICY_EXPORT const char* to_string(Code c);
 
-struct Status {
+struct MLTWIN_POLICY_EXPORT Status {
   Code code = Code::Success;
   std::string plugin;  ///< the plugin (or action) that decided
   std::string reason;  ///< e.g. "Insufficient aws.amazon.com/neuroncore"
@@ -37,7 +39,7 @@ struct Status {
 /// A decision with its reason as views into strings that outlive the session (plugin-owned
 /// text, string literals, or text kept with Session::keep). Cheap to record for thousands of
 /// waiting jobs every cycle; the Scheduler copies it only when a job's reason changes.
-struct Verdict {
+struct MLTWIN_POLICY_EXPORT Verdict {
   Code code = Code::Success;
   std::string_view plugin;
   std::string_view reason;
@@ -48,7 +50,7 @@ struct Verdict {
 /// FitErrors.Error()): "0/32 nodes are unavailable: 2 node(s) were unschedulable, 30 Insufficient
 /// aws.amazon.com/neuroncore." Reasons are counted; the "<count> <reason>" texts are sorted as
 /// strings.
-struct FitErrors {
+struct MLTWIN_POLICY_EXPORT FitErrors {
   int nodes = 0;                     ///< nodes considered
   std::map<std::string, int, std::less<>> count;  ///< reason -> number of nodes that failed with it
   void add(std::string_view reason, int n = 1) {
@@ -59,7 +61,7 @@ struct FitErrors {
 };
 
 /// Volcano ValidateResult.
-struct ValidateResult {
+struct MLTWIN_POLICY_EXPORT ValidateResult {
   bool pass = true;
   std::string reason;
   std::string message;

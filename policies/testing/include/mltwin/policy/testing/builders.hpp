@@ -8,7 +8,7 @@
 //   RecordingBackend be;
 //   Scheduler s(volcano_default_config(), 1);
 //   s.run_once(w.state, be);
-//   CHECK(be.binds_of(w, "j1") == 4);
+//   CHECK(be.binds_of(w.jobs.at("j1")) == 4);
 //
 // Header-only; depends on the policy library alone.
 #pragma once
