@@ -733,10 +733,11 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
   sc.catalog = cat.catalog;
   // Files the scenario references (scheduler ConfigMap, eksctl config, manifests) become the
   // entries they stand for; out.json keeps the scenario as written.
-  std::vector<std::string> node_group_places;
-  detail::expand_config_files(path, doc, opts.data_dir, out.data_dir, out.inputs, cat, node_group_places);
-  // Errors about node groups read from an eksctl ClusterConfig name the YAML group.
-  const detail::NodeGroupOrigins origins(std::move(node_group_places));
+  detail::YamlOrigins::Places places;
+  detail::expand_config_files(path, doc, opts.data_dir, out.data_dir, out.inputs, cat, places);
+  // Errors about node groups read from an eksctl ClusterConfig, or jobs read from manifests,
+  // name the YAML object.
+  const detail::YamlOrigins origins(std::move(places));
 
   // The user's Spot price history (aws ec2 describe-spot-price-history), an input of the run.
   std::optional<SpotHistory> spot_history;

@@ -33,24 +33,25 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-thread_local const NodeGroupOrigins* g_origins = nullptr;
+thread_local const YamlOrigins* g_origins = nullptr;
 }  // namespace
 
-NodeGroupOrigins::NodeGroupOrigins(std::vector<std::string> places) : places_(std::move(places)), outer_(g_origins) { g_origins = this; }
-NodeGroupOrigins::~NodeGroupOrigins() { g_origins = outer_; }
-const std::string* NodeGroupOrigins::place(std::size_t index) {
-  return g_origins != nullptr && index < g_origins->places_.size() ? &g_origins->places_[index] : nullptr;
+YamlOrigins::YamlOrigins(Places places) : places_(std::move(places)), outer_(g_origins) { g_origins = this; }
+YamlOrigins::~YamlOrigins() { g_origins = outer_; }
+const std::string* YamlOrigins::place(std::string_view where) {
+  if (g_origins == nullptr) return nullptr;
+  for (const auto& [array, places] : g_origins->places_) {
+    if (!where.starts_with(array) || where.size() <= array.size() || where[array.size()] != '/') continue;
+    std::size_t index = 0, i = array.size() + 1;
+    for (; i < where.size() && where[i] >= '0' && where[i] <= '9' && index < places.size(); ++i)
+      index = index * 10 + static_cast<std::size_t>(where[i] - '0');
+    if (i > array.size() + 1 && (i == where.size() || where[i] == '/') && index < places.size()) return &places[index];
+  }
+  return nullptr;
 }
 
 void fail(const std::string& file, const std::string& where, const std::string& what) {
-  constexpr std::string_view kGroups = "/cluster/node_groups/";
-  if (where.starts_with(kGroups)) {
-    std::size_t index = 0, i = kGroups.size();
-    for (; i < where.size() && where[i] >= '0' && where[i] <= '9'; ++i) index = index * 10 + static_cast<std::size_t>(where[i] - '0');
-    if (i > kGroups.size())
-      if (const std::string* at = NodeGroupOrigins::place(index))
-        throw ScenarioError(*at + ": " + what + " (" + file + ": " + where + ", as read from it)");
-  }
+  if (const std::string* at = YamlOrigins::place(where)) throw ScenarioError(*at + ": " + what + " (" + file + ": " + where + ", as read from it)");
   throw ScenarioError(file + ": " + where + ": " + what);
 }
 
