@@ -298,6 +298,22 @@ void ScenarioCatalog::require_price(const std::string& file, const std::string& 
            "); the run's cost needs one: give the row with on_demand_usd_per_hour and price_region under /catalog/instance_types");
 }
 
+std::string ScenarioCatalog::use_problem(const std::string& name, Use use) const {
+  const bool sagemaker = name.starts_with("ml.");
+  if (use == Use::EksNodeGroup && sagemaker) {
+    const std::string ec2 = name.substr(3);
+    return "'" + printable(name) + "' is a SageMaker hosting instance type (ml.*), which a SageMaker endpoint runs; an EKS node "
+           "group launches EC2 instance types (no ml. prefix" +
+           (catalog.find(ec2) != nullptr ? ", e.g. '" + ec2 + "'" : std::string()) + ")";
+  }
+  if (use == Use::SageMakerEndpoint && !sagemaker) {
+    const std::string ml = "ml." + name;
+    return "'" + printable(name) + "' is an EC2 instance type; a SageMaker endpoint runs SageMaker hosting instance types, whose "
+           "names start with 'ml.'" + (catalog.find(ml) != nullptr ? " (e.g. '" + ml + "')" : std::string());
+  }
+  return {};
+}
+
 ScenarioCatalog scenario_catalog(const std::string& file, const json& doc, const std::string& explicit_catalog,
                                  std::vector<InputFileRef>& inputs) {
   ScenarioCatalog sc;

@@ -245,6 +245,7 @@ void read_group_capacity(const std::string& path, const std::string& where, cons
   for (std::size_t k = 0; k < ng.instance_types.size(); ++k) {
     const std::string at = g.contains("instance_type") ? types_at : types_at + "/" + std::to_string(k);
     cat.require(path, at, ng.instance_types[k]);
+    if (std::string p = cat.use_problem(ng.instance_types[k], detail::ScenarioCatalog::Use::EksNodeGroup); !p.empty()) fail(path, at, p);
     // The run's cost prices On-Demand nodes at the catalog's on-demand price.
     cat.require_price(path, at, ng.instance_types[k]);
     for (std::size_t m = 0; m < k; ++m)

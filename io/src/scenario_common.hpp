@@ -119,6 +119,11 @@ struct ScenarioCatalog {
   std::string row_where(const std::string& name) const;
   /// Throws ScenarioError at `at` unless the row named `name` has an on-demand price.
   void require_price(const std::string& file, const std::string& at, const std::string& name) const;
+  /// What makes the catalog type `name` wrong where it is used, or empty: SageMaker hosting
+  /// instance types are named ml.*; an EKS node group launches EC2 types (no ml.), a SageMaker
+  /// endpoint ml.* types.
+  enum class Use { EksNodeGroup, SageMakerEndpoint };
+  std::string use_problem(const std::string& name, Use use) const;
 };
 
 /// The shipped catalog (io::find_catalog(explicit_catalog)) merged with the scenario's

@@ -1471,6 +1471,8 @@ void expand_config_files(const std::string& path, json& doc, const std::string& 
       for (std::size_t k = 0; k < g.instance_types.size(); ++k)
         if (catalog.catalog.find(g.instance_types[k]) == nullptr)
           fail_at(g.instance_types_at[k], "instance type " + catalog.missing(g.instance_types[k]));
+        else if (std::string p = catalog.use_problem(g.instance_types[k], ScenarioCatalog::Use::EksNodeGroup); !p.empty())
+          fail_at(g.instance_types_at[k], p);
       json o = node_group_json(g);
       origins["/cluster/node_groups"].push_back(g.at.str() + " '" + g.name + "'");
       // minSize / maxSize bound the cluster autoscaler; without one (/cluster/autoscaler) the

@@ -369,6 +369,36 @@ TEST_CASE("an unknown instance type names the catalog searched and near names") 
   CHECK(io::near_names(cat, "zzzzzzzzzzzzzzzzzzz").empty());
 }
 
+TEST_CASE("instance-type kinds: an EKS node group launches EC2 types, a SageMaker endpoint ml.* types") {
+  test::TempDir d;
+  SUBCASE("a node group of a SageMaker type") {
+    // ml.c5.xlarge is a row of the shipped catalog (with a price): only its kind is wrong.
+    json doc = scenario_json("tests/scenarios/tiny-gang.json");
+    doc["cluster"]["node_groups"][0]["instance_type"] = "ml.c5.xlarge";
+    const std::string p = write_json(d, "s.json", doc);
+    CHECK(error_of([&] { (void)io::load_scenario(p); }) ==
+          p + ": /cluster/node_groups/0/instance_type: 'ml.c5.xlarge' is a SageMaker hosting instance type (ml.*), which a "
+              "SageMaker endpoint runs; an EKS node group launches EC2 instance types (no ml. prefix, e.g. 'c5.xlarge')");
+  }
+  SUBCASE("one of a node group's instance_types") {
+    json doc = scenario_json("tests/scenarios/tiny-gang.json");
+    doc["cluster"]["node_groups"][0].erase("instance_type");
+    doc["cluster"]["node_groups"][0]["instance_types"] = {"trn1.32xlarge", "ml.inf2.xlarge"};
+    const std::string p = write_json(d, "s.json", doc);
+    const std::string e = error_of([&] { (void)io::load_scenario(p); });
+    CHECK_MESSAGE(e.rfind(p + ": /cluster/node_groups/0/instance_types/1: 'ml.inf2.xlarge' is a SageMaker hosting instance type", 0) == 0, e);
+  }
+  SUBCASE("an endpoint of an EC2 type") {
+    json doc = scenario_json("scenarios/mme-djl-blog-uniform.json");
+    REQUIRE(doc["endpoint"]["instance_type"] == "ml.c5d.18xlarge");
+    doc["endpoint"]["instance_type"] = "c5d.18xlarge";
+    const std::string p = write_json(d, "inf.json", doc);
+    CHECK(error_of([&] { (void)io::load_inference_scenario(p); }) ==
+          p + ": /endpoint/instance_type: 'c5d.18xlarge' is an EC2 instance type; a SageMaker endpoint runs SageMaker hosting "
+              "instance types, whose names start with 'ml.' (e.g. 'ml.c5d.18xlarge')");
+  }
+}
+
 TEST_CASE("scenario format version: version 1 is refused with the migrate command, other versions too") {
   test::TempDir d;
   json doc = scenario_json("tests/scenarios/tiny-gang.json");
