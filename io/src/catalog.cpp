@@ -217,6 +217,26 @@ models::Catalog catalog_rows(const std::string& file, const std::string& where, 
   const std::string mount = where.substr(0, where.rfind('/'));
   const std::string last = where.substr(where.rfind('/') + 1);
   if (last != "instance_types") throw std::logic_error("catalog_rows: rows must be at .../instance_types");
+  // Before the schema (whose message would be that the key does not match a domain/name
+  // pattern): Kubernetes' own resources listed as extended resources, with where they belong.
+  if (rows.is_array())
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      if (!rows[i].is_object() || !rows[i].contains("extended_resources") || !rows[i]["extended_resources"].is_object()) continue;
+      const json& ext = rows[i]["extended_resources"];
+      for (auto it = ext.begin(); it != ext.end(); ++it) {
+        const std::string& k = it.key();
+        const std::string at = where + "/" + std::to_string(i) + "/extended_resources/" + detail::pointer_token_of(k);
+        const std::string not_extended = "'" + detail::printable(k) + "' is not an extended resource (those a device plugin advertises, "
+                                         "named domain/name): ";
+        if (k == "ephemeral-storage" || k.starts_with("hugepages-"))
+          fail(file, at, not_extended + "a node's ephemeral-storage and hugepages-* come from its node group, not its instance type: give "
+                                        "them in the node group's capacity (/cluster/node_groups/N/capacity, e.g. {\"" + k +
+                                        "\": \"80Gi\"}) or eksctl's volumeSize (docs/resources.md)");
+        if (k == "cpu" || k == "memory" || k == "pods")
+          fail(file, at, not_extended + "the row gives it as " +
+                             (k == "cpu" ? "vcpu" : k == "memory" ? "memory_gib" : "max_pods (the kubelet's maxPods)"));
+      }
+    }
   catalog_validator().validate(file, json{{"instance_types", rows}}, mount);
   models::Catalog c;
   std::map<std::string, std::size_t> seen;
@@ -322,6 +342,37 @@ ScenarioCatalog scenario_catalog(const std::string& file, const json& doc, const
   for (std::size_t i = 0; i < sc.catalog.types.size(); ++i) sc.where.push_back(sc.shipped_path + ": /instance_types/" + std::to_string(i));
   if (doc.contains("catalog") && doc["catalog"].contains("instance_types")) {
     const json& rows = doc["catalog"]["instance_types"];
+    // A row lacking keys is most often a partial override of a shipped row: say that a row
+    // replaces the shipped one whole (there is no merge), which keys it lacks and where the
+    // shipped row is to copy, rather than the schema's first "Missing required property".
+    const json& required = catalog_validator().schema()["definitions"]["instance_type"]["required"];
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const json& r = rows[i];
+      if (!r.is_object() || !r.contains("name") || !r["name"].is_string()) continue;
+      auto listed = [](const std::vector<std::string>& keys) {  // "a, b and c"
+        std::string s;
+        for (std::size_t k = 0; k < keys.size(); ++k) s += (k == 0 ? "" : k + 1 == keys.size() ? " and " : ", ") + keys[k];
+        return s;
+      };
+      std::vector<std::string> all, missing;
+      for (const auto& k : required) {
+        all.push_back(k.get<std::string>());
+        if (!r.contains(all.back())) missing.push_back(all.back());
+      }
+      if (missing.empty()) continue;
+      const std::string lacks = listed(missing);
+      const std::string name = r["name"].get<std::string>();
+      const std::string at = "/catalog/instance_types/" + std::to_string(i);
+      const std::string shipped_row = sc.row_where(name);
+      if (!shipped_row.empty())
+        fail(file, at,
+             "this row lacks " + lacks + ": a scenario row replaces the shipped row '" + printable(name) +
+                 "' whole (it is not merged onto it), so it gives every key a row needs. Copy the shipped row (" + shipped_row +
+                 ") and change what differs");
+      fail(file, at,
+           "this row lacks " + lacks + ": a row of the scenario's own instance type '" + printable(name) + "' gives " + listed(all) +
+               " (the catalog's row form, docs/catalog.md)");
+    }
     models::Catalog own = catalog_rows(file, "/catalog/instance_types", rows);
     sc.scenario_rows = !own.types.empty();
     for (std::size_t i = 0; i < own.types.size(); ++i) {

@@ -356,6 +356,54 @@ TEST_CASE("a scenario's rows add to the shipped catalog or replace its row") {
   }
 }
 
+TEST_CASE("a scenario row that overrides part of a shipped row, or lists Kubernetes' own resources as extended ones, says so") {
+  test::TempDir d;
+  json doc = scenario_json("tests/scenarios/tiny-gang.json");
+  // The shipped trn1.32xlarge's index, to name the row to copy.
+  const json shipped = shipped_json();
+  std::size_t index = 0;
+  while (shipped["instance_types"][index]["name"] != "trn1.32xlarge") ++index;
+  SUBCASE("only a Spot price for a shipped type: the row replaces the shipped one whole, the keys it lacks, the row to copy") {
+    doc["catalog"]["instance_types"] = json::array(
+        {{{"name", "trn1.32xlarge"}, {"spot", {{"usd_per_hour", 8.5}, {"region", "us-east-1"}, {"date", "2026-01-05"}, {"source", "t"}}}}});
+    const std::string p = write_json(d, "s.json", doc);
+    CHECK(error_of([&] { (void)io::load_scenario(p); }) ==
+          p + ": /catalog/instance_types/0: this row lacks vcpu, memory_gib, extended_resources, network_gbps and source: a scenario "
+              "row replaces the shipped row 'trn1.32xlarge' whole (it is not merged onto it), so it gives every key a row needs. Copy "
+              "the shipped row (" + kShipped + ": /instance_types/" + std::to_string(index) + ") and change what differs");
+  }
+  SUBCASE("a new type lacking keys: the keys every row gives") {
+    json row = trn1_row();
+    row["name"] = "trn1.test";
+    row.erase("source");
+    doc["catalog"]["instance_types"] = json::array({row});
+    const std::string p = write_json(d, "s.json", doc);
+    CHECK(error_of([&] { (void)io::load_scenario(p); }) ==
+          p + ": /catalog/instance_types/0: this row lacks source: a row of the scenario's own instance type 'trn1.test' gives name, "
+              "vcpu, memory_gib, extended_resources, network_gbps and source (the catalog's row form, docs/catalog.md)");
+  }
+  SUBCASE("ephemeral-storage under extended_resources: it belongs in the node group's capacity") {
+    json row = trn1_row();
+    row["extended_resources"]["ephemeral-storage"] = 100;
+    doc["catalog"]["instance_types"] = json::array({row});
+    const std::string p = write_json(d, "s.json", doc);
+    CHECK(error_of([&] { (void)io::load_scenario(p); }) ==
+          p + ": /catalog/instance_types/0/extended_resources/ephemeral-storage: 'ephemeral-storage' is not an extended resource "
+              "(those a device plugin advertises, named domain/name): a node's ephemeral-storage and hugepages-* come from its node "
+              "group, not its instance type: give them in the node group's capacity (/cluster/node_groups/N/capacity, e.g. "
+              "{\"ephemeral-storage\": \"80Gi\"}) or eksctl's volumeSize (docs/resources.md)");
+  }
+  SUBCASE("cpu under extended_resources: the row's vcpu") {
+    json row = trn1_row();
+    row["extended_resources"]["cpu"] = 128;
+    doc["catalog"]["instance_types"] = json::array({row});
+    const std::string p = write_json(d, "s.json", doc);
+    CHECK(error_of([&] { (void)io::load_scenario(p); }) ==
+          p + ": /catalog/instance_types/0/extended_resources/cpu: 'cpu' is not an extended resource (those a device plugin "
+              "advertises, named domain/name): the row gives it as vcpu");
+  }
+}
+
 TEST_CASE("an unknown instance type names the catalog searched and near names") {
   test::TempDir d;
   json doc = scenario_json("tests/scenarios/tiny-gang.json");
