@@ -282,6 +282,10 @@ void check_schema_version(const std::string& file, const json& doc) {
              ", docs/catalog.md), /catalog/instance_types only adding or replacing rows in the catalog's row form. Rewrite it: "
              "mltwin migrate " + printable(file) + " -o NEW.json");
   const json& v = doc["schema_version"];
+  if (v == 1)
+    fail(file, "/schema_version",
+         "1 is the old scenario format (its instance types pasted under /catalog/instance_types); mltwin reads version " +
+             std::to_string(kScenarioSchemaVersion) + ". Rewrite it: mltwin migrate " + printable(file) + " -o NEW.json");
   if (v != kScenarioSchemaVersion)
     fail(file, "/schema_version",
          "expected " + std::to_string(kScenarioSchemaVersion) + " (the scenario format this mltwin reads), got " + printable(v.dump()));
@@ -556,8 +560,17 @@ std::string migrate_scenario(const std::string& text, const std::string& path, c
                              std::vector<std::string>& notes) {
   const json doc = detail::parse_json_text(text, path);
   if (!doc.is_object()) fail(path, "/", "expected a JSON object (a scenario)");
-  if (doc.contains("schema_version"))
-    fail(path, "/schema_version", "the scenario already says schema_version " + detail::printable(doc["schema_version"].dump()) + "; nothing to migrate");
+  // Version 1 wrote no schema_version; one that says 1 is migrated too (its value replaced).
+  const bool says_version_1 = doc.contains("schema_version") && doc["schema_version"] == 1;
+  if (doc.contains("schema_version") && !says_version_1) {
+    const std::string v = detail::printable(doc["schema_version"].dump());
+    if (doc["schema_version"] == kScenarioSchemaVersion)
+      fail(path, "/schema_version",
+           "already at schema_version " + v + ", the version this mltwin reads; nothing to change (validate or run it as it is)");
+    fail(path, "/schema_version",
+         "schema_version " + v + " is not a version this mltwin knows: it reads " + std::to_string(kScenarioSchemaVersion) +
+             ", and migrates version 1 (no schema_version) to it");
+  }
   const bool inference = doc.contains("kind") && doc["kind"] == "inference";
   const std::string endpoint_type =
       inference && doc.contains("endpoint") && doc["endpoint"].contains("instance_type") && doc["endpoint"]["instance_type"].is_string()
@@ -705,10 +718,13 @@ std::string migrate_scenario(const std::string& text, const std::string& path, c
     version_done = true;
   };
   const bool has_schema_key = std::any_of(top.begin(), top.end(), [](const Member& m) { return m.key == "$schema"; });
-  if (!has_schema_key) add_version();
+  if (says_version_1) version_done = true;  // replaced where it is
+  if (!has_schema_key && !version_done) add_version();
   for (const Member& m : top) {
     std::string part = text.substr(m.key_begin, m.value_end - m.key_begin);
-    if (m.key == "catalog") {
+    if (m.key == "schema_version") {
+      part = text.substr(m.key_begin, m.value_begin - m.key_begin) + std::to_string(kScenarioSchemaVersion);
+    } else if (m.key == "catalog") {
       if (kept.empty()) continue;
       ordered_json cat;
       cat["instance_types"] = kept;

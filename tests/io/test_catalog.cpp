@@ -464,18 +464,25 @@ TEST_CASE("scenario format version: version 1 is refused with the migrate comman
   inf.erase("schema_version");
   const std::string pi = write_json(d, "inf.json", inf);
   CHECK(error_of([&] { (void)io::load_inference_scenario(pi); }).rfind(pi + ": /schema_version: missing: this is a version-1 scenario", 0) == 0);
+  // "schema_version": 1 is the old format too: the error gives the migrate command.
+  doc["schema_version"] = 1;
+  const std::string p1 = write_json(d, "v1b.json", doc);
+  CHECK(error_of([&] { (void)io::load_scenario(p1); }) ==
+        p1 + ": /schema_version: 1 is the old scenario format (its instance types pasted under /catalog/instance_types); mltwin "
+             "reads version 2. Rewrite it: mltwin migrate " + p1 + " -o NEW.json");
 }
 
 namespace {
 
-// The version-1 text of a shipped version-2 scenario: its "schema_version" line out, the
-// pasted catalog of `rows` (in the version-1 row form) in after the "name" line.
-std::string as_version_1(const std::string& v2, const json& rows) {
+// The version-1 text of a shipped version-2 scenario: its "schema_version" line out (or, with
+// `says_1`, saying 1), the pasted catalog of `rows` (in the version-1 row form) in after the
+// "name" line.
+std::string as_version_1(const std::string& v2, const json& rows, bool says_1 = false) {
   std::string t = v2;
   const std::string version = "  \"schema_version\": 2,\n";
   const auto at = t.find(version);
   REQUIRE(at != std::string::npos);
-  t.erase(at, version.size());
+  t.replace(at, version.size(), says_1 ? "  \"schema_version\": 1,\n" : "");
   const auto name = t.find("\n  \"name\": ");
   REQUIRE(name != std::string::npos);
   const auto s = t.find('\n', name + 1);
@@ -519,6 +526,10 @@ TEST_CASE("migrate: a version-1 scenario with the shipped figures becomes the ve
     CHECK(io::migrate_scenario(v1, "v1.json", cat, notes) == v2);
     REQUIRE(notes.size() == 3);
     CHECK(notes[1] == "/catalog/instance_types/1 (trn1.32xlarge): equal to the shipped row; dropped");
+    // The same file saying "schema_version": 1 where version 2 says 2 becomes the same text.
+    notes.clear();
+    CHECK(io::migrate_scenario(as_version_1(v2, rows, true), "v1.json", cat, notes) == v2);
+    CHECK(notes.size() == 3);
   }
   // The inference scenarios' rows (memory as a quantity, disk, usd_per_hour), the endpoint's type
   // having an instance store.
@@ -575,7 +586,8 @@ TEST_CASE("migrate: rows that differ are kept in the catalog form, and the resul
   CHECK(h.source == "as pasted");
   // A version-2 file is not migrated again.
   CHECK(error_of([&] { (void)io::migrate_scenario(out, "v2.json", cat, notes); }) ==
-        "v2.json: /schema_version: the scenario already says schema_version 2; nothing to migrate");
+        "v2.json: /schema_version: already at schema_version 2, the version this mltwin reads; nothing to change (validate or run "
+        "it as it is)");
 }
 
 TEST_CASE("migrate: an inference endpoint on an EBS-only type gets its volume from the version-1 disk") {
