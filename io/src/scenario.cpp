@@ -788,7 +788,7 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
       for (auto it2 = g["labels"].begin(); it2 != g["labels"].end(); ++it2) {
         if (std::string p = detail::qualified_name_problem(it2.key()); !p.empty()) fail(path, where + "/labels", "label key '" + it2.key() + "': " + p);
         if (std::string p = detail::label_value_problem(it2.value().get<std::string>()); !p.empty())
-          fail(path, where + "/labels/" + it2.key(), p);
+          fail(path, where + "/labels/" + detail::pointer_token_of(it2.key()), p);
         ng.labels.emplace_back(it2.key(), it2.value());
       }
     if (g.contains("taints")) ng.taints = detail::taints_of(path, where + "/taints", g["taints"]);

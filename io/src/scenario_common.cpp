@@ -298,7 +298,8 @@ json read_json_file(const std::string& path) {
 
 namespace {
 
-// valijson context ["<root>", "[queues]", "[2]", "[weight]"] -> "/queues/2/weight".
+// valijson context ["<root>", "[queues]", "[2]", "[weight]"] -> "/queues/2/weight" (each key
+// escaped as RFC 6901 says: ["[pod]", "[\"aws.amazon.com/neuron\"]"] -> "/pod/aws.amazon.com~1neuron").
 std::string pointer(const std::vector<std::string>& ctx) {
   std::string p;
   for (const auto& c : ctx) {
@@ -306,7 +307,7 @@ std::string pointer(const std::vector<std::string>& ctx) {
     std::string s = c;
     if (s.size() >= 2 && s.front() == '[' && s.back() == ']') s = s.substr(1, s.size() - 2);
     if (s.size() >= 2 && s.front() == '"' && s.back() == '"') s = s.substr(1, s.size() - 2);
-    p += "/" + s;
+    p += "/" + pointer_token_of(s);
   }
   return p.empty() ? "/" : p;
 }
@@ -621,7 +622,7 @@ policy::Resource resources_of(const std::string& file, const std::string& where,
     const std::string& name = it.key();
     const bool known = name == "cpu" || name == "memory" || policy::is_scalar_resource_name(name);
     if (!known || name.starts_with("count/"))
-      fail(file, where + "/" + name,
+      fail(file, where + "/" + pointer_token_of(name),
            "not a resource name Volcano counts: cpu, memory, pods, ephemeral-storage, hugepages-<size>, or an "
            "extended resource such as aws.amazon.com/neuron or nvidia.com/gpu (domain/name)");
     // Volcano NewResource (api/resource_info.go:71-107): cpu as Quantity.MilliValue(), memory
@@ -632,7 +633,7 @@ policy::Resource resources_of(const std::string& file, const std::string& where,
       if (q.sign() < 0) throw std::invalid_argument("'" + q.str() + "': a resource quantity must be >= 0");
       v = (name == "memory" || name == "pods") ? q.value() : q.milli_value();
     } catch (const std::exception& e) {
-      fail(file, where + "/" + name, e.what());
+      fail(file, where + "/" + pointer_token_of(name), e.what());
     }
     const auto x = static_cast<double>(v);
     if (name == "cpu") r.milli_cpu += x;

@@ -50,7 +50,9 @@ class YamlOrigins {
 /// "line:column" (1-based) of a byte offset in `text`.
 std::string line_col(const std::string& text, std::size_t byte);
 
-/// A JSON object key as a JSON pointer token (RFC 6901: '~' -> "~0", '/' -> "~1").
+/// A JSON object key as a JSON pointer token (RFC 6901: '~' -> "~0", '/' -> "~1"). Every error
+/// path through a key the user chose (a resource or label name: aws.amazon.com~1neuron) is
+/// built with it.
 std::string pointer_token_of(std::string_view key);
 
 /// `s` with control characters (C0, DEL, C1), the Unicode bidirectional controls and bytes
