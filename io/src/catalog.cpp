@@ -217,6 +217,26 @@ models::Catalog catalog_rows(const std::string& file, const std::string& where, 
   const std::string mount = where.substr(0, where.rfind('/'));
   const std::string last = where.substr(where.rfind('/') + 1);
   if (last != "instance_types") throw std::logic_error("catalog_rows: rows must be at .../instance_types");
+  // Before the schema (whose message would be that the key does not match a domain/name
+  // pattern): Kubernetes' own resources listed as extended resources, with where they belong.
+  if (rows.is_array())
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      if (!rows[i].is_object() || !rows[i].contains("extended_resources") || !rows[i]["extended_resources"].is_object()) continue;
+      const json& ext = rows[i]["extended_resources"];
+      for (auto it = ext.begin(); it != ext.end(); ++it) {
+        const std::string& k = it.key();
+        const std::string at = where + "/" + std::to_string(i) + "/extended_resources/" + detail::pointer_token_of(k);
+        const std::string not_extended = "'" + detail::printable(k) + "' is not an extended resource (those a device plugin advertises, "
+                                         "named domain/name): ";
+        if (k == "ephemeral-storage" || k.starts_with("hugepages-"))
+          fail(file, at, not_extended + "a node's ephemeral-storage and hugepages-* come from its node group, not its instance type: give "
+                                        "them in the node group's capacity (/cluster/node_groups/N/capacity, e.g. {\"" + k +
+                                        "\": \"80Gi\"}) or eksctl's volumeSize (docs/resources.md)");
+        if (k == "cpu" || k == "memory" || k == "pods")
+          fail(file, at, not_extended + "the row gives it as " +
+                             (k == "cpu" ? "vcpu" : k == "memory" ? "memory_gib" : "max_pods (the kubelet's maxPods)"));
+      }
+    }
   catalog_validator().validate(file, json{{"instance_types", rows}}, mount);
   models::Catalog c;
   std::map<std::string, std::size_t> seen;
@@ -262,6 +282,10 @@ void check_schema_version(const std::string& file, const json& doc) {
              ", docs/catalog.md), /catalog/instance_types only adding or replacing rows in the catalog's row form. Rewrite it: "
              "mltwin migrate " + printable(file) + " -o NEW.json");
   const json& v = doc["schema_version"];
+  if (v == 1)
+    fail(file, "/schema_version",
+         "1 is the old scenario format (its instance types pasted under /catalog/instance_types); mltwin reads version " +
+             std::to_string(kScenarioSchemaVersion) + ". Rewrite it: mltwin migrate " + printable(file) + " -o NEW.json");
   if (v != kScenarioSchemaVersion)
     fail(file, "/schema_version",
          "expected " + std::to_string(kScenarioSchemaVersion) + " (the scenario format this mltwin reads), got " + printable(v.dump()));
@@ -298,6 +322,22 @@ void ScenarioCatalog::require_price(const std::string& file, const std::string& 
            "); the run's cost needs one: give the row with on_demand_usd_per_hour and price_region under /catalog/instance_types");
 }
 
+std::string ScenarioCatalog::use_problem(const std::string& name, Use use) const {
+  const bool sagemaker = name.starts_with("ml.");
+  if (use == Use::EksNodeGroup && sagemaker) {
+    const std::string ec2 = name.substr(3);
+    return "'" + printable(name) + "' is a SageMaker hosting instance type (ml.*), which a SageMaker endpoint runs; an EKS node "
+           "group launches EC2 instance types (no ml. prefix" +
+           (catalog.find(ec2) != nullptr ? ", e.g. '" + ec2 + "'" : std::string()) + ")";
+  }
+  if (use == Use::SageMakerEndpoint && !sagemaker) {
+    const std::string ml = "ml." + name;
+    return "'" + printable(name) + "' is an EC2 instance type; a SageMaker endpoint runs SageMaker hosting instance types, whose "
+           "names start with 'ml.'" + (catalog.find(ml) != nullptr ? " (e.g. '" + ml + "')" : std::string());
+  }
+  return {};
+}
+
 ScenarioCatalog scenario_catalog(const std::string& file, const json& doc, const std::string& explicit_catalog,
                                  std::vector<InputFileRef>& inputs) {
   ScenarioCatalog sc;
@@ -306,6 +346,37 @@ ScenarioCatalog scenario_catalog(const std::string& file, const json& doc, const
   for (std::size_t i = 0; i < sc.catalog.types.size(); ++i) sc.where.push_back(sc.shipped_path + ": /instance_types/" + std::to_string(i));
   if (doc.contains("catalog") && doc["catalog"].contains("instance_types")) {
     const json& rows = doc["catalog"]["instance_types"];
+    // A row lacking keys is most often a partial override of a shipped row: say that a row
+    // replaces the shipped one whole (there is no merge), which keys it lacks and where the
+    // shipped row is to copy, rather than the schema's first "Missing required property".
+    const json& required = catalog_validator().schema()["definitions"]["instance_type"]["required"];
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const json& r = rows[i];
+      if (!r.is_object() || !r.contains("name") || !r["name"].is_string()) continue;
+      auto listed = [](const std::vector<std::string>& keys) {  // "a, b and c"
+        std::string s;
+        for (std::size_t k = 0; k < keys.size(); ++k) s += (k == 0 ? "" : k + 1 == keys.size() ? " and " : ", ") + keys[k];
+        return s;
+      };
+      std::vector<std::string> all, missing;
+      for (const auto& k : required) {
+        all.push_back(k.get<std::string>());
+        if (!r.contains(all.back())) missing.push_back(all.back());
+      }
+      if (missing.empty()) continue;
+      const std::string lacks = listed(missing);
+      const std::string name = r["name"].get<std::string>();
+      const std::string at = "/catalog/instance_types/" + std::to_string(i);
+      const std::string shipped_row = sc.row_where(name);
+      if (!shipped_row.empty())
+        fail(file, at,
+             "this row lacks " + lacks + ": a scenario row replaces the shipped row '" + printable(name) +
+                 "' whole (it is not merged onto it), so it gives every key a row needs. Copy the shipped row (" + shipped_row +
+                 ") and change what differs");
+      fail(file, at,
+           "this row lacks " + lacks + ": a row of the scenario's own instance type '" + printable(name) + "' gives " + listed(all) +
+               " (the catalog's row form, docs/catalog.md)");
+    }
     models::Catalog own = catalog_rows(file, "/catalog/instance_types", rows);
     sc.scenario_rows = !own.types.empty();
     for (std::size_t i = 0; i < own.types.size(); ++i) {
@@ -489,8 +560,17 @@ std::string migrate_scenario(const std::string& text, const std::string& path, c
                              std::vector<std::string>& notes) {
   const json doc = detail::parse_json_text(text, path);
   if (!doc.is_object()) fail(path, "/", "expected a JSON object (a scenario)");
-  if (doc.contains("schema_version"))
-    fail(path, "/schema_version", "the scenario already says schema_version " + detail::printable(doc["schema_version"].dump()) + "; nothing to migrate");
+  // Version 1 wrote no schema_version; one that says 1 is migrated too (its value replaced).
+  const bool says_version_1 = doc.contains("schema_version") && doc["schema_version"] == 1;
+  if (doc.contains("schema_version") && !says_version_1) {
+    const std::string v = detail::printable(doc["schema_version"].dump());
+    if (doc["schema_version"] == kScenarioSchemaVersion)
+      fail(path, "/schema_version",
+           "already at schema_version " + v + ", the version this mltwin reads; nothing to change (validate or run it as it is)");
+    fail(path, "/schema_version",
+         "schema_version " + v + " is not a version this mltwin knows: it reads " + std::to_string(kScenarioSchemaVersion) +
+             ", and migrates version 1 (no schema_version) to it");
+  }
   const bool inference = doc.contains("kind") && doc["kind"] == "inference";
   const std::string endpoint_type =
       inference && doc.contains("endpoint") && doc["endpoint"].contains("instance_type") && doc["endpoint"]["instance_type"].is_string()
@@ -638,10 +718,13 @@ std::string migrate_scenario(const std::string& text, const std::string& path, c
     version_done = true;
   };
   const bool has_schema_key = std::any_of(top.begin(), top.end(), [](const Member& m) { return m.key == "$schema"; });
-  if (!has_schema_key) add_version();
+  if (says_version_1) version_done = true;  // replaced where it is
+  if (!has_schema_key && !version_done) add_version();
   for (const Member& m : top) {
     std::string part = text.substr(m.key_begin, m.value_end - m.key_begin);
-    if (m.key == "catalog") {
+    if (m.key == "schema_version") {
+      part = text.substr(m.key_begin, m.value_begin - m.key_begin) + std::to_string(kScenarioSchemaVersion);
+    } else if (m.key == "catalog") {
       if (kept.empty()) continue;
       ordered_json cat;
       cat["instance_types"] = kept;

@@ -164,6 +164,8 @@ LoadedInferenceScenario load_inference_scenario(const std::string& path, const L
   inf::EndpointSpec& ep = sc.endpoint;
   ep.instance_type = e["instance_type"];
   const models::InstanceType* itype = &cat.require(path, "/endpoint/instance_type", ep.instance_type);
+  if (std::string p = cat.use_problem(ep.instance_type, detail::ScenarioCatalog::Use::SageMakerEndpoint); !p.empty())
+    fail(path, "/endpoint/instance_type", p);
   // The run's cost is priced on demand (SageMaker real-time inference).
   cat.require_price(path, "/endpoint/instance_type", ep.instance_type);
   ep.initial_instances = e["initial_instances"];

@@ -246,6 +246,7 @@ void read_group_capacity(const std::string& path, const std::string& where, cons
   for (std::size_t k = 0; k < ng.instance_types.size(); ++k) {
     const std::string at = g.contains("instance_type") ? types_at : types_at + "/" + std::to_string(k);
     cat.require(path, at, ng.instance_types[k]);
+    if (std::string p = cat.use_problem(ng.instance_types[k], detail::ScenarioCatalog::Use::EksNodeGroup); !p.empty()) fail(path, at, p);
     // The run's cost prices On-Demand nodes at the catalog's on-demand price.
     cat.require_price(path, at, ng.instance_types[k]);
     for (std::size_t m = 0; m < k; ++m)
@@ -734,10 +735,11 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
   sc.catalog = cat.catalog;
   // Files the scenario references (scheduler ConfigMap, eksctl config, manifests) become the
   // entries they stand for; out.json keeps the scenario as written.
-  std::vector<std::string> node_group_places;
-  detail::expand_config_files(path, doc, opts.data_dir, out.data_dir, out.inputs, cat, node_group_places);
-  // Errors about node groups read from an eksctl ClusterConfig name the YAML group.
-  const detail::NodeGroupOrigins origins(std::move(node_group_places));
+  detail::YamlOrigins::Places places;
+  detail::expand_config_files(path, doc, opts.data_dir, out.data_dir, out.inputs, cat, places);
+  // Errors about node groups read from an eksctl ClusterConfig, or jobs read from manifests,
+  // name the YAML object.
+  const detail::YamlOrigins origins(std::move(places));
 
   // The user's Spot price history (aws ec2 describe-spot-price-history), an input of the run.
   std::optional<SpotHistory> spot_history;
@@ -787,7 +789,7 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
       for (auto it2 = g["labels"].begin(); it2 != g["labels"].end(); ++it2) {
         if (std::string p = detail::qualified_name_problem(it2.key()); !p.empty()) fail(path, where + "/labels", "label key '" + it2.key() + "': " + p);
         if (std::string p = detail::label_value_problem(it2.value().get<std::string>()); !p.empty())
-          fail(path, where + "/labels/" + it2.key(), p);
+          fail(path, where + "/labels/" + detail::pointer_token_of(it2.key()), p);
         ng.labels.emplace_back(it2.key(), it2.value());
       }
     if (g.contains("taints")) ng.taints = detail::taints_of(path, where + "/taints", g["taints"]);

@@ -33,24 +33,25 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-thread_local const NodeGroupOrigins* g_origins = nullptr;
+thread_local const YamlOrigins* g_origins = nullptr;
 }  // namespace
 
-NodeGroupOrigins::NodeGroupOrigins(std::vector<std::string> places) : places_(std::move(places)), outer_(g_origins) { g_origins = this; }
-NodeGroupOrigins::~NodeGroupOrigins() { g_origins = outer_; }
-const std::string* NodeGroupOrigins::place(std::size_t index) {
-  return g_origins != nullptr && index < g_origins->places_.size() ? &g_origins->places_[index] : nullptr;
+YamlOrigins::YamlOrigins(Places places) : places_(std::move(places)), outer_(g_origins) { g_origins = this; }
+YamlOrigins::~YamlOrigins() { g_origins = outer_; }
+const std::string* YamlOrigins::place(std::string_view where) {
+  if (g_origins == nullptr) return nullptr;
+  for (const auto& [array, places] : g_origins->places_) {
+    if (!where.starts_with(array) || where.size() <= array.size() || where[array.size()] != '/') continue;
+    std::size_t index = 0, i = array.size() + 1;
+    for (; i < where.size() && where[i] >= '0' && where[i] <= '9' && index < places.size(); ++i)
+      index = index * 10 + static_cast<std::size_t>(where[i] - '0');
+    if (i > array.size() + 1 && (i == where.size() || where[i] == '/') && index < places.size()) return &places[index];
+  }
+  return nullptr;
 }
 
 void fail(const std::string& file, const std::string& where, const std::string& what) {
-  constexpr std::string_view kGroups = "/cluster/node_groups/";
-  if (where.starts_with(kGroups)) {
-    std::size_t index = 0, i = kGroups.size();
-    for (; i < where.size() && where[i] >= '0' && where[i] <= '9'; ++i) index = index * 10 + static_cast<std::size_t>(where[i] - '0');
-    if (i > kGroups.size())
-      if (const std::string* at = NodeGroupOrigins::place(index))
-        throw ScenarioError(*at + ": " + what + " (" + file + ": " + where + ", as read from it)");
-  }
+  if (const std::string* at = YamlOrigins::place(where)) throw ScenarioError(*at + ": " + what + " (" + file + ": " + where + ", as read from it)");
   throw ScenarioError(file + ": " + where + ": " + what);
 }
 
@@ -297,7 +298,8 @@ json read_json_file(const std::string& path) {
 
 namespace {
 
-// valijson context ["<root>", "[queues]", "[2]", "[weight]"] -> "/queues/2/weight".
+// valijson context ["<root>", "[queues]", "[2]", "[weight]"] -> "/queues/2/weight" (each key
+// escaped as RFC 6901 says: ["[pod]", "[\"aws.amazon.com/neuron\"]"] -> "/pod/aws.amazon.com~1neuron").
 std::string pointer(const std::vector<std::string>& ctx) {
   std::string p;
   for (const auto& c : ctx) {
@@ -305,7 +307,7 @@ std::string pointer(const std::vector<std::string>& ctx) {
     std::string s = c;
     if (s.size() >= 2 && s.front() == '[' && s.back() == ']') s = s.substr(1, s.size() - 2);
     if (s.size() >= 2 && s.front() == '"' && s.back() == '"') s = s.substr(1, s.size() - 2);
-    p += "/" + s;
+    p += "/" + pointer_token_of(s);
   }
   return p.empty() ? "/" : p;
 }
@@ -620,7 +622,7 @@ policy::Resource resources_of(const std::string& file, const std::string& where,
     const std::string& name = it.key();
     const bool known = name == "cpu" || name == "memory" || policy::is_scalar_resource_name(name);
     if (!known || name.starts_with("count/"))
-      fail(file, where + "/" + name,
+      fail(file, where + "/" + pointer_token_of(name),
            "not a resource name Volcano counts: cpu, memory, pods, ephemeral-storage, hugepages-<size>, or an "
            "extended resource such as aws.amazon.com/neuron or nvidia.com/gpu (domain/name)");
     // Volcano NewResource (api/resource_info.go:71-107): cpu as Quantity.MilliValue(), memory
@@ -631,7 +633,7 @@ policy::Resource resources_of(const std::string& file, const std::string& where,
       if (q.sign() < 0) throw std::invalid_argument("'" + q.str() + "': a resource quantity must be >= 0");
       v = (name == "memory" || name == "pods") ? q.value() : q.milli_value();
     } catch (const std::exception& e) {
-      fail(file, where + "/" + name, e.what());
+      fail(file, where + "/" + pointer_token_of(name), e.what());
     }
     const auto x = static_cast<double>(v);
     if (name == "cpu") r.milli_cpu += x;

@@ -5,6 +5,7 @@
 // Not installed; only io/src/*.cpp include it.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string_view>
 #include <optional>
@@ -25,28 +26,33 @@ namespace mltwin::io::detail {
 /// Throws ScenarioError "file: where: what".
 [[noreturn]] void fail(const std::string& file, const std::string& where, const std::string& what);
 
-/// While one is alive (on this thread), the scenario's node groups came from an eksctl
-/// ClusterConfig: an error fail() raises at /cluster/node_groups/N... is located at the YAML
-/// node group the user wrote (places[N], "file:line:column: path 'name'"), the scenario's own
-/// JSON pointer following in parentheses.
-class NodeGroupOrigins {
+/// While one is alive (on this thread), entries of the scenario's arrays were read from YAML the
+/// user wrote: node groups from an eksctl ClusterConfig (/cluster/node_groups), Volcano Jobs from
+/// workload.manifests (/workload/jobs). An error fail() raises at ARRAY/N... is located at that
+/// YAML object (places[ARRAY][N], "file:line:column: path 'name'" or "file:line:column: Job
+/// 'name'"), the scenario's own JSON pointer following in parentheses.
+class YamlOrigins {
  public:
-  explicit NodeGroupOrigins(std::vector<std::string> places);
-  ~NodeGroupOrigins();
-  NodeGroupOrigins(const NodeGroupOrigins&) = delete;
-  NodeGroupOrigins& operator=(const NodeGroupOrigins&) = delete;
-  /// The place of node group `index`, or nullptr.
-  static const std::string* place(std::size_t index);
+  /// The JSON pointer of an array ("/cluster/node_groups") -> the YAML place of each entry.
+  using Places = std::map<std::string, std::vector<std::string>>;
+  explicit YamlOrigins(Places places);
+  ~YamlOrigins();
+  YamlOrigins(const YamlOrigins&) = delete;
+  YamlOrigins& operator=(const YamlOrigins&) = delete;
+  /// The YAML place of the array entry that JSON pointer `where` lies in, or nullptr.
+  static const std::string* place(std::string_view where);
 
  private:
-  std::vector<std::string> places_;
-  const NodeGroupOrigins* outer_;
+  Places places_;
+  const YamlOrigins* outer_;
 };
 
 /// "line:column" (1-based) of a byte offset in `text`.
 std::string line_col(const std::string& text, std::size_t byte);
 
-/// A JSON object key as a JSON pointer token (RFC 6901: '~' -> "~0", '/' -> "~1").
+/// A JSON object key as a JSON pointer token (RFC 6901: '~' -> "~0", '/' -> "~1"). Every error
+/// path through a key the user chose (a resource or label name: aws.amazon.com~1neuron) is
+/// built with it.
 std::string pointer_token_of(std::string_view key);
 
 /// `s` with control characters (C0, DEL, C1), the Unicode bidirectional controls and bytes
@@ -115,6 +121,11 @@ struct ScenarioCatalog {
   std::string row_where(const std::string& name) const;
   /// Throws ScenarioError at `at` unless the row named `name` has an on-demand price.
   void require_price(const std::string& file, const std::string& at, const std::string& name) const;
+  /// What makes the catalog type `name` wrong where it is used, or empty: SageMaker hosting
+  /// instance types are named ml.*; an EKS node group launches EC2 types (no ml.), a SageMaker
+  /// endpoint ml.* types.
+  enum class Use { EksNodeGroup, SageMakerEndpoint };
+  std::string use_problem(const std::string& name, Use use) const;
 };
 
 /// The shipped catalog (io::find_catalog(explicit_catalog)) merged with the scenario's

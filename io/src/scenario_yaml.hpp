@@ -19,10 +19,11 @@ namespace mltwin::io::detail {
 /// `inputs`. The eksctl node groups' instance types must be in `catalog`. Expects a document
 /// the schema has checked. Throws ScenarioError naming the YAML file, line, column and path, or
 /// the scenario and its JSON path.
-/// `node_group_places`: when cluster.eksctl gives the node groups, each group's YAML place
-/// (for NodeGroupOrigins), in /cluster/node_groups order.
+/// `origins`: the YAML place of each entry read from a file (for YamlOrigins): under
+/// "/cluster/node_groups" the eksctl node groups, under "/workload/jobs" the manifests' Jobs, in
+/// the order of those arrays.
 void expand_config_files(const std::string& scenario_path, nlohmann::json& doc, const std::string& explicit_data_dir,
                          std::string& data_dir, std::vector<InputFileRef>& inputs, const ScenarioCatalog& catalog,
-                         std::vector<std::string>& node_group_places);
+                         YamlOrigins::Places& origins);
 
 }  // namespace mltwin::io::detail

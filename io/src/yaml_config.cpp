@@ -1445,7 +1445,7 @@ std::vector<std::pair<std::string, std::string>> files_of(const std::string& sce
 
 void expand_config_files(const std::string& path, json& doc, const std::string& explicit_data_dir, std::string& data_dir,
                          std::vector<InputFileRef>& inputs, const ScenarioCatalog& catalog,
-                         std::vector<std::string>& node_group_places) {
+                         YamlOrigins::Places& origins) {
   // volcano.scheduler_config: the volcano-scheduler ConfigMap.
   json& v = doc["volcano"];
   if (v.contains("scheduler_config")) {
@@ -1471,8 +1471,10 @@ void expand_config_files(const std::string& path, json& doc, const std::string& 
       for (std::size_t k = 0; k < g.instance_types.size(); ++k)
         if (catalog.catalog.find(g.instance_types[k]) == nullptr)
           fail_at(g.instance_types_at[k], "instance type " + catalog.missing(g.instance_types[k]));
+        else if (std::string p = catalog.use_problem(g.instance_types[k], ScenarioCatalog::Use::EksNodeGroup); !p.empty())
+          fail_at(g.instance_types_at[k], p);
       json o = node_group_json(g);
-      node_group_places.push_back(g.at.str() + " '" + g.name + "'");
+      origins["/cluster/node_groups"].push_back(g.at.str() + " '" + g.name + "'");
       // minSize / maxSize bound the cluster autoscaler; without one (/cluster/autoscaler) the
       // group stays at desiredCapacity, as its Auto Scaling group does when nothing changes it.
       if (c.contains("autoscaler")) {
@@ -1598,6 +1600,7 @@ void expand_config_files(const std::string& path, json& doc, const std::string& 
                                     (e.job.queue == "default" && e.job.queue_at.path.empty() ? "Volcano's default when spec.queue is absent; " : "") +
                                     "give it in /queues or /queues_from)");
       jobs.push_back(volcano_job_json(e.job, classes, e.submit, e.duration));
+      origins["/workload/jobs"].push_back(e.job.at.str() + (e.job.at.path.empty() ? ": " : " ") + "Job '" + e.job.name + "'");
     }
     w["jobs"] = jobs;
     w.erase("manifests");

@@ -356,6 +356,54 @@ TEST_CASE("a scenario's rows add to the shipped catalog or replace its row") {
   }
 }
 
+TEST_CASE("a scenario row that overrides part of a shipped row, or lists Kubernetes' own resources as extended ones, says so") {
+  test::TempDir d;
+  json doc = scenario_json("tests/scenarios/tiny-gang.json");
+  // The shipped trn1.32xlarge's index, to name the row to copy.
+  const json shipped = shipped_json();
+  std::size_t index = 0;
+  while (shipped["instance_types"][index]["name"] != "trn1.32xlarge") ++index;
+  SUBCASE("only a Spot price for a shipped type: the row replaces the shipped one whole, the keys it lacks, the row to copy") {
+    doc["catalog"]["instance_types"] = json::array(
+        {{{"name", "trn1.32xlarge"}, {"spot", {{"usd_per_hour", 8.5}, {"region", "us-east-1"}, {"date", "2026-01-05"}, {"source", "t"}}}}});
+    const std::string p = write_json(d, "s.json", doc);
+    CHECK(error_of([&] { (void)io::load_scenario(p); }) ==
+          p + ": /catalog/instance_types/0: this row lacks vcpu, memory_gib, extended_resources, network_gbps and source: a scenario "
+              "row replaces the shipped row 'trn1.32xlarge' whole (it is not merged onto it), so it gives every key a row needs. Copy "
+              "the shipped row (" + kShipped + ": /instance_types/" + std::to_string(index) + ") and change what differs");
+  }
+  SUBCASE("a new type lacking keys: the keys every row gives") {
+    json row = trn1_row();
+    row["name"] = "trn1.test";
+    row.erase("source");
+    doc["catalog"]["instance_types"] = json::array({row});
+    const std::string p = write_json(d, "s.json", doc);
+    CHECK(error_of([&] { (void)io::load_scenario(p); }) ==
+          p + ": /catalog/instance_types/0: this row lacks source: a row of the scenario's own instance type 'trn1.test' gives name, "
+              "vcpu, memory_gib, extended_resources, network_gbps and source (the catalog's row form, docs/catalog.md)");
+  }
+  SUBCASE("ephemeral-storage under extended_resources: it belongs in the node group's capacity") {
+    json row = trn1_row();
+    row["extended_resources"]["ephemeral-storage"] = 100;
+    doc["catalog"]["instance_types"] = json::array({row});
+    const std::string p = write_json(d, "s.json", doc);
+    CHECK(error_of([&] { (void)io::load_scenario(p); }) ==
+          p + ": /catalog/instance_types/0/extended_resources/ephemeral-storage: 'ephemeral-storage' is not an extended resource "
+              "(those a device plugin advertises, named domain/name): a node's ephemeral-storage and hugepages-* come from its node "
+              "group, not its instance type: give them in the node group's capacity (/cluster/node_groups/N/capacity, e.g. "
+              "{\"ephemeral-storage\": \"80Gi\"}) or eksctl's volumeSize (docs/resources.md)");
+  }
+  SUBCASE("cpu under extended_resources: the row's vcpu") {
+    json row = trn1_row();
+    row["extended_resources"]["cpu"] = 128;
+    doc["catalog"]["instance_types"] = json::array({row});
+    const std::string p = write_json(d, "s.json", doc);
+    CHECK(error_of([&] { (void)io::load_scenario(p); }) ==
+          p + ": /catalog/instance_types/0/extended_resources/cpu: 'cpu' is not an extended resource (those a device plugin "
+              "advertises, named domain/name): the row gives it as vcpu");
+  }
+}
+
 TEST_CASE("an unknown instance type names the catalog searched and near names") {
   test::TempDir d;
   json doc = scenario_json("tests/scenarios/tiny-gang.json");
@@ -367,6 +415,36 @@ TEST_CASE("an unknown instance type names the catalog searched and near names") 
   const models::Catalog cat = io::read_catalog(kShipped);
   CHECK(io::near_names(cat, "m5.xlage") == std::vector<std::string>{"m5.xlarge", "c5.xlarge", "g5.xlarge"});
   CHECK(io::near_names(cat, "zzzzzzzzzzzzzzzzzzz").empty());
+}
+
+TEST_CASE("instance-type kinds: an EKS node group launches EC2 types, a SageMaker endpoint ml.* types") {
+  test::TempDir d;
+  SUBCASE("a node group of a SageMaker type") {
+    // ml.c5.xlarge is a row of the shipped catalog (with a price): only its kind is wrong.
+    json doc = scenario_json("tests/scenarios/tiny-gang.json");
+    doc["cluster"]["node_groups"][0]["instance_type"] = "ml.c5.xlarge";
+    const std::string p = write_json(d, "s.json", doc);
+    CHECK(error_of([&] { (void)io::load_scenario(p); }) ==
+          p + ": /cluster/node_groups/0/instance_type: 'ml.c5.xlarge' is a SageMaker hosting instance type (ml.*), which a "
+              "SageMaker endpoint runs; an EKS node group launches EC2 instance types (no ml. prefix, e.g. 'c5.xlarge')");
+  }
+  SUBCASE("one of a node group's instance_types") {
+    json doc = scenario_json("tests/scenarios/tiny-gang.json");
+    doc["cluster"]["node_groups"][0].erase("instance_type");
+    doc["cluster"]["node_groups"][0]["instance_types"] = {"trn1.32xlarge", "ml.inf2.xlarge"};
+    const std::string p = write_json(d, "s.json", doc);
+    const std::string e = error_of([&] { (void)io::load_scenario(p); });
+    CHECK_MESSAGE(e.rfind(p + ": /cluster/node_groups/0/instance_types/1: 'ml.inf2.xlarge' is a SageMaker hosting instance type", 0) == 0, e);
+  }
+  SUBCASE("an endpoint of an EC2 type") {
+    json doc = scenario_json("scenarios/mme-djl-blog-uniform.json");
+    REQUIRE(doc["endpoint"]["instance_type"] == "ml.c5d.18xlarge");
+    doc["endpoint"]["instance_type"] = "c5d.18xlarge";
+    const std::string p = write_json(d, "inf.json", doc);
+    CHECK(error_of([&] { (void)io::load_inference_scenario(p); }) ==
+          p + ": /endpoint/instance_type: 'c5d.18xlarge' is an EC2 instance type; a SageMaker endpoint runs SageMaker hosting "
+              "instance types, whose names start with 'ml.' (e.g. 'ml.c5d.18xlarge')");
+  }
 }
 
 TEST_CASE("scenario format version: version 1 is refused with the migrate command, other versions too") {
@@ -386,18 +464,25 @@ TEST_CASE("scenario format version: version 1 is refused with the migrate comman
   inf.erase("schema_version");
   const std::string pi = write_json(d, "inf.json", inf);
   CHECK(error_of([&] { (void)io::load_inference_scenario(pi); }).rfind(pi + ": /schema_version: missing: this is a version-1 scenario", 0) == 0);
+  // "schema_version": 1 is the old format too: the error gives the migrate command.
+  doc["schema_version"] = 1;
+  const std::string p1 = write_json(d, "v1b.json", doc);
+  CHECK(error_of([&] { (void)io::load_scenario(p1); }) ==
+        p1 + ": /schema_version: 1 is the old scenario format (its instance types pasted under /catalog/instance_types); mltwin "
+             "reads version 2. Rewrite it: mltwin migrate " + p1 + " -o NEW.json");
 }
 
 namespace {
 
-// The version-1 text of a shipped version-2 scenario: its "schema_version" line out, the
-// pasted catalog of `rows` (in the version-1 row form) in after the "name" line.
-std::string as_version_1(const std::string& v2, const json& rows) {
+// The version-1 text of a shipped version-2 scenario: its "schema_version" line out (or, with
+// `says_1`, saying 1), the pasted catalog of `rows` (in the version-1 row form) in after the
+// "name" line.
+std::string as_version_1(const std::string& v2, const json& rows, bool says_1 = false) {
   std::string t = v2;
   const std::string version = "  \"schema_version\": 2,\n";
   const auto at = t.find(version);
   REQUIRE(at != std::string::npos);
-  t.erase(at, version.size());
+  t.replace(at, version.size(), says_1 ? "  \"schema_version\": 1,\n" : "");
   const auto name = t.find("\n  \"name\": ");
   REQUIRE(name != std::string::npos);
   const auto s = t.find('\n', name + 1);
@@ -441,6 +526,10 @@ TEST_CASE("migrate: a version-1 scenario with the shipped figures becomes the ve
     CHECK(io::migrate_scenario(v1, "v1.json", cat, notes) == v2);
     REQUIRE(notes.size() == 3);
     CHECK(notes[1] == "/catalog/instance_types/1 (trn1.32xlarge): equal to the shipped row; dropped");
+    // The same file saying "schema_version": 1 where version 2 says 2 becomes the same text.
+    notes.clear();
+    CHECK(io::migrate_scenario(as_version_1(v2, rows, true), "v1.json", cat, notes) == v2);
+    CHECK(notes.size() == 3);
   }
   // The inference scenarios' rows (memory as a quantity, disk, usd_per_hour), the endpoint's type
   // having an instance store.
@@ -497,7 +586,8 @@ TEST_CASE("migrate: rows that differ are kept in the catalog form, and the resul
   CHECK(h.source == "as pasted");
   // A version-2 file is not migrated again.
   CHECK(error_of([&] { (void)io::migrate_scenario(out, "v2.json", cat, notes); }) ==
-        "v2.json: /schema_version: the scenario already says schema_version 2; nothing to migrate");
+        "v2.json: /schema_version: already at schema_version 2, the version this mltwin reads; nothing to change (validate or run "
+        "it as it is)");
 }
 
 TEST_CASE("migrate: an inference endpoint on an EBS-only type gets its volume from the version-1 disk") {

@@ -882,3 +882,33 @@ TEST_CASE("fabric: errors name the JSON path") {
     CHECK_MESSAGE(contains(msg, "/fabric"), msg);
   }
 }
+
+TEST_CASE("error paths escape '/' and '~' in resource and label names (JSON Pointer, RFC 6901)") {
+  TempDir d;
+  json doc = tiny_gang();
+  REQUIRE(doc["workload"]["jobs"][0].contains("pod"));
+  SUBCASE("a bad quantity of a domain/name resource") {
+    doc["workload"]["jobs"][0]["pod"]["aws.amazon.com/neuron"] = "x";
+    const std::string p = write_json(d, "s.json", doc);
+    const std::string e = load_error(p);
+    CHECK_MESSAGE(e.rfind(p + ": /workload/jobs/0/pod/aws.amazon.com~1neuron: 'x' is not a Kubernetes quantity", 0) == 0, e);
+  }
+  SUBCASE("a quota name (count/...), with a '~'") {
+    doc["workload"]["jobs"][0]["pod"]["count/aws.amazon.com/neu~ron"] = 1;
+    const std::string p = write_json(d, "s.json", doc);
+    const std::string e = load_error(p);
+    CHECK_MESSAGE(e.rfind(p + ": /workload/jobs/0/pod/count~1aws.amazon.com~1neu~0ron: not a resource name Volcano counts", 0) == 0, e);
+  }
+  SUBCASE("a schema error under a resource name") {
+    doc["workload"]["jobs"][0]["pod"]["aws.amazon.com/neuron"] = true;
+    const std::string p = write_json(d, "s.json", doc);
+    const std::string e = load_error(p);
+    CHECK_MESSAGE(e.rfind(p + ": /workload/jobs/0/pod/aws.amazon.com~1neuron: expected number or string, got boolean true", 0) == 0, e);
+  }
+  SUBCASE("a node group label's value") {
+    doc["cluster"]["node_groups"][0]["labels"] = {{"example.com/team", "not a value!"}};
+    const std::string p = write_json(d, "s.json", doc);
+    const std::string e = load_error(p);
+    CHECK_MESSAGE(e.rfind(p + ": /cluster/node_groups/0/labels/example.com~1team: ", 0) == 0, e);
+  }
+}

@@ -622,3 +622,16 @@ TEST_CASE("eksctl: an error about a node group read from the ClusterConfig names
                         "which has no Spot price", 0) == 0, "got: " << e);
   CHECK_MESSAGE(e.find("eks-trn1-yaml-example.json: /cluster/node_groups/0/instance_type, as read from it)") != std::string::npos, "got: " << e);
 }
+
+TEST_CASE("eksctl: a node group of a SageMaker instance type is an error at its instanceType") {
+  mltwin::test::TempDir d;
+  const std::string path = d.file("cluster.yaml");
+  // instanceType's value on line 8, column 19 ("    instanceType: " is 18 characters).
+  write_text(path, "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata:\n  name: c\n  region: us-east-1\n"
+                   "managedNodeGroups:\n  - name: cpu\n    instanceType: ml.m5.xlarge\n    desiredCapacity: 1\n");
+  io::LoadOptions o;
+  o.overrides = nlohmann::json{{"cluster", {{"eksctl", path}}}};
+  const std::string e = error_of([&] { io::load_scenario(std::string(MLTWIN_SOURCE_DIR) + "/scenarios/eks-trn1-yaml-example.json", o); });
+  CHECK_MESSAGE(e.rfind(path + ":8:19: managedNodeGroups[0].instanceType: 'ml.m5.xlarge' is a SageMaker hosting instance type (ml.*)", 0) == 0,
+                "got: " << e);
+}

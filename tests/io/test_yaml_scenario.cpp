@@ -9,6 +9,7 @@
 #include "temp_dir.hpp"
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -423,4 +424,50 @@ TEST_CASE("initial_state names a job read from a Volcano Job manifest: placed fi
   CHECK(j.initial->remaining == core::Duration::s(5400));
   CHECK(j.initial->nodes == std::vector<std::string>{"trn1-32xl-0", "trn1-32xl-1"});
   for (std::size_t i = 1; i < s.training.jobs.size(); ++i) CHECK_FALSE(s.training.jobs[i].initial);
+}
+
+TEST_CASE("an error found in a Job read from workload.manifests names its manifest, line, column, kind and name") {
+  // Before: the error named only the converted entry, /workload/jobs/N/pod, which the user
+  // never wrote.
+  mltwin::test::TempDir d("mltwin-yaml");
+  auto slurp = [](const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  const std::string device_line = "              aws.amazon.com/neurondevice: '16'\n";
+  std::string vit_a = slurp(kSrc + "/scenarios/yaml/jobs/vit-a.yaml");
+  const std::size_t dev = vit_a.find(device_line);
+  REQUIRE(dev != std::string::npos);
+  const std::string vit_b = slurp(kSrc + "/scenarios/yaml/jobs/vit-b.yaml");
+  // Each file's Job document starts at line 12 (11 lines of comment and a blank line before it).
+  REQUIRE(std::count(vit_a.begin(), vit_a.begin() + static_cast<std::ptrdiff_t>(vit_a.find("apiVersion:")), '\n') == 11);
+  const std::string two_of = "requests Neuron devices under two of aws.amazon.com/neuron, aws.amazon.com/neurondevice and "
+                             "aws.amazon.com/neuroncore; Kubernetes and Volcano count these names independently, so request one";
+  SUBCASE("two Neuron names in the second Job of a file: that document's line, the third job of the scenario") {
+    std::string bad = vit_a;
+    bad.replace(dev, device_line.size(), "              aws.amazon.com/neuron: '16'\n              aws.amazon.com/neuroncore: '32'\n");
+    // vit-b first, then `---`, then the broken Job: its document starts after vit-b's lines,
+    // the separator and vit-a's 11 lines.
+    const std::string text = vit_b + "---\n" + bad;
+    const auto doc_line = std::count(vit_b.begin(), vit_b.end(), '\n') + 1 + 11 + 1;
+    write_text(d.file("jobs.yaml"), text);
+    json patch;
+    patch["workload"]["manifests"] = {{{"path", kSrc + "/scenarios/yaml/jobs/llama-2x32.yaml"}, {"duration", "1h"}},
+                                      {{"path", d.file("jobs.yaml")}, {"duration", "1h"}}};
+    const std::string p = patched_example(d, patch);
+    CHECK(load_error(p) == d.file("jobs.yaml") + ":" + std::to_string(doc_line) + ":1: Job 'vit-a7c2d9': " + two_of + " (" + p +
+                               ": /workload/jobs/2/pod, as read from it)");
+  }
+  SUBCASE("a pod requesting 'pods'") {
+    std::string bad = vit_a;
+    bad.replace(dev, device_line.size(), device_line + "              pods: '1'\n");
+    write_text(d.file("vit.yaml"), bad);
+    json patch;
+    patch["workload"]["manifests"] = {{{"path", d.file("vit.yaml")}, {"duration", "1h"}}};
+    const std::string p = patched_example(d, patch);
+    CHECK(load_error(p) == d.file("vit.yaml") + ":12:1: Job 'vit-a7c2d9': a pod does not request 'pods' (Volcano counts one per "
+                                                 "pod itself) (" + p + ": /workload/jobs/0/pod/pods, as read from it)");
+  }
 }

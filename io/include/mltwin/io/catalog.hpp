@@ -65,8 +65,9 @@ models::Catalog catalog_rows(const std::string& file, const std::string& where, 
 /// name that contains it or that it contains), closest first.
 std::vector<std::string> near_names(const models::Catalog& catalog, const std::string& name, std::size_t max = 3);
 
-/// Rewrites a version-1 scenario (no /schema_version) as version 2, keeping its text byte for
-/// byte where it can: inserts "schema_version": 2 after "$schema" (or first), and replaces the
+/// Rewrites a version-1 scenario (no /schema_version, or "schema_version": 1) as version 2,
+/// keeping its text byte for byte where it can: inserts "schema_version": 2 after "$schema" (or
+/// first; a schema_version of 1 becomes 2 where it is), and replaces the
 /// pasted /catalog/instance_types: a row whose figures equal the shipped row of its name is
 /// dropped (the scenario then names the shipped type), any other row becomes a row of the
 /// catalog form (an override when the shipped catalog has its name, with every figure the
@@ -75,7 +76,8 @@ std::vector<std::string> near_names(const models::Catalog& catalog, const std::s
 /// on a type without one, the endpoint's EBS ML storage volume (/endpoint/ml_storage_volume,
 /// when that type is the endpoint's). `text` is the file's content, `path` names it in errors;
 /// `shipped` is the catalog the result is to be read with. `notes` gets one line per row kept
-/// or dropped. Throws ScenarioError if the text is not a version-1 scenario.
+/// or dropped. Throws ScenarioError if the text is not a version-1 scenario (at /schema_version:
+/// "already at schema_version 2, ...; nothing to change", or a version it does not know).
 std::string migrate_scenario(const std::string& text, const std::string& path, const models::Catalog& shipped,
                              std::vector<std::string>& notes);
 
