@@ -4,10 +4,13 @@
 # Also: make test-sanitize (the tests under ASan+UBSan, and the same database from both builds),
 #       make bench (kernel vs SimPy/SimGrid peers; the full Philly run's time and memory;
 #       the inference scenarios' time and memory; the fabric solver against SimGrid's),
+#       make test-shared (the policy library built shared with hidden visibility: its tests and
+#       the install-and-consume check against it),
 #       make test-fuzz (the libFuzzer targets: replay the committed corpus, then FUZZ_SECONDS
 #       of fuzzing each; CI runs it with 15 s), make fuzz (the same, FUZZ_SECONDS=600 each).
 BUILD ?= build
 SAN_BUILD ?= build-asan
+SHARED_BUILD ?= build-shared
 FUZZ_BUILD ?= build-fuzz
 GEN := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release -DMLTWIN_WERROR=ON
@@ -17,7 +20,7 @@ OUT ?= results/eks-trn1-philly.sqlite
 # Determinism check across builds: the first DET_JOBS Philly jobs, one seed.
 DET_JOBS ?= 3000
 
-.PHONY: deps build run test test-sanitize test-fuzz fuzz bench clean
+.PHONY: deps build run test test-sanitize test-shared test-fuzz fuzz bench clean
 deps:
 	@bash scripts/install-deps.sh
 
@@ -58,6 +61,15 @@ test-sanitize: build
 	./$(BUILD)/apps/mltwin run scenarios/mme-djl-blog-top-n.json --until 3m --seed 7 --no-progress --out $(BUILD)/determinism-mme.sqlite >/dev/null
 	./$(SAN_BUILD)/apps/mltwin run scenarios/mme-djl-blog-top-n.json --until 3m --seed 7 --no-progress --out $(SAN_BUILD)/determinism-mme.sqlite >/dev/null
 	cmp $(BUILD)/determinism-mme.sqlite $(SAN_BUILD)/determinism-mme.sqlite && echo "determinism: the same for an inference run"
+
+# The policy library as a shared library (BUILD_SHARED_LIBS=ON: only it follows the switch), with
+# only MLTWIN_POLICY_EXPORT symbols visible: the policy tests link it, and the install check
+# (tests/consumer/install_and_consume.cmake) consumes its installed tree.
+test-shared: deps
+	@cmake -S . -B $(SHARED_BUILD) $(GEN) -DCMAKE_BUILD_TYPE=Release -DMLTWIN_WERROR=ON -DBUILD_SHARED_LIBS=ON \
+	  -DMLTWIN_BUILD_BENCH=OFF -DMLTWIN_BUILD_PYTHON=OFF >/dev/null
+	@cmake --build $(SHARED_BUILD) -j $(JOBS) --target mltwin_policy test_policies
+	cd $(SHARED_BUILD) && ctest --output-on-failure -R '^(test_policies|policy_install)$$'
 
 # The parsers under libFuzzer with ASan+UBSan (clang): tests/fuzz/. A finding fails the test
 # and is kept in $(FUZZ_BUILD)/tests/fuzz/findings/<target>/.
