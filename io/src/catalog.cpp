@@ -167,18 +167,6 @@ models::Catalog read_catalog_cached(const std::string& path) {
   return c;
 }
 
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j)
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-
 }  // namespace
 
 std::vector<CatalogCandidate> catalog_candidates(const std::string& explicit_path) {
@@ -260,7 +248,7 @@ models::Catalog read_catalog(const std::string& path) {
 std::vector<std::string> near_names(const models::Catalog& catalog, const std::string& name, std::size_t max) {
   std::vector<std::pair<std::size_t, std::string>> scored;
   for (const auto& t : catalog.types) {
-    const std::size_t d = edit_distance(name, t.name);
+    const std::size_t d = detail::edit_distance(name, t.name);
     const bool contains = name.size() >= 3 && (t.name.find(name) != std::string::npos || name.find(t.name) != std::string::npos);
     if (d <= 3 || contains) scored.emplace_back(d, t.name);
   }

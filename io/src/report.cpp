@@ -286,6 +286,7 @@ RunSummary summarize(const std::string& scenario, std::uint64_t seed, const mode
   const models::TrainingStats& st = cluster.stats();
   double total = 0;
   for (double d : st.allocated_core_seconds_per_day) total += d;
+  s.neuroncores = st.neuroncores_total;
   if (sim_end_s > 0 && st.neuroncores_total > 0) s.allocation_ratio = total / (st.neuroncores_total * sim_end_s);
   const auto& days = st.allocated_core_seconds_per_day;
   for (std::size_t w = 0; w * 7 < days.size(); ++w) {
@@ -293,13 +294,14 @@ RunSummary summarize(const std::string& scenario, std::uint64_t seed, const mode
     const double week_start = static_cast<double>(w) * 7 * 86400;
     const double week_len = std::min(7.0 * 86400, sim_end_s - week_start);
     for (std::size_t d = w * 7; d < std::min(days.size(), w * 7 + 7); ++d) sum += days[d];
-    if (week_len > 0) s.weekly_allocation_ratio.push_back(sum / (st.neuroncores_total * week_len));
+    if (week_len > 0 && st.neuroncores_total > 0) s.weekly_allocation_ratio.push_back(sum / (st.neuroncores_total * week_len));
   }
   s.sessions = st.sessions;
   s.cycles = st.cycles_elapsed;
   s.binds = st.binds;
   s.discarded = st.statements_discarded;
   s.evictions = st.evictions;
+  s.drained = st.drained;
   s.restarts = st.restarts;
   s.failed = st.failed;
   s.aborted = st.aborted;
@@ -415,16 +417,22 @@ void print_summary(std::ostream& os, const RunSummary& s) {
     row(os, "queueing", q.queueing_s);
     row(os, "JCT", q.jct_s);
   }
-  fmt::print(os, "\nNeuronCore allocation ratio (time-weighted): {:.3f}\n  per week:", s.allocation_ratio);
-  for (std::size_t w = 0; w < s.weekly_allocation_ratio.size(); ++w)
-    fmt::print(os, "{}w{} {:.2f}", w % 8 == 0 ? "\n   " : "  ", w + 1, s.weekly_allocation_ratio[w]);
+  if (s.neuroncores > 0) {
+    fmt::print(os, "\nNeuronCore allocation ratio (time-weighted): {:.3f}\n  per week:", s.allocation_ratio);
+    for (std::size_t w = 0; w < s.weekly_allocation_ratio.size(); ++w)
+      fmt::print(os, "{}w{} {:.2f}", w % 8 == 0 ? "\n   " : "  ", w + 1, s.weekly_allocation_ratio[w]);
+  } else {
+    fmt::print(os, "\nNeuronCore allocation ratio: none (no node offers aws.amazon.com/neuroncore)");
+  }
   fmt::print(os, "\n\nScheduler: {} sessions opened over {} cycles ({:.2f}%); {} binds; {} statements discarded\n",
              s.sessions, s.cycles, s.cycles ? 100.0 * static_cast<double>(s.sessions) / static_cast<double>(s.cycles) : 0.0,
              s.binds, s.discarded);
-  if (s.evictions > 0 || s.restarts > 0 || s.failed > 0 || s.aborted > 0 || s.terminated > 0 || s.completed_early > 0 ||
+  if (s.evictions > 0 || s.drained > 0 || s.restarts > 0 || s.failed > 0 || s.aborted > 0 || s.terminated > 0 || s.completed_early > 0 ||
       s.resumed_in_place > 0 || s.stuck > 0) {
-    fmt::print(os, "Evictions: {} pods; {} restarts by the job controller (RestartJob/RestartTask), {} Failed (maxRetry); training lost {} ({:.1f} NeuronCore-hours)\n",
-               s.evictions, s.restarts, s.failed, dur(s.lost_training_s), s.lost_neuroncore_s / 3600);
+    fmt::print(os, "Evictions: {} pods by the scheduler (preempt, reclaim){}; {} restarts by the job controller (RestartJob/RestartTask), "
+                   "{} Failed (maxRetry); training lost {} ({:.1f} NeuronCore-hours)\n",
+               s.evictions, s.drained > 0 ? fmt::format(", {} drained at Spot interruption notices", s.drained) : std::string(),
+               s.restarts, s.failed, dur(s.lost_training_s), s.lost_neuroncore_s / 3600);
     if (s.aborted > 0 || s.terminated > 0 || s.completed_early > 0)
       fmt::print(os, "Job policies: {} Aborted (AbortJob), {} Terminated (TerminateJob), {} Completed early (CompleteJob)\n", s.aborted,
                  s.terminated, s.completed_early);
@@ -493,7 +501,9 @@ void print_summary(std::ostream& os, const RunSummary& s) {
                    "the queues (README, Volcano fidelity).\n");
   }
   // Each node at its own rate: the catalog's on-demand price, or its group's Spot price.
-  fmt::print(os, "{} cost of the node groups over the run: ${:.0f}\n", s.spot ? "On-Demand and Spot" : "On-demand", s.cost_usd);
+  // Whole dollars from $1,000 on, cents below (a short run costs a few dollars).
+  fmt::print(os, "{} cost of the node groups over the run: ${}\n", s.spot ? "On-Demand and Spot" : "On-demand",
+             s.cost_usd >= 1000 ? fmt::format("{:.0f}", s.cost_usd) : fmt::format("{:.2f}", s.cost_usd));
   if (s.derived) {
     const double total = s.job_time_s();
     auto pct = [&](double x) { return total > 0 ? 100.0 * x / total : 0.0; };

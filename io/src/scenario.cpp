@@ -746,6 +746,7 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
   if (doc["cluster"].contains("spot_price_history")) {
     const std::string as_written = doc["cluster"]["spot_price_history"];
     const std::string file = detail::resolve_input_path(as_written, path, opts.data_dir, out.data_dir);
+    detail::require_input(path, "/cluster/spot_price_history", as_written, file);
     spot_history = read_spot_price_history(file);
     out.inputs.push_back({"spot_price_history", file, as_written});
   }
@@ -950,6 +951,7 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
     // ${MLTWIN_DATA}/... is in the data folder, a relative path beside the scenario.
     const std::string trace_as_written = p["trace"];
     const std::string trace = detail::resolve_input_path(trace_as_written, path, opts.data_dir, out.data_dir);
+    detail::require_input(path, "/workload/philly/trace", trace_as_written, trace);
     const json& m = p["mapping"];
     PhillyMapping pm;
     pm.neuron_devices_per_gpu = m["neuron_devices_per_gpu"];
@@ -1086,6 +1088,38 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
                    "node_affinity on topology.kubernetes.io/zone of one zone");
         }
       }
+  }
+  {
+    // A resource name only exists where a device plugin or the node group advertises it: a pod
+    // requesting an extended resource no node group offers would stay Pending for ever, which is
+    // almost always a misspelling (nvidia.com/gpus). Kubernetes' and the device plugins' own
+    // names (policy::rn) and hugepages-* are left to the run, which rejects the job naming it.
+    std::set<std::string> offered;
+    for (const auto& g : sc.node_groups)
+      for (std::size_t k = 0; k < g.instance_types.size(); ++k)
+        for (const auto ct : {models::CapacityType::OnDemand, models::CapacityType::Spot})
+          models::node_resources(sc, g, models::NodeLaunch{k, ct}).allocatable.for_each([&](policy::ResourceName n, double amount) {
+            if (amount > 0) offered.insert(std::string(n.str()));
+          });
+    std::set<std::uint16_t> checked;
+    for (const auto& j : sc.jobs)
+      models::pod_requests(j, cores_per_device).for_each([&](policy::ResourceName n, double amount) {
+        if (amount <= 0 || n.id() < policy::rn::kWellKnown || !checked.insert(n.id()).second) return;
+        const std::string name(n.str());
+        if (offered.count(name) || name.rfind("hugepages-", 0) == 0) return;
+        std::vector<std::string> candidates(offered.begin(), offered.end());
+        for (std::uint16_t id = 0; id < policy::rn::kWellKnown; ++id) candidates.emplace_back(policy::ResourceName(id).str());
+        std::string list;
+        for (const auto& o : offered) list += (list.empty() ? "" : ", ") + o;
+        const std::string where = w.contains("jobs")      ? "/workload/jobs/" + std::to_string(j.trace_row)
+                                  : w.contains("philly") ? std::string("/workload/philly/mapping")
+                                                         : std::string("/workload/manifests");
+        fail(path, where,
+             "job " + j.name + " requests '" + name + "', which no node group offers (they offer " + list + ")" +
+                 detail::did_you_mean(name, candidates) +
+                 "; an extended resource exists where a node group gives it (its catalog row's extended_resources, or "
+                 "/cluster/node_groups/N/capacity)");
+      });
   }
   if (doc.contains("initial_state")) read_initial_state(path, doc["initial_state"], sc, cores_per_device);
   // Every job's queue must exist.

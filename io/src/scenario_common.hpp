@@ -58,6 +58,17 @@ std::string pointer_token_of(std::string_view key);
 /// `s` with control characters (C0, DEL, C1), the Unicode bidirectional controls and bytes
 /// that are not UTF-8 written as \xNN / \uNNNN: safe to print in a message.
 std::string printable(std::string_view s);
+
+/// Levenshtein distance (insertions, deletions, substitutions of bytes).
+std::size_t edit_distance(std::string_view a, std::string_view b);
+
+/// Up to `max` of `candidates` that `name` may be a misspelling of, nearest first: at most 3 edits
+/// (at most 1 for names of 4 bytes or fewer), or one contains the other (names of 3+ bytes);
+/// ties keep the candidates' order. For "did you mean" hints.
+std::vector<std::string> near_strings(std::string_view name, const std::vector<std::string>& candidates, std::size_t max = 3);
+
+/// "; did you mean 'x'?" or "; did you mean 'x', 'y'?" for the near_strings of `name`, or "".
+std::string did_you_mean(std::string_view name, const std::vector<std::string>& candidates);
 /// What makes `s` unfit for a name or a text (a control character as printable() escapes, or
 /// invalid UTF-8), or empty. `allow_line_breaks` lets newlines and tabs pass (a YAML block
 /// scalar holds lines; names are checked by their own rules).
@@ -159,6 +170,12 @@ std::string resolve_input_path(const std::string& as_written, const std::string&
 /// A Kubernetes resource list ({"cpu": "500m", "aws.amazon.com/neurondevice": 16}) ->
 /// policy::Resource as Volcano's NewResource counts it: exactly the names `obj` has. Errors
 /// name `where`/<resource name>.
+/// ScenarioError at `where` of the scenario when `resolved` (what resolve_input_path made of
+/// `as_written`) does not exist: the message gives the key, the path as written and the path
+/// read (absolute), and for a relative path the folder it is read from.
+void require_input(const std::string& scenario_path, const std::string& where, const std::string& as_written,
+                   const std::string& resolved);
+
 policy::Resource resources_of(const std::string& file, const std::string& where, const nlohmann::json& obj);
 
 /// A double as Go's encoding/json writes it (floatEncoder): the shortest digits that read back

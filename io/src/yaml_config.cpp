@@ -335,6 +335,7 @@ struct Y {
 struct M {
   Y y;
   std::vector<std::pair<std::string, Y>> entries;
+  std::vector<std::pair<std::string, Y>> ignored_entries;
   std::map<std::string, YAML::Mark> key_marks;
   /// The place of a key (not of its value), for errors about the key itself.
   YamlPlace key_at(const std::string& key, const Y& value) const { return place_of(*y.src, key_marks.at(key), value.path); }
@@ -357,10 +358,14 @@ struct M {
       bool is_ignored = false;
       for (const char* kk : ignored) is_ignored = is_ignored || key == kk;
       if (!is_known && !is_ignored) {
-        std::string msg = "unknown key '" + key + "' (mltwin reads ";
+        std::vector<std::string> all(known.begin(), known.end());
+        all.insert(all.end(), ignored.begin(), ignored.end());
+        std::string msg = "unknown key '" + key + "'" + detail::did_you_mean(key, all) + " (mltwin reads ";
         std::size_t i = 0;
         for (const char* kk : known) msg += std::string(i++ ? ", " : "") + kk;
-        if (ignored.size() > 0) {
+        if (ignored.size() > 8) {
+          msg += "; accepts and ignores " + std::to_string(ignored.size()) + " other fields";
+        } else if (ignored.size() > 0) {
           msg += "; ignores ";
           i = 0;
           for (const char* kk : ignored) msg += std::string(i++ ? ", " : "") + kk;
@@ -368,8 +373,14 @@ struct M {
         fail_at(place_of(*v.src, k.Mark(), child.path), msg + ")");
       }
       key_marks[key] = k.Mark();
-      if (!is_ignored) entries.emplace_back(key, child);
+      (is_ignored ? ignored_entries : entries).emplace_back(key, child);
     }
+  }
+  /// An ignored key's value, for the few whose content is checked all the same.
+  const Y* get_ignored(const std::string& key) const {
+    for (const auto& [k, v] : ignored_entries)
+      if (k == key) return v.node.IsNull() ? nullptr : &v;
+    return nullptr;
   }
   const Y* get(const std::string& key) const {
     for (const auto& [k, v] : entries)
@@ -1062,12 +1073,20 @@ EksctlClusterConfig read_eksctl_config(const std::string& file) {
     doc.child("kind", doc.node["kind"]).fail("expected ClusterConfig (apiVersion eksctl.io/v1alpha5), got \"" + kind + "\"");
   if (api != "eksctl.io/v1alpha5")
     doc.child("apiVersion", doc.node["apiVersion"]).fail("expected eksctl.io/v1alpha5, got \"" + api + "\"");
-  // ClusterConfig: of the cluster mltwin reads its node groups; the rest (vpc, iam, addons,
-  // cloudWatch, ...) changes nothing it models.
-  const M top(doc, {"apiVersion", "kind", "metadata", "nodeGroups", "managedNodeGroups"}, {}, true);
+  // eksctl decodes a config file strictly (pkg/eks/api.go ParseConfig: yaml.UnmarshalStrict), so
+  // a misspelt key is an error there and here. The field lists are the json names of
+  // pkg/apis/eksctl.io/v1alpha5/types.go at eksctl v0.230.0 (ClusterConfig, ClusterMeta,
+  // NodeGroupBase with ScalingConfig, NodeGroup, ManagedNodeGroup). Of the cluster mltwin reads
+  // its node groups; the rest (vpc, iam, addons, cloudWatch, ...) changes nothing it models.
+  const M top(doc, {"apiVersion", "kind", "metadata", "nodeGroups", "managedNodeGroups"},
+              {"upgradePolicy", "kubernetesNetworkConfig", "autoModeConfig", "remoteNetworkConfig", "iam", "iamIdentityMappings",
+               "identityProviders", "accessConfig", "vpc", "addons", "addonsConfig", "privateCluster", "fargateProfiles",
+               "availabilityZones", "localZones", "cloudWatch", "secretsEncryption", "gitops", "karpenter", "outpost",
+               "controlPlaneScalingConfig", "zonalShiftConfig", "kubeAPIServerConfig", "kubeSchedulerConfig",
+               "kubeControllerManagerConfig", "capabilities"});
   EksctlClusterConfig cc;
   {
-    const M meta(top.req("metadata"), {"name", "region"}, {}, true);
+    const M meta(top.req("metadata"), {"name", "region"}, {"version", "forceUpdateVersion", "rollbackConfig", "tags", "annotations"});
     cc.name = meta.req("name").str();
     if (const Y* r = meta.get("region")) cc.region = r->str();
   }
@@ -1077,10 +1096,23 @@ EksctlClusterConfig read_eksctl_config(const std::string& file) {
     if (!s) continue;
     for (const Y& g : s->list()) {
       // NodeGroupBase / ScalingConfig keys (types.go). Everything else about a node (AMI,
-      // volumes, networking, IAM, SSH, tags, placement, ...) is accepted and ignored.
+      // volumes, networking, IAM, SSH, tags, placement, ...) is accepted and ignored; a key
+      // eksctl does not define is an error, as in eksctl (a key of the other kind of group is
+      // ignored here and refused by eksctl's own validation).
       const M gm(g, {"name", "instanceType", "instanceTypes", "desiredCapacity", "minSize", "maxSize", "availabilityZones",
                      "efaEnabled", "labels", "taints", "instancesDistribution", "spot", "volumeSize"},
-                 {}, true);
+                 {// NodeGroupBase
+                  "amiFamily", "subnets", "instancePrefix", "instanceName", "ssh", "privateNetworking", "tags", "iam", "ami",
+                  "securityGroups", "maxPodsPerNode", "asgSuspendProcesses", "ebsOptimized", "volumeType", "volumeName",
+                  "volumeEncrypted", "volumeKmsKeyID", "volumeIOPS", "volumeThroughput", "additionalVolumes",
+                  "preBootstrapCommands", "overrideBootstrapCommand", "propagateASGTags", "disableIMDSv1", "disablePodIMDS",
+                  "placement", "instanceSelector", "bottlerocket", "enableDetailedMonitoring", "capacityReservation",
+                  "instanceMarketOptions", "outpostARN",
+                  // NodeGroup
+                  "asgMetricsCollection", "cpuCredits", "classicLoadBalancerNames", "targetGroupARNs", "updateConfig",
+                  "clusterDNS", "kubeletExtraConfig", "containerRuntime", "maxInstanceLifetime", "localZones", "enclaveEnabled",
+                  // ManagedNodeGroup
+                  "launchTemplate", "releaseVersion", "nodeRepairConfig"});
       EksctlNodeGroup ng;
       ng.at = g.at();
       ng.managed = std::string(section) == "managedNodeGroups";
@@ -1193,6 +1225,21 @@ EksctlClusterConfig read_eksctl_config(const std::string& file) {
       if (const Y* z = gm.get("availabilityZones"))
         for (const Y& a : z->list()) ng.availability_zones.push_back(a.str());
       if (const Y* e = gm.get("efaEnabled")) ng.efa_enabled = e->boolean();
+      // Keys that would change a node's allocatable, which mltwin takes from the catalog row
+      // (max_pods) and the scenario's kubelet_reserved: refused rather than silently ignored.
+      if (const Y* mp = gm.get_ignored("maxPodsPerNode"))
+        mp->fail("maxPodsPerNode is not modelled: a node's pods capacity is its catalog row's max_pods (amazon-eks-ami "
+                 "eni-max-pods.txt); to change it, give the row with max_pods under the scenario's /catalog/instance_types "
+                 "and remove maxPodsPerNode here");
+      if (const Y* kc = gm.get_ignored("kubeletExtraConfig")) {
+        if (kc->node.IsMap())
+          for (const char* k : {"maxPods", "kubeReserved", "systemReserved", "evictionHard"})
+            if (kc->node[k])
+              kc->child(k, kc->node[k]).fail(std::string(k) + " in kubeletExtraConfig is not modelled: give " +
+                                              (std::string(k) == "maxPods" ? "the catalog row's max_pods under /catalog/instance_types"
+                                                                           : "the scenario's cluster.kubelet_reserved") +
+                                              " instead, and remove it here");
+      }
       // volumeSize, GiB (eksctl types.go NodeGroupBase.VolumeSize): the root volume, which the
       // kubelet advertises as the node's ephemeral-storage capacity.
       if (const Y* v = gm.get("volumeSize")) {
@@ -1427,7 +1474,10 @@ std::vector<std::pair<std::string, std::string>> files_of(const std::string& sce
                                                           const std::string& as_written, const std::string& explicit_data_dir,
                                                           std::string& data_dir) {
   const std::string resolved = resolve_input_path(as_written, scenario_path, explicit_data_dir, data_dir);
-  if (!has_glob(resolved)) return {{resolved, as_written}};
+  if (!has_glob(resolved)) {
+    require_input(scenario_path, where, as_written, resolved);
+    return {{resolved, as_written}};
+  }
   glob_t g{};
   const int rc = ::glob(resolved.c_str(), 0, nullptr, &g);
   std::vector<std::pair<std::string, std::string>> out;
@@ -1455,6 +1505,7 @@ void expand_config_files(const std::string& path, json& doc, const std::string& 
              "the scenario reads the scheduler configuration from volcano.scheduler_config; give it there or here, not both");
     const std::string as_written = v["scheduler_config"];
     const std::string file = resolve_input_path(as_written, path, explicit_data_dir, data_dir);
+    require_input(path, "/volcano/scheduler_config", as_written, file);
     const json conf = volcano_scheduler_config_json(file);
     for (auto it = conf.begin(); it != conf.end(); ++it) v[it.key()] = it.value();
     v.erase("scheduler_config");
@@ -1465,6 +1516,7 @@ void expand_config_files(const std::string& path, json& doc, const std::string& 
   if (c.contains("eksctl")) {
     const std::string as_written = c["eksctl"];
     const std::string file = resolve_input_path(as_written, path, explicit_data_dir, data_dir);
+    require_input(path, "/cluster/eksctl", as_written, file);
     const EksctlClusterConfig cc = read_eksctl_config(file);
     json groups = json::array();
     for (const auto& g : cc.node_groups) {

@@ -442,6 +442,7 @@ void TrainingCluster::drain_pod(TaskId t, Duration longest_grace) {
   const std::size_t idx = job_of_policy_[task.job];
   JobRun& run = runs_[idx];
   const std::string node_name = state_.node(task.node).name;
+  ++stats_.drained;
   rec_.pod_event({static_cast<std::uint32_t>(idx), replica_of_task_[t], "Drained", node_name, sim_.now()});
   state_.set_task_status(t, TaskStatus::Releasing);
   const Duration grace = grace_rng_ ? scenario_.termination_grace.draw(*grace_rng_) : scenario_.termination_grace.a;

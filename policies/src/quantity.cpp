@@ -6,6 +6,7 @@
 #include "mltwin/policy/quantity.hpp"
 
 #include <array>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -227,10 +228,31 @@ Quantity parse_quantity(std::string_view text) {
     return q;
   }
   Pieces p;
-  if (const std::size_t bad = scan(text, p); bad != std::string_view::npos)
-    refuse(QuantityProblem::FormatWrong, text,
-           quoted(text.substr(bad, 1)) + " at offset " + std::to_string(bad) +
-               " cannot stand there; a quantity is <number><suffix>, such as 500m, 16, 1.5Gi or 1e3");
+  if (const std::size_t bad = scan(text, p); bad != std::string_view::npos) {
+    std::string why = quoted(text.substr(bad, 1)) + " at offset " + std::to_string(bad) +
+                      " cannot stand there; a quantity is <number><suffix>, such as 500m, 16, 1.5Gi or 1e3";
+    // Byte units as people write them (16GB, 16GiB, 512MB): Kubernetes' suffixes have no B.
+    if (text.size() >= 2 && (text.back() == 'B' || text.back() == 'b')) {
+      std::string_view unit = text.substr(0, text.size() - 1);
+      std::size_t u = unit.size();
+      while (u > 0 && std::isalpha(static_cast<unsigned char>(unit[u - 1]))) --u;
+      std::string_view number = unit.substr(0, u);
+      const std::string_view prefix = unit.substr(u);
+      while (!number.empty() && number.back() == ' ') number.remove_suffix(1);  // "12 GB"
+      static constexpr std::string_view kPrefixes[] = {"k", "K", "M", "G", "T", "P", "E", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "KI", "MI", "GI", "TI",
+                                                       "m", "g", "t", "ki", "mi", "gi", "ti"};
+      for (std::string_view k : kPrefixes)
+        if (!number.empty() && prefix == k) {
+          const char c = static_cast<char>(std::toupper(static_cast<unsigned char>(k[0])));
+          const std::string dec = std::string(number) + (c == 'K' ? "k" : std::string(1, c));
+          const std::string bin = std::string(number) + std::string(1, c) + "i";
+          why += "; Kubernetes writes bytes without a B: " + dec + " (" + (c == 'K' ? "10^3" : c == 'M' ? "10^6" : c == 'G' ? "10^9" : c == 'T' ? "10^12" : c == 'P' ? "10^15" : "10^18") +
+                 " bytes each) or " + bin + " (" + (c == 'K' ? "2^10" : c == 'M' ? "2^20" : c == 'G' ? "2^30" : c == 'T' ? "2^40" : c == 'P' ? "2^50" : "2^60") + ")";
+          break;
+        }
+    }
+    refuse(QuantityProblem::FormatWrong, text, why);
+  }
   const Suffix suf = interpret(text, p.suffix);
   q.format_ = suf.format;
   const auto num_len = static_cast<std::int64_t>(p.num.size());

@@ -1,6 +1,7 @@
 #include "mltwin/policy/resource.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <deque>
@@ -20,6 +21,18 @@ std::string num(double x) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.6g", x);
   return buf;
+}
+
+/// Bytes in the largest of Kubernetes' binary suffixes (Ki ... Ei) that leaves at least 1, with
+/// six significant digits: 10Mi, 512Mi, 1.5Gi, 508.98Gi (each also a valid quantity).
+std::string bytes_text(double b) {
+  if (b == kInf) return num(b);
+  static constexpr std::pair<const char*, double> kSuffixes[] = {
+      {"Ei", 1152921504606846976.0}, {"Pi", 1125899906842624.0}, {"Ti", 1099511627776.0},
+      {"Gi", 1073741824.0},          {"Mi", 1048576.0},          {"Ki", 1024.0}};
+  for (const auto& [suffix, unit] : kSuffixes)
+    if (std::fabs(b) >= unit) return num(b / unit) + suffix;
+  return num(b);
 }
 
 // The interning table: append-only; ids never change once given.
@@ -449,7 +462,7 @@ std::vector<ResourceName> Resource::resource_names() const {
 }
 
 std::string Resource::to_string() const {
-  const std::string mem = memory == kInf ? num(memory) : num(memory / (1024.0 * 1024 * 1024)) + "Gi";
+  const std::string mem = bytes_text(memory);
   std::string s = "cpu " + num(milli_cpu / 1000.0) + ", memory " + mem;
   for (const auto& e : scalars) {
     s += ", ";
@@ -457,7 +470,7 @@ std::string Resource::to_string() const {
     s += " ";
     // Byte-valued scalars (Quantity.MilliValue of bytes) in Gi like memory; counts as counts.
     const std::string_view n = e.name.str();
-    if (e.name == rn::kEphemeralStorage || n.starts_with("hugepages-")) s += num(e.value / 1000.0 / (1024.0 * 1024 * 1024)) + "Gi";
+    if (e.name == rn::kEphemeralStorage || n.starts_with("hugepages-")) s += bytes_text(e.value / 1000.0);
     else s += num(e.name == rn::kPods ? e.value : e.value / 1000.0);
   }
   return s;

@@ -568,7 +568,7 @@ nlohmann::json Run::summary_json() const {
     j["statements_discarded"] = s.discarded;
     // The job controller's work (io/report.hpp RunSummary): pods evicted, restarts, final
     // phases by policy, gangs re-formed by torchrun, jobs left stuck by SyncJob.
-    j["lifecycle"] = {{"evictions", s.evictions},           {"restarts", s.restarts},
+    j["lifecycle"] = {{"evictions", s.evictions},           {"drained", s.drained},         {"restarts", s.restarts},
                       {"failed_max_retry", s.failed},       {"aborted", s.aborted},
                       {"terminated", s.terminated},         {"completed_by_policy", s.completed_early},
                       {"resumed_in_place", s.resumed_in_place}, {"stuck", s.stuck},

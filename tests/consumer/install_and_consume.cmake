@@ -1,5 +1,6 @@
 # cmake -DBUILD_DIR=<an mltwin build> -DWORK=<scratch dir> -DCONSUMER=<tests/consumer>
-#       -DPLUGIN=<examples/plugin> -DCXX=<compiler> -P install_and_consume.cmake
+#       -DPLUGIN=<examples/plugin> -DCXX=<compiler> [-DSANITIZE=address,undefined]
+#       -P install_and_consume.cmake
 #
 # Installs the policy library of an existing build (cmake --install, component mltwin_policy;
 # nothing is rebuilt) into WORK/prefix and consumes it as a production component would:
@@ -37,6 +38,13 @@ if(NOT carried)
 endif()
 
 set(common -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=${CXX})
+# A library built with sanitizers (make test-sanitize) needs their runtime in whatever links it,
+# as any consumer of such a build would.
+set(san_flags "")
+if(SANITIZE)
+  set(san_flags -fsanitize=${SANITIZE})
+  list(APPEND common "-DCMAKE_CXX_FLAGS=${san_flags}" "-DCMAKE_EXE_LINKER_FLAGS=${san_flags}")
+endif()
 # 2. The consumer.
 run(${CMAKE_COMMAND} -S ${CONSUMER} -B ${WORK}/consumer ${common})
 run(${CMAKE_COMMAND} --build ${WORK}/consumer)
@@ -77,6 +85,6 @@ endif()
 run(${PKG_CONFIG} --variable=libdir mltwin)
 string(STRIP "${last_out}" libdir)
 # (an rpath, so that a shared library is found where it was installed)
-run(${CXX} ${CONSUMER}/main.cpp ${flags} -Wl,-rpath,${libdir} -o ${WORK}/consumer-pc)
+run(${CXX} ${CONSUMER}/main.cpp ${flags} ${san_flags} -Wl,-rpath,${libdir} -o ${WORK}/consumer-pc)
 run(${WORK}/consumer-pc)
 message(STATUS "pkg-config consumer: ${last_out}")

@@ -252,7 +252,7 @@ TEST_CASE("JSON: broken constraints are refused with the JSON path and Kubernete
        "/catalog/instance_types (amazon-eks-ami eni-max-pods.txt)"},
       {"a reservation above the instance type",
        [](json& d) { d["cluster"]["kubelet_reserved"] = {{"kube_reserved", {{"cpu", "200"}}}, {"source", "test"}}; },
-       "s.json: /cluster/kubelet_reserved: reserves {cpu 200, memory 0Gi}, more than a trn1.32xlarge has "
+       "s.json: /cluster/kubelet_reserved: reserves {cpu 200, memory 0}, more than a trn1.32xlarge has "
        "{cpu 128, memory 512Gi, pods 247, aws.amazon.com/neuron 16, aws.amazon.com/neurondevice 16, "
        "aws.amazon.com/neuroncore 32, vpc.amazonaws.com/efa 8}"},
       {"an eviction threshold above 100%",
@@ -263,7 +263,7 @@ TEST_CASE("JSON: broken constraints are refused with the JSON path and Kubernete
        [](json& d) {
          d["cluster"]["daemonsets"] = {{{"name", "hog"}, {"requests", {{"cpu", "129"}}}, {"source", "test"}}};
        },
-       "s.json: /cluster/daemonsets: the DaemonSets on node group 'trn1' request {cpu 129, memory 0Gi, pods 1}, "
+       "s.json: /cluster/daemonsets: the DaemonSets on node group 'trn1' request {cpu 129, memory 0, pods 1}, "
        "more than its nodes' allocatable {cpu 128, memory 512Gi, pods 247, aws.amazon.com/neuron 16, "
        "aws.amazon.com/neurondevice 16, aws.amazon.com/neuroncore 32, vpc.amazonaws.com/efa 8}"},
       {"a DaemonSet without a source",

@@ -126,6 +126,7 @@ TEST_CASE("summary: the printed text, line by line") {
   q.queueing_s = s.queueing_s;
   q.jct_s = s.jct_s;
   s.queues = {q};
+  s.neuroncores = 64;
   s.allocation_ratio = 0.25;
   s.weekly_allocation_ratio = {0.25};
   s.sessions = 5;
@@ -157,4 +158,14 @@ TEST_CASE("summary: the printed text, line by line") {
       "Scheduler: 5 sessions opened over 20 cycles (25.00%); 3 binds; 1 statements discarded\n"
       "On-demand cost of the node groups over the run: $1548\n";
   CHECK(os.str() == expected);
+  // A cluster without NeuronCores has no ratio (not -nan); a cost under $1,000 shows cents.
+  s.neuroncores = 0;
+  s.allocation_ratio = 0;
+  s.weekly_allocation_ratio.clear();
+  s.cost_usd = 12.345;
+  std::ostringstream os2;
+  io::print_summary(os2, s);
+  CHECK(os2.str().find("NeuronCore allocation ratio: none (no node offers aws.amazon.com/neuroncore)\n") != std::string::npos);
+  CHECK(os2.str().find("nan") == std::string::npos);
+  CHECK(os2.str().find("On-demand cost of the node groups over the run: $12.35\n") != std::string::npos);
 }

@@ -631,8 +631,9 @@ TEST_CASE("Philly: bad rows name the file and the line") {
   }
   SUBCASE("the trace file does not exist") {
     const std::string msg = load_error(write_json(d, "scenario.json", philly_scenario("missing.csv")));
-    CHECK_MESSAGE(contains(msg, d.file("missing.csv")), msg);
-    CHECK_MESSAGE(contains(msg, "cannot open"), msg);
+    // The key, the path as written, the path read, and where a relative path is read from.
+    CHECK(msg == d.file("scenario.json") + ": /workload/philly/trace: 'missing.csv': no such file: " + d.file("missing.csv") +
+                     " (a relative path is read from the scenario's folder, not the working directory)");
   }
 }
 
@@ -911,4 +912,28 @@ TEST_CASE("error paths escape '/' and '~' in resource and label names (JSON Poin
     const std::string e = load_error(p);
     CHECK_MESSAGE(e.rfind(p + ": /cluster/node_groups/0/labels/example.com~1team: ", 0) == 0, e);
   }
+}
+
+TEST_CASE("a job requesting an extended resource no node group offers is a load error, with the near name") {
+  // scenarios/eks-mixed-fleet.json offers nvidia.com/gpu (p4d.24xlarge) and the Neuron names
+  // (trn1.32xlarge). "nvidia.com/gpus" is one edit from nvidia.com/gpu: such a pod would stay
+  // Pending for ever, so validate refuses it. A well-known name the fleet lacks is left to the
+  // run (it rejects the job, naming the resource).
+  const std::string scen = std::string(MLTWIN_SOURCE_DIR) + "/scenarios/eks-mixed-fleet.json";
+  auto with_pod = [&](const nlohmann::json& pod) {
+    io::LoadOptions o;
+    nlohmann::json job = {{"name", "j"}, {"queue", "training"}, {"submit", "0s"}, {"nnodes", 1}, {"duration", "1h"}, {"pod", pod}};
+    o.overrides = {{"workload", {{"jobs", nlohmann::json::array({job})}}}};
+    return o;
+  };
+  const std::string msg = load_error(scen, with_pod({{"cpu", "4"}, {"nvidia.com/gpus", 1}}));
+  CHECK_MESSAGE(msg.rfind(scen + ": /workload/jobs/0: job j requests 'nvidia.com/gpus', which no node group offers (they offer ", 0) == 0, msg);
+  CHECK_MESSAGE(msg.find("nvidia.com/gpu, pods") != std::string::npos, msg);
+  CHECK_MESSAGE(msg.find("; did you mean 'nvidia.com/gpu'?") != std::string::npos, msg);
+  // A name no group offers and nothing is near: the same error, no suggestion.
+  const std::string fpga = load_error(scen, with_pod({{"cpu", "4"}, {"example.com/fpga", 1}}));
+  CHECK_MESSAGE(fpga.find("job j requests 'example.com/fpga', which no node group offers") != std::string::npos, fpga);
+  CHECK_MESSAGE(fpga.find("did you mean") == std::string::npos, fpga);
+  // Offered names load.
+  CHECK_NOTHROW(io::load_scenario(scen, with_pod({{"cpu", "4"}, {"nvidia.com/gpu", 1}})));
 }

@@ -330,7 +330,8 @@ TEST_CASE("Broken manifests: file:line:column, the YAML path and what was expect
   CHECK(err("queue-parent-list.yaml") == "broken/queue-parent-list.yaml:7:11: spec.parent: expected a string, got a list");
   CHECK(err("queue-bad-quantity.yaml") ==
         "broken/queue-bad-quantity.yaml:7:13: spec.capability.memory: '12 GB' is not a Kubernetes quantity: ' ' at "
-        "offset 2 cannot stand there; a quantity is <number><suffix>, such as 500m, 16, 1.5Gi or 1e3 (Kubernetes: "
+        "offset 2 cannot stand there; a quantity is <number><suffix>, such as 500m, 16, 1.5Gi or 1e3; Kubernetes writes bytes "
+        "without a B: 12G (10^9 bytes each) or 12Gi (2^30) (Kubernetes: "
         "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$')");
 }
 
@@ -423,6 +424,17 @@ TEST_CASE("eksctl ClusterConfig: node groups of both kinds, eksctl's size defaul
         "eksctl's default m5.large)");
   CHECK(err("eksctl-wrong-kind.yaml") ==
         "broken/eksctl-wrong-kind.yaml:2:7: kind: expected ClusterConfig (apiVersion eksctl.io/v1alpha5), got \"Cluster\"");
+  // eksctl decodes strictly (pkg/eks/api.go ParseConfig: yaml.UnmarshalStrict): a misspelt key
+  // is an error, with the key it is one edit away from.
+  const std::string typo = err("eksctl-typo.yaml");
+  CHECK(typo.rfind("broken/eksctl-typo.yaml:10:5: managedNodeGroups[0].desiredCapcity: unknown key 'desiredCapcity'; did you mean "
+                   "'desiredCapacity'? (mltwin reads name, ",
+                   0) == 0);
+  // A key eksctl defines is accepted (the fixture above has privateNetworking, placement, iam).
+  // Keys that change allocatable are refused rather than ignored.
+  CHECK(err("eksctl-max-pods.yaml").rfind("broken/eksctl-max-pods.yaml:11:21: nodeGroups[0].maxPodsPerNode: maxPodsPerNode is not modelled", 0) == 0);
+  CHECK(err("eksctl-kubelet-reserved.yaml").rfind("broken/eksctl-kubelet-reserved.yaml:15:9: nodeGroups[0].kubeletExtraConfig.kubeReserved: "
+                                                  "kubeReserved in kubeletExtraConfig is not modelled", 0) == 0);
 }
 
 TEST_CASE("eksctl minSize / maxSize bound the cluster autoscaler; without one the group stays at desiredCapacity") {

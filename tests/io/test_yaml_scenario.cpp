@@ -265,7 +265,8 @@ TEST_CASE("scenario references: errors name the YAML place or the scenario's JSO
   }
   SUBCASE("a missing file") {
     const std::string p = patched_example(d, {{"cluster", {{"eksctl", "nope.yaml"}}}});
-    CHECK(load_error(p) == d.file("nope.yaml") + ": cannot open the file");
+    CHECK(load_error(p) == p + ": /cluster/eksctl: 'nope.yaml': no such file: " + d.file("nope.yaml") +
+                               " (a relative path is read from the scenario's folder, not the working directory)");
   }
   SUBCASE("two Jobs of one name in two namespaces") {
     // mltwin's jobs have no namespace: both would be 'vit-a7c2d9' in the results and in explain.

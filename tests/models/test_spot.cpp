@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -352,6 +353,13 @@ TEST_CASE("spot interruption: notice, drain within the notice, termination at +1
   const io::RunSummary s = io::summarize("t", 7, r.sc.training, *r.cluster, r.cluster->last_event().seconds());
   CHECK(s.cost_usd == doctest::Approx(6868.0 * 8.6 / 3600.0).epsilon(1e-12));
   CHECK(s.spot_interruptions == 1);
+  // The drained pod is counted apart from the scheduler's evictions (none here).
+  CHECK(st.drained == 1);
+  CHECK(st.evictions == 0);
+  CHECK(s.drained == 1);
+  std::ostringstream text;
+  io::print_summary(text, s);
+  CHECK(text.str().find("Evictions: 0 pods by the scheduler (preempt, reclaim), 1 drained at Spot interruption notices;") != std::string::npos);
 }
 
 TEST_CASE("spot interruption without Capacity Rebalancing: the replacement launches at the termination") {

@@ -1182,8 +1182,9 @@ TEST_CASE("a mixed fleet: each job's pods land only where their resources exist 
   // A CPU system group (m5.xlarge: no extended resource), a GPU group (p4d.24xlarge: 8
   // nvidia.com/gpu) and a Trainium group (trn1.32xlarge: 16 aws.amazon.com/neurondevice), all
   // from the shipped catalog. A pod requesting Neuron devices fits only a trn1 node, one
-  // requesting GPUs only a p4d node; a CPU-only pod may go anywhere it fits (m5.xlarge has 4
-  // vCPU: the 2-core pods fit there too).
+  // requesting GPUs only a p4d node. The gpu and trn1 groups are tainted NoSchedule
+  // (nvidia.com/gpu, aws.amazon.com/neuron) and only the accelerator jobs tolerate the taints,
+  // so a CPU-only pod fits only a system node (m5.xlarge: 4 vCPU, room for two 2-core pods).
   Run r(std::string(MLTWIN_SOURCE_DIR) + "/scenarios/eks-mixed-fleet.json");
   REQUIRE(r.invariant_violation.empty());
   const MemRecorder& rec = r.rec;
@@ -1201,6 +1202,7 @@ TEST_CASE("a mixed fleet: each job's pods land only where their resources exist 
       CHECK(p.node.rfind("gpu-", 0) == 0);
       ++gpu;
     } else {
+      CHECK(p.node.rfind("system-", 0) == 0);
       ++cpu;
     }
   }

@@ -224,6 +224,13 @@ TEST_CASE("TestQuantityParse: upstream's invalid quantities, and the two of issu
   CHECK(contains(error_of("0x10Gi"), "'0x10Gi' is not a Kubernetes quantity: 'x' at offset 1"));
   CHECK(contains(error_of("1e2Gi"), "'G' at offset 3"));
   CHECK(contains(error_of("0x10Gi"), "^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$"));  // ErrFormatWrong's text
+  // Byte units as people write them get the two Kubernetes spellings.
+  CHECK(problem_of("16GB") == QuantityProblem::FormatWrong);
+  CHECK(contains(error_of("16GB"), "Kubernetes writes bytes without a B: 16G (10^9 bytes each) or 16Gi (2^30)"));
+  CHECK(contains(error_of("1.5GiB"), "1.5G (10^9 bytes each) or 1.5Gi (2^30)"));
+  CHECK(contains(error_of("512mb"), "512M (10^6 bytes each) or 512Mi (2^20)"));
+  CHECK(contains(error_of("4KB"), "4k (10^3 bytes each) or 4Ki (2^10)"));
+  CHECK_FALSE(contains(error_of("16Gx"), "without a B"));
   CHECK(contains(error_of("12Qi"), "'Q' at offset 2"));
   CHECK(contains(error_of("1i"), "unknown suffix 'i'"));
   CHECK(contains(error_of("1i"), "unable to parse quantity's suffix"));  // ErrSuffix's text

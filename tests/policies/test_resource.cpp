@@ -798,11 +798,19 @@ TEST_CASE("ScalarResources: more than 5 entries spill to the heap and stay sorte
   CHECK(r2.scalars.get(names[1]) == 1001.0 + names[1].id());
 }
 
-TEST_CASE("to_string: byte-valued scalars (ephemeral-storage, hugepages-*) in Gi, counts as counts") {
+TEST_CASE("to_string: byte-valued scalars (ephemeral-storage, hugepages-*) in binary suffixes, counts as counts") {
   // Requests are read as Quantity.MilliValue: 10Gi of ephemeral-storage is 10 * 2^30 * 1000.
+  // Bytes take the largest binary suffix that leaves at least 1 (0.5Gi is written 512Mi).
   Resource r = Resource::make(2, 4.0 * (1u << 30));
   r.add_scalar(rn::kEphemeralStorage, 10.0 * (1u << 30) * 1000);
   r.add_scalar(ResourceName::intern("hugepages-2Mi"), 0.5 * (1u << 30) * 1000);
   r.add_scalar(rn::kPods, 1);
-  CHECK(r.to_string() == "cpu 2, memory 4Gi, pods 1, ephemeral-storage 10Gi, hugepages-2Mi 0.5Gi");
+  CHECK(r.to_string() == "cpu 2, memory 4Gi, pods 1, ephemeral-storage 10Gi, hugepages-2Mi 512Mi");
+  CHECK(Resource::make(0.1, 10.0 * 1024 * 1024).to_string() == "cpu 0.1, memory 10Mi");
+  CHECK(Resource::make(1, 1.5 * 1024 * 1024 * 1024).to_string() == "cpu 1, memory 1.5Gi");
+  CHECK(Resource::make(1, 2.0 * 1024 * 1024 * 1024 * 1024).to_string() == "cpu 1, memory 2Ti");
+  // Not a whole number of Mi: 16 GB (SI) = 16e9 bytes = 14.9012 Gi; 1500 bytes = 1.46484 Ki.
+  CHECK(Resource::make(1, 16e9).to_string() == "cpu 1, memory 14.9012Gi");
+  CHECK(Resource::make(1, 1500).to_string() == "cpu 1, memory 1.46484Ki");
+  CHECK(Resource::make(1, 0).to_string() == "cpu 1, memory 0");
 }

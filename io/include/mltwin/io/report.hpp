@@ -127,6 +127,7 @@ struct RunSummary {
   std::vector<std::pair<std::string, std::size_t>> phases;  ///< final phase -> jobs
   Distribution queueing_s, jct_s;
   std::vector<QueueSummary> queues;  ///< sorted by name
+  double neuroncores = 0;            ///< NeuronCores in the cluster at t = 0 (0: no Trainium nor Inferentia; no ratio)
   double allocation_ratio = 0;       ///< time-weighted over [0, sim end]
   std::vector<double> weekly_allocation_ratio;
   std::uint64_t sessions = 0, cycles = 0, binds = 0, discarded = 0;
@@ -135,6 +136,7 @@ struct RunSummary {
   /// policy; torchrun gangs re-formed with a replacement pod; jobs left stuck with Failed pods
   /// by Volcano's default SyncJob; training lost.
   std::uint64_t evictions = 0, restarts = 0, failed = 0;
+  std::uint64_t drained = 0;  ///< pods evicted by node drains (Spot notices); not in `evictions`
   std::uint64_t aborted = 0, terminated = 0, completed_early = 0, resumed_in_place = 0, stuck = 0;
   double lost_training_s = 0, lost_neuroncore_s = 0;
   /// With a startup block: job-seconds from the last pod Running to training start

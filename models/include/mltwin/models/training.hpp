@@ -435,6 +435,7 @@ struct TrainingStats {
   std::uint64_t statements_discarded = 0;
   std::uint64_t rejected = 0;
   std::uint64_t evictions = 0;       ///< pods the scheduler evicted (preempt, reclaim)
+  std::uint64_t drained = 0;         ///< pods evicted by a node drain (Spot interruption notices)
   std::uint64_t restarts = 0;        ///< RestartJob / RestartTask / RestartPod actions that restarted a job or task
   std::uint64_t failed = 0;          ///< jobs Failed: retries exhausted (maxRetry), or every pod Failed (SyncJob)
   std::uint64_t aborted = 0;         ///< jobs Aborted (AbortJob)
