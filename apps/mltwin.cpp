@@ -1,9 +1,10 @@
 // mltwin — command-line front end.
 //
-//   mltwin run SCENARIO [--out FILE] [--seed N] [--until TIME] [--data DIR] [--max-jobs N] [--replications N] [--force]
-//   mltwin validate SCENARIO [--data DIR] [--max-jobs N]
+//   mltwin run SCENARIO [--out FILE] [--seed N] [--until TIME] [--data DIR] [--max-jobs N] [--replications N] [--force] [--strict]
+//   mltwin validate SCENARIO [--data DIR] [--max-jobs N] [--strict]
 //   mltwin explain RUN.sqlite JOB
 //   mltwin trace RUN.sqlite [--out FILE.json]
+//   mltwin plugins
 //
 // The summary goes to stdout, progress and errors to stderr. Exit status (kExitStatus below,
 // also in --help and the README): 0 success, 1 a runtime failure, 2 bad input (scenario,
@@ -32,7 +33,10 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <memory>
+#include <set>
 
+#include "mltwin/policy/session.hpp"
 #include "mltwin/policy/version.hpp"
 #include "mltwin/io/catalog.hpp"
 #include "mltwin/io/inference_scenario.hpp"
@@ -139,10 +143,12 @@ void print_estimate(const io::RunEstimate& e) {
     fmt::print("mltwin run refuses it without --force:{}\n", problem.substr(0, problem.find("\n  estimate: ")));
 }
 
-int cmd_validate(const std::string& path, const std::string& data, const std::string& catalog, std::size_t max_jobs) {
+int cmd_validate(const std::string& path, const std::string& data, const std::string& catalog, std::size_t max_jobs,
+                 bool strict) {
   io::LoadOptions opts;
   opts.data_dir = data;
   opts.catalog_path = catalog;
+  opts.strict = strict;
   if (io::scenario_kind(path) == io::ScenarioKind::Inference) {
     const io::LoadedInferenceScenario sc = io::load_inference_scenario(path, opts);
     const auto& e = sc.inference.endpoint;
@@ -158,10 +164,12 @@ int cmd_validate(const std::string& path, const std::string& data, const std::st
   }
   if (max_jobs > 0) opts.overrides = {{"workload", {{"philly", {{"max_jobs", max_jobs}}}}}};
   const io::LoadedScenario sc = io::load_scenario(path, opts);
+  for (const auto& w : sc.warnings) std::cerr << "warning: " << w << "\n";
   std::size_t nodes = 0;
   for (const auto& g : sc.training.node_groups) nodes += static_cast<std::size_t>(g.count);
-  fmt::print("{}: valid — scenario '{}': {} nodes in {} node group(s), {} queues, {} jobs, Volcano {}\n", path, sc.name,
-             nodes, sc.training.node_groups.size(), sc.training.queues.size(), sc.training.jobs.size(),
+  fmt::print("{}: valid{} — scenario '{}': {} nodes in {} node group(s), {} queues, {} jobs, Volcano {}\n", path,
+             sc.warnings.empty() ? std::string() : fmt::format(" with {} warning(s) (--strict refuses them)", sc.warnings.size()),
+             sc.name, nodes, sc.training.node_groups.size(), sc.training.queues.size(), sc.training.jobs.size(),
              policy::kVolcanoRelease);
   print_estimate(io::estimate_run(sc));
   return 0;
@@ -264,6 +272,7 @@ struct RunFlags {
   bool until_given = false;
   bool no_progress = false;
   bool force = false;  ///< --force: start a run beyond the size limits
+  bool strict = false;  ///< --strict: the scenario's warnings are errors
 };
 
 /// The largest --max-jobs and --replications: far above any trace or sweep, and small enough
@@ -329,6 +338,11 @@ int cmd_run(const RunFlags& f) {
   install_signal_handlers();
   opts.before_database = [] { g_recording.store(true); };
   opts.check_estimate = [&f](const io::RunEstimate& e) { check_size(e, f.scenario, f.force); };
+  opts.strict = f.strict;
+  auto said = std::make_shared<std::set<std::string>>();  // once each, across replications
+  opts.on_warning = [said](const std::string& w) {
+    if (said->insert(w).second) std::cerr << "warning: " << w << "\n";
+  };
   const bool progress = !f.no_progress;
 
   /// Runs one; returns how it ended (an error: abandoned as failed, said on stderr, rethrown).
@@ -409,6 +423,25 @@ int cmd_run(const RunFlags& f) {
   return 0;
 }
 
+/// `mltwin plugins`: every registered plugin with the arguments it declares (a Markdown table).
+int cmd_plugins() {
+  fmt::print("| plugin | argument | type | default | read by (Volcano {}) | in mltwin |\n|---|---|---|---|---|---|\n",
+             policy::kVolcanoRelease);
+  for (const std::string& name : policy::registered_plugins()) {
+    const auto specs = policy::plugin_arguments(name);
+    if (!specs) {
+      fmt::print("| {} | (not declared) | | | | |\n", name);
+      continue;
+    }
+    if (specs->empty()) fmt::print("| {} | none | | | | |\n", name);
+    for (const policy::ArgSpec& s : *specs)
+      fmt::print("| {} | `{}{}` | {} | {} | {} | {} |\n", name, s.key, s.prefix ? "<name>" : "", policy::to_string(s.type),
+                 s.default_value.empty() ? "—" : s.default_value, s.source,
+                 s.modelled ? "modelled" : "not modelled: " + s.not_modelled);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -440,6 +473,10 @@ int main(int argc, char** argv) {
   run->add_option("--max-jobs", rf.max_jobs, "Philly workloads: keep only the first N jobs by submit time (0: all)")
       ->type_name("N");
   run->add_option("--catalog", rf.catalog, kCatalogHelp)->type_name("FILE");
+  constexpr const char* kStrictHelp =
+      "treat the scenario's warnings as errors (plugin arguments Volcano would ignore: unknown keys, keys whose "
+      "subject mltwin does not model)";
+  run->add_flag("--strict", rf.strict, kStrictHelp);
   run->add_option("--replications", rf.replications,
                   "run N seeds (the scenario's or --seed, then +1, +2, ...), each with its own database, and print "
                   "every summary figure's mean with its 95 % confidence interval")
@@ -451,6 +488,8 @@ int main(int argc, char** argv) {
       ->type_name("N");
   std::string catalog, migrate_out;
   val->add_option("--catalog", catalog, kCatalogHelp)->type_name("FILE");
+  bool strict = false;
+  val->add_flag("--strict", strict, kStrictHelp);
   auto* migrate = app.add_subcommand("migrate",
                                      "rewrite a version-1 scenario (no schema_version, a pasted instance catalog) as version 2");
   migrate->add_option("scenario", scenario, "version-1 scenario JSON file")->required()->check(CLI::ExistingFile);
@@ -460,6 +499,7 @@ int main(int argc, char** argv) {
   auto* explain = app.add_subcommand("explain", "why a training job waited: its phases, each wait's deciding plugin and reason, what ended it");
   explain->add_option("database", database, "results database of a training run")->required()->check(CLI::ExistingFile);
   explain->add_option("job", job, "job name (e.g. philly-01156) or id")->required();
+  auto* plugins = app.add_subcommand("plugins", "list the scheduler plugins and the arguments each reads (a Markdown table)");
   std::string trace_out;
   auto* trace = app.add_subcommand("trace", "write a run as a Chrome/Perfetto trace (open it in ui.perfetto.dev)");
   trace->add_option("database", database, "results database of a run")->required()->check(CLI::ExistingFile);
@@ -487,6 +527,7 @@ int main(int argc, char** argv) {
                  st.slices, st.instants, st.counters);
       return 0;
     }
+    if (*plugins) return cmd_plugins();
     if (*explain) {
       std::cout << runner::explain_job(database, job);
       return 0;
@@ -495,7 +536,7 @@ int main(int argc, char** argv) {
                                  : parse_count("--max-jobs", max_jobs_text, 0, kMaxJobs,
                                                "an integer from 0 (all jobs) to " + std::to_string(kMaxJobs));
     if (*migrate) return cmd_migrate(scenario, migrate_out, catalog);
-    return cmd_validate(scenario, data, catalog, max_jobs);
+    return cmd_validate(scenario, data, catalog, max_jobs, strict);
   } catch (const Reported& r) {
     return r.status;
   } catch (const std::exception& e) {

@@ -52,7 +52,10 @@ class TeamPools final : public Plugin {
 
 int main() {
   // 1. Register the plugin by name, as Volcano's framework.RegisterPluginBuilder does.
-  register_plugin("team-pools", [](const Arguments& args) { return std::make_unique<TeamPools>(args); });
+  //    It declares the one argument it reads, so that a misspelt key is reported
+  //    (SchedulerConfig::check_arguments) instead of silently ignored.
+  register_plugin("team-pools", [](const Arguments& args) { return std::make_unique<TeamPools>(args); },
+                  {ArgSpec::of("poolLabel", ArgType::Text, "example.com/pool", "examples/plugin/team_pools.cpp")});
 
   // 2. Configure it: Volcano's default configuration with team-pools in the second tier.
   SchedulerConfig config = volcano_default_config();

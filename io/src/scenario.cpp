@@ -736,7 +736,8 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
   // Files the scenario references (scheduler ConfigMap, eksctl config, manifests) become the
   // entries they stand for; out.json keeps the scenario as written.
   detail::YamlOrigins::Places places;
-  detail::expand_config_files(path, doc, opts.data_dir, out.data_dir, out.inputs, cat, places);
+  const bool config_from_yaml = doc.contains("volcano") && doc["volcano"].contains("scheduler_config");
+  detail::expand_config_files(path, doc, opts.data_dir, out.data_dir, out.inputs, cat, places, out.warnings);
   // Errors about node groups read from an eksctl ClusterConfig, or jobs read from manifests,
   // name the YAML object.
   const detail::YamlOrigins origins(std::move(places));
@@ -897,6 +898,16 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
     }
     fail(path, where, err);
   }
+  // Plugin arguments Volcano would ignore (unknown keys, subjects mltwin does not model): the
+  // ConfigMap's were reported at their YAML lines above.
+  if (!config_from_yaml)
+    for (const policy::ArgIssue& i : sc.scheduler.check_arguments())
+      if (i.severity == policy::ArgIssue::Severity::Warning) {
+        const std::string ptr = config_pointer(i.where);
+        out.warnings.push_back(path + ": /volcano" + (ptr.empty() ? std::string() : ptr) + ": " + i.message);
+      }
+  if (opts.strict && !out.warnings.empty())
+    throw ScenarioError(out.warnings.front() + " (--strict: warnings are errors)");
   // Queues.
   std::set<std::string> queue_names;
   const auto& queues = doc["queues"];

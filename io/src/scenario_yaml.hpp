@@ -21,9 +21,10 @@ namespace mltwin::io::detail {
 /// the scenario and its JSON path.
 /// `origins`: the YAML place of each entry read from a file (for YamlOrigins): under
 /// "/cluster/node_groups" the eksctl node groups, under "/workload/jobs" the manifests' Jobs, in
-/// the order of those arrays.
+/// the order of those arrays. `warnings`: the scheduler ConfigMap's plugin-argument warnings at
+/// their YAML places.
 void expand_config_files(const std::string& scenario_path, nlohmann::json& doc, const std::string& explicit_data_dir,
                          std::string& data_dir, std::vector<InputFileRef>& inputs, const ScenarioCatalog& catalog,
-                         YamlOrigins::Places& origins);
+                         YamlOrigins::Places& origins, std::vector<std::string>& warnings);
 
 }  // namespace mltwin::io::detail

@@ -1035,10 +1035,18 @@ std::string VolcanoJobManifest::action_on_evicted(const VolcanoTask& t) const {
   return a.empty() ? find(policies) : a;
 }
 
-json volcano_scheduler_config_json(const std::string& file) {
+json volcano_scheduler_config_json(const std::string& file, std::vector<std::string>* warnings) {
   SchedulerConfRead r = read_scheduler_conf(file);
   // Unknown plugins and actions: the error the scenario's JSON gives, at the name's place.
   const policy::SchedulerConfig cfg = detail::scheduler_config_of(r.doc);
+  if (warnings)
+    for (const policy::ArgIssue& i : cfg.check_arguments()) {
+      if (i.severity != policy::ArgIssue::Severity::Warning) continue;
+      const auto it = r.marks.find(i.where);
+      warnings->push_back((it == r.marks.end() ? file : it->second.file + ":" + std::to_string(it->second.line) + ":" +
+                                                           std::to_string(it->second.column)) +
+                          ": " + i.where + ": " + i.message);
+    }
   if (std::string err = cfg.validate(); !err.empty()) {
     const auto colon = err.find(": ");
     const std::string key = colon == std::string::npos ? std::string() : err.substr(0, colon);
@@ -1495,7 +1503,7 @@ std::vector<std::pair<std::string, std::string>> files_of(const std::string& sce
 
 void expand_config_files(const std::string& path, json& doc, const std::string& explicit_data_dir, std::string& data_dir,
                          std::vector<InputFileRef>& inputs, const ScenarioCatalog& catalog,
-                         YamlOrigins::Places& origins) {
+                         YamlOrigins::Places& origins, std::vector<std::string>& warnings) {
   // volcano.scheduler_config: the volcano-scheduler ConfigMap.
   json& v = doc["volcano"];
   if (v.contains("scheduler_config")) {
@@ -1506,7 +1514,7 @@ void expand_config_files(const std::string& path, json& doc, const std::string& 
     const std::string as_written = v["scheduler_config"];
     const std::string file = resolve_input_path(as_written, path, explicit_data_dir, data_dir);
     require_input(path, "/volcano/scheduler_config", as_written, file);
-    const json conf = volcano_scheduler_config_json(file);
+    const json conf = volcano_scheduler_config_json(file, &warnings);
     for (auto it = conf.begin(); it != conf.end(); ++it) v[it.key()] = it.value();
     v.erase("scheduler_config");
     inputs.push_back({"volcano_scheduler_config", file, as_written});

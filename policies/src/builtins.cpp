@@ -3,7 +3,16 @@
 namespace mltwin::policy::detail {
 
 void register_builtins(std::map<std::string, PluginFactory>& plugins,
-                       std::map<std::string, ActionFactory>& actions) {
+                       std::map<std::string, ActionFactory>& actions,
+                       std::map<std::string, std::vector<ArgSpec>>& plugin_arguments) {
+  // Arguments: the plugins without a list read none (Volcano v1.12.1: priority, gang,
+  // conformance, drf, proportion and capacity keep their Arguments and never read them).
+  for (const char* n : {"priority", "gang", "conformance", "drf", "proportion", "capacity"}) plugin_arguments[n] = {};
+  plugin_arguments["nodeorder"] = nodeorder_arguments();
+  plugin_arguments["predicates"] = predicates_arguments();
+  plugin_arguments["binpack"] = binpack_arguments();
+  plugin_arguments["overcommit"] = overcommit_arguments();
+  plugin_arguments["sla"] = sla_arguments();
   plugins["priority"] = make_priority;
   plugins["gang"] = make_gang;
   plugins["conformance"] = make_conformance;

@@ -12,7 +12,15 @@
 namespace mltwin::policy::detail {
 
 void register_builtins(std::map<std::string, PluginFactory>& plugins,
-                       std::map<std::string, ActionFactory>& actions);
+                       std::map<std::string, ActionFactory>& actions,
+                       std::map<std::string, std::vector<ArgSpec>>& plugin_arguments);
+
+/// The arguments each built-in plugin reads (Volcano v1.12.1; the others read none).
+std::vector<ArgSpec> nodeorder_arguments();
+std::vector<ArgSpec> predicates_arguments();
+std::vector<ArgSpec> binpack_arguments();
+std::vector<ArgSpec> overcommit_arguments();
+std::vector<ArgSpec> sla_arguments();
 
 std::unique_ptr<Plugin> make_priority(const Arguments&);
 std::unique_ptr<Plugin> make_gang(const Arguments&);

@@ -1,8 +1,11 @@
 #include "mltwin/policy/config.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <stdexcept>
 
+#include "mltwin/policy/go_duration.hpp"
 #include "mltwin/policy/session.hpp"
 
 namespace mltwin::policy {
@@ -52,13 +55,116 @@ bool Arguments::get_bool(const std::string& key, bool def) const {
   throw std::invalid_argument("argument '" + key + "': expected true or false, got '" + it->second + "'");
 }
 
+const char* to_string(ArgType t) {
+  switch (t) {
+    case ArgType::Int: return "integer";
+    case ArgType::Float: return "number";
+    case ArgType::Bool: return "boolean";
+    case ArgType::Duration: return "Go duration";
+    case ArgType::Text: return "text";
+  }
+  return "?";
+}
+
+std::string arg_type_problem(ArgType t, const std::string& value) {
+  const std::string got = "got '" + value + "'";
+  switch (t) {
+    case ArgType::Int: {
+      // Volcano's GetInt wants a YAML integer (a Go int: 64 bits).
+      std::size_t i = (!value.empty() && (value[0] == '-' || value[0] == '+')) ? 1 : 0;
+      bool digits = i < value.size();
+      for (std::size_t k = i; k < value.size(); ++k) digits = digits && value[k] >= '0' && value[k] <= '9';
+      if (!digits) return "expected an integer, " + got;
+      errno = 0;
+      (void)std::strtoll(value.c_str(), nullptr, 10);
+      if (errno == ERANGE) return "expected a 64-bit integer, " + got;
+      return {};
+    }
+    case ArgType::Float: {
+      char* end = nullptr;
+      errno = 0;
+      const double v = std::strtod(value.c_str(), &end);
+      if (value.empty() || end != value.c_str() + value.size() || errno == ERANGE || v != v) return "expected a number, " + got;
+      return {};
+    }
+    case ArgType::Bool:
+      return value == "true" || value == "false" ? std::string() : "expected true or false, " + got;
+    case ArgType::Duration:
+      try {
+        (void)parse_go_duration(value);
+        return {};
+      } catch (const std::invalid_argument& e) {
+        return std::string(e.what()) + " (expected a Go duration such as \"1h30m\"; units ns, us, ms, s, m, h)";
+      }
+    case ArgType::Text:
+      return {};
+  }
+  return {};
+}
+
 namespace {
 std::string join(const std::vector<std::string>& v) {
   std::string s;
   for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
   return s;
 }
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+const ArgSpec* spec_of(const std::vector<ArgSpec>& specs, const std::string& key) {
+  for (const auto& s : specs)
+    if (s.prefix ? key.size() > s.key.size() && key.compare(0, s.key.size(), s.key) == 0 : key == s.key) return &s;
+  return nullptr;
+}
 }  // namespace
+
+std::vector<ArgIssue> SchedulerConfig::check_arguments() const {
+  std::vector<ArgIssue> out;
+  for (std::size_t t = 0; t < tiers.size(); ++t)
+    for (std::size_t p = 0; p < tiers[t].plugins.size(); ++p) {
+      const PluginOption& opt = tiers[t].plugins[p];
+      const std::optional<std::vector<ArgSpec>> specs = plugin_arguments(opt.name);
+      if (!specs) continue;
+      const std::string at = "tiers[" + std::to_string(t) + "].plugins[" + std::to_string(p) + "].arguments.";
+      for (const auto& [key, value] : opt.arguments.all()) {
+        const ArgSpec* s = spec_of(*specs, key);
+        if (s == nullptr) {
+          std::string msg = "plugin '" + opt.name + "' reads no argument '" + key + "': Volcano ignores it";
+          std::string best;
+          std::size_t best_d = 4;
+          std::vector<std::string> known;
+          for (const auto& k : *specs) {
+            known.push_back(k.prefix ? k.key + "<name>" : k.key);
+            const std::size_t d = edit_distance(key, k.key);
+            if (d < best_d && d <= std::max<std::size_t>(1, std::min(key.size(), k.key.size()) / 4)) best_d = d, best = k.key;
+          }
+          if (!best.empty()) msg += "; did you mean '" + best + "'?";
+          msg += known.empty() ? " (it reads no arguments)" : " (it reads " + join(known) + ")";
+          out.push_back({ArgIssue::Severity::Warning, at + key, msg});
+          continue;
+        }
+        if (std::string why = arg_type_problem(s->type, value); !why.empty()) {
+          out.push_back({ArgIssue::Severity::Error, at + key, why + " (" + s->source + ")"});
+          continue;
+        }
+        if (!s->modelled)
+          out.push_back({ArgIssue::Severity::Warning, at + key,
+                         "Volcano reads it (" + s->source + "), but mltwin does not model " + s->not_modelled +
+                             ": the run ignores it, so its decisions may differ from Volcano's"});
+      }
+    }
+  return out;
+}
 
 std::string SchedulerConfig::validate() const {
   for (std::size_t i = 0; i < actions.size(); ++i)
@@ -71,6 +177,9 @@ std::string SchedulerConfig::validate() const {
         return "tiers[" + std::to_string(t) + "].plugins[" + std::to_string(p) +
                "].name: unknown plugin '" + tiers[t].plugins[p].name +
                "' (known: " + join(registered_plugins()) + ")";
+  // Declared arguments of the wrong type.
+  for (const ArgIssue& i : check_arguments())
+    if (i.severity == ArgIssue::Severity::Error) return i.where + ": " + i.message;
   // Plugin arguments: each plugin is built once with its own (as every session will build it);
   // a plugin refuses a bad argument by throwing std::invalid_argument("argument 'key': why").
   for (std::size_t t = 0; t < tiers.size(); ++t)

@@ -2,6 +2,7 @@
 // Built-ins are added on first use, so a static library never drops them at link time.
 #include <map>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 
 #include "builtins.hpp"
@@ -14,7 +15,8 @@ struct Registry {
   std::mutex mu;
   std::map<std::string, PluginFactory> plugins;
   std::map<std::string, ActionFactory> actions;
-  Registry() { detail::register_builtins(plugins, actions); }
+  std::map<std::string, std::vector<ArgSpec>> arguments;  ///< plugins that declared theirs
+  Registry() { detail::register_builtins(plugins, actions, arguments); }
 };
 Registry& registry() {
   static Registry r;
@@ -26,6 +28,19 @@ void register_plugin(const std::string& name, PluginFactory f) {
   auto& r = registry();
   std::lock_guard lk(r.mu);
   r.plugins[name] = std::move(f);
+  r.arguments.erase(name);
+}
+void register_plugin(const std::string& name, PluginFactory f, std::vector<ArgSpec> arguments) {
+  auto& r = registry();
+  std::lock_guard lk(r.mu);
+  r.plugins[name] = std::move(f);
+  r.arguments[name] = std::move(arguments);
+}
+std::optional<std::vector<ArgSpec>> plugin_arguments(const std::string& name) {
+  auto& r = registry();
+  std::lock_guard lk(r.mu);
+  if (auto it = r.arguments.find(name); it != r.arguments.end()) return it->second;
+  return std::nullopt;
 }
 void register_action(const std::string& name, ActionFactory f) {
   auto& r = registry();
@@ -37,17 +52,21 @@ bool unregister_plugin(const std::string& name) {
   std::lock_guard lk(r.mu);
   std::map<std::string, PluginFactory> builtins;
   std::map<std::string, ActionFactory> unused;
-  detail::register_builtins(builtins, unused);
+  std::map<std::string, std::vector<ArgSpec>> builtin_arguments;
+  detail::register_builtins(builtins, unused, builtin_arguments);
   if (auto it = builtins.find(name); it != builtins.end()) {
     r.plugins[name] = it->second;
+    r.arguments[name] = builtin_arguments[name];
     return true;
   }
+  r.arguments.erase(name);
   return r.plugins.erase(name) != 0;
 }
 bool builtin_plugin(const std::string& name) {
   std::map<std::string, PluginFactory> builtins;
   std::map<std::string, ActionFactory> unused;
-  detail::register_builtins(builtins, unused);
+  std::map<std::string, std::vector<ArgSpec>> unused_arguments;
+  detail::register_builtins(builtins, unused, unused_arguments);
   return builtins.count(name) != 0;
 }
 bool plugin_registered(const std::string& name) {

@@ -323,6 +323,7 @@ std::unique_ptr<Run> Run::open(const std::string& path, const RunOptions& opts) 
   lo.catalog_path = opts.catalog;
   lo.overrides = opts.overrides;
   lo.document = opts.document ? &*opts.document : nullptr;
+  lo.strict = opts.strict;
   const io::ScenarioKind kind = opts.document ? io::scenario_kind(*opts.document, path) : io::scenario_kind(path);
 
   store::RunMetadata meta;
@@ -392,6 +393,8 @@ std::unique_ptr<Run> Run::open(const std::string& path, const RunOptions& opts) 
   }
   m->training_sc = std::make_unique<io::LoadedScenario>(io::load_scenario(path, lo));
   const io::LoadedScenario& sc = *m->training_sc;
+  if (opts.on_warning)
+    for (const auto& w : sc.warnings) opts.on_warning(w);
   if (opts.check_estimate) opts.check_estimate(io::estimate_run(sc, parse_until(opts.until_text)));
   m->name = sc.name;
   m->doc = sc.json;

@@ -853,3 +853,16 @@ TEST_CASE("migrate: a version-1 scenario is refused by run and validate, rewritt
   CHECK(run_cli({"validate", "scen/v2.json", "--catalog", "none.json"}, t.path(), env, log) == 2);
   CHECK_MESSAGE(contains(slurp(log), "error: --catalog names 'none.json', which is not a catalog file"), slurp(log));
 }
+
+TEST_CASE("mltwin plugins prints the table docs/plugin-guide.md shows") {
+  // The appendix of the guide is the command's output; this keeps the two equal.
+  const mltwin::test::TempDir t;
+  REQUIRE(run_cli({"plugins"}, t.path(), {}, t.path() / "plugins.log") == 0);
+  std::ifstream out(t.path() / "plugins.log");
+  const std::string table((std::istreambuf_iterator<char>(out)), std::istreambuf_iterator<char>());
+  std::ifstream in(std::string(MLTWIN_SOURCE_DIR) + "/docs/plugin-guide.md");
+  const std::string guide((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  REQUIRE(table.rfind("| plugin | argument |", 0) == 0);
+  CHECK_MESSAGE(guide.find(table) != std::string::npos, "regenerate the appendix of docs/plugin-guide.md with `mltwin plugins`");
+  CHECK(table.find("| nodeorder | `mostrequested.weight` | integer | 0 |") != std::string::npos);
+}

@@ -112,5 +112,5 @@ TEST_CASE("volcano-scheduler ConfigMap: sla's argument, and its errors at the va
   CHECK(c.tiers[0].plugins[2].arguments.all().at("sla-waiting-time") == "1h2m3s");
   write_text(f, conf("2d"));
   CHECK(error_of(f, true) == f + ":8:25: tiers[0].plugins[2].arguments.sla-waiting-time: time: unknown unit \"d\" in "
-                                 "duration \"2d\" (expected a Go duration string such as \"1h30m\"; units ns, us, ms, s, m, h)");
+                                 "duration \"2d\" (expected a Go duration such as \"1h30m\"; units ns, us, ms, s, m, h) (pkg/scheduler/plugins/sla/sla.go:35 JobWaitingTime)");
 }

@@ -472,3 +472,45 @@ TEST_CASE("an error found in a Job read from workload.manifests names its manife
                                                  "pod itself) (" + p + ": /workload/jobs/0/pod/pods, as read from it)");
   }
 }
+
+TEST_CASE("plugin arguments Volcano would ignore are warnings at their place; --strict refuses them") {
+  const mltwin::test::TempDir d;
+  // In the scheduler ConfigMap: the warning names the file, line and column of the value.
+  {
+    std::ifstream in(kSrc + "/scenarios/yaml/volcano-scheduler.yaml");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string anchor = "      - name: nodeorder\n";
+    const auto at = text.find(anchor);
+    REQUIRE(at != std::string::npos);
+    text.insert(at + anchor.size(), "        arguments:\n          mostrequested.wieght: 10\n");
+    // The line of the inserted key: the anchor's line + 2.
+    const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n')) + 2;
+    const std::string conf = d.file("volcano-scheduler.yaml");
+    std::ofstream(conf) << text;
+    const std::string p = patched_example(d, {{"volcano", {{"scheduler_config", conf}}}});
+    const io::LoadedScenario sc = io::load_scenario(p);
+    REQUIRE(sc.warnings.size() == 1);
+    CHECK(sc.warnings[0].rfind(conf + ":" + std::to_string(line) + ":33: tiers[1].plugins[4].arguments.mostrequested.wieght: plugin "
+                               "'nodeorder' reads no argument 'mostrequested.wieght': Volcano ignores it; did you mean 'mostrequested.weight'?",
+                               0) == 0);
+    io::LoadOptions strict;
+    strict.strict = true;
+    CHECK(load_error(p, strict) == sc.warnings[0] + " (--strict: warnings are errors)");
+  }
+  // In the scenario's own JSON: the JSON pointer under /volcano.
+  {
+    std::ifstream in(kSrc + "/tests/scenarios/tiny-gang.json");
+    json doc = json::parse(in);
+    doc["volcano"]["tiers"][1]["plugins"][4]["arguments"] = {{"mostrequested.wieght", 10}};
+    const std::string p = d.file("tiny.json");
+    std::ofstream(p) << doc.dump(2);
+    const io::LoadedScenario sc = io::load_scenario(p);
+    REQUIRE(sc.warnings.size() == 1);
+    CHECK(sc.warnings[0].rfind(p + ": /volcano/tiers/1/plugins/4/arguments/mostrequested.wieght: plugin 'nodeorder' reads no argument", 0) == 0);
+    // A value of the wrong type is an error with or without --strict.
+    doc["volcano"]["tiers"][1]["plugins"][4]["arguments"] = {{"mostrequested.weight", "ten"}};
+    std::ofstream(p) << doc.dump(2);
+    CHECK(load_error(p) == p + ": /volcano/tiers/1/plugins/4/arguments/mostrequested.weight: expected an integer, got 'ten' "
+                               "(pkg/scheduler/plugins/nodeorder/nodeorder.go:55 MostRequestedWeight)");
+  }
+}

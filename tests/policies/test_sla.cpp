@@ -104,7 +104,7 @@ TEST_CASE("Go durations: Duration.String()") {
   CHECK(format_go_duration(INT64_MIN) == "-2562047h47m16.854775808s");
 }
 
-TEST_CASE("sla: bad arguments are errors that name the argument") {
+TEST_CASE("sla: bad values are errors that name the argument; an unknown key is a warning") {
   auto err = [](const Arguments& a) {
     SchedulerConfig c;
     c.tiers.push_back(Tier{{PluginOption{"sla", {}, a}}});
@@ -112,11 +112,21 @@ TEST_CASE("sla: bad arguments are errors that name the argument") {
   };
   Arguments unknown;
   unknown.set("sla-waiting-tme", "1h");
-  CHECK(err(unknown) == "tiers[0].plugins[0].arguments.sla-waiting-tme: unknown (the sla plugin reads only sla-waiting-time)");
+  // Volcano reads only sla-waiting-time (sla.go:90) and ignores other keys: a warning, not an error.
+  CHECK(err(unknown).empty());
+  {
+    SchedulerConfig c;
+    c.tiers.push_back(Tier{{PluginOption{"sla", {}, unknown}}});
+    const auto issues = c.check_arguments();
+    REQUIRE(issues.size() == 1);
+    CHECK(issues[0].severity == ArgIssue::Severity::Warning);
+    CHECK(issues[0].where == "tiers[0].plugins[0].arguments.sla-waiting-tme");
+    CHECK(issues[0].message == "plugin 'sla' reads no argument 'sla-waiting-tme': Volcano ignores it; did you mean 'sla-waiting-time'? (it reads sla-waiting-time)");
+  }
   Arguments days;
   days.set("sla-waiting-time", "1d");
   CHECK(err(days) == "tiers[0].plugins[0].arguments.sla-waiting-time: time: unknown unit \"d\" in duration \"1d\" "
-                     "(expected a Go duration string such as \"1h30m\"; units ns, us, ms, s, m, h)");
+                     "(expected a Go duration such as \"1h30m\"; units ns, us, ms, s, m, h) (pkg/scheduler/plugins/sla/sla.go:35 JobWaitingTime)");
   Arguments number;  // a YAML or JSON number arrives as its text; Go's parser wants a unit
   number.set("sla-waiting-time", "3600");
   CHECK(err(number).find("time: missing unit in duration \"3600\"") != std::string::npos);

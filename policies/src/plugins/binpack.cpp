@@ -104,6 +104,18 @@ class Binpack final : public Plugin {
 
 }  // namespace
 
+std::vector<ArgSpec> binpack_arguments() {
+  // calculateWeight (pkg/scheduler/plugins/binpack/binpack.go:94-150, v1.12.1), GetInt each.
+  const std::string f = "pkg/scheduler/plugins/binpack/binpack.go:";
+  return {
+      ArgSpec::of("binpack.weight", ArgType::Int, "1", f + "38 BinpackWeight"),
+      ArgSpec::of("binpack.cpu", ArgType::Int, "1", f + "40 BinpackCPU"),
+      ArgSpec::of("binpack.memory", ArgType::Int, "1", f + "42 BinpackMemory"),
+      ArgSpec::of("binpack.resources", ArgType::Text, "", f + "45 BinpackResources"),
+      ArgSpec::of("binpack.resources.", ArgType::Int, "1", f + "47 BinpackResourcesPrefix").as_prefix(),
+  };
+}
+
 std::unique_ptr<Plugin> make_binpack(const Arguments& a) { return std::make_unique<Binpack>(a); }
 
 }  // namespace mltwin::policy::detail

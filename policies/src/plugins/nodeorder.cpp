@@ -120,4 +120,22 @@ class NodeOrder final : public Plugin {
 };
 }  // namespace
 std::unique_ptr<Plugin> make_nodeorder(const Arguments& a) { return std::make_unique<NodeOrder>(a); }
+
+std::vector<ArgSpec> nodeorder_arguments() {
+  // calculateWeight (pkg/scheduler/plugins/nodeorder/nodeorder.go:116-151, v1.12.1): each key
+  // read with Arguments.GetInt, defaults as there.
+  const std::string f = "pkg/scheduler/plugins/nodeorder/nodeorder.go:";
+  return {
+      ArgSpec::of("leastrequested.weight", ArgType::Int, "1", f + "51 LeastRequestedWeight"),
+      ArgSpec::of("mostrequested.weight", ArgType::Int, "0", f + "55 MostRequestedWeight"),
+      ArgSpec::of("balancedresource.weight", ArgType::Int, "1", f + "53 BalancedResourceWeight"),
+      ArgSpec::of("nodeaffinity.weight", ArgType::Int, "2", f + "47 NodeAffinityWeight"),
+      ArgSpec::of("tainttoleration.weight", ArgType::Int, "3", f + "57 TaintTolerationWeight"),
+      // Scores of what no pod here has (pod affinity, topology spread constraints): zero on
+      // every node in Volcano too, whatever the weight.
+      ArgSpec::of("podaffinity.weight", ArgType::Int, "2", f + "49 PodAffinityWeight"),
+      ArgSpec::of("podtopologyspread.weight", ArgType::Int, "2", f + "61 PodTopologySpreadWeight"),
+      ArgSpec::of("imagelocality.weight", ArgType::Int, "1", f + "59 ImageLocalityWeight").unmodelled("the ImageLocality score (which nodes hold a pod's images)"),
+  };
+}
 }  // namespace mltwin::policy::detail

@@ -59,5 +59,9 @@ class Overcommit final : public Plugin {
   Resource idle_, inqueue_;
 };
 }  // namespace
+std::vector<ArgSpec> overcommit_arguments() {
+  return {ArgSpec::of("overcommit-factor", ArgType::Float, "1.2", "pkg/scheduler/plugins/overcommit/overcommit.go:35 overCommitFactor (default :37)")};
+}
+
 std::unique_ptr<Plugin> make_overcommit(const Arguments& a) { return std::make_unique<Overcommit>(a); }
 }  // namespace mltwin::policy::detail

@@ -44,5 +44,34 @@ class Predicates final : public Plugin {
   bool node_affinity_, taint_toleration_;
 };
 }  // namespace
+std::vector<ArgSpec> predicates_arguments() {
+  // enablePredicate (pkg/scheduler/plugins/predicates/predicates.go:144-215, v1.12.1): each
+  // switch read with Arguments.GetBool, defaults as there; setUpVolumeBindingArgs (helper.go).
+  const std::string f = "pkg/scheduler/plugins/predicates/predicates.go:";
+  const std::string h = "pkg/scheduler/plugins/predicates/helper.go:";
+  return {
+      ArgSpec::of("predicate.NodeAffinityEnable", ArgType::Bool, "true", f + "59 NodeAffinityEnable"),
+      ArgSpec::of("predicate.TaintTolerationEnable", ArgType::Bool, "true", f + "65 TaintTolerationEnable"),
+      // Filters for what no pod here has (host ports, pod affinity, volumes, topology spread,
+      // resource claims): they pass every node in Volcano too, on or off. CacheEnable caches
+      // predicate results and changes no decision.
+      ArgSpec::of("predicate.NodePortsEnable", ArgType::Bool, "true", f + "62 NodePortsEnable"),
+      ArgSpec::of("predicate.PodAffinityEnable", ArgType::Bool, "true", f + "68 PodAffinityEnable"),
+      ArgSpec::of("predicate.NodeVolumeLimitsEnable", ArgType::Bool, "true", f + "71 NodeVolumeLimitsEnable"),
+      ArgSpec::of("predicate.VolumeZoneEnable", ArgType::Bool, "true", f + "74 VolumeZoneEnable"),
+      ArgSpec::of("predicate.PodTopologySpreadEnable", ArgType::Bool, "true", f + "77 PodTopologySpreadEnable"),
+      ArgSpec::of("predicate.VolumeBindingEnable", ArgType::Bool, "true", f + "80 VolumeBindingEnable"),
+      ArgSpec::of("predicate.DynamicResourceAllocationEnable", ArgType::Bool, "false", f + "83 DynamicResourceAllocationEnable"),
+      ArgSpec::of("predicate.CacheEnable", ArgType::Bool, "false", f + "86 CachePredicate"),
+      ArgSpec::of("volumebinding.weight", ArgType::Int, "", h + "30 volumeBindingWeightKey"),
+      ArgSpec::of("volumebinding.bindTimeoutSeconds", ArgType::Int, "600", h + "28 volumeBindingTimeoutSecondsKey"),
+      ArgSpec::of("volumebinding.shape", ArgType::Text, "", h + "29 volumeBindingShapeKey"),
+      // The proportional predicate (idle cpu and memory kept per idle GPU) is not modelled.
+      ArgSpec::of("predicate.ProportionalEnable", ArgType::Bool, "false", f + "89 ProportionalPredicate").unmodelled("the proportional predicate"),
+      ArgSpec::of("predicate.resources", ArgType::Text, "", f + "91 ProportionalResource").unmodelled("the proportional predicate"),
+      ArgSpec::of("predicate.resources.", ArgType::Float, "", f + "93 ProportionalResourcesPrefix").as_prefix().unmodelled("the proportional predicate"),
+  };
+}
+
 std::unique_ptr<Plugin> make_predicates(const Arguments& a) { return std::make_unique<Predicates>(a); }
 }  // namespace mltwin::policy::detail

@@ -47,8 +47,7 @@ class Sla final : public Plugin {
  public:
   explicit Sla(const Arguments& a) {
     for (const auto& [key, value] : a.all()) {
-      if (key != kJobWaitingTime)
-        throw std::invalid_argument("argument '" + key + "': unknown (the sla plugin reads only sla-waiting-time)");
+      if (key != kJobWaitingTime) continue;  // Volcano ignores it too; check_arguments warns
       std::int64_t ns = 0;
       try {
         ns = parse_go_duration(value);
@@ -131,5 +130,9 @@ class Sla final : public Plugin {
   std::map<std::pair<TimeNs, bool>, std::string> texts_;
 };
 }  // namespace
+std::vector<ArgSpec> sla_arguments() {
+  return {ArgSpec::of(kJobWaitingTime, ArgType::Duration, "", "pkg/scheduler/plugins/sla/sla.go:35 JobWaitingTime")};
+}
+
 std::unique_ptr<Plugin> make_sla(const Arguments& a) { return std::make_unique<Sla>(a); }
 }  // namespace mltwin::policy::detail

@@ -64,6 +64,11 @@ struct LoadedScenario {
   std::vector<InputFileRef> inputs;  ///< data files read (hashed into the run metadata)
   std::string data_dir;        ///< what ${MLTWIN_DATA} expanded to (empty if unused)
   std::string catalog_path;    ///< the instance catalog file read (mltwin/io/catalog.hpp)
+  /// What Volcano would accept and ignore, one line each with its place ("file:line:col: ..."
+  /// or "scenario.json: /volcano/tiers/1/plugins/4/arguments/key: ..."): plugin arguments no
+  /// plugin reads, arguments whose subject mltwin does not model. LoadOptions::strict makes
+  /// the first an error.
+  std::vector<std::string> warnings;
 };
 
 struct LoadOptions {
@@ -78,6 +83,8 @@ struct LoadOptions {
   /// Python): the loaders then read no file, `path` names the scenario in error messages, and
   /// its folder anchors relative data paths and the search for shared/data.
   const nlohmann::json* document = nullptr;
+  /// Warnings (LoadedScenario::warnings) are errors: the first is thrown as a ScenarioError.
+  bool strict = false;
 };
 
 /// Reads, patches, validates and builds a scenario (and reads its trace). Throws ScenarioError.

@@ -62,7 +62,9 @@ policy::SchedulerConfig read_volcano_scheduler_config(const std::string& file);
 
 /// The same as the scenario's "volcano" keys: {"actions": [...], "tiers": [...],
 /// "configurations": [...]} (only the keys the file sets). Errors as above.
-nlohmann::json volcano_scheduler_config_json(const std::string& file);
+/// `warnings`, when given, gets one line per SchedulerConfig::check_arguments() warning, at its
+/// YAML place ("file:line:column: tiers[1].plugins[4].arguments.key: message").
+nlohmann::json volcano_scheduler_config_json(const std::string& file, std::vector<std::string>* warnings = nullptr);
 
 // ---- Kubernetes / Volcano manifests -------------------------------------------------------
 

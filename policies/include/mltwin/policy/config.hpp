@@ -38,6 +38,64 @@ class MLTWIN_POLICY_EXPORT Arguments {
   std::map<std::string, std::string> m_;
 };
 
+/// The type of a plugin argument's value as the plugin reads it: Volcano framework.Arguments
+/// GetInt, GetFloat64 (an integer is accepted too), GetBool; a Go duration string
+/// (time.ParseDuration); any text.
+enum class ArgType : std::uint8_t { Int, Float, Bool, Duration, Text };
+/// "integer", "number", "boolean", "Go duration", "text".
+MLTWIN_POLICY_EXPORT const char* to_string(ArgType t);
+/// Why `value` (as written) is not of type `t` ("expected an integer, got 'ten'"), or "".
+MLTWIN_POLICY_EXPORT std::string arg_type_problem(ArgType t, const std::string& value);
+
+/// One argument a plugin reads, as it declares it (register_plugin): the key, its type, its
+/// default, and the upstream file that reads it.
+struct MLTWIN_POLICY_EXPORT ArgSpec {
+  /// As written in the configuration ("mostrequested.weight"); with `prefix`, every key that
+  /// starts with it ("binpack.resources." matches "binpack.resources.nvidia.com/gpu").
+  std::string key;
+  ArgType type = ArgType::Text;
+  std::string default_value;  ///< as text; "" when absent means off or none
+  std::string source;         ///< the upstream file (and constant) that reads it, for docs and messages
+  /// False: Volcano reads it, but what it weights or switches is not modelled here, so it
+  /// changes nothing in mltwin (a warning says so).
+  bool modelled = true;
+  bool prefix = false;
+  /// For an argument that is not modelled: what is missing ("pod affinity").
+  std::string not_modelled;
+
+  /// An argument the plugin reads: of(key, type, default as text ("" for none), source).
+  static ArgSpec of(std::string key, ArgType type, std::string default_value, std::string source) {
+    ArgSpec s;
+    s.key = std::move(key);
+    s.type = type;
+    s.default_value = std::move(default_value);
+    s.source = std::move(source);
+    return s;
+  }
+  /// Makes `key` a prefix: the spec covers every key that starts with it.
+  ArgSpec& as_prefix() {
+    prefix = true;
+    return *this;
+  }
+  /// Marks the argument as read by Volcano but not modelled: `what` is what is missing.
+  ArgSpec& unmodelled(std::string what) {
+    modelled = false;
+    not_modelled = std::move(what);
+    return *this;
+  }
+};
+
+/// A problem with a plugin's arguments (SchedulerConfig::check_arguments).
+struct MLTWIN_POLICY_EXPORT ArgIssue {
+  /// Warning: Volcano would run and ignore it (an unknown key, a key whose subject mltwin does
+  /// not model). Error: the plugin cannot read the value (a wrong type, a value it refuses).
+  enum class Severity : std::uint8_t { Warning, Error };
+  Severity severity = Severity::Warning;
+  /// "tiers[1].plugins[4].arguments.mostrequested.wieght" (the key verbatim after "arguments.").
+  std::string where;
+  std::string message;
+};
+
 struct MLTWIN_POLICY_EXPORT PluginOption {
   std::string name;
   std::array<std::optional<bool>, static_cast<std::size_t>(Ext::kCount)> enabled{};
@@ -65,6 +123,12 @@ struct MLTWIN_POLICY_EXPORT SchedulerConfig {
   /// (known: ...)" or "tiers[0].plugins[3].arguments.sla-waiting-time: time: unknown unit ..."
   /// (an argument error without a key: "...arguments: why"), or an empty string.
   std::string validate() const;
+  /// Every plugin's arguments against what the plugin declares (register_plugin with specs):
+  /// an unknown key is a Warning naming the known keys and the nearest one (Volcano ignores
+  /// keys no plugin reads); a key Volcano reads whose subject mltwin does not model is a
+  /// Warning; a value of the wrong type is an Error. Plugins registered without specs are not
+  /// checked here. In configuration order.
+  std::vector<ArgIssue> check_arguments() const;
 };
 
 /// Volcano's default configuration (pkg/scheduler/util.go DefaultSchedulerConf, v1.12.1):

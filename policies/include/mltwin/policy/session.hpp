@@ -26,6 +26,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <random>
 #include <span>
 #include <stdexcept>
@@ -143,6 +144,11 @@ using ActionFactory = std::function<std::unique_ptr<Action>(const Arguments&)>;
 /// process-wide. Registering a name twice replaces the earlier factory (a built-in one too:
 /// the Python module refuses that without replace=True).
 MLTWIN_POLICY_EXPORT void register_plugin(const std::string& name, PluginFactory f);
+/// The same, declaring the arguments the plugin reads: SchedulerConfig::check_arguments then
+/// warns about a key it does not declare and refuses a value of the wrong type.
+MLTWIN_POLICY_EXPORT void register_plugin(const std::string& name, PluginFactory f, std::vector<ArgSpec> arguments);
+/// The arguments `name` declared, or nullopt (not registered, or registered without them).
+MLTWIN_POLICY_EXPORT std::optional<std::vector<ArgSpec>> plugin_arguments(const std::string& name);
 MLTWIN_POLICY_EXPORT void register_action(const std::string& name, ActionFactory f);
 /// Removes a registered plugin; a built-in name gets its built-in factory back. False if the
 /// name was not registered.

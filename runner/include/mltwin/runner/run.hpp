@@ -108,6 +108,11 @@ struct RunOptions {
   /// the scenario is loaded, before the model or the database is built; it may throw to refuse
   /// the run (the CLI refuses one beyond io::RunLimits without --force). Unset: no estimate.
   std::function<void(const io::RunEstimate&)> check_estimate;
+  /// Called once per warning of the scenario (io::LoadedScenario::warnings: plugin arguments
+  /// Volcano would ignore), before the database is created. Unset: warnings are dropped.
+  std::function<void(const std::string&)> on_warning;
+  /// Warnings are errors (io::LoadOptions::strict; the CLI's --strict).
+  bool strict = false;
 };
 
 class Run {
