@@ -301,6 +301,13 @@ std::string ScenarioCatalog::row_where(const std::string& name) const {
   return {};
 }
 
+std::string ScenarioCatalog::row_where_recorded(const std::string& name) const {
+  std::string w = row_where(name);
+  if (!shipped_path.empty() && w.starts_with(shipped_path + ": "))
+    w = fs::path(shipped_path).filename().string() + w.substr(shipped_path.size());
+  return w;
+}
+
 void ScenarioCatalog::require_price(const std::string& file, const std::string& at, const std::string& name) const {
   const models::InstanceType& t = require(file, at, name);
   if (t.has_on_demand_price) return;

@@ -192,6 +192,7 @@ struct SpotQuote {
 };
 struct SpotHistory {
   std::string file;
+  std::string as_written;  // the path as the scenario writes it: what the nodes' price source records
   std::map<std::pair<std::string, std::string>, SpotQuote> newest;  // (type, zone) -> quote
 };
 SpotHistory read_spot_price_history(const std::string& file) {
@@ -316,14 +317,16 @@ void read_group_capacity(const std::string& path, const std::string& where, cons
         }
       if (zones > 0) {
         usd /= zones;
-        source = history->file + ": newest Linux/UNIX SpotPrice" + (zones > 1 ? " (mean over zones: " : " (") + list + ")";
+        // Recorded in the results (nodes.price_source): the file as the scenario names it, as
+        // `inputs` does, never the folder it was found in.
+        source = history->as_written + ": newest Linux/UNIX SpotPrice" + (zones > 1 ? " (mean over zones: " : " (") + list + ")";
       }
     }
     if (source.empty()) {
       const models::InstanceType* it = cat.catalog.find(type);
       if (it->spot) {
         usd = it->spot->usd_per_hour;
-        source = cat.row_where(type) + " spot: " + it->spot->region + " " + it->spot->date + ", " + it->spot->source;
+        source = cat.row_where_recorded(type) + " spot: " + it->spot->region + " " + it->spot->date + ", " + it->spot->source;
       }
     }
     if (source.empty())
@@ -749,6 +752,7 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
     const std::string file = detail::resolve_input_path(as_written, path, opts.data_dir, out.data_dir);
     detail::require_input(path, "/cluster/spot_price_history", as_written, file);
     spot_history = read_spot_price_history(file);
+    spot_history->as_written = as_written;
     out.inputs.push_back({"spot_price_history", file, as_written});
   }
   // Node groups.

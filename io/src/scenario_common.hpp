@@ -130,6 +130,10 @@ struct ScenarioCatalog {
   std::string missing(const std::string& name) const;
   /// Where the row named `name` comes from ("" if none).
   std::string row_where(const std::string& name) const;
+  /// The same with the catalog file named by its file name, not its folder: what a run's
+  /// results may record (no folder of the machine), e.g. "aws-instance-types.json:
+  /// /instance_types/5" or "/catalog/instance_types/0 (in place of the shipped row)".
+  std::string row_where_recorded(const std::string& name) const;
   /// Throws ScenarioError at `at` unless the row named `name` has an on-demand price.
   void require_price(const std::string& file, const std::string& at, const std::string& name) const;
   /// What makes the catalog type `name` wrong where it is used, or empty: SageMaker hosting

@@ -112,6 +112,10 @@ TrainingCluster::TrainingCluster(const TrainingScenario& sc, core::Simulator& si
 TrainingCluster::~TrainingCluster() = default;
 
 void TrainingCluster::start() {
+  // The nodes at t = 0 were built with the model, before its recorder may take records (the
+  // runner's store exists only once the model has named its RNG streams): recorded now.
+  started_ = true;
+  for (std::size_t n = 0; n < node_recs_.size(); ++n) record_node_launch(static_cast<NodeId>(n));
   if (!scenario_.jobs.empty()) sim_.schedule(scenario_.jobs[0].submit, this, pack(kArrival, 0));
   sim_.schedule(sim_.now(), this, pack(kSample, 0));
 }

@@ -203,6 +203,17 @@ double node_usd_per_hour(const Catalog& catalog, const NodeGroupSpec& g, NodeLau
   return it ? it->on_demand_usd_per_hour : 0.0;
 }
 
+const std::string& node_price_source(const Catalog& catalog, const NodeGroupSpec& g, NodeLaunch l) {
+  if (l.capacity == CapacityType::Spot) {
+    if (l.type >= g.spot_price_source.size())
+      throw std::invalid_argument("node group '" + g.name + "': no Spot price for '" + g.instance_types.at(l.type) + "'");
+    return g.spot_price_source[l.type];
+  }
+  const InstanceType* it = catalog.find(g.instance_types.at(l.type));
+  if (!it) throw std::invalid_argument("node group '" + g.name + "': instance type '" + g.instance_types.at(l.type) + "' is not in the catalog");
+  return it->source;
+}
+
 std::vector<std::pair<std::string, std::string>> node_labels(const NodeGroupSpec& g, NodeLaunch launch) {
   std::vector<std::pair<std::string, std::string>> l = g.labels;
   l.emplace_back("node.kubernetes.io/instance-type", g.instance_types.at(launch.type));
@@ -287,7 +298,18 @@ NodeId TrainingCluster::add_group_node(std::size_t group, bool ready, std::int64
   r.launching = !ready;
   r.slot = slot;
   r.launch = launch;
+  if (started_) record_node_launch(id);
   return id;
+}
+
+void TrainingCluster::record_node_launch(NodeId n) {
+  const NodeRec& r = node_recs_[n];
+  const NodeGroupSpec& g = scenario_.node_groups[r.group];
+  // The price the run's cost applies to the node (io::summarize: node_usd_per_hour over
+  // [added, removed or the end]).
+  rec_.node_launched({r.added, state_.node(n).name, g.name, g.instance_types.at(r.launch.type), to_string(r.launch.capacity),
+                      g.availability_zone, node_usd_per_hour(scenario_.catalog, g, r.launch),
+                      node_price_source(scenario_.catalog, g, r.launch)});
 }
 
 void TrainingCluster::node_failure(NodeId n) {
@@ -300,6 +322,7 @@ void TrainingCluster::node_failure(NodeId n) {
 void TrainingCluster::node_lost(NodeId n, const std::string& event, const std::string& reason) {
   NodeRec& r = node_recs_[n];
   r.removed = sim_.now();
+  rec_.node_ended({r.removed, state_.node(n).name});
   if (r.spot_pending) {
     sim_.cancel(r.spot_event);
     r.spot_pending = false;
@@ -542,6 +565,7 @@ void TrainingCluster::autoscaler_scan() {
       continue;
     }
     r.removed = now;
+    rec_.node_ended({now, n.name});
     changed = true;
     --live[r.group];
     ++stats_.nodes_removed;

@@ -53,6 +53,8 @@ class Forward final : public models::TrainingRecorder {
   void phase_change(const models::PhaseChange& p) override { to->phase_change(p); }
   void sample(const models::ClusterSample& s) override { to->sample(s); }
   void node_event(const models::NodeEvent& e) override { to->node_event(e); }
+  void node_launched(const models::NodeLaunched& n) override { to->node_launched(n); }
+  void node_ended(const models::NodeEnded& n) override { to->node_ended(n); }
   void link_usage(const models::LinkUsage& u) override { to->link_usage(u); }
   void step_period(const models::StepPeriod& p) override { to->step_period(p); }
   void checkpoint(core::Time now) override { to->checkpoint(now); }

@@ -123,6 +123,17 @@ CREATE TABLE node_events (
   event  TEXT NOT NULL,
   reason TEXT
 );
+CREATE TABLE nodes (
+  node          TEXT PRIMARY KEY,
+  node_group    TEXT NOT NULL,
+  instance_type TEXT NOT NULL,
+  capacity_type TEXT NOT NULL,
+  zone          TEXT,
+  launch_ns     INTEGER NOT NULL,
+  end_ns        INTEGER,
+  usd_per_hour  REAL NOT NULL,
+  price_source  TEXT NOT NULL
+);
 CREATE TABLE link_usage (
   start_ns    INTEGER NOT NULL,
   end_ns      INTEGER NOT NULL,
@@ -265,6 +276,11 @@ constexpr int kMetricsColumns = 8;
 constexpr const char* kNodeEventsInsert = "INSERT INTO node_events (t_ns, node, node_group, event, reason) VALUES ";
 constexpr const char* kNodeEventsRow = "(?, ?, ?, ?, ?)";
 constexpr int kNodeEventsColumns = 5;
+constexpr const char* kNodesInsert =
+    "INSERT INTO nodes (node, node_group, instance_type, capacity_type, zone, launch_ns, end_ns, usd_per_hour,"
+    " price_source) VALUES ";
+constexpr const char* kNodesRow = "(?, ?, ?, ?, ?, ?, NULL, ?, ?)";
+constexpr int kNodesColumns = 8;
 constexpr const char* kLinkUsageInsert = "INSERT INTO link_usage (start_ns, end_ns, link, bytes, utilisation) VALUES ";
 constexpr const char* kLinkUsageRow = "(?, ?, ?, ?, ?)";
 constexpr int kLinkUsageColumns = 5;
@@ -310,6 +326,7 @@ constexpr const char* kUpdateJob =
     " training_start_ns = ?12, image_pull_s = ?13, rendezvous_s = ?14, compile_s = ?15,"
     " compile_cache = ?16, dataset_read_s = ?17, startup_s = ?18, compute_s = ?19,"
     " communication_s = ?20, sync_s = ?21, step_s = ?22 WHERE job = ?1";
+constexpr const char* kEndNode = "UPDATE nodes SET end_ns = ?2 WHERE node = ?1";
 constexpr const char* kPutMeta =
     "INSERT INTO run_meta (key, value) VALUES (?1, ?2)"
     " ON CONFLICT (key) DO UPDATE SET value = excluded.value";
@@ -541,10 +558,10 @@ struct SqliteStore::Impl {
   std::string path;
   RunKind kind = RunKind::Training;
   DbHandle db;  // declared first, destroyed last: the statements are finalized before it
-  RowBuffer jobs, pods, decisions, phases, metrics, node_events, link_usage, step_periods;  // training
+  RowBuffer jobs, pods, decisions, phases, metrics, node_events, nodes, link_usage, step_periods;  // training
   RowBuffer requests, model_events, worker_events, instance_events, endpoint_metrics;  // inference
   std::vector<std::uint32_t> jobs_buffered;  // ids of the rows waiting in `jobs`
-  Stmt update_job, put_meta;
+  Stmt update_job, end_node, put_meta;
   std::size_t rows_in_transaction = 0;
   RequestSampling sampling;
   std::uint64_t requests_reported = 0;
@@ -617,6 +634,7 @@ struct SqliteStore::Impl {
     flush(phases, "phases");
     flush(metrics, "cluster_metrics");
     flush(node_events, "node_events");
+    flush(nodes, "nodes");
     flush(link_usage, "link_usage");
     flush(step_periods, "step_periods");
     flush(requests, "requests");
@@ -668,10 +686,11 @@ struct SqliteStore::Impl {
 
   /// Finalizes every statement and closes the connection; an open transaction rolls back.
   void close() noexcept {
-    for (RowBuffer* b : {&jobs, &pods, &decisions, &phases, &metrics, &node_events, &link_usage, &step_periods, &requests, &model_events,
-                         &worker_events, &instance_events, &endpoint_metrics})
+    for (RowBuffer* b : {&jobs, &pods, &decisions, &phases, &metrics, &node_events, &nodes, &link_usage, &step_periods, &requests,
+                         &model_events, &worker_events, &instance_events, &endpoint_metrics})
       b->close();
     update_job.reset();
+    end_node.reset();
     put_meta.reset();
     db.reset();
   }
@@ -749,10 +768,12 @@ SqliteStore::SqliteStore(const std::string& path, const RunMetadata& meta)
     m.prepare(m.phases, kPhasesInsert, kPhasesRow, kPhasesColumns);
     m.prepare(m.metrics, kMetricsInsert, kMetricsRow, kMetricsColumns);
     m.prepare(m.node_events, kNodeEventsInsert, kNodeEventsRow, kNodeEventsColumns);
+    m.prepare(m.nodes, kNodesInsert, kNodesRow, kNodesColumns);
     m.prepare(m.link_usage, kLinkUsageInsert, kLinkUsageRow, kLinkUsageColumns);
     m.prepare(m.step_periods, kStepPeriodsInsert, kStepPeriodsRow, kStepPeriodsColumns);
     m.jobs_buffered.reserve(RowBuffer::kBatchRows);
     m.update_job = m.prepare(kUpdateJob);
+    m.end_node = m.prepare(kEndNode);
   } else {
     m.exec(kInferenceSchema, "creating the inference tables");
     m.prepare(m.requests, kRequestsInsert, kRequestsRow, kRequestsColumns);
@@ -918,6 +939,37 @@ void SqliteStore::node_event(const models::NodeEvent& e) {
   b.add_text(e.event);
   b.add_text_or_null(e.reason);
   m.end_row(b, "node_events");
+}
+
+void SqliteStore::node_launched(const models::NodeLaunched& n) {
+  Impl& m = *impl_;
+  m.require(RunKind::Training, "node_launched");
+  RowBuffer& b = m.nodes;
+  b.add_text(n.node);
+  b.add_text(n.group);
+  b.add_text(n.instance_type);
+  b.add_text(n.capacity_type);
+  b.add_text_or_null(n.zone);
+  b.add_time(n.t);
+  b.add_real(n.usd_per_hour);
+  b.add_text(n.price_source);
+  m.end_row(b, "nodes");
+}
+
+void SqliteStore::node_ended(const models::NodeEnded& n) {
+  Impl& m = *impl_;
+  m.require(RunKind::Training, "node_ended");
+  // The row may still be waiting in the insert buffer (nodes end rarely: flush it whole).
+  m.flush(m.nodes, "nodes");
+  sqlite3_stmt* s = m.end_node.get();
+  int rc = bind_text(s, 1, n.node);
+  if (rc == SQLITE_OK) rc = bind_time(s, 2, n.t);
+  m.check(rc, "binding a nodes update");
+  m.check(step_once(s), "updating a nodes row");
+  if (sqlite3_changes(m.db.get()) != 1)
+    throw std::runtime_error("results database '" + m.path + "': node_ended for node '" + std::string(n.node) +
+                             "', which was never launched");
+  m.row_written();
 }
 
 void SqliteStore::link_usage(const models::LinkUsage& u) {

@@ -164,6 +164,8 @@ class Recorder final : public models::TrainingRecorder {
   void sample(const models::ClusterSample&) override { ++samples; }
   void checkpoint(core::Time) override {}
   void step_period(const models::StepPeriod&) override {}
+  void node_launched(const models::NodeLaunched&) override {}
+  void node_ended(const models::NodeEnded&) override {}
 
  private:
   // What the pods between Bound and Succeeded hold on each node: devices, cpu, memory, EFA.

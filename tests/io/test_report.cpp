@@ -35,6 +35,8 @@ class NullRecorder final : public models::TrainingRecorder {
   void sample(const models::ClusterSample&) override {}
   void checkpoint(core::Time) override {}
   void step_period(const models::StepPeriod&) override {}
+  void node_launched(const models::NodeLaunched&) override {}
+  void node_ended(const models::NodeEnded&) override {}
 };
 
 /// Runs tiny-gang until `until` (Time::max(): to the end) and returns its printed summary.

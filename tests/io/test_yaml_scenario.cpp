@@ -65,6 +65,8 @@ class TextRecorder final : public models::TrainingRecorder {
   }
   void checkpoint(core::Time) override {}
   void step_period(const models::StepPeriod&) override {}
+  void node_launched(const models::NodeLaunched&) override {}
+  void node_ended(const models::NodeEnded&) override {}
 };
 
 void run(const io::LoadedScenario& sc, TextRecorder& rec) {

@@ -59,6 +59,8 @@ class Recorder final : public models::TrainingRecorder {
   void node_event(const models::NodeEvent& e) override { nodes.push_back({e.t.ns(), std::string(e.node), std::string(e.event)}); }
   void checkpoint(core::Time) override {}
   void step_period(const models::StepPeriod&) override {}
+  void node_launched(const models::NodeLaunched&) override {}
+  void node_ended(const models::NodeEnded&) override {}
   std::vector<PodEv> pods_of(std::uint32_t job, const std::string& event) const {
     std::vector<PodEv> v;
     for (const auto& p : pods)

@@ -58,6 +58,8 @@ class Recorder final : public models::TrainingRecorder {
   }
   void checkpoint(Time) override {}
   void step_period(const models::StepPeriod&) override {}
+  void node_launched(const models::NodeLaunched&) override {}
+  void node_ended(const models::NodeEnded&) override {}
   const models::JobFinal& final_of(std::uint32_t job) const {
     const models::JobFinal* f = nullptr;
     int n = 0;

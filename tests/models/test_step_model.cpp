@@ -344,6 +344,8 @@ class Finals final : public models::TrainingRecorder {
   void sample(const models::ClusterSample&) override {}
   void checkpoint(core::Time) override {}
   void step_period(const models::StepPeriod&) override {}
+  void node_launched(const models::NodeLaunched&) override {}
+  void node_ended(const models::NodeEnded&) override {}
   const models::JobFinal& of(std::uint32_t job) const {
     for (const auto& f : finals)
       if (f.job == job) return f;
@@ -473,6 +475,8 @@ class FinalsAndLinks final : public models::TrainingRecorder {
   void sample(const models::ClusterSample&) override {}
   void checkpoint(core::Time) override {}
   void link_usage(const models::LinkUsage& u) override { link_bytes[std::string(u.link)] += u.bytes; }
+  void node_launched(const models::NodeLaunched&) override {}
+  void node_ended(const models::NodeEnded&) override {}
   struct Period {
     std::uint32_t job;
     int attempt;

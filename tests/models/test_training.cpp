@@ -82,6 +82,8 @@ class MemRecorder final : public models::TrainingRecorder {
   void sample(const models::ClusterSample& s) override { samples.push_back(s); }
   void checkpoint(Time now) override { checkpoints.push_back(now.ns()); }
   void step_period(const models::StepPeriod&) override {}
+  void node_launched(const models::NodeLaunched&) override {}
+  void node_ended(const models::NodeEnded&) override {}
 
   // Exactly one final record per job; returns it.
   const models::JobFinal& final_of(std::uint32_t job) const {

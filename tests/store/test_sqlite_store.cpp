@@ -179,8 +179,8 @@ TEST_CASE("a run written through the recorder interface reads back column by col
     auto meta = [&](const std::string& key) {
       return db.text("SELECT value FROM run_meta WHERE key = '" + key + "'");
     };
-    CHECK(meta("schema_version") == "6");
-    CHECK(mltwin::store::kSchemaVersion == 6);
+    CHECK(meta("schema_version") == "7");
+    CHECK(mltwin::store::kSchemaVersion == 7);
     CHECK(meta("run_kind") == "training");
     CHECK(meta("mltwin_version") == "0.1.0");
     CHECK(meta("git_sha") == "0123abcd");
@@ -321,6 +321,36 @@ TEST_CASE("rows buffered for a multi-row INSERT reach the database intact") {
   CHECK(db.integer("SELECT count(*) FROM pods WHERE node IS NULL") == 34);
   CHECK(db.integer("SELECT count(*) FROM pods WHERE node = 'node-' || pod") == 66);
   CHECK(db.text("SELECT event || ' ' || job || ' ' || node FROM pods WHERE pod = 98") == "Bound 28 node-98");
+}
+
+TEST_CASE("nodes: a row per launch, end_ns set when the node ends, NULL for no zone and for a node still there") {
+  TempDir dir;
+  const std::string path = dir.file("nodes.db");
+  {
+    SqliteStore st(path, small_meta());
+    st.node_launched({sec(0), "trn1-0", "trn1", "trn1.32xlarge", "ON_DEMAND", "us-east-1a", 21.5, "catalog row source"});
+    st.node_launched({sec(0), "cpu-0", "cpu", "m6i.xlarge", "SPOT", "", 0.05, "spot history"});
+    // Ended while its row still waits in the insert buffer.
+    st.node_ended({sec(3000), "trn1-0"});
+    st.node_launched({sec(3000), "trn1-1", "trn1", "trn1.32xlarge", "ON_DEMAND", "us-east-1a", 21.5, "catalog row source"});
+    st.checkpoint(sec(3000));
+    // A node that never launched.
+    CHECK_THROWS_WITH_AS(st.node_ended({sec(3001), "trn1-9"}), doctest::Contains("node_ended for node 'trn1-9', which was never launched"),
+                         std::runtime_error);
+    st.finish();
+  }
+  Reader db(path);
+  CHECK(db.integer("SELECT count(*) FROM nodes") == 3);
+  CHECK(db.text("SELECT group_concat(node, ',') FROM (SELECT node FROM nodes ORDER BY rowid)") == "trn1-0,cpu-0,trn1-1");
+  CHECK(db.text("SELECT node_group || ' ' || instance_type || ' ' || capacity_type || ' ' || zone || ' ' || launch_ns || ' ' ||"
+                " end_ns || ' ' || usd_per_hour || ' ' || price_source FROM nodes WHERE node = 'trn1-0'") ==
+        "trn1 trn1.32xlarge ON_DEMAND us-east-1a 0 3000000000000 21.5 catalog row source");
+  CHECK(db.is_null("SELECT zone FROM nodes WHERE node = 'cpu-0'"));
+  CHECK(db.is_null("SELECT end_ns FROM nodes WHERE node = 'cpu-0'"));
+  CHECK(db.real("SELECT usd_per_hour FROM nodes WHERE node = 'cpu-0'") == 0.05);
+  CHECK(db.text("SELECT capacity_type || ' ' || price_source FROM nodes WHERE node = 'cpu-0'") == "SPOT spot history");
+  CHECK(db.integer("SELECT launch_ns FROM nodes WHERE node = 'trn1-1'") == 3'000'000'000'000);
+  CHECK(db.is_null("SELECT end_ns FROM nodes WHERE node = 'trn1-1'"));
 }
 
 TEST_CASE("identical call sequences produce byte-identical files") {

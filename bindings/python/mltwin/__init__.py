@@ -425,8 +425,8 @@ class Run:
     def table(self, name: str):
         """A whole table or view of the database as a DataFrame (columns and units:
         docs/results-schema.md). Training: jobs, pods, decisions, phases, cluster_metrics,
-        node_events, link_usage, step_periods, job_times; inference: requests, model_events, worker_events, instance_events,
-        endpoint_metrics; both: run_meta, inputs."""
+        node_events, nodes, link_usage, step_periods, job_times; inference: requests, model_events, worker_events,
+        instance_events, endpoint_metrics; both: run_meta, inputs."""
         if not name.replace("_", "").isalnum():
             raise ValueError(f"table name {name!r}: expected a plain name such as 'jobs'")
         return self.query(f'SELECT * FROM "{name}"')

@@ -113,6 +113,29 @@ struct NodeEvent {
   std::string_view reason;
 };
 
+/// A node of the cluster, as it is launched: one per node that ever exists in the run (the
+/// `nodes` table). The nodes of the node groups at t = 0 are reported when the model starts
+/// (TrainingCluster::start), with t = 0; a replacement or scale-up node when its launch is
+/// requested (its `Launching` node event). The price is the one the run's cost applies to the
+/// node (models::node_usd_per_hour), with where it comes from (models::node_price_source).
+struct NodeLaunched {
+  Time t;                        ///< launch requested (billing starts); 0 for the nodes at t = 0
+  std::string_view node;         ///< node name, e.g. "trn1-2"
+  std::string_view group;        ///< node group (eksctl nodeGroups[].name)
+  std::string_view instance_type;
+  std::string_view capacity_type;  ///< "ON_DEMAND" or "SPOT" (models::to_string(CapacityType))
+  std::string_view zone;         ///< the group's availability zone; empty: the scenario gives none
+  double usd_per_hour = 0;       ///< the node's price, USD per hour
+  std::string_view price_source; ///< where that price comes from
+};
+
+/// A node left the cluster (failed, Spot-interrupted, or removed by the autoscaler): the end of
+/// its NodeLaunched record. A node still present at the end of the run gets none.
+struct NodeEnded {
+  Time t;
+  std::string_view node;
+};
+
 /// Traffic a fabric link carried over one metrics interval (duration model derived with a
 /// fabric): the jobs' all-reduce bytes at the steps they progressed, not the standing flows.
 struct LinkUsage {
@@ -154,6 +177,10 @@ class TrainingRecorder {
   /// Periods of constant step time (derived durations). Pure virtual, unlike the two above: a
   /// forwarding recorder that forgot it would silently drop the rows.
   virtual void step_period(const StepPeriod& p) = 0;
+  /// Every node's launch and, when it leaves the cluster before the run ends, its end. Pure
+  /// virtual for the same reason.
+  virtual void node_launched(const NodeLaunched& n) = 0;
+  virtual void node_ended(const NodeEnded& n) = 0;
   /// A point where a consistent prefix of the run is recorded (the store commits here).
   virtual void checkpoint(Time now) = 0;
 };

@@ -104,7 +104,9 @@ struct NodeGroupSpec {
   bool capacity_rebalance = false;
   /// The Spot price of each instance_types entry, USD/h, and where it comes from; empty when no
   /// node of the group can be Spot. The loader fills them (catalog row "spot", or the scenario's
-  /// spot price history) and refuses a Spot node without one.
+  /// spot price history) and refuses a Spot node without one. The source goes into the results
+  /// (nodes.price_source): it names files as the scenario writes them, or by file name, never by
+  /// the folder they were found in.
   std::vector<double> spot_usd_per_hour;
   std::vector<std::string> spot_price_source;
   int count = 0;              ///< desiredCapacity
@@ -164,6 +166,11 @@ bool launches_spot(const NodeGroupSpec& g);
 std::vector<std::size_t> spot_pools(const NodeGroupSpec& g);
 /// A node's price, USD/h: the catalog's on-demand price of its type, or the group's Spot price.
 double node_usd_per_hour(const Catalog& catalog, const NodeGroupSpec& g, NodeLaunch l);
+/// Where node_usd_per_hour's price comes from: an On-Demand node's, the `source` of its type's
+/// catalog row (which cites the on-demand price among the row's figures); a Spot node's, the
+/// group's spot_price_source of its type (the catalog row's "spot" entry, or the scenario's
+/// Spot price history). Throws std::invalid_argument where node_usd_per_hour does.
+const std::string& node_price_source(const Catalog& catalog, const NodeGroupSpec& g, NodeLaunch l);
 
 /// The labels a node of group `g` launched as `l` carries, sorted: the group's own, plus
 /// node.kubernetes.io/instance-type, eks.amazonaws.com/nodegroup, eks.amazonaws.com/capacityType
@@ -584,6 +591,9 @@ class TrainingCluster final : public core::EventHandler, public policy::Backend 
   void node_occupancy_changed(policy::NodeId n);
   void ensure_scan();
   void autoscaler_scan();
+  /// The node's `nodes` row (TrainingRecorder::node_launched): at start() for the nodes at t = 0,
+  /// at its launch for a later one.
+  void record_node_launch(policy::NodeId n);
   std::int64_t autoscaler_headroom_fit(const policy::Resource& pod, const policy::TaskInfo& constraints) const;
   void close_node_books(core::Time end);
 
@@ -609,6 +619,7 @@ class TrainingCluster final : public core::EventHandler, public policy::Backend 
   core::Engine* failure_rng_ = nullptr;      // with a failure rate
   core::Engine* spot_rng_ = nullptr;         // with a Spot interruption rate
   bool dynamic_nodes_ = false;               // faults or autoscaler configured
+  bool started_ = false;                     // start() ran: nodes are recorded as they launch
   bool scan_pending_ = false;
   std::uint64_t scan_generation_ = ~0ULL;
   core::Time last_scale_up_ = core::Time::zero();

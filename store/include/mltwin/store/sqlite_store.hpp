@@ -34,7 +34,7 @@ namespace mltwin::store {
 
 /// Version of the database layout; stored as PRAGMA user_version and as
 /// run_meta('schema_version'). Bump it whenever a table, column or view changes meaning.
-inline constexpr int kSchemaVersion = 6;
+inline constexpr int kSchemaVersion = 7;
 
 /// Rows (of any table) after which the open transaction is committed even without a
 /// checkpoint, so that one transaction, and its rollback journal, stays bounded.
@@ -51,7 +51,7 @@ struct InputFile {
 
 /// Which tables a database has besides run_meta and inputs; stored as run_meta('run_kind').
 enum class RunKind {
-  Training,   ///< jobs, pods, decisions, phases, cluster_metrics, node_events, link_usage, step_periods, view job_times
+  Training,   ///< jobs, pods, decisions, phases, cluster_metrics, node_events, nodes, link_usage, step_periods, view job_times
   Inference,  ///< requests, model_events, worker_events, instance_events, endpoint_metrics
 };
 
@@ -239,6 +239,11 @@ class SqliteStore final : public models::TrainingRecorder, public models::infere
   void phase_change(const models::PhaseChange& p) override;
   void sample(const models::ClusterSample& s) override;
   void node_event(const models::NodeEvent& e) override;
+  /// Inserts the node's `nodes` row, end_ns NULL until node_ended(). A node name recorded twice
+  /// throws std::runtime_error (it is the table's primary key), possibly on a later call.
+  void node_launched(const models::NodeLaunched& n) override;
+  /// Sets end_ns of the node's row. Throws std::runtime_error if that node was never launched.
+  void node_ended(const models::NodeEnded& n) override;
   void link_usage(const models::LinkUsage& u) override;
   void step_period(const models::StepPeriod& p) override;
 
