@@ -250,6 +250,8 @@ void read_group_capacity(const std::string& path, const std::string& where, cons
     if (std::string p = cat.use_problem(ng.instance_types[k], detail::ScenarioCatalog::Use::EksNodeGroup); !p.empty()) fail(path, at, p);
     // The run's cost prices On-Demand nodes at the catalog's on-demand price.
     cat.require_price(path, at, ng.instance_types[k]);
+    ng.on_demand_price_source.push_back(cat.row_where_recorded(ng.instance_types[k]) + " on_demand_usd_per_hour, " +
+                                        cat.catalog.find(ng.instance_types[k])->region_of_price);
     for (std::size_t m = 0; m < k; ++m)
       if (ng.instance_types[m] == ng.instance_types[k]) fail(path, at, "'" + ng.instance_types[k] + "' is listed twice");
   }

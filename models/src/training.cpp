@@ -260,9 +260,19 @@ void TrainingCluster::arrive(std::size_t idx) {
   // A job running at t0 was submitted before the run began; what is known is when it started.
   const core::Time submit = j.initial ? core::Time::zero() - j.initial->elapsed : j.submit;
   out.submit = submit;
+  std::string other;
+  for (const auto& e : j.other_requests) {
+    // Kubernetes quantities from the milli-units policy::Resource keeps: whole units as an
+    // integer ("4", bytes for ephemeral-storage), else millis ("500m").
+    const auto milli = static_cast<std::int64_t>(e.value);
+    other += (other.empty() ? "{\"" : ",\"") + std::string(e.name.str()) + "\":\"" +
+             (milli % 1000 == 0 ? std::to_string(milli / 1000) : std::to_string(milli) + "m") + "\"";
+  }
+  if (!other.empty()) other += "}";
   rec_.job_submitted({static_cast<std::uint32_t>(idx), j.name, j.queue, submit, j.nnodes, j.nproc_per_node,
                       j.neuron_devices_per_pod, j.cpu_per_pod, j.memory_bytes_per_pod / kGiB, j.efa_per_pod,
-                      j.duration.seconds(), j.trace_row, j.trace_gpus, j.steps});
+                      j.duration.seconds(), j.trace_row, j.trace_gpus, j.steps,
+                      j.neuron_devices_per_pod > 0 ? std::string(j.neuron_resource.str()) : std::string(), std::move(other)});
   policy::QueueId qid = policy::kNone;
   for (const auto& q : state_.queues())
     if (q.name == j.queue) qid = q.id;

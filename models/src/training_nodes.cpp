@@ -203,7 +203,7 @@ double node_usd_per_hour(const Catalog& catalog, const NodeGroupSpec& g, NodeLau
   return it ? it->on_demand_usd_per_hour : 0.0;
 }
 
-const std::string& node_price_source(const Catalog& catalog, const NodeGroupSpec& g, NodeLaunch l) {
+std::string node_price_source(const Catalog& catalog, const NodeGroupSpec& g, NodeLaunch l) {
   if (l.capacity == CapacityType::Spot) {
     if (l.type >= g.spot_price_source.size())
       throw std::invalid_argument("node group '" + g.name + "': no Spot price for '" + g.instance_types.at(l.type) + "'");
@@ -211,7 +211,8 @@ const std::string& node_price_source(const Catalog& catalog, const NodeGroupSpec
   }
   const InstanceType* it = catalog.find(g.instance_types.at(l.type));
   if (!it) throw std::invalid_argument("node group '" + g.name + "': instance type '" + g.instance_types.at(l.type) + "' is not in the catalog");
-  return it->source;
+  if (l.type < g.on_demand_price_source.size()) return g.on_demand_price_source[l.type];
+  return "catalog row '" + it->name + "' on_demand_usd_per_hour, " + it->region_of_price;
 }
 
 std::vector<std::pair<std::string, std::string>> node_labels(const NodeGroupSpec& g, NodeLaunch launch) {

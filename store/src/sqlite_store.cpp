@@ -60,6 +60,8 @@ CREATE TABLE jobs (
   cpu_per_pod            REAL NOT NULL,
   memory_gib_per_pod     REAL NOT NULL,
   efa_per_pod            INTEGER NOT NULL,
+  neuron_resource        TEXT,
+  other_requests         TEXT,
   duration_s             REAL NOT NULL,
   trace_row              INTEGER NOT NULL,
   trace_gpus             INTEGER NOT NULL,
@@ -253,10 +255,10 @@ CREATE INDEX worker_events_by_model ON worker_events(model);
 // buffered and inserted RowBuffer::kBatchRows at a time with one multi-row INSERT.
 constexpr const char* kJobsInsert =
     "INSERT INTO jobs (job, name, queue, submit_ns, nnodes, nproc_per_node,"
-    " neuron_devices_per_pod, cpu_per_pod, memory_gib_per_pod, efa_per_pod, duration_s,"
-    " trace_row, trace_gpus, steps, phase) VALUES ";
-constexpr const char* kJobsRow = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'Pending')";
-constexpr int kJobsColumns = 14;
+    " neuron_devices_per_pod, cpu_per_pod, memory_gib_per_pod, efa_per_pod, neuron_resource, other_requests,"
+    " duration_s, trace_row, trace_gpus, steps, phase) VALUES ";
+constexpr const char* kJobsRow = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'Pending')";
+constexpr int kJobsColumns = 16;
 constexpr const char* kPodsInsert = "INSERT INTO pods (job, pod, event, node, t_ns) VALUES ";
 constexpr const char* kPodsRow = "(?, ?, ?, ?, ?)";
 constexpr int kPodsColumns = 5;
@@ -846,6 +848,8 @@ void SqliteStore::job_submitted(const models::JobSubmitted& j) {
   b.add_real(j.cpu_per_pod);
   b.add_real(j.memory_gib_per_pod);
   b.add_int(j.efa_per_pod);
+  j.neuron_resource.empty() ? b.add_null() : b.add_text(j.neuron_resource);
+  j.other_requests.empty() ? b.add_null() : b.add_text(j.other_requests);
   b.add_real(j.duration_s);
   b.add_int(j.trace_row);
   b.add_int(j.trace_gpus);

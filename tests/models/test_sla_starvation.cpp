@@ -349,7 +349,7 @@ TEST_CASE("sla-starvation: a bad sla-waiting-time is an error naming the file an
   json bad_arg = {{"volcano", {{"tiers", tiers({with_sla_last(kGangTier, {{"name", "sla"}, {"arguments", {{"sla-waiting-time", "1d"}}}}),
                                                   kDefaultTier2})}}}};
   CHECK(error(bad_arg) == path + ": /volcano/tiers/0/plugins/3/arguments/sla-waiting-time: time: unknown unit \"d\" in duration "
-                                 "\"1d\" (expected a Go duration string such as \"1h30m\"; units ns, us, ms, s, m, h)");
+                                 "\"1d\" (expected a Go duration such as \"1h30m\"; units ns, us, ms, s, m, h) (pkg/scheduler/plugins/sla/sla.go:35 JobWaitingTime)");
   // The job's annotation: a JSON merge patch replaces the jobs list, so give the whole list back.
   std::ifstream in(path);
   json doc = json::parse(in);

@@ -93,6 +93,19 @@ json catalog_row(const std::string& type) {
   return {};
 }
 
+/// What nodes.price_source says of an On-Demand node: its row of the shipped catalog (by file
+/// name and JSON pointer) and the price's region.
+std::string on_demand_source(const std::string& type) {
+  std::ifstream in(source_file("catalog/aws-instance-types.json"));
+  const json cat = json::parse(in);
+  for (std::size_t i = 0; i < cat["instance_types"].size(); ++i)
+    if (cat["instance_types"][i]["name"] == type)
+      return "aws-instance-types.json: /instance_types/" + std::to_string(i) + " on_demand_usd_per_hour, " +
+             cat["instance_types"][i]["price_region"].get<std::string>();
+  FAIL("no catalog row " << type);
+  return {};
+}
+
 }  // namespace
 
 TEST_CASE("nodes: a mixed group's rows per instance type and purchase option follow the split rules, at the catalog's prices") {
@@ -150,7 +163,7 @@ TEST_CASE("nodes: a mixed group's rows per instance type and purchase option fol
   CHECK(counts.columns[0].text_at(2) == "m6i.xlarge SPOT 1");
   CHECK(counts.columns[0].text_at(3) == "trn1.32xlarge ON_DEMAND 4");
 
-  // Prices: On-Demand at the catalog row's on_demand_usd_per_hour, citing the row's source;
+  // Prices: On-Demand at the catalog row's on_demand_usd_per_hour, citing the row;
   // Spot at the history's price, citing the history file.
   for (const auto& [name, n] : r.nodes) {
     CHECK_MESSAGE(n.launch_ns == 0, name);  // every node is there from t = 0 and stays
@@ -158,7 +171,7 @@ TEST_CASE("nodes: a mixed group's rows per instance type and purchase option fol
     if (n.capacity == "ON_DEMAND") {
       const json row = catalog_row(n.type);
       CHECK_MESSAGE(n.usd_per_hour == row["on_demand_usd_per_hour"].get<double>(), name);
-      CHECK_MESSAGE(n.price_source == row["source"].get<std::string>(), name);
+      CHECK_MESSAGE(n.price_source == on_demand_source(n.type), name);
     } else {
       CHECK_MESSAGE(n.usd_per_hour == (n.type == "m5.xlarge" ? 0.07 : 0.05), name);
       // The history file as the scenario names it, not the folder it was read from.
@@ -223,7 +236,7 @@ TEST_CASE("nodes: a failed node's row ends at the failure, its replacement's sta
   for (const NodeRow* n : {&a, &b}) {
     CHECK(n->capacity == "ON_DEMAND");
     CHECK(n->usd_per_hour == 21.5);
-    CHECK(n->price_source == catalog_row("trn1.32xlarge")["source"].get<std::string>());
+    CHECK(n->price_source == on_demand_source("trn1.32xlarge"));
   }
   check_rows_match_node_events(r);
   // (3000 s + (end - 3000 s)) x 21.5 USD/h: the node-seconds the summary prices.
@@ -296,4 +309,33 @@ TEST_CASE("nodes: a Spot price from a catalog row's spot entry cites the row, th
   CHECK(n.usd_per_hour == 9.25);
   CHECK(n.price_source == "my-catalog.json: /instance_types/" + std::to_string(row) + " spot: us-east-1 2026-07-01, test figure");
   CHECK(r.cost_from_rows() == doctest::Approx(r.summary["cost_usd"].get<double>()).epsilon(1e-12));
+}
+
+TEST_CASE("jobs: neuron_resource and other_requests give the pods' device requests by name") {
+  // scenarios/eks-mixed-fleet.json: trn-* pods request 8 aws.amazon.com/neurondevice and 4 EFA,
+  // gpu-* pods 4 nvidia.com/gpu, cpu-* pods only cpu and memory (the scenario file says so).
+  test::TempDir dir{"mltwin-jobs"};
+  runner::RunOptions o;
+  o.out = dir.file("run.sqlite");
+  auto run = runner::Run::open(source_file("scenarios/eks-mixed-fleet.json"), o);
+  while (!run->done()) run->run_until(run->next_time());
+  run->finish(store::EndReason::Completed);
+  const auto t = store::query_file(o.out, "SELECT name, neuron_devices_per_pod, coalesce(neuron_resource, '<NULL>') AS nr,"
+                                          " coalesce(other_requests, '<NULL>') AS other FROM jobs ORDER BY job");
+  REQUIRE(t.rows == 11);
+  for (std::size_t i = 0; i < t.rows; ++i) {
+    const std::string name = t.column("name").text_at(i);
+    CAPTURE(name);
+    if (name.rfind("trn-", 0) == 0) {
+      CHECK(*t.column("neuron_devices_per_pod").int_at(i) == 8);
+      CHECK(t.column("nr").text_at(i) == "aws.amazon.com/neurondevice");
+      CHECK(t.column("other").text_at(i) == "<NULL>");
+    } else if (name.rfind("gpu-", 0) == 0) {
+      CHECK(t.column("nr").text_at(i) == "<NULL>");
+      CHECK(t.column("other").text_at(i) == R"({"nvidia.com/gpu":"4"})");
+    } else {
+      CHECK(t.column("nr").text_at(i) == "<NULL>");
+      CHECK(t.column("other").text_at(i) == "<NULL>");
+    }
+  }
 }

@@ -32,11 +32,17 @@ import json
 import math
 import os
 import time as _time
-from typing import Any, Callable, Mapping, Optional, Union
+import warnings
+from typing import Any, Callable, List, Mapping, Optional, Union
 
 from . import _mltwin
 from ._mltwin import ScenarioError, explain, export_trace, register_plugin, registered_plugins, unregister_plugin
 from ._frames import frame_from_columns, read_table
+
+
+class ScenarioWarning(UserWarning):
+    """Something in a scenario Volcano would accept and ignore (e.g. a misspelt plugin argument);
+    ``Run(..., strict=True)`` makes it a ScenarioError."""
 
 __version__ = _mltwin.__version__
 git_sha = _mltwin.git_sha
@@ -47,7 +53,7 @@ volcano_release = _mltwin.volcano_release
 djl_serving_release = _mltwin.djl_serving_release
 
 __all__ = [
-    "Run", "Scenario", "ScenarioError", "explain", "export_trace", "instance_catalog", "load_scenario", "read_table",
+    "Run", "Scenario", "ScenarioError", "ScenarioWarning", "explain", "export_trace", "instance_catalog", "load_scenario", "read_table",
     "register_plugin",
     "registered_plugins", "to_ns", "sweep", "policies", "end_reasons", "unregister_plugin",
 ]
@@ -223,6 +229,9 @@ class Run:
     until:
         the simulated time :meth:`run` stops at when called without one (seconds or "12h";
         positive, at most 2**63 - 1 ns).
+    strict:
+        the scenario's warnings (plugin arguments Volcano would ignore) raise ScenarioError
+        instead of being issued as :class:`ScenarioWarning` (also kept in :attr:`warnings`).
 
     Raises ScenarioError (bad scenario: file and JSON path), ValueError (bad argument, named:
     e.g. ``seed`` outside 0 .. 2**64 - 1, ``max_jobs`` outside 0 .. 2**31 - 1), RuntimeError
@@ -234,7 +243,7 @@ class Run:
                  max_jobs: int = 0, overrides: Optional[Mapping[str, Any]] = None, path: Optional[str] = None,
                  autoscaling: Any = None, memory_cache: Optional[Callable[[], Any]] = None,
                  disk_cache: Optional[Callable[[], Any]] = None, until: Optional[TimeLike] = None,
-                 routing: Any = None, instance_scaling: Any = None):
+                 routing: Any = None, instance_scaling: Any = None, strict: bool = False):
         if isinstance(scenario, (str, os.PathLike)):
             file_path, document = _arg_path("scenario", scenario), ""
         elif isinstance(scenario, Mapping):
@@ -260,11 +269,20 @@ class Run:
         self._run = _mltwin.Run(
             file_path, out_path, seed, data_path,
             int(max_jobs), "" if overrides is None else json.dumps(overrides), document, self._until_text,
-            autoscaling, memory_cache, disk_cache, routing, instance_scaling)
+            autoscaling, memory_cache, disk_cache, routing, instance_scaling, bool(strict))
+        for w in self._run.warnings:
+            warnings.warn(w, ScenarioWarning, stacklevel=2)
         self._wall = 0.0
         self._busy = False  # inside run_until: a policy callback of this run is not to step or close it
 
     # ---- identity ----
+    @property
+    def warnings(self) -> List[str]:
+        """What Volcano would accept and ignore in the scenario, one line each with its place
+        (a ConfigMap's file:line:column, or the scenario's JSON pointer): plugin arguments no
+        plugin reads, or whose subject mltwin does not model."""
+        return list(self._run.warnings)
+
     @property
     def kind(self) -> str:
         """"training" or "inference"."""

@@ -76,8 +76,10 @@ class PyRun {
   PyRun(const std::string& path, const std::string& out, std::optional<std::uint64_t> seed, const std::string& data_dir,
         std::size_t max_jobs, const std::string& overrides_json, const std::string& document_json,
         const std::string& until_text, py::object autoscaling, py::object memory_cache, py::object disk_cache,
-        py::object routing, py::object instance_scaling) {
+        py::object routing, py::object instance_scaling, bool strict) {
     runner::RunOptions opts;
+    opts.strict = strict;
+    opts.on_warning = [this](const std::string& w) { warnings_.push_back(w); };
     // Python's Run(out=...) writes the named file from the start (users read it while the run
     // goes on); the CLI writes beside it and renames at the end.
     opts.output = runner::Output::Direct;
@@ -118,6 +120,7 @@ class PyRun {
   }
 
   runner::Run& run() { return *run_; }
+  const std::vector<std::string>& warnings() const { return warnings_; }
 
  private:
   /// The model may be half-way through an event: record the run as failed at the time reached
@@ -132,6 +135,7 @@ class PyRun {
     }
   }
   std::unique_ptr<runner::Run> run_;
+  std::vector<std::string> warnings_;
   bool failed_ = false;
   std::string failure_;
 };
@@ -179,10 +183,12 @@ PYBIND11_MODULE(_mltwin, m) {
   py::class_<PyRun>(m, "Run", "One run of a scenario (see mltwin.Run for the documented Python API).")
       .def(py::init<const std::string&, const std::string&, std::optional<std::uint64_t>, const std::string&, std::size_t,
                     const std::string&, const std::string&, const std::string&, py::object, py::object, py::object,
-                    py::object, py::object>(),
+                    py::object, py::object, bool>(),
            py::arg("path"), py::arg("out"), py::arg("seed"), py::arg("data_dir"), py::arg("max_jobs"),
            py::arg("overrides_json"), py::arg("document_json"), py::arg("until_text"), py::arg("autoscaling"),
-           py::arg("memory_cache"), py::arg("disk_cache"), py::arg("routing"), py::arg("instance_scaling"))
+           py::arg("memory_cache"), py::arg("disk_cache"), py::arg("routing"), py::arg("instance_scaling"),
+           py::arg("strict") = false)
+      .def_property_readonly("warnings", &PyRun::warnings)
       .def_property_readonly("kind", [](PyRun& r) { return r.run().kind() == runner::Kind::Training ? "training" : "inference"; })
       .def_property_readonly("name", [](PyRun& r) { return r.run().name(); })
       .def_property_readonly("seed", [](PyRun& r) { return r.run().seed(); })

@@ -249,3 +249,21 @@ def test_instance_catalog_is_the_one_runs_read(source_dir, tiny_gang, tmp_path, 
     monkeypatch.setenv("MLTWIN_CATALOG", str(tmp_path / "none.json"))
     with pytest.raises(mltwin.ScenarioError, match="MLTWIN_CATALOG names"):
         mltwin.instance_catalog()
+
+
+def test_a_misspelt_plugin_argument_warns_and_strict_refuses_it(source_dir):
+    """nodeorder reads mostrequested.weight (Volcano v1.12.1 nodeorder.go:55); a misspelt key is
+    ignored by Volcano, so mltwin warns with the key it is near, and strict=True refuses it."""
+    import json
+    with open(f"{source_dir}/tests/scenarios/tiny-gang.json") as f:
+        doc = json.load(f)
+    doc["volcano"]["tiers"][1]["plugins"][4]["arguments"] = {"mostrequested.wieght": 10}
+    path = f"{source_dir}/tests/scenarios/tiny-gang.json"
+    with pytest.warns(mltwin.ScenarioWarning, match="did you mean 'mostrequested.weight'"):
+        run = mltwin.Run(doc, path=path)
+    assert len(run.warnings) == 1
+    assert "/volcano/tiers/1/plugins/4/arguments/mostrequested.wieght" in run.warnings[0]
+    with pytest.raises(mltwin.ScenarioError, match="--strict: warnings are errors"):
+        mltwin.Run(doc, path=path, strict=True)
+    doc["volcano"]["tiers"][1]["plugins"][4]["arguments"] = {"mostrequested.weight": 10}
+    assert mltwin.Run(doc, path=path).warnings == []

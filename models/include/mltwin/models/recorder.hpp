@@ -32,6 +32,12 @@ struct JobSubmitted {
   std::int64_t trace_row = 0;    ///< 1-based CSV line in the trace file (header = line 1)
   int trace_gpus = 0;            ///< GPUs the trace job asked for
   std::int64_t steps = 0;        ///< optimizer steps (duration_model derived; 0: trace mode)
+  /// The resource name the pods request their Neuron devices under (aws.amazon.com/neurondevice,
+  /// .../neuron or .../neuroncore); empty when they request none.
+  std::string neuron_resource;
+  /// The pods' other requests (nvidia.com/gpu, ephemeral-storage, hugepages-*, any extended
+  /// resource) as a JSON object of Kubernetes quantities ({"nvidia.com/gpu":"4"}); empty: none.
+  std::string other_requests;
 };
 
 /// The final record of a job, written once when it ends (or at the end of the run).

@@ -109,6 +109,11 @@ struct NodeGroupSpec {
   /// the folder they were found in.
   std::vector<double> spot_usd_per_hour;
   std::vector<std::string> spot_price_source;
+  /// Where each instance_types entry's on-demand price comes from, for the results: its catalog
+  /// row by file name and JSON pointer with the price's region ("aws-instance-types.json:
+  /// /instance_types/5 on_demand_usd_per_hour, us-east-1"); the row's own `source` cites it.
+  /// Empty (a group not built by the loader): the type's name stands for its row.
+  std::vector<std::string> on_demand_price_source;
   int count = 0;              ///< desiredCapacity
   /// eksctl minSize / maxSize; -1 (both): the cluster autoscaler leaves this group alone.
   int min_size = -1, max_size = -1;
@@ -166,11 +171,11 @@ bool launches_spot(const NodeGroupSpec& g);
 std::vector<std::size_t> spot_pools(const NodeGroupSpec& g);
 /// A node's price, USD/h: the catalog's on-demand price of its type, or the group's Spot price.
 double node_usd_per_hour(const Catalog& catalog, const NodeGroupSpec& g, NodeLaunch l);
-/// Where node_usd_per_hour's price comes from: an On-Demand node's, the `source` of its type's
-/// catalog row (which cites the on-demand price among the row's figures); a Spot node's, the
-/// group's spot_price_source of its type (the catalog row's "spot" entry, or the scenario's
-/// Spot price history). Throws std::invalid_argument where node_usd_per_hour does.
-const std::string& node_price_source(const Catalog& catalog, const NodeGroupSpec& g, NodeLaunch l);
+/// Where node_usd_per_hour's price comes from: an On-Demand node's, the group's
+/// on_demand_price_source of its type (its catalog row, whose `source` cites the price); a Spot
+/// node's, the group's spot_price_source of its type (the catalog row's "spot" entry, or the
+/// scenario's Spot price history). Throws std::invalid_argument where node_usd_per_hour does.
+std::string node_price_source(const Catalog& catalog, const NodeGroupSpec& g, NodeLaunch l);
 
 /// The labels a node of group `g` launched as `l` carries, sorted: the group's own, plus
 /// node.kubernetes.io/instance-type, eks.amazonaws.com/nodegroup, eks.amazonaws.com/capacityType
