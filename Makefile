@@ -20,7 +20,7 @@ OUT ?= results/eks-trn1-philly.sqlite
 # Determinism check across builds: the first DET_JOBS Philly jobs, one seed.
 DET_JOBS ?= 3000
 
-.PHONY: deps build run test test-sanitize test-shared test-fuzz fuzz bench clean
+.PHONY: deps build run test test-sanitize test-shared check-promises test-fuzz fuzz bench clean
 deps:
 	@bash scripts/install-deps.sh
 
@@ -61,6 +61,16 @@ test-sanitize: build
 	./$(BUILD)/apps/mltwin run scenarios/mme-djl-blog-top-n.json --until 3m --seed 7 --no-progress --out $(BUILD)/determinism-mme.sqlite >/dev/null
 	./$(SAN_BUILD)/apps/mltwin run scenarios/mme-djl-blog-top-n.json --until 3m --seed 7 --no-progress --out $(SAN_BUILD)/determinism-mme.sqlite >/dev/null
 	cmp $(BUILD)/determinism-mme.sqlite $(SAN_BUILD)/determinism-mme.sqlite && echo "determinism: the same for an inference run"
+
+# The plugins' performance promises, checked: every scheduling session of a Philly slice runs
+# again without them (--check-promises; policy::Scheduler::set_check_promises), with Volcano's
+# default configuration (the first 3,000 jobs on 32 nodes) and with preempt and reclaim (the
+# same jobs on 8 nodes, tests/scenarios/promise-check-preempt-reclaim.json, where 24 pods are
+# evicted); the first session that decides differently fails the run.
+check-promises: build
+	./$(BUILD)/apps/mltwin run scenarios/eks-trn1-philly.json --max-jobs 3000 --check-promises --no-progress --out $(BUILD)/promises.sqlite >/dev/null
+	./$(BUILD)/apps/mltwin run tests/scenarios/promise-check-preempt-reclaim.json --check-promises --no-progress --out $(BUILD)/promises-pr.sqlite >/dev/null
+	@echo "promises: every session decided the same without them (3,000 Philly jobs; default, and preempt and reclaim)"
 
 # The policy library as a shared library (BUILD_SHARED_LIBS=ON: only it follows the switch), with
 # only MLTWIN_POLICY_EXPORT symbols visible: the policy tests link it, and the install check

@@ -1,6 +1,6 @@
 // mltwin — command-line front end.
 //
-//   mltwin run SCENARIO [--out FILE] [--seed N] [--until TIME] [--data DIR] [--max-jobs N] [--replications N] [--force] [--strict]
+//   mltwin run SCENARIO [--out FILE] [--seed N] [--until TIME] [--data DIR] [--max-jobs N] [--replications N] [--force] [--strict] [--check-promises]
 //   mltwin validate SCENARIO [--data DIR] [--max-jobs N] [--strict]
 //   mltwin explain RUN.sqlite JOB
 //   mltwin trace RUN.sqlite [--out FILE.json]
@@ -273,6 +273,7 @@ struct RunFlags {
   bool no_progress = false;
   bool force = false;  ///< --force: start a run beyond the size limits
   bool strict = false;  ///< --strict: the scenario's warnings are errors
+  bool check_promises = false;  ///< --check-promises
 };
 
 /// The largest --max-jobs and --replications: far above any trace or sweep, and small enough
@@ -339,6 +340,7 @@ int cmd_run(const RunFlags& f) {
   opts.before_database = [] { g_recording.store(true); };
   opts.check_estimate = [&f](const io::RunEstimate& e) { check_size(e, f.scenario, f.force); };
   opts.strict = f.strict;
+  opts.check_promises = f.check_promises;
   auto said = std::make_shared<std::set<std::string>>();  // once each, across replications
   opts.on_warning = [said](const std::string& w) {
     if (said->insert(w).second) std::cerr << "warning: " << w << "\n";
@@ -477,6 +479,9 @@ int main(int argc, char** argv) {
       "treat the scenario's warnings as errors (plugin arguments Volcano would ignore: unknown keys, keys whose "
       "subject mltwin does not model)";
   run->add_flag("--strict", rf.strict, kStrictHelp);
+  run->add_flag("--check-promises", rf.check_promises,
+                "run every scheduling session also without the plugins' performance promises and fail at the first "
+                "session that decides differently (about twice as slow)");
   run->add_option("--replications", rf.replications,
                   "run N seeds (the scenario's or --seed, then +1, +2, ...), each with its own database, and print "
                   "every summary figure's mean with its 95 % confidence interval")

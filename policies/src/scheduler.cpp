@@ -1,10 +1,54 @@
 #include "mltwin/policy/scheduler.hpp"
 
+#include <map>
+#include <optional>
 #include <stdexcept>
+#include <tuple>
 
 namespace mltwin::policy {
 
+namespace {
+
+/// What a session decided, in order: the backend calls that change the world.
+struct DecisionLog final : Backend {
+  Backend* forward = nullptr;  // the real backend (nullptr: record only)
+  std::vector<std::string> decisions;
+  void bind(const TaskInfo& task, const NodeInfo& node) override {
+    decisions.push_back("bind pod " + task.name + " to node " + node.name);
+    if (forward) forward->bind(task, node);
+  }
+  void evict(const TaskInfo& task, std::string_view reason) override {
+    decisions.push_back("evict pod " + task.name + " (" + std::string(reason) + ")");
+    if (forward) forward->evict(task, reason);
+  }
+  void podgroup_phase_changed(const JobInfo& job, PodGroupPhase from, PodGroupPhase to) override {
+    decisions.push_back("PodGroup " + job.name + ": " + to_string(from) + " -> " + to_string(to));
+    if (forward) forward->podgroup_phase_changed(job, from, to);
+  }
+  void job_condition(const JobInfo& job, const Status& status) override {
+    if (forward) forward->job_condition(job, status);
+  }
+};
+
+std::string condition_text(const std::string& job, int code, std::string_view plugin, std::string_view reason) {
+  return "job " + job + ": code " + std::to_string(code) + " by '" + std::string(plugin) + "': " + std::string(reason);
+}
+
+/// Each job's last reason of a session, as text ("job j: code 1 by 'gang': ...").
+std::map<JobId, std::string> reasons_of(const Session& ssn, const ClusterState& st) {
+  std::map<JobId, std::string> out;
+  for (const auto& [jid, v] : ssn.job_reasons()) out[jid] = condition_text(st.job(jid).name, static_cast<int>(v.code), v.plugin, v.reason);
+  return out;
+}
+
+}  // namespace
+
 Scheduler::Scheduler(SchedulerConfig cfg, std::uint64_t tiebreak_seed) : cfg_(std::move(cfg)), rng_(tiebreak_seed) {
+#ifdef MLTWIN_CHECK_PROMISES
+  check_promises_ = true;
+#else
+  check_promises_ = false;
+#endif
   if (std::string err = cfg_.validate(); !err.empty()) throw std::invalid_argument("scheduler configuration: " + err);
   // Plugin arguments are checked by building each plugin once.
   for (std::size_t t = 0; t < cfg_.tiers.size(); ++t)
@@ -45,9 +89,71 @@ bool Scheduler::run_once(ClusterState& state, Backend& backend) {
   const std::uint64_t before = state.generation();
   std::vector<Action*> actions;
   for (auto& a : actions_) actions.push_back(a.get());
-  Session ssn(state, backend, cfg_, rng_, stats_.sessions + 1, std::move(actions));
+  // Check mode: the same session without promises, first, on copies of what it may change.
+  std::optional<DecisionLog> shadow_log;
+  std::map<JobId, std::string> shadow_reasons;
+  if (check_promises_) {
+    ClusterState copy = state;
+    std::mt19937_64 rng = rng_;
+    ConditionLedger ledger = ledger_;
+    shadow_log.emplace();
+    // Fresh actions (no state from earlier cycles), alive until the reasons they wrote are read.
+    std::vector<std::unique_ptr<Action>> fresh;
+    std::vector<Action*> fresh_ptrs;
+    static const Arguments kNoArgs;
+    for (const auto& name : cfg_.actions) {
+      const auto it = cfg_.action_arguments.find(name);
+      fresh.push_back(make_action(name, it == cfg_.action_arguments.end() ? kNoArgs : it->second));
+      fresh_ptrs.push_back(fresh.back().get());
+    }
+    Session shadow(copy, *shadow_log, cfg_, rng, stats_.sessions + 1, std::move(fresh_ptrs));
+    shadow.use_ledger(&ledger);
+    shadow.ignore_promises();
+    shadow.run();
+    shadow_reasons = reasons_of(shadow, copy);
+  }
+  DecisionLog log;
+  log.forward = &backend;
+  Session ssn(state, check_promises_ ? static_cast<Backend&>(log) : backend, cfg_, rng_, stats_.sessions + 1, std::move(actions));
   ssn.use_ledger(&ledger_);
   ssn.run();
+  if (check_promises_) {
+    const std::vector<std::string>& a = log.decisions;
+    const std::vector<std::string>& b = shadow_log->decisions;
+    std::string problem;
+    for (std::size_t i = 0; i < std::max(a.size(), b.size()) && problem.empty(); ++i)
+      if (i >= a.size() || i >= b.size() || a[i] != b[i])
+        problem = "decision #" + std::to_string(i + 1) + ": with the promises: " + (i < a.size() ? a[i] : "(none)") +
+                  "; without them: " + (i < b.size() ? b[i] : "(none)");
+    if (problem.empty()) {
+      // The conditions the jobs show after the session: the session's reason, else the one
+      // reported before (an action may leave a job whose verdict it knows unchanged unsaid).
+      const auto reasons = reasons_of(ssn, state);
+      auto shown = [&](JobId jid, const std::map<JobId, std::string>& said) {
+        if (auto it = said.find(jid); it != said.end()) return it->second;
+        const Status& c = job_condition(jid);
+        return condition_text(state.job(jid).name, static_cast<int>(c.code), c.plugin, c.reason);
+      };
+      std::vector<JobId> jobs;
+      for (const auto& [jid, text] : reasons) jobs.push_back(jid);
+      for (const auto& [jid, text] : shadow_reasons) jobs.push_back(jid);
+      for (JobId jid : jobs) {
+        const std::string with = shown(jid, reasons), without = shown(jid, shadow_reasons);
+        if (with != without) {
+          problem = "the condition of a job: with the promises: " + with + "; without them: " + without;
+          break;
+        }
+      }
+    }
+    if (!problem.empty()) {
+      std::string promises;
+      for (const auto& p : ssn.promises()) promises += (promises.empty() ? "" : "; ") + p;
+      throw PromiseBroken("promise check: session " + std::to_string(stats_.sessions + 1) + " at t = " +
+                          std::to_string(state.now()) + " ns decided differently without the plugins' promises (" +
+                          problem + "). Promises in force: " + (promises.empty() ? "none" : promises) +
+                          " — or an action's state kept between cycles is stale");
+    }
+  }
   ++stats_.sessions;
   const SessionStats& s = ssn.stats();
   stats_.totals.binds += s.binds;

@@ -404,6 +404,7 @@ std::unique_ptr<Run> Run::open(const std::string& path, const RunOptions& opts) 
   m->out = default_out(opts.out, sc.name, m->seed);
   m->rng = std::make_unique<core::RngStreams>(m->seed);
   m->cluster = std::make_unique<models::TrainingCluster>(sc.training, m->sim, *m->rng, m->fwd);
+  if (opts.check_promises) m->cluster->scheduler().set_check_promises(true);
   m->span_s = sc.training.jobs.empty() ? 1.0 : std::max(1.0, sc.training.jobs.back().submit.seconds());
 
   meta.scenario_json = sc.json.dump();

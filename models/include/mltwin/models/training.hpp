@@ -499,6 +499,8 @@ class TrainingCluster final : public core::EventHandler, public policy::Backend 
   void finish(core::Time end, const std::string& unfinished_note = "");
 
   const std::vector<JobOutcome>& outcomes() const { return outcomes_; }
+  /// The Volcano scheduler the model drives (e.g. to turn on its promise check).
+  policy::Scheduler& scheduler() { return *scheduler_; }
   const TrainingStats& stats() const;
   const policy::ClusterState& state() const { return state_; }
   /// Jobs submitted so far and jobs ended (completed or rejected).

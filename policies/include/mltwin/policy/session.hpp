@@ -207,6 +207,18 @@ class MLTWIN_POLICY_EXPORT Session {
 
   /// Opens plugins (tier order), runs the actions, closes: the whole Volcano runOnce.
   void run() { open(); run_actions(); close(); }
+  /// Before open(): record every promise a plugin makes as no promise (VoteMonotonicity::None,
+  /// TaskDependence::Anything, VictimDependence::OnPreemptor, a job order that is not static, batch
+  /// scores that depend on the set), so that the actions take no shortcut a promise allows.
+  /// Scheduler::set_check_promises runs such a session beside the real one.
+  void ignore_promises() { ignore_promises_ = true; }
+  /// The promises the plugins made at open(), one line each ("proportion: job enqueueable vote
+  /// VoteMonotonicity::PerQueue"); empty with ignore_promises().
+  std::vector<std::string> promises() const {
+    std::vector<std::string> out;
+    for (const auto& [opt, what] : promises_) out.push_back(opt->name + ": " + what);
+    return out;
+  }
   /// The three steps of run(), separately, for tests that inspect a session's combined answers.
   void open();
   void run_actions();
@@ -236,7 +248,8 @@ class MLTWIN_POLICY_EXPORT Session {
   void add_job_order_fn(JobOrderFn f, bool static_while_pending = false) {
     if (!opening_->is_enabled(Ext::JobOrder)) return;
     job_order_.push_back({opening_tier_, opening_->name, std::move(f)});
-    job_order_static_ = job_order_static_ && static_while_pending;
+    if (static_while_pending) promised("job order static while pending");
+    job_order_static_ = job_order_static_ && static_while_pending && !ignore_promises_;
   }
   /// True if every registered job order is static for pending jobs without pods.
   bool job_order_static_while_pending() const { return job_order_static_; }
@@ -247,7 +260,8 @@ class MLTWIN_POLICY_EXPORT Session {
   void add_predicate_fn(PredicateFn f, TaskDependence d = TaskDependence::Anything) {
     const std::size_t n = predicate_.size();
     reg(Ext::Predicate, predicate_, std::move(f));
-    if (predicate_.size() > n && d == TaskDependence::Anything) task_answers_on_spec_ = false;
+    if (predicate_.size() > n && d == TaskDependence::Spec) promised("predicate TaskDependence::Spec");
+    if (predicate_.size() > n && (d == TaskDependence::Anything || ignore_promises_)) task_answers_on_spec_ = false;
   }
   void add_node_order_fn(NodeOrderFn f) { reg(Ext::NodeOrder, node_order_, std::move(f)); }
   /// `depends_on_set` false promises that a node's batch score is the same in any candidate set
@@ -255,7 +269,8 @@ class MLTWIN_POLICY_EXPORT Session {
   void add_batch_node_order_fn(BatchNodeOrderFn f, bool depends_on_set = true) {
     if (!opening_->is_enabled(Ext::NodeOrder)) return;
     batch_node_order_.push_back({opening_tier_, opening_->name, std::move(f)});
-    batch_depends_on_set_ = batch_depends_on_set_ || depends_on_set;
+    if (!depends_on_set) promised("batch node order independent of the node set");
+    batch_depends_on_set_ = batch_depends_on_set_ || depends_on_set || ignore_promises_;
   }
   void add_job_valid_fn(JobValidFn f) { reg(Ext::kCount, job_valid_, std::move(f)); }
   void add_job_ready_fn(JobBoolFn f) { reg(Ext::JobReady, job_ready_, std::move(f)); }
@@ -264,25 +279,34 @@ class MLTWIN_POLICY_EXPORT Session {
   void add_job_enqueueable_fn(JobVoteFn f, VoteMonotonicity m = VoteMonotonicity::None) {
     if (!opening_->is_enabled(Ext::JobEnqueued)) return;
     job_enqueueable_.push_back({opening_tier_, opening_->name, std::move(f)});
-    enqueue_monotonicity_.push_back(m);
+    if (m != VoteMonotonicity::None)
+      promised(m == VoteMonotonicity::PerQueue ? "job enqueueable VoteMonotonicity::PerQueue" : "job enqueueable VoteMonotonicity::Cluster");
+    enqueue_monotonicity_.push_back(ignore_promises_ ? VoteMonotonicity::None : m);
   }
   void add_job_enqueued_fn(JobEnqueuedFn f) { reg(Ext::JobEnqueued, job_enqueued_, std::move(f)); }
   void add_overused_fn(QueueBoolFn f) { reg(Ext::Overused, overused_, std::move(f)); }
   void add_allocatable_fn(QueueTaskBoolFn f, TaskDependence d = TaskDependence::Anything) {
     const std::size_t n = allocatable_.size();
     reg(Ext::Allocatable, allocatable_, std::move(f));
-    if (allocatable_.size() > n && d == TaskDependence::Anything) task_answers_on_spec_ = false;
+    if (allocatable_.size() > n && d == TaskDependence::Spec) promised("allocatable TaskDependence::Spec");
+    if (allocatable_.size() > n && (d == TaskDependence::Anything || ignore_promises_)) task_answers_on_spec_ = false;
   }
   void add_preemptive_fn(QueueTaskBoolFn f) { reg(Ext::Preemptive, preemptive_, std::move(f)); }
   void add_preemptable_fn(VictimFn f, VictimDependence d = VictimDependence::OnPreemptor) {
     const std::size_t n = preemptable_.size();
     reg(Ext::Preemptable, preemptable_, std::move(f));
+    if (preemptable_.size() > n && d != VictimDependence::OnPreemptor)
+      promised(d == VictimDependence::NotOnPreemptor ? "preemptable VictimDependence::NotOnPreemptor" : "preemptable VictimDependence::OnPreemptorSpec");
+    if (ignore_promises_) d = VictimDependence::OnPreemptor;
     if (preemptable_.size() > n && d != VictimDependence::NotOnPreemptor) preemptable_on_preemptor_ = true;
     if (preemptable_.size() > n && d == VictimDependence::OnPreemptor) task_answers_on_spec_ = false;
   }
   void add_reclaimable_fn(VictimFn f, VictimDependence d = VictimDependence::OnPreemptor) {
     const std::size_t n = reclaimable_.size();
     reg(Ext::Reclaimable, reclaimable_, std::move(f));
+    if (reclaimable_.size() > n && d != VictimDependence::OnPreemptor)
+      promised(d == VictimDependence::NotOnPreemptor ? "reclaimable VictimDependence::NotOnPreemptor" : "reclaimable VictimDependence::OnPreemptorSpec");
+    if (ignore_promises_) d = VictimDependence::OnPreemptor;
     if (reclaimable_.size() > n && d != VictimDependence::NotOnPreemptor) reclaimable_on_preemptor_ = true;
   }
   /// False if every registered Preemptable (Reclaimable) function promised NotOnPreemptor: then
@@ -400,6 +424,9 @@ class MLTWIN_POLICY_EXPORT Session {
   std::uint64_t condition_key(const Verdict& v);
 
  private:
+  void promised(const char* what) {
+    if (!ignore_promises_) promises_.emplace_back(opening_, what);
+  }
   template <class Vec, class F>
   void reg(Ext e, Vec& v, F&& f) {
     if (e != Ext::kCount && !opening_->is_enabled(e)) return;
@@ -432,6 +459,8 @@ class MLTWIN_POLICY_EXPORT Session {
   std::vector<Entry<NodeOrderFn>> node_order_;
   std::vector<Entry<BatchNodeOrderFn>> batch_node_order_;
   bool batch_depends_on_set_ = false;
+  bool ignore_promises_ = false;
+  std::vector<std::pair<const PluginOption*, const char*>> promises_;
   mutable std::vector<double> batch_scratch_;
   std::vector<Entry<JobValidFn>> job_valid_;
   std::vector<Entry<JobBoolFn>> job_ready_;

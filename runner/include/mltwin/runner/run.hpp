@@ -113,6 +113,10 @@ struct RunOptions {
   std::function<void(const std::string&)> on_warning;
   /// Warnings are errors (io::LoadOptions::strict; the CLI's --strict).
   bool strict = false;
+  /// Training runs: run every scheduling session also without the plugins' promises and fail
+  /// (policy::PromiseBroken) at the first session that decides differently
+  /// (policy::Scheduler::set_check_promises; the CLI's --check-promises).
+  bool check_promises = false;
 };
 
 class Run {
