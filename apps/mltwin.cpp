@@ -364,6 +364,9 @@ int cmd_run(const RunFlags& f) {
     std::unique_ptr<runner::Run> run;
     const Ended e = run_one(opts, run);
     run->print_summary(std::cout, e.wall);
+    if (f.check_promises && e.signal == 0)
+      fmt::print("Promise check: each of the run's {} scheduling sessions decided the same without the plugins' promises\n",
+                 run->summary_json().value("sessions", std::uint64_t{0}));
     if (e.signal != 0) {
       fmt::print("Partial results: {}\n", run->out().empty() ? "(none)" : run->out());
       std::cout.flush();

@@ -25,13 +25,13 @@ namespace {
 class TeamPools final : public Plugin {
  public:
   explicit TeamPools(const Arguments& args)
-      : label_(args.all().count("poolLabel") ? args.all().at("poolLabel") : "example.com/pool") {}
+      : label_(args.get_string("poolLabel", "example.com/pool")) {}
   std::string_view name() const override { return "team-pools"; }
 
   void on_session_open(Session& ssn) override {
     const ClusterState* st = &ssn.state();
     // The answer depends on the pod's queue and the node only: TaskDependence::Spec lets the
-    // actions reuse it for pods of the same spec within a session.
+    // preempt action reuse it for preemptors of the same spec within a session.
     ssn.add_predicate_fn(
         [this, st](const TaskInfo& task, const NodeInfo& node) {
           const std::string* pool = node.label(label_);

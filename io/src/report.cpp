@@ -299,6 +299,7 @@ RunSummary summarize(const std::string& scenario, std::uint64_t seed, const mode
   s.sessions = st.sessions;
   s.cycles = st.cycles_elapsed;
   s.binds = st.binds;
+  s.bind_failures = st.bind_failures;
   s.discarded = st.statements_discarded;
   s.evictions = st.evictions;
   s.drained = st.drained;
@@ -427,6 +428,8 @@ void print_summary(std::ostream& os, const RunSummary& s) {
   fmt::print(os, "\n\nScheduler: {} sessions opened over {} cycles ({:.2f}%); {} binds; {} statements discarded\n",
              s.sessions, s.cycles, s.cycles ? 100.0 * static_cast<double>(s.sessions) / static_cast<double>(s.cycles) : 0.0,
              s.binds, s.discarded);
+  if (s.bind_failures > 0)
+    fmt::print(os, "Bind failures: {} binds refused by the API server; each pod was placed again at a later cycle\n", s.bind_failures);
   if (s.evictions > 0 || s.drained > 0 || s.restarts > 0 || s.failed > 0 || s.aborted > 0 || s.terminated > 0 || s.completed_early > 0 ||
       s.resumed_in_place > 0 || s.stuck > 0) {
     fmt::print(os, "Evictions: {} pods by the scheduler (preempt, reclaim){}; {} restarts by the job controller (RestartJob/RestartTask), "

@@ -942,6 +942,7 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
     if (l.contains("pod_startup")) sc.pod_startup = latency_of(path, "/lifecycle/pod_startup", l["pod_startup"]);
     if (l.contains("termination_grace_period"))
       sc.termination_grace = latency_of(path, "/lifecycle/termination_grace_period", l["termination_grace_period"]);
+    if (l.contains("bind_failure_probability")) sc.bind_failure_probability = l["bind_failure_probability"].get<double>();
   }
   if (doc.contains("output") && doc["output"].contains("metrics_interval")) {
     sc.metrics_interval = duration_of(path, "/output/metrics_interval", doc["output"]["metrics_interval"]);

@@ -668,10 +668,13 @@ policy::Resource resources_of(const std::string& file, const std::string& where,
   for (auto it = obj.begin(); it != obj.end(); ++it) {
     const std::string& name = it.key();
     const bool known = name == "cpu" || name == "memory" || policy::is_scalar_resource_name(name);
-    if (!known || name.starts_with("count/"))
+    if (!known || name.starts_with("count/")) {
+      std::vector<std::string> names;
+      for (std::uint16_t id = 0; id < policy::rn::kWellKnown; ++id) names.emplace_back(policy::ResourceName(id).str());
       fail(file, where + "/" + pointer_token_of(name),
            "not a resource name Volcano counts: cpu, memory, pods, ephemeral-storage, hugepages-<size>, or an "
-           "extended resource such as aws.amazon.com/neuron or nvidia.com/gpu (domain/name)");
+           "extended resource such as aws.amazon.com/neuron or nvidia.com/gpu (domain/name)" + did_you_mean(name, names));
+    }
     // Volcano NewResource (api/resource_info.go:71-107): cpu as Quantity.MilliValue(), memory
     // and pods as Value(), every other scalar as MilliValue() — each rounded up, exactly.
     std::int64_t v = 0;

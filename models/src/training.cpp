@@ -87,6 +87,7 @@ TrainingCluster::TrainingCluster(const TrainingScenario& sc, core::Simulator& si
   scheduler_ = std::make_unique<policy::Scheduler>(sc.scheduler, rng.stream("volcano.node_tiebreak")());
   for (const auto& a : sc.scheduler.actions) status_wakes_scheduler_ = status_wakes_scheduler_ || a == "preempt" || a == "reclaim";
   if (sc.termination_grace.kind != LatencySpec::Kind::Constant) grace_rng_ = &rng.stream("pod.termination_grace");
+  if (sc.bind_failure_probability > 0) bind_failure_rng_ = &rng.stream("api.bind_failure");
   if (sc.duration_model == DurationModel::Derived) {
     if (!sc.step_model) throw std::invalid_argument("duration model 'derived' needs a step model (/step_model)");
     for (const auto& j : sc.jobs)
@@ -415,7 +416,16 @@ void TrainingCluster::account_allocation(double delta_cores) {
   alloc_cores_ += delta_cores;
 }
 
-void TrainingCluster::bind(const policy::TaskInfo& task, const policy::NodeInfo& node) {
+policy::CallResult TrainingCluster::bind(const policy::TaskInfo& task, const policy::NodeInfo& node) {
+  if (scenario_.bind_failure_probability > 0 && bind_failure_rng_ &&
+      std::uniform_real_distribution<double>(0.0, 1.0)(*bind_failure_rng_) < scenario_.bind_failure_probability) {
+    // The API server refuses the binding (lifecycle.bind_failure_probability): the pod stays
+    // unbound; the scheduler returns it to Pending when its session closes.
+    const std::size_t idx = job_of_policy_[task.job];
+    ++stats_.bind_failures;
+    rec_.pod_event({static_cast<std::uint32_t>(idx), replica_of_task_[task.id], "BindFailed", node.name, sim_.now()});
+    return policy::CallResult::failure("simulated API server error (lifecycle.bind_failure_probability)");
+  }
   account_allocation(neuroncores_of(task.resreq));
   flag_neuron_names(node);
   if (dynamic_nodes_) node_occupancy_changed(node.id);
@@ -423,9 +433,10 @@ void TrainingCluster::bind(const policy::TaskInfo& task, const policy::NodeInfo&
   if (run.attempt_placed == core::Time::max()) run.attempt_placed = sim_.now();
   ++stats_.binds;
   sim_.schedule_in(scenario_.bind_latency.draw(bind_rng_), this, pack(kPodBound, task.id));
+  return policy::CallResult::success();
 }
 
-void TrainingCluster::evict(const policy::TaskInfo& task, std::string_view reason) {
+policy::CallResult TrainingCluster::evict(const policy::TaskInfo& task, std::string_view reason) {
   // Called while the scheduler commits (the task is Releasing in the state already). The pod
   // is being deleted: it holds its resources for the termination grace period. The job
   // controller reacts to the PodEvicted event after the scheduling cycle (job_controller.cpp).
@@ -441,6 +452,7 @@ void TrainingCluster::evict(const policy::TaskInfo& task, std::string_view reaso
     if (reason == "reclaim") ++outcomes_[idx].reclaim_evictions;
     sim_.schedule(sim_.now(), this, pack(kJobController, idx));
   }
+  return policy::CallResult::success();
 }
 
 void TrainingCluster::drain_pod(TaskId t, Duration longest_grace) {

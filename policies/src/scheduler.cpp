@@ -13,13 +13,13 @@ namespace {
 struct DecisionLog final : Backend {
   Backend* forward = nullptr;  // the real backend (nullptr: record only)
   std::vector<std::string> decisions;
-  void bind(const TaskInfo& task, const NodeInfo& node) override {
+  CallResult bind(const TaskInfo& task, const NodeInfo& node) override {
     decisions.push_back("bind pod " + task.name + " to node " + node.name);
-    if (forward) forward->bind(task, node);
+    return forward ? forward->bind(task, node) : CallResult::success();
   }
-  void evict(const TaskInfo& task, std::string_view reason) override {
+  CallResult evict(const TaskInfo& task, std::string_view reason) override {
     decisions.push_back("evict pod " + task.name + " (" + std::string(reason) + ")");
-    if (forward) forward->evict(task, reason);
+    return forward ? forward->evict(task, reason) : CallResult::success();
   }
   void podgroup_phase_changed(const JobInfo& job, PodGroupPhase from, PodGroupPhase to) override {
     decisions.push_back("PodGroup " + job.name + ": " + to_string(from) + " -> " + to_string(to));
@@ -159,6 +159,8 @@ bool Scheduler::run_once(ClusterState& state, Backend& backend) {
   stats_.totals.binds += s.binds;
   stats_.totals.pipelined += s.pipelined;
   stats_.totals.evictions += s.evictions;
+  stats_.totals.bind_failures += s.bind_failures;
+  stats_.totals.eviction_failures += s.eviction_failures;
   stats_.totals.enqueued += s.enqueued;
   stats_.totals.predicate_calls += s.predicate_calls;
   stats_.totals.statements_discarded += s.statements_discarded;

@@ -71,6 +71,15 @@ void Session::close() {
     const JobInfo& j = state_.job(jid);
     if (j.phase != before) backend_.podgroup_phase_changed(j, before, j.phase);
   }
+  // Binds the backend refused: Volcano learns of them in its bind worker, after the session
+  // (cache.go Bind: taskUnschedulable, resyncTask), and the next snapshot has the pod Pending.
+  for (const FailedBind& f : failed_binds_) {
+    if (state_.task(f.task).status != TaskStatus::Binding) continue;
+    state_.set_task_status(f.task, TaskStatus::Pending);
+    set_job_reason(state_.task(f.task).job, Status::unschedulable("bind", f.why));
+    changed_ = true;
+  }
+  if (!failed_binds_.empty()) state_.bump_generation();
 }
 
 // ---------------------------------------------------------------- combination rules
@@ -550,16 +559,28 @@ void Statement::commit() {
       case OpKind::Allocate: {
         // statement.allocate -> cache.AddBindTask: the task is Binding from now on.
         st.apply_task_status_quiet(op.task, TaskStatus::Binding, op.node);
-        ssn_->backend_.bind(st.task(op.task), st.node(op.node));
+        CallResult r = ssn_->backend_.bind(st.task(op.task), st.node(op.node));
         ++ssn_->stats_.binds;
+        if (!r.ok) {
+          ++ssn_->stats_.bind_failures;
+          ssn_->failed_binds_.push_back({op.task, "failed to bind to node " + st.node(op.node).name + ": " + r.error});
+        }
         ssn_->changed_ = true;
         break;
       }
-      case OpKind::Evict:
-        ssn_->backend_.evict(st.task(op.task), op.reason);
+      case OpKind::Evict: {
+        CallResult r = ssn_->backend_.evict(st.task(op.task), op.reason);
+        if (!r.ok) {
+          // statement.go evict: unevict, the task keeps its status (Bound or Running) and node.
+          ++ssn_->stats_.eviction_failures;
+          st.apply_task_status_quiet(op.task, op.prev, op.node);
+          ssn_->fire_allocate(st.task(op.task));
+          break;
+        }
         ++ssn_->stats_.evictions;
         ssn_->changed_ = true;
         break;
+      }
       case OpKind::Pipeline:
         // Volcano's commit does nothing for a pipelined task: it is Pending again next cycle.
         pipelined.ops_.push_back(op);

@@ -571,6 +571,7 @@ nlohmann::json Run::summary_json() const {
     j["sessions"] = s.sessions;
     j["cycles"] = s.cycles;
     j["binds"] = s.binds;
+    if (s.bind_failures > 0) j["bind_failures"] = s.bind_failures;
     j["statements_discarded"] = s.discarded;
     // The job controller's work (io/report.hpp RunSummary): pods evicted, restarts, final
     // phases by policy, gangs re-formed by torchrun, jobs left stuck by SyncJob.

@@ -29,6 +29,12 @@ file(GLOB_RECURSE pcfile ${prefix}/*/pkgconfig/mltwin.pc)
 if(NOT targets OR NOT pcfile)
   message(FATAL_ERROR "the install lacks mltwinPolicyTargets.cmake or mltwin.pc: ${targets} ${pcfile}")
 endif()
+# The licence travels with the library.
+foreach(f LICENSE NOTICE)
+  if(NOT EXISTS ${prefix}/share/doc/mltwin/${f})
+    message(FATAL_ERROR "the install lacks share/doc/mltwin/${f}")
+  endif()
+endforeach()
 
 # 1. Bit-identical decisions need no FMA contraction in the consumer's inline Resource code.
 file(READ ${targets} text)

@@ -7,11 +7,12 @@ using namespace mltwin::policy;
 
 struct PrintBackend : Backend {
   int binds = 0;
-  void bind(const TaskInfo& t, const NodeInfo& n) override {
+  CallResult bind(const TaskInfo& t, const NodeInfo& n) override {
     ++binds;
     std::printf("bind %s -> %s\n", t.name.c_str(), n.name.c_str());
+    return CallResult::success();
   }
-  void evict(const TaskInfo&, std::string_view) override {}
+  CallResult evict(const TaskInfo&, std::string_view) override { return CallResult::success(); }
   void podgroup_phase_changed(const JobInfo&, PodGroupPhase, PodGroupPhase) override {}
   void job_condition(const JobInfo&, const Status&) override {}
 };

@@ -936,4 +936,8 @@ TEST_CASE("a job requesting an extended resource no node group offers is a load 
   CHECK_MESSAGE(fpga.find("did you mean") == std::string::npos, fpga);
   // Offered names load.
   CHECK_NOTHROW(io::load_scenario(scen, with_pod({{"cpu", "4"}, {"nvidia.com/gpu", 1}})));
+  // Not a resource name at all: the nearest well-known one.
+  const std::string memroy = load_error(scen, with_pod({{"cpu", "4"}, {"memroy", "4Gi"}}));
+  CHECK_MESSAGE(memroy.find("/workload/jobs/0/pod/memroy: not a resource name Volcano counts") != std::string::npos, memroy);
+  CHECK_MESSAGE(memroy.find("; did you mean 'memory'?") != std::string::npos, memroy);
 }

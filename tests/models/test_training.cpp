@@ -1213,3 +1213,30 @@ TEST_CASE("a mixed fleet: each job's pods land only where their resources exist 
   CHECK(cpu > 0);
   for (std::size_t j = 0; j < rec.submitted.size(); ++j) CHECK(rec.final_of(j).phase == "Completed");
 }
+
+TEST_CASE("bind failures (lifecycle.bind_failure_probability): refused pods are placed again and every gang still starts") {
+  // tiny-gang.json: jobs a, b (4 pods) and c (2 pods). With half of all binds refused, each
+  // refused pod is Pending again after its session and bound at a later one; a gang runs only
+  // once all its pods are bound, so every job still completes, with as many Bound pods as it
+  // has pods and one BindFailed event per refusal.
+  for (const std::uint64_t seed : {1u, 2u, 3u}) {
+    CAPTURE(seed);
+    io::LoadOptions o;
+    o.overrides = {{"seed", seed}, {"lifecycle", {{"bind_failure_probability", 0.5}}}};
+    Run r(scenario_path("tiny-gang.json"), o);
+    REQUIRE(r.invariant_violation.empty());
+    const auto& st = r.cluster->stats();
+    CHECK(st.bind_failures > 0);
+    std::size_t failed_events = 0;
+    for (std::uint32_t j = 0; j < r.rec.submitted.size(); ++j) {
+      CHECK(r.rec.final_of(j).phase == "Completed");
+      CHECK(static_cast<int>(r.rec.pods_of(j, "Bound").size()) == r.rec.submitted[j].nnodes);
+      failed_events += r.rec.pods_of(j, "BindFailed").size();
+    }
+    CHECK(failed_events == st.bind_failures);
+    CHECK(st.binds == 10);  // 4 + 4 + 2 pods bound once each
+  }
+  // Without the key, no stream is drawn and nothing fails.
+  Run plain(scenario_path("tiny-gang.json"));
+  CHECK(plain.cluster->stats().bind_failures == 0);
+}

@@ -336,3 +336,42 @@ TEST_CASE("enqueue: a held-back job whose reason another action replaced shows e
   CHECK(got == std::vector<std::string>{held, "test: overridden", held});
   CHECK(s.job_condition(c).plugin == "overcommit");
 }
+
+TEST_CASE("a bind the API server refuses: the pod is Pending again after the session, the next cycle binds it, the gang runs") {
+  // Volcano v1.12.1 cache.go Bind: a failed bind marks the pod unschedulable ("failed to bind to
+  // node N: why") and resyncs it, so the next snapshot has it Pending; the session that decided
+  // it is unaware (its PodGroup phase counts the pod as allocated).
+  struct RefuseOnce : RecordingBackend {
+    std::string victim;
+    int refused = 0;
+    CallResult bind(const TaskInfo& t, const NodeInfo& n) override {
+      if (t.name == victim && refused == 0) {
+        ++refused;
+        return CallResult::failure("etcdserver: request timed out");
+      }
+      return RecordingBackend::bind(t, n);
+    }
+  };
+  World w = four_nodes();
+  const JobId a = w.job(JobBuilder("a", "default").pods(4, full_node()).inqueue().created(0));
+  RefuseOnce be;
+  be.victim = w.state.task(w.state.job(a).tasks[2]).name;
+  be.world = &w;
+  Scheduler s(volcano_default_config(), 5);
+  cycle(w, be, s);
+  CHECK(be.refused == 1);
+  CHECK(be.binds_of(a) == 3);  // the refused bind is not recorded as one
+  const TaskInfo& refused = w.state.task(w.state.job(a).tasks[2]);
+  CHECK(refused.status == TaskStatus::Pending);
+  CHECK(refused.node == kNone);
+  CHECK(w.state.job(a).phase == PodGroupPhase::Running);  // decided before the failure was known
+  CHECK(s.job_condition(a).plugin == "bind");
+  CHECK(s.job_condition(a).reason.find("failed to bind to node n") == 0);
+  CHECK(s.job_condition(a).reason.find(": etcdserver: request timed out") != std::string::npos);
+  CHECK(s.stats().totals.bind_failures == 1);
+  CHECK(w.state.check_invariants().empty());
+  settle(w, be, s);
+  CHECK(be.binds_of(a) == 4);
+  for (const auto& n : w.state.nodes()) CHECK(n.task_count == 1);
+  CHECK(s.job_condition(a).code == Code::Success);
+}

@@ -131,6 +131,7 @@ struct RunSummary {
   double allocation_ratio = 0;       ///< time-weighted over [0, sim end]
   std::vector<double> weekly_allocation_ratio;
   std::uint64_t sessions = 0, cycles = 0, binds = 0, discarded = 0;
+  std::uint64_t bind_failures = 0;  ///< binds the API server refused (lifecycle.bind_failure_probability)
   /// Pods evicted (preempt, reclaim); restarts by the job controller (RestartJob, RestartTask,
   /// RestartPod); jobs Failed (retries exhausted), Aborted, Terminated, Completed early by a
   /// policy; torchrun gangs re-formed with a replacement pod; jobs left stuck with Failed pods

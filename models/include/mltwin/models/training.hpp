@@ -385,6 +385,10 @@ struct TrainingScenario {
   /// Deleted pod (evicted, or killed by the job controller) -> gone, its resources free: the
   /// pod's terminationGracePeriodSeconds, 30 s unless the PodSpec sets it (Kubernetes API,
   /// core/v1 PodSpec.terminationGracePeriodSeconds).
+  /// The chance that the API server refuses a binding (lifecycle.bind_failure_probability,
+  /// RNG stream "api.bind_failure"); 0: every bind succeeds. A refused bind leaves the pod
+  /// unbound; the scheduler places it again at a later cycle (policy::Backend::bind).
+  double bind_failure_probability = 0;
   LatencySpec termination_grace{LatencySpec::Kind::Constant, Duration::s(30), Duration::s(30),
                                 "Kubernetes PodSpec.terminationGracePeriodSeconds default, 30 s"};
   /// TorchX Role.max_retries of the dist.ddp component (torchx/components/dist.py, default 0):
@@ -447,6 +451,7 @@ struct TrainingStats {
   std::uint64_t statements_discarded = 0;
   std::uint64_t rejected = 0;
   std::uint64_t evictions = 0;       ///< pods the scheduler evicted (preempt, reclaim)
+  std::uint64_t bind_failures = 0;   ///< binds the API server refused (lifecycle.bind_failure_probability)
   std::uint64_t drained = 0;         ///< pods evicted by a node drain (Spot interruption notices)
   std::uint64_t restarts = 0;        ///< RestartJob / RestartTask / RestartPod actions that restarted a job or task
   std::uint64_t failed = 0;          ///< jobs Failed: retries exhausted (maxRetry), or every pod Failed (SyncJob)
@@ -513,8 +518,8 @@ class TrainingCluster final : public core::EventHandler, public policy::Backend 
   // core::EventHandler
   void on_event(core::Simulator& sim, std::uint64_t payload) override;
   // policy::Backend
-  void bind(const policy::TaskInfo& task, const policy::NodeInfo& node) override;
-  void evict(const policy::TaskInfo& task, std::string_view reason) override;
+  policy::CallResult bind(const policy::TaskInfo& task, const policy::NodeInfo& node) override;
+  policy::CallResult evict(const policy::TaskInfo& task, std::string_view reason) override;
   void podgroup_phase_changed(const policy::JobInfo& job, policy::PodGroupPhase from,
                               policy::PodGroupPhase to) override;
   void job_condition(const policy::JobInfo& job, const policy::Status& status) override;
@@ -617,6 +622,7 @@ class TrainingCluster final : public core::EventHandler, public policy::Backend 
   std::vector<std::size_t> job_of_policy_;  // policy JobId -> scenario index
   std::vector<int> replica_of_task_;         // policy TaskId -> replica index
   core::Engine* grace_rng_ = nullptr;        // only for a random termination grace period
+  core::Engine* bind_failure_rng_ = nullptr;  // only with a bind failure probability
   std::unique_ptr<StartupModel> startup_;    // with a startup block
   std::vector<JobStartup> jstart_;           // per job: start-up and restart books
   JobLifecycle torchx_default_;              // torchx_lifecycle(scenario.max_retries)

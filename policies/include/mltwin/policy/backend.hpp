@@ -6,20 +6,37 @@
 #pragma once
 
 #include "mltwin/policy/export.hpp"
+#include <string>
 #include <string_view>
+#include <utility>
 
 #include "mltwin/policy/objects.hpp"
 #include "mltwin/policy/status.hpp"
 
 namespace mltwin::policy {
 
+/// The world's answer to a bind or an eviction: done, or refused with the reason (the API
+/// server's error text, e.g. "pods \"p\" is forbidden: ...").
+struct MLTWIN_POLICY_EXPORT CallResult {
+  bool ok = true;
+  std::string error;
+  static CallResult success() { return {}; }
+  static CallResult failure(std::string why) { return {false, std::move(why)}; }
+};
+
 class MLTWIN_POLICY_EXPORT Backend {
  public:
   virtual ~Backend() = default;
   /// The scheduler decided to bind `task` to `node` (the task is now Binding in the state).
-  virtual void bind(const TaskInfo& task, const NodeInfo& node) = 0;
+  /// A failure is handled as Volcano's cache does (cache.go Bind, v1.12.1: taskUnschedulable
+  /// with "failed to bind to node N: why", then resyncTask): the session goes on as if bound,
+  /// and when it closes the task is Pending again, off the node, for the next cycle to place;
+  /// the job's condition says why (plugin "bind").
+  virtual CallResult bind(const TaskInfo& task, const NodeInfo& node) = 0;
   /// The scheduler evicts `task` (now Releasing in the state); `reason` as Volcano records it.
-  virtual void evict(const TaskInfo& task, std::string_view reason) = 0;
+  /// A failure un-evicts the task at once (statement.go evict -> unevict, v1.12.1): it keeps
+  /// its status and node.
+  virtual CallResult evict(const TaskInfo& task, std::string_view reason) = 0;
   /// The job's PodGroup phase changed at session close (Volcano jobStatus / UpdatePodGroup),
   /// e.g. Pending -> Inqueue: the Volcano job controller now creates the job's pods.
   virtual void podgroup_phase_changed(const JobInfo& job, PodGroupPhase from, PodGroupPhase to) = 0;

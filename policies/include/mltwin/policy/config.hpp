@@ -32,6 +32,11 @@ class MLTWIN_POLICY_EXPORT Arguments {
   double get_double(const std::string& key, double def) const;
   int get_int(const std::string& key, int def) const;
   bool get_bool(const std::string& key, bool def) const;
+  /// The text as written, or `def` when absent.
+  std::string get_string(const std::string& key, const std::string& def) const {
+    const auto it = m_.find(key);
+    return it == m_.end() ? def : it->second;
+  }
   const std::map<std::string, std::string>& all() const { return m_; }
 
  private:

@@ -165,6 +165,7 @@ MLTWIN_POLICY_EXPORT std::unique_ptr<Action> make_action(const std::string& name
 /// Counters of one session, summed by the Scheduler.
 struct MLTWIN_POLICY_EXPORT SessionStats {
   std::uint64_t binds = 0, pipelined = 0, evictions = 0, enqueued = 0;
+  std::uint64_t bind_failures = 0, eviction_failures = 0;  ///< backend calls refused
   std::uint64_t predicate_calls = 0, statements_discarded = 0;
 };
 
@@ -460,6 +461,11 @@ class MLTWIN_POLICY_EXPORT Session {
   std::vector<Entry<BatchNodeOrderFn>> batch_node_order_;
   bool batch_depends_on_set_ = false;
   bool ignore_promises_ = false;
+  struct FailedBind {
+    TaskId task;
+    std::string why;  // "failed to bind to node N: <backend's error>"
+  };
+  std::vector<FailedBind> failed_binds_;  // returned to Pending when the session closes
   std::vector<std::pair<const PluginOption*, const char*>> promises_;
   mutable std::vector<double> batch_scratch_;
   std::vector<Entry<JobValidFn>> job_valid_;

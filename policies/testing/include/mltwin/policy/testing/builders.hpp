@@ -236,8 +236,14 @@ class RecordingBackend : public Backend {
   std::vector<std::pair<JobId, Status>> conditions;
   World* world = nullptr;  ///< if set, Inqueue creates the job's pods (the Volcano controller)
 
-  void bind(const TaskInfo& t, const NodeInfo& n) override { binds.push_back({t.id, t.job, n.id}); }
-  void evict(const TaskInfo& t, std::string_view reason) override { evictions.emplace_back(t.id, std::string(reason)); }
+  CallResult bind(const TaskInfo& t, const NodeInfo& n) override {
+    binds.push_back({t.id, t.job, n.id});
+    return CallResult::success();
+  }
+  CallResult evict(const TaskInfo& t, std::string_view reason) override {
+    evictions.emplace_back(t.id, std::string(reason));
+    return CallResult::success();
+  }
   void podgroup_phase_changed(const JobInfo& j, PodGroupPhase from, PodGroupPhase to) override {
     phases.emplace_back(j.id, from, to);
     if (world && to == PodGroupPhase::Inqueue) world->create_pending_pods(j.id);
