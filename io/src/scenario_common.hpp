@@ -20,6 +20,7 @@
 #include "mltwin/models/training.hpp"  // LatencySpec, QueueSpec, TrainingJobSpec
 #include "mltwin/policy/config.hpp"
 #include "mltwin/policy/resource.hpp"
+#include "mltwin/policy/spelling.hpp"
 
 namespace mltwin::io::detail {
 
@@ -59,16 +60,10 @@ std::string pointer_token_of(std::string_view key);
 /// that are not UTF-8 written as \xNN / \uNNNN: safe to print in a message.
 std::string printable(std::string_view s);
 
-/// Levenshtein distance (insertions, deletions, substitutions of bytes).
-std::size_t edit_distance(std::string_view a, std::string_view b);
-
-/// Up to `max` of `candidates` that `name` may be a misspelling of, nearest first: at most 3 edits
-/// (at most 1 for names of 4 bytes or fewer), or one contains the other (names of 3+ bytes);
-/// ties keep the candidates' order. For "did you mean" hints.
-std::vector<std::string> near_strings(std::string_view name, const std::vector<std::string>& candidates, std::size_t max = 3);
-
-/// "; did you mean 'x'?" or "; did you mean 'x', 'y'?" for the near_strings of `name`, or "".
-std::string did_you_mean(std::string_view name, const std::vector<std::string>& candidates);
+// "did you mean": mltwin/policy/spelling.hpp (edit_distance, near_strings, did_you_mean).
+using policy::did_you_mean;
+using policy::edit_distance;
+using policy::near_strings;
 /// What makes `s` unfit for a name or a text (a control character as printable() escapes, or
 /// invalid UTF-8), or empty. `allow_line_breaks` lets newlines and tabs pass (a YAML block
 /// scalar holds lines; names are checked by their own rules).

@@ -10,6 +10,7 @@
 
 #include "mltwin/policy/config.hpp"
 #include "mltwin/policy/session.hpp"
+#include "mltwin/policy/spelling.hpp"
 
 using namespace mltwin::policy;
 
@@ -115,4 +116,17 @@ TEST_CASE("arg_type_problem: the value grammars") {
   CHECK(arg_type_problem(ArgType::Duration, "90m").empty());
   CHECK(arg_type_problem(ArgType::Duration, "90").find("missing unit") != std::string::npos);
   CHECK(arg_type_problem(ArgType::Text, "anything at all").empty());
+}
+
+TEST_CASE("spelling: edit distance and the near names of a misspelling") {
+  CHECK(edit_distance("kitten", "sitting") == 3);  // the textbook example: k->s, e->i, +g
+  CHECK(edit_distance("", "abc") == 3);
+  CHECK(edit_distance("memroy", "memory") == 2);   // a transposition is two substitutions
+  const std::vector<std::string> names = {"cpu", "memory", "pods", "nvidia.com/gpu", "ephemeral-storage"};
+  CHECK(near_strings("memroy", names) == std::vector<std::string>{"memory"});
+  CHECK(near_strings("nvidia.com/gpus", names) == std::vector<std::string>{"nvidia.com/gpu"});
+  CHECK(near_strings("gpu", names) == std::vector<std::string>{"cpu", "nvidia.com/gpu"});  // 1 edit, then contained
+  CHECK(near_strings("pods", names).empty());  // itself is not a suggestion
+  CHECK(did_you_mean("podz", names) == "; did you mean 'pods'?");
+  CHECK(did_you_mean("example.com/fpga", names).empty());
 }
