@@ -200,7 +200,8 @@ class Run:
     ----------
     scenario:
         a scenario file path, a :class:`Scenario`, or a plain dict (then ``path`` may name the
-        file it stands for, to anchor relative data paths; default: the current folder).
+        file it stands for, to anchor relative data paths; default: the current folder, and
+        messages name it ``<scenario dict>``).
     seed:
         overrides the scenario's seed; one seed reproduces a run bit for bit.
     out:
@@ -247,7 +248,9 @@ class Run:
         if isinstance(scenario, (str, os.PathLike)):
             file_path, document = _arg_path("scenario", scenario), ""
         elif isinstance(scenario, Mapping):
-            file_path = path or getattr(scenario, "path", None) or os.path.join(os.getcwd(), "scenario.json")
+            # Without a path, messages name the dict as "<scenario dict>" in the current folder
+            # (where relative data paths are read from), not a file that does not exist.
+            file_path = path or getattr(scenario, "path", None) or os.path.join(os.getcwd(), "<scenario dict>")
             document = json.dumps(scenario)
         else:
             raise ValueError(f"scenario: expected a file path or a dict, got {type(scenario).__name__}")

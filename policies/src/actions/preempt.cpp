@@ -196,7 +196,8 @@ class Preempt final : public Action {
     // Scores are finite (Session::prioritize_nodes checks), so this is a strict weak order.
     merge_sort(nodes, [](const auto& a, const auto& b) { return a.first > b.first; });
 
-    for (const auto& [score, nid] : nodes) {
+    for (const auto& scored : nodes) {
+      const NodeId nid = scored.second;  // a plain variable: clang 14 cannot capture a structured binding
       const NodeInfo& node = st.node(nid);
       // Statuses move as victims are evicted on earlier nodes, but only on those nodes: this
       // node's list is as the pass above found it.
