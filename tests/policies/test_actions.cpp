@@ -2,6 +2,10 @@
 // tasks, phases and reasons out. Expectations follow from the rules by hand.
 #include <doctest/doctest.h>
 
+#include <thread>
+#include <utility>
+#include <vector>
+
 #include "mltwin/policy/scheduler.hpp"
 #include "mltwin/policy/testing/builders.hpp"
 #include "session_fixture.hpp"
@@ -15,7 +19,7 @@ Pod full_node() { return Pod().cpu(100).memory_gib(400).neuron_devices(16).efa(8
 World four_nodes() {
   World w;
   w.queue(QueueBuilder("default"));
-  for (int i = 0; i < 4; ++i) w.node(NodeBuilder("n" + std::to_string(i)).trn1_32xlarge());
+  for (int i = 0; i < 4; ++i) w.node(NodeBuilder(std::string("n") + std::to_string(i)).trn1_32xlarge());
   return w;
 }
 }  // namespace
@@ -72,10 +76,10 @@ TEST_CASE("a gang that fits only partly binds nothing and leaves the free node i
 TEST_CASE("a queue with a capability of 32 Neuron devices and three 16-device jobs: 2 run, 1 pending") {
   World w;
   w.queue(QueueBuilder("capped").capability(Pod().neuron_devices(32)));
-  for (int i = 0; i < 4; ++i) w.node(NodeBuilder("n" + std::to_string(i)).trn1_32xlarge());
+  for (int i = 0; i < 4; ++i) w.node(NodeBuilder(std::string("n") + std::to_string(i)).trn1_32xlarge());
   std::vector<JobId> jobs;
   for (int i = 0; i < 3; ++i)
-    jobs.push_back(w.job(JobBuilder("j" + std::to_string(i), "capped").pods(1, Pod().neuron_devices(16)).created(i)));
+    jobs.push_back(w.job(JobBuilder(std::string("j") + std::to_string(i), "capped").pods(1, Pod().neuron_devices(16)).created(i)));
   RecordingBackend be;
   Scheduler s(volcano_default_config(), 3);
   settle(w, be, s);
@@ -218,8 +222,8 @@ TEST_CASE("the same seed places pods identically; placements spread over equal n
   auto run = [](std::uint64_t seed) {
     World w;
     w.queue(QueueBuilder("default"));
-    for (int i = 0; i < 8; ++i) w.node(NodeBuilder("n" + std::to_string(i)).trn1_32xlarge());
-    for (int i = 0; i < 8; ++i) w.job(JobBuilder("j" + std::to_string(i), "default").pods(1, Pod().cpu(8).memory_gib(32).neuron_devices(1)).inqueue().created(i));
+    for (int i = 0; i < 8; ++i) w.node(NodeBuilder(std::string("n") + std::to_string(i)).trn1_32xlarge());
+    for (int i = 0; i < 8; ++i) w.job(JobBuilder(std::string("j") + std::to_string(i), "default").pods(1, Pod().cpu(8).memory_gib(32).neuron_devices(1)).inqueue().created(i));
     RecordingBackend be;
     Scheduler s(volcano_default_config(), seed);
     settle(w, be, s);
@@ -281,7 +285,7 @@ TEST_CASE("enqueue: a job held back reports its reason once, and again only when
   // Later arrivals open sessions in which b, c and d are decided again, with the same result:
   // nothing new is reported for them.
   for (int i = 0; i < 3; ++i)
-    w.job(JobBuilder("late" + std::to_string(i), "default").pods(1, whole).created(10 + i));
+    w.job(JobBuilder(std::string("late") + std::to_string(i), "default").pods(1, whole).created(10 + i));
   settle(w, be, s);
   for (JobId j : {b, c, d}) CHECK(reports(j) == std::vector<std::string>{held});
   CHECK(reports(e).size() == 1);
@@ -374,4 +378,33 @@ TEST_CASE("a bind the API server refuses: the pod is Pending again after the ses
   CHECK(be.binds_of(a) == 4);
   for (const auto& n : w.state.nodes()) CHECK(n.task_count == 1);
   CHECK(s.job_condition(a).code == Code::Success);
+}
+
+TEST_CASE("two schedulers on two threads, each with its own state, decide as one thread alone does") {
+  // docs/stability.md: several schedulers may run in one process, each on its own thread (the
+  // registry, the name table and the version counter are thread-safe; the rest is per state).
+  auto world = [] {
+    World w = four_nodes();
+    for (int j = 0; j < 6; ++j)
+      w.job(JobBuilder(std::string("j") + std::to_string(j), "default").pods(1 + j % 3, Pod().cpu(10).memory_gib(40).neuron_devices(4)).created(j));
+    return w;
+  };
+  auto run = [&](std::vector<std::pair<TaskId, NodeId>>& out) {
+    World w = world();
+    RecordingBackend be;
+    Scheduler s(volcano_default_config(), 11);
+    for (int i = 0; i < 200; ++i) {  // many cycles, so that the threads overlap
+      cycle(w, be, s);
+    }
+    for (const auto& b : be.binds) out.emplace_back(b.task, b.node);
+  };
+  std::vector<std::pair<TaskId, NodeId>> alone, t1, t2;
+  run(alone);
+  std::thread a([&] { run(t1); });
+  std::thread b([&] { run(t2); });
+  a.join();
+  b.join();
+  CHECK(!alone.empty());
+  CHECK(t1 == alone);
+  CHECK(t2 == alone);
 }
