@@ -1081,10 +1081,11 @@ EksctlClusterConfig read_eksctl_config(const std::string& file) {
     doc.child("kind", doc.node["kind"]).fail("expected ClusterConfig (apiVersion eksctl.io/v1alpha5), got \"" + kind + "\"");
   if (api != "eksctl.io/v1alpha5")
     doc.child("apiVersion", doc.node["apiVersion"]).fail("expected eksctl.io/v1alpha5, got \"" + api + "\"");
-  // eksctl decodes a config file strictly (pkg/eks/api.go ParseConfig: yaml.UnmarshalStrict), so
-  // a misspelt key is an error there and here. The field lists are the json names of
-  // pkg/apis/eksctl.io/v1alpha5/types.go at eksctl v0.230.0 (ClusterConfig, ClusterMeta,
-  // NodeGroupBase with ScalingConfig, NodeGroup, ManagedNodeGroup). Of the cluster mltwin reads
+  // eksctl decodes a config file strictly (pkg/eks/api.go:222 ParseConfig: yaml.UnmarshalStrict,
+  // eksctl v0.230.0), so a misspelt key is an error there and here. The field lists are the json
+  // names of pkg/apis/eksctl.io/v1alpha5/types.go at v0.230.0: ClusterConfig (:1004),
+  // ClusterMeta (:700), NodeGroupBase (:1888) with ScalingConfig (:1841), NodeGroup (:1501),
+  // ManagedNodeGroup (:2103). Of the cluster mltwin reads
   // its node groups; the rest (vpc, iam, addons, cloudWatch, ...) changes nothing it models.
   const M top(doc, {"apiVersion", "kind", "metadata", "nodeGroups", "managedNodeGroups"},
               {"upgradePolicy", "kubernetesNetworkConfig", "autoModeConfig", "remoteNetworkConfig", "iam", "iamIdentityMappings",

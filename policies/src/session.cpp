@@ -72,7 +72,8 @@ void Session::close() {
     if (j.phase != before) backend_.podgroup_phase_changed(j, before, j.phase);
   }
   // Binds the backend refused: Volcano learns of them in its bind worker, after the session
-  // (cache.go Bind: taskUnschedulable, resyncTask), and the next snapshot has the pod Pending.
+  // (cache.go:873-906 Bind: taskUnschedulable, resyncTask, v1.12.1), and the next snapshot has
+  // the pod Pending.
   for (const FailedBind& f : failed_binds_) {
     if (state_.task(f.task).status != TaskStatus::Binding) continue;
     state_.set_task_status(f.task, TaskStatus::Pending);
@@ -571,7 +572,8 @@ void Statement::commit() {
       case OpKind::Evict: {
         CallResult r = ssn_->backend_.evict(st.task(op.task), op.reason);
         if (!r.ok) {
-          // statement.go evict: unevict, the task keeps its status (Bound or Running) and node.
+          // statement.go:105-114 evict -> unevict (v1.12.1): the task keeps its status (Bound or
+          // Running) and node.
           ++ssn_->stats_.eviction_failures;
           st.apply_task_status_quiet(op.task, op.prev, op.node);
           ssn_->fire_allocate(st.task(op.task));

@@ -28,14 +28,15 @@ class MLTWIN_POLICY_EXPORT Backend {
  public:
   virtual ~Backend() = default;
   /// The scheduler decided to bind `task` to `node` (the task is now Binding in the state).
-  /// A failure is handled as Volcano's cache does (cache.go Bind, v1.12.1: taskUnschedulable
-  /// with "failed to bind to node N: why", then resyncTask): the session goes on as if bound,
+  /// A failure is handled as Volcano's cache does (pkg/scheduler/cache/cache.go:873-906 Bind,
+  /// v1.12.1: taskUnschedulable with "failed to bind to node N: why", then resyncTask,
+  /// cache.go:1061): the session goes on as if bound,
   /// and when it closes the task is Pending again, off the node, for the next cycle to place;
   /// the job's condition says why (plugin "bind").
   virtual CallResult bind(const TaskInfo& task, const NodeInfo& node) = 0;
   /// The scheduler evicts `task` (now Releasing in the state); `reason` as Volcano records it.
-  /// A failure un-evicts the task at once (statement.go evict -> unevict, v1.12.1): it keeps
-  /// its status and node.
+  /// A failure un-evicts the task at once (pkg/scheduler/framework/statement.go:105-114 evict ->
+  /// unevict :116, v1.12.1): it keeps its status and node.
   virtual CallResult evict(const TaskInfo& task, std::string_view reason) = 0;
   /// The job's PodGroup phase changed at session close (Volcano jobStatus / UpdatePodGroup),
   /// e.g. Pending -> Inqueue: the Volcano job controller now creates the job's pods.
