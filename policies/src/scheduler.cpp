@@ -3,7 +3,6 @@
 #include <map>
 #include <optional>
 #include <stdexcept>
-#include <tuple>
 
 namespace mltwin::policy {
 
@@ -97,16 +96,7 @@ bool Scheduler::run_once(ClusterState& state, Backend& backend) {
     std::mt19937_64 rng = rng_;
     ConditionLedger ledger = ledger_;
     shadow_log.emplace();
-    // Fresh actions (no state from earlier cycles), alive until the reasons they wrote are read.
-    std::vector<std::unique_ptr<Action>> fresh;
-    std::vector<Action*> fresh_ptrs;
-    static const Arguments kNoArgs;
-    for (const auto& name : cfg_.actions) {
-      const auto it = cfg_.action_arguments.find(name);
-      fresh.push_back(make_action(name, it == cfg_.action_arguments.end() ? kNoArgs : it->second));
-      fresh_ptrs.push_back(fresh.back().get());
-    }
-    Session shadow(copy, *shadow_log, cfg_, rng, stats_.sessions + 1, std::move(fresh_ptrs));
+    Session shadow(copy, *shadow_log, cfg_, rng, stats_.sessions + 1);  // fresh actions: no state from earlier cycles
     shadow.use_ledger(&ledger);
     shadow.ignore_promises();
     shadow.run();

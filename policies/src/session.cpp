@@ -34,16 +34,15 @@ void Session::open() {
 }
 
 void Session::run_actions() {
-  if (!actions_.empty()) {
-    for (Action* a : actions_) a->execute(*this);
-    return;
+  if (actions_.empty()) {
+    static const Arguments kNoArgs;
+    for (const auto& name : cfg_.actions) {
+      const auto it = cfg_.action_arguments.find(name);
+      own_actions_.push_back(make_action(name, it == cfg_.action_arguments.end() ? kNoArgs : it->second));
+      actions_.push_back(own_actions_.back().get());
+    }
   }
-  static const Arguments kNoArgs;
-  for (const auto& name : cfg_.actions) {
-    auto it = cfg_.action_arguments.find(name);
-    auto action = make_action(name, it == cfg_.action_arguments.end() ? kNoArgs : it->second);
-    action->execute(*this);
-  }
+  for (Action* a : actions_) a->execute(*this);
 }
 
 void Session::close() {

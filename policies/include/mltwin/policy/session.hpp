@@ -199,7 +199,7 @@ class MLTWIN_POLICY_EXPORT Session {
  public:
   /// `actions` are the scheduler's long-lived action objects, run in order (Volcano creates its
   /// actions once and calls Execute every cycle, so an action may keep state between cycles);
-  /// if empty, fresh ones are made from cfg.actions for this session.
+  /// if empty, fresh ones are made from cfg.actions for this session (owned by it).
   Session(ClusterState& state, Backend& backend, const SchedulerConfig& cfg, std::mt19937_64& rng,
           std::uint64_t uid, std::vector<Action*> actions = {});
   ~Session();
@@ -445,6 +445,9 @@ class MLTWIN_POLICY_EXPORT Session {
   std::mt19937_64& rng_;
   std::uint64_t uid_;
   std::vector<Action*> actions_;
+  /// The fresh actions of a session given none, alive as long as the session: the job reasons
+  /// they record may point into them until the session is read after run().
+  std::vector<std::unique_ptr<Action>> own_actions_;
   SessionStats stats_;
   TimeNs wakeup_ = INT64_MAX;
   bool changed_ = false;
