@@ -5,6 +5,7 @@
 //   mltwin explain RUN.sqlite JOB
 //   mltwin trace RUN.sqlite [--out FILE.json]
 //   mltwin plugins
+//   mltwin policies
 //
 // The summary goes to stdout, progress and errors to stderr. Exit status (kExitStatus below,
 // also in --help and the README): 0 success, 1 a runtime failure, 2 bad input (scenario,
@@ -36,11 +37,13 @@
 #include <memory>
 #include <set>
 
+#include "mltwin/policy/serving.hpp"
 #include "mltwin/policy/session.hpp"
 #include "mltwin/policy/version.hpp"
 #include "mltwin/io/catalog.hpp"
 #include "mltwin/io/inference_scenario.hpp"
 #include "mltwin/io/run_estimate.hpp"
+#include "mltwin/models/inference.hpp"
 #include "mltwin/io/scenario.hpp"
 #include "mltwin/runner/explain.hpp"
 #include "mltwin/runner/replications.hpp"
@@ -152,13 +155,17 @@ int cmd_validate(const std::string& path, const std::string& data, const std::st
   if (io::scenario_kind(path) == io::ScenarioKind::Inference) {
     const io::LoadedInferenceScenario sc = io::load_inference_scenario(path, opts);
     const auto& e = sc.inference.endpoint;
-    fmt::print("{}: valid — inference scenario '{}': {} x {} ({}), {} models, {}\n", path, sc.name,
-               e.initial_instances, e.instance_type,
-               e.autoscaling ? fmt::format("autoscaling {}..{}", e.min_instances, e.max_instances) : "fixed fleet",
+    const auto& p = sc.inference.policies;
+    fmt::print("{}: valid — inference scenario '{}': {} x {} ({}), {} models, {}\n  policies: autoscaling {}, "
+               "routing {}, memory cache {}, disk cache {}, instance scaling {}\n",
+               path, sc.name, e.initial_instances, e.instance_type,
+               p.instance_scaling ? fmt::format("scaling {}..{}", e.min_instances, e.max_instances) : "fixed fleet",
                sc.inference.models.size(),
                sc.inference.server.kind == models::inference::ServerSpec::Kind::Mms
                    ? std::string("MMS ") + policy::kMmsRelease
-                   : std::string("DJL Serving ") + policy::kDjlServingRelease);
+                   : std::string("DJL Serving ") + policy::kDjlServingRelease,
+               models::inference::autoscaling_policy_name(sc.inference), p.routing.name, p.memory_cache.name,
+               p.disk_cache.name, p.instance_scaling ? p.instance_scaling->name : std::string("none (fixed fleet)"));
     print_estimate(io::estimate_run(sc));
     return 0;
   }
@@ -447,6 +454,37 @@ int cmd_plugins() {
   return 0;
 }
 
+/// Rows of `mltwin policies` for one registry.
+template <class Product>
+void print_policy_rows(const char* site, const policy::Registry<Product>& registry) {
+  for (const std::string& name : registry.names()) {
+    const auto entry = registry.find(name);
+    if (!entry) continue;
+    const std::string what = entry->summary.empty() ? std::string(registry.builtin(name) ? "" : "(registered by the user)")
+                                                    : entry->summary;
+    if (!entry->arguments || entry->arguments->empty())
+      fmt::print("| {} | {} | {} | {} | | | |\n", site, name, what, entry->arguments ? "none" : "(not declared)");
+    else
+      for (std::size_t i = 0; i < entry->arguments->size(); ++i) {
+        const policy::ArgSpec& a = (*entry->arguments)[i];
+        fmt::print("| {} | {} | {} | `{}` | {} | {} | {} |\n", i == 0 ? site : "", i == 0 ? name : "", i == 0 ? what : "",
+                   a.key, policy::to_string(a.type), a.default_value.empty() ? "— (required)" : a.default_value, a.source);
+      }
+  }
+}
+
+/// `mltwin policies`: the serving policies a scenario's `policies` block may choose, with their
+/// arguments (a Markdown table; docs/inference.md shows the same).
+int cmd_policies() {
+  namespace ps = policy::serving;
+  fmt::print("| `policies` key | name | what it does | argument | type | default | source |\n|---|---|---|---|---|---|---|\n");
+  print_policy_rows("autoscaling", ps::autoscaling_registry());
+  print_policy_rows("memory_cache, disk_cache", ps::model_cache_registry());
+  print_policy_rows("routing", ps::routing_registry());
+  print_policy_rows("instance_scaling", ps::instance_scaling_registry());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -508,6 +546,7 @@ int main(int argc, char** argv) {
   explain->add_option("database", database, "results database of a training run")->required()->check(CLI::ExistingFile);
   explain->add_option("job", job, "job name (e.g. philly-01156) or id")->required();
   auto* plugins = app.add_subcommand("plugins", "list the scheduler plugins and the arguments each reads (a Markdown table)");
+  auto* policies = app.add_subcommand("policies", "list the serving policies an inference scenario may choose, with their arguments (a Markdown table)");
   std::string trace_out;
   auto* trace = app.add_subcommand("trace", "write a run as a Chrome/Perfetto trace (open it in ui.perfetto.dev)");
   trace->add_option("database", database, "results database of a run")->required()->check(CLI::ExistingFile);
@@ -536,6 +575,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*plugins) return cmd_plugins();
+    if (*policies) return cmd_policies();
     if (*explain) {
       std::cout << runner::explain_job(database, job);
       return 0;

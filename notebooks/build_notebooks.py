@@ -646,7 +646,7 @@ cost.round(2)
 ## DJL's worker scaling, exercised
 
 In the runs above DJL never starts a temporary worker, and the reason is the endpoint, not DJL:
-the scenarios' router (`endpoint.routing.heavy_load_per_worker` = 2.0, our threshold — AWS says
+the scenarios' router (`policies.routing.arguments.heavy_load_per_worker` = 2.0, our threshold — AWS says
 only that a model under heavy load gets more copies) sends a request to a new copy on another
 instance once every copy has 2 requests outstanding per worker, while DJL's WorkLoadManager adds a
 worker only when the job queue holds more than 2 × `batch_size` jobs (4 outstanding on a
@@ -655,7 +655,7 @@ threshold to 8 lets a copy's queue grow to DJL's trigger: the same runs (same se
 `UNTIL`), DJL only, on the two skewed patterns.
 '''),
     code(r'''
-HEAVY = "/endpoint/routing/heavy_load_per_worker"
+HEAVY = "/policies/routing/arguments/heavy_load_per_worker"
 wrows, wpts = [], []
 for pattern in ["one-hot", "top-n"]:
     sc = mltwin.load_scenario(SCENARIOS / f"mme-djl-blog-{pattern}.json")
@@ -750,7 +750,7 @@ on (Application Auto Scaling target tracking on InvocationsPerInstance), and wha
 
 **Set-up.** `scenarios/mme-azure-functions.json` with:
 
-* **autoscaling off**: `endpoint.autoscaling` removed, `initial_instances` = N (min = max = N);
+* **autoscaling off**: `policies.instance_scaling` removed, `initial_instances` = N (min = max = N);
 * **autoscaling on**: the scenario's target tracking (450 invocations per instance per minute,
   scale-out after 3 minutes above, 300 s cooldowns, new instances take 4–8 min to start),
   `initial_instances` = `min_instances` = N as a floor, `max_instances` = 20;
@@ -779,9 +779,8 @@ SEEDS = [1, 2, 3, 4]
 UNTIL = None                    # the whole day: each run ends when the trace's last request is answered
 
 base = mltwin.load_scenario(SCENARIOS / "mme-azure-functions.json")
-tt = base["endpoint"]["autoscaling"]["target_tracking"]
-print("instance:", base["endpoint"]["instance_type"], "| target tracking:",
-      {k: v for k, v in tt.items() if k != "source"})
+tt = base["policies"]["instance_scaling"]["arguments"]
+print("instance:", base["endpoint"]["instance_type"], "| target tracking:", tt)
 price = mltwin.instance_catalog()[base["endpoint"]["instance_type"]]["on_demand_usd_per_hour"]  # the shipped catalog
 print(f"price: ${price}/h")
 '''),
@@ -818,7 +817,7 @@ def variant(autoscaling: bool, time_scale: float) -> "mltwin.Scenario":
     if autoscaling:
         ep["max_instances"] = 20
     else:
-        ep.pop("autoscaling")
+        s["policies"].pop("instance_scaling")
         ep.pop("max_instances", None)    # default: initial_instances: a fixed fleet
     return s
 '''),
@@ -1280,7 +1279,7 @@ worker start-up.
 UNTIL = "2h"
 SEEDS = [1, 2, 3, 4, 5]
 sim = mltwin.load_scenario(SCENARIOS / "mme-azure-functions.json")
-sim["endpoint"].pop("autoscaling")
+sim["policies"].pop("instance_scaling")
 sim["endpoint"]["initial_instances"] = 2
 sim["endpoint"].pop("min_instances", None)
 sim["endpoint"].pop("max_instances", None)

@@ -63,7 +63,7 @@ def mms_server():
     }
 
 
-def endpoint(instance_type, initial, autoscaling=None, min_i=None, max_i=None):
+def endpoint(instance_type, initial, min_i=None, max_i=None):
     e = {
         "instance_type": instance_type,
         "initial_instances": initial,
@@ -72,8 +72,6 @@ def endpoint(instance_type, initial, autoscaling=None, min_i=None, max_i=None):
         e["min_instances"] = min_i
     if max_i is not None:
         e["max_instances"] = max_i
-    if autoscaling is not None:
-        e["autoscaling"] = autoscaling
     e.update({
         "instance_startup": {
             "uniform": ["4m", "8m"],
@@ -115,13 +113,6 @@ def endpoint(instance_type, initial, autoscaling=None, min_i=None, max_i=None):
             "uniform": ["2ms", "6ms"],
             "source": "assumption: SageMaker's OverheadLatency (request routing, MME lookup, payload handling); "
                       "AWS publishes no figure",
-        },
-        "routing": {
-            "heavy_load_per_worker": 2.0,
-            "max_copies": 0,
-            "source": "ours: AWS documents MME routing only qualitatively (SageMaker Developer Guide, 'How "
-                      "multi-model endpoints work': requests go to an instance that has the model loaded; a "
-                      "model under heavy load gets more copies)",
         },
         "source": "SageMaker real-time multi-model endpoint, one production variant",
     })
@@ -197,6 +188,21 @@ def write(name, doc):
     print("wrote", path.relative_to(ROOT))
 
 
+ROUTING = {
+    "name": "cache-aware",
+    "arguments": {"heavy_load_per_worker": 2.0, "max_copies": 0},
+    "source": "ours: AWS documents MME routing only qualitatively (SageMaker Developer Guide, 'How multi-model "
+              "endpoints work': requests go to an instance that has the model loaded; a model under heavy load "
+              "gets more copies)",
+}
+
+
+def worker_autoscaling(server_kind):
+    if server_kind == "djl":
+        return {"name": "djl-wlm", "source": "DJL Serving 0.23.0's WorkLoadManager, as the server runs it"}
+    return {"name": "mms-static", "source": "Multi Model Server's static worker pool, as the server runs it"}
+
+
 def blog(server_kind, pattern):
     what, tasks, script = PATTERNS[pattern]
     server = djl_server(600) if server_kind == "djl" else mms_server()
@@ -215,6 +221,7 @@ def blog(server_kind, pattern):
         "endpoint": endpoint("ml.c5d.18xlarge", 20) | {
             "source": "20 x ml.c5d.18xlarge, one production variant (" + BLOG_REPO + "/sklearn-djl-mme-repro.ipynb: "
                       "InstanceType ml.c5d.18xlarge, InitialInstanceCount 20); no autoscaling in the blog"},
+        "policies": {"autoscaling": worker_autoscaling(server_kind), "routing": ROUTING},
         "models": SKLEARN_MODELS,
         "traffic": locust(tasks, script),
         "output": OUTPUT,
@@ -226,8 +233,9 @@ AZURE_TRACE = "${MLTWIN_DATA}/inference/azure-functions-2019-1k"
 
 
 def azure():
-    autoscaling = {
-        "target_tracking": {
+    instance_scaling = {
+        "name": "target-tracking",
+        "arguments": {
             "metric": "SageMakerVariantInvocationsPerInstance",
             "target_value": 450,
             "scale_out_cooldown": "300s",
@@ -236,15 +244,15 @@ def azure():
             "scale_in_datapoints": 15,
             "scale_in_ratio": 0.9,
             "disable_scale_in": False,
-            "source": "target: SageMaker Developer Guide, 'Load testing your auto scaling configuration': "
-                      "InvocationsPerInstance = MAX_RPS x SAFETY_FACTOR (0.5) x 60, with MAX_RPS per instance = 72 "
-                      "vCPUs / 4.77 s (the trace's invocation-weighted mean service time after the clamps below) "
-                      "= 15 -> 450 per minute; cooldowns: 300 s, the Application Auto Scaling default for "
-                      "SageMaker variants (Application Auto Scaling User Guide, 'Target tracking scaling "
-                      "policies' / 'Define cooldown periods'); alarms: target tracking's high alarm on 3 "
-                      "consecutive 1-minute datapoints above target, low alarm on 15 below 90 % of it (same guide, "
-                      "the alarms target tracking creates)",
-        }
+        },
+        "source": "target: SageMaker Developer Guide, 'Load testing your auto scaling configuration': "
+                  "InvocationsPerInstance = MAX_RPS x SAFETY_FACTOR (0.5) x 60, with MAX_RPS per instance = 72 "
+                  "vCPUs / 4.77 s (the trace's invocation-weighted mean service time after the clamps below) "
+                  "= 15 -> 450 per minute; cooldowns: 300 s, the Application Auto Scaling default for "
+                  "SageMaker variants (Application Auto Scaling User Guide, 'Target tracking scaling "
+                  "policies' / 'Define cooldown periods'); alarms: target tracking's high alarm on 3 "
+                  "consecutive 1-minute datapoints above target, low alarm on 15 below 90 % of it (same guide, "
+                  "the alarms target tracking creates)",
     }
     return {
         "$schema": "schema/inference.schema.json",
@@ -257,8 +265,9 @@ def azure():
                        "InvocationsPerInstance.",
         "seed": 1,
         "server": djl_server(None),
-        "endpoint": endpoint("ml.c5d.18xlarge", 2, autoscaling, 1, 20) | {
+        "endpoint": endpoint("ml.c5d.18xlarge", 2, 1, 20) | {
             "source": "ml.c5d.18xlarge as in the blog; 2 instances to start, 1..20 under target tracking (ours)"},
+        "policies": {"autoscaling": worker_autoscaling("djl"), "routing": ROUTING, "instance_scaling": instance_scaling},
         "models": {
             "azure_functions": {
                 "trace": AZURE_TRACE,

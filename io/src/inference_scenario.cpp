@@ -11,6 +11,7 @@
 
 #include "inference_schema.hpp"  // generated: kInferenceSchema
 #include "mltwin/io/azure_functions.hpp"
+#include "mltwin/policy/serving.hpp"
 #include "scenario_common.hpp"
 
 namespace mltwin::io {
@@ -106,6 +107,65 @@ inf::ModelSpec model_body_of(const std::string& file, const std::string& where, 
   return spec;
 }
 
+// Where the serving policy settings of schema 2's first releases went (mltwin 0.3): a clear
+// error instead of the schema's "unexpected key".
+void check_moved_policy_keys(const std::string& path, const json& doc) {
+  if (!doc.is_object()) return;
+  auto moved = [&](const char* parent, const char* key, const std::string& now) {
+    if (doc.contains(parent) && doc[parent].is_object() && doc[parent].contains(key))
+      fail(path, std::string("/") + parent + "/" + key, "moved: " + now + " (docs/inference.md, 'Policies')");
+  };
+  moved("endpoint", "routing",
+        "the router is chosen under /policies/routing: {\"name\": \"cache-aware\", \"arguments\": {\"heavy_load_per_worker\": "
+        "..., \"max_copies\": ...}, \"source\": ...}");
+  moved("endpoint", "autoscaling",
+        "instance scaling is chosen under /policies/instance_scaling: {\"name\": \"target-tracking\", \"arguments\": "
+        "{\"target_value\": ..., \"scale_out_cooldown\": \"300s\", ...}, \"source\": ...} (the keys of target_tracking "
+        "become its arguments)");
+  moved("server", "idle_from_batch_end",
+        "it is an argument of the worker autoscaling policy: /policies/autoscaling: {\"name\": \"djl-wlm\", \"arguments\": "
+        "{\"idle_from_batch_end\": true}}");
+}
+
+/// A policy argument as the text policy::Arguments holds: a string as written, a number as
+/// JSON writes it (the shortest text that reads back as the same double), a boolean as
+/// true/false.
+std::string argument_text(const std::string& file, const std::string& where, const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+  if (v.is_number()) return v.dump();
+  fail(file, where, "expected a number, a boolean or a string, got " + shown(v));
+}
+
+/// One of the scenario's /policies choices: its name known to `registry`, its arguments of the
+/// declared keys and types, and accepted by the policy itself (built once here).
+template <class Product>
+inf::PolicyChoice policy_choice(const std::string& file, const std::string& site, const json& j,
+                                const policy::Registry<Product>& registry) {
+  const std::string at = "/policies/" + site;
+  inf::PolicyChoice c;
+  c.name = j["name"];
+  c.source = j.value("source", std::string());
+  if (!registry.has(c.name)) fail(file, at + "/name", registry.unknown_message(c.name));
+  if (j.contains("arguments"))
+    for (const auto& [key, v] : j["arguments"].items())
+      c.arguments.set(key, argument_text(file, at + "/arguments/" + detail::pointer_token_of(key), v));
+  for (const policy::ArgIssue& i : registry.check(c.name, c.arguments, at + "/arguments/"))
+    if (i.severity == policy::ArgIssue::Severity::Error) fail(file, i.where, i.message);
+  try {
+    (void)registry.make(c.name, c.arguments);
+  } catch (const std::invalid_argument& e) {
+    // A policy refuses a value as "argument 'key': why".
+    const std::string what = e.what();
+    std::string where = at + "/arguments";
+    if (what.starts_with("argument '"))
+      if (const auto end = what.find("':"); end != std::string::npos)
+        where += "/" + detail::pointer_token_of(what.substr(10, end - 10));
+    fail(file, where, what);
+  }
+  return c;
+}
+
 // Reads the Azure trace folder as written in the scenario (once per folder), recording inputs.
 struct TraceCache {
   std::map<std::string, AzureFunctionsTrace> by_path;
@@ -147,6 +207,9 @@ LoadedInferenceScenario load_inference_scenario(const std::string& path, const L
     fail(path, "/kind", "expected \"inference\": without it this is a training scenario (load it with load_scenario)");
   // Version 1 (no /schema_version) is refused with the command that rewrites it.
   detail::check_schema_version(path, doc);
+  check_moved_policy_keys(path, doc);
+  if (opts.serving_policies.is_object())
+    for (const auto& [site, choice] : opts.serving_policies.items()) doc["policies"][site] = choice;
   validator().validate(path, doc);
   out.json = doc;
   out.name = detail::scenario_name_of(path, doc);
@@ -177,21 +240,6 @@ LoadedInferenceScenario load_inference_scenario(const std::string& path, const L
   if (ep.max_instances < ep.initial_instances)
     fail(path, "/endpoint/max_instances", "max_instances (" + std::to_string(ep.max_instances) + ") is below initial_instances (" +
                                               std::to_string(ep.initial_instances) + ")");
-  if (e.contains("autoscaling")) {
-    const json& tt = e["autoscaling"]["target_tracking"];
-    const std::string w = "/endpoint/autoscaling/target_tracking";
-    policy::serving::TargetTrackingParams p;
-    p.target = tt["target_value"];
-    if (tt.contains("scale_out_cooldown"))
-      p.scale_out_cooldown = positive_duration(path, w + "/scale_out_cooldown", tt["scale_out_cooldown"], true).count_ns();
-    if (tt.contains("scale_in_cooldown"))
-      p.scale_in_cooldown = positive_duration(path, w + "/scale_in_cooldown", tt["scale_in_cooldown"], true).count_ns();
-    p.scale_out_datapoints = tt.value("scale_out_datapoints", p.scale_out_datapoints);
-    p.scale_in_datapoints = tt.value("scale_in_datapoints", p.scale_in_datapoints);
-    p.scale_in_ratio = tt.value("scale_in_ratio", p.scale_in_ratio);
-    p.disable_scale_in = tt.value("disable_scale_in", p.disable_scale_in);
-    ep.autoscaling = p;
-  }
   ep.instance_startup = latency_of(path, "/endpoint/instance_startup", e["instance_startup"]);
   ep.health_check = latency_of(path, "/endpoint/health_check", e["health_check"]);
   ep.memory_reserved_bytes = bytes_of(path, "/endpoint/memory_reserved/size", e["memory_reserved"]["size"]);
@@ -223,8 +271,6 @@ LoadedInferenceScenario load_inference_scenario(const std::string& path, const L
   ep.load_fixed = latency_of(path, "/endpoint/model_load/fixed", e["model_load"]["fixed"]);
   ep.unload = latency_of(path, "/endpoint/model_load/unload", e["model_load"]["unload"]);
   ep.overhead = latency_of(path, "/endpoint/overhead", e["overhead"]);
-  ep.routing.heavy_load_per_worker = e["routing"].value("heavy_load_per_worker", ep.routing.heavy_load_per_worker);
-  ep.routing.max_copies = e["routing"].value("max_copies", ep.routing.max_copies);
   ep.source = e["source"];
 
   // Model server.
@@ -271,10 +317,23 @@ LoadedInferenceScenario load_inference_scenario(const std::string& path, const L
     }
   }
   srv.worker_startup = latency_of(path, "/server/worker_startup", s["worker_startup"]);
-  srv.idle_from_batch_end = s.value("idle_from_batch_end", false);
-  if (srv.idle_from_batch_end && srv.kind == inf::ServerSpec::Kind::Mms)
-    fail(path, "/server/idle_from_batch_end", "applies to DJL's temporary workers only; MMS never retires workers");
   srv.source = s["source"];
+
+  // Serving policies, by name from their registries.
+  if (doc.contains("policies")) {
+    const json& pj = doc["policies"];
+    inf::ServingPolicies& c = sc.policies;
+    if (pj.contains("autoscaling"))
+      c.autoscaling = policy_choice(path, "autoscaling", pj["autoscaling"], policy::serving::autoscaling_registry());
+    if (pj.contains("memory_cache"))
+      c.memory_cache = policy_choice(path, "memory_cache", pj["memory_cache"], policy::serving::model_cache_registry());
+    if (pj.contains("disk_cache"))
+      c.disk_cache = policy_choice(path, "disk_cache", pj["disk_cache"], policy::serving::model_cache_registry());
+    if (pj.contains("routing")) c.routing = policy_choice(path, "routing", pj["routing"], policy::serving::routing_registry());
+    if (pj.contains("instance_scaling"))
+      c.instance_scaling =
+          policy_choice(path, "instance_scaling", pj["instance_scaling"], policy::serving::instance_scaling_registry());
+  }
 
   // Models.
   const json& m = doc["models"];

@@ -166,7 +166,7 @@ RunEstimate estimate_run(const LoadedInferenceScenario& loaded, core::Time until
   const inf::InferenceScenario& sc = loaded.inference;
   RunEstimate e;
   const inf::EndpointSpec& ep = sc.endpoint;
-  e.instances = ep.autoscaling ? std::max(ep.initial_instances, ep.max_instances) : ep.initial_instances;
+  e.instances = sc.policies.instance_scaling ? std::max(ep.initial_instances, ep.max_instances) : ep.initial_instances;
   e.models = static_cast<double>(sc.models.size());
   double traffic_s = 0, rate = 0, trace_counts = 0;
   const inf::TrafficSpec& t = sc.traffic;

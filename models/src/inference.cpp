@@ -21,12 +21,24 @@ namespace mltwin::models::inference {
 namespace ps = policy::serving;
 using core::Engine;
 
+std::string autoscaling_policy_name(const InferenceScenario& sc) {
+  if (!sc.policies.autoscaling.name.empty()) return sc.policies.autoscaling.name;
+  return sc.server.kind == ServerSpec::Kind::Mms ? "mms-static" : "djl-wlm";
+}
+
 PolicySet default_policies(const InferenceScenario& sc) {
+  const ServingPolicies& c = sc.policies;
   PolicySet p;
-  if (sc.server.kind == ServerSpec::Kind::Mms) p.autoscaling = std::make_unique<ps::MmsStaticPolicy>();
-  else p.autoscaling = std::make_unique<ps::DjlWlmPolicy>(sc.server.idle_from_batch_end);
-  p.routing = ps::make_cache_aware_router(sc.endpoint.routing);
-  if (sc.endpoint.autoscaling) p.scaling = ps::make_target_tracking(*sc.endpoint.autoscaling);
+  p.autoscaling = ps::autoscaling_registry().make(autoscaling_policy_name(sc), c.autoscaling.arguments);
+  p.routing = ps::routing_registry().make(c.routing.name, c.routing.arguments);
+  if (c.instance_scaling) p.scaling = ps::instance_scaling_registry().make(c.instance_scaling->name, c.instance_scaling->arguments);
+  // Cache policies are made per instance; building one now reports a bad choice at once.
+  auto cache = [](const PolicyChoice& choice) -> std::function<std::unique_ptr<ps::ModelCachePolicy>()> {
+    (void)ps::model_cache_registry().make(choice.name, choice.arguments);
+    return [choice] { return ps::model_cache_registry().make(choice.name, choice.arguments); };
+  };
+  p.memory_cache = cache(c.memory_cache);
+  p.disk_cache = cache(c.disk_cache);
   return p;
 }
 
@@ -839,6 +851,10 @@ struct Endpoint::Impl {
       return;
     }
     const ps::RouteDecision d = pol.routing->route(q.model, sim.now().ns(), hviews, fleet);
+    // A policy may be the user's (C++ or Python): its choice is checked before it is used.
+    if (d.instance >= instances.size() || instances[d.instance].state != IState::InService)
+      throw std::logic_error("routing policy '" + std::string(pol.routing->name()) + "' chose instance " +
+                             std::to_string(d.instance) + ", which is not in service (it must be one of the views it was given)");
     Instance& in = instances[d.instance];
     q.instance = static_cast<std::int32_t>(in.id);
     ++in.outstanding;
@@ -1135,6 +1151,10 @@ struct Endpoint::Impl {
     o.last_scale_in = last_scale_in.ns();
     const ps::ScalingDecision d = pol.scaling->evaluate(o);
     if (d.desired == desired) return;
+    if (d.desired < o.min_instances || d.desired > o.max_instances)
+      throw std::logic_error("instance scaling policy '" + std::string(pol.scaling->name()) + "' wants " +
+                             std::to_string(d.desired) + " instances, outside the endpoint's min_instances .. max_instances (" +
+                             std::to_string(o.min_instances) + " .. " + std::to_string(o.max_instances) + ")");
     const int before = desired;
     desired = d.desired;
     if (rec) rec->instance_event(InstanceEvent{now, 0, InstanceEvent::Kind::DesiredChanged, desired, d.reason});

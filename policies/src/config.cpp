@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "mltwin/policy/go_duration.hpp"
+#include "mltwin/policy/registry.hpp"
 #include "mltwin/policy/session.hpp"
 #include "mltwin/policy/spelling.hpp"
 
@@ -117,40 +118,45 @@ const ArgSpec* spec_of(const std::vector<ArgSpec>& specs, const std::string& key
 }
 }  // namespace
 
+std::vector<ArgIssue> check_argument_keys(const std::string& owner, const std::vector<ArgSpec>& specs, const Arguments& args,
+                                          const std::string& at, const UnknownKeyRule& unknown) {
+  std::vector<ArgIssue> out;
+  for (const auto& [key, value] : args.all()) {
+    const ArgSpec* s = spec_of(specs, key);
+    if (s == nullptr) {
+      std::vector<std::string> known, keys;
+      for (const auto& k : specs) {
+        known.push_back(k.prefix ? k.key + "<name>" : k.key);
+        keys.push_back(k.key);
+      }
+      std::string msg = owner + " reads no argument '" + key + "'" + unknown.consequence + did_you_mean(key, keys);
+      msg += known.empty() ? " (it reads no arguments)" : " (it reads " + join(known) + ")";
+      out.push_back({unknown.severity, at + key, msg});
+      continue;
+    }
+    if (std::string why = arg_type_problem(s->type, value); !why.empty()) {
+      out.push_back({ArgIssue::Severity::Error, at + key, why + " (" + s->source + ")"});
+      continue;
+    }
+    if (!s->modelled)
+      out.push_back({ArgIssue::Severity::Warning, at + key,
+                     "Volcano reads it (" + s->source + "), but mltwin does not model " + s->not_modelled +
+                         ": the run ignores it, so its decisions may differ from Volcano's"});
+  }
+  return out;
+}
+
 std::vector<ArgIssue> SchedulerConfig::check_arguments() const {
   std::vector<ArgIssue> out;
+  const UnknownKeyRule ignored{ArgIssue::Severity::Warning, ": Volcano ignores it"};
   for (std::size_t t = 0; t < tiers.size(); ++t)
     for (std::size_t p = 0; p < tiers[t].plugins.size(); ++p) {
       const PluginOption& opt = tiers[t].plugins[p];
       const std::optional<std::vector<ArgSpec>> specs = plugin_arguments(opt.name);
       if (!specs) continue;
       const std::string at = "tiers[" + std::to_string(t) + "].plugins[" + std::to_string(p) + "].arguments.";
-      for (const auto& [key, value] : opt.arguments.all()) {
-        const ArgSpec* s = spec_of(*specs, key);
-        if (s == nullptr) {
-          std::string msg = "plugin '" + opt.name + "' reads no argument '" + key + "': Volcano ignores it";
-          std::string best;
-          std::size_t best_d = 4;
-          std::vector<std::string> known;
-          for (const auto& k : *specs) {
-            known.push_back(k.prefix ? k.key + "<name>" : k.key);
-            const std::size_t d = edit_distance(key, k.key);
-            if (d < best_d && d <= std::max<std::size_t>(1, std::min(key.size(), k.key.size()) / 4)) best_d = d, best = k.key;
-          }
-          if (!best.empty()) msg += "; did you mean '" + best + "'?";
-          msg += known.empty() ? " (it reads no arguments)" : " (it reads " + join(known) + ")";
-          out.push_back({ArgIssue::Severity::Warning, at + key, msg});
-          continue;
-        }
-        if (std::string why = arg_type_problem(s->type, value); !why.empty()) {
-          out.push_back({ArgIssue::Severity::Error, at + key, why + " (" + s->source + ")"});
-          continue;
-        }
-        if (!s->modelled)
-          out.push_back({ArgIssue::Severity::Warning, at + key,
-                         "Volcano reads it (" + s->source + "), but mltwin does not model " + s->not_modelled +
-                             ": the run ignores it, so its decisions may differ from Volcano's"});
-      }
+      for (ArgIssue& i : check_argument_keys("plugin '" + opt.name + "'", *specs, opt.arguments, at, ignored))
+        out.push_back(std::move(i));
     }
   return out;
 }

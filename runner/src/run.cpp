@@ -326,6 +326,7 @@ std::unique_ptr<Run> Run::open(const std::string& path, const RunOptions& opts) 
   lo.overrides = opts.overrides;
   lo.document = opts.document ? &*opts.document : nullptr;
   lo.strict = opts.strict;
+  lo.serving_policies = opts.serving_policies;
   const io::ScenarioKind kind = opts.document ? io::scenario_kind(*opts.document, path) : io::scenario_kind(path);
 
   store::RunMetadata meta;
@@ -356,7 +357,6 @@ std::unique_ptr<Run> Run::open(const std::string& path, const RunOptions& opts) 
     record_inputs(meta, path, opts, sc.inputs);
     meta.extra["model_server"] = mms ? std::string("MMS ") + policy::kMmsRelease
                                      : std::string("DJL Serving ") + policy::kDjlServingRelease;
-    m->server = meta.extra["model_server"] + (mms ? " (static workers)" : " (WLM worker autoscaling)");
     meta.extra["random_inputs"] =
         "arrival times and model choices (traffic), service times, OverheadLatency, S3 first byte, "
         "load / unload / worker start-up / instance start-up / health-check times (per their "
@@ -366,6 +366,11 @@ std::unique_ptr<Run> Run::open(const std::string& path, const RunOptions& opts) 
                         "traffic.locust_wait", "traffic.models"};
     inf::PolicySet policies = inf::default_policies(sc.inference);
     if (opts.customize_serving) opts.customize_serving(policies);
+    // The policies as run (a Python object's name when one replaced the scenario's choice).
+    const std::string scaling = policies.scaling ? std::string(policies.scaling->name()) : "none (fixed fleet)";
+    m->server = meta.extra["model_server"] + " (worker autoscaling " + std::string(policies.autoscaling->name()) + ")";
+    meta.extra["serving_policies"] = "autoscaling " + std::string(policies.autoscaling->name()) + ", routing " +
+                                     std::string(policies.routing->name()) + ", instance scaling " + scaling;
     m->open_database(meta, path, opts, sc.inputs);
     m->peaks = std::make_unique<MinutePeaks>(*m->db);
     m->agg = std::make_unique<inf::MetricsAggregator>(sc.inference.output.metrics_period, core::Time::zero(), m->peaks.get());
@@ -374,7 +379,7 @@ std::unique_ptr<Run> Run::open(const std::string& path, const RunOptions& opts) 
     return std::unique_ptr<Run>(new Run(std::move(m)));
   }
 
-  if (opts.customize_serving)
+  if (opts.customize_serving || !opts.serving_policies.is_null())
     throw std::invalid_argument("serving policies apply to inference scenarios; '" + path + "' is a training scenario");
   m->kind = Kind::Training;
   if (opts.max_jobs > 0) {

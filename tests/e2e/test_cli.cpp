@@ -866,3 +866,18 @@ TEST_CASE("mltwin plugins prints the table docs/plugin-guide.md shows") {
   CHECK_MESSAGE(guide.find(table) != std::string::npos, "regenerate the appendix of docs/plugin-guide.md with `mltwin plugins`");
   CHECK(table.find("| nodeorder | `mostrequested.weight` | integer | 0 |") != std::string::npos);
 }
+
+TEST_CASE("mltwin policies prints the table docs/inference.md shows") {
+  const mltwin::test::TempDir t;
+  REQUIRE(run_cli({"policies"}, t.path(), {}, t.path() / "policies.log") == 0);
+  std::ifstream out(t.path() / "policies.log");
+  const std::string table((std::istreambuf_iterator<char>(out)), std::istreambuf_iterator<char>());
+  std::ifstream in(std::string(MLTWIN_SOURCE_DIR) + "/docs/inference.md");
+  const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  REQUIRE(table.rfind("| `policies` key | name |", 0) == 0);
+  CHECK_MESSAGE(doc.find(table) != std::string::npos, "regenerate the table in docs/inference.md with `mltwin policies`");
+  // Defaults from the parameter structs: CacheAwareRoutingParams{} and TargetTrackingParams{}.
+  CHECK(table.find("| `heavy_load_per_worker` | number | 2 |") != std::string::npos);
+  CHECK(table.find("| `scale_out_cooldown` | Go duration | 5m0s |") != std::string::npos);
+  CHECK(table.find("| `target_value` | number | — (required) |") != std::string::npos);
+}

@@ -163,7 +163,10 @@ TEST_CASE("the DJL blog scenarios: 1,000 sklearn copies on 20 x ml.c5d.18xlarge,
     CHECK(sc.endpoint.initial_instances == 20);
     CHECK(sc.endpoint.min_instances == 20);
     CHECK(sc.endpoint.max_instances == 20);
-    CHECK(!sc.endpoint.autoscaling.has_value());
+    CHECK(!sc.policies.instance_scaling.has_value());  // a fixed fleet
+    CHECK(sc.policies.autoscaling.name == "djl-wlm");
+    CHECK(sc.policies.routing.name == "cache-aware");
+    CHECK(sc.policies.routing.arguments.get_double("heavy_load_per_worker", 0) == 2.0);
     CHECK(sc.endpoint.model_cache_enabled);
     CHECK(sc.server.kind == inf::ServerSpec::Kind::Djl);
     CHECK(sc.server.engine == "Python");
@@ -221,8 +224,11 @@ TEST_CASE("the MMS blog scenarios: the same endpoint and traffic, static workers
     CHECK(mms.inference.server.mms_workers_per_model == 0);  // one per vCPU
     // Everything but the server is the DJL scenario's.
     json a = mms.json, b = djl.json;
+    CHECK(a["policies"]["autoscaling"]["name"] == "mms-static");
+    CHECK(b["policies"]["autoscaling"]["name"] == "djl-wlm");
     for (json* d : {&a, &b}) {
       d->erase("server");
+      (*d)["policies"].erase("autoscaling");
       d->erase("name");
       d->erase("description");
     }
@@ -256,10 +262,12 @@ TEST_CASE("the Azure Functions scenario: 1,000 trace functions as models, one da
   CHECK(t.first_minute == 0);
   CHECK(t.minutes == 1440);
   CHECK(t.time_scale == 1.0);
-  REQUIRE(sc.endpoint.autoscaling.has_value());
-  CHECK(sc.endpoint.autoscaling->target == 450);
-  CHECK(sc.endpoint.autoscaling->scale_out_cooldown == 300 * kS);
-  CHECK(sc.endpoint.autoscaling->scale_in_cooldown == 300 * kS);
+  REQUIRE(sc.policies.instance_scaling.has_value());
+  CHECK(sc.policies.instance_scaling->name == "target-tracking");
+  const policy::Arguments& tt = sc.policies.instance_scaling->arguments;
+  CHECK(tt.get_double("target_value", 0) == 450);
+  CHECK(tt.get_string("scale_out_cooldown", "") == "300s");
+  CHECK(tt.get_string("scale_in_cooldown", "") == "300s");
   CHECK(sc.endpoint.initial_instances == 2);
   CHECK(sc.endpoint.min_instances == 1);
   CHECK(sc.endpoint.max_instances == 20);
@@ -367,8 +375,40 @@ TEST_CASE("inference scenario errors name the file, the JSON path and what was e
   }
   SUBCASE("missing required key") {
     json doc = blog_uniform();
-    doc["endpoint"].erase("routing");
-    check(doc, "/endpoint", "'routing'");
+    doc["endpoint"].erase("overhead");
+    check(doc, "/endpoint", "'overhead'");
+  }
+  SUBCASE("serving policies: unknown name, unknown argument, wrong type, a value the policy refuses") {
+    json doc = blog_uniform();
+    doc["policies"]["routing"] = {{"name", "cache_aware"}};
+    check(doc, "/policies/routing/name", "unknown routing policy 'cache_aware'; did you mean 'cache-aware'? (known: cache-aware)");
+    doc["policies"]["routing"] = {{"name", "cache-aware"}, {"arguments", {{"max_copy", 2}}}};
+    check(doc, "/policies/routing/arguments/max_copy",
+          "routing policy 'cache-aware' reads no argument 'max_copy'; did you mean 'max_copies'? (it reads "
+          "heavy_load_per_worker, max_copies)");
+    doc["policies"]["routing"] = {{"name", "cache-aware"}, {"arguments", {{"max_copies", 1.5}}}};
+    check(doc, "/policies/routing/arguments/max_copies", "expected an integer, got '1.5'");
+    doc["policies"]["routing"] = {{"name", "cache-aware"}, {"arguments", {{"heavy_load_per_worker", 0}}}};
+    check(doc, "/policies/routing/arguments/heavy_load_per_worker", "expected a finite number > 0, got '0'");
+    doc["policies"]["routing"] = {{"name", "cache-aware"}, {"arguments", {{"max_copies", json::array()}}}};
+    check(doc, "/policies/routing/arguments/max_copies", "expected");
+    doc["policies"].erase("routing");
+    doc["policies"]["instance_scaling"] = {{"name", "target-tracking"}, {"arguments", {{"scale_in_ratio", 0.5}}}};
+    check(doc, "/policies/instance_scaling/arguments/target_value", "required");
+    doc["policies"]["instance_scaling"]["arguments"]["target_value"] = 100;
+    doc["policies"]["instance_scaling"]["arguments"]["metric"] = "CPUUtilization";
+    check(doc, "/policies/instance_scaling/arguments/metric", "SageMakerVariantInvocationsPerInstance only");
+  }
+  SUBCASE("the serving policy keys of earlier releases name where they moved") {
+    json doc = blog_uniform();
+    doc["endpoint"]["routing"] = {{"max_copies", 1}, {"source", "x"}};
+    check(doc, "/endpoint/routing", "moved: the router is chosen under /policies/routing");
+    doc = blog_uniform();
+    doc["endpoint"]["autoscaling"] = {{"target_tracking", {{"target_value", 100}}}};
+    check(doc, "/endpoint/autoscaling", "/policies/instance_scaling");
+    doc = blog_uniform();
+    doc["server"]["idle_from_batch_end"] = true;
+    check(doc, "/server/idle_from_batch_end", "/policies/autoscaling");
   }
   SUBCASE("unpinned DJL release") {
     json doc = blog_uniform();

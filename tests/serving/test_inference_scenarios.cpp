@@ -183,9 +183,8 @@ TEST_CASE("instances added by scale-out receive no request before their health c
   sc.endpoint.max_instances = 4;
   sc.endpoint.instance_startup = constant(Duration::s(120));
   sc.endpoint.health_check = constant(Duration::s(30));
-  policy::serving::TargetTrackingParams tp;
-  tp.target = 600;  // InvocationsPerInstance per minute
-  sc.endpoint.autoscaling = tp;
+  sc.policies.instance_scaling = PolicyChoice::named("target-tracking");
+  sc.policies.instance_scaling->arguments.set("target_value", "600");  // InvocationsPerInstance per minute
   sc.traffic.poisson.rate_per_s = 30;  // 1,800 per minute: wants 3 instances
   sc.traffic.poisson.duration = Duration::s(1200);
   MemoryRecorder rec;
@@ -211,7 +210,8 @@ TEST_CASE("DJL misbehaviour: a batch longer than max_idle_time retires its tempo
     sc.server.min_workers = 1;
     sc.server.max_workers = 2;
     sc.server.max_idle_time = Duration::s(60);
-    sc.server.idle_from_batch_end = remedy;
+    sc.policies.autoscaling = PolicyChoice::named("djl-wlm");
+    sc.policies.autoscaling.arguments.set("idle_from_batch_end", remedy ? "true" : "false");
     sc.traffic.kind = TrafficSpec::Kind::Locust;
     sc.traffic.locust.users = 4;
     sc.traffic.locust.spawn_rate = 10;  // requests at 0, 0.1, 0.2, 0.3 s
@@ -505,4 +505,76 @@ TEST_CASE("trace replay with time_scale 2: minute m's counts arrive within [30 m
   CHECK(got[{0, 1}] == 2);
   CHECK(got[{1, 0}] == 5);
   CHECK(got[{1, 1}] == 0);
+}
+
+namespace {
+/// A user's router: each request to the next in-service instance in id order, from `start`.
+class RoundRobin final : public policy::serving::RoutingPolicy {
+ public:
+  explicit RoundRobin(int start) : next_(static_cast<std::size_t>(start)) {}
+  std::string_view name() const override { return "round-robin"; }
+  policy::serving::RouteDecision route(ModelId, policy::serving::Nanos, std::span<const policy::serving::InstanceView>,
+                                       const policy::serving::InstanceList& everyone) override {
+    const auto all = everyone.all();
+    const policy::serving::InstanceView& v = all[next_++ % all.size()];
+    return {v.instance, !v.model_present, {}};
+  }
+
+ private:
+  std::size_t next_;
+};
+}  // namespace
+
+TEST_CASE("a routing policy registered by the user is chosen by name like a built-in, and checked") {
+  namespace ps = policy::serving;
+  ps::routing_registry().add(
+      "round-robin",
+      [](const policy::Arguments& a) -> std::unique_ptr<ps::RoutingPolicy> { return std::make_unique<RoundRobin>(a.get_int("start", 0)); },
+      std::vector<policy::ArgSpec>{policy::ArgSpec::of("start", policy::ArgType::Int, "0", "the test")}, "the test's");
+  InferenceScenario sc = base_scenario(1);
+  sc.endpoint.initial_instances = sc.endpoint.min_instances = sc.endpoint.max_instances = 3;
+  sc.policies.routing = PolicyChoice::named("round-robin");
+  sc.policies.routing.arguments.set("start", "1");
+  MemoryRecorder rec;
+  {
+    Run run(sc, 2, &rec);
+    run.go();
+  }
+  // Overhead 0: requests are routed in arrival order, so request k (0-based) went to (1 + k) mod 3.
+  std::vector<std::pair<std::int64_t, std::int32_t>> by_arrival;
+  for (const auto& r : rec.requests) by_arrival.emplace_back(r.arrival.ns(), r.instance);
+  std::sort(by_arrival.begin(), by_arrival.end());
+  REQUIRE(by_arrival.size() > 50);  // about 100 requests in 100 s
+  for (std::size_t k = 0; k < by_arrival.size(); ++k) CHECK(by_arrival[k].second == static_cast<std::int32_t>((1 + k) % 3));
+  // Removed, the name is unknown again (a built-in's name would get the built-in back).
+  CHECK(ps::routing_registry().remove("round-robin"));
+  CHECK_THROWS_WITH_AS((void)default_policies(sc), doctest::Contains("unknown routing policy 'round-robin'"), std::invalid_argument);
+  CHECK(ps::routing_registry().has("cache-aware"));
+}
+
+namespace {
+class Elsewhere final : public policy::serving::RoutingPolicy {
+ public:
+  std::string_view name() const override { return "elsewhere"; }
+  policy::serving::RouteDecision route(ModelId, policy::serving::Nanos, std::span<const policy::serving::InstanceView>,
+                                       const policy::serving::InstanceList&) override {
+    return {7, true, {}};
+  }
+};
+}  // namespace
+
+TEST_CASE("a routing decision naming an instance not in service stops the run with the policy's name") {
+  InferenceScenario sc = base_scenario(1);
+  core::Simulator sim;
+  core::RngStreams rng(1);
+  PolicySet p = default_policies(sc);
+  p.routing = std::make_unique<Elsewhere>();
+  Endpoint ep(sim, sc, rng, nullptr, nullptr, std::move(p));
+  ep.start();
+  CHECK_THROWS_WITH_AS(
+      [&] {
+        while (sim.step()) {
+        }
+      }(),
+      doctest::Contains("routing policy 'elsewhere' chose instance 7, which is not in service"), std::logic_error);
 }

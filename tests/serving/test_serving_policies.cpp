@@ -242,3 +242,65 @@ TEST_CASE("remedy option: idle counted from the end of the last batch") {
   CHECK(d.retire);
   CHECK_FALSE(DjlWlmPolicy(true).on_worker_free({221 * kS, 0, false, idle, true}).retire);  // permanent
 }
+
+TEST_CASE("the serving registries build the built-ins by name, with the parameter structs' defaults") {
+  namespace pol = mltwin::policy;
+  // target-tracking with only its required target: the 300 s cooldowns and 3-datapoint alarm
+  // of TargetTrackingParams (Application Auto Scaling's defaults for SageMaker variants).
+  pol::Arguments a;
+  a.set("target_value", "100");
+  auto p = instance_scaling_registry().make("target-tracking", a);
+  CHECK(p->name() == "target-tracking");
+  ScalingObservation o;
+  o.now = 3600 * kS;
+  o.instances_in_service = o.instances_desired = 2;
+  o.min_instances = 1;
+  o.max_instances = 10;
+  std::vector<double> m = {150, 150, 250};
+  o.invocations_per_instance = m;
+  o.last_scale_out = o.now - 299 * kS;
+  CHECK(p->evaluate(o).desired == 2);  // within 300 s
+  o.last_scale_out = o.now - 300 * kS;
+  CHECK(p->evaluate(o).desired == 5);  // ceil(2 x 250 / 100)
+  a.set("scale_out_cooldown", "10m");
+  CHECK(instance_scaling_registry().make("target-tracking", a)->evaluate(o).desired == 2);  // 300 s < 600 s
+  // Required, and refused values name the argument.
+  CHECK_THROWS_WITH_AS(instance_scaling_registry().make("target-tracking", {}), doctest::Contains("argument 'target_value': required"),
+                       std::invalid_argument);
+  CHECK_THROWS_AS(make_target_tracking(TargetTrackingParams{}), std::invalid_argument);
+  pol::Arguments r;
+  r.set("heavy_load_per_worker", "-1");
+  CHECK_THROWS_WITH_AS(routing_registry().make("cache-aware", r), doctest::Contains("argument 'heavy_load_per_worker'"),
+                       std::invalid_argument);
+  // Unknown names say what is known.
+  CHECK_THROWS_WITH_AS(autoscaling_registry().make("djl", {}), doctest::Contains("unknown autoscaling policy 'djl'"),
+                       std::invalid_argument);
+  CHECK(autoscaling_registry().make("djl-wlm", {})->name() == "djl-wlm");
+  pol::Arguments idle;
+  idle.set("idle_from_batch_end", "true");
+  CHECK(autoscaling_registry().make("djl-wlm", idle)->name() == "djl-wlm+idle-from-batch-end");
+  CHECK(model_cache_registry().make("lru", {})->name() == "lru");
+  // An unknown argument key is an error for a serving policy (nothing upstream ignores it).
+  pol::Arguments typo;
+  typo.set("max_copy", "1");
+  const auto issues = routing_registry().check("cache-aware", typo, "arguments.");
+  REQUIRE(issues.size() == 1);
+  CHECK(issues[0].severity == pol::ArgIssue::Severity::Error);
+  CHECK(issues[0].message == "routing policy 'cache-aware' reads no argument 'max_copy'; did you mean 'max_copies'? (it reads "
+                             "heavy_load_per_worker, max_copies)");
+}
+
+TEST_CASE("a registration under a built-in's name replaces it until removed") {
+  struct Named final : AutoscalingPolicy {
+    std::string_view name() const override { return "mine"; }
+    AdmitDecision on_arrival(const PoolObservation&) override { return {}; }
+    WorkerDecision on_worker_free(const WorkerObservation&) override { return {}; }
+  };
+  auto& reg = autoscaling_registry();
+  reg.add("mms-static", [](const mltwin::policy::Arguments&) -> std::unique_ptr<AutoscalingPolicy> { return std::make_unique<Named>(); });
+  CHECK(reg.make("mms-static", {})->name() == "mine");
+  CHECK(reg.remove("mms-static"));
+  CHECK(reg.make("mms-static", {})->name() == "mms-static");
+  CHECK(reg.builtin("mms-static"));
+  CHECK_FALSE(reg.remove("never-registered"));
+}

@@ -220,13 +220,16 @@ class Run:
         Philly workloads: keep only the first N jobs by submit time (0: all).
     overrides:
         a JSON merge patch (RFC 7386) applied before validation.
-    autoscaling, memory_cache, disk_cache:
-        inference runs: policies written in Python (see :mod:`mltwin.policies`) replacing the
-        built-in DJL/MMS worker autoscaling and the per-instance LRU caches. ``memory_cache``
-        and ``disk_cache`` are callables (e.g. the class) that return a fresh policy for each
-        instance.
-    routing, instance_scaling:
-        not open to Python yet: anything but None raises ValueError.
+    autoscaling, memory_cache, disk_cache, routing, instance_scaling:
+        inference runs: the serving policies, replacing the scenario's choices (its
+        ``policies`` block). Each is one of: a registered policy's name (``"mms-static"``); a
+        choice as the scenario writes it (``{"name": "cache-aware", "arguments":
+        {"max_copies": 2}}``); or a policy written in Python (see :mod:`mltwin.policies`):
+        an object for ``autoscaling``, ``routing`` and ``instance_scaling``, a callable
+        returning a fresh policy per instance (e.g. the class) for ``memory_cache`` and
+        ``disk_cache``. ``mltwin.policies.serving_policies()`` lists the registered ones.
+        A Python ``instance_scaling`` policy works within the endpoint's min_instances ..
+        max_instances.
     until:
         the simulated time :meth:`run` stops at when called without one (seconds or "12h";
         positive, at most 2**63 - 1 ns).
@@ -242,8 +245,8 @@ class Run:
     def __init__(self, scenario: Union[str, os.PathLike, Mapping[str, Any]], *, seed: Optional[int] = None,
                  out: Optional[Union[str, os.PathLike]] = None, data: Optional[Union[str, os.PathLike]] = None,
                  max_jobs: int = 0, overrides: Optional[Mapping[str, Any]] = None, path: Optional[str] = None,
-                 autoscaling: Any = None, memory_cache: Optional[Callable[[], Any]] = None,
-                 disk_cache: Optional[Callable[[], Any]] = None, until: Optional[TimeLike] = None,
+                 autoscaling: Any = None, memory_cache: Any = None,
+                 disk_cache: Any = None, until: Optional[TimeLike] = None,
                  routing: Any = None, instance_scaling: Any = None, strict: bool = False):
         if isinstance(scenario, (str, os.PathLike)):
             file_path, document = _arg_path("scenario", scenario), ""
@@ -262,17 +265,39 @@ class Run:
         data_path = "" if data is None else _arg_path("data", data)
         if overrides is not None and not isinstance(overrides, Mapping):
             raise ValueError(f"overrides: expected a dict (a JSON merge patch), got {type(overrides).__name__}")
-        if autoscaling is not None:
-            missing = [m for m in ("on_arrival", "on_worker_free") if not callable(getattr(autoscaling, m, None))]
+        # Serving policies: names and choices go to the scenario's /policies block; Python
+        # objects replace the policies built from it.
+        chosen: dict = {}
+        given = {"autoscaling": autoscaling, "memory_cache": memory_cache, "disk_cache": disk_cache,
+                 "routing": routing, "instance_scaling": instance_scaling}
+        for site, value in list(given.items()):
+            if isinstance(value, str):
+                chosen[site], given[site] = {"name": value}, None
+            elif isinstance(value, Mapping):
+                if not isinstance(value.get("name"), str):
+                    raise ValueError(f"{site}: a policy choice needs its \"name\" (a str), got {dict(value)!r}")
+                chosen[site], given[site] = dict(value), None
+        for site, methods in (("autoscaling", ("on_arrival", "on_worker_free")), ("routing", ("route",)),
+                              ("instance_scaling", ("evaluate",))):
+            value = given[site]
+            if value is None:
+                continue
+            missing = [m for m in methods if not callable(getattr(value, m, None))]
             if missing:
-                raise ValueError(f"autoscaling: expected an AutoscalingPolicy (methods on_arrival, on_worker_free), "
-                                 f"got {type(autoscaling).__name__} without {', '.join(missing)}")
+                raise ValueError(f"{site}: expected a policy name, a choice {{'name': ..., 'arguments': {{...}}}} or "
+                                 f"an object with {', '.join(methods)}; got {type(value).__name__} without "
+                                 f"{', '.join(missing)}")
+        for site in ("memory_cache", "disk_cache"):
+            if given[site] is not None and not callable(given[site]):
+                raise ValueError(f"{site}: expected a policy name, a choice {{'name': ...}} or a callable returning a "
+                                 f"fresh cache policy (e.g. the class), got {type(given[site]).__name__}")
         self._until_ns = None if until is None else _arg_ns("until", until, positive=True)
         self._until_text = "" if until is None else str(until)
         self._run = _mltwin.Run(
             file_path, out_path, seed, data_path,
             int(max_jobs), "" if overrides is None else json.dumps(overrides), document, self._until_text,
-            autoscaling, memory_cache, disk_cache, routing, instance_scaling, bool(strict))
+            given["autoscaling"], given["memory_cache"], given["disk_cache"], given["routing"],
+            given["instance_scaling"], bool(strict), json.dumps(chosen) if chosen else "")
         for w in self._run.warnings:
             warnings.warn(w, ScenarioWarning, stacklevel=2)
         self._wall = 0.0

@@ -1,7 +1,8 @@
 """Policies written in Python, and the policy API's types.
 
 Serving (inference runs; pass to :class:`mltwin.Run` as ``autoscaling=`` /
-``memory_cache=`` / ``disk_cache=``):
+``memory_cache=`` / ``disk_cache=`` / ``routing=`` / ``instance_scaling=``, or choose a
+registered one by name there or in the scenario's ``policies`` block):
 
 * an **AutoscalingPolicy** is any object with ``name`` and
   ``on_arrival(pool: PoolObservation) -> AdmitDecision`` (called once per request that reaches
@@ -16,6 +17,21 @@ Serving (inference runs; pass to :class:`mltwin.Run` as ``autoscaling=`` /
   and ``choose_victims(bytes_needed, now, evictable) -> list[int] | None`` (models to remove, in
   order, freeing at least bytes_needed among those ``evictable(model)`` allows; None when they
   cannot). ``make_lru_cache_policy()`` is the built-in LRU.
+* a **RoutingPolicy** has ``route(model, now, holders, everyone) -> RouteDecision``, called
+  once per request: ``holders`` is the list of :class:`InstanceView` of the in-service
+  instances where the model is loaded or loading (sorted by id, maybe empty), ``everyone()``
+  returns the views of all in-service instances (a pass over the fleet: call it only when
+  needed; valid during the call only). Return ``RouteDecision(instance)`` with one of those ids;
+  mltwin sets ``new_copy`` from whether the model is there. Cost: one Python call per request
+  (docs/inference.md gives the measured cost).
+* an **InstanceScalingPolicy** has ``evaluate(obs: ScalingObservation) -> ScalingDecision``,
+  called once per completed metric minute with the per-minute InvocationsPerInstance
+  datapoints; ``desired`` must stay within the endpoint's min_instances .. max_instances.
+
+``make_policy(kind, name, arguments)`` builds a registered policy (built-in or the user's) by
+name, e.g. ``make_policy("routing", "cache-aware", {"max_copies": 2})``, callable offline the
+same way; ``serving_policies()`` lists every registered one with its arguments (their keys,
+types, defaults and sources; ``mltwin policies`` prints the same table).
 
 Scheduling (training runs): :func:`mltwin.register_plugin` ``(name, factory)`` makes a plugin
 usable by name in a scenario's Volcano tiers; ``factory(arguments)`` returns an object with
@@ -33,13 +49,15 @@ from __future__ import annotations
 
 from typing import Callable, List, Optional
 
-from ._mltwin import (AdmitDecision, DjlWlmPolicy, JobInfo, MmsStaticPolicy, NodeInfo, PoolObservation, QueueInfo,
-                      Resource, Session, TaskInfo, WorkerDecision, WorkerObservation, make_lru_cache_policy)
+from ._mltwin import (AdmitDecision, DjlWlmPolicy, InstanceView, JobInfo, MmsStaticPolicy, NodeInfo, PoolObservation,
+                      QueueInfo, Resource, RouteDecision, ScalingDecision, ScalingObservation, Session, TaskInfo,
+                      WorkerDecision, WorkerObservation, make_lru_cache_policy, make_policy, serving_policies)
 
 __all__ = [
-    "AdmitDecision", "AutoscalingPolicy", "DjlWlmPolicy", "JobInfo", "ModelCachePolicy", "MmsStaticPolicy",
-    "NodeInfo", "Plugin", "PoolObservation", "QueueInfo", "Resource", "Session", "TaskInfo", "WorkerDecision",
-    "WorkerObservation", "make_lru_cache_policy",
+    "AdmitDecision", "AutoscalingPolicy", "DjlWlmPolicy", "InstanceScalingPolicy", "InstanceView", "JobInfo",
+    "ModelCachePolicy", "MmsStaticPolicy", "NodeInfo", "Plugin", "PoolObservation", "QueueInfo", "Resource",
+    "RouteDecision", "RoutingPolicy", "ScalingDecision", "ScalingObservation", "Session", "TaskInfo", "WorkerDecision",
+    "WorkerObservation", "make_lru_cache_policy", "make_policy", "serving_policies",
 ]
 
 
@@ -73,6 +91,25 @@ class ModelCachePolicy:
         raise NotImplementedError
 
     def choose_victims(self, bytes_needed: int, now: int, evictable: Callable[[int], bool]) -> Optional[List[int]]:
+        raise NotImplementedError
+
+
+class RoutingPolicy:
+    """Which in-service instance receives a request of a model (one call per request)."""
+
+    name = "python-routing"
+
+    def route(self, model: int, now: int, holders: List[InstanceView],
+              everyone: Callable[[], List[InstanceView]]) -> RouteDecision:
+        raise NotImplementedError
+
+
+class InstanceScalingPolicy:
+    """How many instances the endpoint wants (one call per completed metric minute)."""
+
+    name = "python-instance-scaling"
+
+    def evaluate(self, obs: ScalingObservation) -> ScalingDecision:
         raise NotImplementedError
 
 

@@ -7,18 +7,22 @@ table), so a notebook can start from a faithful baseline and change one rule:
   wlm/src/main/java/ai/djl/serving/wlm/WorkLoadManager.java; TemporaryBatchAggregator's idle
   rule), the C++ ``DjlWlmPolicy``.
 * :class:`Lru` — least-recently-used model cache, the C++ ``make_lru_cache_policy()``.
+* :class:`CacheAwareRouter` — the MME-like router, the C++ ``"cache-aware"`` routing policy.
+* :class:`TargetTracking` — Application Auto Scaling target tracking on InvocationsPerInstance,
+  the C++ ``"target-tracking"`` instance scaling policy.
 
 Times are integer ns, sizes bytes.
 """
 from __future__ import annotations
 
 import collections
+import math
 from typing import Callable, List, Optional
 
-from ._mltwin import AdmitDecision, WorkerDecision
-from .policies import AutoscalingPolicy, ModelCachePolicy
+from ._mltwin import AdmitDecision, InstanceView, RouteDecision, ScalingDecision, ScalingObservation, WorkerDecision
+from .policies import AutoscalingPolicy, InstanceScalingPolicy, ModelCachePolicy, RoutingPolicy
 
-__all__ = ["DjlWlm", "Lru"]
+__all__ = ["CacheAwareRouter", "DjlWlm", "Lru", "TargetTracking"]
 
 
 class DjlWlm(AutoscalingPolicy):
@@ -101,3 +105,99 @@ class Lru(ModelCachePolicy):
                 victims.append(model)
                 freed += size
         return victims if freed >= bytes_needed else None
+
+
+class CacheAwareRouter(RoutingPolicy):
+    """The built-in MME-like router, in Python.
+
+    To the holder of the model with the fewest of the model's outstanding requests (then fewest
+    overall, then lowest id); when no instance holds it, or every copy has at least
+    ``heavy_load_per_worker`` outstanding requests per worker and ``max_copies`` (0: no limit)
+    allows another copy, to the instance without it with the most free memory (then fewest
+    outstanding, then lowest id).
+    """
+
+    name = "cache-aware"
+
+    def __init__(self, heavy_load_per_worker: float = 2.0, max_copies: int = 0):
+        self.heavy_load_per_worker = heavy_load_per_worker
+        self.max_copies = max_copies
+
+    def route(self, model: int, now: int, holders: List[InstanceView],
+              everyone: Callable[[], List[InstanceView]]) -> RouteDecision:
+        best = None
+        all_heavy = True
+        for v in holders:  # sorted by id: ties keep the lowest
+            if v.model_outstanding / max(v.model_workers, 1) < self.heavy_load_per_worker:
+                all_heavy = False
+            if best is None or (v.model_outstanding, v.outstanding) < (best.model_outstanding, best.outstanding):
+                best = v
+        may_copy = self.max_copies <= 0 or len(holders) < self.max_copies
+        if best is not None and not (all_heavy and may_copy):
+            return RouteDecision(best.instance)
+        new = None
+        for v in everyone():
+            if v.model_present:
+                continue
+            if new is None or v.memory_free > new.memory_free or (
+                    v.memory_free == new.memory_free and v.outstanding < new.outstanding):
+                new = v
+        if best is None:
+            return RouteDecision(new.instance, True, "model not loaded on any instance")
+        if new is not None:
+            return RouteDecision(new.instance, True, "every copy of the model is heavily loaded")
+        return RouteDecision(best.instance)
+
+
+class TargetTracking(InstanceScalingPolicy):
+    """Application Auto Scaling target tracking on InvocationsPerInstance, in Python.
+
+    Scale out to ceil(in service x last datapoint / target) (clamped to min..max) when the last
+    ``scale_out_datapoints`` datapoints are all above the target, unless a scale-out happened
+    less than ``scale_out_cooldown`` ns ago; scale in the same way when the last
+    ``scale_in_datapoints`` are all below ``scale_in_ratio`` x target, unless any scaling
+    happened less than ``scale_in_cooldown`` ns ago. Times in ns.
+    """
+
+    name = "target-tracking"
+
+    def __init__(self, target_value: float, scale_out_cooldown: int = 300 * 10**9,
+                 scale_in_cooldown: int = 300 * 10**9, scale_out_datapoints: int = 3, scale_in_datapoints: int = 15,
+                 scale_in_ratio: float = 0.9, disable_scale_in: bool = False):
+        self.target = target_value
+        self.scale_out_cooldown, self.scale_in_cooldown = scale_out_cooldown, scale_in_cooldown
+        self.scale_out_datapoints, self.scale_in_datapoints = scale_out_datapoints, scale_in_datapoints
+        self.scale_in_ratio, self.disable_scale_in = scale_in_ratio, disable_scale_in
+
+    def evaluate(self, obs: ScalingObservation) -> ScalingDecision:
+        m = obs.invocations_per_instance
+        current = obs.instances_desired
+        if not m:
+            return ScalingDecision(current)
+
+        def tail_all(k, pred):
+            return 0 < k <= len(m) and all(pred(v) for v in m[-k:])
+
+        def within(then, cooldown):
+            return then is not None and obs.now - then < cooldown
+
+        def proportional():
+            base = obs.instances_in_service if obs.instances_in_service > 0 else current
+            return min(max(math.ceil(base * m[-1] / self.target), obs.min_instances), obs.max_instances)
+
+        if tail_all(self.scale_out_datapoints, lambda v: v > self.target):
+            if within(obs.last_scale_out, self.scale_out_cooldown):
+                return ScalingDecision(current, "scale-out cooldown")
+            want = proportional()
+            if want > current:
+                return ScalingDecision(want, "high alarm: InvocationsPerInstance above target")
+            return ScalingDecision(current)
+        if not self.disable_scale_in and tail_all(self.scale_in_datapoints,
+                                                  lambda v: v < self.scale_in_ratio * self.target):
+            last = max(t for t in (obs.last_scale_out, obs.last_scale_in, -2**63) if t is not None)
+            if within(last if last != -2**63 else None, self.scale_in_cooldown):
+                return ScalingDecision(current, "scale-in cooldown")
+            want = proportional()
+            if want < current:
+                return ScalingDecision(want, "low alarm: InvocationsPerInstance below target")
+        return ScalingDecision(current)

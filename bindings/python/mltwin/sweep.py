@@ -2,7 +2,7 @@
 
     import mltwin
     runs, points = mltwin.sweep("scenarios/mme-djl-blog-top-n.json",
-                                {"/endpoint/routing/heavy_load_per_worker": [2, 8]},
+                                {"/policies/routing/arguments/heavy_load_per_worker": [2, 8]},
                                 seeds=range(1, 6), until="10m")
 
 Without ``client`` a local Dask cluster is started (one single-threaded worker process per

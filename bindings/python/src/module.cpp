@@ -76,7 +76,7 @@ class PyRun {
   PyRun(const std::string& path, const std::string& out, std::optional<std::uint64_t> seed, const std::string& data_dir,
         std::size_t max_jobs, const std::string& overrides_json, const std::string& document_json,
         const std::string& until_text, py::object autoscaling, py::object memory_cache, py::object disk_cache,
-        py::object routing, py::object instance_scaling, bool strict) {
+        py::object routing, py::object instance_scaling, bool strict, const std::string& serving_policies_json) {
     runner::RunOptions opts;
     opts.strict = strict;
     opts.on_warning = [this](const std::string& w) { warnings_.push_back(w); };
@@ -90,6 +90,7 @@ class PyRun {
     opts.until_text = until_text;
     if (!overrides_json.empty()) opts.overrides = nlohmann::json::parse(overrides_json);
     if (!document_json.empty()) opts.document = nlohmann::json::parse(document_json);
+    if (!serving_policies_json.empty()) opts.serving_policies = nlohmann::json::parse(serving_policies_json);
     const bool custom = !autoscaling.is_none() || !memory_cache.is_none() || !disk_cache.is_none() ||
                         !routing.is_none() || !instance_scaling.is_none();
     if (custom) {
@@ -183,11 +184,11 @@ PYBIND11_MODULE(_mltwin, m) {
   py::class_<PyRun>(m, "Run", "One run of a scenario (see mltwin.Run for the documented Python API).")
       .def(py::init<const std::string&, const std::string&, std::optional<std::uint64_t>, const std::string&, std::size_t,
                     const std::string&, const std::string&, const std::string&, py::object, py::object, py::object,
-                    py::object, py::object, bool>(),
+                    py::object, py::object, bool, const std::string&>(),
            py::arg("path"), py::arg("out"), py::arg("seed"), py::arg("data_dir"), py::arg("max_jobs"),
            py::arg("overrides_json"), py::arg("document_json"), py::arg("until_text"), py::arg("autoscaling"),
            py::arg("memory_cache"), py::arg("disk_cache"), py::arg("routing"), py::arg("instance_scaling"),
-           py::arg("strict") = false)
+           py::arg("strict") = false, py::arg("serving_policies_json") = "")
       .def_property_readonly("warnings", &PyRun::warnings)
       .def_property_readonly("kind", [](PyRun& r) { return r.run().kind() == runner::Kind::Training ? "training" : "inference"; })
       .def_property_readonly("name", [](PyRun& r) { return r.run().name(); })

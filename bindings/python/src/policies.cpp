@@ -166,6 +166,176 @@ class PyCache final : public ps::ModelCachePolicy {
   PyRefPtr o_;
 };
 
+/// A ScalingObservation as Python sees it: the per-minute datapoints as a list it may keep.
+struct PyScalingObservation {
+  ps::Nanos now = 0;
+  int instances_in_service = 0, instances_desired = 0, min_instances = 1, max_instances = 1;
+  std::vector<double> invocations_per_instance;
+  std::optional<ps::Nanos> last_scale_out, last_scale_in;  // None: never
+  static PyScalingObservation of(const ps::ScalingObservation& o) {
+    PyScalingObservation p;
+    p.now = o.now;
+    p.instances_in_service = o.instances_in_service;
+    p.instances_desired = o.instances_desired;
+    p.min_instances = o.min_instances;
+    p.max_instances = o.max_instances;
+    p.invocations_per_instance.assign(o.invocations_per_instance.begin(), o.invocations_per_instance.end());
+    if (o.last_scale_out != -ps::kNever) p.last_scale_out = o.last_scale_out;
+    if (o.last_scale_in != -ps::kNever) p.last_scale_in = o.last_scale_in;
+    return p;
+  }
+  /// The C++ observation; its span points into this object.
+  ps::ScalingObservation view() const {
+    ps::ScalingObservation o;
+    o.now = now;
+    o.instances_in_service = instances_in_service;
+    o.instances_desired = instances_desired;
+    o.min_instances = min_instances;
+    o.max_instances = max_instances;
+    o.invocations_per_instance = invocations_per_instance;
+    o.last_scale_out = last_scale_out.value_or(-ps::kNever);
+    o.last_scale_in = last_scale_in.value_or(-ps::kNever);
+    return o;
+  }
+};
+
+/// What a Python router's route() receives as `everyone`: valid during the call.
+struct FleetView {
+  const ps::InstanceList* fleet = nullptr;
+  py::list call() const {
+    if (fleet == nullptr) {
+      PyErr_SetString(PyExc_ReferenceError,
+                      "everyone() used after the route call it was handed to returned: it was valid only during that call");
+      throw py::error_already_set();
+    }
+    py::list l;
+    for (const ps::InstanceView& v : fleet->all()) l.append(v);
+    return l;
+  }
+};
+
+class PyRouter final : public ps::RoutingPolicy {
+ public:
+  explicit PyRouter(py::object o) : name_(name_of(o)), o_(hold(std::move(o))) {}
+  std::string_view name() const override { return name_; }
+  ps::RouteDecision route(ps::ModelId model, ps::Nanos now, std::span<const ps::InstanceView> holders,
+                          const ps::InstanceList& everyone) override {
+    py::gil_scoped_acquire gil;
+    py::list hl(holders.size());
+    for (std::size_t i = 0; i < holders.size(); ++i) hl[i] = py::cast(holders[i]);
+    auto view = std::make_shared<FleetView>(FleetView{&everyone});
+    py::cpp_function all([view]() { return view->call(); });
+    py::object r;
+    try {
+      r = o_->get().attr("route")(model, now, hl, all);
+    } catch (...) {
+      view->fleet = nullptr;
+      throw;
+    }
+    view->fleet = nullptr;
+    if (!py::isinstance<ps::RouteDecision>(r))
+      throw py::type_error(name_ + ".route must return mltwin.policies.RouteDecision, got " +
+                           std::string(py::str(r.get_type().attr("__name__"))));
+    ps::RouteDecision d = r.cast<ps::RouteDecision>();
+    // The instance must be in service; new_copy follows from whether the model is there.
+    for (const ps::InstanceView& v : holders)
+      if (v.instance == d.instance) {
+        d.new_copy = false;
+        return d;
+      }
+    for (const ps::InstanceView& v : everyone.all())
+      if (v.instance == d.instance) {
+        d.new_copy = !v.model_present;
+        return d;
+      }
+    throw py::value_error(name_ + ".route chose instance " + std::to_string(d.instance) +
+                          ", which is not in service (choose one of holders or of everyone())");
+  }
+
+ private:
+  std::string name_;
+  PyRefPtr o_;
+};
+
+class PyScaling final : public ps::InstanceScalingPolicy {
+ public:
+  explicit PyScaling(py::object o) : name_(name_of(o)), o_(hold(std::move(o))) {}
+  std::string_view name() const override { return name_; }
+  ps::ScalingDecision evaluate(const ps::ScalingObservation& obs) override {
+    py::gil_scoped_acquire gil;
+    py::object r = o_->get().attr("evaluate")(PyScalingObservation::of(obs));
+    if (!py::isinstance<ps::ScalingDecision>(r))
+      throw py::type_error(name_ + ".evaluate must return mltwin.policies.ScalingDecision, got " +
+                           std::string(py::str(r.get_type().attr("__name__"))));
+    const ps::ScalingDecision d = r.cast<ps::ScalingDecision>();
+    if (d.desired < obs.min_instances || d.desired > obs.max_instances)
+      throw py::value_error(name_ + ".evaluate wants " + std::to_string(d.desired) + " instances, outside min_instances .. " +
+                            "max_instances (" + std::to_string(obs.min_instances) + " .. " + std::to_string(obs.max_instances) + ")");
+    return d;
+  }
+
+ private:
+  std::string name_;
+  PyRefPtr o_;
+};
+
+/// A Python dict of arguments as policy::Arguments text: bool as true/false, int as digits,
+/// float as its shortest repr, str as is.
+policy::Arguments arguments_of(const py::handle& d, const std::string& what) {
+  policy::Arguments a;
+  if (d.is_none()) return a;
+  if (!py::isinstance<py::dict>(d)) throw py::value_error(what + ": arguments must be a dict, got " + std::string(py::str(d.get_type().attr("__name__"))));
+  for (auto [k, v] : py::reinterpret_borrow<py::dict>(d)) {
+    const std::string key = py::str(k);
+    if (PyBool_Check(v.ptr())) a.set(key, v.ptr() == Py_True ? "true" : "false");
+    else if (py::isinstance<py::int_>(v) || py::isinstance<py::float_>(v) || py::isinstance<py::str>(v))
+      a.set(key, py::str(py::isinstance<py::float_>(v) ? py::repr(v) : py::str(v)));
+    else
+      throw py::value_error(what + ": argument '" + key + "' must be a bool, int, float or str, got " +
+                            std::string(py::str(v.get_type().attr("__name__"))));
+  }
+  return a;
+}
+
+/// Registry::make for Python: unknown names, undeclared keys and wrong types raise ValueError.
+template <class Product>
+std::unique_ptr<Product> make_named(const policy::Registry<Product>& r, const std::string& name, const py::handle& args) {
+  const policy::Arguments a = arguments_of(args, r.kind() + " '" + name + "'");
+  if (!r.has(name)) throw py::value_error(r.unknown_message(name));
+  for (const policy::ArgIssue& i : r.check(name, a, "arguments."))
+    if (i.severity == policy::ArgIssue::Severity::Error) throw py::value_error(i.where + ": " + i.message);
+  try {
+    return r.make(name, a);
+  } catch (const std::invalid_argument& e) {
+    throw py::value_error(r.kind() + " '" + name + "': " + e.what());
+  }
+}
+
+template <class Product>
+py::dict registry_dict(const policy::Registry<Product>& r) {
+  py::dict out;
+  for (const std::string& name : r.names()) {
+    const auto e = r.find(name);
+    if (!e) continue;
+    py::list args;
+    if (e->arguments)
+      for (const policy::ArgSpec& s : *e->arguments) {
+        py::dict d;
+        d["key"] = s.key;
+        d["type"] = policy::to_string(s.type);
+        d["default"] = s.default_value.empty() ? py::object(py::none()) : py::object(py::str(s.default_value));
+        d["source"] = s.source;
+        args.append(d);
+      }
+    py::dict d;
+    d["summary"] = e->summary;
+    d["builtin"] = r.builtin(name);
+    d["arguments"] = args;
+    out[py::str(name)] = d;
+  }
+  return out;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Scheduling plugins
 
@@ -394,10 +564,9 @@ py::dict resource_dict(const policy::Resource& r) {
 void install_python_serving_policies(models::inference::PolicySet& set, py::object autoscaling, py::object memory_cache,
                                      py::object disk_cache, py::object routing, py::object instance_scaling) {
   py::gil_scoped_acquire gil;
-  if (!routing.is_none()) throw std::invalid_argument("routing policies written in Python are not supported yet");
-  if (!instance_scaling.is_none())
-    throw std::invalid_argument("instance scaling policies written in Python are not supported yet");
   if (!autoscaling.is_none()) set.autoscaling = std::make_unique<PyAutoscaling>(autoscaling);
+  if (!routing.is_none()) set.routing = std::make_unique<PyRouter>(routing);
+  if (!instance_scaling.is_none()) set.scaling = std::make_unique<PyScaling>(instance_scaling);
   auto factory = [](py::object f, const char* what) {
     if (!PyCallable_Check(f.ptr()))
       throw std::invalid_argument(std::string(what) + ": expected a callable that returns a new cache policy (e.g. the class)");
@@ -413,6 +582,10 @@ void install_python_serving_policies(models::inference::PolicySet& set, py::obje
 
 void bind_policies(py::module_& m) {
   // ---- serving: observations and decisions (policy/serving.hpp) ----
+  const ps::PoolObservation kPool;
+  const ps::WorkerObservation kWorker;
+  const ps::InstanceView kView;
+  const ps::ScalingObservation kScaling;
   py::class_<ps::PoolObservation>(m, "PoolObservation",
                                   "A model's worker pool on one instance when a request arrives (times in ns).")
       .def(py::init([](ps::Nanos now, int min_workers, int max_workers, int workers_running, int workers_busy,
@@ -430,9 +603,12 @@ void bind_policies(py::module_& m) {
              p.free_cores = free_cores;
              return p;
            }),
-           py::arg("now") = 0, py::arg("min_workers") = 1, py::arg("max_workers") = 1, py::arg("workers_running") = 0,
-           py::arg("workers_busy") = 0, py::arg("workers_started") = 0, py::arg("queue_size") = 0,
-           py::arg("queue_capacity") = 1000, py::arg("batch_size") = 1, py::arg("free_cores") = 0)
+           // The defaults are the C++ struct's (one set: serving.hpp).
+           py::arg("now") = kPool.now, py::arg("min_workers") = kPool.min_workers, py::arg("max_workers") = kPool.max_workers,
+           py::arg("workers_running") = kPool.workers_running, py::arg("workers_busy") = kPool.workers_busy,
+           py::arg("workers_started") = kPool.workers_started, py::arg("queue_size") = kPool.queue_size,
+           py::arg("queue_capacity") = kPool.queue_capacity, py::arg("batch_size") = kPool.batch_size,
+           py::arg("free_cores") = kPool.free_cores)
       .def_readwrite("now", &ps::PoolObservation::now, "simulated time, ns")
       .def_readwrite("min_workers", &ps::PoolObservation::min_workers, "DJL minWorkers - permanent workers")
       .def_readwrite("max_workers", &ps::PoolObservation::max_workers, "DJL maxWorkers")
@@ -476,8 +652,8 @@ void bind_policies(py::module_& m) {
              w.poll_timed_out = poll_timed_out;
              return w;
            }),
-           py::arg("now") = 0, py::arg("idle_since") = 0, py::arg("temporary") = false, py::arg("max_idle_time") = 0,
-           py::arg("poll_timed_out") = false)
+           py::arg("now") = kWorker.now, py::arg("idle_since") = kWorker.idle_since, py::arg("temporary") = kWorker.temporary,
+           py::arg("max_idle_time") = kWorker.max_idle_time, py::arg("poll_timed_out") = kWorker.poll_timed_out)
       .def("__repr__", [](const ps::WorkerObservation& w) {
         return "WorkerObservation(now=" + std::to_string(w.now) + ", idle_since=" + std::to_string(w.idle_since) +
                ", temporary=" + (w.temporary ? "True" : "False") + ", max_idle_time=" + std::to_string(w.max_idle_time) +
@@ -506,6 +682,102 @@ void bind_policies(py::module_& m) {
       .def("__repr__", [](const ps::WorkerDecision& d) {
         return std::string("WorkerDecision(retire=") + (d.retire ? "True" : "False") + ", poll_deadline=" +
                (d.poll_deadline == ps::kNever ? std::string("None") : std::to_string(d.poll_deadline)) + ")";
+      });
+
+  py::class_<ps::InstanceView>(m, "InstanceView", "One in-service instance as a router sees it for a request of one model.")
+      .def(py::init([](std::uint32_t instance, bool model_present, int model_outstanding, int model_workers, int outstanding,
+                       std::uint64_t memory_free, int models_loaded) {
+             ps::InstanceView v;
+             v.instance = instance;
+             v.model_present = model_present;
+             v.model_outstanding = model_outstanding;
+             v.model_workers = model_workers;
+             v.outstanding = outstanding;
+             v.memory_free = memory_free;
+             v.models_loaded = models_loaded;
+             return v;
+           }),
+           py::arg("instance") = kView.instance, py::arg("model_present") = kView.model_present,
+           py::arg("model_outstanding") = kView.model_outstanding, py::arg("model_workers") = kView.model_workers,
+           py::arg("outstanding") = kView.outstanding, py::arg("memory_free") = kView.memory_free,
+           py::arg("models_loaded") = kView.models_loaded)
+      .def_readwrite("instance", &ps::InstanceView::instance, "instance id (stable for the instance's life)")
+      .def_readwrite("model_present", &ps::InstanceView::model_present, "the model is loaded or being loaded here")
+      .def_readwrite("model_outstanding", &ps::InstanceView::model_outstanding, "this model's requests queued or running here")
+      .def_readwrite("model_workers", &ps::InstanceView::model_workers, "this model's running workers here")
+      .def_readwrite("outstanding", &ps::InstanceView::outstanding, "all requests queued or running here")
+      .def_readwrite("memory_free", &ps::InstanceView::memory_free, "bytes not held by loaded models")
+      .def_readwrite("models_loaded", &ps::InstanceView::models_loaded)
+      .def("__repr__", [](const ps::InstanceView& v) {
+        return "InstanceView(instance=" + std::to_string(v.instance) + ", model_present=" + (v.model_present ? "True" : "False") +
+               ", model_outstanding=" + std::to_string(v.model_outstanding) + ", model_workers=" + std::to_string(v.model_workers) +
+               ", outstanding=" + std::to_string(v.outstanding) + ", memory_free=" + std::to_string(v.memory_free) + ")";
+      });
+  py::class_<ps::RouteDecision>(m, "RouteDecision",
+                                "The instance a request goes to (one of the views handed to route); new_copy is set by "
+                                "mltwin from whether the model is there.")
+      .def(py::init([](std::uint32_t instance, bool new_copy, std::string reason) {
+             ps::RouteDecision d;
+             d.instance = instance;
+             d.new_copy = new_copy;
+             d.reason = intern(std::move(reason));
+             return d;
+           }),
+           py::arg("instance"), py::arg("new_copy") = false, py::arg("reason") = "")
+      .def_readwrite("instance", &ps::RouteDecision::instance)
+      .def_readwrite("new_copy", &ps::RouteDecision::new_copy)
+      .def_property("reason", [](const ps::RouteDecision& d) { return std::string(d.reason); },
+                    [](ps::RouteDecision& d, std::string r) { d.reason = intern(std::move(r)); })
+      .def("__repr__", [](const ps::RouteDecision& d) {
+        return "RouteDecision(instance=" + std::to_string(d.instance) + ", new_copy=" + (d.new_copy ? "True" : "False") +
+               ", reason='" + std::string(d.reason) + "')";
+      });
+  py::class_<PyScalingObservation>(m, "ScalingObservation",
+                                   "The endpoint once per completed metric minute (times in ns; None: never).")
+      .def(py::init([](ps::Nanos now, int in_service, int desired, int min_i, int max_i, std::vector<double> ipi,
+                       std::optional<ps::Nanos> last_out, std::optional<ps::Nanos> last_in) {
+             PyScalingObservation o;
+             o.now = now;
+             o.instances_in_service = in_service;
+             o.instances_desired = desired;
+             o.min_instances = min_i;
+             o.max_instances = max_i;
+             o.invocations_per_instance = std::move(ipi);
+             o.last_scale_out = last_out;
+             o.last_scale_in = last_in;
+             return o;
+           }),
+           py::arg("now") = kScaling.now, py::arg("instances_in_service") = kScaling.instances_in_service,
+           py::arg("instances_desired") = kScaling.instances_desired, py::arg("min_instances") = kScaling.min_instances,
+           py::arg("max_instances") = kScaling.max_instances, py::arg("invocations_per_instance") = std::vector<double>{},
+           py::arg("last_scale_out") = py::none(), py::arg("last_scale_in") = py::none())
+      .def_readwrite("now", &PyScalingObservation::now, "simulated time, ns")
+      .def_readwrite("instances_in_service", &PyScalingObservation::instances_in_service)
+      .def_readwrite("instances_desired", &PyScalingObservation::instances_desired, "current desired count (incl. instances still starting)")
+      .def_readwrite("min_instances", &PyScalingObservation::min_instances)
+      .def_readwrite("max_instances", &PyScalingObservation::max_instances)
+      .def_readwrite("invocations_per_instance", &PyScalingObservation::invocations_per_instance,
+                     "per-minute InvocationsPerInstance datapoints, oldest first (list of float)")
+      .def_readwrite("last_scale_out", &PyScalingObservation::last_scale_out, "when the desired count last went up, ns (None: never)")
+      .def_readwrite("last_scale_in", &PyScalingObservation::last_scale_in, "when it last went down, ns (None: never)")
+      .def("__repr__", [](const PyScalingObservation& o) {
+        return "ScalingObservation(now=" + std::to_string(o.now) + ", instances_in_service=" + std::to_string(o.instances_in_service) +
+               ", instances_desired=" + std::to_string(o.instances_desired) + ", datapoints=" +
+               std::to_string(o.invocations_per_instance.size()) + ")";
+      });
+  py::class_<ps::ScalingDecision>(m, "ScalingDecision", "The desired instance count (unchanged: no action) and why.")
+      .def(py::init([](int desired, std::string reason) {
+             ps::ScalingDecision d;
+             d.desired = desired;
+             d.reason = intern(std::move(reason));
+             return d;
+           }),
+           py::arg("desired"), py::arg("reason") = "")
+      .def_readwrite("desired", &ps::ScalingDecision::desired)
+      .def_property("reason", [](const ps::ScalingDecision& d) { return std::string(d.reason); },
+                    [](ps::ScalingDecision& d, std::string r) { d.reason = intern(std::move(r)); })
+      .def("__repr__", [](const ps::ScalingDecision& d) {
+        return "ScalingDecision(desired=" + std::to_string(d.desired) + ", reason='" + std::string(d.reason) + "')";
       });
 
   // The built-in policies, callable from Python (to test them offline or to delegate to them).
@@ -537,6 +809,48 @@ void bind_policies(py::module_& m) {
            },
            py::arg("bytes_needed"), py::arg("now"), py::arg("evictable"));
   m.def("make_lru_cache_policy", &ps::make_lru_cache_policy, "The built-in LRU ModelCachePolicy (the MME default).");
+  py::class_<ps::RoutingPolicy>(m, "RoutingPolicyBase")
+      .def_property_readonly("name", [](const ps::RoutingPolicy& p) { return std::string(p.name()); })
+      .def("route",
+           [](ps::RoutingPolicy& p, ps::ModelId model, ps::Nanos now, std::vector<ps::InstanceView> holders,
+              py::object everyone) {
+             // everyone: a list of InstanceView, or a callable returning one (as a route() receives it).
+             struct Fleet final : ps::InstanceList {
+               std::vector<ps::InstanceView> v;
+               std::span<const ps::InstanceView> all() const override { return v; }
+             } fleet;
+             py::object l = PyCallable_Check(everyone.ptr()) ? everyone() : everyone;
+             fleet.v = l.cast<std::vector<ps::InstanceView>>();
+             if (fleet.v.empty()) throw py::value_error("everyone: the in-service instances, never empty");
+             return p.route(model, now, holders, fleet);
+           },
+           py::arg("model"), py::arg("now"), py::arg("holders"), py::arg("everyone"));
+  py::class_<ps::InstanceScalingPolicy>(m, "InstanceScalingPolicyBase")
+      .def_property_readonly("name", [](const ps::InstanceScalingPolicy& p) { return std::string(p.name()); })
+      .def("evaluate", [](ps::InstanceScalingPolicy& p, const PyScalingObservation& o) { return p.evaluate(o.view()); },
+           py::arg("obs"));
+  m.def("make_policy",
+        [](const std::string& kind, const std::string& name, py::object arguments) -> py::object {
+          if (kind == "autoscaling") return py::cast(make_named(ps::autoscaling_registry(), name, arguments));
+          if (kind == "memory_cache" || kind == "disk_cache" || kind == "model_cache")
+            return py::cast(make_named(ps::model_cache_registry(), name, arguments));
+          if (kind == "routing") return py::cast(make_named(ps::routing_registry(), name, arguments));
+          if (kind == "instance_scaling") return py::cast(make_named(ps::instance_scaling_registry(), name, arguments));
+          throw py::value_error("kind: expected autoscaling, memory_cache, disk_cache, routing or instance_scaling, got '" + kind + "'");
+        },
+        py::arg("kind"), py::arg("name"), py::arg("arguments") = py::none(),
+        "A serving policy from its registry by name, with its arguments (a dict); ValueError for an unknown name, "
+        "an argument it does not read, a value of the wrong type or one it refuses.");
+  m.def("serving_policies",
+        []() {
+          py::dict d;
+          d["autoscaling"] = registry_dict(ps::autoscaling_registry());
+          d["model_cache"] = registry_dict(ps::model_cache_registry());
+          d["routing"] = registry_dict(ps::routing_registry());
+          d["instance_scaling"] = registry_dict(ps::instance_scaling_registry());
+          return d;
+        },
+        "{kind: {name: {summary, builtin, arguments: [{key, type, default, source}]}}} of the serving policy registries.");
 
   // ---- scheduling: the plugin API (policy/session.hpp) ----
   // JobInfo, TaskInfo, NodeInfo and QueueInfo are Refs (valid during the callback they were

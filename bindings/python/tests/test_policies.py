@@ -151,7 +151,7 @@ def test_djl_rewritten_in_python_makes_the_builtin_decisions(source_dir, idle_fr
     from mltwin.reference import DjlWlm
 
     sc = mltwin.load_scenario(source_dir / "scenarios" / "mme-azure-functions.json")
-    sc["server"]["idle_from_batch_end"] = idle_from_batch_end
+    sc["policies"]["autoscaling"] = {"name": "djl-wlm", "arguments": {"idle_from_batch_end": idle_from_batch_end}}
     ref = mltwin.Run(sc, seed=4)
     ref.run("40m")
     py = mltwin.Run(sc, seed=4, autoscaling=DjlWlm(idle_from_batch_end))

@@ -2,6 +2,10 @@
 // instance when none holds it or every copy is heavily loaded. See serving.hpp.
 #include "mltwin/policy/serving.hpp"
 
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
 namespace mltwin::policy::serving {
 namespace {
 
@@ -101,6 +105,8 @@ std::unique_ptr<RoutingPolicy> make_cache_aware_router(const CacheAwareRoutingPa
   return std::make_unique<CacheAwareRouter>(p);
 }
 std::unique_ptr<InstanceScalingPolicy> make_target_tracking(const TargetTrackingParams& p) {
+  if (!(p.target > 0) || !std::isfinite(p.target))
+    throw std::invalid_argument("target tracking: the target value must be a finite number > 0, got " + std::to_string(p.target));
   return std::make_unique<TargetTracking>(p);
 }
 

@@ -85,6 +85,11 @@ struct LoadOptions {
   const nlohmann::json* document = nullptr;
   /// Warnings (LoadedScenario::warnings) are errors: the first is thrown as a ScenarioError.
   bool strict = false;
+  /// Inference scenarios: serving policies chosen by the caller, an object {site: choice} (sites
+  /// autoscaling, memory_cache, disk_cache, routing, instance_scaling; a choice as in the
+  /// scenario's `policies` block: {"name": ..., "arguments": {...}}); each replaces the
+  /// scenario's /policies/<site> whole, after `overrides`.
+  nlohmann::json serving_policies;
 };
 
 /// Reads, patches, validates and builds a scenario (and reads its trace). Throws ScenarioError.

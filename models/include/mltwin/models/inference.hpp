@@ -57,9 +57,13 @@ struct PolicySet {
   std::function<std::unique_ptr<policy::serving::ModelCachePolicy>()> disk_cache = &policy::serving::make_lru_cache_policy;
 };
 
-/// The scenario's built-in policies: DjlWlmPolicy or MmsStaticPolicy, the cache-aware router,
-/// target tracking when the endpoint has autoscaling, LRU caches.
+/// The policies the scenario chooses (sc.policies), built through the serving registries
+/// (policy::serving::autoscaling_registry() etc.). Throws std::invalid_argument for an unknown
+/// name or an argument a policy refuses.
 PolicySet default_policies(const InferenceScenario& sc);
+/// The worker autoscaling policy's name: the scenario's choice, else the server's own
+/// ("djl-wlm" for DJL Serving, "mms-static" for MMS).
+std::string autoscaling_policy_name(const InferenceScenario& sc);
 
 struct EndpointStats {
   std::uint64_t requests = 0;           ///< arrived at the endpoint

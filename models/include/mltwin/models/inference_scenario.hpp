@@ -14,6 +14,7 @@
 #include "mltwin/core/time.hpp"
 #include "mltwin/models/catalog.hpp"
 #include "mltwin/models/training.hpp"  // LatencySpec
+#include "mltwin/policy/config.hpp"
 #include "mltwin/policy/serving.hpp"
 
 namespace mltwin::models::inference {
@@ -52,9 +53,6 @@ struct ServerSpec {
   /// MMS default_workers_per_model; 0 = one per vCPU (MMS ConfigManager.getDefaultWorkers).
   int mms_workers_per_model = 0;
   LatencySpec worker_startup;          ///< process start + model deserialisation per worker
-  /// Remedy, not DJL: a temporary worker's idle time counts from the end of its last batch
-  /// (policy::serving::DjlWlmPolicy's option); false reproduces DJL 0.23.0.
-  bool idle_from_batch_end = false;
   std::string source;
 };
 
@@ -62,7 +60,6 @@ struct EndpointSpec {
   std::string instance_type;
   int initial_instances = 1;
   int min_instances = 1, max_instances = 1;
-  std::optional<policy::serving::TargetTrackingParams> autoscaling;  ///< unset: fixed fleet
   LatencySpec instance_startup;        ///< launch → container started
   LatencySpec health_check;            ///< container started → first /ping passes (InService)
   std::uint64_t memory_reserved_bytes = 0;  ///< OS + serving container, never for models
@@ -76,8 +73,32 @@ struct EndpointSpec {
   LatencySpec load_fixed;              ///< fixed cost per model load (process, imports)
   LatencySpec unload;                  ///< unloading a model
   LatencySpec overhead;                ///< SageMaker OverheadLatency per request
-  policy::serving::CacheAwareRoutingParams routing;
   std::string source;
+};
+
+/// A serving policy chosen by name from its registry (mltwin/policy/serving.hpp: e.g.
+/// policy::serving::routing_registry()), with its arguments as text (policy::Arguments).
+struct PolicyChoice {
+  std::string name;
+  policy::Arguments arguments;
+  std::string source;                  ///< the scenario's reason for it, if given
+  static PolicyChoice named(std::string n) {
+    PolicyChoice c;
+    c.name = std::move(n);
+    return c;
+  }
+};
+
+/// The policies an endpoint runs (the scenario's `policies` block). Each is built through its
+/// registry, so a user-registered policy is chosen the same way as a built-in.
+struct ServingPolicies {
+  /// Worker autoscaling; an empty name means the server's own: "djl-wlm" for DJL Serving,
+  /// "mms-static" for MMS.
+  PolicyChoice autoscaling;
+  PolicyChoice memory_cache = PolicyChoice::named("lru");
+  PolicyChoice disk_cache = PolicyChoice::named("lru");
+  PolicyChoice routing = PolicyChoice::named("cache-aware");
+  std::optional<PolicyChoice> instance_scaling;  ///< unset: a fixed fleet
 };
 
 /// Which model a request is for.
@@ -149,6 +170,7 @@ struct InferenceScenario {
   TrafficSpec traffic;
   OutputSpec output;
   Slo slo;
+  ServingPolicies policies;
   const InstanceType* instance_type() const { return catalog.find(endpoint.instance_type); }
   /// Storage for model artifacts on each instance, bytes: the type's NVMe instance store when it
   /// has one (SageMaker then provisions no EBS volume and uses the instance store), else the

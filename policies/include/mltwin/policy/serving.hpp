@@ -23,6 +23,7 @@
 #pragma once
 
 #include "mltwin/policy/export.hpp"
+#include "mltwin/policy/registry.hpp"
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -53,7 +54,7 @@ struct MLTWIN_POLICY_EXPORT PoolObservation {
   int workers_busy = 0;      ///< running a batch (WORKER_BUSY)
   int workers_started = 0;   ///< waiting for or aggregating a batch (WORKER_STARTED)
   int queue_size = 0;        ///< jobs in the job queue before this request
-  int queue_capacity = 0;    ///< job_queue_size
+  int queue_capacity = 1000; ///< job_queue_size (DJL 0.23.0 default: WlmConfigManager.java)
   int batch_size = 1;        ///< batch_size
   int free_cores = 0;        ///< vCPUs of the instance not running a batch (for custom policies)
   /// DJL WorkerPool.isAllWorkerBusy: no worker is WORKER_STARTED (vacuously true with none).
@@ -298,7 +299,8 @@ class MLTWIN_POLICY_EXPORT InstanceScalingPolicy {
 /// scale_out_cooldown after the last scale-out, scale-in waits out scale_in_cooldown after
 /// any scaling activity. Every figure is a scenario parameter with its source.
 struct MLTWIN_POLICY_EXPORT TargetTrackingParams {
-  double target = 1000;               ///< InvocationsPerInstance per minute
+  /// InvocationsPerInstance per minute (TargetValue): required, no default (0 is refused).
+  double target = 0;
   int scale_out_datapoints = 3;
   int scale_in_datapoints = 15;
   double scale_in_ratio = 0.9;
@@ -306,6 +308,29 @@ struct MLTWIN_POLICY_EXPORT TargetTrackingParams {
   Nanos scale_in_cooldown = 300 * kNanosPerSecond;
   bool disable_scale_in = false;
 };
+/// Throws std::invalid_argument when p.target is not a finite number > 0.
 MLTWIN_POLICY_EXPORT std::unique_ptr<InstanceScalingPolicy> make_target_tracking(const TargetTrackingParams& p);
+
+// ---------------------------------------------------------------------------------------------
+// Chosen by name
+// ---------------------------------------------------------------------------------------------
+
+/// The serving policies by name (mltwin/policy/registry.hpp), process-wide, each with the
+/// arguments it reads (values as text, typed by its ArgSpecs; defaults from the parameter
+/// structs above). A scenario's `policies` block and Python's Run(routing="...") choose from
+/// them; a production component builds with e.g. routing_registry().make("cache-aware", args).
+/// Built-ins:
+///   autoscaling        "djl-wlm" (idle_from_batch_end), "mms-static"
+///   model cache        "lru"
+///   routing            "cache-aware" (heavy_load_per_worker, max_copies)
+///   instance scaling   "target-tracking" (metric, target_value (required), scale_out_cooldown,
+///                      scale_in_cooldown, scale_out_datapoints, scale_in_datapoints,
+///                      scale_in_ratio, disable_scale_in)
+/// make() throws std::invalid_argument for an unknown name ("unknown routing policy 'x'; did
+/// you mean ...") or a value a policy refuses ("argument 'max_copies': expected an integer >= 0").
+MLTWIN_POLICY_EXPORT Registry<AutoscalingPolicy>& autoscaling_registry();
+MLTWIN_POLICY_EXPORT Registry<ModelCachePolicy>& model_cache_registry();
+MLTWIN_POLICY_EXPORT Registry<RoutingPolicy>& routing_registry();
+MLTWIN_POLICY_EXPORT Registry<InstanceScalingPolicy>& instance_scaling_registry();
 
 }  // namespace mltwin::policy::serving

@@ -39,6 +39,7 @@
 #include "mltwin/policy/cluster_state.hpp"
 #include "mltwin/policy/config.hpp"
 #include "mltwin/policy/status.hpp"
+#include "mltwin/policy/registry.hpp"
 
 namespace mltwin::policy {
 
@@ -140,6 +141,10 @@ class MLTWIN_POLICY_EXPORT Action {
 
 using PluginFactory = std::function<std::unique_ptr<Plugin>(const Arguments&)>;
 using ActionFactory = std::function<std::unique_ptr<Action>(const Arguments&)>;
+/// The process-wide registries of plugins and actions (mltwin/policy/registry.hpp), with the
+/// built-ins registered. The functions below are shorthands for them.
+MLTWIN_POLICY_EXPORT Registry<Plugin>& plugin_registry();
+MLTWIN_POLICY_EXPORT Registry<Action>& action_registry();
 /// Registries of built-in and user plugins/actions (Volcano framework.RegisterPluginBuilder),
 /// process-wide. Registering a name twice replaces the earlier factory (a built-in one too:
 /// the Python module refuses that without replace=True).

@@ -102,6 +102,9 @@ struct RunOptions {
   std::optional<nlohmann::json> document;
   /// Recorded as run_meta('until'): the stop time as the user wrote it ("" for none).
   std::string until_text;
+  /// Inference runs: serving policies chosen by name, {site: {"name": ..., "arguments": {...}}},
+  /// each replacing the scenario's /policies/<site> (io::LoadOptions::serving_policies).
+  nlohmann::json serving_policies;
   /// Inference runs: called with the scenario's built-in policies before the endpoint is
   /// built, to replace any of them (e.g. with a policy written in Python).
   std::function<void(models::inference::PolicySet&)> customize_serving;  /// Called with the run's size estimate (mltwin/io/run_estimate.hpp, up to until_text) once
