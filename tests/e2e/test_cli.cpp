@@ -854,28 +854,30 @@ TEST_CASE("migrate: a version-1 scenario is refused by run and validate, rewritt
   CHECK_MESSAGE(contains(slurp(log), "error: --catalog names 'none.json', which is not a catalog file"), slurp(log));
 }
 
-TEST_CASE("mltwin plugins prints the table docs/plugin-guide.md shows") {
-  // The appendix of the guide is the command's output; this keeps the two equal.
+namespace {
+/// The output of `mltwin <command>` (a Markdown table starting with `header`), checked to be
+/// in `doc` verbatim: the docs show the command's own output.
+std::string table_shown_in(const char* command, const std::string& doc, const std::string& header) {
   const mltwin::test::TempDir t;
-  REQUIRE(run_cli({"plugins"}, t.path(), {}, t.path() / "plugins.log") == 0);
-  std::ifstream out(t.path() / "plugins.log");
+  REQUIRE(run_cli({command}, t.path(), {}, t.path() / "out.log") == 0);
+  std::ifstream out(t.path() / "out.log");
   const std::string table((std::istreambuf_iterator<char>(out)), std::istreambuf_iterator<char>());
-  std::ifstream in(std::string(MLTWIN_SOURCE_DIR) + "/docs/plugin-guide.md");
-  const std::string guide((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  REQUIRE(table.rfind("| plugin | argument |", 0) == 0);
-  CHECK_MESSAGE(guide.find(table) != std::string::npos, "regenerate the appendix of docs/plugin-guide.md with `mltwin plugins`");
+  std::ifstream in(std::string(MLTWIN_SOURCE_DIR) + "/" + doc);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  REQUIRE(table.rfind(header, 0) == 0);
+  const std::string hint = "regenerate the table in " + doc + " with `mltwin " + command + "`";
+  CHECK_MESSAGE(text.find(table) != std::string::npos, hint);
+  return table;
+}
+}  // namespace
+
+TEST_CASE("mltwin plugins prints the table docs/plugin-guide.md shows") {
+  const std::string table = table_shown_in("plugins", "docs/plugin-guide.md", "| plugin | argument |");
   CHECK(table.find("| nodeorder | `mostrequested.weight` | integer | 0 |") != std::string::npos);
 }
 
 TEST_CASE("mltwin policies prints the table docs/inference.md shows") {
-  const mltwin::test::TempDir t;
-  REQUIRE(run_cli({"policies"}, t.path(), {}, t.path() / "policies.log") == 0);
-  std::ifstream out(t.path() / "policies.log");
-  const std::string table((std::istreambuf_iterator<char>(out)), std::istreambuf_iterator<char>());
-  std::ifstream in(std::string(MLTWIN_SOURCE_DIR) + "/docs/inference.md");
-  const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  REQUIRE(table.rfind("| `policies` key | name |", 0) == 0);
-  CHECK_MESSAGE(doc.find(table) != std::string::npos, "regenerate the table in docs/inference.md with `mltwin policies`");
+  const std::string table = table_shown_in("policies", "docs/inference.md", "| `policies` key | name |");
   // Defaults from the parameter structs: CacheAwareRoutingParams{} and TargetTrackingParams{}.
   CHECK(table.find("| `heavy_load_per_worker` | number | 2 |") != std::string::npos);
   CHECK(table.find("| `scale_out_cooldown` | Go duration | 5m0s |") != std::string::npos);
