@@ -1,17 +1,10 @@
 #include "mltwin/policy/cluster_state.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <stdexcept>
 
 namespace mltwin::policy {
-namespace {
-std::uint64_t next_version() {
-  static std::atomic<std::uint64_t> counter{0};
-  return ++counter;
-}
-}  // namespace
 
 
 QueueId ClusterState::add_queue(QueueInfo q) {
@@ -232,11 +225,10 @@ void ClusterState::apply_task_status_quiet(TaskId tid, TaskStatus status, NodeId
   JobInfo& j = jobs_[t.job];
   const TaskStatus old = t.status;
   job_sums_.touch(t.job);
-  // Versions are drawn from one counter for every ClusterState: a value names one set of tasks,
-  // so an action that keeps lists for a version cannot mistake another state's for its own.
-  if (old == TaskStatus::Running || status == TaskStatus::Running) running_version_ = next_version();
+  // The version counts of this state (StateVersion pairs them with its lineage).
+  if (old == TaskStatus::Running || status == TaskStatus::Running) ++running_version_;
   if (old == TaskStatus::Bound || old == TaskStatus::Running || status == TaskStatus::Bound || status == TaskStatus::Running)
-    bound_or_running_version_ = next_version();
+    ++bound_or_running_version_;
   if (on_node_status(old) && t.node != kNone) node_remove_task(nodes_[t.node], t);
   // Job counters (Volcano JobInfo.UpdateTaskStatus = deleteTaskIndex + addTaskIndex).
   --j.status_count[static_cast<std::size_t>(old)];

@@ -472,12 +472,17 @@ TEST_CASE("state versions: running_version and bound_or_running_version move exa
   const auto v2 = versions();
   CHECK(v2.first != v1.first);
   CHECK(v2.second != v1.second);
-  // A Running task leaves (Releasing): both change; a copy of the state keeps the value until
-  // either of them changes, then they differ (one counter for every state).
-  ClusterState copy = st;
-  CHECK(copy.running_version() == st.running_version());
+  // A Running task leaves (Releasing): both change.
   st.set_task_status(b0, TaskStatus::Releasing, 0);
-  copy.set_task_status(b0, TaskStatus::Releasing, 0);
   CHECK(st.running_version() != v2.first);
+  CHECK(st.bound_or_running_version() != v2.second);
+  // Versions of two states never compare equal, a copy's included (without a process-wide
+  // counter: each state has its own lineage), even where their counts agree.
+  ClusterState copy = st;
   CHECK(copy.running_version() != st.running_version());
+  const StateVersion kept = st.running_version();
+  ClusterState other = copy;
+  CHECK(other.running_version() != kept);
+  CHECK(st.running_version() == kept);  // unchanged state, same version
+  CHECK(StateVersion() != st.running_version());
 }

@@ -278,7 +278,7 @@ class Preempt final : public Action {
   StarvingJobs starving_;
   TaskPQ round_tasks_{TaskLess{nullptr}};
   std::vector<std::vector<TaskId>> queue_tasks_;  // per queue: its preemptees between jobs
-  std::uint64_t queue_tasks_version_ = UINT64_MAX;
+  StateVersion queue_tasks_version_;  // default: no state's
   std::vector<std::vector<TaskId>> by_node_;  // preempt(): the eligible preemptees per node
   std::vector<NodeId> touched_;               // the nodes whose by_node_ list is not empty
   std::vector<NodeId> cands_;

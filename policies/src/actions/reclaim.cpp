@@ -253,7 +253,7 @@ class Reclaim final : public Action {
   std::vector<Resource> requests_on_;             // per node: its candidates' requests, summed
   std::vector<std::vector<QueueId>> reclaimee_queues_;  // per node: each candidate's queue
   std::vector<std::uint8_t> reclaimable_;         // the queues' reclaimable flags the lists were built for
-  std::uint64_t lists_running_version_ = kStale;
+  StateVersion lists_running_version_;  // default: no state's
   std::uint64_t cand_version_ = kStale;
   std::vector<QueueMemo> memo_;
 };

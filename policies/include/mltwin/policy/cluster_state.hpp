@@ -16,6 +16,7 @@
 #include "mltwin/policy/export.hpp"
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <array>
 #include <string>
 #include <unordered_map>
@@ -25,6 +26,24 @@
 #include "mltwin/policy/queue_job_sums.hpp"
 
 namespace mltwin::policy {
+
+/// A version of one ClusterState's set of tasks in some statuses (ClusterState::running_version):
+/// two versions are equal only if they are of the same state and that set has not changed
+/// between them. Each state (a copy too) draws its versions from its own lineage, a token it
+/// allocates, so versions of two states never compare equal and no process-wide counter is
+/// needed; a version holds its lineage's token, so the token cannot be freed and its address
+/// reused while a version is kept. A default-constructed version equals no state's.
+class MLTWIN_POLICY_EXPORT StateVersion {
+ public:
+  StateVersion() = default;
+  friend bool operator==(const StateVersion& a, const StateVersion& b) { return a.lineage_ == b.lineage_ && a.n_ == b.n_; }
+
+ private:
+  friend class ClusterState;
+  StateVersion(std::shared_ptr<const char> lineage, std::uint64_t n) : lineage_(std::move(lineage)), n_(n) {}
+  std::shared_ptr<const char> lineage_;
+  std::uint64_t n_ = 0;
+};
 
 class MLTWIN_POLICY_EXPORT ClusterState {
  public:
@@ -75,12 +94,11 @@ class MLTWIN_POLICY_EXPORT ClusterState {
   std::uint64_t generation() const { return generation_; }
   /// Changes with every status change into or out of Running (in a session or not): unchanged
   /// means the same tasks are Running, on the same nodes, so that an action may keep what it
-  /// derived from that set (reclaim's candidates) from one session to the next. The values come
-  /// from one process-wide counter, so two states share one only while neither has changed
-  /// since it was copied (or both have no such task yet: 0).
-  std::uint64_t running_version() const { return running_version_; }
+  /// derived from that set (reclaim's candidates) from one session to the next. A version of
+  /// one state never equals a version of another, a copy included (StateVersion).
+  StateVersion running_version() const { return {lineage_.token(), running_version_}; }
   /// The same for Bound or Running (Volcano's PreemptableStatus: preempt's victims).
-  std::uint64_t bound_or_running_version() const { return bound_or_running_version_; }
+  StateVersion bound_or_running_version() const { return {lineage_.token(), bound_or_running_version_}; }
   /// Changes whenever a node's idle, used, releasing or pipelined resources change (a task
   /// placed on or taken off it, in a session or not) or a node is added: unchanged means every
   /// node's resources are as they were, so a resource-fit scan over the nodes gives the same
@@ -170,6 +188,24 @@ class MLTWIN_POLICY_EXPORT ClusterState {
   bool totals_exact_ = true;
   bool prefer_no_schedule_taints_ = false;
   mutable QueueJobSums job_sums_;  // brought up to date when read
+  /// The token of this state's versions: fresh for every state, a copy included (a move keeps it).
+  class Lineage {
+   public:
+    Lineage() : token_(std::make_shared<const char>('\0')) {}
+    Lineage(const Lineage&) : Lineage() {}
+    Lineage& operator=(const Lineage&) {
+      token_ = std::make_shared<const char>('\0');
+      return *this;
+    }
+    Lineage(Lineage&&) noexcept = default;
+    Lineage& operator=(Lineage&&) noexcept = default;
+    ~Lineage() = default;
+    const std::shared_ptr<const char>& token() const { return token_; }
+
+   private:
+    std::shared_ptr<const char> token_;
+  };
+  Lineage lineage_;
   TimeNs now_ = 0;
   std::uint64_t generation_ = 0;
   std::uint64_t running_version_ = 0;
