@@ -1,6 +1,6 @@
 # The two commands of the README:
-#   make run    installs what is missing, builds, runs the default scenario on the Philly trace
-#   make test   the same set-up, then every test
+#   make run    installs what is missing, builds the CLI, runs the default scenario on the Philly trace
+#   make test   the same set-up, builds everything (tests, benchmarks, the Python module), runs every test
 # Also: make test-sanitize (the tests under ASan+UBSan, and the same database from both builds),
 #       make bench (kernel vs SimPy/SimGrid peers; the full Philly run's time and memory;
 #       the inference scenarios' time and memory; the fabric solver against SimGrid's),
@@ -20,7 +20,7 @@ OUT ?= results/eks-trn1-philly.sqlite
 # Determinism check across builds: the first DET_JOBS Philly jobs, one seed.
 DET_JOBS ?= 3000
 
-.PHONY: deps build run test test-sanitize test-shared check-promises test-fuzz fuzz bench clean
+.PHONY: deps cli build run test test-sanitize test-shared check-promises test-fuzz fuzz bench clean
 deps:
 	@bash scripts/install-deps.sh
 
@@ -38,7 +38,12 @@ build: deps
 	    echo "note: 'import mltwin' now loads $$new (it loaded $$old): $$site/mltwin-build.pth"; fi && \
 	  echo "$$new" > "$$site/mltwin-build.pth"
 
-run: build
+# `make run` builds only what the run needs: the CLI (no tests, benchmarks or Python module).
+cli: deps
+	@cmake -S . -B $(BUILD) $(GEN) $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS) --target mltwin
+
+run: cli
 	@mkdir -p $(dir $(OUT))
 	./$(BUILD)/apps/mltwin run $(SCENARIO) --out $(OUT)
 

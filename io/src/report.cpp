@@ -473,7 +473,7 @@ void print_summary(std::ostream& os, const RunSummary& s) {
                  j.placed ? "waited" : "still waiting after", dur(j.waited_s), dur(j.run_s), j.overtaken_by);
     fmt::print(os, "  Remedy: the sla plugin (sla-waiting-time as its argument, or per job as the annotation): past its "
                    "waiting time a job is admitted to Inqueue, and — with sla in a tier before gang's — allocate holds the "
-                   "resources it finds until its whole gang fits (README, Volcano fidelity).\n");
+                   "resources it finds until its whole gang fits (docs/volcano.md).\n");
   }
   for (const auto& q : s.short_queues) {
     fmt::print(os, "Queue share (proportion): queue {} (weight {} of {} among the queues with jobs) deserves {:.1f} of the "
@@ -501,7 +501,7 @@ void print_summary(std::ostream& os, const RunSummary& s) {
                  dur(j.lost_training_s), j.phase);
     fmt::print(os, "  Remedy: queue shares that hold whole gangs and sum to at most the cluster (proportion's weights, "
                    "or capacity's spec.deserved), so a gang within its share is never a victim; or reclaimable: false on "
-                   "the queues (README, Volcano fidelity).\n");
+                   "the queues (docs/volcano.md).\n");
   }
   // Each node at its own rate: the catalog's on-demand price, or its group's Spot price.
   // Whole dollars from $1,000 on, cents below (a short run costs a few dollars).

@@ -53,7 +53,16 @@ std::string dur(std::int64_t ns) {
   if (h > 0) return fmt::format("{}h{:02}m{:02}s", h, m, sec);
   return fmt::format("{}m{:02}s", m, sec);
 }
-std::string at(std::int64_t ns) { return fmt::format("{:.3f} s", static_cast<double>(ns) / kNs); }
+/// A time since the start of the run as a person reads a clock: "02:00:07.050", "80d 16:42:14"
+/// (milliseconds only when there are any).
+std::string at(std::int64_t ns) {
+  const std::int64_t ms = (ns % kNs) / 1'000'000;
+  std::int64_t total = ns / kNs;
+  const std::int64_t d = total / 86400, h = (total % 86400) / 3600, m = (total % 3600) / 60, sec = total % 60;
+  std::string out = d > 0 ? fmt::format("{}d {:02}:{:02}:{:02}", d, h, m, sec) : fmt::format("{:02}:{:02}:{:02}", h, m, sec);
+  if (ms > 0) out += fmt::format(".{:03}", ms);
+  return out;
+}
 
 /// The rule behind a plugin's verdict, and the knobs that would change it (Volcano v1.12.1).
 struct Rule {
@@ -191,7 +200,7 @@ std::string explain_job(const std::string& db, const std::string& job_arg) {
   }
   std::stable_sort(lines.begin(), lines.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   out += "\nTimeline (time since the start of the run, then since submission):\n";
-  for (const auto& [t, what] : lines) out += fmt::format("  {:>16}  +{:<12} {}\n", at(t), dur(t - submit), what);
+  for (const auto& [t, what] : lines) out += fmt::format("  {:>17}  +{:<12} {}\n", at(t), dur(t - submit), what);
 
   // Waiting periods: each verdict holds from its session until the next verdict.
   const ResultTable dec =
@@ -303,7 +312,7 @@ std::string explain_job(const std::string& db, const std::string& job_arg) {
             "\nStarvation: it waited {} ({:.1f}x its {} run) while {} later, smaller job(s) of queue {} were placed before it "
             "(the first, {}, at {}): Volcano's allocate skips a gang that does not fit now and goes on with the next, smaller "
             "job. Remedy: the sla plugin (an sla-waiting-time for this job, or for all), which holds the cluster for a job "
-            "that has waited that long (README: 'Faithful to a fault').\n",
+            "that has waited that long (docs/volcano.md, 'Faithful to a fault').\n",
             dur(placed - submit), waited_s / std::max(run_s, 1e-9), dur(static_cast<std::int64_t>(std::llround(run_s * 1e9))),
             over.rows, text_at(jobs, "queue", 0), text_at(over, "name", 0), at(*int_at(over, "scheduled_ns", 0)));
     }

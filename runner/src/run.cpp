@@ -147,6 +147,7 @@ json latency_json(const inf::LatencySummary& l) {
 }  // namespace
 
 std::string human_time(double s) {
+  if (s < 10) return fmt::format("{:.1f}s", s);
   if (s < 120) return fmt::format("{:.0f}s", s);
   if (s < 7200) return fmt::format("{:.1f}m", s / 60);
   if (s < 172800) return fmt::format("{:.1f}h", s / 3600);
@@ -348,6 +349,13 @@ std::unique_ptr<Run> Run::open(const std::string& path, const RunOptions& opts) 
     m->out = default_out(opts.out, sc.name, m->seed);
     m->rng = std::make_unique<core::RngStreams>(m->seed);
     const bool mms = sc.inference.server.kind == inf::ServerSpec::Kind::Mms;
+    const inf::TrafficSpec& traffic = sc.inference.traffic;
+    switch (traffic.kind) {  // the traffic's length: what the progress line measures against
+      case inf::TrafficSpec::Kind::Poisson: m->span_s = traffic.poisson.duration.seconds(); break;
+      case inf::TrafficSpec::Kind::Trace: m->span_s = 60.0 * traffic.trace.minutes / traffic.trace.time_scale; break;
+      case inf::TrafficSpec::Kind::Locust: m->span_s = traffic.locust.duration.seconds(); break;
+    }
+    m->span_s = std::max(1.0, m->span_s);
 
     meta.kind = store::RunKind::Inference;
     meta.scenario_json = sc.json.dump();
@@ -502,16 +510,22 @@ void Run::abandon(store::EndReason reason) noexcept {
 std::string Run::status_line(double wall) const {
   const Impl& m = *impl_;
   const double rate = wall > 0 ? static_cast<double>(m.sim.stats().events_fired) / wall / 1e6 : 0.0;
+  // Done: the share of the workload's span (the last submission; the traffic's length) reached;
+  // the ETA assumes the rest goes at the pace so far (a training run also drains after its last
+  // submission, which the ETA cannot see: "draining").
+  const double frac = std::min(1.0, m.sim.now().seconds() / m.span_s);
+  std::string eta = "ETA --";
+  if (frac >= 1.0) eta = m.ep ? "traffic over" : "draining";
+  else if (frac >= 0.01 && wall > 0) eta = "ETA " + human_time(wall * (1.0 - frac) / frac);
+  const int width = 30, filled = static_cast<int>(frac * width);
+  const std::string bar = fmt::format("[{}{}] {:3.0f}%", std::string(filled, '='), std::string(width - filled, ' '), frac * 100);
   if (m.ep) {
     const auto& st = m.ep->stats();
-    return fmt::format("sim {}  requests {} ({} in flight)  wall {:.1f}s  {:.2f}M events/s", human_time(m.sim.now().seconds()),
-                       st.requests, st.in_flight, wall, rate);
+    return fmt::format("{}  sim {}  requests {} ({} in flight)  wall {}  {}  {:.2f}M events/s", bar,
+                       human_time(m.sim.now().seconds()), st.requests, st.in_flight, human_time(wall), eta, rate);
   }
-  const double frac = std::min(1.0, m.sim.now().seconds() / m.span_s);
-  const int width = 30, filled = static_cast<int>(frac * width);
-  return fmt::format("[{}{}] {:3.0f}%  sim {}  jobs {}/{} ended  wall {:.1f}s  {:.2f}M events/s", std::string(filled, '='),
-                     std::string(width - filled, ' '), frac * 100, human_time(m.sim.now().seconds()), m.cluster->ended(),
-                     m.cluster->total_jobs(), wall, rate);
+  return fmt::format("{}  sim {}  jobs {}/{} ended  wall {}  {}  {:.2f}M events/s", bar, human_time(m.sim.now().seconds()),
+                     m.cluster->ended(), m.cluster->total_jobs(), human_time(wall), eta, rate);
 }
 
 void Run::print_summary(std::ostream& os, double wall_s) const {

@@ -231,7 +231,7 @@ TEST_CASE("sla-starvation with sla in gang's tier (Volcano's documented placemen
   CHECK_FALSE(contains(r.printed, "Starvation:"));
 
   const std::string why = runner::explain_job(r.db, "big");
-  CHECK_MESSAGE(contains(why, std::string("admitted at 700.000 s by sla: ") + kSlaEnqueue), why);
+  CHECK_MESSAGE(contains(why, std::string("admitted at 00:11:40 by sla: ") + kSlaEnqueue), why);
   CHECK_MESSAGE(contains(why, "Unschedulable by overcommit"), why);
 }
 
@@ -329,7 +329,7 @@ TEST_CASE("sla-starvation without the enqueue action: skip and continue in alloc
     const std::string why = runner::explain_job(r.db, "big");
     CHECK_MESSAGE(contains(why, std::string("Unschedulable by sla: ") + kSlaHold), why);
     CHECK_MESSAGE(contains(why, "rule: the sla plugin (pkg/scheduler/plugins/sla)"), why);
-    CHECK_MESSAGE(contains(why, "placed at 1524.000 s"), why);
+    CHECK_MESSAGE(contains(why, "placed at 00:25:24"), why);
   }
 }
 

@@ -24,11 +24,11 @@ def test_explain_a_job_that_waited(db):
     second = "a" if jobs.loc["a", "start_ns"] > jobs.loc["b", "start_ns"] else "b"
     second_id = int(jobs.loc[second, "job"])
     assert "Job c (job 2) in queue default: 2 pod(s) x 16 Neuron device(s)" in text
-    assert "600.000 s .. 7208.000 s (1h50m08s): Unschedulable by overcommit: resource in cluster is overused" in text
+    assert "00:10:00 .. 02:00:08 (1h50m08s): Unschedulable by overcommit: resource in cluster is overused" in text
     assert "overcommit-factor (default 1.2)" in text
-    assert (f"admitted at 7208.000 s after job {second} (job {second_id}) completed at 7207.050 s, "
+    assert (f"admitted at 02:00:08 after job {second} (job {second_id}) completed at 02:00:07.050, "
             "releasing 4 pod(s) x 16 Neuron device(s).") in text
-    assert "7209.050 s  +1h50m09s     2 pod(s) Bound on trn1-" in text
+    assert "02:00:09.050  +1h50m09s     2 pod(s) Bound on trn1-" in text
     assert "placed after 1h50m09s of queueing; trained 30m00s" in text
 
 

@@ -134,7 +134,7 @@ class Capacity final : public Plugin {
     quota_reason_.assign(n + 1, {});
     ssn.add_job_enqueueable_fn([this](const JobInfo& j, std::string_view& reason) {
       if (!ready_) {
-        reason = "capacity: the queue hierarchy failed its check (see the README's capacity section)";
+        reason = "capacity: the queue hierarchy failed its check (docs/volcano.md, the capacity plugin's enableHierarchy)";
         return kReject;
       }
       if (hierarchy_ && !leaf(j.queue)) {

@@ -200,7 +200,7 @@ class Run {
   std::unique_ptr<Impl> impl_;
 };
 
-/// A simulated duration in s for people: "45s", "12.5m", "3.2h", "4.1d".
+/// A duration in s for people: "3.4s", "45s", "12.5m", "3.2h", "4.1d".
 std::string human_time(double seconds);
 
 /// Parses a simulated time such as "90s", "30m", "12h", "7d" (or plain seconds) into a Time
