@@ -549,12 +549,67 @@ ordered_json row_json(const models::InstanceType& t) {
 
 std::string fmt_num(double v) { return json(v).dump(); }
 
+/// An inference scenario of mltwin 0.2 whose serving policy settings sit where they were
+/// (endpoint.routing, endpoint.autoscaling.target_tracking, server.idle_from_batch_end): the
+/// same document with them in its `policies` block (docs/inference.md, "Policies"), or nullopt
+/// when it has none of them. Key order is kept; the text is re-indented.
+std::optional<std::string> move_policy_keys(const std::string& text, std::vector<std::string>& notes) {
+  ordered_json doc = ordered_json::parse(text);
+  ordered_json policies = doc.contains("policies") && doc["policies"].is_object() ? doc["policies"] : ordered_json::object();
+  auto obj = [&](const char* k) -> ordered_json* {
+    return doc.contains(k) && doc[k].is_object() ? &doc[k] : nullptr;
+  };
+  bool moved = false;
+  if (ordered_json* srv = obj("server"); srv && srv->contains("idle_from_batch_end")) {
+    policies["autoscaling"] = {{"name", "djl-wlm"}, {"arguments", {{"idle_from_batch_end", (*srv)["idle_from_batch_end"]}}}};
+    srv->erase("idle_from_batch_end");
+    notes.push_back("/server/idle_from_batch_end -> /policies/autoscaling (djl-wlm's argument)");
+    moved = true;
+  }
+  if (ordered_json* ep = obj("endpoint"); ep && ep->contains("routing") && (*ep)["routing"].is_object()) {
+    ordered_json choice = {{"name", "cache-aware"}}, args = ordered_json::object();
+    for (const auto& [k, v] : (*ep)["routing"].items())
+      if (k != "source") args[k] = v;
+    if (!args.empty()) choice["arguments"] = args;
+    if ((*ep)["routing"].contains("source")) choice["source"] = (*ep)["routing"]["source"];
+    policies["routing"] = choice;
+    ep->erase("routing");
+    notes.push_back("/endpoint/routing -> /policies/routing (cache-aware, its keys as arguments)");
+    moved = true;
+  }
+  if (ordered_json* ep = obj("endpoint"); ep && ep->contains("autoscaling") && (*ep)["autoscaling"].is_object()) {
+    const ordered_json tt = (*ep)["autoscaling"].value("target_tracking", ordered_json::object());
+    ordered_json choice = {{"name", "target-tracking"}}, args = ordered_json::object();
+    for (const auto& [k, v] : tt.items())
+      if (k != "source") args[k] = v;
+    choice["arguments"] = args;
+    if (tt.contains("source")) choice["source"] = tt["source"];
+    policies["instance_scaling"] = choice;
+    ep->erase("autoscaling");
+    notes.push_back("/endpoint/autoscaling/target_tracking -> /policies/instance_scaling (target-tracking, its keys as arguments)");
+    moved = true;
+  }
+  if (!moved) return std::nullopt;
+  // The policies block right after the endpoint.
+  ordered_json out = ordered_json::object();
+  for (const auto& [k, v] : doc.items()) {
+    if (k == "policies") continue;
+    out[k] = v;
+    if (k == "endpoint") out["policies"] = policies;
+  }
+  if (!out.contains("policies")) out["policies"] = policies;
+  return out.dump(2) + "\n";
+}
+
 }  // namespace
 
 std::string migrate_scenario(const std::string& text, const std::string& path, const models::Catalog& shipped,
                              std::vector<std::string>& notes) {
   const json doc = detail::parse_json_text(text, path);
   if (!doc.is_object()) fail(path, "/", "expected a JSON object (a scenario)");
+  if (doc.contains("schema_version") && doc["schema_version"] == kScenarioSchemaVersion && doc.contains("kind") &&
+      doc["kind"] == "inference")
+    if (std::optional<std::string> moved = move_policy_keys(text, notes)) return *moved;
   // Version 1 wrote no schema_version; one that says 1 is migrated too (its value replaced).
   const bool says_version_1 = doc.contains("schema_version") && doc["schema_version"] == 1;
   if (doc.contains("schema_version") && !says_version_1) {
@@ -749,6 +804,8 @@ std::string migrate_scenario(const std::string& text, const std::string& path, c
   const json check = detail::parse_json_text(out, path + " (migrated)");
   detail::check_schema_version(path + " (migrated)", check);
   if (check.contains("catalog")) catalog_rows(path + " (migrated)", "/catalog/instance_types", check["catalog"]["instance_types"]);
+  if (inference)
+    if (std::optional<std::string> moved = move_policy_keys(out, notes)) return *moved;
   return out;
 }
 

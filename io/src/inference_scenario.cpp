@@ -113,7 +113,8 @@ void check_moved_policy_keys(const std::string& path, const json& doc) {
   if (!doc.is_object()) return;
   auto moved = [&](const char* parent, const char* key, const std::string& now) {
     if (doc.contains(parent) && doc[parent].is_object() && doc[parent].contains(key))
-      fail(path, std::string("/") + parent + "/" + key, "moved: " + now + " (docs/inference.md, 'Policies')");
+      fail(path, std::string("/") + parent + "/" + key,
+           "moved: " + now + " (docs/inference.md, 'Policies'); `mltwin migrate " + path + "` rewrites it");
   };
   moved("endpoint", "routing",
         "the router is chosen under /policies/routing: {\"name\": \"cache-aware\", \"arguments\": {\"heavy_load_per_worker\": "
@@ -147,11 +148,33 @@ inf::PolicyChoice policy_choice(const std::string& file, const std::string& site
   c.name = j["name"];
   c.source = j.value("source", std::string());
   if (!registry.has(c.name)) fail(file, at + "/name", registry.unknown_message(c.name));
+  const auto specs = registry.arguments(c.name);
   if (j.contains("arguments"))
-    for (const auto& [key, v] : j["arguments"].items())
-      c.arguments.set(key, argument_text(file, at + "/arguments/" + detail::pointer_token_of(key), v));
-  for (const policy::ArgIssue& i : registry.check(c.name, c.arguments, at + "/arguments/"))
-    if (i.severity == policy::ArgIssue::Severity::Error) fail(file, i.where, i.message);
+    for (const auto& [key, v] : j["arguments"].items()) {
+      const std::string where = at + "/arguments/" + detail::pointer_token_of(key);
+      // A declared number or boolean is written as one, not as its text (as everywhere else).
+      if (specs)
+        for (const policy::ArgSpec& spec : *specs) {
+          if (spec.key != key) continue;
+          const bool ok = spec.type == policy::ArgType::Bool    ? v.is_boolean()
+                          : spec.type == policy::ArgType::Int   ? v.is_number_integer()
+                          : spec.type == policy::ArgType::Float ? v.is_number()
+                                                                : v.is_string();
+          if (!ok)
+            fail(file, where, std::string("expected ") +
+                                  (spec.type == policy::ArgType::Duration ? "a duration as a string such as \"300s\""
+                                   : spec.type == policy::ArgType::Int    ? "an integer"
+                                   : spec.type == policy::ArgType::Float  ? "a number"
+                                   : spec.type == policy::ArgType::Bool   ? "true or false"
+                                                                          : "a string") +
+                                  ", got " + shown(v));
+        }
+      c.arguments.set(key, argument_text(file, where, v));
+    }
+  // Issues name the key as written: their place is its JSON pointer.
+  for (const policy::ArgIssue& i : registry.check(c.name, c.arguments, ""))
+    if (i.severity == policy::ArgIssue::Severity::Error)
+      fail(file, at + "/arguments/" + detail::pointer_token_of(i.where), i.message);
   try {
     (void)registry.make(c.name, c.arguments);
   } catch (const std::invalid_argument& e) {

@@ -871,6 +871,43 @@ std::string table_shown_in(const char* command, const std::string& doc, const st
 }
 }  // namespace
 
+TEST_CASE("migrate moves an inference scenario's serving policy settings of mltwin 0.2 into its policies block") {
+  TempDir t("mltwin-cli");
+  const fs::path dir = t.path() / "scen";
+  fs::create_directories(dir);
+  // The Azure scenario as mltwin 0.2 wrote it: routing and target tracking under the endpoint,
+  // the DJL remedy under the server.
+  const json shipped = json::parse(slurp(fs::path(MLTWIN_SOURCE_DIR) / "scenarios" / "mme-azure-functions.json"));
+  json old = shipped;
+  const json& p = shipped["policies"];
+  old.erase("policies");
+  old["endpoint"]["routing"] = p["routing"]["arguments"];
+  old["endpoint"]["routing"]["source"] = p["routing"]["source"];
+  old["endpoint"]["autoscaling"]["target_tracking"] = p["instance_scaling"]["arguments"];
+  old["endpoint"]["autoscaling"]["target_tracking"]["source"] = p["instance_scaling"]["source"];
+  old["server"]["idle_from_batch_end"] = true;
+  write_text(dir / "old.json", old.dump(2));
+  const std::vector<std::string> env = {"MLTWIN_DATA=/nonexistent"};  // validate reads the trace: not needed here
+  const fs::path log = t.path() / "log.txt";
+  CHECK(run_cli({"validate", "scen/old.json"}, t.path(), env, log) == 2);
+  CHECK_MESSAGE(contains(slurp(log), "/endpoint/routing: moved: the router is chosen under /policies/routing"), slurp(log));
+  CHECK_MESSAGE(contains(slurp(log), "`mltwin migrate scen/old.json` rewrites it"), slurp(log));
+  REQUIRE(run_cli({"migrate", "scen/old.json", "-o", "scen/new.json"}, t.path(), env, log) == 0);
+  CHECK_MESSAGE(contains(slurp(log), "migrate: /endpoint/routing -> /policies/routing"), slurp(log));
+  const json moved = json::parse(slurp(dir / "new.json"));
+  CHECK(!moved["endpoint"].contains("routing"));
+  CHECK(!moved["endpoint"].contains("autoscaling"));
+  CHECK(!moved["server"].contains("idle_from_batch_end"));
+  CHECK(moved["policies"]["routing"] == p["routing"]);
+  CHECK(moved["policies"]["instance_scaling"] == p["instance_scaling"]);
+  CHECK(moved["policies"]["autoscaling"] == json({{"name", "djl-wlm"}, {"arguments", {{"idle_from_batch_end", true}}}}));
+  // Everything else is as it was.
+  json a = moved, b = shipped;
+  a.erase("policies");
+  b.erase("policies");
+  CHECK(a == b);
+}
+
 TEST_CASE("mltwin plugins prints the table docs/plugin-guide.md shows") {
   const std::string table = table_shown_in("plugins", "docs/plugin-guide.md", "| plugin | argument |");
   CHECK(table.find("| nodeorder | `mostrequested.weight` | integer | 0 |") != std::string::npos);

@@ -387,7 +387,11 @@ TEST_CASE("inference scenario errors name the file, the JSON path and what was e
           "routing policy 'cache-aware' reads no argument 'max_copy'; did you mean 'max_copies'? (it reads "
           "heavy_load_per_worker, max_copies)");
     doc["policies"]["routing"] = {{"name", "cache-aware"}, {"arguments", {{"max_copies", 1.5}}}};
-    check(doc, "/policies/routing/arguments/max_copies", "expected an integer, got '1.5'");
+    check(doc, "/policies/routing/arguments/max_copies", "expected an integer, got 1.5");
+    doc["policies"]["routing"] = {{"name", "cache-aware"}, {"arguments", {{"max_copies", "2"}}}};
+    check(doc, "/policies/routing/arguments/max_copies", "expected an integer, got \"2\"");
+    doc["policies"]["routing"] = {{"name", "cache-aware"}, {"arguments", {{"max/copies", 2}}}};
+    check(doc, "/policies/routing/arguments/max~1copies", "reads no argument 'max/copies'");
     doc["policies"]["routing"] = {{"name", "cache-aware"}, {"arguments", {{"heavy_load_per_worker", 0}}}};
     check(doc, "/policies/routing/arguments/heavy_load_per_worker", "expected a finite number > 0, got '0'");
     doc["policies"]["routing"] = {{"name", "cache-aware"}, {"arguments", {{"max_copies", json::array()}}}};

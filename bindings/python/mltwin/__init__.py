@@ -282,6 +282,9 @@ class Run:
             value = given[site]
             if value is None:
                 continue
+            if isinstance(value, type):
+                raise ValueError(f"{site}: pass an instance of {value.__name__}, not the class (the caches take a "
+                                 f"class or factory: one policy per instance; {site} takes one object)")
             missing = [m for m in methods if not callable(getattr(value, m, None))]
             if missing:
                 raise ValueError(f"{site}: expected a policy name, a choice {{'name': ..., 'arguments': {{...}}}} or "

@@ -51,13 +51,14 @@ from typing import Callable, List, Optional
 
 from ._mltwin import (AdmitDecision, DjlWlmPolicy, InstanceView, JobInfo, MmsStaticPolicy, NodeInfo, PoolObservation,
                       QueueInfo, Resource, RouteDecision, ScalingDecision, ScalingObservation, Session, TaskInfo,
-                      WorkerDecision, WorkerObservation, make_lru_cache_policy, make_policy, serving_policies)
+                      WorkerDecision, WorkerObservation, make_lru_cache_policy, make_policy, parse_go_duration_ns,
+                      serving_policies)
 
 __all__ = [
     "AdmitDecision", "AutoscalingPolicy", "DjlWlmPolicy", "InstanceScalingPolicy", "InstanceView", "JobInfo",
     "ModelCachePolicy", "MmsStaticPolicy", "NodeInfo", "Plugin", "PoolObservation", "QueueInfo", "Resource",
     "RouteDecision", "RoutingPolicy", "ScalingDecision", "ScalingObservation", "Session", "TaskInfo", "WorkerDecision",
-    "WorkerObservation", "make_lru_cache_policy", "make_policy", "serving_policies",
+    "WorkerObservation", "make_lru_cache_policy", "make_policy", "parse_go_duration_ns", "serving_policies",
 ]
 
 

@@ -19,7 +19,8 @@ import collections
 import math
 from typing import Callable, List, Optional
 
-from ._mltwin import AdmitDecision, InstanceView, RouteDecision, ScalingDecision, ScalingObservation, WorkerDecision
+from ._mltwin import (AdmitDecision, InstanceView, RouteDecision, ScalingDecision, ScalingObservation, WorkerDecision,
+                      parse_go_duration_ns, serving_policies)
 from .policies import AutoscalingPolicy, InstanceScalingPolicy, ModelCachePolicy, RoutingPolicy
 
 __all__ = ["CacheAwareRouter", "DjlWlm", "Lru", "TargetTracking"]
@@ -107,6 +108,14 @@ class Lru(ModelCachePolicy):
         return victims if freed >= bytes_needed else None
 
 
+def _default(kind: str, name: str, key: str) -> str:
+    """The registry's default of a built-in's argument (one set of defaults, C++'s), as text."""
+    for a in serving_policies()[kind][name]["arguments"]:
+        if a["key"] == key:
+            return a["default"]
+    raise KeyError(f"{kind} policy {name!r} declares no argument {key!r}")
+
+
 class CacheAwareRouter(RoutingPolicy):
     """The built-in MME-like router, in Python.
 
@@ -119,9 +128,11 @@ class CacheAwareRouter(RoutingPolicy):
 
     name = "cache-aware"
 
-    def __init__(self, heavy_load_per_worker: float = 2.0, max_copies: int = 0):
-        self.heavy_load_per_worker = heavy_load_per_worker
-        self.max_copies = max_copies
+    def __init__(self, heavy_load_per_worker: Optional[float] = None, max_copies: Optional[int] = None):
+        # None: the built-in's default (from its registry entry).
+        self.heavy_load_per_worker = (float(_default("routing", "cache-aware", "heavy_load_per_worker"))
+                                      if heavy_load_per_worker is None else heavy_load_per_worker)
+        self.max_copies = int(_default("routing", "cache-aware", "max_copies")) if max_copies is None else max_copies
 
     def route(self, model: int, now: int, holders: List[InstanceView],
               everyone: Callable[[], List[InstanceView]]) -> RouteDecision:
@@ -156,18 +167,28 @@ class TargetTracking(InstanceScalingPolicy):
     ``scale_out_datapoints`` datapoints are all above the target, unless a scale-out happened
     less than ``scale_out_cooldown`` ns ago; scale in the same way when the last
     ``scale_in_datapoints`` are all below ``scale_in_ratio`` x target, unless any scaling
-    happened less than ``scale_in_cooldown`` ns ago. Times in ns.
+    happened less than ``scale_in_cooldown`` ago. The arguments are the built-in's (cooldowns
+    as Go durations, "300s"); each left out takes the built-in's default.
     """
 
     name = "target-tracking"
 
-    def __init__(self, target_value: float, scale_out_cooldown: int = 300 * 10**9,
-                 scale_in_cooldown: int = 300 * 10**9, scale_out_datapoints: int = 3, scale_in_datapoints: int = 15,
-                 scale_in_ratio: float = 0.9, disable_scale_in: bool = False):
+    def __init__(self, target_value: float, scale_out_cooldown: Optional[str] = None,
+                 scale_in_cooldown: Optional[str] = None, scale_out_datapoints: Optional[int] = None,
+                 scale_in_datapoints: Optional[int] = None, scale_in_ratio: Optional[float] = None,
+                 disable_scale_in: Optional[bool] = None):
+        # The arguments of the built-in (durations as Go writes them, "300s"); None: its default.
+        def arg(key, given, parse):
+            return parse(_default("instance_scaling", "target-tracking", key) if given is None else given)
+
         self.target = target_value
-        self.scale_out_cooldown, self.scale_in_cooldown = scale_out_cooldown, scale_in_cooldown
-        self.scale_out_datapoints, self.scale_in_datapoints = scale_out_datapoints, scale_in_datapoints
-        self.scale_in_ratio, self.disable_scale_in = scale_in_ratio, disable_scale_in
+        self.scale_out_cooldown = arg("scale_out_cooldown", scale_out_cooldown, parse_go_duration_ns)
+        self.scale_in_cooldown = arg("scale_in_cooldown", scale_in_cooldown, parse_go_duration_ns)
+        self.scale_out_datapoints = arg("scale_out_datapoints", scale_out_datapoints, int)
+        self.scale_in_datapoints = arg("scale_in_datapoints", scale_in_datapoints, int)
+        self.scale_in_ratio = arg("scale_in_ratio", scale_in_ratio, float)
+        self.disable_scale_in = arg("disable_scale_in", disable_scale_in,
+                                    lambda v: v if isinstance(v, bool) else v == "true")
 
     def evaluate(self, obs: ScalingObservation) -> ScalingDecision:
         m = obs.invocations_per_instance

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "mltwin/policy/go_duration.hpp"
 #include "mltwin/policy/session.hpp"
 #include "mltwin/policy/serving.hpp"
 
@@ -55,13 +56,39 @@ std::string name_of(const py::object& o) {
   return py::str(o.get_type().attr("__name__"));
 }
 
-/// Texts returned by Python policies (reasons) must outlive the call: the policy API passes
-/// them as string_view. Interned for the life of the process (a policy has few distinct ones).
+/// Texts that must outlive a call, few and fixed (plugin names for error messages): interned
+/// for the life of the process. (Reasons of serving decisions live in their Owned decision.)
 std::string_view intern(std::string s) {
   static std::set<std::string, std::less<>> texts;
   if (auto it = texts.find(std::string_view(s)); it != texts.end()) return *it;
   return *texts.insert(std::move(s)).first;
 }
+
+/// A decision as Python holds it: the C++ decision (policy/serving.hpp), whose `reason` is a
+/// string_view, with the text it views kept inside (copies re-point it). Python's
+/// AdmitDecision, RouteDecision and ScalingDecision are these, so a reason a Python policy
+/// builds per call lives as long as its decision object and no longer.
+template <class D>
+struct Owned : D {
+  std::string text;
+  Owned() = default;
+  explicit Owned(const D& d) : D(d), text(d.reason) { this->reason = text; }
+  Owned(const Owned& o) : D(o), text(o.text) { this->reason = text; }
+  Owned& operator=(const Owned& o) {
+    D::operator=(o);
+    text = o.text;
+    this->reason = text;
+    return *this;
+  }
+  ~Owned() = default;
+  void set_reason(std::string r) {
+    text = std::move(r);
+    this->reason = text;
+  }
+};
+using PyAdmit = Owned<ps::AdmitDecision>;
+using PyRoute = Owned<ps::RouteDecision>;
+using PyScale = Owned<ps::ScalingDecision>;
 
 // ---------------------------------------------------------------------------------------------
 // Serving
@@ -73,10 +100,11 @@ class PyAutoscaling final : public ps::AutoscalingPolicy {
   ps::AdmitDecision on_arrival(const ps::PoolObservation& pool) override {
     py::gil_scoped_acquire gil;
     py::object r = o_->get().attr("on_arrival")(pool);
-    if (!py::isinstance<ps::AdmitDecision>(r))
+    if (!py::isinstance<PyAdmit>(r))
       throw py::type_error(name_ + ".on_arrival must return mltwin.policies.AdmitDecision, got " +
                            std::string(py::str(r.get_type().attr("__name__"))));
-    return r.cast<ps::AdmitDecision>();
+    last_ = r.cast<PyAdmit>();  // its reason stays valid until the next call (the model copies it)
+    return last_;
   }
   ps::WorkerDecision on_worker_free(const ps::WorkerObservation& w) override {
     py::gil_scoped_acquire gil;
@@ -90,6 +118,7 @@ class PyAutoscaling final : public ps::AutoscalingPolicy {
  private:
   std::string name_;
   PyRefPtr o_;
+  PyAdmit last_;
 };
 
 /// What a Python cache policy's choose_victims receives as `evictable`: valid during the call.
@@ -233,10 +262,11 @@ class PyRouter final : public ps::RoutingPolicy {
       throw;
     }
     view->fleet = nullptr;
-    if (!py::isinstance<ps::RouteDecision>(r))
+    if (!py::isinstance<PyRoute>(r))
       throw py::type_error(name_ + ".route must return mltwin.policies.RouteDecision, got " +
                            std::string(py::str(r.get_type().attr("__name__"))));
-    ps::RouteDecision d = r.cast<ps::RouteDecision>();
+    last_ = r.cast<PyRoute>();  // its reason stays valid until the next call
+    ps::RouteDecision d = last_;
     // The instance must be in service; new_copy follows from whether the model is there.
     for (const ps::InstanceView& v : holders)
       if (v.instance == d.instance) {
@@ -255,6 +285,7 @@ class PyRouter final : public ps::RoutingPolicy {
  private:
   std::string name_;
   PyRefPtr o_;
+  PyRoute last_;
 };
 
 class PyScaling final : public ps::InstanceScalingPolicy {
@@ -264,10 +295,11 @@ class PyScaling final : public ps::InstanceScalingPolicy {
   ps::ScalingDecision evaluate(const ps::ScalingObservation& obs) override {
     py::gil_scoped_acquire gil;
     py::object r = o_->get().attr("evaluate")(PyScalingObservation::of(obs));
-    if (!py::isinstance<ps::ScalingDecision>(r))
+    if (!py::isinstance<PyScale>(r))
       throw py::type_error(name_ + ".evaluate must return mltwin.policies.ScalingDecision, got " +
                            std::string(py::str(r.get_type().attr("__name__"))));
-    const ps::ScalingDecision d = r.cast<ps::ScalingDecision>();
+    last_ = r.cast<PyScale>();  // its reason stays valid until the next call (the model copies it)
+    const ps::ScalingDecision d = last_;
     if (d.desired < obs.min_instances || d.desired > obs.max_instances)
       throw py::value_error(name_ + ".evaluate wants " + std::to_string(d.desired) + " instances, outside min_instances .. " +
                             "max_instances (" + std::to_string(obs.min_instances) + " .. " + std::to_string(obs.max_instances) + ")");
@@ -277,6 +309,7 @@ class PyScaling final : public ps::InstanceScalingPolicy {
  private:
   std::string name_;
   PyRefPtr o_;
+  PyScale last_;
 };
 
 /// A Python dict of arguments as policy::Arguments text: bool as true/false, int as digits,
@@ -302,6 +335,21 @@ template <class Product>
 std::unique_ptr<Product> make_named(const policy::Registry<Product>& r, const std::string& name, const py::handle& args) {
   const policy::Arguments a = arguments_of(args, r.kind() + " '" + name + "'");
   if (!r.has(name)) throw py::value_error(r.unknown_message(name));
+  // A declared number or boolean must be given as one (not as its text), as in a scenario.
+  if (const auto specs = r.arguments(name); specs && !args.is_none())
+    for (auto [k, v] : py::reinterpret_borrow<py::dict>(args))
+      for (const policy::ArgSpec& spec : *specs) {
+        if (spec.key != std::string(py::str(k))) continue;
+        const bool is_bool = PyBool_Check(v.ptr());
+        const bool is_number = !is_bool && (py::isinstance<py::int_>(v) || py::isinstance<py::float_>(v));
+        const bool ok = spec.type == policy::ArgType::Bool    ? is_bool
+                        : spec.type == policy::ArgType::Int   ? is_number && py::isinstance<py::int_>(v)
+                        : spec.type == policy::ArgType::Float ? is_number
+                                                              : py::isinstance<py::str>(v);
+        if (!ok)
+          throw py::value_error("arguments." + spec.key + ": expected " + (spec.type == policy::ArgType::Duration ? std::string("a Go duration as a str") : std::string(policy::to_string(spec.type))) +
+                                ", got " + std::string(py::str(v.get_type().attr("__name__"))) + " " + std::string(py::repr(v)));
+      }
   for (const policy::ArgIssue& i : r.check(name, a, "arguments."))
     if (i.severity == policy::ArgIssue::Severity::Error) throw py::value_error(i.where + ": " + i.message);
   try {
@@ -625,22 +673,21 @@ void bind_policies(py::module_& m) {
                ", workers_busy=" + std::to_string(p.workers_busy) + ", queue_size=" + std::to_string(p.queue_size) + "/" +
                std::to_string(p.queue_capacity) + ")";
       });
-  py::class_<ps::AdmitDecision>(m, "AdmitDecision", "admit (False: 503), add_worker, reason.")
+  py::class_<PyAdmit>(m, "AdmitDecision", "admit (False: 503), add_worker, reason.")
       .def(py::init([](bool admit, bool add_worker, std::string reason) {
-             ps::AdmitDecision d;
+             PyAdmit d;
              d.admit = admit;
              d.add_worker = add_worker;
-             d.reason = intern(std::move(reason));
+             d.set_reason(std::move(reason));
              return d;
            }),
            py::arg("admit") = true, py::arg("add_worker") = false, py::arg("reason") = "")
       .def_readwrite("admit", &ps::AdmitDecision::admit)
       .def_readwrite("add_worker", &ps::AdmitDecision::add_worker)
-      .def_property("reason", [](const ps::AdmitDecision& d) { return std::string(d.reason); },
-                    [](ps::AdmitDecision& d, std::string r) { d.reason = intern(std::move(r)); })
-      .def("__repr__", [](const ps::AdmitDecision& d) {
+      .def_property("reason", [](const PyAdmit& d) { return d.text; }, &PyAdmit::set_reason)
+      .def("__repr__", [](const PyAdmit& d) {
         return std::string("AdmitDecision(admit=") + (d.admit ? "True" : "False") + ", add_worker=" +
-               (d.add_worker ? "True" : "False") + ", reason='" + std::string(d.reason) + "')";
+               (d.add_worker ? "True" : "False") + ", reason='" + d.text + "')";
       });
   py::class_<ps::WorkerObservation>(m, "WorkerObservation", "A worker free to take a job (times in ns).")
       .def(py::init([](ps::Nanos now, ps::Nanos idle_since, bool temporary, ps::Nanos max_idle_time, bool poll_timed_out) {
@@ -711,26 +758,26 @@ void bind_policies(py::module_& m) {
       .def("__repr__", [](const ps::InstanceView& v) {
         return "InstanceView(instance=" + std::to_string(v.instance) + ", model_present=" + (v.model_present ? "True" : "False") +
                ", model_outstanding=" + std::to_string(v.model_outstanding) + ", model_workers=" + std::to_string(v.model_workers) +
-               ", outstanding=" + std::to_string(v.outstanding) + ", memory_free=" + std::to_string(v.memory_free) + ")";
+               ", outstanding=" + std::to_string(v.outstanding) + ", memory_free=" + std::to_string(v.memory_free) +
+               ", models_loaded=" + std::to_string(v.models_loaded) + ")";
       });
-  py::class_<ps::RouteDecision>(m, "RouteDecision",
-                                "The instance a request goes to (one of the views handed to route); new_copy is set by "
-                                "mltwin from whether the model is there.")
+  py::class_<PyRoute>(m, "RouteDecision",
+                      "The instance a request goes to (one of the views handed to route); new_copy is set by "
+                      "mltwin from whether the model is there.")
       .def(py::init([](std::uint32_t instance, bool new_copy, std::string reason) {
-             ps::RouteDecision d;
+             PyRoute d;
              d.instance = instance;
              d.new_copy = new_copy;
-             d.reason = intern(std::move(reason));
+             d.set_reason(std::move(reason));
              return d;
            }),
            py::arg("instance"), py::arg("new_copy") = false, py::arg("reason") = "")
       .def_readwrite("instance", &ps::RouteDecision::instance)
       .def_readwrite("new_copy", &ps::RouteDecision::new_copy)
-      .def_property("reason", [](const ps::RouteDecision& d) { return std::string(d.reason); },
-                    [](ps::RouteDecision& d, std::string r) { d.reason = intern(std::move(r)); })
-      .def("__repr__", [](const ps::RouteDecision& d) {
+      .def_property("reason", [](const PyRoute& d) { return d.text; }, &PyRoute::set_reason)
+      .def("__repr__", [](const PyRoute& d) {
         return "RouteDecision(instance=" + std::to_string(d.instance) + ", new_copy=" + (d.new_copy ? "True" : "False") +
-               ", reason='" + std::string(d.reason) + "')";
+               ", reason='" + d.text + "')";
       });
   py::class_<PyScalingObservation>(m, "ScalingObservation",
                                    "The endpoint once per completed metric minute (times in ns; None: never).")
@@ -765,25 +812,25 @@ void bind_policies(py::module_& m) {
                ", instances_desired=" + std::to_string(o.instances_desired) + ", datapoints=" +
                std::to_string(o.invocations_per_instance.size()) + ")";
       });
-  py::class_<ps::ScalingDecision>(m, "ScalingDecision", "The desired instance count (unchanged: no action) and why.")
+  py::class_<PyScale>(m, "ScalingDecision", "The desired instance count (unchanged: no action) and why.")
       .def(py::init([](int desired, std::string reason) {
-             ps::ScalingDecision d;
+             PyScale d;
              d.desired = desired;
-             d.reason = intern(std::move(reason));
+             d.set_reason(std::move(reason));
              return d;
            }),
            py::arg("desired"), py::arg("reason") = "")
       .def_readwrite("desired", &ps::ScalingDecision::desired)
-      .def_property("reason", [](const ps::ScalingDecision& d) { return std::string(d.reason); },
-                    [](ps::ScalingDecision& d, std::string r) { d.reason = intern(std::move(r)); })
-      .def("__repr__", [](const ps::ScalingDecision& d) {
-        return "ScalingDecision(desired=" + std::to_string(d.desired) + ", reason='" + std::string(d.reason) + "')";
+      .def_property("reason", [](const PyScale& d) { return d.text; }, &PyScale::set_reason)
+      .def("__repr__", [](const PyScale& d) {
+        return "ScalingDecision(desired=" + std::to_string(d.desired) + ", reason='" + d.text + "')";
       });
 
   // The built-in policies, callable from Python (to test them offline or to delegate to them).
   py::class_<ps::AutoscalingPolicy>(m, "AutoscalingPolicyBase")
       .def_property_readonly("name", [](const ps::AutoscalingPolicy& p) { return std::string(p.name()); })
-      .def("on_arrival", &ps::AutoscalingPolicy::on_arrival, py::arg("pool"))
+      .def("on_arrival", [](ps::AutoscalingPolicy& p, const ps::PoolObservation& o) { return PyAdmit(p.on_arrival(o)); },
+           py::arg("pool"))
       .def("on_worker_free", &ps::AutoscalingPolicy::on_worker_free, py::arg("worker"));
   py::class_<ps::DjlWlmPolicy, ps::AutoscalingPolicy>(m, "DjlWlmPolicy",
                                                       "DJL Serving 0.23.0's WorkLoadManager rules (policy/serving.hpp).")
@@ -822,12 +869,12 @@ void bind_policies(py::module_& m) {
              py::object l = PyCallable_Check(everyone.ptr()) ? everyone() : everyone;
              fleet.v = l.cast<std::vector<ps::InstanceView>>();
              if (fleet.v.empty()) throw py::value_error("everyone: the in-service instances, never empty");
-             return p.route(model, now, holders, fleet);
+             return PyRoute(p.route(model, now, holders, fleet));
            },
            py::arg("model"), py::arg("now"), py::arg("holders"), py::arg("everyone"));
   py::class_<ps::InstanceScalingPolicy>(m, "InstanceScalingPolicyBase")
       .def_property_readonly("name", [](const ps::InstanceScalingPolicy& p) { return std::string(p.name()); })
-      .def("evaluate", [](ps::InstanceScalingPolicy& p, const PyScalingObservation& o) { return p.evaluate(o.view()); },
+      .def("evaluate", [](ps::InstanceScalingPolicy& p, const PyScalingObservation& o) { return PyScale(p.evaluate(o.view())); },
            py::arg("obs"));
   m.def("make_policy",
         [](const std::string& kind, const std::string& name, py::object arguments) -> py::object {
@@ -841,6 +888,9 @@ void bind_policies(py::module_& m) {
         py::arg("kind"), py::arg("name"), py::arg("arguments") = py::none(),
         "A serving policy from its registry by name, with its arguments (a dict); ValueError for an unknown name, "
         "an argument it does not read, a value of the wrong type or one it refuses.");
+  m.def("parse_go_duration_ns", [](const std::string& s) { return policy::parse_go_duration(s); }, py::arg("text"),
+        "A Go duration (time.ParseDuration: \"300s\", \"5m0s\", \"1h30m\") in integer ns, as policy arguments "
+        "take them. Raises ValueError.");
   m.def("serving_policies",
         []() {
           py::dict d;

@@ -78,7 +78,9 @@ def test_target_tracking_by_name_offline():
 @pytest.mark.parametrize("kind, name, args, message", [
     ("routing", "cache-awre", None, "unknown routing policy 'cache-awre'; did you mean 'cache-aware'?"),
     ("routing", "cache-aware", {"max_copy": 1}, "reads no argument 'max_copy'; did you mean 'max_copies'?"),
-    ("routing", "cache-aware", {"max_copies": "two"}, "expected an integer, got 'two'"),
+    ("routing", "cache-aware", {"max_copies": "two"}, "arguments.max_copies: expected integer, got str 'two'"),
+    ("routing", "cache-aware", {"heavy_load_per_worker": "2.5"}, "expected number, got str"),
+    ("autoscaling", "djl-wlm", {"idle_from_batch_end": "true"}, "expected boolean, got str"),
     ("routing", "cache-aware", {"max_copies": -1}, "expected an integer >= 0"),
     ("instance_scaling", "target-tracking", {}, "required"),
     ("autoscaling", "djl-wlm", {"idle_from_batch_end": [1]}, "must be a bool, int, float or str"),
@@ -151,6 +153,8 @@ def test_a_bad_choice_names_the_place(source_dir):
         mltwin.Run(path, routing=object())
     with pytest.raises(ValueError, match="instance_scaling: .* an object with evaluate"):
         mltwin.Run(path, instance_scaling=42)
+    with pytest.raises(ValueError, match="routing: pass an instance of RoutingPolicy, not the class"):
+        mltwin.Run(path, routing=P.RoutingPolicy)
 
 
 class Elsewhere(P.RoutingPolicy):
@@ -187,3 +191,36 @@ def test_bad_python_decisions_are_clear_errors_not_crashes(source_dir):
     run.run("1s")
     with pytest.raises(ReferenceError, match="everyone\\(\\) used after the route call"):
         k.kept()
+
+
+def test_python_reasons_live_with_their_decisions_not_for_ever(source_dir):
+    # A reason built per call is kept by its decision object only (the run copies it), so
+    # distinct reasons cost no memory after the call: the decision keeps its own text.
+    d = P.RouteDecision(3, reason="a " + "b" * 1000)
+    copy_of = P.RouteDecision(d.instance, reason=d.reason)
+    assert copy_of.reason == d.reason and len(d.reason) == 1002
+    d.reason = "changed"
+    assert d.reason == "changed" and copy_of.reason.startswith("a b")
+
+    class Chatty(P.RoutingPolicy):
+        name = "chatty"
+
+        def route(self, model, now, holders, everyone):
+            v = holders[0] if holders else everyone()[0]
+            return P.RouteDecision(v.instance, reason=f"model {model} at {now} ns")
+
+    run = mltwin.Run(str(source_dir / "scenarios" / BLOG), seed=1, routing=Chatty())
+    run.run("20s")
+    assert run.summary()["requests"] > 1000
+
+
+def test_reference_defaults_are_the_registry_defaults():
+    # One set of defaults: the Python re-statements read theirs from the registries.
+    reg = P.serving_policies()
+    args = {a["key"]: a["default"] for a in reg["routing"]["cache-aware"]["arguments"]}
+    r = CacheAwareRouter()
+    assert r.heavy_load_per_worker == float(args["heavy_load_per_worker"]) and r.max_copies == int(args["max_copies"])
+    tt = TargetTracking(100)
+    targs = {a["key"]: a["default"] for a in reg["instance_scaling"]["target-tracking"]["arguments"]}
+    assert tt.scale_out_cooldown == P.parse_go_duration_ns(targs["scale_out_cooldown"]) == 300 * S
+    assert tt.scale_in_datapoints == int(targs["scale_in_datapoints"]) and tt.scale_in_ratio == float(targs["scale_in_ratio"])

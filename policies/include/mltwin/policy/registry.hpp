@@ -5,7 +5,7 @@
 // arguments the product declares it reads (ArgSpec: key, type, default, source) and a one-line
 // summary. Volcano keeps such registries process-wide (framework.RegisterPluginBuilder), and
 // so does mltwin: each kind has one Registry, reached through an accessor
-// (e.g. serving::routing_policies()). Every member function takes the registry's lock, so
+// (e.g. serving::routing_registry(), plugin_registry()). Every member function takes the registry's lock, so
 // components on several threads may register and build concurrently; the factories themselves
 // run outside it.
 #pragma once
