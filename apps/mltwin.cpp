@@ -8,7 +8,7 @@
 //   mltwin policies
 //
 // The summary goes to stdout, progress and errors to stderr. Exit status (kExitStatus below,
-// also in --help and the README): 0 success, 1 a runtime failure, 2 bad input (scenario,
+// also in --help and docs/cli.md): 0 success, 1 a runtime failure, 2 bad input (scenario,
 // trace, arguments), 128 + the signal for a run stopped by one: 130 SIGINT (Ctrl-C), 143
 // SIGTERM, 129 SIGHUP.
 //

@@ -175,7 +175,7 @@ scheduling noise for *this* slice — not the spread you would see over other we
 **How to read.** The table also counts **starved jobs**, the run summary's starvation flag:
 jobs that waited longer than their own run time while a later, smaller job of their queue was
 placed before them (Volcano's allocate skips a gang that does not fit and goes on with smaller
-jobs; README "Reading the results"). Means over seeds with 95 % Student-t intervals; then, because every
+jobs; docs/reading-results.md). Means over seeds with 95 % Student-t intervals; then, because every
 configuration sees the same seeds, paired differences against `default` with their own
 intervals. A difference whose interval contains 0 is reported as not significant.
 '''),
@@ -433,7 +433,7 @@ tables above are the authority if the simulator has changed since):
     emptiest nodes. Packing does (22.6 h with `mostrequested`, same run). sla's hold of what a
     gang has found works for gangs of several pods, and only with sla in a tier *before* `gang`'s:
     placed after `gang`, as here and in Volcano's design document, gang's Reject voids it
-    (README, "Volcano fidelity"; tests/models/test_sla_starvation.cpp).
+    (docs/volcano.md; tests/models/test_sla_starvation.cpp).
 * **Packing is the other lever.** `binpack` (the Python plugin) and the
   built-in `mostrequested` scorer give the same schedule on both cluster sizes (identical rows in
   the table; the "best" line names `binpack` only because it comes first) — a cross-check of the

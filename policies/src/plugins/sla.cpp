@@ -22,8 +22,8 @@
 // and of Volcano's CI configuration — the Permit never counts and a job past its waiting time
 // reserves nothing. In a tier of its own before gang's, the Permit decides: allocate keeps the
 // idle resources it found for the job's pods in the session (the statement is neither committed
-// nor discarded), so smaller jobs later in the cycle cannot take them (README "Volcano
-// fidelity", tests/models/test_sla.cpp).
+// nor discarded), so smaller jobs later in the cycle cannot take them (docs/volcano.md,
+// tests/models/test_sla.cpp).
 //
 // Differences from Volcano, on purpose: an argument other than `sla-waiting-time`, a value Go
 // cannot parse, a non-string value or one <= 0 is an error here (Volcano logs it and runs

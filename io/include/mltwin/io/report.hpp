@@ -1,6 +1,6 @@
 // mltwin/io/report.hpp — the run summary printed after a training run.
 //
-// Definitions (also in the README):
+// Definitions (also in docs/reading-results.md):
 // - queueing delay = time the gang is placed (last pod bound) - submit time, s
 // - job completion time (JCT) = time the last pod succeeded - submit time, s
 // - makespan = last job end - first submit (t = 0), s

@@ -10,7 +10,7 @@
 //   volcano-scheduler.yaml:9:13: tiers[1].plugins[2].name: unknown plugin 'foo' (known: ...)
 //   cluster.yaml:3:7: kind: expected ClusterConfig (apiVersion eksctl.io/v1alpha5), got "Cluster"
 // A key mltwin does not know is an error, except the keys listed as ignored (they change
-// nothing that mltwin models; README, "Reading real configuration", lists them).
+// nothing that mltwin models; docs/scenarios.md, "Reading real configuration (YAML)", lists them).
 //
 // A scenario references these files (LoadedScenario::inputs records and hashes each): see
 // `volcano.scheduler_config`, `cluster.eksctl`, `queues_from` and `workload.manifests` in
