@@ -13,30 +13,32 @@ SAN_BUILD ?= build-asan
 SHARED_BUILD ?= build-shared
 FUZZ_BUILD ?= build-fuzz
 GEN := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
-CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release -DMLTWIN_WERROR=ON
+CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release -DMLTWIN_WERROR=ON -DMLTWIN_TEST_VENV=$(abspath $(BUILD))/venv
 JOBS ?= $(shell nproc)
 SCENARIO ?= scenarios/eks-trn1-philly.json
 OUT ?= results/eks-trn1-philly.sqlite
 # Determinism check across builds: the first DET_JOBS Philly jobs, one seed.
 DET_JOBS ?= 3000
 
-.PHONY: deps cli build run test test-sanitize test-shared check-promises test-fuzz fuzz bench clean
+.PHONY: deps cli build venv run test test-sanitize test-shared check-promises test-fuzz fuzz bench clean
 deps:
 	@bash scripts/install-deps.sh
 
 build: deps
 	@cmake -S . -B $(BUILD) $(GEN) $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
-	@# `import mltwin` for Debian's /usr/bin/python3 with no further step: a .pth file in its
-	@# user site-packages points at the module built in $(BUILD) (remove it to undo).
-	@# One .pth for the machine: the last checkout built is the one `import mltwin` finds, and
-	@# the build says so when it takes over from another checkout.
-	@site=$$(/usr/bin/python3 -m site --user-site) && mkdir -p "$$site" && \
-	  new="$(abspath $(BUILD))/bindings/python" && \
-	  old=$$(cat "$$site/mltwin-build.pth" 2>/dev/null || true) && \
-	  if [ -n "$$old" ] && [ "$$old" != "$$new" ]; then \
-	    echo "note: 'import mltwin' now loads $$new (it loaded $$old): $$site/mltwin-build.pth"; fi && \
-	  echo "$$new" > "$$site/mltwin-build.pth"
+	@# Earlier releases wrote a mltwin-build.pth into the user's site-packages; Python is now
+	@# installed as Python users install (pyproject.toml: pip install into a venv): remove it.
+	@site=$$(/usr/bin/python3 -m site --user-site 2>/dev/null) && if [ -f "$$site/mltwin-build.pth" ]; then \
+	  rm -f "$$site/mltwin-build.pth" && \
+	  echo "note: removed $$site/mltwin-build.pth (an earlier mltwin's); 'import mltwin' now needs 'pip install .' into a venv (README)"; fi
+
+# The Python package installed the way users install it, into a venv under the build folder
+# (Debian's packages through --system-site-packages; offline); the Python tests use it.
+venv: build
+	@test -x $(BUILD)/venv/bin/python || /usr/bin/python3 -m venv --system-site-packages $(BUILD)/venv
+	@MLTWIN_BUILD_DIR=$(abspath $(BUILD)) $(BUILD)/venv/bin/pip install -q --no-build-isolation --no-index --no-deps . \
+	  --disable-pip-version-check
 
 # `make run` builds only what the run needs: the CLI (no tests, benchmarks or Python module).
 cli: deps
@@ -47,7 +49,7 @@ run: cli
 	@mkdir -p $(dir $(OUT))
 	./$(BUILD)/apps/mltwin run $(SCENARIO) --out $(OUT)
 
-test: build
+test: venv
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 # The tests again under AddressSanitizer + UndefinedBehaviorSanitizer, then one run of the

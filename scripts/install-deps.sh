@@ -16,6 +16,7 @@ PKGS=(
   # The Python module (bindings/python), for Debian's /usr/bin/python3, and what its tests,
   # notebooks and sweeps use:
   pybind11-dev python3-dev                 # the module itself
+  python3-venv python3-setuptools python3-wheel python3-pip   # pip install . into a venv (pyproject.toml)
   python3-numpy python3-pandas python3-scipy   # DataFrames; confidence intervals (scipy.stats)
   python3-distributed                      # Dask sweeps (mltwin.sweep)
   python3-pytest                           # the Python tests
