@@ -36,42 +36,18 @@ import os, sys, pathlib, time, tempfile, warnings
 
 T_START = time.perf_counter()
 
-
-def find_source_dir() -> pathlib.Path:
-    """The mltwin checkout: $MLTWIN_SOURCE_DIR, else the first folder at or above the current
-    one that holds scenarios/schema (a notebook's working directory is notebooks/)."""
-    env = os.environ.get("MLTWIN_SOURCE_DIR")
-    if env:
-        return pathlib.Path(env).resolve()
-    here = pathlib.Path.cwd().resolve()
-    for d in (here, *here.parents):
-        if (d / "scenarios" / "schema").is_dir():
-            return d
-    raise RuntimeError("cannot find the mltwin checkout above " + str(here) + ": set MLTWIN_SOURCE_DIR")
-
-
-def find_data_dir(src: pathlib.Path):
-    """$MLTWIN_DATA, else the first shared/data folder above the checkout (mltwin's own rule)."""
-    env = os.environ.get("MLTWIN_DATA")
-    if env:
-        return pathlib.Path(env).resolve()
-    for d in (src, *src.parents):
-        if (d / "shared" / "data").is_dir():
-            return d / "shared" / "data"
-    raise RuntimeError("cannot find the data folder: set MLTWIN_DATA")
-
-
-SRC = find_source_dir()
-SCENARIOS = SRC / "scenarios"
-DATA = find_data_dir(SRC)
-
 try:
     import mltwin
-except ImportError:  # not on sys.path: use the checkout's build (make build puts it there)
-    build = SRC / "build" / "bindings" / "python"
+except ImportError:  # not installed (bindings/python/README.md): the checkout's build, if there is one
+    build = pathlib.Path.cwd().resolve().parent / "build" / "bindings" / "python"
     sys.path.insert(0, str(build))
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(build), os.environ.get("PYTHONPATH")]))  # Dask workers
     import mltwin
+from mltwin import examples
+
+SRC = examples.source_dir()        # the checkout: $MLTWIN_SOURCE_DIR, else found above this folder
+SCENARIOS = examples.scenarios_dir()
+DATA = examples.data_dir()         # $MLTWIN_DATA, else shared/data above the checkout
 
 import numpy as np
 import pandas as pd

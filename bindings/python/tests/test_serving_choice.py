@@ -224,3 +224,13 @@ def test_reference_defaults_are_the_registry_defaults():
     targs = {a["key"]: a["default"] for a in reg["instance_scaling"]["target-tracking"]["arguments"]}
     assert tt.scale_out_cooldown == P.parse_go_duration_ns(targs["scale_out_cooldown"]) == 300 * S
     assert tt.scale_in_datapoints == int(targs["scale_in_datapoints"]) and tt.scale_in_ratio == float(targs["scale_in_ratio"])
+
+
+def test_examples_find_the_checkout_its_scenarios_and_the_data(source_dir):
+    from mltwin import examples
+    assert examples.source_dir() == source_dir.resolve()
+    assert examples.scenario("mme-djl-blog-top-n") == source_dir.resolve() / "scenarios" / "mme-djl-blog-top-n.json"
+    assert examples.scenario("eks-trn1-philly.json").is_file()
+    with pytest.raises(FileNotFoundError, match="no scenario 'nope' in .* \\(shipped: .*eks-trn1-philly"):
+        examples.scenario("nope")
+    assert (examples.data_dir() / "training" / "philly").is_dir()
