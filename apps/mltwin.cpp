@@ -154,6 +154,7 @@ int cmd_validate(const std::string& path, const std::string& data, const std::st
   opts.strict = strict;
   if (io::scenario_kind(path) == io::ScenarioKind::Inference) {
     const io::LoadedInferenceScenario sc = io::load_inference_scenario(path, opts);
+    for (const auto& w : sc.warnings) std::cerr << "warning: " << w << "\n";
     const auto& e = sc.inference.endpoint;
     const auto& p = sc.inference.policies;
     fmt::print("{}: valid — inference scenario '{}': {} x {} ({}), {} models, {}\n  policies: autoscaling {}, "

@@ -11,6 +11,7 @@
 
 #include "inference_schema.hpp"  // generated: kInferenceSchema
 #include "mltwin/io/azure_functions.hpp"
+#include "mltwin/policy/go_duration.hpp"
 #include "mltwin/policy/serving.hpp"
 #include "scenario_common.hpp"
 
@@ -160,6 +161,16 @@ inf::PolicyChoice policy_choice(const std::string& file, const std::string& site
                           : spec.type == policy::ArgType::Int   ? v.is_number_integer()
                           : spec.type == policy::ArgType::Float ? v.is_number()
                                                                 : v.is_string();
+          if (ok && spec.type == policy::ArgType::Duration) {
+            std::int64_t ns = 0;
+            try {
+              ns = policy::parse_go_duration(v.template get<std::string>());
+            } catch (const std::invalid_argument&) {
+              ns = 0;  // a malformed duration: the registry's type check names it below
+            }
+            if (ns > kMaxScenarioTime.count_ns() || ns < -kMaxScenarioTime.count_ns())
+              fail(file, where, "a duration of at most " + std::string(kMaxScenarioTimeText) + ", got " + shown(v));
+          }
           if (!ok)
             fail(file, where, std::string("expected ") +
                                   (spec.type == policy::ArgType::Duration ? "a duration as a string such as \"300s\""
@@ -356,7 +367,13 @@ LoadedInferenceScenario load_inference_scenario(const std::string& path, const L
     if (pj.contains("instance_scaling"))
       c.instance_scaling =
           policy_choice(path, "instance_scaling", pj["instance_scaling"], policy::serving::instance_scaling_registry());
+    if (c.instance_scaling && ep.min_instances == ep.max_instances)
+      out.warnings.push_back(path + ": /policies/instance_scaling: instance scaling policy '" + c.instance_scaling->name +
+                             "' is chosen, but min_instances = max_instances = " + std::to_string(ep.min_instances) +
+                             ": the fleet cannot change (give /endpoint/min_instances and /endpoint/max_instances)");
   }
+  if (opts.strict && !out.warnings.empty())
+    throw ScenarioError(out.warnings.front() + " (--strict: warnings are errors)");
 
   // Models.
   const json& m = doc["models"];

@@ -342,6 +342,8 @@ std::unique_ptr<Run> Run::open(const std::string& path, const RunOptions& opts) 
     m->kind = Kind::Inference;
     m->inference_sc = std::make_unique<io::LoadedInferenceScenario>(io::load_inference_scenario(path, lo));
     const io::LoadedInferenceScenario& sc = *m->inference_sc;
+    if (opts.on_warning)
+      for (const auto& w : sc.warnings) opts.on_warning(w);
     if (opts.check_estimate) opts.check_estimate(io::estimate_run(sc, parse_until(opts.until_text)));
     m->name = sc.name;
     m->doc = sc.json;
@@ -373,7 +375,18 @@ std::unique_ptr<Run> Run::open(const std::string& path, const RunOptions& opts) 
     meta.rng_streams = {"endpoint.latencies", "endpoint.overhead", "serving.service_time", "traffic.arrivals",
                         "traffic.locust_wait", "traffic.models"};
     inf::PolicySet policies = inf::default_policies(sc.inference);
-    if (opts.customize_serving) opts.customize_serving(policies);
+    if (opts.customize_serving) {
+      const bool had_scaling = policies.scaling != nullptr;
+      opts.customize_serving(policies);
+      if (!had_scaling && policies.scaling && sc.inference.endpoint.min_instances == sc.inference.endpoint.max_instances) {
+        const std::string w = path + ": instance scaling policy '" + std::string(policies.scaling->name()) +
+                              "' is given, but min_instances = max_instances = " +
+                              std::to_string(sc.inference.endpoint.min_instances) +
+                              ": the fleet cannot change (give /endpoint/min_instances and /endpoint/max_instances)";
+        if (opts.strict) throw io::ScenarioError(w + " (strict: warnings are errors)");
+        if (opts.on_warning) opts.on_warning(w);
+      }
+    }
     // The policies as run (a Python object's name when one replaced the scenario's choice).
     const std::string scaling = policies.scaling ? std::string(policies.scaling->name()) : "none (fixed fleet)";
     m->server = meta.extra["model_server"] + " (worker autoscaling " + std::string(policies.autoscaling->name()) + ")";

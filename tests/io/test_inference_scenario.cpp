@@ -307,6 +307,30 @@ TEST_CASE("scenario_kind: training without a kind, inference by its kind, anythi
 
 // ================================================================== errors: file + path + expectation
 
+TEST_CASE("instance scaling on a fleet whose min and max are equal is a warning (an error with strict)") {
+  TempDir d;
+  json doc = blog_uniform();  // 20 instances, min = max = 20
+  doc["policies"]["instance_scaling"] = {{"name", "target-tracking"}, {"arguments", {{"target_value", 450}}}};
+  const std::string p = write_json(d, "x.json", doc);
+  const auto s = io::load_inference_scenario(p);
+  REQUIRE(s.warnings.size() == 1);
+  CHECK(s.warnings[0] == p + ": /policies/instance_scaling: instance scaling policy 'target-tracking' is chosen, but "
+                             "min_instances = max_instances = 20: the fleet cannot change (give /endpoint/min_instances "
+                             "and /endpoint/max_instances)");
+  io::LoadOptions strict;
+  strict.strict = true;
+  CHECK_THROWS_WITH_AS(io::load_inference_scenario(p, strict), doctest::Contains("(--strict: warnings are errors)"),
+                       io::ScenarioError);
+  doc["endpoint"]["min_instances"] = 1;
+  doc["endpoint"]["max_instances"] = 40;
+  CHECK(io::load_inference_scenario(write_json(d, "y.json", doc)).warnings.empty());
+  // Durations are bounded like every other time of a scenario.
+  doc["policies"]["instance_scaling"]["arguments"]["scale_in_cooldown"] = "100000h";
+  CHECK_THROWS_WITH_AS(io::load_inference_scenario(write_json(d, "z.json", doc)),
+                       doctest::Contains("/policies/instance_scaling/arguments/scale_in_cooldown: a duration of at most 10 years"),
+                       io::ScenarioError);
+}
+
 TEST_CASE("inference scenario errors name the file, the JSON path and what was expected") {
   TempDir d;
   auto check = [&](json doc, const std::string& pointer, const std::string& expectation) {

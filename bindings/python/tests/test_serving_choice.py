@@ -234,3 +234,11 @@ def test_examples_find_the_checkout_its_scenarios_and_the_data(source_dir):
     with pytest.raises(FileNotFoundError, match="no scenario 'nope' in .* \\(shipped: .*eks-trn1-philly"):
         examples.scenario("nope")
     assert (examples.data_dir() / "training" / "philly").is_dir()
+
+
+def test_instance_scaling_on_a_fixed_size_endpoint_is_a_warning(source_dir):
+    path = str(source_dir / "scenarios" / BLOG)  # min = max = 20
+    with pytest.warns(mltwin.ScenarioWarning, match="min_instances = max_instances = 20: the fleet cannot change"):
+        mltwin.Run(path, instance_scaling=TargetTracking(450))
+    with pytest.raises(mltwin.ScenarioError, match="the fleet cannot change"):
+        mltwin.Run(path, instance_scaling={"name": "target-tracking", "arguments": {"target_value": 450}}, strict=True)

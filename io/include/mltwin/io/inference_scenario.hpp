@@ -55,6 +55,10 @@ struct LoadedInferenceScenario {
   std::vector<InputFileRef> inputs;  ///< data files read (hashed into the run metadata)
   std::string data_dir;        ///< what ${MLTWIN_DATA} expanded to (empty if unused)
   std::string catalog_path;    ///< the instance catalog file read (mltwin/io/catalog.hpp)
+  /// What loads but is likely not what was meant, one line each with its place ("x.json:
+  /// /policies/instance_scaling: ..."): an instance scaling policy on an endpoint whose
+  /// min_instances equals max_instances. LoadOptions::strict makes the first an error.
+  std::vector<std::string> warnings;
 };
 
 /// Reads, patches (LoadOptions::overrides, RFC 7386), validates and builds an inference
