@@ -42,6 +42,7 @@
 #include "mltwin/policy/version.hpp"
 #include "mltwin/io/catalog.hpp"
 #include "mltwin/io/inference_scenario.hpp"
+#include "mltwin/io/report.hpp"
 #include "mltwin/io/run_estimate.hpp"
 #include "mltwin/models/inference.hpp"
 #include "mltwin/io/scenario.hpp"
@@ -251,7 +252,7 @@ std::string where_it_is(const runner::Run& run, store::EndReason reason) {
   if (run.out().empty())
     return "its unfinished database could not record how it ended (" + std::string(store::to_string(reason)) +
            ") and was removed" + kept;
-  return "the run up to " + runner::human_time(run.now().seconds()) + " is in " + run.out() + " (end_reason " +
+  return "the run up to " + io::human_duration(run.now().seconds()) + " is in " + run.out() + " (end_reason " +
          store::to_string(reason) + ")" + kept;
 }
 

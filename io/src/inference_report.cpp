@@ -1,4 +1,5 @@
 #include "mltwin/io/inference_report.hpp"
+#include "mltwin/io/report.hpp"
 
 #include <cmath>
 #include <fmt/format.h>
@@ -14,8 +15,8 @@ void print_inference_summary(std::ostream& os, const InferenceSummary& s) {
   const auto& st = s.stats;
   const auto& t = s.totals;
   fmt::print(os, "mltwin inference run: {} (seed {})\n", s.scenario, s.seed);
-  fmt::print(os, "  endpoint: {} x {} launched, {}; simulated {:.1f} s\n", st.instances_launched, s.instance_type,
-             s.server, s.sim_end_s);
+  fmt::print(os, "  endpoint: {} x {} launched, {}; simulated {} ({:.1f} s)\n", st.instances_launched, s.instance_type,
+             s.server, human_duration(s.sim_end_s), s.sim_end_s);
   const double answered = static_cast<double>(st.served + st.rejected_503 + st.rejected_507);
   // Before the run has finished, the requests not answered yet are in flight; after, they are
   // unserved at the end (Endpoint::finish).

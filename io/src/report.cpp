@@ -384,14 +384,16 @@ RunSummary summarize(const std::string& scenario, std::uint64_t seed, const mode
   return s;
 }
 
-namespace {
-std::string dur(double s) {
+std::string human_duration(double s) {
   if (std::isnan(s)) return "-";
   if (s < 120) return fmt::format("{:.1f}s", s);
   if (s < 7200) return fmt::format("{:.1f}m", s / 60);
   if (s < 172800) return fmt::format("{:.1f}h", s / 3600);
   return fmt::format("{:.1f}d", s / 86400);
 }
+
+namespace {
+std::string dur(double s) { return human_duration(s); }
 void row(std::ostream& os, const std::string& name, const Distribution& d) {
   if (d.n == 0) {  // no job got that far (e.g. every job was rejected): no statistic to show
     fmt::print(os, "  {:<22} n=0      -\n", name);

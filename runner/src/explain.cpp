@@ -213,6 +213,7 @@ std::string explain_job(const std::string& db, const std::string& job_arg) {
 
   out += "\nWhy it waited:\n";
   bool waited = false;
+  std::set<std::string> explained;  // plugins whose rule was printed (once: a job may wait on one for months)
   for (std::size_t i = 0; i < ds.size(); ++i) {
     const Decision& d = ds[i];
     if (d.code == "Success") continue;
@@ -235,7 +236,7 @@ std::string explain_job(const std::string& db, const std::string& job_arg) {
       }
     out += fmt::format("  {} .. {} ({}): {} by {}: {}\n", at(d.t), at(until), dur(until - d.t), d.code,
                        d.plugin.empty() ? "-" : d.plugin, d.reason);
-    if (const Rule* r = rule_of(d.plugin)) {
+    if (const Rule* r = rule_of(d.plugin); r != nullptr && explained.insert(d.plugin).second) {
       out += fmt::format("      rule: {}.\n", r->rule);
       out += fmt::format("      sooner with: {}.\n", r->sooner);
     }

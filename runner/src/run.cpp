@@ -146,14 +146,6 @@ json latency_json(const inf::LatencySummary& l) {
 
 }  // namespace
 
-std::string human_time(double s) {
-  if (s < 10) return fmt::format("{:.1f}s", s);
-  if (s < 120) return fmt::format("{:.0f}s", s);
-  if (s < 7200) return fmt::format("{:.1f}m", s / 60);
-  if (s < 172800) return fmt::format("{:.1f}h", s / 3600);
-  return fmt::format("{:.1f}d", s / 86400);
-}
-
 core::Time parse_until(const std::string& text, const std::string& what) {
   core::Time until = core::Time::max();
   if (!text.empty()) {
@@ -492,9 +484,9 @@ void Run::finish(store::EndReason reason) {
       m.end = reason == store::EndReason::Completed ? std::max(m.cluster->last_event(), core::Time::zero()) : m.sim.now();
       std::string note;
       if (reason == store::EndReason::Until)
-        note = "still waiting at --until " + (m.until_text.empty() ? human_time(m.end.seconds()) : m.until_text);
+        note = "still waiting at --until " + (m.until_text.empty() ? io::human_duration(m.end.seconds()) : m.until_text);
       else if (reason != store::EndReason::Completed)
-        note = std::string("run ") + store::to_string(reason) + " at " + human_time(m.end.seconds());
+        note = std::string("run ") + store::to_string(reason) + " at " + io::human_duration(m.end.seconds());
       m.cluster->finish(m.end, note);
     } else {
       // As for training: a run that completed ends at its last event (a caller stepping in
@@ -529,16 +521,16 @@ std::string Run::status_line(double wall) const {
   const double frac = std::min(1.0, m.sim.now().seconds() / m.span_s);
   std::string eta = "ETA --";
   if (frac >= 1.0) eta = m.ep ? "traffic over" : "draining";
-  else if (frac >= 0.01 && wall > 0) eta = "ETA " + human_time(wall * (1.0 - frac) / frac);
+  else if (frac >= 0.01 && wall > 0) eta = "ETA " + io::human_duration(wall * (1.0 - frac) / frac);
   const int width = 30, filled = static_cast<int>(frac * width);
   const std::string bar = fmt::format("[{}{}] {:3.0f}%", std::string(filled, '='), std::string(width - filled, ' '), frac * 100);
   if (m.ep) {
     const auto& st = m.ep->stats();
     return fmt::format("{}  sim {}  requests {} ({} in flight)  wall {}  {}  {:.2f}M events/s", bar,
-                       human_time(m.sim.now().seconds()), st.requests, st.in_flight, human_time(wall), eta, rate);
+                       io::human_duration(m.sim.now().seconds()), st.requests, st.in_flight, io::human_duration(wall), eta, rate);
   }
-  return fmt::format("{}  sim {}  jobs {}/{} ended  wall {}  {}  {:.2f}M events/s", bar, human_time(m.sim.now().seconds()),
-                     m.cluster->ended(), m.cluster->total_jobs(), human_time(wall), eta, rate);
+  return fmt::format("{}  sim {}  jobs {}/{} ended  wall {}  {}  {:.2f}M events/s", bar, io::human_duration(m.sim.now().seconds()),
+                     m.cluster->ended(), m.cluster->total_jobs(), io::human_duration(wall), eta, rate);
 }
 
 void Run::print_summary(std::ostream& os, double wall_s) const {

@@ -19,6 +19,10 @@
 
 namespace mltwin::io {
 
+/// A duration in seconds as people read it, to one decimal in the largest fitting unit: "44.0s",
+/// "12.5m", "3.2h", "4.1d" ("-" for NaN). The one format of the summaries and the progress line.
+std::string human_duration(double seconds);
+
 /// Quantile q in [0, 1] of `v` (type 7). `v` is sorted in place. NaN if empty.
 double quantile(std::vector<double>& v, double q);
 

@@ -200,8 +200,6 @@ class Run {
   std::unique_ptr<Impl> impl_;
 };
 
-/// A duration in s for people: "3.4s", "45s", "12.5m", "3.2h", "4.1d".
-std::string human_time(double seconds);
 
 /// Parses a simulated time such as "90s", "30m", "12h", "7d" (or plain seconds) into a Time
 /// after t = 0. Throws std::invalid_argument naming `what` and the accepted units.
