@@ -20,7 +20,7 @@ OUT ?= results/eks-trn1-philly.sqlite
 # Determinism check across builds: the first DET_JOBS Philly jobs, one seed.
 DET_JOBS ?= 3000
 
-.PHONY: deps cli build venv run test test-sanitize test-shared check-promises test-fuzz fuzz bench clean
+.PHONY: deps cli build venv notebooks run test test-sanitize test-shared check-promises test-fuzz fuzz bench clean
 deps:
 	@bash scripts/install-deps.sh
 
@@ -48,6 +48,10 @@ cli: deps
 run: cli
 	@mkdir -p $(dir $(OUT))
 	./$(BUILD)/apps/mltwin run $(SCENARIO) --out $(OUT)
+
+# The notebooks run and saved with their outputs (plots show where the repository is browsed).
+notebooks: venv
+	$(BUILD)/venv/bin/python notebooks/execute.py
 
 test: venv
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

@@ -6,13 +6,14 @@
 The kernel is "python3", i.e. the Python running pytest (ipykernel's own kernel spec), started
 in notebooks/ with this process's environment (PYTHONPATH, MLTWIN_DATA, MLTWIN_SOURCE_DIR).
 MLTWIN_NOTEBOOK_CELL_TIMEOUT (seconds, default 600) bounds each cell. The executed notebooks
-are not written back (the committed ones carry no outputs); set MLTWIN_NOTEBOOK_OUT=<folder>
-to keep executed copies with their outputs and plots.
+are not written back (`make notebooks` does that, notebooks/execute.py); set
+MLTWIN_NOTEBOOK_OUT=<folder> to keep the executed copies.
 """
 from __future__ import annotations
 
 import os
 import pathlib
+import sys
 import time
 
 import pytest
@@ -22,6 +23,7 @@ nbclient = pytest.importorskip("nbclient")
 pytest.importorskip("ipykernel")
 
 HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))  # execute.py: what make notebooks keeps of a run
 NOTEBOOKS = sorted(p.name for p in HERE.glob("*.ipynb"))
 CELL_TIMEOUT = int(os.environ.get("MLTWIN_NOTEBOOK_CELL_TIMEOUT", "600"))
 
@@ -34,20 +36,22 @@ for _var in ("PYTHONPATH", "MLTWIN_DATA", "MLTWIN_SOURCE_DIR"):
         os.environ[_var] = os.pathsep.join(os.path.abspath(p) for p in os.environ[_var].split(os.pathsep) if p)
 
 
-def test_notebooks_are_generated_and_without_outputs():
-    """The committed .ipynb files are what build_notebooks.py writes, with no outputs."""
-    import importlib.util
+def test_notebooks_are_committed_with_their_outputs():
+    """The committed notebooks show their results (`make notebooks` saves them): every code cell
+    ran, in order, without an error, and nothing that differs from run to run was kept."""
+    import execute
 
-    spec = importlib.util.spec_from_file_location("build_notebooks", HERE / "build_notebooks.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    assert sorted(mod.NOTEBOOKS) == NOTEBOOKS
-    for name, cells in mod.NOTEBOOKS.items():
-        committed = nbformat.read(str(HERE / name), as_version=4)
-        assert all(not c.get("outputs") and c.get("execution_count") is None
-                   for c in committed.cells if c.cell_type == "code"), f"{name} has outputs: clear them"
-        assert [c.source for c in committed.cells] == [c.source for c in mod.build(name, cells).cells], \
-            f"{name} differs from build_notebooks.py: run /usr/bin/python3 notebooks/build_notebooks.py"
+    for name in NOTEBOOKS:
+        nb = nbformat.read(str(HERE / name), as_version=4)
+        code = [c for c in nb.cells if c.cell_type == "code"]
+        counts = [c.get("execution_count") for c in code]
+        assert counts == list(range(1, len(code) + 1)), f"{name}: not run top to bottom: run make notebooks"
+        outputs = [o for c in code for o in c.get("outputs", [])]
+        assert not [o for o in outputs if o.get("output_type") == "error"], f"{name}: saved with an error"
+        assert any("image/png" in o.get("data", {}) for o in outputs), f"{name}: no plot saved: run make notebooks"
+        before = nbformat.writes(nb)
+        execute.stable(nb)
+        assert nbformat.writes(nb) == before, f"{name}: run-to-run details saved (wall times, addresses): run make notebooks"
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
