@@ -219,6 +219,13 @@ struct TraceCache {
 
 }  // namespace
 
+std::string fixed_fleet_warning(const inf::InferenceScenario& sc, const std::string& policy) {
+  const inf::EndpointSpec& ep = sc.endpoint;
+  if (ep.min_instances != ep.max_instances) return {};
+  return "instance scaling policy '" + policy + "' is chosen, but min_instances = max_instances = " +
+         std::to_string(ep.min_instances) + ": the fleet cannot change (give /endpoint/min_instances and /endpoint/max_instances)";
+}
+
 ScenarioKind scenario_kind(const std::string& path) { return scenario_kind(detail::read_json_file(path), path); }
 
 ScenarioKind scenario_kind(const json& doc, const std::string& path) {
@@ -367,10 +374,9 @@ LoadedInferenceScenario load_inference_scenario(const std::string& path, const L
     if (pj.contains("instance_scaling"))
       c.instance_scaling =
           policy_choice(path, "instance_scaling", pj["instance_scaling"], policy::serving::instance_scaling_registry());
-    if (c.instance_scaling && ep.min_instances == ep.max_instances)
-      out.warnings.push_back(path + ": /policies/instance_scaling: instance scaling policy '" + c.instance_scaling->name +
-                             "' is chosen, but min_instances = max_instances = " + std::to_string(ep.min_instances) +
-                             ": the fleet cannot change (give /endpoint/min_instances and /endpoint/max_instances)");
+    if (c.instance_scaling)
+      if (std::string w = fixed_fleet_warning(sc, c.instance_scaling->name); !w.empty())
+        out.warnings.push_back(path + ": /policies/instance_scaling: " + w);
   }
   if (opts.strict && !out.warnings.empty())
     throw ScenarioError(out.warnings.front() + " (--strict: warnings are errors)");

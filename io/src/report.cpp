@@ -393,20 +393,19 @@ std::string human_duration(double s) {
 }
 
 namespace {
-std::string dur(double s) { return human_duration(s); }
 void row(std::ostream& os, const std::string& name, const Distribution& d) {
   if (d.n == 0) {  // no job got that far (e.g. every job was rejected): no statistic to show
     fmt::print(os, "  {:<22} n=0      -\n", name);
     return;
   }
-  fmt::print(os, "  {:<22} n={:<6} mean {:>8}  p50 {:>8}  p95 {:>8}  p99 {:>8}\n", name, d.n, dur(d.mean), dur(d.p50),
-             dur(d.p95), dur(d.p99));
+  fmt::print(os, "  {:<22} n={:<6} mean {:>8}  p50 {:>8}  p95 {:>8}  p99 {:>8}\n", name, d.n, human_duration(d.mean), human_duration(d.p50),
+             human_duration(d.p95), human_duration(d.p99));
 }
 }  // namespace
 
 void print_summary(std::ostream& os, const RunSummary& s) {
   fmt::print(os, "mltwin run summary — scenario {} (seed {})\n", s.scenario, s.seed);
-  fmt::print(os, "Simulated {} ({:.0f} s); makespan {}; {} jobs\n", dur(s.sim_end_s), s.sim_end_s, dur(s.makespan_s), s.jobs);
+  fmt::print(os, "Simulated {} ({:.0f} s); makespan {}; {} jobs\n", human_duration(s.sim_end_s), s.sim_end_s, human_duration(s.makespan_s), s.jobs);
   fmt::print(os, "Jobs per final phase:");
   for (const auto& [p, n] : s.phases) fmt::print(os, "  {} {}", p, n);
   fmt::print(os, "\n\nQueueing delay (submit -> gang placed), all jobs:\n");
@@ -437,7 +436,7 @@ void print_summary(std::ostream& os, const RunSummary& s) {
     fmt::print(os, "Evictions: {} pods by the scheduler (preempt, reclaim){}; {} restarts by the job controller (RestartJob/RestartTask), "
                    "{} Failed (maxRetry); training lost {} ({:.1f} NeuronCore-hours)\n",
                s.evictions, s.drained > 0 ? fmt::format(", {} drained at Spot interruption notices", s.drained) : std::string(),
-               s.restarts, s.failed, dur(s.lost_training_s), s.lost_neuroncore_s / 3600);
+               s.restarts, s.failed, human_duration(s.lost_training_s), s.lost_neuroncore_s / 3600);
     if (s.aborted > 0 || s.terminated > 0 || s.completed_early > 0)
       fmt::print(os, "Job policies: {} Aborted (AbortJob), {} Terminated (TerminateJob), {} Completed early (CompleteJob)\n", s.aborted,
                  s.terminated, s.completed_early);
@@ -472,7 +471,7 @@ void print_summary(std::ostream& os, const RunSummary& s) {
                s.starvation.jobs, s.starvation.wait_factor);
     for (const auto& j : s.starvation.worst)
       fmt::print(os, "  {} (queue {}) {} {} for a {} run; {} later, smaller job(s) placed before it\n", j.name, j.queue,
-                 j.placed ? "waited" : "still waiting after", dur(j.waited_s), dur(j.run_s), j.overtaken_by);
+                 j.placed ? "waited" : "still waiting after", human_duration(j.waited_s), human_duration(j.run_s), j.overtaken_by);
     fmt::print(os, "  Remedy: the sla plugin (sla-waiting-time as its argument, or per job as the annotation): past its "
                    "waiting time a job is admitted to Inqueue, and — with sla in a tier before gang's — allocate holds the "
                    "resources it finds until its whole gang fits (docs/volcano.md).\n");
@@ -483,7 +482,7 @@ void print_summary(std::ostream& os, const RunSummary& s) {
                    "job(s) above that share run only while other queues leave part of theirs unused (their mean queueing "
                    "{}).\n",
                q.queue, q.weight, q.total_weight, q.share_neuroncores, q.total_neuroncores, q.smallest_neuroncores, q.jobs,
-               dur(q.mean_queueing_s));
+               human_duration(q.mean_queueing_s));
     std::string remedy;
     if (q.weight_for_smallest > 0) remedy = fmt::format("weight >= {} (its smallest job)", q.weight_for_smallest);
     if (q.weight_for_largest > 0) remedy += fmt::format(", >= {} (its largest, {:g} NeuronCores)", q.weight_for_largest, q.largest_neuroncores);
@@ -500,7 +499,7 @@ void print_summary(std::ostream& os, const RunSummary& s) {
                s.reclaim_churn.jobs, queues, s.reclaim_churn.evictions);
     for (const auto& j : s.reclaim_churn.worst)
       fmt::print(os, "  {} (queue {}) evicted {} times, training lost {}, ends {}\n", j.name, j.queue, j.evictions,
-                 dur(j.lost_training_s), j.phase);
+                 human_duration(j.lost_training_s), j.phase);
     fmt::print(os, "  Remedy: queue shares that hold whole gangs and sum to at most the cluster (proportion's weights, "
                    "or capacity's spec.deserved), so a gang within its share is never a victim; or reclaimable: false on "
                    "the queues (docs/volcano.md).\n");
@@ -512,14 +511,14 @@ void print_summary(std::ostream& os, const RunSummary& s) {
   if (s.derived) {
     const double total = s.job_time_s();
     auto pct = [&](double x) { return total > 0 ? 100.0 * x / total : 0.0; };
-    fmt::print(os, "Job time on nodes (duration model derived): {} in all, ${:.2f} of NeuronCore time\n", dur(total),
+    fmt::print(os, "Job time on nodes (duration model derived): {} in all, ${:.2f} of NeuronCore time\n", human_duration(total),
                s.job_time_usd());
     const std::pair<const char*, const RunSummary::Share*> rows[] = {
         {"computing", &s.compute}, {"communicating (all-reduce)", &s.communication},
         {"synchronisation (stragglers)", &s.sync}, {"compiling (Neuron)", &s.compiling},
         {"starting up (other)", &s.starting}, {"lost work (redone)", &s.lost}};
     for (const auto& [name, sh] : rows)
-      fmt::print(os, "  {:<30} {:>5.1f}%  {:>8}  ${:.2f}\n", name, pct(sh->s), dur(sh->s), sh->usd);
+      fmt::print(os, "  {:<30} {:>5.1f}%  {:>8}  ${:.2f}\n", name, pct(sh->s), human_duration(sh->s), sh->usd);
     if (s.contention)
       fmt::print(os, "Fabric shared by the jobs: {} step-time changes (a job slowed down or sped up as another started or "
                      "stopped on its EFA links)\n", s.retimes);

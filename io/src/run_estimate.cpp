@@ -168,15 +168,14 @@ RunEstimate estimate_run(const LoadedInferenceScenario& loaded, core::Time until
   const inf::EndpointSpec& ep = sc.endpoint;
   e.instances = sc.policies.instance_scaling ? std::max(ep.initial_instances, ep.max_instances) : ep.initial_instances;
   e.models = static_cast<double>(sc.models.size());
-  double traffic_s = 0, rate = 0, trace_counts = 0;
+  double rate = 0, trace_counts = 0;
   const inf::TrafficSpec& t = sc.traffic;
+  const double traffic_s = t.seconds();
   switch (t.kind) {
     case inf::TrafficSpec::Kind::Poisson:
-      traffic_s = secs(t.poisson.duration);
       rate = t.poisson.rate_per_s;
       break;
     case inf::TrafficSpec::Kind::Trace: {
-      traffic_s = 60.0 * t.trace.minutes / t.trace.time_scale;
       double total = 0;
       for (const auto& per_model : t.trace.counts) {
         trace_counts += static_cast<double>(per_model.size());
@@ -187,7 +186,6 @@ RunEstimate estimate_run(const LoadedInferenceScenario& loaded, core::Time until
       break;
     }
     case inf::TrafficSpec::Kind::Locust: {
-      traffic_s = secs(t.locust.duration);
       e.users = t.locust.users;
       // A user's requests per second: its throughput, or one per wait (at least 1 ms a cycle:
       // with no wait, a closed loop is bounded by its requests' latency).

@@ -32,9 +32,8 @@ PolicySet default_policies(const InferenceScenario& sc) {
   p.autoscaling = ps::autoscaling_registry().make(autoscaling_policy_name(sc), c.autoscaling.arguments);
   p.routing = ps::routing_registry().make(c.routing.name, c.routing.arguments);
   if (c.instance_scaling) p.scaling = ps::instance_scaling_registry().make(c.instance_scaling->name, c.instance_scaling->arguments);
-  // Cache policies are made per instance; building one now reports a bad choice at once.
+  // Cache policies are made per instance, as each launches.
   auto cache = [](const PolicyChoice& choice) -> std::function<std::unique_ptr<ps::ModelCachePolicy>()> {
-    (void)ps::model_cache_registry().make(choice.name, choice.arguments);
     return [choice] { return ps::model_cache_registry().make(choice.name, choice.arguments); };
   };
   p.memory_cache = cache(c.memory_cache);

@@ -343,13 +343,7 @@ std::unique_ptr<Run> Run::open(const std::string& path, const RunOptions& opts) 
     m->out = default_out(opts.out, sc.name, m->seed);
     m->rng = std::make_unique<core::RngStreams>(m->seed);
     const bool mms = sc.inference.server.kind == inf::ServerSpec::Kind::Mms;
-    const inf::TrafficSpec& traffic = sc.inference.traffic;
-    switch (traffic.kind) {  // the traffic's length: what the progress line measures against
-      case inf::TrafficSpec::Kind::Poisson: m->span_s = traffic.poisson.duration.seconds(); break;
-      case inf::TrafficSpec::Kind::Trace: m->span_s = 60.0 * traffic.trace.minutes / traffic.trace.time_scale; break;
-      case inf::TrafficSpec::Kind::Locust: m->span_s = traffic.locust.duration.seconds(); break;
-    }
-    m->span_s = std::max(1.0, m->span_s);
+    m->span_s = std::max(1.0, sc.inference.traffic.seconds());  // what the progress line measures against
 
     meta.kind = store::RunKind::Inference;
     meta.scenario_json = sc.json.dump();
@@ -370,14 +364,13 @@ std::unique_ptr<Run> Run::open(const std::string& path, const RunOptions& opts) 
     if (opts.customize_serving) {
       const bool had_scaling = policies.scaling != nullptr;
       opts.customize_serving(policies);
-      if (!had_scaling && policies.scaling && sc.inference.endpoint.min_instances == sc.inference.endpoint.max_instances) {
-        const std::string w = path + ": instance scaling policy '" + std::string(policies.scaling->name()) +
-                              "' is given, but min_instances = max_instances = " +
-                              std::to_string(sc.inference.endpoint.min_instances) +
-                              ": the fleet cannot change (give /endpoint/min_instances and /endpoint/max_instances)";
-        if (opts.strict) throw io::ScenarioError(w + " (strict: warnings are errors)");
-        if (opts.on_warning) opts.on_warning(w);
-      }
+      // A scaling policy the caller added (the scenario's own was checked when it was loaded).
+      if (!had_scaling && policies.scaling)
+        if (std::string w = io::fixed_fleet_warning(sc.inference, std::string(policies.scaling->name())); !w.empty()) {
+          w = path + ": " + w;
+          if (opts.strict) throw io::ScenarioError(w + " (strict: warnings are errors)");
+          if (opts.on_warning) opts.on_warning(w);
+        }
     }
     // The policies as run (a Python object's name when one replaced the scenario's choice).
     const std::string scaling = policies.scaling ? std::string(policies.scaling->name()) : "none (fixed fleet)";

@@ -61,6 +61,10 @@ struct LoadedInferenceScenario {
   std::vector<std::string> warnings;
 };
 
+/// The warning for an instance scaling policy named `policy` on `sc`'s endpoint, or "" when
+/// its fleet may change (min_instances < max_instances).
+std::string fixed_fleet_warning(const models::inference::InferenceScenario& sc, const std::string& policy);
+
 /// Reads, patches (LoadOptions::overrides, RFC 7386), validates and builds an inference
 /// scenario, reading the Azure Functions trace if it uses one. Throws ScenarioError.
 LoadedInferenceScenario load_inference_scenario(const std::string& path, const LoadOptions& opts = {});

@@ -146,6 +146,15 @@ struct TrafficSpec {
   PoissonTraffic poisson;
   TraceTraffic trace;
   LocustTraffic locust;
+  /// How long the traffic lasts, simulated seconds (a trace: its minutes at its time_scale).
+  double seconds() const {
+    switch (kind) {
+      case Kind::Poisson: return poisson.duration.seconds();
+      case Kind::Trace: return 60.0 * trace.minutes / trace.time_scale;
+      case Kind::Locust: return locust.duration.seconds();
+    }
+    return 0;
+  }
 };
 
 struct OutputSpec {
