@@ -2,18 +2,44 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <stdexcept>
 
 namespace mltwin::policy {
 
 
-QueueId ClusterState::add_queue(QueueInfo q) {
-  q.id = static_cast<QueueId>(queues_.size());
-  queues_.push_back(std::move(q));
-  queue_jobs_.push_back(0);
-  ++generation_;
-  return queues_.back().id;
+namespace {
+// The free ids (IdReuse::AfterCycle) form a min-heap: the smallest is reused first, so that
+// ids stay dense. take_free returns kNone if none is free.
+std::uint32_t take_free(std::vector<std::uint32_t>& free) {
+  if (free.empty()) return kNone;
+  std::pop_heap(free.begin(), free.end(), std::greater<>{});
+  const std::uint32_t id = free.back();
+  free.pop_back();
+  return id;
 }
+void give_free(std::vector<std::uint32_t>& free, const std::vector<std::uint32_t>& ids) {
+  for (std::uint32_t id : ids) {
+    free.push_back(id);
+    std::push_heap(free.begin(), free.end(), std::greater<>{});
+  }
+}
+}  // namespace
+
+QueueId ClusterState::add_queue(QueueInfo q) {
+  const QueueId reused = take_free(free_.queues);
+  q.id = reused == kNone ? static_cast<QueueId>(queues_.size()) : reused;
+  if (reused == kNone) {
+    queues_.push_back(std::move(q));
+    queue_jobs_.push_back(0);
+  } else {
+    queues_[reused] = std::move(q);
+  }
+  ++generation_;
+  return reused == kNone ? static_cast<QueueId>(queues_.size() - 1) : reused;
+}
+
+bool ClusterState::node_live(NodeId id) const { return id < nodes_.size() && find_node(nodes_[id].name) == id; }
 
 NodeId ClusterState::find_node(const std::string& name) const {
   const auto it = node_index_.find(name);
@@ -78,9 +104,10 @@ void ClusterState::total_rebuild() {
 }
 
 NodeId ClusterState::add_node(NodeInfo n) {
-  const auto [slot, fresh] = node_index_.emplace(n.name, static_cast<NodeId>(nodes_.size()));
-  if (!fresh) throw std::invalid_argument("duplicate node name '" + n.name + "'");
-  n.id = static_cast<NodeId>(nodes_.size());
+  if (node_index_.count(n.name)) throw std::invalid_argument("duplicate node name '" + n.name + "'");
+  const NodeId reused = take_free(free_.nodes);
+  n.id = reused == kNone ? static_cast<NodeId>(nodes_.size()) : reused;
+  node_index_.emplace(n.name, n.id);
   // The DaemonSets' pods hold their requests from the start (objects.hpp, daemonset_used).
   n.idle = n.allocatable - n.daemonset_used;
   n.used = n.daemonset_used;
@@ -88,12 +115,18 @@ NodeId ClusterState::add_node(NodeInfo n) {
   for (const Taint& t : n.taints)
     if (t.effect == TaintEffect::PreferNoSchedule) prefer_no_schedule_taints_ = true;
   n.task_count = 0;
-  nodes_.push_back(std::move(n));
-  future_idle_.push_back(nodes_.back().future_idle());
-  if (nodes_.back().ready) total_change(nodes_.back().allocatable, true, true);
+  const NodeId id = n.id;
+  if (reused == kNone) {
+    nodes_.push_back(std::move(n));
+    future_idle_.push_back(nodes_.back().future_idle());
+  } else {
+    nodes_[id] = std::move(n);
+    future_idle_[id] = nodes_[id].future_idle();
+  }
+  if (nodes_[id].ready) total_change(nodes_[id].allocatable, true, id + 1 == nodes_.size());
   ++generation_;
   ++node_resources_version_;
-  return nodes_.back().id;
+  return id;
 }
 
 void ClusterState::set_node_ready(NodeId id, bool ready) {
@@ -118,7 +151,7 @@ void ClusterState::set_node_unschedulable(NodeId id, bool unschedulable) {
 void ClusterState::list_insert(JobId j) {
   const bool pending = jobs_[j].phase == PodGroupPhase::Pending;
   if (pending) {
-    pending_log_.emplace_back(j, true);
+    pending_log_.emplace_back(j, PendingChange::Entered);
     if (!jobs_[j].tasks.empty()) ++pending_with_pods_;
   }
   auto& l = lists_[pending ? 0 : 1];
@@ -129,7 +162,7 @@ void ClusterState::list_insert(JobId j) {
 void ClusterState::list_erase(JobId j) {
   const bool pending = jobs_[j].phase == PodGroupPhase::Pending;
   if (pending) {
-    pending_log_.emplace_back(j, false);
+    pending_log_.emplace_back(j, PendingChange::Left);
     if (!jobs_[j].tasks.empty()) --pending_with_pods_;
   }
   auto& l = lists_[pending ? 0 : 1];
@@ -144,30 +177,39 @@ JobId ClusterState::add_job(JobInfo j) {
   if (j.queue >= queues_.size())
     throw std::invalid_argument("job '" + j.name + "' names queue " + std::to_string(j.queue) +
                                 " which does not exist");
-  j.id = static_cast<JobId>(jobs_.size());
+  const JobId reused = take_free(free_.jobs);
+  j.id = reused == kNone ? static_cast<JobId>(jobs_.size()) : reused;
   j.tasks.clear();
   j.status_count = {};
   j.allocated = j.pending_request = j.pipelined = Resource{};
   j.pending_best_effort_num = 0;
   j.live = true;
-  jobs_.push_back(std::move(j));
-  list_pos_.push_back(0);
-  list_insert(jobs_.back().id);
-  ++queue_jobs_[jobs_.back().queue];
-  job_sums_.touch(jobs_.back().id);
+  const JobId id = j.id;
+  if (reused == kNone) {
+    jobs_.push_back(std::move(j));
+    list_pos_.push_back(0);
+  } else {
+    jobs_[id] = std::move(j);
+  }
+  list_insert(id);
+  ++queue_jobs_[jobs_[id].queue];
+  job_sums_.touch(id);
   ++generation_;
-  return jobs_.back().id;
+  return id;
 }
 
 TaskId ClusterState::add_task(JobId jid, TaskInfo t) {
   JobInfo& j = jobs_[jid];
-  t.id = static_cast<TaskId>(tasks_.size());
+  const TaskId reused = take_free(free_.tasks);
+  t.id = reused == kNone ? static_cast<TaskId>(tasks_.size()) : reused;
   t.job = jid;
   t.status = TaskStatus::Pending;
   t.node = kNone;
   t.best_effort = t.resreq.is_empty();
-  tasks_.push_back(std::move(t));
-  const TaskInfo& tt = tasks_.back();
+  const TaskId id = t.id;
+  if (reused == kNone) tasks_.push_back(std::move(t));
+  else tasks_[id] = std::move(t);
+  const TaskInfo& tt = tasks_[id];
   if (j.live && j.phase == PodGroupPhase::Pending && j.tasks.empty()) ++pending_with_pods_;
   j.tasks.push_back(tt.id);
   ++j.status_count[static_cast<std::size_t>(TaskStatus::Pending)];
@@ -297,12 +339,16 @@ void ClusterState::remove_task(TaskId tid) {
   t.node = kNone;
   j.tasks.erase(it);
   if (j.live && j.phase == PodGroupPhase::Pending && j.tasks.empty()) --pending_with_pods_;
+  if (reuse_ == IdReuse::AfterCycle) removed_.tasks.push_back(tid);
   ++generation_;
 }
 
 void ClusterState::remove_job(JobId jid) {
   JobInfo& j = jobs_[jid];
   if (!j.live) return;
+  if (reuse_ == IdReuse::AfterCycle && !j.tasks.empty())
+    throw std::logic_error("remove_job('" + j.name + "'): it still has " + std::to_string(j.tasks.size()) +
+                           " task(s); remove them first (its id is to be reused)");
   for (TaskId t : j.tasks)
     if (on_node_status(tasks_[t].status))
       throw std::logic_error("remove_job('" + j.name + "'): task '" + tasks_[t].name +
@@ -311,7 +357,181 @@ void ClusterState::remove_job(JobId jid) {
   --queue_jobs_[j.queue];
   job_sums_.touch(jid);
   j.live = false;
+  if (reuse_ == IdReuse::AfterCycle) removed_.jobs.push_back(jid);
   ++generation_;
+}
+
+void ClusterState::update_node(NodeId id, const NodeInfo& spec) {
+  if (!node_live(id)) throw std::out_of_range("update_node: no node " + std::to_string(id));
+  NodeInfo& n = nodes_[id];
+  if (spec.name != n.name)
+    throw std::invalid_argument("update_node: node '" + n.name + "' cannot be renamed to '" + spec.name + "' (the name is its key)");
+  // Volcano NodeInfo.SetNode: the spec is replaced and idle recomputed from what the tasks use.
+  const Resource tasks_used = n.used - n.daemonset_used;
+  if (n.ready) total_change(n.allocatable, false, id + 1 == nodes_.size());
+  n.instance_type = spec.instance_type;
+  n.labels = spec.labels;
+  n.unschedulable = spec.unschedulable;
+  n.ready = spec.ready;
+  n.taints = spec.taints;
+  n.allocatable = spec.allocatable;
+  n.capacity = spec.capacity;
+  n.daemonset_used = spec.daemonset_used;
+  n.used = tasks_used + n.daemonset_used;
+  n.idle = n.allocatable - n.used;
+  for (const Taint& t : n.taints)
+    if (t.effect == TaintEffect::PreferNoSchedule) prefer_no_schedule_taints_ = true;
+  if (n.ready) total_change(n.allocatable, true, id + 1 == nodes_.size());
+  future_idle_[id] = n.future_idle();
+  ++node_resources_version_;
+  ++generation_;
+}
+
+void ClusterState::remove_node(NodeId id) {
+  if (!node_live(id)) throw std::out_of_range("remove_node: no node " + std::to_string(id));
+  NodeInfo& n = nodes_[id];
+  if (n.task_count > 0)
+    throw std::logic_error("remove_node: node '" + n.name + "' still holds " + std::to_string(n.task_count) +
+                           " task(s); remove them first");
+  if (n.ready) total_change(n.allocatable, false, id + 1 == nodes_.size());
+  node_index_.erase(n.name);
+  NodeInfo gone;
+  gone.id = id;
+  gone.ready = false;
+  gone.unschedulable = true;
+  n = std::move(gone);
+  future_idle_[id] = n.future_idle();
+  if (reuse_ == IdReuse::AfterCycle) removed_.nodes.push_back(id);
+  ++node_resources_version_;
+  ++generation_;
+}
+
+void ClusterState::change_other_pod_usage(NodeId id, const Resource& request, bool add) {
+  if (!node_live(id))
+    throw std::out_of_range("change_other_pod_usage: no node " + std::to_string(id));
+  NodeInfo& n = nodes_[id];
+  if (add) {
+    n.daemonset_used.add(request);
+    n.used.add(request);
+    n.idle.sub(request);
+  } else {
+    n.daemonset_used.sub(request);
+    n.used.sub(request);
+    n.idle.add(request);
+  }
+  future_idle_[id] = n.future_idle();
+  ++node_resources_version_;
+  ++generation_;
+}
+
+void ClusterState::update_job(JobId jid, const JobInfo& spec) {
+  if (jid >= jobs_.size() || !jobs_[jid].live) throw std::out_of_range("update_job: no live job " + std::to_string(jid));
+  if (spec.queue >= queues_.size())
+    throw std::invalid_argument("update_job: job '" + spec.name + "' names queue " + std::to_string(spec.queue) +
+                                " which does not exist");
+  JobInfo& j = jobs_[jid];
+  job_sums_.touch(jid);
+  if (j.phase == PodGroupPhase::Pending &&
+      (spec.queue != j.queue || spec.has_min_resources != j.has_min_resources || !(spec.min_resources == j.min_resources)))
+    pending_log_.emplace_back(jid, PendingChange::Renewed);
+  if (spec.queue != j.queue) {
+    --queue_jobs_[j.queue];
+    ++queue_jobs_[spec.queue];
+    // The actions keep per-queue lists of running tasks while the same tasks run: a job that
+    // moves queue makes them stale.
+    ++running_version_;
+    ++bound_or_running_version_;
+  }
+  j.name = spec.name;
+  j.queue = spec.queue;
+  j.min_available = spec.min_available;
+  j.priority = spec.priority;
+  j.creation = spec.creation;
+  j.uid = spec.uid;
+  j.sla_waiting_time = spec.sla_waiting_time;
+  j.has_min_resources = spec.has_min_resources;
+  j.min_resources = spec.min_resources;
+  ++generation_;
+  set_podgroup_phase(jid, spec.phase);
+}
+
+void ClusterState::update_task(TaskId tid, const TaskInfo& spec) {
+  if (tid >= tasks_.size()) throw std::out_of_range("update_task: no task " + std::to_string(tid));
+  TaskInfo& t = tasks_[tid];
+  const TaskStatus status = t.status;
+  const NodeId node = t.node;
+  const bool request_changed = !(spec.resreq == t.resreq);
+  // Off its node and out of its job's sums under the old request, back in under the new one.
+  if (request_changed) apply_task_status_quiet(tid, TaskStatus::Unknown, kNone);
+  t.name = spec.name;
+  t.index = spec.index;
+  t.resreq = spec.resreq;
+  t.priority = spec.priority;
+  t.creation = spec.creation;
+  t.uid = spec.uid;
+  t.node_selector = spec.node_selector;
+  t.node_affinity = spec.node_affinity;
+  t.tolerations = spec.tolerations;
+  t.system_critical = spec.system_critical;
+  t.preemptable = spec.preemptable;
+  if (request_changed) {
+    // best_effort follows the request; the Pending count it feeds is rebuilt by the move back.
+    t.best_effort = t.resreq.is_empty();
+    apply_task_status_quiet(tid, status, node);
+  }
+  // A victim list kept while the same tasks run holds the task's preemptable flag and request.
+  ++running_version_;
+  ++bound_or_running_version_;
+  job_sums_.touch(t.job);
+  ++generation_;
+}
+
+void ClusterState::update_queue(QueueId q, const QueueInfo& spec) {
+  if (q >= queues_.size()) throw std::out_of_range("update_queue: no queue " + std::to_string(q));
+  QueueInfo next = spec;
+  next.id = q;
+  queues_[q] = std::move(next);
+  ++generation_;
+}
+
+void ClusterState::remove_queue(QueueId q) {
+  if (q >= queues_.size()) throw std::out_of_range("remove_queue: no queue " + std::to_string(q));
+  if (queue_jobs_[q] > 0)
+    throw std::logic_error("remove_queue: queue '" + queues_[q].name + "' still has " + std::to_string(queue_jobs_[q]) +
+                           " job(s)");
+  QueueInfo gone;
+  gone.id = q;
+  gone.weight = 0;
+  gone.state = QueueState::Closed;
+  gone.reclaimable = false;
+  queues_[q] = std::move(gone);
+  if (reuse_ == IdReuse::AfterCycle) removed_.queues.push_back(q);
+  ++generation_;
+}
+
+ReleasedIds ClusterState::release_removed() {
+  pending_log_base_ += pending_log_.size();
+  pending_log_.clear();
+  ReleasedIds out = std::move(removed_);
+  removed_ = {};
+  give_free(free_.jobs, out.jobs);
+  give_free(free_.tasks, out.tasks);
+  give_free(free_.nodes, out.nodes);
+  give_free(free_.queues, out.queues);
+  // A freed task's record keeps nothing alive (its strings and vectors).
+  for (TaskId t : out.tasks) {
+    TaskInfo blank;
+    blank.id = t;
+    blank.status = TaskStatus::Unknown;
+    tasks_[t] = std::move(blank);
+  }
+  for (JobId j : out.jobs) {
+    JobInfo blank;
+    blank.id = j;
+    blank.live = false;
+    jobs_[j] = std::move(blank);
+  }
+  return out;
 }
 
 Resource ClusterState::total_used() const {

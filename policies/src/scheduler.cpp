@@ -173,6 +173,16 @@ bool Scheduler::run_once(ClusterState& state, Backend& backend) {
   }
   // Clean only if the session changed nothing (then the next session would decide the same).
   clean_generation_ = (!ssn.changed() && state.generation() == before) ? state.generation() : UINT64_MAX;
+  // Every action has now seen the removals of this cycle: their ids may be reused, and what
+  // this scheduler reported for a removed job must not stick to the next job with its id.
+  for (JobId jid : state.release_removed().jobs) {
+    if (jid < conditions_.size()) conditions_[jid] = Status{};
+    if (jid < reported.size() && reported[jid] != 0) {
+      reported[jid] = 0;
+      ledger_.changed.push_back(jid);
+    }
+  }
+  ledger_.compact_texts();
   return true;
 }
 

@@ -434,8 +434,31 @@ std::string_view Session::keep(std::string text) {
 std::uint32_t ConditionLedger::intern(std::string_view text) {
   if (auto it = text_ids_.find(text); it != text_ids_.end()) return it->second;
   const auto id = static_cast<std::uint32_t>(text_ids_.size() + 1);
-  text_ids_.emplace(std::string(text), id);
+  text_of_.push_back(&text_ids_.emplace(std::string(text), id).first->first);
   return id;
+}
+
+void ConditionLedger::compact_texts() {
+  if (text_ids_.size() < compact_at_) return;
+  // Keys are (code << 56) | (plugin id << 32) | reason id; ids are given anew in the order
+  // the keys name them (job order), so a run renumbers the same way every time.
+  decltype(text_ids_) kept;
+  std::vector<const std::string*> kept_of;
+  std::vector<std::uint32_t> remap(text_of_.size() + 1, 0);
+  auto keep = [&](std::uint64_t id) -> std::uint64_t {
+    if (id == 0 || id > text_of_.size()) return 0;
+    if (remap[id] == 0) {
+      remap[id] = static_cast<std::uint32_t>(kept.size() + 1);
+      kept_of.push_back(&kept.emplace(*text_of_[id - 1], remap[id]).first->first);
+    }
+    return remap[id];
+  };
+  for (std::uint64_t& k : reported)
+    if (k != 0) k = (k & (0xffULL << 56)) | keep((k >> 32) & 0xffffffULL) << 32 | keep(k & 0xffffffffULL);
+  text_ids_ = std::move(kept);
+  text_of_ = std::move(kept_of);
+  ++reports;
+  compact_at_ = std::max<std::size_t>(1024, 2 * text_ids_.size());
 }
 
 std::uint32_t Session::intern(std::string_view text) {

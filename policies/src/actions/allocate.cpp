@@ -119,8 +119,14 @@ class Allocate final : public Action {
   /// the views handed out live until the end of the session that got them).
   std::string_view cannot_take(const ClusterState& st, QueueId q, const TaskInfo& task) {
     auto [it, added] = cannot_take_.try_emplace(task.id);
-    if (added) it->second = "queue '" + st.queue(q).name + "' cannot take task '" + task.name + "' within its deserved share";
-    return it->second;
+    // An id may name another task by now (IdReuse::AfterCycle): the text is kept with the uid it
+    // was written for.
+    if (added || it->second.uid != task.uid || it->second.queue != q) {
+      it->second.text = "queue '" + st.queue(q).name + "' cannot take task '" + task.name + "' within its deserved share";
+      it->second.uid = task.uid;
+      it->second.queue = q;
+    }
+    return it->second.text;
   }
 
   void allocate_job(Session& ssn, ClusterState& st, JobId jid, QueueId q, TaskPQ& tasks) {
@@ -248,7 +254,12 @@ class Allocate final : public Action {
   std::vector<NodeId> idle_fit_, future_fit_, best_;
   std::vector<std::pair<ResourceName, int>> short_of_;  // nodes short of each resource, this task
   std::vector<double> scores_;
-  std::unordered_map<TaskId, std::string> cannot_take_;
+  struct CannotTake {
+    std::uint64_t uid = 0;
+    QueueId queue = kNone;
+    std::string text;
+  };
+  std::unordered_map<TaskId, CannotTake> cannot_take_;
 };
 }  // namespace
 std::unique_ptr<Action> make_allocate(const Arguments&) { return std::make_unique<Allocate>(); }

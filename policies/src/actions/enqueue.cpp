@@ -45,9 +45,35 @@ class Enqueue final : public Action {
     std::vector<std::vector<Entry>> fresh(nq);
     bool departures = false;
     const auto& log = st.pending_log();
-    for (; log_pos_ < log.size(); ++log_pos_) {
-      const auto [j, entered] = log[log_pos_];
-      if (entered) {
+    if (log_pos_ < st.pending_log_base()) {
+      // Entries were trimmed before this action read them (another scheduler on the state, or a
+      // caller's release_removed()): ids may since have been reused, so start again from the set.
+      for (auto& v : order_) v.clear();
+      std::fill(listed_.begin(), listed_.end(), kAbsent);
+      for (JobId j : st.pending_jobs()) {
+        const JobInfo& job = st.job(j);
+        fresh[job.queue].push_back({j, job.has_min_resources ? class_of(job.min_resources) : kNoMin,
+                                    reported(ssn.ledger(), j)});
+        listed_[j] = kListed;
+      }
+      log_pos_ = st.pending_log_base() + log.size();
+    }
+    std::vector<JobId> renewed;
+    for (; log_pos_ < st.pending_log_base() + log.size(); ++log_pos_) {
+      const auto [j, change] = log[log_pos_ - st.pending_log_base()];
+      if (change == ClusterState::PendingChange::Renewed) {
+        // An entry made in an earlier cycle holds the old queue and class: it goes, and a new one
+        // is made below if the job is still Pending. (A fresh entry is made from the job as it is
+        // now and needs nothing.)
+        if (listed_[j] == kListed || listed_[j] == kLeft) {
+          listed_[j] = kRenew;
+          renewed.push_back(j);
+          departures = true;
+        }
+        continue;
+      }
+      if (listed_[j] == kRenew) continue;  // settled below from the job's phase
+      if (change == ClusterState::PendingChange::Entered) {
         if (listed_[j] == kLeft) {
           listed_[j] = kListed;  // left and came back since the last cycle: its entry is still there
         } else if (listed_[j] == kAbsent) {
@@ -67,6 +93,13 @@ class Enqueue final : public Action {
       for (std::size_t q = 0; q < nq; ++q)
         moved_q[q] = std::erase_if(order_[q], [&](const Entry& e) { return gone(e.job); }) > 0;
     for (std::size_t q = 0; q < nq; ++q) std::erase_if(fresh[q], [&](const Entry& e) { return gone(e.job); });  // came and went
+    for (JobId j : renewed) {
+      if (listed_[j] == kRenew) listed_[j] = kAbsent;  // its old entry was not found: none to erase
+      const JobInfo& job = st.job(j);
+      if (listed_[j] != kAbsent || !job.live || !job.is_pending()) continue;
+      fresh[job.queue].push_back({j, job.has_min_resources ? class_of(job.min_resources) : kNoMin, reported(ssn.ledger(), j)});
+      listed_[j] = kListed;
+    }
     // When every job order promises to be static for pending jobs without pods, last cycle's
     // order still holds; otherwise check it pair by pair.
     const bool trust = st.pending_jobs_with_pods() == 0 && ssn.job_order_static_while_pending();
@@ -233,9 +266,10 @@ class Enqueue final : public Action {
   std::vector<std::vector<Entry>> order_;  // per queue: pending jobs in job order
   /// listed_[job]: kAbsent (not in order_), kListed, kLeft (left the Pending set; its entry is
   /// erased at the next cycle unless it comes back first).
-  static constexpr std::uint8_t kAbsent = 0, kListed = 1, kLeft = 2;
+  /// kRenew: its entry is to be replaced (ClusterState::PendingChange::Renewed).
+  static constexpr std::uint8_t kAbsent = 0, kListed = 1, kLeft = 2, kRenew = 3;
   bool gone(JobId j) {
-    if (listed_[j] != kLeft) return false;
+    if (listed_[j] != kLeft && listed_[j] != kRenew) return false;
     listed_[j] = kAbsent;
     return true;
   }
@@ -243,7 +277,7 @@ class Enqueue final : public Action {
   std::vector<std::uint32_t> pos_;         // job id -> index in order_[its queue], while listed
   const ConditionLedger* ledger_seen_ = nullptr;
   std::uint64_t reports_seen_ = 0;
-  std::size_t log_pos_ = 0;                // read position in ClusterState::pending_log()
+  std::uint64_t log_pos_ = 0;              // the next pending-log entry to read (ClusterState::pending_log_base())
 };
 }  // namespace
 std::unique_ptr<Action> make_enqueue(const Arguments&) { return std::make_unique<Enqueue>(); }

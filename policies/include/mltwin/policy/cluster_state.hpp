@@ -45,8 +45,32 @@ class MLTWIN_POLICY_EXPORT StateVersion {
   std::uint64_t n_ = 0;
 };
 
+/// Whether a ClusterState gives the ids of removed tasks, jobs, nodes and queues to new ones.
+enum class IdReuse : std::uint8_t {
+  /// Ids are never reused: a removed task or job keeps its record (status Unknown, live =
+  /// false) for as long as the state lives. What the simulator uses: its records and event
+  /// payloads name tasks and jobs by id long after they are gone.
+  Never,
+  /// A removed object's id goes back to the pool at the next release_removed() (which
+  /// Scheduler::run_once calls at the end of every cycle, after its actions have seen the
+  /// removal), so the state's memory is bounded by the most objects live at once. What a
+  /// long-running scheduler uses (SchedulerCache).
+  AfterCycle,
+};
+
+/// What ClusterState::release_removed() made reusable.
+struct MLTWIN_POLICY_EXPORT ReleasedIds {
+  std::vector<JobId> jobs;
+  std::vector<TaskId> tasks;
+  std::vector<NodeId> nodes;
+  std::vector<QueueId> queues;
+};
+
 class MLTWIN_POLICY_EXPORT ClusterState {
  public:
+  explicit ClusterState(IdReuse reuse = IdReuse::Never) : reuse_(reuse) {}
+  IdReuse id_reuse() const { return reuse_; }
+
   // ---- building the world (each call bumps generation) ----
   QueueId add_queue(QueueInfo q);
   /// Adds a node; idle starts at allocatable less the DaemonSets' requests (daemonset_used,
@@ -57,8 +81,8 @@ class MLTWIN_POLICY_EXPORT ClusterState {
   /// Marks a node Ready or not (a node that failed, or that a node group removed). Volcano's
   /// cache leaves nodes that are not Ready out of its snapshot (pkg/scheduler/cache/cache.go,
   /// Snapshot: `if !value.Ready() { continue }`), so total_allocatable() (ssn.TotalResource)
-  /// counts ready nodes only and the predicates plugin rejects the others. Node ids are never
-  /// reused: a replacement is a new node. Throws std::logic_error if the node still holds tasks
+  /// counts ready nodes only and the predicates plugin rejects the others. A replacement is a
+  /// new node (ids are reused only after remove_node, with IdReuse::AfterCycle). Throws std::logic_error if the node still holds tasks
   /// when marked not ready (remove them first), std::out_of_range for an unknown id. O(1) when
   /// every node's allocatable is whole (see total_allocatable()), else O(nodes).
   void set_node_ready(NodeId n, bool ready);
@@ -83,10 +107,54 @@ class MLTWIN_POLICY_EXPORT ClusterState {
   void set_podgroup_phase(JobId j, PodGroupPhase p);
   /// The pod is gone (its deletion completed, e.g. after an eviction's termination grace
   /// period): off its node, out of its job's task list and counters. The TaskInfo stays, with
-  /// status Unknown and no node (task ids are never reused); the job keeps its PodGroup.
+  /// status Unknown and no node, until its id is reused (IdReuse); the job keeps its PodGroup.
   void remove_task(TaskId t);
-  /// Removes a finished job from the live set (its tasks must be off every node).
+  /// Removes a finished job from the live set (its tasks must be off every node; with
+  /// IdReuse::AfterCycle it must have no tasks at all). Throws std::logic_error otherwise.
   void remove_job(JobId j);
+
+  // ---- informer-style updates (SchedulerCache drives these; each bumps generation) ----
+  /// Replaces a node's spec — labels, taints, allocatable, capacity, daemonset_used,
+  /// unschedulable, ready, instance_type — keeping the tasks on it (Volcano NodeInfo.SetNode:
+  /// idle = allocatable - used). The name is the node's key and must not change. A node that
+  /// stops being ready keeps its tasks, which their jobs still count (as Volcano's cache does:
+  /// the node only leaves the snapshot); nothing new is placed on it (predicates). Throws
+  /// std::invalid_argument for a new name, std::out_of_range for an unknown id.
+  void update_node(NodeId n, const NodeInfo& spec);
+  /// The node left the cluster (Volcano RemoveNode). It must hold no tasks (std::logic_error);
+  /// its name is free for a new node at once, its id at the next release_removed() with
+  /// IdReuse::AfterCycle. Until reused the slot stays in nodes() as a node that is not ready
+  /// with no name, which no plugin places anything on.
+  void remove_node(NodeId n);
+  /// Adds (add = true) or takes away the requests of a pod on node n that this state does not
+  /// schedule — another scheduler's pod, or one whose PodGroup is unknown: like a DaemonSet's
+  /// pod it counts in daemonset_used and used (Volcano's cache adds every pod bound to a node,
+  /// whatever its scheduler: event_handlers.go addTask). Throws std::out_of_range.
+  void change_other_pod_usage(NodeId n, const Resource& request, bool add);
+  /// Replaces a PodGroup's spec: name, queue, min_available, priority, creation, uid,
+  /// sla_waiting_time, has_min_resources, min_resources; and its phase as set_podgroup_phase
+  /// does. Throws std::invalid_argument for an unknown queue.
+  void update_job(JobId j, const JobInfo& spec);
+  /// Replaces a pod's spec: name, index, resreq, priority, creation, uid, node_selector,
+  /// node_affinity, tolerations, system_critical, preemptable (status and node are changed by
+  /// set_task_status). A task on a node is taken off and put back so its node and job sums
+  /// follow a changed request.
+  void update_task(TaskId t, const TaskInfo& spec);
+  /// Replaces a queue's spec (weight, capability, guarantee, deserved, parent, state,
+  /// priority, reclaimable, creation, uid, name).
+  void update_queue(QueueId q, const QueueInfo& spec);
+  /// The queue was deleted. It must have no live jobs (std::logic_error; Volcano's admission
+  /// webhook refuses to delete a queue that is not Closed). Until its id is reused the slot
+  /// stays in queues() as a Closed queue with no name, weight, guarantee, capability or
+  /// parent, which no plugin counts (every plugin skips a queue without jobs, and the slot
+  /// adds nothing to a sum).
+  void remove_queue(QueueId q);
+  /// Ends a cycle's bookkeeping: with IdReuse::AfterCycle the ids removed since the last call
+  /// become reusable (returned, so that a caller keeping per-id state resets it); in either
+  /// mode the pending log is trimmed (pending_log_base() moves to its end). Scheduler::run_once
+  /// calls it after each session; a program that drives a ClusterState without a Scheduler
+  /// calls it itself, or its memory grows with every removal.
+  ReleasedIds release_removed();
   void set_now(TimeNs t) { now_ = t; }
 
   // ---- reading ----
@@ -129,10 +197,19 @@ class MLTWIN_POLICY_EXPORT ClusterState {
   const std::vector<JobId>& pending_jobs() const { return lists_[0]; }
   const std::vector<JobId>& active_jobs() const { return lists_[1]; }
   std::size_t live_job_count() const { return lists_[0].size() + lists_[1].size(); }
-  /// Every change to the set of Pending PodGroups, in order: (job, true) when a job enters it
-  /// (added, or its phase moved back to Pending), (job, false) when it leaves. Lets an action
-  /// that keeps per-cycle state follow the set without scanning it.
-  const std::vector<std::pair<JobId, bool>>& pending_log() const { return pending_log_; }
+  /// A change to the set of Pending PodGroups (pending_log).
+  enum class PendingChange : std::uint8_t {
+    Entered,  ///< added, or its phase moved back to Pending
+    Left,     ///< its phase moved on, or it was removed
+    Renewed,  ///< still Pending, but its queue or minResources changed (update_job)
+  };
+  /// The changes to the set of Pending PodGroups since the last release_removed(), in order.
+  /// Entry i of the log is change number pending_log_base() + i, counted over the state's
+  /// life: an action that keeps per-cycle state follows the set by remembering the next number
+  /// it has to read, and starts again from pending_jobs() if that number is below
+  /// pending_log_base() (it missed entries).
+  const std::vector<std::pair<JobId, PendingChange>>& pending_log() const { return pending_log_; }
+  std::uint64_t pending_log_base() const { return pending_log_base_; }
   /// Number of Pending PodGroups that already have pods.
   std::int32_t pending_jobs_with_pods() const { return pending_with_pods_; }
   /// Live jobs per queue (proportion builds attributes only for queues with jobs).
@@ -164,6 +241,7 @@ class MLTWIN_POLICY_EXPORT ClusterState {
   std::string check_invariants() const;
 
  private:
+  bool node_live(NodeId n) const;  // added and not removed
   void node_add_task(NodeInfo& n, const TaskInfo& t);
   void node_remove_task(NodeInfo& n, const TaskInfo& t);
   std::vector<Resource> future_idle_;  // per node: NodeInfo::future_idle() as of its last change
@@ -176,7 +254,11 @@ class MLTWIN_POLICY_EXPORT ClusterState {
   std::vector<JobId> lists_[2];           // [0] PodGroup Pending, [1] the rest
   std::vector<std::uint32_t> list_pos_;   // job id -> index in its list
   std::vector<std::int32_t> queue_jobs_;
-  std::vector<std::pair<JobId, bool>> pending_log_;
+  std::vector<std::pair<JobId, PendingChange>> pending_log_;
+  std::uint64_t pending_log_base_ = 0;
+  // IdReuse::AfterCycle: ids removed since the last release_removed(), and ids free to reuse.
+  IdReuse reuse_;
+  ReleasedIds removed_, free_;
   std::int32_t pending_with_pods_ = 0;
   void total_change(const Resource& r, bool add, bool last_node);
   void total_rebuild();

@@ -189,8 +189,15 @@ struct MLTWIN_POLICY_EXPORT ConditionLedger {
   /// follows and refresh only those.
   std::uint64_t reports = 0;
   std::vector<JobId> changed;
-  /// Interned plugin and reason texts; ids start at 1 and are never reused.
+  /// Interned plugin and reason texts; ids start at 1.
   std::uint32_t intern(std::string_view text);
+  /// Reason texts often name a job or a task, so a long-running scheduler interns texts without
+  /// end. Once the table has doubled since the last time, this drops the texts no key in
+  /// `reported` names and renumbers the others, rewriting those keys (they stay equal where
+  /// they were equal) and advancing `reports` by one more, so that a mirror of `reported`
+  /// refreshes in full. The Scheduler calls it after each report.
+  void compact_texts();
+  std::size_t text_count() const { return text_ids_.size(); }
 
  private:
   struct Hash {
@@ -198,6 +205,8 @@ struct MLTWIN_POLICY_EXPORT ConditionLedger {
     std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
   std::unordered_map<std::string, std::uint32_t, Hash, std::equal_to<>> text_ids_;
+  std::vector<const std::string*> text_of_;  // id - 1 -> its text (a key of text_ids_)
+  std::size_t compact_at_ = 1024;            // compact_texts() does nothing below this size
 };
 
 class MLTWIN_POLICY_EXPORT Session {
