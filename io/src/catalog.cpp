@@ -16,6 +16,7 @@
 
 #include "catalog_schema.hpp"    // generated: kCatalogSchema
 #include "k8s_objects.hpp"
+#include "moved_policy_keys.hpp"
 #include "scenario_common.hpp"
 
 #if !defined(MLTWIN_SOURCE_CATALOG) || !defined(MLTWIN_INSTALL_CATALOG) || !defined(MLTWIN_DATADIR_FROM_BINDIR)
@@ -560,33 +561,28 @@ std::optional<std::string> move_policy_keys(const std::string& text, std::vector
     return doc.contains(k) && doc[k].is_object() ? &doc[k] : nullptr;
   };
   bool moved = false;
-  if (ordered_json* srv = obj("server"); srv && srv->contains("idle_from_batch_end")) {
-    policies["autoscaling"] = {{"name", "djl-wlm"}, {"arguments", {{"idle_from_batch_end", (*srv)["idle_from_batch_end"]}}}};
-    srv->erase("idle_from_batch_end");
-    notes.push_back("/server/idle_from_batch_end -> /policies/autoscaling (djl-wlm's argument)");
-    moved = true;
-  }
-  if (ordered_json* ep = obj("endpoint"); ep && ep->contains("routing") && (*ep)["routing"].is_object()) {
-    ordered_json choice = {{"name", "cache-aware"}}, args = ordered_json::object();
-    for (const auto& [k, v] : (*ep)["routing"].items())
-      if (k != "source") args[k] = v;
-    if (!args.empty()) choice["arguments"] = args;
-    if ((*ep)["routing"].contains("source")) choice["source"] = (*ep)["routing"]["source"];
-    policies["routing"] = choice;
-    ep->erase("routing");
-    notes.push_back("/endpoint/routing -> /policies/routing (cache-aware, its keys as arguments)");
-    moved = true;
-  }
-  if (ordered_json* ep = obj("endpoint"); ep && ep->contains("autoscaling") && (*ep)["autoscaling"].is_object()) {
-    const ordered_json tt = (*ep)["autoscaling"].value("target_tracking", ordered_json::object());
-    ordered_json choice = {{"name", "target-tracking"}}, args = ordered_json::object();
-    for (const auto& [k, v] : tt.items())
-      if (k != "source") args[k] = v;
-    choice["arguments"] = args;
-    if (tt.contains("source")) choice["source"] = tt["source"];
-    policies["instance_scaling"] = choice;
-    ep->erase("autoscaling");
-    notes.push_back("/endpoint/autoscaling/target_tracking -> /policies/instance_scaling (target-tracking, its keys as arguments)");
+  for (const detail::MovedPolicyKey& m : detail::kMovedPolicyKeys) {
+    ordered_json* parent = obj(m.parent);
+    if (!parent || !parent->contains(m.key)) continue;
+    const ordered_json& old = (*parent)[m.key];
+    // The object whose keys become arguments (and whose "source" the choice keeps), if any.
+    const ordered_json* from = nullptr;
+    if (m.arguments == detail::MovedPolicyKey::Arguments::ObjectKeys && old.is_object()) from = &old;
+    if (m.arguments == detail::MovedPolicyKey::Arguments::TargetTracking && old.is_object() &&
+        old.contains("target_tracking") && old["target_tracking"].is_object())
+      from = &old["target_tracking"];
+    if (m.arguments != detail::MovedPolicyKey::Arguments::Value && !old.is_object()) continue;  // the loader says what is wrong
+    ordered_json choice = {{"name", m.policy}}, args = ordered_json::object();
+    if (m.arguments == detail::MovedPolicyKey::Arguments::Value) args[m.key] = old;
+    if (from)
+      for (const auto& [k, v] : from->items())
+        if (k != "source") args[k] = v;
+    if (!args.empty() || m.arguments == detail::MovedPolicyKey::Arguments::TargetTracking) choice["arguments"] = args;
+    if (from && from->contains("source")) choice["source"] = (*from)["source"];
+    policies[m.site] = choice;
+    parent->erase(m.key);
+    notes.push_back(std::string("/") + m.parent + "/" + m.key + " -> /policies/" + m.site + " (" + m.policy + ", " +
+                    detail::arguments_text(m) + ")");
     moved = true;
   }
   if (!moved) return std::nullopt;

@@ -13,6 +13,7 @@
 #include "mltwin/io/azure_functions.hpp"
 #include "mltwin/policy/go_duration.hpp"
 #include "mltwin/policy/serving.hpp"
+#include "moved_policy_keys.hpp"
 #include "scenario_common.hpp"
 
 namespace mltwin::io {
@@ -108,25 +109,15 @@ inf::ModelSpec model_body_of(const std::string& file, const std::string& where, 
   return spec;
 }
 
-// Where the serving policy settings of schema 2's first releases went (mltwin 0.3): a clear
-// error instead of the schema's "unexpected key".
+// Where the serving policy settings of schema 2's first releases went (mltwin 0.3,
+// moved_policy_keys.hpp): a clear error instead of the schema's "unexpected key".
 void check_moved_policy_keys(const std::string& path, const json& doc) {
   if (!doc.is_object()) return;
-  auto moved = [&](const char* parent, const char* key, const std::string& now) {
-    if (doc.contains(parent) && doc[parent].is_object() && doc[parent].contains(key))
-      fail(path, std::string("/") + parent + "/" + key,
-           "moved: " + now + " (docs/inference.md, 'Policies'); `mltwin migrate " + path + "` rewrites it");
-  };
-  moved("endpoint", "routing",
-        "the router is chosen under /policies/routing: {\"name\": \"cache-aware\", \"arguments\": {\"heavy_load_per_worker\": "
-        "..., \"max_copies\": ...}, \"source\": ...}");
-  moved("endpoint", "autoscaling",
-        "instance scaling is chosen under /policies/instance_scaling: {\"name\": \"target-tracking\", \"arguments\": "
-        "{\"target_value\": ..., \"scale_out_cooldown\": \"300s\", ...}, \"source\": ...} (the keys of target_tracking "
-        "become its arguments)");
-  moved("server", "idle_from_batch_end",
-        "it is an argument of the worker autoscaling policy: /policies/autoscaling: {\"name\": \"djl-wlm\", \"arguments\": "
-        "{\"idle_from_batch_end\": true}}");
+  for (const detail::MovedPolicyKey& m : detail::kMovedPolicyKeys)
+    if (doc.contains(m.parent) && doc[m.parent].is_object() && doc[m.parent].contains(m.key))
+      fail(path, std::string("/") + m.parent + "/" + m.key,
+           std::string("moved: ") + m.what + ": {\"name\": \"" + m.policy + "\", \"arguments\": {...}, \"source\": ...}, " +
+               detail::arguments_text(m) + " (docs/inference.md, 'Policies'); `mltwin migrate " + path + "` rewrites it");
 }
 
 /// A policy argument as the text policy::Arguments holds: a string as written, a number as
@@ -153,15 +144,18 @@ inf::PolicyChoice policy_choice(const std::string& file, const std::string& site
   if (j.contains("arguments"))
     for (const auto& [key, v] : j["arguments"].items()) {
       const std::string where = at + "/arguments/" + detail::pointer_token_of(key);
-      // A declared number or boolean is written as one, not as its text (as everywhere else).
+      // A declared number or boolean is written as one, not as its text (policy::arg_kind_problem).
       if (specs)
         for (const policy::ArgSpec& spec : *specs) {
           if (spec.key != key) continue;
-          const bool ok = spec.type == policy::ArgType::Bool    ? v.is_boolean()
-                          : spec.type == policy::ArgType::Int   ? v.is_number_integer()
-                          : spec.type == policy::ArgType::Float ? v.is_number()
-                                                                : v.is_string();
-          if (ok && spec.type == policy::ArgType::Duration) {
+          const policy::ValueKind kind = v.is_boolean()          ? policy::ValueKind::Bool
+                                         : v.is_number_integer() ? policy::ValueKind::Int
+                                         : v.is_number()         ? policy::ValueKind::Float
+                                         : v.is_string()         ? policy::ValueKind::String
+                                                                 : policy::ValueKind::Other;
+          if (const std::string problem = policy::arg_kind_problem(spec.type, kind); !problem.empty())
+            fail(file, where, problem + ", got " + shown(v));
+          if (spec.type == policy::ArgType::Duration) {
             std::int64_t ns = 0;
             try {
               ns = policy::parse_go_duration(v.template get<std::string>());
@@ -171,14 +165,6 @@ inf::PolicyChoice policy_choice(const std::string& file, const std::string& site
             if (ns > kMaxScenarioTime.count_ns() || ns < -kMaxScenarioTime.count_ns())
               fail(file, where, "a duration of at most " + std::string(kMaxScenarioTimeText) + ", got " + shown(v));
           }
-          if (!ok)
-            fail(file, where, std::string("expected ") +
-                                  (spec.type == policy::ArgType::Duration ? "a duration as a string such as \"300s\""
-                                   : spec.type == policy::ArgType::Int    ? "an integer"
-                                   : spec.type == policy::ArgType::Float  ? "a number"
-                                   : spec.type == policy::ArgType::Bool   ? "true or false"
-                                                                          : "a string") +
-                                  ", got " + shown(v));
         }
       c.arguments.set(key, argument_text(file, where, v));
     }

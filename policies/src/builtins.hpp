@@ -6,14 +6,15 @@
 #include <memory>
 #include <string>
 
+#include "mltwin/policy/registry.hpp"
 #include "mltwin/policy/session.hpp"
 #include "ordering.hpp"
 
 namespace mltwin::policy::detail {
 
-void register_builtins(std::map<std::string, PluginFactory>& plugins,
-                       std::map<std::string, ActionFactory>& actions,
-                       std::map<std::string, std::vector<ArgSpec>>& plugin_arguments);
+/// The built-in plugins (with the arguments each reads) and actions, as registry entries.
+void register_builtins(std::map<std::string, Registry<Plugin>::Entry>& plugins,
+                       std::map<std::string, Registry<Action>::Entry>& actions);
 
 /// The arguments each built-in plugin reads (Volcano v1.12.1; the others read none).
 std::vector<ArgSpec> nodeorder_arguments();

@@ -68,6 +68,17 @@ const char* to_string(ArgType t) {
   return "?";
 }
 
+std::string arg_kind_problem(ArgType t, ValueKind kind) {
+  switch (t) {
+    case ArgType::Int: return kind == ValueKind::Int ? "" : "expected an integer";
+    case ArgType::Float: return kind == ValueKind::Int || kind == ValueKind::Float ? "" : "expected a number";
+    case ArgType::Bool: return kind == ValueKind::Bool ? "" : "expected true or false";
+    case ArgType::Duration: return kind == ValueKind::String ? "" : "expected a duration as a string such as \"300s\"";
+    case ArgType::Text: return kind == ValueKind::String ? "" : "expected a string";
+  }
+  return "expected a value";
+}
+
 std::string arg_type_problem(ArgType t, const std::string& value) {
   const std::string got = "got '" + value + "'";
   switch (t) {

@@ -4,7 +4,6 @@
 #include "mltwin/policy/registry.hpp"
 
 #include <map>
-#include <optional>
 #include <stdexcept>
 
 #include "builtins.hpp"
@@ -16,18 +15,7 @@ namespace {
 struct Builtins {
   std::map<std::string, Registry<Plugin>::Entry> plugins;
   std::map<std::string, Registry<Action>::Entry> actions;
-  Builtins() {
-    std::map<std::string, PluginFactory> p;
-    std::map<std::string, ActionFactory> a;
-    std::map<std::string, std::vector<ArgSpec>> args;
-    detail::register_builtins(p, a, args);
-    for (auto& [name, f] : p) {
-      std::optional<std::vector<ArgSpec>> declared;
-      if (auto it = args.find(name); it != args.end()) declared = it->second;
-      plugins[name] = {std::move(f), std::move(declared), {}};
-    }
-    for (auto& [name, f] : a) actions[name] = {std::move(f), std::nullopt, {}};
-  }
+  Builtins() { detail::register_builtins(plugins, actions); }
 };
 const Builtins& builtins() {
   static const Builtins b;

@@ -335,20 +335,20 @@ template <class Product>
 std::unique_ptr<Product> make_named(const policy::Registry<Product>& r, const std::string& name, const py::handle& args) {
   const policy::Arguments a = arguments_of(args, r.kind() + " '" + name + "'");
   if (!r.has(name)) throw py::value_error(r.unknown_message(name));
-  // A declared number or boolean must be given as one (not as its text), as in a scenario.
+  // A declared number or boolean must be given as one (not as its text), as in a scenario
+  // (policy::arg_kind_problem).
   if (const auto specs = r.arguments(name); specs && !args.is_none())
     for (auto [k, v] : py::reinterpret_borrow<py::dict>(args))
       for (const policy::ArgSpec& spec : *specs) {
         if (spec.key != std::string(py::str(k))) continue;
-        const bool is_bool = PyBool_Check(v.ptr());
-        const bool is_number = !is_bool && (py::isinstance<py::int_>(v) || py::isinstance<py::float_>(v));
-        const bool ok = spec.type == policy::ArgType::Bool    ? is_bool
-                        : spec.type == policy::ArgType::Int   ? is_number && py::isinstance<py::int_>(v)
-                        : spec.type == policy::ArgType::Float ? is_number
-                                                              : py::isinstance<py::str>(v);
-        if (!ok)
-          throw py::value_error("arguments." + spec.key + ": expected " + (spec.type == policy::ArgType::Duration ? std::string("a Go duration as a str") : std::string(policy::to_string(spec.type))) +
-                                ", got " + std::string(py::str(v.get_type().attr("__name__"))) + " " + std::string(py::repr(v)));
+        const policy::ValueKind kind = PyBool_Check(v.ptr())           ? policy::ValueKind::Bool
+                                       : py::isinstance<py::int_>(v)   ? policy::ValueKind::Int
+                                       : py::isinstance<py::float_>(v) ? policy::ValueKind::Float
+                                       : py::isinstance<py::str>(v)    ? policy::ValueKind::String
+                                                                       : policy::ValueKind::Other;
+        if (const std::string problem = policy::arg_kind_problem(spec.type, kind); !problem.empty())
+          throw py::value_error("arguments." + spec.key + ": " + problem + ", got " +
+                                std::string(py::str(v.get_type().attr("__name__"))) + " " + std::string(py::repr(v)));
       }
   for (const policy::ArgIssue& i : r.check(name, a, "arguments."))
     if (i.severity == policy::ArgIssue::Severity::Error) throw py::value_error(i.where + ": " + i.message);

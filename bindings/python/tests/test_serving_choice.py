@@ -78,9 +78,9 @@ def test_target_tracking_by_name_offline():
 @pytest.mark.parametrize("kind, name, args, message", [
     ("routing", "cache-awre", None, "unknown routing policy 'cache-awre'; did you mean 'cache-aware'?"),
     ("routing", "cache-aware", {"max_copy": 1}, "reads no argument 'max_copy'; did you mean 'max_copies'?"),
-    ("routing", "cache-aware", {"max_copies": "two"}, "arguments.max_copies: expected integer, got str 'two'"),
-    ("routing", "cache-aware", {"heavy_load_per_worker": "2.5"}, "expected number, got str"),
-    ("autoscaling", "djl-wlm", {"idle_from_batch_end": "true"}, "expected boolean, got str"),
+    ("routing", "cache-aware", {"max_copies": "two"}, "arguments.max_copies: expected an integer, got str 'two'"),
+    ("routing", "cache-aware", {"heavy_load_per_worker": "2.5"}, "expected a number, got str"),
+    ("autoscaling", "djl-wlm", {"idle_from_batch_end": "true"}, "expected true or false, got str"),
     ("routing", "cache-aware", {"max_copies": -1}, "expected an integer >= 0"),
     ("instance_scaling", "target-tracking", {}, "required"),
     ("autoscaling", "djl-wlm", {"idle_from_batch_end": [1]}, "must be a bool, int, float or str"),

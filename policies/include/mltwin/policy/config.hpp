@@ -51,6 +51,13 @@ enum class ArgType : std::uint8_t { Int, Float, Bool, Duration, Text };
 MLTWIN_POLICY_EXPORT const char* to_string(ArgType t);
 /// Why `value` (as written) is not of type `t` ("expected an integer, got 'ten'"), or "".
 MLTWIN_POLICY_EXPORT std::string arg_type_problem(ArgType t, const std::string& value);
+/// What a typed source (a scenario's JSON, a Python dict) holds for an argument before it
+/// becomes text.
+enum class ValueKind : std::uint8_t { Bool, Int, Float, String, Other };
+/// "expected an integer" (etc.) if a value of `kind` may not be given for an argument of type
+/// `t`, else "": a declared number or boolean is given as one, not as its text, and a duration
+/// or text as a string. One rule for the scenario loader and the Python module.
+MLTWIN_POLICY_EXPORT std::string arg_kind_problem(ArgType t, ValueKind kind);
 
 /// One argument a plugin reads, as it declares it (register_plugin): the key, its type, its
 /// default, and the upstream file that reads it.
