@@ -1,5 +1,7 @@
 #include "mltwin/policy/scheduler.hpp"
 
+#include <functional>
+
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -11,17 +13,29 @@ namespace {
 /// What a session decided, in order: the backend calls that change the world.
 struct DecisionLog final : Backend {
   Backend* forward = nullptr;  // the real backend (nullptr: record only)
+  /// Check mode's shadow session: the real session's log, whose answers a bind or eviction the
+  /// real session also made gets (so that a refused bind is refused in both), else success.
+  const DecisionLog* replay = nullptr;
   std::vector<std::string> decisions;
+  std::vector<CallResult> results;  // per decision: the answer it got (success for a phase change)
+  CallResult answer(std::string decision, const std::function<CallResult()>& call) {
+    CallResult r = CallResult::success();
+    const std::size_t i = decisions.size();
+    if (forward) r = call();
+    else if (replay && i < replay->decisions.size() && replay->decisions[i] == decision) r = replay->results[i];
+    decisions.push_back(std::move(decision));
+    results.push_back(r);
+    return r;
+  }
   CallResult bind(const TaskInfo& task, const NodeInfo& node) override {
-    decisions.push_back("bind pod " + task.name + " to node " + node.name);
-    return forward ? forward->bind(task, node) : CallResult::success();
+    return answer("bind pod " + task.name + " to node " + node.name, [&] { return forward->bind(task, node); });
   }
   CallResult evict(const TaskInfo& task, std::string_view reason) override {
-    decisions.push_back("evict pod " + task.name + " (" + std::string(reason) + ")");
-    return forward ? forward->evict(task, reason) : CallResult::success();
+    return answer("evict pod " + task.name + " (" + std::string(reason) + ")", [&] { return forward->evict(task, reason); });
   }
   void podgroup_phase_changed(const JobInfo& job, PodGroupPhase from, PodGroupPhase to) override {
     decisions.push_back("PodGroup " + job.name + ": " + to_string(from) + " -> " + to_string(to));
+    results.push_back(CallResult::success());
     if (forward) forward->podgroup_phase_changed(job, from, to);
   }
   void job_condition(const JobInfo& job, const Status& status) override {
@@ -88,25 +102,33 @@ bool Scheduler::run_once(ClusterState& state, Backend& backend) {
   const std::uint64_t before = state.generation();
   std::vector<Action*> actions;
   for (auto& a : actions_) actions.push_back(a.get());
-  // Check mode: the same session without promises, first, on copies of what it may change.
-  std::optional<DecisionLog> shadow_log;
-  std::map<JobId, std::string> shadow_reasons;
+  // Check mode: the same session without promises, on copies (taken now) of what it may change;
+  // it runs after the real session so that its binds and evictions get the answers the real
+  // backend gave (a refused bind is refused in both).
+  std::optional<ClusterState> copy;
+  std::optional<std::mt19937_64> shadow_rng;
+  std::optional<ConditionLedger> shadow_ledger;
   if (check_promises_) {
-    ClusterState copy = state;
-    std::mt19937_64 rng = rng_;
-    ConditionLedger ledger = ledger_;
-    shadow_log.emplace();
-    Session shadow(copy, *shadow_log, cfg_, rng, stats_.sessions + 1);  // fresh actions: no state from earlier cycles
-    shadow.use_ledger(&ledger);
-    shadow.ignore_promises();
-    shadow.run();
-    shadow_reasons = reasons_of(shadow, copy);
+    copy.emplace(state);
+    shadow_rng.emplace(rng_);
+    shadow_ledger.emplace(ledger_);
   }
   DecisionLog log;
   log.forward = &backend;
   Session ssn(state, check_promises_ ? static_cast<Backend&>(log) : backend, cfg_, rng_, stats_.sessions + 1, std::move(actions));
   ssn.use_ledger(&ledger_);
   ssn.run();
+  std::optional<DecisionLog> shadow_log;
+  std::map<JobId, std::string> shadow_reasons;
+  if (check_promises_) {
+    shadow_log.emplace();
+    shadow_log->replay = &log;
+    Session shadow(*copy, *shadow_log, cfg_, *shadow_rng, stats_.sessions + 1);  // fresh actions: no state from earlier cycles
+    shadow.use_ledger(&*shadow_ledger);
+    shadow.ignore_promises();
+    shadow.run();
+    shadow_reasons = reasons_of(shadow, *copy);
+  }
   if (check_promises_) {
     const std::vector<std::string>& a = log.decisions;
     const std::vector<std::string>& b = shadow_log->decisions;

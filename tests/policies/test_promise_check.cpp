@@ -110,3 +110,30 @@ TEST_CASE("the built-in plugins keep their promises: the check passes and change
   CHECK(checked == run(false));
   CHECK(checked == 5);  // one gang of 4 and c
 }
+
+TEST_CASE("a bind the API server refuses is refused in the check's session too") {
+  // The check's session runs without promises after the real one and gets the real backend's
+  // answers: a refused bind must not look like a broken promise (it did before: the check's
+  // session had every bind succeed, so its job reasons differed).
+  struct Refusing : RecordingBackend {
+    int refused = 0;
+    CallResult bind(const TaskInfo& t, const NodeInfo& n) override {
+      if (refused < 2) {
+        ++refused;
+        return CallResult::failure("simulated API server error");
+      }
+      return RecordingBackend::bind(t, n);
+    }
+  };
+  World w;
+  w.queue(QueueBuilder("default"));
+  w.node(NodeBuilder("n0").trn1_32xlarge());
+  w.job(JobBuilder("a", "default").pods(2, Pod().cpu(1).memory_gib(4)).created(0));
+  Refusing be;
+  be.world = &w;
+  Scheduler s(volcano_default_config(), 7);
+  s.set_check_promises(true);
+  CHECK_NOTHROW(settle(w, be, s));
+  CHECK(be.refused == 2);
+  CHECK(be.binds.size() == 2);  // bound in a later cycle, as Volcano's resync does
+}
