@@ -12,10 +12,12 @@ No absolute path is written anywhere.
 """
 from __future__ import annotations
 
+import math
 import os
 import pathlib
+from typing import Iterable, Tuple
 
-__all__ = ["data_dir", "scenario", "scenarios_dir", "source_dir"]
+__all__ = ["check_text", "data_dir", "scenario", "scenarios_dir", "source_dir"]
 
 
 def source_dir() -> pathlib.Path:
@@ -55,3 +57,22 @@ def data_dir() -> pathlib.Path:
         if (d / "shared" / "data").is_dir():
             return d / "shared" / "data"
     raise FileNotFoundError(f"cannot find the data folder (shared/data) above {src}: set MLTWIN_DATA")
+
+
+def check_text(claims: Iterable[Tuple[str, float, float, float]]) -> int:
+    """Checks the numbers a notebook's prose quotes against what the notebook computed, so that
+    text and results cannot drift apart: each claim is ``(what the text says, quoted value,
+    computed value, tolerance)`` and holds when ``|computed - quoted| <= tolerance`` (the
+    tolerance is the rounding the text uses). Returns how many claims were checked; raises
+    AssertionError listing every claim that does not hold, with the computed value."""
+    claims = list(claims)
+    wrong = []
+    for text, quoted, computed, tol in claims:
+        c = float(computed)
+        # (a value on the edge of the rounding, 8.45 quoted as 8.5, passes despite binary fractions)
+        if math.isnan(c) or abs(c - float(quoted)) > tol + 1e-9 * max(1.0, abs(float(quoted))):
+            wrong.append(f"  the text says {text!r} ({quoted} within {tol}); this run gives {c:.6g}")
+    if wrong:
+        raise AssertionError(f"{len(wrong)} of {len(claims)} numbers in the text differ from this run "
+                             "(update the text or find what changed):\n" + "\n".join(wrong))
+    return len(claims)

@@ -236,6 +236,15 @@ def test_examples_find_the_checkout_its_scenarios_and_the_data(source_dir):
     assert (examples.data_dir() / "training" / "philly").is_dir()
 
 
+def test_check_text_holds_a_notebook_to_its_numbers():
+    from mltwin import examples
+    assert examples.check_text([("p99 = 9.3 ms", 9.3, 9.34, 0.05), ("no 503", 0, 0, 0)]) == 2
+    with pytest.raises(AssertionError, match=r"(?s)1 of 2 numbers .*'p50 = 1.4 ms' \(1.4 within 0.05\); this run gives 1.52"):
+        examples.check_text([("p50 = 1.4 ms", 1.4, 1.52, 0.05), ("no 503", 0, 0, 0)])
+    with pytest.raises(AssertionError, match="this run gives nan"):
+        examples.check_text([("a mean", 1.0, float("nan"), 1.0)])
+
+
 def test_instance_scaling_on_a_fixed_size_endpoint_is_a_warning(source_dir):
     path = str(source_dir / "scenarios" / BLOG)  # min = max = 20
     with pytest.warns(mltwin.ScenarioWarning, match="min_instances = max_instances = 20: the fleet cannot change"):
