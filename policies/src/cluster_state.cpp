@@ -509,9 +509,14 @@ void ClusterState::remove_queue(QueueId q) {
   ++generation_;
 }
 
+void ClusterState::trim_pending_log(std::uint64_t up_to) {
+  if (up_to <= pending_log_base_) return;
+  const std::uint64_t n = std::min<std::uint64_t>(up_to - pending_log_base_, pending_log_.size());
+  pending_log_.erase(pending_log_.begin(), pending_log_.begin() + static_cast<std::ptrdiff_t>(n));
+  pending_log_base_ += n;
+}
+
 ReleasedIds ClusterState::release_removed() {
-  pending_log_base_ += pending_log_.size();
-  pending_log_.clear();
   ReleasedIds out = std::move(removed_);
   removed_ = {};
   give_free(free_.jobs, out.jobs);

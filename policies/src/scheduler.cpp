@@ -113,6 +113,8 @@ bool Scheduler::run_once(ClusterState& state, Backend& backend) {
     shadow_rng.emplace(rng_);
     shadow_ledger.emplace(ledger_);
   }
+  // The pending log's entries up to here are read by enqueue in this session (trimmed after it).
+  const std::uint64_t log_read_by_session = state.pending_log_base() + state.pending_log().size();
   DecisionLog log;
   log.forward = &backend;
   Session ssn(state, check_promises_ ? static_cast<Backend&>(log) : backend, cfg_, rng_, stats_.sessions + 1, std::move(actions));
@@ -197,6 +199,7 @@ bool Scheduler::run_once(ClusterState& state, Backend& backend) {
   clean_generation_ = (!ssn.changed() && state.generation() == before) ? state.generation() : UINT64_MAX;
   // Every action has now seen the removals of this cycle: their ids may be reused, and what
   // this scheduler reported for a removed job must not stick to the next job with its id.
+  state.trim_pending_log(log_read_by_session);
   for (JobId jid : state.release_removed().jobs) {
     if (jid < conditions_.size()) conditions_[jid] = Status{};
     if (jid < reported.size() && reported[jid] != 0) {

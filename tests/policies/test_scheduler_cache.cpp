@@ -399,7 +399,7 @@ TEST_CASE("enqueue starts again from the Pending set when the log was trimmed be
   RecordingBackend be;
   a.run_once(w.state, be);
   for (int i = 6; i < 12; ++i) w.job(JobBuilder("j" + std::to_string(i), "default").pods(1, Pod().cpu(i % 2 ? 3 : 1)).created(i));
-  w.state.release_removed();  // someone else trimmed the log: a's enqueue has not read it
+  w.state.trim_pending_log(w.state.pending_log_base() + w.state.pending_log().size());  // unread by a's enqueue
   ClusterState copy = w.state;
   Scheduler fresh(volcano_default_config(), 1);
   RecordingBackend be_fresh;
@@ -519,4 +519,22 @@ TEST_CASE("a million add/delete cycles leave the memory flat") {
   if (rss_at_warm > 0) CHECK(rss_end <= rss_at_warm + (4u << 20));
   MESSAGE("resident at 100k steps " << rss_at_warm / 1024 << " KiB, at 1M " << rss_end / 1024 << " KiB");
 #endif
+}
+
+TEST_CASE("a cycle trims the pending log of what enqueue read, and keeps what the session wrote") {
+  // Trimming what the session itself appended (enqueue's own Pending -> Inqueue) would leave
+  // enqueue behind the log at every cycle, so it would start again from the Pending set each
+  // time: the same decisions, four times the CPU on the Philly trace (measured before the fix).
+  World w;
+  w.queue(QueueBuilder("default"));
+  w.node(NodeBuilder("n").cpu(8).memory_gib(32));
+  const JobId a = w.job(JobBuilder("a", "default").pods(1, Pod().cpu(1)));
+  const std::uint64_t before = w.state.pending_log_base() + w.state.pending_log().size();
+  Scheduler s(volcano_default_config(), 1);
+  RecordingBackend be;
+  s.run_once(w.state, be);
+  REQUIRE(w.state.job(a).phase == PodGroupPhase::Inqueue);
+  CHECK(w.state.pending_log_base() == before);  // the entry of a's arrival, read, is gone
+  REQUIRE(w.state.pending_log().size() == 1);   // a's departure, written by this session, stays
+  CHECK(w.state.pending_log()[0] == std::make_pair(a, ClusterState::PendingChange::Left));
 }

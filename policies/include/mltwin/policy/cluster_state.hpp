@@ -149,12 +149,18 @@ class MLTWIN_POLICY_EXPORT ClusterState {
   /// parent, which no plugin counts (every plugin skips a queue without jobs, and the slot
   /// adds nothing to a sum).
   void remove_queue(QueueId q);
-  /// Ends a cycle's bookkeeping: with IdReuse::AfterCycle the ids removed since the last call
-  /// become reusable (returned, so that a caller keeping per-id state resets it); in either
-  /// mode the pending log is trimmed (pending_log_base() moves to its end). Scheduler::run_once
-  /// calls it after each session; a program that drives a ClusterState without a Scheduler
-  /// calls it itself, or its memory grows with every removal.
+  /// With IdReuse::AfterCycle, the ids removed since the last call become reusable (returned,
+  /// so that a caller keeping per-id state resets it); with IdReuse::Never it returns nothing.
+  /// Scheduler::run_once calls it after each session, once every action has seen the removals;
+  /// a program that drives a ClusterState without a Scheduler calls it itself, or its memory
+  /// grows with every removal.
   ReleasedIds release_removed();
+  /// Drops the pending log's entries numbered below `up_to` (pending_log_base() becomes
+  /// `up_to`, or stays if it is already past it). Scheduler::run_once drops, after each session,
+  /// the entries that were there when the session opened: enqueue has read them; those the
+  /// session itself appended stay for the next one. Without a Scheduler, call it with the
+  /// number your own reader has reached.
+  void trim_pending_log(std::uint64_t up_to);
   void set_now(TimeNs t) { now_ = t; }
 
   // ---- reading ----
@@ -203,7 +209,7 @@ class MLTWIN_POLICY_EXPORT ClusterState {
     Left,     ///< its phase moved on, or it was removed
     Renewed,  ///< still Pending, but its queue or minResources changed (update_job)
   };
-  /// The changes to the set of Pending PodGroups since the last release_removed(), in order.
+  /// The changes to the set of Pending PodGroups not yet trimmed (trim_pending_log), in order.
   /// Entry i of the log is change number pending_log_base() + i, counted over the state's
   /// life: an action that keeps per-cycle state follows the set by remembering the next number
   /// it has to read, and starts again from pending_jobs() if that number is below
