@@ -6,8 +6,9 @@ directly (Jupyter, or any editor), then run this.
 
 Each notebook runs in notebooks/ with a "python3" kernel of the Python running this script.
 What changes from run to run is left out of the saved outputs, so that a re-run with the same
-code rewrites the same files: printed wall times, Dask's addresses, the build's git SHA, and
-the execution timestamps nbclient records.
+code rewrites the same files: printed wall times (a notebook prints a duration on a line that
+says "wall time"), Dask's addresses, the build's git SHA, the interpreter's path in the kernel's
+name, and the execution timestamps nbclient records.
 """
 from __future__ import annotations
 
@@ -32,7 +33,10 @@ VOLATILE_PARTS = [(re.compile(r" \([0-9a-f]{40}(-dirty)?\)"), "")]
 
 
 def stable(nb) -> None:
-    """Leaves out of `nb`'s outputs what differs from run to run (in place)."""
+    """Leaves out of `nb`'s outputs what differs from run to run or machine to machine (in place)."""
+    # The kernel's display name carries the interpreter's path ("Python 3 (/usr/bin/python3)").
+    if "kernelspec" in nb.metadata:
+        nb.metadata.kernelspec["display_name"] = "Python 3"
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
