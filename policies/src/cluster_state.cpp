@@ -431,8 +431,9 @@ void ClusterState::update_job(JobId jid, const JobInfo& spec) {
                                 " which does not exist");
   JobInfo& j = jobs_[jid];
   job_sums_.touch(jid);
-  if (j.phase == PodGroupPhase::Pending &&
-      (spec.queue != j.queue || spec.has_min_resources != j.has_min_resources || !(spec.min_resources == j.min_resources)))
+  // Whatever its phase: a reader may still hold the job's entry from when it was Pending (it left
+  // and may come back before the reader looks again), made with the old queue and minResources.
+  if (spec.queue != j.queue || spec.has_min_resources != j.has_min_resources || !(spec.min_resources == j.min_resources))
     pending_log_.emplace_back(jid, PendingChange::Renewed);
   if (spec.queue != j.queue) {
     --queue_jobs_[j.queue];

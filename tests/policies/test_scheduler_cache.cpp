@@ -538,3 +538,28 @@ TEST_CASE("a cycle trims the pending log of what enqueue read, and keeps what th
   REQUIRE(w.state.pending_log().size() == 1);   // a's departure, written by this session, stays
   CHECK(w.state.pending_log()[0] == std::make_pair(a, ClusterState::PendingChange::Left));
 }
+
+TEST_CASE("a PodGroup enqueue admitted, moved to another queue and Pending again, gets a new entry") {
+  // Found by a fuzzer (helper-20): enqueue admitted the job (its Pending entry left), the informer
+  // then reported the PodGroup in another queue and Pending. The log said only Left, Entered, so
+  // enqueue took it for the same entry coming back — in the old queue's list — and wrote past
+  // the new queue's. update_job now logs Renewed whatever the job's phase.
+  SchedulerCache c;
+  c.apply_queue(queue_obj("q-2", "q2"));
+  PodGroupObject g = pg_obj("pg", "ns/g1", "q1", 1, 1);
+  g.spec.has_min_resources = false;
+  c.apply_podgroup(g);
+  c.apply_queue(queue_obj("q-1", "q1"));
+  Scheduler sched(volcano_default_config(), 1);
+  RecordingBackend be;
+  sched.run_once(c.state(), be);
+  REQUIRE(c.state().job(c.find_podgroup("pg")).phase == PodGroupPhase::Inqueue);
+  g.queue = "q2";
+  g.spec.min_available = 2;
+  c.apply_podgroup(g);  // phase Pending, as the informer has it
+  REQUIRE(c.state().job(c.find_podgroup("pg")).phase == PodGroupPhase::Pending);
+  sched.run_once(c.state(), be);
+  CHECK(c.state().job(c.find_podgroup("pg")).queue == c.find_queue_by_name("q2"));
+  CHECK(c.state().job(c.find_podgroup("pg")).phase == PodGroupPhase::Inqueue);
+  CHECK(c.state().check_invariants().empty());
+}

@@ -207,7 +207,8 @@ class MLTWIN_POLICY_EXPORT ClusterState {
   enum class PendingChange : std::uint8_t {
     Entered,  ///< added, or its phase moved back to Pending
     Left,     ///< its phase moved on, or it was removed
-    Renewed,  ///< still Pending, but its queue or minResources changed (update_job)
+    Renewed,  ///< its queue or minResources changed (update_job), in whatever phase: an entry a
+              ///< reader keeps for it is stale
   };
   /// The changes to the set of Pending PodGroups not yet trimmed (trim_pending_log), in order.
   /// Entry i of the log is change number pending_log_base() + i, counted over the state's
