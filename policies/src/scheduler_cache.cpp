@@ -186,6 +186,11 @@ void SchedulerCache::delete_node(std::string_view uid) {
   node_by_name_.erase(name);
   nodes_.erase(it);
   replace_pods_on_node(name);  // they leave the node first (their tasks, or their usage)
+  // A task the scheduler bound to it whose bind the informer has not reported yet: the bind
+  // cannot succeed now; the task goes back to Pending (as a refused bind does).
+  for (auto& [pod, r] : pods_)
+    if (r.where == Where::Task && on_node_status(state_.task(r.task).status) && state_.task(r.task).node == id)
+      state_.set_task_status(r.task, TaskStatus::Pending);
   state_.remove_node(id);
 }
 

@@ -563,3 +563,54 @@ TEST_CASE("a PodGroup enqueue admitted, moved to another queue and Pending again
   CHECK(c.state().job(c.find_podgroup("pg")).phase == PodGroupPhase::Inqueue);
   CHECK(c.state().check_invariants().empty());
 }
+
+TEST_CASE("a node deleted while the scheduler's bind to it is in flight") {
+  // Found by helper-20: the task was Binding on the node, the informer still had the pod without
+  // a node, and remove_node threw (the node still held a task), leaving the cache inconsistent.
+  SchedulerCache c;
+  c.apply_queue(queue_obj("q", "default"));
+  c.apply_node(node_obj("n", "n1", 4));
+  c.apply_podgroup(pg_obj("pg", "ns/j", "default", 1, 1));
+  c.apply_pod(pod_obj("p0", "ns/j-0", "ns/j", "", TaskStatus::Pending, 1));
+  Scheduler sched(volcano_default_config(), 1);
+  RecordingBackend be;
+  sched.run_once(c.state(), be);
+  sched.run_once(c.state(), be);
+  REQUIRE(c.state().task(c.find_pod("p0")).status == TaskStatus::Binding);
+  CHECK_NOTHROW(c.delete_node("n"));
+  CHECK(c.state().task(c.find_pod("p0")).status == TaskStatus::Pending);
+  CHECK(c.state().check_invariants().empty());
+  CHECK_NOTHROW(c.apply_node(node_obj("n", "n1", 4)));  // it can come back
+  be.binds.clear();
+  sched.run_once(c.state(), be);
+  CHECK(be.binds.size() == 1);
+}
+
+TEST_CASE("enqueue does not keep an order made while a Pending job had pods") {
+  // Found by helper-20: a (created first) went back to Pending holding one Bound pod, so drf
+  // ordered b first; the pod was then deleted. With no Pending job holding pods, enqueue trusted
+  // last cycle's order (b, a) where a scheduler seeing the objects fresh orders a first; only one
+  // fits. The promise check caught it as a broken promise.
+  SchedulerCache c;
+  c.apply_queue(queue_obj("q-1", "q0"));
+  c.apply_node(node_obj("n-1", "n1", 16));
+  PodGroupObject a = pg_obj("g-a", "ns/a", "q0", 2, 10, PodGroupPhase::Running);
+  a.spec.creation = 1;
+  PodGroupObject b = pg_obj("g-b", "ns/b", "q0", 1, 10);
+  b.spec.creation = 2;
+  c.apply_podgroup(a);
+  c.apply_pod(pod_obj("p-a0", "ns/a-0", "ns/a", "n1", TaskStatus::Bound, 8));  // 1 of minAvailable 2
+  c.apply_pod(pod_obj("p-x", "ns/x", "", "n1", TaskStatus::Running, 6));       // another scheduler's
+  c.apply_podgroup(b);
+  Scheduler sched(volcano_default_config(), 1);
+  sched.set_check_promises(true);
+  RecordingBackend be;
+  sched.run_once(c.state(), be);  // a: Running -> Pending (gang)
+  sched.run_once(c.state(), be);  // a and b ordered with a's pod counted; neither fits
+  REQUIRE(c.state().job(c.find_podgroup("g-a")).phase == PodGroupPhase::Pending);
+  c.delete_pod("p-a0");
+  CHECK_NOTHROW(sched.run_once(c.state(), be));
+  // 16 cpu, 6 used by the other pod: 10 free, room for one job of minResources 10 — a, the older.
+  CHECK(c.state().job(c.find_podgroup("g-a")).phase == PodGroupPhase::Inqueue);
+  CHECK(c.state().job(c.find_podgroup("g-b")).phase == PodGroupPhase::Pending);
+}

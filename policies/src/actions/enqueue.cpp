@@ -101,8 +101,10 @@ class Enqueue final : public Action {
       listed_[j] = kListed;
     }
     // When every job order promises to be static for pending jobs without pods, last cycle's
-    // order still holds; otherwise check it pair by pair.
-    const bool trust = st.pending_jobs_with_pods() == 0 && ssn.job_order_static_while_pending();
+    // order still holds — if it too was made while no Pending job had pods (a job that since
+    // lost its pods may order differently now); otherwise check it pair by pair.
+    const bool trust = st.pending_jobs_with_pods() == 0 && ordered_without_pods_ && ssn.job_order_static_while_pending();
+    ordered_without_pods_ = st.pending_jobs_with_pods() == 0;
     for (std::size_t q = 0; q < nq; ++q) {
       auto& v = order_[q];
       for (std::size_t i = 1; !trust && i < v.size(); ++i)
@@ -278,6 +280,7 @@ class Enqueue final : public Action {
   const ConditionLedger* ledger_seen_ = nullptr;
   std::uint64_t reports_seen_ = 0;
   std::uint64_t log_pos_ = 0;              // the next pending-log entry to read (ClusterState::pending_log_base())
+  bool ordered_without_pods_ = true;       // order_ was last put in order while no Pending job had pods
 };
 }  // namespace
 std::unique_ptr<Action> make_enqueue(const Arguments&) { return std::make_unique<Enqueue>(); }
