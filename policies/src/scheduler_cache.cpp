@@ -97,6 +97,17 @@ void SchedulerCache::check_key(const char* kind, const std::string& uid, const s
   if (name.empty()) throw std::invalid_argument(std::string(kind) + " with uid " + uid + " has no name");
 }
 
+template <class Map, class NameOf>
+typename Map::iterator SchedulerCache::claim(Map& records, const Index& by_name, const char* kind, const std::string& uid,
+                                             const std::string& name, NameOf name_of,
+                                             void (SchedulerCache::*remove)(std::string_view)) {
+  check_key(kind, uid, name);
+  if (const auto it = records.find(uid); it != records.end() && name_of(it->second) != name) (this->*remove)(uid);
+  if (const auto other = by_name.find(name); other != by_name.end() && other->second != uid)
+    (this->*remove)(std::string(other->second));
+  return records.find(uid);
+}
+
 // ---- queues ----
 
 void SchedulerCache::resolve_queue_parents() {
@@ -111,14 +122,8 @@ void SchedulerCache::resolve_queue_parents() {
 }
 
 void SchedulerCache::apply_queue(QueueObject q) {
-  check_key("queue", q.uid, q.spec.name);
-  auto it = queues_.find(q.uid);
-  if (it != queues_.end() && it->second.obj.spec.name != q.spec.name) {  // renamed: another queue
-    delete_queue(q.uid);
-    it = queues_.end();
-  }
-  if (const auto other = queue_by_name_.find(q.spec.name); other != queue_by_name_.end() && other->second != q.uid)
-    delete_queue(std::string(other->second));  // the newer object with the name wins
+  const auto it = claim(queues_, queue_by_name_, "queue", q.uid, q.spec.name,
+                        [](const QueueRec& r) -> const std::string& { return r.obj.spec.name; }, &SchedulerCache::delete_queue);
   QueueInfo spec = q.spec;
   if (spec.uid == 0) spec.uid = uid_order_key(q.uid);
   spec.parent = kNone;  // resolve_queue_parents
@@ -154,14 +159,8 @@ void SchedulerCache::delete_queue(std::string_view uid) {
 // ---- nodes ----
 
 void SchedulerCache::apply_node(NodeObject n) {
-  check_key("node", n.uid, n.spec.name);
-  auto it = nodes_.find(n.uid);
-  if (it != nodes_.end() && it->second.obj.spec.name != n.spec.name) {
-    delete_node(n.uid);
-    it = nodes_.end();
-  }
-  if (const auto other = node_by_name_.find(n.spec.name); other != node_by_name_.end() && other->second != n.uid)
-    delete_node(std::string(other->second));
+  const auto it = claim(nodes_, node_by_name_, "node", n.uid, n.spec.name,
+                        [](const NodeRec& r) -> const std::string& { return r.obj.spec.name; }, &SchedulerCache::delete_node);
   if (it == nodes_.end()) {
     const NodeId id = state_.add_node(n.spec);
     const std::string uid = n.uid, name = n.spec.name;
@@ -201,14 +200,8 @@ void SchedulerCache::replace_pods_on_node(const std::string& node) {
 // ---- PodGroups ----
 
 void SchedulerCache::apply_podgroup(PodGroupObject pg) {
-  check_key("PodGroup", pg.uid, pg.name);
-  auto it = podgroups_.find(pg.uid);
-  if (it != podgroups_.end() && it->second.obj.name != pg.name) {
-    delete_podgroup(pg.uid);
-    it = podgroups_.end();
-  }
-  if (const auto other = podgroup_by_name_.find(pg.name); other != podgroup_by_name_.end() && other->second != pg.uid)
-    delete_podgroup(std::string(other->second));
+  auto it = claim(podgroups_, podgroup_by_name_, "PodGroup", pg.uid, pg.name,
+                  [](const PodGroupRec& r) -> const std::string& { return r.obj.name; }, &SchedulerCache::delete_podgroup);
   if (it == podgroups_.end()) {
     const std::string uid = pg.uid;
     podgroup_by_name_[pg.name] = uid;
@@ -271,14 +264,8 @@ void SchedulerCache::replace_pods_of_group(const std::string& group) {
 // ---- pods ----
 
 void SchedulerCache::apply_pod(PodObject p) {
-  check_key("pod", p.uid, p.name);
-  auto it = pods_.find(p.uid);
-  if (it != pods_.end() && it->second.obj.name != p.name) {
-    delete_pod(p.uid);
-    it = pods_.end();
-  }
-  if (const auto other = pod_by_name_.find(p.name); other != pod_by_name_.end() && other->second != p.uid)
-    delete_pod(std::string(other->second));
+  auto it = claim(pods_, pod_by_name_, "pod", p.uid, p.name,
+                  [](const PodRec& r) -> const std::string& { return r.obj.name; }, &SchedulerCache::delete_pod);
   if (p.spec.uid == 0) p.spec.uid = uid_order_key(p.uid);
   if (it == pods_.end()) {
     const std::string uid = p.uid;

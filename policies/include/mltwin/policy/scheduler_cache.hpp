@@ -175,7 +175,12 @@ class MLTWIN_POLICY_EXPORT SchedulerCache {
   void replace_pods_on_node(const std::string& node);
   void resolve_queue_parents();
   static void check_key(const char* kind, const std::string& uid, const std::string& name);
-  static void index_name(Index& index, const char* kind, const std::string& name, const std::string& uid);
+  /// The preamble of every apply_*: checks the key; a known uid under a new name is another
+  /// object (the old one is deleted); a name another uid holds goes to the newer object (that
+  /// one is deleted). Returns the record of `uid`, or end() if it is new.
+  template <class Map, class NameOf>
+  typename Map::iterator claim(Map& records, const Index& by_name, const char* kind, const std::string& uid,
+                               const std::string& name, NameOf name_of, void (SchedulerCache::*remove)(std::string_view));
 
   ClusterState state_;
   ByKey<QueueRec> queues_;
