@@ -35,7 +35,7 @@
 #include "fabric_common.hpp"
 #include "mltwin/core/simulator.hpp"
 #include "mltwin/models/fabric.hpp"
-#include "mltwin/models/flow_network.hpp"
+#include "mltwin/core/flow_network.hpp"
 
 using namespace mltwin;
 using Clock = std::chrono::steady_clock;
@@ -70,7 +70,7 @@ void print(const char* what, const Summary& s) {
   std::printf("  %-30s n=%-7zu mean %9.1f us   p99 %9.1f us   max %9.1f us\n", what, s.n, s.mean_us, s.p99_us, s.max_us);
 }
 
-struct Driver : models::FlowOwner {
+struct Driver : core::FlowOwner {
   models::Fabric* fabric = nullptr;
   const std::vector<fabric_bench::RingFlow>* flows = nullptr;
   std::vector<std::uint64_t> round;  // transfers done per flow
@@ -81,14 +81,14 @@ struct Driver : models::FlowOwner {
   std::uint64_t completions = 0;
   double sim_s_sum = 0;  // sum of completion times (s): compared with the peer
 
-  models::FlowId start_flow(std::uint64_t f) {
+  core::FlowId start_flow(std::uint64_t f) {
     const auto& rf = (*flows)[f];
     const double bytes = static_cast<double>(fabric_bench::transfer_bytes(f, round[f]));
     // Core 2 * ring on both ends: the route is the NIC bundles' (EFA), whatever the core.
     return fabric->transfer(models::Endpoint{rf.src, 2 * (rf.ring % 16)}, models::Endpoint{rf.dst, 2 * (rf.ring % 16)},
                             bytes, this, f);
   }
-  void on_flow_done(core::Simulator& sim, models::FlowNetwork&, models::FlowId, std::uint64_t f) override {
+  void on_flow_done(core::Simulator& sim, core::FlowNetwork&, core::FlowId, std::uint64_t f) override {
     const double end = ns_since(step_begin);
     const double end_c = cpu_ns() - step_begin_cpu;
     ++completions;
@@ -138,7 +138,7 @@ int main(int argc, char** argv) {
   for (std::uint32_t i = 0; i < nodes; ++i) fnodes.push_back({std::string("n") + std::to_string(i), "trn1.32xlarge", "az1"});
 
   core::Simulator sim;
-  models::FlowNetwork net(sim);
+  core::FlowNetwork net(sim);
   const auto tb = Clock::now();
   models::Fabric fabric(cat, fnodes, p, net);
   const double build_ms = ns_since(tb) / 1e6;

@@ -65,10 +65,10 @@ void CollectiveRun::start_step(core::Simulator& sim) {
     const Endpoint dst{nodes_[dn], order_[dn][static_cast<std::size_t>(t.dst_core)]};
     fabric_.transfer(src, dst, t.bytes, this);
   }
-  if (in_flight_ == 0) on_flow_done(sim, fabric_.network(), FlowId{}, 0);
+  if (in_flight_ == 0) on_flow_done(sim, fabric_.network(), core::FlowId{}, 0);
 }
 
-void CollectiveRun::on_flow_done(core::Simulator& sim, FlowNetwork&, FlowId, std::uint64_t) {
+void CollectiveRun::on_flow_done(core::Simulator& sim, core::FlowNetwork&, core::FlowId, std::uint64_t) {
   if (in_flight_ > 0) --in_flight_;
   if (in_flight_ > 0) return;
   if (++step_ < phases_[phase_].steps) {
@@ -105,17 +105,17 @@ void JobTraffic::add_job(std::uint32_t job, const std::vector<std::uint32_t>& no
 void JobTraffic::remove_job(std::uint32_t job) {
   if (job >= jobs_.size()) return;
   Job& j = jobs_[job];
-  const std::vector<FlowId> flows = std::move(j.flows);
+  const std::vector<core::FlowId> flows = std::move(j.flows);
   j.flows.clear();
   j.links.clear();
-  for (FlowId f : flows) fabric_.network().cancel(f);
+  for (core::FlowId f : flows) fabric_.network().cancel(f);
 }
 
 double JobTraffic::inter_gbps(std::uint32_t job) const {
   if (job >= jobs_.size() || jobs_[job].flows.empty()) return 0;
   double m = 0;
   bool first = true;
-  for (FlowId f : jobs_[job].flows) {
+  for (core::FlowId f : jobs_[job].flows) {
     const double r = fabric_.network().rate_gbps(f);
     if (first || r < m) m = r;
     first = false;
@@ -123,7 +123,7 @@ double JobTraffic::inter_gbps(std::uint32_t job) const {
   return m;
 }
 
-void JobTraffic::on_rate_change(FlowNetwork&, FlowId, std::uint64_t payload) {
+void JobTraffic::on_rate_change(core::FlowNetwork&, core::FlowId, std::uint64_t payload) {
   on_grant_change_(ctx_, static_cast<std::uint32_t>(payload));
 }
 

@@ -113,7 +113,7 @@ Fabric::Torus Fabric::make_torus(const NeuronLinkSpec& spec, std::uint32_t chips
   return t;
 }
 
-Fabric::Fabric(const Catalog& catalog, std::vector<FabricNode> nodes, const FabricParams& params, FlowNetwork& net)
+Fabric::Fabric(const Catalog& catalog, std::vector<FabricNode> nodes, const FabricParams& params, core::FlowNetwork& net)
     : net_(net), catalog_(catalog), nodes_(std::move(nodes)), efa_latency_(params.efa.latency) {
   check_gbps(params.efa.gbps_per_interface, "efa.gbps_per_interface");
   if (params.efa.latency < core::Duration::ns(0)) bad("efa.latency is negative");
@@ -167,9 +167,9 @@ Fabric::Fabric(const Catalog& catalog, std::vector<FabricNode> nodes, const Fabr
     }
     if (ni.torus != nullptr) {
       const NeuronLinkSpec* spec = params.neuronlink_for(ni.type->name);
-      ni.first_neuronlink = static_cast<LinkId>(net_.link_count());
+      ni.first_neuronlink = static_cast<core::LinkId>(net_.link_count());
       for (const auto& [a, b] : ni.torus->edges) {
-        const LinkId l = net_.add_link(spec->gbps_per_link,
+        const core::LinkId l = net_.add_link(spec->gbps_per_link,
                                        name + "/neuronlink/" + std::to_string(a) + "->" + std::to_string(b));
         boost::add_edge(ni.first_chip + a, ni.first_chip + b, EdgeProps{l}, graph_);
       }
@@ -247,11 +247,11 @@ Fabric::Vertex Fabric::chip_vertex(std::uint32_t node, std::uint32_t chip) const
   return node_info_[node].first_chip + chip;
 }
 
-LinkId Fabric::neuronlink(std::uint32_t node, std::uint32_t from, std::uint32_t to) const {
+core::LinkId Fabric::neuronlink(std::uint32_t node, std::uint32_t from, std::uint32_t to) const {
   const NodeInfo& ni = node_info_.at(node);
   if (ni.torus != nullptr)
     for (std::size_t e = 0; e < ni.torus->edges.size(); ++e)
-      if (ni.torus->edges[e] == std::make_pair(from, to)) return ni.first_neuronlink + static_cast<LinkId>(e);
+      if (ni.torus->edges[e] == std::make_pair(from, to)) return ni.first_neuronlink + static_cast<core::LinkId>(e);
   throw std::out_of_range("Fabric: node " + nodes_.at(node).name + " has no NeuronLink from chip " + std::to_string(from) +
                           " to chip " + std::to_string(to));
 }
@@ -319,7 +319,7 @@ Route Fabric::route(Endpoint src, Endpoint dst) const {
   return std::move(*r);
 }
 
-FlowId Fabric::transfer(Endpoint src, Endpoint dst, double bytes, FlowOwner* owner, std::uint64_t payload) {
+core::FlowId Fabric::transfer(Endpoint src, Endpoint dst, double bytes, core::FlowOwner* owner, std::uint64_t payload) {
   Route r = route(src, dst);
   return net_.start(std::move(r.links), bytes, owner, payload, r.latency);
 }

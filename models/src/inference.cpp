@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "mltwin/core/event.hpp"
 #include "mltwin/models/detail/fast_draw.hpp"
 #include "mltwin/models/detail/inline_containers.hpp"
 #include "mltwin/models/serving_metrics.hpp"
@@ -47,23 +48,6 @@ constexpr std::uint32_t kNone = UINT32_MAX;
 /// A wait longer than this (about 158 years) ends after any traffic: a scenario's traffic lasts
 /// at most 10 years (io::kMaxScenarioTime), and a Time cannot hold 292.
 constexpr double kNeverSeconds = 5e9;
-
-// Event kinds live in the top byte of the payload; the rest is an index.
-enum Kind : std::uint8_t {
-  kArrival = 1,     // next open-loop arrival (Poisson or trace)
-  kTraceMinute,     // generate the next trace minute's arrivals
-  kUserStep,        // a Locust user sends its next request (index = user)
-  kReach,           // a request reaches the container after its overhead (index = request slot)
-  kDownloadDone,    // index = instance << 32 | model
-  kLoadDone,        // index = instance << 32 | model
-  kWorkerReady,     // index = worker
-  kPollDeadline,    // index = worker
-  kBatchDeadline,   // index = worker
-  kCpuDone,         // index = instance
-  kInstanceUp,      // index = instance
-  kMetricsTick,
-};
-constexpr std::uint64_t pack(Kind k, std::uint64_t index) { return (std::uint64_t(k) << 56) | index; }
 
 /// Draws a model id from a popularity spec.
 class ModelPicker {
@@ -347,7 +331,7 @@ struct Endpoint::Impl {
       emit_instance(id, InstanceEvent::Kind::InService, "initial fleet");
     } else {
       const Duration up = draw(sc.endpoint.instance_startup, rng_endpoint) + draw(sc.endpoint.health_check, rng_endpoint);
-      sim.schedule_in(up, &self, pack(kInstanceUp, id));
+      sim.schedule_in(up, &instance_up_event, id);
     }
     return id;
   }
@@ -395,7 +379,7 @@ struct Endpoint::Impl {
     if (in.cpu_event.valid() && sim.pending(in.cpu_event)) {
       if (sim.time_of(in.cpu_event) != t) sim.reschedule(in.cpu_event, t);
     } else {
-      in.cpu_event = sim.schedule(t, &self, pack(kCpuDone, in.id));
+      in.cpu_event = sim.schedule(t, &cpu_done_event, in.id);
     }
   }
   std::uint64_t cpu_seq = 0;
@@ -461,7 +445,7 @@ struct Endpoint::Impl {
     ++pools[pid].starting;
     ++st.workers_added;
     emit_worker(pools[pid], WorkerEvent::Kind::Added, true, why);
-    workers[w].timer = sim.schedule_in(draw(sc.server.worker_startup, rng_endpoint), &self, pack(kWorkerReady, w));
+    workers[w].timer = sim.schedule_in(draw(sc.server.worker_startup, rng_endpoint), &worker_ready_event, w);
   }
 
   void retire_worker(std::uint32_t w, WorkerEvent::Kind kind, std::string_view why) {
@@ -506,7 +490,7 @@ struct Endpoint::Impl {
     }
     p.pollers.emplace_back(w, k.ticket);
     if (d.poll_deadline != ps::kNever)
-      k.timer = sim.schedule(Time::from_ns(d.poll_deadline), &self, pack(kPollDeadline, w));
+      k.timer = sim.schedule(Time::from_ns(d.poll_deadline), &poll_deadline_event, w);
   }
 
   /// A waiting worker received its first job: drain the queue up to batch_size, then run or
@@ -533,7 +517,7 @@ struct Endpoint::Impl {
     }
     k.state = WState::Aggregating;
     k.batch_deadline = sim.now() + sc.server.max_batch_delay;
-    k.timer = sim.schedule(k.batch_deadline, &self, pack(kBatchDeadline, w));
+    k.timer = sim.schedule(k.batch_deadline, &batch_deadline_event, w);
     p.pollers.emplace_back(w, k.ticket);
   }
 
@@ -730,7 +714,7 @@ struct Endpoint::Impl {
                               ? static_cast<double>(spec.artifact_bytes) * 8.0 / (sc.endpoint.s3_download_gbps * 1e9)
                               : 0.0;
       const Duration d = draw(sc.endpoint.s3_first_byte, rng_endpoint) + Duration::from_seconds(secs);
-      sim.schedule_in(d, &self, pack(kDownloadDone, (std::uint64_t(in.id) << 32) | m));
+      sim.schedule_in(d, &download_done_event, download_done_event.payload(in.id, m));
       return;
     }
     ++in.loads_in_progress;
@@ -767,7 +751,7 @@ struct Endpoint::Impl {
                             ? static_cast<double>(sc.models[m].artifact_bytes) / (sc.endpoint.load_gbytes_per_s * 1e9)
                             : 0.0;
     const Duration d = draw(sc.endpoint.load_fixed, rng_endpoint) + Duration::from_seconds(secs);
-    sim.schedule_in(d, &self, pack(kLoadDone, (std::uint64_t(in.id) << 32) | m));
+    sim.schedule_in(d, &load_done_event, load_done_event.payload(in.id, m));
   }
 
   void on_load_done(std::uint32_t iid, std::uint32_t m) {
@@ -822,7 +806,7 @@ struct Endpoint::Impl {
     ++st.in_flight;
     const Duration oh = overhead_draw(rng_overhead);
     if (oh.count_ns() <= 0) reach(r);
-    else sim.schedule_in(oh, &self, pack(kReach, r));
+    else sim.schedule_in(oh, &reach_event, r);
   }
 
   void reach(std::uint32_t r) {
@@ -974,7 +958,7 @@ struct Endpoint::Impl {
       case TrafficSpec::Kind::Trace:
         trace_minute = 0;
         traffic_end = Time::zero() + Duration::from_seconds(60.0 * t.trace.minutes / t.trace.time_scale);
-        sim.schedule(Time::zero(), &self, pack(kTraceMinute, 0));
+        sim.schedule(Time::zero(), &trace_minute_event, 0);
         break;
       case TrafficSpec::Kind::Locust: {
         const LocustTraffic& l = t.locust;
@@ -992,7 +976,7 @@ struct Endpoint::Impl {
           // past 292 years it would not even be a Time.
           if (static_cast<double>(u) / l.spawn_rate > kNeverSeconds) break;
           const Time t0 = Time::zero() + Duration::from_seconds(static_cast<double>(u) / l.spawn_rate);
-          if (t0 < traffic_end) sim.schedule(t0, &self, pack(kUserStep, static_cast<std::uint64_t>(u)));
+          if (t0 < traffic_end) sim.schedule(t0, &user_step_event, static_cast<std::uint64_t>(u));
         }
         break;
       }
@@ -1005,7 +989,7 @@ struct Endpoint::Impl {
       return;
     }
     const Time t = sim.now() + Duration::from_seconds(gap);
-    if (t < traffic_end) sim.schedule(t, &self, pack(kArrival, 0));
+    if (t < traffic_end) sim.schedule(t, &arrival_event, 0);
     else traffic_done = true;
   }
   void on_trace_minute() {
@@ -1023,9 +1007,9 @@ struct Endpoint::Impl {
     }
     std::sort(minute_arrivals.begin(), minute_arrivals.end());
     ++trace_minute;
-    if (trace_minute < tr.minutes) sim.schedule(Time::from_ns(start + len), &self, pack(kTraceMinute, 0));
+    if (trace_minute < tr.minutes) sim.schedule(Time::from_ns(start + len), &trace_minute_event, 0);
     else traffic_done = true;
-    if (!minute_arrivals.empty()) sim.schedule(minute_arrivals[0].first, &self, pack(kArrival, 0));
+    if (!minute_arrivals.empty()) sim.schedule(minute_arrivals[0].first, &arrival_event, 0);
   }
   void on_arrival_event() {
     if (sc.traffic.kind == TrafficSpec::Kind::Poisson) {
@@ -1036,7 +1020,7 @@ struct Endpoint::Impl {
     // trace: fire every arrival due now, then wait for the next
     while (minute_next < minute_arrivals.size() && minute_arrivals[minute_next].first <= sim.now())
       arrive(minute_arrivals[minute_next++].second, -1);
-    if (minute_next < minute_arrivals.size()) sim.schedule(minute_arrivals[minute_next].first, &self, pack(kArrival, 0));
+    if (minute_next < minute_arrivals.size()) sim.schedule(minute_arrivals[minute_next].first, &arrival_event, 0);
   }
   void on_user_step(std::uint32_t u) {
     if (sim.now() >= traffic_end) {
@@ -1067,7 +1051,7 @@ struct Endpoint::Impl {
       return;
     }
     const Time next = sim.now() + Duration::from_seconds(wait);
-    if (next < traffic_end) sim.schedule(next, &self, pack(kUserStep, u));
+    if (next < traffic_end) sim.schedule(next, &user_step_event, u);
     else users[u].active = false;
   }
   bool traffic_active() const {
@@ -1117,7 +1101,7 @@ struct Endpoint::Impl {
     // finish() reports them as unserved at the end. Later periods, when other events outlive
     // the ticks, are closed by close_elapsed_periods().
     if ((traffic_active() || st.in_flight > 0) && sim.pending_count() > 0) {
-      sim.schedule(now + sc.output.metrics_period, &self, pack(kMetricsTick, 0));
+      sim.schedule(now + sc.output.metrics_period, &metrics_tick_event, 0);
       ticking = true;
     }
   }
@@ -1174,6 +1158,59 @@ struct Endpoint::Impl {
       }
     }
   }
+  // ---------------------------------------------------------------- events (core/event.hpp)
+  /// Before every event: note its time, and close the metrics periods that ended before it
+  /// once the ticks have stopped.
+  void before_event() {
+    self.last_event_ = sim.now();
+    close_elapsed_periods(sim.now());
+  }
+  void on_worker_ready(std::uint32_t w) {
+    Worker& k = workers[w];
+    k.timer = {};
+    --pools[k.pool].starting;
+    k.state = WState::Between;
+    emit_worker(pools[k.pool], WorkerEvent::Kind::Ready, k.temporary, {});
+    const std::uint32_t pid = k.pool;
+    worker_free(w);
+    dispatch(pid);
+  }
+  void on_poll_deadline(std::uint32_t w) {
+    Worker& k = workers[w];
+    k.timer = {};
+    if (k.state != WState::Waiting) return;
+    ++k.ticket;  // leaves the poll queue
+    --pools[k.pool].started;
+    k.state = WState::Between;
+    worker_free(w, true);
+  }
+  void on_batch_deadline(std::uint32_t w) {
+    Worker& k = workers[w];
+    k.timer = {};
+    if (k.state == WState::Aggregating) run_batch(w);
+  }
+  void on_instance_up(std::uint32_t id) {
+    Instance& in = instances[id];
+    if (in.state != IState::Starting) return;
+    in.state = IState::InService;
+    in.in_service_since = sim.now();
+    in.last = sim.now();
+    emit_instance(in.id, InstanceEvent::Kind::InService, "health check passed");
+  }
+  template <auto Fn>
+  using Ev = core::Event<Fn, &Impl::before_event>;
+  Ev<&Impl::on_arrival_event> arrival_event{this};    // next open-loop arrival (Poisson or trace)
+  Ev<&Impl::on_trace_minute> trace_minute_event{this};  // generate the next trace minute's arrivals
+  Ev<&Impl::on_user_step> user_step_event{this};      // a Locust user sends its next request
+  Ev<&Impl::reach> reach_event{this};                 // a request reaches the container after its overhead
+  Ev<&Impl::on_download_done> download_done_event{this};  // (instance, model)
+  Ev<&Impl::on_load_done> load_done_event{this};          // (instance, model)
+  Ev<&Impl::on_worker_ready> worker_ready_event{this};
+  Ev<&Impl::on_poll_deadline> poll_deadline_event{this};
+  Ev<&Impl::on_batch_deadline> batch_deadline_event{this};
+  Ev<&Impl::on_cpu_done> cpu_done_event{this};
+  Ev<&Impl::on_instance_up> instance_up_event{this};
+  Ev<&Impl::on_metrics_tick> metrics_tick_event{this};
 };
 
 Endpoint::Endpoint(core::Simulator& sim, const InferenceScenario& sc, core::RngStreams& rng,
@@ -1188,67 +1225,8 @@ void Endpoint::start() {
   for (int i = 0; i < m.sc.endpoint.initial_instances; ++i) m.launch_instance(true);
   m.period_start = m.sim.now();
   m.start_traffic();
-  m.sim.schedule(m.sim.now() + m.sc.output.metrics_period, this, pack(kMetricsTick, 0));
+  m.sim.schedule(m.sim.now() + m.sc.output.metrics_period, &m.metrics_tick_event, 0);
   m.ticking = true;
-}
-
-void Endpoint::on_event(core::Simulator&, std::uint64_t payload) {
-  Impl& m = *impl_;
-  last_event_ = m.sim.now();
-  const auto kind = static_cast<Kind>(payload >> 56);
-  const std::uint64_t idx = payload & ((std::uint64_t(1) << 56) - 1);
-  if (!m.ticking) m.close_elapsed_periods(m.sim.now());
-  switch (kind) {
-    case kArrival: m.on_arrival_event(); break;
-    case kTraceMinute: m.on_trace_minute(); break;
-    case kUserStep: m.on_user_step(static_cast<std::uint32_t>(idx)); break;
-    case kReach: m.reach(static_cast<std::uint32_t>(idx)); break;
-    case kDownloadDone: m.on_download_done(static_cast<std::uint32_t>(idx >> 32), static_cast<std::uint32_t>(idx & 0xffffffffu)); break;
-    case kLoadDone: m.on_load_done(static_cast<std::uint32_t>(idx >> 32), static_cast<std::uint32_t>(idx & 0xffffffffu)); break;
-    case kWorkerReady: {
-      const auto w = static_cast<std::uint32_t>(idx);
-      Impl::Worker& k = m.workers[w];
-      k.timer = {};
-      --m.pools[k.pool].starting;
-      k.state = Impl::WState::Between;
-      m.emit_worker(m.pools[k.pool], WorkerEvent::Kind::Ready, k.temporary, {});
-      const std::uint32_t pid = k.pool;
-      m.worker_free(w);
-      m.dispatch(pid);
-      break;
-    }
-    case kPollDeadline: {
-      const auto w = static_cast<std::uint32_t>(idx);
-      Impl::Worker& k = m.workers[w];
-      k.timer = {};
-      if (k.state != Impl::WState::Waiting) break;
-      ++k.ticket;  // leaves the poll queue
-      --m.pools[k.pool].started;
-      k.state = Impl::WState::Between;
-      m.worker_free(w, true);
-      break;
-    }
-    case kBatchDeadline: {
-      const auto w = static_cast<std::uint32_t>(idx);
-      Impl::Worker& k = m.workers[w];
-      k.timer = {};
-      if (k.state == Impl::WState::Aggregating) m.run_batch(w);
-      break;
-    }
-    case kCpuDone: m.on_cpu_done(static_cast<std::uint32_t>(idx)); break;
-    case kInstanceUp: {
-      Impl::Instance& in = m.instances[static_cast<std::uint32_t>(idx)];
-      if (in.state == Impl::IState::Starting) {
-        in.state = Impl::IState::InService;
-        in.in_service_since = m.sim.now();
-        in.last = m.sim.now();
-        m.emit_instance(in.id, InstanceEvent::Kind::InService, "health check passed");
-      }
-      break;
-    }
-    case kMetricsTick: m.on_metrics_tick(); break;
-    default: throw std::logic_error("inference: unknown event kind " + std::to_string(int(kind)));
-  }
 }
 
 void Endpoint::finish() { finish(impl_->sim.now()); }

@@ -39,7 +39,7 @@
 
 #include "mltwin/models/collective.hpp"
 #include "mltwin/models/fabric.hpp"
-#include "mltwin/models/flow_network.hpp"
+#include "mltwin/core/flow_network.hpp"
 #include "training_internal.hpp"
 
 namespace mltwin::models {
@@ -198,7 +198,7 @@ void TrainingCluster::gang_broken(std::size_t idx) {
     run.gang_broken = true;
     if (!run.peer_timer) {
       run.peer_timer = true;
-      run.peer_event = sim_.schedule_in(scenario_.peer_failure_timeout, this, pack(kPeerTimeout, idx));
+      run.peer_event = sim_.schedule_in(scenario_.peer_failure_timeout, &peer_timeout_event_, idx);
     }
   } else {
     cancel_peer_timer(idx);
@@ -261,7 +261,7 @@ void TrainingCluster::delete_pod(std::size_t idx, TaskId t) {
   rec_.pod_event({static_cast<std::uint32_t>(idx), replica_of_task_[t], "Killed", state_.node(task.node).name, sim_.now()});
   state_.set_task_status(t, TaskStatus::Releasing);
   const Duration grace = grace_rng_ ? scenario_.termination_grace.draw(*grace_rng_) : scenario_.termination_grace.a;
-  sim_.schedule_in(grace, this, pack(kPodGone, t));
+  sim_.schedule_in(grace, &pod_gone_event_, t);
 }
 
 int TrainingCluster::kill_pods(std::size_t idx, bool soft, int only_replica) {

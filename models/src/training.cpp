@@ -10,7 +10,7 @@
 
 #include "mltwin/models/collective.hpp"
 #include "mltwin/models/fabric.hpp"
-#include "mltwin/models/flow_network.hpp"
+#include "mltwin/core/flow_network.hpp"
 #include "training_internal.hpp"
 
 namespace mltwin::models {
@@ -101,7 +101,7 @@ TrainingCluster::TrainingCluster(const TrainingScenario& sc, core::Simulator& si
   if (sc.duration_model == DurationModel::Derived && sc.step_model->contention) {
     if (!sc.fabric) throw std::invalid_argument("step model contention needs the scenario's fabric (/fabric)");
     if (sc.autoscaler) throw std::invalid_argument("fabric contention with a cluster autoscaler is not modelled yet");
-    net_ = std::make_unique<FlowNetwork>(sim_);
+    net_ = std::make_unique<core::FlowNetwork>(sim_);
     fabric_ = std::make_unique<Fabric>(sc.catalog, fabric_nodes_of(sc.node_groups), *sc.fabric, *net_);
     traffic_ = std::make_unique<JobTraffic>(*fabric_, &TrainingCluster::grant_changed, this);
     is_dirty_.assign(sc.jobs.size(), 0);
@@ -117,31 +117,8 @@ void TrainingCluster::start() {
   // runner's store exists only once the model has named its RNG streams): recorded now.
   started_ = true;
   for (std::size_t n = 0; n < node_recs_.size(); ++n) record_node_launch(static_cast<NodeId>(n));
-  if (!scenario_.jobs.empty()) sim_.schedule(scenario_.jobs[0].submit, this, pack(kArrival, 0));
-  sim_.schedule(sim_.now(), this, pack(kSample, 0));
-}
-
-void TrainingCluster::on_event(core::Simulator&, std::uint64_t payload) {
-  const auto kind = static_cast<Kind>(payload >> 56);
-  const std::uint64_t idx = payload & ((1ULL << 56) - 1);
-  if (kind != kSample) last_event_ = sim_.now();
-  switch (kind) {
-    case kArrival: arrive(idx); break;
-    case kTick: tick(); break;
-    case kPodBound: pod_bound(static_cast<TaskId>(idx)); break;
-    case kPodRunning: pod_running(static_cast<TaskId>(idx)); break;
-    case kJobEnd: job_end(idx); break;
-    case kSample: sample(); break;
-    case kJobController: job_controller(idx); break;
-    case kPodGone: pod_gone(static_cast<TaskId>(idx)); break;
-    case kStartupDone: start_training(idx); break;
-    case kNodeFailure: node_failure(static_cast<NodeId>(idx)); break;
-    case kNodeReady: node_ready(static_cast<NodeId>(idx)); break;
-    case kSpotNotice: spot_notice(static_cast<NodeId>(idx)); break;
-    case kSpotTermination: spot_termination(static_cast<NodeId>(idx)); break;
-    case kScan: autoscaler_scan(); break;
-    case kPeerTimeout: peer_timeout(idx); break;
-  }
+  if (!scenario_.jobs.empty()) sim_.schedule(scenario_.jobs[0].submit, &arrival_event_, 0);
+  sim_.schedule(sim_.now(), &sample_event_, 0);
 }
 
 std::string TrainingCluster::infeasible_reason(const TrainingJobSpec& j, const Resource& pod) const {
@@ -250,7 +227,7 @@ void TrainingCluster::arrive(std::size_t idx) {
   const TrainingJobSpec& j = scenario_.jobs[idx];
   next_arrival_ = idx + 1;
   if (next_arrival_ < scenario_.jobs.size())
-    sim_.schedule(scenario_.jobs[next_arrival_].submit, this, pack(kArrival, next_arrival_));
+    sim_.schedule(scenario_.jobs[next_arrival_].submit, &arrival_event_, next_arrival_);
   JobRun& run = runs_[idx];
   const policy::Resource pod = pod_resreq(idx);
   JobOutcome& out = outcomes_[idx];
@@ -370,14 +347,14 @@ void TrainingCluster::ensure_tick() {
     return;
   }
   tick_at_ = core::Time::from_ns(t);
-  tick_id_ = sim_.schedule(tick_at_, this, pack(kTick, 0));
+  tick_id_ = sim_.schedule(tick_at_, &tick_event_, 0);
   tick_pending_ = true;
 }
 
 void TrainingCluster::tick() {
   // Let every other event at this instant happen first, whatever order it was scheduled in.
   if (sim_.next_time() == sim_.now()) {
-    tick_id_ = sim_.schedule(sim_.now(), this, pack(kTick, 0));
+    tick_id_ = sim_.schedule(sim_.now(), &tick_event_, 0);
     return;
   }
   tick_pending_ = false;
@@ -389,12 +366,12 @@ void TrainingCluster::tick() {
   const std::int64_t p = scenario_.scheduler.schedule_period_ns;
   if (scheduler_->needs_cycle(state_)) {
     tick_at_ = sim_.now() + core::Duration::ns(p);
-    tick_id_ = sim_.schedule(tick_at_, this, pack(kTick, 0));
+    tick_id_ = sim_.schedule(tick_at_, &tick_event_, 0);
     tick_pending_ = true;
   } else if (scheduler_->next_wakeup() != INT64_MAX) {
     const std::int64_t w = std::max(scheduler_->next_wakeup(), sim_.now().ns() + 1);
     tick_at_ = core::Time::from_ns((w + p - 1) / p * p);
-    tick_id_ = sim_.schedule(tick_at_, this, pack(kTick, 0));
+    tick_id_ = sim_.schedule(tick_at_, &tick_event_, 0);
     tick_pending_ = true;
   }
 }
@@ -432,7 +409,7 @@ policy::CallResult TrainingCluster::bind(const policy::TaskInfo& task, const pol
   JobRun& run = runs_[job_of_policy_[task.job]];
   if (run.attempt_placed == core::Time::max()) run.attempt_placed = sim_.now();
   ++stats_.binds;
-  sim_.schedule_in(scenario_.bind_latency.draw(bind_rng_), this, pack(kPodBound, task.id));
+  sim_.schedule_in(scenario_.bind_latency.draw(bind_rng_), &pod_bound_event_, task.id);
   return policy::CallResult::success();
 }
 
@@ -445,12 +422,12 @@ policy::CallResult TrainingCluster::evict(const policy::TaskInfo& task, std::str
   ++stats_.evictions;
   rec_.pod_event({static_cast<std::uint32_t>(idx), replica_of_task_[task.id], "Evicted", state_.node(task.node).name, sim_.now()});
   const Duration grace = grace_rng_ ? scenario_.termination_grace.draw(*grace_rng_) : scenario_.termination_grace.a;
-  sim_.schedule_in(grace, this, pack(kPodGone, task.id));
+  sim_.schedule_in(grace, &pod_gone_event_, task.id);
   run.events.push_back({JobEvent::PodEvicted, replica_of_task_[task.id], "pod " + task.name + " evicted (" + std::string(reason) + ")"});
   if (!run.controller_pending) {
     run.controller_pending = true;
     if (reason == "reclaim") ++outcomes_[idx].reclaim_evictions;
-    sim_.schedule(sim_.now(), this, pack(kJobController, idx));
+    sim_.schedule(sim_.now(), &job_controller_event_, idx);
   }
   return policy::CallResult::success();
 }
@@ -472,12 +449,12 @@ void TrainingCluster::drain_pod(TaskId t, Duration longest_grace) {
   rec_.pod_event({static_cast<std::uint32_t>(idx), replica_of_task_[t], "Drained", node_name, sim_.now()});
   state_.set_task_status(t, TaskStatus::Releasing);
   const Duration grace = grace_rng_ ? scenario_.termination_grace.draw(*grace_rng_) : scenario_.termination_grace.a;
-  sim_.schedule_in(std::min(grace, longest_grace), this, pack(kPodGone, t));
+  sim_.schedule_in(std::min(grace, longest_grace), &pod_gone_event_, t);
   run.events.push_back({JobEvent::PodEvicted, replica_of_task_[t],
                         "pod " + task.name + " evicted (drain of node " + node_name + " at its Spot interruption notice)"});
   if (!run.controller_pending) {
     run.controller_pending = true;
-    sim_.schedule(sim_.now(), this, pack(kJobController, idx));
+    sim_.schedule(sim_.now(), &job_controller_event_, idx);
   }
 }
 
@@ -527,7 +504,7 @@ void TrainingCluster::pods_failed_on_node(NodeId n) {
     run.events.push_back({JobEvent::PodFailed, replica, "pod " + pod_name + " failed (node " + node_name + " failed)"});
     if (!run.controller_pending) {
       run.controller_pending = true;
-      sim_.schedule(sim_.now(), this, pack(kJobController, idx));
+      sim_.schedule(sim_.now(), &job_controller_event_, idx);
     }
   }
 }
@@ -589,7 +566,7 @@ void TrainingCluster::pod_bound(TaskId t) {
     if (run.bound == 1) jstart_[idx].pull_max = pull;
     else jstart_[idx].pull_max = std::max(jstart_[idx].pull_max, pull);
   }
-  sim_.schedule_in(scenario_.pod_startup.draw(startup_rng_) + pull, this, pack(kPodRunning, t));
+  sim_.schedule_in(scenario_.pod_startup.draw(startup_rng_) + pull, &pod_running_event_, t);
 }
 
 void TrainingCluster::kubelet_status(TaskId t, TaskStatus status) {
@@ -654,7 +631,7 @@ void TrainingCluster::begin_startup(std::size_t idx) {
   stats_.image_pull_s += js.pull_max.seconds();
   js.startup_begin = sim_.now();
   js.in_startup = true;
-  js.done_event = sim_.schedule_in(rdzv + c.time + read, this, pack(kStartupDone, idx));
+  js.done_event = sim_.schedule_in(rdzv + c.time + read, &startup_done_event_, idx);
   JobOutcome& out = outcomes_[idx];
   if (runs_[idx].start == core::Time::max()) runs_[idx].start = sim_.now();  // the first start
   out.start = runs_[idx].start;
@@ -693,7 +670,7 @@ void TrainingCluster::start_training(std::size_t idx) {
         throw std::runtime_error("job " + scenario_.jobs[idx].name + ": its pods cannot form an EFA ring: " + e.what());
       }
     }
-    run.end_event = sim_.schedule_in(training_time(idx), this, pack(kJobEnd, idx));
+    run.end_event = sim_.schedule_in(training_time(idx), &job_end_event_, idx);
     if (traffic_) settle_traffic();
   }
 }
@@ -741,7 +718,7 @@ void TrainingCluster::close_period(std::size_t idx, core::Time at) {
   run.att_comm_s += n * run.step.communication().seconds();
   run.att_sync_s += n * run.step.sync.seconds();
   if (traffic_ && traffic_->has_job(static_cast<std::uint32_t>(idx)))
-    for (LinkId l : traffic_->links(static_cast<std::uint32_t>(idx))) link_bytes_[l] += n * run.hop_bytes_per_step;
+    for (core::LinkId l : traffic_->links(static_cast<std::uint32_t>(idx))) link_bytes_[l] += n * run.hop_bytes_per_step;
 }
 
 void TrainingCluster::retime(std::size_t idx) {
@@ -759,7 +736,7 @@ void TrainingCluster::retime(std::size_t idx) {
   const double left = std::max(0.0, static_cast<double>(j.steps - run.steps_saved) - run.att_steps);
   const auto ns = static_cast<std::int64_t>(std::ceil(left * static_cast<double>(next.total().count_ns())));
   sim_.cancel(run.end_event);
-  run.end_event = sim_.schedule_in(Duration::ns(ns), this, pack(kJobEnd, idx));
+  run.end_event = sim_.schedule_in(Duration::ns(ns), &job_end_event_, idx);
   ++stats_.retimes;
 }
 
@@ -809,7 +786,7 @@ void TrainingCluster::record_link_usage(core::Time at) {
   const double interval_s = (at - since).seconds();
   link_since_ = at;
   if (interval_s <= 0) return;
-  for (LinkId l = 0; l < link_bytes_.size(); ++l) {
+  for (core::LinkId l = 0; l < link_bytes_.size(); ++l) {
     if (link_bytes_[l] <= 0) continue;
     const double u = link_bytes_[l] * 8.0 / (net_->link_capacity_gbps(l) * 1e9 * interval_s);
     rec_.link_usage({since, at, net_->link_name(l), link_bytes_[l], u});
@@ -916,7 +893,7 @@ void TrainingCluster::sample() {
   rec_.sample(s);
   // Keep sampling only while something else can still happen: the run ends when no events
   // remain, even if jobs are still waiting (they are reported with their reasons).
-  if (sim_.pending_count() > 0) sim_.schedule_in(scenario_.metrics_interval, this, pack(kSample, 0));
+  if (sim_.pending_count() > 0) sim_.schedule_in(scenario_.metrics_interval, &sample_event_, 0);
 }
 
 void TrainingCluster::finish(core::Time end, const std::string& note) {

@@ -252,13 +252,13 @@ void TrainingCluster::init_nodes(core::RngStreams& rng) {
     const NodeId id = state_.find_node(f.node);
     if (id == policy::kNone)
       throw std::invalid_argument("faults: scheduled failure of node '" + f.node + "', which is not in the cluster at t = 0");
-    sim_.schedule(core::Time::zero() + f.at, this, pack(kNodeFailure, id));
+    sim_.schedule(core::Time::zero() + f.at, &node_failure_event_, id);
   }
   for (const NodeFailureAt& f : sc.faults->spot_interruptions) {
     const NodeId id = state_.find_node(f.node);
     if (id == policy::kNone || node_recs_[id].launch.capacity != CapacityType::Spot)
       throw std::invalid_argument("faults: Spot interruption of node '" + f.node + "', which is not a Spot node at t = 0");
-    sim_.schedule(core::Time::zero() + f.at, this, pack(kSpotNotice, id));
+    sim_.schedule(core::Time::zero() + f.at, &spot_notice_event_, id);
   }
 }
 
@@ -346,7 +346,7 @@ void TrainingCluster::launch_replacement(NodeId n) {
   node_recs_[rep].fabric_slot = node_recs_[n].fabric_slot;  // in the old instance's place on the network
   ++stats_.nodes_launched;
   rec_.node_event({sim_.now(), state_.node(rep).name, scenario_.node_groups[group].name, "Launching", "replaces " + state_.node(n).name});
-  sim_.schedule_in(scenario_.faults->replacement_time, this, pack(kNodeReady, rep));
+  sim_.schedule_in(scenario_.faults->replacement_time, &node_ready_event_, rep);
 }
 
 void TrainingCluster::spot_notice(NodeId n) {
@@ -380,7 +380,7 @@ void TrainingCluster::spot_notice(NodeId n) {
   // Capacity Rebalancing (EKS managed Spot node groups; eksctl capacityRebalance): the Auto
   // Scaling group launches the replacement now rather than at the termination.
   if (scenario_.node_groups[r.group].capacity_rebalance) launch_replacement(n);
-  sim_.schedule_in(notice, this, pack(kSpotTermination, n));
+  sim_.schedule_in(notice, &spot_termination_event_, n);
   ensure_tick();
 }
 
@@ -424,7 +424,7 @@ void TrainingCluster::node_occupancy_changed(NodeId n) {
     boost::random::exponential_distribution<double> d(scenario_.faults->spot_interruption_rate_per_node_hour / 3600.0);
     const double s = d(*spot_rng_);
     if (s <= 5e9) {
-      r.spot_event = sim_.schedule_in(core::Duration::from_seconds(s), this, pack(kSpotNotice, n));
+      r.spot_event = sim_.schedule_in(core::Duration::from_seconds(s), &spot_notice_event_, n);
       r.spot_pending = true;
     }
   }
@@ -436,7 +436,7 @@ void TrainingCluster::node_occupancy_changed(NodeId n) {
   // A failure beyond about 158 years comes after any run (its times are at most 10 years), and
   // past 292 years it would not even be a Time: a node that never fails (a tiny rate).
   if (s > 5e9) return;
-  r.failure_event = sim_.schedule_in(core::Duration::from_seconds(s), this, pack(kNodeFailure, n));
+  r.failure_event = sim_.schedule_in(core::Duration::from_seconds(s), &node_failure_event_, n);
   r.failure_pending = true;
 }
 
@@ -444,7 +444,7 @@ void TrainingCluster::ensure_scan() {
   if (scan_pending_) return;
   const std::int64_t p = scenario_.autoscaler->scan_interval.count_ns();
   const std::int64_t t = (sim_.now().ns() / p + 1) * p;  // the next loop after this change
-  sim_.schedule(core::Time::from_ns(t), this, pack(kScan, 0));
+  sim_.schedule(core::Time::from_ns(t), &scan_event_, 0);
   scan_pending_ = true;
 }
 
@@ -544,7 +544,7 @@ void TrainingCluster::autoscaler_scan() {
         ++stats_.nodes_launched;
         rec_.node_event({now, state_.node(id).name, ng.name, "Launching",
                          "scale-up: pending pods fit no existing node (desired " + std::to_string(live[g]) + ")"});
-        sim_.schedule_in(as.launch_time, this, pack(kNodeReady, id));
+        sim_.schedule_in(as.launch_time, &node_ready_event_, id);
       }
       if (!fresh.empty()) {
         last_scale_up_ = now;

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "mltwin/core/event.hpp"
 #include "mltwin/core/simulator.hpp"
 
 namespace mltwin::core {
@@ -648,4 +649,36 @@ TEST_CASE("no heap allocation per event once the pool has grown") {
   CHECK(h.fired > 500'000);
   CHECK(sim.pending_count() == kPending);
   CHECK(g_allocs == 0);
+}
+
+// core::Event (core/event.hpp): each kind of event calls its own member function with the
+// payload as that function's argument, after the owner's "before" hook when one is named.
+namespace {
+enum class Colour : std::uint8_t { Red = 3, Blue = 7 };
+struct Component {
+  explicit Component(Simulator& s) : sim(s) {}
+  Simulator& sim;
+  std::vector<std::string> log;
+  void before() { log.push_back("before@" + std::to_string(sim.now().ns())); }
+  void ping() { log.push_back("ping@" + std::to_string(sim.now().ns())); }
+  void pod(std::uint32_t id) { log.push_back("pod " + std::to_string(id)); }
+  void colour(Colour c) { log.push_back("colour " + std::to_string(int(c))); }
+  void pair(std::uint32_t a, std::uint32_t b) { log.push_back("pair " + std::to_string(a) + "," + std::to_string(b)); }
+  mltwin::core::Event<&Component::ping> ping_event{this};
+  mltwin::core::Event<&Component::pod, &Component::before> pod_event{this};
+  mltwin::core::Event<&Component::colour> colour_event{this};
+  mltwin::core::Event<&Component::pair> pair_event{this};
+};
+}  // namespace
+
+TEST_CASE("core::Event calls the member function of its kind with the payload") {
+  Simulator sim;
+  Component c(sim);
+  sim.schedule(ns(5), &c.pod_event, 4'000'000'000ULL);  // a full 32-bit id survives
+  sim.schedule(ns(1), &c.ping_event, 99);                // the payload of a no-argument event is ignored
+  sim.schedule(ns(2), &c.colour_event, std::uint64_t(Colour::Blue));
+  sim.schedule(ns(3), &c.pair_event, decltype(c.pair_event)::payload(0xFFFFFFFFu, 17));
+  sim.run();
+  const std::vector<std::string> want = {"ping@1", "colour 7", "pair 4294967295,17", "before@5", "pod 4000000000"};
+  CHECK(c.log == want);
 }

@@ -824,7 +824,7 @@ TEST_CASE("fabric: absent means no network; present, its figures load with their
   CHECK(f.neuronlink_for("trn1.2xlarge") == nullptr);
   // The topology builds from what the scenario loaded, one fabric node per cluster node.
   core::Simulator sim;
-  models::FlowNetwork net(sim);
+  core::FlowNetwork net(sim);
   const auto nodes = models::fabric_nodes_of(sc.training.node_groups);
   const models::Fabric fab(sc.training.catalog, nodes, f, net);
   int expected = 0;

@@ -21,8 +21,8 @@ using namespace mltwin;
 using core::Duration;
 using core::Simulator;
 using models::Fabric;
-using models::FlowId;
-using models::FlowNetwork;
+using core::FlowId;
+using core::FlowNetwork;
 
 namespace {
 
@@ -48,7 +48,7 @@ models::ModelProfile bert() {
 
 TEST_CASE("ring order: the 32 NeuronCores of a 4 x 4 torus, each hop on its chip or over one NeuronLink no other hop uses") {
   Simulator sim;
-  FlowNetwork net(sim);
+  core::FlowNetwork net(sim);
   Fabric f(catalog(), nodes(1), params(), net);
   const std::vector<std::uint32_t> order = models::ring_order(f, 0, 32);
   REQUIRE(order.size() == 32);
@@ -56,13 +56,13 @@ TEST_CASE("ring order: the 32 NeuronCores of a 4 x 4 torus, each hop on its chip
   // Boustrophedon: chips 0 1 2 3, 7 6 5 4, 8 9 10 11, 15 14 13 12 (cores 2c, 2c+1 each).
   const std::uint32_t chips[16] = {0, 1, 2, 3, 7, 6, 5, 4, 8, 9, 10, 11, 15, 14, 13, 12};
   for (std::size_t r = 0; r < 32; ++r) CHECK(order[r] == chips[r / 2] * 2 + r % 2);
-  std::set<models::LinkId> used;
+  std::set<core::LinkId> used;
   int crossing = 0;
   for (std::size_t r = 0; r < 32; ++r) {
     const std::uint32_t a = order[r] / 2, b = order[(r + 1) % 32] / 2;
     if (a == b) continue;
     ++crossing;
-    const models::LinkId l = f.neuronlink(0, a, b);  // throws if a and b are not neighbours
+    const core::LinkId l = f.neuronlink(0, a, b);  // throws if a and b are not neighbours
     CHECK(used.insert(l).second);
   }
   CHECK(crossing == 16);
@@ -84,7 +84,7 @@ TEST_CASE("the same job on 2 and 4 nodes: the all-reduce run as fabric flows equ
     const int n = node_counts[k];
     CAPTURE(n);
     Simulator sim;
-    FlowNetwork net(sim);
+    core::FlowNetwork net(sim);
     Fabric f(catalog(), nodes(n), params(), net);
     const models::Placement pl{n, 32};
     const models::LinkGrant g{800.0, 800.0, Duration::us(1), Duration::us(10)};
@@ -113,12 +113,12 @@ TEST_CASE("the same job on 2 and 4 nodes: the all-reduce run as fabric flows equ
 }
 
 namespace {
-struct RateLog : models::FlowOwner {
+struct RateLog : core::FlowOwner {
   std::vector<std::pair<std::int64_t, double>> changes;  // (ns, Gb/s)
   std::vector<std::int64_t> done;
   Simulator* sim = nullptr;
-  void on_flow_done(Simulator& s, FlowNetwork&, FlowId, std::uint64_t) override { done.push_back(s.now().ns()); }
-  void on_rate_change(FlowNetwork& net, FlowId f, std::uint64_t) override {
+  void on_flow_done(Simulator& s, core::FlowNetwork&, core::FlowId, std::uint64_t) override { done.push_back(s.now().ns()); }
+  void on_rate_change(core::FlowNetwork& net, core::FlowId f, std::uint64_t) override {
     changes.emplace_back(sim->now().ns(), net.rate_gbps(f));
   }
 };
@@ -126,11 +126,11 @@ struct RateLog : models::FlowOwner {
 
 TEST_CASE("a standing flow takes its share until cancelled, never completes, and reports each new rate") {
   Simulator sim;
-  FlowNetwork net(sim);
-  const models::LinkId l = net.add_link(100.0);  // 12.5 bytes/ns
+  core::FlowNetwork net(sim);
+  const core::LinkId l = net.add_link(100.0);  // 12.5 bytes/ns
   RateLog log;
   log.sim = &sim;
-  const FlowId standing = net.start_standing({l}, &log, 7);
+  const core::FlowId standing = net.start_standing({l}, &log, 7);
   CHECK(net.rate_gbps(standing) == 100.0);
   // A finite flow of 1e6 bytes at 1 us: both get 50 Gb/s = 6.25 B/ns, so it ends at
   // 1,000 + 1e6 / 6.25 = 161,000 ns; then the standing flow has the link again.
@@ -162,7 +162,7 @@ TEST_CASE("two jobs behind an oversubscribed leaf share its uplink: each gets ha
   // n0 -> n2 and n1 -> n3 both climb leaf 0's uplink, n2 -> n0 and n3 -> n1 leaf 1's: 400 Gb/s
   // each. Alone, a job's hops cross only its own NICs and a leaf link: 800 Gb/s.
   Simulator sim;
-  FlowNetwork net(sim);
+  core::FlowNetwork net(sim);
   models::FabricParams p = params();
   p.leaf_spine = models::LeafSpineSpec{2, 2.0, "test"};
   Fabric f(catalog(), nodes(4), p, net);

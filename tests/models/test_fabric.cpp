@@ -22,9 +22,9 @@ using core::Simulator;
 using core::Time;
 using models::Endpoint;
 using models::Fabric;
-using models::FlowId;
-using models::FlowNetwork;
-using models::LinkId;
+using core::FlowId;
+using core::FlowNetwork;
+using core::LinkId;
 using models::Medium;
 using test::nodes;
 using test::test_catalog;
@@ -33,16 +33,16 @@ using test::test_params;
 namespace {
 
 
-struct Log : models::FlowOwner {
+struct Log : core::FlowOwner {
   std::vector<std::pair<std::int64_t, std::uint64_t>> done;
-  void on_flow_done(Simulator& sim, FlowNetwork&, FlowId, std::uint64_t payload) override {
+  void on_flow_done(Simulator& sim, core::FlowNetwork&, core::FlowId, std::uint64_t payload) override {
     done.emplace_back(sim.now().ns(), payload);
   }
 };
 
 // For every edge of the graph that carries a link: (source, target) vertices.
-std::map<LinkId, std::pair<Fabric::Vertex, Fabric::Vertex>> link_edges(const Fabric& f) {
-  std::map<LinkId, std::pair<Fabric::Vertex, Fabric::Vertex>> m;
+std::map<core::LinkId, std::pair<Fabric::Vertex, Fabric::Vertex>> link_edges(const Fabric& f) {
+  std::map<core::LinkId, std::pair<Fabric::Vertex, Fabric::Vertex>> m;
   const auto& g = f.graph();
   for (auto [it, end] = boost::edges(g); it != end; ++it)
     if (g[*it].link != Fabric::kUnconstrained) m[g[*it].link] = {boost::source(*it, g), boost::target(*it, g)};
@@ -53,7 +53,7 @@ std::map<LinkId, std::pair<Fabric::Vertex, Fabric::Vertex>> link_edges(const Fab
 
 TEST_CASE("NeuronLink: a 4 x 4 torus per trn1.32xlarge; routes are shortest torus paths") {
   Simulator sim;
-  FlowNetwork net(sim);
+  core::FlowNetwork net(sim);
   const Fabric f(test_catalog(), nodes(2, "az1"), test_params(), net);
   const auto& g = f.graph();
   // Vertices: per node 32 cores + 16 chips + 1 NIC; one switch for the zone.
@@ -80,7 +80,7 @@ TEST_CASE("NeuronLink: a 4 x 4 torus per trn1.32xlarge; routes are shortest toru
       CHECK(r.latency == (a == b ? Duration::ns(0) : Duration::us(1)));
       // The links form a path of the graph from chip a to chip b of node 1.
       Fabric::Vertex v = f.chip_vertex(1, a);
-      for (LinkId l : r.links) {
+      for (core::LinkId l : r.links) {
         REQUIRE(edges.count(l) == 1);
         CHECK(edges.at(l).first == v);
         v = edges.at(l).second;
@@ -91,11 +91,11 @@ TEST_CASE("NeuronLink: a 4 x 4 torus per trn1.32xlarge; routes are shortest toru
 
 TEST_CASE("EFA: a route between two nodes is NIC tx -> NIC rx, latency once; it is a graph path") {
   Simulator sim;
-  FlowNetwork net(sim);
+  core::FlowNetwork net(sim);
   const Fabric f(test_catalog(), nodes(3, "az1"), test_params(), net);
   const models::Route r = f.route(Endpoint{0, 7}, Endpoint{2, 30});
   CHECK(r.medium == Medium::Efa);
-  CHECK(r.links == std::vector<LinkId>{f.nic_tx(0), f.nic_rx(2)});
+  CHECK(r.links == std::vector<core::LinkId>{f.nic_tx(0), f.nic_rx(2)});
   CHECK(r.latency == Duration::us(10));
   CHECK(net.link_capacity_gbps(f.nic_tx(0)) == 800.0);  // 8 interfaces x 100 Gb/s
   const auto edges = link_edges(f);
@@ -108,7 +108,7 @@ TEST_CASE("EFA: a route between two nodes is NIC tx -> NIC rx, latency once; it 
 
 TEST_CASE("availability zones: no EFA route across them, and the API says why") {
   Simulator sim;
-  FlowNetwork net(sim);
+  core::FlowNetwork net(sim);
   auto ns = nodes(2, "us-east-1a", "trn1.32xlarge", "a");
   for (auto& n : nodes(2, "us-east-1b", "trn1.32xlarge", "b")) ns.push_back(n);
   ns.push_back({"tiny", "small", "us-east-1a"});
@@ -157,7 +157,7 @@ TEST_CASE("leaf/spine oversubscription halves cross-leaf bandwidth (hand-solved 
   for (const bool spine : {true, false}) {
     CAPTURE(spine);
     Simulator sim;
-    FlowNetwork net(sim);
+    core::FlowNetwork net(sim);
     models::FabricParams p = test_params();
     if (spine) p.leaf_spine = models::LeafSpineSpec{2, 2.0, "test"};
     Fabric f(test_catalog(), nodes(4, "az1"), p, net);
@@ -167,8 +167,8 @@ TEST_CASE("leaf/spine oversubscription halves cross-leaf bandwidth (hand-solved 
       CHECK(f.leaf_of(2) == 1);
       CHECK(net.link_capacity_gbps(f.leaf_uplink(0)) == 800.0);
       CHECK(f.route(Endpoint{0, 0}, Endpoint{2, 0}).links ==
-            std::vector<LinkId>{f.nic_tx(0), f.leaf_uplink(0), f.leaf_downlink(1), f.nic_rx(2)});
-      CHECK(f.route(Endpoint{0, 0}, Endpoint{1, 0}).links == std::vector<LinkId>{f.nic_tx(0), f.nic_rx(1)});
+            std::vector<core::LinkId>{f.nic_tx(0), f.leaf_uplink(0), f.leaf_downlink(1), f.nic_rx(2)});
+      CHECK(f.route(Endpoint{0, 0}, Endpoint{1, 0}).links == std::vector<core::LinkId>{f.nic_tx(0), f.nic_rx(1)});
     } else {
       CHECK(f.leaf_of(1) == -1);
     }
@@ -189,7 +189,7 @@ TEST_CASE("leaf/spine oversubscription halves cross-leaf bandwidth (hand-solved 
 
 TEST_CASE("fabric parameters are checked") {
   Simulator sim;
-  FlowNetwork net(sim);
+  core::FlowNetwork net(sim);
   models::FabricParams p = test_params();
   p.neuronlink[0].torus_rows = 3;  // 3 x 4 != 16 chips
   CHECK_THROWS_WITH_AS(Fabric(test_catalog(), nodes(1, ""), p, net),

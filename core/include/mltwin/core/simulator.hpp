@@ -1,5 +1,8 @@
 // mltwin/core/simulator.hpp — the discrete-event kernel.
 //
+// A component with several kinds of event declares one core::Event per kind (core/event.hpp)
+// instead of decoding a kind from the payload.
+//
 // Events are ordered by (time, insertion sequence): two events at the same nanosecond fire in
 // the order they were scheduled; a rescheduled event takes a fresh sequence number, as if it
 // had been cancelled and scheduled anew. An event is a (handler, payload) pair: the handler is
@@ -7,8 +10,8 @@
 // is no std::function and no heap allocation per event: event slots are pooled and reused, and
 // the pending-event set is an indexed 4-ary heap, so cancel and reschedule are O(log n).
 //
-// Fluid models (bandwidth sharing, later issues) plug in through FluidModel, the way SimGrid
-// separates its resource models from the kernel: before the clock moves from t0 to t1 every
+// Fluid models (max-min fair bandwidth sharing: core/flow_network.hpp) plug in through
+// FluidModel, the way SimGrid keeps its resource models and their lmm solver beside the kernel: before the clock moves from t0 to t1 every
 // fluid model is advanced over [t0, t1), and a fluid model's own next completion time competes
 // with the discrete events for the next step.
 //

@@ -36,8 +36,8 @@ std::vector<std::uint32_t> ring_order(const Fabric& fabric, std::uint32_t node, 
 /// not added: the fabric's route latency plays that part, so build the phases with a
 /// LinkGrant whose alphas are the fabric's NeuronLink and EFA latencies. Transfer (node n,
 /// rank c) maps to (nodes[n], ring_order(nodes[n], P)[c]).
-/// The run must outlive its flows (it is their FlowOwner).
-class CollectiveRun final : public FlowOwner {
+/// The run must outlive its flows (it is their core::FlowOwner).
+class CollectiveRun final : public core::FlowOwner {
  public:
   struct PhaseTime {
     std::string name;
@@ -53,7 +53,7 @@ class CollectiveRun final : public FlowOwner {
   core::Duration elapsed() const { return end_ - begin_; }
   const std::vector<PhaseTime>& phase_times() const { return times_; }
 
-  void on_flow_done(core::Simulator& sim, FlowNetwork& net, FlowId flow, std::uint64_t payload) override;
+  void on_flow_done(core::Simulator& sim, core::FlowNetwork& net, core::FlowId flow, std::uint64_t payload) override;
 
  private:
   void enter_phase(core::Simulator& sim);  // the next phase with steps, or done
@@ -72,7 +72,7 @@ class CollectiveRun final : public FlowOwner {
 
 /// The standing all-reduce traffic of running training jobs: while a job trains, each hop of
 /// its inter-node ring (node k -> node k+1 of its nodes, and the last back to the first)
-/// holds one standing flow (FlowNetwork::start_standing) on the EFA route between them. The
+/// holds one standing flow (core::FlowNetwork::start_standing) on the EFA route between them. The
 /// flow stands for the job's P per-rank rings across that hop together, so two jobs crossing
 /// a link share it equally. The bandwidth a job gets for its inter-node phase is the smallest
 /// rate among its hops (a ring step ends with its slowest hop). Modelling choice, stated: the
@@ -81,9 +81,9 @@ class CollectiveRun final : public FlowOwner {
 /// alone on its links, a job gets the whole NIC bandwidth and its step time is the closed form.
 /// A hop between two pods on one node has no standing flow (it stays on the node); a job
 /// whose pods are all on one node has none and keeps its nominal bandwidth. The caller is told through
-/// `on_grant_change(job)` when a job's grant may have changed (from inside FlowNetwork
+/// `on_grant_change(job)` when a job's grant may have changed (from inside core::FlowNetwork
 /// updates: read, do not start or cancel flows there).
-class JobTraffic final : public FlowOwner {
+class JobTraffic final : public core::FlowOwner {
  public:
   using GrantChanged = void (*)(void* ctx, std::uint32_t job);
   JobTraffic(Fabric& fabric, GrantChanged on_grant_change, void* ctx);
@@ -97,15 +97,15 @@ class JobTraffic final : public FlowOwner {
   /// The smallest rate among the job's hop flows, Gb/s; 0 if it has none.
   double inter_gbps(std::uint32_t job) const;
   /// The links of the job's hop routes (one entry per hop and link; used to book bytes).
-  const std::vector<LinkId>& links(std::uint32_t job) const { return jobs_.at(job).links; }
+  const std::vector<core::LinkId>& links(std::uint32_t job) const { return jobs_.at(job).links; }
 
-  void on_flow_done(core::Simulator&, FlowNetwork&, FlowId, std::uint64_t) override {}
-  void on_rate_change(FlowNetwork& net, FlowId flow, std::uint64_t payload) override;
+  void on_flow_done(core::Simulator&, core::FlowNetwork&, core::FlowId, std::uint64_t) override {}
+  void on_rate_change(core::FlowNetwork& net, core::FlowId flow, std::uint64_t payload) override;
 
  private:
   struct Job {
-    std::vector<FlowId> flows;
-    std::vector<LinkId> links;
+    std::vector<core::FlowId> flows;
+    std::vector<core::LinkId> links;
   };
   Fabric& fabric_;
   GrantChanged on_grant_change_;

@@ -1,12 +1,12 @@
 // mltwin/models/fabric.hpp — the network of a Trn1 cluster: NeuronLink inside each instance,
 // EFA between instances, as a Boost.Graph topology whose capacity-bearing edges are links of
-// a FlowNetwork (max-min fair sharing, flow_network.hpp).
+// a core::FlowNetwork (max-min fair sharing, flow_network.hpp).
 //
 // Topology (docs/fabric.md has the figure sources; all figures come from FabricParams and the
 // catalog, none is written here):
 //   * per instance: one vertex per NeuronCore and per Trainium chip; core <-> its chip
 //     (unconstrained: on-chip transfers are not modelled); chip <-> chip NeuronLink edges of a
-//     rows x cols 2D torus (NeuronLinkSpec), one FlowNetwork link per direction; one NIC
+//     rows x cols 2D torus (NeuronLinkSpec), one core::FlowNetwork link per direction; one NIC
 //     vertex standing for the instance's EFA interfaces bundled together, chip <-> NIC
 //     unconstrained (the PCIe path is not modelled);
 //   * NIC -> switch and switch -> NIC: the NIC bundle's transmit and receive links,
@@ -39,7 +39,7 @@
 #include "mltwin/core/time.hpp"
 #include "mltwin/models/catalog.hpp"
 #include "mltwin/models/fabric_params.hpp"
-#include "mltwin/models/flow_network.hpp"
+#include "mltwin/core/flow_network.hpp"
 
 namespace mltwin::models {
 
@@ -67,7 +67,7 @@ const char* medium_name(Medium m);
 
 struct Route {
   Medium medium = Medium::Local;
-  std::vector<LinkId> links;        ///< in order from source to destination
+  std::vector<core::LinkId> links;        ///< in order from source to destination
   core::Duration latency;           ///< charged once before the transfer shares bandwidth
 };
 
@@ -86,9 +86,9 @@ class Fabric {
     std::uint32_t node = UINT32_MAX;  ///< the instance (cores, chips, NIC); UINT32_MAX otherwise
     std::uint32_t index = 0;          ///< core or chip number within the instance; leaf number
   };
-  static constexpr LinkId kUnconstrained = std::numeric_limits<LinkId>::max();
+  static constexpr core::LinkId kUnconstrained = std::numeric_limits<core::LinkId>::max();
   struct EdgeProps {
-    LinkId link = kUnconstrained;  ///< the FlowNetwork link carrying this edge's traffic
+    core::LinkId link = kUnconstrained;  ///< the core::FlowNetwork link carrying this edge's traffic
   };
   /// Directed: each direction of a full-duplex connection is its own edge (and link).
   using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, VertexProps, EdgeProps>;
@@ -99,7 +99,7 @@ class Fabric {
   /// Throws std::invalid_argument naming the problem: an instance type not in `catalog`, a
   /// multi-chip type without a NeuronLink entry, a torus whose rows x cols is not the chip
   /// count, a non-positive bandwidth, a leaf size < 1 or an oversubscription < 1.
-  Fabric(const Catalog& catalog, std::vector<FabricNode> nodes, const FabricParams& params, FlowNetwork& net);
+  Fabric(const Catalog& catalog, std::vector<FabricNode> nodes, const FabricParams& params, core::FlowNetwork& net);
 
   std::size_t node_count() const { return nodes_.size(); }
   const FabricNode& node(std::uint32_t n) const { return nodes_.at(n); }
@@ -119,25 +119,25 @@ class Fabric {
   /// The same; throws NoRouteError with the reason if there is none.
   Route route(Endpoint src, Endpoint dst) const;
   /// Starts a transfer of `bytes` from src to dst on the network: route(), then
-  /// FlowNetwork::start with the route's latency. Throws NoRouteError as route() does.
-  FlowId transfer(Endpoint src, Endpoint dst, double bytes, FlowOwner* owner, std::uint64_t payload = 0);
+  /// core::FlowNetwork::start with the route's latency. Throws NoRouteError as route() does.
+  core::FlowId transfer(Endpoint src, Endpoint dst, double bytes, core::FlowOwner* owner, std::uint64_t payload = 0);
 
-  FlowNetwork& network() { return net_; }
+  core::FlowNetwork& network() { return net_; }
   const Graph& graph() const { return graph_; }
   Vertex core_vertex(std::uint32_t node, std::uint32_t core) const;
   Vertex chip_vertex(std::uint32_t node, std::uint32_t chip) const;
   Vertex nic_vertex(std::uint32_t node) const { return node_info_.at(node).nic; }
   /// The NIC bundle's transmit (node -> switch) and receive (switch -> node) links.
-  LinkId nic_tx(std::uint32_t node) const { return node_info_.at(node).tx; }
-  LinkId nic_rx(std::uint32_t node) const { return node_info_.at(node).rx; }
+  core::LinkId nic_tx(std::uint32_t node) const { return node_info_.at(node).tx; }
+  core::LinkId nic_rx(std::uint32_t node) const { return node_info_.at(node).rx; }
   /// The leaf switch of a node (0-based over the whole fabric), or -1 without leaf/spine.
   int leaf_of(std::uint32_t node) const { return node_info_.at(node).leaf; }
   std::size_t leaf_count() const { return leaves_.size(); }
-  LinkId leaf_uplink(std::size_t leaf) const { return leaves_.at(leaf).up; }
-  LinkId leaf_downlink(std::size_t leaf) const { return leaves_.at(leaf).down; }
+  core::LinkId leaf_uplink(std::size_t leaf) const { return leaves_.at(leaf).up; }
+  core::LinkId leaf_downlink(std::size_t leaf) const { return leaves_.at(leaf).down; }
   /// The NeuronLink from chip `from` to chip `to` of a node; throws std::out_of_range if the
   /// torus does not join them.
-  LinkId neuronlink(std::uint32_t node, std::uint32_t from, std::uint32_t to) const;
+  core::LinkId neuronlink(std::uint32_t node, std::uint32_t from, std::uint32_t to) const;
   /// {rows, cols} of a node's NeuronLink torus (chip r * cols + c); {1, 1} for a one-chip
   /// instance. Throws std::out_of_range for a node that does not exist.
   std::pair<std::uint32_t, std::uint32_t> torus_shape(std::uint32_t node) const;
@@ -158,16 +158,16 @@ class Fabric {
     std::uint32_t zone = 0;
     int leaf = -1;
     Vertex first_core = 0, first_chip = 0, nic = 0;
-    LinkId first_neuronlink = 0;      // link of torus edge e = first_neuronlink + e
-    LinkId tx = kUnconstrained, rx = kUnconstrained;
+    core::LinkId first_neuronlink = 0;      // link of torus edge e = first_neuronlink + e
+    core::LinkId tx = kUnconstrained, rx = kUnconstrained;
   };
   struct Leaf {
-    LinkId up = kUnconstrained, down = kUnconstrained;
+    core::LinkId up = kUnconstrained, down = kUnconstrained;
   };
   static Torus make_torus(const NeuronLinkSpec& spec, std::uint32_t chips);
   std::uint32_t core_count(std::uint32_t node) const;
 
-  FlowNetwork& net_;
+  core::FlowNetwork& net_;
   Catalog catalog_;  // a copy: NodeInfo::type points into it
   std::vector<FabricNode> nodes_;
   std::vector<NodeInfo> node_info_;

@@ -112,14 +112,14 @@ struct InstanceSnapshot {
   std::vector<ModelSnapshot> models;  ///< by model id
 };
 
-class Endpoint final : public core::EventHandler {
+class Endpoint final {
  public:
   /// `recorder` and `metrics` may be null. The scenario must outlive the endpoint.
   /// Throws std::invalid_argument if the endpoint's instance type is not in the catalog, or a
   /// figure is out of range (the scenario loader catches these earlier, with a JSON path).
   Endpoint(core::Simulator& sim, const InferenceScenario& sc, core::RngStreams& rng,
            ServingRecorder* recorder, MetricsAggregator* metrics, PolicySet policies);
-  ~Endpoint() override;
+  ~Endpoint();
 
   /// Launches the initial fleet (in service at t = 0) and the traffic.
   void start();
@@ -146,7 +146,6 @@ class Endpoint final : public core::EventHandler {
   /// the first violation.
   void check_invariants() const;
 
-  void on_event(core::Simulator& sim, std::uint64_t payload) override;
 
  private:
   struct Impl;

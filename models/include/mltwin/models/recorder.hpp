@@ -146,7 +146,7 @@ struct NodeEnded {
 /// fabric): the jobs' all-reduce bytes at the steps they progressed, not the standing flows.
 struct LinkUsage {
   Time start, end;         ///< the interval (a metrics interval; the last one ends with the run)
-  std::string_view link;   ///< FlowNetwork link name, e.g. "trn1-0/efa-tx"
+  std::string_view link;   ///< core::FlowNetwork link name, e.g. "trn1-0/efa-tx"
   double bytes = 0;        ///< bytes carried in [start, end)
   double utilisation = 0;  ///< bytes x 8 / (capacity Gb/s x 1e9 x (end - start) s)
 };

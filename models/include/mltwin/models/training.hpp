@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "mltwin/core/event.hpp"
 #include "mltwin/core/rng.hpp"
 #include "mltwin/core/simulator.hpp"
 #include "mltwin/models/catalog.hpp"
@@ -41,6 +42,10 @@
 #include "mltwin/policy/cluster_state.hpp"
 #include "mltwin/policy/config.hpp"
 #include "mltwin/policy/scheduler.hpp"
+
+namespace mltwin::core {
+class FlowNetwork;
+}
 
 namespace mltwin::models {
 
@@ -368,7 +373,6 @@ struct StepModelSpec {
   LinkGrant nominal() const { return {neuronlink_gbps_per_link, efa_gbps_per_node, intra_alpha, inter_alpha}; }
 };
 
-class FlowNetwork;
 class Fabric;
 enum class VcPhase : std::uint8_t;  // the Volcano Job phase (training_internal.hpp)
 class JobTraffic;
@@ -490,7 +494,7 @@ struct TrainingStats {
   std::vector<double> allocated_core_seconds_per_day;
 };
 
-class TrainingCluster final : public core::EventHandler, public policy::Backend {
+class TrainingCluster final : public policy::Backend {
  public:
   /// Builds nodes and queues. Throws std::invalid_argument for an unknown instance type or queue.
   TrainingCluster(const TrainingScenario& scenario, core::Simulator& sim, core::RngStreams& rng,
@@ -515,8 +519,6 @@ class TrainingCluster final : public core::EventHandler, public policy::Backend 
   /// Time of the last event this model handled (the run's natural end).
   core::Time last_event() const { return last_event_; }
 
-  // core::EventHandler
-  void on_event(core::Simulator& sim, std::uint64_t payload) override;
   // policy::Backend
   policy::CallResult bind(const policy::TaskInfo& task, const policy::NodeInfo& node) override;
   policy::CallResult evict(const policy::TaskInfo& task, std::string_view reason) override;
@@ -528,9 +530,6 @@ class TrainingCluster final : public core::EventHandler, public policy::Backend 
   /// A pod's Binding -> Bound -> Running as the kubelet reports it (see training.cpp).
   void kubelet_status(policy::TaskId t, policy::TaskStatus status);
   bool status_wakes_scheduler_ = false;  ///< preempt or reclaim configured
-  enum Kind : std::uint64_t { kArrival = 1, kTick, kPodBound, kPodRunning, kJobEnd, kSample, kJobController, kPodGone,
-                              kStartupDone, kNodeFailure, kNodeReady, kScan, kPeerTimeout, kSpotNotice, kSpotTermination };
-  static std::uint64_t pack(Kind k, std::uint64_t index) { return (static_cast<std::uint64_t>(k) << 56) | index; }
   struct JobRun;
   void arrive(std::size_t idx);
   void ensure_tick();
@@ -650,7 +649,7 @@ class TrainingCluster final : public core::EventHandler, public policy::Backend 
   // Fabric contention (StepModelSpec::contention): the network, its topology, the jobs'
   // standing all-reduce flows, jobs whose grant may have changed, bytes per link since the
   // last metrics sample.
-  std::unique_ptr<FlowNetwork> net_;
+  std::unique_ptr<core::FlowNetwork> net_;
   std::unique_ptr<Fabric> fabric_;
   std::unique_ptr<JobTraffic> traffic_;
   std::vector<std::uint32_t> dirty_;
@@ -659,6 +658,27 @@ class TrainingCluster final : public core::EventHandler, public policy::Backend 
   core::Time link_since_ = core::Time::zero();
   bool finished_ = false;
   core::Time last_event_ = core::Time::zero();
+
+  // The model's kinds of event (core/event.hpp). Every one but the metrics sample notes the
+  // time of the last event, the run's natural end.
+  void note_event() { last_event_ = sim_.now(); }
+  template <auto Fn>
+  using Ev = core::Event<Fn, &TrainingCluster::note_event>;
+  Ev<&TrainingCluster::arrive> arrival_event_{this};
+  Ev<&TrainingCluster::tick> tick_event_{this};
+  Ev<&TrainingCluster::pod_bound> pod_bound_event_{this};
+  Ev<&TrainingCluster::pod_running> pod_running_event_{this};
+  Ev<&TrainingCluster::job_end> job_end_event_{this};
+  Ev<&TrainingCluster::job_controller> job_controller_event_{this};
+  Ev<&TrainingCluster::pod_gone> pod_gone_event_{this};
+  Ev<&TrainingCluster::start_training> startup_done_event_{this};
+  Ev<&TrainingCluster::node_failure> node_failure_event_{this};
+  Ev<&TrainingCluster::node_ready> node_ready_event_{this};
+  Ev<&TrainingCluster::spot_notice> spot_notice_event_{this};
+  Ev<&TrainingCluster::spot_termination> spot_termination_event_{this};
+  Ev<&TrainingCluster::autoscaler_scan> scan_event_{this};
+  Ev<&TrainingCluster::peer_timeout> peer_timeout_event_{this};
+  core::Event<&TrainingCluster::sample> sample_event_{this};
 };
 
 }  // namespace mltwin::models

@@ -13,7 +13,7 @@
 // is decreased by the same value k times whatever order its k flows are visited in. So the
 // numbers are a function of the component alone, and an incremental update gives, bit for
 // bit, what recomputing the whole network gives (tests/models/test_flow_network.cpp checks).
-#include "mltwin/models/flow_network.hpp"
+#include "mltwin/core/flow_network.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -21,7 +21,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace mltwin::models {
+namespace mltwin::core {
 
 namespace {
 
@@ -453,4 +453,4 @@ double FlowNetwork::link_bytes(LinkId id) const {
   return l.bytes_acc + l.load * static_cast<double>(now_ns() - l.load_since);
 }
 
-}  // namespace mltwin::models
+}  // namespace mltwin::core

@@ -1,4 +1,4 @@
-// Max-min fair sharing (models/flow_network.hpp) against hand-solved cases, an independent
+// Max-min fair sharing (core/flow_network.hpp) against hand-solved cases, an independent
 // reference (dense water-filling with Eigen, written here from the definition), and itself
 // (incremental == from scratch, determinism). Every expected time below is worked out by hand
 // in the comments: rates in Gb/s, 1 Gb/s = 0.125 byte/ns, completion = ceil(bytes / rate) ns.
@@ -17,22 +17,22 @@
 #include <vector>
 
 #include "mltwin/core/simulator.hpp"
-#include "mltwin/models/flow_network.hpp"
+#include "mltwin/core/flow_network.hpp"
 
 using namespace mltwin;
 using core::Duration;
 using core::Simulator;
 using core::Time;
-using models::FlowId;
-using models::FlowNetwork;
-using models::LinkId;
+using core::FlowId;
+using core::FlowNetwork;
+using core::LinkId;
 
 namespace {
 
 // Records every completion as (ns, payload), in callback order.
-struct Log : models::FlowOwner {
+struct Log : core::FlowOwner {
   std::vector<std::pair<std::int64_t, std::uint64_t>> done;
-  void on_flow_done(Simulator& sim, FlowNetwork&, FlowId, std::uint64_t payload) override {
+  void on_flow_done(Simulator& sim, core::FlowNetwork&, core::FlowId, std::uint64_t payload) override {
     done.emplace_back(sim.now().ns(), payload);
   }
 };
@@ -54,11 +54,11 @@ TEST_CASE("two flows on one link share it equally; the survivor speeds up when o
   //   0 .. B done: 50 Gb/s each = 6.25 B/ns; B done at 5e8 / 6.25 = 8e7 ns (80 ms).
   //   A then has 1e9 - 6.25 * 8e7 = 5e8 bytes left, alone at 12.5 B/ns: 4e7 ns more -> 1.2e8 ns.
   Simulator sim;
-  FlowNetwork net(sim);
-  const LinkId l = net.add_link(100.0, "L");
+  core::FlowNetwork net(sim);
+  const core::LinkId l = net.add_link(100.0, "L");
   Log log;
-  const FlowId a = net.start({l}, 1e9, &log, 1);
-  const FlowId b = net.start({l}, 5e8, &log, 2);
+  const core::FlowId a = net.start({l}, 1e9, &log, 1);
+  const core::FlowId b = net.start({l}, 5e8, &log, 2);
   CHECK(net.rate_gbps(a) == 50.0);
   CHECK(net.rate_gbps(b) == 50.0);
   CHECK(net.link_load_gbps(l) == 100.0);
@@ -86,14 +86,14 @@ TEST_CASE("a flow crossing two bottlenecks (hand-solved progressive filling)") {
   //            left, now at 15 Gb/s (1.875 B/ns): 9.0625e7 / 1.875 = 48,333,333.3 ns, rounded
   //            up to 48,333,334 -> both done at 123,333,334 ns, Z1 first (started first).
   Simulator sim;
-  FlowNetwork net(sim);
-  const LinkId l1 = net.add_link(10.0, "L1");
-  const LinkId l2 = net.add_link(30.0, "L2");
+  core::FlowNetwork net(sim);
+  const core::LinkId l1 = net.add_link(10.0, "L1");
+  const core::LinkId l2 = net.add_link(30.0, "L2");
   Log log;
-  const FlowId x = net.start({l1, l2}, 6.25e7, &log, 'X');
-  const FlowId y = net.start({l1}, 3.125e7, &log, 'Y');
-  const FlowId z1 = net.start({l2}, 2e8, &log, 1);
-  const FlowId z2 = net.start({l2}, 2e8, &log, 2);
+  const core::FlowId x = net.start({l1, l2}, 6.25e7, &log, 'X');
+  const core::FlowId y = net.start({l1}, 3.125e7, &log, 'Y');
+  const core::FlowId z1 = net.start({l2}, 2e8, &log, 1);
+  const core::FlowId z2 = net.start({l2}, 2e8, &log, 2);
   CHECK(net.rate_gbps(x) == 5.0);
   CHECK(net.rate_gbps(y) == 5.0);
   CHECK(net.rate_gbps(z1) == 12.5);
@@ -112,8 +112,8 @@ TEST_CASE("flows leaving one by one: the survivors speed up at each departure") 
   //   then the others have 2e8 - 1e8 = 1e8 and 3e8 - 1e8 = 2e8 left at 5 B/ns: the 2e8 flow
   //   ends 2e7 later, at 5e7 ns; the last has 1e8 left, alone at 10 B/ns: 1e7 -> 6e7 ns.
   Simulator sim;
-  FlowNetwork net(sim);
-  const LinkId l = net.add_link(80.0);
+  core::FlowNetwork net(sim);
+  const core::LinkId l = net.add_link(80.0);
   Log log;
   net.start({l}, 3e8, &log, 3);
   net.start({l}, 1e8, &log, 1);
@@ -132,11 +132,11 @@ TEST_CASE("cancel: the cancelled flow is never reported, the other speeds up") {
   // 100 Gb/s link; A and B 1e9 bytes each, 6.25 B/ns each. B cancelled at 4e7 ns: A has
   // 1e9 - 2.5e8 = 7.5e8 left at 12.5 B/ns: 6e7 more -> done at 1e8 ns.
   Simulator sim;
-  FlowNetwork net(sim);
-  const LinkId l = net.add_link(100.0);
+  core::FlowNetwork net(sim);
+  const core::LinkId l = net.add_link(100.0);
   Log log;
   net.start({l}, 1e9, &log, 1);
-  const FlowId b = net.start({l}, 1e9, &log, 2);
+  const core::FlowId b = net.start({l}, 1e9, &log, 2);
   auto ev = at([&](Simulator&) { CHECK(net.cancel(b)); });
   sim.schedule(Time::from_ns(40'000'000), &ev);
   sim.run();
@@ -147,11 +147,11 @@ TEST_CASE("cancel: the cancelled flow is never reported, the other speeds up") {
   // Cancelled during its latency phase: it never joins, the other keeps the link alone
   // (12.5 B/ns: 1e9 bytes -> 8e7 ns).
   Simulator sim2;
-  FlowNetwork net2(sim2);
-  const LinkId l2 = net2.add_link(100.0);
+  core::FlowNetwork net2(sim2);
+  const core::LinkId l2 = net2.add_link(100.0);
   Log log2;
   net2.start({l2}, 1e9, &log2, 1);
-  const FlowId late = net2.start({l2}, 1e9, &log2, 2, Duration::ns(1'000));
+  const core::FlowId late = net2.start({l2}, 1e9, &log2, 2, Duration::ns(1'000));
   CHECK(net2.flow_count() == 2);
   CHECK(net2.cancel(late));
   CHECK(net2.flow_count() == 1);
@@ -166,14 +166,14 @@ TEST_CASE("latency: the flow joins the sharing after it; an empty route complete
   // Both at 6.25 B/ns: A ends at 2e7 + 1e9/6.25 = 1.8e8; B has 1.25e9 - 1e9 = 2.5e8 left,
   // alone at 12.5 B/ns: 2e7 more -> 2e8.
   Simulator sim;
-  FlowNetwork net(sim);
-  const LinkId l = net.add_link(100.0);
+  core::FlowNetwork net(sim);
+  const core::LinkId l = net.add_link(100.0);
   Log log;
   net.start({l}, 1.25e9, &log, 1);
-  const FlowId b = net.start({l}, 1.25e9, &log, 2, Duration::ns(20'000'000));
+  const core::FlowId b = net.start({l}, 1.25e9, &log, 2, Duration::ns(20'000'000));
   CHECK(net.rate_gbps(b) == 0.0);
   CHECK(net.completion_time(b) == Time::max());
-  const FlowId c = net.start({}, 1e12, &log, 3, Duration::ns(5));  // no link limits it
+  const core::FlowId c = net.start({}, 1e12, &log, 3, Duration::ns(5));  // no link limits it
   CHECK(net.alive(c));
   sim.run();
   CHECK(log.done == std::vector<std::pair<std::int64_t, std::uint64_t>>{
@@ -182,8 +182,8 @@ TEST_CASE("latency: the flow joins the sharing after it; an empty route complete
 
 TEST_CASE("rounding: completion rounds up to the next ns, and a residue never strands a flow") {
   Simulator sim;
-  FlowNetwork net(sim);
-  const LinkId l = net.add_link(100.0);  // 12.5 B/ns
+  core::FlowNetwork net(sim);
+  const core::LinkId l = net.add_link(100.0);  // 12.5 B/ns
   Log log;
   net.start({l}, 1.0, &log, 1);      // 0.08 ns of transfer -> 1 ns
   net.start({l}, 1e-9, &log, 2);     // far below a byte: still 1 ns, not 0 and not never
@@ -195,8 +195,8 @@ TEST_CASE("rounding: completion rounds up to the next ns, and a residue never st
   // but the due flow still completes at 100 (its bytes are done), and the new one, 1250
   // bytes, then has the link alone: done at 200.
   Simulator sim2;
-  FlowNetwork net2(sim2);
-  const LinkId l2 = net2.add_link(100.0);
+  core::FlowNetwork net2(sim2);
+  const core::LinkId l2 = net2.add_link(100.0);
   Log log2;
   net2.start({l2}, 1250.0, &log2, 1);
   auto ev = at([&](Simulator&) { net2.start({l2}, 1250.0, &log2, 2); });
@@ -207,17 +207,17 @@ TEST_CASE("rounding: completion rounds up to the next ns, and a residue never st
 
 TEST_CASE("bad arguments are refused with a message") {
   Simulator sim;
-  FlowNetwork net(sim);
+  core::FlowNetwork net(sim);
   Log log;
   CHECK_THROWS_AS(net.add_link(0.0), std::invalid_argument);
   CHECK_THROWS_AS(net.add_link(std::nan("")), std::invalid_argument);
-  const LinkId l = net.add_link(1.0);
+  const core::LinkId l = net.add_link(1.0);
   CHECK_THROWS_AS(net.start({l}, 0.0, &log), std::invalid_argument);
   CHECK_THROWS_AS(net.start({l}, 1.0, nullptr), std::invalid_argument);
   CHECK_THROWS_AS(net.start({l, l}, 1.0, &log), std::invalid_argument);
   CHECK_THROWS_AS(net.start({7}, 1.0, &log), std::invalid_argument);
   CHECK_THROWS_AS(net.start({l}, 1.0, &log, 0, Duration::ns(-1)), std::invalid_argument);
-  CHECK_THROWS_AS(net.rate_gbps(FlowId{}), std::invalid_argument);
+  CHECK_THROWS_AS(net.rate_gbps(core::FlowId{}), std::invalid_argument);
 }
 
 // ---- independent reference and property tests ----------------------------------------------
@@ -253,7 +253,7 @@ Eigen::VectorXd reference_rates(const Eigen::MatrixXd& A, const Eigen::VectorXd&
 
 struct RandomCase {
   std::vector<double> caps;                  // Gb/s
-  std::vector<std::vector<LinkId>> routes;   // per flow
+  std::vector<std::vector<core::LinkId>> routes;   // per flow
   std::vector<double> bytes;
   std::vector<std::int64_t> start_ns;
   std::vector<std::int64_t> cancel_ns;       // -1: never
@@ -266,10 +266,10 @@ RandomCase make_case(std::uint32_t seed, int links, int flows) {
   RandomCase c;
   for (int l = 0; l < links; ++l) c.caps.push_back(cap(rng));
   for (int f = 0; f < flows; ++f) {
-    std::vector<LinkId> r;
+    std::vector<core::LinkId> r;
     const int n = len(rng);
     while (static_cast<int>(r.size()) < n) {
-      const auto l = static_cast<LinkId>(link(rng));
+      const auto l = static_cast<core::LinkId>(link(rng));
       if (std::find(r.begin(), r.end(), l) == r.end()) r.push_back(l);
     }
     c.routes.push_back(r);
@@ -280,13 +280,13 @@ RandomCase make_case(std::uint32_t seed, int links, int flows) {
   return c;
 }
 
-// Drives a RandomCase on a FlowNetwork through kernel events; at each checkpoint compares the
+// Drives a RandomCase on a core::FlowNetwork through kernel events; at each checkpoint compares the
 // live rates with the reference and with a full recomputation.
-struct Driver : models::FlowOwner, core::EventHandler {
+struct Driver : core::FlowOwner, core::EventHandler {
   const RandomCase& c;
   Simulator sim;
-  FlowNetwork net{sim};
-  std::vector<FlowId> ids;
+  core::FlowNetwork net{sim};
+  std::vector<core::FlowId> ids;
   std::vector<std::pair<std::int64_t, std::uint64_t>> done;
   int checks = 0;
   bool check_reference = true;
@@ -299,7 +299,7 @@ struct Driver : models::FlowOwner, core::EventHandler {
     }
     for (std::int64_t t = 100'000; t < 6'000'000; t += 250'000) sim.schedule(Time::from_ns(t), this, 2ull << 32);
   }
-  void on_flow_done(Simulator& s, FlowNetwork&, FlowId, std::uint64_t payload) override {
+  void on_flow_done(Simulator& s, core::FlowNetwork&, core::FlowId, std::uint64_t payload) override {
     done.emplace_back(s.now().ns(), payload);
   }
   void on_event(Simulator&, std::uint64_t p) override {
@@ -320,13 +320,13 @@ struct Driver : models::FlowOwner, core::EventHandler {
     CHECK(net.stats().flows_retimed == retimed);
     for (std::size_t i = 0; i < live.size(); ++i) CHECK(net.rate_gbps(ids[live[i]]) == before[i]);
     // Feasible: no link over capacity.
-    for (LinkId l = 0; l < c.caps.size(); ++l) CHECK(net.link_load_gbps(l) <= c.caps[l] * (1 + 1e-12));
+    for (core::LinkId l = 0; l < c.caps.size(); ++l) CHECK(net.link_load_gbps(l) <= c.caps[l] * (1 + 1e-12));
     if (check_reference && !live.empty()) {
       Eigen::MatrixXd A = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(c.caps.size()), static_cast<Eigen::Index>(live.size()));
       Eigen::VectorXd cap(static_cast<Eigen::Index>(c.caps.size()));
       for (std::size_t l = 0; l < c.caps.size(); ++l) cap(static_cast<Eigen::Index>(l)) = c.caps[l];
       for (std::size_t i = 0; i < live.size(); ++i)
-        for (LinkId l : c.routes[live[i]]) A(l, static_cast<Eigen::Index>(i)) = 1;
+        for (core::LinkId l : c.routes[live[i]]) A(l, static_cast<Eigen::Index>(i)) = 1;
       const Eigen::VectorXd ref = reference_rates(A, cap);
       for (std::size_t i = 0; i < live.size(); ++i)
         CHECK(before[i] == doctest::Approx(ref(static_cast<Eigen::Index>(i))).epsilon(1e-9));
@@ -367,11 +367,11 @@ TEST_CASE("a route longer than the inline capacity (10 links) is limited by its 
   // 0.625 B/ns; the second (6.25e5 bytes) ends at 1e6 ns, the long one has 6.25e5 left at
   // 1.25 B/ns: 5e5 more -> 1.5e6 ns.
   Simulator sim;
-  FlowNetwork net(sim);
-  std::vector<LinkId> route;
+  core::FlowNetwork net(sim);
+  std::vector<core::LinkId> route;
   for (int i = 1; i <= 10; ++i) route.push_back(net.add_link(10.0 * i));
   Log log;
-  const FlowId a = net.start(route, 1.25e6, &log, 1);
+  const core::FlowId a = net.start(route, 1.25e6, &log, 1);
   CHECK(net.rate_gbps(a) == 10.0);
   net.start({route[0]}, 6.25e5, &log, 2);
   CHECK(net.rate_gbps(a) == 5.0);

@@ -1,4 +1,4 @@
-// mltwin/models/flow_network.hpp — max-min fair bandwidth sharing of transfers over links, as
+// mltwin/core/flow_network.hpp — max-min fair bandwidth sharing of transfers over links, as
 // a fluid model of the event kernel (core::FluidModel).
 //
 // The sharing rule. Every active flow crosses a fixed list of links (its route). Each link has
@@ -46,7 +46,7 @@
 #include "mltwin/core/simulator.hpp"
 #include "mltwin/core/time.hpp"
 
-namespace mltwin::models {
+namespace mltwin::core {
 
 /// Index of a link in a FlowNetwork (dense, from 0, in add_link order).
 using LinkId = std::uint32_t;
@@ -270,4 +270,4 @@ class FlowNetwork final : public core::FluidModel, private core::EventHandler {
   std::vector<Done> done_batch_;
 };
 
-}  // namespace mltwin::models
+}  // namespace mltwin::core
