@@ -6,6 +6,7 @@
 #       the inference scenarios' time and memory; the fabric solver against SimGrid's),
 #       make test-shared (the policy library built shared with hidden visibility: its tests and
 #       the install-and-consume check against it),
+#       make docs (rewrites the generated blocks of docs/results-schema.md from the schema),
 #       make test-fuzz (the libFuzzer targets: replay the committed corpus, then FUZZ_SECONDS
 #       of fuzzing each; CI runs it with 15 s), make fuzz (the same, FUZZ_SECONDS=600 each).
 BUILD ?= build
@@ -20,7 +21,7 @@ OUT ?= results/eks-trn1-philly.sqlite
 # Determinism check across builds: the first DET_JOBS Philly jobs, one seed.
 DET_JOBS ?= 3000
 
-.PHONY: deps cli build venv notebooks run test test-sanitize test-shared check-promises test-fuzz fuzz bench clean
+.PHONY: deps cli build venv notebooks docs run test test-sanitize test-shared check-promises test-fuzz fuzz bench clean
 deps:
 	@bash scripts/install-deps.sh
 
@@ -52,6 +53,13 @@ run: cli
 # The notebooks run and saved with their outputs (plots show where the repository is browsed).
 notebooks: venv
 	$(BUILD)/venv/bin/python notebooks/execute.py
+
+# The column tables and indexes of docs/results-schema.md, from the one description of the
+# results tables (store/include/mltwin/store/results_schema.hpp); `make test` checks them.
+docs: deps
+	@cmake -S . -B $(BUILD) $(GEN) $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD) --target test_results_schema_doc
+	MLTWIN_UPDATE_DOCS=1 $(BUILD)/tests/store/test_results_schema_doc
 
 test: venv
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

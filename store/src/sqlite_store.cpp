@@ -1,6 +1,9 @@
-// sqlite_store.cpp — SqliteStore and hash_input_file. The schema below is documented for
-// users in docs/results-schema.md; change both together and bump kSchemaVersion.
+// sqlite_store.cpp — SqliteStore and hash_input_file. The tables are described once, in
+// results_schema.hpp (which docs/results-schema.md is checked against); this file writes rows
+// into them, naming each column (col<T>("name"), checked at compile time).
 #include "mltwin/store/sqlite_store.hpp"
+
+#include "mltwin/store/results_schema.hpp"
 
 #include <fcntl.h>
 #include <sqlite3.h>
@@ -29,311 +32,37 @@ using core::Time;
 namespace inf = models::inference;
 
 // ---------------------------------------------------------------------------------------
-// Schema
+// Schema: the tables are described once, in results_schema.hpp.
 
-// Tables and the view, created when the database is created: the common tables, then those of
-// the run's kind. Indexes come later (k*Indexes, in finish()): building them once costs about
-// what maintaining them row by row would, but keeps that work off the path of every recorded
-// row.
-constexpr const char* kCommonSchema = R"sql(
-CREATE TABLE run_meta (
-  key   TEXT PRIMARY KEY,
-  value TEXT NOT NULL
-);
-CREATE TABLE inputs (
-  role   TEXT NOT NULL,
-  path   TEXT NOT NULL,
-  sha256 TEXT NOT NULL,
-  bytes  INTEGER NOT NULL
-);
-)sql";
+using schema::Table;
 
-constexpr const char* kTrainingSchema = R"sql(
-CREATE TABLE jobs (
-  job                    INTEGER PRIMARY KEY,
-  name                   TEXT NOT NULL,
-  queue                  TEXT NOT NULL,
-  submit_ns              INTEGER NOT NULL,
-  nnodes                 INTEGER NOT NULL,
-  nproc_per_node         INTEGER NOT NULL,
-  neuron_devices_per_pod INTEGER NOT NULL,
-  cpu_per_pod            REAL NOT NULL,
-  memory_gib_per_pod     REAL NOT NULL,
-  efa_per_pod            INTEGER NOT NULL,
-  neuron_resource        TEXT,
-  other_requests         TEXT,
-  duration_s             REAL NOT NULL,
-  trace_row              INTEGER NOT NULL,
-  trace_gpus             INTEGER NOT NULL,
-  phase                  TEXT NOT NULL,
-  podgroup_phase         TEXT,
-  inqueue_ns             INTEGER,
-  scheduled_ns           INTEGER,
-  start_ns               INTEGER,
-  end_ns                 INTEGER,
-  nodes                  TEXT,
-  reason                 TEXT,
-  restarts               INTEGER,
-  lost_training_s        REAL,
-  startup_s              REAL,
-  training_start_ns      INTEGER,
-  image_pull_s           REAL,
-  rendezvous_s           REAL,
-  compile_s              REAL,
-  compile_cache          TEXT,
-  dataset_read_s         REAL,
-  steps                  INTEGER,
-  compute_s              REAL,
-  communication_s        REAL,
-  sync_s                 REAL,
-  step_s                 REAL
-);
-CREATE TABLE pods (
-  job   INTEGER NOT NULL REFERENCES jobs(job),
-  pod   INTEGER NOT NULL,
-  event TEXT NOT NULL,
-  node  TEXT,
-  t_ns  INTEGER NOT NULL
-);
-CREATE TABLE decisions (
-  job    INTEGER NOT NULL REFERENCES jobs(job),
-  t_ns   INTEGER NOT NULL,
-  code   TEXT NOT NULL,
-  plugin TEXT,
-  reason TEXT
-);
-CREATE TABLE phases (
-  job        INTEGER NOT NULL REFERENCES jobs(job),
-  t_ns       INTEGER NOT NULL,
-  from_phase TEXT NOT NULL,
-  to_phase   TEXT NOT NULL
-);
-CREATE TABLE cluster_metrics (
-  t_ns                  INTEGER NOT NULL,
-  neuroncores_allocated REAL NOT NULL,
-  neuroncores_total     REAL NOT NULL,
-  allocation_ratio      REAL,
-  jobs_pending          INTEGER NOT NULL,
-  jobs_inqueue          INTEGER NOT NULL,
-  jobs_running          INTEGER NOT NULL,
-  pods_running          INTEGER NOT NULL
-);
-CREATE TABLE node_events (
-  t_ns   INTEGER NOT NULL,
-  node   TEXT NOT NULL,
-  node_group TEXT NOT NULL,
-  event  TEXT NOT NULL,
-  reason TEXT
-);
-CREATE TABLE nodes (
-  node          TEXT PRIMARY KEY,
-  node_group    TEXT NOT NULL,
-  instance_type TEXT NOT NULL,
-  capacity_type TEXT NOT NULL,
-  zone          TEXT,
-  launch_ns     INTEGER NOT NULL,
-  end_ns        INTEGER,
-  usd_per_hour  REAL NOT NULL,
-  price_source  TEXT NOT NULL
-);
-CREATE TABLE link_usage (
-  start_ns    INTEGER NOT NULL,
-  end_ns      INTEGER NOT NULL,
-  link        TEXT NOT NULL,
-  bytes       REAL NOT NULL,
-  utilisation REAL NOT NULL
-);
-CREATE TABLE step_periods (
-  job             INTEGER NOT NULL REFERENCES jobs(job),
-  attempt         INTEGER NOT NULL,
-  start_ns        INTEGER NOT NULL,
-  end_ns          INTEGER NOT NULL,
-  nodes           INTEGER NOT NULL,
-  efa_gbps        REAL,
-  step_s          REAL NOT NULL,
-  communication_s REAL NOT NULL,
-  steps           REAL NOT NULL,
-  end_reason      TEXT NOT NULL
-);
-CREATE VIEW job_times AS
-SELECT job, queue, phase,
-       (scheduled_ns - submit_ns) / 1e9 AS queueing_s,
-       (end_ns - submit_ns) / 1e9       AS jct_s,
-       (start_ns - submit_ns) / 1e9     AS wait_to_start_s
-FROM jobs;
-)sql";
+/// Whether a database of run kind `k` holds table `t`.
+bool holds(RunKind k, const Table& t) {
+  switch (t.holder) {
+    case schema::Holder::Every: return true;
+    case schema::Holder::Training: return k == RunKind::Training;
+    case schema::Holder::Inference: return k == RunKind::Inference;
+  }
+  return false;
+}
 
-constexpr const char* kTrainingIndexes = R"sql(
-CREATE INDEX pods_by_job ON pods(job);
-CREATE INDEX decisions_by_job ON decisions(job);
-CREATE INDEX phases_by_job ON phases(job);
-CREATE INDEX step_periods_by_job ON step_periods(job);
-)sql";
-
-// Inference: column names of endpoint_metrics are CloudWatch's metric names in snake_case with
-// the statistic and unit appended (docs/results-schema.md).
-constexpr const char* kInferenceSchema = R"sql(
-CREATE TABLE requests (
-  id                    INTEGER PRIMARY KEY,
-  model                 INTEGER NOT NULL,
-  instance              INTEGER,
-  arrival_ns            INTEGER NOT NULL,
-  done_ns               INTEGER,
-  status                INTEGER NOT NULL,
-  overhead_latency_ns   INTEGER NOT NULL,
-  model_loading_wait_ns INTEGER NOT NULL,
-  model_latency_ns      INTEGER NOT NULL,
-  queue_ns              INTEGER NOT NULL,
-  batch_size            INTEGER NOT NULL,
-  cache_hit             INTEGER NOT NULL
-);
-CREATE TABLE model_events (
-  t_ns        INTEGER NOT NULL,
-  instance    INTEGER NOT NULL,
-  model       INTEGER NOT NULL,
-  event       TEXT NOT NULL,
-  bytes       INTEGER NOT NULL,
-  duration_ns INTEGER,
-  reason      TEXT
-);
-CREATE TABLE worker_events (
-  t_ns          INTEGER NOT NULL,
-  instance      INTEGER NOT NULL,
-  model         INTEGER NOT NULL,
-  event         TEXT NOT NULL,
-  temporary     INTEGER NOT NULL,
-  workers_after INTEGER NOT NULL,
-  reason        TEXT
-);
-CREATE TABLE instance_events (
-  t_ns          INTEGER NOT NULL,
-  instance      INTEGER,
-  event         TEXT NOT NULL,
-  desired_after INTEGER NOT NULL,
-  reason        TEXT
-);
-CREATE TABLE endpoint_metrics (
-  start_ns                        INTEGER NOT NULL,
-  end_ns                          INTEGER NOT NULL,
-  invocations                     INTEGER NOT NULL,
-  invocations_per_instance        REAL NOT NULL,
-  invocation_4xx_errors           INTEGER NOT NULL,
-  invocation_5xx_errors           INTEGER NOT NULL,
-  model_latency_count             INTEGER NOT NULL,
-  model_latency_avg_us            REAL,
-  model_latency_p50_us            REAL,
-  model_latency_p90_us            REAL,
-  model_latency_p99_us            REAL,
-  overhead_latency_avg_us         REAL,
-  overhead_latency_p50_us         REAL,
-  overhead_latency_p90_us         REAL,
-  overhead_latency_p99_us         REAL,
-  model_cache_hit                 REAL,
-  model_loading_wait_time_count   INTEGER NOT NULL,
-  model_loading_wait_time_avg_us  REAL,
-  model_downloading_time_count    INTEGER NOT NULL,
-  model_downloading_time_avg_us   REAL,
-  model_loading_time_count        INTEGER NOT NULL,
-  model_loading_time_avg_us       REAL,
-  model_unloading_time_count      INTEGER NOT NULL,
-  model_unloading_time_avg_us     REAL,
-  loaded_model_count              REAL NOT NULL,
-  cpu_utilization_pct             REAL NOT NULL,
-  memory_utilization_pct          REAL NOT NULL,
-  instances_in_service            INTEGER NOT NULL,
-  workers                         INTEGER NOT NULL
-);
-)sql";
-
-constexpr const char* kInferenceIndexes = R"sql(
-CREATE INDEX requests_by_model ON requests(model);
-CREATE INDEX model_events_by_model ON model_events(model);
-CREATE INDEX worker_events_by_model ON worker_events(model);
-)sql";
-
-// Column lists and one row's placeholders of the tables written row by row. Rows are
-// buffered and inserted RowBuffer::kBatchRows at a time with one multi-row INSERT.
-constexpr const char* kJobsInsert =
-    "INSERT INTO jobs (job, name, queue, submit_ns, nnodes, nproc_per_node,"
-    " neuron_devices_per_pod, cpu_per_pod, memory_gib_per_pod, efa_per_pod, neuron_resource, other_requests,"
-    " duration_s, trace_row, trace_gpus, steps, phase) VALUES ";
-constexpr const char* kJobsRow = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'Pending')";
-constexpr int kJobsColumns = 16;
-constexpr const char* kPodsInsert = "INSERT INTO pods (job, pod, event, node, t_ns) VALUES ";
-constexpr const char* kPodsRow = "(?, ?, ?, ?, ?)";
-constexpr int kPodsColumns = 5;
-constexpr const char* kDecisionsInsert =
-    "INSERT INTO decisions (job, t_ns, code, plugin, reason) VALUES ";
-constexpr const char* kDecisionsRow = "(?, ?, ?, ?, ?)";
-constexpr int kDecisionsColumns = 5;
-constexpr const char* kPhasesInsert =
-    "INSERT INTO phases (job, t_ns, from_phase, to_phase) VALUES ";
-constexpr const char* kPhasesRow = "(?, ?, ?, ?)";
-constexpr int kPhasesColumns = 4;
-constexpr const char* kMetricsInsert =
-    "INSERT INTO cluster_metrics (t_ns, neuroncores_allocated, neuroncores_total,"
-    " allocation_ratio, jobs_pending, jobs_inqueue, jobs_running, pods_running) VALUES ";
-constexpr const char* kMetricsRow = "(?, ?, ?, ?, ?, ?, ?, ?)";
-constexpr int kMetricsColumns = 8;
-constexpr const char* kNodeEventsInsert = "INSERT INTO node_events (t_ns, node, node_group, event, reason) VALUES ";
-constexpr const char* kNodeEventsRow = "(?, ?, ?, ?, ?)";
-constexpr int kNodeEventsColumns = 5;
-constexpr const char* kNodesInsert =
-    "INSERT INTO nodes (node, node_group, instance_type, capacity_type, zone, launch_ns, end_ns, usd_per_hour,"
-    " price_source) VALUES ";
-constexpr const char* kNodesRow = "(?, ?, ?, ?, ?, ?, NULL, ?, ?)";
-constexpr int kNodesColumns = 8;
-constexpr const char* kLinkUsageInsert = "INSERT INTO link_usage (start_ns, end_ns, link, bytes, utilisation) VALUES ";
-constexpr const char* kLinkUsageRow = "(?, ?, ?, ?, ?)";
-constexpr int kLinkUsageColumns = 5;
-constexpr const char* kStepPeriodsInsert =
-    "INSERT INTO step_periods (job, attempt, start_ns, end_ns, nodes, efa_gbps, step_s, communication_s, steps,"
-    " end_reason) VALUES ";
-constexpr const char* kStepPeriodsRow = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
-constexpr int kStepPeriodsColumns = 10;
-
-constexpr const char* kRequestsInsert =
-    "INSERT INTO requests (id, model, instance, arrival_ns, done_ns, status, overhead_latency_ns,"
-    " model_loading_wait_ns, model_latency_ns, queue_ns, batch_size, cache_hit) VALUES ";
-constexpr const char* kRequestsRow = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
-constexpr int kRequestsColumns = 12;
-constexpr const char* kModelEventsInsert =
-    "INSERT INTO model_events (t_ns, instance, model, event, bytes, duration_ns, reason) VALUES ";
-constexpr const char* kModelEventsRow = "(?, ?, ?, ?, ?, ?, ?)";
-constexpr int kModelEventsColumns = 7;
-constexpr const char* kWorkerEventsInsert =
-    "INSERT INTO worker_events (t_ns, instance, model, event, temporary, workers_after, reason) VALUES ";
-constexpr const char* kWorkerEventsRow = "(?, ?, ?, ?, ?, ?, ?)";
-constexpr int kWorkerEventsColumns = 7;
-constexpr const char* kInstanceEventsInsert =
-    "INSERT INTO instance_events (t_ns, instance, event, desired_after, reason) VALUES ";
-constexpr const char* kInstanceEventsRow = "(?, ?, ?, ?, ?)";
-constexpr int kInstanceEventsColumns = 5;
-constexpr const char* kEndpointMetricsInsert =
-    "INSERT INTO endpoint_metrics (start_ns, end_ns, invocations, invocations_per_instance,"
-    " invocation_4xx_errors, invocation_5xx_errors, model_latency_count, model_latency_avg_us,"
-    " model_latency_p50_us, model_latency_p90_us, model_latency_p99_us, overhead_latency_avg_us,"
-    " overhead_latency_p50_us, overhead_latency_p90_us, overhead_latency_p99_us, model_cache_hit,"
-    " model_loading_wait_time_count, model_loading_wait_time_avg_us, model_downloading_time_count,"
-    " model_downloading_time_avg_us, model_loading_time_count, model_loading_time_avg_us,"
-    " model_unloading_time_count, model_unloading_time_avg_us, loaded_model_count,"
-    " cpu_utilization_pct, memory_utilization_pct, instances_in_service, workers) VALUES ";
-constexpr const char* kEndpointMetricsRow =
-    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
-constexpr int kEndpointMetricsColumns = 29;
-
-constexpr const char* kUpdateJob =
-    "UPDATE jobs SET phase = ?2, podgroup_phase = ?3, inqueue_ns = ?4, scheduled_ns = ?5,"
-    " start_ns = ?6, end_ns = ?7, nodes = ?8, reason = ?9, restarts = ?10, lost_training_s = ?11,"
-    " training_start_ns = ?12, image_pull_s = ?13, rendezvous_s = ?14, compile_s = ?15,"
-    " compile_cache = ?16, dataset_read_s = ?17, startup_s = ?18, compute_s = ?19,"
-    " communication_s = ?20, sync_s = ?21, step_s = ?22 WHERE job = ?1";
-constexpr const char* kEndNode = "UPDATE nodes SET end_ns = ?2 WHERE node = ?1";
-constexpr const char* kPutMeta =
-    "INSERT INTO run_meta (key, value) VALUES (?1, ?2)"
-    " ON CONFLICT (key) DO UPDATE SET value = excluded.value";
-constexpr const char* kInsertInput =
-    "INSERT INTO inputs (role, path, sha256, bytes) VALUES (?1, ?2, ?3, ?4)";
+/// Index of table T in schema::kTables (compile time).
+template <const Table& T>
+consteval std::size_t table_index() {
+  for (std::size_t i = 0; i < std::size(schema::kTables); ++i)
+    if (schema::kTables[i] == &T) return i;
+  throw "not a table of schema::kTables";
+}
+/// Slot of `column` in a row of table T's INSERT (compile time: a misspelt column does not compile).
+template <const Table& T>
+consteval int col(std::string_view column) {
+  return schema::insert_slot(T, column);
+}
+/// Parameter number of `column` in table T's UPDATE (compile time).
+template <const Table& T>
+consteval int param(std::string_view column) {
+  return schema::update_param(T, column);
+}
 
 constexpr std::array<std::string_view, 12> kBuiltinMetaKeys = {
     "schema_version", "mltwin_version", "git_sha",     "volcano_release", "seed",       "scenario_path",
@@ -406,15 +135,6 @@ int bind_text(sqlite3_stmt* s, int i, std::string_view v) {
   const char* p = v.data() != nullptr ? v.data() : "";
   return sqlite3_bind_text64(s, i, p, v.size(), SQLITE_STATIC, SQLITE_UTF8);
 }
-/// Empty text is stored as NULL (the optional columns: podgroup_phase, nodes, reason).
-int bind_text_or_null(sqlite3_stmt* s, int i, std::string_view v) {
-  return v.empty() ? sqlite3_bind_null(s, i) : bind_text(s, i, v);
-}
-/// Time::max() means "never" and is stored as NULL.
-int bind_time(sqlite3_stmt* s, int i, Time t) {
-  return t == Time::max() ? sqlite3_bind_null(s, i) : sqlite3_bind_int64(s, i, t.ns());
-}
-
 /// Steps a fully bound write statement once and resets it; SQLITE_OK or the error code.
 int step_once(sqlite3_stmt* s) {
   const int rc = sqlite3_step(s);
@@ -437,39 +157,54 @@ std::string join(const std::vector<std::string>& parts, char sep) {
 /// itself; binding kBatchRows rows into one multi-row INSERT halves the cost of the ~10^6
 /// rows of a large run. Values are copied into the buffer (the recorder's string_views
 /// live only for the call), text into one arena so that a row costs no allocation.
+///
+/// A row is built by column: set_*(col<T>("name"), value) in any order; end_row() checks that
+/// every column of the INSERT got a value.
 class RowBuffer {
  public:
   static constexpr int kBatchRows = 32;
 
-  /// `insert` is "INSERT INTO t (cols) VALUES ", `row` one row's "(?, ...)" with
-  /// `columns` placeholders.
-  void prepare(sqlite3* db, const char* insert, const char* row, int columns) {
-    columns_ = columns;
+  /// Prepares the INSERT of `t`'s columns written at insert (schema::insert_sql).
+  void prepare(sqlite3* db, const Table& t) {
+    table_ = &t;
+    columns_ = schema::count(t, schema::kInsert);
+    full_ = columns_ == 64 ? ~0ULL : (1ULL << columns_) - 1;
+    const std::string insert = schema::insert_sql(t), row = schema::row_placeholders(t);
     std::string many = insert;
     for (int r = 0; r < kBatchRows; ++r) (many += (r > 0 ? ", " : "")) += row;
-    one_ = prepare_persistent(db, std::string(insert) + row);
+    one_ = prepare_persistent(db, insert + row);
     batch_ = prepare_persistent(db, many);
     values_.reserve(static_cast<std::size_t>(kBatchRows * columns_));
+    values_.resize(static_cast<std::size_t>(columns_));
   }
 
   bool prepared() const { return one_ && batch_; }
+  const Table& table() const { return *table_; }
 
-  // The values of the row being built, in column order.
-  void add_int(std::int64_t v) { values_.push_back({Value::Int, v, 0, 0}); }
-  void add_real(double v) { values_.push_back({Value::Real, 0, v, 0}); }
+  // The values of the row being built, by slot (col<T>("name")).
+  void set_int(int slot, std::int64_t v) { put(slot, {Value::Int, v, 0, 0}); }
+  void set_real(int slot, double v) { put(slot, {Value::Real, 0, v, 0}); }
   /// NaN ("no value": a statistic over no samples) is stored as NULL.
-  void add_real_or_null(double v) { std::isnan(v) ? add_null() : add_real(v); }
-  void add_null() { values_.push_back({Value::Null, 0, 0, 0}); }
-  void add_time(Time t) { t == Time::max() ? add_null() : add_int(t.ns()); }
-  void add_text(std::string_view v) {
-    values_.push_back({Value::Text, static_cast<std::int64_t>(text_.size()), 0, v.size()});
+  void set_real_or_null(int slot, double v) { std::isnan(v) ? set_null(slot) : set_real(slot, v); }
+  void set_null(int slot) { put(slot, {Value::Null, 0, 0, 0}); }
+  /// Time::max() ("never") is stored as NULL.
+  void set_time(int slot, Time t) { t == Time::max() ? set_null(slot) : set_int(slot, t.ns()); }
+  void set_text(int slot, std::string_view v) {
+    put(slot, {Value::Text, static_cast<std::int64_t>(text_.size()), 0, v.size()});
     text_.append(v);
   }
   /// Empty text is stored as NULL (the optional columns: node, plugin, reason).
-  void add_text_or_null(std::string_view v) { v.empty() ? add_null() : add_text(v); }
+  void set_text_or_null(int slot, std::string_view v) { v.empty() ? set_null(slot) : set_text(slot, v); }
 
-  /// Completes the row; true when the buffer is full and must be flushed.
-  bool end_row() { return ++rows_ == kBatchRows; }
+  /// Completes the row; true when the buffer is full and must be flushed. Throws
+  /// std::logic_error (a bug in the store) if a column got no value.
+  bool end_row() {
+    if (set_ != full_) missing_column();
+    set_ = 0;
+    if (++rows_ == kBatchRows) return true;
+    values_.resize(static_cast<std::size_t>((rows_ + 1) * columns_));
+    return false;
+  }
 
   /// Inserts the buffered rows (one multi-row INSERT when full, else row by row) and empties
   /// the buffer; SQLITE_OK or SQLite's error code. The rows are dropped either way.
@@ -484,9 +219,10 @@ class RowBuffer {
         if (rc == SQLITE_OK) rc = step_once(one_.get());
       }
     }
-    values_.clear();
+    values_.resize(static_cast<std::size_t>(columns_));
     text_.clear();
     rows_ = 0;
+    set_ = 0;
     return rc;
   }
 
@@ -503,6 +239,22 @@ class RowBuffer {
     std::size_t len;  // Text: length
   };
 
+  void put(int slot, const Value& v) {
+    values_[static_cast<std::size_t>(rows_ * columns_ + slot)] = v;
+    set_ |= 1ULL << slot;
+  }
+  [[noreturn]] void missing_column() const {
+    int slot = 0;
+    for (const schema::Column& c : table_->columns) {
+      if ((c.written & schema::kInsert) == 0) continue;
+      if ((set_ & (1ULL << slot)) == 0)
+        throw std::logic_error("results store: a row of " + std::string(table_->name) + " has no value for column " +
+                               std::string(c.name));
+      ++slot;
+    }
+    throw std::logic_error("results store: a row of " + std::string(table_->name) + " is incomplete");
+  }
+
   static Stmt prepare_persistent(sqlite3* db, const std::string& sql) {
     sqlite3_stmt* s = nullptr;
     // PERSISTENT: these statements live as long as the connection and run ~10^5 times.
@@ -516,24 +268,50 @@ class RowBuffer {
     const std::size_t base = static_cast<std::size_t>(row * columns_);
     for (int c = 0; c < columns_ && rc == SQLITE_OK; ++c) {
       const Value& v = values_[base + static_cast<std::size_t>(c)];
-      const int param = first_param + c + 1;
+      const int p = first_param + c + 1;
       switch (v.kind) {
-        case Value::Null: rc = sqlite3_bind_null(s, param); break;
-        case Value::Int: rc = sqlite3_bind_int64(s, param, v.i); break;
-        case Value::Real: rc = sqlite3_bind_double(s, param, v.r); break;
+        case Value::Null: rc = sqlite3_bind_null(s, p); break;
+        case Value::Int: rc = sqlite3_bind_int64(s, p, v.i); break;
+        case Value::Real: rc = sqlite3_bind_double(s, p, v.r); break;
         case Value::Text:
-          rc = bind_text(s, param, std::string_view(text_).substr(static_cast<std::size_t>(v.i), v.len));
+          rc = bind_text(s, p, std::string_view(text_).substr(static_cast<std::size_t>(v.i), v.len));
           break;
       }
     }
     return rc;
   }
 
+  const Table* table_ = nullptr;
   int columns_ = 0;
   int rows_ = 0;
-  std::vector<Value> values_;  // rows_ * columns_ values, row after row
-  std::string text_;           // the text values, back to back
+  std::uint64_t set_ = 0, full_ = 0;  // the slots of the row being built that have a value; all of them
+  std::vector<Value> values_;         // (rows_ + 1) * columns_ values, row after row
+  std::string text_;                  // the text values, back to back
   Stmt one_, batch_;
+};
+
+/// Binds the parameters of an UPDATE by number (param<T>("name"); ?1 is the row's key) and
+/// checks that every one got a value before the statement runs.
+class UpdateBinder {
+ public:
+  UpdateBinder(sqlite3_stmt* s, const Table& t) : s_(s), full_((1ULL << (1 + schema::count(t, schema::kUpdate))) - 1) {}
+  void integer(int p, std::int64_t v) { done(p, sqlite3_bind_int64(s_, p, v)); }
+  void real(int p, double v) { done(p, sqlite3_bind_double(s_, p, v)); }
+  void null(int p) { done(p, sqlite3_bind_null(s_, p)); }
+  void text(int p, std::string_view v) { done(p, bind_text(s_, p, v)); }
+  void text_or_null(int p, std::string_view v) { v.empty() ? null(p) : text(p, v); }
+  void time(int p, Time t) { t == Time::max() ? null(p) : integer(p, t.ns()); }
+  /// SQLITE_OK once every parameter is bound, else the first error (or SQLITE_MISUSE: one unbound).
+  int rc() const { return rc_ != SQLITE_OK ? rc_ : (set_ == full_ ? SQLITE_OK : SQLITE_MISUSE); }
+
+ private:
+  void done(int p, int rc) {
+    if (rc_ == SQLITE_OK) rc_ = rc;
+    set_ |= 1ULL << (p - 1);
+  }
+  sqlite3_stmt* s_;
+  std::uint64_t full_, set_ = 0;
+  int rc_ = SQLITE_OK;
 };
 
 }  // namespace
@@ -560,9 +338,9 @@ struct SqliteStore::Impl {
   std::string path;
   RunKind kind = RunKind::Training;
   DbHandle db;  // declared first, destroyed last: the statements are finalized before it
-  RowBuffer jobs, pods, decisions, phases, metrics, node_events, nodes, link_usage, step_periods;  // training
-  RowBuffer requests, model_events, worker_events, instance_events, endpoint_metrics;  // inference
-  std::vector<std::uint32_t> jobs_buffered;  // ids of the rows waiting in `jobs`
+  /// One buffer per table of schema::kTables (those of the other kind of run stay unprepared).
+  std::array<RowBuffer, std::size(schema::kTables)> buffers;
+  std::vector<std::uint32_t> jobs_buffered;  // ids of the rows waiting in the jobs buffer
   Stmt update_job, end_node, put_meta;
   std::size_t rows_in_transaction = 0;
   RequestSampling sampling;
@@ -599,7 +377,7 @@ struct SqliteStore::Impl {
     if (rc != SQLITE_OK) fail(what);
   }
 
-  void exec(const char* sql, std::string_view what) {
+  void exec(const char* sql, const std::string& what) {
     char* err = nullptr;
     if (sqlite3_exec(db.get(), sql, nullptr, nullptr, &err) != SQLITE_OK) {
       std::string msg = "results database '" + path + "': " + std::string(what) + ": " +
@@ -609,47 +387,48 @@ struct SqliteStore::Impl {
     }
   }
 
-  Stmt prepare(const char* sql) {
+  Stmt prepare(const std::string& sql) {
     sqlite3_stmt* s = nullptr;
-    const int rc = sqlite3_prepare_v3(db.get(), sql, -1, SQLITE_PREPARE_PERSISTENT, &s, nullptr);
+    const int rc = sqlite3_prepare_v3(db.get(), sql.c_str(), -1, SQLITE_PREPARE_PERSISTENT, &s, nullptr);
     Stmt owned(s);
-    if (rc != SQLITE_OK) fail(std::string("preparing \"") + sql + "\"");
+    if (rc != SQLITE_OK) fail("preparing \"" + sql + "\"");
     return owned;
   }
 
-  void prepare(RowBuffer& buf, const char* insert, const char* row, int columns) {
-    buf.prepare(db.get(), insert, row, columns);
-    if (!buf.prepared()) fail(std::string("preparing \"") + insert + row + "\"");
+  /// The row buffer of table T.
+  template <const Table& T>
+  RowBuffer& rows() {
+    return buffers[table_index<T>()];
   }
 
-  void flush(RowBuffer& buf, std::string_view table) {
-    if (buf.flush() != SQLITE_OK) fail("inserting rows into " + std::string(table));
-    if (&buf == &jobs) jobs_buffered.clear();
+  /// Creates the tables of this kind of run and prepares their inserts.
+  void create_tables() {
+    for (std::size_t i = 0; i < std::size(schema::kTables); ++i) {
+      const Table& t = *schema::kTables[i];
+      if (!holds(kind, t)) continue;
+      exec(schema::create_table_sql(t).c_str(), "creating table " + std::string(t.name));
+      // run_meta is written by put_meta_value, an upsert (checkpoint_ns and the end are rewritten).
+      if (&t == &schema::kRunMeta) continue;
+      buffers[i].prepare(db.get(), t);
+      if (!buffers[i].prepared()) fail("preparing \"" + schema::insert_sql(t) + schema::row_placeholders(t) + "\"");
+    }
+  }
+
+  void flush(RowBuffer& buf) {
+    if (buf.flush() != SQLITE_OK) fail("inserting rows into " + std::string(buf.table().name));
+    if (&buf == &rows<schema::kJobs>()) jobs_buffered.clear();
   }
 
   void flush_all() {
-    // A buffer of the other run kind is never prepared and never holds rows: flushing it is a
-    // no-op.
-    flush(jobs, "jobs");
-    flush(pods, "pods");
-    flush(decisions, "decisions");
-    flush(phases, "phases");
-    flush(metrics, "cluster_metrics");
-    flush(node_events, "node_events");
-    flush(nodes, "nodes");
-    flush(link_usage, "link_usage");
-    flush(step_periods, "step_periods");
-    flush(requests, "requests");
-    flush(model_events, "model_events");
-    flush(worker_events, "worker_events");
-    flush(instance_events, "instance_events");
-    flush(endpoint_metrics, "endpoint_metrics");
+    // A buffer of the other run kind is never prepared and never holds rows: it is skipped.
+    for (RowBuffer& b : buffers)
+      if (b.prepared()) flush(b);
   }
 
   /// Completes a buffered row: flushes the buffer when full, and commits after
   /// kRowsPerTransaction recorded rows.
-  void end_row(RowBuffer& buf, std::string_view table) {
-    if (buf.end_row()) flush(buf, table);
+  void end_row(RowBuffer& buf) {
+    if (buf.end_row()) flush(buf);
     row_written();
   }
 
@@ -688,9 +467,7 @@ struct SqliteStore::Impl {
 
   /// Finalizes every statement and closes the connection; an open transaction rolls back.
   void close() noexcept {
-    for (RowBuffer* b : {&jobs, &pods, &decisions, &phases, &metrics, &node_events, &nodes, &link_usage, &step_periods, &requests,
-                         &model_events, &worker_events, &instance_events, &endpoint_metrics})
-      b->close();
+    for (RowBuffer& b : buffers) b.close();
     update_job.reset();
     end_node.reset();
     put_meta.reset();
@@ -758,33 +535,17 @@ SqliteStore::SqliteStore(const std::string& path, const RunMetadata& meta)
   m.exec("PRAGMA temp_store = MEMORY", "setting temp_store");
 
   m.exec("BEGIN", "begin transaction");
-  m.exec(kCommonSchema, "creating the schema");
   m.exec(("PRAGMA user_version = " + std::to_string(kSchemaVersion)).c_str(),
          "setting user_version");
-
+  m.create_tables();
   if (m.kind == RunKind::Training) {
-    m.exec(kTrainingSchema, "creating the training tables");
-    m.prepare(m.jobs, kJobsInsert, kJobsRow, kJobsColumns);
-    m.prepare(m.pods, kPodsInsert, kPodsRow, kPodsColumns);
-    m.prepare(m.decisions, kDecisionsInsert, kDecisionsRow, kDecisionsColumns);
-    m.prepare(m.phases, kPhasesInsert, kPhasesRow, kPhasesColumns);
-    m.prepare(m.metrics, kMetricsInsert, kMetricsRow, kMetricsColumns);
-    m.prepare(m.node_events, kNodeEventsInsert, kNodeEventsRow, kNodeEventsColumns);
-    m.prepare(m.nodes, kNodesInsert, kNodesRow, kNodesColumns);
-    m.prepare(m.link_usage, kLinkUsageInsert, kLinkUsageRow, kLinkUsageColumns);
-    m.prepare(m.step_periods, kStepPeriodsInsert, kStepPeriodsRow, kStepPeriodsColumns);
+    m.exec(std::string(schema::kJobTimesView).c_str(), "creating view job_times");
     m.jobs_buffered.reserve(RowBuffer::kBatchRows);
-    m.update_job = m.prepare(kUpdateJob);
-    m.end_node = m.prepare(kEndNode);
-  } else {
-    m.exec(kInferenceSchema, "creating the inference tables");
-    m.prepare(m.requests, kRequestsInsert, kRequestsRow, kRequestsColumns);
-    m.prepare(m.model_events, kModelEventsInsert, kModelEventsRow, kModelEventsColumns);
-    m.prepare(m.worker_events, kWorkerEventsInsert, kWorkerEventsRow, kWorkerEventsColumns);
-    m.prepare(m.instance_events, kInstanceEventsInsert, kInstanceEventsRow, kInstanceEventsColumns);
-    m.prepare(m.endpoint_metrics, kEndpointMetricsInsert, kEndpointMetricsRow, kEndpointMetricsColumns);
+    m.update_job = m.prepare(schema::update_sql(schema::kJobs));
+    m.end_node = m.prepare(schema::update_sql(schema::kNodes));
   }
-  m.put_meta = m.prepare(kPutMeta);
+  m.put_meta = m.prepare(schema::insert_sql(schema::kRunMeta) + schema::row_placeholders(schema::kRunMeta) +
+                         " ON CONFLICT (key) DO UPDATE SET value = excluded.value");
 
   m.put_meta_value("schema_version", std::to_string(kSchemaVersion));
   m.put_meta_value("run_kind", to_string(m.kind));
@@ -807,17 +568,13 @@ SqliteStore::SqliteStore(const std::string& path, const RunMetadata& meta)
   }
   for (const auto& [key, value] : meta.extra) m.put_meta_value(key, value);
 
-  {
-    Stmt ins = m.prepare(kInsertInput);
-    sqlite3_stmt* s = ins.get();
-    for (const InputFile& f : meta.inputs) {
-      int brc = bind_text(s, 1, f.role);
-      if (brc == SQLITE_OK) brc = bind_text(s, 2, f.path);
-      if (brc == SQLITE_OK) brc = bind_text(s, 3, f.sha256);
-      if (brc == SQLITE_OK) brc = sqlite3_bind_int64(s, 4, static_cast<std::int64_t>(f.bytes));
-      m.check(brc, "binding an inputs row");
-      m.check(step_once(s), "writing inputs");
-    }
+  for (const InputFile& f : meta.inputs) {
+    RowBuffer& b = m.rows<schema::kInputs>();
+    b.set_text(col<schema::kInputs>("role"), f.role);
+    b.set_text(col<schema::kInputs>("path"), f.path);
+    b.set_text(col<schema::kInputs>("sha256"), f.sha256);
+    b.set_int(col<schema::kInputs>("bytes"), static_cast<std::int64_t>(f.bytes));
+    m.end_row(b);
   }
 
   // The metadata is durable before the first record: even a run killed at once says what
@@ -837,61 +594,66 @@ SqliteStore::~SqliteStore() {
 void SqliteStore::job_submitted(const models::JobSubmitted& j) {
   Impl& m = *impl_;
   m.require(RunKind::Training, "job_submitted");
-  RowBuffer& b = m.jobs;
-  b.add_int(j.job);
-  b.add_text(j.name);
-  b.add_text(j.queue);
-  b.add_int(j.submit.ns());
-  b.add_int(j.nnodes);
-  b.add_int(j.nproc_per_node);
-  b.add_int(j.neuron_devices_per_pod);
-  b.add_real(j.cpu_per_pod);
-  b.add_real(j.memory_gib_per_pod);
-  b.add_int(j.efa_per_pod);
-  j.neuron_resource.empty() ? b.add_null() : b.add_text(j.neuron_resource);
-  j.other_requests.empty() ? b.add_null() : b.add_text(j.other_requests);
-  b.add_real(j.duration_s);
-  b.add_int(j.trace_row);
-  b.add_int(j.trace_gpus);
-  j.steps > 0 ? b.add_int(j.steps) : b.add_null();
+  constexpr const Table& T = schema::kJobs;
+  RowBuffer& b = m.rows<T>();
+  b.set_int(col<T>("job"), j.job);
+  b.set_text(col<T>("name"), j.name);
+  b.set_text(col<T>("queue"), j.queue);
+  b.set_int(col<T>("submit_ns"), j.submit.ns());
+  b.set_int(col<T>("nnodes"), j.nnodes);
+  b.set_int(col<T>("nproc_per_node"), j.nproc_per_node);
+  b.set_int(col<T>("neuron_devices_per_pod"), j.neuron_devices_per_pod);
+  b.set_real(col<T>("cpu_per_pod"), j.cpu_per_pod);
+  b.set_real(col<T>("memory_gib_per_pod"), j.memory_gib_per_pod);
+  b.set_int(col<T>("efa_per_pod"), j.efa_per_pod);
+  b.set_text_or_null(col<T>("neuron_resource"), j.neuron_resource);
+  b.set_text_or_null(col<T>("other_requests"), j.other_requests);
+  b.set_real(col<T>("duration_s"), j.duration_s);
+  b.set_int(col<T>("trace_row"), j.trace_row);
+  b.set_int(col<T>("trace_gpus"), j.trace_gpus);
+  b.set_text(col<T>("phase"), "Pending");  // until job_final
+  j.steps > 0 ? b.set_int(col<T>("steps"), j.steps) : b.set_null(col<T>("steps"));
   m.jobs_buffered.push_back(j.job);
-  m.end_row(b, "jobs");
+  m.end_row(b);
 }
 
 void SqliteStore::job_final(const models::JobFinal& j) {
   Impl& m = *impl_;
   m.require(RunKind::Training, "job_final");
+  constexpr const Table& T = schema::kJobs;
   // The row to update may still be waiting in the insert buffer.
   if (std::find(m.jobs_buffered.begin(), m.jobs_buffered.end(), j.job) != m.jobs_buffered.end())
-    m.flush(m.jobs, "jobs");
+    m.flush(m.rows<T>());
 
-  sqlite3_stmt* s = m.update_job.get();
-  int rc = sqlite3_bind_int64(s, 1, j.job);
-  if (rc == SQLITE_OK) rc = bind_text(s, 2, j.phase);
-  if (rc == SQLITE_OK) rc = bind_text_or_null(s, 3, j.podgroup_phase);
-  if (rc == SQLITE_OK) rc = bind_time(s, 4, j.inqueue);
-  if (rc == SQLITE_OK) rc = bind_time(s, 5, j.scheduled);
-  if (rc == SQLITE_OK) rc = bind_time(s, 6, j.start);
-  if (rc == SQLITE_OK) rc = bind_time(s, 7, j.end);
-  if (rc == SQLITE_OK) rc = bind_text_or_null(s, 8, j.nodes);
-  if (rc == SQLITE_OK) rc = bind_text_or_null(s, 9, j.reason);
-  if (rc == SQLITE_OK) rc = sqlite3_bind_int64(s, 10, j.restarts);
-  if (rc == SQLITE_OK) rc = sqlite3_bind_double(s, 11, j.lost_training_s);
+  UpdateBinder u(m.update_job.get(), T);
+  u.integer(1, j.job);
+  u.text(param<T>("phase"), j.phase);
+  u.text_or_null(param<T>("podgroup_phase"), j.podgroup_phase);
+  u.time(param<T>("inqueue_ns"), j.inqueue);
+  u.time(param<T>("scheduled_ns"), j.scheduled);
+  u.time(param<T>("start_ns"), j.start);
+  u.time(param<T>("end_ns"), j.end);
+  u.text_or_null(param<T>("nodes"), j.nodes);
+  u.text_or_null(param<T>("reason"), j.reason);
+  u.integer(param<T>("restarts"), j.restarts);
+  u.real(param<T>("lost_training_s"), j.lost_training_s);
+  u.real(param<T>("startup_s"), j.startup_s);
   // The start-up breakdown: NULL when the scenario has no startup block.
-  auto real_or_null = [&](int i, double v) { return j.startup_modelled ? sqlite3_bind_double(s, i, v) : sqlite3_bind_null(s, i); };
-  if (rc == SQLITE_OK) rc = j.startup_modelled ? bind_time(s, 12, j.training_start) : sqlite3_bind_null(s, 12);
-  if (rc == SQLITE_OK) rc = real_or_null(13, j.image_pull_s);
-  if (rc == SQLITE_OK) rc = real_or_null(14, j.rendezvous_s);
-  if (rc == SQLITE_OK) rc = real_or_null(15, j.compile_s);
-  if (rc == SQLITE_OK) rc = bind_text_or_null(s, 16, j.startup_modelled ? std::string_view(j.compile_cache) : std::string_view());
-  if (rc == SQLITE_OK) rc = real_or_null(17, j.dataset_read_s);
-  if (rc == SQLITE_OK) rc = sqlite3_bind_double(s, 18, j.startup_s);
+  const auto startup_real = [&](int p, double v) { j.startup_modelled ? u.real(p, v) : u.null(p); };
+  j.startup_modelled ? u.time(param<T>("training_start_ns"), j.training_start) : u.null(param<T>("training_start_ns"));
+  startup_real(param<T>("image_pull_s"), j.image_pull_s);
+  startup_real(param<T>("rendezvous_s"), j.rendezvous_s);
+  startup_real(param<T>("compile_s"), j.compile_s);
+  u.text_or_null(param<T>("compile_cache"), j.startup_modelled ? std::string_view(j.compile_cache) : std::string_view());
+  startup_real(param<T>("dataset_read_s"), j.dataset_read_s);
   // The computing / communicating / synchronisation split exists only with derived durations.
-  const double split[] = {j.compute_s, j.communication_s, j.sync_s, j.step_s};
-  for (int k = 0; k < 4 && rc == SQLITE_OK; ++k)
-    rc = j.derived ? sqlite3_bind_double(s, 19 + k, split[k]) : sqlite3_bind_null(s, 19 + k);
-  m.check(rc, "binding a jobs update");
-  m.check(step_once(s), "updating a jobs row");
+  const auto derived_real = [&](int p, double v) { j.derived ? u.real(p, v) : u.null(p); };
+  derived_real(param<T>("compute_s"), j.compute_s);
+  derived_real(param<T>("communication_s"), j.communication_s);
+  derived_real(param<T>("sync_s"), j.sync_s);
+  derived_real(param<T>("step_s"), j.step_s);
+  m.check(u.rc(), "binding a jobs update");
+  m.check(step_once(m.update_job.get()), "updating a jobs row");
   if (sqlite3_changes(m.db.get()) != 1)
     throw std::runtime_error("results database '" + m.path + "': job_final for job " +
                              std::to_string(j.job) + ", which was never submitted");
@@ -901,127 +663,135 @@ void SqliteStore::job_final(const models::JobFinal& j) {
 void SqliteStore::pod_event(const models::PodEvent& e) {
   Impl& m = *impl_;
   m.require(RunKind::Training, "pod_event");
-  RowBuffer& b = m.pods;
-  b.add_int(e.job);
-  b.add_int(e.pod);
-  b.add_text(e.event);
-  b.add_text_or_null(e.node);
-  b.add_time(e.t);
-  m.end_row(b, "pods");
+  constexpr const Table& T = schema::kPods;
+  RowBuffer& b = m.rows<T>();
+  b.set_int(col<T>("job"), e.job);
+  b.set_int(col<T>("pod"), e.pod);
+  b.set_text(col<T>("event"), e.event);
+  b.set_text_or_null(col<T>("node"), e.node);
+  b.set_time(col<T>("t_ns"), e.t);
+  m.end_row(b);
 }
 
 void SqliteStore::decision(const models::Decision& d) {
   Impl& m = *impl_;
   m.require(RunKind::Training, "decision");
-  RowBuffer& b = m.decisions;
-  b.add_int(d.job);
-  b.add_time(d.t);
-  b.add_text(d.code);
-  b.add_text_or_null(d.plugin);
-  b.add_text_or_null(d.reason);
-  m.end_row(b, "decisions");
+  constexpr const Table& T = schema::kDecisions;
+  RowBuffer& b = m.rows<T>();
+  b.set_int(col<T>("job"), d.job);
+  b.set_time(col<T>("t_ns"), d.t);
+  b.set_text(col<T>("code"), d.code);
+  b.set_text_or_null(col<T>("plugin"), d.plugin);
+  b.set_text_or_null(col<T>("reason"), d.reason);
+  m.end_row(b);
 }
 
 void SqliteStore::phase_change(const models::PhaseChange& p) {
   Impl& m = *impl_;
   m.require(RunKind::Training, "phase_change");
-  RowBuffer& b = m.phases;
-  b.add_int(p.job);
-  b.add_time(p.t);
-  b.add_text(p.from);
-  b.add_text(p.to);
-  m.end_row(b, "phases");
+  constexpr const Table& T = schema::kPhases;
+  RowBuffer& b = m.rows<T>();
+  b.set_int(col<T>("job"), p.job);
+  b.set_time(col<T>("t_ns"), p.t);
+  b.set_text(col<T>("from_phase"), p.from);
+  b.set_text(col<T>("to_phase"), p.to);
+  m.end_row(b);
 }
 
 void SqliteStore::node_event(const models::NodeEvent& e) {
   Impl& m = *impl_;
   m.require(RunKind::Training, "node_event");
-  RowBuffer& b = m.node_events;
-  b.add_time(e.t);
-  b.add_text(e.node);
-  b.add_text(e.group);
-  b.add_text(e.event);
-  b.add_text_or_null(e.reason);
-  m.end_row(b, "node_events");
+  constexpr const Table& T = schema::kNodeEvents;
+  RowBuffer& b = m.rows<T>();
+  b.set_time(col<T>("t_ns"), e.t);
+  b.set_text(col<T>("node"), e.node);
+  b.set_text(col<T>("node_group"), e.group);
+  b.set_text(col<T>("event"), e.event);
+  b.set_text_or_null(col<T>("reason"), e.reason);
+  m.end_row(b);
 }
 
 void SqliteStore::node_launched(const models::NodeLaunched& n) {
   Impl& m = *impl_;
   m.require(RunKind::Training, "node_launched");
-  RowBuffer& b = m.nodes;
-  b.add_text(n.node);
-  b.add_text(n.group);
-  b.add_text(n.instance_type);
-  b.add_text(n.capacity_type);
-  b.add_text_or_null(n.zone);
-  b.add_time(n.t);
-  b.add_real(n.usd_per_hour);
-  b.add_text(n.price_source);
-  m.end_row(b, "nodes");
+  constexpr const Table& T = schema::kNodes;
+  RowBuffer& b = m.rows<T>();
+  b.set_text(col<T>("node"), n.node);
+  b.set_text(col<T>("node_group"), n.group);
+  b.set_text(col<T>("instance_type"), n.instance_type);
+  b.set_text(col<T>("capacity_type"), n.capacity_type);
+  b.set_text_or_null(col<T>("zone"), n.zone);
+  b.set_time(col<T>("launch_ns"), n.t);
+  b.set_real(col<T>("usd_per_hour"), n.usd_per_hour);
+  b.set_text(col<T>("price_source"), n.price_source);
+  m.end_row(b);
 }
 
 void SqliteStore::node_ended(const models::NodeEnded& n) {
   Impl& m = *impl_;
   m.require(RunKind::Training, "node_ended");
+  constexpr const Table& T = schema::kNodes;
   // The row may still be waiting in the insert buffer (nodes end rarely: flush it whole).
-  m.flush(m.nodes, "nodes");
-  sqlite3_stmt* s = m.end_node.get();
-  int rc = bind_text(s, 1, n.node);
-  if (rc == SQLITE_OK) rc = bind_time(s, 2, n.t);
-  m.check(rc, "binding a nodes update");
-  m.check(step_once(s), "updating a nodes row");
+  m.flush(m.rows<T>());
+  UpdateBinder u(m.end_node.get(), T);
+  u.text(1, n.node);
+  u.time(param<T>("end_ns"), n.t);
+  m.check(u.rc(), "binding a nodes update");
+  m.check(step_once(m.end_node.get()), "updating a nodes row");
   if (sqlite3_changes(m.db.get()) != 1)
     throw std::runtime_error("results database '" + m.path + "': node_ended for node '" + std::string(n.node) +
                              "', which was never launched");
   m.row_written();
 }
 
-void SqliteStore::link_usage(const models::LinkUsage& u) {
+void SqliteStore::link_usage(const models::LinkUsage& l) {
   Impl& m = *impl_;
   m.require(RunKind::Training, "link_usage");
-  RowBuffer& b = m.link_usage;
-  b.add_time(u.start);
-  b.add_time(u.end);
-  b.add_text(u.link);
-  b.add_real(u.bytes);
-  b.add_real(u.utilisation);
-  m.end_row(b, "link_usage");
+  constexpr const Table& T = schema::kLinkUsage;
+  RowBuffer& b = m.rows<T>();
+  b.set_time(col<T>("start_ns"), l.start);
+  b.set_time(col<T>("end_ns"), l.end);
+  b.set_text(col<T>("link"), l.link);
+  b.set_real(col<T>("bytes"), l.bytes);
+  b.set_real(col<T>("utilisation"), l.utilisation);
+  m.end_row(b);
 }
 
 void SqliteStore::step_period(const models::StepPeriod& p) {
   Impl& m = *impl_;
   m.require(RunKind::Training, "step_periods");
-  RowBuffer& b = m.step_periods;
-  b.add_int(p.job);
-  b.add_int(p.attempt);
-  b.add_time(p.start);
-  b.add_time(p.end);
-  b.add_int(p.nodes);
-  if (p.nodes > 1) b.add_real(p.efa_gbps);
-  else b.add_null();
-  b.add_real(p.step_s);
-  b.add_real(p.communication_s);
-  b.add_real(p.steps);
-  b.add_text(p.end_reason);
-  m.end_row(b, "step_periods");
+  constexpr const Table& T = schema::kStepPeriods;
+  RowBuffer& b = m.rows<T>();
+  b.set_int(col<T>("job"), p.job);
+  b.set_int(col<T>("attempt"), p.attempt);
+  b.set_time(col<T>("start_ns"), p.start);
+  b.set_time(col<T>("end_ns"), p.end);
+  b.set_int(col<T>("nodes"), p.nodes);
+  p.nodes > 1 ? b.set_real(col<T>("efa_gbps"), p.efa_gbps) : b.set_null(col<T>("efa_gbps"));
+  b.set_real(col<T>("step_s"), p.step_s);
+  b.set_real(col<T>("communication_s"), p.communication_s);
+  b.set_real(col<T>("steps"), p.steps);
+  b.set_text(col<T>("end_reason"), p.end_reason);
+  m.end_row(b);
 }
 
 void SqliteStore::sample(const models::ClusterSample& c) {
   Impl& m = *impl_;
   m.require(RunKind::Training, "sample");
-  RowBuffer& b = m.metrics;
-  b.add_time(c.t);
-  b.add_real(c.neuroncores_allocated);
-  b.add_real(c.neuroncores_total);
+  constexpr const Table& T = schema::kClusterMetrics;
+  RowBuffer& b = m.rows<T>();
+  b.set_time(col<T>("t_ns"), c.t);
+  b.set_real(col<T>("neuroncores_allocated"), c.neuroncores_allocated);
+  b.set_real(col<T>("neuroncores_total"), c.neuroncores_total);
   if (c.neuroncores_total > 0)
-    b.add_real(c.neuroncores_allocated / c.neuroncores_total);
+    b.set_real(col<T>("allocation_ratio"), c.neuroncores_allocated / c.neuroncores_total);
   else
-    b.add_null();
-  b.add_int(c.jobs_pending);
-  b.add_int(c.jobs_inqueue);
-  b.add_int(c.jobs_running);
-  b.add_int(c.pods_running);
-  m.end_row(b, "cluster_metrics");
+    b.set_null(col<T>("allocation_ratio"));
+  b.set_int(col<T>("jobs_pending"), c.jobs_pending);
+  b.set_int(col<T>("jobs_inqueue"), c.jobs_inqueue);
+  b.set_int(col<T>("jobs_running"), c.jobs_running);
+  b.set_int(col<T>("pods_running"), c.pods_running);
+  m.end_row(b);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1032,109 +802,107 @@ void SqliteStore::request(const inf::RequestDone& r) {
   m.require(RunKind::Inference, "request");
   ++m.requests_reported;
   if (!m.sampling.keeps(r.id)) return;
-  RowBuffer& b = m.requests;
-  b.add_int(static_cast<std::int64_t>(r.id));
-  b.add_int(r.model);
-  if (r.instance < 0)
-    b.add_null();
-  else
-    b.add_int(r.instance);
-  b.add_time(r.arrival);
-  if (r.status == 0)
-    b.add_null();  // still in flight when the run ended: never answered
-  else
-    b.add_time(r.done);
-  b.add_int(r.status);
-  b.add_int(r.overhead_ns);
-  b.add_int(r.loading_wait_ns);
-  b.add_int(r.model_latency_ns);
-  b.add_int(r.queue_ns);
-  b.add_int(r.batch);
-  b.add_int(r.cache_hit ? 1 : 0);
-  m.end_row(b, "requests");
+  constexpr const Table& T = schema::kRequests;
+  RowBuffer& b = m.rows<T>();
+  b.set_int(col<T>("id"), static_cast<std::int64_t>(r.id));
+  b.set_int(col<T>("model"), r.model);
+  r.instance < 0 ? b.set_null(col<T>("instance")) : b.set_int(col<T>("instance"), r.instance);
+  b.set_time(col<T>("arrival_ns"), r.arrival);
+  // status 0: still in flight when the run ended, never answered
+  r.status == 0 ? b.set_null(col<T>("done_ns")) : b.set_time(col<T>("done_ns"), r.done);
+  b.set_int(col<T>("status"), r.status);
+  b.set_int(col<T>("overhead_latency_ns"), r.overhead_ns);
+  b.set_int(col<T>("model_loading_wait_ns"), r.loading_wait_ns);
+  b.set_int(col<T>("model_latency_ns"), r.model_latency_ns);
+  b.set_int(col<T>("queue_ns"), r.queue_ns);
+  b.set_int(col<T>("batch_size"), r.batch);
+  b.set_int(col<T>("cache_hit"), r.cache_hit ? 1 : 0);
+  m.end_row(b);
 }
 
 void SqliteStore::model_event(const inf::ModelEvent& e) {
   Impl& m = *impl_;
   m.require(RunKind::Inference, "model_event");
-  RowBuffer& b = m.model_events;
-  b.add_time(e.t);
-  b.add_int(e.instance);
-  b.add_int(e.model);
-  b.add_text(to_text(e.kind));
-  b.add_int(static_cast<std::int64_t>(e.bytes));
-  if (has_duration(e.kind))
-    b.add_int(e.duration_ns);
-  else
-    b.add_null();
-  b.add_text_or_null(e.reason);
-  m.end_row(b, "model_events");
+  constexpr const Table& T = schema::kModelEvents;
+  RowBuffer& b = m.rows<T>();
+  b.set_time(col<T>("t_ns"), e.t);
+  b.set_int(col<T>("instance"), e.instance);
+  b.set_int(col<T>("model"), e.model);
+  b.set_text(col<T>("event"), to_text(e.kind));
+  b.set_int(col<T>("bytes"), static_cast<std::int64_t>(e.bytes));
+  has_duration(e.kind) ? b.set_int(col<T>("duration_ns"), e.duration_ns) : b.set_null(col<T>("duration_ns"));
+  b.set_text_or_null(col<T>("reason"), e.reason);
+  m.end_row(b);
 }
 
 void SqliteStore::worker_event(const inf::WorkerEvent& e) {
   Impl& m = *impl_;
   m.require(RunKind::Inference, "worker_event");
-  RowBuffer& b = m.worker_events;
-  b.add_time(e.t);
-  b.add_int(e.instance);
-  b.add_int(e.model);
-  b.add_text(to_text(e.kind));
-  b.add_int(e.temporary ? 1 : 0);
-  b.add_int(e.workers_after);
-  b.add_text_or_null(e.reason);
-  m.end_row(b, "worker_events");
+  constexpr const Table& T = schema::kWorkerEvents;
+  RowBuffer& b = m.rows<T>();
+  b.set_time(col<T>("t_ns"), e.t);
+  b.set_int(col<T>("instance"), e.instance);
+  b.set_int(col<T>("model"), e.model);
+  b.set_text(col<T>("event"), to_text(e.kind));
+  b.set_int(col<T>("temporary"), e.temporary ? 1 : 0);
+  b.set_int(col<T>("workers_after"), e.workers_after);
+  b.set_text_or_null(col<T>("reason"), e.reason);
+  m.end_row(b);
 }
 
 void SqliteStore::instance_event(const inf::InstanceEvent& e) {
   Impl& m = *impl_;
   m.require(RunKind::Inference, "instance_event");
-  RowBuffer& b = m.instance_events;
-  b.add_time(e.t);
+  constexpr const Table& T = schema::kInstanceEvents;
+  RowBuffer& b = m.rows<T>();
+  b.set_time(col<T>("t_ns"), e.t);
+  // DesiredChanged is about the endpoint's desired count, not one instance.
   if (e.kind == inf::InstanceEvent::Kind::DesiredChanged)
-    b.add_null();  // the endpoint's desired count, not one instance
+    b.set_null(col<T>("instance"));
   else
-    b.add_int(e.instance);
-  b.add_text(to_text(e.kind));
-  b.add_int(e.desired_after);
-  b.add_text_or_null(e.reason);
-  m.end_row(b, "instance_events");
+    b.set_int(col<T>("instance"), e.instance);
+  b.set_text(col<T>("event"), to_text(e.kind));
+  b.set_int(col<T>("desired_after"), e.desired_after);
+  b.set_text_or_null(col<T>("reason"), e.reason);
+  m.end_row(b);
 }
 
 void SqliteStore::minute(const inf::MinuteMetrics& x) {
   Impl& m = *impl_;
   m.require(RunKind::Inference, "minute");
-  RowBuffer& b = m.endpoint_metrics;
-  auto count = [&b](std::uint64_t v) { b.add_int(static_cast<std::int64_t>(v)); };
-  b.add_time(x.start);
-  b.add_time(x.end);
-  count(x.invocations);
-  b.add_real(x.invocations_per_instance);
-  count(x.invocation_4xx);
-  count(x.invocation_5xx);
-  count(x.served);
-  b.add_real_or_null(x.model_latency_avg_us);
-  b.add_real_or_null(x.model_latency_p50_us);
-  b.add_real_or_null(x.model_latency_p90_us);
-  b.add_real_or_null(x.model_latency_p99_us);
-  b.add_real_or_null(x.overhead_latency_avg_us);
-  b.add_real_or_null(x.overhead_latency_p50_us);
-  b.add_real_or_null(x.overhead_latency_p90_us);
-  b.add_real_or_null(x.overhead_latency_p99_us);
-  b.add_real_or_null(x.model_cache_hit);
-  count(x.model_loading_waits);
-  b.add_real_or_null(x.model_loading_wait_avg_us);
-  count(x.model_downloads);
-  b.add_real_or_null(x.model_downloading_avg_us);
-  count(x.model_loads);
-  b.add_real_or_null(x.model_loading_avg_us);
-  count(x.model_unloads);
-  b.add_real_or_null(x.model_unloading_avg_us);
-  b.add_real(x.loaded_model_count);
-  b.add_real(x.cpu_utilization);
-  b.add_real(x.memory_utilization);
-  b.add_int(x.instances_in_service);
-  b.add_int(x.workers);
-  m.end_row(b, "endpoint_metrics");
+  constexpr const Table& T = schema::kEndpointMetrics;
+  RowBuffer& b = m.rows<T>();
+  const auto count = [&b](int slot, std::uint64_t v) { b.set_int(slot, static_cast<std::int64_t>(v)); };
+  b.set_time(col<T>("start_ns"), x.start);
+  b.set_time(col<T>("end_ns"), x.end);
+  count(col<T>("invocations"), x.invocations);
+  b.set_real(col<T>("invocations_per_instance"), x.invocations_per_instance);
+  count(col<T>("invocation_4xx_errors"), x.invocation_4xx);
+  count(col<T>("invocation_5xx_errors"), x.invocation_5xx);
+  count(col<T>("model_latency_count"), x.served);
+  b.set_real_or_null(col<T>("model_latency_avg_us"), x.model_latency_avg_us);
+  b.set_real_or_null(col<T>("model_latency_p50_us"), x.model_latency_p50_us);
+  b.set_real_or_null(col<T>("model_latency_p90_us"), x.model_latency_p90_us);
+  b.set_real_or_null(col<T>("model_latency_p99_us"), x.model_latency_p99_us);
+  b.set_real_or_null(col<T>("overhead_latency_avg_us"), x.overhead_latency_avg_us);
+  b.set_real_or_null(col<T>("overhead_latency_p50_us"), x.overhead_latency_p50_us);
+  b.set_real_or_null(col<T>("overhead_latency_p90_us"), x.overhead_latency_p90_us);
+  b.set_real_or_null(col<T>("overhead_latency_p99_us"), x.overhead_latency_p99_us);
+  b.set_real_or_null(col<T>("model_cache_hit"), x.model_cache_hit);
+  count(col<T>("model_loading_wait_time_count"), x.model_loading_waits);
+  b.set_real_or_null(col<T>("model_loading_wait_time_avg_us"), x.model_loading_wait_avg_us);
+  count(col<T>("model_downloading_time_count"), x.model_downloads);
+  b.set_real_or_null(col<T>("model_downloading_time_avg_us"), x.model_downloading_avg_us);
+  count(col<T>("model_loading_time_count"), x.model_loads);
+  b.set_real_or_null(col<T>("model_loading_time_avg_us"), x.model_loading_avg_us);
+  count(col<T>("model_unloading_time_count"), x.model_unloads);
+  b.set_real_or_null(col<T>("model_unloading_time_avg_us"), x.model_unloading_avg_us);
+  b.set_real(col<T>("loaded_model_count"), x.loaded_model_count);
+  b.set_real(col<T>("cpu_utilization_pct"), x.cpu_utilization);
+  b.set_real(col<T>("memory_utilization_pct"), x.memory_utilization);
+  b.set_int(col<T>("instances_in_service"), x.instances_in_service);
+  b.set_int(col<T>("workers"), x.workers);
+  m.end_row(b);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1203,7 +971,10 @@ void SqliteStore::finish(bool keep_open) {
     m.exec("PRAGMA cache_size = -16384", "setting cache_size");
     // The data is committed first, so a failure while indexing loses no rows.
     m.exec("BEGIN", "begin transaction");
-    m.exec(m.kind == RunKind::Training ? kTrainingIndexes : kInferenceIndexes, "creating indexes");
+    std::string indexes;
+    for (const Table* t : schema::kTables)
+      if (holds(m.kind, *t)) indexes += schema::index_sql(*t);
+    m.exec(indexes.c_str(), "creating indexes");
     m.exec("COMMIT", "commit");
     m.exec("PRAGMA optimize", "PRAGMA optimize");
   } catch (...) {
@@ -1292,7 +1063,7 @@ void record_end_in_file(const std::string& path, EndReason reason, core::Time en
   if (rc != SQLITE_OK)
     throw std::runtime_error("cannot open results database '" + path + "': " +
                              (raw != nullptr ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
-  const std::string sql = std::string("BEGIN; ") + "INSERT INTO run_meta (key, value) VALUES ('end_reason', '" +
+  const std::string sql = std::string("BEGIN; ") + schema::insert_sql(schema::kRunMeta) + "('end_reason', '" +
                           to_string(reason) + "'), ('end_ns', '" + std::to_string(end.ns()) +
                           "') ON CONFLICT (key) DO UPDATE SET value = excluded.value; COMMIT;";
   char* err = nullptr;
