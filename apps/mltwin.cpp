@@ -149,38 +149,18 @@ void print_estimate(const io::RunEstimate& e) {
 
 int cmd_validate(const std::string& path, const std::string& data, const std::string& catalog, std::size_t max_jobs,
                  bool strict) {
-  io::LoadOptions opts;
+  runner::RunOptions opts;
   opts.data_dir = data;
-  opts.catalog_path = catalog;
+  opts.catalog = catalog;
   opts.strict = strict;
-  if (io::scenario_kind(path) == io::ScenarioKind::Inference) {
-    const io::LoadedInferenceScenario sc = io::load_inference_scenario(path, opts);
-    for (const auto& w : sc.warnings) std::cerr << "warning: " << w << "\n";
-    const auto& e = sc.inference.endpoint;
-    const auto& p = sc.inference.policies;
-    fmt::print("{}: valid — inference scenario '{}': {} x {} ({}), {} models, {}\n  policies: autoscaling {}, "
-               "routing {}, memory cache {}, disk cache {}, instance scaling {}\n",
-               path, sc.name, e.initial_instances, e.instance_type,
-               p.instance_scaling ? fmt::format("scaling {}..{}", e.min_instances, e.max_instances) : "fixed fleet",
-               sc.inference.models.size(),
-               sc.inference.server.kind == models::inference::ServerSpec::Kind::Mms
-                   ? std::string("MMS ") + policy::kMmsRelease
-                   : std::string("DJL Serving ") + policy::kDjlServingRelease,
-               models::inference::autoscaling_policy_name(sc.inference), p.routing.name, p.memory_cache.name,
-               p.disk_cache.name, p.instance_scaling ? p.instance_scaling->name : std::string("none (fixed fleet)"));
-    print_estimate(io::estimate_run(sc));
-    return 0;
-  }
-  if (max_jobs > 0) opts.overrides = {{"workload", {{"philly", {{"max_jobs", max_jobs}}}}}};
-  const io::LoadedScenario sc = io::load_scenario(path, opts);
-  for (const auto& w : sc.warnings) std::cerr << "warning: " << w << "\n";
-  std::size_t nodes = 0;
-  for (const auto& g : sc.training.node_groups) nodes += static_cast<std::size_t>(g.count);
-  fmt::print("{}: valid{} — scenario '{}': {} nodes in {} node group(s), {} queues, {} jobs, Volcano {}\n", path,
-             sc.warnings.empty() ? std::string() : fmt::format(" with {} warning(s) (--strict refuses them)", sc.warnings.size()),
-             sc.name, nodes, sc.training.node_groups.size(), sc.training.queues.size(), sc.training.jobs.size(),
-             policy::kVolcanoRelease);
-  print_estimate(io::estimate_run(sc));
+  opts.max_jobs = max_jobs;
+  opts.command_line = true;
+  const runner::Validation v = runner::validate(path, opts);
+  for (const auto& w : v.warnings) std::cerr << "warning: " << w << "\n";
+  fmt::print("{}: valid{} — {}\n", path,
+             v.warnings.empty() ? std::string() : fmt::format(" with {} warning(s) (--strict refuses them)", v.warnings.size()),
+             v.description);
+  print_estimate(v.estimate);
   return 0;
 }
 
@@ -196,11 +176,10 @@ struct Ended {
 /// policy, the database) abandons the run as failed and is rethrown; so is one while
 /// finishing (Run::finish records it the same way).
 Ended drive(runner::Run& run, core::Time until, bool progress) {
-  const bool training = run.kind() == runner::Kind::Training;
-  // Progress and checkpoints by simulated time: a training run spans months, an inference
-  // run hours. A checkpoint commits to disk (a few ms), so they are rare.
-  const core::Duration chunk = training ? core::Duration::s(3600) : core::Duration::s(60);
-  const core::Duration checkpoint_every = training ? core::Duration::s(86400) : core::Duration::s(3600);
+  // Progress and checkpoints by simulated time, as the world's span asks. A checkpoint
+  // commits to disk (a few ms), so they are rare.
+  const core::Duration chunk = run.progress_chunk();
+  const core::Duration checkpoint_every = run.checkpoint_interval();
   const bool tty = isatty(STDERR_FILENO) != 0;
 
   const auto wall0 = std::chrono::steady_clock::now();

@@ -39,6 +39,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "mltwin/core/simulator.hpp"
 #include "mltwin/core/time.hpp"
@@ -51,6 +52,10 @@ class TrainingCluster;
 }
 
 namespace mltwin::runner {
+
+namespace detail {
+struct RunFacts;
+}
 
 /// The commit this library was built from (40 hex digits, "-dirty" if tracked files differed,
 /// "unknown" outside git) and mltwin's version; both go into every database's run_meta.
@@ -176,6 +181,10 @@ class Run {
 
   /// One line of progress, e.g. "sim 3.2h  requests 17000 (12 in flight)  wall 1.3s ...".
   std::string status_line(double wall_s) const;
+  /// How far a driver should step between progress lines, and between checkpoints, in
+  /// simulated time: a training run spans months (1 h, 1 day), an inference run hours (1 min, 1 h).
+  core::Duration progress_chunk() const;
+  core::Duration checkpoint_interval() const;
   /// The summary (as the CLI prints it) after finish(); `wall_s` is the caller's timing.
   void print_summary(std::ostream& os, double wall_s) const;
   /// The same figures as JSON (training: jobs, queues, allocation, cost; inference: totals,
@@ -197,9 +206,19 @@ class Run {
  private:
   struct Impl;
   explicit Run(std::unique_ptr<Impl> impl);
+  detail::RunFacts facts(double wall_s) const;
   std::unique_ptr<Impl> impl_;
 };
 
+
+/// What `mltwin validate` says about a scenario: it is loaded and checked as Run::open would
+/// (the same errors), and nothing is built or written.
+struct Validation {
+  std::vector<std::string> warnings;
+  std::string description;  ///< e.g. "scenario 'x': 32 nodes in 1 node group(s), 3 queues, 117325 jobs, Volcano v1.12.1"
+  io::RunEstimate estimate;  ///< of the whole workload
+};
+Validation validate(const std::string& path, const RunOptions& opts);
 
 /// Parses a simulated time such as "90s", "30m", "12h", "7d" (or plain seconds) into a Time
 /// after t = 0. Throws std::invalid_argument naming `what` and the accepted units.
