@@ -3,11 +3,6 @@
 #include "mltwin/models/inference.hpp"
 
 #include <algorithm>
-#include <boost/random/bernoulli_distribution.hpp>
-#include <boost/random/discrete_distribution.hpp>
-#include <boost/random/exponential_distribution.hpp>
-#include <boost/random/uniform_01.hpp>
-#include <boost/random/uniform_int_distribution.hpp>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -16,6 +11,7 @@
 #include "mltwin/models/detail/fast_draw.hpp"
 #include "mltwin/models/detail/inline_containers.hpp"
 #include "mltwin/models/serving_metrics.hpp"
+#include "mltwin/models/traffic.hpp"
 
 namespace mltwin::models::inference {
 
@@ -45,54 +41,9 @@ PolicySet default_policies(const InferenceScenario& sc) {
 namespace {
 
 constexpr std::uint32_t kNone = UINT32_MAX;
-/// A wait longer than this (about 158 years) ends after any traffic: a scenario's traffic lasts
-/// at most 10 years (io::kMaxScenarioTime), and a Time cannot hold 292.
-constexpr double kNeverSeconds = 5e9;
-
-/// Draws a model id from a popularity spec.
-class ModelPicker {
- public:
-  explicit ModelPicker(const PopularitySpec& p) : p_(p) {
-    if (p.kind == PopularitySpec::Kind::Uniform) uniform_ = detail::UniformIntDraw<int>(p.first, p.last);
-    if (p.kind == PopularitySpec::Kind::HotSet) {
-      const int hot_last = p.first + p.hot_count - 1;
-      hot_ = detail::UniformIntDraw<int>(p.first, std::min(hot_last, p.last));
-      if (hot_last < p.last) cold_ = detail::UniformIntDraw<int>(hot_last + 1, p.last);
-    }
-    if (p.kind == PopularitySpec::Kind::Zipf) {
-      std::vector<double> w;
-      for (int i = p.first; i <= p.last; ++i) w.push_back(1.0 / std::pow(double(i - p.first + 1), p.zipf_alpha));
-      zipf_ = boost::random::discrete_distribution<int, double>(w.begin(), w.end());
-    }
-  }
-  std::uint32_t operator()(Engine& e) {
-    switch (p_.kind) {
-      case PopularitySpec::Kind::Uniform:
-        return static_cast<std::uint32_t>(uniform_(e));
-      case PopularitySpec::Kind::HotSet: {
-        // hot_share of the requests go uniformly to [first, first + hot_count), the rest
-        // uniformly to the other models of [first, last].
-        const int hot_last = p_.first + p_.hot_count - 1;
-        if (hot_last >= p_.last || boost::random::bernoulli_distribution<double>(p_.hot_share)(e))
-          return static_cast<std::uint32_t>(hot_(e));
-        return static_cast<std::uint32_t>(cold_(e));
-      }
-      case PopularitySpec::Kind::Zipf:
-        return static_cast<std::uint32_t>(p_.first + zipf_(e));
-    }
-    return 0;
-  }
-
- private:
-  PopularitySpec p_;
-  // boost::random::uniform_int_distribution<int> draws, set up once (detail/fast_draw.hpp)
-  detail::UniformIntDraw<int> uniform_, hot_, cold_;
-  boost::random::discrete_distribution<int, double> zipf_;
-};
-
 }  // namespace
 
-struct Endpoint::Impl {
+struct Endpoint::Impl final : FrontEnd {
   // ---------------------------------------------------------------- state
   enum class MState : std::uint8_t { Absent, Downloading, OnDisk, Loading, Loaded };
   struct ModelOnInstance {
@@ -171,10 +122,6 @@ struct Endpoint::Impl {
     std::int64_t loading_wait = 0;
     bool hit = false;
   };
-  struct User {
-    Time task_start;
-    bool active = true;
-  };
 
   Endpoint& self;
   core::Simulator& sim;
@@ -186,12 +133,9 @@ struct Endpoint::Impl {
   const InstanceType* itype = nullptr;
   std::uint64_t storage_bytes = 0;  // per instance, for model artifacts (InferenceScenario::model_storage_bytes)
 
-  Engine& rng_arrivals;
-  Engine& rng_models;
   Engine& rng_service;
   Engine& rng_overhead;
   Engine& rng_endpoint;
-  Engine& rng_users;
 
   std::vector<Instance> instances;
   std::vector<Worker> workers;
@@ -207,8 +151,7 @@ struct Endpoint::Impl {
   std::vector<double> ipi_history;    // InvocationsPerInstance per completed minute
   std::uint64_t minute_invocations = 0;
   Time period_start;                  // of the open metrics period
-  bool ticking = false;               // a kMetricsTick is scheduled
-  bool traffic_done = false;
+  bool ticking = false;               // a metrics tick is scheduled
   bool finished = false;
   std::vector<ps::InstanceView> hviews;  // scratch for routing: the model's in-service holders
   /// Every in-service instance, for a router placing a new copy (built on demand).
@@ -249,21 +192,13 @@ struct Endpoint::Impl {
   std::vector<detail::SmallVec<Holder, 2>> holders;  // per model: instances where it is present, by id
   std::vector<ps::ModelId> victims;     // scratch for cache decisions
 
-  // traffic
-  std::vector<ModelPicker> pickers;   // Poisson: [0]; Locust: one per task
-  std::unique_ptr<boost::random::discrete_distribution<int, double>> task_choice;
-  Time traffic_end;
-  std::vector<std::pair<Time, std::uint32_t>> minute_arrivals;  // trace: this minute's arrivals
-  std::size_t minute_next = 0;
-  int trace_minute = 0;
-  std::vector<User> users;
+  std::unique_ptr<TrafficSource> traffic;  // traffic.hpp: the requests that reach the endpoint
 
   Impl(Endpoint& e, core::Simulator& s, const InferenceScenario& scenario, core::RngStreams& rng,
        ServingRecorder* r, MetricsAggregator* m, PolicySet p, EndpointStats& stats)
       : self(e), sim(s), sc(scenario), rec(r), metrics(m), pol(std::move(p)), st(stats),
-        rng_arrivals(rng.stream("traffic.arrivals")), rng_models(rng.stream("traffic.models")),
         rng_service(rng.stream("serving.service_time")), rng_overhead(rng.stream("endpoint.overhead")),
-        rng_endpoint(rng.stream("endpoint.latencies")), rng_users(rng.stream("traffic.locust_wait")) {
+        rng_endpoint(rng.stream("endpoint.latencies")), traffic(make_traffic_source(sc, s, rng, *this)) {
     itype = sc.instance_type();
     storage_bytes = sc.model_storage_bytes();
     holders.resize(sc.models.size());
@@ -796,7 +731,7 @@ struct Endpoint::Impl {
   }
 
   // ---------------------------------------------------------------- requests
-  void arrive(std::uint32_t model, std::int32_t user) {
+  void arrive(std::uint32_t model, std::int32_t user) override {
     const std::uint32_t r = new_request();
     Request& q = reqs[r];
     q.model = model;
@@ -941,122 +876,8 @@ struct Endpoint::Impl {
     if (rec) rec->request(d);
     const std::int32_t user = q.user;
     free_reqs.push_back(r);
-    if (user >= 0) user_answered(static_cast<std::uint32_t>(user));
+    if (user >= 0) traffic->answered(static_cast<std::uint32_t>(user));
     if (q.instance >= 0) maybe_terminate(instances[static_cast<std::uint32_t>(q.instance)]);
-  }
-
-  // ---------------------------------------------------------------- traffic
-  void start_traffic() {
-    const TrafficSpec& t = sc.traffic;
-    switch (t.kind) {
-      case TrafficSpec::Kind::Poisson:
-        if (t.poisson.rate_per_s <= 0) throw std::invalid_argument("poisson rate must be > 0");
-        pickers.emplace_back(t.poisson.popularity);
-        traffic_end = Time::zero() + t.poisson.duration;
-        schedule_poisson();
-        break;
-      case TrafficSpec::Kind::Trace:
-        trace_minute = 0;
-        traffic_end = Time::zero() + Duration::from_seconds(60.0 * t.trace.minutes / t.trace.time_scale);
-        sim.schedule(Time::zero(), &trace_minute_event, 0);
-        break;
-      case TrafficSpec::Kind::Locust: {
-        const LocustTraffic& l = t.locust;
-        std::vector<double> w;
-        for (const auto& task : l.tasks) {
-          pickers.emplace_back(task.popularity);
-          w.push_back(task.weight);
-        }
-        if (w.empty()) throw std::invalid_argument("locust traffic needs at least one task");
-        task_choice = std::make_unique<boost::random::discrete_distribution<int, double>>(w.begin(), w.end());
-        traffic_end = Time::zero() + l.duration;
-        users.resize(static_cast<std::size_t>(l.users));
-        for (int u = 0; u < l.users; ++u) {
-          // A start beyond any traffic (which lasts at most 10 years) is one that never comes;
-          // past 292 years it would not even be a Time.
-          if (static_cast<double>(u) / l.spawn_rate > kNeverSeconds) break;
-          const Time t0 = Time::zero() + Duration::from_seconds(static_cast<double>(u) / l.spawn_rate);
-          if (t0 < traffic_end) sim.schedule(t0, &user_step_event, static_cast<std::uint64_t>(u));
-        }
-        break;
-      }
-    }
-  }
-  void schedule_poisson() {
-    const double gap = boost::random::exponential_distribution<double>(sc.traffic.poisson.rate_per_s)(rng_arrivals);
-    if (gap > kNeverSeconds) {  // after the traffic's end, whatever it is (a tiny rate)
-      traffic_done = true;
-      return;
-    }
-    const Time t = sim.now() + Duration::from_seconds(gap);
-    if (t < traffic_end) sim.schedule(t, &arrival_event, 0);
-    else traffic_done = true;
-  }
-  void on_trace_minute() {
-    const TraceTraffic& tr = sc.traffic.trace;
-    minute_arrivals.clear();
-    minute_next = 0;
-    const int minute = tr.first_minute + trace_minute;
-    const std::int64_t start = sim.now().ns();
-    const auto len = static_cast<std::int64_t>(std::llround(60e9 / tr.time_scale));
-    const detail::UniformIntDraw<std::int64_t> within(0, std::max<std::int64_t>(len - 1, 0));
-    for (std::uint32_t m = 0; m < tr.counts.size() && m < sc.models.size(); ++m) {
-      if (minute >= static_cast<int>(tr.counts[m].size())) continue;
-      for (std::uint32_t i = 0; i < tr.counts[m][static_cast<std::size_t>(minute)]; ++i)
-        minute_arrivals.emplace_back(Time::from_ns(start + within(rng_arrivals)), m);
-    }
-    std::sort(minute_arrivals.begin(), minute_arrivals.end());
-    ++trace_minute;
-    if (trace_minute < tr.minutes) sim.schedule(Time::from_ns(start + len), &trace_minute_event, 0);
-    else traffic_done = true;
-    if (!minute_arrivals.empty()) sim.schedule(minute_arrivals[0].first, &arrival_event, 0);
-  }
-  void on_arrival_event() {
-    if (sc.traffic.kind == TrafficSpec::Kind::Poisson) {
-      arrive(pickers[0](rng_models), -1);
-      schedule_poisson();
-      return;
-    }
-    // trace: fire every arrival due now, then wait for the next
-    while (minute_next < minute_arrivals.size() && minute_arrivals[minute_next].first <= sim.now())
-      arrive(minute_arrivals[minute_next++].second, -1);
-    if (minute_next < minute_arrivals.size()) sim.schedule(minute_arrivals[minute_next].first, &arrival_event, 0);
-  }
-  void on_user_step(std::uint32_t u) {
-    if (sim.now() >= traffic_end) {
-      users[u].active = false;
-      return;
-    }
-    users[u].task_start = sim.now();
-    const int task = (*task_choice)(rng_models);
-    arrive(pickers[static_cast<std::size_t>(task)](rng_models), static_cast<std::int32_t>(u));
-  }
-  void user_answered(std::uint32_t u) {
-    const LocustTraffic& l = sc.traffic.locust;
-    double wait = 0;
-    switch (l.wait) {
-      case LocustTraffic::Wait::Constant: wait = l.wait_a; break;
-      case LocustTraffic::Wait::Between:
-        wait = l.wait_a + (l.wait_b - l.wait_a) * boost::random::uniform_01<double>()(rng_users);
-        break;
-      case LocustTraffic::Wait::ConstantThroughput: {
-        // locust wait_time.constant_throughput(t): wait so that a task starts at most every 1/t s.
-        const double elapsed = (sim.now() - users[u].task_start).seconds();
-        wait = std::max(0.0, 1.0 / l.wait_a - elapsed);
-        break;
-      }
-    }
-    if (wait > kNeverSeconds) {  // a constant throughput so low that the next task never comes
-      users[u].active = false;
-      return;
-    }
-    const Time next = sim.now() + Duration::from_seconds(wait);
-    if (next < traffic_end) sim.schedule(next, &user_step_event, u);
-    else users[u].active = false;
-  }
-  bool traffic_active() const {
-    if (sc.traffic.kind == TrafficSpec::Kind::Locust) return sim.now() < traffic_end;
-    return !traffic_done || minute_next < minute_arrivals.size();
   }
 
   // ---------------------------------------------------------------- metrics and scaling
@@ -1100,7 +921,7 @@ struct Endpoint::Impl {
     // can never be served (a policy left them without a worker, say), and the run is over;
     // finish() reports them as unserved at the end. Later periods, when other events outlive
     // the ticks, are closed by close_elapsed_periods().
-    if ((traffic_active() || st.in_flight > 0) && sim.pending_count() > 0) {
+    if ((traffic->active() || st.in_flight > 0) && sim.pending_count() > 0) {
       sim.schedule(now + sc.output.metrics_period, &metrics_tick_event, 0);
       ticking = true;
     }
@@ -1161,7 +982,7 @@ struct Endpoint::Impl {
   // ---------------------------------------------------------------- events (core/event.hpp)
   /// Before every event: note its time, and close the metrics periods that ended before it
   /// once the ticks have stopped.
-  void before_event() {
+  void before_event() override {
     self.last_event_ = sim.now();
     close_elapsed_periods(sim.now());
   }
@@ -1199,9 +1020,6 @@ struct Endpoint::Impl {
   }
   template <auto Fn>
   using Ev = core::Event<Fn, &Impl::before_event>;
-  Ev<&Impl::on_arrival_event> arrival_event{this};    // next open-loop arrival (Poisson or trace)
-  Ev<&Impl::on_trace_minute> trace_minute_event{this};  // generate the next trace minute's arrivals
-  Ev<&Impl::on_user_step> user_step_event{this};      // a Locust user sends its next request
   Ev<&Impl::reach> reach_event{this};                 // a request reaches the container after its overhead
   Ev<&Impl::on_download_done> download_done_event{this};  // (instance, model)
   Ev<&Impl::on_load_done> load_done_event{this};          // (instance, model)
@@ -1224,7 +1042,7 @@ void Endpoint::start() {
   m.desired = m.sc.endpoint.initial_instances;
   for (int i = 0; i < m.sc.endpoint.initial_instances; ++i) m.launch_instance(true);
   m.period_start = m.sim.now();
-  m.start_traffic();
+  m.traffic->start();
   m.sim.schedule(m.sim.now() + m.sc.output.metrics_period, &m.metrics_tick_event, 0);
   m.ticking = true;
 }

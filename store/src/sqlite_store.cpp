@@ -1,23 +1,17 @@
-// sqlite_store.cpp — SqliteStore and hash_input_file. The tables are described once, in
-// results_schema.hpp (which docs/results-schema.md is checked against); this file writes rows
-// into them, naming each column (col<T>("name"), checked at compile time).
+// sqlite_store.cpp — SqliteStore: a run's records into the results database. The tables are
+// described once, in results_schema.hpp (which docs/results-schema.md is checked against); this
+// file writes rows into them, naming each column (col<T>("name"), checked at compile time).
+// Beside it: row_buffer.hpp (rows on their way in), result_table.cpp (query results),
+// database_file.cpp (the file: replacing, removing, the end of a run, input hashes).
 #include "mltwin/store/sqlite_store.hpp"
-
-#include "mltwin/store/results_schema.hpp"
 
 #include <fcntl.h>
 #include <sqlite3.h>
-#include <sys/stat.h>
 #include <unistd.h>
-
-#include <openssl/evp.h>
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <cerrno>
-#include <cmath>
-#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
@@ -25,8 +19,20 @@
 #include <system_error>
 #include <utility>
 
+#include "mltwin/store/results_schema.hpp"
+#include "row_buffer.hpp"
+#include "sqlite_handles.hpp"
+
 namespace mltwin::store {
 namespace {
+
+using detail::bind_text;
+using detail::DbHandle;
+using detail::remove_database_files;
+using detail::RowBuffer;
+using detail::step_once;
+using detail::Stmt;
+using detail::UpdateBinder;
 
 using core::Time;
 namespace inf = models::inference;
@@ -114,34 +120,6 @@ bool has_duration(inf::ModelEvent::Kind k) {
   return k == K::Downloaded || k == K::Loaded || k == K::Unloaded;
 }
 
-// ---------------------------------------------------------------------------------------
-// Thin RAII and binding helpers over the SQLite C API
-
-struct DbClose {
-  void operator()(sqlite3* db) const noexcept { sqlite3_close_v2(db); }
-};
-struct StmtFinalize {
-  void operator()(sqlite3_stmt* s) const noexcept { sqlite3_finalize(s); }
-};
-using DbHandle = std::unique_ptr<sqlite3, DbClose>;
-using Stmt = std::unique_ptr<sqlite3_stmt, StmtFinalize>;
-
-// Text is bound with SQLITE_STATIC (no copy). That is safe because every statement is
-// stepped and reset before the text's owner changes, and every parameter is bound again
-// before the next step, so SQLite never reads a pointer left over from an earlier row.
-int bind_text(sqlite3_stmt* s, int i, std::string_view v) {
-  // A default-constructed string_view has data() == nullptr, which SQLite would store as
-  // NULL; an empty string is meant.
-  const char* p = v.data() != nullptr ? v.data() : "";
-  return sqlite3_bind_text64(s, i, p, v.size(), SQLITE_STATIC, SQLITE_UTF8);
-}
-/// Steps a fully bound write statement once and resets it; SQLITE_OK or the error code.
-int step_once(sqlite3_stmt* s) {
-  const int rc = sqlite3_step(s);
-  sqlite3_reset(s);
-  return rc == SQLITE_DONE ? SQLITE_OK : rc;
-}
-
 std::string join(const std::vector<std::string>& parts, char sep) {
   std::string out;
   for (std::size_t i = 0; i < parts.size(); ++i) {
@@ -151,185 +129,7 @@ std::string join(const std::vector<std::string>& parts, char sep) {
   return out;
 }
 
-/// Rows of one table waiting to be inserted.
-///
-/// Running one INSERT program per row costs SQLite about as much CPU again as the row
-/// itself; binding kBatchRows rows into one multi-row INSERT halves the cost of the ~10^6
-/// rows of a large run. Values are copied into the buffer (the recorder's string_views
-/// live only for the call), text into one arena so that a row costs no allocation.
-///
-/// A row is built by column: set_*(col<T>("name"), value) in any order; end_row() checks that
-/// every column of the INSERT got a value.
-class RowBuffer {
- public:
-  static constexpr int kBatchRows = 32;
-
-  /// Prepares the INSERT of `t`'s columns written at insert (schema::insert_sql).
-  void prepare(sqlite3* db, const Table& t) {
-    table_ = &t;
-    columns_ = schema::count(t, schema::kInsert);
-    full_ = columns_ == 64 ? ~0ULL : (1ULL << columns_) - 1;
-    const std::string insert = schema::insert_sql(t), row = schema::row_placeholders(t);
-    std::string many = insert;
-    for (int r = 0; r < kBatchRows; ++r) (many += (r > 0 ? ", " : "")) += row;
-    one_ = prepare_persistent(db, insert + row);
-    batch_ = prepare_persistent(db, many);
-    values_.reserve(static_cast<std::size_t>(kBatchRows * columns_));
-    values_.resize(static_cast<std::size_t>(columns_));
-  }
-
-  bool prepared() const { return one_ && batch_; }
-  const Table& table() const { return *table_; }
-
-  // The values of the row being built, by slot (col<T>("name")).
-  void set_int(int slot, std::int64_t v) { put(slot, {Value::Int, v, 0, 0}); }
-  void set_real(int slot, double v) { put(slot, {Value::Real, 0, v, 0}); }
-  /// NaN ("no value": a statistic over no samples) is stored as NULL.
-  void set_real_or_null(int slot, double v) { std::isnan(v) ? set_null(slot) : set_real(slot, v); }
-  void set_null(int slot) { put(slot, {Value::Null, 0, 0, 0}); }
-  /// Time::max() ("never") is stored as NULL.
-  void set_time(int slot, Time t) { t == Time::max() ? set_null(slot) : set_int(slot, t.ns()); }
-  void set_text(int slot, std::string_view v) {
-    put(slot, {Value::Text, static_cast<std::int64_t>(text_.size()), 0, v.size()});
-    text_.append(v);
-  }
-  /// Empty text is stored as NULL (the optional columns: node, plugin, reason).
-  void set_text_or_null(int slot, std::string_view v) { v.empty() ? set_null(slot) : set_text(slot, v); }
-
-  /// Completes the row; true when the buffer is full and must be flushed. Throws
-  /// std::logic_error (a bug in the store) if a column got no value.
-  bool end_row() {
-    if (set_ != full_) missing_column();
-    set_ = 0;
-    if (++rows_ == kBatchRows) return true;
-    values_.resize(static_cast<std::size_t>((rows_ + 1) * columns_));
-    return false;
-  }
-
-  /// Inserts the buffered rows (one multi-row INSERT when full, else row by row) and empties
-  /// the buffer; SQLITE_OK or SQLite's error code. The rows are dropped either way.
-  int flush() {
-    int rc = SQLITE_OK;
-    if (rows_ == kBatchRows) {
-      for (int r = 0; r < rows_ && rc == SQLITE_OK; ++r) rc = bind_row(batch_.get(), r, r * columns_);
-      if (rc == SQLITE_OK) rc = step_once(batch_.get());
-    } else {
-      for (int r = 0; r < rows_ && rc == SQLITE_OK; ++r) {
-        rc = bind_row(one_.get(), r, 0);
-        if (rc == SQLITE_OK) rc = step_once(one_.get());
-      }
-    }
-    values_.resize(static_cast<std::size_t>(columns_));
-    text_.clear();
-    rows_ = 0;
-    set_ = 0;
-    return rc;
-  }
-
-  void close() noexcept {
-    one_.reset();
-    batch_.reset();
-  }
-
- private:
-  struct Value {
-    enum Kind : std::uint8_t { Null, Int, Real, Text } kind;
-    std::int64_t i;   // Int: the value; Text: offset into text_
-    double r;         // Real
-    std::size_t len;  // Text: length
-  };
-
-  void put(int slot, const Value& v) {
-    values_[static_cast<std::size_t>(rows_ * columns_ + slot)] = v;
-    set_ |= 1ULL << slot;
-  }
-  [[noreturn]] void missing_column() const {
-    int slot = 0;
-    for (const schema::Column& c : table_->columns) {
-      if ((c.written & schema::kInsert) == 0) continue;
-      if ((set_ & (1ULL << slot)) == 0)
-        throw std::logic_error("results store: a row of " + std::string(table_->name) + " has no value for column " +
-                               std::string(c.name));
-      ++slot;
-    }
-    throw std::logic_error("results store: a row of " + std::string(table_->name) + " is incomplete");
-  }
-
-  static Stmt prepare_persistent(sqlite3* db, const std::string& sql) {
-    sqlite3_stmt* s = nullptr;
-    // PERSISTENT: these statements live as long as the connection and run ~10^5 times.
-    sqlite3_prepare_v3(db, sql.c_str(), -1, SQLITE_PREPARE_PERSISTENT, &s, nullptr);
-    return Stmt(s);  // null on failure: the caller checks prepared()
-  }
-
-  /// Binds buffered row `row` to parameters first_param + 1 ... first_param + columns_.
-  int bind_row(sqlite3_stmt* s, int row, int first_param) {
-    int rc = SQLITE_OK;
-    const std::size_t base = static_cast<std::size_t>(row * columns_);
-    for (int c = 0; c < columns_ && rc == SQLITE_OK; ++c) {
-      const Value& v = values_[base + static_cast<std::size_t>(c)];
-      const int p = first_param + c + 1;
-      switch (v.kind) {
-        case Value::Null: rc = sqlite3_bind_null(s, p); break;
-        case Value::Int: rc = sqlite3_bind_int64(s, p, v.i); break;
-        case Value::Real: rc = sqlite3_bind_double(s, p, v.r); break;
-        case Value::Text:
-          rc = bind_text(s, p, std::string_view(text_).substr(static_cast<std::size_t>(v.i), v.len));
-          break;
-      }
-    }
-    return rc;
-  }
-
-  const Table* table_ = nullptr;
-  int columns_ = 0;
-  int rows_ = 0;
-  std::uint64_t set_ = 0, full_ = 0;  // the slots of the row being built that have a value; all of them
-  std::vector<Value> values_;         // (rows_ + 1) * columns_ values, row after row
-  std::string text_;                  // the text values, back to back
-  Stmt one_, batch_;
-};
-
-/// Binds the parameters of an UPDATE by number (param<T>("name"); ?1 is the row's key) and
-/// checks that every one got a value before the statement runs.
-class UpdateBinder {
- public:
-  UpdateBinder(sqlite3_stmt* s, const Table& t) : s_(s), full_((1ULL << (1 + schema::count(t, schema::kUpdate))) - 1) {}
-  void integer(int p, std::int64_t v) { done(p, sqlite3_bind_int64(s_, p, v)); }
-  void real(int p, double v) { done(p, sqlite3_bind_double(s_, p, v)); }
-  void null(int p) { done(p, sqlite3_bind_null(s_, p)); }
-  void text(int p, std::string_view v) { done(p, bind_text(s_, p, v)); }
-  void text_or_null(int p, std::string_view v) { v.empty() ? null(p) : text(p, v); }
-  void time(int p, Time t) { t == Time::max() ? null(p) : integer(p, t.ns()); }
-  /// SQLITE_OK once every parameter is bound, else the first error (or SQLITE_MISUSE: one unbound).
-  int rc() const { return rc_ != SQLITE_OK ? rc_ : (set_ == full_ ? SQLITE_OK : SQLITE_MISUSE); }
-
- private:
-  void done(int p, int rc) {
-    if (rc_ == SQLITE_OK) rc_ = rc;
-    set_ |= 1ULL << (p - 1);
-  }
-  sqlite3_stmt* s_;
-  std::uint64_t full_, set_ = 0;
-  int rc_ = SQLITE_OK;
-};
-
 }  // namespace
-
-/// Removes the database file at `path` and the journal, WAL and shared-memory files SQLite
-/// keeps beside it (`what` opens the error message). Only regular files (or symbolic links to
-/// them) are removed: anything else there is an error, and is left alone.
-void remove_database_files(const std::string& path, const std::string& what) {
-  for (const char* suffix : {"", "-journal", "-wal", "-shm"}) {
-    const std::string p = path + suffix;
-    if (const std::string kind = not_a_regular_file(p); !kind.empty())
-      throw std::runtime_error(what + ": '" + p + "' " + kind + " (expected a regular file or a new path)");
-    std::error_code ec;
-    std::filesystem::remove(p, ec);
-    if (ec && ec != std::errc::no_such_file_or_directory)
-      throw std::runtime_error(what + ": cannot remove old file '" + p + "': " + ec.message());
-  }
-}
 
 // ---------------------------------------------------------------------------------------
 // SqliteStore::Impl
@@ -1056,168 +856,6 @@ void SqliteStore::move_to(const std::string& new_path) {
   if (reopen) open_at(new_path);
 }
 
-void record_end_in_file(const std::string& path, EndReason reason, core::Time end) {
-  sqlite3* raw = nullptr;
-  const int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr);
-  DbHandle db(raw);
-  if (rc != SQLITE_OK)
-    throw std::runtime_error("cannot open results database '" + path + "': " +
-                             (raw != nullptr ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
-  const std::string sql = std::string("BEGIN; ") + schema::insert_sql(schema::kRunMeta) + "('end_reason', '" +
-                          to_string(reason) + "'), ('end_ns', '" + std::to_string(end.ns()) +
-                          "') ON CONFLICT (key) DO UPDATE SET value = excluded.value; COMMIT;";
-  char* err = nullptr;
-  if (sqlite3_exec(db.get(), sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
-    std::string msg = "results database '" + path + "': recording the end of the run: " +
-                      (err != nullptr ? std::string(err) : std::string(sqlite3_errmsg(db.get())));
-    sqlite3_free(err);
-    throw std::runtime_error(msg);  // the connection's close rolls the transaction back
-  }
-}
-
-std::string not_a_regular_file(const std::string& path) {
-  struct stat link {};
-  if (::lstat(path.c_str(), &link) != 0) return "";  // nothing there (or unreadable: opening it will say)
-  const auto kind = [](mode_t mode) -> std::string {
-    if (S_ISREG(mode)) return "";
-    if (S_ISDIR(mode)) return "a directory";
-    if (S_ISCHR(mode)) return "a character device";
-    if (S_ISBLK(mode)) return "a block device";
-    if (S_ISFIFO(mode)) return "a fifo";
-    if (S_ISSOCK(mode)) return "a socket";
-    return "not a regular file";
-  };
-  if (!S_ISLNK(link.st_mode)) {
-    const std::string k = kind(link.st_mode);
-    return k.empty() ? k : "is " + k;
-  }
-  struct stat target {};
-  if (::stat(path.c_str(), &target) != 0) return "is a symbolic link to nothing (" + std::string(std::strerror(errno)) + ")";
-  const std::string k = kind(target.st_mode);
-  return k.empty() ? k : "is a symbolic link to " + k;
-}
-
-namespace {
-std::string number_text(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return std::string(buf);
-}
-}  // namespace
-
-std::optional<std::int64_t> ResultColumn::int_at(std::size_t row) const {
-  if (null[row] != 0) return std::nullopt;
-  if (type == Type::Integer) return integers[row];
-  if (type == Type::Real) return static_cast<std::int64_t>(reals[row]);
-  return std::stoll(texts[row]);
-}
-std::optional<double> ResultColumn::real_at(std::size_t row) const {
-  if (null[row] != 0) return std::nullopt;
-  if (type == Type::Real) return reals[row];
-  if (type == Type::Integer) return static_cast<double>(integers[row]);
-  return std::stod(texts[row]);
-}
-std::string ResultColumn::text_at(std::size_t row) const {
-  if (null[row] != 0) return {};
-  if (type == Type::Text) return texts[row];
-  if (type == Type::Integer) return std::to_string(integers[row]);
-  return number_text(reals[row]);
-}
-const ResultColumn& ResultTable::column(std::string_view name) const {
-  for (const auto& c : columns)
-    if (c.name == name) return c;
-  throw std::runtime_error("query result has no column '" + std::string(name) + "'");
-}
-
-ResultTable query_connection(void* connection, const std::string& sql) {
-  auto* db = static_cast<sqlite3*>(connection);
-  sqlite3_stmt* raw = nullptr;
-  const char* tail = nullptr;
-  if (sqlite3_prepare_v2(db, sql.c_str(), static_cast<int>(sql.size()), &raw, &tail) != SQLITE_OK) {
-    sqlite3_finalize(raw);
-    throw std::runtime_error(std::string("SQL error: ") + sqlite3_errmsg(db) + " in: " + sql);
-  }
-  Stmt st(raw);
-  if (raw == nullptr) throw std::runtime_error("SQL error: no statement in: " + sql);
-  ResultTable out;
-  const int n = sqlite3_column_count(raw);
-  out.columns.resize(static_cast<std::size_t>(n));
-  for (int c = 0; c < n; ++c) {
-    ResultColumn& col = out.columns[static_cast<std::size_t>(c)];
-    col.name = sqlite3_column_name(raw, c);
-    // A column of a table starts with the type its declaration gives it (SQLite's affinity
-    // rules, sqlite.org/datatype3.html section 3.1), so that a column of NULLs only keeps it.
-    if (const char* decl = sqlite3_column_decltype(raw, c)) {
-      std::string d(decl);
-      for (char& ch : d) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-      if (d.find("INT") != std::string::npos) col.type = ResultColumn::Type::Integer;
-      else if (d.find("CHAR") != std::string::npos || d.find("CLOB") != std::string::npos ||
-               d.find("TEXT") != std::string::npos)
-        col.type = ResultColumn::Type::Text;
-      else if (d.find("REAL") != std::string::npos || d.find("FLOA") != std::string::npos ||
-               d.find("DOUB") != std::string::npos)
-        col.type = ResultColumn::Type::Real;
-    }
-  }
-  // Columns start as their declared type (Integer for expressions and undeclared columns) and
-  // are promoted, converting the rows so far, when a REAL (Integer -> Real) or TEXT/BLOB
-  // (-> Text) value arrives.
-  auto to_real = [](ResultColumn& col) {
-    col.reals.assign(col.integers.begin(), col.integers.end());
-    col.integers.clear();
-    col.type = ResultColumn::Type::Real;
-  };
-  auto to_text = [&](ResultColumn& col) {
-    col.texts.clear();
-    col.texts.reserve(out.rows + 1);
-    for (std::size_t i = 0; i < out.rows; ++i) {
-      if (col.null[i] != 0) col.texts.emplace_back();
-      else if (col.type == ResultColumn::Type::Integer) col.texts.push_back(std::to_string(col.integers[i]));
-      else col.texts.push_back(number_text(col.reals[i]));
-    }
-    col.integers.clear();
-    col.reals.clear();
-    col.type = ResultColumn::Type::Text;
-  };
-  for (;;) {
-    const int rc = sqlite3_step(raw);
-    if (rc == SQLITE_DONE) break;
-    if (rc != SQLITE_ROW) throw std::runtime_error(std::string("SQL error: ") + sqlite3_errmsg(db) + " in: " + sql);
-    for (int c = 0; c < n; ++c) {
-      ResultColumn& col = out.columns[static_cast<std::size_t>(c)];
-      const int t = sqlite3_column_type(raw, c);
-      if (t == SQLITE_FLOAT && col.type == ResultColumn::Type::Integer) to_real(col);
-      if ((t == SQLITE_TEXT || t == SQLITE_BLOB) && col.type != ResultColumn::Type::Text) to_text(col);
-      col.null.push_back(t == SQLITE_NULL ? 1 : 0);
-      switch (col.type) {
-        case ResultColumn::Type::Integer: col.integers.push_back(t == SQLITE_NULL ? 0 : sqlite3_column_int64(raw, c)); break;
-        case ResultColumn::Type::Real: col.reals.push_back(t == SQLITE_NULL ? 0.0 : sqlite3_column_double(raw, c)); break;
-        case ResultColumn::Type::Text:
-          if (t == SQLITE_NULL) col.texts.emplace_back();
-          else if (t == SQLITE_INTEGER) col.texts.push_back(std::to_string(sqlite3_column_int64(raw, c)));
-          else if (t == SQLITE_FLOAT) col.texts.push_back(number_text(sqlite3_column_double(raw, c)));
-          else {
-            const auto* p = reinterpret_cast<const char*>(sqlite3_column_blob(raw, c));
-            col.texts.emplace_back(p != nullptr ? p : "", static_cast<std::size_t>(sqlite3_column_bytes(raw, c)));
-          }
-          break;
-      }
-    }
-    ++out.rows;
-  }
-  return out;
-}
-
-ResultTable query_file(const std::string& path, const std::string& sql) {
-  sqlite3* raw = nullptr;
-  const int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr);
-  DbHandle db(raw);
-  if (rc != SQLITE_OK)
-    throw std::runtime_error("cannot open results database '" + path + "': " +
-                             (raw != nullptr ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
-  return query_connection(db.get(), sql);
-}
-
 bool SqliteStore::finished() const noexcept { return impl_->finished; }
 
 const std::string& SqliteStore::path() const noexcept { return impl_->path; }
@@ -1245,55 +883,6 @@ std::optional<EndReason> end_reason_from_string(std::string_view name) noexcept 
   for (EndReason r : kEndReasons)
     if (name == to_string(r)) return r;
   return std::nullopt;
-}
-
-// ---------------------------------------------------------------------------------------
-// hash_input_file
-
-InputFile hash_input_file(const std::string& role, const std::string& path) {
-  struct FileClose {
-    void operator()(std::FILE* f) const noexcept { std::fclose(f); }
-  };
-  struct CtxFree {
-    void operator()(EVP_MD_CTX* c) const noexcept { EVP_MD_CTX_free(c); }
-  };
-
-  std::unique_ptr<std::FILE, FileClose> file(std::fopen(path.c_str(), "rb"));
-  if (!file)
-    throw std::runtime_error("cannot open input file '" + path + "': " + std::strerror(errno));
-
-  std::unique_ptr<EVP_MD_CTX, CtxFree> ctx(EVP_MD_CTX_new());
-  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1)
-    throw std::runtime_error("cannot hash input file '" + path + "': OpenSSL SHA-256 init failed");
-
-  InputFile out{role, path, {}, 0};
-  std::array<unsigned char, 1 << 16> buf{};
-  for (;;) {
-    const std::size_t n = std::fread(buf.data(), 1, buf.size(), file.get());
-    if (n > 0) {
-      if (EVP_DigestUpdate(ctx.get(), buf.data(), n) != 1)
-        throw std::runtime_error("cannot hash input file '" + path + "': OpenSSL SHA-256 failed");
-      out.bytes += n;
-    }
-    if (n < buf.size()) {
-      if (std::ferror(file.get()))
-        throw std::runtime_error("cannot read input file '" + path + "': " + std::strerror(errno));
-      break;  // end of file
-    }
-  }
-
-  std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
-  unsigned int len = 0;
-  if (EVP_DigestFinal_ex(ctx.get(), digest.data(), &len) != 1)
-    throw std::runtime_error("cannot hash input file '" + path + "': OpenSSL SHA-256 failed");
-
-  static constexpr char kHex[] = "0123456789abcdef";
-  out.sha256.reserve(2 * len);
-  for (unsigned int i = 0; i < len; ++i) {
-    out.sha256 += kHex[digest[i] >> 4];
-    out.sha256 += kHex[digest[i] & 0xF];
-  }
-  return out;
 }
 
 }  // namespace mltwin::store
