@@ -1,3 +1,6 @@
+// inference_scenario.cpp — load_inference_scenario: an inference scenario, checked against its
+// schema, then read section by section (InferenceLoad: /endpoint, /server, /policies, /models,
+// /traffic, /output and /slo).
 #include "mltwin/policy/version.hpp"
 #include "mltwin/io/inference_scenario.hpp"
 
@@ -203,53 +206,26 @@ struct TraceCache {
   }
 };
 
-}  // namespace
+/// What the section readers of one inference scenario share.
+struct InferenceLoad {
+  InferenceLoad(const std::string& p, json& d, const LoadOptions& o, LoadedInferenceScenario& lo, const detail::ScenarioCatalog& c)
+      : path(p), doc(d), opts(o), out(lo), cat(c) {}
+  const std::string& path;  ///< the scenario file: errors name it
+  json& doc;
+  const LoadOptions& opts;
+  LoadedInferenceScenario& out;
+  const detail::ScenarioCatalog& cat;
+  TraceCache traces;                                 ///< the Azure Functions traces read so far
+  const models::InstanceType* itype = nullptr;       ///< the endpoint's (read_endpoint)
+  const AzureFunctionsTrace* model_trace = nullptr;  ///< the trace the models came from, if any (read_models)
+};
 
-std::string fixed_fleet_warning(const inf::InferenceScenario& sc, const std::string& policy) {
-  const inf::EndpointSpec& ep = sc.endpoint;
-  if (ep.min_instances != ep.max_instances) return {};
-  return "instance scaling policy '" + policy + "' is chosen, but min_instances = max_instances = " +
-         std::to_string(ep.min_instances) + ": the fleet cannot change (give /endpoint/min_instances and /endpoint/max_instances)";
-}
-
-ScenarioKind scenario_kind(const std::string& path) { return scenario_kind(detail::read_json_file(path), path); }
-
-ScenarioKind scenario_kind(const json& doc, const std::string& path) {
-  if (!doc.is_object()) fail(path, "/", "expected a JSON object (a scenario)");
-  if (!doc.contains("kind")) return ScenarioKind::Training;
-  const json& k = doc["kind"];
-  if (k == "training") return ScenarioKind::Training;
-  if (k == "inference") return ScenarioKind::Inference;
-  fail(path, "/kind", "expected \"training\" or \"inference\", got " + shown(k));
-}
-
-LoadedInferenceScenario load_inference_scenario(const std::string& path, const LoadOptions& opts) {
-  LoadedInferenceScenario out;
-  out.path = path;
-  json doc = opts.document != nullptr ? *opts.document : detail::read_json_file(path);
-  if (!opts.overrides.is_null()) doc.merge_patch(opts.overrides);
-  // Names and texts reach terminals and file names: no control characters anywhere.
-  detail::check_printable(path, doc);
-  if (doc.is_object() && (!doc.contains("kind") || doc["kind"] == "training"))
-    fail(path, "/kind", "expected \"inference\": without it this is a training scenario (load it with load_scenario)");
-  // Version 1 (no /schema_version) is refused with the command that rewrites it.
-  detail::check_schema_version(path, doc);
-  check_moved_policy_keys(path, doc);
-  if (opts.serving_policies.is_object())
-    for (const auto& [site, choice] : opts.serving_policies.items()) doc["policies"][site] = choice;
-  validator().validate(path, doc);
-  out.json = doc;
-  out.name = detail::scenario_name_of(path, doc);
-  out.seed = detail::seed_of(path, doc);
-  inf::InferenceScenario& sc = out.inference;
-  TraceCache traces;
-
-  // Instance types: the shipped catalog and the scenario's own rows over it.
-  const detail::ScenarioCatalog cat = detail::scenario_catalog(path, doc, opts.catalog_path, out.inputs);
-  out.catalog_path = cat.shipped_path;
-  sc.catalog = cat.catalog;
-
-  // Endpoint.
+// /endpoint: the instance type, fleet bounds, start-up, memory and storage, S3 and load speeds.
+void read_endpoint(InferenceLoad& ld) {
+  const std::string& path = ld.path;
+  json& doc = ld.doc;
+  inf::InferenceScenario& sc = ld.out.inference;
+  const detail::ScenarioCatalog& cat = ld.cat;
   const json& e = doc["endpoint"];
   inf::EndpointSpec& ep = sc.endpoint;
   ep.instance_type = e["instance_type"];
@@ -299,8 +275,16 @@ LoadedInferenceScenario load_inference_scenario(const std::string& path, const L
   ep.unload = latency_of(path, "/endpoint/model_load/unload", e["model_load"]["unload"]);
   ep.overhead = latency_of(path, "/endpoint/overhead", e["overhead"]);
   ep.source = e["source"];
+  ld.itype = itype;
+}
 
-  // Model server.
+// /server: DJL Serving's serving.properties or MMS's config.properties, at the pinned release.
+void read_server(InferenceLoad& ld) {
+  const std::string& path = ld.path;
+  json& doc = ld.doc;
+  inf::InferenceScenario& sc = ld.out.inference;
+  const inf::EndpointSpec& ep = sc.endpoint;
+  const models::InstanceType* itype = ld.itype;
   const json& s = doc["server"];
   inf::ServerSpec& srv = sc.server;
   const std::string kind = s["kind"];
@@ -346,7 +330,15 @@ LoadedInferenceScenario load_inference_scenario(const std::string& path, const L
   srv.worker_startup = latency_of(path, "/server/worker_startup", s["worker_startup"]);
   srv.source = s["source"];
 
-  // Serving policies, by name from their registries.
+}
+
+// /policies: the serving policies, by name from their registries.
+void read_policies(InferenceLoad& ld) {
+  const std::string& path = ld.path;
+  json& doc = ld.doc;
+  const LoadOptions& opts = ld.opts;
+  LoadedInferenceScenario& out = ld.out;
+  inf::InferenceScenario& sc = ld.out.inference;
   if (doc.contains("policies")) {
     const json& pj = doc["policies"];
     inf::ServingPolicies& c = sc.policies;
@@ -367,9 +359,17 @@ LoadedInferenceScenario load_inference_scenario(const std::string& path, const L
   if (opts.strict && !out.warnings.empty())
     throw ScenarioError(out.warnings.front() + " (--strict: warnings are errors)");
 
-  // Models.
+}
+
+// /models: a list, copies of one model, or the functions of an Azure Functions trace.
+void read_models(InferenceLoad& ld) {
+  const std::string& path = ld.path;
+  json& doc = ld.doc;
+  const LoadOptions& opts = ld.opts;
+  LoadedInferenceScenario& out = ld.out;
+  inf::InferenceScenario& sc = ld.out.inference;
+  TraceCache& traces = ld.traces;
   const json& m = doc["models"];
-  const AzureFunctionsTrace* model_trace = nullptr;
   if (m.contains("list")) {
     std::set<std::string> names;
     for (std::size_t i = 0; i < m["list"].size(); ++i) {
@@ -395,7 +395,7 @@ LoadedInferenceScenario load_inference_scenario(const std::string& path, const L
     const json& a = m["azure_functions"];
     const std::string w = "/models/azure_functions";
     const AzureFunctionsTrace& t = traces.get(a["trace"], path, opts, out);
-    model_trace = &t;
+    ld.model_trace = &t;
     const json& st = a["service_time"];
     const bool exponential = st["distribution"] == "exponential";
     // Clamps of the mean (unset: none).
@@ -445,22 +445,35 @@ LoadedInferenceScenario load_inference_scenario(const std::string& path, const L
       sc.models.push_back(std::move(spec));
     }
   }
-  const int n_models = static_cast<int>(sc.models.size());
-  {
-    // A model's download and load times follow from its artifact's size: both must be times.
-    std::uint64_t largest = 0;
-    for (const auto& mo : sc.models) largest = std::max(largest, mo.artifact_bytes);
-    const double down_s = ep.s3_download_gbps > 0 ? static_cast<double>(largest) * 8.0 / (ep.s3_download_gbps * 1e9) : 0.0;
-    const double load_s = ep.load_gbytes_per_s > 0 ? static_cast<double>(largest) / (ep.load_gbytes_per_s * 1e9) : 0.0;
-    if (down_s > kMaxScenarioTime.seconds())
-      fail(path, "/endpoint/s3/download_gbps", "the largest artifact (" + std::to_string(largest) + " bytes) would download for " +
-                                                    std::to_string(down_s) + " s, beyond the longest time a scenario may give, " + kMaxScenarioTimeText);
-    if (load_s > kMaxScenarioTime.seconds())
-      fail(path, "/endpoint/model_load/gbytes_per_s", "the largest artifact (" + std::to_string(largest) + " bytes) would load for " +
-                                                          std::to_string(load_s) + " s, beyond the longest time a scenario may give, " + kMaxScenarioTimeText);
-  }
+}
 
-  // Traffic.
+// A model's download and load times follow from its artifact's size: both must be times.
+void check_artifact_times(const InferenceLoad& ld) {
+  const std::string& path = ld.path;
+  const inf::InferenceScenario& sc = ld.out.inference;
+  const inf::EndpointSpec& ep = sc.endpoint;
+  // A model's download and load times follow from its artifact's size: both must be times.
+  std::uint64_t largest = 0;
+  for (const auto& mo : sc.models) largest = std::max(largest, mo.artifact_bytes);
+  const double down_s = ep.s3_download_gbps > 0 ? static_cast<double>(largest) * 8.0 / (ep.s3_download_gbps * 1e9) : 0.0;
+  const double load_s = ep.load_gbytes_per_s > 0 ? static_cast<double>(largest) / (ep.load_gbytes_per_s * 1e9) : 0.0;
+  if (down_s > kMaxScenarioTime.seconds())
+    fail(path, "/endpoint/s3/download_gbps", "the largest artifact (" + std::to_string(largest) + " bytes) would download for " +
+                                                  std::to_string(down_s) + " s, beyond the longest time a scenario may give, " + kMaxScenarioTimeText);
+  if (load_s > kMaxScenarioTime.seconds())
+    fail(path, "/endpoint/model_load/gbytes_per_s", "the largest artifact (" + std::to_string(largest) + " bytes) would load for " +
+                                                        std::to_string(load_s) + " s, beyond the longest time a scenario may give, " + kMaxScenarioTimeText);
+}
+
+// /traffic: Poisson, a trace (the models' own, or another), or Locust users.
+void read_traffic(InferenceLoad& ld) {
+  const std::string& path = ld.path;
+  json& doc = ld.doc;
+  const LoadOptions& opts = ld.opts;
+  LoadedInferenceScenario& out = ld.out;
+  inf::InferenceScenario& sc = ld.out.inference;
+  TraceCache& traces = ld.traces;
+  const int n_models = static_cast<int>(ld.out.inference.models.size());
   const json& tr = doc["traffic"];
   inf::TrafficSpec& traffic = sc.traffic;
   if (tr.contains("poisson")) {
@@ -473,7 +486,7 @@ LoadedInferenceScenario load_inference_scenario(const std::string& path, const L
     const json& p = tr["trace"];
     const std::string w = "/traffic/trace";
     traffic.kind = inf::TrafficSpec::Kind::Trace;
-    const AzureFunctionsTrace* t = model_trace;
+    const AzureFunctionsTrace* t = ld.model_trace;
     if (p.contains("trace")) t = &traces.get(p["trace"], path, opts, out);
     if (t == nullptr)
       fail(path, w, "trace traffic needs a trace: set /traffic/trace/trace, or take the models from /models/azure_functions");
@@ -530,7 +543,13 @@ LoadedInferenceScenario load_inference_scenario(const std::string& path, const L
     l.duration = positive_duration(path, w + "/duration", p["duration"]);
   }
 
-  // Output and SLO.
+}
+
+// /output and /slo.
+void read_output_and_slo(InferenceLoad& ld) {
+  const std::string& path = ld.path;
+  json& doc = ld.doc;
+  inf::InferenceScenario& sc = ld.out.inference;
   if (doc.contains("output")) {
     const json& o = doc["output"];
     sc.output.request_records_full = o.value("request_records_full", sc.output.request_records_full);
@@ -544,6 +563,61 @@ LoadedInferenceScenario load_inference_scenario(const std::string& path, const L
       sc.slo.p99_model_latency_ms = positive_duration(path, "/slo/p99_model_latency", o["p99_model_latency"]).seconds() * 1e3;
     sc.slo.max_5xx_ratio = o.value("max_5xx_ratio", 0.0);
   }
+}
+
+}  // namespace
+
+std::string fixed_fleet_warning(const inf::InferenceScenario& sc, const std::string& policy) {
+  const inf::EndpointSpec& ep = sc.endpoint;
+  if (ep.min_instances != ep.max_instances) return {};
+  return "instance scaling policy '" + policy + "' is chosen, but min_instances = max_instances = " +
+         std::to_string(ep.min_instances) + ": the fleet cannot change (give /endpoint/min_instances and /endpoint/max_instances)";
+}
+
+ScenarioKind scenario_kind(const std::string& path) { return scenario_kind(detail::read_json_file(path), path); }
+
+ScenarioKind scenario_kind(const json& doc, const std::string& path) {
+  if (!doc.is_object()) fail(path, "/", "expected a JSON object (a scenario)");
+  if (!doc.contains("kind")) return ScenarioKind::Training;
+  const json& k = doc["kind"];
+  if (k == "training") return ScenarioKind::Training;
+  if (k == "inference") return ScenarioKind::Inference;
+  fail(path, "/kind", "expected \"training\" or \"inference\", got " + shown(k));
+}
+
+LoadedInferenceScenario load_inference_scenario(const std::string& path, const LoadOptions& opts) {
+  LoadedInferenceScenario out;
+  out.path = path;
+  json doc = opts.document != nullptr ? *opts.document : detail::read_json_file(path);
+  if (!opts.overrides.is_null()) doc.merge_patch(opts.overrides);
+  // Names and texts reach terminals and file names: no control characters anywhere.
+  detail::check_printable(path, doc);
+  if (doc.is_object() && (!doc.contains("kind") || doc["kind"] == "training"))
+    fail(path, "/kind", "expected \"inference\": without it this is a training scenario (load it with load_scenario)");
+  // Version 1 (no /schema_version) is refused with the command that rewrites it.
+  detail::check_schema_version(path, doc);
+  check_moved_policy_keys(path, doc);
+  if (opts.serving_policies.is_object())
+    for (const auto& [site, choice] : opts.serving_policies.items()) doc["policies"][site] = choice;
+  validator().validate(path, doc);
+  out.json = doc;
+  out.name = detail::scenario_name_of(path, doc);
+  out.seed = detail::seed_of(path, doc);
+  inf::InferenceScenario& sc = out.inference;
+
+  // Instance types: the shipped catalog and the scenario's own rows over it.
+  const detail::ScenarioCatalog cat = detail::scenario_catalog(path, doc, opts.catalog_path, out.inputs);
+  out.catalog_path = cat.shipped_path;
+  sc.catalog = cat.catalog;
+
+  InferenceLoad ld(path, doc, opts, out, cat);
+  read_endpoint(ld);
+  read_server(ld);
+  read_policies(ld);
+  read_models(ld);
+  check_artifact_times(ld);
+  read_traffic(ld);
+  read_output_and_slo(ld);
   return out;
 }
 

@@ -13,6 +13,7 @@
 #include <charconv>
 #include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <iterator>
 #include <filesystem>
@@ -984,3 +985,45 @@ int PriorityClasses::resolve(const models::TrainingJobSpec& j, bool priority_giv
 }
 
 }  // namespace mltwin::io::detail
+
+namespace mltwin::io {
+
+// Shared by the training and inference loaders and the catalog (declared in mltwin/io/scenario.hpp).
+
+std::string quantity_text(const nlohmann::json& q) {
+  if (q.is_string()) return q.get<std::string>();
+  if (q.is_number_integer()) return q.dump();  // signed or unsigned: its decimal digits
+  if (q.is_number_float()) {
+    const double v = q.get<double>();
+    if (!std::isfinite(v)) throw std::invalid_argument("quantity must be a finite number");
+    return detail::go_json_float(v);
+  }
+  throw std::invalid_argument("quantity must be a number or a string");
+}
+
+policy::Quantity quantity_of(const nlohmann::json& q) { return policy::parse_quantity(policy::go_trim_space(quantity_text(q))); }
+
+double parse_quantity(const nlohmann::json& q) {
+  const policy::Quantity x = quantity_of(q);
+  if (x.sign() < 0) throw std::invalid_argument("'" + quantity_text(q) + "': quantity must be >= 0");
+  (void)x.value();  // beyond int64: a QuantityError naming the amount
+  return x.to_double();
+}
+
+std::string resolve_data_dir(const std::string& explicit_dir, const std::string& start_dir) {
+  auto check = [](const std::string& d, const std::string& how) {
+    if (!std::filesystem::is_directory(d)) throw ScenarioError(how + " names '" + d + "', which is not a folder");
+    return d;
+  };
+  if (!explicit_dir.empty()) return check(explicit_dir, "--data");
+  if (const char* env = std::getenv("MLTWIN_DATA"); env && *env) return check(env, "MLTWIN_DATA");
+  for (std::filesystem::path p = std::filesystem::absolute(start_dir); ; p = p.parent_path()) {
+    const std::filesystem::path cand = p / "shared" / "data";
+    if (std::filesystem::is_directory(cand)) return cand.lexically_normal().string();
+    if (p == p.root_path() || p.empty()) break;
+  }
+  throw ScenarioError("the scenario reads ${MLTWIN_DATA}, which is not set, and no shared/data folder was found above '" +
+                      start_dir + "'; set MLTWIN_DATA (or --data) to the shared data folder (the one holding training/ and inference/)");
+}
+
+}  // namespace mltwin::io

@@ -1,0 +1,253 @@
+// scenario_workload.cpp — /workload of a training scenario (TorchX settings, a Philly trace or
+// explicit jobs), the duration model, and the checks only the whole scenario can make: zones,
+// extended resources, queues (training_load.hpp).
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "mltwin/io/philly.hpp"
+#include "mltwin/io/scenario.hpp"
+#include "mltwin/models/step_model.hpp"
+#include "mltwin/policy/node_constraints.hpp"
+#include "k8s_objects.hpp"
+#include "training_load.hpp"
+
+namespace mltwin::io::detail {
+
+using nlohmann::json;
+
+void read_workload(TrainingLoad& ld) {
+  const std::string& path = ld.path;
+  json& doc = ld.doc;
+  const LoadOptions& opts = ld.opts;
+  LoadedScenario& out = ld.out;
+  models::TrainingScenario& sc = ld.sc;
+  const int cores_per_device = ld.cores_per_device;
+  std::set<std::string>& queue_names = ld.queue_names;
+  const PriorityClasses& classes = ld.classes;
+  // Workload.
+  const json& w = doc["workload"];
+  if (w.contains("torchx")) {
+    const json& t = w["torchx"];
+    sc.max_retries = t.value("max_retries", 0);
+    if (t.contains("peer_failure_timeout")) {
+      sc.peer_failure_timeout = duration_of(path, "/workload/torchx/peer_failure_timeout", t["peer_failure_timeout"]);
+      if (sc.peer_failure_timeout <= core::Duration::ns(0)) fail(path, "/workload/torchx/peer_failure_timeout", "expected a positive duration");
+    }
+    if (t.contains("checkpoint_interval")) {
+      sc.checkpoint_interval = duration_of(path, "/workload/torchx/checkpoint_interval", t["checkpoint_interval"]);
+      if (sc.checkpoint_interval < core::Duration::ns(0)) fail(path, "/workload/torchx/checkpoint_interval", "expected a duration >= 0");
+    }
+  }
+  if (w.contains("philly")) {
+    const json& p = w["philly"];
+    // ${MLTWIN_DATA}/... is in the data folder, a relative path beside the scenario.
+    const std::string trace_as_written = p["trace"];
+    const std::string trace = detail::resolve_input_path(trace_as_written, path, opts.data_dir, out.data_dir);
+    detail::require_input(path, "/workload/philly/trace", trace_as_written, trace);
+    const json& m = p["mapping"];
+    PhillyMapping pm;
+    pm.neuron_devices_per_gpu = m["neuron_devices_per_gpu"];
+    pm.devices_per_node = m["devices_per_node"];
+    pm.neuroncores_per_device = cores_per_device;
+    pm.processes_per_neuroncore = m.value("processes_per_neuroncore", 1);
+    const policy::Resource per = resources_of(path, "/workload/philly/mapping/pod_per_device", m["pod_per_device"]);
+    const policy::Resource whole = resources_of(path, "/workload/philly/mapping/pod_whole_node", m["pod_whole_node"]);
+    pm.per_device_cpu = per.milli_cpu / 1000.0;
+    pm.per_device_memory_bytes = per.memory;
+    pm.whole_cpu = whole.milli_cpu / 1000.0;
+    pm.whole_memory_bytes = whole.memory;
+    pm.whole_efa = static_cast<int>(std::lround(whole.scalars.get(policy::rn::kEfa) / 1000.0));
+    pm.queue_prefix = p.value("queue_prefix", std::string("vc-"));
+    pm.priority = p.value("priority", 0);
+    pm.max_jobs = p.value("max_jobs", std::size_t{0});
+    sc.jobs = read_philly(trace, pm);
+    const std::string model = p.value("model", std::string()), flags = p.value("compiler_flags", std::string());
+    std::vector<std::pair<std::string, std::string>> selector;
+    if (p.contains("node_selector"))
+      for (auto it = p["node_selector"].begin(); it != p["node_selector"].end(); ++it)
+        selector.emplace_back(it.key(), it.value().get<std::string>());
+    std::sort(selector.begin(), selector.end());
+    const policy::NodeAffinity affinity =
+        p.contains("node_affinity") ? detail::node_affinity_of(path, "/workload/philly/node_affinity", p["node_affinity"]) : policy::NodeAffinity{};
+    const std::vector<policy::Toleration> tolerations =
+        p.contains("tolerations") ? detail::tolerations_of(path, "/workload/philly/tolerations", p["tolerations"]) : std::vector<policy::Toleration>{};
+    std::string pclass;
+    if (p.contains("priority_class")) {
+      if (p.contains("priority")) fail(path, "/workload/philly/priority_class", "give priority or priority_class (its PriorityClass's value), not both");
+      pclass = p["priority_class"].get<std::string>();
+      if (!classes.has(pclass))
+        fail(path, "/workload/philly/priority_class", "PriorityClass '" + pclass + "' is not defined (known: " + classes.names() + ")");
+    }
+    for (auto& j : sc.jobs) {
+      j.model = model;
+      j.compiler_flags = flags;
+      j.node_selector = selector;
+      j.node_affinity = affinity;
+      j.tolerations = tolerations;
+      j.priority_class = pclass;
+      j.priority = classes.resolve(j, p.contains("priority"));
+    }
+    out.inputs.push_back({"philly_trace", trace, trace_as_written});
+  } else {
+    const auto& jobs = w["jobs"];
+    std::map<std::string, std::size_t> job_index;  // name -> first index
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+      const json& j = jobs[i];
+      const std::string where = "/workload/jobs/" + std::to_string(i);
+      models::TrainingJobSpec js = detail::job_of(path, where, j, i, cores_per_device);
+      if (const auto [it, fresh] = job_index.emplace(js.name, i); !fresh)
+        fail(path, where + "/name", "duplicate job '" + js.name + "' (also /workload/jobs/" + std::to_string(it->second) +
+                                        "): job names identify jobs in the results and in explain");
+      if (!js.priority_class.empty() && !classes.has(js.priority_class))
+        fail(path, where + "/priority_class", "PriorityClass '" + js.priority_class + "' is not defined (known: " + classes.names() + ")");
+      js.priority = classes.resolve(js, j.contains("priority"));
+      js.model = j.value("model", std::string());
+      js.compiler_flags = j.value("compiler_flags", std::string());
+      if (!queue_names.count(js.queue)) fail(path, where + "/queue", "queue '" + js.queue + "' is not defined in /queues");
+      sc.jobs.push_back(js);
+    }
+    std::stable_sort(sc.jobs.begin(), sc.jobs.end(), [](const auto& a, const auto& b) { return a.submit < b.submit; });
+  }
+}
+
+void read_duration_model(TrainingLoad& ld) {
+  const std::string& path = ld.path;
+  models::TrainingScenario& sc = ld.sc;
+  const int cores_per_device = ld.cores_per_device;
+  const json& w = ld.doc["workload"];
+  if (w.value("duration_model", std::string("trace")) == "derived") {
+    if (!sc.step_model) fail(path, "/workload/duration_model", "'derived' needs a /step_model block (profile and fabric)");
+    sc.duration_model = models::DurationModel::Derived;
+    const models::LinkGrant nominal = sc.step_model->nominal();
+    const auto& explicit_jobs = w.contains("jobs") ? w["jobs"] : json::array();
+    for (std::size_t i = 0; i < sc.jobs.size(); ++i) {
+      models::TrainingJobSpec& j = sc.jobs[i];
+      // Explicit jobs may give their steps; trace_row is their index in /workload/jobs.
+      if (w.contains("jobs")) {
+        const json& ej = explicit_jobs[static_cast<std::size_t>(j.trace_row)];
+        if (ej.contains("steps")) j.steps = ej["steps"].get<std::int64_t>();
+      }
+      if (j.steps > 0) continue;
+      // Steps = traced duration / step time at the job's own placement with no contention.
+      const models::Placement pl{j.nnodes, j.neuron_devices_per_pod * cores_per_device};
+      if (pl.cores_per_node < 1)
+        fail(path, "/workload/duration_model", "job " + j.name + " requests no Neuron device: it has no step time");
+      const std::int64_t t = models::step_time(sc.step_model->profile, pl, nominal).total().count_ns();
+      if (t <= 0) fail(path, "/step_model/profile", "the step time is zero");
+      j.steps = std::max<std::int64_t>(1, (j.duration.count_ns() + t / 2) / t);
+    }
+    if (sc.step_model->contention && sc.autoscaler)
+      fail(path, "/cluster/autoscaler",
+           "jobs sharing the /fabric (duration_model derived) with a cluster autoscaler is not modelled yet: drop one, "
+           "or the /fabric block (then give /step_model/fabric)");
+  }
+}
+
+void check_zones(const TrainingLoad& ld) {
+  const std::string& path = ld.path;
+  const models::TrainingScenario& sc = ld.sc;
+  const int cores_per_device = ld.cores_per_device;
+  const json& w = ld.doc["workload"];
+  // EFA traffic does not cross availability zones (docs/fabric.md): a multi-node job that
+  // uses EFA (requests vpc.amazonaws.com/efa, or shares the /fabric) must be kept in one zone
+  // by its nodeSelector or node affinity when the cluster spans several, whatever the duration
+  // model. The node groups its pods may use — by the labels their nodes carry (the group's
+  // own, the instance type, the EKS node group, the zone) and their taints — must all lie in
+  // one zone.
+  std::set<std::string> all_zones;
+  for (const auto& g : sc.node_groups) all_zones.insert(g.availability_zone);
+  if (all_zones.size() > 1)
+    for (std::size_t i = 0; i < sc.jobs.size(); ++i) {
+      const models::TrainingJobSpec& j = sc.jobs[i];
+      const bool efa = j.efa_per_pod > 0 || (sc.step_model && sc.step_model->contention &&
+                                             sc.duration_model == models::DurationModel::Derived);
+      if (j.nnodes < 2 || !efa) continue;
+      std::set<std::string> zones;
+      const policy::TaskInfo cons = models::pod_constraints(j);
+      const policy::Resource pod = policy::task_resreq(models::pod_requests(j, cores_per_device));
+      // A group counts where one of its nodes could take the pod: its labels and taints admit
+      // it and its empty node has room for the pod's requests (a CPU system group in another
+      // zone does not split a Trainium gang).
+      auto may_hold = [&](const models::NodeGroupSpec& g, models::NodeLaunch l) {
+        return policy::static_misfit(cons, models::node_labels(g, l), {}, g.taints).empty() &&
+               pod.less_equal(models::node_resources(sc, g, l).pod_room(), policy::DimensionDefault::Zero);
+      };
+      for (const auto& g : sc.node_groups)
+        if (std::any_of(g.instance_types.begin(), g.instance_types.end(), [&](const std::string& type) {
+              const std::size_t k = static_cast<std::size_t>(&type - g.instance_types.data());
+              return may_hold(g, {k, models::CapacityType::OnDemand}) || may_hold(g, {k, models::CapacityType::Spot});
+            }))
+          zones.insert(g.availability_zone.empty() ? std::string("(no zone)") : g.availability_zone);
+      if (zones.size() > 1) {
+        std::string list;
+        for (const auto& z : zones) list += (list.empty() ? "" : ", ") + z;
+        const std::string where = w.contains("jobs")      ? "/workload/jobs/" + std::to_string(j.trace_row)
+                                  : w.contains("philly") ? std::string("/workload/philly/node_selector")
+                                                         : std::string("/workload/manifests");
+        fail(path, where,
+             "job " + j.name + " (" + std::to_string(j.nnodes) + " nodes) may be placed across availability zones (" + list +
+                 ") and EFA traffic does not cross zones: give it a node_selector (nodeSelector) or a required "
+                 "node_affinity on topology.kubernetes.io/zone of one zone");
+      }
+    }
+}
+
+void check_extended_resources(const TrainingLoad& ld) {
+  const std::string& path = ld.path;
+  const models::TrainingScenario& sc = ld.sc;
+  const int cores_per_device = ld.cores_per_device;
+  const json& w = ld.doc["workload"];
+  // A resource name only exists where a device plugin or the node group advertises it: a pod
+  // requesting an extended resource no node group offers would stay Pending for ever, which is
+  // almost always a misspelling (nvidia.com/gpus). Kubernetes' and the device plugins' own
+  // names (policy::rn) and hugepages-* are left to the run, which rejects the job naming it.
+  std::set<std::string> offered;
+  for (const auto& g : sc.node_groups)
+    for (std::size_t k = 0; k < g.instance_types.size(); ++k)
+      for (const auto ct : {models::CapacityType::OnDemand, models::CapacityType::Spot})
+        models::node_resources(sc, g, models::NodeLaunch{k, ct}).allocatable.for_each([&](policy::ResourceName n, double amount) {
+          if (amount > 0) offered.insert(std::string(n.str()));
+        });
+  std::set<std::uint16_t> checked;
+  for (const auto& j : sc.jobs)
+    models::pod_requests(j, cores_per_device).for_each([&](policy::ResourceName n, double amount) {
+      if (amount <= 0 || n.id() < policy::rn::kWellKnown || !checked.insert(n.id()).second) return;
+      const std::string name(n.str());
+      if (offered.count(name) || name.rfind("hugepages-", 0) == 0) return;
+      std::vector<std::string> candidates(offered.begin(), offered.end());
+      for (std::uint16_t id = 0; id < policy::rn::kWellKnown; ++id) candidates.emplace_back(policy::ResourceName(id).str());
+      std::string list;
+      for (const auto& o : offered) list += (list.empty() ? "" : ", ") + o;
+      const std::string where = w.contains("jobs")      ? "/workload/jobs/" + std::to_string(j.trace_row)
+                                : w.contains("philly") ? std::string("/workload/philly/mapping")
+                                                       : std::string("/workload/manifests");
+      fail(path, where,
+           "job " + j.name + " requests '" + name + "', which no node group offers (they offer " + list + ")" +
+               detail::did_you_mean(name, candidates) +
+               "; an extended resource exists where a node group gives it (its catalog row's extended_resources, or "
+               "/cluster/node_groups/N/capacity)");
+    });
+}
+
+void check_job_queues(const TrainingLoad& ld) {
+  const std::string& path = ld.path;
+  const models::TrainingScenario& sc = ld.sc;
+  const std::set<std::string>& queue_names = ld.queue_names;
+  // Every job's queue must exist.
+  for (const auto& j : sc.jobs)
+    if (!queue_names.count(j.queue)) {
+      throw ScenarioError(path + ": /queues: the workload submits to queue '" + j.queue + "' (job " + j.name +
+                          (j.trace_row > 0 ? ", trace line " + std::to_string(j.trace_row) : std::string()) +
+                          "), which the scenario does not define");
+    } else if (std::string why = detail::leaf_queue_problem(sc.queues, j.queue); !why.empty()) {
+      throw ScenarioError(path + ": /queues: job " + j.name + " submits to queue '" + j.queue + "': " + why +
+                          " (Volcano's job admission webhook)");
+    }
+}
+
+}  // namespace mltwin::io::detail
