@@ -1,6 +1,6 @@
 // io/src/scenario_yaml.hpp — a scenario's references to the cluster's real configuration
 // (volcano.scheduler_config, cluster.eksctl, queues_from, workload.manifests), replaced by the
-// scenario entries they stand for. Not installed; implemented in yaml_config.cpp.
+// scenario entries they stand for. Not installed; implemented in scenario_yaml.cpp.
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>
