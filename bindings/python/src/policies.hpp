@@ -16,7 +16,12 @@ void install_python_serving_policies(models::inference::PolicySet& set, pybind11
                                      pybind11::object routing, pybind11::object instance_scaling);
 
 /// Binds the policy API's observation and decision types, the built-in serving policies, and
-/// the scheduling plugin registry (register_plugin) into module `m`.
+/// the scheduling plugin registry (register_plugin) into module `m`: bind_serving, then
+/// bind_scheduling.
 void bind_policies(pybind11::module_& m);
+/// The serving policies' observations, decisions and built-ins, make_policy, serving_policies.
+void bind_serving(pybind11::module_& m);
+/// Resource, TaskInfo, JobInfo, NodeInfo, QueueInfo, Session, register_plugin and friends.
+void bind_scheduling(pybind11::module_& m);
 
 }  // namespace mltwin::bindings
