@@ -12,7 +12,7 @@
 // order, and within one pop every fixed flow gets the same share, so each touched link's rem
 // is decreased by the same value k times whatever order its k flows are visited in. So the
 // numbers are a function of the component alone, and an incremental update gives, bit for
-// bit, what recomputing the whole network gives (tests/models/test_flow_network.cpp checks).
+// bit, what recomputing the whole network gives (tests/core/test_flow_network.cpp checks).
 #include "mltwin/core/flow_network.hpp"
 
 #include <algorithm>

@@ -6,19 +6,12 @@
 #include "mltwin/io/scenario.hpp"
 
 #include <algorithm>
-#include <cmath>
-#include <cstdlib>
-#include <filesystem>
-#include <map>
 #include <memory>
-#include <optional>
 #include <set>
-#include <sstream>
 #include <utility>
 #include <vector>
 
 #include "k8s_objects.hpp"
-#include "mltwin/io/philly.hpp"
 #include "mltwin/policy/node_constraints.hpp"
 #include "scenario_common.hpp"
 #include "training_load.hpp"
@@ -27,7 +20,6 @@
 
 namespace mltwin::io {
 
-namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {

@@ -230,7 +230,7 @@ void TrainingCluster::peer_timeout(std::size_t idx) {
     account_allocation(-neuroncores_of(task.resreq));
     rec_.pod_event({static_cast<std::uint32_t>(idx), replica_of_task_[t], "Failed", state_.node(node).name, sim_.now()});
     state_.set_task_status(t, TaskStatus::Failed);
-    if (dynamic_nodes_) node_occupancy_changed(node);
+    node_occupancy_changed(node);
     char secs[64];
     std::snprintf(secs, sizeof secs, "%.0f", scenario_.peer_failure_timeout.seconds());
     run.events.push_back({JobEvent::PodFailed, replica_of_task_[t],

@@ -205,26 +205,18 @@ class LocustSource final : public Source {
         break;
       }
     }
-    if (wait > kNeverSeconds) {  // a constant throughput so low that the next task never comes
-      users_[u].active = false;
-      return;
-    }
+    if (wait > kNeverSeconds) return;  // a constant throughput so low that the next task never comes
     const core::Time next = sim_.now() + core::Duration::from_seconds(wait);
     if (next < end_) sim_.schedule(next, &user_step_event_, u);
-    else users_[u].active = false;
   }
 
  private:
   struct User {
-    core::Time task_start;
-    bool active = true;
+    core::Time task_start;  // of its current task (constant_throughput waits from it)
   };
   /// User `u` picks a task by weight and sends its request.
   void on_user_step(std::uint32_t u) {
-    if (sim_.now() >= end_) {
-      users_[u].active = false;
-      return;
-    }
+    if (sim_.now() >= end_) return;  // the run's users stop with its duration
     users_[u].task_start = sim_.now();
     const int task = task_choice_(rng_models_);
     front_.arrive(pickers_[static_cast<std::size_t>(task)](rng_models_), static_cast<std::int32_t>(u));

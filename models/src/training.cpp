@@ -11,6 +11,7 @@
 #include "mltwin/models/collective.hpp"
 #include "mltwin/models/fabric.hpp"
 #include "mltwin/core/flow_network.hpp"
+#include "mltwin/models/node_lifecycle.hpp"
 #include "training_internal.hpp"
 
 namespace mltwin::models {
@@ -83,7 +84,8 @@ TrainingCluster::TrainingCluster(const TrainingScenario& sc, core::Simulator& si
       }
     if (!found) throw std::invalid_argument("queue " + sc.queues[i].name + ": unknown parent queue '" + parent + "'");
   }
-  init_nodes(rng);  // training_nodes.cpp: the node groups' nodes, failure and autoscaler books
+  node_host_ = std::make_unique<NodeHostAdapter>(*this);
+  nodes_ = std::make_unique<NodeLifecycle>(sc, sim_, rng, state_, rec_, stats_, *node_host_);  // the nodes at t = 0
   scheduler_ = std::make_unique<policy::Scheduler>(sc.scheduler, rng.stream("volcano.node_tiebreak")());
   for (const auto& a : sc.scheduler.actions) status_wakes_scheduler_ = status_wakes_scheduler_ || a == "preempt" || a == "reclaim";
   if (sc.termination_grace.kind != LatencySpec::Kind::Constant) grace_rng_ = &rng.stream("pod.termination_grace");
@@ -112,11 +114,28 @@ TrainingCluster::TrainingCluster(const TrainingScenario& sc, core::Simulator& si
 
 TrainingCluster::~TrainingCluster() = default;
 
+// What the node lifecycle (node_lifecycle.hpp) asks of the rest of the cluster.
+struct TrainingCluster::NodeHostAdapter final : NodeHost {
+  explicit NodeHostAdapter(TrainingCluster& cluster) : c(cluster) {}
+  TrainingCluster& c;
+  void pods_lost_with_node(NodeId n) override { c.pods_failed_on_node(n); }
+  void drain_pod(TaskId t, Duration longest_grace) override { c.drain_pod(t, longest_grace); }
+  void node_left(NodeId n) override {
+    if (c.startup_) c.startup_->forget_node(n);
+  }
+  void wake_scheduler() override { c.ensure_tick(); }
+  double neuroncores_of(const Resource& r) const override { return c.neuroncores_of(r); }
+  void before_event() override { c.note_event(); }
+};
+
+void TrainingCluster::node_occupancy_changed(NodeId n) {
+  if (nodes_->dynamic()) nodes_->occupancy_changed(n);
+}
+
 void TrainingCluster::start() {
   // The nodes at t = 0 were built with the model, before its recorder may take records (the
   // runner's store exists only once the model has named its RNG streams): recorded now.
-  started_ = true;
-  for (std::size_t n = 0; n < node_recs_.size(); ++n) record_node_launch(static_cast<NodeId>(n));
+  nodes_->start();
   if (!scenario_.jobs.empty()) sim_.schedule(scenario_.jobs[0].submit, &arrival_event_, 0);
   sim_.schedule(sim_.now(), &sample_event_, 0);
 }
@@ -134,8 +153,8 @@ std::string TrainingCluster::infeasible_reason(const TrainingJobSpec& j, const R
   std::int64_t fit = 0;
   std::vector<std::pair<policy::ResourceName, int>> short_of;  // usable nodes short of each requested resource
   for (const auto& n : state_.nodes()) {
-    if (dynamic_nodes_ && node_recs_[n.id].removed != core::Time::max()) continue;  // failed or removed
-    const std::size_t g = node_recs_[n.id].group;
+    if (nodes_->dynamic() && nodes_->rec(n.id).removed != core::Time::max()) continue;  // failed or removed
+    const std::size_t g = nodes_->rec(n.id).group;
     seen[g] = 1;
     std::string misfit = policy::static_misfit(cons, n.labels, n.name, n.taints);
     if (!misfit.empty()) {
@@ -161,7 +180,7 @@ std::string TrainingCluster::infeasible_reason(const TrainingJobSpec& j, const R
     if (per == INT64_MAX) per = j.nnodes;  // requests nothing: fits anywhere
     fit += per;
   }
-  fit += autoscaler_headroom_fit(pod, cons);  // nodes the cluster autoscaler may still add
+  fit += nodes_->headroom_fit(pod, cons);  // nodes the cluster autoscaler may still add
   std::string excluded;  // "group: reason; ..."
   std::size_t usable_groups = 0;
   for (std::size_t g = 0; g < groups; ++g) {
@@ -313,7 +332,7 @@ void TrainingCluster::place_initial(std::size_t idx) {
       throw std::invalid_argument("job " + j.name + " runs at t0 on node '" + want + "', which has no room for its pod");
     state_.set_task_status(t, TaskStatus::Running, node);
     account_allocation(neuroncores_of(state_.task(t).resreq));
-    if (dynamic_nodes_) node_occupancy_changed(node);
+    node_occupancy_changed(node);
     rec_.pod_event({u, replica_of_task_[t], "Bound", want, sim_.now()});
     rec_.pod_event({u, replica_of_task_[t], "Running", want, sim_.now()});
   }
@@ -331,7 +350,7 @@ void TrainingCluster::ensure_tick() {
   // The scheduler cycle at boundary t sees every change made at or before t: a change at t
   // wakes the cycle at t itself (the tick yields to other events at t, see tick()), a change
   // between boundaries the next one. Changes made by a cycle's own session wake the next.
-  if (scenario_.autoscaler) ensure_scan();  // the autoscaler looks at every change
+  if (scenario_.autoscaler) nodes_->ensure_scan();  // the autoscaler looks at every change
   if (in_tick_) return;
   const std::int64_t p = scenario_.scheduler.schedule_period_ns;
   const std::int64_t now = sim_.now().ns();
@@ -405,7 +424,7 @@ policy::CallResult TrainingCluster::bind(const policy::TaskInfo& task, const pol
   }
   account_allocation(neuroncores_of(task.resreq));
   flag_neuron_names(node);
-  if (dynamic_nodes_) node_occupancy_changed(node.id);
+  node_occupancy_changed(node.id);
   JobRun& run = runs_[job_of_policy_[task.job]];
   if (run.attempt_placed == core::Time::max()) run.attempt_placed = sim_.now();
   ++stats_.binds;
@@ -467,7 +486,7 @@ void TrainingCluster::pod_gone(TaskId t) {
   account_allocation(-neuroncores_of(task.resreq));
   rec_.pod_event({static_cast<std::uint32_t>(idx), replica_of_task_[t], "Deleted", state_.node(task.node).name, sim_.now()});
   state_.remove_task(t);
-  if (dynamic_nodes_) node_occupancy_changed(node);
+  node_occupancy_changed(node);
   ensure_tick();
   check_job_phase(idx);  // the job controller's status rule; a missing pod may be recreated
 }
@@ -660,7 +679,7 @@ void TrainingCluster::start_training(std::size_t idx) {
       // the jobs it shares links with slow down, and it gets its share.
       std::vector<std::pair<int, std::uint32_t>> by_replica;
       for (TaskId t : state_.job(run.pj).tasks)
-        by_replica.emplace_back(replica_of_task_[t], node_recs_[state_.task(t).node].fabric_slot);
+        by_replica.emplace_back(replica_of_task_[t], nodes_->rec(state_.task(t).node).fabric_slot);
       std::sort(by_replica.begin(), by_replica.end());
       std::vector<std::uint32_t> nodes;
       for (const auto& [r, n] : by_replica) nodes.push_back(n);
@@ -818,8 +837,8 @@ void TrainingCluster::job_end(std::size_t idx) {
     state_.set_task_status(tasks[i], TaskStatus::Succeeded);
     rec_.pod_event({static_cast<std::uint32_t>(idx), replica_of_task_[tasks[i]], "Succeeded", node, sim_.now()});
   }
-  if (dynamic_nodes_)
-    for (TaskId t : tasks) node_occupancy_changed(state_.task(t).node);
+  if (nodes_->dynamic())
+    for (TaskId t : tasks) nodes_->occupancy_changed(state_.task(t).node);
   stats_.training_s += (sim_.now() - run.attempt_start).seconds();
   run.end = sim_.now();
   run.ended = true;
@@ -934,7 +953,7 @@ void TrainingCluster::finish(core::Time end, const std::string& note) {
     write_final(idx, phase, reason);
   }
   stats_.cycles_elapsed = static_cast<std::uint64_t>(end.ns() / scenario_.scheduler.schedule_period_ns);
-  if (dynamic_nodes_) close_node_books(end);
+  if (nodes_->dynamic()) nodes_->close_books(end);
   rec_.checkpoint(end);
 }
 

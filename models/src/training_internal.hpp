@@ -1,5 +1,5 @@
-// training_internal.hpp — per-node and per-job books of TrainingCluster shared by training.cpp
-// and training_nodes.cpp (private to the models library).
+// training_internal.hpp — per-job books of TrainingCluster shared by training.cpp and
+// job_controller.cpp (private to the models library).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -16,23 +16,6 @@ enum class VcPhase : std::uint8_t { Pending, Running, Restarting, Aborting, Abor
 const char* to_string(VcPhase p);
 
 
-struct TrainingCluster::NodeRec {
-  std::size_t group = 0;                       // index in scenario.node_groups
-  core::Time added = core::Time::zero();       // launch requested (billing starts)
-  core::Time removed = core::Time::max();      // failed or removed by the autoscaler
-  core::Time empty_since = core::Time::zero(); // no pod on it since (autoscaler)
-  core::EventId failure_event;                 // pending random failure, while busy
-  bool failure_pending = false;
-  bool launching = false;                      // scale-up or replacement not yet Ready
-  std::uint32_t fabric_slot = UINT32_MAX;      // its node in the Fabric (a replacement takes the failed node's)
-  std::int64_t slot = 0;                       // its capacity slot in the group (node_launch)
-  NodeLaunch launch;                           // its instance type and purchase option
-  core::EventId spot_event;                    // pending random Spot interruption notice, while busy
-  bool spot_pending = false;
-  bool noticed = false;                        // given a Spot interruption notice (cordoned, draining)
-  bool replaced = false;                       // its replacement is launched already (Capacity Rebalancing)
-};
-
 struct TrainingCluster::JobRun {
   policy::JobId pj = policy::kNone;
   int bound = 0, running = 0;
@@ -41,7 +24,7 @@ struct TrainingCluster::JobRun {
   core::Time start = core::Time::max();
   core::Time end = core::Time::max();
   core::Time attempt_start = core::Time::max();  // training start of the current attempt
-  core::EventId end_event;                       // kJobEnd of the current attempt
+  core::EventId end_event;                       // job_end_event_ of the current attempt
   Duration saved = Duration::ns(0);              // progress kept by the last checkpoint
   int retries = 0;                               // Volcano Job status.retryCount
   VcPhase vc = VcPhase::Pending;                 // Volcano Job status.state.phase
@@ -84,7 +67,7 @@ struct TrainingCluster::JobRun {
 
 struct TrainingCluster::JobStartup {
   Duration pull_max = Duration::ns(0);  // longest image pull of this attempt's pods
-  core::EventId done_event;             // kStartupDone of the current attempt
+  core::EventId done_event;             // startup_done_event_ of the current attempt
   bool in_startup = false;              // between the last pod Running and training start
   bool killed = false;                  // the job controller has killed this attempt's pods
   std::string restart_event = "PodEvicted";

@@ -5,20 +5,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <optional>
-#include <sstream>
 #include <stdexcept>
 
 #include "mltwin/core/rng.hpp"
-#include "mltwin/io/inference_report.hpp"
 #include "mltwin/io/inference_scenario.hpp"
 #include "mltwin/io/report.hpp"
 #include "mltwin/io/scenario.hpp"
-#include "mltwin/models/serving_metrics.hpp"
-#include "mltwin/models/training.hpp"
 #include "output_files.hpp"
 #include "world.hpp"
 #include "mltwin_git_sha.hpp"  // generated at build time by apps/git_sha.cmake: MLTWIN_GIT_SHA
@@ -38,7 +32,6 @@ const char* version() noexcept { return policy::kVersion; }
 
 namespace {
 
-namespace inf = models::inference;
 using nlohmann::json;
 
 
@@ -113,10 +106,6 @@ io::LoadOptions load_options(const RunOptions& opts) {
 std::unique_ptr<World> load_world(const std::string& path, const RunOptions& opts) {
   const io::ScenarioKind kind = opts.document ? io::scenario_kind(*opts.document, path) : io::scenario_kind(path);
   return kind == io::ScenarioKind::Inference ? load_inference_world(path, opts) : load_training_world(path, opts);
-}
-
-json distribution_json(const io::Distribution& d) {
-  return {{"n", d.n}, {"mean", d.mean}, {"p50", d.p50}, {"p95", d.p95}, {"p99", d.p99}, {"max", d.max}};
 }
 
 }  // namespace detail

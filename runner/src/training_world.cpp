@@ -17,6 +17,10 @@ namespace {
 
 using nlohmann::json;
 
+json distribution_json(const io::Distribution& d) {
+  return {{"n", d.n}, {"mean", d.mean}, {"p50", d.p50}, {"p95", d.p95}, {"p99", d.p99}, {"max", d.max}};
+}
+
 // The cluster model needs its recorder at construction, the store needs the RNG stream names
 // the model creates: this forwards to the store once it exists.
 class Forward final : public models::TrainingRecorder {

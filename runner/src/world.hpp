@@ -4,9 +4,12 @@
 //
 // A run's life, as Run::open and Run drive a World:
 //   load_world()  the scenario is read and checked (warnings, the size estimate come from it);
-//   build()       the model is built, before the database exists, and the run's metadata filled
-//                 (the RNG streams the model drew are known only once it is built);
-//   attach(db)    the database exists: the model's records go to it;
+//   build()       before the database exists: the run's metadata is filled and what does not
+//                 record is built (training builds its model here, as the RNG streams it
+//                 creates are known only then; inference lists the streams its endpoint may
+//                 draw from);
+//   attach(db)    the database exists: the model's records go to it (inference builds its
+//                 endpoint here, recording into the database from the start);
 //   start()       the first events are scheduled;
 //   finish()      the books are closed at the end of the run.
 #pragma once
@@ -115,7 +118,5 @@ std::unique_ptr<World> load_inference_world(const std::string& path, const RunOp
 
 /// LoadOptions from RunOptions (shared by both worlds).
 io::LoadOptions load_options(const RunOptions& opts);
-
-nlohmann::json distribution_json(const io::Distribution& d);
 
 }  // namespace mltwin::runner::detail

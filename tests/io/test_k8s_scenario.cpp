@@ -2,7 +2,7 @@
 // affinity, PriorityClasses, the kubelet reservation and DaemonSets load as written; every
 // broken one is refused with the file, the JSON path and what Kubernetes' API validation (or
 // eksctl's, or the EKS AMI's) would say. Expected values are derived by hand from the rules
-// named in io/src/k8s_objects.hpp, io/src/scenario.cpp and models/catalog.hpp.
+// named in io/src/k8s_objects.hpp, io/src/scenario_cluster.cpp and models/catalog.hpp.
 #include "temp_dir.hpp"
 #include <doctest/doctest.h>
 

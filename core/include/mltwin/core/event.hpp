@@ -20,7 +20,7 @@
 // An optional second template argument names a member function called first on every event of
 // this kind (e.g. to note the time of the component's last event):
 //
-//   core::Event<&Endpoint::on_arrival, &Endpoint::before_event> arrival_{this};
+//   core::Event<&PoissonSource::on_arrival, &PoissonSource::before> arrival_event_{this};
 //
 // Cost: one virtual call, as for any EventHandler; the member function is known at compile time.
 // An Event refers to its owner: it is neither copied nor moved (declare it as a member).

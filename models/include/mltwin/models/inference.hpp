@@ -146,7 +146,6 @@ class Endpoint final {
   /// the first violation.
   void check_invariants() const;
 
-
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

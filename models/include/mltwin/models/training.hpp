@@ -374,6 +374,7 @@ struct StepModelSpec {
 };
 
 class Fabric;
+class NodeLifecycle;
 enum class VcPhase : std::uint8_t;  // the Volcano Job phase (training_internal.hpp)
 class JobTraffic;
 
@@ -585,28 +586,11 @@ class TrainingCluster final : public policy::Backend {
   void begin_startup(std::size_t idx);
   void pods_failed_on_node(policy::NodeId n);
   void drain_pod(policy::TaskId t, Duration longest_grace);
-  // Node lifecycle, failures and the cluster autoscaler (training_nodes.cpp).
-  struct NodeRec;
   struct JobStartup;
-  void init_nodes(core::RngStreams& rng);
-  /// Adds a node of `group` in capacity slot `slot` (-1: the lowest free one).
-  policy::NodeId add_group_node(std::size_t group, bool ready, std::int64_t slot = -1);
-  void node_failure(policy::NodeId n);
-  /// The instance is gone (failure or Spot termination): its pods fail, it leaves the cluster,
-  /// and unless a replacement was launched already the Auto Scaling group launches one.
-  void node_lost(policy::NodeId n, const std::string& event, const std::string& reason);
-  void launch_replacement(policy::NodeId n);
-  void spot_notice(policy::NodeId n);
-  void spot_termination(policy::NodeId n);
-  void node_ready(policy::NodeId n);
+  // The nodes over their lifetime (node_lifecycle.hpp): a component, told through this adapter
+  // what the rest of the cluster does about a node (training.cpp).
+  struct NodeHostAdapter;
   void node_occupancy_changed(policy::NodeId n);
-  void ensure_scan();
-  void autoscaler_scan();
-  /// The node's `nodes` row (TrainingRecorder::node_launched): at start() for the nodes at t = 0,
-  /// at its launch for a later one.
-  void record_node_launch(policy::NodeId n);
-  std::int64_t autoscaler_headroom_fit(const policy::Resource& pod, const policy::TaskInfo& constraints) const;
-  void close_node_books(core::Time end);
 
   const TrainingScenario& scenario_;
   core::Simulator& sim_;
@@ -625,17 +609,9 @@ class TrainingCluster final : public policy::Backend {
   std::unique_ptr<StartupModel> startup_;    // with a startup block
   std::vector<JobStartup> jstart_;           // per job: start-up and restart books
   JobLifecycle torchx_default_;              // torchx_lifecycle(scenario.max_retries)
-  std::vector<NodeRec> node_recs_;           // per node id: group, lifetime, failure clock
   std::vector<std::uint8_t> neuron_mixed_;   // per node id: its pods have mixed Neuron names (flagged once)
-  std::vector<int> group_next_index_;        // next node name suffix per group
-  core::Engine* failure_rng_ = nullptr;      // with a failure rate
-  core::Engine* spot_rng_ = nullptr;         // with a Spot interruption rate
-  bool dynamic_nodes_ = false;               // faults or autoscaler configured
-  bool started_ = false;                     // start() ran: nodes are recorded as they launch
-  bool scan_pending_ = false;
-  std::uint64_t scan_generation_ = ~0ULL;
-  core::Time last_scale_up_ = core::Time::zero();
-  bool scaled_up_ = false;
+  std::unique_ptr<NodeHostAdapter> node_host_;
+  std::unique_ptr<NodeLifecycle> nodes_;     // the nodes: at t = 0, failures, Spot, the autoscaler
   std::size_t next_arrival_ = 0;
   std::size_t ended_ = 0;
   bool tick_pending_ = false;
@@ -672,11 +648,6 @@ class TrainingCluster final : public policy::Backend {
   Ev<&TrainingCluster::job_controller> job_controller_event_{this};
   Ev<&TrainingCluster::pod_gone> pod_gone_event_{this};
   Ev<&TrainingCluster::start_training> startup_done_event_{this};
-  Ev<&TrainingCluster::node_failure> node_failure_event_{this};
-  Ev<&TrainingCluster::node_ready> node_ready_event_{this};
-  Ev<&TrainingCluster::spot_notice> spot_notice_event_{this};
-  Ev<&TrainingCluster::spot_termination> spot_termination_event_{this};
-  Ev<&TrainingCluster::autoscaler_scan> scan_event_{this};
   Ev<&TrainingCluster::peer_timeout> peer_timeout_event_{this};
   core::Event<&TrainingCluster::sample> sample_event_{this};
 };
