@@ -43,8 +43,7 @@ class RowBuffer {
     for (int r = 0; r < kBatchRows; ++r) (many += (r > 0 ? ", " : "")) += row;
     one_ = prepare_persistent(db, insert + row);
     batch_ = prepare_persistent(db, many);
-    values_.reserve(static_cast<std::size_t>(kBatchRows * columns_));
-    values_.resize(static_cast<std::size_t>(columns_));
+    values_.resize(static_cast<std::size_t>(kBatchRows * columns_));  // every row's slots, once
   }
 
   bool prepared() const { return one_ && batch_; }
@@ -70,9 +69,7 @@ class RowBuffer {
   bool end_row() {
     if (set_ != full_) missing_column();
     set_ = 0;
-    if (++rows_ == kBatchRows) return true;
-    values_.resize(static_cast<std::size_t>((rows_ + 1) * columns_));
-    return false;
+    return ++rows_ == kBatchRows;
   }
 
   /// Inserts the buffered rows (one multi-row INSERT when full, else row by row) and empties
@@ -88,7 +85,6 @@ class RowBuffer {
         if (rc == SQLITE_OK) rc = step_once(one_.get());
       }
     }
-    values_.resize(static_cast<std::size_t>(columns_));
     text_.clear();
     rows_ = 0;
     set_ = 0;
@@ -154,7 +150,7 @@ class RowBuffer {
   int columns_ = 0;
   int rows_ = 0;
   std::uint64_t set_ = 0, full_ = 0;  // the slots of the row being built that have a value; all of them
-  std::vector<Value> values_;         // (rows_ + 1) * columns_ values, row after row
+  std::vector<Value> values_;         // kBatchRows * columns_ slots, row after row (rows_ of them full)
   std::string text_;                  // the text values, back to back
   Stmt one_, batch_;
 };
