@@ -82,8 +82,7 @@ void CollectiveRun::on_flow_done(core::Simulator& sim, core::FlowNetwork&, core:
   enter_phase(sim);
 }
 
-JobTraffic::JobTraffic(Fabric& fabric, GrantChanged on_grant_change, void* ctx)
-    : fabric_(fabric), on_grant_change_(on_grant_change), ctx_(ctx) {}
+JobTraffic::JobTraffic(Fabric& fabric, GrantListener& listener) : fabric_(fabric), listener_(listener) {}
 
 void JobTraffic::add_job(std::uint32_t job, const std::vector<std::uint32_t>& nodes) {
   if (jobs_.size() <= job) jobs_.resize(static_cast<std::size_t>(job) + 1);
@@ -124,7 +123,7 @@ double JobTraffic::inter_gbps(std::uint32_t job) const {
 }
 
 void JobTraffic::on_rate_change(core::FlowNetwork&, core::FlowId, std::uint64_t payload) {
-  on_grant_change_(ctx_, static_cast<std::uint32_t>(payload));
+  listener_.grant_changed(static_cast<std::uint32_t>(payload));
 }
 
 }  // namespace mltwin::models

@@ -40,6 +40,7 @@
 #include "mltwin/models/collective.hpp"
 #include "mltwin/models/fabric.hpp"
 #include "mltwin/core/flow_network.hpp"
+#include "mltwin/models/fabric_traffic.hpp"
 #include "training_internal.hpp"
 
 namespace mltwin::models {
@@ -175,8 +176,8 @@ double TrainingCluster::stop_training(std::size_t idx) {
       run.saved = kept;
     }
     run.attempt_start = core::Time::max();
-    if (traffic_ && traffic_->has_job(static_cast<std::uint32_t>(idx))) {
-      traffic_->remove_job(static_cast<std::uint32_t>(idx));  // the others may speed up
+    if (fabric_traffic_ && fabric_traffic_->has_job(static_cast<std::uint32_t>(idx))) {
+      fabric_traffic_->remove_job(static_cast<std::uint32_t>(idx));  // the others may speed up
       settle_traffic();
     }
   }

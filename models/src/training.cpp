@@ -11,6 +11,7 @@
 #include "mltwin/models/collective.hpp"
 #include "mltwin/models/fabric.hpp"
 #include "mltwin/core/flow_network.hpp"
+#include "mltwin/models/fabric_traffic.hpp"
 #include "mltwin/models/node_lifecycle.hpp"
 #include "training_internal.hpp"
 
@@ -103,11 +104,7 @@ TrainingCluster::TrainingCluster(const TrainingScenario& sc, core::Simulator& si
   if (sc.duration_model == DurationModel::Derived && sc.step_model->contention) {
     if (!sc.fabric) throw std::invalid_argument("step model contention needs the scenario's fabric (/fabric)");
     if (sc.autoscaler) throw std::invalid_argument("fabric contention with a cluster autoscaler is not modelled yet");
-    net_ = std::make_unique<core::FlowNetwork>(sim_);
-    fabric_ = std::make_unique<Fabric>(sc.catalog, fabric_nodes_of(sc.node_groups), *sc.fabric, *net_);
-    traffic_ = std::make_unique<JobTraffic>(*fabric_, &TrainingCluster::grant_changed, this);
-    is_dirty_.assign(sc.jobs.size(), 0);
-    link_bytes_.assign(net_->link_count(), 0.0);
+    fabric_traffic_ = std::make_unique<FabricTraffic>(sc, sim_, rec_);
   }
   stats_.neuroncores_total = state_.total_allocatable().scalars.get(policy::rn::kNeuronCore) / 1000.0;
 }
@@ -674,7 +671,7 @@ void TrainingCluster::start_training(std::size_t idx) {
     outcomes_[idx].phase = "Running";
     if (run.attempt_placed != core::Time::max()) outcomes_[idx].startup_s += (sim_.now() - run.attempt_placed).seconds();
     run.attempt_placed = core::Time::max();
-    if (traffic_) {
+    if (fabric_traffic_) {
       // The job's all-reduce joins the fabric (a ring over its pods' nodes in replica order);
       // the jobs it shares links with slow down, and it gets its share.
       std::vector<std::pair<int, std::uint32_t>> by_replica;
@@ -684,13 +681,13 @@ void TrainingCluster::start_training(std::size_t idx) {
       std::vector<std::uint32_t> nodes;
       for (const auto& [r, n] : by_replica) nodes.push_back(n);
       try {
-        traffic_->add_job(static_cast<std::uint32_t>(idx), nodes);
+        fabric_traffic_->add_job(static_cast<std::uint32_t>(idx), nodes);
       } catch (const NoRouteError& e) {  // the loader keeps multi-zone jobs in one zone
         throw std::runtime_error("job " + scenario_.jobs[idx].name + ": its pods cannot form an EFA ring: " + e.what());
       }
     }
     run.end_event = sim_.schedule_in(training_time(idx), &job_end_event_, idx);
-    if (traffic_) settle_traffic();
+    if (fabric_traffic_) settle_traffic();
   }
 }
 
@@ -719,8 +716,8 @@ Placement TrainingCluster::placement_of(std::size_t idx) const {
 
 LinkGrant TrainingCluster::grant_of(std::size_t idx) const {
   LinkGrant g = scenario_.step_model->nominal();
-  if (traffic_ && traffic_->has_job(static_cast<std::uint32_t>(idx)))
-    g.inter_gbps = traffic_->inter_gbps(static_cast<std::uint32_t>(idx));
+  if (fabric_traffic_ && fabric_traffic_->has_job(static_cast<std::uint32_t>(idx)))
+    g.inter_gbps = fabric_traffic_->inter_gbps(static_cast<std::uint32_t>(idx));
   return g;
 }
 
@@ -736,8 +733,8 @@ void TrainingCluster::close_period(std::size_t idx, core::Time at) {
   run.att_compute_s += n * run.step.computing().seconds();
   run.att_comm_s += n * run.step.communication().seconds();
   run.att_sync_s += n * run.step.sync.seconds();
-  if (traffic_ && traffic_->has_job(static_cast<std::uint32_t>(idx)))
-    for (core::LinkId l : traffic_->links(static_cast<std::uint32_t>(idx))) link_bytes_[l] += n * run.hop_bytes_per_step;
+  if (fabric_traffic_ && fabric_traffic_->has_job(static_cast<std::uint32_t>(idx)))
+    fabric_traffic_->carried(static_cast<std::uint32_t>(idx), n * run.hop_bytes_per_step);
 }
 
 void TrainingCluster::retime(std::size_t idx) {
@@ -778,39 +775,18 @@ void TrainingCluster::end_step_period(std::size_t idx, core::Time at, std::strin
   run.step_since = core::Time::max();
 }
 
-void TrainingCluster::grant_changed(void* self, std::uint32_t job) {
-  auto* c = static_cast<TrainingCluster*>(self);
-  if (c->is_dirty_[job]) return;
-  c->is_dirty_[job] = 1;
-  c->dirty_.push_back(job);
-}
-
 void TrainingCluster::settle_traffic() {
-  std::sort(dirty_.begin(), dirty_.end());  // job order: the same run, whatever the callbacks' order
-  const std::vector<std::uint32_t> jobs = std::move(dirty_);
-  dirty_.clear();
-  for (std::uint32_t j : jobs) {
-    is_dirty_[j] = 0;
-    retime(j);
-  }
+  for (std::uint32_t j : fabric_traffic_->take_changed()) retime(j);  // in job order
 }
 
 void TrainingCluster::record_link_usage(core::Time at) {
-  if (!traffic_ || at <= link_since_) return;
+  if (!fabric_traffic_ || !fabric_traffic_->usage_due(at)) return;
+  // The running jobs' steps up to `at` are booked first (their bytes on their links).
   for (JobId j : state_.active_jobs()) {
     const std::size_t idx = job_of_policy_[j];
-    if (traffic_->has_job(static_cast<std::uint32_t>(idx))) close_period(idx, at);
+    if (fabric_traffic_->has_job(static_cast<std::uint32_t>(idx))) close_period(idx, at);
   }
-  const core::Time since = link_since_;
-  const double interval_s = (at - since).seconds();
-  link_since_ = at;
-  if (interval_s <= 0) return;
-  for (core::LinkId l = 0; l < link_bytes_.size(); ++l) {
-    if (link_bytes_[l] <= 0) continue;
-    const double u = link_bytes_[l] * 8.0 / (net_->link_capacity_gbps(l) * 1e9 * interval_s);
-    rec_.link_usage({since, at, net_->link_name(l), link_bytes_[l], u});
-    link_bytes_[l] = 0;
-  }
+  fabric_traffic_->record_usage(at);
 }
 
 void TrainingCluster::job_end(std::size_t idx) {
@@ -823,8 +799,8 @@ void TrainingCluster::job_end(std::size_t idx) {
     o.communication_s += run.att_comm_s;
     o.sync_s += run.att_sync_s;
     run.period_start = core::Time::max();
-    if (traffic_ && traffic_->has_job(static_cast<std::uint32_t>(idx))) {
-      traffic_->remove_job(static_cast<std::uint32_t>(idx));
+    if (fabric_traffic_ && fabric_traffic_->has_job(static_cast<std::uint32_t>(idx))) {
+      fabric_traffic_->remove_job(static_cast<std::uint32_t>(idx));
       run.ended = true;  // not retimed by the settling below
       settle_traffic();
     }

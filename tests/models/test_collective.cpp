@@ -150,9 +150,9 @@ TEST_CASE("a standing flow takes its share until cancelled, never completes, and
 }
 
 namespace {
-struct Changed {
+struct Changed final : models::GrantListener {
   std::vector<std::uint32_t> jobs;
-  static void note(void* ctx, std::uint32_t job) { static_cast<Changed*>(ctx)->jobs.push_back(job); }
+  void grant_changed(std::uint32_t job) override { jobs.push_back(job); }
 };
 }  // namespace
 
@@ -167,7 +167,7 @@ TEST_CASE("two jobs behind an oversubscribed leaf share its uplink: each gets ha
   p.leaf_spine = models::LeafSpineSpec{2, 2.0, "test"};
   Fabric f(catalog(), nodes(4), p, net);
   Changed ch;
-  models::JobTraffic traffic(f, &Changed::note, &ch);
+  models::JobTraffic traffic(f, ch);
   traffic.add_job(0, {0, 2});
   CHECK(traffic.inter_gbps(0) == doctest::Approx(800.0));
   ch.jobs.clear();

@@ -25,6 +25,7 @@
 // Cost: one virtual call, as for any EventHandler; the member function is known at compile time.
 // An Event refers to its owner: it is neither copied nor moved (declare it as a member).
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
@@ -35,7 +36,9 @@ namespace mltwin::core {
 namespace detail {
 template <class Owner, auto Before>
 inline void call_before(Owner* o) {
-  if constexpr (Before != nullptr) (o->*Before)();
+  // By the argument's type, not its value: comparing a member pointer with nullptr is not a
+  // constant expression under -fsanitize=undefined (GCC 12).
+  if constexpr (!std::is_same_v<decltype(Before), std::nullptr_t>) (o->*Before)();
 }
 template <class Arg>
 constexpr bool payload_arg = std::is_integral_v<Arg> || std::is_enum_v<Arg>;

@@ -81,12 +81,17 @@ class CollectiveRun final : public core::FlowOwner {
 /// alone on its links, a job gets the whole NIC bandwidth and its step time is the closed form.
 /// A hop between two pods on one node has no standing flow (it stays on the node); a job
 /// whose pods are all on one node has none and keeps its nominal bandwidth. The caller is told through
-/// `on_grant_change(job)` when a job's grant may have changed (from inside core::FlowNetwork
-/// updates: read, do not start or cancel flows there).
+/// GrantListener::grant_changed(job) when a job's grant may have changed (from inside
+/// core::FlowNetwork updates: read, do not start or cancel flows there).
+class GrantListener {
+ public:
+  virtual ~GrantListener() = default;
+  virtual void grant_changed(std::uint32_t job) = 0;
+};
+
 class JobTraffic final : public core::FlowOwner {
  public:
-  using GrantChanged = void (*)(void* ctx, std::uint32_t job);
-  JobTraffic(Fabric& fabric, GrantChanged on_grant_change, void* ctx);
+  JobTraffic(Fabric& fabric, GrantListener& listener);
   /// Starts job `job`'s standing flows over `nodes` (fabric node indices, the job's order).
   /// Throws NoRouteError if two consecutive nodes cannot reach each other, and
   /// std::logic_error if the job already has flows.
@@ -108,8 +113,7 @@ class JobTraffic final : public core::FlowOwner {
     std::vector<core::LinkId> links;
   };
   Fabric& fabric_;
-  GrantChanged on_grant_change_;
-  void* ctx_;
+  GrantListener& listener_;
   std::vector<Job> jobs_;
 };
 

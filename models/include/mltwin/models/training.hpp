@@ -43,10 +43,6 @@
 #include "mltwin/policy/config.hpp"
 #include "mltwin/policy/scheduler.hpp"
 
-namespace mltwin::core {
-class FlowNetwork;
-}
-
 namespace mltwin::models {
 
 using core::Duration;
@@ -373,10 +369,9 @@ struct StepModelSpec {
   LinkGrant nominal() const { return {neuronlink_gbps_per_link, efa_gbps_per_node, intra_alpha, inter_alpha}; }
 };
 
-class Fabric;
 class NodeLifecycle;
 enum class VcPhase : std::uint8_t;  // the Volcano Job phase (training_internal.hpp)
-class JobTraffic;
+class FabricTraffic;
 
 struct TrainingScenario {
   Catalog catalog;
@@ -578,7 +573,6 @@ class TrainingCluster final : public policy::Backend {
   void end_step_period(std::size_t idx, core::Time at, std::string_view why);
   void retime(std::size_t idx);                // new grant -> new step time -> new end event
   void settle_traffic();                       // retimes the jobs whose grant may have changed
-  static void grant_changed(void* self, std::uint32_t job);
   void record_link_usage(core::Time at);  // link_usage rows for [last record, at)
   std::string infeasible_reason(const TrainingJobSpec& j, const policy::Resource& pod) const;
   void write_final(std::size_t idx, const std::string& phase, const std::string& reason);
@@ -622,16 +616,9 @@ class TrainingCluster final : public policy::Backend {
   double alloc_cores_ = 0;
   core::Time alloc_since_ = core::Time::zero();
   mutable TrainingStats stats_;
-  // Fabric contention (StepModelSpec::contention): the network, its topology, the jobs'
-  // standing all-reduce flows, jobs whose grant may have changed, bytes per link since the
-  // last metrics sample.
-  std::unique_ptr<core::FlowNetwork> net_;
-  std::unique_ptr<Fabric> fabric_;
-  std::unique_ptr<JobTraffic> traffic_;
-  std::vector<std::uint32_t> dirty_;
-  std::vector<char> is_dirty_;
-  std::vector<double> link_bytes_;
-  core::Time link_since_ = core::Time::zero();
+  // Fabric contention (StepModelSpec::contention): the jobs' all-reduce rings on the network
+  // (fabric_traffic.hpp), a component.
+  std::unique_ptr<FabricTraffic> fabric_traffic_;
   bool finished_ = false;
   core::Time last_event_ = core::Time::zero();
 
