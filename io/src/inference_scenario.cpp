@@ -207,13 +207,23 @@ struct TraceCache {
 };
 
 /// What the section readers of one inference scenario share.
+/// Each section has its reader, a member, run in this order by load_inference_scenario.
 struct InferenceLoad {
   InferenceLoad(const std::string& p, json& d, const LoadOptions& o, LoadedInferenceScenario& lo, const detail::ScenarioCatalog& c)
-      : path(p), doc(d), opts(o), out(lo), cat(c) {}
+      : path(p), doc(d), opts(o), out(lo), sc(lo.inference), cat(c) {}
+  void read_endpoint();
+  void read_server();
+  void read_policies();
+  void read_models();
+  void check_artifact_times() const;
+  void read_traffic();
+  void read_output_and_slo();
+
   const std::string& path;  ///< the scenario file: errors name it
   json& doc;
   const LoadOptions& opts;
   LoadedInferenceScenario& out;
+  inf::InferenceScenario& sc;  ///< out.inference
   const detail::ScenarioCatalog& cat;
   TraceCache traces;                                 ///< the Azure Functions traces read so far
   const models::InstanceType* itype = nullptr;       ///< the endpoint's (read_endpoint)
@@ -221,15 +231,11 @@ struct InferenceLoad {
 };
 
 // /endpoint: the instance type, fleet bounds, start-up, memory and storage, S3 and load speeds.
-void read_endpoint(InferenceLoad& ld) {
-  const std::string& path = ld.path;
-  json& doc = ld.doc;
-  inf::InferenceScenario& sc = ld.out.inference;
-  const detail::ScenarioCatalog& cat = ld.cat;
+void InferenceLoad::read_endpoint() {
   const json& e = doc["endpoint"];
   inf::EndpointSpec& ep = sc.endpoint;
   ep.instance_type = e["instance_type"];
-  const models::InstanceType* itype = &cat.require(path, "/endpoint/instance_type", ep.instance_type);
+  itype = &cat.require(path, "/endpoint/instance_type", ep.instance_type);
   if (std::string p = cat.use_problem(ep.instance_type, detail::ScenarioCatalog::Use::SageMakerEndpoint); !p.empty())
     fail(path, "/endpoint/instance_type", p);
   // The run's cost is priced on demand (SageMaker real-time inference).
@@ -275,16 +281,11 @@ void read_endpoint(InferenceLoad& ld) {
   ep.unload = latency_of(path, "/endpoint/model_load/unload", e["model_load"]["unload"]);
   ep.overhead = latency_of(path, "/endpoint/overhead", e["overhead"]);
   ep.source = e["source"];
-  ld.itype = itype;
 }
 
 // /server: DJL Serving's serving.properties or MMS's config.properties, at the pinned release.
-void read_server(InferenceLoad& ld) {
-  const std::string& path = ld.path;
-  json& doc = ld.doc;
-  inf::InferenceScenario& sc = ld.out.inference;
+void InferenceLoad::read_server() {
   const inf::EndpointSpec& ep = sc.endpoint;
-  const models::InstanceType* itype = ld.itype;
   const json& s = doc["server"];
   inf::ServerSpec& srv = sc.server;
   const std::string kind = s["kind"];
@@ -333,12 +334,7 @@ void read_server(InferenceLoad& ld) {
 }
 
 // /policies: the serving policies, by name from their registries.
-void read_policies(InferenceLoad& ld) {
-  const std::string& path = ld.path;
-  json& doc = ld.doc;
-  const LoadOptions& opts = ld.opts;
-  LoadedInferenceScenario& out = ld.out;
-  inf::InferenceScenario& sc = ld.out.inference;
+void InferenceLoad::read_policies() {
   if (doc.contains("policies")) {
     const json& pj = doc["policies"];
     inf::ServingPolicies& c = sc.policies;
@@ -358,17 +354,10 @@ void read_policies(InferenceLoad& ld) {
   }
   if (opts.strict && !out.warnings.empty())
     throw ScenarioError(out.warnings.front() + " (--strict: warnings are errors)");
-
 }
 
 // /models: a list, copies of one model, or the functions of an Azure Functions trace.
-void read_models(InferenceLoad& ld) {
-  const std::string& path = ld.path;
-  json& doc = ld.doc;
-  const LoadOptions& opts = ld.opts;
-  LoadedInferenceScenario& out = ld.out;
-  inf::InferenceScenario& sc = ld.out.inference;
-  TraceCache& traces = ld.traces;
+void InferenceLoad::read_models() {
   const json& m = doc["models"];
   if (m.contains("list")) {
     std::set<std::string> names;
@@ -395,7 +384,7 @@ void read_models(InferenceLoad& ld) {
     const json& a = m["azure_functions"];
     const std::string w = "/models/azure_functions";
     const AzureFunctionsTrace& t = traces.get(a["trace"], path, opts, out);
-    ld.model_trace = &t;
+    model_trace = &t;
     const json& st = a["service_time"];
     const bool exponential = st["distribution"] == "exponential";
     // Clamps of the mean (unset: none).
@@ -448,9 +437,7 @@ void read_models(InferenceLoad& ld) {
 }
 
 // A model's download and load times follow from its artifact's size: both must be times.
-void check_artifact_times(const InferenceLoad& ld) {
-  const std::string& path = ld.path;
-  const inf::InferenceScenario& sc = ld.out.inference;
+void InferenceLoad::check_artifact_times() const {
   const inf::EndpointSpec& ep = sc.endpoint;
   // A model's download and load times follow from its artifact's size: both must be times.
   std::uint64_t largest = 0;
@@ -466,14 +453,8 @@ void check_artifact_times(const InferenceLoad& ld) {
 }
 
 // /traffic: Poisson, a trace (the models' own, or another), or Locust users.
-void read_traffic(InferenceLoad& ld) {
-  const std::string& path = ld.path;
-  json& doc = ld.doc;
-  const LoadOptions& opts = ld.opts;
-  LoadedInferenceScenario& out = ld.out;
-  inf::InferenceScenario& sc = ld.out.inference;
-  TraceCache& traces = ld.traces;
-  const int n_models = static_cast<int>(ld.out.inference.models.size());
+void InferenceLoad::read_traffic() {
+  const int n_models = static_cast<int>(sc.models.size());
   const json& tr = doc["traffic"];
   inf::TrafficSpec& traffic = sc.traffic;
   if (tr.contains("poisson")) {
@@ -486,7 +467,7 @@ void read_traffic(InferenceLoad& ld) {
     const json& p = tr["trace"];
     const std::string w = "/traffic/trace";
     traffic.kind = inf::TrafficSpec::Kind::Trace;
-    const AzureFunctionsTrace* t = ld.model_trace;
+    const AzureFunctionsTrace* t = model_trace;
     if (p.contains("trace")) t = &traces.get(p["trace"], path, opts, out);
     if (t == nullptr)
       fail(path, w, "trace traffic needs a trace: set /traffic/trace/trace, or take the models from /models/azure_functions");
@@ -546,10 +527,7 @@ void read_traffic(InferenceLoad& ld) {
 }
 
 // /output and /slo.
-void read_output_and_slo(InferenceLoad& ld) {
-  const std::string& path = ld.path;
-  json& doc = ld.doc;
-  inf::InferenceScenario& sc = ld.out.inference;
+void InferenceLoad::read_output_and_slo() {
   if (doc.contains("output")) {
     const json& o = doc["output"];
     sc.output.request_records_full = o.value("request_records_full", sc.output.request_records_full);
@@ -611,13 +589,13 @@ LoadedInferenceScenario load_inference_scenario(const std::string& path, const L
   sc.catalog = cat.catalog;
 
   InferenceLoad ld(path, doc, opts, out, cat);
-  read_endpoint(ld);
-  read_server(ld);
-  read_policies(ld);
-  read_models(ld);
-  check_artifact_times(ld);
-  read_traffic(ld);
-  read_output_and_slo(ld);
+  ld.read_endpoint();
+  ld.read_server();
+  ld.read_policies();
+  ld.read_models();
+  ld.check_artifact_times();
+  ld.read_traffic();
+  ld.read_output_and_slo();
   return out;
 }
 

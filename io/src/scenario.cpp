@@ -470,14 +470,11 @@ void read_initial_state(const std::string& path, const json& is, models::Trainin
   running_jobs_first(sc, order, runs);
 }
 
+}  // namespace
+
 // /volcano: the scheduler configuration, under Volcano's own keys. Plugin arguments Volcano
 // would ignore are warnings (a ConfigMap's were reported at their YAML lines already).
-void read_scheduler(detail::TrainingLoad& ld, bool config_from_yaml) {
-  const std::string& path = ld.path;
-  json& doc = ld.doc;
-  const LoadOptions& opts = ld.opts;
-  LoadedScenario& out = ld.out;
-  models::TrainingScenario& sc = ld.sc;
+void detail::TrainingLoad::read_scheduler(bool config_from_yaml) {
   const json& v = doc["volcano"];
   if (v.contains("schedule_period")) {
     sc.scheduler.schedule_period_ns = duration_of(path, "/volcano/schedule_period", v["schedule_period"]).count_ns();
@@ -511,11 +508,7 @@ void read_scheduler(detail::TrainingLoad& ld, bool config_from_yaml) {
 }
 
 // /queues: Volcano Queues, a tree under root.
-void read_queues(detail::TrainingLoad& ld) {
-  const std::string& path = ld.path;
-  json& doc = ld.doc;
-  models::TrainingScenario& sc = ld.sc;
-  std::set<std::string>& queue_names = ld.queue_names;
+void detail::TrainingLoad::read_queues() {
   const auto& queues = doc["queues"];
   for (std::size_t i = 0; i < queues.size(); ++i) {
     const json& q = queues[i];
@@ -534,10 +527,7 @@ void read_queues(detail::TrainingLoad& ld) {
 
 // /lifecycle and /output: latencies (defaults stated in the schema docs; scenarios should set
 // and cite them), the metrics interval, the starvation criterion.
-void read_lifecycle_and_output(detail::TrainingLoad& ld) {
-  const std::string& path = ld.path;
-  json& doc = ld.doc;
-  models::TrainingScenario& sc = ld.sc;
+void detail::TrainingLoad::read_lifecycle_and_output() {
   sc.bind_latency = {models::LatencySpec::Kind::Constant, core::Duration::ns(0), {}, "default: none"};
   sc.pod_startup = {models::LatencySpec::Kind::Constant, core::Duration::ns(0), {}, "default: none"};
   if (doc.contains("lifecycle")) {
@@ -555,8 +545,6 @@ void read_lifecycle_and_output(detail::TrainingLoad& ld) {
   if (doc.contains("output") && doc["output"].contains("starvation_wait_factor"))
     sc.starvation_wait_factor = doc["output"]["starvation_wait_factor"].get<double>();
 }
-
-}  // namespace
 
 LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
   LoadedScenario out;
@@ -592,25 +580,25 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
   const detail::YamlOrigins origins(std::move(places));
 
   detail::TrainingLoad ld(path, doc, opts, out, sc, cat);
-  detail::read_cluster(ld);
+  ld.read_cluster();
   // The network (optional; its figures and sources: docs/fabric.md).
   if (doc.contains("fabric")) sc.fabric = fabric_of(path, doc["fabric"], cat, sc.node_groups);
-  read_scheduler(ld, config_from_yaml);
-  read_queues(ld);
+  ld.read_scheduler(config_from_yaml);
+  ld.read_queues();
   // PriorityClasses (those of the manifests were merged into /priority_classes above).
   if (doc.contains("priority_classes")) ld.classes.add_json(path, doc["priority_classes"]);
-  read_lifecycle_and_output(ld);
-  detail::read_workload(ld);
+  ld.read_lifecycle_and_output();
+  ld.read_workload();
   read_startup(path, doc, sc);
   read_faults(path, doc, sc);
   read_autoscaler(path, doc, sc);
   // The step model (docs/step-model.md), and durations derived from it.
   if (doc.contains("step_model")) sc.step_model = step_model_of(path, doc["step_model"], sc);
-  detail::read_duration_model(ld);
-  detail::check_zones(ld);
-  detail::check_extended_resources(ld);
+  ld.read_duration_model();
+  ld.check_zones();
+  ld.check_extended_resources();
   if (doc.contains("initial_state")) read_initial_state(path, doc["initial_state"], sc, ld.cores_per_device);
-  detail::check_job_queues(ld);
+  ld.check_job_queues();
   return out;
 }
 

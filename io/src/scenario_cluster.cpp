@@ -251,15 +251,11 @@ void read_group_capacity(const std::string& path, const std::string& where, cons
   }
 }
 
+}  // namespace
+
 // The Spot price history and /cluster/node_groups: each group's instance types, purchase
 // options, sizes, labels, taints and extra capacity; the cluster's NeuronCores per device.
-void read_node_groups(TrainingLoad& ld) {
-  const std::string& path = ld.path;
-  json& doc = ld.doc;
-  const LoadOptions& opts = ld.opts;
-  LoadedScenario& out = ld.out;
-  models::TrainingScenario& sc = ld.sc;
-  const ScenarioCatalog& cat = ld.cat;
+void TrainingLoad::read_node_groups() {
   // The user's Spot price history (aws ec2 describe-spot-price-history), an input of the run.
   std::optional<SpotHistory> spot_history;
   if (doc["cluster"].contains("spot_price_history")) {
@@ -272,7 +268,7 @@ void read_node_groups(TrainingLoad& ld) {
   }
   // Node groups.
   const auto& groups = doc["cluster"]["node_groups"];
-  int cores_per_device = 0;  // NeuronCores per device: the first Neuron group's
+  cores_per_device = 0;  // NeuronCores per device: the first Neuron group's, 2 without one
   std::set<std::string> group_names;
   std::int64_t total_nodes = 0;  // the most nodes the cluster can have: desired_capacity, or max_size with an autoscaler
   for (std::size_t i = 0; i < groups.size(); ++i) {
@@ -337,17 +333,11 @@ void read_node_groups(TrainingLoad& ld) {
     sc.node_groups.push_back(ng);
   }
   if (cores_per_device == 0) cores_per_device = 2;
-  ld.cores_per_device = cores_per_device;
 }
 
 // Allocatable: each group's instance type less its kubelet reservation (its own, else the
 // cluster's); DaemonSets then hold part of it on the nodes they run on.
-void read_allocatable(TrainingLoad& ld) {
-  const std::string& path = ld.path;
-  json& doc = ld.doc;
-  models::TrainingScenario& sc = ld.sc;
-  const ScenarioCatalog& cat = ld.cat;
-  const int cores_per_device = ld.cores_per_device;
+void TrainingLoad::read_allocatable() {
   const json& groups = doc["cluster"]["node_groups"];
   for (std::size_t i = 0; i < groups.size(); ++i) {
     const std::string where = "/cluster/node_groups/" + std::to_string(i);
@@ -372,10 +362,7 @@ void read_allocatable(TrainingLoad& ld) {
 }
 
 // /cluster/daemonsets: their pods' requests on the nodes they select, which must fit.
-void read_daemonsets(TrainingLoad& ld) {
-  const std::string& path = ld.path;
-  json& doc = ld.doc;
-  models::TrainingScenario& sc = ld.sc;
+void TrainingLoad::read_daemonsets() {
   if (doc["cluster"].contains("daemonsets")) {
     const json& list = doc["cluster"]["daemonsets"];
     std::set<std::string> names;
@@ -413,12 +400,10 @@ void read_daemonsets(TrainingLoad& ld) {
   }
 }
 
-}  // namespace
-
-void read_cluster(TrainingLoad& ld) {
-  read_node_groups(ld);
-  read_allocatable(ld);
-  read_daemonsets(ld);
+void TrainingLoad::read_cluster() {
+  read_node_groups();
+  read_allocatable();
+  read_daemonsets();
 }
 
 }  // namespace mltwin::io::detail

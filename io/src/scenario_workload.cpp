@@ -20,15 +20,7 @@ namespace mltwin::io::detail {
 
 using nlohmann::json;
 
-void read_workload(TrainingLoad& ld) {
-  const std::string& path = ld.path;
-  json& doc = ld.doc;
-  const LoadOptions& opts = ld.opts;
-  LoadedScenario& out = ld.out;
-  models::TrainingScenario& sc = ld.sc;
-  const int cores_per_device = ld.cores_per_device;
-  std::set<std::string>& queue_names = ld.queue_names;
-  const PriorityClasses& classes = ld.classes;
+void TrainingLoad::read_workload() {
   // Workload.
   const json& w = doc["workload"];
   if (w.contains("torchx")) {
@@ -115,11 +107,8 @@ void read_workload(TrainingLoad& ld) {
   }
 }
 
-void read_duration_model(TrainingLoad& ld) {
-  const std::string& path = ld.path;
-  models::TrainingScenario& sc = ld.sc;
-  const int cores_per_device = ld.cores_per_device;
-  const json& w = ld.doc["workload"];
+void TrainingLoad::read_duration_model() {
+  const json& w = doc["workload"];
   if (w.value("duration_model", std::string("trace")) == "derived") {
     if (!sc.step_model) fail(path, "/workload/duration_model", "'derived' needs a /step_model block (profile and fabric)");
     sc.duration_model = models::DurationModel::Derived;
@@ -148,11 +137,8 @@ void read_duration_model(TrainingLoad& ld) {
   }
 }
 
-void check_zones(const TrainingLoad& ld) {
-  const std::string& path = ld.path;
-  const models::TrainingScenario& sc = ld.sc;
-  const int cores_per_device = ld.cores_per_device;
-  const json& w = ld.doc["workload"];
+void TrainingLoad::check_zones() const {
+  const json& w = doc["workload"];
   // EFA traffic does not cross availability zones (docs/fabric.md): a multi-node job that
   // uses EFA (requests vpc.amazonaws.com/efa, or shares the /fabric) must be kept in one zone
   // by its nodeSelector or node affinity when the cluster spans several, whatever the duration
@@ -197,11 +183,8 @@ void check_zones(const TrainingLoad& ld) {
     }
 }
 
-void check_extended_resources(const TrainingLoad& ld) {
-  const std::string& path = ld.path;
-  const models::TrainingScenario& sc = ld.sc;
-  const int cores_per_device = ld.cores_per_device;
-  const json& w = ld.doc["workload"];
+void TrainingLoad::check_extended_resources() const {
+  const json& w = doc["workload"];
   // A resource name only exists where a device plugin or the node group advertises it: a pod
   // requesting an extended resource no node group offers would stay Pending for ever, which is
   // almost always a misspelling (nvidia.com/gpus). Kubernetes' and the device plugins' own
@@ -234,10 +217,7 @@ void check_extended_resources(const TrainingLoad& ld) {
     });
 }
 
-void check_job_queues(const TrainingLoad& ld) {
-  const std::string& path = ld.path;
-  const models::TrainingScenario& sc = ld.sc;
-  const std::set<std::string>& queue_names = ld.queue_names;
+void TrainingLoad::check_job_queues() const {
   // Every job's queue must exist.
   for (const auto& j : sc.jobs)
     if (!queue_names.count(j.queue)) {

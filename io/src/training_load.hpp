@@ -40,17 +40,28 @@ struct TrainingLoad {
   int cores_per_device = 2;
   std::set<std::string> queue_names;  ///< the queues of /queues
   PriorityClasses classes;            ///< /priority_classes (with the manifests')
-};
 
-void read_cluster(TrainingLoad& ld);
-void read_workload(TrainingLoad& ld);
-/// /workload/duration_model "derived": each job's steps from the step model (read before).
-void read_duration_model(TrainingLoad& ld);
-/// A multi-node job that uses EFA must be kept in one availability zone.
-void check_zones(const TrainingLoad& ld);
-/// A pod's extended resource must be offered by some node group.
-void check_extended_resources(const TrainingLoad& ld);
-/// Every job's queue exists and is a leaf.
-void check_job_queues(const TrainingLoad& ld);
+  // The section readers, members so that they read and fill the fields above by name.
+  /// /cluster: read_node_groups, read_allocatable, read_daemonsets (scenario_cluster.cpp).
+  void read_cluster();
+  void read_node_groups();
+  void read_allocatable();
+  void read_daemonsets();
+  /// /volcano, given whether it came from the scheduler ConfigMap; /queues; /lifecycle and
+  /// /output (scenario.cpp).
+  void read_scheduler(bool config_from_yaml);
+  void read_queues();
+  void read_lifecycle_and_output();
+  /// /workload (scenario_workload.cpp).
+  void read_workload();
+  /// /workload/duration_model "derived": each job's steps from the step model (read before).
+  void read_duration_model();
+  /// A multi-node job that uses EFA must be kept in one availability zone.
+  void check_zones() const;
+  /// A pod's extended resource must be offered by some node group.
+  void check_extended_resources() const;
+  /// Every job's queue exists and is a leaf.
+  void check_job_queues() const;
+};
 
 }  // namespace mltwin::io::detail
