@@ -232,16 +232,54 @@ class LocustSource final : public Source {
   core::Event<&LocustSource::on_user_step, &LocustSource::before> user_step_event_{this};
 };
 
+/// A built-in kind: builds its source from the scenario's typed spec.
+class BuiltinKind final : public TrafficKind {
+ public:
+  using Build = std::unique_ptr<TrafficSource> (*)(const TrafficContext&);
+  explicit BuiltinKind(Build b) : build_(b) {}
+  std::unique_ptr<TrafficSource> make(const TrafficContext& c) const override { return build_(c); }
+
+ private:
+  Build build_;
+};
+
+policy::Registry<TrafficKind>::Entry builtin(BuiltinKind::Build b, std::string summary) {
+  return {[b](const policy::Arguments&) -> std::unique_ptr<TrafficKind> { return std::make_unique<BuiltinKind>(b); },
+          std::vector<policy::ArgSpec>{}, std::move(summary)};
+}
+
+std::unique_ptr<TrafficSource> poisson(const TrafficContext& c) {
+  return std::make_unique<PoissonSource>(c.sc.traffic.poisson, c.sim, c.rng, c.front);
+}
+std::unique_ptr<TrafficSource> trace(const TrafficContext& c) {
+  return std::make_unique<TraceSource>(c.sc.traffic.trace, c.sc.models.size(), c.sim, c.rng, c.front);
+}
+std::unique_ptr<TrafficSource> locust(const TrafficContext& c) {
+  return std::make_unique<LocustSource>(c.sc.traffic.locust, c.sim, c.rng, c.front);
+}
+
 }  // namespace
+
+policy::Registry<TrafficKind>& traffic_registry() {
+  static policy::Registry<TrafficKind> r(
+      "traffic kind", {{"poisson", builtin(&poisson, "open-loop Poisson arrivals, models by popularity")},
+                       {"trace", builtin(&trace, "per-minute counts per model (Azure Functions 2019 layout)")},
+                       {"locust", builtin(&locust, "closed-loop Locust users (spawn_rate, tasks, wait_time)")}});
+  return r;
+}
+
+const char* to_string(TrafficSpec::Kind k) {
+  switch (k) {
+    case TrafficSpec::Kind::Poisson: return "poisson";
+    case TrafficSpec::Kind::Trace: return "trace";
+    case TrafficSpec::Kind::Locust: return "locust";
+  }
+  return "?";
+}
 
 std::unique_ptr<TrafficSource> make_traffic_source(const InferenceScenario& sc, core::Simulator& sim, core::RngStreams& rng,
                                                    FrontEnd& front) {
-  switch (sc.traffic.kind) {
-    case TrafficSpec::Kind::Poisson: return std::make_unique<PoissonSource>(sc.traffic.poisson, sim, rng, front);
-    case TrafficSpec::Kind::Trace: return std::make_unique<TraceSource>(sc.traffic.trace, sc.models.size(), sim, rng, front);
-    case TrafficSpec::Kind::Locust: return std::make_unique<LocustSource>(sc.traffic.locust, sim, rng, front);
-  }
-  throw std::logic_error("unknown traffic kind");
+  return traffic_registry().make(to_string(sc.traffic.kind), {})->make(TrafficContext{sc, sim, rng, front});
 }
 
 }  // namespace mltwin::models::inference

@@ -6,6 +6,9 @@
 
 #include <cmath>
 #include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "mltwin/core/rng.hpp"
@@ -169,4 +172,58 @@ TEST_CASE("a source refuses what the loader would have: a rate <= 0, Locust with
   sc.traffic.kind = TrafficSpec::Kind::Locust;
   CHECK_THROWS_WITH_AS(make_traffic_source(sc, sim, rng, front)->start(), "locust traffic needs at least one task",
                        std::invalid_argument);
+}
+
+TEST_CASE("traffic kinds come from the registry by name: built-in, replaced, restored") {
+  auto& reg = traffic_registry();
+  CHECK(reg.names() == std::vector<std::string>{"locust", "poisson", "trace"});
+  CHECK(std::string(to_string(TrafficSpec::Kind::Locust)) == "locust");
+  // A kind of one's own under the built-in name "poisson": one arrival for model 3 at 2 s.
+  struct One final : TrafficSource {
+    core::Simulator& sim;
+    FrontEnd& front;
+    struct Fire final : core::EventHandler {
+      One* o;
+      void on_event(core::Simulator&, std::uint64_t) override { o->front.arrive(3, -1); }
+    } fire{};
+    One(core::Simulator& s, FrontEnd& f) : sim(s), front(f) { fire.o = this; }
+    void start() override { sim.schedule(Time::from_ns(Duration::s(2).count_ns()), &fire, 0); }
+    bool active() const override { return sim.now() < Time::from_ns(Duration::s(2).count_ns()); }
+  };
+  struct OneKind final : TrafficKind {
+    std::unique_ptr<TrafficSource> make(const TrafficContext& c) const override { return std::make_unique<One>(c.sim, c.front); }
+  };
+  reg.add("poisson", [](const policy::Arguments&) -> std::unique_ptr<TrafficKind> { return std::make_unique<OneKind>(); });
+  InferenceScenario sc = with_models(10);
+  sc.traffic.kind = TrafficSpec::Kind::Poisson;
+  sc.traffic.poisson.rate_per_s = 100;
+  sc.traffic.poisson.duration = Duration::s(10);
+  {
+    core::Simulator sim;
+    core::RngStreams rng(7);
+    Recorder front(sim);
+    auto source = make_traffic_source(sc, sim, rng, front);
+    source->start();
+    sim.run();
+    REQUIRE(front.arrivals.size() == 1);
+    CHECK(front.arrivals[0].t_ns == Duration::s(2).count_ns());
+    CHECK(front.arrivals[0].model == 3);
+  }
+  // Removed, the built-in Poisson source is back: about 1,000 arrivals in 10 s.
+  CHECK(reg.remove("poisson"));
+  core::Simulator sim;
+  core::RngStreams rng(7);
+  Recorder front(sim);
+  auto source = make_traffic_source(sc, sim, rng, front);
+  source->start();
+  sim.run();
+  CHECK(std::abs(static_cast<double>(front.arrivals.size()) - 1000.0) < 4 * std::sqrt(1000.0));
+  // An unknown name is refused with the known ones.
+  try {
+    (void)reg.make("poison", {});
+    FAIL("no error");
+  } catch (const std::invalid_argument& e) {
+    CHECK(std::string(e.what()).find("unknown traffic kind 'poison'") != std::string::npos);
+    CHECK(std::string(e.what()).find("poisson") != std::string::npos);
+  }
 }

@@ -1,5 +1,6 @@
 // mltwin/models/traffic.hpp — the requests that reach an inference endpoint: one component per
-// kind of traffic (TrafficSpec::Kind), behind one interface.
+// kind of traffic, behind one interface, chosen by name through traffic_registry() (the
+// policy::Registry mechanism the serving policies use).
 //
 //   * Poisson: open-loop arrivals at `rate_per_s` for `duration`, each for a model drawn from
 //     the popularity spec (stream "traffic.arrivals" for the gaps, "traffic.models" for the
@@ -21,6 +22,7 @@
 #include "mltwin/core/rng.hpp"
 #include "mltwin/core/simulator.hpp"
 #include "mltwin/models/inference_scenario.hpp"
+#include "mltwin/policy/registry.hpp"
 
 namespace mltwin::models::inference {
 
@@ -35,7 +37,7 @@ class FrontEnd {
   virtual void before_event() = 0;
 };
 
-/// The requests of one kind of traffic (TrafficSpec::Kind).
+/// The requests of one kind of traffic.
 class TrafficSource {
  public:
   virtual ~TrafficSource() = default;
@@ -49,8 +51,36 @@ class TrafficSource {
   virtual bool active() const = 0;
 };
 
-/// The source of `sc.traffic`, drawing from `rng`'s traffic streams and sending to `front`.
-/// The scenario, simulator, streams and front end must outlive it.
+/// What a traffic source is built from. All of it must outlive the source.
+struct TrafficContext {
+  const InferenceScenario& sc;
+  core::Simulator& sim;
+  core::RngStreams& rng;  ///< the source draws from its "traffic.*" streams
+  FrontEnd& front;
+};
+
+/// A kind of traffic: builds its sources. Registered by name in traffic_registry(), as a
+/// serving policy is in its registry; the factory gets the kind's Arguments (the built-in kinds
+/// read none: their figures are the scenario's typed TrafficSpec).
+class TrafficKind {
+ public:
+  virtual ~TrafficKind() = default;
+  /// A source of this kind for `ctx.sc`. Throws std::invalid_argument for a spec the scenario
+  /// loader would have refused.
+  virtual std::unique_ptr<TrafficSource> make(const TrafficContext& ctx) const = 0;
+};
+
+/// The kinds of traffic by name: "poisson", "trace" and "locust" built in (the keys of a
+/// scenario's /traffic); a program embedding mltwin may add its own or replace one
+/// (policy::Registry::add).
+policy::Registry<TrafficKind>& traffic_registry();
+
+/// The registry name of a scenario's kind of traffic: "poisson", "trace" or "locust".
+const char* to_string(TrafficSpec::Kind k);
+
+/// The source of `sc.traffic`: the kind registered under to_string(sc.traffic.kind), drawing
+/// from `rng`'s traffic streams and sending to `front`. The scenario, simulator, streams and
+/// front end must outlive it. Throws std::invalid_argument if that name is not registered.
 std::unique_ptr<TrafficSource> make_traffic_source(const InferenceScenario& sc, core::Simulator& sim, core::RngStreams& rng,
                                                    FrontEnd& front);
 

@@ -1,0 +1,227 @@
+// ModelStore: see mltwin/models/endpoint/model_store.hpp.
+#include "mltwin/models/endpoint/model_store.hpp"
+
+#include <algorithm>
+
+#include "mltwin/models/serving_metrics.hpp"
+
+namespace mltwin::models::inference {
+
+ModelStore::ModelStore(EndpointState& state, WorkerPools& pools, StoreHost& host) : s_(state), pools_(pools), host_(host) {
+  service_draws_.reserve(s_.sc.models.size());
+  for (const ModelSpec& spec : s_.sc.models)
+    service_draws_.push_back(ServiceDraw{detail::LatencyDraw(spec.service.base), spec.service.batch_marginal});
+}
+
+/// Changes a model's state on an instance, keeping holders[model] (the instances where it is
+/// present: downloading, loading or loaded) in step, so routing visits only those.
+void ModelStore::set_state(Instance& in, std::uint32_t m, ModelState to) {
+  ModelOnInstance& mi = in.models[m];
+  const bool was = present(mi.state), is = present(to);
+  mi.state = to;
+  auto& h = s_.holders[m];
+  auto at = std::lower_bound(h.begin(), h.end(), in.id, [](const Holder& x, std::uint32_t id) { return x.instance < id; });
+  if (was && is) {
+    at->pool = to == ModelState::Loaded ? mi.pool : kNoSlot;
+  } else if (is) {
+    h.insert(at, Holder{in.id, to == ModelState::Loaded ? mi.pool : kNoSlot});
+  } else if (was) {
+    h.erase(at);
+  }
+}
+
+void ModelStore::request(Instance& in, std::uint32_t r) {
+  Request& q = s_.reqs[r];
+  ModelOnInstance& mi = in.models[q.model];
+  if (mi.on_disk) in.disk_cache->on_access(q.model, s_.sim.now().ns());
+  switch (mi.state) {
+    case ModelState::Loaded:
+      q.hit = true;
+      ++s_.st.cache_hits;
+      pools_.enter_pool(mi.pool, r);
+      break;
+    case ModelState::Downloading:
+    case ModelState::Loading:
+      mi.pending.push_back(r);
+      break;
+    case ModelState::Absent:
+    case ModelState::OnDisk:
+      start_load(in, q.model, r);
+      break;
+  }
+}
+
+void ModelStore::pool_changed(std::uint32_t pid) {
+  Pool& p = s_.pools[pid];
+  if (!p.live) return;
+  Instance& in = s_.instances[p.instance];
+  if (!s_.sc.endpoint.model_cache_enabled && EndpointState::pool_idle(p)) {
+    unload_model(in, p.model, "ModelCacheSetting Disabled");
+    if (in.models[p.model].on_disk) delete_artifact(in, p.model, "ModelCacheSetting Disabled");
+  }
+  host_.maybe_terminate(in);
+}
+
+/// What a cache policy may evict: on disk, an artifact not in use; in memory, a loaded model
+/// nobody waits for whose pool is idle. Never `keep`.
+struct ModelStore::Guard final : ps::EvictionGuard {
+  const EndpointState* s;
+  const Instance* in;
+  std::uint32_t keep;
+  bool disk;
+  bool evictable(ps::ModelId m) const override {
+    if (m == keep) return false;
+    const ModelOnInstance& mi = in->models[m];
+    if (disk) return mi.state == ModelState::OnDisk;  // not loaded, not loading, not downloading
+    if (mi.state != ModelState::Loaded || !mi.pending.empty()) return false;
+    return EndpointState::pool_idle(s->pools[mi.pool]);
+  }
+};
+
+bool ModelStore::make_room(Instance& in, std::uint64_t need, std::uint32_t keep) {
+  if (in.mem_used + need <= in.mem_cap) return true;
+  if (need > in.mem_cap) return false;
+  victims_.clear();
+  Guard g{};
+  g.s = &s_; g.in = &in; g.keep = keep; g.disk = false;
+  if (!in.mem_cache->choose_victims(in.mem_used + need - in.mem_cap, s_.sim.now().ns(), g, victims_)) return false;
+  const std::vector<ps::ModelId> chosen = victims_;
+  for (ps::ModelId v : chosen) unload_model(in, v, "memory needed by another model");
+  return in.mem_used + need <= in.mem_cap;
+}
+
+bool ModelStore::make_disk_room(Instance& in, std::uint64_t need, std::uint32_t keep) {
+  if (in.disk_used + need <= in.disk_cap) return true;
+  if (need > in.disk_cap) return false;
+  victims_.clear();
+  Guard g{};
+  g.s = &s_; g.in = &in; g.keep = keep; g.disk = true;
+  if (!in.disk_cache->choose_victims(in.disk_used + need - in.disk_cap, s_.sim.now().ns(), g, victims_)) return false;
+  const std::vector<ps::ModelId> chosen = victims_;
+  for (ps::ModelId v : chosen) delete_artifact(in, v, "disk space needed");
+  return in.disk_used + need <= in.disk_cap;
+}
+
+void ModelStore::delete_artifact(Instance& in, std::uint32_t m, std::string_view why) {
+  ModelOnInstance& mi = in.models[m];
+  mi.on_disk = false;
+  in.disk_used -= s_.sc.models[m].artifact_bytes;
+  in.disk_cache->on_remove(m);
+  if (mi.state == ModelState::OnDisk) set_state(in, m, ModelState::Absent);
+  ++s_.st.artifacts_deleted;
+  if (s_.rec)
+    s_.rec->model_event(ModelEvent{s_.sim.now(), in.id, m, ModelEvent::Kind::ArtifactDeleted, s_.sc.models[m].artifact_bytes, 0, why});
+}
+
+void ModelStore::unload_model(Instance& in, std::uint32_t m, std::string_view why) {
+  ModelOnInstance& mi = in.models[m];
+  pools_.stop_pool(mi.pool);
+  mi.pool = kNoSlot;
+  set_state(in, m, mi.on_disk ? ModelState::OnDisk : ModelState::Absent);
+  in.mem_cache->on_remove(m);
+  if (mi.on_disk) in.disk_cache->on_access(m, s_.sim.now().ns());  // last use of the artifact
+  --in.models_loaded;
+  ++s_.st.unloads;
+  const Duration d = s_.sc.endpoint.unload.draw(s_.rng_endpoint);
+  if (s_.metrics) s_.metrics->unload_done(s_.sim.now(), d);
+  if (s_.rec) s_.rec->model_event(ModelEvent{s_.sim.now(), in.id, m, ModelEvent::Kind::Unloaded, 0, d.count_ns(), why});
+}
+
+void ModelStore::fail_pending(Instance& in, std::uint32_t m, std::string_view why) {
+  ModelOnInstance& mi = in.models[m];
+  ++s_.st.load_failures;
+  if (s_.rec)
+    s_.rec->model_event(ModelEvent{s_.sim.now(), in.id, m, ModelEvent::Kind::LoadFailed, s_.model_memory_for_load(m), 0, why});
+  std::vector<std::uint32_t> waiting;
+  waiting.swap(mi.pending);
+  for (std::uint32_t r : waiting) {
+    s_.reqs[r].loading_wait = s_.sim.now().ns() - s_.reqs[r].container.ns();
+    host_.answer(r, 507, 0);
+  }
+}
+
+void ModelStore::start_load(Instance& in, std::uint32_t m, std::uint32_t r) {
+  ModelOnInstance& mi = in.models[m];
+  mi.pending.push_back(r);
+  const ModelSpec& spec = s_.sc.models[m];
+  if (s_.model_memory_for_load(m) > in.mem_cap) {
+    fail_pending(in, m, "model needs more memory than the instance has");
+    return;
+  }
+  if (!mi.on_disk) {
+    if (!make_disk_room(in, spec.artifact_bytes, m)) {
+      fail_pending(in, m, "no disk space for the model artifact");
+      return;
+    }
+    in.disk_used += spec.artifact_bytes;
+    set_state(in, m, ModelState::Downloading);
+    mi.phase_start = s_.sim.now();
+    ++in.loads_in_progress;
+    ++s_.st.downloads;
+    if (s_.rec) s_.rec->model_event(ModelEvent{s_.sim.now(), in.id, m, ModelEvent::Kind::DownloadStart, spec.artifact_bytes, 0, {}});
+    const EndpointSpec& ep = s_.sc.endpoint;
+    const double secs = ep.s3_download_gbps > 0 ? static_cast<double>(spec.artifact_bytes) * 8.0 / (ep.s3_download_gbps * 1e9) : 0.0;
+    const Duration d = ep.s3_first_byte.draw(s_.rng_endpoint) + Duration::from_seconds(secs);
+    s_.sim.schedule_in(d, &download_done_event_, download_done_event_.payload(in.id, m));
+    return;
+  }
+  ++in.loads_in_progress;
+  begin_memory_load(in, m);
+}
+
+void ModelStore::on_download_done(std::uint32_t iid, std::uint32_t m) {
+  Instance& in = s_.instances[iid];
+  ModelOnInstance& mi = in.models[m];
+  mi.on_disk = true;
+  in.disk_cache->on_insert(m, s_.sc.models[m].artifact_bytes, s_.sim.now().ns());
+  const std::int64_t d = s_.sim.now().ns() - mi.phase_start.ns();
+  if (s_.metrics) s_.metrics->download_done(s_.sim.now(), Duration::ns(d));
+  if (s_.rec) s_.rec->model_event(ModelEvent{s_.sim.now(), iid, m, ModelEvent::Kind::Downloaded, s_.sc.models[m].artifact_bytes, d, {}});
+  begin_memory_load(in, m);
+}
+
+void ModelStore::begin_memory_load(Instance& in, std::uint32_t m) {
+  ModelOnInstance& mi = in.models[m];
+  const std::uint64_t need = s_.model_memory_for_load(m);
+  if (!make_room(in, need, m)) {
+    set_state(in, m, mi.on_disk ? ModelState::OnDisk : ModelState::Absent);
+    --in.loads_in_progress;
+    fail_pending(in, m, "memory exhausted: the models holding it are in use");
+    host_.maybe_terminate(in);
+    return;
+  }
+  in.mem_used += need;
+  mi.reserved = need;
+  set_state(in, m, ModelState::Loading);
+  mi.phase_start = s_.sim.now();
+  if (s_.rec) s_.rec->model_event(ModelEvent{s_.sim.now(), in.id, m, ModelEvent::Kind::LoadStart, need, 0, {}});
+  const EndpointSpec& ep = s_.sc.endpoint;
+  const double secs = ep.load_gbytes_per_s > 0 ? static_cast<double>(s_.sc.models[m].artifact_bytes) / (ep.load_gbytes_per_s * 1e9) : 0.0;
+  const Duration d = ep.load_fixed.draw(s_.rng_endpoint) + Duration::from_seconds(secs);
+  s_.sim.schedule_in(d, &load_done_event_, load_done_event_.payload(in.id, m));
+}
+
+void ModelStore::on_load_done(std::uint32_t iid, std::uint32_t m) {
+  Instance& in = s_.instances[iid];
+  ModelOnInstance& mi = in.models[m];
+  --in.loads_in_progress;
+  const std::uint32_t pid = pools_.open_pool(iid, m, service_draws_[m]);
+  mi.pool = pid;
+  set_state(in, m, ModelState::Loaded);
+  ++in.models_loaded;
+  ++s_.st.loads;
+  in.mem_cache->on_insert(m, mi.reserved, s_.sim.now().ns());
+  mi.reserved = 0;
+  const std::int64_t d = s_.sim.now().ns() - mi.phase_start.ns();
+  if (s_.metrics) s_.metrics->load_done(s_.sim.now(), Duration::ns(d));
+  if (s_.rec) s_.rec->model_event(ModelEvent{s_.sim.now(), iid, m, ModelEvent::Kind::Loaded, s_.model_memory_for_load(m), d, {}});
+  pools_.start_permanent_workers(pid);
+  std::vector<std::uint32_t> waiting;
+  waiting.swap(mi.pending);
+  for (std::uint32_t r : waiting) {
+    s_.reqs[r].loading_wait = s_.sim.now().ns() - s_.reqs[r].container.ns();
+    pools_.enter_pool(pid, r);
+  }
+}
+
+}  // namespace mltwin::models::inference

@@ -1,0 +1,137 @@
+// Router: see mltwin/models/endpoint/router.hpp.
+#include "mltwin/models/endpoint/router.hpp"
+
+#include <stdexcept>
+#include <string>
+
+#include "mltwin/models/serving_metrics.hpp"
+
+namespace mltwin::models::inference {
+
+Router::Router(EndpointState& state, core::RngStreams& rng, ps::RoutingPolicy& policy, ModelStore& store, WorkerPools& pools,
+               InstanceFleet& fleet, RouterHost& host)
+    : s_(state), rng_overhead_(rng.stream("endpoint.overhead")), overhead_draw_(state.sc.endpoint.overhead), policy_(policy),
+      store_(store), pools_(pools), fleet_(fleet), host_(host) {
+  all_.s = &s_;
+  traffic_ = make_traffic_source(s_.sc, s_.sim, rng, *this);
+}
+
+std::span<const ps::InstanceView> Router::AllInstances::all() const {
+  views.clear();
+  for (const Instance& in : s->instances) {
+    if (in.state != InstanceState::InService) continue;
+    ps::InstanceView v = EndpointState::base_view(in);
+    const ModelOnInstance& mi = in.models[model];
+    v.model_present = present(mi.state);
+    if (mi.state == ModelState::Loaded) {
+      v.model_outstanding = s->pools[mi.pool].outstanding;
+      v.model_workers = static_cast<int>(s->pools[mi.pool].workers.size());
+    } else if (v.model_present) {
+      v.model_outstanding = static_cast<int>(mi.pending.size());
+    }
+    views.push_back(v);
+  }
+  return views;
+}
+
+std::uint32_t Router::new_request() {
+  std::uint32_t r;
+  if (!s_.free_reqs.empty()) { r = s_.free_reqs.back(); s_.free_reqs.pop_back(); }
+  else { r = static_cast<std::uint32_t>(s_.reqs.size()); s_.reqs.emplace_back(); }
+  s_.reqs[r] = Request{};
+  s_.reqs[r].id = next_request_id_++;
+  return r;
+}
+
+void Router::arrive(std::uint32_t model, std::int32_t user) {
+  const std::uint32_t r = new_request();
+  Request& q = s_.reqs[r];
+  q.model = model;
+  q.user = user;
+  q.arrival = s_.sim.now();
+  ++s_.st.requests;
+  ++s_.st.in_flight;
+  const Duration oh = overhead_draw_(rng_overhead_);
+  if (oh.count_ns() <= 0) reach(r);
+  else s_.sim.schedule_in(oh, &reach_event_, r);
+}
+
+void Router::reach(std::uint32_t r) {
+  Request& q = s_.reqs[r];
+  q.reach = s_.sim.now();
+  q.container = s_.sim.now();
+  hviews_.clear();
+  for (const Holder& h : s_.holders[q.model]) {
+    const Instance& in = s_.instances[h.instance];
+    if (in.state != InstanceState::InService) continue;
+    ps::InstanceView v = EndpointState::base_view(in);
+    v.model_present = true;
+    if (h.pool != kNoSlot) {
+      const Pool& p = s_.pools[h.pool];
+      v.model_outstanding = p.outstanding;
+      v.model_workers = static_cast<int>(p.workers.size());
+    } else {
+      v.model_outstanding = static_cast<int>(in.models[q.model].pending.size());
+    }
+    hviews_.push_back(v);
+  }
+  all_.model = q.model;
+  if (hviews_.empty() && all_.all().empty()) {
+    answer(r, 503, 0);  // no instance in service
+    return;
+  }
+  const ps::RouteDecision d = policy_.route(q.model, s_.sim.now().ns(), hviews_, all_);
+  // A policy may be the user's (C++ or Python): its choice is checked before it is used.
+  if (d.instance >= s_.instances.size() || s_.instances[d.instance].state != InstanceState::InService)
+    throw std::logic_error("routing policy '" + std::string(policy_.name()) + "' chose instance " + std::to_string(d.instance) +
+                           ", which is not in service (it must be one of the views it was given)");
+  Instance& in = s_.instances[d.instance];
+  q.instance = static_cast<std::int32_t>(in.id);
+  ++in.outstanding;
+  fleet_.count_invocation();
+  in.mem_cache->on_access(q.model, s_.sim.now().ns());
+  if (!d.new_copy) {
+    for (const Holder& h : s_.holders[q.model]) {
+      if (h.instance != in.id) continue;
+      if (h.pool != kNoSlot) {  // loaded: the fast path (a loaded model's artifact is pinned on
+        q.hit = true;           // disk; its disk recency is renewed when it leaves memory)
+        ++s_.st.cache_hits;
+        pools_.enter_pool(h.pool, r);
+        return;
+      }
+      break;
+    }
+  }
+  store_.request(in, r);
+}
+
+void Router::answer(std::uint32_t r, int status, std::uint16_t batch) {
+  Request& q = s_.reqs[r];
+  --s_.st.in_flight;
+  if (status == 200) ++s_.st.served;
+  else if (status == 503) ++s_.st.rejected_503;
+  else if (status == 507) ++s_.st.rejected_507;
+  if (q.instance >= 0) --s_.instances[static_cast<std::uint32_t>(q.instance)].outstanding;
+  RequestDone d;
+  d.id = q.id;
+  d.model = q.model;
+  d.instance = q.instance;
+  d.arrival = q.arrival;
+  d.done = s_.sim.now();
+  d.status = status;
+  d.overhead_ns = q.reach.ns() - q.arrival.ns();
+  d.loading_wait_ns = q.loading_wait;
+  d.model_latency_ns = status == 200 ? s_.sim.now().ns() - q.container.ns() : 0;
+  d.queue_ns = status == 200 ? q.taken.ns() - q.container.ns() : 0;
+  d.batch = batch;
+  d.cache_hit = q.hit;
+  if (s_.metrics) s_.metrics->request(d);
+  if (s_.rec) s_.rec->request(d);
+  const std::int32_t user = q.user;
+  const std::int32_t instance = q.instance;
+  s_.free_reqs.push_back(r);
+  if (user >= 0) traffic_->answered(static_cast<std::uint32_t>(user));
+  if (instance >= 0) fleet_.maybe_terminate(s_.instances[static_cast<std::uint32_t>(instance)]);
+}
+
+}  // namespace mltwin::models::inference

@@ -1,0 +1,259 @@
+// Components of the inference endpoint (models/endpoint/), each alone:
+//   * ProcessorSharing: batches sharing an instance's vCPUs, completion times worked out by hand
+//     (each running batch progresses at min(1, vcpu / busy) of a core);
+//   * WorkerPools with a fake host: DJL's batching (drain up to batch_size, wait up to
+//     max_batch_delay), the job queue's admission and scale-up (WorkLoadManager.runJob), and
+//     a temporary worker's retirement after max_idle_time (TemporaryBatchAggregator), as
+//     timelines derived by hand from DJL Serving 0.23.0's rules.
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "mltwin/core/rng.hpp"
+#include "mltwin/core/simulator.hpp"
+#include "mltwin/models/endpoint/processor_sharing.hpp"
+#include "mltwin/models/endpoint/worker_pools.hpp"
+
+using namespace mltwin;
+using namespace mltwin::models::inference;
+using core::Duration;
+using core::Time;
+
+namespace {
+
+constexpr std::int64_t kMs = 1'000'000;
+
+/// Runs a function at a time (the test's own events).
+struct At final : core::EventHandler {
+  std::function<void()> fn;
+  void on_event(core::Simulator&, std::uint64_t) override { fn(); }
+};
+
+struct Done {
+  std::int64_t t_ns;
+  std::uint32_t worker;
+};
+
+struct CpuRecorder final : CpuListener {
+  core::Simulator& sim;
+  std::vector<Done> done;
+  int befores = 0;
+  explicit CpuRecorder(core::Simulator& s) : sim(s) {}
+  void batch_done(std::uint32_t w) override { done.push_back({sim.now().ns(), w}); }
+  void before_event() override { ++befores; }
+};
+
+std::vector<Instance> one_instance(int vcpu) {
+  std::vector<Instance> v(1);
+  v[0].cpu.vcpu = vcpu;
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("processor sharing: two equal batches on one vCPU share it and end together") {
+  core::Simulator sim;
+  auto instances = one_instance(1);
+  CpuRecorder rec(sim);
+  ProcessorSharing cpu(sim, instances, rec);
+  cpu.start(instances[0], 1, 10 * kMs);
+  cpu.start(instances[0], 2, 10 * kMs);
+  sim.run();
+  // Each at half a core: 10 ms of work takes 20 ms.
+  REQUIRE(rec.done.size() == 2);
+  CHECK(rec.done[0].t_ns == 20 * kMs);
+  CHECK(rec.done[1].t_ns == 20 * kMs);
+  CHECK(rec.done[0].worker == 1);  // equal virtual finish: start order
+  CHECK(rec.befores == 1);         // one completion event
+  CHECK(instances[0].cpu.busy == 0);
+  // One core busy for 20 ms.
+  CHECK(instances[0].cpu.busy_core_ns == doctest::Approx(20.0 * kMs));
+}
+
+TEST_CASE("processor sharing: three batches on two vCPUs, then two, then one") {
+  core::Simulator sim;
+  auto instances = one_instance(2);
+  CpuRecorder rec(sim);
+  ProcessorSharing cpu(sim, instances, rec);
+  cpu.start(instances[0], 30, 30 * kMs);
+  cpu.start(instances[0], 60, 60 * kMs);
+  cpu.start(instances[0], 90, 90 * kMs);
+  sim.run();
+  // 3 batches on 2 cores: 2/3 of a core each; the 30 ms batch ends at 45 ms (the others have
+  // had 30 ms of CPU). Then 2 on 2: full speed; the 60 ms batch needs 30 ms more: 75 ms. The
+  // 90 ms batch, 30 ms more alone: 105 ms.
+  REQUIRE(rec.done.size() == 3);
+  CHECK(rec.done[0].t_ns == 45 * kMs);
+  CHECK(rec.done[0].worker == 30);
+  CHECK(rec.done[1].t_ns == 75 * kMs);
+  CHECK(rec.done[2].t_ns == 105 * kMs);
+  // Busy cores: 2 from 0 to 75 ms, 1 from 75 to 105 ms = 180 ms of work, all of it.
+  CHECK(instances[0].cpu.busy_core_ns == doctest::Approx(180.0 * kMs));
+}
+
+TEST_CASE("processor sharing: a batch arriving midway slows the running one") {
+  core::Simulator sim;
+  auto instances = one_instance(1);
+  CpuRecorder rec(sim);
+  ProcessorSharing cpu(sim, instances, rec);
+  cpu.start(instances[0], 1, 100 * kMs);
+  At later;
+  later.fn = [&] { cpu.start(instances[0], 2, 20 * kMs); };
+  sim.schedule(Time::from_ns(50 * kMs), &later, 0);
+  sim.run();
+  // At 50 ms the first has 50 ms left; sharing, the second's 20 ms take 40 ms (done at 90 ms),
+  // in which the first got 20 ms; its last 30 ms alone: 120 ms.
+  REQUIRE(rec.done.size() == 2);
+  CHECK(rec.done[0].worker == 2);
+  CHECK(rec.done[0].t_ns == 90 * kMs);
+  CHECK(rec.done[1].worker == 1);
+  CHECK(rec.done[1].t_ns == 120 * kMs);
+  CHECK(ProcessorSharing::rate(instances[0].cpu) == 1.0);
+}
+
+namespace {
+
+struct Answer {
+  std::int64_t t_ns;
+  std::uint32_t request;
+  int status;
+  int batch;
+};
+
+/// The rest of the endpoint, as the pools see it: answers recorded, memory always available.
+struct FakeHost final : PoolHost {
+  core::Simulator& sim;
+  std::vector<Answer> answers;
+  int pool_changes = 0;
+  explicit FakeHost(core::Simulator& s) : sim(s) {}
+  void answer(std::uint32_t r, int status, std::uint16_t batch) override { answers.push_back({sim.now().ns(), r, status, batch}); }
+  bool make_room(Instance&, std::uint64_t, std::uint32_t) override { return true; }
+  void pool_changed(std::uint32_t) override { ++pool_changes; }
+  void before_event() override {}
+};
+
+/// One instance with one model whose batch takes 100 ms of one core whatever its size, under
+/// DJL's WorkLoadManager rules (policy "djl-wlm").
+struct PoolFixture {
+  InferenceScenario sc;
+  core::Simulator sim;
+  core::RngStreams rng{1};
+  EndpointStats stats;
+  std::unique_ptr<EndpointState> state;
+  std::unique_ptr<ps::AutoscalingPolicy> policy = ps::autoscaling_registry().make("djl-wlm", {});
+  std::unique_ptr<FakeHost> host;
+  std::unique_ptr<ProcessorSharing> cpu;
+  std::unique_ptr<WorkerPools> pools;
+  std::uint32_t pid = 0;
+
+  PoolFixture(int vcpu, auto&& configure) {
+    sc.models.resize(1);
+    sc.models[0].service.base = models::LatencySpec{models::LatencySpec::Kind::Constant, Duration::ms(100), Duration::ms(100), "test"};
+    sc.models[0].service.batch_marginal = 0;
+    configure(sc.server);
+    state = std::make_unique<EndpointState>(sim, sc, nullptr, nullptr, stats, rng);
+    state->instances.resize(1);
+    state->instances[0].cpu.vcpu = vcpu;
+    state->instances[0].mem_cache = ps::make_lru_cache_policy();
+    host = std::make_unique<FakeHost>(sim);
+    cpu = std::make_unique<ProcessorSharing>(sim, state->instances, *pools_listener());
+    pools = std::make_unique<WorkerPools>(*state, *policy, rng.stream("serving.service_time"), *cpu, *host);
+    pid = pools->open_pool(0, 0, ServiceDraw{models::detail::LatencyDraw(sc.models[0].service.base), 0.0});
+    pools->start_permanent_workers(pid);
+  }
+  /// ProcessorSharing reports to the pools, built after it: a forwarding listener.
+  struct Forward final : CpuListener {
+    PoolFixture* f;
+    void batch_done(std::uint32_t w) override { f->pools->batch_done(w); }
+    void before_event() override { f->pools->before_event(); }
+  } forward_{};
+  CpuListener* pools_listener() {
+    forward_.f = this;
+    return &forward_;
+  }
+  /// A new request slot for model 0.
+  std::uint32_t request() {
+    state->reqs.emplace_back();
+    return static_cast<std::uint32_t>(state->reqs.size() - 1);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("worker pool: a batch aggregates up to max_batch_delay, then the queue drains in full batches") {
+  PoolFixture f(1, [](ServerSpec& s) {
+    s.batch_size = 4;
+    s.max_batch_delay = Duration::ms(10);
+    s.job_queue_size = 100;
+    s.min_workers = 1;
+    s.max_workers = 1;  // no scale-up
+  });
+  At at5, at20;
+  std::vector<std::uint32_t> r;
+  for (int i = 0; i < 8; ++i) r.push_back(f.request());
+  f.pools->enter_pool(f.pid, r[0]);  // t = 0: the worker takes it and waits 10 ms for more
+  at5.fn = [&] { f.pools->enter_pool(f.pid, r[1]); f.pools->enter_pool(f.pid, r[2]); };
+  at20.fn = [&] { for (int i = 3; i < 8; ++i) f.pools->enter_pool(f.pid, r[static_cast<std::size_t>(i)]); };
+  f.sim.schedule(Time::from_ns(5 * kMs), &at5, 0);
+  f.sim.schedule(Time::from_ns(20 * kMs), &at20, 0);
+  f.sim.run();
+  // r0-r2: one batch of 3 run at the 10 ms deadline, done at 110 ms. r3-r7 queue meanwhile;
+  // at 110 ms the free worker drains 4 (a full batch, run at once): done at 210 ms. r7 alone:
+  // taken at 210 ms, waits out the 10 ms delay, runs 220-320 ms.
+  REQUIRE(f.host->answers.size() == 8);
+  for (int i = 0; i < 8; ++i) {
+    const Answer& a = f.host->answers[static_cast<std::size_t>(i)];
+    CAPTURE(i);
+    CHECK(a.request == r[static_cast<std::size_t>(i)]);
+    CHECK(a.status == 200);
+    const std::int64_t t = i < 3 ? 110 : i < 7 ? 210 : 320;
+    const int batch = i < 3 ? 3 : i < 7 ? 4 : 1;
+    CHECK(a.t_ns == t * kMs);
+    CHECK(a.batch == batch);
+  }
+  CHECK(f.stats.batches == 3);
+  CHECK(f.stats.max_queue_seen == 5);
+  CHECK(f.state->reqs[r[7]].taken.ns() == 210 * kMs);
+}
+
+TEST_CASE("worker pool: a full queue refuses with 503 and adds a temporary worker, which retires after max_idle_time") {
+  PoolFixture f(2, [](ServerSpec& s) {
+    s.batch_size = 1;
+    s.max_batch_delay = Duration::ns(0);
+    s.job_queue_size = 3;
+    s.min_workers = 1;
+    s.max_workers = 2;
+    s.max_idle_time = Duration::s(60);
+    s.worker_startup = models::LatencySpec{models::LatencySpec::Kind::Constant, Duration::ms(50), Duration::ms(50), "test"};
+  });
+  std::vector<std::uint32_t> r;
+  for (int i = 0; i < 6; ++i) r.push_back(f.request());
+  for (std::uint32_t q : r) f.pools->enter_pool(f.pid, q);
+  // r0: the polling worker takes it. r1, r2 queue. r3: one slot left and no worker polling ->
+  // 503 and scale-up (1 < max_workers 2). r4, r5: the same, but 2 workers already run (one
+  // starting): 503 without scale-up.
+  REQUIRE(f.host->answers.size() == 3);
+  for (int i = 0; i < 3; ++i) {
+    CHECK(f.host->answers[static_cast<std::size_t>(i)].request == r[static_cast<std::size_t>(i + 3)]);
+    CHECK(f.host->answers[static_cast<std::size_t>(i)].status == 503);
+  }
+  CHECK(f.stats.workers_added == 1);
+  f.sim.run();
+  // The temporary worker is ready at 50 ms and takes r1 (done 150 ms); the permanent one ends
+  // r0 at 100 ms and takes r2 (done 200 ms). Idle since its batch started (50 ms), the
+  // temporary worker polls for 60 s from 150 ms; at 60.15 s it has been idle 60.1 s > 60 s and
+  // retires.
+  REQUIRE(f.host->answers.size() == 6);
+  CHECK(f.host->answers[3].request == r[0]);
+  CHECK(f.host->answers[3].t_ns == 100 * kMs);
+  CHECK(f.host->answers[4].request == r[1]);
+  CHECK(f.host->answers[4].t_ns == 150 * kMs);
+  CHECK(f.host->answers[5].request == r[2]);
+  CHECK(f.host->answers[5].t_ns == 200 * kMs);
+  CHECK(f.stats.workers_retired == 1);
+  CHECK(f.state->running_workers == 1);
+  CHECK(f.sim.now().ns() == 60'150 * kMs);
+  CHECK(f.state->pools[f.pid].workers.size() == 1);
+}
