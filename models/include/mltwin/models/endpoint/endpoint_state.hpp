@@ -16,6 +16,7 @@
 // (a request's routing fields belong to the Router, a pool's queue to WorkerPools, a model's
 // state on an instance to the ModelStore) and reads the rest.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -170,10 +171,19 @@ struct EndpointState {
   int running_workers = 0;
 
   /// DJL minWorkers (MMS: every worker is permanent).
-  int min_workers() const;
+  int min_workers() const {
+    if (sc.server.kind == ServerSpec::Kind::Mms) return max_workers();
+    return sc.server.min_workers;
+  }
   /// DJL maxWorkers: server.max_workers, else WlmConfigManager.getDefaultMaxWorkers (CPU:
   /// vCPUs / OMP_NUM_THREADS); MMS: mms_workers_per_model, else one per vCPU.
-  int max_workers() const;
+  int max_workers() const {
+    if (sc.server.kind == ServerSpec::Kind::Mms)
+      return sc.server.mms_workers_per_model > 0 ? sc.server.mms_workers_per_model : itype->vcpu;
+    if (sc.server.max_workers > 0) return sc.server.max_workers;
+    const int omp = std::min(std::max(sc.server.omp_num_threads, 1), itype->vcpu);
+    return std::max(1, itype->vcpu / omp);
+  }
   /// Memory a load reserves: the model's resident bytes times its permanent workers.
   std::uint64_t model_memory_for_load(std::uint32_t m) const {
     return sc.models[m].resident_bytes * static_cast<std::uint64_t>(std::max(min_workers(), 1));
