@@ -1,6 +1,6 @@
 // training_nodes.cpp — what a training cluster's nodes are: capacity and allocatable (the EKS
 // AMI's kubelet reservation, DaemonSets), the Auto Scaling group's instance type and purchase
-// option per capacity slot, prices, labels; a pod's requests; the Neuron-name check on a node.
+// option per capacity slot, prices, labels; a pod's requests.
 // The nodes' lifetime (failures, Spot interruptions, the cluster autoscaler): node_lifecycle.cpp.
 #include <algorithm>
 #include <cstdio>
@@ -10,7 +10,6 @@
 #include "mltwin/models/training.hpp"
 #include "mltwin/policy/node_constraints.hpp"
 #include "mltwin/models/node_lifecycle.hpp"
-#include "training_internal.hpp"
 
 namespace mltwin::models {
 
@@ -104,25 +103,6 @@ policy::Resource pod_requests(const TrainingJobSpec& j, int neuroncores_per_devi
   if (j.efa_per_pod > 0) r.with(policy::rn::kEfa, j.efa_per_pod);
   for (const auto& e : j.other_requests) r.add_scalar(e.name, e.value);
   return r;
-}
-
-void TrainingCluster::flag_neuron_names(const policy::NodeInfo& node) {
-  // What the node's pods hold (node.used, the binding pod included) names two of the three
-  // Neuron resources: faithful to Kubernetes and Volcano, which count them independently, the
-  // run goes on; the summary says so with the remedy (docs/resources.md).
-  if (neuron_mixed_.size() <= node.id) neuron_mixed_.resize(node.id + 1, 0);
-  if (neuron_mixed_[node.id] || !policy::neuron_names_mixed(node.used)) return;
-  neuron_mixed_[node.id] = 1;
-  std::string names;
-  for (policy::ResourceName n : {policy::rn::kNeuron, policy::rn::kNeuronDevice, policy::rn::kNeuronCore})
-    if (node.used.scalars.get(n) > 0) names += (names.empty() ? "" : " and ") + std::string(n.str());
-  if (++stats_.neuron_name_mixes == 1) stats_.neuron_name_mix_example = node.name + ": " + names;
-  rec_.node_event({sim_.now(), node.name, scenario_.node_groups[nodes_->rec(node.id).group].name,
-                   "NeuronNamesMixed", "pods on the node request " + names + ", which Kubernetes counts independently"});
-}
-
-policy::Resource TrainingCluster::pod_resreq(std::size_t idx) const {
-  return policy::task_resreq(pod_requests(scenario_.jobs[idx], cores_per_device_));
 }
 
 policy::TaskInfo pod_constraints(const TrainingJobSpec& j) {

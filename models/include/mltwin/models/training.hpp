@@ -370,8 +370,7 @@ struct StepModelSpec {
 };
 
 class NodeLifecycle;
-enum class VcPhase : std::uint8_t;  // the Volcano Job phase (training_internal.hpp)
-class FabricTraffic;
+struct TrainingState;  // training/training_state.hpp
 
 struct TrainingScenario {
   Catalog catalog;
@@ -490,152 +489,50 @@ struct TrainingStats {
   std::vector<double> allocated_core_seconds_per_day;
 };
 
-class TrainingCluster final : public policy::Backend {
+/// The training cluster: an EKS cluster under Volcano, as one component per process of the
+/// real system around the shared state (training/training_state.hpp lists them). This class is
+/// the API server's side — job submission and admission, the jobs running at t = 0, the metrics
+/// samples — and wires the components together.
+class TrainingCluster final {
  public:
-  /// Builds nodes and queues. Throws std::invalid_argument for an unknown instance type or queue.
+  /// Throws std::invalid_argument for a scenario the loader would have refused.
   TrainingCluster(const TrainingScenario& scenario, core::Simulator& sim, core::RngStreams& rng,
                   TrainingRecorder& recorder);
-  ~TrainingCluster() override;
+  ~TrainingCluster();
 
-  /// Schedules the first arrival and metrics sample.
+  /// Records the nodes at t = 0 and schedules the first arrival and sample.
   void start();
-  /// Records the final state of every job that has not ended (phase and why it waits) and
-  /// closes the books at `end`.
+  /// Closes the books at `end` (no earlier than the last event): jobs still running or waiting
+  /// get their final rows (`unfinished_note` added to a waiting job's reason).
   void finish(core::Time end, const std::string& unfinished_note = "");
 
-  const std::vector<JobOutcome>& outcomes() const { return outcomes_; }
-  /// The Volcano scheduler the model drives (e.g. to turn on its promise check).
-  policy::Scheduler& scheduler() { return *scheduler_; }
+  const std::vector<JobOutcome>& outcomes() const;
+  policy::Scheduler& scheduler();
   const TrainingStats& stats() const;
-  const policy::ClusterState& state() const { return state_; }
-  /// Jobs submitted so far and jobs ended (completed or rejected).
-  std::size_t submitted() const { return next_arrival_; }
-  std::size_t ended() const { return ended_; }
+  const policy::ClusterState& state() const;
+  /// Jobs submitted so far, ended so far, and in the scenario.
+  std::size_t submitted() const;
+  std::size_t ended() const;
   std::size_t total_jobs() const { return scenario_.jobs.size(); }
-  /// Time of the last event this model handled (the run's natural end).
-  core::Time last_event() const { return last_event_; }
-
-  // policy::Backend
-  policy::CallResult bind(const policy::TaskInfo& task, const policy::NodeInfo& node) override;
-  policy::CallResult evict(const policy::TaskInfo& task, std::string_view reason) override;
-  void podgroup_phase_changed(const policy::JobInfo& job, policy::PodGroupPhase from,
-                              policy::PodGroupPhase to) override;
-  void job_condition(const policy::JobInfo& job, const policy::Status& status) override;
+  /// The time of the last event of any of the cluster's components.
+  core::Time last_event() const;
 
  private:
-  /// A pod's Binding -> Bound -> Running as the kubelet reports it (see training.cpp).
-  void kubelet_status(policy::TaskId t, policy::TaskStatus status);
-  bool status_wakes_scheduler_ = false;  ///< preempt or reclaim configured
-  struct JobRun;
-  void arrive(std::size_t idx);
-  void ensure_tick();
-  void tick();
-  void pod_bound(policy::TaskId t);
-  void pod_running(policy::TaskId t);
-  void job_end(std::size_t idx);
-  void create_pod(std::size_t idx, int replica);
-  void place_initial(std::size_t idx);
-  void pod_gone(policy::TaskId t);
-  // The Volcano job controller (job_controller.cpp).
-  void job_controller(std::size_t idx);
-  void controller_event(std::size_t idx, JobEvent e, int replica, const std::string& what);
-  int kill_pods(std::size_t idx, bool soft, int only_replica);  // pods deleted
-  void delete_pod(std::size_t idx, policy::TaskId t);
-  void check_job_phase(std::size_t idx);
-  void end_job(std::size_t idx, const std::string& phase, const std::string& reason);
-  void set_job_phase(std::size_t idx, VcPhase phase);
-  void ensure_pods(std::size_t idx);
-  void recount(std::size_t idx);
-  double stop_training(std::size_t idx);
-  void gang_broken(std::size_t idx);
-  void cancel_peer_timer(std::size_t idx);
-  void peer_timeout(std::size_t idx);
-  const JobLifecycle& lifecycle_of(std::size_t idx) const;
-  void sample();
-  /// Training time of the attempt starting now (derived: sets the attempt's step time).
-  Duration training_time(std::size_t idx);
-  void account_allocation(double delta_cores);
-  /// NeuronCores a task's request holds: aws.amazon.com/neuroncore, plus
-  /// aws.amazon.com/neuron and aws.amazon.com/neurondevice devices × NeuronCores per device.
-  double neuroncores_of(const policy::Resource& r) const { return neuroncores_in(r, cores_per_device_); }
-  /// A pod was bound to `node`: flags the node once its pods request two Neuron names.
-  void flag_neuron_names(const policy::NodeInfo& node);
-  /// A pod's request as its task carries it: the pod's requests and one `pods`
-  /// (policy/resource.hpp), computed from the job's spec when needed (not kept per job).
-  policy::Resource pod_resreq(std::size_t idx) const;
-  int cores_per_device_ = 2;  ///< NeuronCores per Neuron device of the first node group's type
-  // Derived durations with fabric contention (training.cpp): the current attempt's progress is
-  // kept in periods of constant step time.
-  Placement placement_of(std::size_t idx) const;  // its nodes x NeuronCores per pod
-  LinkGrant grant_of(std::size_t idx) const;
-  void close_period(std::size_t idx, core::Time at);  // books the steps from the period's start to `at`
-  // Closes the current constant-step-time period at `at` and records it (a step_periods row).
-  void end_step_period(std::size_t idx, core::Time at, std::string_view why);
-  void retime(std::size_t idx);                // new grant -> new step time -> new end event
-  void settle_traffic();                       // retimes the jobs whose grant may have changed
-  void record_link_usage(core::Time at);  // link_usage rows for [last record, at)
-  std::string infeasible_reason(const TrainingJobSpec& j, const policy::Resource& pod) const;
-  void write_final(std::size_t idx, const std::string& phase, const std::string& reason);
-  void start_training(std::size_t idx);
-  void begin_startup(std::size_t idx);
-  void pods_failed_on_node(policy::NodeId n);
-  void drain_pod(policy::TaskId t, Duration longest_grace);
-  struct JobStartup;
-  // The nodes over their lifetime (node_lifecycle.hpp): a component, told through this adapter
-  // what the rest of the cluster does about a node (training.cpp).
+  struct Parts;
   struct NodeHostAdapter;
-  void node_occupancy_changed(policy::NodeId n);
+  void arrive(std::size_t idx);
+  void place_initial(std::size_t idx);
+  std::string infeasible_reason(const TrainingJobSpec& j, const policy::Resource& pod) const;
+  void sample();
+  void note_event();
 
   const TrainingScenario& scenario_;
-  core::Simulator& sim_;
-  TrainingRecorder& rec_;
-  core::Engine& uid_rng_;
-  core::Engine& bind_rng_;
-  core::Engine& startup_rng_;
-  policy::ClusterState state_;
-  std::unique_ptr<policy::Scheduler> scheduler_;
-  std::vector<JobRun> runs_;
-  std::vector<JobOutcome> outcomes_;
-  std::vector<std::size_t> job_of_policy_;  // policy JobId -> scenario index
-  std::vector<int> replica_of_task_;         // policy TaskId -> replica index
-  core::Engine* grace_rng_ = nullptr;        // only for a random termination grace period
-  core::Engine* bind_failure_rng_ = nullptr;  // only with a bind failure probability
-  std::unique_ptr<StartupModel> startup_;    // with a startup block
-  std::vector<JobStartup> jstart_;           // per job: start-up and restart books
-  JobLifecycle torchx_default_;              // torchx_lifecycle(scenario.max_retries)
-  std::vector<std::uint8_t> neuron_mixed_;   // per node id: its pods have mixed Neuron names (flagged once)
+  std::unique_ptr<TrainingState> s_;
   std::unique_ptr<NodeHostAdapter> node_host_;
-  std::unique_ptr<NodeLifecycle> nodes_;     // the nodes: at t = 0, failures, Spot, the autoscaler
-  std::size_t next_arrival_ = 0;
-  std::size_t ended_ = 0;
-  bool tick_pending_ = false;
-  bool in_tick_ = false;
-  std::int64_t last_tick_ns_ = -1;
-  core::Time tick_at_ = core::Time::max();
-  core::EventId tick_id_;
-  double alloc_cores_ = 0;
-  core::Time alloc_since_ = core::Time::zero();
-  mutable TrainingStats stats_;
-  // Fabric contention (StepModelSpec::contention): the jobs' all-reduce rings on the network
-  // (fabric_traffic.hpp), a component.
-  std::unique_ptr<FabricTraffic> fabric_traffic_;
+  std::unique_ptr<NodeLifecycle> nodes_;  // the nodes: at t = 0, failures, Spot, the autoscaler
+  std::unique_ptr<Parts> parts_;          // the scheduler driver, job controller, pods, training
   bool finished_ = false;
-  core::Time last_event_ = core::Time::zero();
-
-  // The model's kinds of event (core/event.hpp). Every one but the metrics sample notes the
-  // time of the last event, the run's natural end.
-  void note_event() { last_event_ = sim_.now(); }
-  template <auto Fn>
-  using Ev = core::Event<Fn, &TrainingCluster::note_event>;
-  Ev<&TrainingCluster::arrive> arrival_event_{this};
-  Ev<&TrainingCluster::tick> tick_event_{this};
-  Ev<&TrainingCluster::pod_bound> pod_bound_event_{this};
-  Ev<&TrainingCluster::pod_running> pod_running_event_{this};
-  Ev<&TrainingCluster::job_end> job_end_event_{this};
-  Ev<&TrainingCluster::job_controller> job_controller_event_{this};
-  Ev<&TrainingCluster::pod_gone> pod_gone_event_{this};
-  Ev<&TrainingCluster::start_training> startup_done_event_{this};
-  Ev<&TrainingCluster::peer_timeout> peer_timeout_event_{this};
+  core::Event<&TrainingCluster::arrive, &TrainingCluster::note_event> arrival_event_{this};
   core::Event<&TrainingCluster::sample> sample_event_{this};
 };
 

@@ -1,5 +1,6 @@
-// job_controller.cpp — the Volcano job controller of TrainingCluster (Volcano v1.12.1): what
-// happens to a job whose pod is evicted or fails, by the job's lifecycle policies.
+// JobController (mltwin/models/training/job_controller.hpp) — the Volcano job controller of the
+// training cluster (Volcano v1.12.1): what happens to a job whose pod is evicted or fails, by
+// the job's lifecycle policies.
 //
 // Volcano's job controller turns every pod event into a request (pkg/controllers/job/
 // job_controller_handler.go: a pod being deleted raises PodEvicted, a pod whose phase becomes
@@ -32,16 +33,17 @@
 // the Job is Completed, and state/finished.go ignores every action then.
 // Not modelled: the c10d store lives in rank 0's pod, so the survivors of a rank-0 loss fail
 // as soon as their agents next reach the store rather than at the timeout.
-#include <algorithm>
-#include <cmath>
-#include <cstdio>
-#include <stdexcept>
+#include "mltwin/models/training/job_controller.hpp"
 
-#include "mltwin/models/collective.hpp"
-#include "mltwin/models/fabric.hpp"
-#include "mltwin/core/flow_network.hpp"
-#include "mltwin/models/fabric_traffic.hpp"
-#include "training_internal.hpp"
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "mltwin/models/training/pod_lifecycle.hpp"
+#include "mltwin/models/training/scheduler_driver.hpp"
+#include "mltwin/models/training/training_progress.hpp"
 
 namespace mltwin::models {
 
@@ -117,124 +119,119 @@ JobLifecycle torchx_lifecycle(int max_retries) {
   return l;
 }
 
-const JobLifecycle& TrainingCluster::lifecycle_of(std::size_t idx) const {
-  const auto& l = scenario_.jobs[idx].lifecycle;
-  return l ? *l : torchx_default_;
+bool JobController::raise(std::size_t idx, JobEvent e, int replica, std::string what) {
+  JobRun& run = s_.runs[idx];
+  run.events.push_back({e, replica, std::move(what)});
+  if (run.controller_pending) return false;
+  run.controller_pending = true;
+  s_.sim.schedule(s_.sim.now(), &job_controller_event_, idx);
+  return true;
 }
 
-void TrainingCluster::recount(std::size_t idx) {
-  JobRun& run = runs_[idx];
+void JobController::create_pod(std::size_t idx, int i) {
+  // The Volcano job controller creates the pods once the PodGroup is Inqueue: one per TorchX
+  // replica, each its own Volcano task "trainer-<i>" with replicas 1.
+  JobRun& run = s_.runs[idx];
+  const TrainingJobSpec& j = s_.sc.jobs[idx];
+  policy::TaskInfo t;
+  t.name = j.name + "-trainer-" + std::to_string(i) + "-0";
+  t.index = 0;
+  t.resreq = s_.pod_resreq(idx);
+  t.priority = j.priority;
+  t.creation = s_.sim.now().ns();
+  t.uid = s_.uid_rng();
+  t.node_selector = j.node_selector;
+  t.node_affinity = j.node_affinity;
+  t.tolerations = j.tolerations;
+  // Conformance never evicts a critical pod (Kubernetes' system PriorityClasses).
+  t.system_critical = j.priority_class == "system-cluster-critical" || j.priority_class == "system-node-critical";
+  const TaskId id = s_.state.add_task(run.pj, t);
+  if (s_.replica_of_task.size() <= id) s_.replica_of_task.resize(id + 1, 0);
+  s_.replica_of_task[id] = i;
+  s_.rec.pod_event({static_cast<std::uint32_t>(idx), i, "Created", "", s_.sim.now()});
+}
+
+void JobController::gang_formed(std::size_t idx) {
+  // torchrun: the survivors of a lost pod see the replacement join the rendezvous and restart
+  // their workers; the job trains again from its checkpoint.
+  cancel_peer_timer(idx);
+  ++s_.stats.resumed_in_place;
+  s_.rec.decision({static_cast<std::uint32_t>(idx), s_.sim.now(), "Running", "torchrun",
+                   "the replacement pod joined the surviving workers' rendezvous: torchrun restarted the worker group "
+                   "(a membership change, not a retry) and the job resumes from its last checkpoint"});
+}
+
+void JobController::recount(std::size_t idx) {
+  JobRun& run = s_.runs[idx];
   run.bound = run.running = 0;
-  for (TaskId t : state_.job(run.pj).tasks) {
-    const TaskStatus s = state_.task(t).status;
+  for (TaskId t : s_.state.job(run.pj).tasks) {
+    const TaskStatus s = s_.state.task(t).status;
     if (s == TaskStatus::Running) ++run.running;
     if (s == TaskStatus::Running || s == TaskStatus::Bound) ++run.bound;
   }
 }
 
-void TrainingCluster::set_job_phase(std::size_t idx, VcPhase phase) { runs_[idx].vc = phase; }
-
-double TrainingCluster::stop_training(std::size_t idx) {
+double JobController::stop_training(std::size_t idx) {
   // The attempt in progress stops: a start-up phase is abandoned (a compilation in flight never
   // reaches the cache), training since the last checkpoint (or since the start) is lost.
-  JobRun& run = runs_[idx];
-  const TrainingJobSpec& spec = scenario_.jobs[idx];
-  JobStartup& js = jstart_[idx];
-  if (js.in_startup) {
-    sim_.cancel(js.done_event);
-    js.in_startup = false;
-    if (startup_) startup_->abort_compiles(static_cast<std::uint32_t>(idx), sim_.now());
-  }
-  double lost_s = 0;
-  if (run.attempt_start != core::Time::max()) {
-    sim_.cancel(run.end_event);
-    stats_.training_s += (sim_.now() - run.attempt_start).seconds();
-    const std::int64_t c = scenario_.checkpoint_interval.count_ns();
-    if (scenario_.duration_model == DurationModel::Derived) {
-      // Progress in whole steps; a checkpoint every max(1, c / step time) steps of this
-      // attempt. The kept steps' share of the attempt's time and split is credited, the rest
-      // is lost (with one step time all along: elapsed - kept steps x step time).
-      end_step_period(idx, sim_.now(), "restarted");
-      const Duration elapsed = sim_.now() - run.attempt_start;
-      const std::int64_t t = run.step.total().count_ns();
-      const std::int64_t done = run.steps_saved + static_cast<std::int64_t>(std::floor(run.att_steps));
-      const std::int64_t every = std::max<std::int64_t>(1, t > 0 ? c / t : 1);
-      const std::int64_t kept = c > 0 ? std::max(run.steps_saved, done / every * every) : 0;
-      const double k = static_cast<double>(std::max<std::int64_t>(0, kept - run.steps_saved));
-      const double frac = run.att_steps > 0 ? std::min(1.0, k / run.att_steps) : 0.0;
-      JobOutcome& o = outcomes_[idx];
-      o.compute_s += frac * run.att_compute_s;
-      o.communication_s += frac * run.att_comm_s;
-      o.sync_s += frac * run.att_sync_s;
-      lost_s = elapsed.seconds() * (1.0 - frac);
-      run.steps_saved = kept;
-      run.period_start = core::Time::max();
-    } else {
-      const Duration total = run.saved + (sim_.now() - run.attempt_start);
-      const Duration kept = c > 0 ? Duration::ns(total.count_ns() / c * c) : Duration::ns(0);
-      lost_s = (total - kept).seconds();
-      run.saved = kept;
-    }
-    run.attempt_start = core::Time::max();
-    if (fabric_traffic_ && fabric_traffic_->has_job(static_cast<std::uint32_t>(idx))) {
-      fabric_traffic_->remove_job(static_cast<std::uint32_t>(idx));  // the others may speed up
-      settle_traffic();
-    }
-  }
-  outcomes_[idx].lost_s += lost_s;
-  if (run.attempt_placed != core::Time::max()) outcomes_[idx].startup_s += (sim_.now() - run.attempt_placed).seconds();
+  JobRun& run = s_.runs[idx];
+  const TrainingJobSpec& spec = s_.sc.jobs[idx];
+  pods_.abort_startup(idx);
+  const double lost_s = progress_.stop(idx);
+  s_.outcomes[idx].lost_s += lost_s;
+  if (run.attempt_placed != core::Time::max()) s_.outcomes[idx].startup_s += (s_.sim.now() - run.attempt_placed).seconds();
   run.attempt_placed = core::Time::max();
-  stats_.lost_training_s += lost_s;
-  stats_.lost_neuroncore_s += lost_s * neuroncores_of(pod_resreq(idx)) * spec.nnodes;
+  s_.stats.lost_training_s += lost_s;
+  s_.stats.lost_neuroncore_s += lost_s * s_.neuroncores_of(s_.pod_resreq(idx)) * spec.nnodes;
   return lost_s;
 }
 
-void TrainingCluster::gang_broken(std::size_t idx) {
+void JobController::gang_broken(std::size_t idx) {
   // A pod of the job was lost (see the file comment): training stops; the survivors, if any,
   // wait for their peer until the process group's timeout.
-  JobRun& run = runs_[idx];
+  JobRun& run = s_.runs[idx];
   run.last_lost_s += stop_training(idx);
   recount(idx);
   if (run.bound > 0) {
     run.gang_broken = true;
     if (!run.peer_timer) {
       run.peer_timer = true;
-      run.peer_event = sim_.schedule_in(scenario_.peer_failure_timeout, &peer_timeout_event_, idx);
+      run.peer_event = s_.sim.schedule_in(s_.sc.peer_failure_timeout, &peer_timeout_event_, idx);
     }
   } else {
     cancel_peer_timer(idx);
   }
 }
 
-void TrainingCluster::cancel_peer_timer(std::size_t idx) {
-  JobRun& run = runs_[idx];
+void JobController::cancel_peer_timer(std::size_t idx) {
+  JobRun& run = s_.runs[idx];
   run.gang_broken = false;
   if (!run.peer_timer) return;
-  sim_.cancel(run.peer_event);
+  s_.sim.cancel(run.peer_event);
   run.peer_timer = false;
 }
 
-void TrainingCluster::peer_timeout(std::size_t idx) {
+void JobController::peer_timeout(std::size_t idx) {
   // The survivors' process group timed out: torchrun exits with an error, their pods Fail.
-  JobRun& run = runs_[idx];
+  JobRun& run = s_.runs[idx];
   run.peer_timer = false;
   if (run.ended) return;
   std::vector<TaskId> survivors;
-  for (TaskId t : state_.job(run.pj).tasks) {
-    const TaskStatus s = state_.task(t).status;
+  for (TaskId t : s_.state.job(run.pj).tasks) {
+    const TaskStatus s = s_.state.task(t).status;
     if (s == TaskStatus::Running || s == TaskStatus::Bound) survivors.push_back(t);
   }
   std::sort(survivors.begin(), survivors.end());
   for (TaskId t : survivors) {
-    const policy::TaskInfo& task = state_.task(t);
+    const policy::TaskInfo& task = s_.state.task(t);
     const policy::NodeId node = task.node;
-    account_allocation(-neuroncores_of(task.resreq));
-    rec_.pod_event({static_cast<std::uint32_t>(idx), replica_of_task_[t], "Failed", state_.node(node).name, sim_.now()});
-    state_.set_task_status(t, TaskStatus::Failed);
-    node_occupancy_changed(node);
+    s_.account_allocation(-s_.neuroncores_of(task.resreq));
+    s_.rec.pod_event({static_cast<std::uint32_t>(idx), s_.replica_of_task[t], "Failed", s_.state.node(node).name, s_.sim.now()});
+    s_.state.set_task_status(t, TaskStatus::Failed);
+    s_.node_occupancy_changed(node);
     char secs[64];
-    std::snprintf(secs, sizeof secs, "%.0f", scenario_.peer_failure_timeout.seconds());
-    run.events.push_back({JobEvent::PodFailed, replica_of_task_[t],
+    std::snprintf(secs, sizeof secs, "%.0f", s_.sc.peer_failure_timeout.seconds());
+    run.events.push_back({JobEvent::PodFailed, s_.replica_of_task[t],
                           "pod " + task.name + " failed (torchrun: its process group timed out after " + secs +
                               " s waiting for a lost peer)"});
   }
@@ -243,43 +240,21 @@ void TrainingCluster::peer_timeout(std::size_t idx) {
   job_controller(idx);
 }
 
-void TrainingCluster::delete_pod(std::size_t idx, TaskId t) {
-  const policy::TaskInfo& task = state_.task(t);
-  const TaskStatus s = task.status;
-  if (s == TaskStatus::Releasing) return;  // being deleted already
-  if (!policy::on_node_status(s)) {
-    // Not on a node (Pending, or its containers have ended): the API server deletes it at once.
-    rec_.pod_event({static_cast<std::uint32_t>(idx), replica_of_task_[t], "Deleted", "", sim_.now()});
-    state_.remove_task(t);
-    return;
-  }
-  if (s == TaskStatus::Pipelined) {  // only nominated to a node
-    rec_.pod_event({static_cast<std::uint32_t>(idx), replica_of_task_[t], "Deleted", "", sim_.now()});
-    state_.set_task_status(t, TaskStatus::Pending);
-    state_.remove_task(t);
-    return;
-  }
-  rec_.pod_event({static_cast<std::uint32_t>(idx), replica_of_task_[t], "Killed", state_.node(task.node).name, sim_.now()});
-  state_.set_task_status(t, TaskStatus::Releasing);
-  const Duration grace = grace_rng_ ? scenario_.termination_grace.draw(*grace_rng_) : scenario_.termination_grace.a;
-  sim_.schedule_in(grace, &pod_gone_event_, t);
-}
-
-int TrainingCluster::kill_pods(std::size_t idx, bool soft, int only_replica) {
+int JobController::kill_pods(std::size_t idx, bool soft, int only_replica) {
   // killPods (pkg/controllers/job/job_controller_actions.go): every pod of the job (KillJob) or
   // of the target task (KillTarget) is deleted, except, with PodRetainPhaseSoft, the Succeeded
   // and Failed ones; pods being deleted already are left alone.
-  JobRun& run = runs_[idx];
-  const auto tasks = state_.job(run.pj).tasks;  // copy: pods leave the list
+  JobRun& run = s_.runs[idx];
+  const auto tasks = s_.state.job(run.pj).tasks;  // copy: pods leave the list
   bool lost_on_node = false;
   int deleted = 0;
   for (TaskId t : tasks) {
-    if (only_replica >= 0 && replica_of_task_[t] != only_replica) continue;
-    const TaskStatus s = state_.task(t).status;
+    if (only_replica >= 0 && s_.replica_of_task[t] != only_replica) continue;
+    const TaskStatus s = s_.state.task(t).status;
     if (s == TaskStatus::Releasing) continue;  // being deleted already
     if (soft && (s == TaskStatus::Succeeded || s == TaskStatus::Failed)) continue;
     if (s == TaskStatus::Running || s == TaskStatus::Bound || s == TaskStatus::Binding) lost_on_node = true;
-    delete_pod(idx, t);
+    pods_.delete_pod(idx, t);
     ++deleted;
   }
   if (lost_on_node) run.last_lost_s += stop_training(idx);
@@ -288,8 +263,8 @@ int TrainingCluster::kill_pods(std::size_t idx, bool soft, int only_replica) {
   return deleted;
 }
 
-void TrainingCluster::job_controller(std::size_t idx) {
-  JobRun& run = runs_[idx];
+void JobController::job_controller(std::size_t idx) {
+  JobRun& run = s_.runs[idx];
   run.controller_pending = false;
   const std::vector<JobRun::PendingEvent> events = std::move(run.events);
   run.events.clear();
@@ -297,12 +272,12 @@ void TrainingCluster::job_controller(std::size_t idx) {
     if (run.ended) break;
     controller_event(idx, e.event, e.replica, e.what);
   }
-  ensure_tick();
+  driver_.ensure_tick();
 }
 
-void TrainingCluster::controller_event(std::size_t idx, JobEvent e, int replica, const std::string& what) {
-  JobRun& run = runs_[idx];
-  const JobLifecycle& lc = lifecycle_of(idx);
+void JobController::controller_event(std::size_t idx, JobEvent e, int replica, const std::string& what) {
+  JobRun& run = s_.runs[idx];
+  const JobLifecycle& lc = s_.lifecycle_of(idx);
   // A pod lost while the gang held together breaks torchrun's process group.
   if (e == JobEvent::PodEvicted || e == JobEvent::PodFailed) gang_broken(idx);
   bool from_task = false;
@@ -386,7 +361,7 @@ void TrainingCluster::controller_event(std::size_t idx, JobEvent e, int replica,
             (run.vc == VcPhase::Failed ? " (retries exhausted: Failed)" : "");
   if (run.last_lost_s > 0 || restart)
     text += std::string("; lost ") + lost + " s of training" +
-            (scenario_.checkpoint_interval.count_ns() > 0 ? " since the last checkpoint" : "");
+            (s_.sc.checkpoint_interval.count_ns() > 0 ? " since the last checkpoint" : "");
   if (a == JobAction::SyncJob)
     text += " (no policy names this event: Volcano's default action; the Job stays " + std::string(to_string(run.vc)) + ")";
   else
@@ -397,19 +372,19 @@ void TrainingCluster::controller_event(std::size_t idx, JobEvent e, int replica,
     run.last_event = static_cast<std::int8_t>(e);
     run.last_action = a;
   }
-  rec_.decision({static_cast<std::uint32_t>(idx), sim_.now(), to_string(run.vc), "job-controller", text});
+  s_.rec.decision({static_cast<std::uint32_t>(idx), s_.sim.now(), to_string(run.vc), "job-controller", text});
   check_job_phase(idx);
 }
 
-void TrainingCluster::check_job_phase(std::size_t idx) {
+void JobController::check_job_phase(std::size_t idx) {
   // The status rules of the job's state, applied whenever its pods change (see the top).
-  JobRun& run = runs_[idx];
+  JobRun& run = s_.runs[idx];
   if (run.ended) return;
-  const TrainingJobSpec& spec = scenario_.jobs[idx];
-  const JobLifecycle& lc = lifecycle_of(idx);
+  const TrainingJobSpec& spec = s_.sc.jobs[idx];
+  const JobLifecycle& lc = s_.lifecycle_of(idx);
   int waiting = 0, running = 0, releasing = 0, succeeded = 0, failed = 0;
-  for (TaskId t : state_.job(run.pj).tasks) {
-    switch (state_.task(t).status) {
+  for (TaskId t : s_.state.job(run.pj).tasks) {
+    switch (s_.state.task(t).status) {
       case TaskStatus::Running: ++running; break;
       case TaskStatus::Releasing: ++releasing; break;
       case TaskStatus::Succeeded: ++succeeded; break;
@@ -426,9 +401,9 @@ void TrainingCluster::check_job_phase(std::size_t idx) {
       // restartingUpdateStatus: total - terminating >= minAvailable -> Pending (minAvailable is
       // the job's pod count here), once the killed pods are gone.
       if (releasing == 0) {
-        ++stats_.restarts;
+        ++s_.stats.restarts;
         set_job_phase(idx, VcPhase::Pending);
-        outcomes_[idx].phase = "Pending";
+        s_.outcomes[idx].phase = "Pending";
       }
       break;
     case VcPhase::Aborting:
@@ -477,15 +452,15 @@ void TrainingCluster::check_job_phase(std::size_t idx) {
   ensure_pods(idx);
 }
 
-void TrainingCluster::ensure_pods(std::size_t idx) {
+void JobController::ensure_pods(std::size_t idx) {
   // syncJob (job_controller_actions.go) creates the missing pods of a Pending or Running Job
   // once its PodGroup is admitted (phase not Pending); a Failed pod is not missing.
-  JobRun& run = runs_[idx];
+  JobRun& run = s_.runs[idx];
   if (run.ended || (run.vc != VcPhase::Pending && run.vc != VcPhase::Running)) return;
-  if (state_.job(run.pj).phase == PodGroupPhase::Pending) return;
-  const TrainingJobSpec& j = scenario_.jobs[idx];
+  if (s_.state.job(run.pj).phase == PodGroupPhase::Pending) return;
+  const TrainingJobSpec& j = s_.sc.jobs[idx];
   std::vector<char> present(static_cast<std::size_t>(j.nnodes), 0);
-  for (TaskId t : state_.job(run.pj).tasks) present[static_cast<std::size_t>(replica_of_task_[t])] = 1;
+  for (TaskId t : s_.state.job(run.pj).tasks) present[static_cast<std::size_t>(s_.replica_of_task[t])] = 1;
   bool created = false;
   for (int i = 0; i < j.nnodes; ++i)
     if (!present[static_cast<std::size_t>(i)]) {
@@ -494,30 +469,30 @@ void TrainingCluster::ensure_pods(std::size_t idx) {
     }
   if (created) {
     if (run.vc == VcPhase::Running) set_job_phase(idx, VcPhase::Pending);
-    ensure_tick();
+    driver_.ensure_tick();
   }
 }
 
-void TrainingCluster::end_job(std::size_t idx, const std::string& phase, const std::string& reason) {
-  JobRun& run = runs_[idx];
+void JobController::end_job(std::size_t idx, const std::string& phase, const std::string& reason) {
+  JobRun& run = s_.runs[idx];
   if (run.peer_timer) {
-    sim_.cancel(run.peer_event);
+    s_.sim.cancel(run.peer_event);
     run.peer_timer = false;
   }
-  const auto tasks = state_.job(run.pj).tasks;  // the retained Succeeded and Failed pods
-  for (TaskId t : tasks) state_.remove_task(t);
-  run.end = sim_.now();
+  const auto tasks = s_.state.job(run.pj).tasks;  // the retained Succeeded and Failed pods
+  for (TaskId t : tasks) s_.state.remove_task(t);
+  run.end = s_.sim.now();
   run.ended = true;
-  ++ended_;
-  outcomes_[idx].end = run.end;
-  outcomes_[idx].phase = phase;
-  if (phase == "Failed") ++stats_.failed;
-  else if (phase == "Aborted") ++stats_.aborted;
-  else if (phase == "Terminated") ++stats_.terminated;
-  else if (phase == "Completed") ++stats_.completed_early;
-  write_final(idx, phase, reason);
-  state_.remove_job(run.pj);
-  ensure_tick();
+  ++s_.ended;
+  s_.outcomes[idx].end = run.end;
+  s_.outcomes[idx].phase = phase;
+  if (phase == "Failed") ++s_.stats.failed;
+  else if (phase == "Aborted") ++s_.stats.aborted;
+  else if (phase == "Terminated") ++s_.stats.terminated;
+  else if (phase == "Completed") ++s_.stats.completed_early;
+  s_.write_final(idx, phase, reason);
+  s_.state.remove_job(run.pj);
+  driver_.ensure_tick();
 }
 
 }  // namespace mltwin::models

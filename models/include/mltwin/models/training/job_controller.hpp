@@ -1,0 +1,62 @@
+// mltwin/models/training/job_controller.hpp — the Volcano job controller (v1.12.1): a Job's
+// pods, and what happens to a Job whose pod is evicted or fails, by its lifecycle policies;
+// torchrun's process group waiting for a lost peer.
+//
+// See job_controller.cpp's header for the rules and the upstream files they follow.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "mltwin/core/event.hpp"
+#include "mltwin/models/training/training_state.hpp"
+
+namespace mltwin::models {
+
+class SchedulerDriver;
+class PodLifecycle;
+class TrainingProgress;
+
+class JobController {
+ public:
+  /// All arguments must outlive the component.
+  JobController(TrainingState& state, SchedulerDriver& driver, PodLifecycle& pods, TrainingProgress& progress)
+      : s_(state), driver_(driver), pods_(pods), progress_(progress) {}
+
+  /// A pod event for job `idx` (`what`: the decision row's text), handled at this instant once
+  /// the current scheduling cycle or node failure is over. True if it is the first waiting.
+  bool raise(std::size_t idx, JobEvent e, int replica, std::string what);
+  /// Creates replica `i`'s pod of job `idx` (Volcano task "trainer-<i>", replicas 1).
+  void create_pod(std::size_t idx, int i);
+  /// syncJob: the missing pods of an admitted (Inqueue or later) Pending or Running Job.
+  void ensure_pods(std::size_t idx);
+  /// The status rules of the job's state, applied whenever its pods change.
+  void check_job_phase(std::size_t idx);
+  /// Every pod of job `idx` runs again after a pod was lost: torchrun's survivors restarted
+  /// their worker group with the replacement (no Volcano restart).
+  void gang_formed(std::size_t idx);
+
+ private:
+  void job_controller(std::size_t idx);
+  void controller_event(std::size_t idx, JobEvent e, int replica, const std::string& what);
+  int kill_pods(std::size_t idx, bool soft, int only_replica);  // pods deleted
+  void end_job(std::size_t idx, const std::string& phase, const std::string& reason);
+  void set_job_phase(std::size_t idx, VcPhase phase) { s_.runs[idx].vc = phase; }
+  void recount(std::size_t idx);
+  double stop_training(std::size_t idx);
+  void gang_broken(std::size_t idx);
+  void cancel_peer_timer(std::size_t idx);
+  void peer_timeout(std::size_t idx);
+  void before() { s_.note_event(); }
+
+  TrainingState& s_;
+  SchedulerDriver& driver_;
+  PodLifecycle& pods_;
+  TrainingProgress& progress_;
+
+  template <auto Fn>
+  using Ev = core::Event<Fn, &JobController::before>;
+  Ev<&JobController::job_controller> job_controller_event_{this};
+  Ev<&JobController::peer_timeout> peer_timeout_event_{this};
+};
+
+}  // namespace mltwin::models

@@ -1,0 +1,78 @@
+// mltwin/models/training/pod_lifecycle.hpp — the kubelet's part of a training pod's life: from
+// bound to Running, the job's start-up once its last pod runs, and a pod's end (graceful
+// deletion, drain, its node's failure).
+//
+//   bind ──bind_latency──► Bound ──image pull (startup.hpp) + pod_startup──► Running
+//   last pod Running ──► rendezvous + Neuron compilation (or the compile cache) + dataset read
+//                        (with a start-up block) ──► training (TrainingProgress)
+//   delete ──termination grace──► gone (resources free); node failure: Failed at once
+//
+// Pod events that matter to the Volcano job controller (PodEvicted, PodFailed) are raised to it
+// (JobController::raise); a pod gone makes it re-check the Job's status.
+#pragma once
+#include <cstdint>
+#include <memory>
+
+#include "mltwin/core/event.hpp"
+#include "mltwin/models/startup.hpp"
+#include "mltwin/models/training/training_state.hpp"
+
+namespace mltwin::models {
+
+class SchedulerDriver;
+class JobController;
+class TrainingProgress;
+
+class PodLifecycle {
+ public:
+  /// Start-ups draw "pod.startup_latency". All arguments must outlive the component.
+  PodLifecycle(TrainingState& state, core::RngStreams& rng, SchedulerDriver& driver, JobController& controller,
+               TrainingProgress& progress);
+  ~PodLifecycle();
+
+  /// The API server bound pod `t` now: the kubelet hears of it after `latency`.
+  void bound_after(Duration latency, policy::TaskId t) { s_.sim.schedule_in(latency, &pod_bound_event_, t); }
+  /// Pod `t` is being deleted (Releasing): it is gone after `grace`.
+  void gone_after(Duration grace, policy::TaskId t) { s_.sim.schedule_in(grace, &pod_gone_event_, t); }
+  /// The job controller deletes pod `t` of job `idx`: at once if it is not on a node, else
+  /// Killed and gone after its termination grace period.
+  void delete_pod(std::size_t idx, policy::TaskId t);
+  /// A node drain (Spot interruption notice) evicts pod `t` through the Eviction API, its grace
+  /// period cut short at `longest_grace`; the job controller sees PodEvicted.
+  void drain_pod(policy::TaskId t, Duration longest_grace);
+  /// Node `n` failed: its pods are Failed with it; the job controller sees PodFailed.
+  void pods_failed_on_node(policy::NodeId n);
+  /// Node `n` left the cluster: its image cache goes with it.
+  void node_left(policy::NodeId n) {
+    if (startup_) startup_->forget_node(n);
+  }
+  /// Training of job `idx` begins now (its start-up done, or with none): closes the start-up's
+  /// books and hands the job to TrainingProgress.
+  void training_begins(std::size_t idx);
+  /// The job's attempt stopped: a start-up in progress is abandoned (a compilation in flight
+  /// never reaches the cache).
+  void abort_startup(std::size_t idx);
+
+ private:
+  void pod_bound(policy::TaskId t);
+  void pod_running(policy::TaskId t);
+  void pod_gone(policy::TaskId t);
+  void begin_startup(std::size_t idx);
+  void before() { s_.note_event(); }
+
+  TrainingState& s_;
+  SchedulerDriver& driver_;
+  JobController& controller_;
+  TrainingProgress& progress_;
+  core::Engine& startup_rng_;
+  std::unique_ptr<StartupModel> startup_;  // with a start-up block
+
+  template <auto Fn>
+  using Ev = core::Event<Fn, &PodLifecycle::before>;
+  Ev<&PodLifecycle::pod_bound> pod_bound_event_{this};
+  Ev<&PodLifecycle::pod_running> pod_running_event_{this};
+  Ev<&PodLifecycle::pod_gone> pod_gone_event_{this};
+  Ev<&PodLifecycle::training_begins> startup_done_event_{this};
+};
+
+}  // namespace mltwin::models

@@ -1,0 +1,76 @@
+// mltwin/models/training/scheduler_driver.hpp — volcano-scheduler in the training cluster: when
+// its sessions run, and what they do to the cluster (the policy::Backend).
+//
+// volcano-scheduler runs a session every schedule period (scheduler.go runOnce, period from
+// the scheduler config). mltwin runs the session of a period only when something changed since
+// the last (a cycle with nothing new decides nothing new), but always at a period boundary and
+// after every other event at that instant, so each session sees exactly what Volcano's cycle at
+// that boundary would. The session calls back through policy::Backend:
+//   * bind: the API server binds the pod (or refuses: lifecycle.bind_failure_probability); the
+//     kubelet hears of it after bind_latency (PodLifecycle);
+//   * evict: the pod is deleted with its termination grace period, and the job controller sees
+//     PodEvicted after the cycle (JobController);
+//   * a PodGroup's phase change and a job's condition are recorded; an Inqueue PodGroup gets its
+//     pods (the job controller's syncJob).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "mltwin/core/event.hpp"
+#include "mltwin/models/training/training_state.hpp"
+#include "mltwin/policy/scheduler.hpp"
+
+namespace mltwin::models {
+
+class PodLifecycle;
+class JobController;
+
+class SchedulerDriver final : public policy::Backend {
+ public:
+  /// Builds the scheduler from sc.scheduler (its node tie-break seed from the stream
+  /// "volcano.node_tiebreak"); binds draw "pod.bind_latency" and, with a bind failure
+  /// probability, "api.bind_failure". All arguments must outlive the component.
+  SchedulerDriver(TrainingState& state, core::RngStreams& rng, PodLifecycle& pods, JobController& controller);
+
+  policy::Scheduler& scheduler() { return *scheduler_; }
+  const policy::Scheduler& scheduler() const { return *scheduler_; }
+  /// Something the scheduler reads changed now: the session at the next period boundary (this
+  /// one if it has not run) will run. Also wakes the cluster autoscaler's scan.
+  void ensure_tick();
+  /// The kubelet reports a pod Bound or Running. Binding -> Bound -> Running changes nothing
+  /// allocate, enqueue or backfill read, so by default it does not wake the scheduler; preempt
+  /// and reclaim do read it (their victims are Bound or Running pods: preempt
+  /// api.PreemptableStatus; reclaim.go "Ignore non running task"), so with either configured
+  /// the change wakes the next cycle.
+  void kubelet_status(policy::TaskId t, policy::TaskStatus status);
+
+  // policy::Backend
+  policy::CallResult bind(const policy::TaskInfo& task, const policy::NodeInfo& node) override;
+  policy::CallResult evict(const policy::TaskInfo& task, std::string_view reason) override;
+  void podgroup_phase_changed(const policy::JobInfo& job, policy::PodGroupPhase from, policy::PodGroupPhase to) override;
+  void job_condition(const policy::JobInfo& job, const policy::Status& status) override;
+
+ private:
+  void tick();
+  void flag_neuron_names(const policy::NodeInfo& node);
+  void before() { s_.note_event(); }
+
+  TrainingState& s_;
+  PodLifecycle& pods_;
+  JobController& controller_;
+  std::unique_ptr<policy::Scheduler> scheduler_;
+  core::Engine& bind_rng_;
+  core::Engine* bind_failure_rng_ = nullptr;  // only with a bind failure probability
+  bool status_wakes_scheduler_ = false;       // preempt or reclaim configured
+  std::vector<std::uint8_t> neuron_mixed_;    // per node id: its pods have mixed Neuron names (flagged once)
+  bool tick_pending_ = false;
+  bool in_tick_ = false;
+  std::int64_t last_tick_ns_ = -1;
+  core::Time tick_at_ = core::Time::max();
+  core::EventId tick_id_;
+  core::Event<&SchedulerDriver::tick, &SchedulerDriver::before> tick_event_{this};
+};
+
+}  // namespace mltwin::models

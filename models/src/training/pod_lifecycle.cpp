@@ -1,0 +1,202 @@
+// PodLifecycle: see mltwin/models/training/pod_lifecycle.hpp.
+#include "mltwin/models/training/pod_lifecycle.hpp"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "mltwin/models/training/job_controller.hpp"
+#include "mltwin/models/training/scheduler_driver.hpp"
+#include "mltwin/models/training/training_progress.hpp"
+
+namespace mltwin::models {
+
+using policy::JobId;
+using policy::NodeId;
+using policy::TaskId;
+using policy::TaskStatus;
+
+PodLifecycle::PodLifecycle(TrainingState& state, core::RngStreams& rng, SchedulerDriver& driver, JobController& controller,
+                           TrainingProgress& progress)
+    : s_(state), driver_(driver), controller_(controller), progress_(progress), startup_rng_(rng.stream("pod.startup_latency")) {
+  if (s_.sc.startup) startup_ = std::make_unique<StartupModel>(*s_.sc.startup);
+  s_.startup_modelled = startup_ != nullptr;
+}
+
+PodLifecycle::~PodLifecycle() = default;
+
+void PodLifecycle::pod_bound(TaskId t) {
+  if (s_.state.task(t).status != TaskStatus::Binding) return;  // killed or evicted meanwhile
+  driver_.kubelet_status(t, TaskStatus::Bound);
+  const policy::TaskInfo& task = s_.state.task(t);
+  const std::size_t idx = s_.job_of_policy[task.job];
+  JobRun& run = s_.runs[idx];
+  s_.rec.pod_event({static_cast<std::uint32_t>(idx), s_.replica_of_task[t], "Bound", s_.state.node(task.node).name, s_.sim.now()});
+  if (++run.bound == s_.sc.jobs[idx].nnodes && run.scheduled == core::Time::max()) {
+    run.scheduled = s_.sim.now();  // the first placement (a restarted job keeps it)
+    s_.outcomes[idx].scheduled = run.scheduled;
+  }
+  Duration pull = Duration::ns(0);
+  if (startup_) {  // the kubelet pulls the image (or waits for the node's pull) before the container runs
+    JobStartup& js = s_.jstart[idx];
+    pull = startup_->image_pull(task.node, s_.sim.now());
+    if (run.bound == 1) js.pull_max = pull;
+    else js.pull_max = std::max(js.pull_max, pull);
+  }
+  s_.sim.schedule_in(s_.sc.pod_startup.draw(startup_rng_) + pull, &pod_running_event_, t);
+}
+
+void PodLifecycle::pod_running(TaskId t) {
+  if (s_.state.task(t).status != TaskStatus::Bound) return;  // killed or evicted meanwhile
+  driver_.kubelet_status(t, TaskStatus::Running);
+  const policy::TaskInfo& task = s_.state.task(t);
+  const std::size_t idx = s_.job_of_policy[task.job];
+  JobRun& run = s_.runs[idx];
+  s_.rec.pod_event({static_cast<std::uint32_t>(idx), s_.replica_of_task[t], "Running", s_.state.node(task.node).name, s_.sim.now()});
+  if (++run.running == s_.sc.jobs[idx].nnodes) {
+    if (run.vc == VcPhase::Pending) run.vc = VcPhase::Running;  // state/pending.go: Running pods >= minAvailable
+    if (run.gang_broken) controller_.gang_formed(idx);
+    if (startup_) begin_startup(idx);  // rendezvous, compilation, dataset read, then training
+    else training_begins(idx);
+  }
+}
+
+void PodLifecycle::begin_startup(std::size_t idx) {
+  // The last worker joined: torchrun's rendezvous, then the Neuron graphs (compiled, or loaded
+  // from the compile cache), then the dataset from FSx for Lustre (models/startup.hpp).
+  const TrainingJobSpec& j = s_.sc.jobs[idx];
+  const StartupSpec& sp = *s_.sc.startup;
+  JobStartup& js = s_.jstart[idx];
+  const std::string& model = j.model.empty() ? sp.default_model : j.model;
+  const std::string& flags = j.compiler_flags.empty() ? sp.default_flags : j.compiler_flags;
+  const Duration rdzv = sp.rendezvous;
+  const StartupModel::Compile c =
+      startup_->compile(static_cast<std::uint32_t>(idx), model, flags, j.nnodes * j.nproc_per_node, s_.sim.now() + rdzv);
+  const NeuronModelSpec* m = sp.find_model(model);
+  const Duration read = startup_->dataset_read(m ? m->dataset_bytes : 0);
+  js.image_pull_s += js.pull_max.seconds();
+  js.rendezvous_s += rdzv.seconds();
+  s_.outcomes[idx].compile_s += c.time.seconds();
+  js.dataset_read_s += read.seconds();
+  if (!js.compile_cache.empty()) js.compile_cache += ",";
+  js.compile_cache += to_string(c.outcome);
+  if (c.outcome == CompileOutcome::Hit) ++s_.stats.compile_hits;
+  else if (c.outcome == CompileOutcome::Miss) ++s_.stats.compile_misses;
+  else ++s_.stats.compile_waits;
+  s_.stats.image_pull_s += js.pull_max.seconds();
+  js.startup_begin = s_.sim.now();
+  js.in_startup = true;
+  js.done_event = s_.sim.schedule_in(rdzv + c.time + read, &startup_done_event_, idx);
+  JobOutcome& out = s_.outcomes[idx];
+  if (s_.runs[idx].start == core::Time::max()) s_.runs[idx].start = s_.sim.now();  // the first start
+  out.start = s_.runs[idx].start;
+  out.phase = "Running";
+}
+
+void PodLifecycle::training_begins(std::size_t idx) {
+  JobStartup& js = s_.jstart[idx];
+  if (js.in_startup) {
+    js.in_startup = false;
+    s_.stats.startup_s += (s_.sim.now() - js.startup_begin).seconds();
+  }
+  if (js.training_start == core::Time::max()) js.training_start = s_.sim.now();
+  progress_.start(idx);
+}
+
+void PodLifecycle::abort_startup(std::size_t idx) {
+  JobStartup& js = s_.jstart[idx];
+  if (!js.in_startup) return;
+  s_.sim.cancel(js.done_event);
+  js.in_startup = false;
+  if (startup_) startup_->abort_compiles(static_cast<std::uint32_t>(idx), s_.sim.now());
+}
+
+void PodLifecycle::delete_pod(std::size_t idx, TaskId t) {
+  const policy::TaskInfo& task = s_.state.task(t);
+  const TaskStatus st = task.status;
+  if (st == TaskStatus::Releasing) return;  // being deleted already
+  const auto u = static_cast<std::uint32_t>(idx);
+  if (!policy::on_node_status(st)) {
+    // Not on a node (Pending, or its containers have ended): the API server deletes it at once.
+    s_.rec.pod_event({u, s_.replica_of_task[t], "Deleted", "", s_.sim.now()});
+    s_.state.remove_task(t);
+    return;
+  }
+  if (st == TaskStatus::Pipelined) {  // only nominated to a node
+    s_.rec.pod_event({u, s_.replica_of_task[t], "Deleted", "", s_.sim.now()});
+    s_.state.set_task_status(t, TaskStatus::Pending);
+    s_.state.remove_task(t);
+    return;
+  }
+  s_.rec.pod_event({u, s_.replica_of_task[t], "Killed", s_.state.node(task.node).name, s_.sim.now()});
+  s_.state.set_task_status(t, TaskStatus::Releasing);
+  gone_after(s_.termination_grace(), t);
+}
+
+void PodLifecycle::drain_pod(TaskId t, Duration longest_grace) {
+  // A node drain evicts the pod through the Eviction API: the pod is deleted (Releasing for its
+  // termination grace period, cut short at `longest_grace`) and the job controller sees
+  // PodEvicted, as for the scheduler's evictions.
+  const policy::TaskInfo& task = s_.state.task(t);
+  if (task.status == TaskStatus::Releasing) return;  // being deleted already
+  if (task.status == TaskStatus::Pipelined) {        // only nominated to the node: back to Pending
+    s_.state.set_task_status(t, TaskStatus::Pending);
+    return;
+  }
+  const std::size_t idx = s_.job_of_policy[task.job];
+  const std::string node_name = s_.state.node(task.node).name;
+  ++s_.stats.drained;
+  s_.rec.pod_event({static_cast<std::uint32_t>(idx), s_.replica_of_task[t], "Drained", node_name, s_.sim.now()});
+  s_.state.set_task_status(t, TaskStatus::Releasing);
+  gone_after(std::min(s_.termination_grace(), longest_grace), t);
+  controller_.raise(idx, JobEvent::PodEvicted, s_.replica_of_task[t],
+                    "pod " + task.name + " evicted (drain of node " + node_name + " at its Spot interruption notice)");
+}
+
+void PodLifecycle::pod_gone(TaskId t) {
+  // The termination grace period has passed: the pod is gone and its resources are free.
+  const policy::TaskInfo& task = s_.state.task(t);
+  if (task.status != TaskStatus::Releasing) return;  // gone already, with its failed node
+  const std::size_t idx = s_.job_of_policy[task.job];
+  const NodeId node = task.node;
+  s_.account_allocation(-s_.neuroncores_of(task.resreq));
+  s_.rec.pod_event({static_cast<std::uint32_t>(idx), s_.replica_of_task[t], "Deleted", s_.state.node(task.node).name, s_.sim.now()});
+  s_.state.remove_task(t);
+  s_.node_occupancy_changed(node);
+  driver_.ensure_tick();
+  controller_.check_job_phase(idx);  // the job controller's status rule; a missing pod may be recreated
+}
+
+void PodLifecycle::pods_failed_on_node(NodeId n) {
+  // The node failed: its pods are gone with it (their containers died; nothing is left to
+  // terminate). The Volcano job controller sees PodFailed and applies the job's policy
+  // (TorchX max_retries > 0: PodFailed -> RestartJob), as for an eviction.
+  std::vector<TaskId> on;
+  for (const auto* list : {&s_.state.pending_jobs(), &s_.state.active_jobs()})
+    for (JobId j : *list)
+      for (TaskId t : s_.state.job(j).tasks)
+        if (s_.state.task(t).node == n && policy::on_node_status(s_.state.task(t).status)) on.push_back(t);
+  std::sort(on.begin(), on.end());  // task id order: independent of the lists' order
+  const std::string node_name = s_.state.node(n).name;
+  for (TaskId t : on) {
+    const policy::TaskInfo& task = s_.state.task(t);
+    const std::size_t idx = s_.job_of_policy[task.job];
+    if (task.status == TaskStatus::Pipelined) {  // only nominated to the node: back to Pending
+      s_.state.set_task_status(t, TaskStatus::Pending);
+      continue;
+    }
+    const bool releasing = task.status == TaskStatus::Releasing;
+    s_.account_allocation(-s_.neuroncores_of(task.resreq));
+    s_.rec.pod_event({static_cast<std::uint32_t>(idx), s_.replica_of_task[t], "Failed", node_name, s_.sim.now()});
+    const std::string pod_name = task.name;
+    const int replica = s_.replica_of_task[t];
+    s_.state.remove_task(t);
+    if (releasing) {  // being deleted already: its deletion completes with the node
+      controller_.check_job_phase(idx);
+      continue;
+    }
+    controller_.raise(idx, JobEvent::PodFailed, replica, "pod " + pod_name + " failed (node " + node_name + " failed)");
+  }
+}
+
+}  // namespace mltwin::models

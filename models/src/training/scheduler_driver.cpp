@@ -1,0 +1,149 @@
+// SchedulerDriver: see mltwin/models/training/scheduler_driver.hpp.
+#include "mltwin/models/training/scheduler_driver.hpp"
+
+#include <algorithm>
+#include <random>
+#include <string>
+
+#include "mltwin/models/node_lifecycle.hpp"
+#include "mltwin/models/training/job_controller.hpp"
+#include "mltwin/models/training/pod_lifecycle.hpp"
+
+namespace mltwin::models {
+
+using policy::TaskId;
+using policy::TaskStatus;
+
+SchedulerDriver::SchedulerDriver(TrainingState& state, core::RngStreams& rng, PodLifecycle& pods, JobController& controller)
+    : s_(state), pods_(pods), controller_(controller),
+      scheduler_(std::make_unique<policy::Scheduler>(state.sc.scheduler, rng.stream("volcano.node_tiebreak")())),
+      bind_rng_(rng.stream("pod.bind_latency")) {
+  for (const auto& a : s_.sc.scheduler.actions) status_wakes_scheduler_ = status_wakes_scheduler_ || a == "preempt" || a == "reclaim";
+  if (s_.sc.bind_failure_probability > 0) bind_failure_rng_ = &rng.stream("api.bind_failure");
+}
+
+void SchedulerDriver::ensure_tick() {
+  // The scheduler cycle at boundary t sees every change made at or before t: a change at t
+  // wakes the cycle at t itself (the tick yields to other events at t, see tick()), a change
+  // between boundaries the next one. Changes made by a cycle's own session wake the next.
+  if (s_.sc.autoscaler) s_.nodes->ensure_scan();  // the autoscaler looks at every change
+  if (in_tick_) return;
+  const std::int64_t p = s_.sc.scheduler.schedule_period_ns;
+  const std::int64_t now = s_.sim.now().ns();
+  std::int64_t t = (now + p - 1) / p * p;
+  if (t == last_tick_ns_) t += p;  // that boundary's cycle already ran
+  if (tick_pending_) {
+    // The pending tick may lie ahead at a plugin's wake-up (sla's next deadline): a change now
+    // needs the cycle at t. (tick() re-arms the wake-up if it is still to come.)
+    if (tick_at_.ns() > t) {
+      tick_at_ = core::Time::from_ns(t);
+      s_.sim.reschedule(tick_id_, tick_at_);
+    }
+    return;
+  }
+  tick_at_ = core::Time::from_ns(t);
+  tick_id_ = s_.sim.schedule(tick_at_, &tick_event_, 0);
+  tick_pending_ = true;
+}
+
+void SchedulerDriver::tick() {
+  // Let every other event at this instant happen first, whatever order it was scheduled in.
+  if (s_.sim.next_time() == s_.sim.now()) {
+    tick_id_ = s_.sim.schedule(s_.sim.now(), &tick_event_, 0);
+    return;
+  }
+  tick_pending_ = false;
+  in_tick_ = true;
+  last_tick_ns_ = s_.sim.now().ns();
+  s_.state.set_now(s_.sim.now().ns());
+  scheduler_->run_once(s_.state, *this);
+  in_tick_ = false;
+  const std::int64_t p = s_.sc.scheduler.schedule_period_ns;
+  if (scheduler_->needs_cycle(s_.state)) {
+    tick_at_ = s_.sim.now() + core::Duration::ns(p);
+    tick_id_ = s_.sim.schedule(tick_at_, &tick_event_, 0);
+    tick_pending_ = true;
+  } else if (scheduler_->next_wakeup() != INT64_MAX) {
+    const std::int64_t w = std::max(scheduler_->next_wakeup(), s_.sim.now().ns() + 1);
+    tick_at_ = core::Time::from_ns((w + p - 1) / p * p);
+    tick_id_ = s_.sim.schedule(tick_at_, &tick_event_, 0);
+    tick_pending_ = true;
+  }
+}
+
+void SchedulerDriver::kubelet_status(TaskId t, TaskStatus status) {
+  if (status_wakes_scheduler_) {
+    s_.state.set_task_status(t, status, s_.state.task(t).node);
+    ensure_tick();
+  } else {
+    s_.state.set_task_status_within_allocated(t, status);
+  }
+}
+
+policy::CallResult SchedulerDriver::bind(const policy::TaskInfo& task, const policy::NodeInfo& node) {
+  if (s_.sc.bind_failure_probability > 0 && bind_failure_rng_ &&
+      std::uniform_real_distribution<double>(0.0, 1.0)(*bind_failure_rng_) < s_.sc.bind_failure_probability) {
+    // The API server refuses the binding (lifecycle.bind_failure_probability): the pod stays
+    // unbound; the scheduler returns it to Pending when its session closes.
+    const std::size_t idx = s_.job_of_policy[task.job];
+    ++s_.stats.bind_failures;
+    s_.rec.pod_event({static_cast<std::uint32_t>(idx), s_.replica_of_task[task.id], "BindFailed", node.name, s_.sim.now()});
+    return policy::CallResult::failure("simulated API server error (lifecycle.bind_failure_probability)");
+  }
+  s_.account_allocation(s_.neuroncores_of(task.resreq));
+  flag_neuron_names(node);
+  s_.node_occupancy_changed(node.id);
+  JobRun& run = s_.runs[s_.job_of_policy[task.job]];
+  if (run.attempt_placed == core::Time::max()) run.attempt_placed = s_.sim.now();
+  ++s_.stats.binds;
+  pods_.bound_after(s_.sc.bind_latency.draw(bind_rng_), task.id);
+  return policy::CallResult::success();
+}
+
+policy::CallResult SchedulerDriver::evict(const policy::TaskInfo& task, std::string_view reason) {
+  // Called while the scheduler commits (the task is Releasing in the state already). The pod
+  // is being deleted: it holds its resources for the termination grace period. The job
+  // controller reacts to the PodEvicted event after the scheduling cycle.
+  const std::size_t idx = s_.job_of_policy[task.job];
+  ++s_.stats.evictions;
+  const int replica = s_.replica_of_task[task.id];
+  s_.rec.pod_event({static_cast<std::uint32_t>(idx), replica, "Evicted", s_.state.node(task.node).name, s_.sim.now()});
+  pods_.gone_after(s_.termination_grace(), task.id);
+  if (controller_.raise(idx, JobEvent::PodEvicted, replica, "pod " + task.name + " evicted (" + std::string(reason) + ")") &&
+      reason == "reclaim")
+    ++s_.outcomes[idx].reclaim_evictions;
+  return policy::CallResult::success();
+}
+
+void SchedulerDriver::podgroup_phase_changed(const policy::JobInfo& job, policy::PodGroupPhase from, policy::PodGroupPhase to) {
+  const std::size_t idx = s_.job_of_policy[job.id];
+  JobRun& run = s_.runs[idx];
+  s_.rec.phase_change({static_cast<std::uint32_t>(idx), s_.sim.now(), policy::to_string(from), policy::to_string(to)});
+  run.last_phase = policy::to_string(to);
+  if (to == policy::PodGroupPhase::Inqueue) {
+    if (run.inqueue == core::Time::max()) run.inqueue = s_.sim.now();
+    controller_.ensure_pods(idx);  // syncJob creates the missing pods of an admitted PodGroup
+  }
+}
+
+void SchedulerDriver::job_condition(const policy::JobInfo& job, const policy::Status& s) {
+  const std::size_t idx = s_.job_of_policy[job.id];
+  s_.rec.decision({static_cast<std::uint32_t>(idx), s_.sim.now(), policy::to_string(s.code), s.plugin, s.reason});
+}
+
+void SchedulerDriver::flag_neuron_names(const policy::NodeInfo& node) {
+  // What the node's pods hold (node.used, the binding pod included) names two of the three
+  // Neuron resources: faithful to Kubernetes and Volcano, which count them independently, the
+  // run goes on; the summary says so with the remedy (docs/resources.md).
+  if (neuron_mixed_.size() <= node.id) neuron_mixed_.resize(node.id + 1, 0);
+  if (neuron_mixed_[node.id] || !policy::neuron_names_mixed(node.used)) return;
+  neuron_mixed_[node.id] = 1;
+  std::string names;
+  for (policy::ResourceName n : {policy::rn::kNeuron, policy::rn::kNeuronDevice, policy::rn::kNeuronCore})
+    if (node.used.scalars.get(n) > 0) names += (names.empty() ? "" : " and ") + std::string(n.str());
+  if (++s_.stats.neuron_name_mixes == 1) s_.stats.neuron_name_mix_example = node.name + ": " + names;
+  s_.rec.node_event({s_.sim.now(), node.name, s_.sc.node_groups[s_.nodes->rec(node.id).group].name, "NeuronNamesMixed",
+                     "pods on the node request " + names + ", which Kubernetes counts independently"});
+}
+
+}  // namespace mltwin::models
