@@ -240,7 +240,7 @@ void TrainingProgress::job_end(std::size_t idx) {
     s_.state.set_task_status(tasks[i], TaskStatus::Succeeded);
     s_.rec.pod_event({static_cast<std::uint32_t>(idx), s_.replica_of_task[tasks[i]], "Succeeded", node, s_.sim.now()});
   }
-  if (s_.nodes->dynamic())
+  if (s_.nodes && s_.nodes->dynamic())
     for (TaskId t : tasks) s_.nodes->occupancy_changed(s_.state.task(t).node);
   s_.stats.training_s += (s_.sim.now() - run.attempt_start).seconds();
   run.end = s_.sim.now();

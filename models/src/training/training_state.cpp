@@ -38,7 +38,7 @@ void TrainingState::account_allocation(double delta_cores) {
 }
 
 void TrainingState::node_occupancy_changed(policy::NodeId n) {
-  if (nodes->dynamic()) nodes->occupancy_changed(n);
+  if (nodes && nodes->dynamic()) nodes->occupancy_changed(n);
 }
 
 void TrainingState::write_final(std::size_t idx, const std::string& phase, const std::string& reason) {

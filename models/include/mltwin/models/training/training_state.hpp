@@ -110,7 +110,7 @@ struct TrainingState {
   core::Engine& uid_rng;                  ///< "apiserver.uid": every object's UID
   core::Engine* grace_rng = nullptr;      ///< only for a random termination grace period
   policy::ClusterState state;             ///< the cluster as volcano-scheduler sees it
-  NodeLifecycle* nodes = nullptr;         ///< set once the nodes exist
+  NodeLifecycle* nodes = nullptr;         ///< set once the nodes exist; null: static nodes (tests)
   bool startup_modelled = false;          ///< the scenario has a start-up block
   int cores_per_device = 2;               ///< NeuronCores per Neuron device of the first node group's type
   JobLifecycle torchx_default;            ///< torchx_lifecycle(sc.max_retries)
@@ -139,7 +139,7 @@ struct TrainingState {
   /// Allocated NeuronCores change by `delta_cores` now: integrates the allocation over time,
   /// split at day boundaries (TrainingStats::allocated_core_seconds_per_day).
   void account_allocation(double delta_cores);
-  /// The pods on node `n` changed (the cluster autoscaler's books).
+  /// The pods on node `n` changed (the cluster autoscaler's books, if the nodes are dynamic).
   void node_occupancy_changed(policy::NodeId n);
   /// The job's final row (JobFinal).
   void write_final(std::size_t idx, const std::string& phase, const std::string& reason);

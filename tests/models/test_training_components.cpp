@@ -1,0 +1,181 @@
+// The training cluster's components (models/training/) wired on a hand-built cluster — one
+// node, one queue, one two-pod job, no TrainingCluster and no node lifecycle — to check the
+// Volcano job controller's rules (v1.12.1 pkg/controllers/job/state/*.go) and torchrun's gang
+// as timelines derived by hand:
+//   the job is submitted at 0 s; the session at 0 s admits it (Inqueue) and the job controller
+//   creates its pods; the session at 1 s binds them; Bound at 1.05 s (bind latency 50 ms),
+//   Running at 3.05 s (pod start-up 2 s): training starts at 3.05 s for 1,000 s.
+//   At 100 s a node drain evicts pod 0 (termination grace 30 s: gone at 130 s), so 96.95 s of
+//   training are lost (no checkpoint).
+#include <doctest/doctest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mltwin/core/rng.hpp"
+#include "mltwin/core/simulator.hpp"
+#include "mltwin/models/training/job_controller.hpp"
+#include "mltwin/models/training/pod_lifecycle.hpp"
+#include "mltwin/models/training/scheduler_driver.hpp"
+#include "mltwin/models/training/training_progress.hpp"
+#include "mltwin/models/training/training_state.hpp"
+
+using namespace mltwin;
+using namespace mltwin::models;
+using core::Duration;
+using core::Time;
+
+namespace {
+
+constexpr std::int64_t kMs = 1'000'000;
+constexpr std::int64_t kS = 1'000'000'000;
+
+struct Rows final : TrainingRecorder {
+  std::vector<std::string> decisions;
+  std::vector<JobFinal> finals;
+  void job_submitted(const JobSubmitted&) override {}
+  void job_final(const JobFinal& j) override { finals.push_back(j); }
+  void pod_event(const PodEvent&) override {}
+  void decision(const Decision& d) override { decisions.emplace_back(d.reason); }
+  void phase_change(const PhaseChange&) override {}
+  void sample(const ClusterSample&) override {}
+  void step_period(const StepPeriod&) override {}
+  void node_launched(const NodeLaunched&) override {}
+  void node_ended(const NodeEnded&) override {}
+  void checkpoint(Time) override {}
+};
+
+LatencySpec constant(Duration d) { return LatencySpec{LatencySpec::Kind::Constant, d, d, "test"}; }
+
+/// One 8-core node (110 pods), queue "default", a two-pod job (1 core a pod, 1,000 s of training) with
+/// the given lifecycle policies, and the four components around the state.
+struct Cluster {
+  TrainingScenario sc;
+  core::Simulator sim;
+  core::RngStreams rng{1};
+  Rows rows;
+  std::unique_ptr<TrainingState> s;
+  struct Parts {
+    Parts(TrainingState& st, core::RngStreams& r)
+        : progress(st, driver), pods(st, r, driver, controller, progress), controller(st, driver, pods, progress),
+          driver(st, r, pods, controller) {}
+    TrainingProgress progress;
+    PodLifecycle pods;
+    JobController controller;
+    SchedulerDriver driver;
+  };
+  std::unique_ptr<Parts> parts;
+
+  explicit Cluster(std::vector<LifecyclePolicy> policies) {
+    sc.bind_latency = constant(Duration::ms(50));
+    sc.pod_startup = constant(Duration::s(2));
+    TrainingJobSpec j;
+    j.name = "train";
+    j.queue = "default";
+    j.nnodes = 2;
+    j.cpu_per_pod = 1;
+    j.duration = Duration::s(1000);
+    auto lc = std::make_shared<JobLifecycle>();
+    lc->policies = std::move(policies);
+    j.lifecycle = lc;
+    sc.jobs.push_back(j);
+    s = std::make_unique<TrainingState>(sc, sim, rows, rng);
+    policy::QueueInfo q;
+    q.name = "default";
+    s->state.add_queue(q);
+    policy::NodeInfo n;
+    n.name = "node-0";
+    n.allocatable = policy::Resource::make(8, 64.0 * (1ull << 30));
+    n.allocatable.with(policy::rn::kPods, 110);  // the kubelet's max-pods
+    n.capacity = n.allocatable;
+    s->state.add_node(n);
+    s->torchx_default = torchx_lifecycle(0);
+    s->runs.resize(1);
+    s->outcomes.resize(1);
+    s->jstart.resize(1);
+    parts = std::make_unique<Parts>(*s, rng);
+    // Submitted at 0 s, as TrainingCluster::arrive does.
+    policy::JobInfo pj;
+    pj.name = j.name;
+    pj.queue = 0;
+    pj.min_available = j.nnodes;
+    pj.min_resources = s->pod_resreq(0);
+    pj.min_resources.multi(j.nnodes);
+    s->runs[0].pj = s->state.add_job(pj);
+    s->job_of_policy.assign(s->runs[0].pj + 1, 0);
+    s->next_arrival = 1;
+    parts->driver.ensure_tick();
+  }
+  /// At `t`, a node drain evicts replica `replica`'s pod (grace not cut short).
+  void drain_at(Time t, int replica) {
+    sim.run_until(t);
+    for (policy::TaskId id : s->state.job(s->runs[0].pj).tasks)
+      if (s->replica_of_task[id] == replica) {
+        parts->pods.drain_pod(id, Duration::s(600));
+        return;
+      }
+    FAIL("no pod of replica " << replica);
+  }
+};
+
+LifecyclePolicy on_evicted(JobAction a) {
+  return LifecyclePolicy{static_cast<std::uint8_t>(1u << static_cast<unsigned>(JobEvent::PodEvicted)), a};
+}
+
+bool has(const std::vector<std::string>& rows, const std::string& text) {
+  for (const auto& r : rows)
+    if (r.find(text) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("job controller: no policy (SyncJob) recreates the evicted pod and torchrun's gang re-forms in place") {
+  Cluster c({});
+  c.drain_at(Time::from_ns(100 * kS), 0);
+  c.sim.run();
+  // SyncJob: the evicted pod is gone at 130 s; the Job goes Pending and gets the pod back; the
+  // session at 130 s binds it (Bound 130.05 s, Running 132.05 s); the survivors' rendezvous
+  // takes it and training restarts from scratch: it ends at 1,132.05 s.
+  const JobOutcome& o = c.s->outcomes[0];
+  CHECK(o.phase == "Completed");
+  CHECK(o.start.ns() == 3 * kS + 50 * kMs);
+  CHECK(o.end.ns() == 1132 * kS + 50 * kMs);
+  CHECK(o.lost_s == doctest::Approx(96.95));
+  CHECK(c.s->stats.resumed_in_place == 1);
+  CHECK(c.s->stats.restarts == 0);
+  CHECK(c.s->runs[0].retries == 0);
+  CHECK(has(c.rows.decisions, "PodEvicted -> SyncJob"));
+  CHECK(has(c.rows.decisions, "torchrun restarted the worker group"));
+}
+
+TEST_CASE("job controller: PodEvicted -> AbortJob kills the other pod; the Job is Aborted once both are gone") {
+  Cluster c({on_evicted(JobAction::AbortJob)});
+  c.drain_at(Time::from_ns(100 * kS), 0);
+  c.sim.run();
+  // state/running.go AbortJob: KillJob(PodRetainPhaseSoft) -> Aborting; pod 1 is killed at
+  // 100 s with its 30 s grace; state/aborting.go: Aborted when nothing is left, at 130 s.
+  const JobOutcome& o = c.s->outcomes[0];
+  CHECK(o.phase == "Aborted");
+  CHECK(o.end.ns() == 130 * kS);
+  CHECK(o.lost_s == doctest::Approx(96.95));
+  CHECK(c.s->stats.aborted == 1);
+  CHECK(c.s->runs[0].vc == VcPhase::Aborted);
+  CHECK(has(c.rows.decisions, "PodEvicted -> AbortJob; lost "));
+  CHECK(has(c.rows.decisions, "(the job's policy) [Volcano Job Running -> Aborting]"));
+  REQUIRE(c.rows.finals.size() == 1);
+  CHECK(c.rows.finals[0].phase == "Aborted");
+}
+
+TEST_CASE("job controller: PodEvicted -> CompleteJob ends the Job Completed before its training did") {
+  Cluster c({on_evicted(JobAction::CompleteJob)});
+  c.drain_at(Time::from_ns(100 * kS), 0);
+  c.sim.run();
+  // state/running.go CompleteJob: KillJob(PodRetainPhaseSoft) -> Completing; Completed at 130 s.
+  const JobOutcome& o = c.s->outcomes[0];
+  CHECK(o.phase == "Completed");
+  CHECK(o.end.ns() == 130 * kS);
+  CHECK(c.s->stats.completed_early == 1);
+  CHECK(has(c.rows.decisions, "[Volcano Job Running -> Completing]"));
+}
