@@ -11,11 +11,7 @@
 #include <stdexcept>
 
 #include "mltwin/models/node_lifecycle.hpp"
-#include "mltwin/models/training/job_controller.hpp"
-#include "mltwin/models/training/pod_lifecycle.hpp"
-#include "mltwin/models/training/scheduler_driver.hpp"
-#include "mltwin/models/training/training_progress.hpp"
-#include "mltwin/models/training/training_state.hpp"
+#include "mltwin/models/training/components.hpp"
 #include "mltwin/policy/node_constraints.hpp"
 
 namespace mltwin::models {
@@ -48,18 +44,6 @@ Duration LatencySpec::draw(core::Engine& rng) const {
   return a;
 }
 
-
-/// The components, each referring to the others it calls (members of one object, so each
-/// may name one built after it).
-struct TrainingCluster::Parts {
-  Parts(TrainingState& s, core::RngStreams& rng)
-      : progress(s, driver), pods(s, rng, driver, controller, progress), controller(s, driver, pods, progress),
-        driver(s, rng, pods, controller) {}
-  TrainingProgress progress;
-  PodLifecycle pods;
-  JobController controller;
-  SchedulerDriver driver;
-};
 
 // What the node lifecycle (node_lifecycle.hpp) asks of the rest of the cluster.
 struct TrainingCluster::NodeHostAdapter final : NodeHost {
@@ -114,7 +98,7 @@ TrainingCluster::TrainingCluster(const TrainingScenario& sc, core::Simulator& si
   s.runs.resize(sc.jobs.size());
   s.outcomes.resize(sc.jobs.size());
   s.jstart.resize(sc.jobs.size());
-  parts_ = std::make_unique<Parts>(s, rng);
+  parts_ = std::make_unique<TrainingComponents>(s, rng);
   s.stats.neuroncores_total = s.state.total_allocatable().scalars.get(policy::rn::kNeuronCore) / 1000.0;
 }
 

@@ -15,11 +15,7 @@
 
 #include "mltwin/core/rng.hpp"
 #include "mltwin/core/simulator.hpp"
-#include "mltwin/models/training/job_controller.hpp"
-#include "mltwin/models/training/pod_lifecycle.hpp"
-#include "mltwin/models/training/scheduler_driver.hpp"
-#include "mltwin/models/training/training_progress.hpp"
-#include "mltwin/models/training/training_state.hpp"
+#include "mltwin/models/training/components.hpp"
 
 using namespace mltwin;
 using namespace mltwin::models;
@@ -56,16 +52,7 @@ struct Cluster {
   core::RngStreams rng{1};
   Rows rows;
   std::unique_ptr<TrainingState> s;
-  struct Parts {
-    Parts(TrainingState& st, core::RngStreams& r)
-        : progress(st, driver), pods(st, r, driver, controller, progress), controller(st, driver, pods, progress),
-          driver(st, r, pods, controller) {}
-    TrainingProgress progress;
-    PodLifecycle pods;
-    JobController controller;
-    SchedulerDriver driver;
-  };
-  std::unique_ptr<Parts> parts;
+  std::unique_ptr<TrainingComponents> parts;
 
   explicit Cluster(std::vector<LifecyclePolicy> policies) {
     sc.bind_latency = constant(Duration::ms(50));
@@ -94,7 +81,7 @@ struct Cluster {
     s->runs.resize(1);
     s->outcomes.resize(1);
     s->jstart.resize(1);
-    parts = std::make_unique<Parts>(*s, rng);
+    parts = std::make_unique<TrainingComponents>(*s, rng);
     // Submitted at 0 s, as TrainingCluster::arrive does.
     policy::JobInfo pj;
     pj.name = j.name;

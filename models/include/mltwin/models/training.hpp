@@ -11,9 +11,9 @@
 //
 // Evictions (preempt, reclaim) and node failures: the evicted pod is Releasing for its
 // termination grace period, then gone; a failed node's pods are gone at once. The Volcano job
-// controller (job_controller.cpp) applies the job's lifecycle policies (JobLifecycle; TorchX's
-// with max_retries > 0: PodEvicted/PodFailed -> RestartJob, pkg/controllers/job/state/
-// running.go): RestartJob kills every other pod and counts a retry, RestartTask only the
+// controller (training/job_controller.hpp) applies the job's lifecycle policies (JobLifecycle;
+// TorchX's with max_retries > 0: PodEvicted/PodFailed -> RestartJob, pkg/controllers/job/
+// state/running.go): RestartJob kills every other pod and counts a retry, RestartTask only the
 // task's pod, AbortJob / TerminateJob / CompleteJob end the job, no policy means SyncJob. The
 // job's training since its last checkpoint (or since its start) is lost; the survivors of a
 // lost pod wait for it (torchrun) until peer_failure_timeout, then Fail; the missing pods are
@@ -370,7 +370,8 @@ struct StepModelSpec {
 };
 
 class NodeLifecycle;
-struct TrainingState;  // training/training_state.hpp
+struct TrainingState;       // training/training_state.hpp
+struct TrainingComponents;  // training/components.hpp
 
 struct TrainingScenario {
   Catalog catalog;
@@ -392,7 +393,8 @@ struct TrainingScenario {
                                 "Kubernetes PodSpec.terminationGracePeriodSeconds default, 30 s"};
   /// TorchX Role.max_retries of the dist.ddp component (torchx/components/dist.py, default 0):
   /// the lifecycle of every job that gives none of its own (torchx_lifecycle). With 0 there is
-  /// no policy and an evicted pod takes Volcano's default SyncJob path (job_controller.cpp).
+  /// no policy and an evicted pod takes Volcano's default SyncJob path
+  /// (training/job_controller.hpp).
   int max_retries = 0;
   /// How long the surviving workers of a torchrun gang take to fail once a peer pod is lost
   /// (deleted or failed) and the job controller leaves them running (SyncJob, RestartTask):
@@ -518,7 +520,6 @@ class TrainingCluster final {
   core::Time last_event() const;
 
  private:
-  struct Parts;
   struct NodeHostAdapter;
   void arrive(std::size_t idx);
   void place_initial(std::size_t idx);
@@ -530,7 +531,7 @@ class TrainingCluster final {
   std::unique_ptr<TrainingState> s_;
   std::unique_ptr<NodeHostAdapter> node_host_;
   std::unique_ptr<NodeLifecycle> nodes_;  // the nodes: at t = 0, failures, Spot, the autoscaler
-  std::unique_ptr<Parts> parts_;          // the scheduler driver, job controller, pods, training
+  std::unique_ptr<TrainingComponents> parts_;  // the scheduler driver, job controller, pods, training
   bool finished_ = false;
   core::Event<&TrainingCluster::arrive, &TrainingCluster::note_event> arrival_event_{this};
   core::Event<&TrainingCluster::sample> sample_event_{this};

@@ -2,7 +2,8 @@
 // pods, and what happens to a Job whose pod is evicted or fails, by its lifecycle policies;
 // torchrun's process group waiting for a lost peer.
 //
-// See job_controller.cpp's header for the rules and the upstream files they follow.
+// See models/src/training/job_controller.cpp's header for the rules and the upstream files they
+// follow.
 #pragma once
 #include <cstdint>
 #include <string>
