@@ -44,9 +44,9 @@ PolicySet default_policies(const InferenceScenario& sc) {
 struct Endpoint::Impl final : PoolHost, StoreHost, FleetHost, RouterHost {
   Impl(Endpoint& e, core::Simulator& sim, const InferenceScenario& sc, core::RngStreams& rng, ServingRecorder* rec,
        MetricsAggregator* metrics, PolicySet p, EndpointStats& stats)
-      : self(e), pol(checked(sc, std::move(p))), state(sim, sc, rec, metrics, stats, rng), cpu(sim, state.instances, pools),
-        pools(state, *pol.autoscaling, rng.stream("serving.service_time"), cpu, *this), store(state, pools, *this),
-        fleet(state, pol, *this), router(state, rng, *pol.routing, store, pools, fleet, *this) {}
+      : self(e), pol(checked(sc, std::move(p))), state(sim, sc, rec, metrics, stats, rng),
+        pools(state, *pol.autoscaling, rng.stream("serving.service_time"), cpu, *this), cpu(sim, state.instances, pools),
+        store(state, pools, *this), fleet(state, pol, *this), router(state, rng, *pol.routing, store, pools, fleet, *this) {}
 
   /// The scenario's figures the endpoint relies on, and the policies, checked before any
   /// component is built. Throws std::invalid_argument.
@@ -76,8 +76,10 @@ struct Endpoint::Impl final : PoolHost, StoreHost, FleetHost, RouterHost {
   Endpoint& self;
   PolicySet pol;
   EndpointState state;
-  ProcessorSharing cpu;
+  // The pools before the CPU: the CPU takes the pools as its CpuListener (a conversion to a
+  // base, which needs a constructed object); the pools keep only a reference to the CPU.
   WorkerPools pools;
+  ProcessorSharing cpu;
   ModelStore store;
   InstanceFleet fleet;
   Router router;

@@ -4,12 +4,10 @@
 // The nodes' lifetime (failures, Spot interruptions, the cluster autoscaler): node_lifecycle.cpp.
 #include <algorithm>
 #include <cstdio>
-#include <boost/random/exponential_distribution.hpp>
 #include <stdexcept>
 
 #include "mltwin/models/training.hpp"
 #include "mltwin/policy/node_constraints.hpp"
-#include "mltwin/models/node_lifecycle.hpp"
 
 namespace mltwin::models {
 

@@ -151,7 +151,10 @@ void JobController::create_pod(std::size_t idx, int i) {
   s_.rec.pod_event({static_cast<std::uint32_t>(idx), i, "Created", "", s_.sim.now()});
 }
 
-void JobController::gang_formed(std::size_t idx) {
+void JobController::all_pods_running(std::size_t idx) {
+  JobRun& run = s_.runs[idx];
+  if (run.vc == VcPhase::Pending) run.vc = VcPhase::Running;  // state/pending.go: Running pods >= minAvailable
+  if (!run.gang_broken) return;
   // torchrun: the survivors of a lost pod see the replacement join the rendezvous and restart
   // their workers; the job trains again from its checkpoint.
   cancel_peer_timer(idx);
@@ -159,6 +162,30 @@ void JobController::gang_formed(std::size_t idx) {
   s_.rec.decision({static_cast<std::uint32_t>(idx), s_.sim.now(), "Running", "torchrun",
                    "the replacement pod joined the surviving workers' rendezvous: torchrun restarted the worker group "
                    "(a membership change, not a retry) and the job resumes from its last checkpoint"});
+}
+
+void JobController::training_completed(std::size_t idx) {
+  JobRun& run = s_.runs[idx];
+  const auto tasks = s_.state.job(run.pj).tasks;
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    const policy::TaskInfo& task = s_.state.task(tasks[i]);
+    const std::string node = s_.state.node(task.node).name;
+    s_.account_allocation(-s_.neuroncores_of(task.resreq));
+    s_.state.set_task_status(tasks[i], TaskStatus::Succeeded);
+    s_.rec.pod_event({static_cast<std::uint32_t>(idx), s_.replica_of_task[tasks[i]], "Succeeded", node, s_.sim.now()});
+  }
+  for (TaskId t : tasks) s_.node_occupancy_changed(s_.state.task(t).node);
+  run.end = s_.sim.now();
+  run.ended = true;
+  ++s_.ended;
+  s_.outcomes[idx].end = run.end;
+  s_.outcomes[idx].phase = "Completed";
+  run.vc = VcPhase::Completed;
+  s_.rec.phase_change({static_cast<std::uint32_t>(idx), s_.sim.now(), run.last_phase, "Completed"});
+  run.last_phase = "Completed";
+  s_.write_final(idx, "Completed", "");
+  s_.state.remove_job(run.pj);
+  driver_.ensure_tick();
 }
 
 void JobController::recount(std::size_t idx) {

@@ -54,8 +54,7 @@ void PodLifecycle::pod_running(TaskId t) {
   JobRun& run = s_.runs[idx];
   s_.rec.pod_event({static_cast<std::uint32_t>(idx), s_.replica_of_task[t], "Running", s_.state.node(task.node).name, s_.sim.now()});
   if (++run.running == s_.sc.jobs[idx].nnodes) {
-    if (run.vc == VcPhase::Pending) run.vc = VcPhase::Running;  // state/pending.go: Running pods >= minAvailable
-    if (run.gang_broken) controller_.gang_formed(idx);
+    controller_.all_pods_running(idx);
     if (startup_) begin_startup(idx);  // rendezvous, compilation, dataset read, then training
     else training_begins(idx);
   }

@@ -142,7 +142,8 @@ void SchedulerDriver::flag_neuron_names(const policy::NodeInfo& node) {
   for (policy::ResourceName n : {policy::rn::kNeuron, policy::rn::kNeuronDevice, policy::rn::kNeuronCore})
     if (node.used.scalars.get(n) > 0) names += (names.empty() ? "" : " and ") + std::string(n.str());
   if (++s_.stats.neuron_name_mixes == 1) s_.stats.neuron_name_mix_example = node.name + ": " + names;
-  s_.rec.node_event({s_.sim.now(), node.name, s_.sc.node_groups[s_.nodes->rec(node.id).group].name, "NeuronNamesMixed",
+  const std::string group = s_.nodes ? s_.sc.node_groups[s_.nodes->rec(node.id).group].name : std::string();
+  s_.rec.node_event({s_.sim.now(), node.name, group, "NeuronNamesMixed",
                      "pods on the node request " + names + ", which Kubernetes counts independently"});
 }
 

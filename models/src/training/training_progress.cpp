@@ -10,7 +10,7 @@
 
 #include "mltwin/models/fabric.hpp"
 #include "mltwin/models/node_lifecycle.hpp"
-#include "mltwin/models/training/scheduler_driver.hpp"
+#include "mltwin/models/training/job_controller.hpp"
 
 namespace mltwin::models {
 
@@ -18,7 +18,7 @@ using policy::JobId;
 using policy::TaskId;
 using policy::TaskStatus;
 
-TrainingProgress::TrainingProgress(TrainingState& state, SchedulerDriver& driver) : s_(state), driver_(driver) {
+TrainingProgress::TrainingProgress(TrainingState& state, JobController& controller) : s_(state), controller_(controller) {
   const TrainingScenario& sc = s_.sc;
   if (sc.duration_model == DurationModel::Derived) {
     if (!sc.step_model) throw std::invalid_argument("duration model 'derived' needs a step model (/step_model)");
@@ -232,28 +232,8 @@ void TrainingProgress::job_end(std::size_t idx) {
       settle_traffic();
     }
   }
-  const auto tasks = s_.state.job(run.pj).tasks;
-  for (std::size_t i = 0; i < tasks.size(); ++i) {
-    const policy::TaskInfo& task = s_.state.task(tasks[i]);
-    const std::string node = s_.state.node(task.node).name;
-    s_.account_allocation(-s_.neuroncores_of(task.resreq));
-    s_.state.set_task_status(tasks[i], TaskStatus::Succeeded);
-    s_.rec.pod_event({static_cast<std::uint32_t>(idx), s_.replica_of_task[tasks[i]], "Succeeded", node, s_.sim.now()});
-  }
-  if (s_.nodes && s_.nodes->dynamic())
-    for (TaskId t : tasks) s_.nodes->occupancy_changed(s_.state.task(t).node);
   s_.stats.training_s += (s_.sim.now() - run.attempt_start).seconds();
-  run.end = s_.sim.now();
-  run.ended = true;
-  ++s_.ended;
-  s_.outcomes[idx].end = run.end;
-  s_.outcomes[idx].phase = "Completed";
-  run.vc = VcPhase::Completed;
-  s_.rec.phase_change({static_cast<std::uint32_t>(idx), s_.sim.now(), run.last_phase, "Completed"});
-  run.last_phase = "Completed";
-  s_.write_final(idx, "Completed", "");
-  s_.state.remove_job(run.pj);
-  driver_.ensure_tick();
+  controller_.training_completed(idx);
 }
 
 }  // namespace mltwin::models

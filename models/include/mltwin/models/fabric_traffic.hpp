@@ -1,12 +1,13 @@
 // mltwin/models/fabric_traffic.hpp — the training jobs' all-reduce traffic on the cluster's
-// fabric (docs/fabric.md, "Jobs sharing the fabric"): a component of the training model
-// (TrainingCluster) when the duration model is derived with contention.
+// fabric (docs/fabric.md, "Jobs sharing the fabric"): a component of the training model, held
+// by TrainingProgress (training/training_progress.hpp) when the duration model is derived with
+// contention.
 //
 // It owns the network (core::FlowNetwork, max-min sharing), the fabric's topology (Fabric) and
-// the jobs' standing ring flows (JobTraffic). The cluster adds a job's ring when it starts
+// the jobs' standing ring flows (JobTraffic). TrainingProgress adds a job's ring when it starts
 // training and removes it when the attempt ends; the jobs whose EFA grant may have changed
-// since are collected and handed back in job order (take_changed), for the cluster to re-time
-// them. The bytes each ring hop carries as a job progresses are booked per link (carried) and
+// since are collected and handed back in job order (take_changed), for TrainingProgress to
+// re-time them. The bytes each ring hop carries as a job progresses are booked per link (carried) and
 // recorded as `link_usage` rows per metrics interval (record_usage).
 #pragma once
 #include <cstdint>

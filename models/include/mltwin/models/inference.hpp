@@ -115,8 +115,9 @@ struct InstanceSnapshot {
 class Endpoint final {
  public:
   /// `recorder` and `metrics` may be null. The scenario must outlive the endpoint.
-  /// Throws std::invalid_argument if the endpoint's instance type is not in the catalog, or a
-  /// figure is out of range (the scenario loader catches these earlier, with a JSON path).
+  /// Throws std::invalid_argument if the endpoint's instance type is not in the catalog, a
+  /// figure is out of range, or the traffic kind is not registered (the scenario loader
+  /// catches these earlier, with a JSON path).
   Endpoint(core::Simulator& sim, const InferenceScenario& sc, core::RngStreams& rng,
            ServingRecorder* recorder, MetricsAggregator* metrics, PolicySet policies);
   ~Endpoint();

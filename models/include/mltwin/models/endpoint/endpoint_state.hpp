@@ -12,9 +12,13 @@
 //
 // The objects live here, in slot vectors indexed by id (instances by launch order; pools,
 // workers and requests reuse freed slots), so every component reaches an object in O(1) and
-// no component owns another's objects. Each component changes only the fields of its process
-// (a request's routing fields belong to the Router, a pool's queue to WorkerPools, a model's
-// state on an instance to the ModelStore) and reads the rest.
+// no component owns another's objects. Each component owns its events and the fields of its
+// process (a request's routing fields belong to the Router, a pool's queue and workers to
+// WorkerPools, a model's state on an instance and EndpointState::holders to the ModelStore, an
+// instance's lifecycle to the InstanceFleet, Instance::cpu to ProcessorSharing) and reads the
+// rest, with two shared books: an instance's memory (mem_used: the model store's loads and
+// the pools' temporary workers both take from it) and its CPU clock (the fleet advances it to
+// a metrics period's end through ProcessorSharing::advance_to before reading the integral).
 #pragma once
 #include <algorithm>
 #include <cstdint>

@@ -8,7 +8,9 @@
 // desired count, as SageMaker's target tracking on InvocationsPerInstance does
 // (https://docs.aws.amazon.com/sagemaker/latest/dg/endpoint-auto-scaling.html). Scale-out
 // launches instances; scale-in drains the newest: they stop receiving requests and terminate
-// once they have none outstanding and no load in progress.
+// once they have none outstanding and no load in progress. A scaling policy that wants a count
+// outside min_instances .. max_instances stops the run: its metrics-tick event throws
+// std::logic_error naming the policy.
 #pragma once
 #include <cstdint>
 #include <string_view>

@@ -6,7 +6,9 @@
 // in service it is answered 503. At the chosen instance the model store takes it
 // (model_store.hpp). Every answer — 200 from a batch, 503 from admission, 507 from a failed
 // load — comes back here, is counted and recorded (ServingRecorder, MetricsAggregator), and
-// tells a closed-loop traffic source that its user may send again.
+// tells a closed-loop traffic source that its user may send again. What the router asks of the
+// endpoint is only its before-event hook (RouterHost); the store, the pools and the fleet it
+// calls directly.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -32,7 +34,8 @@ class RouterHost {
 class Router final : public FrontEnd {
  public:
   /// Makes the scenario's traffic source (sending here). Draws OverheadLatency from the
-  /// "endpoint.overhead" stream. All arguments must outlive the component.
+  /// "endpoint.overhead" stream. All arguments must outlive the component. Throws
+  /// std::invalid_argument if the scenario's traffic kind is not registered (traffic.hpp).
   Router(EndpointState& state, core::RngStreams& rng, ps::RoutingPolicy& policy, ModelStore& store, WorkerPools& pools,
          InstanceFleet& fleet, RouterHost& host);
 
@@ -44,7 +47,8 @@ class Router final : public FrontEnd {
   /// frees the slot.
   void answer(std::uint32_t r, int status, std::uint16_t batch);
 
-  // FrontEnd
+  // FrontEnd. Throws std::logic_error if the RoutingPolicy chooses an instance that is not in
+  // service (a user's policy is checked), here or at the request's later reach event.
   void arrive(std::uint32_t model, std::int32_t user) override;
   void before_event() override { host_.before_event(); }
 

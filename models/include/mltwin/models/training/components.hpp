@@ -15,7 +15,7 @@ namespace mltwin::models {
 /// outlive it.
 struct TrainingComponents {
   TrainingComponents(TrainingState& state, core::RngStreams& rng)
-      : progress(state, driver), pods(state, rng, driver, controller, progress), controller(state, driver, pods, progress),
+      : progress(state, controller), pods(state, rng, driver, controller, progress), controller(state, driver, pods, progress),
         driver(state, rng, pods, controller) {}
   TrainingProgress progress;
   PodLifecycle pods;

@@ -32,9 +32,13 @@ class JobController {
   void ensure_pods(std::size_t idx);
   /// The status rules of the job's state, applied whenever its pods change.
   void check_job_phase(std::size_t idx);
-  /// Every pod of job `idx` runs again after a pod was lost: torchrun's survivors restarted
-  /// their worker group with the replacement (no Volcano restart).
-  void gang_formed(std::size_t idx);
+  /// Every pod of job `idx` runs (the kubelet reported the last): a Pending Job is Running
+  /// (state/pending.go: Running pods >= minAvailable); after a lost pod, torchrun's survivors
+  /// restarted their worker group with the replacement (no Volcano restart).
+  void all_pods_running(std::size_t idx);
+  /// Job `idx`'s training ended (TrainingProgress): torchrun's workers exit 0, every pod
+  /// Succeeded (restartPolicy Never) and the Job is Completed.
+  void training_completed(std::size_t idx);
 
  private:
   void job_controller(std::size_t idx);

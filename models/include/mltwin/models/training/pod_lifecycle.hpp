@@ -47,7 +47,8 @@ class PodLifecycle {
     if (startup_) startup_->forget_node(n);
   }
   /// Training of job `idx` begins now (its start-up done, or with none): closes the start-up's
-  /// books and hands the job to TrainingProgress.
+  /// books and hands the job to TrainingProgress (which throws std::runtime_error if, with
+  /// fabric contention, the job's nodes cannot form an EFA ring).
   void training_begins(std::size_t idx);
   /// The job's attempt stopped: a start-up in progress is abandoned (a compilation in flight
   /// never reaches the cache).

@@ -19,16 +19,17 @@
 
 namespace mltwin::models {
 
-class SchedulerDriver;
+class JobController;
 
 class TrainingProgress {
  public:
   /// Throws std::invalid_argument for a derived duration model without a step model or steps,
   /// or contention without a fabric or with the autoscaler. All arguments must outlive it.
-  TrainingProgress(TrainingState& state, SchedulerDriver& driver);
+  TrainingProgress(TrainingState& state, JobController& controller);
   ~TrainingProgress();
 
-  /// Job `idx`'s attempt starts training now (its gang ran and started up).
+  /// Job `idx`'s attempt starts training now (its gang ran and started up). Throws
+  /// std::runtime_error if, with fabric contention, its pods' nodes cannot form an EFA ring.
   void start(std::size_t idx);
   /// Job `idx`'s attempt stops now (a pod lost): the end is cancelled, the progress since the
   /// last checkpoint lost. Returns the training lost, s (0 if it was not training).
@@ -50,7 +51,7 @@ class TrainingProgress {
   void before() { s_.note_event(); }
 
   TrainingState& s_;
-  SchedulerDriver& driver_;
+  JobController& controller_;
   std::unique_ptr<FabricTraffic> fabric_traffic_;  // derived durations with contention
   core::Event<&TrainingProgress::job_end, &TrainingProgress::before> job_end_event_{this};
 };

@@ -17,9 +17,13 @@
 //   NodeLifecycle    (node_lifecycle.hpp)      the nodes: failures, Spot, the autoscaler
 //   FabricTraffic    (fabric_traffic.hpp)      the all-reduce traffic on the EFA fabric
 //
-// Each component changes only its own process's books (a JobRun's attempt fields belong to
-// TrainingProgress, its Volcano phase and pending events to the JobController, a JobStartup to
-// PodLifecycle) and reads the rest.
+// Each component owns its events (no other schedules them) and its books: a JobRun's Volcano
+// phase, retries and pending events are the JobController's, its attempt and step fields
+// TrainingProgress's, a JobStartup PodLifecycle's, the scheduler's ticks the SchedulerDriver's.
+// Fields the real processes share are written where each process touches them, as marked on
+// the field: the pods bound and running (counted by the kubelet's reports, recounted by the
+// job controller after a kill), the attempt's first bind (set by the bind, cleared when the
+// attempt trains or stops). TrainingCluster sets up every book of a job running at t = 0.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -39,7 +43,7 @@ const char* to_string(VcPhase p);
 /// One job's books.
 struct JobRun {
   policy::JobId pj = policy::kNone;
-  int bound = 0, running = 0;
+  int bound = 0, running = 0;                    ///< PodLifecycle counts; JobController::recount after a kill
   core::Time inqueue = core::Time::max();
   core::Time scheduled = core::Time::max();
   core::Time start = core::Time::max();
@@ -68,7 +72,7 @@ struct JobRun {
   JobAction last_action = JobAction::SyncJob;
   bool stuck = false;                            ///< SyncJob left Failed pods that are never recreated
   // Per-job breakdown (JobOutcome), and the step model's state (DurationModel::Derived).
-  core::Time attempt_placed = core::Time::max();  ///< first bind of the current attempt
+  core::Time attempt_placed = core::Time::max();  ///< first bind of the current attempt (SchedulerDriver; cleared by TrainingProgress or JobController)
   StepTime step;                                  ///< step time of the current attempt's placement
   std::int64_t steps_saved = 0;                   ///< steps kept by the last checkpoint
   // The current attempt in periods of constant step time (derived): steps done and their
@@ -110,7 +114,9 @@ struct TrainingState {
   core::Engine& uid_rng;                  ///< "apiserver.uid": every object's UID
   core::Engine* grace_rng = nullptr;      ///< only for a random termination grace period
   policy::ClusterState state;             ///< the cluster as volcano-scheduler sees it
-  NodeLifecycle* nodes = nullptr;         ///< set once the nodes exist; null: static nodes (tests)
+  /// Set once the nodes exist. Null only for components tested on a hand-built cluster: static
+  /// nodes, and then no cluster autoscaler and no fabric contention.
+  NodeLifecycle* nodes = nullptr;
   bool startup_modelled = false;          ///< the scenario has a start-up block
   int cores_per_device = 2;               ///< NeuronCores per Neuron device of the first node group's type
   JobLifecycle torchx_default;            ///< torchx_lifecycle(sc.max_retries)
