@@ -41,12 +41,12 @@ PolicySet default_policies(const InferenceScenario& sc) {
 /// The endpoint: its state and its components (mltwin/models/endpoint/), wired together. It
 /// is each component's host: it forwards what one asks of another, and notes the time of
 /// every event.
-struct Endpoint::Impl final : PoolHost, StoreHost, FleetHost, RouterHost {
-  Impl(Endpoint& e, core::Simulator& sim, const InferenceScenario& sc, core::RngStreams& rng, ServingRecorder* rec,
+struct Endpoint::Impl final : PoolHost, StoreHost, FleetHost {
+  Impl(core::Simulator& sim, const InferenceScenario& sc, core::RngStreams& rng, ServingRecorder* rec,
        MetricsAggregator* metrics, PolicySet p, EndpointStats& stats)
-      : self(e), pol(checked(sc, std::move(p))), state(sim, sc, rec, metrics, stats, rng),
+      : pol(checked(sc, std::move(p))), state(sim, sc, rec, metrics, stats, rng),
         pools(state, *pol.autoscaling, rng.stream("serving.service_time"), cpu, *this), cpu(sim, state.instances, pools),
-        store(state, pools, *this), fleet(state, pol, *this), router(state, rng, *pol.routing, store, pools, fleet, *this) {}
+        store(state, pools, *this), fleet(state, pol, *this), router(state, rng, *pol.routing, store, pools, fleet) {}
 
   /// The scenario's figures the endpoint relies on, and the policies, checked before any
   /// component is built. Throws std::invalid_argument.
@@ -66,14 +66,6 @@ struct Endpoint::Impl final : PoolHost, StoreHost, FleetHost, RouterHost {
   void maybe_terminate(Instance& in) override { fleet.maybe_terminate(in); }
   // FleetHost
   bool traffic_active() const override { return router.traffic_active(); }
-  /// Before every event of every component: note its time, and close the metrics periods
-  /// that ended before it once the ticks have stopped.
-  void before_event() override {
-    self.last_event_ = state.sim.now();
-    fleet.close_elapsed_periods(state.sim.now());
-  }
-
-  Endpoint& self;
   PolicySet pol;
   EndpointState state;
   // The pools before the CPU: the CPU takes the pools as its CpuListener (a conversion to a
@@ -88,7 +80,9 @@ struct Endpoint::Impl final : PoolHost, StoreHost, FleetHost, RouterHost {
 
 Endpoint::Endpoint(core::Simulator& sim, const InferenceScenario& sc, core::RngStreams& rng,
                    ServingRecorder* recorder, MetricsAggregator* metrics, PolicySet policies)
-    : impl_(std::make_unique<Impl>(*this, sim, sc, rng, recorder, metrics, std::move(policies), stats_)) {}
+    : impl_(std::make_unique<Impl>(sim, sc, rng, recorder, metrics, std::move(policies), stats_)) {}
+
+core::Time Endpoint::last_event() const { return impl_->state.last_event; }
 
 Endpoint::~Endpoint() = default;
 

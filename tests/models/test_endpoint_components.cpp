@@ -131,7 +131,6 @@ struct FakeHost final : PoolHost {
   void answer(std::uint32_t r, int status, std::uint16_t batch) override { answers.push_back({sim.now().ns(), r, status, batch}); }
   bool make_room(Instance&, std::uint64_t, std::uint32_t) override { return true; }
   void pool_changed(std::uint32_t) override { ++pool_changes; }
-  void before_event() override {}
 };
 
 /// One instance with one model whose batch takes 100 ms of one core whatever its size, under

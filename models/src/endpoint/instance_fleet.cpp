@@ -96,6 +96,11 @@ PeriodGauges InstanceFleet::gauges(Time now) {
   return g;
 }
 
+void InstanceFleet::set_ticking(bool on) {
+  ticking_ = on;
+  s_.quiet_period_end = on ? Time::max() : period_start_ + s_.sc.output.metrics_period;
+}
+
 void InstanceFleet::on_metrics_tick() {
   ticking_ = false;
   const Time now = s_.sim.now();
@@ -113,11 +118,12 @@ void InstanceFleet::on_metrics_tick() {
   // Endpoint::finish() reports them as unserved at the end. Later periods, when other events
   // outlive the ticks, are closed by close_elapsed_periods().
   if ((host_.traffic_active() || s_.st.in_flight > 0) && s_.sim.pending_count() > 0) schedule_tick();
+  else set_ticking(false);
 }
 
 void InstanceFleet::schedule_tick() {
   s_.sim.schedule(period_start_ + s_.sc.output.metrics_period, &metrics_tick_event_, 0);
-  ticking_ = true;
+  set_ticking(true);
 }
 
 /// Closes the open period at its end, [period_start, period_start + metrics_period), which must
@@ -127,6 +133,7 @@ void InstanceFleet::close_open_period() {
   const PeriodGauges g = gauges(end);
   if (s_.metrics) s_.metrics->close_period(period_start_, g);
   period_start_ = end;
+  if (!ticking_) set_ticking(false);
 }
 
 void InstanceFleet::scale(Time now) {

@@ -6,17 +6,6 @@
 
 namespace mltwin::models::inference {
 
-void ProcessorSharing::advance_to(InstanceCpu& cpu, Time now) {
-  if (now > cpu.last) {
-    const double dt = static_cast<double>(now.ns() - cpu.last.ns());
-    if (cpu.busy > 0) {
-      cpu.vclock += dt * rate(cpu);
-      cpu.busy_core_ns += dt * static_cast<double>(std::min(cpu.busy, cpu.vcpu));
-    }
-    cpu.last = now;
-  }
-}
-
 void ProcessorSharing::retime(Instance& in) {
   InstanceCpu& cpu = in.cpu;
   if (cpu.running.empty()) {

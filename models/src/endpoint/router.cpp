@@ -9,9 +9,9 @@
 namespace mltwin::models::inference {
 
 Router::Router(EndpointState& state, core::RngStreams& rng, ps::RoutingPolicy& policy, ModelStore& store, WorkerPools& pools,
-               InstanceFleet& fleet, RouterHost& host)
+               InstanceFleet& fleet)
     : s_(state), rng_overhead_(rng.stream("endpoint.overhead")), overhead_draw_(state.sc.endpoint.overhead), policy_(policy),
-      store_(store), pools_(pools), fleet_(fleet), host_(host) {
+      store_(store), pools_(pools), fleet_(fleet) {
   all_.s = &s_;
   traffic_ = make_traffic_source(s_.sc, s_.sim, rng, *this);
 }

@@ -133,7 +133,7 @@ class Endpoint final {
   /// std::invalid_argument if `end` is after sim.now().
   void finish(core::Time end);
   /// Time of the last event this endpoint handled (zero before any).
-  core::Time last_event() const { return last_event_; }
+  core::Time last_event() const;
 
   /// The run's counters. instance_seconds and cost_usd cover every instance up to sim.now()
   /// (before finish() too: an instance still in service counts until now).
@@ -153,7 +153,6 @@ class Endpoint final {
   /// Instance-seconds and their cost up to `now` into stats_.
   void account_instances(core::Time now) const;
   mutable EndpointStats stats_;
-  core::Time last_event_ = core::Time::zero();
 };
 
 }  // namespace mltwin::models::inference

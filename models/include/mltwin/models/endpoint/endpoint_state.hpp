@@ -149,6 +149,13 @@ struct Holder {
   std::uint32_t pool;  ///< kNoSlot while downloading or loading
 };
 
+/// Closes the metrics periods that ended by a time (InstanceFleet implements it).
+class PeriodCloser {
+ public:
+  virtual ~PeriodCloser() = default;
+  virtual void close_elapsed_periods(Time t) = 0;
+};
+
 /// The endpoint's objects and what every component reads: the scenario, the clock, the
 /// recorders and the counters.
 struct EndpointState {
@@ -173,6 +180,18 @@ struct EndpointState {
   std::vector<std::uint32_t> free_reqs;
   std::vector<detail::SmallVec<Holder, 2>> holders;  ///< per model: where it is present, by instance id
   int running_workers = 0;
+  Time last_event = Time::zero();      ///< of any component's event
+  /// While the metrics ticks have stopped (the traffic is over, nothing in flight): the end of
+  /// the open metrics period; Time::max() while they tick. InstanceFleet keeps it.
+  Time quiet_period_end = Time::max();
+  PeriodCloser* periods = nullptr;     ///< the fleet, once built
+
+  /// Before every event of every component: notes its time, and once the ticks have stopped
+  /// closes the metrics periods that ended by then, before the event changes anything.
+  void note_event() {
+    last_event = sim.now();
+    if (sim.now() >= quiet_period_end) [[unlikely]] periods->close_elapsed_periods(sim.now());
+  }
 
   /// DJL minWorkers (MMS: every worker is permanent).
   int min_workers() const {

@@ -28,16 +28,16 @@ class FleetHost {
   virtual ~FleetHost() = default;
   /// True while requests may still come (the traffic source is active).
   virtual bool traffic_active() const = 0;
-  /// Before each of the fleet's events.
-  virtual void before_event() = 0;
 };
 
-class InstanceFleet {
+class InstanceFleet final : public PeriodCloser {
  public:
   /// `policies` supplies the per-instance cache policies and the (optional) scaling policy.
   /// All arguments must outlive the component.
   InstanceFleet(EndpointState& state, const PolicySet& policies, FleetHost& host)
-      : s_(state), pol_(policies), host_(host) {}
+      : s_(state), pol_(policies), host_(host) {
+    s_.periods = this;
+  }
 
   /// The initial fleet, in service now; the first metrics period opens now.
   void start();
@@ -50,7 +50,7 @@ class InstanceFleet {
   void maybe_terminate(Instance& in);
   /// Once the period ticks have stopped (no traffic, nothing in flight), closes every period
   /// that ended by `t`, with the gauges at its end, before the event at `t` changes anything.
-  void close_elapsed_periods(Time t) {
+  void close_elapsed_periods(Time t) override {
     if (ticking_) return;
     while (t >= period_start_ + s_.sc.output.metrics_period) close_open_period();
   }
@@ -67,7 +67,8 @@ class InstanceFleet {
   void scale(Time now);
   void on_metrics_tick();
   void on_instance_up(std::uint32_t id);
-  void before() { host_.before_event(); }
+  void before() { s_.note_event(); }
+  void set_ticking(bool on);  // and EndpointState::quiet_period_end
 
   EndpointState& s_;
   const PolicySet& pol_;

@@ -30,8 +30,6 @@ class StoreHost {
   virtual void answer(std::uint32_t r, int status, std::uint16_t batch) = 0;
   /// `in` may have nothing left to do (a draining instance then terminates).
   virtual void maybe_terminate(Instance& in) = 0;
-  /// Before each of the store's events.
-  virtual void before_event() = 0;
 };
 
 class ModelStore {
@@ -58,7 +56,7 @@ class ModelStore {
   void begin_memory_load(Instance& in, std::uint32_t m);
   void on_download_done(std::uint32_t iid, std::uint32_t m);
   void on_load_done(std::uint32_t iid, std::uint32_t m);
-  void before() { host_.before_event(); }
+  void before() { s_.note_event(); }
 
   EndpointState& s_;
   WorkerPools& pools_;

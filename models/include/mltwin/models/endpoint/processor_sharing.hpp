@@ -10,6 +10,7 @@
 //
 // Unit-tested alone: tests/models/test_endpoint_components.cpp.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -39,7 +40,16 @@ class ProcessorSharing {
   void start(Instance& in, std::uint32_t worker, std::int64_t work_ns);
   /// Advances the instance's CPU clock and its busy-core integral to `now` (no later than the
   /// next event: the batches running do not change until then).
-  static void advance_to(InstanceCpu& cpu, Time now);
+  static void advance_to(InstanceCpu& cpu, Time now) {
+    if (now > cpu.last) {
+      const double dt = static_cast<double>(now.ns() - cpu.last.ns());
+      if (cpu.busy > 0) {
+        cpu.vclock += dt * rate(cpu);
+        cpu.busy_core_ns += dt * static_cast<double>(std::min(cpu.busy, cpu.vcpu));
+      }
+      cpu.last = now;
+    }
+  }
   /// The speed of each running batch on `cpu`: 1, or vcpu / busy when oversubscribed.
   static double rate(const InstanceCpu& cpu) {
     return cpu.busy <= cpu.vcpu ? 1.0 : static_cast<double>(cpu.vcpu) / static_cast<double>(cpu.busy);

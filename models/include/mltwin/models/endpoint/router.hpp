@@ -6,9 +6,8 @@
 // in service it is answered 503. At the chosen instance the model store takes it
 // (model_store.hpp). Every answer — 200 from a batch, 503 from admission, 507 from a failed
 // load — comes back here, is counted and recorded (ServingRecorder, MetricsAggregator), and
-// tells a closed-loop traffic source that its user may send again. What the router asks of the
-// endpoint is only its before-event hook (RouterHost); the store, the pools and the fleet it
-// calls directly.
+// tells a closed-loop traffic source that its user may send again. It calls the store, the pools
+// and the fleet directly.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -23,21 +22,13 @@
 
 namespace mltwin::models::inference {
 
-/// What the router asks of the rest of the endpoint.
-class RouterHost {
- public:
-  virtual ~RouterHost() = default;
-  /// Before each of the router's (and its traffic source's) events.
-  virtual void before_event() = 0;
-};
-
 class Router final : public FrontEnd {
  public:
   /// Makes the scenario's traffic source (sending here). Draws OverheadLatency from the
   /// "endpoint.overhead" stream. All arguments must outlive the component. Throws
   /// std::invalid_argument if the scenario's traffic kind is not registered (traffic.hpp).
   Router(EndpointState& state, core::RngStreams& rng, ps::RoutingPolicy& policy, ModelStore& store, WorkerPools& pools,
-         InstanceFleet& fleet, RouterHost& host);
+         InstanceFleet& fleet);
 
   /// Starts the traffic.
   void start() { traffic_->start(); }
@@ -50,7 +41,7 @@ class Router final : public FrontEnd {
   // FrontEnd. Throws std::logic_error if the RoutingPolicy chooses an instance that is not in
   // service (a user's policy is checked), here or at the request's later reach event.
   void arrive(std::uint32_t model, std::int32_t user) override;
-  void before_event() override { host_.before_event(); }
+  void before_event() override { s_.note_event(); }
 
  private:
   /// Every in-service instance, for a router placing a new copy (built on demand).
@@ -70,7 +61,6 @@ class Router final : public FrontEnd {
   ModelStore& store_;
   WorkerPools& pools_;
   InstanceFleet& fleet_;
-  RouterHost& host_;
   std::uint64_t next_request_id_ = 0;
   std::vector<ps::InstanceView> hviews_;  // scratch: the model's in-service holders
   AllInstances all_;

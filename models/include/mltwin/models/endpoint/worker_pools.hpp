@@ -36,8 +36,6 @@ class PoolHost {
   virtual bool make_room(Instance& in, std::uint64_t need, std::uint32_t keep) = 0;
   /// Pool `pid` changed (a batch ended, a worker retired): it may now be idle.
   virtual void pool_changed(std::uint32_t pid) = 0;
-  /// Before each of the pools' events.
-  virtual void before_event() = 0;
 };
 
 class WorkerPools final : public CpuListener {
@@ -61,7 +59,7 @@ class WorkerPools final : public CpuListener {
 
   // CpuListener
   void batch_done(std::uint32_t w) override;
-  void before_event() override { host_.before_event(); }
+  void before_event() override { s_.note_event(); }
 
  private:
   std::uint32_t new_worker(std::uint32_t pool, bool temporary);
