@@ -279,7 +279,9 @@ const char* to_string(TrafficSpec::Kind k) {
 
 std::unique_ptr<TrafficSource> make_traffic_source(const InferenceScenario& sc, core::Simulator& sim, core::RngStreams& rng,
                                                    FrontEnd& front) {
-  return traffic_registry().make(to_string(sc.traffic.kind), {})->make(TrafficContext{sc, sim, rng, front});
+  const TrafficSpec& t = sc.traffic;
+  const std::string name = t.source.empty() ? std::string(to_string(t.kind)) : t.source;
+  return traffic_registry().make(name, t.source.empty() ? policy::Arguments{} : t.arguments)->make(TrafficContext{sc, sim, rng, front});
 }
 
 }  // namespace mltwin::models::inference

@@ -174,56 +174,70 @@ TEST_CASE("a source refuses what the loader would have: a rate <= 0, Locust with
                        std::invalid_argument);
 }
 
-TEST_CASE("traffic kinds come from the registry by name: built-in, replaced, restored") {
+TEST_CASE("traffic kinds come from the registry by name: a kind of one's own, a built-in replaced and restored") {
   auto& reg = traffic_registry();
   CHECK(reg.names() == std::vector<std::string>{"locust", "poisson", "trace"});
   CHECK(std::string(to_string(TrafficSpec::Kind::Locust)) == "locust");
-  // A kind of one's own under the built-in name "poisson": one arrival for model 3 at 2 s.
+  // One arrival for model `model` at `at_s` seconds: a kind read from its Arguments.
   struct One final : TrafficSource {
     core::Simulator& sim;
     FrontEnd& front;
+    std::uint32_t model;
+    Time at;
     struct Fire final : core::EventHandler {
       One* o;
-      void on_event(core::Simulator&, std::uint64_t) override { o->front.arrive(3, -1); }
+      void on_event(core::Simulator&, std::uint64_t) override { o->front.arrive(o->model, -1); }
     } fire{};
-    One(core::Simulator& s, FrontEnd& f) : sim(s), front(f) { fire.o = this; }
-    void start() override { sim.schedule(Time::from_ns(Duration::s(2).count_ns()), &fire, 0); }
-    bool active() const override { return sim.now() < Time::from_ns(Duration::s(2).count_ns()); }
+    One(core::Simulator& s, FrontEnd& f, std::uint32_t m, Time t) : sim(s), front(f), model(m), at(t) { fire.o = this; }
+    void start() override { sim.schedule(at, &fire, 0); }
+    bool active() const override { return sim.now() < at; }
   };
   struct OneKind final : TrafficKind {
-    std::unique_ptr<TrafficSource> make(const TrafficContext& c) const override { return std::make_unique<One>(c.sim, c.front); }
+    std::uint32_t model;
+    double at_s;
+    OneKind(std::uint32_t m, double t) : model(m), at_s(t) {}
+    std::unique_ptr<TrafficSource> make(const TrafficContext& c) const override {
+      return std::make_unique<One>(c.sim, c.front, model, Time::zero() + Duration::from_seconds(at_s));
+    }
   };
-  reg.add("poisson", [](const policy::Arguments&) -> std::unique_ptr<TrafficKind> { return std::make_unique<OneKind>(); });
+  auto one = [](const policy::Arguments& a) -> std::unique_ptr<TrafficKind> {
+    return std::make_unique<OneKind>(static_cast<std::uint32_t>(a.get_int("model", 3)), a.get_double("at", 2.0));
+  };
   InferenceScenario sc = with_models(10);
   sc.traffic.kind = TrafficSpec::Kind::Poisson;
   sc.traffic.poisson.rate_per_s = 100;
   sc.traffic.poisson.duration = Duration::s(10);
-  {
+  auto run = [&] {
     core::Simulator sim;
     core::RngStreams rng(7);
     Recorder front(sim);
     auto source = make_traffic_source(sc, sim, rng, front);
     source->start();
     sim.run();
-    REQUIRE(front.arrivals.size() == 1);
-    CHECK(front.arrivals[0].t_ns == Duration::s(2).count_ns());
-    CHECK(front.arrivals[0].model == 3);
+    return front.arrivals;
+  };
+  SUBCASE("a kind of its own name, chosen by TrafficSpec::source with its arguments") {
+    reg.add("one-arrival", one);
+    sc.traffic.source = "one-arrival";
+    sc.traffic.arguments.set("model", "7");
+    sc.traffic.arguments.set("at", "4.5");
+    const auto arrivals = run();
+    REQUIRE(arrivals.size() == 1);
+    CHECK(arrivals[0].t_ns == Duration::ms(4500).count_ns());
+    CHECK(arrivals[0].model == 7);
+    CHECK(reg.remove("one-arrival"));
+    // Gone from the registry: refused with the known names.
+    CHECK_THROWS_WITH_AS(run(), doctest::Contains("unknown traffic kind 'one-arrival'"), std::invalid_argument);
   }
-  // Removed, the built-in Poisson source is back: about 1,000 arrivals in 10 s.
-  CHECK(reg.remove("poisson"));
-  core::Simulator sim;
-  core::RngStreams rng(7);
-  Recorder front(sim);
-  auto source = make_traffic_source(sc, sim, rng, front);
-  source->start();
-  sim.run();
-  CHECK(std::abs(static_cast<double>(front.arrivals.size()) - 1000.0) < 4 * std::sqrt(1000.0));
-  // An unknown name is refused with the known ones.
-  try {
-    (void)reg.make("poison", {});
-    FAIL("no error");
-  } catch (const std::invalid_argument& e) {
-    CHECK(std::string(e.what()).find("unknown traffic kind 'poison'") != std::string::npos);
-    CHECK(std::string(e.what()).find("poisson") != std::string::npos);
+  SUBCASE("a built-in name replaced, then restored") {
+    reg.add("poisson", one);  // the scenario's Poisson traffic now gets one arrival, for model 3 at 2 s
+    auto arrivals = run();
+    REQUIRE(arrivals.size() == 1);
+    CHECK(arrivals[0].t_ns == Duration::s(2).count_ns());
+    CHECK(arrivals[0].model == 3);
+    CHECK(reg.remove("poisson"));
+    arrivals = run();  // the built-in Poisson source again: about 1,000 arrivals in 10 s
+    CHECK(std::abs(static_cast<double>(arrivals.size()) - 1000.0) < 4 * std::sqrt(1000.0));
   }
+  CHECK_THROWS_WITH_AS(reg.make("poison", {}), "unknown traffic kind 'poison'; did you mean 'poisson'? (known: locust, poisson, trace)", std::invalid_argument);
 }

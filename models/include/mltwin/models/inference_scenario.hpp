@@ -142,10 +142,16 @@ struct LocustTraffic {
 };
 
 struct TrafficSpec {
+  /// The built-in kind the scenario's /traffic names (its key: "poisson", "trace", "locust").
   enum class Kind { Poisson, Trace, Locust } kind = Kind::Poisson;
   PoissonTraffic poisson;
   TraceTraffic trace;
   LocustTraffic locust;
+  /// A program embedding mltwin may run a kind of its own: the name it registered in
+  /// traffic_registry() (traffic.hpp), built with `arguments`. Empty: the built-in `kind`.
+  /// Scenario files name only the built-in kinds. seconds() does not know a kind of one's own.
+  std::string source;
+  policy::Arguments arguments;
   /// How long the traffic lasts, simulated seconds (a trace: its minutes at its time_scale).
   double seconds() const {
     switch (kind) {

@@ -78,9 +78,11 @@ policy::Registry<TrafficKind>& traffic_registry();
 /// The registry name of a scenario's kind of traffic: "poisson", "trace" or "locust".
 const char* to_string(TrafficSpec::Kind k);
 
-/// The source of `sc.traffic`: the kind registered under to_string(sc.traffic.kind), drawing
-/// from `rng`'s traffic streams and sending to `front`. The scenario, simulator, streams and
-/// front end must outlive it. Throws std::invalid_argument if that name is not registered.
+/// The source of `sc.traffic`: the kind registered under sc.traffic.source (with
+/// sc.traffic.arguments), or when that is empty under to_string(sc.traffic.kind), drawing from
+/// `rng`'s traffic streams and sending to `front`. The scenario, simulator, streams and front
+/// end must outlive it. Throws std::invalid_argument if the name is not registered, or what
+/// the kind's factory throws for its arguments.
 std::unique_ptr<TrafficSource> make_traffic_source(const InferenceScenario& sc, core::Simulator& sim, core::RngStreams& rng,
                                                    FrontEnd& front);
 
