@@ -1,6 +1,8 @@
 // Components of the inference endpoint (models/endpoint/), each alone:
 //   * ProcessorSharing: batches sharing an instance's vCPUs, completion times worked out by hand
 //     (each running batch progresses at min(1, vcpu / busy) of a core);
+//   * ModelStore with the real worker pools and a fake host: SageMaker MME's download, load,
+//     LRU unload of an idle model and 507, timings from the figures;
 //   * WorkerPools with a fake host: DJL's batching (drain up to batch_size, wait up to
 //     max_batch_delay), the job queue's admission and scale-up (WorkLoadManager.runJob), and
 //     a temporary worker's retirement after max_idle_time (TemporaryBatchAggregator), as
@@ -14,6 +16,7 @@
 #include "mltwin/core/rng.hpp"
 #include "mltwin/core/simulator.hpp"
 #include "mltwin/models/endpoint/processor_sharing.hpp"
+#include "mltwin/models/endpoint/model_store.hpp"
 #include "mltwin/models/endpoint/worker_pools.hpp"
 
 using namespace mltwin;
@@ -255,4 +258,114 @@ TEST_CASE("worker pool: a full queue refuses with 503 and adds a temporary worke
   CHECK(f.state->running_workers == 1);
   CHECK(f.sim.now().ns() == 60'150 * kMs);
   CHECK(f.state->pools[f.pid].workers.size() == 1);
+}
+
+namespace {
+
+/// The rest of the endpoint as the model store and its pools see it: answers recorded, memory
+/// made by the store, nothing draining.
+struct StoreFakeHost final : PoolHost, StoreHost {
+  core::Simulator& sim;
+  ModelStore* store = nullptr;
+  std::vector<Answer> answers;
+  explicit StoreFakeHost(core::Simulator& s) : sim(s) {}
+  void answer(std::uint32_t r, int status, std::uint16_t batch) override { answers.push_back({sim.now().ns(), r, status, batch}); }
+  bool make_room(Instance& in, std::uint64_t need, std::uint32_t keep) override { return store->make_room(in, need, keep); }
+  void pool_changed(std::uint32_t pid) override { store->pool_changed(pid); }
+  void maybe_terminate(Instance&) override {}
+};
+
+}  // namespace
+
+TEST_CASE("model store: download, load, LRU unload of an idle model, load from disk, 507 for a model too big") {
+  // One instance of 10 GB memory; models of 1 GB artifacts needing 4 GB each (one worker),
+  // and one needing 12 GB. S3: 100 ms to the first byte, then 8 Gb/s (1 s a model); load:
+  // 500 ms fixed, then 2 GB/s (0.5 s). A batch takes 100 ms.
+  InferenceScenario sc;
+  const auto constant = [](Duration d) { return models::LatencySpec{models::LatencySpec::Kind::Constant, d, d, "test"}; };
+  sc.models.resize(4);
+  for (auto& m : sc.models) {
+    m.artifact_bytes = 1'000'000'000;
+    m.resident_bytes = 4'000'000'000;
+    m.service.base = constant(Duration::ms(100));
+  }
+  sc.models[3].resident_bytes = 12'000'000'000;
+  sc.endpoint.s3_first_byte = constant(Duration::ms(100));
+  sc.endpoint.s3_download_gbps = 8;
+  sc.endpoint.load_fixed = constant(Duration::ms(500));
+  sc.endpoint.load_gbytes_per_s = 2;
+  sc.endpoint.unload = constant(Duration::ns(0));
+  sc.server.batch_size = 1;
+  sc.server.max_batch_delay = Duration::ns(0);
+  sc.server.job_queue_size = 10;
+  sc.server.min_workers = 1;
+  sc.server.max_workers = 1;
+  core::Simulator sim;
+  core::RngStreams rng(1);
+  EndpointStats stats;
+  EndpointState state(sim, sc, nullptr, nullptr, stats, rng);
+  state.instances.resize(1);
+  Instance& in = state.instances[0];
+  in.cpu.vcpu = 4;
+  in.mem_cap = 10'000'000'000;
+  in.disk_cap = 100'000'000'000;
+  in.models.resize(sc.models.size());
+  in.mem_cache = ps::make_lru_cache_policy();
+  in.disk_cache = ps::make_lru_cache_policy();
+  auto policy = ps::autoscaling_registry().make("djl-wlm", {});
+  StoreFakeHost host(sim);
+  struct Forward final : CpuListener {
+    WorkerPools* pools = nullptr;
+    void batch_done(std::uint32_t w) override { pools->batch_done(w); }
+    void before_event() override {}
+  } forward;
+  ProcessorSharing cpu(sim, state.instances, forward);
+  WorkerPools pools(state, *policy, rng.stream("serving.service_time"), cpu, host);
+  forward.pools = &pools;
+  ModelStore store(state, pools, host);
+  host.store = &store;
+
+  std::vector<std::uint32_t> r;
+  std::vector<At> at(5);
+  const std::uint32_t model_of[] = {0, 1, 2, 0, 3};
+  const std::int64_t when_s[] = {0, 3, 6, 9, 11};
+  for (std::size_t i = 0; i < 5; ++i) {
+    state.reqs.emplace_back();
+    state.reqs.back().model = model_of[i];
+    r.push_back(static_cast<std::uint32_t>(i));
+    at[i].fn = [&, i] {
+      state.reqs[r[i]].container = sim.now();
+      store.request(state.instances[0], r[i]);
+    };
+    sim.schedule(Time::from_ns(when_s[i] * 1'000 * kMs), &at[i], 0);
+  }
+  sim.run();
+  // m0 at 0 s: downloaded 1.1 s, loaded 2.1 s, answered 2.2 s. m1 at 3 s: 5.2 s. m2 at 6 s:
+  // downloaded 7.1 s; 8 GB of 10 are held, so the least recently loaded idle model, m0, is
+  // unloaded (its artifact stays on disk); loaded 8.1 s, answered 8.2 s. m0 again at 9 s: on
+  // disk, no download; m1 (now the least recent) is unloaded; loaded 10.0 s, answered 10.1 s.
+  // m3 at 11 s needs 12 GB of a 10 GB instance: 507 at once.
+  REQUIRE(host.answers.size() == 5);
+  const std::int64_t done_ms[] = {2'200, 5'200, 8'200, 10'100, 11'000};
+  const int status[] = {200, 200, 200, 200, 507};
+  for (std::size_t i = 0; i < 5; ++i) {
+    CAPTURE(i);
+    CHECK(host.answers[i].request == r[i]);
+    CHECK(host.answers[i].t_ns == done_ms[i] * kMs);
+    CHECK(host.answers[i].status == status[i]);
+  }
+  CHECK(state.reqs[r[0]].loading_wait == 2'100 * kMs);
+  CHECK(state.reqs[r[3]].loading_wait == 1'000 * kMs);
+  CHECK(stats.downloads == 3);
+  CHECK(stats.loads == 4);
+  CHECK(stats.unloads == 2);
+  CHECK(stats.load_failures == 1);
+  CHECK(in.models[0].state == ModelState::Loaded);
+  CHECK(in.models[1].state == ModelState::OnDisk);
+  CHECK(in.models[2].state == ModelState::Loaded);
+  CHECK(in.mem_used == 8'000'000'000);
+  CHECK(in.disk_used == 3'000'000'000);
+  CHECK(state.holders[1].empty());
+  REQUIRE(state.holders[0].size() == 1);
+  CHECK(state.holders[0][0].pool == in.models[0].pool);
 }
