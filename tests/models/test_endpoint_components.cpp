@@ -6,7 +6,9 @@
 //   * WorkerPools with a fake host: DJL's batching (drain up to batch_size, wait up to
 //     max_batch_delay), the job queue's admission and scale-up (WorkLoadManager.runJob), and
 //     a temporary worker's retirement after max_idle_time (TemporaryBatchAggregator), as
-//     timelines derived by hand from DJL Serving 0.23.0's rules.
+//     timelines derived by hand from DJL Serving 0.23.0's rules;
+//   * InstanceFleet with a scripted scaling policy: launch, health check, scale-in of the newest,
+//     the metrics ticks stopping with the traffic.
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -16,6 +18,7 @@
 #include "mltwin/core/rng.hpp"
 #include "mltwin/core/simulator.hpp"
 #include "mltwin/models/endpoint/processor_sharing.hpp"
+#include "mltwin/models/endpoint/instance_fleet.hpp"
 #include "mltwin/models/endpoint/model_store.hpp"
 #include "mltwin/models/endpoint/worker_pools.hpp"
 
@@ -368,4 +371,77 @@ TEST_CASE("model store: download, load, LRU unload of an idle model, load from d
   CHECK(state.holders[1].empty());
   REQUIRE(state.holders[0].size() == 1);
   CHECK(state.holders[0][0].pool == in.models[0].pool);
+}
+
+TEST_CASE("instance fleet: scale-out launches after start-up and health check; scale-in drains the newest first") {
+  // Two instances at 0 s; one metrics period a minute. The scaling policy (the test's) wants 3
+  // at its first evaluation (60 s) and 1 at its third (180 s). A launched instance is in
+  // service after 100 s of start-up and 20 s of health check: 180 s. At 180 s it comes up
+  // first (its event was scheduled at 60 s, before the tick of 180 s at 120 s), then scale-in
+  // drains the newest two, which, with nothing outstanding, terminate at once.
+  struct Script final : ps::InstanceScalingPolicy {
+    int calls = 0;
+    std::vector<std::int64_t> at_ns;
+    std::vector<int> in_service;
+    std::string_view name() const override { return "script"; }
+    ps::ScalingDecision evaluate(const ps::ScalingObservation& o) override {
+      at_ns.push_back(o.now);
+      in_service.push_back(o.instances_in_service);
+      ++calls;
+      if (calls == 1) return {3, "out"};
+      if (calls == 3) return {1, "in"};
+      return {o.instances_desired, {}};
+    }
+  };
+  struct Traffic final : FleetHost {
+    core::Simulator& sim;
+    explicit Traffic(core::Simulator& s) : sim(s) {}
+    bool traffic_active() const override { return sim.now() < Time::from_ns(300 * 1'000 * kMs); }
+  };
+  InferenceScenario sc;
+  sc.models.resize(1);
+  const auto constant = [](Duration d) { return models::LatencySpec{models::LatencySpec::Kind::Constant, d, d, "test"}; };
+  sc.endpoint.initial_instances = 2;
+  sc.endpoint.min_instances = 1;
+  sc.endpoint.max_instances = 4;
+  sc.endpoint.instance_startup = constant(Duration::s(100));
+  sc.endpoint.health_check = constant(Duration::s(20));
+  core::Simulator sim;
+  core::RngStreams rng(1);
+  EndpointStats stats;
+  EndpointState state(sim, sc, nullptr, nullptr, stats, rng);
+  Script* script = nullptr;
+  PolicySet pol;
+  {
+    auto p = std::make_unique<Script>();
+    script = p.get();
+    pol.scaling = std::move(p);
+  }
+  Traffic host(sim);
+  // The fleet reads the instance type for memory: a small catalog row.
+  models::InstanceType it;
+  it.name = "ml.test";
+  it.vcpu = 4;
+  it.memory_gib = 16;
+  state.itype = &it;
+  InstanceFleet fleet(state, pol, host);
+  fleet.start();
+  fleet.schedule_tick();
+  At keep_alive;  // another event pending, so the ticks go on while the traffic lasts
+  keep_alive.fn = [] {};
+  sim.schedule(Time::from_ns(1'000 * 1'000 * kMs), &keep_alive, 0);
+  sim.run();
+  REQUIRE(script->calls == 5);  // ticks at 60, 120, 180, 240, 300 s; none after the traffic
+  CHECK(script->at_ns == std::vector<std::int64_t>{60'000 * kMs, 120'000 * kMs, 180'000 * kMs, 240'000 * kMs, 300'000 * kMs});
+  CHECK(script->in_service == std::vector<int>{2, 2, 3, 1, 1});
+  REQUIRE(state.instances.size() == 3);
+  CHECK(stats.instances_launched == 3);
+  CHECK(state.instances[2].launched.ns() == 60'000 * kMs);
+  CHECK(state.instances[2].in_service_since.ns() == 180'000 * kMs);
+  CHECK(state.instances[0].state == InstanceState::InService);
+  CHECK(state.instances[1].state == InstanceState::Terminated);
+  CHECK(state.instances[2].state == InstanceState::Terminated);
+  CHECK(state.instances[1].terminated.ns() == 180'000 * kMs);
+  CHECK(state.instances[2].terminated.ns() == 180'000 * kMs);
+  CHECK(state.quiet_period_end.ns() == 360'000 * kMs);  // ticks stopped: the open period ends at 360 s
 }
