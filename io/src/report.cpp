@@ -206,6 +206,7 @@ RunSummary summarize(const std::string& scenario, std::uint64_t seed, const mode
     else if (o.phase == "Running") ++q.running;
     else if (o.phase == "Rejected") ++q.rejected;
     else if (o.phase == "Pending") ++q.pending;
+    else ++q.ended_otherwise;  // Failed, Aborted, Terminated
     if (o.scheduled != core::Time::max()) {
       const double d = (o.scheduled - o.submit).seconds();
       queueing.push_back(d);
@@ -414,8 +415,12 @@ void print_summary(std::ostream& os, const RunSummary& s) {
   row(os, "all", s.jct_s);
   fmt::print(os, "\nPer queue (queueing delay / JCT):\n");
   for (const auto& q : s.queues) {
-    fmt::print(os, " {}: {} submitted, {} completed, {} running, {} pending, {} rejected\n", q.queue, q.submitted,
-               q.completed, q.running, q.pending, q.rejected);
+    fmt::print(os, " {}: {} submitted, {} completed, {} running, {} pending, {} rejected", q.queue, q.submitted, q.completed,
+               q.running, q.pending, q.rejected);
+    // Jobs the job controller ended without completing: shown when there are any, so the
+    // figures add up to the submitted count.
+    if (q.ended_otherwise > 0) fmt::print(os, ", {} failed, aborted or terminated", q.ended_otherwise);
+    fmt::print(os, "\n");
     row(os, "queueing", q.queueing_s);
     row(os, "JCT", q.jct_s);
   }

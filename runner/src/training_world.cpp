@@ -120,7 +120,7 @@ void TrainingWorld::summary_json(json& j, const RunFacts& run) const {
   json queues = json::array();
   for (const auto& q : s.queues)
     queues.push_back({{"queue", q.queue}, {"submitted", q.submitted}, {"completed", q.completed}, {"running", q.running},
-                      {"pending", q.pending}, {"rejected", q.rejected}, {"queueing_s", distribution_json(q.queueing_s)},
+                      {"pending", q.pending}, {"rejected", q.rejected}, {"ended_otherwise", q.ended_otherwise}, {"queueing_s", distribution_json(q.queueing_s)},
                       {"jct_s", distribution_json(q.jct_s)}});
   j["queues"] = queues;
   j["allocation_ratio"] = s.allocation_ratio;

@@ -820,6 +820,11 @@ TEST_CASE("job-policies: lo's own lifecycle policies (RestartTask, AbortJob, Com
     io::print_summary(os, io::summarize(r.sc.name, r.sc.seed, r.sc.training, *r.cluster, r.cluster->last_event().seconds()));
     CHECK(os.str().find("Job policies: 1 Aborted (AbortJob), 0 Terminated (TerminateJob), 0 Completed early (CompleteJob)") !=
           std::string::npos);
+    // lo (queue a) Aborted, hi (queue b) Completed: each queue's line adds up to its jobs.
+    CHECK_MESSAGE(os.str().find("\n a: 1 submitted, 0 completed, 0 running, 0 pending, 0 rejected, 1 failed, aborted or terminated\n") !=
+                      std::string::npos,
+                  os.str());
+    CHECK_MESSAGE(os.str().find("\n b: 1 submitted, 1 completed, 0 running, 0 pending, 0 rejected\n") != std::string::npos, os.str());
     CHECK(r.rec.final_of(1).end.ns() == 1633050 * ms);  // hi as before
   }
   SUBCASE("CompleteJob: lo is Completed (early) once its pods are gone") {

@@ -35,6 +35,7 @@ struct Distribution {
 struct QueueSummary {
   std::string queue;
   std::size_t submitted = 0, completed = 0, running = 0, pending = 0, rejected = 0;  ///< by final job phase
+  std::size_t ended_otherwise = 0;  ///< Failed, Aborted or Terminated: ended without completing
   Distribution queueing_s, jct_s;
 };
 
