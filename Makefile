@@ -6,7 +6,8 @@
 #       the inference scenarios' time and memory; the fabric solver against SimGrid's),
 #       make test-shared (the policy library built shared with hidden visibility: its tests and
 #       the install-and-consume check against it),
-#       make docs (rewrites the generated blocks of docs/results-schema.md from the schema),
+#       make docs (rewrites the generated blocks of docs/results-schema.md from the schema, and
+#       docs/conformance.md from the conformance suite's results),
 #       make test-fuzz (the libFuzzer targets: replay the committed corpus, then FUZZ_SECONDS
 #       of fuzzing each; CI runs it with 15 s), make fuzz (the same, FUZZ_SECONDS=600 each).
 BUILD ?= build
@@ -55,11 +56,13 @@ notebooks: venv
 	$(BUILD)/venv/bin/python notebooks/execute.py
 
 # The column tables and indexes of docs/results-schema.md, from the one description of the
-# results tables (store/include/mltwin/store/results_schema.hpp); `make test` checks them.
+# results tables (store/include/mltwin/store/results_schema.hpp), and docs/conformance.md, from
+# the conformance suite's run (tests/conformance); `make test` checks both.
 docs: deps
 	@cmake -S . -B $(BUILD) $(GEN) $(CMAKE_FLAGS) >/dev/null
-	@cmake --build $(BUILD) --target test_results_schema_doc
+	@cmake --build $(BUILD) --target test_results_schema_doc test_conformance
 	MLTWIN_UPDATE_DOCS=1 $(BUILD)/tests/store/test_results_schema_doc
+	MLTWIN_UPDATE_DOCS=1 $(BUILD)/tests/conformance/test_conformance
 
 test: venv
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

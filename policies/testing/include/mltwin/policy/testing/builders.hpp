@@ -12,6 +12,7 @@
 //
 // Header-only; depends on the policy library alone.
 #pragma once
+#include <algorithm>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -20,6 +21,7 @@
 
 #include "mltwin/policy/backend.hpp"
 #include "mltwin/policy/cluster_state.hpp"
+#include "mltwin/policy/quantity.hpp"
 
 namespace mltwin::policy::testing {
 
@@ -31,6 +33,10 @@ class Pod {
  public:
   Pod& cpu(double cores) { r_.milli_cpu = cores * 1000; return *this; }
   Pod& memory_gib(double g) { r_.memory = g * kGiB; return *this; }
+  /// cpu as a Kubernetes quantity ("500m", "2"): its MilliValue, as Volcano's NewResource reads it.
+  Pod& cpu(std::string_view quantity) { r_.milli_cpu = static_cast<double>(parse_quantity(quantity).milli_value()); return *this; }
+  /// memory as a Kubernetes quantity ("1G" is 10^9 bytes, "1Gi" 2^30): its Value, in bytes.
+  Pod& memory(std::string_view quantity) { r_.memory = static_cast<double>(parse_quantity(quantity).value()); return *this; }
   /// n Neuron devices under `aws.amazon.com/neurondevice` (the name TorchX requests).
   Pod& neuron_devices(double n) { return resource(rn::kNeuronDevice, n); }
   /// n NeuronCores (`aws.amazon.com/neuroncore`).
@@ -44,13 +50,33 @@ class Pod {
   Pod& priority(int p) { prio_ = p; return *this; }
   Pod& toleration(Toleration t) { tol_.push_back(std::move(t)); return *this; }
   Pod& affinity(NodeAffinity a) { aff_ = std::move(a); return *this; }
+  /// The pod's name (default: "<job>-<index>").
+  Pod& name(std::string n) { name_ = std::move(n); return *this; }
+  /// Already placed on `node` with status `s` (Running by default; Bound, Binding, Releasing or
+  /// Succeeded/Failed as Volcano's cache reads a pod, pkg/scheduler/api/helpers.go getTaskStatus).
+  Pod& on(std::string node, TaskStatus s = TaskStatus::Running) { node_ = std::move(node); status_ = s; return *this; }
+  /// A status without a node (Pending by default; Succeeded, Failed, Unknown).
+  Pod& status(TaskStatus s) { status_ = s; return *this; }
+  /// volcano.sh/preemptable (Volcano reads true when unset).
+  Pod& preemptable(bool p) { preemptable_ = p; return *this; }
+  /// The UID that breaks ties in Volcano's orders (default: the order pods are added).
+  Pod& uid(std::uint64_t u) { uid_ = u; return *this; }
   const Resource& resource() const { return r_; }
   const auto& selector() const { return sel_; }
   const std::vector<Toleration>& tolerations() const { return tol_; }
   const NodeAffinity& node_affinity() const { return aff_; }
   int prio() const { return prio_; }
+  const std::string& pod_name() const { return name_; }
+  const std::string& node() const { return node_; }
+  TaskStatus task_status() const { return status_; }
+  bool is_preemptable() const { return preemptable_; }
+  std::uint64_t pod_uid() const { return uid_; }
 
  private:
+  std::string name_, node_;
+  TaskStatus status_ = TaskStatus::Pending;
+  bool preemptable_ = true;
+  std::uint64_t uid_ = 0;
   Resource r_;
   std::vector<std::pair<std::string, std::string>> sel_;
   std::vector<Toleration> tol_;
@@ -64,6 +90,10 @@ class NodeBuilder {
   explicit NodeBuilder(std::string name) { n_.name = std::move(name); pods(110); }
   NodeBuilder& cpu(double cores) { n_.allocatable.milli_cpu = cores * 1000; return *this; }
   NodeBuilder& memory_gib(double g) { n_.allocatable.memory = g * kGiB; return *this; }
+  /// cpu as a Kubernetes quantity ("500m", "2"): its MilliValue.
+  NodeBuilder& cpu(std::string_view quantity) { n_.allocatable.milli_cpu = static_cast<double>(parse_quantity(quantity).milli_value()); return *this; }
+  /// memory as a Kubernetes quantity ("4Gi", "4G"): its Value, in bytes.
+  NodeBuilder& memory(std::string_view quantity) { n_.allocatable.memory = static_cast<double>(parse_quantity(quantity).value()); return *this; }
   /// The allocatable `pods` (also max_task_num, as Volcano's NewResource).
   NodeBuilder& pods(int n) { n_.allocatable.scalars.set(rn::kPods, n); n_.allocatable.max_task_num = n; return *this; }
   /// n Neuron devices as the Neuron device plugin advertises them: `aws.amazon.com/neuron` and
@@ -130,6 +160,17 @@ class JobBuilder {
     for (int i = 0; i < n; ++i) pods_.push_back(p);
     return *this;
   }
+  /// One pod, with its own name, request, node and status (Pod::on, Pod::status).
+  JobBuilder& pod(const Pod& p) { pods_.push_back(p); return *this; }
+  /// The PodGroup's status.phase as given, with its pods created at once, whatever the phase
+  /// (as a test of Volcano's own builds them; default: Pending without pods, see inqueue()).
+  JobBuilder& phase(PodGroupPhase p) { phase_ = p; has_phase_ = true; return *this; }
+  /// spec.minResources: the resources the Pod names (default: the first minAvailable pods').
+  JobBuilder& min_resources(const Pod& r) { min_res_ = r.resource(); min_res_set_ = true; has_min_res_ = true; return *this; }
+  /// No spec.minResources (Volcano reads an empty request).
+  JobBuilder& no_min_resources() { has_min_res_ = false; return *this; }
+  /// The UID that breaks ties in Volcano's job orders (default: the order jobs are added).
+  JobBuilder& uid(std::uint64_t u) { uid_ = u; return *this; }
   JobBuilder& min_available(int m) { min_ = m; return *this; }
   JobBuilder& priority(int p) { prio_ = p; return *this; }
   JobBuilder& created(TimeNs t) { created_ = t; return *this; }
@@ -143,6 +184,10 @@ class JobBuilder {
   int min_ = -1, prio_ = 0;
   TimeNs created_ = 0;
   bool inqueue_ = false;
+  PodGroupPhase phase_ = PodGroupPhase::Pending;
+  bool has_phase_ = false, has_min_res_ = true, min_res_set_ = false;
+  Resource min_res_;
+  std::uint64_t uid_ = 0;
   std::vector<std::string> running_on_;
 };
 
@@ -152,6 +197,7 @@ struct World {
   std::map<std::string, QueueId> queues;
   std::map<std::string, NodeId> nodes;
   std::map<std::string, JobId> jobs;
+  std::map<std::string, TaskId> tasks;  ///< by pod name (the last pod of a name wins)
   std::uint64_t next_uid = 1;
 
   QueueId queue(const QueueBuilder& b) {
@@ -176,12 +222,20 @@ struct World {
     j.min_available = b.min_ >= 0 ? b.min_ : static_cast<int>(b.pods_.size());
     j.priority = b.prio_;
     j.creation = b.created_;
-    j.uid = next_uid++;
-    for (int i = 0; i < j.min_available && i < static_cast<int>(b.pods_.size()); ++i)
-      j.min_resources.add(task_resreq(b.pods_[static_cast<std::size_t>(i)].resource()));
+    j.uid = b.uid_ != 0 ? b.uid_ : next_uid++;
+    j.has_min_resources = b.has_min_res_;
+    if (b.min_res_set_) {
+      j.min_resources = b.min_res_;
+    } else if (b.has_min_res_) {
+      for (int i = 0; i < j.min_available && i < static_cast<int>(b.pods_.size()); ++i)
+        j.min_resources.add(task_resreq(b.pods_[static_cast<std::size_t>(i)].resource()));
+    }
     const JobId id = state.add_job(j);
     jobs[b.name_] = id;
-    if (b.inqueue_) {
+    if (b.has_phase_) {
+      state.set_podgroup_phase(id, b.phase_);
+      create_pods(b, id);
+    } else if (b.inqueue_) {
       state.set_podgroup_phase(id, PodGroupPhase::Inqueue);
       create_pods(b, id);
     } else {
@@ -210,18 +264,40 @@ struct World {
     int i = 0;
     for (const Pod& p : b.pods_) {
       TaskInfo t;
-      t.name = state.job(id).name + "-" + std::to_string(i);
-      t.index = 0;
+      t.name = p.pod_name().empty() ? state.job(id).name + "-" + std::to_string(i) : p.pod_name();
+      t.index = index_under_task(t.name);
       t.resreq = task_resreq(p.resource());
       t.node_selector = p.selector();
       t.tolerations = p.tolerations();
       t.node_affinity = p.node_affinity();
       t.priority = p.prio();
       t.creation = state.job(id).creation;
-      t.uid = next_uid++;
-      state.add_task(id, t);
+      t.uid = p.pod_uid() != 0 ? p.pod_uid() : next_uid++;
+      t.preemptable = p.is_preemptable();
+      const TaskId tid = state.add_task(id, t);
+      tasks[t.name] = tid;
+      if (!p.node().empty()) {
+        auto n = nodes.find(p.node());
+        if (n == nodes.end()) throw std::invalid_argument("Pod " + t.name + ": unknown node " + p.node());
+        state.set_task_status(tid, p.task_status(), n->second);
+      } else if (p.task_status() != TaskStatus::Pending) {
+        state.set_task_status(tid, p.task_status());
+      }
       ++i;
     }
+  }
+  /// Volcano helpers.GetPodIndexUnderTask: the last '-'-separated part of a name of three or
+  /// more parts, as a number (pkg/controllers/job/helpers/helpers.go); 0 otherwise.
+  static int index_under_task(const std::string& name) {
+    const std::size_t dashes = static_cast<std::size_t>(std::count(name.begin(), name.end(), '-'));
+    const std::size_t last = name.rfind('-');
+    if (dashes < 2 || last + 1 >= name.size()) return 0;
+    int v = 0;
+    for (std::size_t i = last + 1; i < name.size(); ++i) {
+      if (name[i] < '0' || name[i] > '9' || v > 100'000'000) return 0;
+      v = v * 10 + (name[i] - '0');
+    }
+    return v;
   }
   std::map<JobId, std::vector<Pod>> pending_pods_;
 };

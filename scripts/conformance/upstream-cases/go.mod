@@ -1,0 +1,3 @@
+module mltwin.dev/upstream-cases
+
+go 1.21

@@ -1,0 +1,219 @@
+// The conformance suite's main: runs the doctest cases, then accounts for every upstream row of
+// upstream_cases.tsv (ported and passing or failing, not applicable with its reason, or not yet
+// ported) and checks docs/conformance.md against the table it writes from them.
+//   test_conformance                       run, check the page (CI: `make test`)
+//   MLTWIN_UPDATE_DOCS=1 test_conformance  run, rewrite the page (`make docs`)
+// With doctest filters (-tc=...) only the cases run; the page is neither checked nor written.
+#define DOCTEST_CONFIG_IMPLEMENT
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "conformance.hpp"
+
+namespace {
+
+const std::string kManifest = std::string(MLTWIN_SOURCE_DIR) + "/tests/conformance/upstream_cases.tsv";
+const std::string kPage = std::string(MLTWIN_SOURCE_DIR) + "/docs/conformance.md";
+
+std::vector<std::string> split(const std::string& s, const std::string& sep) {
+  std::vector<std::string> out;
+  std::size_t at = 0;
+  for (;;) {
+    const std::size_t next = s.find(sep, at);
+    out.push_back(s.substr(at, next == std::string::npos ? std::string::npos : next - at));
+    if (next == std::string::npos) return out;
+    at = next + sep.size();
+  }
+}
+
+/// The outcome of each case whose doctest name starts with "upstream | " or "source | ".
+struct Results : doctest::IReporter {
+  static inline std::map<std::string, bool> passed;  // full test case name -> passed
+  const doctest::TestCaseData* current = nullptr;
+  explicit Results(const doctest::ContextOptions&) {}
+  void report_query(const doctest::QueryData&) override {}
+  void test_run_start() override {}
+  void test_run_end(const doctest::TestRunStats&) override {}
+  void test_case_start(const doctest::TestCaseData& d) override { current = &d; }
+  void test_case_reenter(const doctest::TestCaseData&) override {}
+  void test_case_end(const doctest::CurrentTestCaseStats& st) override {
+    if (current == nullptr) return;
+    const std::string name = current->m_name;
+    if (name.rfind("upstream | ", 0) == 0 || name.rfind("source | ", 0) == 0) {
+      auto [it, fresh] = passed.emplace(name, st.testCaseSuccess);
+      if (!fresh) it->second = it->second && st.testCaseSuccess;
+    }
+  }
+  void test_case_exception(const doctest::TestCaseException&) override {
+    if (current != nullptr) passed[current->m_name] = false;
+  }
+  void subcase_start(const doctest::SubcaseSignature&) override {}
+  void subcase_end() override {}
+  void log_assert(const doctest::AssertData&) override {}
+  void log_message(const doctest::MessageData&) override {}
+  void test_case_skipped(const doctest::TestCaseData&) override {}
+};
+
+std::string cell(std::string s) {
+  std::string out;
+  for (char c : s) out += c == '|' ? std::string("\\|") : std::string(1, c);
+  return out;
+}
+
+struct Row {
+  std::string file, func, line, name;
+  std::string status, reason;
+};
+
+/// Builds the page; returns problems (an unknown or doubly declared row) in `errors`.
+std::string render(std::vector<std::string>& errors) {
+  std::ifstream in(kManifest);
+  if (!in) {
+    errors.push_back("cannot read " + kManifest);
+    return {};
+  }
+  std::vector<Row> rows;
+  std::map<std::string, std::size_t> by_key;  // "file | func | name"
+  std::string line;
+  int lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (line.empty() || line[0] == '#') continue;
+    const auto f = split(line, "\t");
+    if (f.size() != 4) {
+      errors.push_back(kManifest + ":" + std::to_string(lineno) + ": want 4 tab-separated fields");
+      continue;
+    }
+    by_key[f[0] + " | " + f[1] + " | " + f[3]] = rows.size();
+    rows.push_back({f[0], f[1], f[2], f[3], "", ""});
+  }
+  std::vector<std::pair<std::string, std::string>> source_cases;
+  for (const auto& [name, ok] : Results::passed) {
+    if (name.rfind("source | ", 0) == 0) {
+      const auto parts = split(name.substr(9), " | ");
+      source_cases.emplace_back(parts[0] + " | " + (parts.size() > 1 ? parts[1] : ""), ok ? "passes" : "FAILS");
+      continue;
+    }
+    const std::string key = name.substr(11);
+    const auto it = by_key.find(key);
+    if (it == by_key.end()) {
+      errors.push_back("ported case '" + key + "' is not a row of upstream_cases.tsv (file | function | name)");
+      continue;
+    }
+    rows[it->second].status = ok ? "passes" : "FAILS";
+  }
+  for (const auto& d : mltwin::conformance::declared_rows()) {
+    const std::string what = d.not_yet ? "not yet ported" : "not applicable";
+    int matched = 0;
+    for (Row& r : rows) {
+      if (r.file != d.file || (!d.func.empty() && r.func != d.func) || (!d.name.empty() && r.name != d.name)) continue;
+      ++matched;
+      if (!r.status.empty()) {
+        errors.push_back("'" + r.file + " | " + r.func + " | " + r.name + "' is declared " + what + " and also " + r.status);
+        continue;
+      }
+      r.status = what;
+      r.reason = d.reason;
+    }
+    if (matched == 0)
+      errors.push_back(std::string(d.not_yet ? "NOT_YET" : "NOT_APPLICABLE") + "('" + d.file + "', '" + d.func + "', '" + d.name + "') matches no row of upstream_cases.tsv");
+  }
+  std::map<std::string, std::map<std::string, int>> per_file;
+  std::map<std::string, int> totals;
+  for (Row& r : rows) {
+    if (r.status.empty()) r.status = "not yet ported";
+    ++per_file[r.file][r.status];
+    ++totals[r.status];
+  }
+  std::ostringstream os;
+  os << "# Conformance with Volcano v1.12.1\n\n"
+     << "<!-- Generated by tests/conformance (test_conformance; `make docs` rewrites it). Do not edit. -->\n\n"
+     << "Every table case of Volcano v1.12.1's scheduler tests (`pkg/scheduler/actions/*/*_test.go`,\n"
+     << "`pkg/scheduler/plugins/**/*_test.go`; listed in `tests/conformance/upstream_cases.tsv`) is a row\n"
+     << "here: ported to mltwin's policy library and passing, or not applicable with the feature it\n"
+     << "needs that mltwin does not model. A ported case keeps its upstream file, function and name,\n"
+     << "builds its inputs with `mltwin/policy/testing/builders.hpp`, runs the case's actions in one\n"
+     << "session with its tiers and asserts what upstream asserts (binds, evictions, pipelined tasks,\n"
+     << "PodGroup phases). `make test` fails when this page is stale.\n\n"
+     << "**" << rows.size() << " upstream cases:** " << totals["passes"] << " ported and passing, "
+     << totals["FAILS"] << " failing, " << totals["not applicable"] << " not applicable, "
+     << totals["not yet ported"] << " not yet ported.\n\n"
+     << "| Upstream file (under `pkg/scheduler/`) | Cases | Passing | Failing | Not applicable | Not yet ported |\n"
+     << "|---|---:|---:|---:|---:|---:|\n";
+  for (auto& [file, n] : per_file)
+    os << "| `" << file << "` | " << n["passes"] + n["FAILS"] + n["not applicable"] + n["not yet ported"] << " | "
+       << n["passes"] << " | " << n["FAILS"] << " | " << n["not applicable"] << " | " << n["not yet ported"] << " |\n";
+  os << "\n## Every case\n\n| Upstream file | Test function | Case | Status | Reason |\n|---|---|---|---|---|\n";
+  for (const Row& r : rows)
+    os << "| `" << r.file << "` | " << r.func << " | " << cell(r.name) << " | " << r.status << " | " << cell(r.reason) << " |\n";
+  if (!source_cases.empty()) {
+    os << "\n## Written from Volcano's source\n\n"
+       << "Rules with no upstream table case (the gang and nodeorder plugins, the PodGroup and job state\n"
+       << "machines), each test citing the lines it follows.\n\n| Source file | What is checked | Status |\n|---|---|---|\n";
+    for (const auto& [what, status] : source_cases) {
+      const auto parts = split(what, " | ");
+      os << "| `" << parts[0] << "` | " << cell(parts.size() > 1 ? parts[1] : "") << " | " << status << " |\n";
+    }
+  }
+  return os.str();
+}
+
+}  // namespace
+
+REGISTER_LISTENER("conformance-results", 1, Results);
+
+int main(int argc, char** argv) {
+  doctest::Context ctx;
+  ctx.applyCommandLine(argc, argv);
+  const int rc = ctx.run();
+  if (ctx.shouldExit()) return rc;
+  bool filtered = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a.find("-tc") != std::string::npos || a.find("-sc") != std::string::npos || a.find("-ts") != std::string::npos ||
+        a.find("test-case") != std::string::npos || a.find("source-file") != std::string::npos || a.find("subcase") != std::string::npos ||
+        a.find("-sf") != std::string::npos || a.find("-tce") != std::string::npos)
+      filtered = true;
+  }
+  if (filtered) return rc;
+  std::vector<std::string> errors;
+  const std::string page = render(errors);
+  for (const auto& e : errors) std::cerr << "conformance: " << e << "\n";
+  if (!errors.empty()) return 1;
+  std::string current;
+  {
+    std::ifstream in(kPage);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    current = ss.str();
+  }
+  if (current != page) {
+    if (const char* u = std::getenv("MLTWIN_UPDATE_DOCS"); u != nullptr && std::string(u) == "1") {
+      const std::string tmp = kPage + ".tmp";
+      {
+        std::ofstream out(tmp, std::ios::binary);
+        out << page;
+        if (!out) {
+          std::cerr << "conformance: cannot write " << tmp << "\n";
+          return 1;
+        }
+      }
+      if (std::rename(tmp.c_str(), kPage.c_str()) != 0) {
+        std::cerr << "conformance: cannot replace " << kPage << "\n";
+        return 1;
+      }
+      std::cout << "conformance: wrote " << kPage << "\n";
+    } else {
+      std::cerr << "conformance: " << kPage << " is stale: run `make docs` (MLTWIN_UPDATE_DOCS=1 "
+                << argv[0] << ") and commit it\n";
+      return rc != 0 ? rc : 1;
+    }
+  }
+  return rc;
+}
