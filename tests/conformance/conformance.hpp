@@ -14,6 +14,8 @@
 // phases), and no more.
 #pragma once
 #include <map>
+#include <memory>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,6 +23,7 @@
 #include <doctest/doctest.h>
 
 #include "mltwin/policy/config.hpp"
+#include "mltwin/policy/session.hpp"
 #include "mltwin/policy/testing/builders.hpp"
 
 /// A ported upstream case: file under pkg/scheduler/, Test function, case name (with " [2]" for
@@ -36,24 +39,30 @@
 /// case of the file (or of the function).
 #define NOT_APPLICABLE(file, func, name, reason)                                              \
   [[maybe_unused]] static const bool MLTWIN_CONF_CAT(mltwin_not_applicable_, __COUNTER__) = \
-      ::mltwin::conformance::register_row(file, func, name, reason, false)
+      ::mltwin::conformance::register_row(file, func, name, reason, ::mltwin::conformance::RowKind::NotApplicable)
 /// Upstream rows not ported yet, with what they wait for (a rule mltwin does not have yet).
 #define NOT_YET(file, func, name, reason)                                                 \
   [[maybe_unused]] static const bool MLTWIN_CONF_CAT(mltwin_not_yet_, __COUNTER__) = \
-      ::mltwin::conformance::register_row(file, func, name, reason, true)
+      ::mltwin::conformance::register_row(file, func, name, reason, ::mltwin::conformance::RowKind::NotYet)
+/// Upstream rows where mltwin does otherwise on purpose (e.g. refuses with an error what Volcano
+/// logs and ignores); the reason names the test that checks mltwin's behaviour.
+#define DIFFERS_ON_PURPOSE(file, func, name, reason)                                        \
+  [[maybe_unused]] static const bool MLTWIN_CONF_CAT(mltwin_differs_, __COUNTER__) = \
+      ::mltwin::conformance::register_row(file, func, name, reason, ::mltwin::conformance::RowKind::Differs)
 
 namespace mltwin::conformance {
 
 using namespace mltwin::policy;
 using namespace mltwin::policy::testing;
 
+enum class RowKind { NotApplicable, NotYet, Differs };
 struct DeclaredRow {
   std::string file, func, name, reason;
-  bool not_yet = false;  ///< NOT_YET, else NOT_APPLICABLE
+  RowKind kind = RowKind::NotApplicable;
 };
 std::vector<DeclaredRow>& declared_rows();
-inline bool register_row(const char* file, const char* func, const char* name, const char* reason, bool not_yet) {
-  declared_rows().push_back({file, func, name, reason, not_yet});
+inline bool register_row(const char* file, const char* func, const char* name, const char* reason, RowKind kind) {
+  declared_rows().push_back({file, func, name, reason, kind});
   return true;
 }
 
@@ -80,6 +89,26 @@ struct Outcome {
 /// close sets).
 Outcome run_session(World& w, const std::vector<std::string>& actions, const std::vector<Tier>& tiers,
                     const std::map<std::string, Arguments>& action_args = {});
+
+/// Gives tasks, jobs and queues UIDs in the order of their names: upstream's test builders make
+/// UIDs of names (a pod's "<namespace>-<name>", a job's "<namespace>/<podgroup>", a queue's its
+/// name; equal names, equal UIDs) and its orders fall back to them. run_session and SessionOn
+/// call it.
+void rank_uids_by_name(World& w);
+
+/// An open session for cases that ask a plugin's answers directly (uthelper RegisterSession
+/// without Run): opened on construction, closed on destruction.
+struct SessionOn {
+  RecordingBackend backend;
+  std::mt19937_64 rng{7};
+  SchedulerConfig cfg;
+  std::unique_ptr<Session> session;
+  SessionOn(World& w, const std::vector<Tier>& tiers, const std::map<std::string, Arguments>& action_args = {});
+  ~SessionOn();
+  SessionOn(const SessionOn&) = delete;
+  SessionOn& operator=(const SessionOn&) = delete;
+  Session* operator->() { return session.get(); }
+};
 
 /// uthelper CheckBind: exactly these binds (pod -> node) and no other.
 void check_binds(const Outcome& o, const std::map<std::string, std::string>& want);

@@ -26,28 +26,48 @@ Arguments args(std::vector<std::pair<std::string, std::string>> kv) {
   return a;
 }
 
+void rank_uids_by_name(World& w) {
+  std::vector<std::pair<std::string, TaskId>> tasks;
+  std::vector<std::pair<std::string, JobId>> jobs;
+  std::vector<std::pair<std::string, QueueId>> queues;
+  for (const TaskInfo& t : w.state.tasks()) tasks.emplace_back(t.name, t.id);
+  for (const JobInfo& j : w.state.jobs()) jobs.emplace_back(j.name, j.id);
+  for (const QueueInfo& q : w.state.queues()) queues.emplace_back(q.name, q.id);
+  std::sort(tasks.begin(), tasks.end());
+  std::sort(jobs.begin(), jobs.end());
+  std::sort(queues.begin(), queues.end());
+  // Equal names get equal UIDs, as upstream's would.
+  auto rank = [](const auto& sorted, auto&& set) {
+    std::uint64_t r = 0;
+    for (std::size_t i = 0; i < sorted.size(); ++i) {
+      if (i == 0 || sorted[i].first != sorted[i - 1].first) ++r;
+      set(sorted[i].second, r);
+    }
+  };
+  rank(tasks, [&](TaskId t, std::uint64_t r) { w.state.task(t).uid = r; });
+  rank(jobs, [&](JobId j, std::uint64_t r) { w.state.job(j).uid = r; });
+  rank(queues, [&](QueueId q, std::uint64_t r) { w.state.queue(q).uid = r; });
+}
+
+SessionOn::SessionOn(World& w, const std::vector<Tier>& tiers, const std::map<std::string, Arguments>& action_args) {
+  rank_uids_by_name(w);
+  cfg.tiers = tiers;
+  cfg.action_arguments = action_args;
+  const std::string problem = cfg.validate();
+  REQUIRE_MESSAGE(problem.empty(), problem);
+  session = std::make_unique<Session>(w.state, backend, cfg, rng, 1);
+  session->open();
+}
+
+SessionOn::~SessionOn() { session->close(); }
+
 Outcome run_session(World& w, const std::vector<std::string>& actions, const std::vector<Tier>& tiers,
                     const std::map<std::string, Arguments>& action_args) {
   SchedulerConfig cfg;
   cfg.actions = actions;
   cfg.tiers = tiers;
   cfg.action_arguments = action_args;
-  // Upstream's ties fall to UIDs, which its test builders derive from names (a pod's UID is
-  // "<namespace>-<name>", a job's ID "<namespace>/<podgroup>", a queue's its name): rank ours alike.
-  {
-    std::vector<std::pair<std::string, TaskId>> tasks;
-    std::vector<std::pair<std::string, JobId>> jobs;
-    std::vector<std::pair<std::string, QueueId>> queues;
-    for (const TaskInfo& t : w.state.tasks()) tasks.emplace_back(t.name, t.id);
-    for (const JobInfo& j : w.state.jobs()) jobs.emplace_back(j.name, j.id);
-    for (const QueueInfo& q : w.state.queues()) queues.emplace_back(q.name, q.id);
-    std::sort(tasks.begin(), tasks.end());
-    std::sort(jobs.begin(), jobs.end());
-    std::sort(queues.begin(), queues.end());
-    for (std::size_t i = 0; i < tasks.size(); ++i) w.state.task(tasks[i].second).uid = i + 1;
-    for (std::size_t i = 0; i < jobs.size(); ++i) w.state.job(jobs[i].second).uid = i + 1;
-    for (std::size_t i = 0; i < queues.size(); ++i) w.state.queue(queues[i].second).uid = i + 1;
-  }
+  rank_uids_by_name(w);
   const std::string problem = cfg.validate();
   REQUIRE_MESSAGE(problem.empty(), problem);
   RecordingBackend be;

@@ -106,6 +106,7 @@ class NodeBuilder {
   NodeBuilder& gpus(double n) { return resource(rn::kNvidiaGpu, n); }
   /// Any scalar resource, in Kubernetes units.
   NodeBuilder& resource(ResourceName name, double k8s_units) { n_.allocatable.scalars.set(name, k8s_units * 1000); return *this; }
+  NodeBuilder& resource(std::string_view name, double k8s_units) { return resource(ResourceName::intern(name), k8s_units); }
   NodeBuilder& label(std::string k, std::string v) { n_.labels.emplace_back(std::move(k), std::move(v)); return *this; }
   NodeBuilder& unschedulable() { n_.unschedulable = true; return *this; }
   NodeBuilder& taint(Taint t) { n_.taints.push_back(std::move(t)); return *this; }
