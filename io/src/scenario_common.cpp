@@ -310,6 +310,7 @@ models::JobEvent event_of(const std::string& e) {
   if (e == "PodEvicted") return models::JobEvent::PodEvicted;
   if (e == "PodFailed") return models::JobEvent::PodFailed;
   if (e == "TaskCompleted") return models::JobEvent::TaskCompleted;
+  if (e == "Unknown") return models::JobEvent::Unknown;
   return models::JobEvent::Any;  // "*" (the schema allows no other)
 }
 

@@ -146,14 +146,14 @@ json volcano_job_json(const VolcanoJobManifest& job, const std::vector<PriorityC
   if (!job.sla_waiting_time.empty()) j["sla_waiting_time"] = job.sla_waiting_time;
   // The lifecycle: maxRetry, the job's policies and its tasks' (one list: mltwin's job has one
   // pod per task, each task its own policies). Events that never happen in mltwin are left out
-  // (PodPending applies only with a timeout, refused above; Unknown, TaskFailed and
-  // JobUpdated need a PodGroup Unknown phase, container restarts or a Job update).
+  // (PodPending applies only with a timeout, refused above; TaskFailed and JobUpdated need
+  // container restarts or a Job update).
   auto policies_json = [](const std::vector<JobPolicy>& ps) {
     json a = json::array();
     for (const auto& p : ps) {
       json ev = json::array();
       for (const auto& e : p.events)
-        if (e == "*" || e == "PodEvicted" || e == "PodFailed" || e == "TaskCompleted") ev.push_back(e);
+        if (e == "*" || e == "PodEvicted" || e == "PodFailed" || e == "TaskCompleted" || e == "Unknown") ev.push_back(e);
       if (!ev.empty()) a.push_back({{"events", ev}, {"action", p.action}});
     }
     return a;

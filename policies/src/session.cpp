@@ -50,14 +50,18 @@ void Session::close() {
   for (auto it = kept_.rbegin(); it != kept_.rend(); ++it) (*it)->undo();
   kept_.clear();
   for (auto& p : plugins_) p->on_session_close(*this);
-  // CloseSession -> jobStatus (framework/session.go) for every job with pods. Jobs whose
-  // PodGroup is Pending have no pods and keep their phase.
+  // CloseSession -> jobStatus (framework/session.go:348-389, v1.12.1) for every job with pods.
+  // Jobs whose PodGroup is Pending have no pods and keep their phase.
+  std::sort(unschedulable_.begin(), unschedulable_.end());
   const auto active = state_.active_jobs();  // copy: phases may move jobs between lists
   for (JobId jid : active) {
     const JobInfo& j = state_.job(jid);
     const std::int32_t allocated = j.allocated_task_num();
     PodGroupPhase phase = j.phase;
-    if (allocated >= j.min_available) {
+    if (j.count(TaskStatus::Running) != 0 && std::binary_search(unschedulable_.begin(), unschedulable_.end(), jid)) {
+      // :361-363: running tasks, and marked Unschedulable in this session -> Unknown.
+      phase = PodGroupPhase::Unknown;
+    } else if (allocated >= j.min_available) {
       phase = PodGroupPhase::Running;
       if (j.count(TaskStatus::Succeeded) + j.count(TaskStatus::Failed) == allocated)
         phase = PodGroupPhase::Completed;

@@ -29,12 +29,15 @@ constexpr std::int64_t kS = 1'000'000'000;
 
 struct Rows final : TrainingRecorder {
   std::vector<std::string> decisions;
+  std::vector<std::string> phases;  ///< "from->to@<ms>"
   std::vector<JobFinal> finals;
   void job_submitted(const JobSubmitted&) override {}
   void job_final(const JobFinal& j) override { finals.push_back(j); }
   void pod_event(const PodEvent&) override {}
   void decision(const Decision& d) override { decisions.emplace_back(d.reason); }
-  void phase_change(const PhaseChange&) override {}
+  void phase_change(const PhaseChange& p) override {
+    phases.push_back(std::string(p.from) + "->" + std::string(p.to) + "@" + std::to_string(p.t.ns() / kMs));
+  }
   void sample(const ClusterSample&) override {}
   void step_period(const StepPeriod&) override {}
   void node_launched(const NodeLaunched&) override {}
@@ -54,7 +57,7 @@ struct Cluster {
   std::unique_ptr<TrainingState> s;
   std::unique_ptr<TrainingComponents> parts;
 
-  explicit Cluster(std::vector<LifecyclePolicy> policies) {
+  explicit Cluster(std::vector<LifecyclePolicy> policies, std::vector<LifecyclePolicy> task_policies = {}) {
     sc.bind_latency = constant(Duration::ms(50));
     sc.pod_startup = constant(Duration::s(2));
     TrainingJobSpec j;
@@ -65,6 +68,7 @@ struct Cluster {
     j.duration = Duration::s(1000);
     auto lc = std::make_shared<JobLifecycle>();
     lc->policies = std::move(policies);
+    lc->task_policies = std::move(task_policies);
     j.lifecycle = lc;
     sc.jobs.push_back(j);
     s = std::make_unique<TrainingState>(sc, sim, rows, rng);
@@ -165,4 +169,53 @@ TEST_CASE("job controller: PodEvicted -> CompleteJob ends the Job Completed befo
   CHECK(o.end.ns() == 130 * kS);
   CHECK(c.s->stats.completed_early == 1);
   CHECK(has(c.rows.decisions, "[Volcano Job Running -> Completing]"));
+}
+
+// The PodGroup phase Unknown (framework/session.go:361-363, v1.12.1): the session after the
+// drain at 100 s finds pod 1 Running and the gang not ready (gang.go OnSessionClose marks it
+// Unschedulable), so the phase goes Running -> Unknown; the job controller turns that into a
+// request for the job, for no task (job_controller_handler.go:466-476).
+TEST_CASE("job controller: PodGroup Unknown with no policy naming it is SyncJob; allocate serves the Unknown gang") {
+  Cluster c({});
+  c.drain_at(Time::from_ns(100 * kS), 0);
+  c.sim.run();
+  // Pod 0 is gone at 130 s; SyncJob recreates it and the session at 130 s binds it: allocate
+  // serves an Unknown PodGroup (it skips Pending ones only), and jobStatus makes it Running.
+  CHECK(c.rows.phases == std::vector<std::string>{"Pending->Inqueue@0", "Inqueue->Running@1000", "Running->Unknown@100000",
+                                                  "Unknown->Running@130000", "Running->Completed@1132050"});
+  CHECK(has(c.rows.decisions, "Unknown -> SyncJob (no policy names this event"));
+  CHECK(c.s->outcomes[0].end.ns() == 1132 * kS + 50 * kMs);
+}
+
+TEST_CASE("job controller: Unknown -> RestartJob, the job's policy, restarts the gang") {
+  Cluster c({LifecyclePolicy{static_cast<std::uint8_t>(1u << static_cast<unsigned>(JobEvent::Unknown)), JobAction::RestartJob}});
+  c.drain_at(Time::from_ns(100 * kS), 0);
+  c.sim.run();
+  // state/running.go RestartJob: KillJob(PodRetainPhaseNone), retryCount 1 -> Restarting.
+  CHECK(c.s->runs[0].retries == 1);
+  CHECK(c.s->stats.restarts == 1);
+  CHECK(has(c.rows.decisions, "Unknown -> RestartJob, retry 1 of maxRetry 3"));
+  CHECK(has(c.rows.decisions, "(the job's policy) [Volcano Job Running -> Restarting]"));
+}
+
+TEST_CASE("job controller: a task's policy naming Unknown does not apply (the request names no task)") {
+  Cluster c({}, {LifecyclePolicy{static_cast<std::uint8_t>(1u << static_cast<unsigned>(JobEvent::Unknown)), JobAction::RestartJob}});
+  c.drain_at(Time::from_ns(100 * kS), 0);
+  c.sim.run();
+  // job_controller_util.go:206: task policies only for a request with a task name.
+  CHECK(c.s->runs[0].retries == 0);
+  CHECK(has(c.rows.decisions, "Unknown -> SyncJob"));
+  CHECK(c.s->outcomes[0].end.ns() == 1132 * kS + 50 * kMs);
+}
+
+TEST_CASE("JobLifecycle::action_for: Unknown skips the tasks' policies, '*' of the job's matches it") {
+  JobLifecycle lc;
+  lc.task_policies = {LifecyclePolicy{static_cast<std::uint8_t>(1u << static_cast<unsigned>(JobEvent::Any)), JobAction::AbortJob}};
+  bool from_task = true;
+  CHECK(lc.action_for(JobEvent::Unknown, &from_task) == JobAction::SyncJob);
+  CHECK(lc.action_for(JobEvent::PodFailed, &from_task) == JobAction::AbortJob);
+  CHECK(from_task);
+  lc.policies = {LifecyclePolicy{static_cast<std::uint8_t>(1u << static_cast<unsigned>(JobEvent::Any)), JobAction::TerminateJob}};
+  CHECK(lc.action_for(JobEvent::Unknown, &from_task) == JobAction::TerminateJob);
+  CHECK_FALSE(from_task);
 }

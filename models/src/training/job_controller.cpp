@@ -30,7 +30,8 @@
 //    pods are Failed (restartPolicy Never, kubernetes_scheduler.py role_to_pod) and the job
 //    controller sees PodFailed.
 // TaskCompleted is never raised: a job's pods all succeed at the same instant (job_end), when
-// the Job is Completed, and state/finished.go ignores every action then.
+// the Job is Completed, and state/finished.go ignores every action then. Unknown is raised when
+// the scheduler sets the PodGroup phase Unknown (SchedulerDriver::podgroup_phase_changed).
 // Not modelled: the c10d store lives in rank 0's pod, so the survivors of a rank-0 loss fail
 // as soon as their agents next reach the store rather than at the timeout.
 #include "mltwin/models/training/job_controller.hpp"
@@ -56,6 +57,7 @@ const char* to_string(JobEvent e) {
     case JobEvent::PodEvicted: return "PodEvicted";
     case JobEvent::PodFailed: return "PodFailed";
     case JobEvent::TaskCompleted: return "TaskCompleted";
+    case JobEvent::Unknown: return "Unknown";
     case JobEvent::Any: return "*";
   }
   return "?";
@@ -95,7 +97,7 @@ JobAction JobLifecycle::action_for(JobEvent e, bool* from_task) const {
   // applyPolicies (job_controller_util.go): the task's policies first ("Overwrite Job level
   // policies"), each matching the event or "*", then the job's; no match: SyncJob.
   for (const auto& p : task_policies)
-    if (p.matches(e)) {
+    if (e != JobEvent::Unknown && p.matches(e)) {
       if (from_task) *from_task = true;
       return p.action;
     }
@@ -325,7 +327,9 @@ void JobController::controller_event(std::size_t idx, JobEvent e, int replica, c
           break;
         case JobAction::RestartTask:
         case JobAction::RestartPod:  // one pod per task: the task's pod
-          killed += kill_pods(idx, false, replica);
+          // A request for no task (Unknown) has an empty target: killTarget kills nothing
+          // (job_controller_actions.go:101-106), the state still moves (state/running.go).
+          if (replica >= 0) killed += kill_pods(idx, false, replica);
           ++run.retries;
           set_job_phase(idx, VcPhase::Restarting);
           break;
@@ -348,7 +352,9 @@ void JobController::controller_event(std::size_t idx, JobEvent e, int replica, c
     case VcPhase::Restarting:
       // state/restarting.go: SyncJob syncs, RestartTask/RestartPod kill their target, anything
       // else kills the job; retryCount does not move.
-      if (a == JobAction::RestartTask || a == JobAction::RestartPod) killed += kill_pods(idx, false, replica);
+      if (a == JobAction::RestartTask || a == JobAction::RestartPod) {
+        if (replica >= 0) killed += kill_pods(idx, false, replica);
+      }
       else if (a != JobAction::SyncJob) killed += kill_pods(idx, last_retry, -1);
       break;
     case VcPhase::Aborting:

@@ -123,6 +123,10 @@ void SchedulerDriver::podgroup_phase_changed(const policy::JobInfo& job, policy:
   if (to == policy::PodGroupPhase::Inqueue) {
     if (run.inqueue == core::Time::max()) run.inqueue = s_.sim.now();
     controller_.ensure_pods(idx);  // syncJob creates the missing pods of an admitted PodGroup
+  } else if (to == policy::PodGroupPhase::Unknown) {
+    // job_controller_handler.go:466-476 updatePodGroup: phase Unknown -> JobUnknownEvent.
+    controller_.raise(idx, JobEvent::Unknown, -1,
+                      "PodGroup Unknown: a pod runs but the scheduler found the gang unschedulable");
   }
 }
 

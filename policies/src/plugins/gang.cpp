@@ -68,6 +68,7 @@ class Gang final : public Plugin {
     for (JobId jid : st.active_jobs()) {
       const JobInfo& j = st.job(jid);
       if (j.tasks.empty() || j.is_ready()) continue;
+      ssn.set_unschedulable_condition(jid);  // gang.go:193-205: the condition jobStatus reads
       // Keep a more specific reason an action already gave this session (queue overused...).
       if (const Verdict* v = ssn.job_reason(jid); v && !v->ok()) continue;
       std::string fit;

@@ -241,7 +241,7 @@ models::NodeGroupSpec to_node_group_spec(const EksctlNodeGroup& g);
 /// globalDefault class's, else 0), and the training `submit` and `duration`, which no
 /// manifest says, and its lifecycle: max_retry (maxRetry), policies (the job's), task_policies
 /// (the tasks', which must be the same on every task), each {events, action}, without the
-/// events mltwin never raises (Unknown, TaskFailed, JobUpdated; PodPending). Errors
+/// events mltwin never raises (TaskFailed, JobUpdated; PodPending). Errors
 /// (ScenarioError at the manifest's place) for what mltwin's
 /// TrainingJobSpec cannot hold: tasks whose pods request different resources, policies or are placed
 /// differently (nodeSelector, affinity, tolerations), minAvailable below the number of pods (an

@@ -209,8 +209,11 @@ struct QueueSpec {
 /// events.go). PodEvicted: a pod is being deleted (the job controller's deletePod handler raises
 /// it for every deletion, pkg/controllers/job/job_controller_handler.go); PodFailed: a pod's
 /// phase became Failed (its node failed, or its torchrun exited with an error); TaskCompleted:
-/// every pod of a task Succeeded; Any: "*".
-enum class JobEvent : std::uint8_t { PodEvicted, PodFailed, TaskCompleted, Any };
+/// every pod of a task Succeeded; Any: "*"; Unknown: the scheduler set the PodGroup's phase to
+/// Unknown (a gang with a running pod that it found unschedulable, framework/session.go
+/// jobStatus), which the controller's updatePodGroup handler turns into a request of the job, for
+/// no task (job_controller_handler.go:466-476).
+enum class JobEvent : std::uint8_t { PodEvicted, PodFailed, TaskCompleted, Any, Unknown };
 const char* to_string(JobEvent e);
 /// The actions a policy may name (the admission webhook's policyActionMap,
 /// pkg/webhooks/admission/jobs/validate/util.go), and SyncJob, the controller's action when no
@@ -237,8 +240,9 @@ struct JobLifecycle {
   int max_retry = 3;
   std::vector<LifecyclePolicy> policies;       ///< spec.policies
   std::vector<LifecyclePolicy> task_policies;  ///< spec.tasks[*].policies (the same on every task)
-  /// applyPolicies (pkg/controllers/job/job_controller_util.go): the first task policy naming
-  /// the event (or "*"), else the first job policy, else SyncJob.
+  /// applyPolicies (pkg/controllers/job/job_controller_util.go:170-262): the first task policy
+  /// naming the event (or "*"), else the first job policy, else SyncJob. Unknown comes with no
+  /// task name, so only the job's policies apply to it (:206 "if len(req.TaskName) != 0").
   JobAction action_for(JobEvent e, bool* from_task = nullptr) const;
 };
 

@@ -421,6 +421,11 @@ class MLTWIN_POLICY_EXPORT Session {
   std::string_view keep(std::string text);
   /// PodGroup phase change made in this session (enqueue); reported at close.
   void set_phase(JobId j, PodGroupPhase p);
+  /// The PodGroup's Unschedulable condition, stamped with this session (gang's OnSessionClose,
+  /// plugins/gang/gang.go:193-205 in Volcano v1.12.1, sets it for every job with tasks that is
+  /// not ready). close() then gives a job with a Running task the phase Unknown
+  /// (framework/session.go:351-363 jobStatus).
+  void set_unschedulable_condition(JobId j) { unschedulable_.push_back(j); }
   /// Keeps a statement's operations applied until the session closes, then undoes them
   /// (Volcano allocate leaves a pipelined-but-not-ready job's statement in the session copy).
   void keep_until_close(Statement&& stmt);
@@ -520,6 +525,7 @@ class MLTWIN_POLICY_EXPORT Session {
   std::vector<std::pair<std::string_view, std::uint32_t>> interned_;  // this session's views
   std::deque<std::string> kept_text_;
   std::vector<std::pair<JobId, PodGroupPhase>> phase_changes_;  // (job, phase before)
+  std::vector<JobId> unschedulable_;                            // set_unschedulable_condition
   std::unordered_map<JobId, bool> phase_seen_;
   std::vector<std::unique_ptr<Statement>> kept_;
   friend class Statement;
