@@ -14,7 +14,8 @@ NOT_APPLICABLE(kFile, "TestEventHandler", "pod-deallocate",
                "pg1's discarded allocation no longer repels worker-3");
 NOT_APPLICABLE(kFile, "TestPodAntiAffinity", "pod-anti-affinity",
                "inter-pod anti-affinity (spec.affinity.podAntiAffinity, pod labels, the InterPodAffinity filter) is not "
-               "modelled: the case checks that worker-3 preempts nothing on a node whose worker-1 it repels");
+               "modelled: the case checks that worker-3 preempts nothing on a node whose worker-1 it repels (predicates.go:592-598 "
+               "makes any InterPodAffinity failure UnschedulableAndUnresolvable, so preempt skips the node)");
 
 UPSTREAM_CASE("plugins/predicates/predicates_test.go", "TestNodeNum", "pod-predicate") {
   // Three pods without requests (BestEffort: backfill places them) on a node that allows two
