@@ -169,6 +169,37 @@ TEST_CASE("predicates: node affinity filters before taints; the Enable arguments
   CHECK(s->predicate(plain, w.state.node(cordoned)).ok());
 }
 
+TEST_CASE("predicates: a node holding its allocatable pods is Unschedulable; evictions of the session free a slot") {
+  // Volcano predicates.go:495-504 against the pods of its k8s NodeInfo, which the plugin's event
+  // handlers keep current (predicates.go:249-330).
+  World w;
+  w.queue(QueueBuilder("q"));
+  // Three pods allowed: one DaemonSet pod, one Running task, one Releasing since before the session.
+  const NodeId n = w.node(NodeBuilder("n").cpu(8).memory_gib(16).pods(3).daemonset_used(Pod().cpu(0.1)));
+  const NodeId tainted = w.node(NodeBuilder("t").cpu(8).memory_gib(16).pods(1).taint(kNeuron));
+  w.job(JobBuilder("j", "q").phase(PodGroupPhase::Running)
+            .pod(Pod().name("a").cpu(1).on("n"))
+            .pod(Pod().name("b").cpu(1).on("n", TaskStatus::Releasing))
+            .pod(Pod().name("c").cpu(1).on("t"))
+            .pod(Pod().name("d").cpu(1)));
+  OpenSession s(w, one_tier({"predicates"}));
+  const TaskInfo& d = w.state.task(w.tasks.at("d"));
+  const Status full = s->predicate(d, w.state.node(n));
+  CHECK(full.code == Code::Unschedulable);  // not Unresolvable: preempt may still free the node
+  CHECK(full.reason == "node(s) pod number exceeded");
+  // An Unresolvable filter wins over the pod count.
+  CHECK(s->predicate(d, w.state.node(tainted)).reason == "node(s) had untolerated taint {aws.amazon.com/neuron: true}");
+  {
+    Statement stmt(*s.s);
+    stmt.evict(w.tasks.at("a"), "preempt");  // its pod leaves Volcano's NodeInfo at once
+    CHECK(s->predicate(d, w.state.node(n)).ok());
+    stmt.pipeline(w.tasks.at("d"), n);  // a pipelined pod takes the slot again
+    CHECK(s->predicate(d, w.state.node(n)).code == Code::Unschedulable);
+    stmt.discard();  // d back to Pending, a's eviction undone
+  }
+  CHECK(s->predicate(d, w.state.node(n)).reason == "node(s) pod number exceeded");
+}
+
 TEST_CASE("nodeorder: preferred node affinity adds weight x nodeaffinity.weight, not normalised") {
   World w;
   w.queue(QueueBuilder("q"));

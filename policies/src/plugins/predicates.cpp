@@ -8,6 +8,18 @@
 //   3. TaintToleration (tainttoleration/taint_toleration.go), argument
 //      predicate.TaintTolerationEnable (default true): every NoSchedule / NoExecute taint of the
 //      node must be tolerated; the message names the first one that is not.
+// Before these, the node's pod count (predicates.go:495-504): a node holding as many pods as
+// its allocatable `pods` (MaxTaskNum) makes the status Unschedulable, "node(s) pod number
+// exceeded" — not Unresolvable, so preempt and reclaim still consider the node; the filters
+// above still run, and an Unresolvable one wins (mltwin's Status has one reason: Volcano's
+// FitError would list both). It matters where nothing else counts pods: BestEffort pods, which
+// backfill places without a resource check, and nodes at their pod limit with Releasing pods.
+// Volcano counts the pods of its k8s NodeInfo (framework/util.go GenerateNodeMapAndSlice: every
+// task on the node at session open, Releasing ones included, and other schedulers' pods), kept
+// current by the plugin's event handlers (predicates.go:249-330: a pod allocated or pipelined
+// is added, one evicted, unallocated or unpipelined is removed, an undone eviction put back):
+// here NodeInfo::task_count plus the other pods (daemonset_used's `pods`) less the tasks
+// evicted on the node in this session.
 // Node readiness is checked too: Volcano leaves nodes that are not Ready out of its snapshot
 // (cache.go Snapshot), so no plugin ever sees them. The rules themselves live in
 // node_constraints.hpp. Resource fit is not a predicate: the allocate action checks it, as
@@ -25,7 +37,21 @@ class Predicates final : public Plugin {
         taint_toleration_(a.get_bool("predicate.TaintTolerationEnable", true)) {}
   std::string_view name() const override { return "predicates"; }
   void on_session_open(Session& ssn) override {
+    evicted_on_.assign(ssn.state().nodes().size(), 0);
+    // The event handlers (AllocateFunc / DeallocateFunc): of the pod moves, only evictions and
+    // undone evictions leave task_count behind Volcano's count. A deallocated task is Releasing
+    // only when evicted; an allocated one is neither Allocated nor Pipelined only when its
+    // eviction is undone (Statement::undo, a failed evict at commit).
+    ssn.add_event_handler(
+        [this](const TaskInfo& t) {
+          if (t.status != TaskStatus::Allocated && t.status != TaskStatus::Pipelined) --evicted_on_[t.node];
+        },
+        [this](const TaskInfo& t) {
+          if (t.status == TaskStatus::Releasing) ++evicted_on_[t.node];
+        });
     ssn.add_predicate_fn([this](const TaskInfo& t, const NodeInfo& n) {
+      const int pods = n.task_count + static_cast<int>(n.daemonset_used.scalars.get(rn::kPods)) - evicted_on_[n.id];
+      const bool too_many_pods = n.allocatable.max_task_num <= pods;
       if (n.unschedulable && !tolerated(t.tolerations, kUnschedulableTaint))
         return Status::unresolvable("predicates", "node(s) were unschedulable");
       if (!n.ready) return Status::unresolvable("predicates", "node(s) were not ready");
@@ -34,14 +60,16 @@ class Predicates final : public Plugin {
       if (taint_toleration_)
         if (const Taint* bad = first_untolerated_taint(n.taints, t.tolerations))
           return Status::unresolvable("predicates", untolerated_taint_reason(*bad));
+      if (too_many_pods) return Status::unschedulable("predicates", "node(s) pod number exceeded");
       return Status::success();
-    }, TaskDependence::Spec);  // tolerations, nodeSelector and node affinity only
+    }, TaskDependence::Spec);  // of the task, tolerations, nodeSelector and node affinity only
   }
 
  private:
   // v1.TaintNodeUnschedulable with the effect the NodeUnschedulable filter checks.
   inline static const Taint kUnschedulableTaint{"node.kubernetes.io/unschedulable", "", TaintEffect::NoSchedule};
   bool node_affinity_, taint_toleration_;
+  std::vector<int> evicted_on_;  // per node: its tasks evicted in this session (and not put back)
 };
 }  // namespace
 std::vector<ArgSpec> predicates_arguments() {
