@@ -36,7 +36,11 @@ QueueJobSums::Sums QueueJobSums::terms_of(const JobInfo& j) {
 
 std::vector<QueueJobSums::Sums> QueueJobSums::from_scratch(const ClusterState& st) {
   std::vector<Sums> out(st.queues().size());
-  for (JobId jid : st.active_jobs()) {  // the loop itself, sum by sum in its order
+  // The loop itself, sum by sum, over every live job: Pending PodGroups too (proportion.go:92
+  // walks all of ssn.Jobs), whose pods, if they have any, count in request.
+  std::vector<JobId> all(st.pending_jobs());
+  all.insert(all.end(), st.active_jobs().begin(), st.active_jobs().end());
+  for (JobId jid : all) {
     const JobInfo& j = st.job(jid);
     Sums& s = out[j.queue];
     s.allocated.add(j.allocated);
@@ -100,7 +104,7 @@ bool QueueJobSums::refresh(const ClusterState& st) {
       free_slots_.push_back(slot - 1);
       slot = 0;
     }
-    if (!exact_ || !j.live || j.phase == PodGroupPhase::Pending) continue;  // counted: the active jobs
+    if (!exact_ || !j.live) continue;  // counted: every live job, Pending PodGroups too
     std::uint32_t s;
     if (!free_slots_.empty()) {
       s = free_slots_.back();

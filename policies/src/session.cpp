@@ -516,6 +516,15 @@ void Session::keep_until_close(Statement&& stmt) {
   kept_.back()->done_ = true;  // undone by close(), not by its destructor
 }
 
+void Session::unpipeline(TaskId t) {
+  if (state_.task(t).status != TaskStatus::Pipelined)
+    throw std::logic_error("Session::unpipeline: task '" + state_.task(t).name + "' is not Pipelined");
+  for (auto& kept : kept_)
+    std::erase_if(kept->ops_, [t](const Statement::Op& op) { return op.kind == Statement::OpKind::Pipeline && op.task == t; });
+  state_.apply_task_status_quiet(t, TaskStatus::Pending, kNone);
+  fire_deallocate(state_.task(t));
+}
+
 // ---------------------------------------------------------------- Statement
 
 Statement::~Statement() {

@@ -198,6 +198,33 @@ TEST_CASE("backfill places BestEffort pods even on a full cluster; allocate does
   }
 }
 
+TEST_CASE("backfill unpipelines a pipelined BestEffort pod and places it; close leaves the bind") {
+  // Volcano backfill.go:143-158: pickUpPendingTasks takes the Pipelined BestEffort tasks too,
+  // through Statement.UnPipeline.
+  World w;
+  w.queue(QueueBuilder("default"));
+  w.node(NodeBuilder("n0").trn1_32xlarge());
+  const JobId j = w.job(JobBuilder("besteffort", "default").pods(1, Pod()).inqueue());
+  const TaskId t = w.state.job(j).tasks[0];
+  SchedulerConfig cfg = volcano_default_config();
+  cfg.actions = {"backfill"};
+  RecordingBackend be;
+  std::mt19937_64 rng{7};
+  Session s(w.state, be, cfg, rng, 1);
+  s.open();
+  {
+    Statement stmt(s);
+    stmt.pipeline(t, 0);
+    s.keep_until_close(std::move(stmt));  // as allocate keeps a pipelined job's statement
+  }
+  s.run_actions();
+  CHECK(be.binds_of(j) == 1);
+  s.close();
+  CHECK(w.state.task(t).status == TaskStatus::Binding);
+  CHECK(w.state.node(0).pipelined.is_empty());
+  CHECK(w.state.check_invariants().empty());
+}
+
 TEST_CASE("cycles with nothing changed are skipped") {
   World w = four_nodes();
   w.job(JobBuilder("a", "default").pods(2, full_node()).created(0));

@@ -137,10 +137,12 @@ TEST_CASE("QueueJobSums: the sums proportion takes, by hand") {
   const TaskId x1 = s.add_task(x, pod("x-1", req(1000, 4000)));
   const JobId y = s.add_job(job_in(qb, "y", 1, req(500, 0)));
   s.add_task(y, pod("y-0", req(500, 0)));
-  // Pending PodGroups count nowhere.
+  // A Pending PodGroup's pods count in request only (proportion.go:92 walks every job).
   REQUIRE(s.queue_job_sums() != nullptr);
-  CHECK(s.queue_job_sums()->queue(qa).request.milli_cpu == 0);
-  CHECK(s.queue_job_sums()->queue(qa).request.scalars.empty());
+  CHECK(s.queue_job_sums()->queue(qa).request.milli_cpu == 2000);
+  CHECK(s.queue_job_sums()->queue(qa).request.scalars.get(rn::kPods) == 2);
+  CHECK(s.queue_job_sums()->queue(qa).inqueue.milli_cpu == 0);
+  CHECK(s.queue_job_sums()->queue(qa).allocated.milli_cpu == 0);
   // x Inqueue: inqueue = its minResources, request = its pending pods.
   s.set_podgroup_phase(x, PodGroupPhase::Inqueue);
   const QueueJobSums::Sums& a = s.queue_job_sums()->queue(qa);

@@ -1,6 +1,6 @@
 // backfill action — Volcano v1.12.1 pkg/scheduler/actions/backfill/backfill.go.
-// Places BestEffort pods (pods that request nothing) of non-Pending, valid jobs, in queue /
-// job / task order: plugin predicates only (nothing to fit), then the best-scored node (ties at
+// Places BestEffort pods (pods that request nothing) of non-Pending, valid jobs, Pending ones
+// and those an earlier action pipelined (unpipelined first), in queue / job / task order: plugin predicates only (nothing to fit), then the best-scored node (ties at
 // random). Like Session.Allocate, the pod binds once its job is ready; otherwise the allocation
 // lives until the session closes.
 #include "../builtins.hpp"
@@ -12,7 +12,15 @@ class Backfill final : public Action {
   std::string_view name() const override { return "backfill"; }
   void execute(Session& ssn) override {
     ClusterState& st = ssn.state();
-    // pickUpPendingTasks
+    // pickUpPendingTasks: the BestEffort tasks of non-Pending, valid jobs that an earlier action
+    // of the session pipelined (preempt, reclaim) are unpipelined and picked with the Pending
+    // ones (backfill.go:143-158).
+    for (JobId jid : st.active_jobs()) {
+      const JobInfo& j = st.job(jid);
+      if (j.count(TaskStatus::Pipelined) == 0 || j.phase == PodGroupPhase::Pending || !ssn.job_valid(j).pass) continue;
+      for (TaskId t : j.tasks)
+        if (st.task(t).status == TaskStatus::Pipelined && st.task(t).best_effort) ssn.unpipeline(t);
+    }
     QueueJobOrder pick(ssn, [&ssn](const JobInfo& j) {
       return j.pending_best_effort_num > 0 && j.phase != PodGroupPhase::Pending && ssn.job_valid(j).pass;
     });

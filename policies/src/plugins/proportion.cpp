@@ -50,8 +50,8 @@ class Proportion final : public Plugin {
       a.real_capability = Resource::exceeded_part(total, total_guarantee) + q.guarantee;
       if (a.has_capability) a.real_capability.min_dimension_resource(a.capability, DimensionDefault::Infinity);
     }
-    // The jobs' sums (buildQueueAttrs' job loop over the jobs that are not Pending: allocated,
-    // request, inqueue, elastic), kept by the state as jobs change.
+    // The jobs' sums (the job loop over every job, proportion.go:92-162: allocated, request,
+    // inqueue, elastic), kept by the state as jobs change.
     std::vector<QueueJobSums::Sums> scratch;
     const QueueJobSums* kept = st.queue_job_sums();
     if (!kept) scratch = QueueJobSums::from_scratch(st);

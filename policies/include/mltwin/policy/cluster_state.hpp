@@ -230,7 +230,7 @@ class MLTWIN_POLICY_EXPORT ClusterState {
   const Resource& total_allocatable() const { return total_allocatable_; }
   /// Sum of the used resources of Ready nodes (tasks and DaemonSet pods).
   Resource total_used() const;
-  /// Per queue, the sums over its non-Pending jobs that proportion and overcommit take at
+  /// Per queue, the sums over its live jobs that proportion and overcommit take at
   /// every session open (allocated, request, inqueue, elastic: queue_job_sums.hpp), kept as
   /// jobs change; nullptr when they cannot be kept exactly (a request that is not a whole
   /// number, or sums beyond 2^53): then take QueueJobSums::from_scratch(state). A job's queue,

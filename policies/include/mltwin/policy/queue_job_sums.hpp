@@ -2,8 +2,9 @@
 // overcommit take at every session open, kept up to date as jobs change.
 //
 // Volcano's proportion plugin (v1.12.1 pkg/scheduler/plugins/proportion/proportion.go,
-// OnSessionOpen's job loop) and overcommit plugin (overcommit.go OnSessionOpen) walk every job
-// whose PodGroup is not Pending at each session open and add up, per queue:
+// OnSessionOpen's job loop, proportion.go:92-162) and overcommit plugin (overcommit.go
+// OnSessionOpen) walk every job of the session, whatever its PodGroup's phase, at each session
+// open and add up, per queue (a Pending PodGroup's pods, when it has some, count in request):
 //   allocated  += job.Allocated
 //   request    += job.Allocated + job.pending tasks' requests          (TotalRequest)
 //   inqueue    += minResources                        (PodGroup Inqueue)

@@ -429,6 +429,11 @@ class MLTWIN_POLICY_EXPORT Session {
   /// Keeps a statement's operations applied until the session closes, then undoes them
   /// (Volcano allocate leaves a pipelined-but-not-ready job's statement in the session copy).
   void keep_until_close(Statement&& stmt);
+  /// Volcano Statement.UnPipeline (framework/statement.go:215-254) on a fresh statement that is
+  /// then dropped: the Pipelined task `t` goes back to Pending, off its node, and the
+  /// deallocate handlers run; the kept statement that pipelined it forgets that operation, so
+  /// that close() does not undo it again. Backfill uses it for BestEffort tasks.
+  void unpipeline(TaskId t);
   /// True if this session committed anything or changed a phase (the next cycle must run).
   bool changed() const { return changed_; }
   void mark_changed() { changed_ = true; }
