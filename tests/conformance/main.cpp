@@ -1,6 +1,7 @@
 // The conformance suite's main: runs the doctest cases, then accounts for every upstream row of
-// upstream_cases.tsv (ported and passing or failing, not applicable with its reason, or not yet
-// ported) and checks docs/conformance.md against the table it writes from them.
+// upstream_cases.tsv and upstream_controller_cases.tsv (ported and passing or failing, differing
+// on purpose, not applicable, or not yet ported, with the reason) and checks docs/conformance.md
+// against the page it writes from them.
 //   test_conformance                       run, check the page (CI: `make test`)
 //   MLTWIN_UPDATE_DOCS=1 test_conformance  run, rewrite the page (`make docs`)
 // With doctest filters (-tc=...) only the cases run; the page is neither checked nor written.
@@ -18,7 +19,6 @@
 
 namespace {
 
-const std::string kManifest = std::string(MLTWIN_SOURCE_DIR) + "/tests/conformance/upstream_cases.tsv";
 const std::string kPage = std::string(MLTWIN_SOURCE_DIR) + "/docs/conformance.md";
 
 std::vector<std::string> split(const std::string& s, const std::string& sep) {
@@ -71,27 +71,41 @@ struct Row {
   std::string status, reason;
 };
 
+/// One manifest of upstream rows and its section of the page.
+struct Suite {
+  std::string manifest;  ///< under tests/conformance/
+  std::string root;      ///< the upstream directory its files are under
+  std::string title;     ///< the section's title
+  std::vector<Row> rows;
+};
+
 /// Builds the page; returns problems (an unknown or doubly declared row) in `errors`.
 std::string render(std::vector<std::string>& errors) {
-  std::ifstream in(kManifest);
-  if (!in) {
-    errors.push_back("cannot read " + kManifest);
-    return {};
-  }
-  std::vector<Row> rows;
-  std::map<std::string, std::size_t> by_key;  // "file | func | name"
-  std::string line;
-  int lineno = 0;
-  while (std::getline(in, line)) {
-    ++lineno;
-    if (line.empty() || line[0] == '#') continue;
-    const auto f = split(line, "\t");
-    if (f.size() != 4) {
-      errors.push_back(kManifest + ":" + std::to_string(lineno) + ": want 4 tab-separated fields");
+  std::vector<Suite> suites = {
+      {"upstream_cases.tsv", "pkg/scheduler/", "The scheduler: actions and plugins", {}},
+      {"upstream_controller_cases.tsv", "pkg/controllers/job/", "The job controller", {}},
+  };
+  std::map<std::string, std::pair<std::size_t, std::size_t>> by_key;  // "file | func | name"
+  for (std::size_t si = 0; si < suites.size(); ++si) {
+    const std::string path = std::string(MLTWIN_SOURCE_DIR) + "/tests/conformance/" + suites[si].manifest;
+    std::ifstream in(path);
+    if (!in) {
+      errors.push_back("cannot read " + path);
       continue;
     }
-    by_key[f[0] + " | " + f[1] + " | " + f[3]] = rows.size();
-    rows.push_back({f[0], f[1], f[2], f[3], "", ""});
+    std::string line;
+    int lineno = 0;
+    while (std::getline(in, line)) {
+      ++lineno;
+      if (line.empty() || line[0] == '#') continue;
+      const auto f = split(line, "\t");
+      if (f.size() != 4) {
+        errors.push_back(path + ":" + std::to_string(lineno) + ": want 4 tab-separated fields");
+        continue;
+      }
+      by_key[f[0] + " | " + f[1] + " | " + f[3]] = {si, suites[si].rows.size()};
+      suites[si].rows.push_back({f[0], f[1], f[2], f[3], "", ""});
+    }
   }
   std::vector<std::pair<std::string, std::string>> source_cases;
   for (const auto& [name, ok] : Results::passed) {
@@ -103,62 +117,68 @@ std::string render(std::vector<std::string>& errors) {
     const std::string key = name.substr(11);
     const auto it = by_key.find(key);
     if (it == by_key.end()) {
-      errors.push_back("ported case '" + key + "' is not a row of upstream_cases.tsv (file | function | name)");
+      errors.push_back("ported case '" + key + "' is not a row of an upstream manifest (file | function | name)");
       continue;
     }
-    rows[it->second].status = ok ? "passes" : "FAILS";
+    suites[it->second.first].rows[it->second.second].status = ok ? "passes" : "FAILS";
   }
   for (const auto& d : mltwin::conformance::declared_rows()) {
     using mltwin::conformance::RowKind;
     const std::string what = d.kind == RowKind::NotYet ? "not yet ported" : d.kind == RowKind::Differs ? "differs on purpose" : "not applicable";
     int matched = 0;
-    for (Row& r : rows) {
-      if (r.file != d.file || (!d.func.empty() && r.func != d.func) || (!d.name.empty() && r.name != d.name)) continue;
-      ++matched;
-      if (!r.status.empty()) {
-        errors.push_back("'" + r.file + " | " + r.func + " | " + r.name + "' is declared " + what + " and also " + r.status);
-        continue;
+    for (Suite& su : suites)
+      for (Row& r : su.rows) {
+        if (r.file != d.file || (!d.func.empty() && r.func != d.func) || (!d.name.empty() && r.name != d.name)) continue;
+        ++matched;
+        if (!r.status.empty()) {
+          errors.push_back("'" + r.file + " | " + r.func + " | " + r.name + "' is declared " + what + " and also " + r.status);
+          continue;
+        }
+        r.status = what;
+        r.reason = d.reason;
       }
-      r.status = what;
-      r.reason = d.reason;
-    }
     if (matched == 0)
-      errors.push_back(std::string(d.kind == RowKind::NotYet ? "NOT_YET" : d.kind == RowKind::Differs ? "DIFFERS_ON_PURPOSE" : "NOT_APPLICABLE") + "('" + d.file + "', '" + d.func + "', '" + d.name + "') matches no row of upstream_cases.tsv");
-  }
-  std::map<std::string, std::map<std::string, int>> per_file;
-  std::map<std::string, int> totals;
-  for (Row& r : rows) {
-    if (r.status.empty()) r.status = "not yet ported";
-    ++per_file[r.file][r.status];
-    ++totals[r.status];
+      errors.push_back(std::string(d.kind == RowKind::NotYet ? "NOT_YET" : d.kind == RowKind::Differs ? "DIFFERS_ON_PURPOSE" : "NOT_APPLICABLE") +
+                       "('" + d.file + "', '" + d.func + "', '" + d.name + "') matches no row of an upstream manifest");
   }
   std::ostringstream os;
   os << "# Conformance with Volcano v1.12.1\n\n"
      << "<!-- Generated by tests/conformance (test_conformance; `make docs` rewrites it). Do not edit. -->\n\n"
      << "Every table case of Volcano v1.12.1's scheduler tests (`pkg/scheduler/actions/*/*_test.go`,\n"
-     << "`pkg/scheduler/plugins/**/*_test.go`; listed in `tests/conformance/upstream_cases.tsv`) is a row\n"
-     << "here: ported to mltwin's policy library and passing; different on purpose, with the reason;\n"
-     << "not applicable, with the feature it needs that mltwin does not model; or not yet ported, with\n"
-     << "what it waits for. A ported case keeps its upstream file, function and name,\n"
-     << "builds its inputs with `mltwin/policy/testing/builders.hpp`, runs the case's actions in one\n"
-     << "session with its tiers and asserts what upstream asserts (binds, evictions, pipelined tasks,\n"
-     << "PodGroup phases). `make test` fails when this page is stale.\n\n"
-     << "**" << rows.size() << " upstream cases:** " << totals["passes"] << " ported and passing, "
-     << totals["FAILS"] << " failing, " << totals["differs on purpose"] << " differing on purpose, "
-     << totals["not applicable"] << " not applicable, " << totals["not yet ported"] << " not yet ported.\n\n"
-     << "| Upstream file (under `pkg/scheduler/`) | Cases | Passing | Failing | Differs on purpose | Not applicable | Not yet ported |\n"
-     << "|---|---:|---:|---:|---:|---:|---:|\n";
-  for (auto& [file, n] : per_file)
-    os << "| `" << file << "` | " << n["passes"] + n["FAILS"] + n["differs on purpose"] + n["not applicable"] + n["not yet ported"]
-       << " | " << n["passes"] << " | " << n["FAILS"] << " | " << n["differs on purpose"] << " | " << n["not applicable"]
-       << " | " << n["not yet ported"] << " |\n";
-  os << "\n## Every case\n\n| Upstream file | Test function | Case | Status | Reason |\n|---|---|---|---|---|\n";
-  for (const Row& r : rows)
-    os << "| `" << r.file << "` | " << r.func << " | " << cell(r.name) << " | " << r.status << " | " << cell(r.reason) << " |\n";
+     << "`pkg/scheduler/plugins/**/*_test.go`) and job controller tests (`pkg/controllers/job/*_test.go`),\n"
+     << "listed in `tests/conformance/upstream_cases.tsv` and `upstream_controller_cases.tsv`, is a row\n"
+     << "here: ported to mltwin and passing; different on purpose, with the reason; not applicable,\n"
+     << "with the feature it needs that mltwin does not model; or not yet ported, with what it waits\n"
+     << "for. A ported case keeps its upstream file, function and name, builds its inputs with\n"
+     << "mltwin's builders (`mltwin/policy/testing/builders.hpp` for the scheduler), runs what the\n"
+     << "upstream case runs and asserts what it asserts (binds, evictions, pipelined tasks, PodGroup\n"
+     << "phases; the Job's phase, retries and pods). `make test` fails when this page is stale.\n";
+  for (Suite& su : suites) {
+    std::map<std::string, std::map<std::string, int>> per_file;
+    std::map<std::string, int> totals;
+    for (Row& r : su.rows) {
+      if (r.status.empty()) r.status = "not yet ported";
+      ++per_file[r.file][r.status];
+      ++totals[r.status];
+    }
+    os << "\n## " << su.title << " (`" << su.root << "`)\n\n"
+       << "**" << su.rows.size() << " upstream cases:** " << totals["passes"] << " ported and passing, "
+       << totals["FAILS"] << " failing, " << totals["differs on purpose"] << " differing on purpose, "
+       << totals["not applicable"] << " not applicable, " << totals["not yet ported"] << " not yet ported.\n\n"
+       << "| Upstream file (under `" << su.root << "`) | Cases | Passing | Failing | Differs on purpose | Not applicable | Not yet ported |\n"
+       << "|---|---:|---:|---:|---:|---:|---:|\n";
+    for (auto& [file, n] : per_file)
+      os << "| `" << file << "` | " << n["passes"] + n["FAILS"] + n["differs on purpose"] + n["not applicable"] + n["not yet ported"]
+         << " | " << n["passes"] << " | " << n["FAILS"] << " | " << n["differs on purpose"] << " | " << n["not applicable"]
+         << " | " << n["not yet ported"] << " |\n";
+    os << "\n| Upstream file | Test function | Case | Status | Reason |\n|---|---|---|---|---|\n";
+    for (const Row& r : su.rows)
+      os << "| `" << r.file << "` | " << r.func << " | " << cell(r.name) << " | " << r.status << " | " << cell(r.reason) << " |\n";
+  }
   if (!source_cases.empty()) {
     os << "\n## Written from Volcano's source\n\n"
-       << "Rules with no upstream table case (the gang and nodeorder plugins, the PodGroup and job state\n"
-       << "machines), each test citing the lines it follows.\n\n| Source file | What is checked | Status |\n|---|---|---|\n";
+       << "Rules with no upstream table case (the gang and nodeorder plugins, the PodGroup phase a\n"
+       << "session leaves), each test citing the lines it follows.\n\n| Source file | What is checked | Status |\n|---|---|---|\n";
     for (const auto& [what, status] : source_cases) {
       const auto parts = split(what, " | ");
       os << "| `" << parts[0] << "` | " << cell(parts.size() > 1 ? parts[1] : "") << " | " << status << " |\n";
