@@ -242,9 +242,13 @@ class Capacity final : public Plugin {
   }
 
   /// The jobs' resources into their queue's attributes (buildQueueAttrs' job loop); in the
-  /// hierarchy also into every ancestor's.
+  /// hierarchy also into every ancestor's. Every job of the session, Pending PodGroups too
+  /// (capacity.go:289 and :449 walk all of ssn.Jobs): the pods of one, if it has any, count in
+  /// its queue's request.
   void add_jobs(const ClusterState& st) {
-    for (JobId jid : st.active_jobs()) {
+    std::vector<JobId> all(st.pending_jobs());
+    all.insert(all.end(), st.active_jobs().begin(), st.active_jobs().end());
+    for (JobId jid : all) {
       const JobInfo& j = st.job(jid);
       Resource alloc = j.allocated, request = j.allocated + j.pending_request, inqueue, elastic;
       const Resource minres = j.has_min_resources ? j.min_resources : Resource{};
