@@ -448,7 +448,7 @@ models::TrainingJobSpec job_of(const std::string& file, const std::string& where
 PriorityClasses::PriorityClasses() {
   // k8s pkg/apis/scheduling/types.go: SystemCriticalPriority = 2 * HighestUserDefinablePriority;
   // system-node-critical is SystemCriticalPriority + 1000.
-  classes_ = {{"system-cluster-critical", 2000000000}, {"system-node-critical", 2000001000}};
+  classes_ = {{"system-cluster-critical", 2000000000, false}, {"system-node-critical", 2000001000, false}};
 }
 
 void PriorityClasses::add_json(const std::string& file, const json& list) {
@@ -463,36 +463,47 @@ void PriorityClasses::add_json(const std::string& file, const json& list) {
     if (has(name)) fail(file, where + "/name", "PriorityClass '" + name + "' is defined twice");
     if (std::string p = object_name_problem(name, "PriorityClass"); !p.empty()) fail(file, where + "/name", p);
     const int value = c["value"].get<int>();
-    classes_.insert(classes_.end() - 2, {name, value});  // before the two system classes
+    const bool never = c.value("preemptionPolicy", std::string("PreemptLowerPriority")) == "Never";
+    classes_.insert(classes_.end() - 2, {name, value, never});  // before the two system classes
     if (c.value("globalDefault", false)) {
       if (global_default_)
         fail(file, where + "/globalDefault",
              "only one PriorityClass can be marked globalDefault ('" + global_default_name_ + "' is)");
       global_default_ = value;
+      global_default_never_ = never;
       global_default_name_ = name;
     }
   }
 }
 
 bool PriorityClasses::has(const std::string& name) const {
-  for (const auto& [n, v] : classes_)
-    if (n == name) return true;
+  for (const Class& c : classes_)
+    if (c.name == name) return true;
   return false;
 }
 
 std::string PriorityClasses::names() const {
   std::string s;
-  for (const auto& [n, v] : classes_) s += (s.empty() ? "" : ", ") + n;
+  for (const Class& c : classes_) s += (s.empty() ? "" : ", ") + c.name;
   return s;
 }
 
 int PriorityClasses::resolve(const models::TrainingJobSpec& j, bool priority_given) const {
   if (!j.priority_class.empty()) {
-    for (const auto& [n, v] : classes_)
-      if (n == j.priority_class) return v;
+    for (const Class& c : classes_)
+      if (c.name == j.priority_class) return c.value;
   }
   if (priority_given) return j.priority;
   return global_default_.value_or(0);
+}
+
+bool PriorityClasses::preempt_never(const models::TrainingJobSpec& j, bool priority_given) const {
+  if (!j.priority_class.empty()) {
+    for (const Class& c : classes_)
+      if (c.name == j.priority_class) return c.never;
+  }
+  if (priority_given) return false;
+  return global_default_ && global_default_never_;
 }
 
 }  // namespace mltwin::io::detail

@@ -225,11 +225,21 @@ class PriorityClasses {
   /// The job's priority: its priority_class's value; else its own `priority` when it gave one;
   /// else the globalDefault class's value; else 0 (Kubernetes' Priority admission plugin).
   int resolve(const models::TrainingJobSpec& j, bool priority_given) const;
+  /// Whether the job's pods get preemptionPolicy Never: its priority_class's policy; a job that
+  /// gives its own `priority` has no class; else the globalDefault class's (Kubernetes' Priority
+  /// admission plugin copies the class's preemptionPolicy into the pod's spec).
+  bool preempt_never(const models::TrainingJobSpec& j, bool priority_given) const;
   std::string names() const;  ///< "a, b, ..." (user classes, then the system ones)
 
  private:
-  std::vector<std::pair<std::string, int>> classes_;
+  struct Class {
+    std::string name;
+    int value = 0;
+    bool never = false;  ///< preemptionPolicy Never
+  };
+  std::vector<Class> classes_;
   std::optional<int> global_default_;
+  bool global_default_never_ = false;
   std::string global_default_name_;
 };
 

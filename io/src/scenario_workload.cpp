@@ -83,6 +83,7 @@ void TrainingLoad::read_workload() {
       j.tolerations = tolerations;
       j.priority_class = pclass;
       j.priority = classes.resolve(j, p.contains("priority"));
+      j.preempt_never = classes.preempt_never(j, p.contains("priority"));
     }
     out.inputs.push_back({"philly_trace", trace, trace_as_written});
   } else {
@@ -98,6 +99,7 @@ void TrainingLoad::read_workload() {
       if (!js.priority_class.empty() && !classes.has(js.priority_class))
         fail(path, where + "/priority_class", "PriorityClass '" + js.priority_class + "' is not defined (known: " + classes.names() + ")");
       js.priority = classes.resolve(js, j.contains("priority"));
+      js.preempt_never = classes.preempt_never(js, j.contains("priority"));
       js.model = j.value("model", std::string());
       js.compiler_flags = j.value("compiler_flags", std::string());
       if (!queue_names.count(js.queue)) fail(path, where + "/queue", "queue '" + js.queue + "' is not defined in /queues");

@@ -175,9 +175,12 @@ models::TrainingJobSpec to_training_job(const VolcanoJobManifest& job, const std
   models::TrainingJobSpec js = detail::job_of(job.at.file, "Job " + job.name, j, 0, neuroncores_per_device);
   detail::PriorityClasses pcs;
   json list = json::array();
-  for (const auto& c : classes) list.push_back({{"name", c.name}, {"value", c.value}, {"globalDefault", c.global_default}});
+  for (const auto& c : classes)
+    list.push_back({{"name", c.name}, {"value", c.value}, {"globalDefault", c.global_default},
+                    {"preemptionPolicy", c.preempt_never ? "Never" : "PreemptLowerPriority"}});
   pcs.add_json(job.at.file, list);
   js.priority = pcs.resolve(js, false);
+  js.preempt_never = pcs.preempt_never(js, false);
   return js;
 }
 
@@ -333,6 +336,7 @@ void expand_config_files(const std::string& path, json& doc, const std::string& 
       for (std::size_t i = 0; i < doc["priority_classes"].size(); ++i) {
         const json& pcj = doc["priority_classes"][i];
         classes.push_back({pcj["name"].get<std::string>(), pcj["value"].get<int>(), pcj.value("globalDefault", false),
+                           pcj.value("preemptionPolicy", std::string()) == "Never",
                            YamlPlace{path, 0, 0, "/priority_classes/" + std::to_string(i)}});
       }
     const std::size_t json_classes = classes.size();
@@ -387,7 +391,8 @@ void expand_config_files(const std::string& path, json& doc, const std::string& 
       json& list = doc["priority_classes"];
       if (list.is_null()) list = json::array();
       for (std::size_t i = json_classes; i < classes.size(); ++i)
-        list.push_back({{"name", classes[i].name}, {"value", classes[i].value}, {"globalDefault", classes[i].global_default}});
+        list.push_back({{"name", classes[i].name}, {"value", classes[i].value}, {"globalDefault", classes[i].global_default},
+                        {"preemptionPolicy", classes[i].preempt_never ? "Never" : "PreemptLowerPriority"}});
     }
   }
 }

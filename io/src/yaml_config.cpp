@@ -480,7 +480,7 @@ void read_doc(const Y& doc, Manifests& out) {
     out.podgroups.push_back(std::move(pg));
   } else if (kind == "PriorityClass") {
     want_api(kPriorityApi);
-    const M top(doc, {"apiVersion", "kind", "metadata", "value", "globalDefault"}, {"description", "preemptionPolicy"});
+    const M top(doc, {"apiVersion", "kind", "metadata", "value", "globalDefault", "preemptionPolicy"}, {"description"});
     PriorityClassManifest pc;
     pc.at = doc.at();
     pc.name = name_of(top, "PriorityClass").first;
@@ -493,6 +493,11 @@ void read_doc(const Y& doc, Manifests& out) {
       top.req("value").fail("expected a value up to 1000000000 (HighestUserDefinablePriority), got " + std::to_string(value));
     pc.value = static_cast<int>(value);
     if (const Y* g = top.get("globalDefault")) pc.global_default = g->boolean();
+    if (const Y* pp = top.get("preemptionPolicy")) {
+      const std::string v = pp->str();
+      if (v != "PreemptLowerPriority" && v != "Never") pp->fail("expected PreemptLowerPriority or Never, got \"" + v + "\"");
+      pc.preempt_never = v == "Never";
+    }
     out.priority_classes.push_back(std::move(pc));
   } else {
     std::string hint;

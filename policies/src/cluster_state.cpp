@@ -475,6 +475,7 @@ void ClusterState::update_task(TaskId tid, const TaskInfo& spec) {
   t.tolerations = spec.tolerations;
   t.system_critical = spec.system_critical;
   t.preemptable = spec.preemptable;
+  t.preempt_never = spec.preempt_never;
   if (request_changed) {
     // best_effort follows the request; the Pending count it feeds is rebuilt by the move back.
     t.best_effort = t.resreq.is_empty();

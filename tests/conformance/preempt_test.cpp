@@ -184,6 +184,15 @@ UPSTREAM_CASE("actions/preempt/preempt_test.go", "TestPreempt",
   check_evicted(o, {"c1/preemptee1"});
 }
 
-NOT_APPLICABLE(kFile, "TestPreempt", "can not preempt resources when task preemption policy is never",
-               "a pod's spec.preemptionPolicy (Never: preempt.go:338 taskEligibleToPreempt) is not modelled: "
-               "every mltwin preemptor may preempt");
+UPSTREAM_CASE("actions/preempt/preempt_test.go", "TestPreempt", "can not preempt resources when task preemption policy is never") {
+  // Without preemptionPolicy Never, preemptor1 (high-priority PodGroup) would evict preemptee1:
+  // the case checks taskEligibleToPreempt (preempt.go:338-344).
+  World w;
+  w.queue(QueueBuilder("q1").weight(1));
+  w.node(node("n1", "1", "1Gi", 1));
+  w.job(podgroup("pg1", "q1", 0, kLowPrio).pod(pod("c1", "preemptee1", "1", "1G").on("n1").preemptable(true)));
+  w.job(podgroup("pg2", "q1", 1, kHighPrio).pod(pod("c1", "preemptor1", "1", "1G").preemption_policy_never()));
+  const Outcome o = run_session(w, {"preempt"}, test_preempt_tiers());
+  check_binds(o, {});
+  check_evicted(o, {});
+}

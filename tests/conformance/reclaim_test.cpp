@@ -114,15 +114,15 @@ UPSTREAM_CASE("actions/reclaim/reclaim_test.go", "TestReclaim",
 }
 
 UPSTREAM_CASE("actions/reclaim/reclaim_test.go", "TestReclaim", "can not reclaim resources when task preemption policy is never") {
-  // preemptionPolicy Never (the pod's and its PriorityClass's) is not modelled. The outcome does
-  // not depend on it at v1.12.1: both PodGroups have minMember 0, so pg2 is not starving (gang's
-  // JobStarving: JobInfo.IsStarving, 0 < 0 is false) and reclaim.go never takes its task.
+  // preemptor1 has preemptionPolicy Never (reclaim.go:117-124). At v1.12.1 the outcome does not
+  // hang on it: both PodGroups have minMember 0, so pg2 is not starving (gang's JobStarving:
+  // JobInfo.IsStarving, 0 < 0 is false) and reclaim.go never takes its task.
   World w;
   w.queue(QueueBuilder("q1").weight(5));
   w.queue(QueueBuilder("q2").weight(10));
   w.node(node("n1", "1", "1Gi", 1));
   w.job(podgroup("pg1", "q1", 0, PodGroupPhase::Inqueue, 100).pod(pod("preemptee1").on("n1").preemptable(true)));
-  w.job(podgroup("pg2", "q2", 0, PodGroupPhase::Inqueue, 1000).pod(pod("preemptor1")));
+  w.job(podgroup("pg2", "q2", 0, PodGroupPhase::Inqueue, 1000).pod(pod("preemptor1").preemption_policy_never()));
   const Outcome o = run_session(w, {"reclaim"}, reclaim_tiers({"conformance", "gang", "proportion"}));
   check_binds(o, {});
   check_evicted(o, {});

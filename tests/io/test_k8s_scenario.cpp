@@ -112,6 +112,29 @@ TEST_CASE("JSON: PriorityClasses give jobs their priority, as Kubernetes' Priori
                          "system-cluster-critical, system-node-critical)");
 }
 
+TEST_CASE("JSON: a PriorityClass's preemptionPolicy Never reaches its jobs' pods, the globalDefault's too") {
+  json doc = scenario("tiny-gang.json");
+  doc["priority_classes"] = {{{"name", "polite"}, {"value", 10}, {"preemptionPolicy", "Never"}},
+                             {{"name", "batch"}, {"value", 100}, {"preemptionPolicy", "PreemptLowerPriority"}}};
+  doc["workload"]["jobs"][0]["priority_class"] = "polite";
+  doc["workload"]["jobs"][1]["priority_class"] = "batch";
+  doc["workload"]["jobs"][2]["priority"] = 7;  // no class: Kubernetes' default, PreemptLowerPriority
+  const auto jobs = load(doc).training.jobs;
+  CHECK(jobs[0].preempt_never);
+  CHECK_FALSE(jobs[1].preempt_never);
+  CHECK_FALSE(jobs[2].preempt_never);
+  // A job naming no class takes the globalDefault class's policy with its value.
+  doc["priority_classes"][0]["globalDefault"] = true;
+  doc["workload"]["jobs"][1].erase("priority_class");
+  const auto again = load(doc).training.jobs;
+  CHECK(again[1].priority == 10);
+  CHECK(again[1].preempt_never);
+  CHECK_FALSE(again[2].preempt_never);  // its own priority: no class at all
+  json bad = scenario("tiny-gang.json");
+  bad["priority_classes"] = {{{"name", "x"}, {"value", 1}, {"preemptionPolicy", "Sometimes"}}};
+  CHECK(error_of(bad).find("/priority_classes/0/preemptionPolicy") != std::string::npos);
+}
+
 TEST_CASE("JSON: the kubelet reservation (EKS AMI formula or explicit) and the DaemonSets") {
   const io::LoadedScenario sc = load(scenario("allocatable.json"));
   const auto& g = sc.training.node_groups[0];

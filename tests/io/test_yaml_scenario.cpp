@@ -306,6 +306,21 @@ TEST_CASE("PriorityClasses from the scenario's JSON and from its manifests are o
     CHECK(load_error(p) == kSrc + "/scenarios/yaml/jobs/llama-2x32.yaml:157:1: PriorityClass 'high' is already defined (" + p +
                                ": /priority_classes/0)");
   }
+  SUBCASE("a manifest's preemptionPolicy Never reaches the pods of the jobs that name the class") {
+    std::ofstream(d.file("pc.yaml")) << "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata:\n  name: polite\n"
+                                        "value: 1\nglobalDefault: true\npreemptionPolicy: Never\n";
+    json patch;
+    patch["workload"]["manifests"] = {{{"path", kSrc + "/scenarios/yaml/jobs/vit-a.yaml"}, {"duration", "1h"}},
+                                      {{"path", d.file("pc.yaml")}, {"duration", "1h"}}};
+    const io::LoadedScenario sc = io::load_scenario(patched_example(d, patch));
+    REQUIRE(sc.training.jobs.size() == 1);
+    CHECK(sc.training.jobs[0].priority == 1);  // vit-a names no class: the globalDefault
+    CHECK(sc.training.jobs[0].preempt_never);
+    std::ofstream(d.file("pc.yaml")) << "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata:\n  name: polite\n"
+                                        "value: 1\npreemptionPolicy: Sometimes\n";
+    CHECK(load_error(patched_example(d, patch)) ==
+          d.file("pc.yaml") + ":6:19: preemptionPolicy: expected PreemptLowerPriority or Never, got \"Sometimes\"");
+  }
   SUBCASE("a manifest's class named system-... is Kubernetes' own") {
     std::ofstream(d.file("pc.yaml")) << "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata:\n  name: system-x\nvalue: 1\n";
     json patch;

@@ -219,3 +219,12 @@ TEST_CASE("JobLifecycle::action_for: Unknown skips the tasks' policies, '*' of t
   CHECK(lc.action_for(JobEvent::Unknown, &from_task) == JobAction::TerminateJob);
   CHECK_FALSE(from_task);
 }
+
+TEST_CASE("job controller: the pods it creates carry the job's preemptionPolicy Never") {
+  Cluster c({});
+  c.sc.jobs[0].preempt_never = true;  // read by create_pod when the PodGroup is admitted at 0 s
+  c.sim.run_until(Time::from_ns(1 * kS));
+  const auto& tasks = c.s->state.job(c.s->runs[0].pj).tasks;
+  REQUIRE(tasks.size() == 2);
+  for (policy::TaskId t : tasks) CHECK(c.s->state.task(t).preempt_never);
+}

@@ -147,6 +147,7 @@ void JobController::create_pod(std::size_t idx, int i) {
   t.tolerations = j.tolerations;
   // Conformance never evicts a critical pod (Kubernetes' system PriorityClasses).
   t.system_critical = j.priority_class == "system-cluster-critical" || j.priority_class == "system-node-critical";
+  t.preempt_never = j.preempt_never;
   const TaskId id = s_.state.add_task(run.pj, t);
   if (s_.replica_of_task.size() <= id) s_.replica_of_task.resize(id + 1, 0);
   s_.replica_of_task[id] = i;

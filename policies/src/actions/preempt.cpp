@@ -129,6 +129,8 @@ class Preempt final : public Action {
   bool preempt(Session& ssn, Statement& stmt, TaskId pid, std::span<const TaskId> scope, Filter&& filter) {
     ClusterState& st = ssn.state();
     const TaskInfo& preemptor = st.task(pid);
+    // taskEligibleToPreempt (preempt.go:233-235, 338-344): preemptionPolicy Never preempts nothing.
+    if (preemptor.preempt_never) return false;
     const QueueInfo& queue = st.queue(st.job(preemptor.job).queue);
     auto eligible = [&](const TaskInfo& task, NodeId nid) {
       if (task.node != nid || !preemptable_status(task.status)) return false;
@@ -234,7 +236,9 @@ class Preempt final : public Action {
     return j.count(TaskStatus::Bound) == 0 && j.count(TaskStatus::Running) == 0;
   }
   static bool same_spec(const ClusterState& st, const TaskInfo& a, const TaskInfo& b) {
-    if (a.resreq != b.resreq || a.best_effort != b.best_effort || a.priority != b.priority) return false;
+    if (a.resreq != b.resreq || a.best_effort != b.best_effort || a.priority != b.priority ||
+        a.preempt_never != b.preempt_never)
+      return false;
     if (a.job != b.job) {  // tasks of one job (the usual case: a gang's next pod) share the job's part
       const JobInfo& ja = st.job(a.job);
       const JobInfo& jb = st.job(b.job);

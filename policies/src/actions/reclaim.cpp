@@ -62,6 +62,12 @@ class Reclaim final : public Action {
       if (pending.empty() || !ssn.job_starving(st.job(jid))) continue;
       const TaskId tid = pending.pop();
       const TaskInfo& task = st.task(tid);
+      if (task.preempt_never) {
+        // reclaim.go:117-124: not eligible; the job and the queue go back, the task is spent.
+        jobs.push(jid);
+        queues.push(q);
+        continue;
+      }
       if (!ssn.preemptive(queue, task)) continue;
       // With nothing to evict, reclaimed stays empty and covers only a task that requests nothing.
       const bool needs_victims = !task.resreq.less_equal(nothing);

@@ -98,6 +98,7 @@ struct PriorityClassManifest {
   std::string name;
   int value = 0;
   bool global_default = false;
+  bool preempt_never = false;  ///< preemptionPolicy: Never (else PreemptLowerPriority, the default)
   YamlPlace at;
 };
 

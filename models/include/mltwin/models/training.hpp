@@ -297,6 +297,9 @@ struct TrainingJobSpec {
   std::vector<policy::Toleration> tolerations;
   /// The PriorityClass the job names (its value is `priority`); empty: none named.
   std::string priority_class;
+  /// The pods' spec.preemptionPolicy is Never (their PriorityClass's, which Kubernetes' Priority
+  /// admission copies): they may not preempt (policy::TaskInfo::preempt_never).
+  bool preempt_never = false;
   /// The Volcano Job's (hence its PodGroup's) annotation sla-waiting-time, read by the sla
   /// plugin (policy::JobInfo::sla_waiting_time); zero: none.
   Duration sla_waiting_time = Duration::ns(0);

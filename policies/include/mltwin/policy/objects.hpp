@@ -135,6 +135,10 @@ struct MLTWIN_POLICY_EXPORT TaskInfo {
   /// Annotation (else label) volcano.sh/preemptable; Volcano reads true when neither is set
   /// (pkg/scheduler/api/pod_info.go GetPodPreemptable). preempt and reclaim skip a task with false.
   bool preemptable = true;
+  /// spec.preemptionPolicy Never (Kubernetes' Priority admission copies its PriorityClass's):
+  /// the task may not preempt, so the preempt action tries no victims for it
+  /// (actions/preempt/preempt.go:338-344) and reclaim passes it over (reclaim/reclaim.go:117-124).
+  bool preempt_never = false;
 };
 
 /// One Volcano job with its PodGroup (Volcano JobInfo).

@@ -61,6 +61,8 @@ class Pod {
   Pod& preemptable(bool p) { preemptable_ = p; return *this; }
   /// The UID that breaks ties in Volcano's orders (default: the order pods are added).
   Pod& uid(std::uint64_t u) { uid_ = u; return *this; }
+  /// spec.preemptionPolicy Never: the pod may not preempt others (TaskInfo::preempt_never).
+  Pod& preemption_policy_never() { never_ = true; return *this; }
   const Resource& resource() const { return r_; }
   const auto& selector() const { return sel_; }
   const std::vector<Toleration>& tolerations() const { return tol_; }
@@ -71,11 +73,12 @@ class Pod {
   TaskStatus task_status() const { return status_; }
   bool is_preemptable() const { return preemptable_; }
   std::uint64_t pod_uid() const { return uid_; }
+  bool never_preempts() const { return never_; }
 
  private:
   std::string name_, node_;
   TaskStatus status_ = TaskStatus::Pending;
-  bool preemptable_ = true;
+  bool preemptable_ = true, never_ = false;
   std::uint64_t uid_ = 0;
   Resource r_;
   std::vector<std::pair<std::string, std::string>> sel_;
@@ -275,6 +278,7 @@ struct World {
       t.creation = state.job(id).creation;
       t.uid = p.pod_uid() != 0 ? p.pod_uid() : next_uid++;
       t.preemptable = p.is_preemptable();
+      t.preempt_never = p.never_preempts();
       const TaskId tid = state.add_task(id, t);
       tasks[t.name] = tid;
       if (!p.node().empty()) {
