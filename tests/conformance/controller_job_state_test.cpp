@@ -68,7 +68,7 @@ UPSTREAM_CASE("job_state_test.go", "TestAbortingState_Execute", "AbortedState-An
   c.job_phase(VcPhase::Aborting).pod(0, PodPhase::Pending);
   c.execute(JobAction::RestartJob);
   CHECK(c.phase_after_execute() == "Aborting");
-  CHECK(c.pods_in(TaskStatus::Pending) == 0);
+  CHECK(c.rows.pod_events == std::vector<std::string>{"Created 0", "Deleted 0"});
 }
 
 // ---- TestCompletingState_Execute (state/completing.go) ----
