@@ -456,6 +456,7 @@ void JobController::check_job_phase(std::size_t idx) {
     case VcPhase::Completing:
       if (alive == 0 && releasing == 0) {
         set_job_phase(idx, VcPhase::Completed);
+        ++s_.stats.completed_early;
         end_job(idx, "Completed", via + ": Completed before its training ended");
       }
       break;
@@ -464,12 +465,19 @@ void JobController::check_job_phase(std::size_t idx) {
         end_job(idx, "Failed", via + ": retries exhausted (maxRetry " + std::to_string(lc.max_retry) + ")");
       break;
     case VcPhase::Running:
-      // running.go SyncJob: every pod Succeeded or Failed with fewer than minAvailable
-      // Succeeded -> Failed; more pods pending than replicas - minAvailable (0) -> Pending.
-      if (present == spec.nnodes && succeeded + failed == spec.nnodes && succeeded < spec.nnodes) {
-        set_job_phase(idx, VcPhase::Failed);
-        end_job(idx, "Failed", "every pod ended and only " + std::to_string(succeeded) + " of " + std::to_string(spec.nnodes) +
-                                   " Succeeded (Volcano's SyncJob status rule)");
+      // running.go:78-105 SyncJob: every pod Succeeded or Failed -> Completed if every task's
+      // pod (task minAvailable 1, the webhook's) Succeeded, else Failed; more pods pending than
+      // replicas - minAvailable (0) -> Pending (:107). (A job's pods succeed together when its
+      // training ends, where training_completed() makes it Completed at once.)
+      if (present == spec.nnodes && succeeded + failed == spec.nnodes) {
+        if (succeeded < spec.nnodes) {
+          set_job_phase(idx, VcPhase::Failed);
+          end_job(idx, "Failed", "every pod ended and only " + std::to_string(succeeded) + " of " + std::to_string(spec.nnodes) +
+                                     " Succeeded (Volcano's SyncJob status rule)");
+        } else {
+          set_job_phase(idx, VcPhase::Completed);
+          end_job(idx, "Completed", "every pod Succeeded (Volcano's SyncJob status rule)");
+        }
         return;
       }
       if (waiting > 0 || present < spec.nnodes) set_job_phase(idx, VcPhase::Pending);
@@ -523,7 +531,6 @@ void JobController::end_job(std::size_t idx, const std::string& phase, const std
   if (phase == "Failed") ++s_.stats.failed;
   else if (phase == "Aborted") ++s_.stats.aborted;
   else if (phase == "Terminated") ++s_.stats.terminated;
-  else if (phase == "Completed") ++s_.stats.completed_early;
   s_.write_final(idx, phase, reason);
   s_.state.remove_job(run.pj);
   driver_.ensure_tick();

@@ -1,0 +1,202 @@
+// tests/conformance/controller_harness.hpp — the job controller's cases of the conformance suite
+// (upstream_controller_cases.tsv): one Volcano Job of mltwin's training model, put by hand in the
+// state an upstream case starts from, and the training cluster's components around it.
+//
+// Upstream's job controller tests build an apis.JobInfo (the Job's status phase, retryCount,
+// and its pods by task) and call a state's Execute(action), syncJob or killJob on a fake
+// controller. Here the Job is mltwin's: `replicas` pods, one per Volcano task "trainer-<i>"
+// (TorchX), minAvailable = replicas, the webhook's maxRetry 3 (mutate_job.go DefaultMaxRetry;
+// upstream's test Jobs skip the webhook and carry 0), one queue and one node roomy enough for
+// every pod. Pods are put in the phase the case gives (a Pending pod is on no node, Running on
+// the node, Terminating is being deleted, Succeeded and Failed have ended).
+//
+// execute(a) runs an action the way mltwin's job controller gets one: a request for the Job
+// and no task (JobEvent::Unknown, as updatePodGroup raises it) meets the Job's policy
+// `Unknown -> a` (none for SyncJob, applyPolicies' default), and the Job's state executes it
+// (JobController, state/*.go). The controller also applies at once what upstream's next request
+// would (the echo of its own status update or pod deletions, job_controller.cpp's header):
+// phase_after_execute() is the phase the state's Execute left, which the controller writes in
+// its decision row, and phase() the Job's phase once that is done.
+#pragma once
+#include <doctest/doctest.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mltwin/core/rng.hpp"
+#include "mltwin/core/simulator.hpp"
+#include "mltwin/models/training/components.hpp"
+
+namespace mltwin::conformance::controller {
+
+using namespace mltwin::models;
+using policy::PodGroupPhase;
+using policy::TaskId;
+using policy::TaskStatus;
+
+/// A pod's phase as upstream's buildPod gives it (Terminating: a deletionTimestamp).
+enum class PodPhase { Pending, Running, Succeeded, Failed, Terminating };
+
+/// What the components tell the recorder: the job controller's decision rows, pod events.
+struct Rows final : TrainingRecorder {
+  struct Row {
+    std::string code, plugin, reason;
+  };
+  std::vector<Row> decisions;
+  std::vector<std::string> pod_events;  ///< "<event> <replica>"
+  std::vector<JobFinal> finals;
+  void job_submitted(const JobSubmitted&) override {}
+  void job_final(const JobFinal& j) override { finals.push_back(j); }
+  void pod_event(const PodEvent& e) override { pod_events.push_back(std::string(e.event) + " " + std::to_string(e.pod)); }
+  void decision(const Decision& d) override { decisions.push_back({std::string(d.code), std::string(d.plugin), std::string(d.reason)}); }
+  void phase_change(const PhaseChange&) override {}
+  void sample(const ClusterSample&) override {}
+  void step_period(const StepPeriod&) override {}
+  void node_launched(const NodeLaunched&) override {}
+  void node_ended(const NodeEnded&) override {}
+  void checkpoint(core::Time) override {}
+};
+
+/// One Volcano Job of `replicas` one-pod tasks (no pod created yet, PodGroup Pending, Job
+/// Pending) and the components around it; nothing is scheduled until a case acts.
+class JobCase {
+ public:
+  explicit JobCase(int replicas, std::string name = "job1") {
+    sc.pod_startup = LatencySpec{LatencySpec::Kind::Constant, core::Duration::s(2), core::Duration::s(2), "test"};
+    sc.bind_latency = LatencySpec{LatencySpec::Kind::Constant, core::Duration::ms(50), core::Duration::ms(50), "test"};
+    TrainingJobSpec j;
+    j.name = std::move(name);
+    j.queue = "default";
+    j.nnodes = replicas;
+    j.cpu_per_pod = 1;
+    j.duration = core::Duration::s(1000);
+    lifecycle_ = std::make_shared<JobLifecycle>();  // maxRetry 3, no policy
+    j.lifecycle = lifecycle_;
+    sc.jobs.push_back(j);
+    s = std::make_unique<TrainingState>(sc, sim, rows, rng);
+    policy::QueueInfo q;
+    q.name = "default";
+    s->state.add_queue(q);
+    policy::NodeInfo n;
+    n.name = "node-0";
+    n.allocatable = policy::Resource::make(64, 256.0 * (1ull << 30));
+    n.allocatable.with(policy::rn::kPods, 110);
+    n.capacity = n.allocatable;
+    node_ = s->state.add_node(n);
+    s->torchx_default = torchx_lifecycle(0);
+    s->runs.resize(1);
+    s->outcomes.resize(1);
+    s->jstart.resize(1);
+    parts = std::make_unique<TrainingComponents>(*s, rng);
+    policy::JobInfo pj;
+    pj.name = j.name;
+    pj.queue = 0;
+    pj.min_available = replicas;
+    pj.min_resources = s->pod_resreq(0);
+    pj.min_resources.multi(replicas);
+    s->runs[0].pj = s->state.add_job(pj);
+    s->job_of_policy.assign(s->runs[0].pj + 1, 0);
+    s->next_arrival = 1;
+  }
+
+  /// The Job's spec.maxRetry.
+  JobCase& max_retry(int m) {
+    lifecycle_->max_retry = m;
+    return *this;
+  }
+  /// The Job's status: phase and retryCount.
+  JobCase& job_phase(VcPhase p, int retries = 0) {
+    run().vc = p;
+    run().retries = retries;
+    return *this;
+  }
+  JobCase& podgroup_phase(PodGroupPhase p) {
+    s->state.set_podgroup_phase(run().pj, p);
+    return *this;
+  }
+  /// Creates replica `replica`'s pod (task "trainer-<replica>") in phase `p`.
+  JobCase& pod(int replica, PodPhase p) {
+    parts->controller.create_pod(0, replica);
+    const TaskId t = s->state.job(run().pj).tasks.back();
+    switch (p) {
+      case PodPhase::Pending: break;
+      case PodPhase::Running: s->state.set_task_status(t, TaskStatus::Running, node_); break;
+      case PodPhase::Terminating:
+        s->state.set_task_status(t, TaskStatus::Running, node_);
+        s->state.set_task_status(t, TaskStatus::Releasing, node_);
+        break;
+      case PodPhase::Succeeded:
+      case PodPhase::Failed:
+        s->state.set_task_status(t, TaskStatus::Running, node_);
+        s->state.set_task_status(t, p == PodPhase::Succeeded ? TaskStatus::Succeeded : TaskStatus::Failed);
+        break;
+    }
+    return *this;
+  }
+  /// Pods of replicas [from, to) in phase `p`.
+  JobCase& pods(int from, int to, PodPhase p) {
+    for (int i = from; i < to; ++i) pod(i, p);
+    return *this;
+  }
+
+  /// The Job's state executes `a` (see the file comment), and the controller applies what the
+  /// requests that follow at the same instant would.
+  void execute(JobAction a) {
+    lifecycle_->policies.clear();
+    if (a != JobAction::SyncJob)
+      lifecycle_->policies.push_back(LifecyclePolicy{static_cast<std::uint8_t>(1u << static_cast<unsigned>(JobEvent::Unknown)), a});
+    const std::size_t rows_before = rows.decisions.size();
+    before_ = run().vc;
+    parts->controller.raise(0, JobEvent::Unknown, -1, "conformance: a request for the Job");
+    REQUIRE(sim.step());  // the job controller's request, at this instant
+    after_.reset();
+    for (std::size_t i = rows_before; i < rows.decisions.size(); ++i)
+      if (rows.decisions[i].plugin == "job-controller") after_ = rows.decisions[i].code;
+  }
+  /// The phase the state's Execute left (its decision row; none: the phase did not change).
+  std::string phase_after_execute() const { return after_ ? *after_ : to_string(before_); }
+  /// The Job's phase now.
+  VcPhase phase() const { return s->runs[0].vc; }
+  int retries() const { return s->runs[0].retries; }
+  bool ended() const { return s->runs[0].ended; }
+  /// The Job's pods now, by status (a pod gone is not counted).
+  int pods_in(TaskStatus st) const {
+    if (ended()) return 0;
+    int n = 0;
+    for (TaskId t : s->state.job(s->runs[0].pj).tasks)
+      if (s->state.task(t).status == st) ++n;
+    return n;
+  }
+  /// The Job's pods now (none once the Job ended).
+  std::vector<std::string> pod_names() const {
+    std::vector<std::string> out;
+    if (ended()) return out;
+    for (TaskId t : s->state.job(s->runs[0].pj).tasks) out.push_back(s->state.task(t).name);
+    return out;
+  }
+  /// Replica `replica`'s pod.
+  TaskId task_of(int replica) const {
+    for (TaskId t : s->state.job(s->runs[0].pj).tasks)
+      if (s->replica_of_task[t] == replica) return t;
+    FAIL("no pod of replica " << replica);
+    return policy::kNone;
+  }
+
+  TrainingScenario sc;
+  core::Simulator sim;
+  core::RngStreams rng{1};
+  Rows rows;
+  std::unique_ptr<TrainingState> s;
+  std::unique_ptr<TrainingComponents> parts;
+
+ private:
+  JobRun& run() { return s->runs[0]; }
+  std::shared_ptr<JobLifecycle> lifecycle_;
+  policy::NodeId node_ = policy::kNone;
+  VcPhase before_ = VcPhase::Pending;
+  std::optional<std::string> after_;
+};
+
+}  // namespace mltwin::conformance::controller
