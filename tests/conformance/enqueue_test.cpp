@@ -79,10 +79,11 @@ UPSTREAM_CASE("actions/enqueue/enqueue_test.go", "TestEnqueue", "when podgroup s
   check_phases(o, {{"pg1", PodGroupPhase::Running}});
 }
 
-NOT_APPLICABLE(kFile, "TestEnqueue", "pggroup cannot enqueue because the specified queue is c1, but there is only c2",
-               "a PodGroup naming a queue that does not exist: mltwin refuses such a job at input "
-               "(ClusterState::add_job throws std::invalid_argument), where Volcano's snapshot leaves it out of "
-               "the session (cache/cache.go:1416-1420); the case then asserts only that nothing happens");
+DIFFERS_ON_PURPOSE(kFile, "TestEnqueue", "pggroup cannot enqueue because the specified queue is c1, but there is only c2",
+                   "a PodGroup naming a queue that does not exist is refused with an error naming it (ClusterState::add_job "
+                   "throws std::invalid_argument; the scenario loaders report the job's queue), where Volcano's snapshot "
+                   "leaves it out of the session silently (cache/cache.go:1416-1420). tests/policies/test_cluster_state.cpp "
+                   "and tests/io check the errors");
 
 UPSTREAM_CASE("actions/enqueue/enqueue_test.go", "TestEnqueue",
               "pggroup cannot enqueue because queue resources are less than podgroup MinResources") {

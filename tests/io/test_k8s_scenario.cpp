@@ -131,6 +131,9 @@ TEST_CASE("JSON: a PriorityClass's preemptionPolicy Never reaches its jobs' pods
   CHECK(again[1].preempt_never);
   CHECK_FALSE(again[2].preempt_never);  // its own priority: no class at all
   json bad = scenario("tiny-gang.json");
+  bad["workload"]["jobs"][0]["queue"] = "c1";  // Volcano's snapshot would leave the job out silently
+  CHECK(error_of(bad) == "s.json: /workload/jobs/0/queue: queue 'c1' is not defined in /queues");
+  bad = scenario("tiny-gang.json");
   bad["priority_classes"] = {{{"name", "x"}, {"value", 1}, {"preemptionPolicy", "Sometimes"}}};
   CHECK(error_of(bad).find("/priority_classes/0/preemptionPolicy") != std::string::npos);
 }

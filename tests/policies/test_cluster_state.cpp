@@ -275,3 +275,15 @@ TEST_CASE("future_idle(n): FutureIdle = Idle + Releasing - Pipelined, kept as ta
   const std::string bad = s.check_invariants();
   CHECK_MESSAGE(bad.empty(), bad);
 }
+
+TEST_CASE("ClusterState: a job naming a queue that does not exist is refused, naming both") {
+  ClusterState st;
+  QueueInfo q;
+  q.name = "c2";
+  st.add_queue(q);
+  JobInfo j;
+  j.name = "pg1";
+  j.queue = 1;  // only queue 0 exists
+  CHECK_THROWS_WITH_AS(st.add_job(j), "job 'pg1' names queue 1 which does not exist", std::invalid_argument);
+  CHECK(st.jobs().empty());
+}
