@@ -22,7 +22,9 @@ class Gang final : public Plugin {
       const std::int32_t vtn = j.valid_task_num();
       if (vtn < j.min_available) {
         r.pass = false;
-        r.reason = "NotEnoughPods";
+        // v1beta1.NotEnoughPodsReason, whose value is "NotEnoughTasks" (volcano.sh/apis
+        // pkg/apis/scheduling/v1beta1/types.go), as gang.go:70-76 returns it.
+        r.reason = "NotEnoughTasks";
         r.message = "Not enough valid tasks for gang-scheduling, valid: " + std::to_string(vtn) +
                     ", min: " + std::to_string(j.min_available);
       }
