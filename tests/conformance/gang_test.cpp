@@ -310,6 +310,13 @@ SOURCE_CASE("plugins/gang/gang.go",
 }
 
 // ---------------------------------------------------------------- OnSessionClose
+//
+// The cases check the condition's "x/y tasks in gang unschedulable" alone. What follows it
+// differs: Volcano appends job.FitError() (gang.go:184-185, api/job_info.go:704-745: "pod group
+// is not ready, <count> <status>..., <n> minAvailable; Pending: <count> <reason>... . Origin
+// reason is <task>: <its fit errors>"), mltwin the first task's fit errors alone. gang's
+// PodGroupScheduled condition for a ready job (:206-220) is not modelled: jobStatus does not
+// read it.
 
 SOURCE_CASE("plugins/gang/gang.go",
             "OnSessionClose :170-205: a job with tasks that is not ready gets the Unschedulable condition "
@@ -338,6 +345,27 @@ SOURCE_CASE("plugins/gang/gang.go",
   w.job(job("g", 3).phase(PodGroupPhase::Inqueue).pod(pod("g-0")).pod(pod("g-1")).pod(pod("g-2")));
   // allocate.go:383-423: g-0 and g-1 are allocated, g-2 fits no node; not ready, not pipelined
   // (2 < 3): the statement is discarded and both keep LastTransaction.Status Allocated.
+  const Closed c = run_and_close(w, {"allocate"}, {Tier{{gang(), plugin("predicates", {Ext::Predicate})}}});
+  REQUIRE(c.reasons.count("g") == 1);
+  INFO(c.reasons.at("g"));
+  CHECK(c.reasons.at("g").rfind("gang: 1/3 tasks in gang unschedulable", 0) == 0);
+  CHECK(c.phases.at("g") == PodGroupPhase::Inqueue);
+}
+
+SOURCE_CASE("plugins/gang/gang.go",
+            "OnSessionClose :170-183 on a job allocate left pipelined (allocate.go:418-423 keeps its statement): its "
+            "Allocated tasks are ready when the plugins close, its Pipelined one is not; a 3-pod gang with 2 allocated "
+            "and 1 pipelined is 1/3 unschedulable") {
+  World w;
+  w.queue(QueueBuilder("q"));
+  w.node(node("n1", "1"));
+  w.node(node("n2", "1"));
+  w.node(node("n3", "1"));
+  // n3's only core is being released: g-2 can only be pipelined there.
+  w.job(job("leaving", 1).pod(pod("leaving-0").on("n3", TaskStatus::Releasing)));
+  w.job(job("g", 3).phase(PodGroupPhase::Inqueue).pod(pod("g-0")).pod(pod("g-1")).pod(pod("g-2")));
+  // g-0 and g-1 Allocated on n1 and n2, g-2 Pipelined on n3: not ready (2 < 3), pipelined
+  // (1 + 2 >= 3): the statement stays, uncommitted, until the session closes.
   const Closed c = run_and_close(w, {"allocate"}, {Tier{{gang(), plugin("predicates", {Ext::Predicate})}}});
   REQUIRE(c.reasons.count("g") == 1);
   INFO(c.reasons.at("g"));

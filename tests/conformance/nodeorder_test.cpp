@@ -13,9 +13,11 @@
 //   calculateResourceAllocatableRequest leaves out an extended resource the pod does not request,
 //   and score() one the node lacks); std = |f1 - f2| / 2 for two, the population standard
 //   deviation for three; int64((1 - std) * 100).
-//   "requested" is the node's pods plus the pod scored (resource_allocation.go); every pod here
-//   requests cpu and memory, so the non-zero defaults the Fit scorers give a pod without requests
-//   (schedutil.DefaultMilliCPURequest 100m, DefaultMemoryRequest 200Mi) never apply.
+//   "requested" is the node's pods plus the pod scored (resource_allocation.go). The Fit scorers
+//   (least, most) count a pod without a cpu or memory request as 100m or 200Mi
+//   (schedutil.DefaultMilliCPURequest, DefaultMemoryRequest; NonZeroRequested); mltwin does not
+//   model these defaults and scores requests as they are. Every pod here requests cpu and
+//   memory, where the two agree.
 // - nodeaffinity/node_affinity.go Score: the sum of the weights of the pod's preferred terms the
 //   node matches; nodeorder.go:269-280 adds it times nodeaffinity.weight without normalising.
 // - tainttoleration/taint_toleration.go: per node the PreferNoSchedule taints not tolerated by the
