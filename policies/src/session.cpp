@@ -46,7 +46,11 @@ void Session::run_actions() {
 }
 
 void Session::close() {
-  // Uncommitted work is thrown away with the session copy in Volcano; here it is undone.
+  // Uncommitted work is thrown away with the session copy in Volcano; here it is undone. A task
+  // a kept statement allocated is still Allocated when Volcano's plugins close: noted as such.
+  for (const auto& kept : kept_)
+    for (const Statement::Op& op : kept->ops_)
+      if (op.kind == Statement::OpKind::Allocate) last_tx_allocated_.insert(op.task);
   for (auto it = kept_.rbegin(); it != kept_.rend(); ++it) (*it)->undo();
   kept_.clear();
   for (auto& p : plugins_) p->on_session_close(*this);
@@ -582,6 +586,14 @@ void Statement::discard() {
   if (done_) return;
   done_ = true;
   if (!ops_.empty()) ++ssn_->stats_.statements_discarded;
+  // statement.go:385-391 Discard: each task's context (its status before the undo) becomes its
+  // LastTransaction; of these only an Allocate leaves the status Allocated.
+  for (auto it = ops_.rbegin(); it != ops_.rend(); ++it) {
+    if (it->kind == OpKind::Allocate)
+      ssn_->last_tx_allocated_.insert(it->task);
+    else
+      ssn_->last_tx_allocated_.erase(it->task);
+  }
   undo();
 }
 
@@ -591,6 +603,7 @@ void Statement::commit() {
   ClusterState& st = ssn_->state_;
   Statement pipelined(*ssn_);
   for (const auto& op : ops_) {
+    ssn_->last_tx_allocated_.erase(op.task);  // statement.go:413-415 ClearLastTxContext
     switch (op.kind) {
       case OpKind::Allocate: {
         // statement.allocate -> cache.AddBindTask: the task is Binding from now on.

@@ -22,7 +22,9 @@ class Gang final : public Plugin {
       const std::int32_t vtn = j.valid_task_num();
       if (vtn < j.min_available) {
         r.pass = false;
-        r.reason = "NotEnoughPods";
+        // v1beta1.NotEnoughPodsReason, whose value is "NotEnoughTasks" (volcano.sh/apis
+        // pkg/apis/scheduling/v1beta1/types.go), as gang.go:70-76 returns it.
+        r.reason = "NotEnoughTasks";
         r.message = "Not enough valid tasks for gang-scheduling, valid: " + std::to_string(vtn) +
                     ", min: " + std::to_string(j.min_available);
       }
@@ -77,7 +79,12 @@ class Gang final : public Plugin {
           fit = fe->to_string();
           break;
         }
-      const std::int32_t unready = j.min_available - j.ready_task_num();
+      // gang.go:171-183: the ready tasks and the pending ones whose last transaction in this
+      // session left them Allocated (a discarded or kept statement allocated them).
+      std::int32_t schedulable = j.ready_task_num();
+      for (TaskId t : j.tasks)
+        if (st.task(t).status == TaskStatus::Pending && ssn.last_transaction_allocated(t)) ++schedulable;
+      const std::int32_t unready = j.min_available - schedulable;
       ssn.set_job_reason(jid, Status::unschedulable(
                                   "gang", std::to_string(unready) + "/" + std::to_string(j.task_num()) +
                                               " tasks in gang unschedulable" +

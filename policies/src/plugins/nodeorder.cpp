@@ -10,10 +10,12 @@
 //   then the weighted mean in integers (k8s noderesources/least_allocated.go).
 // - NodeResourcesMostAllocated, cpu and memory with weight 1 each: requested * 100 /
 //   allocatable, capped at 100 (noderesources/most_allocated.go).
-// - NodeResourcesBalancedAllocation over cpu and memory (nvidia.com/gpu is in Volcano's list but
-//   absent on Trainium nodes, so skipped as Kubernetes skips zero-allocatable resources):
-//   (1 - std of the requested/allocatable fractions) * 100; for two resources std = |f1-f2|/2
-//   (k8s noderesources/balanced_allocation.go).
+// - NodeResourcesBalancedAllocation over cpu, memory and nvidia.com/gpu (nodeorder.go:192-200):
+//   (1 - std of the requested/allocatable fractions) * 100; for two resources std = |f1-f2|/2,
+//   for three the population standard deviation (k8s noderesources/balanced_allocation.go). The
+//   GPU fraction counts only for a pod that requests GPUs on a node that has them
+//   (resource_allocation.go skips an extended resource the pod does not request, and a resource
+//   the node does not have): on Trainium nodes it never does.
 //   "requested" is every pod on the node (DaemonSet pods included) plus the pod being scored.
 // - NodeAffinity (nodeaffinity/node_affinity.go Score): the sum of the weights of the pod's
 //   preferred node-affinity terms the node matches, times the weight. nodeorder.go adds this raw
@@ -77,11 +79,22 @@ class NodeOrder final : public Plugin {
         score += static_cast<double>(s) * most_w_;
       }
       if (balanced_w_ != 0) {
-        double f[2];
+        double f[3];
         int k = 0;
         if (cpu_cap > 0) f[k++] = std::fmin(1.0, static_cast<double>(cpu_req) / static_cast<double>(cpu_cap));
         if (mem_cap > 0) f[k++] = std::fmin(1.0, static_cast<double>(mem_req) / static_cast<double>(mem_cap));
-        const double sd = k == 2 ? std::fabs((f[0] - f[1]) / 2) : 0.0;
+        const double gpu_req = t.resreq.scalars.get(rn::kNvidiaGpu);
+        const double gpu_cap = n.allocatable.scalars.get(rn::kNvidiaGpu);
+        if (gpu_req > 0 && gpu_cap > 0) f[k++] = std::fmin(1.0, (n.used.scalars.get(rn::kNvidiaGpu) + gpu_req) / gpu_cap);
+        double sd = 0.0;
+        if (k == 2) {
+          sd = std::fabs((f[0] - f[1]) / 2);
+        } else if (k == 3) {
+          const double mean = (f[0] + f[1] + f[2]) / 3;
+          double sum = 0;
+          for (int i = 0; i < 3; ++i) sum = sum + (f[i] - mean) * (f[i] - mean);
+          sd = std::sqrt(sum / 3);
+        }
         score += static_cast<double>(static_cast<std::int64_t>((1 - sd) * kMaxNodeScore)) * balanced_w_;
       }
       if (affinity_w_ != 0 && !t.node_affinity.preferred.empty())

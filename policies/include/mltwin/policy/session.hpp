@@ -33,6 +33,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "mltwin/policy/backend.hpp"
@@ -426,6 +427,13 @@ class MLTWIN_POLICY_EXPORT Session {
   /// not ready). close() then gives a job with a Running task the phase Unknown
   /// (framework/session.go:351-363 jobStatus).
   void set_unschedulable_condition(JobId j) { unschedulable_.push_back(j); }
+  /// Volcano TaskInfo.LastTransaction (api/job_info.go:121-122, 227-236, v1.12.1): true if the
+  /// task's last scheduling transaction in this session left it Allocated — a statement that
+  /// allocated it was discarded (statement.go:385-391 records the context before undoing), or a
+  /// statement kept until close allocated it (Volcano still has it Allocated when the plugins
+  /// close). Committing clears it (statement.go:413-415). gang's OnSessionClose counts such
+  /// pending tasks as schedulable (plugins/gang/gang.go:171-183).
+  bool last_transaction_allocated(TaskId t) const { return last_tx_allocated_.count(t) != 0; }
   /// Keeps a statement's operations applied until the session closes, then undoes them
   /// (Volcano allocate leaves a pipelined-but-not-ready job's statement in the session copy).
   void keep_until_close(Statement&& stmt);
@@ -531,6 +539,7 @@ class MLTWIN_POLICY_EXPORT Session {
   std::deque<std::string> kept_text_;
   std::vector<std::pair<JobId, PodGroupPhase>> phase_changes_;  // (job, phase before)
   std::vector<JobId> unschedulable_;                            // set_unschedulable_condition
+  std::unordered_set<TaskId> last_tx_allocated_;                // last_transaction_allocated
   std::unordered_map<JobId, bool> phase_seen_;
   std::vector<std::unique_ptr<Statement>> kept_;
   friend class Statement;
