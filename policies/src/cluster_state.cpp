@@ -184,6 +184,7 @@ JobId ClusterState::add_job(JobInfo j) {
   j.allocated = j.pending_request = j.pipelined = Resource{};
   j.pending_best_effort_num = 0;
   j.live = true;
+  j.podgroup_unset = false;
   const JobId id = j.id;
   if (reused == kNone) {
     jobs_.push_back(std::move(j));
@@ -343,9 +344,46 @@ void ClusterState::remove_task(TaskId tid) {
   ++generation_;
 }
 
-void ClusterState::remove_job(JobId jid) {
+void ClusterState::unset_podgroup(JobId jid) {
   JobInfo& j = jobs_[jid];
   if (!j.live) return;
+  list_erase(jid);
+  --queue_jobs_[j.queue];
+  job_sums_.touch(jid);
+  j.live = false;
+  j.podgroup_unset = true;
+  ++generation_;
+}
+
+void ClusterState::set_podgroup(JobId jid, const JobInfo& spec) {
+  if (jid >= jobs_.size() || !jobs_[jid].podgroup_unset)
+    throw std::logic_error("set_podgroup: job " + std::to_string(jid) + " has no unset PodGroup");
+  if (spec.queue >= queues_.size())
+    throw std::invalid_argument("set_podgroup: job '" + spec.name + "' names queue " + std::to_string(spec.queue) +
+                                " which does not exist");
+  JobInfo& j = jobs_[jid];
+  j.name = spec.name;
+  j.queue = spec.queue;
+  j.min_available = spec.min_available;
+  j.priority = spec.priority;
+  j.creation = spec.creation;
+  j.uid = spec.uid;
+  j.phase = spec.phase;
+  j.sla_waiting_time = spec.sla_waiting_time;
+  j.has_min_resources = spec.has_min_resources;
+  j.min_resources = spec.min_resources;
+  j.podgroup_unset = false;
+  j.live = true;
+  pending_log_.emplace_back(jid, PendingChange::Renewed);  // a new PodGroup: any kept entry is stale
+  list_insert(jid);
+  ++queue_jobs_[j.queue];
+  job_sums_.touch(jid);
+  ++generation_;
+}
+
+void ClusterState::remove_job(JobId jid) {
+  JobInfo& j = jobs_[jid];
+  if (!j.live && !j.podgroup_unset) return;
   if (reuse_ == IdReuse::AfterCycle && !j.tasks.empty())
     throw std::logic_error("remove_job('" + j.name + "'): it still has " + std::to_string(j.tasks.size()) +
                            " task(s); remove them first (its id is to be reused)");
@@ -353,10 +391,13 @@ void ClusterState::remove_job(JobId jid) {
     if (on_node_status(tasks_[t].status))
       throw std::logic_error("remove_job('" + j.name + "'): task '" + tasks_[t].name +
                              "' still holds resources on a node");
-  list_erase(jid);
-  --queue_jobs_[j.queue];
-  job_sums_.touch(jid);
+  if (j.live) {  // a job whose PodGroup is unset is out of the lists already
+    list_erase(jid);
+    --queue_jobs_[j.queue];
+    job_sums_.touch(jid);
+  }
   j.live = false;
+  j.podgroup_unset = false;
   if (reuse_ == IdReuse::AfterCycle) removed_.jobs.push_back(jid);
   ++generation_;
 }

@@ -141,15 +141,25 @@ class JobCase {
     return *this;
   }
 
+  /// The Job's status.version (killJob bumps it).
+  JobCase& job_version(std::int32_t v) {
+    run().version = v;
+    return *this;
+  }
+  std::int32_t version() const { return s->runs[0].version; }
+
   /// The Job's state executes `a` (see the file comment), and the controller applies what the
-  /// requests that follow at the same instant would.
-  void execute(JobAction a) {
+  /// requests that follow at the same instant would. The request carries `request_version`
+  /// (default: the Job's own, so that applyPolicies passes it to the policies as upstream's
+  /// Execute calls get their action).
+  void execute(JobAction a, std::optional<std::int32_t> request_version = std::nullopt) {
     lifecycle_->policies.clear();
     if (a != JobAction::SyncJob)
       lifecycle_->policies.push_back(LifecyclePolicy{static_cast<std::uint8_t>(1u << static_cast<unsigned>(JobEvent::Unknown)), a});
     const std::size_t rows_before = rows.decisions.size();
     before_ = run().vc;
-    parts->controller.raise(0, JobEvent::Unknown, -1, "conformance: a request for the Job");
+    parts->controller.raise(0, JobEvent::Unknown, -1, request_version.value_or(run().version),
+                            "conformance: a request for the Job");
     REQUIRE(sim.step());  // the job controller's request, at this instant
     after_.reset();
     for (std::size_t i = rows_before; i < rows.decisions.size(); ++i)

@@ -54,14 +54,33 @@ NOT_APPLICABLE(kFile, "TestApplyPolicies",
                "Test Apply policies where job uid is inconsistent, ignore the existing policy action in the job and execute syncjob",
                "a request from a deleted Job's pod meeting a new Job of the same name (job_controller_util.go:193-197) needs Job "
                "deletion and re-creation, not modelled (a scenario's job names are unique, each Job lives once)");
-NOT_YET(kFile, "TestApplyPolicies", "Test Apply policies where version is outdated",
-        "mltwin's requests carry no Job version: upstream runs SyncJob for a request older than status.version "
-        "(job_controller_util.go:200-203), which killJob bumps (job_controller_actions.go:108-110) and pods carry from their "
-        "creation (job_controller_util.go:117). That matters for the PodGroup's Unknown request, which has no version "
-        "(job_controller_handler.go:467-478, JobVersion 0): once a KillJob ran (RestartJob, AbortJob, ...) it is outdated "
-        "and runs SyncJob whatever the Job's Unknown policy says; mltwin applies the policy (JobLifecycle::action_for). "
-        "(The case itself sends JobVersion 1 to a Job at version 0 and no event, so it gets SyncJob for want of an event; "
-        "mltwin's requests always have one)");
+UPSTREAM_CASE("job_controller_util_test.go", "TestApplyPolicies", "Test Apply policies where version is outdated") {
+  // applyPolicies (job_controller_util.go:199-203): a request older than status.version runs
+  // SyncJob. Upstream: a Job at version 0 with no policy, a request with JobVersion 1 (not
+  // older) and no event: SyncJob, for want of a policy. mltwin's requests always have an event
+  // (here the PodGroup's Unknown): with no policy, SyncJob too.
+  JobCase c(6, "job1");
+  c.pods(0, 6, PodPhase::Running).job_phase(VcPhase::Running).podgroup_phase(PodGroupPhase::Running);
+  c.execute(JobAction::SyncJob, 1);
+  CHECK(c.phase() == VcPhase::Running);
+  CHECK(c.retries() == 0);
+  CHECK(c.pods_in(TaskStatus::Running) == 6);
+  // The rule the case names: the same Job at version 2 (two killJobs, job_controller_actions.go:
+  // 108-110), with the policy Unknown -> RestartJob. A request with JobVersion 1 is outdated:
+  // SyncJob, the policy does not apply; one with the Job's version 2 gets it.
+  c.job_version(2);
+  c.execute(JobAction::RestartJob, 1);
+  CHECK(c.phase_after_execute() == "Running");
+  CHECK(c.phase() == VcPhase::Running);
+  CHECK(c.retries() == 0);
+  CHECK(c.version() == 2);
+  CHECK(c.pods_in(TaskStatus::Running) == 6);
+  c.execute(JobAction::RestartJob, 2);
+  CHECK(c.phase_after_execute() == "Restarting");
+  CHECK(c.retries() == 1);
+  CHECK(c.version() == 3);  // killJob bumps it
+}
+
 NOT_APPLICABLE(kFile, "TestApplyPolicies", "Test Apply policies where overriding job level policies and with exitcode",
                "exit-code policies (LifecyclePolicy.exitCode, job_controller_util.go:230-237) are not modelled: mltwin's pods "
                "fail with their node or with torchrun's timeout, with no container exit code; and the policy's event is "

@@ -731,9 +731,10 @@ TEST_CASE("derived durations: a job still training when --until stops the run ke
 
 TEST_CASE("explain: a job restarted after a node failure and placed again at once is not 'still waiting'") {
   // fabric-contention's cluster with one 1-pod job, placed on trn1-1 (nodeorder), which fails at 100 s: the pod
-  // fails with its node, the job restarts (PodFailed -> RestartJob) and the next session binds
-  // it on trn1-0 with no verdict in between. Before the fix, explain read the Restarting
-  // verdict as holding to the end of the run.
+  // fails with its node, the job restarts (PodFailed -> RestartJob): killJob deletes the PodGroup
+  // and the new one (Pending) is admitted by the session at 100 s (enqueue's verdict ends the
+  // Restarting wait), its pod created and bound on trn1-0 by the 101 s session. Before the
+  // fix, explain read the Restarting verdict as holding to the end of the run.
   TempDir t("mltwin-cli");
   json sc = json::parse(slurp(fs::path(MLTWIN_SOURCE_DIR) / "tests/scenarios/fabric-contention.json"));
   sc["$schema"] = (fs::path(MLTWIN_SOURCE_DIR) / "scenarios/schema/scenario.schema.json").string();
@@ -750,15 +751,18 @@ TEST_CASE("explain: a job restarted after a node failure and placed again at onc
   REQUIRE(run_cli({"explain", "fail.sqlite", "w"}, t.path(), {}, t.path() / "explain.log") == 0);
   const std::string out = slurp(t.path() / "explain.log");
   CHECK_MESSAGE(contains(out, "Restarting by job-controller"), out);
-  CHECK_MESSAGE(contains(out, "placed again at"), out);
+  CHECK_MESSAGE(contains(out, "00:01:40 .. 00:01:40 (0 s): Restarting by job-controller"), out);
+  CHECK_MESSAGE(contains(out, "admitted at 00:01:40."), out);
+  CHECK_MESSAGE(contains(out, "1 pod(s) Bound on trn1-0"), out);
   CHECK_MESSAGE(!contains(out, "still waiting when the run ended"), out);
 }
 
 TEST_CASE("explain: a job that ended Failed is not 'still waiting' after its end") {
   // tests/scenarios/reclaim-churn.json: a1's third reclaim eviction (1067 s) exhausts maxRetry 3
   // and the job is Failed; its pods terminate for the 30 s grace period (Deleted at 1097 s, when
-  // the job ends). A session at 1068 s still saw its PodGroup and recorded gang's verdict; that
-  // wait ends with the job at 1097 s (29 s), not at the end of the run (4700 s).
+  // the job ends). killJob deleted its PodGroup at 1067 s, so no later session sees it: the last
+  // verdict is the job controller's Failed, whose wait ends with the job at 1097 s (30 s), not
+  // at the end of the run (4700 s).
   TempDir t("mltwin-cli");
   json sc = json::parse(slurp(fs::path(MLTWIN_SOURCE_DIR) / "tests/scenarios/reclaim-churn.json"));
   sc["$schema"] = (fs::path(MLTWIN_SOURCE_DIR) / "scenarios/schema/scenario.schema.json").string();
@@ -770,7 +774,8 @@ TEST_CASE("explain: a job that ended Failed is not 'still waiting' after its end
   REQUIRE(db.one("SELECT end_ns FROM jobs WHERE name = 'a1'") == "1097000000000");
   REQUIRE(run_cli({"explain", "churn.sqlite", "a1"}, t.path(), {}, t.path() / "explain.log") == 0);
   const std::string out = slurp(t.path() / "explain.log");
-  CHECK_MESSAGE(contains(out, "00:17:48 .. 00:18:17 (29 s): Unschedulable by gang"), out);
+  CHECK_MESSAGE(contains(out, "00:17:47 .. 00:18:17 (30 s): Failed by job-controller"), out);
+  CHECK_MESSAGE(!contains(out, "00:17:48"), out);  // no session after the kill
   CHECK_MESSAGE(contains(out, "the job ended Failed at 00:18:17"), out);
   CHECK_MESSAGE(!contains(out, "still waiting when the run ended"), out);
 }

@@ -105,11 +105,15 @@ TEST_CASE("reclaim-churn: reclaim takes a1's gang for b1 three times; a1 fails, 
   // (0.95 s trained, no checkpoint yet: 0.95 s lost); gone at 1064 s, bound again 1064.05 s,
   // Running 1066.05 s; 1067 s: evicted a third time, retry 3 of 3: Failed once its pods are gone
   // at 1097 s (0.95 s lost). 1097 s: b1 bound (1097.05 s), Running 1099.05 s, ends 4699.05 s.
+  // Each RestartJob's killJob deleted a1's PodGroup and its echo created a new one (Pending,
+  // re-admitted at 1002 s and 1035 s), with a new UID from the same stream as the pods': the
+  // pods created at 1064 s (equal priority and creation) get other UIDs than before that rule,
+  // and reclaim's UID tie-break now takes a1-0 (evicted) rather than a1-1 at 1067 s.
   ChurnRun r("reclaim-churn.json");
   CHECK(r.pod0("a1") == std::vector<std::string>{"0 Created", "1050ms Bound", "3050ms Running", "1001 Evicted",
                                                  "1031 Deleted", "1031 Created", "1031050ms Bound", "1033050ms Running",
                                                  "1034 Evicted", "1064 Deleted", "1064 Created", "1064050ms Bound",
-                                                 "1066050ms Running", "1067 Killed", "1097 Deleted"});
+                                                 "1066050ms Running", "1067 Evicted", "1097 Deleted"});
   CHECK(r.pod0("b1") == std::vector<std::string>{"1000 Created", "1097050ms Bound", "1099050ms Running", "4699050ms Succeeded"});
   CHECK(r.final_phase("a1") == "Failed");
   CHECK(r.end_ns("a1") == 1097 * kS);

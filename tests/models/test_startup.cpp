@@ -227,14 +227,15 @@ TEST_CASE("StartupModel: image cache per node and compile-cache keys") {
 TEST_CASE("node-failure: the failed node's job restarts and loses exactly its training since the last checkpoint") {
   // As startup-cache's job a, but 1 h: training from 2518.05 s (miss). trn1-0 fails at 3000 s:
   // trained 3000 - 2518.05 = 481.95 s; checkpoints every 300 s of training: kept 300 s, lost
-  // 181.95 s. The pod is Failed with its node; PodFailed -> RestartJob (retry 1 of 3); the pod
-  // is gone at once, so its replacement pod is created at 3000 s (the PodGroup was Running).
-  // The replacement node trn1-1 is Ready at 3000 + 300 = 3300 s; the 3300 s session admits the
-  // PodGroup (Pending since 3000 s: no pod running) and binds its pod: proportion counts the
-  // pod of a Pending PodGroup in its queue's request (proportion.go:92-162 walks every job), so
-  // queue 'a' deserves it already. Bound 3300.05; trn1-1 is new: pull 100 s: Running 3402.05;
-  // rendezvous to 3407.05; the graphs are cached: 30 s; read 10 s: training resumes at 3447.05
-  // with 3600 - 300 = 3300 s left: end 6747.05 s.
+  // 181.95 s. The pod is Failed with its node; PodFailed -> RestartJob (retry 1 of 3): killJob
+  // finds no pod left (terminating 0) and deletes the PodGroup; the echo's syncJob creates a new
+  // one, Pending, and makes the Job Pending at once (restartingUpdateStatus: 1 - 0 >= 1), but
+  // creates no pod until the PodGroup is admitted (job_controller_actions.go:346-356). The
+  // replacement node trn1-1 is Ready at 3000 + 300 = 3300 s; the 3300 s session admits the
+  // PodGroup (enqueue: nothing Ready to hold it before) and the job controller creates the pod;
+  // the 3301 s session binds it. Bound 3301.05; trn1-1 is new: pull 100 s: Running 3403.05;
+  // rendezvous to 3408.05; the graphs are cached: 30 s; read 10 s: training resumes at 3448.05
+  // with 3600 - 300 = 3300 s left: end 6748.05 s.
   Run r(scenario_path("node-failure.json"));
   REQUIRE(r.invariant_violation.empty());
   const auto& a = r.rec.final_of(0);
@@ -245,12 +246,12 @@ TEST_CASE("node-failure: the failed node's job restarts and loses exactly its tr
   CHECK(a.compile_cache == "miss,hit");
   CHECK(a.image_pull_s == doctest::Approx(200.0).epsilon(1e-12));  // both nodes pulled
   CHECK(a.training_start.ns() == 2518050 * kMs);                   // the first start
-  CHECK(a.end.ns() == 6747050 * kMs);
+  CHECK(a.end.ns() == 6748050 * kMs);
   const auto failed = r.rec.pods_of(0, "Failed");
   REQUIRE(failed.size() == 1);
   CHECK(failed[0].node == "trn1-0");
   CHECK(failed[0].t == 3000 * kS);
-  CHECK(r.rec.pods_of(0, "Bound").at(1).t == 3300050 * kMs);
+  CHECK(r.rec.pods_of(0, "Bound").at(1).t == 3301050 * kMs);
   CHECK(r.rec.pods_of(0, "Bound").at(1).node == "trn1-1");
   REQUIRE(r.rec.nodes.size() == 3);
   CHECK(r.rec.nodes[0].event == "Failed");
@@ -260,18 +261,19 @@ TEST_CASE("node-failure: the failed node's job restarts and loses exactly its tr
   CHECK(r.rec.nodes[2].t == 3300 * kS);
   CHECK(r.cluster->stats().node_failures == 1);
   // Node-seconds in service: trn1-0 0..3000 s, trn1-1 from its launch at 3000 s to the run's
-  // end — the scheduler cycle that the job's end at 6747.05 s wakes, at the next whole second,
-  // 6748 s: 3000 + 3748 = 6748.
+  // end — the scheduler cycle that the job's end at 6748.05 s wakes, at the next whole second,
+  // 6749 s: 3000 + 3749 = 6749.
   const auto& ng = r.cluster->stats().node_group_seconds;
   REQUIRE(ng.size() == 1);
-  CHECK(ng[0] == doctest::Approx(6748.0).epsilon(1e-12));
+  CHECK(ng[0] == doctest::Approx(6749.0).epsilon(1e-12));
 }
 
 TEST_CASE("node-failure with TorchX's default max_retries 0: SyncJob recreates the one-pod job's pod, no retry counted") {
   // No PodFailed policy: SyncJob. The pod is gone with its node and the PodGroup is still
-  // Running, so syncJob creates it anew at 3000 s, exactly as the RestartJob path above did
-  // (that one's kill found nothing left): the same timeline, the same 181.95 s lost, but
-  // retryCount 0 and nothing for a surviving peer to wait on (one pod).
+  // Running (no killJob, so not deleted), so syncJob creates it anew at 3000 s and the 3300 s
+  // session binds it: 1 s sooner than the RestartJob path above, whose new PodGroup had to be
+  // admitted first (end 6747.05 s rather than 6748.05 s); the same 181.95 s lost, retryCount 0
+  // and nothing for a surviving peer to wait on (one pod).
   Run r(scenario_path("node-failure.json"), patch({{"workload", {{"torchx", {{"max_retries", 0}}}}}}));
   REQUIRE(r.invariant_violation.empty());
   const auto& a = r.rec.final_of(0);

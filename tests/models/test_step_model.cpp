@@ -617,9 +617,13 @@ TEST_CASE("a cluster across two zones: a multi-node job must be kept in one by i
 
 TEST_CASE("jobs sharing the fabric lose a node: both restart, lose their training, and rerun on single nodes at the nominal step") {
   // fabric-contention with trn1-0 failing at 100 s (no checkpoint: each job loses all its
-  // training so far), its replacement trn1-2 Ready 60 s later. By hand: the failed pods are gone
-  // after the 30 s termination grace; only trn1-1 is up, with its 16 devices free, and A (the
-  // older job) takes it with both its 8-device pods; B waits for trn1-2 and takes it whole.
+  // training so far), its replacement trn1-2 Ready 60 s later. By hand: both jobs restart at
+  // 100 s (PodFailed -> RestartJob); each killJob deletes its PodGroup and the echo creates a new
+  // one, so both PodGroups are created at 100 s: equal priority and creation, the UID decides
+  // the job order (framework JobOrderFn's last tie-break; the UIDs drawn at the restart), and it
+  // puts B first. The killed pods are gone after the 30 s termination grace; only trn1-1 is up,
+  // with its 16 devices free, and B takes it with both its 8-device pods; A waits for trn1-2
+  // and takes it whole.
   // Neither ring then crosses EFA (no standing flow): both train at the nominal step time
   // ("alone" above) from a session on a whole second + 50 ms bind + 2 s start-up.
   const std::int64_t alone = 1'437'381'000;
@@ -638,8 +642,8 @@ TEST_CASE("jobs sharing the fabric lose a node: both restart, lose their trainin
   REQUIRE(b.phase == "Completed");
   CHECK(a.restarts == 1);
   CHECK(b.restarts == 1);
-  CHECK(a.nodes == "trn1-1,trn1-1");
-  CHECK(b.nodes == "trn1-2,trn1-2");
+  CHECK(a.nodes == "trn1-2,trn1-2");
+  CHECK(b.nodes == "trn1-1,trn1-1");
   // Lost: all each trained before 100 s: A from 3.05 s, B from its start (as in the run without
   // the failure, the same up to 100 s).
   CHECK(a.lost_training_s == doctest::Approx(100.0 - 3.05).epsilon(1e-9));
@@ -651,10 +655,10 @@ TEST_CASE("jobs sharing the fabric lose a node: both restart, lose their trainin
   const std::int64_t tb = b.end.ns() - 50 * alone - 2'050'000'000;
   CHECK(ta % 1'000'000'000 == 0);
   CHECK(tb % 1'000'000'000 == 0);
-  CHECK(ta > 130'000'000'000);  // after the pods are gone (100 s + 30 s grace)
-  CHECK(ta <= 132'000'000'000);
-  CHECK(tb > 160'000'000'000);  // after the replacement is Ready
-  CHECK(tb <= 162'000'000'000);
+  CHECK(tb > 130'000'000'000);  // after the pods are gone (100 s + 30 s grace)
+  CHECK(tb <= 132'000'000'000);
+  CHECK(ta > 160'000'000'000);  // after the replacement is Ready
+  CHECK(ta <= 162'000'000'000);
   CHECK(cluster.stats().node_failures == 1);
 
   // One job of two whole nodes: it must wait for the replacement, and its ring then crosses

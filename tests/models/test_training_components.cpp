@@ -228,3 +228,100 @@ TEST_CASE("job controller: the pods it creates carry the job's preemptionPolicy 
   REQUIRE(tasks.size() == 2);
   for (policy::TaskId t : tasks) CHECK(c.s->state.task(t).preempt_never);
 }
+
+// killJob deletes the PodGroup (job_controller_actions.go:212-225); the next sync of a
+// Restarting Job creates a new one (initOnJobUpdate -> createOrUpdatePodGroup, :317-320,
+// 724-778) with no status (Pending, api/job_info.go IsPending), a new UID and creation time,
+// which the scheduler takes for the job's (api/job_info.go:399-404). That sync is the echo of
+// the kill, at the same instant here.
+TEST_CASE("job controller: RestartJob deletes the PodGroup; the new one is Pending, created at the restart, admitted again") {
+  Cluster c({on_evicted(JobAction::RestartJob)});
+  const policy::JobId pj = c.s->runs[0].pj;
+  const std::uint64_t first_uid = c.s->state.job(pj).uid;
+  c.drain_at(Time::from_ns(100 * kS), 0);
+  // 100 s: PodEvicted -> RestartJob: killJob deletes pod 1 (pod 0 is being deleted already:
+  // terminating 2), bumps the version to 1 and deletes the PodGroup; retry 1, Restarting. The
+  // echo's syncJob creates the new PodGroup (Running -> Pending row at 100 s) and, with it
+  // Pending, neither creates pods nor recounts the status: the Job stays Restarting. The
+  // session at 100 s (after the request) admits it: enqueue, Pending -> Inqueue at 100 s. Its
+  // syncJob finds both pods still terminating (gone at 130 s): nothing to create yet.
+  c.sim.run_until(Time::from_ns(120 * kS));
+  {
+    const policy::JobInfo& j = c.s->state.job(pj);
+    CHECK(j.live);
+    CHECK(j.creation == 100 * kS);
+    CHECK(j.uid != first_uid);
+    CHECK(j.phase == policy::PodGroupPhase::Inqueue);
+    CHECK(j.count(policy::TaskStatus::Releasing) == 2);
+    CHECK(j.tasks.size() == 2);
+    CHECK(c.s->runs[0].vc == VcPhase::Restarting);
+    CHECK(c.s->runs[0].version == 1);
+    CHECK(c.s->runs[0].retries == 1);
+  }
+  c.sim.run();
+  // 130 s: both pods gone; each one's deletion is a sync (outdated: SyncJob) of an admitted
+  // PodGroup that creates its replacement, and the last finds none terminating: Pending. The
+  // session at 130 s binds both (Inqueue -> Running), Running at 132.05 s, training from
+  // scratch (no checkpoint): end 1,132.05 s.
+  CHECK(c.rows.phases == std::vector<std::string>{"Pending->Inqueue@0", "Inqueue->Running@1000", "Running->Pending@100000",
+                                                  "Pending->Inqueue@100000", "Inqueue->Running@130000",
+                                                  "Running->Completed@1132050"});
+  CHECK(c.s->outcomes[0].phase == "Completed");
+  CHECK(c.s->outcomes[0].end.ns() == 1132 * kS + 50 * kMs);
+  CHECK(c.s->stats.restarts == 1);
+  CHECK(has(c.rows.decisions, "PodEvicted -> RestartJob, retry 1 of maxRetry 3"));
+}
+
+TEST_CASE("job controller: after AbortJob the job is out of the scheduler's view while its killed pods hold the node") {
+  Cluster c({on_evicted(JobAction::AbortJob)});
+  const policy::JobId pj = c.s->runs[0].pj;
+  c.drain_at(Time::from_ns(100 * kS), 0);
+  // 100 s: AbortJob's killJob deletes pod 1 and the PodGroup; an Aborting Job gets none back
+  // (aborting.go: every request kills again). Volcano's cache keeps the pods, not the job, in
+  // its snapshot (cache.go:1407-1414): no session sees the job, so its phase never moves again
+  // (no jobStatus, no enqueue), while both pods hold their 1 core each until 130 s.
+  c.sim.run_until(Time::from_ns(120 * kS));
+  CHECK_FALSE(c.s->state.job(pj).live);
+  CHECK(c.s->state.job(pj).podgroup_unset);
+  CHECK(c.s->state.live_job_count() == 0);
+  CHECK(c.s->state.node(0).releasing.milli_cpu == doctest::Approx(2000));
+  c.sim.run();
+  CHECK(c.rows.phases == std::vector<std::string>{"Pending->Inqueue@0", "Inqueue->Running@1000"});
+  CHECK(c.s->outcomes[0].phase == "Aborted");
+  CHECK(c.s->outcomes[0].end.ns() == 130 * kS);
+  CHECK(c.s->state.node(0).releasing.milli_cpu == doctest::Approx(0));
+}
+
+// applyPolicies (job_controller_util.go:199-203): a request older than the Job's
+// status.version runs SyncJob. The PodGroup's Unknown request carries none (0,
+// job_controller_handler.go:467-478), so once a killJob has bumped the version (to 1) the
+// job's Unknown policy no longer applies; pods carry the version they were created with.
+TEST_CASE("job controller: after a killJob the PodGroup's Unknown request is outdated: SyncJob, not the job's policy") {
+  Cluster c({LifecyclePolicy{static_cast<std::uint8_t>(1u << static_cast<unsigned>(JobEvent::Unknown)), JobAction::RestartJob}});
+  c.drain_at(Time::from_ns(100 * kS), 0);
+  // 100 s: PodEvicted -> SyncJob (no policy names it; training stops: 96.95 s lost). The session
+  // at 100 s finds pod 1 Running and the gang not ready: Unknown; its request (version 0, the
+  // Job's 0) meets Unknown -> RestartJob: killJob kills pod 1, version 1, retry 1; a new PodGroup
+  // (Unknown -> Pending at 100 s), admitted by the session at 101 s. Both pods are gone at 130 s
+  // and recreated (version 1); the session at 130 s binds them; Running 132.05 s: training
+  // again from scratch.
+  c.drain_at(Time::from_ns(300 * kS), 0);
+  // 300 s: pod 0 (version 1) evicted: PodEvicted -> SyncJob (167.95 s lost). The session at
+  // 300 s: Unknown again; its request carries version 0 < 1: outdated, SyncJob — no restart.
+  // Pod 0 is gone at 330 s; syncJob recreates it (the PodGroup is Unknown, not Pending), the
+  // session at 330 s binds it, Running 332.05 s: torchrun's survivor takes it into its
+  // rendezvous and training resumes in place, from scratch: end 1,332.05 s.
+  c.sim.run();
+  CHECK(c.rows.phases == std::vector<std::string>{"Pending->Inqueue@0", "Inqueue->Running@1000", "Running->Unknown@100000",
+                                                  "Unknown->Pending@100000", "Pending->Inqueue@101000",
+                                                  "Inqueue->Running@130000", "Running->Unknown@300000",
+                                                  "Unknown->Running@330000", "Running->Completed@1332050"});
+  CHECK(has(c.rows.decisions, "Unknown -> RestartJob, retry 1 of maxRetry 3"));
+  CHECK(has(c.rows.decisions, "Unknown -> SyncJob (an outdated request: job version 0, the Job's is 1"));
+  CHECK(c.s->runs[0].retries == 1);
+  CHECK(c.s->runs[0].version == 1);
+  CHECK(c.s->stats.restarts == 1);
+  CHECK(c.s->stats.resumed_in_place == 1);
+  CHECK(c.s->outcomes[0].lost_s == doctest::Approx(96.95 + 167.95));
+  CHECK(c.s->outcomes[0].end.ns() == 1332 * kS + 50 * kMs);
+}

@@ -10,10 +10,31 @@
 // *.go). mltwin reproduces the states and actions below; each function cites its file.
 //
 // What mltwin does not replay one by one: the echo requests of the controller's own deletions
-// (killJob bumps status.version, so they are outdated and run SyncJob; killTarget does not, so
-// they run the task's action again in Restarting, where it only re-evaluates the status) and
-// the status updates each sync writes. Their net effect is check_job_phase() below, which
-// applies the state's status rule whenever a pod of the job changes.
+// and status writes (killJob bumps status.version, so they are outdated and run SyncJob;
+// killTarget does not, so they run the task's action again in Restarting, where it only
+// re-evaluates the status) and the status updates each sync writes. Their net effect is
+// check_job_phase() below, which applies the state's status rule whenever a pod of the job
+// changes or its PodGroup is admitted.
+//
+// The PodGroup across a kill (job_controller_actions.go): killJob deletes it (:212-225) after
+// bumping status.version (:108-110); Volcano's scheduler cache then keeps the job's pods but no
+// PodGroup, and its snapshot leaves such a job out (pkg/scheduler/cache/cache.go:1407-1414),
+// while the pods being deleted still hold their nodes. The echo of the kill (the Job's phase
+// change, job_controller_handler.go:102-114; its pods' deletions, :228-230) comes at once: in
+// a Restarting Job its syncJob creates a new PodGroup (initOnJobUpdate -> createOrUpdatePodGroup,
+// :317-320, 724-778): no status (Pending to the scheduler, api/job_info.go IsPending), a new UID
+// and creationTimestamp, which becomes the job's (api/job_info.go:399-404 SetPodGroup). So here:
+// kill_pods takes the job out of the scheduler's view (ClusterState::unset_podgroup) and, when
+// the request leaves the Job Restarting, recreate_podgroup gives it a new PodGroup at the same
+// instant — Pending, created now, a new UID from TrainingState::uid_rng. The job passes enqueue
+// again. Until it is admitted, syncJob creates no pod and does not recount the status
+// (:346-383: no syncTask), so the Job stays Restarting unless killJob's terminating count was 0;
+// once admitted, every sync recreates the pods whose predecessors are gone and the Job goes
+// Pending when none is terminating (state/restarting.go). Aborting, Terminating, Completing and
+// Failed Jobs get no PodGroup back: their killed pods drain out of the scheduler's view.
+// A request older than status.version is outdated and runs SyncJob (job_controller_util.go:
+// 199-203): pod requests carry the pod's job version (createJobPod's annotation), the
+// PodGroup's Unknown carries 0 (job_controller_handler.go:467-478).
 //
 // torchrun (TorchX dist.ddp: `torchrun --rdzv_backend c10d --rdzv_endpoint $rank0:29500
 // --nnodes n`, no --max_restarts, so 0; torchx/components/dist.py v0.7.0): the n pods' workers
@@ -121,9 +142,9 @@ JobLifecycle torchx_lifecycle(int max_retries) {
   return l;
 }
 
-bool JobController::raise(std::size_t idx, JobEvent e, int replica, std::string what) {
+bool JobController::raise(std::size_t idx, JobEvent e, int replica, std::int32_t version, std::string what) {
   JobRun& run = s_.runs[idx];
-  run.events.push_back({e, replica, std::move(what)});
+  run.events.push_back({e, replica, version, std::move(what)});
   if (run.controller_pending) return false;
   run.controller_pending = true;
   s_.sim.schedule(s_.sim.now(), &job_controller_event_, idx);
@@ -151,6 +172,8 @@ void JobController::create_pod(std::size_t idx, int i) {
   const TaskId id = s_.state.add_task(run.pj, t);
   if (s_.replica_of_task.size() <= id) s_.replica_of_task.resize(id + 1, 0);
   s_.replica_of_task[id] = i;
+  if (s_.version_of_task.size() <= id) s_.version_of_task.resize(id + 1, 0);
+  s_.version_of_task[id] = run.version;  // createJobPod: annotation volcano.sh/job-version
   s_.rec.pod_event({static_cast<std::uint32_t>(idx), i, "Created", "", s_.sim.now()});
 }
 
@@ -261,7 +284,7 @@ void JobController::peer_timeout(std::size_t idx) {
     s_.node_occupancy_changed(node);
     char secs[64];
     std::snprintf(secs, sizeof secs, "%.0f", s_.sc.peer_failure_timeout.seconds());
-    run.events.push_back({JobEvent::PodFailed, s_.replica_of_task[t],
+    run.events.push_back({JobEvent::PodFailed, s_.replica_of_task[t], s_.version_of_task[t],
                           "pod " + task.name + " failed (torchrun: its process group timed out after " + secs +
                               " s waiting for a lost peer)"});
   }
@@ -271,26 +294,70 @@ void JobController::peer_timeout(std::size_t idx) {
 }
 
 int JobController::kill_pods(std::size_t idx, bool soft, int only_replica) {
-  // killPods (pkg/controllers/job/job_controller_actions.go): every pod of the job (KillJob) or
-  // of the target task (KillTarget) is deleted, except, with PodRetainPhaseSoft, the Succeeded
-  // and Failed ones; pods being deleted already are left alone.
+  // killPods (pkg/controllers/job/job_controller_actions.go:90-227): every pod of the job
+  // (KillJob) or of the target task (KillTarget) is deleted, except, with PodRetainPhaseSoft,
+  // the Succeeded and Failed ones; pods being deleted already are left alone. status.terminating
+  // counts the pods being deleted, these and those before (:117-121, :148-152). KillJob also
+  // bumps status.version (:108-110), making every request of the pods it had outdated, and
+  // deletes the PodGroup (:212-225): the job leaves the scheduler's view while its killed pods
+  // still hold their nodes (ClusterState::unset_podgroup). The next sync of a Restarting Job
+  // creates a new one (controller_event).
   JobRun& run = s_.runs[idx];
   const auto tasks = s_.state.job(run.pj).tasks;  // copy: pods leave the list
   bool lost_on_node = false;
-  int deleted = 0;
+  int deleted = 0, terminating = 0;
   for (TaskId t : tasks) {
     if (only_replica >= 0 && s_.replica_of_task[t] != only_replica) continue;
     const TaskStatus s = s_.state.task(t).status;
-    if (s == TaskStatus::Releasing) continue;  // being deleted already
+    if (s == TaskStatus::Releasing) {  // being deleted already
+      ++terminating;
+      continue;
+    }
     if (soft && (s == TaskStatus::Succeeded || s == TaskStatus::Failed)) continue;
     if (s == TaskStatus::Running || s == TaskStatus::Bound || s == TaskStatus::Binding) lost_on_node = true;
     pods_.delete_pod(idx, t);
     ++deleted;
+    ++terminating;
+  }
+  run.kill_terminating = terminating;
+  if (only_replica < 0) {
+    ++run.version;
+    s_.state.unset_podgroup(run.pj);
+    driver_.ensure_tick();
   }
   if (lost_on_node) run.last_lost_s += stop_training(idx);
   recount(idx);
   if (run.bound == 0) cancel_peer_timer(idx);  // no survivor left to time out
   return deleted;
+}
+
+void JobController::recreate_podgroup(std::size_t idx) {
+  // syncJob of a Restarting Job without PodGroup (the echo of its killJob: the Job's phase
+  // change and its pods' deletions are requests at once, job_controller_handler.go:102-114,
+  // 228-230): initOnJobUpdate -> createOrUpdatePodGroup creates a new PodGroup
+  // (job_controller_actions.go:317-320, 724-778): phase Pending, a new UID and creation
+  // timestamp, which the scheduler takes for the job's (api/job_info.go:399-404 SetPodGroup):
+  // the job passes enqueue again, ordered as created now. Volcano's cache gives the new
+  // PodGroup the job's pods still being deleted.
+  JobRun& run = s_.runs[idx];
+  const policy::JobInfo& old = s_.state.job(run.pj);
+  if (!old.podgroup_unset) return;
+  policy::JobInfo pg;
+  pg.name = old.name;
+  pg.queue = old.queue;
+  pg.min_available = old.min_available;
+  pg.priority = old.priority;
+  pg.sla_waiting_time = old.sla_waiting_time;
+  pg.has_min_resources = old.has_min_resources;
+  pg.min_resources = old.min_resources;
+  pg.creation = s_.sim.now().ns();
+  pg.uid = s_.uid_rng();
+  pg.phase = PodGroupPhase::Pending;
+  s_.state.set_podgroup(run.pj, pg);
+  if (run.last_phase != "Pending")
+    s_.rec.phase_change({static_cast<std::uint32_t>(idx), s_.sim.now(), run.last_phase, "Pending"});
+  run.last_phase = "Pending";
+  driver_.ensure_tick();
 }
 
 void JobController::job_controller(std::size_t idx) {
@@ -300,18 +367,22 @@ void JobController::job_controller(std::size_t idx) {
   run.events.clear();
   for (const auto& e : events) {
     if (run.ended) break;
-    controller_event(idx, e.event, e.replica, e.what);
+    controller_event(idx, e.event, e.replica, e.version, e.what);
   }
   driver_.ensure_tick();
 }
 
-void JobController::controller_event(std::size_t idx, JobEvent e, int replica, const std::string& what) {
+void JobController::controller_event(std::size_t idx, JobEvent e, int replica, std::int32_t version, const std::string& what) {
   JobRun& run = s_.runs[idx];
   const JobLifecycle& lc = s_.lifecycle_of(idx);
   // A pod lost while the gang held together breaks torchrun's process group.
   if (e == JobEvent::PodEvicted || e == JobEvent::PodFailed) gang_broken(idx);
   bool from_task = false;
-  const JobAction a = lc.action_for(e, &from_task);
+  // applyPolicies (job_controller_util.go:199-203): a request older than the Job's version (it
+  // came from a pod of before the last killJob, or from the PodGroup, whose requests carry
+  // version 0) is outdated: SyncJob, whatever the policies say.
+  const bool outdated = version < run.version;
+  const JobAction a = outdated ? JobAction::SyncJob : lc.action_for(e, &from_task);
   const VcPhase before = run.vc;
   const bool last_retry = run.retries >= lc.max_retry - 1;  // killPods: the last retry keeps Failed pods
   const double lost_before = run.last_lost_s;
@@ -377,6 +448,8 @@ void JobController::controller_event(std::size_t idx, JobEvent e, int replica, c
     set_job_phase(idx, VcPhase::Failed);
     killed += kill_pods(idx, true, -1);  // state/finished.go: KillJob(PodRetainPhaseSoft)
   }
+  // The same echo, in a Restarting Job that killJob left without PodGroup, creates a new one.
+  if (run.vc == VcPhase::Restarting) recreate_podgroup(idx);
   // A request that changes nothing for a job already being torn down or restarted (a second
   // pod of it evicted in the same cycle, say) leaves no row: the first one told the story.
   const bool settled = before != VcPhase::Pending && before != VcPhase::Running;
@@ -396,7 +469,10 @@ void JobController::controller_event(std::size_t idx, JobEvent e, int replica, c
   if (run.last_lost_s > 0 || restart)
     text += std::string("; lost ") + lost + " s of training" +
             (s_.sc.checkpoint_interval.count_ns() > 0 ? " since the last checkpoint" : "");
-  if (a == JobAction::SyncJob)
+  if (outdated)
+    text += " (an outdated request: job version " + std::to_string(version) + ", the Job's is " + std::to_string(run.version) +
+            " since its last kill, so SyncJob whatever the policies say; the Job stays " + std::string(to_string(run.vc)) + ")";
+  else if (a == JobAction::SyncJob)
     text += " (no policy names this event: Volcano's default action; the Job stays " + std::string(to_string(run.vc)) + ")";
   else
     text += from_task ? " (the task's policy)" : " (the job's policy)";
@@ -431,15 +507,25 @@ void JobController::check_job_phase(std::size_t idx) {
   const std::string via = std::string(run.last_event >= 0 ? to_string(static_cast<JobEvent>(run.last_event)) : "?") + " -> " +
                           to_string(run.last_action);
   switch (run.vc) {
-    case VcPhase::Restarting:
+    case VcPhase::Restarting: {
       // restartingUpdateStatus: total - terminating >= minAvailable -> Pending (minAvailable is
-      // the job's pod count here), once the killed pods are gone.
-      if (releasing == 0) {
+      // the job's pod count here). syncJob counts the pods still terminating only once the new
+      // PodGroup is admitted (not Pending: syncTask, job_controller_actions.go:346-356), after
+      // creating the missing pods (a pod's name is free once it is gone); before, it passes the
+      // status as killJob wrote it (:359-383), whose terminating counts the pods it killed.
+      const policy::JobInfo& pg = s_.state.job(run.pj);
+      const bool admitted = pg.live && pg.phase != PodGroupPhase::Pending;
+      if (admitted) {
+        ensure_pods(idx);
+        if (run.ended) return;
+      }
+      if ((admitted ? releasing : run.kill_terminating) == 0) {
         ++s_.stats.restarts;
         set_job_phase(idx, VcPhase::Pending);
         s_.outcomes[idx].phase = "Pending";
       }
       break;
+    }
     case VcPhase::Aborting:
       // state/aborting.go: Aborted once no pod is pending, running or terminating.
       if (alive == 0 && releasing == 0) {
@@ -498,8 +584,8 @@ void JobController::ensure_pods(std::size_t idx) {
   // syncJob (job_controller_actions.go) creates the missing pods of a Pending or Running Job
   // once its PodGroup is admitted (phase not Pending); a Failed pod is not missing.
   JobRun& run = s_.runs[idx];
-  if (run.ended || (run.vc != VcPhase::Pending && run.vc != VcPhase::Running)) return;
-  if (s_.state.job(run.pj).phase == PodGroupPhase::Pending) return;
+  if (run.ended || (run.vc != VcPhase::Pending && run.vc != VcPhase::Running && run.vc != VcPhase::Restarting)) return;
+  if (!s_.state.job(run.pj).live || s_.state.job(run.pj).phase == PodGroupPhase::Pending) return;
   const TrainingJobSpec& j = s_.sc.jobs[idx];
   std::vector<char> present(static_cast<std::size_t>(j.nnodes), 0);
   for (TaskId t : s_.state.job(run.pj).tasks) present[static_cast<std::size_t>(s_.replica_of_task[t])] = 1;

@@ -148,7 +148,7 @@ void PodLifecycle::drain_pod(TaskId t, Duration longest_grace) {
   s_.rec.pod_event({static_cast<std::uint32_t>(idx), s_.replica_of_task[t], "Drained", node_name, s_.sim.now()});
   s_.state.set_task_status(t, TaskStatus::Releasing);
   gone_after(std::min(s_.termination_grace(), longest_grace), t);
-  controller_.raise(idx, JobEvent::PodEvicted, s_.replica_of_task[t],
+  controller_.raise(idx, JobEvent::PodEvicted, s_.replica_of_task[t], controller_.version_of(t),
                     "pod " + task.name + " evicted (drain of node " + node_name + " at its Spot interruption notice)");
 }
 
@@ -175,6 +175,10 @@ void PodLifecycle::pods_failed_on_node(NodeId n) {
     for (JobId j : *list)
       for (TaskId t : s_.state.job(j).tasks)
         if (s_.state.task(t).node == n && policy::on_node_status(s_.state.task(t).status)) on.push_back(t);
+  for (const JobRun& run : s_.runs)  // a killed job without PodGroup: its pods being deleted
+    if (!run.ended && run.pj != policy::kNone && s_.state.job(run.pj).podgroup_unset)
+      for (TaskId t : s_.state.job(run.pj).tasks)
+        if (s_.state.task(t).node == n && policy::on_node_status(s_.state.task(t).status)) on.push_back(t);
   std::sort(on.begin(), on.end());  // task id order: independent of the lists' order
   const std::string node_name = s_.state.node(n).name;
   for (TaskId t : on) {
@@ -189,12 +193,13 @@ void PodLifecycle::pods_failed_on_node(NodeId n) {
     s_.rec.pod_event({static_cast<std::uint32_t>(idx), s_.replica_of_task[t], "Failed", node_name, s_.sim.now()});
     const std::string pod_name = task.name;
     const int replica = s_.replica_of_task[t];
+    const std::int32_t version = controller_.version_of(t);
     s_.state.remove_task(t);
     if (releasing) {  // being deleted already: its deletion completes with the node
       controller_.check_job_phase(idx);
       continue;
     }
-    controller_.raise(idx, JobEvent::PodFailed, replica, "pod " + pod_name + " failed (node " + node_name + " failed)");
+    controller_.raise(idx, JobEvent::PodFailed, replica, version, "pod " + pod_name + " failed (node " + node_name + " failed)");
   }
 }
 

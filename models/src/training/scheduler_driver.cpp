@@ -109,7 +109,7 @@ policy::CallResult SchedulerDriver::evict(const policy::TaskInfo& task, std::str
   const int replica = s_.replica_of_task[task.id];
   s_.rec.pod_event({static_cast<std::uint32_t>(idx), replica, "Evicted", s_.state.node(task.node).name, s_.sim.now()});
   pods_.gone_after(s_.termination_grace(), task.id);
-  if (controller_.raise(idx, JobEvent::PodEvicted, replica, "pod " + task.name + " evicted (" + std::string(reason) + ")") &&
+  if (controller_.raise(idx, JobEvent::PodEvicted, replica, controller_.version_of(task.id), "pod " + task.name + " evicted (" + std::string(reason) + ")") &&
       reason == "reclaim")
     ++s_.outcomes[idx].reclaim_evictions;
   return policy::CallResult::success();
@@ -122,10 +122,15 @@ void SchedulerDriver::podgroup_phase_changed(const policy::JobInfo& job, policy:
   run.last_phase = policy::to_string(to);
   if (to == policy::PodGroupPhase::Inqueue) {
     if (run.inqueue == core::Time::max()) run.inqueue = s_.sim.now();
-    controller_.ensure_pods(idx);  // syncJob creates the missing pods of an admitted PodGroup
+    // The PodGroup's update is a request for its Job (job_controller_handler.go:467-479):
+    // syncJob creates the missing pods of an admitted PodGroup, and a Restarting Job counts
+    // its pods still terminating again (restartingUpdateStatus).
+    if (run.vc == VcPhase::Restarting) controller_.check_job_phase(idx);
+    else controller_.ensure_pods(idx);
   } else if (to == policy::PodGroupPhase::Unknown) {
     // job_controller_handler.go:466-476 updatePodGroup: phase Unknown -> JobUnknownEvent.
-    controller_.raise(idx, JobEvent::Unknown, -1,
+    // The request carries no JobVersion (0): outdated once a killJob has bumped the Job's.
+    controller_.raise(idx, JobEvent::Unknown, -1, 0,
                       "PodGroup Unknown: a pod runs but the scheduler found the gang unschedulable");
   }
 }

@@ -109,6 +109,22 @@ class MLTWIN_POLICY_EXPORT ClusterState {
   /// period): off its node, out of its job's task list and counters. The TaskInfo stays, with
   /// status Unknown and no node, until its id is reused (IdReuse); the job keeps its PodGroup.
   void remove_task(TaskId t);
+  /// The job's PodGroup was deleted (Volcano's job controller deletes it whenever it kills the
+  /// whole job: job_controller_actions.go:212-225). Volcano's cache keeps the job with its pods
+  /// but unsets its PodGroup (event_handlers.go deletePodGroup: job.UnsetPodGroup()), and a job
+  /// without PodGroup is left out of the snapshot (cache.go:1407-1414): here the job leaves
+  /// the live set — the lists, its queue's job count and sums, every session — while its tasks
+  /// stay where they are (a pod being deleted keeps holding its node as Releasing until
+  /// remove_task). Only remove_task, set_task_status, set_podgroup and remove_job may then be
+  /// applied to it. No-op if the PodGroup is unset already or the job was removed.
+  void unset_podgroup(JobId j);
+  /// A PodGroup is created again for a job whose PodGroup was unset (Volcano: the job
+  /// controller's next sync, createOrUpdatePodGroup; the cache's SetPodGroup on the same job,
+  /// which keeps its pods): the job is live again with spec's name, queue, min_available,
+  /// priority, creation, uid, sla_waiting_time, min_resources and phase. A reader's entry of
+  /// the job is stale (PendingChange::Renewed). Throws std::logic_error if the PodGroup is not
+  /// unset, std::invalid_argument for an unknown queue.
+  void set_podgroup(JobId j, const JobInfo& spec);
   /// Removes a finished job from the live set (its tasks must be off every node; with
   /// IdReuse::AfterCycle it must have no tasks at all). Throws std::logic_error otherwise.
   void remove_job(JobId j);

@@ -164,7 +164,10 @@ struct MLTWIN_POLICY_EXPORT JobInfo {
   Resource allocated;              ///< sum of resreq of tasks in allocated_status
   Resource pending_request;        ///< sum of resreq of tasks in Pending
   Resource pipelined;              ///< sum of resreq of tasks in Pipelined (in-session only)
-  bool live = true;                ///< false once removed from the cluster
+  bool live = true;                ///< false once removed from the cluster, or while its PodGroup is unset
+  /// Its PodGroup was deleted (ClusterState::unset_podgroup) and not yet created again: the job
+  /// is out of every session (live = false) while its pods being deleted still hold their nodes.
+  bool podgroup_unset = false;
 
   std::int32_t count(TaskStatus s) const { return status_count[static_cast<std::size_t>(s)]; }
   /// Volcano util.CalculateAllocatedTaskNum: allocated statuses plus completed ones.

@@ -23,12 +23,17 @@ class JobController {
   JobController(TrainingState& state, SchedulerDriver& driver, PodLifecycle& pods, TrainingProgress& progress)
       : s_(state), driver_(driver), pods_(pods), progress_(progress) {}
 
-  /// A pod event for job `idx` (`what`: the decision row's text), handled at this instant once
-  /// the current scheduling cycle or node failure is over. True if it is the first waiting.
-  bool raise(std::size_t idx, JobEvent e, int replica, std::string what);
+  /// A request for job `idx` (`what`: the decision row's text), handled at this instant once
+  /// the current scheduling cycle or node failure is over. `version`: the request's JobVersion,
+  /// the pod's job version for a pod event (version_of()), 0 for the PodGroup's Unknown
+  /// (job_controller_handler.go:466-478 sets none). True if it is the first waiting.
+  bool raise(std::size_t idx, JobEvent e, int replica, std::int32_t version, std::string what);
+  /// The job version pod `t` was created with (createJobPod's annotation volcano.sh/job-version).
+  std::int32_t version_of(policy::TaskId t) const { return s_.version_of_task[t]; }
   /// Creates replica `i`'s pod of job `idx` (Volcano task "trainer-<i>", replicas 1).
   void create_pod(std::size_t idx, int i);
-  /// syncJob: the missing pods of an admitted (Inqueue or later) Pending or Running Job.
+  /// syncJob: the missing pods of an admitted (Inqueue or later) Pending, Running or
+  /// Restarting Job.
   void ensure_pods(std::size_t idx);
   /// The status rules of the job's state, applied whenever its pods change.
   void check_job_phase(std::size_t idx);
@@ -42,10 +47,11 @@ class JobController {
 
  private:
   void job_controller(std::size_t idx);
-  void controller_event(std::size_t idx, JobEvent e, int replica, const std::string& what);
+  void controller_event(std::size_t idx, JobEvent e, int replica, std::int32_t version, const std::string& what);
   int kill_pods(std::size_t idx, bool soft, int only_replica);  // pods deleted
   void end_job(std::size_t idx, const std::string& phase, const std::string& reason);
   void set_job_phase(std::size_t idx, VcPhase phase) { s_.runs[idx].vc = phase; }
+  void recreate_podgroup(std::size_t idx);
   void recount(std::size_t idx);
   double stop_training(std::size_t idx);
   void gang_broken(std::size_t idx);

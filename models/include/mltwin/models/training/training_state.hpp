@@ -52,12 +52,19 @@ struct JobRun {
   core::EventId end_event;                       ///< TrainingProgress's job-end event of the current attempt
   Duration saved = Duration::ns(0);              ///< progress kept by the last checkpoint
   int retries = 0;                               ///< Volcano Job status.retryCount
+  /// Volcano Job status.version: killJob bumps it (job_controller_actions.go:108-110); a
+  /// request carrying an older version is outdated and runs SyncJob (job_controller_util.go:199-203).
+  std::int32_t version = 0;
+  /// status.terminating as the last killJob/killTarget wrote it: what restartingUpdateStatus
+  /// reads while the PodGroup is Pending (syncJob then leaves the status uncounted).
+  std::int32_t kill_terminating = 0;
   VcPhase vc = VcPhase::Pending;                 ///< Volcano Job status.state.phase
   /// A pod event waiting for the job controller (raised during a scheduling cycle or a node
   /// failure, handled at the same instant once it is over), in order.
   struct PendingEvent {
     JobEvent event;
     int replica;
+    std::int32_t version;  ///< the request's JobVersion: the pod's, 0 for a PodGroup's
     std::string what;
   };
   std::vector<PendingEvent> events;
@@ -125,6 +132,7 @@ struct TrainingState {
   std::vector<JobOutcome> outcomes;       ///< by scenario job index
   std::vector<std::size_t> job_of_policy; ///< policy JobId -> scenario index
   std::vector<int> replica_of_task;       ///< policy TaskId -> replica index
+  std::vector<std::int32_t> version_of_task;  ///< policy TaskId -> the pod's job version (annotation volcano.sh/job-version)
   mutable TrainingStats stats;
   std::size_t next_arrival = 0;           ///< jobs submitted so far
   std::size_t ended = 0;                  ///< jobs ended
