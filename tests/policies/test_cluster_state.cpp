@@ -287,3 +287,52 @@ TEST_CASE("ClusterState: a job naming a queue that does not exist is refused, na
   CHECK_THROWS_WITH_AS(st.add_job(j), "job 'pg1' names queue 1 which does not exist", std::invalid_argument);
   CHECK(st.jobs().empty());
 }
+
+TEST_CASE("unset_podgroup / set_podgroup: the job leaves the scheduler's view while its pods hold their node, then returns anew") {
+  // Volcano's job controller deletes the PodGroup when it kills a job (job_controller_actions.go
+  // :212-225); the cache keeps the pods, the snapshot leaves the job out (cache.go:1407-1414).
+  ClusterState s;
+  QueueInfo q;
+  q.name = "default";
+  s.add_queue(q);
+  const NodeId n = s.add_node(node("n", 4000, 8e9));
+  JobInfo j;
+  j.name = "train";
+  j.queue = 0;
+  j.min_available = 1;
+  j.creation = 5;
+  j.uid = 11;
+  const JobId id = s.add_job(j);
+  s.set_podgroup_phase(id, PodGroupPhase::Inqueue);
+  TaskInfo t;
+  t.name = "train-0";
+  t.resreq.milli_cpu = 1000;
+  const TaskId tid = s.add_task(id, t);
+  s.set_task_status(tid, TaskStatus::Releasing, n);
+  REQUIRE(s.active_jobs().size() == 1);
+
+  s.unset_podgroup(id);
+  CHECK(s.active_jobs().empty());
+  CHECK(s.pending_jobs().empty());
+  CHECK(s.queue_job_count(0) == 0);
+  CHECK_FALSE(s.job(id).live);
+  CHECK(s.job(id).podgroup_unset);
+  CHECK(s.node(n).releasing.milli_cpu == 1000);  // the terminating pod still holds 1 cpu
+  CHECK_THROWS_AS(s.set_podgroup(id + 1, j), std::logic_error);
+
+  JobInfo fresh = j;
+  fresh.creation = 100;
+  fresh.uid = 42;
+  fresh.phase = PodGroupPhase::Pending;
+  s.set_podgroup(id, fresh);
+  CHECK(s.job(id).live);
+  CHECK_FALSE(s.job(id).podgroup_unset);
+  CHECK(s.job(id).creation == 100);
+  CHECK(s.job(id).uid == 42);
+  CHECK(s.job(id).phase == PodGroupPhase::Pending);
+  CHECK(s.pending_jobs().size() == 1);
+  CHECK(s.queue_job_count(0) == 1);
+  CHECK(s.job(id).tasks.size() == 1);  // its pod kept
+  CHECK_THROWS_AS(s.set_podgroup(id, fresh), std::logic_error);  // not unset any more
+  CHECK(s.check_invariants().empty());
+}
