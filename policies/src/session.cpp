@@ -56,13 +56,18 @@ void Session::close() {
   for (auto& p : plugins_) p->on_session_close(*this);
   // CloseSession -> jobStatus (framework/session.go:348-389, v1.12.1) for every job with pods.
   // Jobs whose PodGroup is Pending have no pods and keep their phase.
-  std::sort(unschedulable_.begin(), unschedulable_.end());
+  // Gang marks only jobs that are not ready: the (rare) Running ones among them are looked up.
+  bool sorted = false;
+  auto marked = [&](JobId jid) {
+    if (!sorted) std::sort(unschedulable_.begin(), unschedulable_.end()), sorted = true;
+    return std::binary_search(unschedulable_.begin(), unschedulable_.end(), jid);
+  };
   const auto active = state_.active_jobs();  // copy: phases may move jobs between lists
   for (JobId jid : active) {
     const JobInfo& j = state_.job(jid);
     const std::int32_t allocated = j.allocated_task_num();
     PodGroupPhase phase = j.phase;
-    if (j.count(TaskStatus::Running) != 0 && std::binary_search(unschedulable_.begin(), unschedulable_.end(), jid)) {
+    if (j.count(TaskStatus::Running) != 0 && !j.is_ready() && marked(jid)) {
       // :361-363: running tasks, and marked Unschedulable in this session -> Unknown.
       phase = PodGroupPhase::Unknown;
     } else if (allocated >= j.min_available) {
@@ -518,6 +523,14 @@ void Session::set_phase(JobId j, PodGroupPhase p) {
 void Session::keep_until_close(Statement&& stmt) {
   kept_.push_back(std::make_unique<Statement>(std::move(stmt)));
   kept_.back()->done_ = true;  // undone by close(), not by its destructor
+}
+
+std::vector<TaskId> Session::pipelined_tasks() const {
+  std::vector<TaskId> out;
+  for (const auto& kept : kept_)
+    for (const Statement::Op& op : kept->ops_)
+      if (op.kind == Statement::OpKind::Pipeline && state_.task(op.task).status == TaskStatus::Pipelined) out.push_back(op.task);
+  return out;
 }
 
 void Session::unpipeline(TaskId t) {

@@ -15,11 +15,13 @@ class Backfill final : public Action {
     // pickUpPendingTasks: the BestEffort tasks of non-Pending, valid jobs that an earlier action
     // of the session pipelined (preempt, reclaim) are unpipelined and picked with the Pending
     // ones (backfill.go:143-158).
-    for (JobId jid : st.active_jobs()) {
-      const JobInfo& j = st.job(jid);
-      if (j.count(TaskStatus::Pipelined) == 0 || j.phase == PodGroupPhase::Pending || !ssn.job_valid(j).pass) continue;
-      for (TaskId t : j.tasks)
-        if (st.task(t).status == TaskStatus::Pipelined && st.task(t).best_effort) ssn.unpipeline(t);
+    // Every Pipelined task is in one of the session's kept statements: walk those, not every job.
+    for (TaskId t : ssn.pipelined_tasks()) {
+      const TaskInfo& task = st.task(t);
+      if (!task.best_effort || task.status != TaskStatus::Pipelined) continue;
+      const JobInfo& j = st.job(task.job);
+      if (j.phase == PodGroupPhase::Pending || !ssn.job_valid(j).pass) continue;
+      ssn.unpipeline(t);
     }
     QueueJobOrder pick(ssn, [&ssn](const JobInfo& j) {
       return j.pending_best_effort_num > 0 && j.phase != PodGroupPhase::Pending && ssn.job_valid(j).pass;

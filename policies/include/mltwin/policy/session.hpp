@@ -441,6 +441,9 @@ class MLTWIN_POLICY_EXPORT Session {
   /// then dropped: the Pipelined task `t` goes back to Pending, off its node, and the
   /// deallocate handlers run; the kept statement that pipelined it forgets that operation, so
   /// that close() does not undo it again. Backfill uses it for BestEffort tasks.
+  /// The tasks this session's kept statements pipelined that are still Pipelined, in the order
+  /// they were pipelined (every Pipelined task of a session is in a kept statement).
+  std::vector<TaskId> pipelined_tasks() const;
   void unpipeline(TaskId t);
   /// True if this session committed anything or changed a phase (the next cycle must run).
   bool changed() const { return changed_; }
