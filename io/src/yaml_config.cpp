@@ -471,9 +471,11 @@ void read_doc(const Y& doc, Manifests& out) {
     PodGroupManifest pg;
     pg.at = doc.at();
     pg.name = name_of(top, "PodGroup").first;
-    const M spec(top.req("spec"), {"minMember", "queue", "minResources", "priorityClassName"},
-                 {"minTaskMember", "networkTopology"});
+    const M spec(top.req("spec"), {"minMember", "minTaskMember", "queue", "minResources", "priorityClassName"},
+                 {"networkTopology"});
     if (const Y* m = spec.get("minMember")) pg.min_member = m->int32(0);
+    if (const Y* m = spec.get("minTaskMember"))  // map[string]int32 (scheduling.volcano.sh_podgroups.yaml)
+      for (const auto& [role, n] : M(*m, {}, {}, true).entries) pg.min_task_member.emplace_back(role, n.int32(0));
     if (const Y* q = spec.get("queue")) pg.queue = q->str();
     if (const Y* r = spec.get("minResources")) pg.min_resources = resource_list(*r);
     if (const Y* p = spec.get("priorityClassName")) pg.priority_class_name = p->str();

@@ -270,6 +270,10 @@ void TrainingCluster::arrive(std::size_t idx) {
   pj.name = j.name;
   pj.queue = qid;
   pj.min_available = j.nnodes;  // TorchX: minAvailable = replicas
+  // TorchX makes each replica its own Volcano task "trainer-<i>" with replicas 1, and the job
+  // controller gives the PodGroup minTaskMember 1 for each (job_controller_actions.go:733-740).
+  pj.min_task_member.reserve(static_cast<std::size_t>(j.nnodes));
+  for (int i = 0; i < j.nnodes; ++i) pj.min_task_member.emplace_back(trainer_task_name(i), 1);
   pj.priority = j.priority;
   pj.creation = submit.ns();
   pj.sla_waiting_time = j.sla_waiting_time.count_ns();
@@ -283,6 +287,8 @@ void TrainingCluster::arrive(std::size_t idx) {
   if (j.initial) place_initial(idx);
   parts_->driver.ensure_tick();
 }
+
+std::string trainer_task_name(int replica) { return "trainer-" + std::to_string(replica); }
 
 void TrainingCluster::place_initial(std::size_t idx) {
   // A job running at t0 (/initial_state): its PodGroup was admitted and its gang placed before

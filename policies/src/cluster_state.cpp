@@ -24,6 +24,62 @@ void give_free(std::vector<std::uint32_t>& free, const std::vector<std::uint32_t
     std::push_heap(free.begin(), free.end(), std::greater<>{});
   }
 }
+
+// ---- the per-task gang's counts (JobInfo::roles) ----
+// A role counts towards roles_short_* while its pods fall short of its min_member.
+void count_short(JobInfo& j, const JobRole& r, int sign) {
+  if (r.min_member == 0) return;
+  j.roles_short_valid += sign * (r.valid() < r.min_member);
+  j.roles_short_ready += sign * (r.occupied() < r.min_member);
+  j.roles_short_pipelined += sign * (r.occupied_or_pipelined() < r.min_member);
+}
+
+std::uint32_t role_slot(JobInfo& j, const std::string& name) {
+  for (std::size_t i = 0; i < j.roles.size(); ++i)
+    if (j.roles[i].name == name) return static_cast<std::uint32_t>(i);
+  j.roles.push_back(JobRole{name});  // min_member 0: never short
+  return static_cast<std::uint32_t>(j.roles.size() - 1);
+}
+
+/// Throws std::invalid_argument for a repeated role or a negative count in spec.minTaskMember.
+void check_min_task_member(const JobInfo& j) {
+  for (std::size_t i = 0; i < j.min_task_member.size(); ++i) {
+    const auto& [name, n] = j.min_task_member[i];
+    if (n < 0)
+      throw std::invalid_argument("job '" + j.name + "': minTaskMember['" + name + "'] is " + std::to_string(n) +
+                                  ", below 0");
+    for (std::size_t k = 0; k < i; ++k)
+      if (j.min_task_member[k].first == name)
+        throw std::invalid_argument("job '" + j.name + "': minTaskMember names role '" + name + "' twice");
+  }
+}
+
+/// Gives every role its min_member from j.min_task_member (0 for the others) and recounts the
+/// total and the short roles (api/job_info.go:517-524 ParseMinMemberInfo).
+void apply_min_task_member(JobInfo& j) {
+  for (JobRole& r : j.roles) r.min_member = 0;
+  j.task_min_available_total = 0;
+  for (const auto& [name, n] : j.min_task_member) {
+    j.roles[role_slot(j, name)].min_member = n;
+    j.task_min_available_total += n;
+  }
+  j.roles_short_valid = j.roles_short_ready = j.roles_short_pipelined = 0;
+  for (const JobRole& r : j.roles) count_short(j, r, +1);
+}
+
+// Moves one task of role r between statuses in the role's counts.
+void role_leave(JobInfo& j, JobRole& r, TaskStatus s, bool best_effort) {
+  count_short(j, r, -1);
+  --r.status_count[static_cast<std::size_t>(s)];
+  if (s == TaskStatus::Pending && best_effort) --r.pending_best_effort_num;
+  count_short(j, r, +1);
+}
+void role_enter(JobInfo& j, JobRole& r, TaskStatus s, bool best_effort) {
+  count_short(j, r, -1);
+  ++r.status_count[static_cast<std::size_t>(s)];
+  if (s == TaskStatus::Pending && best_effort) ++r.pending_best_effort_num;
+  count_short(j, r, +1);
+}
 }  // namespace
 
 QueueId ClusterState::add_queue(QueueInfo q) {
@@ -177,9 +233,12 @@ JobId ClusterState::add_job(JobInfo j) {
   if (j.queue >= queues_.size())
     throw std::invalid_argument("job '" + j.name + "' names queue " + std::to_string(j.queue) +
                                 " which does not exist");
+  check_min_task_member(j);
   const JobId reused = take_free(free_.jobs);
   j.id = reused == kNone ? static_cast<JobId>(jobs_.size()) : reused;
   j.tasks.clear();
+  j.roles.clear();
+  apply_min_task_member(j);
   j.status_count = {};
   j.allocated = j.pending_request = j.pipelined = Resource{};
   j.pending_best_effort_num = 0;
@@ -207,6 +266,8 @@ TaskId ClusterState::add_task(JobId jid, TaskInfo t) {
   t.status = TaskStatus::Pending;
   t.node = kNone;
   t.best_effort = t.resreq.is_empty();
+  t.role_index = role_slot(j, t.role);
+  role_enter(j, j.roles[t.role_index], TaskStatus::Pending, t.best_effort);
   const TaskId id = t.id;
   if (reused == kNone) tasks_.push_back(std::move(t));
   else tasks_[id] = std::move(t);
@@ -275,6 +336,7 @@ void ClusterState::apply_task_status_quiet(TaskId tid, TaskStatus status, NodeId
   if (on_node_status(old) && t.node != kNone) node_remove_task(nodes_[t.node], t);
   // Job counters (Volcano JobInfo.UpdateTaskStatus = deleteTaskIndex + addTaskIndex).
   --j.status_count[static_cast<std::size_t>(old)];
+  role_leave(j, j.roles[t.role_index], old, t.best_effort);
   if (allocated_status(old)) j.allocated.sub(t.resreq);
   if (old == TaskStatus::Pipelined) j.pipelined.sub(t.resreq);
   if (old == TaskStatus::Pending) {
@@ -292,6 +354,7 @@ void ClusterState::apply_task_status_quiet(TaskId tid, TaskStatus status, NodeId
     t.node = kNone;
   }
   ++j.status_count[static_cast<std::size_t>(status)];
+  role_enter(j, j.roles[t.role_index], status, t.best_effort);
   if (allocated_status(status)) j.allocated.add(t.resreq);
   if (status == TaskStatus::Pipelined) j.pipelined.add(t.resreq);
   if (status == TaskStatus::Pending) {
@@ -337,6 +400,7 @@ void ClusterState::remove_task(TaskId tid) {
   // Leave the node and the job's counters as a move to Unknown would, then drop the task.
   apply_task_status_quiet(tid, TaskStatus::Unknown, kNone);
   --j.status_count[static_cast<std::size_t>(TaskStatus::Unknown)];
+  role_leave(j, j.roles[t.role_index], TaskStatus::Unknown, t.best_effort);
   t.node = kNone;
   j.tasks.erase(it);
   if (j.live && j.phase == PodGroupPhase::Pending && j.tasks.empty()) --pending_with_pods_;
@@ -361,10 +425,13 @@ void ClusterState::set_podgroup(JobId jid, const JobInfo& spec) {
   if (spec.queue >= queues_.size())
     throw std::invalid_argument("set_podgroup: job '" + spec.name + "' names queue " + std::to_string(spec.queue) +
                                 " which does not exist");
+  check_min_task_member(spec);
   JobInfo& j = jobs_[jid];
   j.name = spec.name;
   j.queue = spec.queue;
   j.min_available = spec.min_available;
+  j.min_task_member = spec.min_task_member;
+  apply_min_task_member(j);
   j.priority = spec.priority;
   j.creation = spec.creation;
   j.uid = spec.uid;
@@ -470,6 +537,7 @@ void ClusterState::update_job(JobId jid, const JobInfo& spec) {
   if (spec.queue >= queues_.size())
     throw std::invalid_argument("update_job: job '" + spec.name + "' names queue " + std::to_string(spec.queue) +
                                 " which does not exist");
+  check_min_task_member(spec);
   JobInfo& j = jobs_[jid];
   job_sums_.touch(jid);
   // Whatever its phase: a reader may still hold the job's entry from when it was Pending (it left
@@ -487,6 +555,10 @@ void ClusterState::update_job(JobId jid, const JobInfo& spec) {
   j.name = spec.name;
   j.queue = spec.queue;
   j.min_available = spec.min_available;
+  if (spec.min_task_member != j.min_task_member) {
+    j.min_task_member = spec.min_task_member;
+    apply_min_task_member(j);
+  }
   j.priority = spec.priority;
   j.creation = spec.creation;
   j.uid = spec.uid;
@@ -503,8 +575,17 @@ void ClusterState::update_task(TaskId tid, const TaskInfo& spec) {
   const TaskStatus status = t.status;
   const NodeId node = t.node;
   const bool request_changed = !(spec.resreq == t.resreq);
-  // Off its node and out of its job's sums under the old request, back in under the new one.
-  if (request_changed) apply_task_status_quiet(tid, TaskStatus::Unknown, kNone);
+  const bool role_changed = spec.role != t.role;
+  // Off its node and out of its job's and role's sums under the old request and role, back in
+  // under the new ones.
+  if (request_changed || role_changed) apply_task_status_quiet(tid, TaskStatus::Unknown, kNone);
+  if (role_changed) {
+    JobInfo& j = jobs_[t.job];
+    role_leave(j, j.roles[t.role_index], TaskStatus::Unknown, t.best_effort);
+    t.role = spec.role;
+    t.role_index = role_slot(j, t.role);
+    role_enter(j, j.roles[t.role_index], TaskStatus::Unknown, t.best_effort);
+  }
   t.name = spec.name;
   t.index = spec.index;
   t.resreq = spec.resreq;
@@ -517,7 +598,7 @@ void ClusterState::update_task(TaskId tid, const TaskInfo& spec) {
   t.system_critical = spec.system_critical;
   t.preemptable = spec.preemptable;
   t.preempt_never = spec.preempt_never;
-  if (request_changed) {
+  if (request_changed || role_changed) {
     // best_effort follows the request; the Pending count it feeds is rebuilt by the move back.
     t.best_effort = t.resreq.is_empty();
     apply_task_status_quiet(tid, status, node);
@@ -632,6 +713,26 @@ std::string ClusterState::check_invariants() const {
       if (allocated_status(tasks_[t].status)) alloc.add(tasks_[t].resreq);
     }
     if (cnt != j.status_count) return "job '" + j.name + "': task status counts drifted";
+    std::vector<JobRole> roles(j.roles.size());
+    for (TaskId t : j.tasks) {
+      const TaskInfo& task = tasks_[t];
+      if (task.role_index >= j.roles.size() || j.roles[task.role_index].name != task.role)
+        return "job '" + j.name + "': task '" + task.name + "' points to another role than its own";
+      JobRole& r = roles[task.role_index];
+      ++r.status_count[static_cast<std::size_t>(task.status)];
+      if (task.status == TaskStatus::Pending && task.best_effort) ++r.pending_best_effort_num;
+    }
+    JobInfo shorts;
+    for (std::size_t i = 0; i < roles.size(); ++i) {
+      if (roles[i].status_count != j.roles[i].status_count ||
+          roles[i].pending_best_effort_num != j.roles[i].pending_best_effort_num)
+        return "job '" + j.name + "': role '" + j.roles[i].name + "' counts drifted";
+      roles[i].min_member = j.roles[i].min_member;
+      count_short(shorts, roles[i], +1);
+    }
+    if (shorts.roles_short_valid != j.roles_short_valid || shorts.roles_short_ready != j.roles_short_ready ||
+        shorts.roles_short_pipelined != j.roles_short_pipelined)
+      return "job '" + j.name + "': the count of roles short of their minTaskMember drifted";
     if (drifted(alloc, j.allocated)) return "job '" + j.name + "': allocated aggregate drifted";
   }
   if (const QueueJobSums* kept = queue_job_sums()) {

@@ -58,13 +58,14 @@ bool same_spec(const TaskInfo& a, const TaskInfo& b) {
   return a.name == b.name && a.index == b.index && a.resreq == b.resreq && a.priority == b.priority &&
          a.creation == b.creation && a.uid == b.uid && a.node_selector == b.node_selector &&
          a.node_affinity == b.node_affinity && a.tolerations == b.tolerations && a.system_critical == b.system_critical &&
-         a.preemptable == b.preemptable;
+         a.preemptable == b.preemptable && a.preempt_never == b.preempt_never && a.role == b.role;
 }
 
 bool same_spec(const JobInfo& a, const JobInfo& b) {
   return a.name == b.name && a.queue == b.queue && a.min_available == b.min_available && a.priority == b.priority &&
          a.creation == b.creation && a.uid == b.uid && a.phase == b.phase && a.sla_waiting_time == b.sla_waiting_time &&
-         a.has_min_resources == b.has_min_resources && a.min_resources == b.min_resources;
+         a.has_min_resources == b.has_min_resources && a.min_resources == b.min_resources &&
+         a.min_task_member == b.min_task_member;
 }
 
 void set_at(std::vector<std::string>& v, std::uint32_t i, const std::string& s) {

@@ -434,6 +434,22 @@ void Session::fire_deallocate(const TaskInfo& t) const {
 
 FitErrors& Session::fit_errors(TaskId t) { return fit_errors_[t]; }
 
+void Session::add_fit_failed_role(const TaskInfo& t) {
+  auto& roles = fit_failed_roles_[t.job];
+  if (std::find(roles.begin(), roles.end(), t.role_index) == roles.end()) roles.push_back(t.role_index);
+}
+
+bool Session::task_has_fit_errors(const TaskInfo& t) const {
+  if (t.role.empty() || fit_failed_roles_.empty()) return false;
+  const auto* roles = fit_failed_roles(t.job);
+  return roles && std::find(roles->begin(), roles->end(), t.role_index) != roles->end();
+}
+
+const std::vector<std::uint32_t>* Session::fit_failed_roles(JobId j) const {
+  auto it = fit_failed_roles_.find(j);
+  return it == fit_failed_roles_.end() ? nullptr : &it->second;
+}
+
 const FitErrors* Session::find_fit_errors(TaskId t) const {
   auto it = fit_errors_.find(t);
   return it == fit_errors_.end() ? nullptr : &it->second;

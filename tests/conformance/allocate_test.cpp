@@ -1,4 +1,6 @@
 // Volcano v1.12.1 pkg/scheduler/actions/allocate/allocate_test.go, ported.
+#include <set>
+
 #include "conformance.hpp"
 
 namespace {
@@ -44,24 +46,35 @@ UPSTREAM_CASE("actions/allocate/allocate_test.go", "TestAllocate", "prepredicate
 
 UPSTREAM_CASE("actions/allocate/allocate_test.go", "TestAllocate",
               "prepredicate failed and tasks are not used up, continue on until min member meet") {
-  // minTaskMember {master: 1, worker: 1} is not modelled; the case's binds do not depend on it
-  // (minMember 2 is met by p0 and p2 either way).
   World w;
   w.queue(QueueBuilder("c1").weight(1));
   w.node(node("n1", "1", "2Gi").label("nodeRole", "master"));
   w.node(node("n2", "1", "2Gi").label("nodeRole", "worker"));
-  w.job(JobBuilder("pg1", "c1").min_available(2).no_min_resources().phase(PodGroupPhase::Inqueue)
-            .pod(pod("c1", "p0", "1", "1G").node_selector("nodeRole", "master"))
-            .pod(pod("c1", "p1", "1", "1G").node_selector("nodeRole", "master"))
-            .pod(pod("c1", "p2", "1", "1G").node_selector("nodeRole", "worker"))
-            .pod(pod("c1", "p3", "1", "1G").node_selector("nodeRole", "worker")));
+  w.job(JobBuilder("pg1", "c1").min_available(2).min_task_member("master", 1).min_task_member("worker", 1)
+            .no_min_resources().phase(PodGroupPhase::Inqueue)
+            .pod(pod("c1", "p0", "1", "1G").role("master").node_selector("nodeRole", "master"))
+            .pod(pod("c1", "p1", "1", "1G").role("master").node_selector("nodeRole", "master"))
+            .pod(pod("c1", "p2", "1", "1G").role("worker").node_selector("nodeRole", "worker"))
+            .pod(pod("c1", "p3", "1", "1G").role("worker").node_selector("nodeRole", "worker")));
   const Outcome o = run_session(w, {"allocate"}, test_allocate_tiers());
   check_binds(o, {{"c1/p0", "n1"}, {"c1/p2", "n2"}});
 }
 
-NOT_YET(kFile, "TestAllocate", "master's min member can not be allocated, break from allocating",
-        "PodGroup spec.minTaskMember (the per-task gang: api/job_info.go CheckTaskValid, CheckTaskReady; "
-        "allocate.go stops a job whose task cannot meet its minimum) is not modelled yet");
+UPSTREAM_CASE("actions/allocate/allocate_test.go", "TestAllocate",
+              "master's min member can not be allocated, break from allocating") {
+  World w;
+  w.queue(QueueBuilder("c1").weight(1));
+  w.node(node("n1", "1", "2Gi").label("nodeRole", "master"));
+  w.node(node("n2", "2", "2Gi").label("nodeRole", "worker"));
+  w.job(JobBuilder("pg1", "c1").min_available(2).min_task_member("master", 2).min_task_member("worker", 0)
+            .no_min_resources().phase(PodGroupPhase::Inqueue)
+            .pod(pod("c1", "p0", "1", "1G").role("master").node_selector("nodeRole", "master"))
+            .pod(pod("c1", "p1", "1", "1G").role("master").node_selector("nodeRole", "master"))
+            .pod(pod("c1", "p2", "1", "1G").role("worker").node_selector("nodeRole", "worker"))
+            .pod(pod("c1", "p3", "1", "1G").role("worker").node_selector("nodeRole", "worker")));
+  const Outcome o = run_session(w, {"allocate"}, test_allocate_tiers());
+  check_binds(o, {});
+}
 
 UPSTREAM_CASE("actions/allocate/allocate_test.go", "TestAllocate", "one Job with two Pods on one node") {
   World w;
@@ -165,4 +178,103 @@ UPSTREAM_CASE("actions/allocate/allocate_test.go", "TestFareShareAllocate",
             .pod(pod("ns-1", "pod-2", "2", "2G")));
   const Outcome o = run_session(w, {"allocate"}, fair_share_tiers());
   check_binds(o, {{"ns-1/pod-2", "node-1"}});
+}
+
+// ---------------------------------------------------------------- the per-task gang in allocate
+// Written from allocate.go (allocateResourcesForTasks) and api/job_info.go at v1.12.1: the role
+// cache (TaskHasFitErrors) and NeedContinueAllocating's two rules.
+
+namespace {
+/// Runs allocate once on `w` with TestAllocate's tiers and returns the binds, and which pods got
+/// fit errors (job.NodesFitErrors) in the session.
+struct AllocateRun {
+  std::map<std::string, std::string> binds;
+  std::set<std::string> fit_errors;
+  std::string pg1_reason;  ///< pg1's reason after the session closed ("plugin: text")
+};
+AllocateRun allocate_once(World& w) {
+  rank_uids_by_name(w);
+  SchedulerConfig cfg;
+  cfg.actions = {"allocate"};
+  cfg.tiers = test_allocate_tiers();
+  REQUIRE(cfg.validate().empty());
+  RecordingBackend be;
+  std::mt19937_64 rng{7};
+  Session s(w.state, be, cfg, rng, 1);
+  s.open();
+  s.run_actions();
+  AllocateRun r;
+  for (const TaskInfo& t : w.state.tasks())
+    if (s.find_fit_errors(t.id)) r.fit_errors.insert(t.name);
+  s.close();
+  if (const Verdict* v = s.job_reason(w.jobs.at("pg1"))) r.pg1_reason = std::string(v->plugin) + ": " + std::string(v->reason);
+  for (const auto& b : be.binds) r.binds[w.state.task(b.task).name] = w.state.node(b.node).name;
+  return r;
+}
+
+/// pg1 in queue c1 (Inqueue, no minResources), minAvailable `min`, with `pods`.
+JobBuilder pg1(int min, std::initializer_list<Pod> pods) {
+  JobBuilder j("pg1", "c1");
+  j.min_available(min).no_min_resources().phase(PodGroupPhase::Inqueue);
+  for (const Pod& p : pods) j.pod(p);
+  return j;
+}
+}  // namespace
+
+SOURCE_CASE("actions/allocate/allocate.go",
+            "TaskHasFitErrors :370-374 and NeedContinueAllocating rule 1 (api/job_info.go:860-868): once a role found "
+            "no node its other pods are skipped without a try; with minAvailable below the sum of minTaskMember the job "
+            "goes on while its ready pods plus the pending pods of roles that have not failed reach minAvailable") {
+  World w;
+  w.queue(QueueBuilder("c1").weight(1));
+  w.node(node("n1", "2", "4Gi"));
+  // minTaskMember a 2 + b 2 = 4 > minAvailable 2. a's pods want a label no node has: a-0 fails,
+  // then 0 ready + 2 pending of b >= 2, go on; a-1 is skipped; b-0 and b-1 make the gang.
+  w.job(pg1(2, {pod("c1", "a-0", "1", "1G").role("a").node_selector("zone", "none"),
+                pod("c1", "a-1", "1", "1G").role("a").node_selector("zone", "none"),
+                pod("c1", "b-0", "1", "1G").role("b"), pod("c1", "b-1", "1", "1G").role("b")})
+            .min_task_member("a", 2).min_task_member("b", 2));
+  const AllocateRun r = allocate_once(w);
+  CHECK(r.binds == std::map<std::string, std::string>{{"c1/b-0", "n1"}, {"c1/b-1", "n1"}});
+  CHECK(r.fit_errors == std::set<std::string>{"c1/a-0"});  // a-1 never tried
+
+  // The same with minAvailable 3 (still below 4): 0 ready + 2 pending of b < 3, stop at a-0.
+  World w3;
+  w3.queue(QueueBuilder("c1").weight(1));
+  w3.node(node("n1", "2", "4Gi"));
+  w3.job(pg1(3, {pod("c1", "a-0", "1", "1G").role("a").node_selector("zone", "none"),
+                 pod("c1", "a-1", "1", "1G").role("a").node_selector("zone", "none"),
+                 pod("c1", "b-0", "1", "1G").role("b"), pod("c1", "b-1", "1", "1G").role("b")})
+             .min_task_member("a", 2).min_task_member("b", 2));
+  const AllocateRun r3 = allocate_once(w3);
+  CHECK(r3.binds.empty());
+  CHECK(r3.fit_errors == std::set<std::string>{"c1/a-0"});
+}
+
+SOURCE_CASE("actions/allocate/allocate.go",
+            "NeedContinueAllocating rule 2 (api/job_info.go:870-884): with minAvailable at least the sum of "
+            "minTaskMember, a failed role that already holds its minimum lets the job go on to be ready; one below it "
+            "stops the turn (:408-416 break), and the job cannot be ready (CheckTaskReady) whatever else it holds") {
+  for (const int a_min : {1, 2}) {
+    CAPTURE(a_min);
+    World w;
+    w.queue(QueueBuilder("c1").weight(1));
+    w.node(node("n1", "3", "4Gi"));
+    // a-0 fits, a-1 wants a label no node has, b-0 and b-1 fit.
+    w.job(pg1(3, {pod("c1", "a-0", "1", "1G").role("a"), pod("c1", "a-1", "1", "1G").role("a").node_selector("zone", "none"),
+                  pod("c1", "b-0", "1", "1G").role("b"), pod("c1", "b-1", "1", "1G").role("b")})
+              .min_task_member("a", a_min).min_task_member("b", 3 - a_min));
+    const AllocateRun r = allocate_once(w);
+    CHECK(r.fit_errors == std::set<std::string>{"c1/a-1"});
+    INFO(r.pg1_reason);
+    if (a_min == 1) {  // a holds 1 of 1: go on; 3 allocated, every role at its minimum: ready
+      CHECK(r.binds == std::map<std::string, std::string>{{"c1/a-0", "n1"}, {"c1/b-0", "n1"}, {"c1/b-1", "n1"}});
+    } else {
+      // a holds 1 of 2: stop at a-1. The job goes back to its queue with b-0 and b-1 left
+      // (allocate.go:199-203), which a second turn allocates: 3 allocated >= minAvailable 3, but
+      // a holds 1 of its 2 (CheckTaskReady), so the job is not ready and nothing binds.
+      CHECK(r.binds.empty());
+      CHECK(r.pg1_reason.rfind("gang: 0/4 tasks in gang unschedulable", 0) == 0);  // a-0, b-0, b-1 last Allocated
+    }
+  }
 }

@@ -1,11 +1,7 @@
 // Volcano v1.12.1 pkg/scheduler/plugins/gang/gang.go has no test of its own upstream: these cases
 // are written from its source, rule by rule, each expectation derived by hand from the lines cited
-// (gang.go, and the api/job_info.go counts it reads).
-//
-// Not tested: the per-task minimums of PodGroup spec.minTaskMember — validJobFn's CheckTaskValid
-// (gang.go:61-67), JobReady's CheckTaskReady (:139), JobPipelined's CheckTaskPipelined (:147),
-// api/job_info.go:911-1013. mltwin does not model minTaskMember (gang.cpp): a job has one
-// minimum, minAvailable, and the job-level counts below are the whole of its gang rules.
+// (gang.go, and the api/job_info.go counts it reads), including the per-task minimums of
+// PodGroup spec.minTaskMember (CheckTaskValid, CheckTaskReady, CheckTaskPipelined).
 #include <random>
 
 #include "conformance.hpp"
@@ -387,4 +383,90 @@ SOURCE_CASE("plugins/gang/gang.go",
   CHECK(c.phases.at("no-pods") == PodGroupPhase::Pending);
   CHECK(c.reasons.count("ready") == 0);
   CHECK(c.phases.at("ready") == PodGroupPhase::Running);
+}
+
+// ---------------------------------------------------------------- the per-task gang (minTaskMember)
+
+namespace {
+/// A pod of `role` (annotation volcano.sh/task-spec).
+Pod role_pod(std::string name, std::string role) {
+  Pod p = pod(std::move(name));
+  p.role(std::move(role));
+  return p;
+}
+}  // namespace
+
+SOURCE_CASE("plugins/gang/gang.go",
+            "validJobFn :61-67: a role with fewer valid pods (api/job_info.go:910-940 CheckTaskValid: allocated "
+            "statuses, Succeeded, Pipelined, Pending) than its minTaskMember makes the job invalid, reason "
+            "NotEnoughPodsOfTask, before the job-level count is looked at; a role named with 0 or not named needs none") {
+  World w;
+  w.queue(QueueBuilder("q"));
+  w.node(node("n1", "16"));
+  // ps 2 of 1, worker 1 valid of 2 (worker-1 Failed): 3 valid >= minAvailable 3, yet invalid.
+  w.job(job("short-worker", 3).min_task_member("ps", 1).min_task_member("worker", 2)
+            .pod(role_pod("sw-ps-0", "ps").on("n1"))
+            .pod(role_pod("sw-ps-1", "ps"))
+            .pod(role_pod("sw-worker-0", "worker"))
+            .pod(role_pod("sw-worker-1", "worker").status(TaskStatus::Failed)));
+  // Every role at its minimum, counting Pipelined and Succeeded; "chief" is named with 0 and has
+  // no pod; "eval" has pods but no entry.
+  w.job(job("whole", 3).min_task_member("ps", 1).min_task_member("worker", 2).min_task_member("chief", 0)
+            .pod(role_pod("wh-ps-0", "ps").on("n1", TaskStatus::Succeeded))
+            .pod(role_pod("wh-worker-0", "worker").on("n1", TaskStatus::Pipelined))
+            .pod(role_pod("wh-worker-1", "worker"))
+            .pod(role_pod("wh-eval-0", "eval").status(TaskStatus::Failed)));
+  // A role named in minTaskMember with no pod at all (`!ok` at :933).
+  w.job(job("missing-role", 1).min_task_member("ps", 1).pod(role_pod("mr-worker-0", "worker")));
+  SessionOn s(w, {Tier{{gang()}}});
+  const ValidateResult sw = s->job_valid(w["short-worker"]);
+  CHECK_FALSE(sw.pass);
+  CHECK(sw.reason == "NotEnoughPodsOfTask");  // v1beta1.NotEnoughPodsOfTaskReason
+  CHECK(sw.message == "Not enough valid pods of each task for gang-scheduling");
+  CHECK(s->job_valid(w["whole"]).pass);
+  CHECK(s->job_valid(w["missing-role"]).reason == "NotEnoughPodsOfTask");
+}
+
+SOURCE_CASE("plugins/gang/gang.go",
+            "JobReady :139 and pipelinedFn :147 ask CheckTaskReady / CheckTaskPipelined as well as IsReady / "
+            "IsPipelined: every role must hold its minTaskMember (api/job_info.go:943-988: allocated statuses, "
+            "Succeeded and pending BestEffort pods; Pipelined ones too for pipelined)") {
+  World w;
+  w.queue(QueueBuilder("q"));
+  w.node(node("n1", "16"));
+  // minAvailable 2 is met by two ps pods, but worker holds none of its 1.
+  w.job(job("ps-only", 2).min_task_member("ps", 1).min_task_member("worker", 1)
+            .pod(role_pod("po-ps-0", "ps").on("n1")).pod(role_pod("po-ps-1", "ps").on("n1"))
+            .pod(role_pod("po-worker-0", "worker")));
+  // worker's pod is Pipelined: pipelined, not ready.
+  w.job(job("worker-pipelined", 2).min_task_member("ps", 1).min_task_member("worker", 1)
+            .pod(role_pod("wp-ps-0", "ps").on("n1")).pod(role_pod("wp-ps-1", "ps").on("n1"))
+            .pod(role_pod("wp-worker-0", "worker").on("n1", TaskStatus::Pipelined)));
+  // worker's pod is BestEffort and Pending: it counts as occupied (:888-894), so ready.
+  w.job(job("worker-best-effort", 2).min_task_member("ps", 1).min_task_member("worker", 1)
+            .pod(role_pod("wb-ps-0", "ps").on("n1")).pod(role_pod("wb-ps-1", "ps").on("n1"))
+            .pod(best_effort("wb-worker-0").role("worker")));
+  SessionOn s(w, {Tier{{plugin("gang", {Ext::JobReady, Ext::JobPipelined})}}});
+  CHECK(w["ps-only"].is_ready());  // the job-level count alone would say ready
+  CHECK_FALSE(s->job_ready(w["ps-only"]));
+  CHECK_FALSE(s->job_pipelined(w["ps-only"]));
+  CHECK_FALSE(s->job_ready(w["worker-pipelined"]));
+  CHECK(s->job_pipelined(w["worker-pipelined"]));
+  CHECK(s->job_ready(w["worker-best-effort"]));
+}
+
+SOURCE_CASE("plugins/gang/gang.go",
+            "the per-task checks are skipped when minAvailable is below the sum of minTaskMember (api/job_info.go:912-915, "
+            ":944-946, :959-961): only minAvailable counts then") {
+  World w;
+  w.queue(QueueBuilder("q"));
+  w.node(node("n1", "16"));
+  // minTaskMember sums to 3 > minAvailable 2: worker holding 0 of 2 does not matter.
+  w.job(job("elastic", 2).min_task_member("ps", 1).min_task_member("worker", 2)
+            .pod(role_pod("el-ps-0", "ps").on("n1")).pod(role_pod("el-ps-1", "ps").on("n1"))
+            .pod(role_pod("el-worker-0", "worker").status(TaskStatus::Failed)));
+  SessionOn s(w, {Tier{{gang()}}});
+  CHECK(s->job_valid(w["elastic"]).pass);
+  CHECK(s->job_ready(w["elastic"]));
+  CHECK(s->job_pipelined(w["elastic"]));
 }

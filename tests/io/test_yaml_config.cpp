@@ -254,9 +254,18 @@ TEST_CASE("A hand-written Volcano Job: webhook defaults, two containers, limits-
   REQUIRE(m.podgroups.size() == 1);
   CHECK(m.podgroups[0].name == "spark-pi");
   CHECK(m.podgroups[0].min_member == 2);
+  CHECK(m.podgroups[0].min_task_member == std::vector<std::pair<std::string, int>>{{"driver", 1}, {"executor", 1}});
   CHECK(m.podgroups[0].queue == "research");
   CHECK(m.podgroups[0].priority_class_name == "high");
   CHECK(m.podgroups[0].min_resources == io::ResourceList{{"cpu", "4"}, {"memory", "8Gi"}});
+}
+
+TEST_CASE("a PodGroup's minTaskMember must map roles to counts >= 0: the error names file:line:column and the path") {
+  mltwin::test::TempDir d;
+  write_text(d.file("pg.yaml"), "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata:\n  name: pg\nspec:\n"
+                                "  minMember: 2\n  minTaskMember:\n    ps: 1\n    worker: -1\n");
+  CHECK(error_of([&] { io::read_manifests(d.file("pg.yaml")); }) ==
+        d.file("pg.yaml") + ":9:13: spec.minTaskMember.worker: expected an integer >= 0, got -1");
 }
 
 TEST_CASE("Volcano Jobs mltwin cannot hold are refused with the reason") {

@@ -3,6 +3,7 @@
 // changes. Expected totals are sums written out by hand.
 #include <doctest/doctest.h>
 
+#include <array>
 #include <stdexcept>
 #include <string>
 
@@ -335,4 +336,109 @@ TEST_CASE("unset_podgroup / set_podgroup: the job leaves the scheduler's view wh
   CHECK(s.job(id).tasks.size() == 1);  // its pod kept
   CHECK_THROWS_AS(s.set_podgroup(id, fresh), std::logic_error);  // not unset any more
   CHECK(s.check_invariants().empty());
+}
+
+// ---- the per-task gang: PodGroup spec.minTaskMember (api/job_info.go:910-988 at v1.12.1) ----
+
+namespace {
+TaskInfo role_task(const std::string& name, const std::string& role, double cpu_milli = 1000) {
+  TaskInfo t;
+  t.name = name;
+  t.role = role;
+  t.resreq.milli_cpu = cpu_milli;
+  return t;
+}
+}  // namespace
+
+TEST_CASE("ClusterState counts each role's pods against its minTaskMember as the pods change status") {
+  ClusterState s;
+  QueueInfo q;
+  q.name = "q";
+  s.add_queue(q);
+  const NodeId n = s.add_node(node("n", 16000, 64e9));
+  JobInfo j;
+  j.name = "tf";
+  j.queue = 0;
+  j.min_available = 3;
+  j.min_task_member = {{"ps", 1}, {"worker", 2}};
+  const JobId id = s.add_job(j);
+  CHECK(s.job(id).task_min_available_total == 3);
+  const TaskId ps = s.add_task(id, role_task("tf-ps-0", "ps"));
+  const TaskId w0 = s.add_task(id, role_task("tf-worker-0", "worker"));
+  const TaskId w1 = s.add_task(id, role_task("tf-worker-1", "worker"));
+  auto checks = [&] {
+    const JobInfo& jj = s.job(id);
+    return std::array<bool, 3>{jj.check_task_valid(), jj.check_task_ready(), jj.check_task_pipelined()};
+  };
+  using A = std::array<bool, 3>;  // valid, ready, pipelined
+  CHECK(s.check_invariants().empty());
+  CHECK(checks() == A{true, false, false});  // all Pending: valid, nothing occupied
+  s.set_task_status(ps, TaskStatus::Allocated, n);
+  s.set_task_status(w0, TaskStatus::Pipelined, n);
+  CHECK(checks() == A{true, false, false});  // worker: 0 occupied, 1 pipelined of 2
+  s.set_task_status(w1, TaskStatus::Running, n);
+  CHECK(checks() == A{true, false, true});   // worker: 1 occupied, 2 with the pipelined one
+  s.set_task_status(w0, TaskStatus::Running, n);
+  CHECK(checks() == A{true, true, true});
+  s.set_task_status(w1, TaskStatus::Failed);
+  CHECK(checks() == A{false, false, false});  // worker: 1 valid of 2
+  CHECK(s.check_invariants().empty());
+
+  // minAvailable 2 below the sum 3: the per-task checks are skipped.
+  JobInfo spec = s.job(id);
+  spec.min_available = 2;
+  s.update_job(id, spec);
+  CHECK(checks() == A{true, true, true});
+  // A new minTaskMember: worker 1, ps 1 -> every role holds its minimum again at minAvailable 2.
+  spec.min_task_member = {{"worker", 1}, {"ps", 1}};
+  s.update_job(id, spec);
+  CHECK(s.job(id).task_min_available_total == 2);
+  CHECK(checks() == A{true, true, true});
+  // The failed worker pod becomes a ps pod (its annotation changed): ps counts 2, worker 1.
+  TaskInfo moved = s.task(w1);
+  moved.role = "ps";
+  s.update_task(w1, moved);
+  CHECK(s.job(id).roles[s.task(w1).role_index].name == "ps");
+  CHECK(s.check_invariants().empty());
+  s.remove_task(w1);
+  CHECK(s.check_invariants().empty());
+  CHECK(checks() == A{true, true, true});
+}
+
+TEST_CASE("a pending pod that requests nothing holds its role's place (getJobAllocatedRoles, api/job_info.go:888-894)") {
+  ClusterState s;
+  QueueInfo q;
+  q.name = "q";
+  s.add_queue(q);
+  JobInfo j;
+  j.name = "be";
+  j.queue = 0;
+  j.min_available = 1;
+  j.min_task_member = {{"worker", 1}};
+  const JobId id = s.add_job(j);
+  s.add_task(id, role_task("be-worker-0", "worker", 0));
+  CHECK(s.job(id).check_task_ready());
+  CHECK(s.job(id).check_task_pipelined());
+  CHECK(s.check_invariants().empty());
+}
+
+TEST_CASE("add_job and update_job refuse a repeated role or a negative count in minTaskMember, changing nothing") {
+  ClusterState s;
+  QueueInfo q;
+  q.name = "q";
+  s.add_queue(q);
+  JobInfo j;
+  j.name = "bad";
+  j.queue = 0;
+  j.min_task_member = {{"worker", 1}, {"worker", 2}};
+  CHECK_THROWS_WITH_AS(s.add_job(j), "job 'bad': minTaskMember names role 'worker' twice", std::invalid_argument);
+  j.min_task_member = {{"worker", -1}};
+  CHECK_THROWS_WITH_AS(s.add_job(j), "job 'bad': minTaskMember['worker'] is -1, below 0", std::invalid_argument);
+  CHECK(s.jobs().empty());
+  j.min_task_member = {{"worker", 1}};
+  const JobId id = s.add_job(j);
+  JobInfo spec = s.job(id);
+  spec.min_task_member = {{"ps", 1}, {"ps", 1}};
+  CHECK_THROWS_AS(s.update_job(id, spec), std::invalid_argument);
+  CHECK(s.job(id).min_task_member == std::vector<std::pair<std::string, std::int32_t>>{{"worker", 1}});
 }

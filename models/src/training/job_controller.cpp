@@ -157,7 +157,8 @@ void JobController::create_pod(std::size_t idx, int i) {
   JobRun& run = s_.runs[idx];
   const TrainingJobSpec& j = s_.sc.jobs[idx];
   policy::TaskInfo t;
-  t.name = j.name + "-trainer-" + std::to_string(i) + "-0";
+  t.role = trainer_task_name(i);  // annotation volcano.sh/task-spec (createJobPod)
+  t.name = j.name + "-" + t.role + "-0";
   t.index = 0;
   t.resreq = s_.pod_resreq(idx);
   t.priority = j.priority;
@@ -346,6 +347,7 @@ void JobController::recreate_podgroup(std::size_t idx) {
   pg.name = old.name;
   pg.queue = old.queue;
   pg.min_available = old.min_available;
+  pg.min_task_member = old.min_task_member;
   pg.priority = old.priority;
   pg.sla_waiting_time = old.sla_waiting_time;
   pg.has_min_resources = old.has_min_resources;

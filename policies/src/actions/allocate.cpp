@@ -141,6 +141,8 @@ class Allocate final : public Action {
         ssn.set_job_reason(jid, Verdict{Code::Unschedulable, by, cannot_take(st, q, task)});
         continue;
       }
+      // A task of the same role found no node in this session: skip (allocate.go:370-374).
+      if (ssn.task_has_fit_errors(task)) continue;
       // Predicate: resource fit against future-idle (here), then the plugins. Nodes short of a
       // resource are counted per dimension and entered in the fit errors once, at the end.
       idle_fit_.clear();
@@ -197,9 +199,9 @@ class Allocate final : public Action {
         }
       }
       if (idle_fit_.empty() && future_fit_.empty()) {
-        // NeedContinueAllocating: with minAvailable == task count, any failure ends the job.
-        if (job.min_available == job.task_num()) break;
-        continue;
+        ssn.add_fit_failed_role(task);  // job.NodesFitErrors[task.UID] (allocate.go:411)
+        if (need_continue_allocating(job, ssn.fit_failed_roles(jid))) continue;
+        break;
       }
       const NodeId best = choose(ssn, task, idle_fit_.empty() ? future_fit_ : idle_fit_);
       const NodeInfo& bn = st.node(best);
@@ -223,6 +225,26 @@ class Allocate final : public Action {
     if (!pipelined.plugin.empty() && !stmt.empty())
       ssn.set_job_reason(jid, Verdict{Code::Unschedulable, pipelined.plugin, pipelined.reason});
     ssn.keep_until_close(std::move(stmt));
+  }
+
+  /// Volcano JobInfo.NeedContinueAllocating (api/job_info.go:834-880) after a task found no
+  /// node: whether the job's other pending tasks may still make the gang. No, when every task
+  /// is needed (minAvailable = task count). When minAvailable is below the sum of minTaskMember,
+  /// yes while the ready tasks plus the pending ones of roles that have not failed reach
+  /// minAvailable. Otherwise, no when a failed role holds fewer than its minTaskMember.
+  static bool need_continue_allocating(const JobInfo& job, const std::vector<std::uint32_t>* failed) {
+    if (job.min_available == job.task_num()) return false;
+    auto has_failed = [&](std::uint32_t r) { return failed && std::find(failed->begin(), failed->end(), r) != failed->end(); };
+    if (job.min_available < job.task_min_available_total) {
+      std::int32_t left = 0;
+      for (std::uint32_t r = 0; r < job.roles.size(); ++r)
+        if (!has_failed(r)) left += job.roles[r].count(TaskStatus::Pending);
+      return job.ready_task_num() + left >= job.min_available;
+    }
+    if (failed)
+      for (std::uint32_t r : *failed)
+        if (const JobRole& role = job.roles[r]; role.min_member != 0 && role.occupied() < role.min_member) return false;
+    return true;
   }
 
   NodeId choose(Session& ssn, const TaskInfo& task, const std::vector<NodeId>& cands) {

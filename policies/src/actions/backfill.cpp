@@ -52,7 +52,10 @@ class Backfill final : public Action {
           fe->add(s.reason);
         }
       }
-      if (fit.empty()) continue;
+      if (fit.empty()) {
+        ssn.add_fit_failed_role(task);  // job.NodesFitErrors (backfill.go:76-80)
+        continue;
+      }
       if (fe) ssn.clear_fit_errors(tid);
       NodeId node = fit[0];
       if (fit.size() > 1) {

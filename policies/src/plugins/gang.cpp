@@ -4,9 +4,10 @@
 // ordered not-ready before ready, and starving below minAvailable. Victims may only come from
 // jobs that keep minAvailable ready tasks after eviction.
 //
-// Per-task-spec minAvailable (Volcano CheckTaskReady/CheckTaskValid) is not modelled: every
-// job here has one pod per task spec (TorchX) and minAvailable = number of pods, where the
-// task-level check adds nothing to the job-level one.
+// The per-task gang (PodGroup spec.minTaskMember) joins the job-level rules in valid, ready and
+// pipelined (JobInfo::check_task_valid / _ready / _pipelined); victims and starving look at
+// minAvailable only (gang.go:88-111, 156-160: "the taskMinAvailable configuration is not
+// concerned").
 #include <algorithm>
 
 #include "../builtins.hpp"
@@ -19,6 +20,13 @@ class Gang final : public Plugin {
   void on_session_open(Session& ssn) override {
     ssn.add_job_valid_fn([](const JobInfo& j) {
       ValidateResult r;
+      if (!j.check_task_valid()) {  // gang.go:61-67
+        r.pass = false;
+        // v1beta1.NotEnoughPodsOfTaskReason.
+        r.reason = "NotEnoughPodsOfTask";
+        r.message = "Not enough valid pods of each task for gang-scheduling";
+        return r;
+      }
       const std::int32_t vtn = j.valid_task_num();
       if (vtn < j.min_available) {
         r.pass = false;
@@ -59,8 +67,11 @@ class Gang final : public Plugin {
           return 0;
         },
         /*static_while_pending=*/true);
-    ssn.add_job_ready_fn([](const JobInfo& j) { return j.is_ready(); });
-    ssn.add_job_pipelined_fn([](const JobInfo& j, std::string_view&) { return j.is_pipelined() ? kPermit : kReject; });
+    // gang.go:137-152.
+    ssn.add_job_ready_fn([](const JobInfo& j) { return j.check_task_ready() && j.is_ready(); });
+    ssn.add_job_pipelined_fn([](const JobInfo& j, std::string_view&) {
+      return j.check_task_pipelined() && j.is_pipelined() ? kPermit : kReject;
+    });
     ssn.add_job_starving_fn([](const JobInfo& j) { return j.is_starving(); });
   }
 

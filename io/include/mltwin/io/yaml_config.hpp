@@ -88,6 +88,9 @@ struct PodGroupManifest {
   std::string name;
   std::string queue = "default";
   int min_member = 0;
+  /// spec.minTaskMember: the least pods of each Volcano task (role), in the manifest's order
+  /// (policy::JobInfo::min_task_member).
+  std::vector<std::pair<std::string, int>> min_task_member;
   ResourceList min_resources;
   std::string priority_class_name;
   YamlPlace at;

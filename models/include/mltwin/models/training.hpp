@@ -230,6 +230,11 @@ struct LifecyclePolicy {
   }
 };
 
+/// The Volcano task of a training job's replica i: "trainer-<i>" (TorchX writes one task per
+/// replica, torchx/schedulers/kubernetes_scheduler.py app_to_resource, v0.7.0). It names the
+/// pod ("<job>-trainer-<i>-0"), its volcano.sh/task-spec annotation and its minTaskMember entry.
+std::string trainer_task_name(int replica);
+
 /// What the Volcano job controller does with a job's pod events: the Job's maxRetry, its
 /// job-level policies and each task's own. mltwin's job has one pod per task (TorchX writes
 /// one task per replica, torchx/schedulers/kubernetes_scheduler.py app_to_resource, v0.7.0),

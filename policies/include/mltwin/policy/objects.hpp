@@ -139,6 +139,41 @@ struct MLTWIN_POLICY_EXPORT TaskInfo {
   /// the task may not preempt, so the preempt action tries no victims for it
   /// (actions/preempt/preempt.go:338-344) and reclaim passes it over (reclaim/reclaim.go:117-124).
   bool preempt_never = false;
+  /// Annotation (else label) volcano.sh/task-spec: the Volcano task the pod belongs to (Volcano
+  /// TaskInfo.TaskRole, api/job_info.go:156-169 getTaskRole; the job controller sets both on
+  /// every pod it creates), "" for none.
+  /// It ties the pod to its PodGroup's spec.minTaskMember entry, and allocate skips a pod whose
+  /// role already failed to fit in this session (allocate.go:370-374 TaskHasFitErrors).
+  std::string role;
+  /// Maintained by ClusterState: the index of `role` in its job's JobInfo::roles.
+  std::uint32_t role_index = 0;
+};
+
+/// One Volcano task (role) of a job as the gang rules count it: the job's pods whose
+/// volcano.sh/task-spec is `name`, and the PodGroup's spec.minTaskMember for it. Maintained by
+/// ClusterState; never edit directly.
+struct MLTWIN_POLICY_EXPORT JobRole {
+  std::string name;
+  std::int32_t min_member = 0;  ///< spec.minTaskMember[name]; 0 when the PodGroup names none
+  std::array<std::int32_t, kTaskStatusCount> status_count{};
+  std::int32_t pending_best_effort_num = 0;
+  std::int32_t count(TaskStatus s) const { return status_count[static_cast<std::size_t>(s)]; }
+  /// The role's pods that hold or finished their place: the allocated statuses, Succeeded, and
+  /// Pending pods that request nothing (api/job_info.go:880-900 getJobAllocatedRoles, the count
+  /// CheckTaskReady compares).
+  std::int32_t occupied() const {
+    return count(TaskStatus::Bound) + count(TaskStatus::Binding) + count(TaskStatus::Running) +
+           count(TaskStatus::Allocated) + count(TaskStatus::Succeeded) + pending_best_effort_num;
+  }
+  /// occupied() plus Pipelined pods (job_info.go:957-988 CheckTaskPipelined).
+  std::int32_t occupied_or_pipelined() const { return occupied() + count(TaskStatus::Pipelined); }
+  /// Pods that may still run: the allocated statuses, Succeeded, Pipelined and Pending
+  /// (job_info.go:910-940 CheckTaskValid).
+  std::int32_t valid() const {
+    return count(TaskStatus::Bound) + count(TaskStatus::Binding) + count(TaskStatus::Running) +
+           count(TaskStatus::Allocated) + count(TaskStatus::Succeeded) + count(TaskStatus::Pipelined) +
+           count(TaskStatus::Pending);
+  }
 };
 
 /// One Volcano job with its PodGroup (Volcano JobInfo).
@@ -157,6 +192,11 @@ struct MLTWIN_POLICY_EXPORT JobInfo {
   TimeNs sla_waiting_time = 0;
   bool has_min_resources = true;   ///< PodGroup spec.minResources set (Volcano controller sets it)
   Resource min_resources;          ///< sum of the first minAvailable tasks' requests
+  /// PodGroup spec.minTaskMember: the least number of pods of each Volcano task (role) the gang
+  /// needs (the job controller writes each task's minAvailable, else its replicas:
+  /// pkg/controllers/job/job_controller_actions.go:733-740). Empty: none (the gang counts only
+  /// min_available). Names must be distinct and counts >= 0 (ClusterState::add_job throws).
+  std::vector<std::pair<std::string, std::int32_t>> min_task_member;
   std::vector<TaskId> tasks;       ///< pods created so far (none before the PodGroup is Inqueue)
 
   // Maintained by ClusterState: never edit directly.
@@ -168,6 +208,14 @@ struct MLTWIN_POLICY_EXPORT JobInfo {
   /// Its PodGroup was deleted (ClusterState::unset_podgroup) and not yet created again: the job
   /// is out of every session (live = false) while its pods being deleted still hold their nodes.
   bool podgroup_unset = false;
+  /// The roles named by min_task_member or by a task, in the order first seen
+  /// (TaskInfo::role_index points here).
+  std::vector<JobRole> roles;
+  /// Volcano TaskMinAvailableTotal: the sum of min_task_member's counts.
+  std::int32_t task_min_available_total = 0;
+  /// Roles whose count is below their min_member, for CheckTaskValid, CheckTaskReady and
+  /// CheckTaskPipelined (kept so that each check costs O(1)).
+  std::int32_t roles_short_valid = 0, roles_short_ready = 0, roles_short_pipelined = 0;
 
   std::int32_t count(TaskStatus s) const { return status_count[static_cast<std::size_t>(s)]; }
   /// Volcano util.CalculateAllocatedTaskNum: allocated statuses plus completed ones.
@@ -195,6 +243,15 @@ struct MLTWIN_POLICY_EXPORT JobInfo {
   }
   bool is_starving() const { return waiting_task_num() + ready_task_num() < min_available; }
   bool is_pending() const { return phase == PodGroupPhase::Pending; }
+  /// The per-task gang (api/job_info.go at v1.12.1): each check passes when min_available is
+  /// below task_min_available_total ("skip this check"), else when every role with a
+  /// min_member has that many pods valid (CheckTaskValid, :910), occupied (CheckTaskReady,
+  /// :943) or occupied or pipelined (CheckTaskPipelined, :958).
+  bool check_task_valid() const { return min_available < task_min_available_total || roles_short_valid == 0; }
+  bool check_task_ready() const { return min_available < task_min_available_total || roles_short_ready == 0; }
+  bool check_task_pipelined() const {
+    return min_available < task_min_available_total || roles_short_pipelined == 0;
+  }
 };
 
 /// A Kubernetes node (Volcano NodeInfo). idle + used = allocatable while nothing is pipelined.

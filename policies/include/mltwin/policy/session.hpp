@@ -413,6 +413,15 @@ class MLTWIN_POLICY_EXPORT Session {
   const FitErrors* find_fit_errors(TaskId t) const;
   /// Forget a task's fit errors (Volcano records them only when no node fits).
   void clear_fit_errors(TaskId t) { fit_errors_.erase(t); }
+  /// Records that task t found no node in this session: its role joins its job's failed roles
+  /// (Volcano JobInfo.FitFailedRoles, api/job_info.go:813-821, the roles of the tasks in
+  /// job.NodesFitErrors, which allocate and backfill fill when no node fits).
+  void add_fit_failed_role(const TaskInfo& t);
+  /// Volcano TaskHasFitErrors (job_info.go:823-832): t has a role (volcano.sh/task-spec) and a
+  /// task of that role found no node in this session; allocate then skips t.
+  bool task_has_fit_errors(const TaskInfo& t) const;
+  /// The indexes (JobInfo::roles) of job j's failed roles in this session, or nullptr for none.
+  const std::vector<std::uint32_t>* fit_failed_roles(JobId j) const;
   /// Why a job waits, as decided in this session; reported to the backend when it changes.
   /// The views must live as long as the session (see keep()).
   void set_job_reason(JobId j, Verdict v);
@@ -534,6 +543,7 @@ class MLTWIN_POLICY_EXPORT Session {
   mutable std::uint64_t task_events_ = 0;
 
   std::unordered_map<TaskId, FitErrors> fit_errors_;
+  std::unordered_map<JobId, std::vector<std::uint32_t>> fit_failed_roles_;
   std::vector<std::pair<JobId, Verdict>> job_reasons_;
   ConditionLedger own_ledger_;
   ConditionLedger* ledger_ = &own_ledger_;

@@ -63,6 +63,8 @@ class Pod {
   Pod& uid(std::uint64_t u) { uid_ = u; return *this; }
   /// spec.preemptionPolicy Never: the pod may not preempt others (TaskInfo::preempt_never).
   Pod& preemption_policy_never() { never_ = true; return *this; }
+  /// Annotation volcano.sh/task-spec: the Volcano task (role) of the pod (TaskInfo::role).
+  Pod& role(std::string r) { role_ = std::move(r); return *this; }
   const Resource& resource() const { return r_; }
   const auto& selector() const { return sel_; }
   const std::vector<Toleration>& tolerations() const { return tol_; }
@@ -74,9 +76,10 @@ class Pod {
   bool is_preemptable() const { return preemptable_; }
   std::uint64_t pod_uid() const { return uid_; }
   bool never_preempts() const { return never_; }
+  const std::string& task_role() const { return role_; }
 
  private:
-  std::string name_, node_;
+  std::string name_, node_, role_;
   TaskStatus status_ = TaskStatus::Pending;
   bool preemptable_ = true, never_ = false;
   std::uint64_t uid_ = 0;
@@ -176,6 +179,8 @@ class JobBuilder {
   /// The UID that breaks ties in Volcano's job orders (default: the order jobs are added).
   JobBuilder& uid(std::uint64_t u) { uid_ = u; return *this; }
   JobBuilder& min_available(int m) { min_ = m; return *this; }
+  /// spec.minTaskMember[role] = n (JobInfo::min_task_member; default: none).
+  JobBuilder& min_task_member(std::string role, int n) { min_task_.emplace_back(std::move(role), n); return *this; }
   JobBuilder& priority(int p) { prio_ = p; return *this; }
   JobBuilder& created(TimeNs t) { created_ = t; return *this; }
   /// Start in Inqueue with pods created (as if enqueue had run); default Pending without pods.
@@ -193,6 +198,7 @@ class JobBuilder {
   Resource min_res_;
   std::uint64_t uid_ = 0;
   std::vector<std::string> running_on_;
+  std::vector<std::pair<std::string, std::int32_t>> min_task_;
 };
 
 /// A cluster state built from builders, with name lookups.
@@ -224,6 +230,7 @@ struct World {
     j.name = b.name_;
     j.queue = qi->second;
     j.min_available = b.min_ >= 0 ? b.min_ : static_cast<int>(b.pods_.size());
+    j.min_task_member = b.min_task_;
     j.priority = b.prio_;
     j.creation = b.created_;
     j.uid = b.uid_ != 0 ? b.uid_ : next_uid++;
@@ -279,6 +286,7 @@ struct World {
       t.uid = p.pod_uid() != 0 ? p.pod_uid() : next_uid++;
       t.preemptable = p.is_preemptable();
       t.preempt_never = p.never_preempts();
+      t.role = p.task_role();
       const TaskId tid = state.add_task(id, t);
       tasks[t.name] = tid;
       if (!p.node().empty()) {
