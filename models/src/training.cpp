@@ -270,10 +270,13 @@ void TrainingCluster::arrive(std::size_t idx) {
   pj.name = j.name;
   pj.queue = qid;
   pj.min_available = j.nnodes;  // TorchX: minAvailable = replicas
-  // TorchX makes each replica its own Volcano task "trainer-<i>" with replicas 1, and the job
-  // controller gives the PodGroup minTaskMember 1 for each (job_controller_actions.go:733-740).
-  pj.min_task_member.reserve(static_cast<std::size_t>(j.nnodes));
-  for (int i = 0; i < j.nnodes; ++i) pj.min_task_member.emplace_back(trainer_task_name(i), 1);
+  // minTaskMember is left empty. Volcano's controller would write {trainer-<i>: 1} for each
+  // replica (job_controller_actions.go:733-740) and the pods' task-spec would be trainer-<i>;
+  // with one pod per role and minAvailable = every pod, each per-task rule follows from the
+  // job-level one (a ready gang holds every pod, hence every role's one), the role cache never
+  // skips a pod (no two pods share a role) and allocate stops at the first failure either way
+  // (minAvailable = task count). Leaving them out decides the same and saves 20 MiB and 2% of
+  // the full Philly run.
   pj.priority = j.priority;
   pj.creation = submit.ns();
   pj.sla_waiting_time = j.sla_waiting_time.count_ns();

@@ -54,9 +54,24 @@ void check_min_task_member(const JobInfo& j) {
   }
 }
 
+/// Starts counting j's pods by role, from its tasks as they are: a job is counted so once its
+/// PodGroup names minTaskMember or one of its pods names a role (JobInfo::roles stays empty
+/// otherwise, and costs nothing).
+void track_roles(JobInfo& j, std::deque<TaskInfo>& tasks) {
+  for (TaskId id : j.tasks) {
+    TaskInfo& t = tasks[id];
+    t.role_index = role_slot(j, t.role);
+    JobRole& r = j.roles[t.role_index];
+    ++r.status_count[static_cast<std::size_t>(t.status)];
+    if (t.status == TaskStatus::Pending && t.best_effort) ++r.pending_best_effort_num;
+  }
+}
+
 /// Gives every role its min_member from j.min_task_member (0 for the others) and recounts the
 /// total and the short roles (api/job_info.go:517-524 ParseMinMemberInfo).
-void apply_min_task_member(JobInfo& j) {
+void apply_min_task_member(JobInfo& j, std::deque<TaskInfo>& tasks) {
+  if (j.roles.empty() && j.min_task_member.empty()) return;
+  if (j.roles.empty()) track_roles(j, tasks);
   for (JobRole& r : j.roles) r.min_member = 0;
   j.task_min_available_total = 0;
   for (const auto& [name, n] : j.min_task_member) {
@@ -68,13 +83,17 @@ void apply_min_task_member(JobInfo& j) {
 }
 
 // Moves one task of role r between statuses in the role's counts.
-void role_leave(JobInfo& j, JobRole& r, TaskStatus s, bool best_effort) {
+void role_leave(JobInfo& j, std::uint32_t role, TaskStatus s, bool best_effort) {
+  if (j.roles.empty()) return;
+  JobRole& r = j.roles[role];
   count_short(j, r, -1);
   --r.status_count[static_cast<std::size_t>(s)];
   if (s == TaskStatus::Pending && best_effort) --r.pending_best_effort_num;
   count_short(j, r, +1);
 }
-void role_enter(JobInfo& j, JobRole& r, TaskStatus s, bool best_effort) {
+void role_enter(JobInfo& j, std::uint32_t role, TaskStatus s, bool best_effort) {
+  if (j.roles.empty()) return;
+  JobRole& r = j.roles[role];
   count_short(j, r, -1);
   ++r.status_count[static_cast<std::size_t>(s)];
   if (s == TaskStatus::Pending && best_effort) ++r.pending_best_effort_num;
@@ -238,7 +257,8 @@ JobId ClusterState::add_job(JobInfo j) {
   j.id = reused == kNone ? static_cast<JobId>(jobs_.size()) : reused;
   j.tasks.clear();
   j.roles.clear();
-  apply_min_task_member(j);
+  j.task_min_available_total = j.roles_short_valid = j.roles_short_ready = j.roles_short_pipelined = 0;
+  apply_min_task_member(j, tasks_);
   j.status_count = {};
   j.allocated = j.pending_request = j.pipelined = Resource{};
   j.pending_best_effort_num = 0;
@@ -266,8 +286,12 @@ TaskId ClusterState::add_task(JobId jid, TaskInfo t) {
   t.status = TaskStatus::Pending;
   t.node = kNone;
   t.best_effort = t.resreq.is_empty();
-  t.role_index = role_slot(j, t.role);
-  role_enter(j, j.roles[t.role_index], TaskStatus::Pending, t.best_effort);
+  t.role_index = kNone;
+  if (!t.role.empty() && j.roles.empty()) track_roles(j, tasks_);
+  if (!j.roles.empty()) {
+    t.role_index = role_slot(j, t.role);
+    role_enter(j, t.role_index, TaskStatus::Pending, t.best_effort);
+  }
   const TaskId id = t.id;
   if (reused == kNone) tasks_.push_back(std::move(t));
   else tasks_[id] = std::move(t);
@@ -336,7 +360,7 @@ void ClusterState::apply_task_status_quiet(TaskId tid, TaskStatus status, NodeId
   if (on_node_status(old) && t.node != kNone) node_remove_task(nodes_[t.node], t);
   // Job counters (Volcano JobInfo.UpdateTaskStatus = deleteTaskIndex + addTaskIndex).
   --j.status_count[static_cast<std::size_t>(old)];
-  role_leave(j, j.roles[t.role_index], old, t.best_effort);
+  role_leave(j, t.role_index, old, t.best_effort);
   if (allocated_status(old)) j.allocated.sub(t.resreq);
   if (old == TaskStatus::Pipelined) j.pipelined.sub(t.resreq);
   if (old == TaskStatus::Pending) {
@@ -354,7 +378,7 @@ void ClusterState::apply_task_status_quiet(TaskId tid, TaskStatus status, NodeId
     t.node = kNone;
   }
   ++j.status_count[static_cast<std::size_t>(status)];
-  role_enter(j, j.roles[t.role_index], status, t.best_effort);
+  role_enter(j, t.role_index, status, t.best_effort);
   if (allocated_status(status)) j.allocated.add(t.resreq);
   if (status == TaskStatus::Pipelined) j.pipelined.add(t.resreq);
   if (status == TaskStatus::Pending) {
@@ -400,7 +424,7 @@ void ClusterState::remove_task(TaskId tid) {
   // Leave the node and the job's counters as a move to Unknown would, then drop the task.
   apply_task_status_quiet(tid, TaskStatus::Unknown, kNone);
   --j.status_count[static_cast<std::size_t>(TaskStatus::Unknown)];
-  role_leave(j, j.roles[t.role_index], TaskStatus::Unknown, t.best_effort);
+  role_leave(j, t.role_index, TaskStatus::Unknown, t.best_effort);
   t.node = kNone;
   j.tasks.erase(it);
   if (j.live && j.phase == PodGroupPhase::Pending && j.tasks.empty()) --pending_with_pods_;
@@ -431,7 +455,7 @@ void ClusterState::set_podgroup(JobId jid, const JobInfo& spec) {
   j.queue = spec.queue;
   j.min_available = spec.min_available;
   j.min_task_member = spec.min_task_member;
-  apply_min_task_member(j);
+  apply_min_task_member(j, tasks_);
   j.priority = spec.priority;
   j.creation = spec.creation;
   j.uid = spec.uid;
@@ -557,7 +581,7 @@ void ClusterState::update_job(JobId jid, const JobInfo& spec) {
   j.min_available = spec.min_available;
   if (spec.min_task_member != j.min_task_member) {
     j.min_task_member = spec.min_task_member;
-    apply_min_task_member(j);
+    apply_min_task_member(j, tasks_);
   }
   j.priority = spec.priority;
   j.creation = spec.creation;
@@ -581,10 +605,14 @@ void ClusterState::update_task(TaskId tid, const TaskInfo& spec) {
   if (request_changed || role_changed) apply_task_status_quiet(tid, TaskStatus::Unknown, kNone);
   if (role_changed) {
     JobInfo& j = jobs_[t.job];
-    role_leave(j, j.roles[t.role_index], TaskStatus::Unknown, t.best_effort);
+    role_leave(j, t.role_index, TaskStatus::Unknown, t.best_effort);
     t.role = spec.role;
-    t.role_index = role_slot(j, t.role);
-    role_enter(j, j.roles[t.role_index], TaskStatus::Unknown, t.best_effort);
+    if (!j.roles.empty()) {
+      t.role_index = role_slot(j, t.role);
+      role_enter(j, t.role_index, TaskStatus::Unknown, t.best_effort);
+    } else if (!t.role.empty()) {
+      track_roles(j, tasks_);
+    }
   }
   t.name = spec.name;
   t.index = spec.index;
@@ -713,6 +741,14 @@ std::string ClusterState::check_invariants() const {
       if (allocated_status(tasks_[t].status)) alloc.add(tasks_[t].resreq);
     }
     if (cnt != j.status_count) return "job '" + j.name + "': task status counts drifted";
+    if (drifted(alloc, j.allocated)) return "job '" + j.name + "': allocated aggregate drifted";
+    if (j.roles.empty()) {
+      if (!j.min_task_member.empty()) return "job '" + j.name + "': minTaskMember is set but its roles are not counted";
+      for (TaskId t : j.tasks)
+        if (!tasks_[t].role.empty() || tasks_[t].role_index != kNone)
+          return "job '" + j.name + "': task '" + tasks_[t].name + "' has a role its job does not count";
+      continue;
+    }
     std::vector<JobRole> roles(j.roles.size());
     for (TaskId t : j.tasks) {
       const TaskInfo& task = tasks_[t];
@@ -733,7 +769,6 @@ std::string ClusterState::check_invariants() const {
     if (shorts.roles_short_valid != j.roles_short_valid || shorts.roles_short_ready != j.roles_short_ready ||
         shorts.roles_short_pipelined != j.roles_short_pipelined)
       return "job '" + j.name + "': the count of roles short of their minTaskMember drifted";
-    if (drifted(alloc, j.allocated)) return "job '" + j.name + "': allocated aggregate drifted";
   }
   if (const QueueJobSums* kept = queue_job_sums()) {
     const auto scratch = QueueJobSums::from_scratch(*this);

@@ -435,6 +435,7 @@ void Session::fire_deallocate(const TaskInfo& t) const {
 FitErrors& Session::fit_errors(TaskId t) { return fit_errors_[t]; }
 
 void Session::add_fit_failed_role(const TaskInfo& t) {
+  if (t.role_index == kNone) return;  // its job counts no roles: no per-task rule reads them
   auto& roles = fit_failed_roles_[t.job];
   if (std::find(roles.begin(), roles.end(), t.role_index) == roles.end()) roles.push_back(t.role_index);
 }

@@ -442,3 +442,42 @@ TEST_CASE("add_job and update_job refuse a repeated role or a negative count in 
   CHECK_THROWS_AS(s.update_job(id, spec), std::invalid_argument);
   CHECK(s.job(id).min_task_member == std::vector<std::pair<std::string, std::int32_t>>{{"worker", 1}});
 }
+
+TEST_CASE("a job starts counting roles when a pod or its PodGroup first names one, counting the pods it already has") {
+  ClusterState s;
+  QueueInfo q;
+  q.name = "q";
+  s.add_queue(q);
+  const NodeId n = s.add_node(node("n", 16000, 64e9));
+  JobInfo j;
+  j.name = "j";
+  j.queue = 0;
+  j.min_available = 2;
+  const JobId id = s.add_job(j);
+  const TaskId plain = s.add_task(id, role_task("j-0", ""));
+  s.set_task_status(plain, TaskStatus::Running, n);
+  CHECK(s.job(id).roles.empty());  // nothing names a role: nothing counted
+  CHECK(s.task(plain).role_index == kNone);
+  const TaskId w = s.add_task(id, role_task("j-worker-0", "worker"));
+  REQUIRE(s.job(id).roles.size() == 2);  // "" (j-0) and "worker"
+  CHECK(s.job(id).roles[s.task(plain).role_index].count(TaskStatus::Running) == 1);
+  CHECK(s.job(id).roles[s.task(w).role_index].count(TaskStatus::Pending) == 1);
+  CHECK(s.check_invariants().empty());
+  // A PodGroup that starts to name minTaskMember on a job that counted no roles.
+  JobInfo k;
+  k.name = "k";
+  k.queue = 0;
+  k.min_available = 1;
+  const JobId kid = s.add_job(k);
+  const TaskId k0 = s.add_task(kid, role_task("k-0", ""));
+  s.set_task_status(k0, TaskStatus::Running, n);
+  JobInfo spec = s.job(kid);
+  spec.min_task_member = {{"", 1}};
+  s.update_job(kid, spec);
+  CHECK(s.job(kid).check_task_ready());  // role "" holds k-0
+  spec.min_task_member = {{"", 2}};
+  s.update_job(kid, spec);
+  CHECK(s.job(kid).task_min_available_total == 2);
+  CHECK(s.job(kid).check_task_ready());  // minAvailable 1 < 2: skipped
+  CHECK(s.check_invariants().empty());
+}

@@ -157,8 +157,7 @@ void JobController::create_pod(std::size_t idx, int i) {
   JobRun& run = s_.runs[idx];
   const TrainingJobSpec& j = s_.sc.jobs[idx];
   policy::TaskInfo t;
-  t.role = trainer_task_name(i);  // annotation volcano.sh/task-spec (createJobPod)
-  t.name = j.name + "-" + t.role + "-0";
+  t.name = j.name + "-" + trainer_task_name(i) + "-0";  // no role: see TrainingCluster::arrive
   t.index = 0;
   t.resreq = s_.pod_resreq(idx);
   t.priority = j.priority;

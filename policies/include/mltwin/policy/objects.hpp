@@ -145,8 +145,9 @@ struct MLTWIN_POLICY_EXPORT TaskInfo {
   /// It ties the pod to its PodGroup's spec.minTaskMember entry, and allocate skips a pod whose
   /// role already failed to fit in this session (allocate.go:370-374 TaskHasFitErrors).
   std::string role;
-  /// Maintained by ClusterState: the index of `role` in its job's JobInfo::roles.
-  std::uint32_t role_index = 0;
+  /// Maintained by ClusterState: the index of `role` in its job's JobInfo::roles, kNone while
+  /// the job counts no roles.
+  std::uint32_t role_index = kNone;
 };
 
 /// One Volcano task (role) of a job as the gang rules count it: the job's pods whose
@@ -209,7 +210,8 @@ struct MLTWIN_POLICY_EXPORT JobInfo {
   /// is out of every session (live = false) while its pods being deleted still hold their nodes.
   bool podgroup_unset = false;
   /// The roles named by min_task_member or by a task, in the order first seen
-  /// (TaskInfo::role_index points here).
+  /// (TaskInfo::role_index points here). Empty, and not counted, while neither the PodGroup's
+  /// minTaskMember nor any pod names a role (no per-task rule applies then).
   std::vector<JobRole> roles;
   /// Volcano TaskMinAvailableTotal: the sum of min_task_member's counts.
   std::int32_t task_min_available_total = 0;
