@@ -8,7 +8,8 @@
 // (TorchX), minAvailable = replicas, the webhook's maxRetry 3 (mutate_job.go DefaultMaxRetry;
 // upstream's test Jobs skip the webhook and carry 0), one queue and one node roomy enough for
 // every pod. Pods are put in the phase the case gives (a Pending pod is on no node, Running on
-// the node, Terminating is being deleted, Succeeded and Failed have ended).
+// the node, Terminating is being deleted, Succeeded and Failed have ended), and the Job's stored
+// status counts are those pods' (upstream's cases write both).
 //
 // execute(a) runs an action the way mltwin's job controller gets one: a request for the Job
 // and no task (JobEvent::Unknown, as updatePodGroup raises it) meets the Job's policy
@@ -133,6 +134,8 @@ class JobCase {
         s->state.set_task_status(t, p == PodPhase::Succeeded ? TaskStatus::Succeeded : TaskStatus::Failed);
         break;
     }
+    // Upstream's cases give the Job's status counts of the pods they list.
+    run().status = parts->controller.pod_counts(0);
     return *this;
   }
   /// Pods of replicas [from, to) in phase `p`.

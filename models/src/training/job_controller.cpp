@@ -319,7 +319,8 @@ int JobController::kill_pods(std::size_t idx, bool soft, int only_replica) {
     ++deleted;
     ++terminating;
   }
-  run.kill_terminating = terminating;
+  run.status = JobRun::StatusCounts{};
+  run.status.terminating = terminating;
   if (only_replica < 0) {
     ++run.version;
     s_.state.unset_podgroup(run.pj);
@@ -487,22 +488,32 @@ void JobController::controller_event(std::size_t idx, JobEvent e, int replica, s
   check_job_phase(idx);
 }
 
+JobRun::StatusCounts JobController::pod_counts(std::size_t idx) const {
+  // The pods by phase, as syncJob and killJob classify them (classifyAndAddUpPodBaseOnPhase):
+  // a pod being deleted is terminating; Pending, Pipelined, Allocated, Binding, Bound are pod
+  // phase Pending. A pod that does not exist is not counted.
+  JobRun::StatusCounts c;
+  for (TaskId t : s_.state.job(s_.runs[idx].pj).tasks) {
+    switch (s_.state.task(t).status) {
+      case TaskStatus::Running: ++c.running; break;
+      case TaskStatus::Releasing: ++c.terminating; break;
+      case TaskStatus::Succeeded: ++c.succeeded; break;
+      case TaskStatus::Failed: ++c.failed; break;
+      default: ++c.pending; break;
+    }
+  }
+  return c;
+}
+
 void JobController::check_job_phase(std::size_t idx) {
   // The status rules of the job's state, applied whenever its pods change (see the top).
   JobRun& run = s_.runs[idx];
   if (run.ended) return;
   const TrainingJobSpec& spec = s_.sc.jobs[idx];
   const JobLifecycle& lc = s_.lifecycle_of(idx);
-  int waiting = 0, running = 0, releasing = 0, succeeded = 0, failed = 0;
-  for (TaskId t : s_.state.job(run.pj).tasks) {
-    switch (s_.state.task(t).status) {
-      case TaskStatus::Running: ++running; break;
-      case TaskStatus::Releasing: ++releasing; break;
-      case TaskStatus::Succeeded: ++succeeded; break;
-      case TaskStatus::Failed: ++failed; break;
-      default: ++waiting; break;  // Pending, Pipelined, Allocated, Binding, Bound: pod phase Pending
-    }
-  }
+  const JobRun::StatusCounts pods = pod_counts(idx);
+  const int waiting = pods.pending, running = pods.running, releasing = pods.terminating, succeeded = pods.succeeded,
+            failed = pods.failed;
   const int present = waiting + running + releasing + succeeded + failed;
   const int alive = waiting + running;
   const std::string via = std::string(run.last_event >= 0 ? to_string(static_cast<JobEvent>(run.last_event)) : "?") + " -> " +
@@ -514,13 +525,13 @@ void JobController::check_job_phase(std::size_t idx) {
       // PodGroup is admitted (not Pending: syncTask, job_controller_actions.go:346-356), after
       // creating the missing pods (a pod's name is free once it is gone); before, it passes the
       // status as killJob wrote it (:359-383), whose terminating counts the pods it killed.
-      const policy::JobInfo& pg = s_.state.job(run.pj);
-      const bool admitted = pg.live && pg.phase != PodGroupPhase::Pending;
-      if (admitted) {
+      if (podgroup_admitted(idx)) {
         ensure_pods(idx);
         if (run.ended) return;
+        run.status = pods;
+        run.status.pending += spec.nnodes - present;  // the pods ensure_pods created
       }
-      if ((admitted ? releasing : run.kill_terminating) == 0) {
+      if (run.status.terminating == 0) {
         ++s_.stats.restarts;
         set_job_phase(idx, VcPhase::Pending);
         s_.outcomes[idx].phase = "Pending";
@@ -551,15 +562,18 @@ void JobController::check_job_phase(std::size_t idx) {
       if (alive == 0 && releasing == 0)
         end_job(idx, "Failed", via + ": retries exhausted (maxRetry " + std::to_string(lc.max_retry) + ")");
       break;
-    case VcPhase::Running:
+    case VcPhase::Running: {
       // running.go:78-105 SyncJob: every pod Succeeded or Failed -> Completed if every task's
       // pod (task minAvailable 1, the webhook's) Succeeded, else Failed; more pods pending than
       // replicas - minAvailable (0) -> Pending (:107). (A job's pods succeed together when its
-      // training ends, where training_completed() makes it Completed at once.)
-      if (present == spec.nnodes && succeeded + failed == spec.nnodes) {
-        if (succeeded < spec.nnodes) {
+      // training ends, where training_completed() makes it Completed at once.) The counts are
+      // the pods' once the PodGroup is admitted (syncJob creates the missing ones, Pending),
+      // else the status last written.
+      const JobRun::StatusCounts& c = sync_status(idx, pods, present);
+      if (c.succeeded + c.failed == spec.nnodes) {
+        if (c.succeeded < spec.nnodes) {
           set_job_phase(idx, VcPhase::Failed);
-          end_job(idx, "Failed", "every pod ended and only " + std::to_string(succeeded) + " of " + std::to_string(spec.nnodes) +
+          end_job(idx, "Failed", "every pod ended and only " + std::to_string(c.succeeded) + " of " + std::to_string(spec.nnodes) +
                                      " Succeeded (Volcano's SyncJob status rule)");
         } else {
           set_job_phase(idx, VcPhase::Completed);
@@ -567,11 +581,15 @@ void JobController::check_job_phase(std::size_t idx) {
         }
         return;
       }
-      if (waiting > 0 || present < spec.nnodes) set_job_phase(idx, VcPhase::Pending);
+      if (c.pending > 0) set_job_phase(idx, VcPhase::Pending);
       break;
-    case VcPhase::Pending:
-      if (running + succeeded + failed >= spec.nnodes) set_job_phase(idx, VcPhase::Running);
+    }
+    case VcPhase::Pending: {
+      // pending.go SyncJob: Running + Succeeded + Failed >= minAvailable -> Running.
+      const JobRun::StatusCounts& c = sync_status(idx, pods, present);
+      if (c.running + c.succeeded + c.failed >= spec.nnodes) set_job_phase(idx, VcPhase::Running);
       break;
+    }
     default:
       break;
   }
@@ -579,6 +597,22 @@ void JobController::check_job_phase(std::size_t idx) {
   // Failed pods left in a Pending or Running Job: SyncJob never recreates them (finish() says so).
   run.stuck = failed > 0 && (run.vc == VcPhase::Pending || run.vc == VcPhase::Running);
   ensure_pods(idx);
+}
+
+bool JobController::podgroup_admitted(std::size_t idx) const {
+  // syncJob's syncTask (job_controller_actions.go:346-356): the PodGroup exists and its phase is
+  // set and not Pending.
+  const policy::JobInfo& pg = s_.state.job(s_.runs[idx].pj);
+  return pg.live && pg.phase != PodGroupPhase::Pending;
+}
+
+const JobRun::StatusCounts& JobController::sync_status(std::size_t idx, const JobRun::StatusCounts& pods, int present) {
+  JobRun& run = s_.runs[idx];
+  if (podgroup_admitted(idx)) {
+    run.status = pods;
+    run.status.pending += s_.sc.jobs[idx].nnodes - present;  // the missing pods syncJob creates
+  }
+  return run.status;
 }
 
 void JobController::ensure_pods(std::size_t idx) {

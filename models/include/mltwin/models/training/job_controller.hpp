@@ -37,6 +37,8 @@ class JobController {
   void ensure_pods(std::size_t idx);
   /// The status rules of the job's state, applied whenever its pods change.
   void check_job_phase(std::size_t idx);
+  /// Job idx's pods by phase as syncJob counts them (a pod that does not exist is not counted).
+  JobRun::StatusCounts pod_counts(std::size_t idx) const;
   /// Every pod of job `idx` runs (the kubelet reported the last): a Pending Job is Running
   /// (state/pending.go: Running pods >= minAvailable); after a lost pod, torchrun's survivors
   /// restarted their worker group with the replacement (no Volcano restart).
@@ -53,6 +55,10 @@ class JobController {
   void set_job_phase(std::size_t idx, VcPhase phase) { s_.runs[idx].vc = phase; }
   void recreate_podgroup(std::size_t idx);
   void recount(std::size_t idx);
+  bool podgroup_admitted(std::size_t idx) const;
+  /// The status counts a status rule reads: the pods' (the missing ones as Pending) written as
+  /// the Job's status when the PodGroup is admitted, else the status last written.
+  const JobRun::StatusCounts& sync_status(std::size_t idx, const JobRun::StatusCounts& pods, int present);
   double stop_training(std::size_t idx);
   void gang_broken(std::size_t idx);
   void cancel_peer_timer(std::size_t idx);

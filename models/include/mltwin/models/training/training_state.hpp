@@ -55,9 +55,14 @@ struct JobRun {
   /// Volcano Job status.version: killJob bumps it (job_controller_actions.go:108-110); a
   /// request carrying an older version is outdated and runs SyncJob (job_controller_util.go:199-203).
   std::int32_t version = 0;
-  /// status.terminating as the last killJob/killTarget wrote it: what restartingUpdateStatus
-  /// reads while the PodGroup is Pending (syncJob then leaves the status uncounted).
-  std::int32_t kill_terminating = 0;
+  /// The Job's status counts (status.pending, running, terminating, succeeded, failed) as they
+  /// were last written: by a syncJob of an admitted PodGroup, which counts the pods after
+  /// creating the missing ones (job_controller_actions.go:386-500), or by killJob/killTarget,
+  /// which counts only the pods it deleted, as terminating (:93-180). While the PodGroup is not
+  /// admitted, syncJob leaves them as they are (:359-383) and the state's status rule reads these.
+  struct StatusCounts {
+    std::int32_t pending = 0, running = 0, terminating = 0, succeeded = 0, failed = 0;
+  } status;
   VcPhase vc = VcPhase::Pending;                 ///< Volcano Job status.state.phase
   /// A pod event waiting for the job controller (raised during a scheduling cycle or a node
   /// failure, handled at the same instant once it is over), in order.
