@@ -313,6 +313,7 @@ RunSummary summarize(const std::string& scenario, std::uint64_t seed, const mode
   s.stuck = st.stuck;
   s.lost_training_s = st.lost_training_s;
   s.lost_neuroncore_s = st.lost_neuroncore_s;
+  s.readmission_s = Distribution::of(st.readmission_wait_s);
   s.startup = sc.startup.has_value();
   s.startup_s = st.startup_s;
   s.image_pull_s = st.image_pull_s;
@@ -442,6 +443,15 @@ void print_summary(std::ostream& os, const RunSummary& s) {
                    "{} Failed (maxRetry); training lost {} ({:.1f} NeuronCore-hours)\n",
                s.evictions, s.drained > 0 ? fmt::format(", {} drained at Spot interruption notices", s.drained) : std::string(),
                s.restarts, s.failed, human_duration(s.lost_training_s), s.lost_neuroncore_s / 3600);
+    if (s.readmission_s.n > 0)
+      fmt::print(os, "Restarts re-queued: {} whole-job restart(s) waited a median {} (p95 {}, max {}) to be admitted again. "
+                     "Volcano's killJob deletes the job's PodGroup and the new one is ordered as created at the restart, "
+                     "behind jobs submitted meanwhile (job_controller_actions.go:212-225, 724-778); mltwin does the same. "
+                     "Remedy: RestartTask (or RestartPod) on PodEvicted/PodFailed deletes only the lost pod and keeps the "
+                     "PodGroup admitted; or a higher PriorityClass, which enqueue and allocate order first "
+                     "(docs/volcano.md)\n",
+                 s.readmission_s.n, human_duration(s.readmission_s.p50), human_duration(s.readmission_s.p95),
+                 human_duration(s.readmission_s.max));
     if (s.aborted > 0 || s.terminated > 0 || s.completed_early > 0)
       fmt::print(os, "Job policies: {} Aborted (AbortJob), {} Terminated (TerminateJob), {} Completed early (CompleteJob)\n", s.aborted,
                  s.terminated, s.completed_early);

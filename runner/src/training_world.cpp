@@ -136,7 +136,8 @@ void TrainingWorld::summary_json(json& j, const RunFacts& run) const {
                     {"failed_max_retry", s.failed},       {"aborted", s.aborted},
                     {"terminated", s.terminated},         {"completed_by_policy", s.completed_early},
                     {"resumed_in_place", s.resumed_in_place}, {"stuck", s.stuck},
-                    {"lost_training_s", s.lost_training_s}, {"lost_neuroncore_s", s.lost_neuroncore_s}};
+                    {"lost_training_s", s.lost_training_s}, {"lost_neuroncore_s", s.lost_neuroncore_s},
+                    {"readmission_s", distribution_json(s.readmission_s)}};
   j["cost_usd"] = s.cost_usd;
   {
     // io/report.hpp Starvation: the criterion, the count, the longest waits.

@@ -128,6 +128,13 @@ TEST_CASE("reclaim-churn: reclaim takes a1's gang for b1 three times; a1 fails, 
   CHECK(c.at("worst")[0].at("evictions") == 3);
   CHECK(c.at("worst")[0].at("phase") == "Failed");
   CHECK(c.at("worst")[0].at("lost_training_s").get<double>() == doctest::Approx(97.95 + 0.95 + 0.95).epsilon(1e-9));
+  // Restarts re-queued: the PodGroups created at 1001 s and 1034 s were admitted at the next
+  // cycle, 1 s later each; the third eviction failed the job (no new PodGroup).
+  const json& rs = r.summary.at("lifecycle").at("readmission_s");
+  CHECK(rs.at("n") == 2);
+  CHECK(rs.at("p50").get<double>() == 1.0);
+  CHECK(rs.at("max").get<double>() == 1.0);
+  CHECK(r.printed.find("Restarts re-queued: 2 whole-job restart(s) waited a median 1.0s (p95 1.0s, max 1.0s)") != std::string::npos);
   CHECK(contains(r.printed, "Reclaim churn: 1 job(s) of queue(s) a were evicted by reclaim more than once (3 evictions"));
   CHECK(contains(r.printed, "a1 (queue a) evicted 3 times"));
   // The queue-share flag reads proportion's water-filling: not computed under capacity.

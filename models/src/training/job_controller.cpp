@@ -356,6 +356,7 @@ void JobController::recreate_podgroup(std::size_t idx) {
   pg.uid = s_.uid_rng();
   pg.phase = PodGroupPhase::Pending;
   s_.state.set_podgroup(run.pj, pg);
+  run.readmit_from = s_.sim.now();
   if (run.last_phase != "Pending")
     s_.rec.phase_change({static_cast<std::uint32_t>(idx), s_.sim.now(), run.last_phase, "Pending"});
   run.last_phase = "Pending";

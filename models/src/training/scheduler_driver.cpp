@@ -122,6 +122,10 @@ void SchedulerDriver::podgroup_phase_changed(const policy::JobInfo& job, policy:
   run.last_phase = policy::to_string(to);
   if (to == policy::PodGroupPhase::Inqueue) {
     if (run.inqueue == core::Time::max()) run.inqueue = s_.sim.now();
+    if (run.readmit_from != core::Time::max()) {
+      s_.stats.readmission_wait_s.push_back((s_.sim.now() - run.readmit_from).seconds());
+      run.readmit_from = core::Time::max();
+    }
     // The PodGroup's update is a request for its Job (job_controller_handler.go:467-479):
     // syncJob creates the missing pods of an admitted PodGroup, and a Restarting Job counts
     // its pods still terminating again (restartingUpdateStatus).

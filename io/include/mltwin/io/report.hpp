@@ -145,6 +145,9 @@ struct RunSummary {
   std::uint64_t drained = 0;  ///< pods evicted by node drains (Spot notices); not in `evictions`
   std::uint64_t aborted = 0, terminated = 0, completed_early = 0, resumed_in_place = 0, stuck = 0;
   double lost_training_s = 0, lost_neuroncore_s = 0;
+  /// Whole-job restarts: their new PodGroup's wait from creation (the restart) to admission
+  /// (TrainingStats::readmission_wait_s).
+  Distribution readmission_s;
   /// With a startup block: job-seconds from the last pod Running to training start
   /// (rendezvous, compilation, dataset read), in image pulls, and in training; compile-cache
   /// outcomes. startup_share = startup_s / (startup_s + training_s).

@@ -475,6 +475,9 @@ struct TrainingStats {
   std::uint64_t stuck = 0;           ///< jobs left with Failed pods that Volcano never recreates (SyncJob), at the end
   double lost_training_s = 0;        ///< training progress thrown away by restarts, job-seconds
   double lost_neuroncore_s = 0;      ///< the same, times the job's NeuronCores
+  /// For each whole-job restart (killJob deletes the PodGroup, the controller creates a new one):
+  /// seconds from the new PodGroup's creation to its admission (Inqueue), in order of admission.
+  std::vector<double> readmission_wait_s;
   double neuroncores_total = 0;
   std::uint64_t node_failures = 0;   ///< nodes that failed
   std::uint64_t nodes_launched = 0;  ///< nodes added after t = 0 (replacements and scale-ups)

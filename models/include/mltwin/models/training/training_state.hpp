@@ -60,6 +60,9 @@ struct JobRun {
   /// creating the missing ones (job_controller_actions.go:386-500), or by killJob/killTarget,
   /// which counts only the pods it deleted, as terminating (:93-180). While the PodGroup is not
   /// admitted, syncJob leaves them as they are (:359-383) and the state's status rule reads these.
+  /// When the Job's current PodGroup was created by a restart (recreate_podgroup); max when it
+  /// was not, or once it is admitted (TrainingStats::readmission_wait_s).
+  core::Time readmit_from = core::Time::max();
   struct StatusCounts {
     std::int32_t pending = 0, running = 0, terminating = 0, succeeded = 0, failed = 0;
   } status;
