@@ -32,11 +32,12 @@ UPSTREAM_CASE("actions/backfill/backfill_test.go", "TestPickUpPendingTasks", "te
   World w;
   w.node(NodeBuilder("node1").cpu("8").memory("8Gi"));
   w.queue(QueueBuilder("q1").weight(1));
-  // pg1 (priority class job-priority-1: 1) and pg2 (job-priority-2: 2), Inqueue, minMember 1.
+  // pg1 (priority class job-priority-1: 1) and pg2 (job-priority-2: 2), Inqueue, minMember 1,
+  // minTaskMember {"": 3} (above minMember: the per-task checks are skipped).
   std::vector<std::string> pipelined;
   for (const std::string pg : {"pg1", "pg2"}) {
     JobBuilder j(pg, "q1");
-    j.min_available(1).no_min_resources().phase(PodGroupPhase::Inqueue).priority(pg == "pg1" ? 1 : 2);
+    j.min_available(1).min_task_member("", 3).no_min_resources().phase(PodGroupPhase::Inqueue).priority(pg == "pg1" ? 1 : 2);
     // pendingPods: tasks 1 and 3; pipelinedPods: tasks 2 and 4; each BestEffort and not,
     // with priority equal to its number.
     for (int n : {1, 3, 2, 4})

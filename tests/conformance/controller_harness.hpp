@@ -155,13 +155,14 @@ class JobCase {
   /// requests that follow at the same instant would. The request carries `request_version`
   /// (default: the Job's own, so that applyPolicies passes it to the policies as upstream's
   /// Execute calls get their action).
-  void execute(JobAction a, std::optional<std::int32_t> request_version = std::nullopt) {
+  /// `replica` >= 0 makes it a request of that replica's pod (the action's target: its task).
+  void execute(JobAction a, std::optional<std::int32_t> request_version = std::nullopt, int replica = -1) {
     lifecycle_->policies.clear();
     if (a != JobAction::SyncJob)
       lifecycle_->policies.push_back(LifecyclePolicy{static_cast<std::uint8_t>(1u << static_cast<unsigned>(JobEvent::Unknown)), a});
     const std::size_t rows_before = rows.decisions.size();
     before_ = run().vc;
-    parts->controller.raise(0, JobEvent::Unknown, -1, request_version.value_or(run().version),
+    parts->controller.raise(0, JobEvent::Unknown, replica, request_version.value_or(run().version),
                             "conformance: a request for the Job");
     REQUIRE(sim.step());  // the job controller's request, at this instant
     after_.reset();
@@ -173,6 +174,8 @@ class JobCase {
   /// The Job's phase now.
   VcPhase phase() const { return s->runs[0].vc; }
   int retries() const { return s->runs[0].retries; }
+  /// The Job's PodGroup exists (killJob deletes it; killTarget does not).
+  bool has_podgroup() const { return !s->state.job(s->runs[0].pj).podgroup_unset; }
   bool ended() const { return s->runs[0].ended; }
   /// The Job's pods now, by status (a pod gone is not counted).
   int pods_in(TaskStatus st) const {

@@ -9,6 +9,8 @@
 // lists, in their phases. A case asserts what upstream asserts: the phase the Execute left
 // (phase_after_execute), or, where upstream's assertion is the phase after its status rule
 // ran, the Job's phase; and, where the case names terminating pods, that the pods were deleted.
+#include <algorithm>
+
 #include "conformance.hpp"
 #include "controller_harness.hpp"
 
@@ -333,4 +335,62 @@ UPSTREAM_CASE("job_state_test.go", "TestTerminatingState_Execute", "TerminatingS
   c.job_phase(VcPhase::Terminating);
   c.execute(JobAction::TerminateJob);
   CHECK(c.phase() == VcPhase::Terminated);
+}
+
+// ---- RestartTask / RestartPod: no upstream case; written from the state files ----
+//
+// Not reachable here, so not tested: running.go:65-68 (a Job scaled to zero replicas keeps its
+// phase: mltwin refuses a job without pods), :70-75 and :95-97 (spec.minSuccess: not read), and
+// :79-92 (a task whose Succeeded pods fall short of its own minAvailable: a task here has one pod
+// and minAvailable 1, so "every pod ended" with one not Succeeded gives Failed, which the job-level
+// rule :98-104 reaches too, as the ported cases above check).
+
+SOURCE_CASE("state/pending.go",
+            ":37-42 and running.go:41-46: RestartTask and RestartPod KillTarget the request's task (one pod per task "
+            "here): that pod is deleted, the others stay, retryCount goes up by one, the Job becomes Restarting, and the "
+            "PodGroup stays (killTarget bumps no version and deletes no PodGroup, job_controller_actions.go:101-106)") {
+  for (const VcPhase from : {VcPhase::Pending, VcPhase::Running}) {
+    for (const JobAction a : {JobAction::RestartTask, JobAction::RestartPod}) {
+      CAPTURE(to_string(from));
+      CAPTURE(to_string(a));
+      JobCase c(3);
+      c.job_phase(from, 1).pods(0, 3, from == VcPhase::Running ? PodPhase::Running : PodPhase::Pending);
+      const std::int32_t v = c.version();
+      c.execute(a, std::nullopt, /*replica=*/1);
+      CHECK(c.phase_after_execute() == "Restarting");
+      CHECK(c.retries() == 2);
+      CHECK(c.version() == v);
+      CHECK(c.has_podgroup());
+      // Replica 1's pod is being deleted (a Running pod holds its node for its grace period) or
+      // gone (a Pending one); replicas 0 and 2 are untouched.
+      const auto names = c.pod_names();
+      CHECK(std::count(names.begin(), names.end(), "job1-trainer-0-0") == 1);
+      CHECK(std::count(names.begin(), names.end(), "job1-trainer-2-0") == 1);
+      CHECK(c.pods_in(from == VcPhase::Running ? TaskStatus::Running : TaskStatus::Pending) == 2);
+    }
+  }
+}
+
+SOURCE_CASE("state/restarting.go",
+            ":56-60: in Restarting, RestartTask KillTargets its task without counting a retry, and any action but SyncJob "
+            "(here AbortJob) KillJobs: every pod deleted, the PodGroup deleted; the phase stays Restarting") {
+  {
+    JobCase c(3);
+    c.job_phase(VcPhase::Restarting, 1).pods(0, 3, PodPhase::Running);
+    c.execute(JobAction::RestartTask, std::nullopt, /*replica=*/0);
+    CHECK(c.phase_after_execute() == "Restarting");
+    CHECK(c.retries() == 1);
+    CHECK(c.has_podgroup());
+    CHECK(c.pods_in(TaskStatus::Running) == 2);
+    CHECK(c.pods_in(TaskStatus::Releasing) == 1);
+  }
+  {
+    JobCase c(3);
+    c.job_phase(VcPhase::Restarting, 1).pods(0, 3, PodPhase::Running);
+    c.execute(JobAction::AbortJob);
+    CHECK(c.phase_after_execute() == "Restarting");
+    CHECK(c.retries() == 1);
+    CHECK(c.pods_in(TaskStatus::Running) == 0);
+    CHECK(c.pods_in(TaskStatus::Releasing) == 3);
+  }
 }

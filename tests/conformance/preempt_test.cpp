@@ -46,8 +46,7 @@ Pod best_effort_pod(const std::string& ns, const std::string& name) {
 }
 
 /// util.BuildPodGroup(WithPrio)(name, ns, queue, minMember, minTaskMember, Inqueue, class): no
-/// minResources. minTaskMember is not modelled (gang.cpp); each case below says why its value
-/// does not matter.
+/// minResources; each case adds its minTaskMember (role "": upstream's pods name no task-spec).
 JobBuilder podgroup(std::string name, std::string queue, int min_member, int priority = 0) {
   JobBuilder j(std::move(name), std::move(queue));
   j.min_available(min_member).no_min_resources().phase(PodGroupPhase::Inqueue).priority(priority);
@@ -62,7 +61,7 @@ UPSTREAM_CASE("actions/preempt/preempt_test.go", "TestPreempt", "do not preempt 
   World w;
   w.queue(QueueBuilder("q1").weight(1));
   w.node(node("n1", "10", "10G", 10));
-  w.job(podgroup("pg1", "q1", 3)
+  w.job(podgroup("pg1", "q1", 3).min_task_member("", 3)
             .pod(pod("c1", "preemptee1", "1", "1G").on("n1"))
             .pod(pod("c1", "preemptee2", "1", "1G").on("n1"))
             .pod(pod("c1", "preemptor1", "1", "1G")));
@@ -76,10 +75,10 @@ UPSTREAM_CASE("actions/preempt/preempt_test.go", "TestPreempt", "do not preempt 
   World w;
   w.queue(QueueBuilder("q1").weight(1));
   w.node(node("n1", "3", "3G", 10));
-  w.job(podgroup("pg1", "q1", 1)
+  w.job(podgroup("pg1", "q1", 1).min_task_member("", 2)
             .pod(pod("c1", "preemptee1", "1", "1G").on("n1"))
             .pod(pod("c1", "preemptee2", "1", "1G").on("n1")));
-  w.job(podgroup("pg2", "q1", 1)
+  w.job(podgroup("pg2", "q1", 1).min_task_member("", 2)
             .pod(pod("c1", "preemptee3", "1", "1G").on("n1"))
             .pod(pod("c1", "preemptor2", "1", "1G")));
   const Outcome o = run_session(w, {"preempt"}, test_preempt_tiers());
@@ -92,10 +91,10 @@ UPSTREAM_CASE("actions/preempt/preempt_test.go", "TestPreempt", "preempt one tas
   World w;
   w.queue(QueueBuilder("q1").weight(1));
   w.node(node("n1", "2", "2G", 10));
-  w.job(podgroup("pg1", "q1", 1, kLowPrio)
+  w.job(podgroup("pg1", "q1", 1, kLowPrio).min_task_member("", 2)
             .pod(pod("c1", "preemptee1", "1", "1G").on("n1").preemptable(true))
             .pod(pod("c1", "preemptee2", "1", "1G").on("n1").preemptable(false)));
-  w.job(podgroup("pg2", "q1", 1, kHighPrio)
+  w.job(podgroup("pg2", "q1", 1, kHighPrio).min_task_member("", 2)
             .pod(pod("c1", "preemptor1", "1", "1G"))
             .pod(pod("c1", "preemptor2", "1", "1G")));
   const Outcome o = run_session(w, {"preempt"}, test_preempt_tiers());
@@ -109,11 +108,11 @@ UPSTREAM_CASE("actions/preempt/preempt_test.go", "TestPreempt", "preempt enough 
   World w;
   w.queue(QueueBuilder("q1").weight(1));
   w.node(node("n1", "6", "6G", 10));
-  w.job(podgroup("pg1", "q1", 1, kLowPrio)
+  w.job(podgroup("pg1", "q1", 1, kLowPrio).min_task_member("", 3)
             .pod(pod("c1", "preemptee1", "1", "1G").on("n1").preemptable(true))
             .pod(pod("c1", "preemptee2", "1", "1G").on("n1").preemptable(true))
             .pod(pod("c1", "preemptee3", "1", "1G").on("n1").preemptable(false)));
-  w.job(podgroup("pg2", "q1", 1, kHighPrio).pod(pod("c1", "preemptor1", "5", "5G")));
+  w.job(podgroup("pg2", "q1", 1, kHighPrio).min_task_member("", 1).pod(pod("c1", "preemptor1", "5", "5G")));
   const Outcome o = run_session(w, {"preempt"}, test_preempt_tiers());
   check_binds(o, {});
   check_evicted(o, {"c1/preemptee2", "c1/preemptee1"});
@@ -125,7 +124,7 @@ UPSTREAM_CASE("actions/preempt/preempt_test.go", "TestPreempt", "preempt low pri
   w.queue(QueueBuilder("q1").weight(1).capability(Pod().cpu("4").memory("4G")));
   w.node(node("n1", "12", "12G", 10));
   w.job(podgroup("pg1", "q1", 0, kLowPrio).pod(pod("c1", "preemptee1", "3", "3G").on("n1").preemptable(true)));
-  w.job(podgroup("pg2", "q1", 1, kHighPrio).pod(pod("c1", "preemptor1", "3", "3G")));
+  w.job(podgroup("pg2", "q1", 1, kHighPrio).min_task_member("", 1).pod(pod("c1", "preemptor1", "3", "3G")));
   const Outcome o = run_session(w, {"preempt"}, test_preempt_tiers());
   check_binds(o, {});
   check_evicted(o, {"c1/preemptee1"});
@@ -138,7 +137,7 @@ UPSTREAM_CASE("actions/preempt/preempt_test.go", "TestPreempt",
   w.queue(QueueBuilder("q1").weight(1).capability(Pod().cpu("6").memory("6G")));
   w.node(node("n1", "12", "12G", 10));
   w.job(podgroup("pg1", "q1", 1, kLowPrio).pod(pod("c1", "preemptee1", "3", "3G").on("n1").preemptable(true)));
-  w.job(podgroup("pg2", "q1", 1, kHighPrio).pod(pod("c1", "preemptor1", "3", "3G")));
+  w.job(podgroup("pg2", "q1", 1, kHighPrio).min_task_member("", 1).pod(pod("c1", "preemptor1", "3", "3G")));
   const Outcome o = run_session(w, {"preempt"}, test_preempt_tiers());
   check_binds(o, {});
   check_evicted(o, {});
@@ -153,7 +152,7 @@ UPSTREAM_CASE("actions/preempt/preempt_test.go", "TestPreempt", "preempt low pri
             .pod(pod("c1", "preemptee1", "1", "1G").on("n1").preemptable(false))
             .pod(pod("c1", "preemptee2", "1", "1G").on("n1").preemptable(true))
             .pod(pod("c1", "preemptee3", "1", "1G").on("n1").preemptable(true).priority(kHighPrio)));
-  w.job(podgroup("pg2", "q1", 1, kHighPrio).pod(pod("c1", "preemptor1", "1", "1G")));
+  w.job(podgroup("pg2", "q1", 1, kHighPrio).min_task_member("", 1).pod(pod("c1", "preemptor1", "1", "1G")));
   const Outcome o = run_session(w, {"preempt"}, test_preempt_tiers());
   check_binds(o, {});
   check_evicted(o, {"c1/preemptee2"});
@@ -166,7 +165,7 @@ UPSTREAM_CASE("actions/preempt/preempt_test.go", "TestPreempt",
   w.queue(QueueBuilder("q1").weight(1).capability(Pod().cpu("6").memory("6G")));
   w.node(node("n1", "12", "12G", 1));
   w.job(podgroup("pg1", "q1", 0, kLowPrio).pod(best_effort_pod("c1", "preemptee1").on("n1").preemptable(true)));
-  w.job(podgroup("pg2", "q1", 1, kHighPrio).pod(pod("c1", "preemptor1", "3", "3G")));
+  w.job(podgroup("pg2", "q1", 1, kHighPrio).min_task_member("", 1).pod(pod("c1", "preemptor1", "3", "3G")));
   const Outcome o = run_session(w, {"preempt"}, test_preempt_tiers());
   check_binds(o, {});
   check_evicted(o, {"c1/preemptee1"});
@@ -178,7 +177,7 @@ UPSTREAM_CASE("actions/preempt/preempt_test.go", "TestPreempt",
   w.queue(QueueBuilder("q1").weight(1).capability(Pod().cpu("6").memory("6G")));
   w.node(node("n1", "12", "12G", 1));
   w.job(podgroup("pg1", "q1", 0, kLowPrio).pod(best_effort_pod("c1", "preemptee1").on("n1").preemptable(true)));
-  w.job(podgroup("pg2", "q1", 1, kHighPrio).pod(best_effort_pod("c1", "preemptor1")));
+  w.job(podgroup("pg2", "q1", 1, kHighPrio).min_task_member("", 1).pod(best_effort_pod("c1", "preemptor1")));
   const Outcome o = run_session(w, {"preempt"}, test_preempt_tiers());
   check_binds(o, {});
   check_evicted(o, {"c1/preemptee1"});
