@@ -1,6 +1,4 @@
 // Volcano v1.12.1 pkg/scheduler/actions/allocate/allocate_test.go, ported.
-#include <set>
-
 #include "conformance.hpp"
 
 namespace {
@@ -185,32 +183,8 @@ UPSTREAM_CASE("actions/allocate/allocate_test.go", "TestFareShareAllocate",
 // cache (TaskHasFitErrors) and NeedContinueAllocating's two rules.
 
 namespace {
-/// Runs allocate once on `w` with TestAllocate's tiers and returns the binds, and which pods got
-/// fit errors (job.NodesFitErrors) in the session.
-struct AllocateRun {
-  std::map<std::string, std::string> binds;
-  std::set<std::string> fit_errors;
-  std::string pg1_reason;  ///< pg1's reason after the session closed ("plugin: text")
-};
-AllocateRun allocate_once(World& w) {
-  rank_uids_by_name(w);
-  SchedulerConfig cfg;
-  cfg.actions = {"allocate"};
-  cfg.tiers = test_allocate_tiers();
-  REQUIRE(cfg.validate().empty());
-  RecordingBackend be;
-  std::mt19937_64 rng{7};
-  Session s(w.state, be, cfg, rng, 1);
-  s.open();
-  s.run_actions();
-  AllocateRun r;
-  for (const TaskInfo& t : w.state.tasks())
-    if (s.find_fit_errors(t.id)) r.fit_errors.insert(t.name);
-  s.close();
-  if (const Verdict* v = s.job_reason(w.jobs.at("pg1"))) r.pg1_reason = std::string(v->plugin) + ": " + std::string(v->reason);
-  for (const auto& b : be.binds) r.binds[w.state.task(b.task).name] = w.state.node(b.node).name;
-  return r;
-}
+/// Runs allocate once on `w` with TestAllocate's tiers.
+Outcome allocate_once(World& w) { return run_session(w, {"allocate"}, test_allocate_tiers()); }
 
 /// pg1 in queue c1 (Inqueue, no minResources), minAvailable `min`, with `pods`.
 JobBuilder pg1(int min, std::initializer_list<Pod> pods) {
@@ -234,7 +208,7 @@ SOURCE_CASE("actions/allocate/allocate.go",
                 pod("c1", "a-1", "1", "1G").role("a").node_selector("zone", "none"),
                 pod("c1", "b-0", "1", "1G").role("b"), pod("c1", "b-1", "1", "1G").role("b")})
             .min_task_member("a", 2).min_task_member("b", 2));
-  const AllocateRun r = allocate_once(w);
+  const Outcome r = allocate_once(w);
   CHECK(r.binds == std::map<std::string, std::string>{{"c1/b-0", "n1"}, {"c1/b-1", "n1"}});
   CHECK(r.fit_errors == std::set<std::string>{"c1/a-0"});  // a-1 never tried
 
@@ -246,7 +220,7 @@ SOURCE_CASE("actions/allocate/allocate.go",
                  pod("c1", "a-1", "1", "1G").role("a").node_selector("zone", "none"),
                  pod("c1", "b-0", "1", "1G").role("b"), pod("c1", "b-1", "1", "1G").role("b")})
              .min_task_member("a", 2).min_task_member("b", 2));
-  const AllocateRun r3 = allocate_once(w3);
+  const Outcome r3 = allocate_once(w3);
   CHECK(r3.binds.empty());
   CHECK(r3.fit_errors == std::set<std::string>{"c1/a-0"});
 }
@@ -264,9 +238,9 @@ SOURCE_CASE("actions/allocate/allocate.go",
     w.job(pg1(3, {pod("c1", "a-0", "1", "1G").role("a"), pod("c1", "a-1", "1", "1G").role("a").node_selector("zone", "none"),
                   pod("c1", "b-0", "1", "1G").role("b"), pod("c1", "b-1", "1", "1G").role("b")})
               .min_task_member("a", a_min).min_task_member("b", 3 - a_min));
-    const AllocateRun r = allocate_once(w);
+    Outcome r = allocate_once(w);
     CHECK(r.fit_errors == std::set<std::string>{"c1/a-1"});
-    INFO(r.pg1_reason);
+    INFO(r.reasons["pg1"]);
     if (a_min == 1) {  // a holds 1 of 1: go on; 3 allocated, every role at its minimum: ready
       CHECK(r.binds == std::map<std::string, std::string>{{"c1/a-0", "n1"}, {"c1/b-0", "n1"}, {"c1/b-1", "n1"}});
     } else {
@@ -274,7 +248,7 @@ SOURCE_CASE("actions/allocate/allocate.go",
       // (allocate.go:199-203), which a second turn allocates: 3 allocated >= minAvailable 3, but
       // a holds 1 of its 2 (CheckTaskReady), so the job is not ready and nothing binds.
       CHECK(r.binds.empty());
-      CHECK(r.pg1_reason.rfind("gang: 0/4 tasks in gang unschedulable", 0) == 0);  // a-0, b-0, b-1 last Allocated
+      CHECK(r.reasons["pg1"].rfind("gang: 0/4 tasks in gang unschedulable", 0) == 0);  // a-0, b-0, b-1 last Allocated
     }
   }
 }

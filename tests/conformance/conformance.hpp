@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -80,6 +81,9 @@ struct Outcome {
   std::vector<std::string> evicted;                            ///< pods, one entry per evict call
   std::map<std::string, std::vector<std::string>> pipelined;   ///< job -> nodes of its Pipelined tasks
   std::map<std::string, PodGroupPhase> phases;                 ///< job -> PodGroup phase at session close
+  // What mltwin records beyond upstream's CheckAll, for the cases written from source:
+  std::set<std::string> fit_errors;                            ///< pods with fit errors (job.NodesFitErrors) at close
+  std::map<std::string, std::string> reasons;                  ///< job -> "plugin: reason" the session left
 };
 
 /// Gives tasks, jobs and queues UIDs in the order of their names (upstream's test builders make

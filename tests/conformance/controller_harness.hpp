@@ -29,6 +29,7 @@
 #include "mltwin/core/rng.hpp"
 #include "mltwin/core/simulator.hpp"
 #include "mltwin/models/training/components.hpp"
+#include "one_job_cluster.hpp"
 
 namespace mltwin::conformance::controller {
 
@@ -61,46 +62,12 @@ struct Rows final : TrainingRecorder {
 };
 
 /// One Volcano Job of `replicas` one-pod tasks (no pod created yet, PodGroup Pending, Job
-/// Pending) and the components around it; nothing is scheduled until a case acts.
-class JobCase {
+/// Pending) and the components around it, on a node roomy enough for every pod; nothing is
+/// scheduled until a case acts.
+class JobCase : public test::OneJobCluster<Rows> {
  public:
-  explicit JobCase(int replicas, std::string name = "job1") {
-    sc.pod_startup = LatencySpec{LatencySpec::Kind::Constant, core::Duration::s(2), core::Duration::s(2), "test"};
-    sc.bind_latency = LatencySpec{LatencySpec::Kind::Constant, core::Duration::ms(50), core::Duration::ms(50), "test"};
-    TrainingJobSpec j;
-    j.name = std::move(name);
-    j.queue = "default";
-    j.nnodes = replicas;
-    j.cpu_per_pod = 1;
-    j.duration = core::Duration::s(1000);
-    lifecycle_ = std::make_shared<JobLifecycle>();  // maxRetry 3, no policy
-    j.lifecycle = lifecycle_;
-    sc.jobs.push_back(j);
-    s = std::make_unique<TrainingState>(sc, sim, rows, rng);
-    policy::QueueInfo q;
-    q.name = "default";
-    s->state.add_queue(q);
-    policy::NodeInfo n;
-    n.name = "node-0";
-    n.allocatable = policy::Resource::make(64, 256.0 * (1ull << 30));
-    n.allocatable.with(policy::rn::kPods, 110);
-    n.capacity = n.allocatable;
-    node_ = s->state.add_node(n);
-    s->torchx_default = torchx_lifecycle(0);
-    s->runs.resize(1);
-    s->outcomes.resize(1);
-    s->jstart.resize(1);
-    parts = std::make_unique<TrainingComponents>(*s, rng);
-    policy::JobInfo pj;
-    pj.name = j.name;
-    pj.queue = 0;
-    pj.min_available = replicas;
-    pj.min_resources = s->pod_resreq(0);
-    pj.min_resources.multi(replicas);
-    s->runs[0].pj = s->state.add_job(pj);
-    s->job_of_policy.assign(s->runs[0].pj + 1, 0);
-    s->next_arrival = 1;
-  }
+  explicit JobCase(int replicas, std::string name = "job1")
+      : JobCase(std::make_shared<JobLifecycle>(), replicas, std::move(name)) {}
 
   /// The Job's spec.maxRetry.
   JobCase& max_retry(int m) {
@@ -200,17 +167,21 @@ class JobCase {
     return policy::kNone;
   }
 
-  TrainingScenario sc;
-  core::Simulator sim;
-  core::RngStreams rng{1};
-  Rows rows;
-  std::unique_ptr<TrainingState> s;
-  std::unique_ptr<TrainingComponents> parts;
-
  private:
+  JobCase(std::shared_ptr<JobLifecycle> lc, int replicas, std::string name)
+      : OneJobCluster(options(lc, replicas, std::move(name))), lifecycle_(std::move(lc)) {}
+  static test::OneJobOptions options(const std::shared_ptr<JobLifecycle>& lc, int replicas, std::string name) {
+    test::OneJobOptions o;
+    o.name = std::move(name);
+    o.replicas = replicas;
+    o.lifecycle = lc;  // maxRetry 3, no policy; execute() writes the policy it needs
+    o.node_cpu = 64;
+    o.node_memory_gib = 256;
+    return o;
+  }
   JobRun& run() { return s->runs[0]; }
   std::shared_ptr<JobLifecycle> lifecycle_;
-  policy::NodeId node_ = policy::kNone;
+  policy::NodeId node_ = 0;  // node-0
   VcPhase before_ = VcPhase::Pending;
   std::optional<std::string> after_;
 };

@@ -2,7 +2,6 @@
 // are written from its source, rule by rule, each expectation derived by hand from the lines cited
 // (gang.go, and the api/job_info.go counts it reads), including the per-task minimums of
 // PodGroup spec.minTaskMember (CheckTaskValid, CheckTaskReady, CheckTaskPipelined).
-#include <random>
 
 #include "conformance.hpp"
 
@@ -39,32 +38,6 @@ JobBuilder job(std::string name, int min_available) {
   JobBuilder j(std::move(name), "q");
   j.min_available(min_available).no_min_resources().phase(PodGroupPhase::Running);
   return j;
-}
-
-/// One session with `actions`, then each job's reason as the session left it ("plugin: text"),
-/// read after close (gang's OnSessionClose writes it).
-struct Closed {
-  std::map<std::string, std::string> reasons;
-  std::map<std::string, PodGroupPhase> phases;
-};
-Closed run_and_close(World& w, const std::vector<std::string>& actions, const std::vector<Tier>& tiers) {
-  rank_uids_by_name(w);
-  SchedulerConfig cfg;
-  cfg.actions = actions;
-  cfg.tiers = tiers;
-  REQUIRE(cfg.validate().empty());
-  RecordingBackend be;
-  std::mt19937_64 rng{7};
-  Session s(w.state, be, cfg, rng, 1);
-  s.open();
-  s.run_actions();
-  s.close();
-  Closed c;
-  for (const JobInfo& j : w.state.jobs()) {
-    if (const Verdict* v = s.job_reason(j.id)) c.reasons[j.name] = std::string(v->plugin) + ": " + std::string(v->reason);
-    c.phases[j.name] = j.phase;
-  }
-  return c;
 }
 
 }  // namespace
@@ -323,7 +296,7 @@ SOURCE_CASE("plugins/gang/gang.go",
   w.node(node("n1", "2"));
   // min 2 of 3 pods: g-0 runs, g-1 and g-2 ask for 4 cpu each and fit nowhere.
   w.job(job("g", 2).pod(pod("g-0").on("n1")).pod(pod("g-1").cpu("4")).pod(pod("g-2").cpu("4")));
-  const Closed c = run_and_close(w, {"allocate"}, {Tier{{gang(), plugin("predicates", {Ext::Predicate})}}});
+  const Outcome c = run_session(w, {"allocate"}, {Tier{{gang(), plugin("predicates", {Ext::Predicate})}}});
   REQUIRE(c.reasons.count("g") == 1);
   INFO(c.reasons.at("g"));
   CHECK(c.reasons.at("g").rfind("gang: 1/3 tasks in gang unschedulable", 0) == 0);
@@ -341,7 +314,7 @@ SOURCE_CASE("plugins/gang/gang.go",
   w.job(job("g", 3).phase(PodGroupPhase::Inqueue).pod(pod("g-0")).pod(pod("g-1")).pod(pod("g-2")));
   // allocate.go:383-423: g-0 and g-1 are allocated, g-2 fits no node; not ready, not pipelined
   // (2 < 3): the statement is discarded and both keep LastTransaction.Status Allocated.
-  const Closed c = run_and_close(w, {"allocate"}, {Tier{{gang(), plugin("predicates", {Ext::Predicate})}}});
+  const Outcome c = run_session(w, {"allocate"}, {Tier{{gang(), plugin("predicates", {Ext::Predicate})}}});
   REQUIRE(c.reasons.count("g") == 1);
   INFO(c.reasons.at("g"));
   CHECK(c.reasons.at("g").rfind("gang: 1/3 tasks in gang unschedulable", 0) == 0);
@@ -362,7 +335,7 @@ SOURCE_CASE("plugins/gang/gang.go",
   w.job(job("g", 3).phase(PodGroupPhase::Inqueue).pod(pod("g-0")).pod(pod("g-1")).pod(pod("g-2")));
   // g-0 and g-1 Allocated on n1 and n2, g-2 Pipelined on n3: not ready (2 < 3), pipelined
   // (1 + 2 >= 3): the statement stays, uncommitted, until the session closes.
-  const Closed c = run_and_close(w, {"allocate"}, {Tier{{gang(), plugin("predicates", {Ext::Predicate})}}});
+  const Outcome c = run_session(w, {"allocate"}, {Tier{{gang(), plugin("predicates", {Ext::Predicate})}}});
   REQUIRE(c.reasons.count("g") == 1);
   INFO(c.reasons.at("g"));
   CHECK(c.reasons.at("g").rfind("gang: 1/3 tasks in gang unschedulable", 0) == 0);
@@ -378,7 +351,7 @@ SOURCE_CASE("plugins/gang/gang.go",
   w.job(JobBuilder("no-pods", "q").min_available(1).no_min_resources());  // Pending, pods not created yet
   w.job(job("ready", 1).pod(pod("ready-0").on("n1")).pod(pod("ready-1").cpu("8")));
   // No action: only the close acts.
-  const Closed c = run_and_close(w, {}, {Tier{{gang(), plugin("predicates", {Ext::Predicate})}}});
+  const Outcome c = run_session(w, {}, {Tier{{gang(), plugin("predicates", {Ext::Predicate})}}});
   CHECK(c.reasons.count("no-pods") == 0);
   CHECK(c.phases.at("no-pods") == PodGroupPhase::Pending);
   CHECK(c.reasons.count("ready") == 0);

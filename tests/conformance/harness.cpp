@@ -81,9 +81,12 @@ Outcome run_session(World& w, const std::vector<std::string>& actions, const std
     for (TaskId t : j.tasks) {
       const TaskInfo& ti = w.state.task(t);
       if (ti.status == TaskStatus::Pipelined) o.pipelined[j.name].push_back(w.state.node(ti.node).name);
+      if (s.find_fit_errors(t)) o.fit_errors.insert(ti.name);
     }
   }
   s.close();
+  for (const JobInfo& j : w.state.jobs())
+    if (const Verdict* v = s.job_reason(j.id)) o.reasons[j.name] = std::string(v->plugin) + ": " + std::string(v->reason);
   for (const auto& b : be.binds) {
     o.binds[w.state.task(b.task).name] = w.state.node(b.node).name;
     ++o.bind_calls;

@@ -16,6 +16,7 @@
 #include "mltwin/core/rng.hpp"
 #include "mltwin/core/simulator.hpp"
 #include "mltwin/models/training/components.hpp"
+#include "one_job_cluster.hpp"
 
 using namespace mltwin;
 using namespace mltwin::models;
@@ -45,58 +46,21 @@ struct Rows final : TrainingRecorder {
   void checkpoint(Time) override {}
 };
 
-LatencySpec constant(Duration d) { return LatencySpec{LatencySpec::Kind::Constant, d, d, "test"}; }
 
 /// One 8-core node (110 pods), queue "default", a two-pod job (1 core a pod, 1,000 s of training) with
 /// the given lifecycle policies, and the four components around the state.
-struct Cluster {
-  TrainingScenario sc;
-  core::Simulator sim;
-  core::RngStreams rng{1};
-  Rows rows;
-  std::unique_ptr<TrainingState> s;
-  std::unique_ptr<TrainingComponents> parts;
-
-  explicit Cluster(std::vector<LifecyclePolicy> policies, std::vector<LifecyclePolicy> task_policies = {}) {
-    sc.bind_latency = constant(Duration::ms(50));
-    sc.pod_startup = constant(Duration::s(2));
-    TrainingJobSpec j;
-    j.name = "train";
-    j.queue = "default";
-    j.nnodes = 2;
-    j.cpu_per_pod = 1;
-    j.duration = Duration::s(1000);
+struct Cluster : test::OneJobCluster<Rows> {
+  explicit Cluster(std::vector<LifecyclePolicy> policies, std::vector<LifecyclePolicy> task_policies = {})
+      : OneJobCluster(options(std::move(policies), std::move(task_policies))) {
+    parts->driver.ensure_tick();
+  }
+  static test::OneJobOptions options(std::vector<LifecyclePolicy> policies, std::vector<LifecyclePolicy> task_policies) {
     auto lc = std::make_shared<JobLifecycle>();
     lc->policies = std::move(policies);
     lc->task_policies = std::move(task_policies);
-    j.lifecycle = lc;
-    sc.jobs.push_back(j);
-    s = std::make_unique<TrainingState>(sc, sim, rows, rng);
-    policy::QueueInfo q;
-    q.name = "default";
-    s->state.add_queue(q);
-    policy::NodeInfo n;
-    n.name = "node-0";
-    n.allocatable = policy::Resource::make(8, 64.0 * (1ull << 30));
-    n.allocatable.with(policy::rn::kPods, 110);  // the kubelet's max-pods
-    n.capacity = n.allocatable;
-    s->state.add_node(n);
-    s->torchx_default = torchx_lifecycle(0);
-    s->runs.resize(1);
-    s->outcomes.resize(1);
-    s->jstart.resize(1);
-    parts = std::make_unique<TrainingComponents>(*s, rng);
-    // Submitted at 0 s, as TrainingCluster::arrive does.
-    policy::JobInfo pj;
-    pj.name = j.name;
-    pj.queue = 0;
-    pj.min_available = j.nnodes;
-    pj.min_resources = s->pod_resreq(0);
-    pj.min_resources.multi(j.nnodes);
-    s->runs[0].pj = s->state.add_job(pj);
-    s->job_of_policy.assign(s->runs[0].pj + 1, 0);
-    s->next_arrival = 1;
-    parts->driver.ensure_tick();
+    test::OneJobOptions o;
+    o.lifecycle = lc;
+    return o;
   }
   /// At `t`, a node drain evicts replica `replica`'s pod (grace not cut short).
   void drain_at(Time t, int replica) {
