@@ -1,72 +1,31 @@
 // io/src/k8s_objects.hpp — the Kubernetes objects a scenario or a manifest gives for placement
-// (taints, tolerations, node affinity), in their Kubernetes shape as JSON, checked as the
-// Kubernetes API server validates them (pkg/apis/core/validation/validation.go
-// validateTaints, ValidateTolerations, ValidateNodeSelectorRequirement,
-// ValidatePreferredSchedulingTerms; k8s.io/apimachinery/pkg/util/validation IsQualifiedName,
-// IsValidLabelValue) and turned into the policy library's objects. Shared by the JSON scenario
-// loader (errors at a JSON path) and the YAML readers (errors at line:column), so both refuse
-// the same things with the same words. Not installed.
+// (taints, tolerations, node affinity), checked by the codec's rules (mltwin/k8s/validation.hpp,
+// which names the upstream functions) with errors at the scenario's place. Shared by the JSON
+// scenario loader (errors at a JSON path) and the YAML readers (errors at line:column). Not
+// installed.
 #pragma once
 #include <nlohmann/json.hpp>
-#include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
+#include "mltwin/k8s/validation.hpp"
 #include "mltwin/policy/objects.hpp"
 
 namespace mltwin::io::detail {
 
-/// What is wrong with a label key / taint key (IsQualifiedName), or empty.
-std::string qualified_name_problem(std::string_view s);
-/// What is wrong with a label value / taint value (IsValidLabelValue), or empty.
-std::string label_value_problem(std::string_view s);
-
-/// Object names, as Kubernetes validates them (k8s.io/apimachinery/pkg/util/validation/
-/// validation.go IsDNS1123Label, IsDNS1123Subdomain; messages as upstream's). Each returns what
-/// is wrong with `name`, or empty; the name is shown with control characters escaped.
-std::string dns1123_label_problem(std::string_view name);
-std::string dns1123_subdomain_problem(std::string_view name);
-/// The name of an object of `kind` — what Kubernetes requires of its metadata.name:
-/// - "Queue", "PodGroup" (Volcano CRDs: the API server's generic check of a custom resource's
-///   name, a DNS-1123 subdomain), "PriorityClass" (ValidatePriorityClass: NameIsDNSSubdomain),
-///   "DaemonSet" (ValidateDaemonSetName: NameIsDNSSubdomain): a DNS-1123 subdomain;
-/// - "Job" (a Volcano Job: a DNS-1123 subdomain as a CRD, and Volcano's admission webhook adds
-///   IsQualifiedName, pkg/webhooks/admission/jobs/validate/admit_job.go validateJobName): a
-///   DNS-1123 subdomain of at most 63 characters;
-/// - "task" (a Volcano Job's task: admit_job.go validates IsDNS1123Label): a DNS-1123 label.
-std::string object_name_problem(std::string_view name, std::string_view kind);
-/// A node group's name: its nodes are named <group>-<index> up to `max_index`, and a node's
-/// name is a DNS-1123 subdomain (ValidateNodeName) that is also the value of its
-/// kubernetes.io/hostname label (at most 63 characters); the group's name is the value of the
-/// eks.amazonaws.com/nodegroup label. So: a DNS-1123 label that leaves room for "-<index>".
-std::string node_group_name_problem(std::string_view name, long long max_index);
-
-/// A problem in one field of an object: the path below the object (e.g. "operator",
-/// "nodeSelectorTerms/0/matchExpressions/1/values") and what is wrong.
-struct FieldProblem {
-  std::string field;
-  std::string message;
-};
-
-/// Each expects the object in its Kubernetes shape with the right JSON types (the schema, or the
-/// YAML reader, checks those) and returns the first problem, if any:
-/// - a taint {key, value, effect}: key a qualified name, value a label value, effect one of
-///   NoSchedule, PreferNoSchedule, NoExecute;
-/// - a toleration {key, operator, value, effect, tolerationSeconds}: an empty key needs operator
-///   Exists; Exists takes no value; tolerationSeconds only with effect NoExecute;
-/// - a node affinity {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms},
-///   preferredDuringSchedulingIgnoredDuringExecution: [{weight 1..100, preference}]}: at least
-///   one required term; In/NotIn with values, Exists/DoesNotExist without, Gt/Lt with one
-///   integer; matchFields only metadata.name with In/NotIn and one value.
-std::optional<FieldProblem> taint_problem(const nlohmann::json& t);
-std::optional<FieldProblem> toleration_problem(const nlohmann::json& t);
-std::optional<FieldProblem> node_affinity_problem(const nlohmann::json& a);
-
-/// The policy objects of checked JSON.
-policy::Taint taint_from(const nlohmann::json& t);
-policy::Toleration toleration_from(const nlohmann::json& t);
-policy::NodeAffinity node_affinity_from(const nlohmann::json& a);
+using k8s::dns1123_label_problem;
+using k8s::dns1123_subdomain_problem;
+using k8s::FieldProblem;
+using k8s::label_value_problem;
+using k8s::node_affinity_from;
+using k8s::node_affinity_problem;
+using k8s::node_group_name_problem;
+using k8s::object_name_problem;
+using k8s::qualified_name_problem;
+using k8s::taint_from;
+using k8s::taint_problem;
+using k8s::toleration_from;
+using k8s::toleration_problem;
 
 /// A list of taints / tolerations, or a node affinity, from a scenario: each checked, a problem
 /// thrown as ScenarioError "file: where/<index>/<field>: message".

@@ -16,6 +16,7 @@
 
 #include "mltwin/core/time.hpp"
 #include "mltwin/io/scenario.hpp"  // InputFileRef
+#include "mltwin/k8s/text.hpp"
 #include "mltwin/models/catalog.hpp"
 #include "mltwin/models/training.hpp"  // LatencySpec, QueueSpec, TrainingJobSpec
 #include "mltwin/policy/config.hpp"
@@ -51,23 +52,17 @@ class YamlOrigins {
 /// "line:column" (1-based) of a byte offset in `text`.
 std::string line_col(const std::string& text, std::size_t byte);
 
-/// A JSON object key as a JSON pointer token (RFC 6901: '~' -> "~0", '/' -> "~1"). Every error
-/// path through a key the user chose (a resource or label name: aws.amazon.com~1neuron) is
-/// built with it.
-std::string pointer_token_of(std::string_view key);
+/// A JSON object key as a JSON pointer token (mltwin/k8s/text.hpp).
+using k8s::pointer_token_of;
 
-/// `s` with control characters (C0, DEL, C1), the Unicode bidirectional controls and bytes
-/// that are not UTF-8 written as \xNN / \uNNNN: safe to print in a message.
-std::string printable(std::string_view s);
+/// Safe-to-print text (mltwin/k8s/text.hpp).
+using k8s::printable;
 
 // "did you mean": mltwin/policy/spelling.hpp (edit_distance, near_strings, did_you_mean).
 using policy::did_you_mean;
 using policy::edit_distance;
 using policy::near_strings;
-/// What makes `s` unfit for a name or a text (a control character as printable() escapes, or
-/// invalid UTF-8), or empty. `allow_line_breaks` lets newlines and tabs pass (a YAML block
-/// scalar holds lines; names are checked by their own rules).
-std::string control_character_problem(std::string_view s, bool allow_line_breaks = false);
+using k8s::control_character_problem;
 /// Throws ScenarioError "file: /json/path: control character ..." for the first string or key
 /// of `doc` with a control character (`where` is doc's own JSON pointer, "" for the root).
 void check_printable(const std::string& file, const nlohmann::json& doc, const std::string& where = "");
@@ -177,11 +172,8 @@ void require_input(const std::string& scenario_path, const std::string& where, c
 
 policy::Resource resources_of(const std::string& file, const std::string& where, const nlohmann::json& obj);
 
-/// A double as Go's encoding/json writes it (floatEncoder): the shortest digits that read back
-/// as the same double, in fixed notation, or in exponent notation below 1e-6 and from 1e21 up
-/// ("1e-7", "1e+21"). What the API server receives for a YAML manifest's floating-point value
-/// after sigs.k8s.io/yaml's YAMLToJSON. `v` must be finite.
-std::string go_json_float(double v);
+/// A double as Go's encoding/json writes it (mltwin/k8s/resources.hpp).
+using k8s::go_json_float;
 
 /// A plugin or action argument as text (Volcano keeps arguments as the YAML value).
 std::string arg_text(const nlohmann::json& v);

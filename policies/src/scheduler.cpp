@@ -1,5 +1,7 @@
 #include "mltwin/policy/scheduler.hpp"
 
+#include <sstream>
+
 #include <functional>
 
 #include <map>
@@ -92,6 +94,21 @@ bool Scheduler::needs_cycle(const ClusterState& state) const {
 const Status& Scheduler::job_condition(JobId j) const {
   static const Status kOk;
   return j < conditions_.size() ? conditions_[j] : kOk;
+}
+
+std::string Scheduler::tiebreak_state() const {
+  std::ostringstream out;
+  out << rng_;
+  return out.str();
+}
+
+void Scheduler::set_tiebreak_state(const std::string& text) {
+  std::istringstream in(text);
+  std::mt19937_64 r;
+  in >> r;
+  in >> std::ws;
+  if (in.fail() || !in.eof()) throw std::invalid_argument("not a tie-break state (what Scheduler::tiebreak_state() writes: std::mt19937_64's state words)");
+  rng_ = r;
 }
 
 bool Scheduler::run_once(ClusterState& state, Backend& backend) {

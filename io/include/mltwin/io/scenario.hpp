@@ -12,6 +12,8 @@
 #pragma once
 #include <cstdint>
 #include <nlohmann/json.hpp>
+
+#include "mltwin/k8s/resources.hpp"
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -95,18 +97,10 @@ struct LoadOptions {
 /// Reads, patches, validates and builds a scenario (and reads its trace). Throws ScenarioError.
 LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts = {});
 
-/// The text Kubernetes' Quantity.UnmarshalJSON would parse for a scenario's JSON value: a
-/// string's content; an integer's decimal digits ("16"); a floating-point number as Go's
-/// encoding/json writes that double (its shortest round-trip digits: 1.5 is "1.5", 1e21 is
-/// "1e+21"), which is what the API server receives for a manifest's `cpu: 1.5` after
-/// sigs.k8s.io/yaml. Throws std::invalid_argument for any other JSON type or a non-finite number.
-std::string quantity_text(const nlohmann::json& q);
-
-/// A Kubernetes quantity from a scenario's JSON value, exactly as the API server reads it:
-/// quantity_text, surrounding white space trimmed (strings.TrimSpace, as UnmarshalJSON does:
-/// " 16 " is 16), then policy::parse_quantity (k8s.io/apimachinery's grammar: "0x10Gi" and
-/// "1e2Gi" are errors). Throws policy::QuantityError (a std::invalid_argument) naming the text.
-policy::Quantity quantity_of(const nlohmann::json& q);
+/// A quantity's text and value from a scenario's JSON value, exactly as the API server reads
+/// it: the codec's rules (mltwin/k8s/resources.hpp).
+using k8s::quantity_of;
+using k8s::quantity_text;
 
 /// quantity_of as a plain number in the base unit (cores, bytes, count): the exact amount's
 /// nearest double. Throws std::invalid_argument naming the text when it is not a quantity, is

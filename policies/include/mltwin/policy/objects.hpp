@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -113,7 +114,7 @@ struct MLTWIN_POLICY_EXPORT TaskInfo {
   TaskId id = kNone;
   JobId job = kNone;
   std::string name;       ///< pod name, e.g. "job-17-trainer-0"
-  int index = 0;          ///< pod index under its Volcano task (default task order)
+  int index = 0;          ///< pod index under its Volcano task (default task order): pod_index_under_task
   Resource resreq;        ///< requested resources (mltwin units, see resource.hpp)
   TaskStatus status = TaskStatus::Pending;
   NodeId node = kNone;    ///< node the task is allocated/pipelined/bound to
@@ -149,6 +150,25 @@ struct MLTWIN_POLICY_EXPORT TaskInfo {
   /// the job counts no roles.
   std::uint32_t role_index = kNone;
 };
+
+/// Volcano helpers.GetPodIndexUnderTask (pkg/controllers/job/helpers/helpers.go): the last
+/// '-'-separated part of a pod name of three or more parts, as a number — the index the job
+/// controller gives the pods of a task ("job-trainer-3" is 3); 0 when there is none. Upstream's
+/// CompareTask orders two pods by creation and UID when either has no index; mltwin's task
+/// order compares the indexes first always (a strict weak order, which std::sort needs), so
+/// it differs only for one job's pods mixing indexed and unindexed names.
+inline int pod_index_under_task(std::string_view name) {
+  std::size_t dashes = 0;
+  for (char c : name) dashes += c == '-';
+  const std::size_t last = name.rfind('-');
+  if (dashes < 2 || last + 1 >= name.size()) return 0;
+  int v = 0;
+  for (std::size_t i = last + 1; i < name.size(); ++i) {
+    if (name[i] < '0' || name[i] > '9' || v > 100'000'000) return 0;
+    v = v * 10 + (name[i] - '0');
+  }
+  return v;
+}
 
 /// One Volcano task (role) of a job as the gang rules count it: the job's pods whose
 /// volcano.sh/task-spec is `name`, and the PodGroup's spec.minTaskMember for it. Maintained by

@@ -59,6 +59,14 @@ class MLTWIN_POLICY_EXPORT Scheduler {
   /// option MLTWIN_CHECK_PROMISES.
   void set_check_promises(bool on) { check_promises_ = on; }
   bool check_promises() const { return check_promises_; }
+  /// The node-score tie-break stream's state as text (std::mt19937_64's operator<<: libstdc++
+  /// writes the 312 state words and its position): with set_tiebreak_state, a Scheduler
+  /// elsewhere — mltwin-scheduler on a twin's snapshot — breaks the next session's ties as this
+  /// one would.
+  std::string tiebreak_state() const;
+  /// Restores a state tiebreak_state() gave. Throws std::invalid_argument if `text` does not read
+  /// as one.
+  void set_tiebreak_state(const std::string& text);
   /// Earliest wake-up requested by a time-dependent plugin, INT64_MAX if none.
   TimeNs next_wakeup() const { return wakeup_; }
   const SchedulerStats& stats() const { return stats_; }

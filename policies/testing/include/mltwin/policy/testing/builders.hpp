@@ -276,7 +276,7 @@ struct World {
     for (const Pod& p : b.pods_) {
       TaskInfo t;
       t.name = p.pod_name().empty() ? state.job(id).name + "-" + std::to_string(i) : p.pod_name();
-      t.index = index_under_task(t.name);
+      t.index = pod_index_under_task(t.name);
       t.resreq = task_resreq(p.resource());
       t.node_selector = p.selector();
       t.tolerations = p.tolerations();
@@ -298,19 +298,6 @@ struct World {
       }
       ++i;
     }
-  }
-  /// Volcano helpers.GetPodIndexUnderTask: the last '-'-separated part of a name of three or
-  /// more parts, as a number (pkg/controllers/job/helpers/helpers.go); 0 otherwise.
-  static int index_under_task(const std::string& name) {
-    const std::size_t dashes = static_cast<std::size_t>(std::count(name.begin(), name.end(), '-'));
-    const std::size_t last = name.rfind('-');
-    if (dashes < 2 || last + 1 >= name.size()) return 0;
-    int v = 0;
-    for (std::size_t i = last + 1; i < name.size(); ++i) {
-      if (name[i] < '0' || name[i] > '9' || v > 100'000'000) return 0;
-      v = v * 10 + (name[i] - '0');
-    }
-    return v;
   }
   std::map<JobId, std::vector<Pod>> pending_pods_;
 };

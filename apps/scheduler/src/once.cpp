@@ -1,0 +1,143 @@
+// One scheduling cycle on a snapshot (mltwin/scheduler/once.hpp).
+#include "mltwin/scheduler/once.hpp"
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "mltwin/policy/scheduler.hpp"
+#include "mltwin/policy/scheduler_cache.hpp"
+
+namespace mltwin::scheduler {
+
+using nlohmann::json;
+
+namespace {
+
+/// Records what the Scheduler asks the world to do, by object name. Every call succeeds: a
+/// dry run, as if the API server accepted each bind and eviction.
+class DryRun : public policy::Backend {
+ public:
+  DryRun(const policy::SchedulerCache& cache, const std::unordered_map<std::string, std::string>& pod_names,
+         const std::unordered_map<std::string, std::string>& group_names, Decisions& out)
+      : cache_(cache), pod_names_(pod_names), group_names_(group_names), out_(out) {}
+
+  policy::CallResult bind(const policy::TaskInfo& t, const policy::NodeInfo& n) override {
+    out_.binds.push_back({pod(t), n.name});
+    return policy::CallResult::success();
+  }
+  policy::CallResult evict(const policy::TaskInfo& t, std::string_view reason) override {
+    out_.evictions.push_back({pod(t), std::string(reason)});
+    return policy::CallResult::success();
+  }
+  void podgroup_phase_changed(const policy::JobInfo& j, policy::PodGroupPhase from, policy::PodGroupPhase to) override {
+    out_.phases.push_back({group(j), policy::to_string(from), policy::to_string(to)});
+  }
+  void job_condition(const policy::JobInfo& j, const policy::Status& s) override {
+    conditions_[group(j)] = s;  // the last word of the session on each job
+  }
+  const std::map<std::string, policy::Status>& conditions() const { return conditions_; }
+
+ private:
+  std::string pod(const policy::TaskInfo& t) const {
+    auto it = pod_names_.find(cache_.pod_uid(t.id));
+    return it == pod_names_.end() ? t.name : it->second;
+  }
+  std::string group(const policy::JobInfo& j) const {
+    auto it = group_names_.find(cache_.podgroup_uid(j.id));
+    return it == group_names_.end() ? j.name : it->second;
+  }
+  const policy::SchedulerCache& cache_;
+  const std::unordered_map<std::string, std::string>& pod_names_;
+  const std::unordered_map<std::string, std::string>& group_names_;
+  Decisions& out_;
+  std::map<std::string, policy::Status> conditions_;
+};
+
+}  // namespace
+
+Decisions run_once(const k8s::Snapshot& snap, const OnceOptions& opts) {
+  Decisions d;
+  d.notes = snap.notes;
+  const std::optional<policy::TimeNs> now = opts.now ? opts.now : snap.meta.now;
+  if (!now) throw std::invalid_argument("no time for the session: give one (--now), or a snapshot that carries it");
+  d.now = *now;
+  policy::Scheduler scheduler(opts.config, opts.tiebreak_seed);
+  if (snap.meta.tiebreak_state) scheduler.set_tiebreak_state(*snap.meta.tiebreak_state);
+  policy::SchedulerCache cache;
+  k8s::load(snap, cache);
+  policy::ClusterState& state = cache.state();
+  state.set_now(*now);
+
+  std::unordered_map<std::string, std::string> pod_names, group_names;
+  for (const auto& p : snap.pods) pod_names[p.uid] = p.name;
+  for (const auto& g : snap.podgroups) group_names[g.object.uid] = g.object.name;
+
+  for (const auto& n : state.nodes())
+    if (!n.name.empty()) {
+      ++d.counts.nodes;
+      d.counts.ready_nodes += n.ready;
+    }
+  for (const auto* list : {&state.pending_jobs(), &state.active_jobs()})
+    for (policy::JobId j : *list) {
+      ++d.counts.podgroups;
+      for (policy::TaskId t : state.job(j).tasks) {
+        ++d.counts.pods;
+        d.counts.pending_pods += state.task(t).status == policy::TaskStatus::Pending;
+      }
+    }
+  for (const auto& q : state.queues()) d.counts.queues += !q.name.empty();
+  const std::size_t left_out = snap.podgroups.size() - d.counts.podgroups;
+  if (left_out > 0)
+    d.notes.push_back(std::to_string(left_out) + " PodGroup" + (left_out == 1 ? "" : "s") +
+                      " left out: their queue is not in the snapshot (Volcano's cache leaves such jobs out of its snapshot)");
+
+  DryRun backend(cache, pod_names, group_names, d);
+  scheduler.run_once(state, backend);
+  for (const auto& [group, s] : backend.conditions())
+    if (!s.ok()) d.waiting.push_back({group, policy::to_string(s.code), s.plugin, s.reason});
+  return d;
+}
+
+json to_json(const Decisions& d) {
+  json binds = json::array(), evictions = json::array(), phases = json::array(), waiting = json::array();
+  for (const auto& b : d.binds) binds.push_back({{"pod", b.pod}, {"node", b.node}});
+  for (const auto& e : d.evictions) evictions.push_back({{"pod", e.pod}, {"reason", e.reason}});
+  for (const auto& p : d.phases) phases.push_back({{"podgroup", p.podgroup}, {"from", p.from}, {"to", p.to}});
+  for (const auto& w : d.waiting) waiting.push_back({{"podgroup", w.podgroup}, {"code", w.code}, {"plugin", w.plugin}, {"reason", w.reason}});
+  return {{"schema", 1},
+          {"now", k8s::format_rfc3339(d.now)},
+          {"counts",
+           {{"nodes", d.counts.nodes},
+            {"ready_nodes", d.counts.ready_nodes},
+            {"podgroups", d.counts.podgroups},
+            {"pods", d.counts.pods},
+            {"pending_pods", d.counts.pending_pods},
+            {"queues", d.counts.queues}}},
+          {"binds", binds},
+          {"evictions", evictions},
+          {"podgroup_phases", phases},
+          {"waiting", waiting},
+          {"notes", d.notes}};
+}
+
+std::string to_text(const Decisions& d) {
+  std::ostringstream out;
+  out << "one scheduling cycle at " << k8s::format_rfc3339(d.now) << " on " << d.counts.nodes << " nodes (" << d.counts.ready_nodes
+      << " ready), " << d.counts.podgroups << " PodGroups, " << d.counts.pods << " pods (" << d.counts.pending_pods << " pending), "
+      << d.counts.queues << " queues\n";
+  for (const auto& n : d.notes) out << "note: " << n << "\n";
+  out << "\nbinds (" << d.binds.size() << "):\n";
+  for (const auto& b : d.binds) out << "  " << b.pod << " -> " << b.node << "\n";
+  out << "evictions (" << d.evictions.size() << "):\n";
+  for (const auto& e : d.evictions) out << "  " << e.pod << ": " << e.reason << "\n";
+  out << "PodGroup phases (" << d.phases.size() << "):\n";
+  for (const auto& p : d.phases) out << "  " << p.podgroup << ": " << p.from << " -> " << p.to << "\n";
+  out << "waiting (" << d.waiting.size() << "):\n";
+  for (const auto& w : d.waiting) out << "  " << w.podgroup << ": " << w.code << " (" << w.plugin << "): " << w.reason << "\n";
+  return out.str();
+}
+
+}  // namespace mltwin::scheduler

@@ -1,0 +1,126 @@
+// mltwin/k8s/snapshot.hpp — a cluster's scheduling state as kubectl prints it, read into the
+// objects the policy library's SchedulerCache takes, and written back from a ClusterState.
+//
+// Reading: what `kubectl get nodes,pods,podgroups,queues,priorityclasses -A -o json` prints — a
+// `v1 List` of mixed kinds — or a single object, from one or more files (they add up to one
+// snapshot). Each field used is read as the Kubernetes API reference defines it (core/v1 Node,
+// Pod; scheduling.k8s.io/v1 PriorityClass) and as Volcano v1.12.1's CRDs define theirs
+// (scheduling.volcano.sh/v1beta1 PodGroup, Queue), and turned into what Volcano's scheduler cache
+// makes of it (pkg/scheduler/api/job_info.go NewTaskInfo, pod_info.go, node_info.go,
+// cache/cache.go Snapshot). docs/mltwin-scheduler.md lists the fields.
+//   - Objects of other kinds are skipped, one note per kind ("skipped 12 objects of kind
+//     Service"); they are dropped while the text is parsed, so a Secret's data is never held.
+//   - Fields that can hold secrets or bulk are dropped while parsing, never stored: containers'
+//     `env` and `envFrom`, `metadata.managedFields`, and the annotation
+//     kubectl.kubernetes.io/last-applied-configuration (a copy of the whole object, env included).
+//   - Bad input throws InputError naming the file and the JSON path ("cluster.json:
+//     /items/3/spec/containers/0/resources/requests/cpu: ..."); a JSON syntax error gives the
+//     line and column.
+//
+// Writing: write_list turns a ClusterState (the twin's, at a session's opening) into the List
+// the reader reads back to the same state, so that mltwin-scheduler decides on it exactly as
+// the twin did (tests/k8s, tests/e2e/test_agreement).
+#pragma once
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mltwin/policy/cluster_state.hpp"
+#include "mltwin/policy/scheduler_cache.hpp"
+
+namespace mltwin::k8s {
+
+/// Bad input in a user's file: what() names the file and the place (a JSON path, or a line and
+/// column) and says what is wrong.
+class InputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// A PriorityClass (scheduling.k8s.io/v1).
+struct PriorityClass {
+  std::string name;
+  std::int32_t value = 0;
+  bool global_default = false;
+};
+
+/// A PodGroup as read, with the name of its PriorityClass (resolved when the snapshot is loaded:
+/// the classes may come later in the input).
+struct PodGroupRead {
+  policy::PodGroupObject object;
+  std::string priority_class_name;  ///< spec.priorityClassName
+};
+
+/// What mltwin writes beside the Kubernetes objects of a twin's snapshot, as a ConfigMap named
+/// mltwin-snapshot in namespace mltwin-system (kSnapshotConfigMap): the session's time and the
+/// scheduler's tie-break stream, so that a cycle on the snapshot repeats the twin's session.
+/// A cluster's own snapshot has none.
+struct SnapshotMeta {
+  std::optional<policy::TimeNs> now;         ///< data.now (RFC 3339), ns since the Unix epoch
+  std::optional<std::string> tiebreak_state;  ///< data.tiebreakState: the std::mt19937_64 state as text
+};
+inline constexpr const char* kSnapshotConfigMap = "mltwin-system/mltwin-snapshot";
+
+/// A cluster's scheduling objects.
+struct Snapshot {
+  std::vector<policy::QueueObject> queues;
+  std::vector<policy::NodeObject> nodes;
+  std::vector<PodGroupRead> podgroups;
+  std::vector<policy::PodObject> pods;
+  std::vector<PriorityClass> priority_classes;
+  SnapshotMeta meta;
+  /// One line per kind skipped, and per pod left to another scheduler ("skipped 3 objects of
+  /// kind Service (mltwin-scheduler reads Node, Pod, PodGroup, Queue, PriorityClass)").
+  std::vector<std::string> notes;
+};
+
+struct ReadOptions {
+  /// Pods whose spec.schedulerName is another scheduler's only hold their node's resources
+  /// (Volcano's cache: event_handlers.go addPod, responsibleForPod). volcano-scheduler's
+  /// --scheduler-name flag, default "volcano".
+  std::vector<std::string> scheduler_names = {"volcano"};
+};
+
+/// Parses kubectl JSON `text` (a List or one object) and adds its objects to `into`. `file`
+/// names the input in errors. Throws InputError.
+void read_json(std::string_view text, const std::string& file, Snapshot& into, const ReadOptions& opts = {});
+/// Reads a file (at most 4 GiB; it must be a regular file) with read_json. Throws InputError.
+void read_file(const std::string& path, Snapshot& into, const ReadOptions& opts = {});
+
+/// Hands the snapshot's objects to `cache` in the order an informer's first list would (queues,
+/// nodes, PodGroups, pods), resolving each PodGroup's priority as Volcano's cache does
+/// (cache.go:1380-1390 Snapshot: the value of its spec.priorityClassName, else of the
+/// globalDefault class, else 0). Throws std::invalid_argument from the cache (e.g. two objects
+/// with one name).
+void load(const Snapshot& snap, policy::SchedulerCache& cache);
+
+/// RFC 3339 time (metav1.Time: "2024-05-01T12:00:00Z", fractional seconds and numeric offsets
+/// accepted) as ns since the Unix epoch; nullopt if malformed.
+std::optional<policy::TimeNs> parse_rfc3339(std::string_view text);
+/// ns since the Unix epoch as RFC 3339 in UTC, fractional seconds only when not whole.
+std::string format_rfc3339(policy::TimeNs t);
+
+struct WriteOptions {
+  /// Where the state's time 0 lies, ns since the Unix epoch (creation timestamps are epoch +
+  /// the state's time).
+  policy::TimeNs epoch = 0;
+  /// Written as SnapshotMeta when set.
+  std::optional<std::string> tiebreak_state;
+  std::string ns = "default";  ///< the namespace of pods and PodGroups
+};
+
+/// The state as the `v1 List` kubectl would print for its Nodes, Pods, PodGroups, Queues and
+/// PriorityClasses, plus the mltwin-snapshot ConfigMap (now = epoch + state.now()). Reading it
+/// back gives the same scheduling state: same names, priorities, requests, creation times, UIDs
+/// (the 64-bit order key as the UID's first half), phases and placements. A node's DaemonSet
+/// requests become pods of another scheduler in kube-system, one per pod counted. Throws
+/// std::invalid_argument for a state it cannot write faithfully (a task in an in-session status:
+/// Allocated or Pipelined).
+nlohmann::json write_list(const policy::ClusterState& state, const WriteOptions& opts = {});
+
+}  // namespace mltwin::k8s
