@@ -262,6 +262,7 @@ struct RunFlags {
   bool force = false;  ///< --force: start a run beyond the size limits
   bool strict = false;  ///< --strict: the scenario's warnings are errors
   bool check_promises = false;  ///< --check-promises
+  std::vector<std::string> snapshot_at;  ///< --snapshot-at
 };
 
 /// The largest --max-jobs and --replications: far above any trace or sweep, and small enough
@@ -329,6 +330,11 @@ int cmd_run(const RunFlags& f) {
   opts.check_estimate = [&f](const io::RunEstimate& e) { check_size(e, f.scenario, f.force); };
   opts.strict = f.strict;
   opts.check_promises = f.check_promises;
+  for (const std::string& t : f.snapshot_at) opts.snapshot_at.emplace_back(runner::parse_until(t, "--snapshot-at"), t);
+  opts.on_snapshot = [](const std::string& file, core::Time at) {
+    std::cerr << "snapshot: " << file << " (the session at t = " << io::human_duration(at.seconds())
+              << "; mltwin-scheduler --once --snapshot " << file << " repeats it)\n";
+  };
   auto said = std::make_shared<std::set<std::string>>();  // once each, across replications
   opts.on_warning = [said](const std::string& w) {
     if (said->insert(w).second) std::cerr << "warning: " << w << "\n";
@@ -504,6 +510,10 @@ int main(int argc, char** argv) {
   run->add_flag("--check-promises", rf.check_promises,
                 "run every scheduling session also without the plugins' performance promises and fail at the first "
                 "session that decides differently (about twice as slow)");
+  run->add_option("--snapshot-at", rf.snapshot_at,
+                  "training runs: write the cluster's state as kubectl JSON at the first scheduling session at or after "
+                  "TIME (e.g. 6h; repeatable), to <database name>.snapshot-TIME.json, for mltwin-scheduler --once")
+      ->type_name("TIME");
   run->add_option("--replications", rf.replications,
                   "run N seeds (the scenario's or --seed, then +1, +2, ...), each with its own database, and print "
                   "every summary figure's mean with its 95 % confidence interval")

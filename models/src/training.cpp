@@ -108,6 +108,8 @@ void TrainingCluster::note_event() { s_->note_event(); }
 
 const std::vector<JobOutcome>& TrainingCluster::outcomes() const { return s_->outcomes; }
 policy::Scheduler& TrainingCluster::scheduler() { return parts_->driver.scheduler(); }
+const policy::Scheduler& TrainingCluster::scheduler() const { return parts_->driver.scheduler(); }
+void TrainingCluster::set_session_observer(SessionObserver* o) { parts_->driver.set_session_observer(o); }
 const policy::ClusterState& TrainingCluster::state() const { return s_->state; }
 std::size_t TrainingCluster::submitted() const { return s_->next_arrival; }
 std::size_t TrainingCluster::ended() const { return s_->ended; }

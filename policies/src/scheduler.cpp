@@ -106,8 +106,8 @@ void Scheduler::set_tiebreak_state(const std::string& text) {
   std::istringstream in(text);
   std::mt19937_64 r;
   in >> r;
-  in >> std::ws;
-  if (in.fail() || !in.eof()) throw std::invalid_argument("not a tie-break state (what Scheduler::tiebreak_state() writes: std::mt19937_64's state words)");
+  char extra = 0;
+  if (in.fail() || (in >> extra)) throw std::invalid_argument("not a tie-break state (what Scheduler::tiebreak_state() writes: std::mt19937_64's state words)");
   rng_ = r;
 }
 

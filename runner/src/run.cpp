@@ -14,6 +14,7 @@
 #include "mltwin/io/report.hpp"
 #include "mltwin/io/scenario.hpp"
 #include "output_files.hpp"
+#include "snapshots.hpp"
 #include "world.hpp"
 #include "mltwin_git_sha.hpp"  // generated at build time by apps/git_sha.cmake: MLTWIN_GIT_SHA
 
@@ -278,7 +279,15 @@ std::unique_ptr<Run> Run::open(const std::string& path, const RunOptions& opts) 
   meta.until = opts.until_text;
   meta.scenario_json = w.document().dump();
   meta.seed = m->seed;
-  w.build(m->sim, *m->rng, meta, opts);
+  RunOptions built = opts;
+  if (!built.snapshot_at.empty() && built.snapshot_prefix.empty()) {
+    // Beside the database: results/x-seed1.sqlite -> results/x-seed1.snapshot-6h.json.
+    std::string stem = m->out == ":memory:" ? std::string("mltwin") : m->out;
+    if (stem.size() > 7 && stem.ends_with(".sqlite")) stem.resize(stem.size() - 7);
+    built.snapshot_prefix = stem + ".";
+    if (m->out != ":memory:") create_folder_of(m->out);
+  }
+  w.build(m->sim, *m->rng, meta, built);
   record_inputs(meta, path, opts, w.inputs());
   m->open_database(meta, path, opts, w.inputs());
   w.attach(*m->db);
@@ -306,6 +315,12 @@ bool Run::finished() const noexcept { return impl_->finished; }
 core::Duration Run::progress_chunk() const { return impl_->world->progress_chunk(); }
 core::Duration Run::checkpoint_interval() const { return impl_->world->checkpoint_interval(); }
 const models::TrainingCluster* Run::training() const noexcept { return impl_->world->training(); }
+
+nlohmann::json Run::snapshot() const {
+  const models::TrainingCluster* c = impl_->world->training();
+  if (!c) throw std::logic_error("snapshot(): an inference run has no Kubernetes scheduling state (training runs only)");
+  return detail::snapshot_of(c->state(), c->scheduler());
+}
 const models::inference::Endpoint* Run::endpoint() const noexcept { return impl_->world->endpoint(); }
 
 std::uint64_t Run::run_until(core::Time t) {

@@ -10,6 +10,7 @@
 #include "mltwin/io/scenario.hpp"
 #include "mltwin/models/training.hpp"
 #include "mltwin/policy/version.hpp"
+#include "snapshots.hpp"
 #include "world.hpp"
 
 namespace mltwin::runner::detail {
@@ -58,6 +59,10 @@ class TrainingWorld final : public World {
   void build(core::Simulator& sim, core::RngStreams& rng, store::RunMetadata& meta, const RunOptions& opts) override {
     cluster_ = std::make_unique<models::TrainingCluster>(sc_.training, sim, rng, fwd_);
     if (opts.check_promises) cluster_->scheduler().set_check_promises(true);
+    if (!opts.snapshot_at.empty())
+      snapshots_ = std::make_unique<SnapshotWriter>(opts.snapshot_at, opts.snapshot_prefix, opts.on_snapshot);
+    if (snapshots_ && opts.session_observer) both_ = std::make_unique<ObserverPair>(*snapshots_, *opts.session_observer);
+    cluster_->set_session_observer(both_ ? both_.get() : snapshots_ ? snapshots_.get() : opts.session_observer);
     meta.kind = store::RunKind::Training;
     meta.volcano_release = policy::kVolcanoRelease;
     meta.rng_streams = rng.names();
@@ -105,6 +110,8 @@ class TrainingWorld final : public World {
  private:
   io::LoadedScenario sc_;
   Forward fwd_;
+  std::unique_ptr<SnapshotWriter> snapshots_;  // declared before the cluster: destroyed after it
+  std::unique_ptr<ObserverPair> both_;
   std::unique_ptr<models::TrainingCluster> cluster_;
 };
 

@@ -454,6 +454,16 @@ class Run:
         ns (``now_ns``)."""
         return json.loads(self._run.state_json())
 
+    def snapshot(self) -> dict:
+        """Training runs: the cluster's scheduling state now, as the ``v1 List`` that
+        ``kubectl get nodes,pods,podgroups,queues,priorityclasses -A -o json`` prints — the
+        objects the Volcano scheduler would see if a session opened now — plus the
+        ``mltwin-snapshot`` ConfigMap (the time and the scheduler's tie-break state). Save it
+        with ``json.dump`` and ``mltwin-scheduler --once --snapshot FILE`` decides on it as the
+        twin would. The twin's time 0 is the Unix epoch. Raises RuntimeError for an inference
+        run."""
+        return json.loads(self._run.snapshot())
+
     def summary(self) -> dict:
         """The run's summary figures (as the CLI prints them), as a dict. Call after
         :meth:`run` / :meth:`finish` for final figures; before, they cover the run so far

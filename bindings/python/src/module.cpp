@@ -213,6 +213,7 @@ PYBIND11_MODULE(_mltwin, m) {
       }, py::arg("wall_s"))
       .def("summary_json", [](PyRun& r) { return r.run().summary_json().dump(); })
       .def("state_json", [](PyRun& r) { return r.run().state_json().dump(); })
+      .def("snapshot", [](PyRun& r) { return r.run().snapshot().dump(); })
       .def("query", [](PyRun& r, const std::string& sql) { return columns_of(r.run().query(sql)); }, py::arg("sql"));
 
   m.def("query_file", [](const std::string& path, const std::string& sql) { return columns_of(store::query_file(path, sql)); },

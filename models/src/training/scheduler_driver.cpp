@@ -56,7 +56,11 @@ void SchedulerDriver::tick() {
   in_tick_ = true;
   last_tick_ns_ = s_.sim.now().ns();
   s_.state.set_now(s_.sim.now().ns());
+  // A session runs exactly when needs_cycle says so (Scheduler::run_once).
+  watched_ = observer_ && scheduler_->needs_cycle(s_.state) && observer_->opening(s_.state, *scheduler_);
   scheduler_->run_once(s_.state, *this);
+  if (watched_) observer_->closed(s_.state);
+  watched_ = false;
   in_tick_ = false;
   const std::int64_t p = s_.sc.scheduler.schedule_period_ns;
   if (scheduler_->needs_cycle(s_.state)) {
@@ -81,6 +85,7 @@ void SchedulerDriver::kubelet_status(TaskId t, TaskStatus status) {
 }
 
 policy::CallResult SchedulerDriver::bind(const policy::TaskInfo& task, const policy::NodeInfo& node) {
+  if (watched_) observer_->bound(task, node);
   if (s_.sc.bind_failure_probability > 0 && bind_failure_rng_ &&
       std::uniform_real_distribution<double>(0.0, 1.0)(*bind_failure_rng_) < s_.sc.bind_failure_probability) {
     // The API server refuses the binding (lifecycle.bind_failure_probability): the pod stays
@@ -101,6 +106,7 @@ policy::CallResult SchedulerDriver::bind(const policy::TaskInfo& task, const pol
 }
 
 policy::CallResult SchedulerDriver::evict(const policy::TaskInfo& task, std::string_view reason) {
+  if (watched_) observer_->evicted(task, reason);
   // Called while the scheduler commits (the task is Releasing in the state already). The pod
   // is being deleted: it holds its resources for the termination grace period. The job
   // controller reacts to the PodEvicted event after the scheduling cycle.
@@ -116,6 +122,7 @@ policy::CallResult SchedulerDriver::evict(const policy::TaskInfo& task, std::str
 }
 
 void SchedulerDriver::podgroup_phase_changed(const policy::JobInfo& job, policy::PodGroupPhase from, policy::PodGroupPhase to) {
+  if (watched_) observer_->phase_changed(job, from, to);
   const std::size_t idx = s_.job_of_policy[job.id];
   JobRun& run = s_.runs[idx];
   s_.rec.phase_change({static_cast<std::uint32_t>(idx), s_.sim.now(), policy::to_string(from), policy::to_string(to)});

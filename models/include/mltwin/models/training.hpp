@@ -45,6 +45,8 @@
 
 namespace mltwin::models {
 
+class SessionObserver;
+
 using core::Duration;
 
 /// A latency drawn per use: constant, uniform [min, max], or exponential with a mean.
@@ -525,6 +527,10 @@ class TrainingCluster final {
 
   const std::vector<JobOutcome>& outcomes() const;
   policy::Scheduler& scheduler();
+  const policy::Scheduler& scheduler() const;
+  /// Shows the scheduler's sessions to `o` (mltwin/models/training/scheduler_driver.hpp
+  /// SessionObserver; nullptr: none). `o` must outlive the cluster or be unset first.
+  void set_session_observer(SessionObserver* o);
   const TrainingStats& stats() const;
   const policy::ClusterState& state() const;
   /// Jobs submitted so far, ended so far, and in the scenario.

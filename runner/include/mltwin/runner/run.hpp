@@ -48,6 +48,7 @@
 #include "mltwin/store/sqlite_store.hpp"
 
 namespace mltwin::models {
+class SessionObserver;
 class TrainingCluster;
 }
 
@@ -125,6 +126,17 @@ struct RunOptions {
   /// (policy::PromiseBroken) at the first session that decides differently
   /// (policy::Scheduler::set_check_promises; the CLI's --check-promises).
   bool check_promises = false;
+  /// Training runs: at the first scheduling session at or after each time, the cluster's state
+  /// as that session opens is written as a kubectl List (Run::snapshot's JSON) to
+  /// `<snapshot_prefix>snapshot-<label>.json` (the CLI's --snapshot-at; label: the time as
+  /// written). mltwin-scheduler --once --snapshot FILE repeats that session.
+  std::vector<std::pair<core::Time, std::string>> snapshot_at;
+  std::string snapshot_prefix;
+  /// Called with each snapshot file written and the time of its session.
+  std::function<void(const std::string& file, core::Time session)> on_snapshot;
+  /// Training runs: every scheduling session is shown to this observer (the state as it opens,
+  /// its decisions: mltwin/models/training/scheduler_driver.hpp), which must outlive the Run.
+  models::SessionObserver* session_observer = nullptr;
 };
 
 class Run {
@@ -194,6 +206,13 @@ class Run {
   /// The model's state now, as JSON: training — every job's phase and placement, every
   /// node's allocation; inference — every instance's state, loaded models and worker pools.
   nlohmann::json state_json() const;
+
+  /// Training runs: the cluster's scheduling state now — the objects the scheduler would see
+  /// if a session opened now — as the `v1 List` kubectl prints (Nodes, Pods, PodGroups,
+  /// Queues, PriorityClasses, and the mltwin-snapshot ConfigMap with the time and the
+  /// scheduler's tie-break state; mltwin/k8s/snapshot.hpp write_list). The twin's time 0 is
+  /// the Unix epoch. Throws std::logic_error for an inference run.
+  nlohmann::json snapshot() const;
 
   /// Runs SQL against the run's own database (rows recorded so far included).
   store::ResultTable query(const std::string& sql);

@@ -27,6 +27,22 @@ namespace mltwin::models {
 class PodLifecycle;
 class JobController;
 
+/// Watches the scheduler's sessions from outside the model (the runner's --snapshot-at, the
+/// agreement test): the state as a session opens, and what the session decides. Observing
+/// changes nothing in the run.
+class SessionObserver {
+ public:
+  virtual ~SessionObserver() = default;
+  /// A session is about to open on `state` (its time already set); `scheduler` is as it will
+  /// run the session (its tie-break stream included). Return true to hear its decisions.
+  virtual bool opening(const policy::ClusterState& state, const policy::Scheduler& scheduler) = 0;
+  virtual void bound(const policy::TaskInfo& task, const policy::NodeInfo& node) = 0;
+  virtual void evicted(const policy::TaskInfo& task, std::string_view reason) = 0;
+  virtual void phase_changed(const policy::JobInfo& job, policy::PodGroupPhase from, policy::PodGroupPhase to) = 0;
+  /// The watched session has closed.
+  virtual void closed(const policy::ClusterState& state) = 0;
+};
+
 class SchedulerDriver final : public policy::Backend {
  public:
   /// Builds the scheduler from sc.scheduler (its node tie-break seed from the stream
@@ -45,6 +61,8 @@ class SchedulerDriver final : public policy::Backend {
   /// api.PreemptableStatus; reclaim.go "Ignore non running task"), so with either configured
   /// the change wakes the next cycle.
   void kubelet_status(policy::TaskId t, policy::TaskStatus status);
+  /// Sessions are shown to `o` (nullptr: none), which must outlive its use.
+  void set_session_observer(SessionObserver* o) { observer_ = o; }
 
   // policy::Backend
   policy::CallResult bind(const policy::TaskInfo& task, const policy::NodeInfo& node) override;
@@ -64,6 +82,8 @@ class SchedulerDriver final : public policy::Backend {
   core::Engine& bind_rng_;
   core::Engine* bind_failure_rng_ = nullptr;  // only with a bind failure probability
   bool status_wakes_scheduler_ = false;       // preempt or reclaim configured
+  SessionObserver* observer_ = nullptr;
+  bool watched_ = false;                      // the session running now is shown to observer_
   std::vector<std::uint8_t> neuron_mixed_;    // per node id: its pods have mixed Neuron names (flagged once)
   bool tick_pending_ = false;
   bool in_tick_ = false;

@@ -1,0 +1,58 @@
+// The twin's state as kubectl JSON (runner/src/snapshots.hpp).
+#include "snapshots.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include "mltwin/k8s/snapshot.hpp"
+
+namespace mltwin::runner::detail {
+
+nlohmann::json snapshot_of(const policy::ClusterState& state, const policy::Scheduler& scheduler) {
+  k8s::WriteOptions o;
+  o.tiebreak_state = scheduler.tiebreak_state();
+  return k8s::write_list(state, o);
+}
+
+void write_json_file(const std::string& path, const nlohmann::json& doc) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error("cannot write snapshot '" + path + "'");
+    out << doc.dump(4) << "\n";
+    out.flush();
+    if (!out) {
+      std::remove(tmp.c_str());
+      throw std::runtime_error("cannot write snapshot '" + path + "' (disk full?)");
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::remove(tmp.c_str());
+    throw std::runtime_error("cannot write snapshot '" + path + "': " + ec.message());
+  }
+}
+
+SnapshotWriter::SnapshotWriter(std::vector<std::pair<core::Time, std::string>> at, std::string prefix,
+                               std::function<void(const std::string&, core::Time)> on_written)
+    : at_(std::move(at)), prefix_(std::move(prefix)), on_written_(std::move(on_written)) {
+  std::stable_sort(at_.begin(), at_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+}
+
+bool SnapshotWriter::opening(const policy::ClusterState& state, const policy::Scheduler& scheduler) {
+  const core::Time now = core::Time::from_ns(state.now());
+  if (next_ >= at_.size() || at_[next_].first > now) return false;
+  const nlohmann::json doc = snapshot_of(state, scheduler);
+  for (; next_ < at_.size() && at_[next_].first <= now; ++next_) {
+    const std::string file = prefix_ + "snapshot-" + at_[next_].second + ".json";
+    write_json_file(file, doc);
+    if (on_written_) on_written_(file, now);
+  }
+  return false;
+}
+
+}  // namespace mltwin::runner::detail

@@ -1,0 +1,74 @@
+// runner/src/snapshots.hpp — the twin's state as kubectl JSON: Run::snapshot() now, and
+// RunOptions::snapshot_at at the first session at or after each time (a SessionObserver).
+#pragma once
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "mltwin/core/time.hpp"
+#include "mltwin/models/training.hpp"
+#include "mltwin/models/training/scheduler_driver.hpp"
+
+namespace mltwin::runner::detail {
+
+/// The cluster's state now as a kubectl List (mltwin/k8s/snapshot.hpp write_list), with the
+/// scheduler's tie-break state; the twin's time 0 is the Unix epoch.
+nlohmann::json snapshot_of(const policy::ClusterState& state, const policy::Scheduler& scheduler);
+
+/// Writes `doc` to `path` whole or not at all (a temporary file beside it, renamed over it).
+/// Throws std::runtime_error naming the file.
+void write_json_file(const std::string& path, const nlohmann::json& doc);
+
+/// Writes a snapshot at the first session at or after each time.
+class SnapshotWriter final : public models::SessionObserver {
+ public:
+  SnapshotWriter(std::vector<std::pair<core::Time, std::string>> at, std::string prefix,
+                 std::function<void(const std::string&, core::Time)> on_written);
+  bool opening(const policy::ClusterState& state, const policy::Scheduler& scheduler) override;
+  void bound(const policy::TaskInfo&, const policy::NodeInfo&) override {}
+  void evicted(const policy::TaskInfo&, std::string_view) override {}
+  void phase_changed(const policy::JobInfo&, policy::PodGroupPhase, policy::PodGroupPhase) override {}
+  void closed(const policy::ClusterState&) override {}
+
+ private:
+  std::vector<std::pair<core::Time, std::string>> at_;  // sorted by time
+  std::size_t next_ = 0;
+  std::string prefix_;
+  std::function<void(const std::string&, core::Time)> on_written_;
+};
+
+/// Shows each session to two observers (RunOptions::snapshot_at and session_observer).
+class ObserverPair final : public models::SessionObserver {
+ public:
+  ObserverPair(models::SessionObserver& a, models::SessionObserver& b) : a_(a), b_(b) {}
+  bool opening(const policy::ClusterState& state, const policy::Scheduler& scheduler) override {
+    wa_ = a_.opening(state, scheduler);
+    wb_ = b_.opening(state, scheduler);
+    return wa_ || wb_;
+  }
+  void bound(const policy::TaskInfo& t, const policy::NodeInfo& n) override {
+    if (wa_) a_.bound(t, n);
+    if (wb_) b_.bound(t, n);
+  }
+  void evicted(const policy::TaskInfo& t, std::string_view r) override {
+    if (wa_) a_.evicted(t, r);
+    if (wb_) b_.evicted(t, r);
+  }
+  void phase_changed(const policy::JobInfo& j, policy::PodGroupPhase f, policy::PodGroupPhase t) override {
+    if (wa_) a_.phase_changed(j, f, t);
+    if (wb_) b_.phase_changed(j, f, t);
+  }
+  void closed(const policy::ClusterState& s) override {
+    if (wa_) a_.closed(s);
+    if (wb_) b_.closed(s);
+  }
+
+ private:
+  models::SessionObserver& a_;
+  models::SessionObserver& b_;
+  bool wa_ = false, wb_ = false;
+};
+
+}  // namespace mltwin::runner::detail
