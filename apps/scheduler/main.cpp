@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "mltwin/k8s/scheduler_conf.hpp"
 #include "mltwin/k8s/snapshot.hpp"
 #include "mltwin/policy/go_duration.hpp"
 #include "mltwin/policy/version.hpp"
@@ -65,8 +66,9 @@ int main(int argc, char** argv) {
     scheduler::OnceOptions opts;
     opts.tiebreak_seed = seed;
     if (!conf.empty()) {
-      std::cerr << "mltwin-scheduler: --scheduler-conf: not yet\n";
-      return 2;
+      std::vector<std::string> warnings;
+      opts.config = k8s::read_volcano_scheduler_config(conf, &warnings);
+      for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";
     }
     k8s::Snapshot snap;
     k8s::ReadOptions ropts;

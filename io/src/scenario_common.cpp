@@ -138,47 +138,6 @@ policy::Resource resources_of(const std::string& file, const std::string& where,
   return r;
 }
 
-std::string arg_text(const json& v) {
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
-  // Exactly as written: an integer above 2^63 - 1 was read into a long long (18446744073709551615
-  // became "-1"), and a double printed with six digits (0.1234567 became "0.123457"). fmt's
-  // shortest round-trip form keeps the short ones as they were ("2" for 2.0).
-  if (v.is_number_integer()) return v.dump();
-  return fmt::format("{}", v.get<double>());
-}
-
-policy::SchedulerConfig scheduler_config_of(const json& v) {
-  policy::SchedulerConfig cfg = policy::volcano_default_config();
-  if (v.contains("actions")) cfg.actions = v["actions"].get<std::vector<std::string>>();
-  if (v.contains("tiers")) {
-    cfg.tiers.clear();
-    for (const auto& t : v["tiers"]) {
-      policy::Tier tier;
-      for (const auto& p : t["plugins"]) {
-        policy::PluginOption opt;
-        opt.name = p["name"];
-        if (p.contains("arguments"))
-          for (auto a = p["arguments"].begin(); a != p["arguments"].end(); ++a) opt.arguments.set(a.key(), arg_text(a.value()));
-        for (std::size_t e = 0; e < static_cast<std::size_t>(policy::Ext::kCount); ++e) {
-          const char* key = policy::ext_key(static_cast<policy::Ext>(e));
-          if (p.contains(key)) opt.enabled[e] = p[key].get<bool>();
-        }
-        tier.plugins.push_back(opt);
-      }
-      cfg.tiers.push_back(tier);
-    }
-  }
-  if (v.contains("configurations"))
-    for (const auto& c : v["configurations"]) {
-      policy::Arguments args;
-      if (c.contains("arguments"))
-        for (auto a = c["arguments"].begin(); a != c["arguments"].end(); ++a) args.set(a.key(), arg_text(a.value()));
-      cfg.action_arguments[c["name"]] = args;
-    }
-  return cfg;
-}
-
 models::QueueSpec queue_of(const std::string& file, const std::string& where, const json& q) {
   models::QueueSpec qs;
   qs.name = q["name"];

@@ -16,6 +16,8 @@
 
 #include "mltwin/core/time.hpp"
 #include "mltwin/io/scenario.hpp"  // InputFileRef
+#include "mltwin/k8s/input.hpp"
+#include "mltwin/k8s/scheduler_conf.hpp"
 #include "mltwin/k8s/text.hpp"
 #include "mltwin/models/catalog.hpp"
 #include "mltwin/models/training.hpp"  // LatencySpec, QueueSpec, TrainingJobSpec
@@ -67,12 +69,9 @@ using k8s::control_character_problem;
 /// of `doc` with a control character (`where` is doc's own JSON pointer, "" for the root).
 void check_printable(const std::string& file, const nlohmann::json& doc, const std::string& where = "");
 
-/// Throws ScenarioError "path: ..." unless `path` is a regular file of at most `max_bytes`
-/// (a FIFO or a device such as /dev/urandom would block or never end). `what` names the input
-/// in the message ("scenario file", "Philly trace").
-void check_input_file(const std::string& path, const std::string& what, std::uintmax_t max_bytes);
-/// check_input_file, then the file's bytes.
-std::string read_input_file(const std::string& path, const std::string& what, std::uintmax_t max_bytes);
+/// Input files within their size limits (mltwin/k8s/input.hpp).
+using k8s::check_input_file;
+using k8s::read_input_file;
 
 /// Parses JSON text: a syntax error, a number out of range ("1e400") or a key given twice in
 /// one object throws ScenarioError "path:L:C: ..." (the duplicate's JSON pointer in the text).
@@ -175,14 +174,9 @@ policy::Resource resources_of(const std::string& file, const std::string& where,
 /// A double as Go's encoding/json writes it (mltwin/k8s/resources.hpp).
 using k8s::go_json_float;
 
-/// A plugin or action argument as text (Volcano keeps arguments as the YAML value).
-std::string arg_text(const nlohmann::json& v);
+using k8s::arg_text;
 
-/// The scheduler configuration written under Volcano's own keys — `actions` (a list), `tiers`,
-/// `configurations` — over Volcano's default for the keys absent. Expects a document the
-/// schema has checked; does not call SchedulerConfig::validate(). Shared by the scenario's
-/// "volcano" section and the volcano-scheduler ConfigMap reader (yaml_config.cpp).
-policy::SchedulerConfig scheduler_config_of(const nlohmann::json& volcano);
+using k8s::scheduler_config_of;
 
 /// The queue tree's first problem (spec.parent, for the capacity plugin's hierarchy), as
 /// Volcano's queue admission webhook and controller refuse it: a parent that is not a queue

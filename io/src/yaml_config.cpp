@@ -22,7 +22,6 @@
 #include <tuple>
 
 #include "k8s_objects.hpp"
-#include "yaml_guard.hpp"
 #include "mltwin/policy/go_duration.hpp"
 #include "scenario_common.hpp"
 #include "scenario_yaml.hpp"
@@ -32,157 +31,21 @@ namespace mltwin::io {
 
 using nlohmann::json;
 
-std::string YamlPlace::str() const {
-  std::string s = file;
-  if (line > 0) s += ":" + std::to_string(line) + ":" + std::to_string(column);
-  if (!path.empty()) s += ": " + path;
-  return s;
+namespace yaml {
+json toleration_json(const Toleration& t) {
+  json o = json::object();
+  if (!t.key.empty()) o["key"] = t.key;
+  if (!t.op.empty()) o["operator"] = t.op;
+  if (!t.value.empty()) o["value"] = t.value;
+  if (!t.effect.empty()) o["effect"] = t.effect;
+  if (t.toleration_seconds) o["tolerationSeconds"] = *t.toleration_seconds;
+  return o;
 }
+}  // namespace yaml
 
 namespace {
 
 using namespace yaml;  // the typed layer (yaml_typed.hpp)
-
-// ---- volcano-scheduler.conf ---------------------------------------------------------------
-
-/// The scheduler configuration document (pkg/scheduler/conf/scheduler_conf.go, v1.12.1) ->
-/// the scenario's "volcano" keys; `marks` gets the place of each name a validate() error can
-/// name ("actions[i]", "tiers[t].plugins[p].name").
-json scheduler_conf_json(const Y& doc, std::map<std::string, YamlPlace>& marks) {
-  const M top(doc, {"actions", "tiers", "configurations"}, {"metrics"});
-  json out = json::object();
-  if (const Y* a = top.get("actions")) {
-    // UnmarshalSchedulerConf: strings.Split(actions, ","), each strings.TrimSpace'd.
-    const std::string text = a->str();
-    json list = json::array();
-    std::string part;
-    std::stringstream ss(text);
-    while (std::getline(ss, part, ',')) {
-      const auto b = part.find_first_not_of(" \t\n\r");
-      const auto e = part.find_last_not_of(" \t\n\r");
-      const std::string name = b == std::string::npos ? std::string() : part.substr(b, e - b + 1);
-      marks["actions[" + std::to_string(list.size()) + "]"] = a->at();
-      list.push_back(name);
-    }
-    if (list.empty()) a->fail("expected a comma-separated list of actions, such as \"enqueue, allocate, backfill\"");
-    out["actions"] = list;
-  }
-  if (const Y* t = top.get("tiers")) {
-    json tiers = json::array();
-    for (const Y& tier : t->list()) {
-      const M tm(tier, {"plugins"});
-      json plugins = json::array();
-      for (const Y& p : tm.req("plugins").list()) {
-        // PluginOption: name, arguments and the per-extension-point switches under their yaml tags.
-        std::vector<const char*> known = {"name", "arguments"};
-        for (std::size_t e = 0; e < static_cast<std::size_t>(policy::Ext::kCount); ++e)
-          known.push_back(policy::ext_key(static_cast<policy::Ext>(e)));
-        const M pm(p, {}, {"EnabledClusterOrder", "enabledHyperNodeOrder"}, true);
-        for (const auto& [k, v] : pm.entries)
-          if (std::find_if(known.begin(), known.end(), [&k = k](const char* kk) { return k == kk; }) == known.end()) {
-            std::string msg = "unknown key '" + k + "' (Volcano v1.12.1 ignores it, so it changes nothing; mltwin reads ";
-            for (std::size_t i = 0; i < known.size(); ++i) msg += std::string(i ? ", " : "") + known[i];
-            fail_at(pm.key_at(k, v), msg + ")");
-          }
-        json opt = json::object();
-        const Y& name = pm.req("name");
-        opt["name"] = name.str();
-        marks[tier.path + ".plugins[" + std::to_string(plugins.size()) + "].name"] = name.at();
-        if (const Y* args = pm.get("arguments")) {
-          json a = json::object();
-          const std::string at = tier.path + ".plugins[" + std::to_string(plugins.size()) + "].arguments";
-          marks[at] = args->at();
-          for (const auto& [k, v] : M(*args, {}, {}, true).entries) {
-            a[k] = v.scalar_text();
-            marks[at + "." + k] = v.at();  // where a plugin's refusal of this argument points
-          }
-          opt["arguments"] = a;
-        }
-        for (const auto& [k, v] : pm.entries)
-          if (k != "name" && k != "arguments") opt[k] = v.boolean();
-        plugins.push_back(opt);
-      }
-      tiers.push_back({{"plugins", plugins}});
-    }
-    out["tiers"] = tiers;
-  }
-  if (const Y* c = top.get("configurations")) {
-    json confs = json::array();
-    for (const Y& conf : c->list()) {
-      const M cm(conf, {"name", "arguments"});
-      json entry = {{"name", cm.req("name").str()}};
-      if (const Y* args = cm.get("arguments")) {
-        json a = json::object();
-        for (const auto& [k, v] : M(*args, {}, {}, true).entries) a[k] = v.scalar_text();
-        entry["arguments"] = a;
-      }
-      confs.push_back(entry);
-    }
-    out["configurations"] = confs;
-  }
-  // Volcano reads the file as it is: a file without tiers runs no plugins, one without
-  // actions does nothing (the default configuration applies only when there is no file).
-  if (!out.contains("tiers")) out["tiers"] = json::array();
-  if (!out.contains("actions")) doc.fail("missing required key 'actions' (without actions the scheduler does nothing)");
-  return out;
-}
-
-struct SchedulerConfRead {
-  json doc;
-  std::map<std::string, YamlPlace> marks;
-};
-
-SchedulerConfRead read_scheduler_conf(const std::string& file) {
-  const std::string text = read_text(file);
-  Src src(file);
-  const Y doc{&src, single_document(src, text, "the volcano-scheduler ConfigMap or its volcano-scheduler.conf"), ""};
-  SchedulerConfRead out;
-  if (!doc.node.IsMap() || !doc.node["kind"]) {  // the bare volcano-scheduler.conf
-    out.doc = scheduler_conf_json(doc, out.marks);
-    return out;
-  }
-  const auto [api, kind] = type_of(doc);
-  if (kind != "ConfigMap" || api != "v1")
-    doc.child("kind", doc.node["kind"])
-        .fail("expected a ConfigMap (apiVersion v1) holding volcano-scheduler.conf, got " + kind + " (apiVersion " + api + ")");
-  const M top(doc, {"apiVersion", "kind", "metadata", "data"});
-  // The chart mounts the ConfigMap's `volcano-scheduler.conf` key as the scheduler's
-  // --scheduler-conf file (installer/helm/chart/volcano/templates/scheduler.yaml); other keys
-  // are other files, which the scheduler does not read.
-  const M data(top.req("data"), {}, {}, true);
-  const Y* conf = data.get("volcano-scheduler.conf");
-  if (!conf) data.y.fail("missing the key 'volcano-scheduler.conf' (the file the Volcano chart passes to --scheduler-conf)");
-  const std::string embedded = conf->str();
-  // A block scalar (`|`) keeps the embedded lines as they are, shifted by the indentation:
-  // errors inside point at the file's own line and column. Otherwise (a quoted string) they
-  // point at the string.
-  Src inner(file);
-  const YAML::Mark m = conf->node.Mark();
-  const std::size_t pos = m.pos >= 0 ? static_cast<std::size_t>(m.pos) : std::string::npos;
-  if (pos < text.size() && text[pos] == '|') {
-    std::size_t line_start = text.find('\n', pos);
-    inner.line0 = m.line + 1;
-    // Blank lines before the first content line count as embedded lines too; the indentation
-    // is that of the first line that is not blank.
-    for (std::size_t p = line_start; p != std::string::npos && p + 1 < text.size(); p = text.find('\n', p + 1)) {
-      std::size_t q = p + 1;
-      while (q < text.size() && text[q] == ' ') ++q;
-      if (q < text.size() && text[q] != '\n' && text[q] != '\r') {
-        inner.col0 = static_cast<int>(q - (p + 1));
-        break;
-      }
-    }
-  } else {
-    inner.outer = m;
-  }
-  std::vector<YAML::Node> idocs = load_all(inner, embedded);
-  YAML::Node root = idocs.empty() ? YAML::Node() : idocs[0];
-  const Y idoc{&inner, root, ""};
-  if (idocs.size() > 1) idoc.fail("volcano-scheduler.conf holds more than one YAML document");
-  out.doc = scheduler_conf_json(idoc, out.marks);
-  // The marks refer to `inner`, whose offsets are already applied.
-  return out;
-}
 
 // ---- manifests -----------------------------------------------------------------------------
 
@@ -527,34 +390,6 @@ std::string VolcanoJobManifest::action_on_evicted(const VolcanoTask& t) const {
   };
   std::string a = find(t.policies);
   return a.empty() ? find(policies) : a;
-}
-
-json volcano_scheduler_config_json(const std::string& file, std::vector<std::string>* warnings) {
-  SchedulerConfRead r = read_scheduler_conf(file);
-  // Unknown plugins and actions: the error the scenario's JSON gives, at the name's place.
-  const policy::SchedulerConfig cfg = detail::scheduler_config_of(r.doc);
-  if (warnings)
-    for (const policy::ArgIssue& i : cfg.check_arguments()) {
-      if (i.severity != policy::ArgIssue::Severity::Warning) continue;
-      const auto it = r.marks.find(i.where);
-      warnings->push_back((it == r.marks.end() ? file : it->second.file + ":" + std::to_string(it->second.line) + ":" +
-                                                           std::to_string(it->second.column)) +
-                          ": " + i.where + ": " + i.message);
-    }
-  if (std::string err = cfg.validate(); !err.empty()) {
-    const auto colon = err.find(": ");
-    const std::string key = colon == std::string::npos ? std::string() : err.substr(0, colon);
-    const auto it = r.marks.find(key);
-    if (it == r.marks.end()) throw ScenarioError(file + ": " + err);
-    YamlPlace p = it->second;
-    p.path = key.rfind("actions[", 0) == 0 ? "actions" : key;
-    fail_at(p, err.substr(colon + 2));
-  }
-  return r.doc;
-}
-
-policy::SchedulerConfig read_volcano_scheduler_config(const std::string& file) {
-  return detail::scheduler_config_of(volcano_scheduler_config_json(file));
 }
 
 Manifests read_manifests(const std::string& file) {

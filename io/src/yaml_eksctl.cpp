@@ -8,7 +8,6 @@
 
 #include "mltwin/io/yaml_config.hpp"
 #include "scenario_common.hpp"
-#include "yaml_guard.hpp"
 #include "yaml_typed.hpp"
 
 namespace mltwin::io {

@@ -711,16 +711,7 @@ void read_json(std::string_view text, const std::string& file, Snapshot& into, c
 }
 
 void read_file(const std::string& path, Snapshot& into, const ReadOptions& opts) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) throw InputError(path + ": cannot open (" + std::strerror(errno) + ")");
-  if (!S_ISREG(st.st_mode)) throw InputError(path + ": not a regular file (a snapshot is a file kubectl wrote)");
-  if (static_cast<std::uint64_t>(st.st_size) > (std::uint64_t{4} << 30)) throw InputError(path + ": larger than 4 GiB");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot open");
-  std::string text(static_cast<std::size_t>(st.st_size), '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  if (in.gcount() != static_cast<std::streamsize>(text.size())) throw InputError(path + ": read error");
-  read_json(text, path, into, opts);
+  read_json(read_input_file(path, "snapshot", kMaxDataFileBytes), path, into, opts);
 }
 
 void load(const Snapshot& snap, policy::SchedulerCache& cache) {

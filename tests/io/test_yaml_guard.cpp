@@ -5,7 +5,7 @@
 #include <fstream>
 #include <string>
 
-#include "../../io/src/yaml_guard.hpp"
+#include "../../k8s/src/yaml_guard.hpp"
 #include "mltwin/io/scenario.hpp"
 #include "mltwin/io/yaml_config.hpp"
 #include "temp_dir.hpp"
@@ -23,7 +23,7 @@ TEST_CASE("yaml guard: the fuzzer's yaml-cpp hang is an invalid-YAML error namin
   // tests/fuzz/corpus/fuzz_yaml/yaml-cpp-loadall-hang.yaml: 722 bytes on which YAML::LoadAll
   // allocated 22 GB before this pass; line 22 opens a flow mapping "{pec:" that never closes.
   const std::string file = std::string(MLTWIN_SOURCE_DIR) + "/tests/fuzz/corpus/fuzz_yaml/yaml-cpp-loadall-hang.yaml";
-  const auto problem = io::check_yaml(slurp(file));
+  const auto problem = k8s::check_yaml(slurp(file));
   REQUIRE(problem);
   std::string msg;
   try {
@@ -36,10 +36,10 @@ TEST_CASE("yaml guard: the fuzzer's yaml-cpp hang is an invalid-YAML error namin
 
 TEST_CASE("yaml guard: limits on nesting and on alias expansion") {
   SUBCASE("nesting") {
-    CHECK_FALSE(io::check_yaml(std::string(io::kMaxYamlDepth, '[') + std::string(io::kMaxYamlDepth, ']')));
-    const auto p = io::check_yaml(std::string(io::kMaxYamlDepth + 1, '[') + std::string(io::kMaxYamlDepth + 1, ']'));
+    CHECK_FALSE(k8s::check_yaml(std::string(k8s::kMaxYamlDepth, '[') + std::string(k8s::kMaxYamlDepth, ']')));
+    const auto p = k8s::check_yaml(std::string(k8s::kMaxYamlDepth + 1, '[') + std::string(k8s::kMaxYamlDepth + 1, ']'));
     REQUIRE(p);
-    CHECK(p->column == static_cast<std::size_t>(io::kMaxYamlDepth));  // the (kMax+1)-th '['
+    CHECK(p->column == static_cast<std::size_t>(k8s::kMaxYamlDepth));  // the (kMax+1)-th '['
     CHECK(p->what.find("nested deeper than") != std::string::npos);
   }
   SUBCASE("aliases: 9 levels of 9 aliases expand to 9^k nodes") {
@@ -56,15 +56,15 @@ TEST_CASE("yaml guard: limits on nesting and on alias expansion") {
       return y;
     };
     // 5 levels: the document holds every level once: well under a million nodes.
-    CHECK_FALSE(io::check_yaml(bomb(5)));
+    CHECK_FALSE(k8s::check_yaml(bomb(5)));
     // 6 levels: level 6 alone expands to 5,380,840 nodes.
-    const auto p = io::check_yaml(bomb(6));
+    const auto p = k8s::check_yaml(bomb(6));
     REQUIRE(p);
     CHECK(p->what.find("excessive aliasing") != std::string::npos);
     CHECK(p->line == 6);
   }
   SUBCASE("an alias before its anchor") {
-    const auto p = io::check_yaml("a: *nope\n");
+    const auto p = k8s::check_yaml("a: *nope\n");
     REQUIRE(p);
     CHECK(p->line == 0);
   }
@@ -72,7 +72,7 @@ TEST_CASE("yaml guard: limits on nesting and on alias expansion") {
     for (const char* f : {"/scenarios/yaml/cluster.yaml", "/scenarios/yaml/queues.yaml", "/scenarios/yaml/volcano-scheduler.yaml",
                           "/scenarios/yaml/jobs/bert-4x32.yaml", "/tests/io/fixtures/volcano-scheduler-configmap.yaml"}) {
       CAPTURE(f);
-      CHECK_FALSE(io::check_yaml(slurp(std::string(MLTWIN_SOURCE_DIR) + f)));
+      CHECK_FALSE(k8s::check_yaml(slurp(std::string(MLTWIN_SOURCE_DIR) + f)));
     }
   }
 }

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
+#include "mltwin/k8s/input.hpp"
 #include "mltwin/k8s/resources.hpp"
 #include <stdexcept>
 #include <string>
@@ -23,16 +24,13 @@
 
 namespace mltwin::io {
 
-class ScenarioError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+using ScenarioError = k8s::InputError;
 
 /// Limits on what an input may hold (docs/limits.md). A scenario file, an eksctl config, a
 /// scheduler ConfigMap or a manifest file may have at most kMaxScenarioFileBytes; a trace file
 /// (CSV) at most kMaxTraceFileBytes. Inputs must be regular files.
-inline constexpr std::uintmax_t kMaxScenarioFileBytes = std::uintmax_t{64} << 20;  // 64 MiB
-inline constexpr std::uintmax_t kMaxTraceFileBytes = std::uintmax_t{4} << 30;      // 4 GiB
+inline constexpr std::uintmax_t kMaxScenarioFileBytes = k8s::kMaxConfigFileBytes;  // 64 MiB
+inline constexpr std::uintmax_t kMaxTraceFileBytes = k8s::kMaxDataFileBytes;        // 4 GiB
 /// Every time and duration a scenario or trace gives (submit times, durations, intervals,
 /// waiting times, a trace's span) is at most this far from zero: 10 years of 365 days. Sums of
 /// a few of them stay far inside the int64 nanosecond range (292 years); core::Time arithmetic

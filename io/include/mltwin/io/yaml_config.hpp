@@ -26,45 +26,20 @@
 
 #include "mltwin/core/time.hpp"
 #include "mltwin/io/scenario.hpp"  // ScenarioError
+#include "mltwin/k8s/scheduler_conf.hpp"
+#include "mltwin/k8s/yaml_place.hpp"
 #include "mltwin/models/training.hpp"
 #include "mltwin/policy/config.hpp"
 
 namespace mltwin::io {
 
-/// Where a value was read: file, 1-based line and column, YAML path ("spec.tasks[0].replicas").
-struct YamlPlace {
-  std::string file;
-  int line = 0;
-  int column = 0;
-  std::string path;
-  /// "file:line:column: path" (without the path when it is empty).
-  std::string str() const;
-};
+/// Where a value was read, and a resource list as written (mltwin/k8s/yaml_place.hpp).
+using k8s::ResourceList;
+using k8s::YamlPlace;
 
-/// A Kubernetes resource list: name -> quantity text ("127900m", "16", "32Gi") as the API server
-/// parses it (a plain YAML number as sigs.k8s.io/yaml writes it in JSON: `cpu: 0x10` is "16"),
-/// each name one mltwin knows (policy::map_resource_name) and each quantity checked.
-using ResourceList = std::vector<std::pair<std::string, std::string>>;
-
-// ---- volcano-scheduler configuration ------------------------------------------------------
-
-/// Reads the scheduler configuration: a ConfigMap (apiVersion v1) whose data key
-/// `volcano-scheduler.conf` holds it — installer/helm/chart/volcano/templates/scheduler.yaml,
-/// v1.12.1 — or the bare volcano-scheduler.conf file itself
-/// (installer/helm/chart/volcano/config/volcano-scheduler.conf). Keys as Volcano's
-/// pkg/scheduler/conf/scheduler_conf.go: `actions` (one comma-separated string, split and
-/// trimmed as pkg/scheduler/util.go UnmarshalSchedulerConf does), `tiers[].plugins[]` with
-/// `name`, `arguments` and the enable* switches, `configurations[]` (`name`, `arguments`).
-/// `metrics`, `EnabledClusterOrder` and `enabledHyperNodeOrder` are read and ignored. Unknown
-/// plugins and actions are errors (as in a scenario's JSON). The schedule period stays
-/// Volcano's default (it is a command-line flag, not part of the file).
-policy::SchedulerConfig read_volcano_scheduler_config(const std::string& file);
-
-/// The same as the scenario's "volcano" keys: {"actions": [...], "tiers": [...],
-/// "configurations": [...]} (only the keys the file sets). Errors as above.
-/// `warnings`, when given, gets one line per SchedulerConfig::check_arguments() warning, at its
-/// YAML place ("file:line:column: tiers[1].plugins[4].arguments.key: message").
-nlohmann::json volcano_scheduler_config_json(const std::string& file, std::vector<std::string>* warnings = nullptr);
+// ---- volcano-scheduler configuration: the codec's reader (mltwin/k8s/scheduler_conf.hpp) ----
+using k8s::read_volcano_scheduler_config;
+using k8s::volcano_scheduler_config_json;
 
 // ---- Kubernetes / Volcano manifests -------------------------------------------------------
 

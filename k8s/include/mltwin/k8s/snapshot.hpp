@@ -30,17 +30,11 @@
 #include <string_view>
 #include <vector>
 
+#include "mltwin/k8s/input.hpp"
 #include "mltwin/policy/cluster_state.hpp"
 #include "mltwin/policy/scheduler_cache.hpp"
 
 namespace mltwin::k8s {
-
-/// Bad input in a user's file: what() names the file and the place (a JSON path, or a line and
-/// column) and says what is wrong.
-class InputError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 /// A PriorityClass (scheduling.k8s.io/v1).
 struct PriorityClass {
@@ -89,7 +83,7 @@ struct ReadOptions {
 /// Parses kubectl JSON `text` (a List or one object) and adds its objects to `into`. `file`
 /// names the input in errors. Throws InputError.
 void read_json(std::string_view text, const std::string& file, Snapshot& into, const ReadOptions& opts = {});
-/// Reads a file (at most 4 GiB; it must be a regular file) with read_json. Throws InputError.
+/// Reads a file (a regular file of at most kMaxDataFileBytes, 4 GiB) with read_json. Throws InputError.
 void read_file(const std::string& path, Snapshot& into, const ReadOptions& opts = {});
 
 /// Hands the snapshot's objects to `cache` in the order an informer's first list would (queues,

@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-namespace mltwin::io {
+namespace mltwin::k8s {
 
 std::optional<YamlProblem> check_yaml(const std::string& text) {
   yaml_parser_t parser;
@@ -82,4 +82,4 @@ std::optional<YamlProblem> check_yaml(const std::string& text) {
   }
 }
 
-}  // namespace mltwin::io
+}  // namespace mltwin::k8s

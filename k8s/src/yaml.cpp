@@ -1,5 +1,5 @@
 // yaml_typed.cpp — the typed layer over yaml-cpp (yaml_typed.hpp).
-#include "yaml_typed.hpp"
+#include "mltwin/k8s/yaml.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -9,10 +9,20 @@
 #include <sstream>
 
 #include "mltwin/policy/go_duration.hpp"
-#include "scenario_common.hpp"
 #include "yaml_guard.hpp"
 
-namespace mltwin::io::yaml {
+namespace mltwin::k8s {
+
+std::string YamlPlace::str() const {
+  std::string s = file;
+  if (line > 0) s += ":" + std::to_string(line) + ":" + std::to_string(column);
+  if (!path.empty()) s += ": " + path;
+  return s;
+}
+
+}  // namespace mltwin::k8s
+
+namespace mltwin::k8s::yaml {
 
 YamlPlace place_of(const Src& s, const YAML::Mark& m, const std::string& path) {
   YamlPlace p{s.file, 0, 0, path};
@@ -26,7 +36,7 @@ YamlPlace place_of(const Src& s, const YAML::Mark& m, const std::string& path) {
   return p;
 }
 
-[[noreturn]] void fail_at(const YamlPlace& p, const std::string& what) { throw ScenarioError(p.str() + ": " + what); }
+[[noreturn]] void fail_at(const YamlPlace& p, const std::string& what) { throw InputError(p.str() + ": " + what); }
 
 bool is_bool_word(const std::string& s, bool* value) {
   static const char* const yes[] = {"y", "Y", "yes", "Yes", "YES", "on", "On", "ON", "true", "True", "TRUE"};
@@ -177,7 +187,7 @@ std::string yaml_quantity_text(const YAML::Node& n) {
   const char c = in[0];
   if (c == '.') {  // the '.' hint: ParseFloat, which here accepts what yamlStyleFloat does
     double d = 0;
-    if (yaml_style_float(in) && go_parse_float(in, d)) return detail::go_json_float(d);
+    if (yaml_style_float(in) && go_parse_float(in, d)) return go_json_float(d);
     return in;
   }
   if (c != '+' && c != '-' && !std::isdigit(static_cast<unsigned char>(c))) return in;
@@ -186,7 +196,7 @@ std::string yaml_quantity_text(const YAML::Node& n) {
     if (ch != '_') plain += ch;
   if (std::int64_t i = 0; go_parse_int_base0(plain, i)) return std::to_string(i);
   if (std::uint64_t u = 0; go_parse_uint_base0(plain, u)) return std::to_string(u);
-  if (double d = 0; yaml_style_float(plain) && go_parse_float(plain, d)) return detail::go_json_float(d);
+  if (double d = 0; yaml_style_float(plain) && go_parse_float(plain, d)) return go_json_float(d);
   return in;
 }
 
@@ -196,7 +206,7 @@ std::string shown(const YAML::Node& n) {
   if (n.IsSequence()) return "a list";
   std::string s = n.Scalar();
   if (s.size() > 40) s = s.substr(0, 37) + "...";
-  return "\"" + detail::printable(s) + "\"";
+  return "\"" + printable(s) + "\"";
 }
 
 bool simple_key(const std::string& k) {
@@ -306,21 +316,12 @@ json affinity_yaml(const Y& y) {
     }
     out["preferredDuringSchedulingIgnoredDuringExecution"] = prefs;
   }
-  if (auto problem = detail::node_affinity_problem(out)) descend(*na, problem->field).fail(problem->message);
+  if (auto problem = node_affinity_problem(out)) descend(*na, problem->field).fail(problem->message);
   return out;
 }
 
-json toleration_json(const Toleration& t) {
-  json o = json::object();
-  if (!t.key.empty()) o["key"] = t.key;
-  if (!t.op.empty()) o["operator"] = t.op;
-  if (!t.value.empty()) o["value"] = t.value;
-  if (!t.effect.empty()) o["effect"] = t.effect;
-  if (t.toleration_seconds) o["tolerationSeconds"] = *t.toleration_seconds;
-  return o;
-}
 
-std::string read_text(const std::string& file) { return detail::read_input_file(file, "file", kMaxScenarioFileBytes); }
+std::string read_text(const std::string& file) { return read_input_file(file, "file", kMaxConfigFileBytes); }
 
 std::vector<YAML::Node> load_all(const Src& src, const std::string& text) {
   // libyaml first: yaml-cpp 0.7 can hang or recurse without bound on some bad input
@@ -347,7 +348,7 @@ YAML::Node single_document(const Src& src, const std::string& text, const std::s
   for (const auto& d : load_all(src, text))
     if (!d.IsNull()) real.push_back(d);
   if (real.size() != 1)
-    throw ScenarioError(src.file + ": expected one YAML document (" + what + "), found " + std::to_string(real.size()));
+    throw InputError(src.file + ": expected one YAML document (" + what + "), found " + std::to_string(real.size()));
   return real[0];
 }
 
@@ -365,8 +366,8 @@ std::pair<std::string, std::string> name_of(const M& top, std::string_view kind)
   const M meta(top.req("metadata"), {"name", "namespace"}, {}, true);
   const std::string name = meta.req("name").str();
   if (name.empty()) meta.req("name").fail("expected a non-empty name");
-  if (std::string p = detail::object_name_problem(name, kind); !p.empty()) meta.req("name").fail(p);
+  if (std::string p = object_name_problem(name, kind); !p.empty()) meta.req("name").fail(p);
   return {name, meta.get("namespace") ? meta.get("namespace")->str() : std::string()};
 }
 
-}  // namespace mltwin::io::yaml
+}  // namespace mltwin::k8s::yaml

@@ -13,7 +13,7 @@
 #include <optional>
 #include <string>
 
-namespace mltwin::io {
+namespace mltwin::k8s {
 
 /// Deeper nesting than any Kubernetes object; yaml-cpp recurses once per level.
 inline constexpr int kMaxYamlDepth = 200;
@@ -31,4 +31,4 @@ struct YamlProblem {
 /// parse it. Never throws for bad input.
 std::optional<YamlProblem> check_yaml(const std::string& text);
 
-}  // namespace mltwin::io
+}  // namespace mltwin::k8s

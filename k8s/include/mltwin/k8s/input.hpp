@@ -1,0 +1,31 @@
+// mltwin/k8s/input.hpp — reading a user's file: the one error type for bad input, and files
+// read within a size limit. Shared by the codec and the scenario loaders (io::ScenarioError is
+// this InputError).
+#pragma once
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace mltwin::k8s {
+
+/// Bad input in a user's file: what() names the file and the place (a JSON path, or a line and
+/// column) and says what is wrong.
+class InputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Limits on an input file (docs/limits.md): a configuration, scenario or manifest file (YAML
+/// or JSON) at most kMaxConfigFileBytes; a trace or a cluster snapshot at most kMaxDataFileBytes.
+inline constexpr std::uintmax_t kMaxConfigFileBytes = std::uintmax_t{64} << 20;  // 64 MiB
+inline constexpr std::uintmax_t kMaxDataFileBytes = std::uintmax_t{4} << 30;     // 4 GiB
+
+/// Throws InputError "path: ..." unless `path` is a regular file of at most `max_bytes` (a
+/// FIFO or a device such as /dev/urandom would block or never end). `what` names the input in
+/// the message ("scenario file", "Philly trace").
+void check_input_file(const std::string& path, const std::string& what, std::uintmax_t max_bytes);
+/// check_input_file, then the file's bytes (at most max_bytes, even if the file grows while it
+/// is read). Throws InputError.
+std::string read_input_file(const std::string& path, const std::string& what, std::uintmax_t max_bytes);
+
+}  // namespace mltwin::k8s
