@@ -3,7 +3,8 @@
 #   make test   the same set-up, builds everything (tests, benchmarks, the Python module), runs every test
 # Also: make test-sanitize (the tests under ASan+UBSan, and the same database from both builds),
 #       make bench (kernel vs SimPy/SimGrid peers; the full Philly run's time and memory;
-#       the inference scenarios' time and memory; the fabric solver against SimGrid's),
+#       the inference scenarios' time and memory; the fabric solver against SimGrid's;
+#       mltwin-scheduler's cycle and snapshot reading at 1,000 and 5,000 nodes),
 #       make test-shared (the policy library built shared with hidden visibility: its tests and
 #       the install-and-consume check against it),
 #       make docs (rewrites the generated blocks of docs/results-schema.md from the schema, and
@@ -121,6 +122,7 @@ bench: build
 	bash bench/run-philly-bench.sh
 	bash bench/run-inference-bench.sh
 	bash bench/run-fabric-bench.sh
+	bash bench/run-scheduler-bench.sh
 
 clean:
 	rm -rf $(BUILD) $(SAN_BUILD) $(FUZZ_BUILD)
