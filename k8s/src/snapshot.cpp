@@ -938,7 +938,7 @@ json write_list(const policy::ClusterState& state, const WriteOptions& opts) {
         case TaskStatus::Binding:
         case TaskStatus::Bound: phase = "Pending"; break;
         case TaskStatus::Running: phase = "Running"; break;
-        case TaskStatus::Releasing: phase = "Running"; pmd["deletionTimestamp"] = stamp(state.now()); break;
+        case TaskStatus::Releasing: phase = "Running"; pmd["deletionTimestamp"] = stamp(opts.now.value_or(state.now())); break;
         case TaskStatus::Succeeded: phase = "Succeeded"; break;
         case TaskStatus::Failed: phase = "Failed"; break;
         case TaskStatus::Unknown: phase = "Unknown"; break;
@@ -951,7 +951,7 @@ json write_list(const policy::ClusterState& state, const WriteOptions& opts) {
       items.push_back({{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", pmd}, {"spec", pspec}, {"status", {{"phase", phase}}}});
     }
   }
-  json data = {{"now", stamp(state.now())}};
+  json data = {{"now", stamp(opts.now.value_or(state.now()))}};
   if (opts.tiebreak_state) data["tiebreakState"] = *opts.tiebreak_state;
   items.push_back({{"apiVersion", "v1"},
                    {"kind", "ConfigMap"},

@@ -11,8 +11,9 @@
 
 namespace mltwin::runner::detail {
 
-nlohmann::json snapshot_of(const policy::ClusterState& state, const policy::Scheduler& scheduler) {
+nlohmann::json snapshot_of(const policy::ClusterState& state, const policy::Scheduler& scheduler, core::Time now) {
   k8s::WriteOptions o;
+  o.now = now.ns();
   o.tiebreak_state = scheduler.tiebreak_state();
   return k8s::write_list(state, o);
 }
@@ -46,7 +47,7 @@ SnapshotWriter::SnapshotWriter(std::vector<std::pair<core::Time, std::string>> a
 bool SnapshotWriter::opening(const policy::ClusterState& state, const policy::Scheduler& scheduler) {
   const core::Time now = core::Time::from_ns(state.now());
   if (next_ >= at_.size() || at_[next_].first > now) return false;
-  const nlohmann::json doc = snapshot_of(state, scheduler);
+  const nlohmann::json doc = snapshot_of(state, scheduler, now);
   for (; next_ < at_.size() && at_[next_].first <= now; ++next_) {
     const std::string file = prefix_ + "snapshot-" + at_[next_].second + ".json";
     write_json_file(file, doc);

@@ -13,9 +13,9 @@
 
 namespace mltwin::runner::detail {
 
-/// The cluster's state now as a kubectl List (mltwin/k8s/snapshot.hpp write_list), with the
-/// scheduler's tie-break state; the twin's time 0 is the Unix epoch.
-nlohmann::json snapshot_of(const policy::ClusterState& state, const policy::Scheduler& scheduler);
+/// The cluster's state as a kubectl List (mltwin/k8s/snapshot.hpp write_list) for a session at
+/// `now`, with the scheduler's tie-break state; the twin's time 0 is the Unix epoch.
+nlohmann::json snapshot_of(const policy::ClusterState& state, const policy::Scheduler& scheduler, core::Time now);
 
 /// Writes `doc` to `path` whole or not at all (a temporary file beside it, renamed over it).
 /// Throws std::runtime_error naming the file.

@@ -16,7 +16,10 @@ which the seed decides):
           end 7207.05 s;
   c:      admitted at 7208 s: scheduled 7209.05, start 7211.05, end 9011.05 s.
 """
+import json
+import os
 import sqlite3
+import subprocess
 
 import pandas as pd
 import pytest
@@ -267,3 +270,43 @@ def test_a_misspelt_plugin_argument_warns_and_strict_refuses_it(source_dir):
         mltwin.Run(doc, path=path, strict=True)
     doc["volcano"]["tiers"][1]["plugins"][4]["arguments"] = {"mostrequested.weight": 10}
     assert mltwin.Run(doc, path=path).warnings == []
+
+
+def test_snapshot_is_what_kubectl_prints_and_mltwin_scheduler_decides_as_the_twin(tiny_gang, tmp_path, source_dir):
+    # At 30 min (see the module docstring): one 4-node gang Running, one pod on each node; the
+    # other gang and c Pending without pods. A session then decides nothing: neither waiting
+    # PodGroup fits under the overcommit bound (64 + 64 > 76.8, 64 + 32 > 76.8).
+    run = mltwin.Run(tiny_gang)
+    run.run_until("30m")
+    snap = run.snapshot()
+    assert snap["kind"] == "List" and snap["apiVersion"] == "v1"
+    kinds = {}
+    for item in snap["items"]:
+        kinds.setdefault(item["kind"], []).append(item)
+    assert len(kinds["Node"]) == 4
+    assert len(kinds["PodGroup"]) == 3
+    phases = sorted(g["status"]["phase"] for g in kinds["PodGroup"])
+    assert phases == ["Pending", "Pending", "Running"]
+    volcano_pods = [p for p in kinds["Pod"] if p["spec"]["schedulerName"] == "volcano"]
+    assert len(volcano_pods) == 4
+    assert sorted(p["spec"]["nodeName"] for p in volcano_pods) == sorted(n["metadata"]["name"] for n in kinds["Node"])
+    assert all(p["status"]["phase"] == "Running" for p in volcano_pods)
+    (meta,) = kinds["ConfigMap"]
+    assert meta["data"]["now"] == "1970-01-01T00:30:00Z"  # the twin's time 0 is the Unix epoch
+    scheduler = os.environ.get("MLTWIN_SCHEDULER_CLI", str(source_dir / "build" / "apps" / "mltwin-scheduler"))
+    if not os.path.exists(scheduler):
+        pytest.skip(f"mltwin-scheduler is not built at {scheduler}")
+    path = tmp_path / "snap.json"
+    path.write_text(json.dumps(snap))
+    out = subprocess.run([scheduler, "--once", "--snapshot", str(path), "--output", "json"], check=True,
+                         capture_output=True, text=True).stdout
+    d = json.loads(out)
+    assert d["now"] == "1970-01-01T00:30:00Z"
+    assert d["binds"] == [] and d["evictions"] == [] and d["podgroup_phases"] == []
+    assert d["counts"]["nodes"] == 4 and d["counts"]["pods"] == 4
+
+
+def test_snapshot_of_an_inference_run_is_refused(source_dir, tmp_path):
+    run = mltwin.Run(source_dir / "scenarios" / "mme-djl-blog-top-n.json", out=tmp_path / "i.sqlite")
+    with pytest.raises(RuntimeError, match="training runs only"):
+        run.snapshot()

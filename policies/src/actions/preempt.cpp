@@ -146,7 +146,7 @@ class Preempt final : public Action {
     // nothing happens at all unless its queue is Allocatable for it.
     //
     // The preemptees on each node come from one pass over the scope (every task the filter can
-    // accept is in it), each node's in task id order as Volcano's node.Tasks would give them to
+    // accept is in it), each node's in creation and UID order (OnNodeOrder) where Volcano's node.Tasks would give them to
     // the plugins here (Volcano ranges over node.Tasks, a map); a node without any has an empty list.
     for (NodeId n : touched_) by_node_[n].clear();
     touched_.clear();
@@ -159,7 +159,7 @@ class Preempt final : public Action {
     }
     const bool any_preemptee = !touched_.empty();
     if (!any_preemptee && !ssn.allocatable(queue, preemptor)) return false;
-    for (NodeId n : touched_) std::sort(by_node_[n].begin(), by_node_[n].end());
+    for (NodeId n : touched_) std::sort(by_node_[n].begin(), by_node_[n].end(), OnNodeOrder{&st});
     // PredicateNodes, PrioritizeNodes, SortNodes: best score first. When a batch score is
     // normalised over the candidate set (nodeorder's TaintToleration with PreferNoSchedule
     // taints in the cluster), the nodes left out above still pass through the predicates and

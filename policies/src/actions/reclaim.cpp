@@ -16,7 +16,8 @@
 // Unlike preempt, reclaim evicts and pipelines directly on the session (ssn.Evict,
 // ssn.Pipeline), not through a Statement: an eviction reaches the cluster at once, whether or
 // not the task is then placed. Not modelled: preemptionPolicy Never, scheduling gates,
-// PrePredicate. Tasks on a node are taken in task id order where Volcano ranges over a map.
+// PrePredicate. Tasks on a node are taken in creation and UID order (OnNodeOrder) where Volcano
+// ranges over a map.
 //
 // Work saved, same decisions: a node's reclaimees depend only on the preemptor's queue, so while
 // no task moves (Session::task_events() unchanged) they, the room they would make and — when
@@ -162,7 +163,7 @@ class Reclaim final : public Action {
   static constexpr std::uint64_t kStale = UINT64_MAX;
 
   /// Every node's reclaim candidates as of now — Running, preemptable tasks of jobs in reclaimable
-  /// queues, in task id order (Volcano ranges over node.Tasks, a map) — in shared_[n].reclaimees,
+  /// queues, in creation and UID order (OnNodeOrder; Volcano ranges over node.Tasks, a map) — in shared_[n].reclaimees,
   /// with their queues and requests summed. The lists are kept from one session to the next
   /// while the same tasks are Running (ClusterState::running_version) and the queues'
   /// reclaimable flags are unchanged (a task's preemptable flag is fixed at its creation);
@@ -194,7 +195,7 @@ class Reclaim final : public Action {
           });
       for (const NodeInfo& node : st.nodes()) {
         Entry& e = shared_[node.id];
-        std::sort(e.reclaimees.begin(), e.reclaimees.end());
+        std::sort(e.reclaimees.begin(), e.reclaimees.end(), OnNodeOrder{&st});
         requests_on_[node.id] = Resource{};
         reclaimee_queues_[node.id].clear();
         for (TaskId t : e.reclaimees) {

@@ -93,6 +93,22 @@ void for_each_task_on_a_node(const ClusterState& st, Skip&& skip, Placed&& place
   }
 }
 
+/// The order in which preempt and reclaim take the tasks on one node, where Volcano ranges over
+/// node.Tasks, a Go map (no order at all): the pods' creation time, then UID — what the
+/// objects carry, so that a state read from a snapshot (whose task ids are its own) takes them
+/// as the twin does. The task id decides only between pods created at the same instant with
+/// the same UID key.
+struct OnNodeOrder {
+  const ClusterState* st;
+  bool operator()(TaskId a, TaskId b) const {
+    const TaskInfo& x = st->task(a);
+    const TaskInfo& y = st->task(b);
+    if (x.creation != y.creation) return x.creation < y.creation;
+    if (x.uid != y.uid) return x.uid < y.uid;
+    return a < b;
+  }
+};
+
 /// A job's Pending tasks in task order, into `pq` (BestEffort ones included, as Volcano's
 /// TaskStatusIndex[Pending] holds them).
 inline void pending_tasks_into(const Session& ssn, JobId jid, TaskPQ& pq) {

@@ -105,11 +105,14 @@ struct WriteOptions {
   policy::TimeNs epoch = 0;
   /// Written as SnapshotMeta when set.
   std::optional<std::string> tiebreak_state;
+  /// The session's time in the state's clock (SnapshotMeta::now = epoch + it); default
+  /// state.now(), the time of the state's last session.
+  std::optional<policy::TimeNs> now;
   std::string ns = "default";  ///< the namespace of pods and PodGroups
 };
 
 /// The state as the `v1 List` kubectl would print for its Nodes, Pods, PodGroups, Queues and
-/// PriorityClasses, plus the mltwin-snapshot ConfigMap (now = epoch + state.now()). Reading it
+/// PriorityClasses, plus the mltwin-snapshot ConfigMap (now = epoch + opts.now or state.now()). Reading it
 /// back gives the same scheduling state: same names, priorities, requests, creation times, UIDs
 /// (the 64-bit order key as the UID's first half), phases and placements. A node's DaemonSet
 /// requests become pods of another scheduler in kube-system, one per pod counted. Throws

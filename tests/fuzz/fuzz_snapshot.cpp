@@ -1,0 +1,25 @@
+// libFuzzer target: a cluster snapshot as mltwin-scheduler reads it (kubectl JSON), then one
+// scheduling cycle on what was read — bad input must end in an error, never a crash or a hang.
+#include <cstdint>
+#include <exception>
+#include <string_view>
+
+#include "mltwin/k8s/snapshot.hpp"
+#include "mltwin/scheduler/once.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace mltwin;
+  k8s::Snapshot snap;
+  try {
+    k8s::read_json(std::string_view(reinterpret_cast<const char*>(data), size), "input.json", snap);
+  } catch (const k8s::InputError&) {
+    return 0;
+  }
+  try {
+    scheduler::OnceOptions opts;
+    opts.now = 0;
+    (void)scheduler::run_once(snap, opts);
+  } catch (const std::invalid_argument&) {  // objects the cache refuses (two with one name)
+  }
+  return 0;
+}
