@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -16,6 +17,7 @@
 #include "mltwin/k8s/resources.hpp"
 #include "mltwin/k8s/text.hpp"
 #include "mltwin/k8s/validation.hpp"
+#include "mltwin/k8s/yaml.hpp"
 #include "mltwin/policy/go_duration.hpp"
 
 namespace mltwin::k8s {
@@ -670,6 +672,67 @@ std::string format_rfc3339(TimeNs t) {
   return out + "Z";
 }
 
+namespace {
+
+/// A YAML document as the JSON kubectl would have printed for it (sigs.k8s.io/yaml: goyaml.v2
+/// types each plain scalar — null, a boolean, an integer in base 0, a float, else a string;
+/// a quoted scalar is a string), leaving out what the JSON reader's parse drops (Dropper):
+/// containers' env and envFrom, managedFields, the last-applied annotation.
+json yaml_to_json(const yaml::Src& src, const YAML::Node& n, const std::string& key, const std::string& parent_key, bool in_container) {
+  using yaml::Plain;
+  if (n.IsMap()) {
+    json o = json::object();
+    for (auto it = n.begin(); it != n.end(); ++it) {
+      const YAML::Node k = it->first;
+      if (!k.IsScalar()) yaml::fail_at(yaml::place_of(src, k.Mark(), ""), "expected a text key");
+      const std::string& ks = k.Scalar();
+      if ((ks == "env" || ks == "envFrom") && in_container) continue;
+      if (ks == "managedFields" && key == "metadata") continue;
+      if (ks == "kubectl.kubernetes.io/last-applied-configuration" && key == "annotations") continue;
+      o[ks] = yaml_to_json(src, it->second, ks, key, false);
+    }
+    return o;
+  }
+  if (n.IsSequence()) {
+    json a = json::array();
+    const bool containers = key == "containers" || key == "initContainers" || key == "ephemeralContainers";
+    for (std::size_t i = 0; i < n.size(); ++i) a.push_back(yaml_to_json(src, n[i], "", key, containers));
+    return a;
+  }
+  if (!n.IsScalar()) return nullptr;
+  (void)parent_key;
+  // goyaml.v2's resolve (resolve.go), as yaml::yaml_quantity_text follows it for numbers.
+  const std::string& t = n.Scalar();
+  if (n.Tag() != "?") return t;  // quoted or tagged: a string
+  if (t.empty() || t == "~" || t == "null" || t == "Null" || t == "NULL") return nullptr;
+  if (bool b = false; yaml::is_bool_word(t, &b)) return b;
+  const char c = t[0];
+  if (c == '+' || c == '-' || c == '.' || std::isdigit(static_cast<unsigned char>(c))) {
+    std::string plain;
+    for (char ch : t)
+      if (ch != '_') plain += ch;
+    if (c != '.') {
+      if (std::int64_t i = 0; yaml::go_parse_int_base0(plain, i)) return i;
+      if (std::uint64_t u = 0; yaml::go_parse_uint_base0(plain, u)) return u;
+    }
+    if (double d = 0; yaml::yaml_style_float(plain) && yaml::go_parse_float(plain, d)) return d;
+  }
+  return t;
+}
+
+}  // namespace
+
+void read_yaml(std::string_view text, const std::string& file, Snapshot& into, const ReadOptions& opts) {
+  const yaml::Src src(file);
+  const std::vector<YAML::Node> docs = yaml::load_all(src, std::string(text));
+  for (std::size_t i = 0; i < docs.size(); ++i) {
+    if (docs[i].IsNull()) continue;
+    const json doc = yaml_to_json(src, docs[i], "", "", false);
+    // Errors point at the document and the JSON path inside it.
+    read_json(doc.dump(), docs.size() == 1 ? file : file + " (YAML document " + std::to_string(i + 1) + ")", into, opts);
+  }
+}
+
 void read_json(std::string_view text, const std::string& file, Snapshot& into, const ReadOptions& opts) {
   Dropper dropper;
   json doc;
@@ -711,7 +774,11 @@ void read_json(std::string_view text, const std::string& file, Snapshot& into, c
 }
 
 void read_file(const std::string& path, Snapshot& into, const ReadOptions& opts) {
-  read_json(read_input_file(path, "snapshot", kMaxDataFileBytes), path, into, opts);
+  const std::string text = read_input_file(path, "snapshot", kMaxDataFileBytes);
+  // kubectl's -o json starts with '{' (or a list, '['); anything else is read as -o yaml.
+  const std::size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos || text[first] == '{' || text[first] == '[') read_json(text, path, into, opts);
+  else read_yaml(text, path, into, opts);
 }
 
 void load(const Snapshot& snap, policy::SchedulerCache& cache) {

@@ -296,3 +296,54 @@ TEST_CASE("write_list: a state read back is the same state") {
   CHECK(r.node(cache.find_node_by_name("n1")).taints.size() == 1);
   CHECK(r.check_invariants().empty());
 }
+
+TEST_CASE("kubectl -o yaml: the same snapshot read from YAML decides the same") {
+  // data/cluster-hand.yaml is data/cluster-hand.json as kubectl -o yaml writes it
+  // (sigs.k8s.io/yaml: keys sorted, block style, numeric-looking strings quoted).
+  k8s::Snapshot j, y;
+  k8s::read_file(kHand, j);
+  k8s::read_file(std::string(MLTWIN_SOURCE_DIR) + "/tests/k8s/data/cluster-hand.yaml", y);
+  REQUIRE(y.pods.size() == j.pods.size());
+  for (std::size_t i = 0; i < j.pods.size(); ++i) {
+    CHECK(y.pods[i].name == j.pods[i].name);
+    CHECK(y.pods[i].spec.resreq == j.pods[i].spec.resreq);
+    CHECK(y.pods[i].spec.priority == j.pods[i].spec.priority);
+    CHECK(y.pods[i].spec.tolerations == j.pods[i].spec.tolerations);
+  }
+  REQUIRE(y.nodes.size() == 2);
+  CHECK(y.nodes[0].spec.allocatable == j.nodes[0].spec.allocatable);
+  CHECK(y.nodes[1].spec.taints == j.nodes[1].spec.taints);
+  scheduler::OnceOptions opts;
+  opts.now = *k8s::parse_rfc3339("2026-12-01T10:00:00Z");
+  const json dj = scheduler::to_json(scheduler::run_once(j, opts));
+  const json dy = scheduler::to_json(scheduler::run_once(y, opts));
+  CHECK(dy["binds"] == dj["binds"]);
+  CHECK(dy["podgroup_phases"] == dj["podgroup_phases"]);
+  CHECK(dy["waiting"] == dj["waiting"]);
+
+  // Plain YAML scalars typed as Go's YAML decoder types them: `cpu: 2` is the number 2,
+  // `memory: 0x10` is 16, `"2"` a string; a syntax error gives the line and column.
+  k8s::Snapshot s;
+  k8s::read_yaml("apiVersion: v1\nkind: Node\nmetadata:\n  name: node-1\nstatus:\n  allocatable:\n    cpu: 2\n    memory: 0x10\n    pods: \"110\"\n",
+                 "n.yaml", s);
+  REQUIRE(s.nodes.size() == 1);
+  CHECK(s.nodes[0].spec.allocatable.milli_cpu == 2000);
+  CHECK(s.nodes[0].spec.allocatable.memory == 16);
+  CHECK(s.nodes[0].spec.allocatable.get(policy::rn::kPods) == 110);
+  k8s::Snapshot bad;
+  try {
+    k8s::read_yaml("apiVersion: v1\nkind: Node\nmetadata: [\n", "bad.yaml", bad);
+    FAIL("no error");
+  } catch (const k8s::InputError& e) {
+    CHECK(std::string(e.what()).rfind("bad.yaml:", 0) == 0);
+    CHECK(std::string(e.what()).find("invalid YAML") != std::string::npos);
+  }
+  // An error inside a document: the document and the JSON path.
+  try {
+    k8s::read_yaml("kind: Node\napiVersion: v1\nmetadata:\n  name: a\n---\nkind: Node\napiVersion: v1\nmetadata:\n  name: b\nspec:\n  unschedulable: maybe\n",
+                   "two.yaml", bad);
+    FAIL("no error");
+  } catch (const k8s::InputError& e) {
+    CHECK(std::string(e.what()) == "two.yaml (YAML document 2): /spec/unschedulable: expected true or false, got a string");
+  }
+}

@@ -1,8 +1,8 @@
 // mltwin/k8s/snapshot.hpp — a cluster's scheduling state as kubectl prints it, read into the
 // objects the policy library's SchedulerCache takes, and written back from a ClusterState.
 //
-// Reading: what `kubectl get nodes,pods,podgroups,queues,priorityclasses -A -o json` prints — a
-// `v1 List` of mixed kinds — or a single object, from one or more files (they add up to one
+// Reading: what `kubectl get nodes,pods,podgroups,queues,priorityclasses -A -o json` (or -o yaml)
+// prints — a `v1 List` of mixed kinds — or a single object, from one or more files (they add up to one
 // snapshot). Each field used is read as the Kubernetes API reference defines it (core/v1 Node,
 // Pod; scheduling.k8s.io/v1 PriorityClass) and as Volcano v1.12.1's CRDs define theirs
 // (scheduling.volcano.sh/v1beta1 PodGroup, Queue), and turned into what Volcano's scheduler cache
@@ -83,7 +83,12 @@ struct ReadOptions {
 /// Parses kubectl JSON `text` (a List or one object) and adds its objects to `into`. `file`
 /// names the input in errors. Throws InputError.
 void read_json(std::string_view text, const std::string& file, Snapshot& into, const ReadOptions& opts = {});
-/// Reads a file (a regular file of at most kMaxDataFileBytes, 4 GiB) with read_json. Throws InputError.
+/// The same for what `kubectl get ... -o yaml` prints (one or more YAML documents): each
+/// document typed as sigs.k8s.io/yaml turns it into JSON, then read as read_json reads it
+/// (errors give the document and the JSON path; a YAML syntax error, the line and column).
+void read_yaml(std::string_view text, const std::string& file, Snapshot& into, const ReadOptions& opts = {});
+/// Reads a file (a regular file of at most kMaxDataFileBytes, 4 GiB): JSON when it starts with
+/// '{' or '[', else YAML. Throws InputError.
 void read_file(const std::string& path, Snapshot& into, const ReadOptions& opts = {});
 
 /// Hands the snapshot's objects to `cache` in the order an informer's first list would (queues,
