@@ -405,12 +405,6 @@ namespace mltwin::io {
 
 // Shared by the training and inference loaders and the catalog (declared in mltwin/io/scenario.hpp).
 
-double parse_quantity(const nlohmann::json& q) {
-  const policy::Quantity x = quantity_of(q);
-  if (x.sign() < 0) throw std::invalid_argument("'" + quantity_text(q) + "': quantity must be >= 0");
-  (void)x.value();  // beyond int64: a QuantityError naming the amount
-  return x.to_double();
-}
 
 std::string resolve_data_dir(const std::string& explicit_dir, const std::string& start_dir) {
   auto check = [](const std::string& d, const std::string& how) {

@@ -11,8 +11,6 @@
 namespace mltwin::io::yaml {
 
 using namespace mltwin::k8s::yaml;
-
-/// A manifest's toleration in its Kubernetes shape.
-nlohmann::json toleration_json(const Toleration& t);
+using k8s::yaml::toleration_json;
 
 }  // namespace mltwin::io::yaml

@@ -61,6 +61,13 @@ std::string quantity_text(const nlohmann::json& q) {
 
 policy::Quantity quantity_of(const nlohmann::json& q) { return policy::parse_quantity(policy::go_trim_space(quantity_text(q))); }
 
+double parse_quantity(const nlohmann::json& q) {
+  const policy::Quantity x = quantity_of(q);
+  if (x.sign() < 0) throw std::invalid_argument("'" + quantity_text(q) + "': quantity must be >= 0");
+  (void)x.value();  // beyond int64: a QuantityError naming the amount
+  return x.to_double();
+}
+
 std::optional<FieldProblem> resource_list_problem(const json& obj, policy::Resource& r, UnknownResource unknown) {
   for (auto it = obj.begin(); it != obj.end(); ++it) {
     const std::string& name = it.key();

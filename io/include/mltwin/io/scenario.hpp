@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mltwin/k8s/input.hpp"
+#include "mltwin/k8s/manifests.hpp"
 #include "mltwin/k8s/resources.hpp"
 #include <stdexcept>
 #include <string>
@@ -35,8 +36,8 @@ inline constexpr std::uintmax_t kMaxTraceFileBytes = k8s::kMaxDataFileBytes;    
 /// waiting times, a trace's span) is at most this far from zero: 10 years of 365 days. Sums of
 /// a few of them stay far inside the int64 nanosecond range (292 years); core::Time arithmetic
 /// throws std::overflow_error rather than wrap if a run ever gets there.
-inline constexpr core::Duration kMaxScenarioTime = core::Duration::s(10LL * 365 * 86'400);
-inline constexpr const char* kMaxScenarioTimeText = "10 years (315360000 s)";
+inline constexpr core::Duration kMaxScenarioTime = core::Duration::ns(k8s::kMaxManifestDurationNs);
+inline constexpr const char* kMaxScenarioTimeText = k8s::kMaxManifestDurationText;
 
 /// The most nodes a training scenario's cluster may have (desired_capacity, or max_size with an
 /// autoscaler, summed over its node groups): 200 times Kubernetes' documented 5,000-node limit.
@@ -100,10 +101,8 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts = 
 using k8s::quantity_of;
 using k8s::quantity_text;
 
-/// quantity_of as a plain number in the base unit (cores, bytes, count): the exact amount's
-/// nearest double. Throws std::invalid_argument naming the text when it is not a quantity, is
-/// negative, or its Value() does not fit in int64 (Kubernetes would overflow there).
-double parse_quantity(const nlohmann::json& q);
+/// A quantity as a plain number in the base unit (mltwin/k8s/resources.hpp).
+using k8s::parse_quantity;
 
 /// Resolves the data folder: `explicit_dir`, else $MLTWIN_DATA, else the first `shared/data`
 /// folder found walking up from `start_dir`. Throws ScenarioError if none exists.

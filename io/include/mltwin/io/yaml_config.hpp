@@ -26,6 +26,7 @@
 
 #include "mltwin/core/time.hpp"
 #include "mltwin/io/scenario.hpp"  // ScenarioError
+#include "mltwin/k8s/manifests.hpp"
 #include "mltwin/k8s/scheduler_conf.hpp"
 #include "mltwin/k8s/yaml_place.hpp"
 #include "mltwin/models/training.hpp"
@@ -41,117 +42,17 @@ using k8s::YamlPlace;
 using k8s::read_volcano_scheduler_config;
 using k8s::volcano_scheduler_config_json;
 
-// ---- Kubernetes / Volcano manifests -------------------------------------------------------
-
-/// scheduling.volcano.sh/v1beta1 Queue (config/crd/volcano/bases/scheduling.volcano.sh_queues.yaml).
-struct QueueManifest {
-  std::string name;
-  int weight = 1;                         ///< spec.weight (the admission webhook's default 1)
-  std::optional<ResourceList> capability; ///< spec.capability
-  ResourceList guarantee;                 ///< spec.guarantee.resource
-  int priority = 0;                       ///< spec.priority
-  bool reclaimable = true;                ///< spec.reclaimable (default true)
-  std::optional<ResourceList> deserved;   ///< spec.deserved (capacity plugin)
-  std::string parent;                     ///< spec.parent (capacity plugin's hierarchy)
-  YamlPlace parent_at;                    ///< where spec.parent is written (else the document)
-  std::string state = "Open";             ///< status.state when the manifest carries it
-  YamlPlace at;                           ///< the document
-};
-
-/// scheduling.volcano.sh/v1beta1 PodGroup (scheduling.volcano.sh_podgroups.yaml).
-struct PodGroupManifest {
-  std::string name;
-  std::string queue = "default";
-  int min_member = 0;
-  /// spec.minTaskMember: the least pods of each Volcano task (role), in the manifest's order
-  /// (policy::JobInfo::min_task_member).
-  std::vector<std::pair<std::string, int>> min_task_member;
-  ResourceList min_resources;
-  std::string priority_class_name;
-  YamlPlace at;
-};
-
-/// scheduling.k8s.io/v1 PriorityClass.
-struct PriorityClassManifest {
-  std::string name;
-  int value = 0;
-  bool global_default = false;
-  bool preempt_never = false;  ///< preemptionPolicy: Never (else PreemptLowerPriority, the default)
-  YamlPlace at;
-};
-
-/// A Volcano lifecycle policy (batch.volcano.sh/v1alpha1 LifecyclePolicy), checked as the
-/// admission webhook checks it. `exitCode` and `timeout` are refused (not modelled).
-struct JobPolicy {
-  std::vector<std::string> events;  ///< `event` or `events`
-  std::string action;               ///< RestartJob, RestartTask, RestartPod, AbortJob, TerminateJob, CompleteJob, ResumeJob
-};
-
-/// core/v1 Toleration as written (checked as Kubernetes validates it, io/src/k8s_objects.hpp).
-struct Toleration {
-  std::string key, op, value, effect;
-  std::optional<long long> toleration_seconds;
-};
-
-/// One pod template, reduced to what scheduling sees.
-struct PodShape {
-  /// Requests per pod: the containers' requests summed, a resource with a limit and no request
-  /// requesting its limit (Kubernetes copies the limit into the request).
-  ResourceList requests;
-  std::map<std::string, std::string> node_selector;
-  std::vector<Toleration> tolerations;
-  /// spec.affinity.nodeAffinity in its Kubernetes shape (checked); null when absent.
-  nlohmann::json node_affinity;
-  std::string priority_class_name;
-  /// torchrun's --nproc_per_node, when a container's command or args run torchrun.
-  std::optional<int> nproc_per_node;
-};
-
-struct VolcanoTask {
-  std::string name;
-  int replicas = 0;
-  std::optional<int> min_available;
-  int max_retry = 0;
-  std::vector<JobPolicy> policies;
-  PodShape pod;
-  YamlPlace at;
-};
-
-/// batch.volcano.sh/v1alpha1 Job (config/crd/volcano/bases/batch.volcano.sh_jobs.yaml), with the
-/// defaults of Volcano's admission webhook applied (pkg/webhooks/admission/jobs/mutate/
-/// mutate_job.go, v1.12.1): queue "default", maxRetry 3 when 0, minAvailable the sum of the
-/// tasks' minAvailable (a task without one counting its replicas) when 0.
-struct VolcanoJobManifest {
-  std::string name;
-  std::string namespace_;
-  std::string queue;
-  int min_available = 0;
-  int max_retry = 0;
-  std::string priority_class_name;
-  /// metadata.annotations volcano.sh/sla-waiting-time, else sla-waiting-time, as written (a Go
-  /// duration, checked > 0); empty: none.
-  std::string sla_waiting_time;
-  std::vector<JobPolicy> policies;
-  std::vector<VolcanoTask> tasks;
-  YamlPlace at;
-  YamlPlace queue_at;         ///< spec.queue (the document when defaulted)
-  YamlPlace min_available_at; ///< spec.minAvailable (the document when defaulted)
-  int pods() const;           ///< sum of replicas
-  /// The action taken for PodEvicted: a task's own policies first, then the job's (Volcano's
-  /// job controller, pkg/controllers/job/job_controller_util.go applyPolicies); empty: none.
-  std::string action_on_evicted(const VolcanoTask& t) const;
-};
-
-/// Every document of a multi-document YAML file (`---`), also the items of a kind: List.
-struct Manifests {
-  std::vector<QueueManifest> queues;
-  std::vector<VolcanoJobManifest> jobs;
-  std::vector<PodGroupManifest> podgroups;
-  std::vector<PriorityClassManifest> priority_classes;
-};
-/// Reads Queue, Job, PodGroup and PriorityClass documents; any other kind or apiVersion is an
-/// error naming the ones read.
-Manifests read_manifests(const std::string& file);
+// ---- Kubernetes / Volcano manifests: the codec's reader (mltwin/k8s/manifests.hpp) ----
+using k8s::JobPolicy;
+using k8s::Manifests;
+using k8s::PodGroupManifest;
+using k8s::PodShape;
+using k8s::PriorityClassManifest;
+using k8s::QueueManifest;
+using k8s::read_manifests;
+using k8s::Toleration;
+using k8s::VolcanoJobManifest;
+using k8s::VolcanoTask;
 
 // ---- eksctl --------------------------------------------------------------------------------
 

@@ -32,6 +32,11 @@ std::string quantity_text(const nlohmann::json& q);
 /// errors). Throws policy::QuantityError (a std::invalid_argument) naming the text.
 policy::Quantity quantity_of(const nlohmann::json& q);
 
+/// quantity_of as a plain number in the base unit (cores, bytes, count): the exact amount's
+/// nearest double. Throws std::invalid_argument naming the text when it is not a quantity, is
+/// negative, or its Value() does not fit in int64 (Kubernetes would overflow there).
+double parse_quantity(const nlohmann::json& q);
+
 /// What to do with a resource name Volcano does not count (not cpu, memory or a scalar name:
 /// is_scalar_resource_name; or a `count/*` quota name).
 enum class UnknownResource {

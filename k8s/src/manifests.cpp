@@ -1,12 +1,8 @@
-// The YAML readers of mltwin/io/yaml_config.hpp: Volcano's scheduler ConfigMap
-// (volcano-scheduler.conf) and Kubernetes manifests (Queues, Volcano Jobs, PriorityClasses).
-// Beside it: yaml_eksctl.cpp (eksctl ClusterConfig), scenario_yaml.cpp (what they become in a
-// scenario), yaml_typed.hpp (the typed layer every reader uses: each value keeps its YAML path
-// and place, so that each error says where it is). Where a shape comes from is said at each
-// reader.
-#include "mltwin/io/yaml_config.hpp"
+// Kubernetes and Volcano manifests (mltwin/k8s/manifests.hpp) on the typed YAML layer
+// (mltwin/k8s/yaml.hpp: each value keeps its YAML path and place, so that each error says where
+// it is). Where a shape comes from is said at each reader.
+#include "mltwin/k8s/manifests.hpp"
 
-#include <glob.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -21,13 +17,11 @@
 #include <sstream>
 #include <tuple>
 
-#include "k8s_objects.hpp"
+#include "mltwin/k8s/validation.hpp"
+#include "mltwin/k8s/yaml.hpp"
 #include "mltwin/policy/go_duration.hpp"
-#include "scenario_common.hpp"
-#include "scenario_yaml.hpp"
-#include "yaml_typed.hpp"
 
-namespace mltwin::io {
+namespace mltwin::k8s {
 
 using nlohmann::json;
 
@@ -169,8 +163,8 @@ PodShape pod_of(const Y& tmpl) {
   for (const auto& [k, v] : sum) pod.requests.emplace_back(k, text[k]);
   if (const Y* ns = spec.get("nodeSelector"))
     for (auto& [k, v] : string_map(*ns)) {
-      if (std::string p = detail::qualified_name_problem(k); !p.empty()) ns->child(k, ns->node[k]).fail("label key '" + k + "': " + p);
-      if (std::string p = detail::label_value_problem(v); !p.empty()) ns->child(k, ns->node[k]).fail(p);
+      if (std::string p = qualified_name_problem(k); !p.empty()) ns->child(k, ns->node[k]).fail("label key '" + k + "': " + p);
+      if (std::string p = label_value_problem(v); !p.empty()) ns->child(k, ns->node[k]).fail(p);
       pod.node_selector[k] = v;
     }
   if (const Y* tl = spec.get("tolerations"))
@@ -183,7 +177,7 @@ PodShape pod_of(const Y& tmpl) {
       if (const Y* v = tm.get("value")) x.value = v->str();
       if (const Y* v = tm.get("effect")) x.effect = v->str();
       if (const Y* v = tm.get("tolerationSeconds")) x.toleration_seconds = v->integer();
-      if (auto problem = detail::toleration_problem(toleration_json(x))) descend(tol, problem->field).fail(problem->message);
+      if (auto problem = toleration_problem(toleration_json(x))) descend(tol, problem->field).fail(problem->message);
       pod.tolerations.push_back(x);
     }
   if (const Y* a = spec.get("affinity")) pod.node_affinity = affinity_yaml(*a);
@@ -217,8 +211,8 @@ VolcanoJobManifest job_of_doc(const M& top, const Y& doc) {
           v->fail(std::string(e.what()) + " (a Go duration such as \"1h30m\"; units ns, us, ms, s, m, h)");
         }
         if (ns <= 0) v->fail("\"" + text + "\" is not positive (Volcano ignores such a waiting time; remove it instead)");
-        if (ns > kMaxScenarioTime.count_ns())
-          v->fail("\"" + text + "\" is beyond the longest time a scenario may give, " + std::string(kMaxScenarioTimeText));
+        if (ns > kMaxManifestDurationNs)
+          v->fail("\"" + text + "\" is beyond the longest time a scenario may give, " + std::string(kMaxManifestDurationText));
         if (j.sla_waiting_time.empty()) j.sla_waiting_time = text;  // the first key wins
       }
     }
@@ -251,7 +245,7 @@ VolcanoJobManifest job_of_doc(const M& top, const Y& doc) {
     VolcanoTask task;
     task.at = t.at();
     task.name = tm.req("name").str();
-    if (std::string p = detail::object_name_problem(task.name, "task"); !p.empty()) tm.req("name").fail(p);
+    if (std::string p = object_name_problem(task.name, "task"); !p.empty()) tm.req("name").fail(p);
     if (!names.insert(task.name).second) tm.req("name").fail("task name '" + task.name + "' appears twice");
     task.replicas = tm.req("replicas").int32(0);
     if (const Y* m = tm.get("minAvailable")) task.min_available = m->int32(0);
@@ -401,4 +395,4 @@ Manifests read_manifests(const std::string& file) {
   return out;
 }
 
-}  // namespace mltwin::io
+}  // namespace mltwin::k8s
