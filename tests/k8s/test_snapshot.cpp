@@ -3,7 +3,8 @@
 //
 // data/cluster-hand.json is a snapshot written by hand in the exact shape `kubectl get
 // nodes,pods,podgroups,queues,priorityclasses,secrets,services -A -o json` prints (a v1 List,
-// four-space indent, managedFields, last-applied annotations). The fields the codec reads,
+// keys in Go's encoding/json order for unstructured objects — sorted —, four-space indent,
+// managedFields, last-applied annotations). The fields the codec reads,
 // and where the Kubernetes API reference defines them (kubernetes.io/docs/reference/
 // kubernetes-api/, v1.30):
 //   Node (cluster-resources/node-v1): metadata.name, uid, labels
