@@ -23,7 +23,7 @@ OUT ?= results/eks-trn1-philly.sqlite
 # Determinism check across builds: the first DET_JOBS Philly jobs, one seed.
 DET_JOBS ?= 3000
 
-.PHONY: deps cli build venv notebooks docs run test test-sanitize test-shared check-promises test-fuzz fuzz bench clean
+.PHONY: deps cli scheduler build venv notebooks docs run test test-sanitize test-shared check-promises test-fuzz fuzz bench clean
 deps:
 	@bash scripts/install-deps.sh
 
@@ -47,6 +47,11 @@ venv: build
 cli: deps
 	@cmake -S . -B $(BUILD) $(GEN) $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS) --target mltwin
+
+# mltwin-scheduler alone (README, "Try the policy on your cluster's state").
+scheduler: deps
+	@cmake -S . -B $(BUILD) $(GEN) $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS) --target mltwin-scheduler
 
 run: cli
 	@mkdir -p $(dir $(OUT))

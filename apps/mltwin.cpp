@@ -333,7 +333,12 @@ int cmd_run(const RunFlags& f) {
   for (const std::string& t : f.snapshot_at) opts.snapshot_at.emplace_back(runner::parse_until(t, "--snapshot-at"), t);
   opts.on_snapshot = [](const std::string& file, core::Time at) {
     std::cerr << "snapshot: " << file << " (the session at t = " << io::human_duration(at.seconds())
-              << "; mltwin-scheduler --once --snapshot " << file << " repeats it)\n";
+              << ", the first at or after the time asked; what it decided is beside it, .decisions.json; "
+              << "mltwin-scheduler --once --snapshot " << file << " repeats it)\n";
+  };
+  opts.on_snapshot_missed = [](const std::string& label) {
+    std::cerr << "warning: --snapshot-at " << label << ": no scheduling session ran at or after it (the run ended before); "
+              << "no snapshot written\n";
   };
   auto said = std::make_shared<std::set<std::string>>();  // once each, across replications
   opts.on_warning = [said](const std::string& w) {

@@ -4,6 +4,7 @@
 // own (cmd/scheduler/app/options/options.go at v1.12.1) where they exist.
 #include <CLI/CLI.hpp>
 
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -25,14 +26,13 @@ int main(int argc, char** argv) {
   std::vector<std::string> snapshots;
   std::string conf, period = "1s", output = "text", now_text;
   std::vector<std::string> scheduler_names = {"volcano"};
-  std::uint64_t seed = 0;
+  std::string seed_text = "0";
   app.add_flag("--once", once, "run one scheduling cycle and exit (the only mode of this release)");
-  app.add_option("--snapshot", snapshots, "kubectl JSON (a List, or single objects) to schedule on; several files add up")
-      ->check(CLI::ExistingFile);
+  app.add_option("--snapshot", snapshots,
+                 "kubectl JSON or YAML (a List, or single objects) to schedule on; several files add up");
   app.add_option("--scheduler-conf", conf,
                  "the scheduler configuration: the volcano-scheduler ConfigMap or its volcano-scheduler.conf (YAML); "
-                 "default: Volcano's default configuration")
-      ->check(CLI::ExistingFile);
+                 "default: the one a twin's snapshot carries, else Volcano's default configuration");
   app.add_option("--schedule-period", period, "the time between cycles, a Go duration (volcano-scheduler's flag; --once runs one)")
       ->capture_default_str();
   app.add_option("--scheduler-name", scheduler_names,
@@ -42,10 +42,18 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
   app.add_option("--now", now_text, "the session's time, RFC 3339 (default: the snapshot's, else the clock)");
-  app.add_option("--tiebreak-seed", seed, "seeds the choice among equally scored nodes (unless the snapshot carries the state)")
+  app.add_option("--tiebreak-seed", seed_text,
+                 "seeds the choice among equally scored nodes, 0 to 18446744073709551615 (unless the snapshot carries the state)")
       ->capture_default_str();
   app.set_version_flag("--version", std::string("mltwin-scheduler ") + policy::kVersion + " (Volcano " + policy::kVolcanoRelease + " rules)");
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {  // --help, --version
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "mltwin-scheduler: " << e.what() << " (--help lists the flags)\n";
+    return 2;
+  }
 
   try {
     if (!once) {
@@ -64,7 +72,16 @@ int main(int argc, char** argv) {
       return 2;
     }
     scheduler::OnceOptions opts;
-    opts.tiebreak_seed = seed;
+    {
+      // Strictly a decimal integer (CLI11 would take "-3" as 2^64 - 3).
+      std::uint64_t seed = 0;
+      const auto [end, ec] = std::from_chars(seed_text.data(), seed_text.data() + seed_text.size(), seed);
+      if (seed_text.empty() || ec != std::errc() || end != seed_text.data() + seed_text.size()) {
+        std::cerr << "mltwin-scheduler: --tiebreak-seed '" << seed_text << "': expected an integer from 0 to 18446744073709551615\n";
+        return 2;
+      }
+      opts.tiebreak_seed = seed;
+    }
     if (!conf.empty()) {
       std::vector<std::string> warnings;
       opts.config = k8s::read_volcano_scheduler_config(conf, &warnings);

@@ -147,8 +147,7 @@ struct SchedulerConfRead {
   std::map<std::string, YamlPlace> marks;
 };
 
-SchedulerConfRead read_scheduler_conf(const std::string& file) {
-  const std::string text = read_text(file);
+SchedulerConfRead read_scheduler_conf(const std::string& text, const std::string& file) {
   Src src(file);
   const Y doc{&src, single_document(src, text, "the volcano-scheduler ConfigMap or its volcano-scheduler.conf"), ""};
   SchedulerConfRead out;
@@ -201,8 +200,8 @@ SchedulerConfRead read_scheduler_conf(const std::string& file) {
 
 }  // namespace
 
-json volcano_scheduler_config_json(const std::string& file, std::vector<std::string>* warnings) {
-  SchedulerConfRead r = read_scheduler_conf(file);
+json conf_json_of_text(const std::string& text, const std::string& file, std::vector<std::string>* warnings) {
+  SchedulerConfRead r = read_scheduler_conf(text, file);
   // Unknown plugins and actions: the error the scenario's JSON gives, at the name's place.
   const policy::SchedulerConfig cfg = scheduler_config_of(r.doc);
   if (warnings)
@@ -225,8 +224,60 @@ json volcano_scheduler_config_json(const std::string& file, std::vector<std::str
   return r.doc;
 }
 
+json volcano_scheduler_config_json(const std::string& file, std::vector<std::string>* warnings) {
+  return conf_json_of_text(read_text(file), file, warnings);
+}
+
 policy::SchedulerConfig read_volcano_scheduler_config(const std::string& file, std::vector<std::string>* warnings) {
   return scheduler_config_of(volcano_scheduler_config_json(file, warnings));
+}
+
+policy::SchedulerConfig parse_volcano_scheduler_config(const std::string& text, const std::string& name,
+                                                       std::vector<std::string>* warnings) {
+  return scheduler_config_of(conf_json_of_text(text, name, warnings));
+}
+
+std::string write_volcano_scheduler_conf(const policy::SchedulerConfig& cfg) {
+  // The shape of the chart's volcano-scheduler.conf (installer/helm/chart/volcano/config/):
+  // actions as one comma-separated string, tiers of plugins with their arguments and the
+  // enable* switches that differ from their defaults, then configurations.
+  YAML::Emitter out;
+  out << YAML::BeginMap;
+  std::string actions;
+  for (const auto& a : cfg.actions) actions += (actions.empty() ? "" : ", ") + a;
+  out << YAML::Key << "actions" << YAML::Value << YAML::DoubleQuoted << actions;
+  out << YAML::Key << "tiers" << YAML::Value << YAML::BeginSeq;
+  for (const policy::Tier& t : cfg.tiers) {
+    out << YAML::BeginMap << YAML::Key << "plugins" << YAML::Value << YAML::BeginSeq;
+    for (const policy::PluginOption& p : t.plugins) {
+      out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << p.name;
+      for (std::size_t e = 0; e < p.enabled.size(); ++e)
+        if (p.enabled[e]) out << YAML::Key << policy::ext_key(static_cast<policy::Ext>(e)) << YAML::Value << *p.enabled[e];
+      if (!p.arguments.all().empty()) {
+        out << YAML::Key << "arguments" << YAML::Value << YAML::BeginMap;
+        for (const auto& [k, v] : p.arguments.all()) out << YAML::Key << k << YAML::Value << v;
+        out << YAML::EndMap;
+      }
+      out << YAML::EndMap;
+    }
+    out << YAML::EndSeq << YAML::EndMap;
+  }
+  out << YAML::EndSeq;
+  if (!cfg.action_arguments.empty()) {
+    out << YAML::Key << "configurations" << YAML::Value << YAML::BeginSeq;
+    for (const auto& [action, args] : cfg.action_arguments) {
+      out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << action;
+      if (!args.all().empty()) {
+        out << YAML::Key << "arguments" << YAML::Value << YAML::BeginMap;
+        for (const auto& [k, v] : args.all()) out << YAML::Key << k << YAML::Value << v;
+        out << YAML::EndMap;
+      }
+      out << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+  }
+  out << YAML::EndMap;
+  return std::string(out.c_str()) + "\n";
 }
 
 }  // namespace mltwin::k8s

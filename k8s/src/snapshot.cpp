@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "mltwin/k8s/resources.hpp"
+#include "mltwin/k8s/scheduler_conf.hpp"
 #include "mltwin/k8s/text.hpp"
 #include "mltwin/k8s/validation.hpp"
 #include "mltwin/k8s/yaml.hpp"
@@ -197,6 +198,9 @@ class Reader {
     if (auto p = node_affinity_problem(copy)) fail(path + "/" + p->field, p->message);
     return node_affinity_from(copy);
   }
+
+ public:
+  const std::string& file() const { return file_; }
 
  private:
   void typed_strings(const json& o, const std::string& path, std::initializer_list<const char*> keys) const {
@@ -509,6 +513,10 @@ void read_meta_configmap(const Reader& r, const json& obj, const std::string& pa
   r.object(*data, path + "/data");
   if (const json* now = Reader::get(*data, "now")) out.meta.now = r.time(*now, path + "/data/now");
   if (const json* tb = Reader::get(*data, "tiebreakState")) out.meta.tiebreak_state = r.str(*tb, path + "/data/tiebreakState");
+  if (const json* conf = Reader::get(*data, "volcano-scheduler.conf")) {
+    out.meta.scheduler_conf = r.str(*conf, path + "/data/volcano-scheduler.conf");
+    out.meta.scheduler_conf_source = r.file() + " (data.volcano-scheduler.conf of " + kSnapshotConfigMap + ")";
+  }
 }
 
 void read_object(const Reader& r, const json& obj, const std::string& path, const ReadOptions& opts, Snapshot& out,
@@ -529,11 +537,31 @@ void read_object(const Reader& r, const json& obj, const std::string& path, cons
   for (const Kind& x : kKinds) {
     if (k != x.kind) continue;
     if (api != x.api_version) r.fail(path + "/apiVersion", "expected " + std::string(x.api_version) + " for a " + k + ", got '" + printable(api) + "'");
-    if (k == "Node") read_node(r, obj, path, out);
-    else if (k == "Pod") read_pod(r, obj, path, opts, out);
-    else if (k == "PodGroup") read_podgroup(r, obj, path, out);
-    else if (k == "Queue") read_queue(r, obj, path, out);
-    else read_priority_class(r, obj, path, out);
+    const std::size_t before = out.nodes.size() + out.pods.size() + out.podgroups.size() + out.queues.size() + out.priority_classes.size();
+    std::string name;
+    if (k == "Node") {
+      read_node(r, obj, path, out);
+      if (!out.nodes.empty()) name = out.nodes.back().spec.name;
+    } else if (k == "Pod") {
+      read_pod(r, obj, path, opts, out);
+      if (!out.pods.empty()) name = out.pods.back().name;
+    } else if (k == "PodGroup") {
+      read_podgroup(r, obj, path, out);
+      name = out.podgroups.back().object.name;
+    } else if (k == "Queue") {
+      read_queue(r, obj, path, out);
+      name = out.queues.back().spec.name;
+    } else {
+      read_priority_class(r, obj, path, out);
+      name = out.priority_classes.back().name;
+    }
+    const std::size_t after = out.nodes.size() + out.pods.size() + out.podgroups.size() + out.queues.size() + out.priority_classes.size();
+    if (after == before) return;  // a pod left out (another scheduler's, on no node)
+    const std::string where = r.file() + ": " + (path.empty() ? std::string("/") : path);
+    const auto [it, fresh] = out.origin.emplace(k + " " + name, where);
+    if (!fresh)
+      r.fail(path + "/metadata/name", "a second " + k + " named '" + printable(name) + "' (the first: " + it->second +
+                                          "); a snapshot holds each object once");
     return;
   }
   ++skipped[k];
@@ -1020,6 +1048,7 @@ json write_list(const policy::ClusterState& state, const WriteOptions& opts) {
   }
   json data = {{"now", stamp(opts.now.value_or(state.now()))}};
   if (opts.tiebreak_state) data["tiebreakState"] = *opts.tiebreak_state;
+  if (opts.config) data["volcano-scheduler.conf"] = write_volcano_scheduler_conf(*opts.config);
   items.push_back({{"apiVersion", "v1"},
                    {"kind", "ConfigMap"},
                    {"metadata", {{"name", "mltwin-snapshot"}, {"namespace", "mltwin-system"}}},

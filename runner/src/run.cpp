@@ -280,6 +280,9 @@ std::unique_ptr<Run> Run::open(const std::string& path, const RunOptions& opts) 
   meta.scenario_json = w.document().dump();
   meta.seed = m->seed;
   RunOptions built = opts;
+  if (!built.snapshot_at.empty() && w.kind() != Kind::Training)
+    throw std::invalid_argument(std::string(opts.command_line ? "--snapshot-at" : "snapshot_at") +
+                                ": an inference run has no Kubernetes scheduling state to snapshot (training runs only)");
   if (!built.snapshot_at.empty() && built.snapshot_prefix.empty()) {
     // Beside the database: results/x-seed1.sqlite -> results/x-seed1.snapshot-6h.json.
     std::string stem = m->out == ":memory:" ? std::string("mltwin") : m->out;

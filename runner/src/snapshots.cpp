@@ -14,6 +14,7 @@ namespace mltwin::runner::detail {
 nlohmann::json snapshot_of(const policy::ClusterState& state, const policy::Scheduler& scheduler, core::Time now) {
   k8s::WriteOptions o;
   o.now = now.ns();
+  o.config = scheduler.config();
   o.tiebreak_state = scheduler.tiebreak_state();
   return k8s::write_list(state, o);
 }
@@ -44,16 +45,48 @@ SnapshotWriter::SnapshotWriter(std::vector<std::pair<core::Time, std::string>> a
   std::stable_sort(at_.begin(), at_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
 }
 
+std::string snapshot_name(const std::string& name) { return k8s::WriteOptions{}.ns + "/" + name; }
+
 bool SnapshotWriter::opening(const policy::ClusterState& state, const policy::Scheduler& scheduler) {
   const core::Time now = core::Time::from_ns(state.now());
   if (next_ >= at_.size() || at_[next_].first > now) return false;
   const nlohmann::json doc = snapshot_of(state, scheduler, now);
+  decisions_files_.clear();
   for (; next_ < at_.size() && at_[next_].first <= now; ++next_) {
     const std::string file = prefix_ + "snapshot-" + at_[next_].second + ".json";
     write_json_file(file, doc);
+    decisions_files_.push_back(prefix_ + "snapshot-" + at_[next_].second + ".decisions.json");
     if (on_written_) on_written_(file, now);
   }
-  return false;
+  decisions_ = {{"schema", 1},
+                {"now", k8s::format_rfc3339(state.now())},
+                {"binds", nlohmann::json::array()},
+                {"evictions", nlohmann::json::array()},
+                {"podgroup_phases", nlohmann::json::array()}};
+  return true;
+}
+
+void SnapshotWriter::bound(const policy::TaskInfo& t, const policy::NodeInfo& n) {
+  decisions_["binds"].push_back({{"pod", snapshot_name(t.name)}, {"node", n.name}});
+}
+
+void SnapshotWriter::evicted(const policy::TaskInfo& t, std::string_view reason) {
+  decisions_["evictions"].push_back({{"pod", snapshot_name(t.name)}, {"reason", std::string(reason)}});
+}
+
+void SnapshotWriter::phase_changed(const policy::JobInfo& j, policy::PodGroupPhase from, policy::PodGroupPhase to) {
+  decisions_["podgroup_phases"].push_back({{"podgroup", snapshot_name(j.name)}, {"from", policy::to_string(from)}, {"to", policy::to_string(to)}});
+}
+
+void SnapshotWriter::closed(const policy::ClusterState&) {
+  for (const std::string& f : decisions_files_) write_json_file(f, decisions_);
+  decisions_files_.clear();
+}
+
+std::vector<std::string> SnapshotWriter::missed() const {
+  std::vector<std::string> out;
+  for (std::size_t i = next_; i < at_.size(); ++i) out.push_back(at_[i].second);
+  return out;
 }
 
 }  // namespace mltwin::runner::detail

@@ -16,27 +16,35 @@ namespace mltwin::runner::detail {
 /// The cluster's state as a kubectl List (mltwin/k8s/snapshot.hpp write_list) for a session at
 /// `now`, with the scheduler's tie-break state; the twin's time 0 is the Unix epoch.
 nlohmann::json snapshot_of(const policy::ClusterState& state, const policy::Scheduler& scheduler, core::Time now);
+/// The twin's object names as the snapshot writes them: pods and PodGroups in namespace default.
+std::string snapshot_name(const std::string& name);
 
 /// Writes `doc` to `path` whole or not at all (a temporary file beside it, renamed over it).
 /// Throws std::runtime_error naming the file.
 void write_json_file(const std::string& path, const nlohmann::json& doc);
 
-/// Writes a snapshot at the first session at or after each time.
+/// Writes a snapshot at the first session at or after each time, and beside it what the
+/// twin's session decided (`...snapshot-<label>.decisions.json`, in mltwin-scheduler's JSON
+/// shape: binds, evictions, podgroup_phases).
 class SnapshotWriter final : public models::SessionObserver {
  public:
   SnapshotWriter(std::vector<std::pair<core::Time, std::string>> at, std::string prefix,
                  std::function<void(const std::string&, core::Time)> on_written);
   bool opening(const policy::ClusterState& state, const policy::Scheduler& scheduler) override;
-  void bound(const policy::TaskInfo&, const policy::NodeInfo&) override {}
-  void evicted(const policy::TaskInfo&, std::string_view) override {}
-  void phase_changed(const policy::JobInfo&, policy::PodGroupPhase, policy::PodGroupPhase) override {}
-  void closed(const policy::ClusterState&) override {}
+  void bound(const policy::TaskInfo& t, const policy::NodeInfo& n) override;
+  void evicted(const policy::TaskInfo& t, std::string_view reason) override;
+  void phase_changed(const policy::JobInfo& j, policy::PodGroupPhase from, policy::PodGroupPhase to) override;
+  void closed(const policy::ClusterState&) override;
+  /// The labels of the times no session reached (the run ended before).
+  std::vector<std::string> missed() const;
 
  private:
   std::vector<std::pair<core::Time, std::string>> at_;  // sorted by time
   std::size_t next_ = 0;
   std::string prefix_;
   std::function<void(const std::string&, core::Time)> on_written_;
+  std::vector<std::string> decisions_files_;  // of the session being watched
+  nlohmann::json decisions_;
 };
 
 /// Shows each session to two observers (RunOptions::snapshot_at and session_observer).

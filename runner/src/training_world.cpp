@@ -61,6 +61,7 @@ class TrainingWorld final : public World {
     if (opts.check_promises) cluster_->scheduler().set_check_promises(true);
     if (!opts.snapshot_at.empty())
       snapshots_ = std::make_unique<SnapshotWriter>(opts.snapshot_at, opts.snapshot_prefix, opts.on_snapshot);
+    on_snapshot_missed_ = opts.on_snapshot_missed;
     if (snapshots_ && opts.session_observer) both_ = std::make_unique<ObserverPair>(*snapshots_, *opts.session_observer);
     cluster_->set_session_observer(both_ ? both_.get() : snapshots_ ? snapshots_.get() : opts.session_observer);
     meta.kind = store::RunKind::Training;
@@ -82,6 +83,8 @@ class TrainingWorld final : public World {
     else if (reason != store::EndReason::Completed)
       note = std::string("run ") + store::to_string(reason) + " at " + io::human_duration(end.seconds());
     cluster_->finish(end, note);
+    if (snapshots_ && on_snapshot_missed_)
+      for (const std::string& label : snapshots_->missed()) on_snapshot_missed_(label);
     return end;
   }
 
@@ -112,6 +115,7 @@ class TrainingWorld final : public World {
   Forward fwd_;
   std::unique_ptr<SnapshotWriter> snapshots_;  // declared before the cluster: destroyed after it
   std::unique_ptr<ObserverPair> both_;
+  std::function<void(const std::string&)> on_snapshot_missed_;
   std::unique_ptr<models::TrainingCluster> cluster_;
 };
 

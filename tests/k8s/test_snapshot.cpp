@@ -28,6 +28,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "mltwin/k8s/scheduler_conf.hpp"
 #include "mltwin/k8s/snapshot.hpp"
 #include "mltwin/policy/scheduler.hpp"
 #include "mltwin/policy/testing/builders.hpp"
@@ -347,4 +348,51 @@ TEST_CASE("kubectl -o yaml: the same snapshot read from YAML decides the same") 
   } catch (const k8s::InputError& e) {
     CHECK(std::string(e.what()) == "two.yaml (YAML document 2): /spec/unschedulable: expected true or false, got a string");
   }
+}
+
+TEST_CASE("a configuration written as volcano-scheduler.conf reads back the same") {
+  policy::SchedulerConfig c = policy::volcano_default_config();
+  c.actions = {"enqueue", "allocate", "preempt", "reclaim", "backfill"};
+  c.tiers[1].plugins[0].arguments.set("overcommit-factor", "1.5");
+  c.tiers[0].plugins[1].enabled[static_cast<std::size_t>(policy::Ext::Preemptable)] = false;
+  c.action_arguments["allocate"].set("predicateErrorCacheEnable", "true");
+  const std::string text = k8s::write_volcano_scheduler_conf(c);
+  INFO(text);
+  const policy::SchedulerConfig back = k8s::parse_volcano_scheduler_config(text, "written.conf");
+  CHECK(back.actions == c.actions);
+  REQUIRE(back.tiers.size() == c.tiers.size());
+  for (std::size_t t = 0; t < c.tiers.size(); ++t) {
+    REQUIRE(back.tiers[t].plugins.size() == c.tiers[t].plugins.size());
+    for (std::size_t p = 0; p < c.tiers[t].plugins.size(); ++p) {
+      CHECK(back.tiers[t].plugins[p].name == c.tiers[t].plugins[p].name);
+      CHECK(back.tiers[t].plugins[p].enabled == c.tiers[t].plugins[p].enabled);
+      CHECK(back.tiers[t].plugins[p].arguments.all() == c.tiers[t].plugins[p].arguments.all());
+    }
+  }
+  CHECK(back.action_arguments.at("allocate").all() == c.action_arguments.at("allocate").all());
+  // The chart's own shape: actions as one string.
+  CHECK(text.rfind("actions: \"enqueue, allocate, preempt, reclaim, backfill\"\n", 0) == 0);
+}
+
+TEST_CASE("each object once; what the cycle cannot see is said") {
+  // Two Nodes of one name: an error naming both places.
+  const std::string twice = R"({"apiVersion":"v1","kind":"List","items":[
+      {"apiVersion":"v1","kind":"Node","metadata":{"name":"n","uid":"a"}},
+      {"apiVersion":"v1","kind":"Node","metadata":{"name":"n","uid":"b"}}]})";
+  CHECK(error_of(twice) == "x.json: /items/1/metadata/name: a second Node named 'n' (the first: x.json: /items/0); a snapshot holds each object once");
+  // A pod whose PodGroup is missing, one on a node that is missing, a PodGroup without its queue.
+  const std::string orphans = R"({"apiVersion":"v1","kind":"List","items":[
+      {"apiVersion":"scheduling.volcano.sh/v1beta1","kind":"PodGroup","metadata":{"name":"g"},"spec":{"queue":"nowhere","minMember":1}},
+      {"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","annotations":{"scheduling.k8s.io/group-name":"gone"}},"spec":{"schedulerName":"volcano"}},
+      {"apiVersion":"v1","kind":"Pod","metadata":{"name":"q"},"spec":{"schedulerName":"default-scheduler","nodeName":"ghost"},"status":{"phase":"Running"}}]})";
+  k8s::Snapshot s;
+  k8s::read_json(orphans, "o.json", s);
+  scheduler::OnceOptions opts;
+  opts.now = 0;
+  const scheduler::Decisions d = scheduler::run_once(s, opts);
+  REQUIRE(d.notes.size() == 3);
+  CHECK(d.notes[0] == "1 PodGroup left out: their queue is not in the snapshot (Volcano's cache leaves such jobs out of its snapshot)");
+  CHECK(d.notes[1].rfind("1 pod left out: their PodGroup", 0) == 0);
+  CHECK(d.notes[2].rfind("1 pod left out: the node they are on is not in the snapshot", 0) == 0);
+  CHECK(d.config_source == "Volcano's default");
 }

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "mltwin/k8s/scheduler_conf.hpp"
 #include "mltwin/policy/scheduler.hpp"
 #include "mltwin/policy/scheduler_cache.hpp"
 
@@ -64,7 +65,20 @@ Decisions run_once(const k8s::Snapshot& snap, const OnceOptions& opts) {
   const std::optional<policy::TimeNs> now = opts.now ? opts.now : snap.meta.now;
   if (!now) throw std::invalid_argument("no time for the session: give one (--now), or a snapshot that carries it");
   d.now = *now;
-  policy::Scheduler scheduler(opts.config, opts.tiebreak_seed);
+  policy::SchedulerConfig config;
+  if (opts.config) {
+    config = *opts.config;
+    d.config_source = "--scheduler-conf";
+  } else if (snap.meta.scheduler_conf) {
+    std::vector<std::string> warnings;
+    config = k8s::parse_volcano_scheduler_config(*snap.meta.scheduler_conf, snap.meta.scheduler_conf_source, &warnings);
+    for (auto& w : warnings) d.notes.push_back(std::move(w));
+    d.config_source = "the snapshot's (" + snap.meta.scheduler_conf_source + ")";
+  } else {
+    config = policy::volcano_default_config();
+    d.config_source = "Volcano's default";
+  }
+  policy::Scheduler scheduler(config, opts.tiebreak_seed);
   if (snap.meta.tiebreak_state) scheduler.set_tiebreak_state(*snap.meta.tiebreak_state);
   policy::SchedulerCache cache;
   k8s::load(snap, cache);
@@ -89,10 +103,21 @@ Decisions run_once(const k8s::Snapshot& snap, const OnceOptions& opts) {
       }
     }
   for (const auto& q : state.queues()) d.counts.queues += !q.name.empty();
-  const std::size_t left_out = snap.podgroups.size() - d.counts.podgroups;
-  if (left_out > 0)
-    d.notes.push_back(std::to_string(left_out) + " PodGroup" + (left_out == 1 ? "" : "s") +
-                      " left out: their queue is not in the snapshot (Volcano's cache leaves such jobs out of its snapshot)");
+  // What the cache holds but the cycle cannot see (scheduler_cache.hpp says when).
+  std::size_t no_queue = 0, no_group = 0, no_node = 0;
+  for (const auto& g : snap.podgroups) no_queue += cache.find_podgroup(g.object.uid) == policy::kNone;
+  for (const auto& p : snap.pods) {
+    if (!p.podgroup.empty() && cache.find_podgroup_by_name(p.podgroup) == policy::kNone) ++no_group;
+    else if (!p.node.empty() && cache.find_node_by_name(p.node) == policy::kNone) ++no_node;
+  }
+  auto note = [&](std::size_t n, const char* one, const char* many, const std::string& why) {
+    if (n > 0) d.notes.push_back(std::to_string(n) + " " + (n == 1 ? one : many) + " " + why);
+  };
+  note(no_queue, "PodGroup", "PodGroups",
+       "left out: their queue is not in the snapshot (Volcano's cache leaves such jobs out of its snapshot)");
+  note(no_group, "pod", "pods",
+       "left out: their PodGroup (annotation scheduling.k8s.io/group-name) is not in the snapshot, or is left out");
+  note(no_node, "pod", "pods", "left out: the node they are on is not in the snapshot (their requests count nowhere)");
 
   DryRun backend(cache, pod_names, group_names, d);
   scheduler.run_once(state, backend);
@@ -109,6 +134,7 @@ json to_json(const Decisions& d) {
   for (const auto& w : d.waiting) waiting.push_back({{"podgroup", w.podgroup}, {"code", w.code}, {"plugin", w.plugin}, {"reason", w.reason}});
   return {{"schema", 1},
           {"now", k8s::format_rfc3339(d.now)},
+          {"configuration", d.config_source},
           {"counts",
            {{"nodes", d.counts.nodes},
             {"ready_nodes", d.counts.ready_nodes},
@@ -128,6 +154,7 @@ std::string to_text(const Decisions& d) {
   out << "one scheduling cycle at " << k8s::format_rfc3339(d.now) << " on " << d.counts.nodes << " nodes (" << d.counts.ready_nodes
       << " ready), " << d.counts.podgroups << " PodGroups, " << d.counts.pods << " pods (" << d.counts.pending_pods << " pending), "
       << d.counts.queues << " queues\n";
+  out << "configuration: " << d.config_source << "\n";
   for (const auto& n : d.notes) out << "note: " << n << "\n";
   out << "\nbinds (" << d.binds.size() << "):\n";
   for (const auto& b : d.binds) out << "  " << b.pod << " -> " << b.node << "\n";

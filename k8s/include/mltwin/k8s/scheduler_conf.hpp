@@ -31,6 +31,17 @@ policy::SchedulerConfig read_volcano_scheduler_config(const std::string& file, s
 /// YAML place ("file:line:column: tiers[1].plugins[4].arguments.key: message").
 nlohmann::json volcano_scheduler_config_json(const std::string& file, std::vector<std::string>* warnings = nullptr);
 
+/// read_volcano_scheduler_config of `text` already read; `name` stands for the file in errors
+/// and warnings (e.g. "snap.json (data.volcano-scheduler.conf of mltwin-system/mltwin-snapshot)").
+policy::SchedulerConfig parse_volcano_scheduler_config(const std::string& text, const std::string& name,
+                                                       std::vector<std::string>* warnings = nullptr);
+
+/// A configuration as the volcano-scheduler.conf that reads back to it (the chart's shape:
+/// `actions` one comma-separated string, `tiers[].plugins[]` with name, the enable* switches
+/// set explicitly and the arguments as written, `configurations[]`). The schedule period is a
+/// command-line flag, not part of the file.
+std::string write_volcano_scheduler_conf(const policy::SchedulerConfig& cfg);
+
 /// The scheduler configuration of the JSON form above (a scenario's "volcano" keys, already
 /// checked against the scenario schema): Volcano's default for a key not given.
 policy::SchedulerConfig scheduler_config_of(const nlohmann::json& volcano);

@@ -9,7 +9,8 @@
 // makes of it (pkg/scheduler/api/job_info.go NewTaskInfo, pod_info.go, node_info.go,
 // cache/cache.go Snapshot). docs/mltwin-scheduler.md lists the fields.
 //   - Objects of other kinds are skipped, one note per kind ("skipped 12 objects of kind
-//     Service"); they are dropped while the text is parsed, so a Secret's data is never held.
+//     Service"); each is dropped as soon as it is parsed, so no Secret is kept (its bytes pass
+//     through the file's text and the parser, nothing more).
 //   - Fields that can hold secrets or bulk are dropped while parsing, never stored: containers'
 //     `env` and `envFrom`, `metadata.managedFields`, and the annotation
 //     kubectl.kubernetes.io/last-applied-configuration (a copy of the whole object, env included).
@@ -28,10 +29,12 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "mltwin/k8s/input.hpp"
 #include "mltwin/policy/cluster_state.hpp"
+#include "mltwin/policy/config.hpp"
 #include "mltwin/policy/scheduler_cache.hpp"
 
 namespace mltwin::k8s {
@@ -57,6 +60,11 @@ struct PodGroupRead {
 struct SnapshotMeta {
   std::optional<policy::TimeNs> now;         ///< data.now (RFC 3339), ns since the Unix epoch
   std::optional<std::string> tiebreak_state;  ///< data.tiebreakState: the std::mt19937_64 state as text
+  /// data["volcano-scheduler.conf"]: the configuration the twin's scheduler ran, as the file
+  /// (parse_volcano_scheduler_config), and where it was read ("file (data.volcano-scheduler.conf
+  /// of mltwin-system/mltwin-snapshot)").
+  std::optional<std::string> scheduler_conf;
+  std::string scheduler_conf_source;
 };
 inline constexpr const char* kSnapshotConfigMap = "mltwin-system/mltwin-snapshot";
 
@@ -68,6 +76,9 @@ struct Snapshot {
   std::vector<policy::PodObject> pods;
   std::vector<PriorityClass> priority_classes;
   SnapshotMeta meta;
+  /// Where each object was read ("Pod default/p" -> "cluster.json: /items/12"): a second object
+  /// of one kind and name is an error naming both places.
+  std::unordered_map<std::string, std::string> origin;
   /// One line per kind skipped, and per pod left to another scheduler ("skipped 3 objects of
   /// kind Service (mltwin-scheduler reads Node, Pod, PodGroup, Queue, PriorityClass)").
   std::vector<std::string> notes;
@@ -113,6 +124,8 @@ struct WriteOptions {
   /// The session's time in the state's clock (SnapshotMeta::now = epoch + it); default
   /// state.now(), the time of the state's last session.
   std::optional<policy::TimeNs> now;
+  /// The scheduler's configuration, written as SnapshotMeta::scheduler_conf when set.
+  std::optional<policy::SchedulerConfig> config;
   std::string ns = "default";  ///< the namespace of pods and PodGroups
 };
 

@@ -126,14 +126,20 @@ struct RunOptions {
   /// (policy::PromiseBroken) at the first session that decides differently
   /// (policy::Scheduler::set_check_promises; the CLI's --check-promises).
   bool check_promises = false;
-  /// Training runs: at the first scheduling session at or after each time, the cluster's state
-  /// as that session opens is written as a kubectl List (Run::snapshot's JSON) to
-  /// `<snapshot_prefix>snapshot-<label>.json` (the CLI's --snapshot-at; label: the time as
-  /// written). mltwin-scheduler --once --snapshot FILE repeats that session.
+  /// Training runs (Run::open refuses them for an inference run): at the first scheduling
+  /// session at or after each time, the cluster's state as that session opens is written as a
+  /// kubectl List (Run::snapshot's JSON, with the scheduler's configuration) to
+  /// `<snapshot_prefix>snapshot-<label>.json`, and what the session decided to
+  /// `<snapshot_prefix>snapshot-<label>.decisions.json` (mltwin-scheduler's JSON shape; the
+  /// CLI's --snapshot-at; label: the time as written). mltwin-scheduler --once --snapshot FILE
+  /// repeats that session. Sessions run only when something changed: the first at or after a
+  /// time may come much later.
   std::vector<std::pair<core::Time, std::string>> snapshot_at;
   std::string snapshot_prefix;
   /// Called with each snapshot file written and the time of its session.
   std::function<void(const std::string& file, core::Time session)> on_snapshot;
+  /// Called when the run ends with the label of each snapshot_at time no session reached.
+  std::function<void(const std::string& label)> on_snapshot_missed;
   /// Training runs: every scheduling session is shown to this observer (the state as it opens,
   /// its decisions: mltwin/models/training/scheduler_driver.hpp), which must outlive the Run.
   models::SessionObserver* session_observer = nullptr;
@@ -209,8 +215,8 @@ class Run {
 
   /// Training runs: the cluster's scheduling state now — the objects the scheduler would see
   /// if a session opened now — as the `v1 List` kubectl prints (Nodes, Pods, PodGroups,
-  /// Queues, PriorityClasses, and the mltwin-snapshot ConfigMap with the time and the
-  /// scheduler's tie-break state; mltwin/k8s/snapshot.hpp write_list). The twin's time 0 is
+  /// Queues, PriorityClasses, and the mltwin-snapshot ConfigMap with the time, the scheduler's
+  /// tie-break state and its configuration; mltwin/k8s/snapshot.hpp write_list). The twin's time 0 is
   /// the Unix epoch. Throws std::logic_error for an inference run.
   nlohmann::json snapshot() const;
 

@@ -38,6 +38,8 @@ struct Decisions {
   std::vector<Eviction> evictions;
   std::vector<Phase> phases;
   std::vector<Waiting> waiting;
+  /// Which configuration ran: "--scheduler-conf", "the snapshot's (<where>)" or "Volcano's default".
+  std::string config_source;
   /// The snapshot's notes (kinds skipped), then the cycle's own.
   std::vector<std::string> notes;
   /// What the cycle ran on.
@@ -47,7 +49,9 @@ struct Decisions {
 };
 
 struct OnceOptions {
-  policy::SchedulerConfig config = policy::volcano_default_config();
+  /// The scheduler's configuration (--scheduler-conf); unset: the one a twin's snapshot
+  /// carries (k8s::SnapshotMeta::scheduler_conf), else Volcano's default.
+  std::optional<policy::SchedulerConfig> config;
   /// Seeds the stream that breaks node-score ties, unless the snapshot carries the twin's
   /// stream (k8s::SnapshotMeta::tiebreak_state).
   std::uint64_t tiebreak_seed = 0;
@@ -56,10 +60,10 @@ struct OnceOptions {
   std::optional<policy::TimeNs> now;
 };
 
-/// Loads the snapshot into a fresh SchedulerCache and runs one cycle. Throws
-/// std::invalid_argument for a configuration the Scheduler refuses, for objects the cache
-/// refuses (two with one name), for a tie-break state that is not a std::mt19937_64's, or when
-/// no time is known.
+/// Loads the snapshot into a fresh SchedulerCache and runs one cycle. Throws k8s::InputError
+/// for a configuration carried by the snapshot that does not read; std::invalid_argument for a
+/// configuration the Scheduler refuses, for a tie-break state that is not a std::mt19937_64's,
+/// or when no time is known.
 Decisions run_once(const k8s::Snapshot& snap, const OnceOptions& opts);
 
 /// The decisions as JSON (docs/mltwin-scheduler.md gives the schema, "schema": 1).
