@@ -85,8 +85,15 @@ int main(int argc, char** argv) {
     if (!conf.empty()) {
       std::vector<std::string> warnings;
       opts.config = k8s::read_volcano_scheduler_config(conf, &warnings);
+      opts.config_name = "--scheduler-conf " + conf;
       for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";
     }
+    for (std::size_t i = 0; i < snapshots.size(); ++i)
+      for (std::size_t j = 0; j < i; ++j)
+        if (snapshots[i] == snapshots[j]) {
+          std::cerr << "mltwin-scheduler: --snapshot " << snapshots[i] << " is given twice (the files add up to one cluster)\n";
+          return 2;
+        }
     k8s::Snapshot snap;
     k8s::ReadOptions ropts;
     ropts.scheduler_names = scheduler_names;

@@ -516,6 +516,7 @@ void read_meta_configmap(const Reader& r, const json& obj, const std::string& pa
   if (const json* conf = Reader::get(*data, "volcano-scheduler.conf")) {
     out.meta.scheduler_conf = r.str(*conf, path + "/data/volcano-scheduler.conf");
     out.meta.scheduler_conf_source = r.file() + " (data.volcano-scheduler.conf of " + kSnapshotConfigMap + ")";
+    out.meta.scheduler_conf_file = r.file();
   }
 }
 

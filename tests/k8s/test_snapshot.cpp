@@ -391,8 +391,9 @@ TEST_CASE("each object once; what the cycle cannot see is said") {
   opts.now = 0;
   const scheduler::Decisions d = scheduler::run_once(s, opts);
   REQUIRE(d.notes.size() == 3);
-  CHECK(d.notes[0] == "1 PodGroup left out: their queue is not in the snapshot (Volcano's cache leaves such jobs out of its snapshot)");
-  CHECK(d.notes[1].rfind("1 pod left out: their PodGroup", 0) == 0);
-  CHECK(d.notes[2].rfind("1 pod left out: the node they are on is not in the snapshot", 0) == 0);
+  CHECK(d.notes[0] == "1 PodGroup left out (default/g): its queue is not in the snapshot (Volcano's cache leaves such jobs out)");
+  CHECK(d.notes[1] == "1 pod left out (default/p): the PodGroup named by annotation scheduling.k8s.io/group-name is not in the "
+                      "snapshot, or is left out");
+  CHECK(d.notes[2] == "1 pod left out (default/q): on a node that is not in the snapshot, so its requests count nowhere");
   CHECK(d.config_source == "Volcano's default");
 }

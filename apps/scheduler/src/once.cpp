@@ -68,12 +68,12 @@ Decisions run_once(const k8s::Snapshot& snap, const OnceOptions& opts) {
   policy::SchedulerConfig config;
   if (opts.config) {
     config = *opts.config;
-    d.config_source = "--scheduler-conf";
+    d.config_source = opts.config_name;
   } else if (snap.meta.scheduler_conf) {
     std::vector<std::string> warnings;
     config = k8s::parse_volcano_scheduler_config(*snap.meta.scheduler_conf, snap.meta.scheduler_conf_source, &warnings);
     for (auto& w : warnings) d.notes.push_back(std::move(w));
-    d.config_source = "the snapshot's (" + snap.meta.scheduler_conf_source + ")";
+    d.config_source = "the snapshot's: data.volcano-scheduler.conf of " + std::string(k8s::kSnapshotConfigMap) + " in " + snap.meta.scheduler_conf_file;
   } else {
     config = policy::volcano_default_config();
     d.config_source = "Volcano's default";
@@ -103,21 +103,33 @@ Decisions run_once(const k8s::Snapshot& snap, const OnceOptions& opts) {
       }
     }
   for (const auto& q : state.queues()) d.counts.queues += !q.name.empty();
-  // What the cache holds but the cycle cannot see (scheduler_cache.hpp says when).
-  std::size_t no_queue = 0, no_group = 0, no_node = 0;
-  for (const auto& g : snap.podgroups) no_queue += cache.find_podgroup(g.object.uid) == policy::kNone;
+  // What the cache holds but the cycle cannot see (scheduler_cache.hpp says when), with the
+  // first few names, so that the user can look them up.
+  struct Left {
+    std::size_t n = 0;
+    std::string names;
+    void add(const std::string& name) {
+      if (++n <= 3) names += (names.empty() ? "" : ", ") + name;
+    }
+    std::string list() const { return names + (n > 3 ? ", ..." : ""); }
+  } no_queue, no_group, no_node;
+  for (const auto& g : snap.podgroups)
+    if (cache.find_podgroup(g.object.uid) == policy::kNone) no_queue.add(g.object.name);
   for (const auto& p : snap.pods) {
-    if (!p.podgroup.empty() && cache.find_podgroup_by_name(p.podgroup) == policy::kNone) ++no_group;
-    else if (!p.node.empty() && cache.find_node_by_name(p.node) == policy::kNone) ++no_node;
+    if (!p.podgroup.empty() && cache.find_podgroup_by_name(p.podgroup) == policy::kNone) no_group.add(p.name);
+    else if (!p.node.empty() && cache.find_node_by_name(p.node) == policy::kNone) no_node.add(p.name);
   }
-  auto note = [&](std::size_t n, const char* one, const char* many, const std::string& why) {
-    if (n > 0) d.notes.push_back(std::to_string(n) + " " + (n == 1 ? one : many) + " " + why);
-  };
-  note(no_queue, "PodGroup", "PodGroups",
-       "left out: their queue is not in the snapshot (Volcano's cache leaves such jobs out of its snapshot)");
-  note(no_group, "pod", "pods",
-       "left out: their PodGroup (annotation scheduling.k8s.io/group-name) is not in the snapshot, or is left out");
-  note(no_node, "pod", "pods", "left out: the node they are on is not in the snapshot (their requests count nowhere)");
+  if (no_queue.n == 1)
+    d.notes.push_back("1 PodGroup left out (" + no_queue.list() + "): its queue is not in the snapshot (Volcano's cache leaves such jobs out)");
+  else if (no_queue.n > 1)
+    d.notes.push_back(std::to_string(no_queue.n) + " PodGroups left out (" + no_queue.list() +
+                      "): their queues are not in the snapshot (Volcano's cache leaves such jobs out)");
+  if (no_group.n > 0)
+    d.notes.push_back(std::to_string(no_group.n) + (no_group.n == 1 ? " pod" : " pods") + " left out (" + no_group.list() +
+                      "): the PodGroup named by annotation scheduling.k8s.io/group-name is not in the snapshot, or is left out");
+  if (no_node.n > 0)
+    d.notes.push_back(std::to_string(no_node.n) + (no_node.n == 1 ? " pod" : " pods") + " left out (" + no_node.list() +
+                      "): on a node that is not in the snapshot, so its requests count nowhere");
 
   DryRun backend(cache, pod_names, group_names, d);
   scheduler.run_once(state, backend);

@@ -65,6 +65,7 @@ struct SnapshotMeta {
   /// of mltwin-system/mltwin-snapshot)").
   std::optional<std::string> scheduler_conf;
   std::string scheduler_conf_source;
+  std::string scheduler_conf_file;  ///< the file it was read from
 };
 inline constexpr const char* kSnapshotConfigMap = "mltwin-system/mltwin-snapshot";
 

@@ -38,7 +38,8 @@ struct Decisions {
   std::vector<Eviction> evictions;
   std::vector<Phase> phases;
   std::vector<Waiting> waiting;
-  /// Which configuration ran: "--scheduler-conf", "the snapshot's (<where>)" or "Volcano's default".
+  /// Which configuration ran: OnceOptions::config_name, "the snapshot's: ... in <file>" or
+  /// "Volcano's default".
   std::string config_source;
   /// The snapshot's notes (kinds skipped), then the cycle's own.
   std::vector<std::string> notes;
@@ -52,6 +53,8 @@ struct OnceOptions {
   /// The scheduler's configuration (--scheduler-conf); unset: the one a twin's snapshot
   /// carries (k8s::SnapshotMeta::scheduler_conf), else Volcano's default.
   std::optional<policy::SchedulerConfig> config;
+  /// How `config` is named in Decisions::config_source (e.g. "--scheduler-conf volcano.yaml").
+  std::string config_name = "--scheduler-conf";
   /// Seeds the stream that breaks node-score ties, unless the snapshot carries the twin's
   /// stream (k8s::SnapshotMeta::tiebreak_state).
   std::uint64_t tiebreak_seed = 0;
