@@ -204,7 +204,7 @@ RunSummary summarize(const std::string& scenario, std::uint64_t seed, const mode
     ++q.submitted;
     if (o.phase == "Completed") ++q.completed;
     else if (o.phase == "Running") ++q.running;
-    else if (o.phase == "Rejected") ++q.rejected;
+    else if (o.phase == "Refused") ++q.refused;
     else if (o.phase == "Pending") ++q.pending;
     else ++q.ended_otherwise;  // Failed, Aborted, Terminated
     if (o.scheduled != core::Time::max()) {
@@ -221,13 +221,13 @@ RunSummary summarize(const std::string& scenario, std::uint64_t seed, const mode
   }
   s.makespan_s = last_end;
   {
-    // Starvation: every job that reached the scheduler (Rejected ones never did).
+    // Starvation: every job that reached the scheduler (Refused ones never did).
     std::vector<WaitRecord> waits;
     const auto* it = sc.node_groups.empty() ? nullptr : sc.catalog.find(sc.node_groups.front().instance_types.at(0));
     const double cores_per_device = it ? it->neuroncores_per_chip : 2;
     for (std::size_t i = 0; i < cluster.submitted() && i < sc.jobs.size(); ++i) {
       const auto& o = outs[i];
-      if (o.phase == "Rejected") continue;
+      if (o.phase == "Refused") continue;
       const auto& spec = sc.jobs[i];
       waits.push_back({spec.name, o.queue, o.submit.ns(), o.scheduled == core::Time::max() ? INT64_MAX : o.scheduled.ns(),
                        spec.duration.count_ns(), static_cast<double>(spec.nnodes) * spec.neuron_devices_per_pod * cores_per_device});
@@ -311,6 +311,12 @@ RunSummary summarize(const std::string& scenario, std::uint64_t seed, const mode
   s.completed_early = st.completed_early;
   s.resumed_in_place = st.resumed_in_place;
   s.stuck = st.stuck;
+  s.never_placeable = st.never_placeable;
+  s.refused = st.refused;
+  if (!cluster.never_placeable().empty()) {
+    const auto& [idx, why] = *cluster.never_placeable().begin();
+    s.never_placeable_example = sc.jobs[idx].name + ": " + why;
+  }
   s.lost_training_s = st.lost_training_s;
   s.lost_neuroncore_s = st.lost_neuroncore_s;
   s.readmission_s = Distribution::of(st.readmission_wait_s);
@@ -416,8 +422,9 @@ void print_summary(std::ostream& os, const RunSummary& s) {
   row(os, "all", s.jct_s);
   fmt::print(os, "\nPer queue (queueing delay / JCT):\n");
   for (const auto& q : s.queues) {
-    fmt::print(os, " {}: {} submitted, {} completed, {} running, {} pending, {} rejected", q.queue, q.submitted, q.completed,
-               q.running, q.pending, q.rejected);
+    fmt::print(os, " {}: {} submitted, {} completed, {} running, {} pending", q.queue, q.submitted, q.completed, q.running,
+               q.pending);
+    if (q.refused > 0) fmt::print(os, ", {} refused", q.refused);
     // Jobs the job controller ended without completing: shown when there are any, so the
     // figures add up to the submitted count.
     if (q.ended_otherwise > 0) fmt::print(os, ", {} failed, aborted or terminated", q.ended_otherwise);
@@ -435,6 +442,13 @@ void print_summary(std::ostream& os, const RunSummary& s) {
   fmt::print(os, "\n\nScheduler: {} sessions opened over {} cycles ({:.2f}%); {} binds; {} statements discarded\n",
              s.sessions, s.cycles, s.cycles ? 100.0 * static_cast<double>(s.sessions) / static_cast<double>(s.cycles) : 0.0,
              s.binds, s.discarded);
+  if (s.never_placeable > 0)
+    fmt::print(os, "Never placeable: {} job(s) can never be placed on this cluster (e.g. {}). Volcano admits them: they wait "
+                   "for ever, Inqueue once enqueue finds budget, and then hold their queue's and the overcommit plugin's "
+                   "enqueue budget, which can keep other jobs Pending (volcano#1295). Remedy: delete them, or refuse such jobs "
+                   "at submission (/cluster/admission/refuse_unplaceable, what a validating admission policy of your own would "
+                   "do)\n",
+               s.never_placeable, s.never_placeable_example);
   if (s.bind_failures > 0)
     fmt::print(os, "Bind failures: {} binds refused by the API server; each pod was placed again at a later cycle\n", s.bind_failures);
   if (s.evictions > 0 || s.drained > 0 || s.restarts > 0 || s.failed > 0 || s.aborted > 0 || s.terminated > 0 || s.completed_early > 0 ||

@@ -244,6 +244,9 @@ void read_faults(const std::string& path, const json& doc, models::TrainingScena
 
 // /cluster/autoscaler: the Kubernetes cluster autoscaler's scan, scale-down and launch times.
 void read_autoscaler(const std::string& path, const json& doc, models::TrainingScenario& sc) {
+  // /cluster/admission: the user's own admission policy (Volcano's webhook is always there).
+  if (doc["cluster"].contains("admission"))
+    sc.refuse_unplaceable = doc["cluster"]["admission"].value("refuse_unplaceable", false);
   if (!doc["cluster"].contains("autoscaler")) return;
   const json& a = doc["cluster"]["autoscaler"];
   models::AutoscalerSpec as;

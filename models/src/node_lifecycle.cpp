@@ -272,7 +272,12 @@ void NodeLifecycle::autoscaler_scan() {
       for (TaskId t : state_.job(j).tasks)
         if (state_.task(t).status == TaskStatus::Pending) pending.push_back(t);
   std::sort(pending.begin(), pending.end());
-  if (!pending.empty()) {
+  // Once only jobs that can never be placed are left (NodeHost::settled), scale-ups for their
+  // pods and removals of the nodes they leave empty would go on for ever (autoscaler churn):
+  // the run shows the cycle up to its first removal, then the autoscaler only scales down
+  // (docs/startup-and-faults.md).
+  const bool churn_cut = settled_removed_ && host_.settled();
+  if (!pending.empty() && !churn_cut) {
     // A pod counts as schedulable on a node its resources fit and whose labels and taints its
     // nodeSelector, node affinity and tolerations accept (the scheduler's predicates, which
     // filter-out-schedulable runs).
@@ -354,6 +359,7 @@ void NodeLifecycle::autoscaler_scan() {
     r.removed = now;
     rec_.node_ended({now, n.name});
     changed = true;
+    if (host_.settled()) settled_removed_ = true;
     --live[r.group];
     ++stats_.nodes_removed;
     state_.set_node_ready(n.id, false);

@@ -55,6 +55,7 @@ struct TrainingCluster::NodeHostAdapter final : NodeHost {
   void wake_scheduler() override { c.parts_->driver.ensure_tick(); }
   double neuroncores_of(const Resource& r) const override { return c.s_->neuroncores_of(r); }
   void before_event() override { c.s_->note_event(); }
+  bool settled() const override { return c.s_->settled(); }
 };
 
 TrainingCluster::TrainingCluster(const TrainingScenario& sc, core::Simulator& sim, core::RngStreams& rng,
@@ -114,6 +115,7 @@ const policy::ClusterState& TrainingCluster::state() const { return s_->state; }
 std::size_t TrainingCluster::submitted() const { return s_->next_arrival; }
 std::size_t TrainingCluster::ended() const { return s_->ended; }
 core::Time TrainingCluster::last_event() const { return s_->last_event; }
+const std::map<std::size_t, std::string>& TrainingCluster::never_placeable() const { return s_->never_placeable; }
 
 void TrainingCluster::start() {
   // The nodes at t = 0 were built with the model, before its recorder may take records (the
@@ -225,6 +227,25 @@ std::string TrainingCluster::infeasible_reason(const TrainingJobSpec& j, const R
   return {};
 }
 
+std::string TrainingCluster::admission_refusal(const TrainingJobSpec& j) const {
+  // Volcano's validating webhook for Jobs (pkg/webhooks/admission/jobs/validate/admit_job.go:
+  // 225-250 at v1.12.1), in its words: the queue must exist, be Open, not be the root queue and
+  // have no child queues.
+  const policy::QueueInfo* queue = nullptr;
+  for (const auto& q : s_->state.queues())
+    if (q.name == j.queue) queue = &q;
+  if (!queue) return "admission webhook (validate job): unable to find job queue: queue.scheduling.volcano.sh \"" + j.queue + "\" not found";
+  if (queue->state != policy::QueueState::Open)
+    return "admission webhook (validate job): can only submit job to queue with state `Open`, queue `" + queue->name + "` status is `Closed`";
+  if (queue->name == "root") return "admission webhook (validate job): can not submit job to root queue";
+  std::size_t children = 0;
+  for (const auto& q : s_->state.queues()) children += q.parent == queue->id && q.id != queue->id;
+  if (children > 0)
+    return "admission webhook (validate job): can only submit job to leaf queue, queue `" + queue->name + "` has " +
+           std::to_string(children) + " child queues";
+  return {};
+}
+
 void TrainingCluster::arrive(std::size_t idx) {
   const TrainingJobSpec& j = scenario_.jobs[idx];
   s_->next_arrival = idx + 1;
@@ -256,17 +277,28 @@ void TrainingCluster::arrive(std::size_t idx) {
   policy::QueueId qid = policy::kNone;
   for (const auto& q : s_->state.queues())
     if (q.name == j.queue) qid = q.id;
-  std::string why = qid == policy::kNone ? "queue '" + j.queue + "' does not exist"
-                    : j.initial           ? std::string()  // it runs: the loader checked its placement
-                                          : infeasible_reason(j, pod);
-  if (!why.empty()) {
-    // Refused at submission, as an admission check would: it could never run here.
+  // What the admission webhooks say to the Job's creation: Volcano's (its queue) and, when the
+  // scenario asks for it, the user's own policy refusing a job that can never be placed.
+  std::string refused = admission_refusal(j);
+  const std::string never = j.initial ? std::string()  // it runs: the loader checked its placement
+                                      : infeasible_reason(j, pod);
+  if (refused.empty() && !never.empty() && scenario_.refuse_unplaceable)
+    refused = "refused by the cluster's admission policy (/cluster/admission/refuse_unplaceable): it can never be placed: " + never;
+  if (!refused.empty()) {
+    // The Job was never created: kubectl (or TorchX) got the webhook's error back.
     run.ended = true;
     ++s_->ended;
-    ++s_->stats.rejected;
-    out.phase = "Rejected";
-    s_->write_final(idx, "Rejected", why);
+    ++s_->stats.refused;
+    out.phase = "Refused";
+    s_->write_final(idx, "Refused", refused);
     return;
+  }
+  if (!never.empty()) {
+    // Volcano admits it (volcano#1295): enqueue asks only for budget, so it may go Inqueue, its
+    // pods are created and fail the predicates at every session, and it waits for ever, holding
+    // enqueue budget (its queue's, the overcommit plugin's). Said at the end (finish).
+    s_->never_placeable.emplace(idx, never);
+    ++s_->stats.never_placeable;
   }
   policy::JobInfo pj;
   pj.name = j.name;
@@ -374,6 +406,12 @@ void TrainingCluster::finish(core::Time end, const std::string& note) {
     if (phase == "Pending") {
       const policy::Status& s = parts_->driver.scheduler().job_condition(run.pj);
       reason = s.plugin.empty() ? std::string("not yet considered by the scheduler") : s.plugin + ": " + s.reason;
+      if (auto it = s_->never_placeable.find(idx); it != s_->never_placeable.end())
+        reason = "can never be placed: " + it->second + "; Volcano admits such a job and it waits for ever" +
+                 (run.last_phase == "Inqueue" ? ", Inqueue, holding its queue's and the overcommit plugin's enqueue budget (volcano#1295)"
+                                              : std::string()) +
+                 " (remedy: delete it, or refuse such jobs at submission: /cluster/admission/refuse_unplaceable); the scheduler's last word: " +
+                 reason;
     }
     if (!note.empty() && phase == "Pending") reason += " (" + note + ")";
     if (run.stuck) {

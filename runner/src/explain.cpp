@@ -293,18 +293,18 @@ std::string explain_job(const std::string& db, const std::string& job_arg) {
       if (told == 0) out += fmt::format("      placed at {}.\n", at(next.t));
     }
   }
-  if (!waited && phase != "Rejected") out += "  it never waited: every session that considered it admitted or placed it.\n";
+  if (!waited && phase != "Refused") out += "  it never waited: every session that considered it admitted or placed it.\n";
   // Starvation (the summary's flag, io/report.hpp find_starvation): it waited more than the
   // factor x its run time while jobs of its queue submitted later and requesting fewer
   // NeuronCores in all were placed before it.
-  if (phase != "Rejected") {
+  if (phase != "Refused") {
     const std::int64_t placed = scheduled ? *scheduled : run_end;
     const double waited_s = static_cast<double>(placed - submit) / 1e9;
     const double run_s = real_at(jobs, "duration_s", 0);
     if (waited_s > starvation_factor * run_s) {
       const std::int64_t size = *int_at(jobs, "nnodes", 0) * *int_at(jobs, "neuron_devices_per_pod", 0);
       const ResultTable over = store::query_file(
-          db, fmt::format("SELECT name, scheduled_ns FROM jobs WHERE queue = {} AND phase <> 'Rejected' AND submit_ns > {} "
+          db, fmt::format("SELECT name, scheduled_ns FROM jobs WHERE queue = {} AND phase <> 'Refused' AND submit_ns > {} "
                           "AND nnodes * neuron_devices_per_pod < {} AND scheduled_ns IS NOT NULL AND scheduled_ns < {} "
                           "ORDER BY scheduled_ns, job",
                           quoted(text_at(jobs, "queue", 0)), submit, size, scheduled ? *scheduled : INT64_MAX));

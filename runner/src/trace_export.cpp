@@ -179,7 +179,7 @@ TraceExportStats training(const std::string& db, Writer& w) {
   }
 
   // Pending jobs per queue: +1 at submission, -1 when the gang is placed (or the job ends
-  // without ever being placed: rejected).
+  // without ever being placed: refused).
   std::map<std::string, std::vector<std::pair<std::int64_t, int>>> changes;
   for (std::size_t r = 0; r < jobs.size(); ++r) {
     auto& v = changes[jobs.str("queue", r)];

@@ -131,7 +131,7 @@ void TrainingWorld::summary_json(json& j, const RunFacts& run) const {
   json queues = json::array();
   for (const auto& q : s.queues)
     queues.push_back({{"queue", q.queue}, {"submitted", q.submitted}, {"completed", q.completed}, {"running", q.running},
-                      {"pending", q.pending}, {"rejected", q.rejected}, {"ended_otherwise", q.ended_otherwise}, {"queueing_s", distribution_json(q.queueing_s)},
+                      {"pending", q.pending}, {"refused", q.refused}, {"ended_otherwise", q.ended_otherwise}, {"queueing_s", distribution_json(q.queueing_s)},
                       {"jct_s", distribution_json(q.jct_s)}});
   j["queues"] = queues;
   j["allocation_ratio"] = s.allocation_ratio;
@@ -141,6 +141,9 @@ void TrainingWorld::summary_json(json& j, const RunFacts& run) const {
   j["binds"] = s.binds;
   if (s.bind_failures > 0) j["bind_failures"] = s.bind_failures;
   j["statements_discarded"] = s.discarded;
+  // Jobs an admission webhook refused, and jobs admitted that can never be placed.
+  j["refused"] = s.refused;
+  j["never_placeable"] = s.never_placeable;
   // The job controller's work (io/report.hpp RunSummary): pods evicted, restarts, final
   // phases by policy, gangs re-formed by torchrun, jobs left stuck by SyncJob.
   j["lifecycle"] = {{"evictions", s.evictions},           {"drained", s.drained},         {"restarts", s.restarts},

@@ -76,8 +76,8 @@ TEST_CASE("summary: a run stopped early counts each queue's running and pending 
   CHECK(s.queues[0].completed == 0);
   CHECK(s.queues[0].running == 1);
   CHECK(s.queues[0].pending == 2);
-  CHECK(s.queues[0].rejected == 0);
-  CHECK_MESSAGE(contains(text, "\n default: 3 submitted, 0 completed, 1 running, 2 pending, 0 rejected\n"), text);
+  CHECK(s.queues[0].refused == 0);
+  CHECK_MESSAGE(contains(text, "\n default: 3 submitted, 0 completed, 1 running, 2 pending\n"), text);
   CHECK_MESSAGE(contains(text, "Jobs per final phase:  Pending 2  Running 1\n"), text);
 }
 
@@ -88,16 +88,16 @@ TEST_CASE("summary: a completed run has no running or pending jobs") {
   CHECK(s.queues[0].running == 0);
   CHECK(s.queues[0].pending == 0);
   CHECK(s.queues[0].completed == 3);
-  CHECK_MESSAGE(contains(text, "\n default: 3 submitted, 3 completed, 0 running, 0 pending, 0 rejected\n"), text);
+  CHECK_MESSAGE(contains(text, "\n default: 3 submitted, 3 completed, 0 running, 0 pending\n"), text);
 }
 
 TEST_CASE("summary: a distribution over no job prints no statistic") {
-  // Every job rejected: nothing was placed or completed, so there is no mean or percentile to
+  // Every job refused: nothing was placed or completed, so there is no mean or percentile to
   // print (not a mean of 0 s).
   io::RunSummary s;
-  s.scenario = "all-rejected";
+  s.scenario = "all-refused";
   s.jobs = 1;
-  s.phases = {{"Rejected", 1}};
+  s.phases = {{"Refused", 1}};
   s.queueing_s = io::Distribution::of({});
   s.jct_s = io::Distribution::of({});
   std::ostringstream os;
@@ -115,7 +115,7 @@ TEST_CASE("summary: the printed text, line by line") {
   s.sim_end_s = 3 * 86400;
   s.makespan_s = 90;
   s.jobs = 4;
-  s.phases = {{"Completed", 1}, {"Pending", 1}, {"Rejected", 1}, {"Running", 1}};
+  s.phases = {{"Completed", 1}, {"Pending", 1}, {"Refused", 1}, {"Running", 1}};
   s.queueing_s = io::Distribution::of({10, 30});
   s.jct_s = io::Distribution::of({90});
   io::QueueSummary q;
@@ -124,7 +124,7 @@ TEST_CASE("summary: the printed text, line by line") {
   q.completed = 1;
   q.running = 1;
   q.pending = 1;
-  q.rejected = 1;
+  q.refused = 1;
   q.queueing_s = s.queueing_s;
   q.jct_s = s.jct_s;
   s.queues = {q};
@@ -141,7 +141,7 @@ TEST_CASE("summary: the printed text, line by line") {
   const std::string expected =
       "mltwin run summary — scenario demo (seed 7)\n"
       "Simulated 3.0d (259200 s); makespan 90.0s; 4 jobs\n"
-      "Jobs per final phase:  Completed 1  Pending 1  Rejected 1  Running 1\n"
+      "Jobs per final phase:  Completed 1  Pending 1  Refused 1  Running 1\n"
       "\n"
       "Queueing delay (submit -> gang placed), all jobs:\n"
       "  all                    n=2      mean    20.0s  p50    20.0s  p95    29.0s  p99    29.8s\n"
@@ -149,7 +149,7 @@ TEST_CASE("summary: the printed text, line by line") {
       "  all                    n=1      mean    90.0s  p50    90.0s  p95    90.0s  p99    90.0s\n"
       "\n"
       "Per queue (queueing delay / JCT):\n"
-      " vc-a: 4 submitted, 1 completed, 1 running, 1 pending, 1 rejected\n"
+      " vc-a: 4 submitted, 1 completed, 1 running, 1 pending, 1 refused\n"
       "  queueing               n=2      mean    20.0s  p50    20.0s  p95    29.0s  p99    29.8s\n"
       "  JCT                    n=1      mean    90.0s  p50    90.0s  p95    90.0s  p99    90.0s\n"
       "\n"

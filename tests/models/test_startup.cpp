@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "mltwin/core/rng.hpp"
@@ -353,12 +354,46 @@ TEST_CASE("autoscaler-trap avoided: without the enqueue action the pods exist an
   CHECK(st.nodes_removed == 1);
 }
 
-TEST_CASE("autoscaler: a job larger than max_size is rejected at submission; min/max are checked") {
+TEST_CASE("autoscaler: a job larger than max_size can never be placed; its churn is cut after one cycle; min/max are checked") {
   nlohmann::json jobs = io::load_scenario(scenario_path("autoscaler-trap.json")).json["workload"]["jobs"];
   jobs[0]["nnodes"] = 4;  // max_size 3
-  Run r(scenario_path("autoscaler-trap.json"), patch({{"workload", {{"jobs", jobs}}}}));
-  CHECK(r.rec.final_of(0).phase == "Rejected");
-  CHECK(r.rec.final_of(0).reason.find("at most 3 of this job's 4 pods") != std::string::npos);
+  {
+    // With enqueue: 4 whole-node pods > overcommit's 1.2 x 1 node: the PodGroup stays Pending, no
+    // pod exists, the autoscaler sees nothing to do; the job waits for ever.
+    Run r(scenario_path("autoscaler-trap.json"), patch({{"workload", {{"jobs", jobs}}}}));
+    REQUIRE(r.invariant_violation.empty());
+    CHECK(r.rec.final_of(0).phase == "Pending");
+    CHECK(r.rec.final_of(0).reason.rfind("can never be placed: the cluster can hold at most 3 of this job's 4 pods", 0) == 0);
+    CHECK(r.cluster->stats().never_placeable == 1);
+    CHECK(r.rec.nodes.empty());
+  }
+  // Without enqueue (actions allocate, backfill) the PodGroup goes Inqueue at 0 and its 4 pods
+  // exist: the churn (cluster-autoscaler knows no gang). Scan at 10 s: pod 0 fits trn1-0's idle
+  // resources; pods 1-3 need nodes, the group's headroom is 3 - 1 = 2: trn1-1 and trn1-2 launch,
+  // Ready at 310 s; the gang of 4 never fits 3 nodes. Scale-down: trn1-0, empty since 0, waits
+  // out the delay after the 10 s scale-up (600 s): removed by the 610 s scan (610 - 10 is not
+  // < 600). From then on only the never-placeable job is left and the autoscaler scales up no
+  // more (else: a scale-up at 620 s, and so on for ever). trn1-1 and trn1-2, empty since 310 s,
+  // are unneeded at 910 s: the 910 s scan removes trn1-1 and keeps trn1-2 (min_size 1).
+  Run r(scenario_path("autoscaler-trap.json"),
+        patch({{"workload", {{"jobs", jobs}}}, {"volcano", {{"actions", {"allocate", "backfill"}}}}}));
+  REQUIRE(r.invariant_violation.empty());
+  CHECK(r.rec.final_of(0).phase == "Pending");
+  CHECK(r.rec.final_of(0).podgroup_phase == "Inqueue");
+  CHECK(r.rec.pods_of(0, "Created").size() == 4);
+  CHECK(r.rec.pods_of(0, "Bound").empty());
+  const std::vector<std::tuple<std::int64_t, std::string, std::string>> want = {
+      {10 * kS, "trn1-1", "Launching"}, {10 * kS, "trn1-2", "Launching"}, {310 * kS, "trn1-1", "Ready"},
+      {310 * kS, "trn1-2", "Ready"},    {610 * kS, "trn1-0", "Removed"},  {910 * kS, "trn1-1", "Removed"}};
+  REQUIRE(r.rec.nodes.size() == want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    CAPTURE(i);
+    CHECK(r.rec.nodes[i].t == std::get<0>(want[i]));
+    CHECK(r.rec.nodes[i].node == std::get<1>(want[i]));
+    CHECK(r.rec.nodes[i].event == std::get<2>(want[i]));
+  }
+  CHECK(r.cluster->stats().nodes_launched == 2);
+  CHECK(r.cluster->stats().nodes_removed == 2);
   nlohmann::json groups = io::load_scenario(scenario_path("autoscaler-trap.json")).json["cluster"]["node_groups"];
   groups[0]["max_size"] = 0;
   CHECK_THROWS_WITH_AS(io::load_scenario(scenario_path("autoscaler-trap.json"), patch({{"cluster", {{"node_groups", groups}}}})),

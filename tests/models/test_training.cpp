@@ -36,6 +36,9 @@ namespace {
 constexpr std::int64_t kS = 1'000'000'000LL;   // ns per second
 constexpr std::int64_t kMs = 1'000'000LL;      // ns per millisecond
 constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
+// A refused job's reason with /cluster/admission/refuse_unplaceable, before why it can never run.
+const std::string kRefusedUnplaceable =
+    "refused by the cluster's admission policy (/cluster/admission/refuse_unplaceable): it can never be placed: ";
 
 std::string scenario_path(const std::string& name) { return std::string(MLTWIN_SOURCE_DIR) + "/tests/scenarios/" + name; }
 
@@ -233,10 +236,11 @@ void check_decision(const Dec& d, std::int64_t t, const char* code, const char* 
   CHECK(d.reason == reason);
 }
 
-void check_never_admitted(const MemRecorder& rec, std::uint32_t job) {
+// The Job was never created: an admission webhook refused it at submission.
+void check_refused(const MemRecorder& rec, std::uint32_t job) {
   CAPTURE(job);
   const auto& f = rec.final_of(job);
-  CHECK(f.phase == "Rejected");
+  CHECK(f.phase == "Refused");
   CHECK(f.podgroup_phase == "Pending");
   CHECK(f.inqueue == Time::max());
   CHECK(f.scheduled == Time::max());
@@ -246,7 +250,27 @@ void check_never_admitted(const MemRecorder& rec, std::uint32_t job) {
   CHECK(rec.decisions_of(job).empty());  // never reached the scheduler
   CHECK(rec.phases_of(job).empty());
   for (const auto& p : rec.pods)
-    CHECK_MESSAGE(p.job != job, "a rejected job has a pod event: " << p.event);
+    CHECK_MESSAGE(p.job != job, "a refused job has a pod event: " << p.event);
+}
+
+// Admitted, never placed: still Pending at the end, its reason saying it can never be placed,
+// its PodGroup Inqueue (its pods created, never bound) or Pending (enqueue found no budget).
+void check_never_placed(const MemRecorder& rec, std::uint32_t job, bool inqueue) {
+  CAPTURE(job);
+  const auto& f = rec.final_of(job);
+  CHECK(f.phase == "Pending");
+  CHECK(f.reason.rfind("can never be placed: ", 0) == 0);
+  CHECK(f.podgroup_phase == (inqueue ? "Inqueue" : "Pending"));
+  CHECK((f.inqueue != Time::max()) == inqueue);
+  CHECK(f.scheduled == Time::max());
+  CHECK(f.start == Time::max());
+  CHECK(f.end == Time::max());
+  CHECK(f.nodes.empty());
+  for (const auto& p : rec.pods) {
+    if (p.job != job) continue;
+    CHECK_MESSAGE(inqueue, "a job never admitted has a pod event: " << p.event);
+    CHECK_MESSAGE(p.event == "Created", "a job never placed has a pod event: " << p.event);
+  }
 }
 
 }  // namespace
@@ -338,7 +362,7 @@ TEST_CASE("tiny-gang: the timeline derived by hand") {
   const auto& st = r.cluster->stats();
   CHECK(st.sessions == 11);
   CHECK(st.binds == 10);
-  CHECK(st.rejected == 0);
+  CHECK(st.refused == 0);
   CHECK(st.neuroncores_total == 128);
   CHECK(r.cluster->last_event().ns() == 9012 * kS);
   CHECK(st.cycles_elapsed == 9012);
@@ -388,37 +412,124 @@ TEST_CASE("tiny-gang: a second run with the same seed records the same facts") {
   }
 }
 
-// ================================================================== rejected at submission
+// ================================================================== jobs that can never be placed
 
-TEST_CASE("a job larger than the cluster is Rejected at submission, naming the pod count") {
+TEST_CASE("a job larger than the cluster is admitted and waits for ever, its reason naming the pod count") {
   // 'huge' needs 5 whole-node pods; each trn1.32xlarge holds one such pod (cpu 128/127.9,
   // memory 512 GiB / 487.3 GiB, 32/32 NeuronCores, 8/8 EFA all floor to 1), so 4 nodes hold 4.
-  // 'ok' (4 pods, submitted at the same instant) runs as a did in tiny-gang.
+  // Volcano's webhook checks only the queue (admit_job.go:225-250): the Job is created. enqueue
+  // at 0: overcommit's idle = 1.2 x 4 nodes = 4.8 nodes' worth, and 5 whole-node pods exceed it
+  // (cpu 5 x 127.9 = 639.5 > 1.2 x 4 x 128 = 614.4): its PodGroup stays Pending, no pod exists.
+  // 'ok' (4 pods, submitted at the same instant) fits the 4.8 and runs as a did in tiny-gang.
   Run r(scenario_path("reject-oversize.json"));
   REQUIRE(r.invariant_violation.empty());
   const MemRecorder& rec = r.rec;
   REQUIRE(rec.submitted.size() == 2);
   REQUIRE(rec.submitted[0].name == "huge");
   REQUIRE(rec.submitted[1].name == "ok");
-  check_never_admitted(rec, 0);
-  CHECK(rec.final_of(0).reason == "the cluster can hold at most 4 of this job's 5 pods at once");
-  CHECK(r.cluster->outcomes()[0].phase == "Rejected");
-  // Rejected at submission time, t = 0: its final record comes before anything else happens.
-  CHECK(rec.finals.front().job == 0);
-  CHECK(r.cluster->stats().rejected == 1);
+  check_never_placed(rec, 0, /*inqueue=*/false);
+  const std::string& why = rec.final_of(0).reason;
+  CHECK(why.rfind("can never be placed: the cluster can hold at most 4 of this job's 5 pods at once; ", 0) == 0);
+  CHECK(why.find("(remedy: delete it, or refuse such jobs at submission: /cluster/admission/refuse_unplaceable)") != std::string::npos);
+  // The scheduler's own words last: the overcommit plugin's (overcommit.go).
+  CHECK(why.substr(why.size() - std::string("overcommit: resource in cluster is overused").size()) ==
+        "overcommit: resource in cluster is overused");
+  CHECK(r.cluster->outcomes()[0].phase == "Pending");
+  CHECK(r.cluster->stats().never_placeable == 1);
+  CHECK(r.cluster->stats().refused == 0);
+  CHECK(r.cluster->never_placeable().size() == 1);
 
   check_lifecycle(rec, 1, 4, 0, 3600, {"trn1-0", "trn1-1", "trn1-2", "trn1-3"});
   const auto d = rec.decisions_of(1);
   REQUIRE(d.size() == 2);
   check_decision(d[0], 0 * kS, "Success", "enqueue", "Inqueue");
   check_decision(d[1], 1 * kS, "Success", "allocate", "Scheduled");
-  CHECK(r.cluster->ended() == 2);
+  CHECK(r.cluster->ended() == 1);
+
+  // The remedy as an option: the user's own admission policy refuses it at submission (t = 0:
+  // its final record comes before anything else happens); 'ok' runs the same.
+  io::LoadOptions o;
+  o.overrides = nlohmann::json{{"cluster", {{"admission", {{"refuse_unplaceable", true}}}}}};
+  Run refused(scenario_path("reject-oversize.json"), o);
+  REQUIRE(refused.invariant_violation.empty());
+  check_refused(refused.rec, 0);
+  CHECK(refused.rec.final_of(0).reason ==
+        "refused by the cluster's admission policy (/cluster/admission/refuse_unplaceable): it can never be placed: "
+        "the cluster can hold at most 4 of this job's 5 pods at once");
+  CHECK(refused.rec.finals.front().job == 0);
+  CHECK(refused.cluster->stats().refused == 1);
+  CHECK(refused.cluster->stats().never_placeable == 0);
+  check_lifecycle(refused.rec, 1, 4, 0, 3600, {"trn1-0", "trn1-1", "trn1-2", "trn1-3"});
+  CHECK(refused.cluster->ended() == 2);
 }
 
-TEST_CASE("a job above its queue's capability is Rejected at submission, naming the capability") {
+TEST_CASE("volcano#1295: a job that can never be placed goes Inqueue and its enqueue budget keeps a job that fits Pending") {
+  // reject-oversize's 4 nodes; 'ghost' (4 whole-node pods) selects zone us-east-1c, where no
+  // node is, and 'ok' now asks for 1 pod. enqueue at 0, in submission order: ghost's minimum
+  // resources (4 pods: cpu 511.6) fit overcommit's idle 1.2 x 4 x 128 = 614.4: Inqueue, its
+  // pods are created and fail the predicates at every session. ok: inqueue 511.6 + 127.9 =
+  // 639.5 > 614.4: overused, at every session, for ever, on an empty cluster.
+  nlohmann::json jobs = io::load_scenario(scenario_path("reject-oversize.json")).json["workload"]["jobs"];
+  jobs[0]["name"] = "ghost";
+  jobs[0]["nnodes"] = 4;
+  jobs[0]["node_selector"] = {{"topology.kubernetes.io/zone", "us-east-1c"}};
+  jobs[1]["nnodes"] = 1;
+  io::LoadOptions o;
+  o.overrides = nlohmann::json{{"workload", {{"jobs", jobs}}}};
+  Run r(scenario_path("reject-oversize.json"), o);
+  REQUIRE(r.invariant_violation.empty());
+  check_never_placed(r.rec, 0, /*inqueue=*/true);
+  CHECK(r.rec.final_of(0).reason.find("Inqueue, holding its queue's and the overcommit plugin's enqueue budget (volcano#1295)") !=
+        std::string::npos);
+  CHECK(r.rec.pods_of(0, "Created").size() == 4);
+  const auto& ok = r.rec.final_of(1);
+  CHECK(ok.phase == "Pending");
+  CHECK(ok.podgroup_phase == "Pending");
+  CHECK(ok.reason == "overcommit: resource in cluster is overused");
+  CHECK(r.rec.pods_of(1, "Created").empty());
+  CHECK(r.cluster->ended() == 0);
+
+  // With the remedy, ghost is refused and ok runs at once: admitted at 0, bound at the 1 s
+  // session.
+  o.overrides["cluster"] = {{"admission", {{"refuse_unplaceable", true}}}};
+  Run fixed(scenario_path("reject-oversize.json"), o);
+  REQUIRE(fixed.invariant_violation.empty());
+  check_refused(fixed.rec, 0);
+  check_lifecycle(fixed.rec, 1, 1, 0, 3600, {"trn1-0", "trn1-1", "trn1-2", "trn1-3"});
+}
+
+TEST_CASE("Volcano's admission webhook refuses a Job whose queue is Closed; the loader, one whose queue is not a leaf") {
+  // pkg/webhooks/admission/jobs/validate/admit_job.go:225-250 at v1.12.1, its messages.
+  nlohmann::json queues = io::load_scenario(scenario_path("tiny-gang.json")).json["queues"];
+  REQUIRE(queues.size() == 1);
+  const std::string q = queues[0]["name"];
+  auto refusal = [&](nlohmann::json overrides) {
+    io::LoadOptions o;
+    o.overrides = std::move(overrides);
+    Run r(scenario_path("tiny-gang.json"), o);
+    REQUIRE(r.invariant_violation.empty());
+    check_refused(r.rec, 0);
+    return r.rec.final_of(0).reason;
+  };
+  nlohmann::json closed = queues;
+  closed[0]["state"] = "Closed";
+  CHECK(refusal({{"queues", closed}}) == "admission webhook (validate job): can only submit job to queue with state `Open`, queue `" +
+                                             q + "` status is `Closed`");
+  // A missing or non-leaf queue is the scenario's own mistake: the loader says so, in the
+  // webhook's words, naming the JSON path.
+  nlohmann::json tree = queues;
+  tree.push_back({{"name", "child"}, {"weight", 1}, {"parent", q}});
+  io::LoadOptions o;
+  o.overrides = nlohmann::json{{"queues", tree}};
+  const std::string leaf = "/queues: job a submits to queue '" + q + "': can only submit job to leaf queue, queue `" + q + "` has 1 child queues";
+  CHECK_THROWS_WITH_AS(io::load_scenario(scenario_path("tiny-gang.json"), o), doctest::Contains(leaf.c_str()), io::ScenarioError);
+}
+
+TEST_CASE("a job above its queue's capability is admitted and waits for ever, naming the capability") {
   // Queue 'small' is capped at 16 Neuron devices = 32 NeuronCores (other dimensions unbounded).
   // 'over-cap' asks for 2 whole-node pods: minimum resources cpu 2 × 127.9 = 255.8,
-  // memory 2 × 523264e6 B = 974.655 GiB, 64 NeuronCores, 16 EFA; 64 > 32.
+  // memory 2 × 523264e6 B = 974.655 GiB, 64 NeuronCores, 16 EFA; 64 > 32. enqueue: proportion
+  // refuses it (its minimum above the queue's capability), so its PodGroup stays Pending.
   // 'at-cap' asks for exactly the capability (one pod of 16 devices) and must run: submitted
   // at 10 s, admitted at the 11 s session, bound 12.05 s, running 14.05 s, 1 h of training.
   Run r(scenario_path("reject-capability.json"));
@@ -427,14 +538,15 @@ TEST_CASE("a job above its queue's capability is Rejected at submission, naming 
   REQUIRE(rec.submitted.size() == 2);
   REQUIRE(rec.submitted[0].name == "over-cap");
   REQUIRE(rec.submitted[1].name == "at-cap");
-  check_never_admitted(rec, 0);
+  check_never_placed(rec, 0, /*inqueue=*/false);
   const std::string& why = rec.final_of(0).reason;
   // 2 pods of 16 Neuron devices (aws.amazon.com/neurondevice, as TorchX requests them) and one
   // `pods` each; the capability names the devices only, the rest is unbounded.
-  CHECK(why == "the job's minimum resources {cpu 255.8, memory 974.655Gi, pods 2, aws.amazon.com/neurondevice 32, "
-               "vpc.amazonaws.com/efa 16} exceed queue 'small' capability {aws.amazon.com/neurondevice 16; "
-               "anything else unlimited}");
-  CHECK(r.cluster->stats().rejected == 1);
+  CHECK(why.rfind("can never be placed: the job's minimum resources {cpu 255.8, memory 974.655Gi, pods 2, aws.amazon.com/neurondevice 32, "
+                  "vpc.amazonaws.com/efa 16} exceed queue 'small' capability {aws.amazon.com/neurondevice 16; "
+                  "anything else unlimited}; ", 0) == 0);
+  CHECK(why.find("the scheduler's last word: proportion: queue resource quota insufficient") != std::string::npos);
+  CHECK(r.cluster->stats().never_placeable == 1);
 
   check_lifecycle(rec, 1, 1, 10, 3600, {"trn1-0", "trn1-1", "trn1-2", "trn1-3"});
   const auto d = rec.decisions_of(1);
@@ -821,10 +933,10 @@ TEST_CASE("job-policies: lo's own lifecycle policies (RestartTask, AbortJob, Com
     CHECK(os.str().find("Job policies: 1 Aborted (AbortJob), 0 Terminated (TerminateJob), 0 Completed early (CompleteJob)") !=
           std::string::npos);
     // lo (queue a) Aborted, hi (queue b) Completed: each queue's line adds up to its jobs.
-    CHECK_MESSAGE(os.str().find("\n a: 1 submitted, 0 completed, 0 running, 0 pending, 0 rejected, 1 failed, aborted or terminated\n") !=
+    CHECK_MESSAGE(os.str().find("\n a: 1 submitted, 0 completed, 0 running, 0 pending, 1 failed, aborted or terminated\n") !=
                       std::string::npos,
                   os.str());
-    CHECK_MESSAGE(os.str().find("\n b: 1 submitted, 1 completed, 0 running, 0 pending, 0 rejected\n") != std::string::npos, os.str());
+    CHECK_MESSAGE(os.str().find("\n b: 1 submitted, 1 completed, 0 running, 0 pending\n") != std::string::npos, os.str());
     CHECK(r.rec.final_of(1).end.ns() == 1633050 * ms);  // hi as before
   }
   SUBCASE("CompleteJob: lo is Completed (early) once its pods are gone") {
@@ -889,7 +1001,7 @@ TEST_CASE("job-policies: the webhook's checks on a policy list, with the JSON pa
 
 // ================================================================== Kubernetes constraints
 
-TEST_CASE("taints, tolerations and node affinity: who runs where, who is Rejected at submission, and why") {
+TEST_CASE("taints, tolerations and node affinity: who runs where, who can never be placed, and why") {
   // tests/scenarios/k8s-constraints.json: node group 'neuron' (neuron-0, neuron-1, us-east-1a)
   // tainted aws.amazon.com/neuron=true:NoSchedule, node group 'plain' (plain-0, us-east-1b).
   for (std::uint64_t seed = 1; seed <= 4; ++seed) {
@@ -907,22 +1019,21 @@ TEST_CASE("taints, tolerations and node affinity: who runs where, who is Rejecte
     check_lifecycle(rec, 1, 1, 0, 600, {"plain-0"});
     // 'untolerated-2': 2 pods, no toleration: plain-0 holds one of them; the neuron group is
     // excluded by its taint, with the TaintToleration filter's message.
-    check_never_admitted(rec, 2);
-    CHECK(rec.final_of(2).phase == "Rejected");
+    check_refused(rec, 2);
     CHECK(rec.final_of(2).reason ==
-          "the cluster can hold at most 1 of this job's 2 pods at once (node groups its pods cannot use: neuron: "
+          kRefusedUnplaceable + "the cluster can hold at most 1 of this job's 2 pods at once (node groups its pods cannot use: neuron: "
           "node(s) had untolerated taint {aws.amazon.com/neuron: true})");
     // 'wrong-zone' selects us-east-1c: no node group has a node there (the NodeAffinity filter's
     // message for both; the affinity check comes before the taint check, as in Volcano).
-    check_never_admitted(rec, 3);
+    check_refused(rec, 3);
     CHECK(rec.final_of(3).reason ==
-          "no node group can take its pods (nodeSelector, node affinity, tolerations): neuron: node(s) didn't match "
+          kRefusedUnplaceable + "no node group can take its pods (nodeSelector, node affinity, tolerations): neuron: node(s) didn't match "
           "Pod's node affinity/selector; plain: node(s) didn't match Pod's node affinity/selector");
     // 'prefers-b' (tolerates the taint, prefers us-east-1b with weight 50) arrives at 2 h with
     // all three nodes free and equal on every other score: nodeorder adds 50 x 2 to plain-0, so
     // it goes there whatever the seed (the node tie-break stream never decides).
     check_lifecycle(rec, 4, 1, 7200, 600, {"plain-0"});
-    CHECK(r.cluster->stats().rejected == 2);
+    CHECK(r.cluster->stats().refused == 2);
     // Nodes carry the well-known labels a node affinity can name.
     const policy::NodeInfo& n1 = r.cluster->state().node(1);
     CHECK(n1.name == "neuron-1");
@@ -960,9 +1071,9 @@ TEST_CASE("allocatable: the EKS AMI's kubelet reservation and the DaemonSets' po
   CHECK(n0.daemonset_used.equal(n0.used));
   // 'torchx-whole' asks 127900m: above 127610 - 160 = 127450m on both nodes.
   const MemRecorder& rec = r.rec;
-  check_never_admitted(rec, 0);
+  check_refused(rec, 0);
   CHECK(rec.final_of(0).reason ==
-        "no node can hold one pod of this job (requests {cpu 127.9, memory 487.328Gi, pods 1, aws.amazon.com/neurondevice 16, "
+        kRefusedUnplaceable + "no node can hold one pod of this job (requests {cpu 127.9, memory 487.328Gi, pods 1, aws.amazon.com/neurondevice 16, "
         "vpc.amazonaws.com/efa 8}; too little cpu on 2 node(s)); a trn1.32xlarge node leaves pods {cpu 127.45, memory 508.98Gi, pods 243, "
         "aws.amazon.com/neuron 16, aws.amazon.com/neurondevice 16, aws.amazon.com/neuroncore 32, vpc.amazonaws.com/efa 8} "
         "(capacity {cpu 128, memory 512Gi, pods 247, aws.amazon.com/neuron 16, aws.amazon.com/neurondevice 16, "

@@ -49,18 +49,20 @@ def test_explain_errors_and_cli(db, cli):
     assert bad.returncode == 2 and "no job named or numbered 'zz'" in bad.stderr
 
 
-def test_explain_a_rejected_job_does_not_say_it_never_waited(tmp_path):
-    # tests/scenarios/reject-oversize.json: a job larger than the cluster is Rejected at
-    # submission; explain gives the reason and nothing else about waiting.
+def test_explain_a_refused_job_does_not_say_it_never_waited(tmp_path):
+    # tests/scenarios/reject-oversize.json with /cluster/admission/refuse_unplaceable: a job
+    # larger than the cluster is Refused at submission; explain gives the reason and nothing
+    # else about waiting.
     import os
     import pathlib
     src = pathlib.Path(os.environ.get("MLTWIN_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[3]))
     path = str(src / "tests/scenarios/reject-oversize.json")
     db = tmp_path / "r.sqlite"
-    mltwin.Run(path, out=db).run()
+    mltwin.Run(path, out=db, overrides={"cluster": {"admission": {"refuse_unplaceable": True}}}).run()
     jobs = mltwin.read_table(db, "jobs")
-    rejected = jobs[jobs["phase"] == "Rejected"]
-    assert len(rejected) >= 1
-    text = mltwin.explain(str(db), str(rejected.iloc[0]["name"]))
-    assert "Rejected" in text
+    refused = jobs[jobs["phase"] == "Refused"]
+    assert len(refused) == 1
+    text = mltwin.explain(str(db), str(refused.iloc[0]["name"]))
+    assert "Refused" in text
+    assert "can never be placed" in text
     assert "it never waited" not in text

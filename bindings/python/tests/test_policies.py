@@ -258,7 +258,7 @@ def test_a_python_plugin_sees_taints_and_tolerations(source_dir):
     # plugin on a tainted node.
     assert ("plain-1-trainer-0-0", "neuron-0") not in SeeConstraints.seen
     jobs = run.jobs().set_index("name")
-    assert jobs.loc["untolerated-2", "phase"] == "Rejected"
+    assert jobs.loc["untolerated-2", "phase"] == "Refused"  # the scenario refuses unplaceable jobs
 
 
 class SeeQueues(P.Plugin):

@@ -34,7 +34,8 @@ struct Distribution {
 
 struct QueueSummary {
   std::string queue;
-  std::size_t submitted = 0, completed = 0, running = 0, pending = 0, rejected = 0;  ///< by final job phase
+  std::size_t submitted = 0, completed = 0, running = 0, pending = 0;  ///< by final job phase
+  std::size_t refused = 0;          ///< never created: an admission webhook refused the Job
   std::size_t ended_otherwise = 0;  ///< Failed, Aborted or Terminated: ended without completing
   Distribution queueing_s, jct_s;
 };
@@ -66,7 +67,7 @@ struct Starvation {
   std::size_t jobs = 0;            ///< jobs flagged
   std::vector<StarvedJob> worst;   ///< up to 5, longest wait first (then name)
 };
-/// The flag over `jobs` (Rejected jobs left out by the caller); `end_ns`: the end of the run.
+/// The flag over `jobs` (Refused jobs left out by the caller); `end_ns`: the end of the run.
 /// O(n log n + n x distinct sizes) per queue.
 Starvation find_starvation(const std::vector<WaitRecord>& jobs, double wait_factor, std::int64_t end_ns);
 
@@ -144,6 +145,10 @@ struct RunSummary {
   std::uint64_t evictions = 0, restarts = 0, failed = 0;
   std::uint64_t drained = 0;  ///< pods evicted by node drains (Spot notices); not in `evictions`
   std::uint64_t aborted = 0, terminated = 0, completed_early = 0, resumed_in_place = 0, stuck = 0;
+  /// Jobs admitted that can never be placed (TrainingStats::never_placeable), the first one's
+  /// name and why; refused ones (TrainingStats::refused).
+  std::uint64_t never_placeable = 0, refused = 0;
+  std::string never_placeable_example;
   double lost_training_s = 0, lost_neuroncore_s = 0;
   /// Whole-job restarts: their new PodGroup's wait from creation (the restart) to admission
   /// (TrainingStats::readmission_wait_s).

@@ -72,6 +72,9 @@ class NodeHost {
   virtual double neuroncores_of(const policy::Resource& r) const = 0;
   /// Called before each of the component's events (the cluster notes the time of its last event).
   virtual void before_event() = 0;
+  /// Only jobs that can never be placed are left (TrainingState::settled): once it has removed a
+  /// node, the autoscaler scales up no more (its churn would go on for ever).
+  virtual bool settled() const { return false; }
 };
 
 class NodeLifecycle {
@@ -127,6 +130,7 @@ class NodeLifecycle {
   bool dynamic_ = false;
   bool started_ = false;  // start() ran: nodes are recorded as they launch
   bool scan_pending_ = false;
+  bool settled_removed_ = false;  // a node removed once only never-placeable jobs were left (autoscaler_scan)
   core::Time last_scale_up_ = core::Time::zero();
   bool scaled_up_ = false;
 

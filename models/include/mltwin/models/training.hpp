@@ -26,6 +26,7 @@
 // every change made at or before t (whatever order same-time events were scheduled in).
 #pragma once
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -433,6 +434,13 @@ struct TrainingScenario {
   /// Start-up phases (image pull, rendezvous, Neuron compilation, dataset read); absent: the
   /// job trains as soon as its last pod runs (models/startup.hpp).
   std::optional<StartupSpec> startup;
+  /// Refuse at submission a job that can never be placed on this cluster (/cluster/admission/
+  /// refuse_unplaceable): what a validating admission policy of the user's own would do.
+  /// Volcano does not: its webhook refuses only a Job whose queue is missing, not Open, the
+  /// root or not a leaf (pkg/webhooks/admission/jobs/validate/admit_job.go:225-250), so by
+  /// default such a job is admitted, may go Inqueue (enqueue asks only for budget) and waits
+  /// for ever, holding its queue's and the overcommit plugin's enqueue budget (volcano#1295).
+  bool refuse_unplaceable = false;
   /// Node failures; absent: nodes never fail.
   std::optional<FaultSpec> faults;
   /// Cluster autoscaler for node groups with min_size/max_size; absent: fixed node groups.
@@ -442,7 +450,9 @@ struct TrainingScenario {
 /// Per-job outcome, for summaries.
 struct JobOutcome {
   std::string queue;
-  std::string phase;  ///< Completed, Running, Inqueue, Pending, Rejected, Failed
+  /// Volcano Job phase at the end (Completed, Running, Pending, Failed, Aborted, Terminated),
+  /// or Refused: the Job was never created, an admission webhook refused it.
+  std::string phase;
   core::Time submit, scheduled = core::Time::max(), start = core::Time::max(), end = core::Time::max();
   int nnodes = 1;
   int neuron_devices = 0;
@@ -464,7 +474,12 @@ struct TrainingStats {
   std::uint64_t cycles_elapsed = 0;  ///< schedule periods in [0, end]
   std::uint64_t binds = 0;
   std::uint64_t statements_discarded = 0;
-  std::uint64_t rejected = 0;
+  /// Jobs an admission webhook refused (never created): Volcano's for a missing, closed, root
+  /// or non-leaf queue; /cluster/admission/refuse_unplaceable for one that could never be placed.
+  std::uint64_t refused = 0;
+  /// Jobs admitted that can never be placed on this cluster (TrainingCluster's check at
+  /// submission): they wait for ever, holding enqueue budget once Inqueue (volcano#1295).
+  std::uint64_t never_placeable = 0;
   std::uint64_t evictions = 0;       ///< pods the scheduler evicted (preempt, reclaim)
   std::uint64_t bind_failures = 0;   ///< binds the API server refused (lifecycle.bind_failure_probability)
   std::uint64_t drained = 0;         ///< pods evicted by a node drain (Spot interruption notices)
@@ -539,12 +554,15 @@ class TrainingCluster final {
   std::size_t total_jobs() const { return scenario_.jobs.size(); }
   /// The time of the last event of any of the cluster's components.
   core::Time last_event() const;
+  /// The jobs admitted that can never be placed, by scenario index, with why.
+  const std::map<std::size_t, std::string>& never_placeable() const;
 
  private:
   struct NodeHostAdapter;
   void arrive(std::size_t idx);
   void place_initial(std::size_t idx);
   std::string infeasible_reason(const TrainingJobSpec& j, const policy::Resource& pod) const;
+  std::string admission_refusal(const TrainingJobSpec& j) const;
   void sample();
   void note_event();
 

@@ -26,6 +26,7 @@
 // attempt trains or stops). TrainingCluster sets up every book of a job running at t = 0.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -144,6 +145,15 @@ struct TrainingState {
   mutable TrainingStats stats;
   std::size_t next_arrival = 0;           ///< jobs submitted so far
   std::size_t ended = 0;                  ///< jobs ended
+  /// Jobs admitted that can never be placed, by scenario index, with why (the finish reason).
+  std::map<std::size_t, std::string> never_placeable;
+  /// Some jobs can never be placed, every other job has ended and none is left to submit:
+  /// nothing more can happen to the jobs, so the cluster autoscaler stops scanning (its scale-ups
+  /// for pods that can never run, and the removals of the nodes they leave empty, would keep the
+  /// run going for ever).
+  bool settled() const {
+    return !never_placeable.empty() && next_arrival == sc.jobs.size() && ended + never_placeable.size() >= sc.jobs.size();
+  }
   core::Time last_event = core::Time::zero();
 
   /// Notes the time of a component's event (every component's events call it first).
