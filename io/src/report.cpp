@@ -330,6 +330,8 @@ RunSummary summarize(const std::string& scenario, std::uint64_t seed, const mode
   s.compile_waits = st.compile_waits;
   s.dynamic_nodes = sc.faults.has_value() || sc.autoscaler.has_value();
   s.node_failures = st.node_failures;
+  s.taint_evictions = st.taint_evictions;
+  s.pods_garbage_collected = st.pods_garbage_collected;
   s.nodes_launched = st.nodes_launched;
   s.nodes_removed = st.nodes_removed;
   s.spot_interruptions = st.spot_interruptions;
@@ -483,8 +485,12 @@ void print_summary(std::ostream& os, const RunSummary& s) {
                    "image pulls {:.1f} job-hours; compile cache {} hits, {} misses, {} waits\n",
                s.startup_s / 3600, 100 * s.startup_share, s.image_pull_s / 3600, s.compile_hits, s.compile_misses, s.compile_waits);
   if (s.dynamic_nodes)
-    fmt::print(os, "Nodes: {} failed, {} launched (replacements and scale-ups), {} removed by the autoscaler\n", s.node_failures,
-               s.nodes_launched, s.nodes_removed);
+    fmt::print(os, "Nodes: {} failed, {} launched (replacements and scale-ups), {} removed by the autoscaler{}\n", s.node_failures,
+               s.nodes_launched, s.nodes_removed,
+               s.node_failures > 0 ? fmt::format("; the failed nodes' pods: {} deleted by the taint manager (unreachable past their "
+                                                 "toleration), {} by PodGC (their Node deleted)",
+                                                 s.taint_evictions, s.pods_garbage_collected)
+                                   : std::string());
   if (s.spot) fmt::print(os, "Spot: {} interruption(s) (two-minute notice: cordon and drain, then termination)\n", s.spot_interruptions);
   if (s.neuron_name_mixes > 0)
     fmt::print(os, "Neuron resource names mixed on {} node(s) (first: {}): Kubernetes and Volcano count "

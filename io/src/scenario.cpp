@@ -191,13 +191,41 @@ void read_startup(const std::string& path, const json& doc, models::TrainingScen
   }
 }
 
+// /cluster/kubernetes_version: "1.<minor>", as eksctl's metadata.version and `kubectl version`
+// write it (the default, 1.32, is the release mltwin's Kubernetes behaviour is pinned to).
+void read_kubernetes_version(const std::string& path, const json& doc, models::TrainingScenario& sc) {
+  if (!doc["cluster"].contains("kubernetes_version")) return;
+  const json& v = doc["cluster"]["kubernetes_version"];
+  const std::string text = v.is_string() ? v.get<std::string>() : v.dump();
+  const auto bad = [&]() {
+    fail(path, "/cluster/kubernetes_version", "expected \"1.<minor>\" (e.g. \"1.32\", as eksctl's metadata.version), got " + v.dump());
+  };
+  if (!v.is_string() || text.size() < 3 || text.size() > 5 || text.compare(0, 2, "1.") != 0 ||
+      text.find_first_not_of("0123456789", 2) != std::string::npos || (text.size() > 3 && text[2] == '0'))
+    bad();
+  sc.kubernetes_minor = std::stoi(text.substr(2));
+}
+
 // /faults: node failures (at a rate, or at given times) and Spot interruptions.
 void read_faults(const std::string& path, const json& doc, models::TrainingScenario& sc) {
   if (!doc.contains("faults")) return;
   const json& f = doc["faults"];
   models::FaultSpec fs;
+  // kube-controller-manager's --node-monitor-grace-period: 40 s up to 1.31, 50 s from 1.32
+  // (kubernetes#126287), after the cluster's version unless given.
+  fs.node_monitor_grace_period = core::Duration::s(sc.kubernetes_minor >= 32 ? 50 : 40);
+  if (f.contains("node_monitor_grace_period"))
+    fs.node_monitor_grace_period = nonnegative_duration(path, "/faults/node_monitor_grace_period", f["node_monitor_grace_period"]);
+  if (f.contains("unreachable_toleration"))
+    fs.unreachable_toleration = nonnegative_duration(path, "/faults/unreachable_toleration", f["unreachable_toleration"]);
+  if (f.contains("instance_terminated_after"))
+    fs.instance_terminated_after = nonnegative_duration(path, "/faults/instance_terminated_after", f["instance_terminated_after"]);
   fs.failure_rate_per_node_hour = f.value("node_failure_rate_per_node_hour", 0.0);
   fs.replacement_time = nonnegative_duration(path, "/faults/replacement_time", f["replacement_time"]);
+  if (fs.replacement_time < fs.instance_terminated_after)
+    fail(path, "/faults/replacement_time",
+         "the replacement is Ready replacement_time after the failure, and the Auto Scaling group launches it when it "
+         "terminates the failed instance (instance_terminated_after): replacement_time must be at least that");
   fs.source = f["source"];
   // <node group>-<index> with index < desired_capacity (no set of every name: clusters are large).
   auto node_at_t0 = [&](const std::string& node) {
@@ -593,6 +621,7 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
   ld.read_lifecycle_and_output();
   ld.read_workload();
   read_startup(path, doc, sc);
+  read_kubernetes_version(path, doc, sc);
   read_faults(path, doc, sc);
   read_autoscaler(path, doc, sc);
   // The step model (docs/step-model.md), and durations derived from it.

@@ -268,6 +268,7 @@ void expand_config_files(const std::string& path, json& doc, const std::string& 
     c["node_groups"] = groups;
     c.erase("eksctl");
     if (!c.contains("name")) c["name"] = cc.name;
+    if (!c.contains("kubernetes_version") && !cc.version.empty()) c["kubernetes_version"] = cc.version;
     inputs.push_back({"eksctl_cluster_config", file, as_written});
   }
   // queues_from: Volcano Queue manifests, after the scenario's own queues.

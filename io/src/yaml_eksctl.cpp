@@ -264,6 +264,7 @@ EksctlClusterConfig read_eksctl_config(const std::string& file) {
     const M meta(top.req("metadata"), {"name", "region"}, {"version", "forceUpdateVersion", "rollbackConfig", "tags", "annotations"});
     cc.name = meta.req("name").str();
     if (const Y* r = meta.get("region")) cc.region = r->str();
+    if (const Y* v = meta.get("version")) cc.version = v->str();
   }
   std::set<std::string> names;
   for (const char* section : {"nodeGroups", "managedNodeGroups"}) {

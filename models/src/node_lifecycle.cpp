@@ -99,11 +99,93 @@ void NodeLifecycle::record_launch(NodeId n) {
                       node_price_source(sc_.catalog, g, r.launch)});
 }
 
+namespace {
+std::string seconds_text(Duration d) {
+  char s[32];
+  std::snprintf(s, sizeof s, "%g", d.seconds());
+  return s;
+}
+}  // namespace
+
 void NodeLifecycle::node_failure(NodeId n) {
-  if (recs_[n].removed != core::Time::max() || recs_[n].launching) return;  // gone, or not up yet
-  recs_[n].failure_pending = false;
+  // The instance fails (docs/startup-and-faults.md, "Node failures"): its kubelet goes silent
+  // and its containers die, but Kubernetes sees nothing until the node monitor grace period
+  // ends — its pods stay Running in the API and the node Ready.
+  NodeRec& r = recs_[n];
+  if (r.removed != core::Time::max() || r.launching || r.unreachable()) return;  // gone, not up yet, or failed already
+  r.failure_pending = false;
+  if (r.spot_pending) {
+    sim_.cancel(r.spot_event);
+    r.spot_pending = false;
+  }
   ++stats_.node_failures;
-  node_lost(n, "Failed", "node failure");
+  r.failed = sim_.now();
+  const FaultSpec& f = *sc_.faults;
+  rec_.node_event({sim_.now(), state_.node(n).name, sc_.node_groups[r.group].name, "Failed",
+                   "the instance failed: its kubelet stopped reporting; the node stays Ready for the node monitor grace "
+                   "period (" + seconds_text(f.node_monitor_grace_period) + " s)"});
+  host_.node_unreachable(n);
+  sim_.schedule_in(f.node_monitor_grace_period, &not_ready_event_, n);
+  sim_.schedule_in(f.instance_terminated_after, &terminated_event_, n);
+}
+
+void NodeLifecycle::node_not_ready(NodeId n) {
+  // kube-controller-manager's node lifecycle controller: no heartbeat for the grace period, so
+  // Ready Unknown and the taints node.kubernetes.io/unreachable NoSchedule and NoExecute.
+  // Volcano's cache leaves a node that is not Ready out of its snapshot (cache.go Snapshot)
+  // and its pods stay with their jobs (ClusterState::update_node).
+  NodeRec& r = recs_[n];
+  r.not_ready = sim_.now();
+  policy::NodeInfo spec = state_.node(n);
+  spec.ready = false;
+  spec.taints.push_back({"node.kubernetes.io/unreachable", "", policy::TaintEffect::NoSchedule});
+  spec.taints.push_back({"node.kubernetes.io/unreachable", "", policy::TaintEffect::NoExecute});
+  state_.update_node(n, spec);
+  rec_.node_event({sim_.now(), state_.node(n).name, sc_.node_groups[r.group].name, "NotReady",
+                   "no kubelet heartbeat for " + seconds_text(sc_.faults->node_monitor_grace_period) +
+                       " s: Ready Unknown, tainted node.kubernetes.io/unreachable:NoExecute"});
+  host_.wake_scheduler();
+  if (r.removed != core::Time::max()) delete_node(n);  // its instance is gone already
+  else sim_.schedule_in(sc_.faults->unreachable_toleration, &taint_eviction_event_, n);
+}
+
+void NodeLifecycle::instance_terminated(NodeId n) {
+  // The Auto Scaling group terminates the failed instance (billing stops) and launches its
+  // replacement; the Node object goes once the node is NotReady as well.
+  NodeRec& r = recs_[n];
+  if (r.removed != core::Time::max()) return;
+  r.removed = sim_.now();
+  rec_.node_ended({r.removed, state_.node(n).name});
+  rec_.node_event({sim_.now(), state_.node(n).name, sc_.node_groups[r.group].name, "Terminated",
+                   "the Auto Scaling group terminated the failed instance"});
+  host_.node_left(n);
+  if (!r.replaced) launch_replacement(n, r.failed + sc_.faults->replacement_time);
+  if (r.not_ready != core::Time::max()) delete_node(n);
+}
+
+void NodeLifecycle::delete_node(NodeId n) {
+  // The cloud node lifecycle controller deletes a NotReady node whose instance no longer
+  // exists. PodGC (gc_controller.go gcOrphaned): the first pass after that sees the node
+  // missing and quarantines it; the pass a quarantine later deletes its pods.
+  NodeRec& r = recs_[n];
+  r.node_deleted = sim_.now();
+  rec_.node_event({sim_.now(), state_.node(n).name, sc_.node_groups[r.group].name, "Deleted",
+                   "the Node object is deleted: its instance is gone"});
+  const std::int64_t p = sc_.faults->pod_gc_period.count_ns();
+  const std::int64_t seen = (sim_.now().ns() / p + 1) * p;
+  sim_.schedule(core::Time::from_ns(seen) + sc_.faults->pod_gc_quarantine, &pod_gc_event_, n);
+}
+
+void NodeLifecycle::taint_eviction(NodeId n) {
+  // The taint manager: the pods' unreachable toleration (DefaultTolerationSeconds) ran out.
+  if (recs_[n].node_deleted != core::Time::max()) return;  // deleted meanwhile: PodGC's to do
+  host_.taint_evict_pods(n);
+  host_.wake_scheduler();
+}
+
+void NodeLifecycle::pod_gc(NodeId n) {
+  host_.pods_garbage_collected(n);
+  host_.wake_scheduler();
 }
 
 void NodeLifecycle::node_lost(NodeId n, const std::string& event, const std::string& reason) {
@@ -119,11 +201,11 @@ void NodeLifecycle::node_lost(NodeId n, const std::string& event, const std::str
   host_.pods_lost_with_node(n);
   state_.set_node_ready(n, false);
   host_.node_left(n);
-  if (!recs_[n].replaced) launch_replacement(n);
+  if (!recs_[n].replaced) launch_replacement(n, sim_.now() + sc_.faults->replacement_time);
   host_.wake_scheduler();
 }
 
-void NodeLifecycle::launch_replacement(NodeId n) {
+void NodeLifecycle::launch_replacement(NodeId n, core::Time ready_at) {
   // The Auto Scaling group replaces the instance: a new node in the same capacity slot (the same
   // instance type and purchase option), with an empty image cache.
   recs_[n].replaced = true;
@@ -132,7 +214,7 @@ void NodeLifecycle::launch_replacement(NodeId n) {
   recs_[rep].fabric_slot = recs_[n].fabric_slot;  // in the old instance's place on the network
   ++stats_.nodes_launched;
   rec_.node_event({sim_.now(), state_.node(rep).name, sc_.node_groups[group].name, "Launching", "replaces " + state_.node(n).name});
-  sim_.schedule_in(sc_.faults->replacement_time, &ready_event_, rep);
+  sim_.schedule(ready_at, &ready_event_, rep);
 }
 
 void NodeLifecycle::spot_notice(NodeId n) {
@@ -165,14 +247,14 @@ void NodeLifecycle::spot_notice(NodeId n) {
   for (TaskId t : on) host_.drain_pod(t, notice);
   // Capacity Rebalancing (EKS managed Spot node groups; eksctl capacityRebalance): the Auto
   // Scaling group launches the replacement now rather than at the termination.
-  if (sc_.node_groups[r.group].capacity_rebalance) launch_replacement(n);
+  if (sc_.node_groups[r.group].capacity_rebalance) launch_replacement(n, sim_.now() + sc_.faults->replacement_time);
   sim_.schedule_in(notice, &spot_termination_event_, n);
   host_.wake_scheduler();
 }
 
 void NodeLifecycle::spot_termination(NodeId n) {
   NodeRec& r = recs_[n];
-  if (r.removed != core::Time::max()) return;  // failed during its notice
+  if (r.removed != core::Time::max() || r.unreachable()) return;  // failed during its notice
   if (r.failure_pending) {
     sim_.cancel(r.failure_event);
     r.failure_pending = false;
@@ -284,7 +366,7 @@ void NodeLifecycle::autoscaler_scan() {
     std::vector<std::pair<NodeId, Resource>> free;
     for (const auto& n : state_.nodes()) {
       const NodeRec& r = recs_[n.id];
-      if (r.removed != core::Time::max()) continue;
+      if (r.removed != core::Time::max() || r.unreachable()) continue;
       free.emplace_back(n.id, r.launching ? n.pod_room() : n.idle);
     }
     std::vector<TaskId> unsched;
@@ -350,7 +432,7 @@ void NodeLifecycle::autoscaler_scan() {
   for (const auto& n : state_.nodes()) {
     NodeRec& r = recs_[n.id];
     const NodeGroupSpec& ng = sc_.node_groups[r.group];
-    if (ng.min_size < 0 || r.removed != core::Time::max() || r.launching || n.task_count > 0) continue;
+    if (ng.min_size < 0 || r.removed != core::Time::max() || r.launching || r.unreachable() || n.task_count > 0) continue;
     if (live[r.group] <= ng.min_size) continue;
     if (cooling || now - r.empty_since < as.scale_down_unneeded_time) {
       countdown = true;

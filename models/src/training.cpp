@@ -50,6 +50,9 @@ struct TrainingCluster::NodeHostAdapter final : NodeHost {
   explicit NodeHostAdapter(TrainingCluster& cluster) : c(cluster) {}
   TrainingCluster& c;
   void pods_lost_with_node(NodeId n) override { c.parts_->pods.pods_failed_on_node(n); }
+  void node_unreachable(NodeId n) override { c.parts_->pods.node_unreachable(n); }
+  void taint_evict_pods(NodeId n) override { c.parts_->pods.taint_evict_pods(n); }
+  void pods_garbage_collected(NodeId n) override { c.parts_->pods.pods_garbage_collected(n); }
   void drain_pod(TaskId t, Duration longest_grace) override { c.parts_->pods.drain_pod(t, longest_grace); }
   void node_left(NodeId n) override { c.parts_->pods.node_left(n); }
   void wake_scheduler() override { c.parts_->driver.ensure_tick(); }

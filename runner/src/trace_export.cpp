@@ -144,7 +144,7 @@ TraceExportStats training(const std::string& db, Writer& w) {
     if (ev == "Bound") open[key] = Open{pods.str("node", r), t, std::nullopt};
     else if (ev == "Running") {
       if (auto it = open.find(key); it != open.end()) it->second.running = t;
-    } else if (ev == "Evicted" || ev == "Killed" || ev == "Drained") {
+    } else if (ev == "Evicted" || ev == "Killed" || ev == "Drained" || ev == "TaintEvicted") {
       if (open.count(key) != 0) marks[key].emplace_back(t, ev);
     } else if (ev == "Failed") {  // its node failed: the pod ends with it
       if (open.count(key) != 0) marks[key].emplace_back(t, ev);

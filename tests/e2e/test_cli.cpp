@@ -730,11 +730,13 @@ TEST_CASE("derived durations: a job still training when --until stops the run ke
 }
 
 TEST_CASE("explain: a job restarted after a node failure and placed again at once is not 'still waiting'") {
-  // fabric-contention's cluster with one 1-pod job, placed on trn1-1 (nodeorder), which fails at 100 s: the pod
-  // fails with its node, the job restarts (PodFailed -> RestartJob): killJob deletes the PodGroup
-  // and the new one (Pending) is admitted by the session at 100 s (enqueue's verdict ends the
-  // Restarting wait), its pod created and bound on trn1-0 by the 101 s session. Before the
-  // fix, explain read the Restarting verdict as holding to the end of the run.
+  // fabric-contention's cluster with one 1-pod job, placed on trn1-1 (nodeorder), which fails at 100 s: NotReady
+  // and its Node deleted at 150 s (Kubernetes 1.32 defaults), PodGC deletes the pod at 200 s,
+  // patched Failed; the job restarts (PodFailed -> RestartJob): killJob deletes the PodGroup
+  // and the new one (Pending) is admitted by the session at 200 s (enqueue's verdict ends the
+  // Restarting wait), its pod created and bound on trn1-0 (the replacement is Ready only at
+  // 250 s) by the 201 s session. Before the fix, explain read the Restarting verdict as holding
+  // to the end of the run.
   TempDir t("mltwin-cli");
   json sc = json::parse(slurp(fs::path(MLTWIN_SOURCE_DIR) / "tests/scenarios/fabric-contention.json"));
   sc["$schema"] = (fs::path(MLTWIN_SOURCE_DIR) / "scenarios/schema/scenario.schema.json").string();
@@ -742,7 +744,7 @@ TEST_CASE("explain: a job restarted after a node failure and placed again at onc
       "pod": {"cpu": "127900m", "memory": "523264M", "aws.amazon.com/neurondevice": 16, "vpc.amazonaws.com/efa": 8},
       "duration": "1h", "steps": 100}])");
   sc["workload"]["torchx"] = {{"max_retries", 2}};
-  sc["faults"] = json::parse(R"({"scheduled": [{"node": "trn1-1", "at": "100s"}], "replacement_time": "60s", "source": "test"})");
+  sc["faults"] = json::parse(R"({"scheduled": [{"node": "trn1-1", "at": "100s"}], "replacement_time": "150s", "source": "test"})");
   write_text(t.path() / "fail.json", sc.dump());
   REQUIRE_MESSAGE(run_cli({"run", "fail.json", "--out", "fail.sqlite", "--no-progress"}, t.path(), {}, t.path() / "run.log") == 0,
                   slurp(t.path() / "run.log"));
@@ -751,8 +753,8 @@ TEST_CASE("explain: a job restarted after a node failure and placed again at onc
   REQUIRE(run_cli({"explain", "fail.sqlite", "w"}, t.path(), {}, t.path() / "explain.log") == 0);
   const std::string out = slurp(t.path() / "explain.log");
   CHECK_MESSAGE(contains(out, "Restarting by job-controller"), out);
-  CHECK_MESSAGE(contains(out, "00:01:40 .. 00:01:40 (0 s): Restarting by job-controller"), out);
-  CHECK_MESSAGE(contains(out, "admitted at 00:01:40."), out);
+  CHECK_MESSAGE(contains(out, "00:03:20 .. 00:03:20 (0 s): Restarting by job-controller"), out);
+  CHECK_MESSAGE(contains(out, "admitted at 00:03:20."), out);
   CHECK_MESSAGE(contains(out, "1 pod(s) Bound on trn1-0"), out);
   CHECK_MESSAGE(!contains(out, "still waiting when the run ended"), out);
 }

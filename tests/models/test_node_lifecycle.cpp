@@ -42,6 +42,9 @@ struct Log final : models::TrainingRecorder, models::NodeHost {
   void pods_lost_with_node(policy::NodeId n) override { lines.push_back(at() + "pods lost on node " + std::to_string(n)); }
   void drain_pod(policy::TaskId t, core::Duration) override { lines.push_back(at() + "drain " + std::to_string(t)); }
   void node_left(policy::NodeId n) override { lines.push_back(at() + "left " + std::to_string(n)); }
+  void node_unreachable(policy::NodeId n) override { lines.push_back(at() + "unreachable " + std::to_string(n)); }
+  void taint_evict_pods(policy::NodeId n) override { lines.push_back(at() + "taint-evict on node " + std::to_string(n)); }
+  void pods_garbage_collected(policy::NodeId n) override { lines.push_back(at() + "PodGC on node " + std::to_string(n)); }
   void wake_scheduler() override { lines.push_back(at() + "wake"); }
   double neuroncores_of(const policy::Resource&) const override { return 0; }
   void before_event() override {}
@@ -49,7 +52,7 @@ struct Log final : models::TrainingRecorder, models::NodeHost {
 
 }  // namespace
 
-TEST_CASE("node lifecycle alone: a scheduled failure, the node's pods lost, a replacement Ready 300 s later") {
+TEST_CASE("node lifecycle alone: a scheduled failure's Kubernetes timeline, a replacement Ready 300 s later") {
   const io::LoadedScenario sc = io::load_scenario(scenario_path("node-failure.json"));
   core::Simulator sim;
   core::RngStreams rng(1);
@@ -62,18 +65,27 @@ TEST_CASE("node lifecycle alone: a scheduled failure, the node's pods lost, a re
   CHECK(state.node(0).name == "trn1-0");
   CHECK(log.lines.empty());  // rows only once the run starts
   nodes.start();
-  // trn1-0 fails at 3000 s: it leaves (its pods with it), the Auto Scaling group launches trn1-1
-  // in its slot, Ready after replacement_time.
+  // trn1-0 fails at 3000 s (Kubernetes 1.32 defaults, docs/startup-and-faults.md): its kubelet
+  // goes silent (unreachable); the instance is terminated at once (instance_terminated_after 0):
+  // billing ends, the Auto Scaling group launches trn1-1 in its slot, Ready at 3000 + 300 s.
+  // NotReady after the 50 s grace period (3050 s); its instance gone, the Node object is deleted
+  // then too. PodGC: the first pass on the 20 s grid after 3050 s is 3060 s, its pods go at the
+  // pass 40 s later, 3100 s. The taint manager's 300 s never run out.
   sim.run();
   const std::vector<std::string> want = {
       "0s launched trn1-0 trn1.32xlarge ON_DEMAND",
-      "3000s ended trn1-0",
       "3000s event trn1-0 Failed",
-      "3000s pods lost on node 0",
+      "3000s unreachable 0",
+      "3000s ended trn1-0",
+      "3000s event trn1-0 Terminated",
       "3000s left 0",
       "3000s launched trn1-1 trn1.32xlarge ON_DEMAND",
       "3000s event trn1-1 Launching",
-      "3000s wake",
+      "3050s event trn1-0 NotReady",
+      "3050s wake",
+      "3050s event trn1-0 Deleted",
+      "3100s PodGC on node 0",
+      "3100s wake",
       "3300s event trn1-1 Ready",
       "3300s wake",
   };

@@ -227,8 +227,12 @@ TEST_CASE("StartupModel: image cache per node and compile-cache keys") {
 
 TEST_CASE("node-failure: the failed node's job restarts and loses exactly its training since the last checkpoint") {
   // As startup-cache's job a, but 1 h: training from 2518.05 s (miss). trn1-0 fails at 3000 s:
-  // trained 3000 - 2518.05 = 481.95 s; checkpoints every 300 s of training: kept 300 s, lost
-  // 181.95 s. The pod is Failed with its node; PodFailed -> RestartJob (retry 1 of 3): killJob
+  // its containers die with it, so training stops there: trained 3000 - 2518.05 = 481.95 s;
+  // checkpoints every 300 s of training: kept 300 s, lost 181.95 s. Kubernetes 1.32 defaults:
+  // the instance is terminated at once (billing stops, trn1-1 launched); trn1-0 is NotReady at
+  // 3050 s (grace period 50 s), and its Node object is deleted then; PodGC's passes (20 s grid)
+  // see it missing at 3060 s and delete its pod 40 s later, at 3100 s: patched Failed, then
+  // deleted. PodFailed -> RestartJob (retry 1 of 3): killJob
   // finds no pod left (terminating 0) and deletes the PodGroup; the echo's syncJob creates a new
   // one, Pending, and makes the Job Pending at once (restartingUpdateStatus: 1 - 0 >= 1), but
   // creates no pod until the PodGroup is admitted (job_controller_actions.go:346-356). The
@@ -251,22 +255,92 @@ TEST_CASE("node-failure: the failed node's job restarts and loses exactly its tr
   const auto failed = r.rec.pods_of(0, "Failed");
   REQUIRE(failed.size() == 1);
   CHECK(failed[0].node == "trn1-0");
-  CHECK(failed[0].t == 3000 * kS);
+  CHECK(failed[0].t == 3100 * kS);
+  REQUIRE(r.rec.pods_of(0, "Deleted").size() == 1);
+  CHECK(r.rec.pods_of(0, "Deleted")[0].t == 3100 * kS);
   CHECK(r.rec.pods_of(0, "Bound").at(1).t == 3301050 * kMs);
   CHECK(r.rec.pods_of(0, "Bound").at(1).node == "trn1-1");
-  REQUIRE(r.rec.nodes.size() == 3);
-  CHECK(r.rec.nodes[0].event == "Failed");
-  CHECK(r.rec.nodes[1].event == "Launching");
-  CHECK(r.rec.nodes[1].node == "trn1-1");
-  CHECK(r.rec.nodes[2].event == "Ready");
-  CHECK(r.rec.nodes[2].t == 3300 * kS);
+  const std::vector<std::tuple<std::int64_t, std::string, std::string>> want = {
+      {3000 * kS, "trn1-0", "Failed"},   {3000 * kS, "trn1-0", "Terminated"}, {3000 * kS, "trn1-1", "Launching"},
+      {3050 * kS, "trn1-0", "NotReady"}, {3050 * kS, "trn1-0", "Deleted"},    {3300 * kS, "trn1-1", "Ready"}};
+  REQUIRE(r.rec.nodes.size() == want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    CAPTURE(i);
+    CHECK(r.rec.nodes[i].t == std::get<0>(want[i]));
+    CHECK(r.rec.nodes[i].node == std::get<1>(want[i]));
+    CHECK(r.rec.nodes[i].event == std::get<2>(want[i]));
+  }
   CHECK(r.cluster->stats().node_failures == 1);
+  CHECK(r.cluster->stats().pods_garbage_collected == 1);
+  CHECK(r.cluster->stats().taint_evictions == 0);
   // Node-seconds in service: trn1-0 0..3000 s, trn1-1 from its launch at 3000 s to the run's
   // end — the scheduler cycle that the job's end at 6748.05 s wakes, at the next whole second,
   // 6749 s: 3000 + 3749 = 6749.
   const auto& ng = r.cluster->stats().node_group_seconds;
   REQUIRE(ng.size() == 1);
   CHECK(ng[0] == doctest::Approx(6749.0).epsilon(1e-12));
+}
+
+TEST_CASE("node-failure, the instance lingering: the taint manager evicts the pod after 50 + 300 s, PodGC deletes it once the Node goes") {
+  // node-failure.json with the Auto Scaling group terminating the failed instance 10 min after
+  // the failure and its replacement Ready 15 min after it. trn1-0 fails at 3000 s (training
+  // stops: 181.95 s lost, as above); NotReady at 3050 s; the pod's 300 s toleration of
+  // node.kubernetes.io/unreachable:NoExecute (DefaultTolerationSeconds) runs out at 3350 s: the
+  // taint manager deletes it — PodEvicted -> RestartJob (retry 1) — but no kubelet confirms it:
+  // it stays Terminating. 3600 s: the instance is terminated (trn1-1 launched), the NotReady
+  // node's Node object deleted; PodGC sees it missing at 3620 s and removes the pod at 3660 s.
+  // trn1-1 is Ready at 3000 + 900 = 3900 s: the 3900 s session admits the new PodGroup (no Ready
+  // node before), the 3901 s one binds its pod: Bound 3901.05, pull 100 s + start-up 2 s:
+  // Running 4003.05, rendezvous 5 s, cached graphs 30 s, read 10 s: training from 4048.05 with
+  // 3300 s left: end 7348.05 s.
+  Run r(scenario_path("node-failure.json"),
+        patch({{"faults", {{"instance_terminated_after", "10m"}, {"replacement_time", "15m"}}}}));
+  REQUIRE(r.invariant_violation.empty());
+  const auto& a = r.rec.final_of(0);
+  CHECK(a.phase == "Completed");
+  CHECK(a.restarts == 1);
+  CHECK(a.lost_training_s == doctest::Approx(181.95).epsilon(1e-9));
+  CHECK(a.end.ns() == 7348050 * kMs);
+  REQUIRE(r.rec.pods_of(0, "TaintEvicted").size() == 1);
+  CHECK(r.rec.pods_of(0, "TaintEvicted")[0].t == 3350 * kS);
+  CHECK(r.rec.pods_of(0, "Failed").empty());
+  REQUIRE(r.rec.pods_of(0, "Deleted").size() == 1);
+  CHECK(r.rec.pods_of(0, "Deleted")[0].t == 3660 * kS);
+  CHECK(r.rec.pods_of(0, "Bound").at(1).t == 3901050 * kMs);
+  const std::vector<std::tuple<std::int64_t, std::string, std::string>> want = {
+      {3000 * kS, "trn1-0", "Failed"},     {3050 * kS, "trn1-0", "NotReady"}, {3600 * kS, "trn1-0", "Terminated"},
+      {3600 * kS, "trn1-1", "Launching"},  {3600 * kS, "trn1-0", "Deleted"},  {3900 * kS, "trn1-1", "Ready"}};
+  REQUIRE(r.rec.nodes.size() == want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    CAPTURE(i);
+    CHECK(r.rec.nodes[i].t == std::get<0>(want[i]));
+    CHECK(r.rec.nodes[i].node == std::get<1>(want[i]));
+    CHECK(r.rec.nodes[i].event == std::get<2>(want[i]));
+  }
+  CHECK(r.cluster->stats().taint_evictions == 1);
+  CHECK(r.cluster->stats().pods_garbage_collected == 1);
+  // Billing: trn1-0 until its termination at 3600 s, trn1-1 from its launch then to the run's
+  // end, the cycle after the job's end: 7349 s.
+  REQUIRE(r.cluster->stats().node_group_seconds.size() == 1);
+  CHECK(r.cluster->stats().node_group_seconds[0] == doctest::Approx(7349.0).epsilon(1e-12));
+}
+
+TEST_CASE("node-failure: the grace period follows /cluster/kubernetes_version; bad versions and timings are refused") {
+  // Kubernetes 1.31: --node-monitor-grace-period 40 s (50 s from 1.32, kubernetes#126287).
+  Run r(scenario_path("node-failure.json"), patch({{"cluster", {{"kubernetes_version", "1.31"}}}}));
+  REQUIRE(r.invariant_violation.empty());
+  bool seen = false;
+  for (const auto& e : r.rec.nodes)
+    if (e.event == "NotReady") {
+      CHECK(e.t == 3040 * kS);
+      seen = true;
+    }
+  CHECK(seen);
+  for (const char* bad : {"1.032", "2.30", "1.", "v1.32"})
+    CHECK_THROWS_WITH_AS(io::load_scenario(scenario_path("node-failure.json"), patch({{"cluster", {{"kubernetes_version", bad}}}})),
+                         doctest::Contains("/cluster/kubernetes_version"), io::ScenarioError);
+  CHECK_THROWS_WITH_AS(io::load_scenario(scenario_path("node-failure.json"), patch({{"faults", {{"instance_terminated_after", "10m"}}}})),
+                       doctest::Contains("/faults/replacement_time"), io::ScenarioError);
 }
 
 TEST_CASE("node-failure with TorchX's default max_retries 0: SyncJob recreates the one-pod job's pod, no retry counted") {

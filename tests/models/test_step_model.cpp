@@ -617,13 +617,15 @@ TEST_CASE("a cluster across two zones: a multi-node job must be kept in one by i
 
 TEST_CASE("jobs sharing the fabric lose a node: both restart, lose their training, and rerun on single nodes at the nominal step") {
   // fabric-contention with trn1-0 failing at 100 s (no checkpoint: each job loses all its
-  // training so far), its replacement trn1-2 Ready 60 s later. By hand: both jobs restart at
-  // 100 s (PodFailed -> RestartJob); each killJob deletes its PodGroup and the echo creates a new
-  // one, so both PodGroups are created at 100 s: equal priority and creation, the UID decides
-  // the job order (framework JobOrderFn's last tie-break; the UIDs drawn at the restart), and it
-  // puts B first. The killed pods are gone after the 30 s termination grace; only trn1-1 is up,
-  // with its 16 devices free, and B takes it with both its 8-device pods; A waits for trn1-2
-  // and takes it whole.
+  // training so far: both stop training then), its replacement trn1-2 Ready 150 s later. By
+  // hand (Kubernetes 1.32 defaults): trn1-0 NotReady and its Node deleted at 150 s; PodGC's
+  // passes see it missing at 160 s and delete its pods at 200 s, patched Failed: both jobs
+  // restart at 200 s (PodFailed -> RestartJob); each killJob deletes its PodGroup and the echo
+  // creates a new one, so both PodGroups are created at 200 s: equal priority and creation, the
+  // UID decides the job order (framework JobOrderFn's last tie-break; the UIDs drawn at the
+  // restart), and it puts B first. The killed pods on trn1-1 are gone after the 30 s
+  // termination grace (230 s); only trn1-1 is up until trn1-2 is Ready at 250 s, and B takes
+  // trn1-1 with both its 8-device pods; A waits for trn1-2 and takes it whole.
   // Neither ring then crosses EFA (no standing flow): both train at the nominal step time
   // ("alone" above) from a session on a whole second + 50 ms bind + 2 s start-up.
   const std::int64_t alone = 1'437'381'000;
@@ -631,7 +633,7 @@ TEST_CASE("jobs sharing the fabric lose a node: both restart, lose their trainin
   io::LoadOptions o;
   // max_retries 2: Volcano fails the job once retryCount reaches maxRetry; one restart is allowed.
   o.overrides = nlohmann::json::parse(R"({"workload": {"torchx": {"max_retries": 2}},
-      "faults": {"scheduled": [{"node": "trn1-0", "at": "100s"}], "replacement_time": "60s", "source": "test"}})");
+      "faults": {"scheduled": [{"node": "trn1-0", "at": "100s"}], "replacement_time": "150s", "source": "test"}})");
   const io::LoadedScenario sc = io::load_scenario(path, o);
   Finals rec;
   RunToEnd cluster_run(sc, rec);
@@ -655,10 +657,10 @@ TEST_CASE("jobs sharing the fabric lose a node: both restart, lose their trainin
   const std::int64_t tb = b.end.ns() - 50 * alone - 2'050'000'000;
   CHECK(ta % 1'000'000'000 == 0);
   CHECK(tb % 1'000'000'000 == 0);
-  CHECK(tb > 130'000'000'000);  // after the pods are gone (100 s + 30 s grace)
-  CHECK(tb <= 132'000'000'000);
-  CHECK(ta > 160'000'000'000);  // after the replacement is Ready
-  CHECK(ta <= 162'000'000'000);
+  CHECK(tb > 230'000'000'000);  // after the killed pods are gone (200 s + 30 s grace)
+  CHECK(tb <= 232'000'000'000);
+  CHECK(ta > 250'000'000'000);  // after the replacement is Ready
+  CHECK(ta <= 252'000'000'000);
   CHECK(cluster.stats().node_failures == 1);
 
   // One job of two whole nodes: it must wait for the replacement, and its ring then crosses

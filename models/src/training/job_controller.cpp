@@ -272,7 +272,8 @@ void JobController::peer_timeout(std::size_t idx) {
   std::vector<TaskId> survivors;
   for (TaskId t : s_.state.job(run.pj).tasks) {
     const TaskStatus s = s_.state.task(t).status;
-    if (s == TaskStatus::Running || s == TaskStatus::Bound) survivors.push_back(t);
+    // A pod on a failed node has no kubelet to report it Failed: it waits for PodGC.
+    if ((s == TaskStatus::Running || s == TaskStatus::Bound) && !pods_.unreachable(s_.state.task(t).node)) survivors.push_back(t);
   }
   std::sort(survivors.begin(), survivors.end());
   for (TaskId t : survivors) {

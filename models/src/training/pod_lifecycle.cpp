@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "mltwin/models/node_lifecycle.hpp"
+#include "mltwin/policy/node_constraints.hpp"
 #include "mltwin/models/training/job_controller.hpp"
 #include "mltwin/models/training/scheduler_driver.hpp"
 #include "mltwin/models/training/training_progress.hpp"
@@ -46,8 +48,11 @@ void PodLifecycle::pod_bound(TaskId t) {
   s_.sim.schedule_in(s_.sc.pod_startup.draw(startup_rng_) + pull, &pod_running_event_, t);
 }
 
+bool PodLifecycle::unreachable(NodeId n) const { return s_.nodes != nullptr && s_.nodes->unreachable(n); }
+
 void PodLifecycle::pod_running(TaskId t) {
   if (s_.state.task(t).status != TaskStatus::Bound) return;  // killed or evicted meanwhile
+  if (unreachable(s_.state.task(t).node)) return;           // its node's kubelet is gone: never starts
   driver_.kubelet_status(t, TaskStatus::Running);
   const policy::TaskInfo& task = s_.state.task(t);
   const std::size_t idx = s_.job_of_policy[task.job];
@@ -156,6 +161,8 @@ void PodLifecycle::pod_gone(TaskId t) {
   // The termination grace period has passed: the pod is gone and its resources are free.
   const policy::TaskInfo& task = s_.state.task(t);
   if (task.status != TaskStatus::Releasing) return;  // gone already, with its failed node
+  // No kubelet confirms the deletion on a failed node: the pod stays Terminating until PodGC.
+  if (unreachable(task.node)) return;
   const std::size_t idx = s_.job_of_policy[task.job];
   const NodeId node = task.node;
   s_.account_allocation(-s_.neuroncores_of(task.resreq));
@@ -166,10 +173,7 @@ void PodLifecycle::pod_gone(TaskId t) {
   controller_.check_job_phase(idx);  // the job controller's status rule; a missing pod may be recreated
 }
 
-void PodLifecycle::pods_failed_on_node(NodeId n) {
-  // The node failed: its pods are gone with it (their containers died; nothing is left to
-  // terminate). The Volcano job controller sees PodFailed and applies the job's policy
-  // (TorchX max_retries > 0: PodFailed -> RestartJob), as for an eviction.
+std::vector<TaskId> PodLifecycle::tasks_on(NodeId n) const {
   std::vector<TaskId> on;
   for (const auto* list : {&s_.state.pending_jobs(), &s_.state.active_jobs()})
     for (JobId j : *list)
@@ -180,6 +184,15 @@ void PodLifecycle::pods_failed_on_node(NodeId n) {
       for (TaskId t : s_.state.job(run.pj).tasks)
         if (s_.state.task(t).node == n && policy::on_node_status(s_.state.task(t).status)) on.push_back(t);
   std::sort(on.begin(), on.end());  // task id order: independent of the lists' order
+  on.erase(std::unique(on.begin(), on.end()), on.end());
+  return on;
+}
+
+void PodLifecycle::pods_failed_on_node(NodeId n) {
+  // The Spot node was terminated: its pods are gone with it (their containers died; nothing is left to
+  // terminate). The Volcano job controller sees PodFailed and applies the job's policy
+  // (TorchX max_retries > 0: PodFailed -> RestartJob), as for an eviction.
+  const std::vector<TaskId> on = tasks_on(n);
   const std::string node_name = s_.state.node(n).name;
   for (TaskId t : on) {
     const policy::TaskInfo& task = s_.state.task(t);
@@ -201,6 +214,91 @@ void PodLifecycle::pods_failed_on_node(NodeId n) {
     }
     controller_.raise(idx, JobEvent::PodFailed, replica, version, "pod " + pod_name + " failed (node " + node_name + " failed)");
   }
+}
+
+}  // namespace mltwin::models
+
+namespace mltwin::models {
+
+void PodLifecycle::node_unreachable(NodeId n) {
+  // The instance died with the pods' containers. The API still shows them (Running, Bound), so
+  // nothing is raised to the job controller; torchrun's workers elsewhere lose their peer.
+  std::vector<std::size_t> jobs;
+  for (TaskId t : tasks_on(n)) {
+    const TaskStatus st = s_.state.task(t).status;
+    if (st == TaskStatus::Releasing || st == TaskStatus::Pipelined) continue;
+    jobs.push_back(s_.job_of_policy[s_.state.task(t).job]);
+  }
+  std::sort(jobs.begin(), jobs.end());
+  jobs.erase(std::unique(jobs.begin(), jobs.end()), jobs.end());
+  for (std::size_t idx : jobs)
+    if (!s_.runs[idx].ended) controller_.peer_lost(idx);
+}
+
+void PodLifecycle::taint_evict_pods(NodeId n) {
+  // kube-controller-manager's taint eviction: a pod that does not tolerate
+  // node.kubernetes.io/unreachable:NoExecute beyond its tolerationSeconds (the 300 s the
+  // DefaultTolerationSeconds admission plugin gives every pod without its own) is deleted. No
+  // kubelet confirms it: the pod stays Terminating (Releasing, holding its resources on a node
+  // no session sees) until PodGC. Volcano's updatePod hands a pod with a deletionTimestamp to
+  // deletePod: PodEvicted (job_controller_handler.go).
+  const policy::Taint unreachable_taint{"node.kubernetes.io/unreachable", "", policy::TaintEffect::NoExecute};
+  const std::string node_name = s_.state.node(n).name;
+  char secs[32];
+  std::snprintf(secs, sizeof secs, "%g", s_.sc.faults ? s_.sc.faults->unreachable_toleration.seconds() : 300.0);
+  for (TaskId t : tasks_on(n)) {
+    const policy::TaskInfo& task = s_.state.task(t);
+    if (task.status == TaskStatus::Releasing) continue;  // being deleted already
+    if (policy::tolerated(task.tolerations, unreachable_taint)) continue;
+    if (task.status == TaskStatus::Pipelined) {
+      s_.state.set_task_status(t, TaskStatus::Pending);
+      continue;
+    }
+    const std::size_t idx = s_.job_of_policy[task.job];
+    ++s_.stats.taint_evictions;
+    s_.rec.pod_event({static_cast<std::uint32_t>(idx), s_.replica_of_task[t], "TaintEvicted", node_name, s_.sim.now()});
+    s_.state.set_task_status(t, TaskStatus::Releasing);
+    controller_.raise(idx, JobEvent::PodEvicted, s_.replica_of_task[t], controller_.version_of(t),
+                      "pod " + task.name + " evicted by the taint manager: node " + node_name +
+                          " unreachable (node.kubernetes.io/unreachable:NoExecute) past its " + secs + " s toleration");
+  }
+}
+
+void PodLifecycle::pods_garbage_collected(NodeId n) {
+  // PodGC's gcOrphaned (pkg/controller/podgc/gc_controller.go, markFailedAndDeletePodWithCondition):
+  // a pod that is not Succeeded or Failed is patched Failed (DisruptionTarget DeletionByPodGC,
+  // "PodGC: node no longer exists"), then force-deleted. Volcano's job controller sees the patch
+  // as PodFailed — or, for a pod already Terminating, as PodEvicted — and the deletion as
+  // PodEvicted; SyncJob then recreates the missing pod (a deleted pod is not a Failed one).
+  const std::string node_name = s_.state.node(n).name;
+  for (TaskId t : tasks_on(n)) {
+    const policy::TaskInfo& task = s_.state.task(t);
+    const std::size_t idx = s_.job_of_policy[task.job];
+    if (task.status == TaskStatus::Pipelined) {  // only nominated to the node: back to Pending
+      s_.state.set_task_status(t, TaskStatus::Pending);
+      continue;
+    }
+    const bool terminating = task.status == TaskStatus::Releasing;
+    const auto u = static_cast<std::uint32_t>(idx);
+    const int replica = s_.replica_of_task[t];
+    const std::int32_t version = controller_.version_of(t);
+    const std::string pod_name = task.name;
+    ++s_.stats.pods_garbage_collected;
+    s_.account_allocation(-s_.neuroncores_of(task.resreq));
+    if (!terminating) {
+      s_.rec.pod_event({u, replica, "Failed", node_name, s_.sim.now()});
+      controller_.raise(idx, JobEvent::PodFailed, replica, version,
+                        "pod " + pod_name + " failed: PodGC: node " + node_name + " no longer exists");
+    } else {
+      controller_.raise(idx, JobEvent::PodEvicted, replica, version,
+                        "pod " + pod_name + " (Terminating) patched Failed by PodGC: node " + node_name + " no longer exists");
+    }
+    s_.rec.pod_event({u, replica, "Deleted", node_name, s_.sim.now()});
+    s_.state.remove_task(t);
+    controller_.raise(idx, JobEvent::PodEvicted, replica, version, "pod " + pod_name + " deleted by PodGC");
+    if (terminating) controller_.check_job_phase(idx);  // its deletion completes
+  }
+  driver_.ensure_tick();
 }
 
 }  // namespace mltwin::models

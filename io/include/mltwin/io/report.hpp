@@ -163,6 +163,8 @@ struct RunSummary {
   /// the cost is then node-seconds in service × price.
   bool dynamic_nodes = false;
   std::uint64_t node_failures = 0, nodes_launched = 0, nodes_removed = 0;
+  /// Pods of failed nodes deleted by the taint manager and by PodGC (TrainingStats).
+  std::uint64_t taint_evictions = 0, pods_garbage_collected = 0;
   std::uint64_t spot_interruptions = 0;  ///< Spot nodes interrupted (notice, then termination)
   bool spot = false;                      ///< some node group launches Spot nodes
   /// Nodes whose pods held two different Neuron resource names (TrainingStats::neuron_name_mixes)

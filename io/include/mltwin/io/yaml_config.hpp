@@ -101,6 +101,7 @@ struct EksctlNodeGroup {
 struct EksctlClusterConfig {
   std::string name;
   std::string region;
+  std::string version;  ///< metadata.version, the Kubernetes version ("1.32"); empty: not given
   std::vector<EksctlNodeGroup> node_groups;  ///< nodeGroups, then managedNodeGroups
 };
 EksctlClusterConfig read_eksctl_config(const std::string& file);

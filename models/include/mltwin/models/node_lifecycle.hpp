@@ -54,14 +54,32 @@ struct NodeRec {
   bool spot_pending = false;
   bool noticed = false;                        ///< given a Spot interruption notice (cordoned, draining)
   bool replaced = false;                       ///< its replacement is launched already (Capacity Rebalancing)
+  /// A node failure's timeline (docs/startup-and-faults.md): the instance failed (its kubelet
+  /// went silent), the node lifecycle controller marked it NotReady, the Node object was deleted.
+  core::Time failed = core::Time::max();
+  core::Time not_ready = core::Time::max();
+  core::Time node_deleted = core::Time::max();
+  /// The kubelet is gone (failed, not yet deleted): nothing on the node starts, stops or
+  /// finishes deleting any more; its pods wait for the taint manager or PodGC.
+  bool unreachable() const { return failed != core::Time::max(); }
 };
 
 /// What the rest of the training cluster does about a node's fate (TrainingCluster implements it).
 class NodeHost {
  public:
   virtual ~NodeHost() = default;
-  /// Node `n` is gone (failed or terminated): its pods fail with it.
+  /// Node `n` is gone (terminated at the end of its Spot notice): its pods fail with it.
   virtual void pods_lost_with_node(policy::NodeId n) = 0;
+  /// Node `n`'s instance failed: its kubelet is silent, its containers are dead. The API shows
+  /// nothing yet (its pods stay Running); the jobs with pods there stop training.
+  virtual void node_unreachable(policy::NodeId) {}
+  /// The taint manager evicts (deletes) node `n`'s pods: NoExecute taint
+  /// node.kubernetes.io/unreachable past their toleration. They stay Terminating: no kubelet
+  /// confirms the deletion.
+  virtual void taint_evict_pods(policy::NodeId) {}
+  /// PodGC deletes the pods of deleted node `n` (gcOrphaned): each is patched Failed (unless
+  /// terminal) and force-deleted.
+  virtual void pods_garbage_collected(policy::NodeId) {}
   /// Evicts pod `t` for a node drain, giving it at most `longest_grace`.
   virtual void drain_pod(policy::TaskId t, core::Duration longest_grace) = 0;
   /// Node `n` left the cluster: forget what was cached on it (images).
@@ -93,6 +111,8 @@ class NodeLifecycle {
   /// Faults or an autoscaler are configured: nodes come and go.
   bool dynamic() const { return dynamic_; }
   const NodeRec& rec(policy::NodeId n) const { return recs_[n]; }
+  /// Node `n`'s kubelet is gone (NodeRec::unreachable); false for a node without a record.
+  bool unreachable(policy::NodeId n) const { return n < recs_.size() && recs_[n].unreachable(); }
   /// A node's pods changed (a pod bound or gone): the busy node's fault clocks, the idle
   /// node's autoscaler countdown. Only with dynamic().
   void occupancy_changed(policy::NodeId n);
@@ -107,10 +127,16 @@ class NodeLifecycle {
   policy::NodeId add_group_node(std::size_t group, bool ready, std::int64_t slot = -1);
   void record_launch(policy::NodeId n);
   void node_failure(policy::NodeId n);
-  /// The instance is gone (failure or Spot termination): its pods fail, it leaves the cluster,
-  /// and unless a replacement was launched already the Auto Scaling group launches one.
+  void node_not_ready(policy::NodeId n);
+  void instance_terminated(policy::NodeId n);
+  void delete_node(policy::NodeId n);
+  void taint_eviction(policy::NodeId n);
+  void pod_gc(policy::NodeId n);
+  /// The Spot instance is terminated at the end of its notice: its pods fail, it leaves the
+  /// cluster, and unless a replacement was launched already the Auto Scaling group launches one.
   void node_lost(policy::NodeId n, const std::string& event, const std::string& reason);
-  void launch_replacement(policy::NodeId n);
+  /// The Auto Scaling group replaces node `n`: a new node of its slot, Ready at `ready_at`.
+  void launch_replacement(policy::NodeId n, core::Time ready_at);
   void spot_notice(policy::NodeId n);
   void spot_termination(policy::NodeId n);
   void node_ready(policy::NodeId n);
@@ -137,6 +163,10 @@ class NodeLifecycle {
   template <auto Fn>
   using Ev = core::Event<Fn, &NodeLifecycle::before>;
   Ev<&NodeLifecycle::node_failure> failure_event_{this};
+  Ev<&NodeLifecycle::node_not_ready> not_ready_event_{this};
+  Ev<&NodeLifecycle::instance_terminated> terminated_event_{this};
+  Ev<&NodeLifecycle::taint_eviction> taint_eviction_event_{this};
+  Ev<&NodeLifecycle::pod_gc> pod_gc_event_{this};
   Ev<&NodeLifecycle::node_ready> ready_event_{this};
   Ev<&NodeLifecycle::spot_notice> spot_notice_event_{this};
   Ev<&NodeLifecycle::spot_termination> spot_termination_event_{this};

@@ -140,6 +140,28 @@ struct FaultSpec {
   /// Interruption notice -> the instance is terminated: the two-minute warning (EC2 User Guide,
   /// "Spot Instance interruption notices"), 120 s unless the scenario says otherwise.
   core::Duration spot_notice = core::Duration::s(120);
+  /// Failure -> the node lifecycle controller marks the node NotReady (Ready Unknown) and taints
+  /// it node.kubernetes.io/unreachable (NoExecute and NoSchedule): kube-controller-manager's
+  /// --node-monitor-grace-period, 40 s up to Kubernetes 1.31 and 50 s from 1.32
+  /// (kubernetes#126287), after the cluster's version unless the scenario gives it. The
+  /// kubelet's lease renewals (10 s) and the controller's 5 s monitor period are not modelled.
+  core::Duration node_monitor_grace_period = core::Duration::s(50);
+  /// NotReady -> a pod without a toleration of its own for that taint is evicted (deleted) by
+  /// the taint manager: the toleration the DefaultTolerationSeconds admission plugin adds to every
+  /// pod, --default-unreachable-toleration-seconds, 300 s. A pod whose tolerations tolerate the
+  /// taint stays (tolerationSeconds is not kept: for ever).
+  core::Duration unreachable_toleration = core::Duration::s(300);
+  /// Failure -> the Auto Scaling group has terminated the instance: billing stops, the
+  /// replacement launches (Ready at failure + replacement_time), and the Node object is deleted
+  /// once it is NotReady too (the cloud node lifecycle controller deletes a NotReady node whose
+  /// instance is gone). Default 0 s: the failure is the instance's loss. No AWS figure is
+  /// published for how long an impaired instance lingers before its group replaces it.
+  core::Duration instance_terminated_after = core::Duration::s(0);
+  /// PodGC (pkg/controller/podgc/gc_controller.go, constants gcCheckPeriod and quarantineTime):
+  /// a pass every 20 s; the pods of a node missing from the informer are deleted at the first
+  /// pass 40 s after the pass that saw it missing (passes on a 20 s grid from t = 0 here).
+  core::Duration pod_gc_period = core::Duration::s(20);
+  core::Duration pod_gc_quarantine = core::Duration::s(40);
   std::string source;
 };
 

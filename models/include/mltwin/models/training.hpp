@@ -441,6 +441,10 @@ struct TrainingScenario {
   /// default such a job is admitted, may go Inqueue (enqueue asks only for budget) and waits
   /// for ever, holding its queue's and the overcommit plugin's enqueue budget (volcano#1295).
   bool refuse_unplaceable = false;
+  /// The cluster's Kubernetes minor version (1.<minor>; /cluster/kubernetes_version, eksctl's
+  /// metadata.version): version-dependent defaults follow it (FaultSpec). Default 1.32, the
+  /// release mltwin's Kubernetes behaviour is pinned to.
+  int kubernetes_minor = 32;
   /// Node failures; absent: nodes never fail.
   std::optional<FaultSpec> faults;
   /// Cluster autoscaler for node groups with min_size/max_size; absent: fixed node groups.
@@ -497,6 +501,9 @@ struct TrainingStats {
   std::vector<double> readmission_wait_s;
   double neuroncores_total = 0;
   std::uint64_t node_failures = 0;   ///< nodes that failed
+  /// Pods of failed nodes deleted by the taint manager (unreachable past their toleration), and
+  /// by PodGC (their Node object deleted).
+  std::uint64_t taint_evictions = 0, pods_garbage_collected = 0;
   std::uint64_t nodes_launched = 0;  ///< nodes added after t = 0 (replacements and scale-ups)
   std::uint64_t nodes_removed = 0;   ///< nodes the autoscaler removed
   std::uint64_t spot_interruptions = 0;  ///< Spot nodes given an interruption notice (then terminated)

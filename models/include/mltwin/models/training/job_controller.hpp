@@ -46,6 +46,10 @@ class JobController {
   /// Job `idx`'s training ended (TrainingProgress): torchrun's workers exit 0, every pod
   /// Succeeded (restartPolicy Never) and the Job is Completed.
   void training_completed(std::size_t idx);
+  /// A pod of job `idx` died with its node's instance while the API still shows it: training
+  /// stops (progress since the last checkpoint is lost) and the other workers wait for the lost
+  /// peer until workload.torchx.peer_failure_timeout (torchrun's process group).
+  void peer_lost(std::size_t idx) { gang_broken(idx); }
 
  private:
   void job_controller(std::size_t idx);

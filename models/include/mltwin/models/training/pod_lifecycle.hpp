@@ -40,8 +40,23 @@ class PodLifecycle {
   /// A node drain (Spot interruption notice) evicts pod `t` through the Eviction API, its grace
   /// period cut short at `longest_grace`; the job controller sees PodEvicted.
   void drain_pod(policy::TaskId t, Duration longest_grace);
-  /// Node `n` failed: its pods are Failed with it; the job controller sees PodFailed.
+  /// Spot node `n` was terminated: its pods are Failed with it; the job controller sees PodFailed.
   void pods_failed_on_node(policy::NodeId n);
+  /// Node `n`'s instance failed (NodeHost::node_unreachable): the jobs with a pod there stop
+  /// training and their other workers wait for the lost peer (JobController::peer_lost).
+  void node_unreachable(policy::NodeId n);
+  /// The taint manager deletes node `n`'s pods (NodeHost::taint_evict_pods): each is
+  /// Terminating (Releasing) until PodGC removes it; the job controller sees PodEvicted.
+  void taint_evict_pods(policy::NodeId n);
+  /// PodGC deletes the pods of deleted node `n` (NodeHost::pods_garbage_collected): a pod not
+  /// yet Terminating is patched Failed (the job controller sees PodFailed), then each is deleted
+  /// (PodEvicted; twice for a Terminating one: its patch and its deletion both reach
+  /// Volcano's deletePod).
+  void pods_garbage_collected(policy::NodeId n);
+  /// The pods on node `n`, in task id order (also a killed job's, whose PodGroup is gone).
+  std::vector<policy::TaskId> tasks_on(policy::NodeId n) const;
+  /// The kubelet of `n` is gone (a failed node): nothing there starts or finishes deleting.
+  bool unreachable(policy::NodeId n) const;
   /// Node `n` left the cluster: its image cache goes with it.
   void node_left(policy::NodeId n) {
     if (startup_) startup_->forget_node(n);
