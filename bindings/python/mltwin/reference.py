@@ -164,11 +164,14 @@ class TargetTracking(InstanceScalingPolicy):
     """Application Auto Scaling target tracking on InvocationsPerInstance, in Python.
 
     Scale out to ceil(in service x last datapoint / target) (clamped to min..max) when the last
-    ``scale_out_datapoints`` datapoints are all above the target, unless a scale-out happened
-    less than ``scale_out_cooldown`` ns ago; scale in the same way when the last
-    ``scale_in_datapoints`` are all below ``scale_in_ratio`` x target, unless any scaling
-    happened less than ``scale_in_cooldown`` ago. The arguments are the built-in's (cooldowns
-    as Go durations, "300s"); each left out takes the built-in's default.
+    ``scale_out_datapoints`` datapoints are all above the target and that capacity is above the
+    desired count — within ``scale_out_cooldown`` of the last scale-out too (the capacity it
+    added counts as part of the desired count; a larger scale-out goes ahead); scale in the
+    same way when the last ``scale_in_datapoints`` are all below ``scale_in_ratio`` x target,
+    unless a scale-in happened less than ``scale_in_cooldown`` ago with no scale-out since (a
+    scale-out ends the scale-in cooldown). Application Auto Scaling User Guide, "Target
+    tracking scaling policies", "Define cooldown periods". The arguments are the built-in's
+    (cooldowns as Go durations, "300s"); each left out takes the built-in's default.
     """
 
     name = "target-tracking"
@@ -207,16 +210,17 @@ class TargetTracking(InstanceScalingPolicy):
             return min(max(math.ceil(base * m[-1] / self.target), obs.min_instances), obs.max_instances)
 
         if tail_all(self.scale_out_datapoints, lambda v: v > self.target):
-            if within(obs.last_scale_out, self.scale_out_cooldown):
-                return ScalingDecision(current, "scale-out cooldown")
             want = proportional()
             if want > current:
                 return ScalingDecision(want, "high alarm: InvocationsPerInstance above target")
+            if within(obs.last_scale_out, self.scale_out_cooldown):
+                return ScalingDecision(current, "scale-out cooldown")
             return ScalingDecision(current)
         if not self.disable_scale_in and tail_all(self.scale_in_datapoints,
                                                   lambda v: v < self.scale_in_ratio * self.target):
-            last = max(t for t in (obs.last_scale_out, obs.last_scale_in, -2**63) if t is not None)
-            if within(last if last != -2**63 else None, self.scale_in_cooldown):
+            ended = obs.last_scale_out is not None and (obs.last_scale_in is None
+                                                        or obs.last_scale_out >= obs.last_scale_in)
+            if not ended and within(obs.last_scale_in, self.scale_in_cooldown):
                 return ScalingDecision(current, "scale-in cooldown")
             want = proportional()
             if want < current:

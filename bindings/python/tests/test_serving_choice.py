@@ -68,8 +68,12 @@ def test_target_tracking_by_name_offline():
                                max_instances=10, invocations_per_instance=[50, 150, 160, 250])
     # three datapoints above 100: ceil(2 x 250 / 100) = 5
     assert tt.evaluate(obs).desired == 5
-    obs.last_scale_out = 570 * S  # 30 s ago: within the 60 s cooldown
-    assert tt.evaluate(obs).desired == 2 and tt.evaluate(obs).reason == "scale-out cooldown"
+    obs.last_scale_out = 570 * S  # 30 s ago, 2 -> 5: within the 60 s cooldown, 5 is not larger
+    obs.instances_desired = 5
+    assert tt.evaluate(obs).desired == 5 and tt.evaluate(obs).reason == "scale-out cooldown"
+    obs.invocations_per_instance = [50, 150, 160, 300]  # ceil(2 x 300 / 100) = 6 > 5: goes ahead
+    assert tt.evaluate(obs).desired == 6
+    obs.instances_desired = 2
     obs.max_instances = 4
     obs.last_scale_out = None
     assert tt.evaluate(obs).desired == 4  # clamped

@@ -292,12 +292,34 @@ class MLTWIN_POLICY_EXPORT InstanceScalingPolicy {
 };
 
 /// Application Auto Scaling target tracking (AWS Application Auto Scaling User Guide,
-/// "Target tracking scaling policies"): a high alarm when the metric exceeds the target for
-/// `scale_out_datapoints` consecutive minutes, a low alarm when it is below
-/// `scale_in_ratio` × target for `scale_in_datapoints` minutes; the new capacity is
-/// ceil(current × metric / target), clamped to [min, max]; scale-out waits out
-/// scale_out_cooldown after the last scale-out, scale-in waits out scale_in_cooldown after
-/// any scaling activity. Every figure is a scenario parameter with its source.
+/// "Target tracking scaling policies"), evaluated once per metric minute:
+///  * alarms — a high alarm when InvocationsPerInstance exceeds the target for
+///    `scale_out_datapoints` consecutive minutes, a low alarm when it is below
+///    `scale_in_ratio` × target for `scale_in_datapoints` minutes. AWS documents that target
+///    tracking creates and manages these CloudWatch alarms, not their datapoint rules: 3 of 3
+///    minutes to scale out, 15 of 15 below 90 % of the target to scale in are what the alarms
+///    of a SageMaker variant's policy are observed to use — observed, not documented — so
+///    they are parameters;
+///  * capacity — ceil(instances in service × metric / target), clamped to [min, max] (the
+///    in-service instances are the ones the metric was measured on); a high alarm raises the
+///    desired count only to a larger value, a low alarm lowers it only to a smaller one;
+///  * scale-out cooldown (`scale_out_cooldown`, 300 s for SageMaker variants) — "the capacity
+///    added by the initiating scale-out activity is calculated as part of the desired capacity
+///    for the next scale-out activity", and the policy "won't increase the desired capacity
+///    again unless either a larger scale out is triggered or the cooldown period ends" ("Define
+///    cooldown periods"): a scale-out whose capacity exceeds the current desired count goes
+///    ahead during the cooldown. Because the capacity is computed from the in-service
+///    instances and compared with the desired count (which includes the capacity added), the
+///    cooldown never blocks a larger scale-out and a smaller one never happens, in or out of
+///    it; the cooldown is named as the reason a high alarm added nothing within it. AWS does
+///    not document which capacity the proportional rule starts from after the cooldown;
+///  * scale-in cooldown (`scale_in_cooldown`, 300 s for SageMaker variants) — runs after a
+///    scale-in activity only; "if another alarm triggers a scale-out activity during the
+///    scale-in cooldown period, Application Auto Scaling scales out the target immediately. In
+///    this case, the scale-in cooldown period stops and doesn't complete" ("Define cooldown
+///    periods"; TargetTrackingScalingPolicyConfiguration.ScaleInCooldown): a scale-out after
+///    the last scale-in ends it. A scale-out alone never delays a scale-in.
+/// Every figure is a scenario parameter with its source.
 struct MLTWIN_POLICY_EXPORT TargetTrackingParams {
   /// InvocationsPerInstance per minute (TargetValue): required, no default (0 is refused).
   double target = 0;
