@@ -52,8 +52,12 @@ TEST_CASE("DJL WLM admission: WorkLoadManager.runJob's rule, case by case") {
       {"queue full", pool(2, 1, 1, 10, 10), false, true},
       // full queue at max workers -> 503, nothing to add
       {"queue full at max workers", pool(8, 8, 0, 10, 10), false, false},
-      // no running worker -> admitted and one worker added (currentWorkers == 0)
-      {"no worker running", pool(0, 0, 0, 0, 10), true, true},
+      // no running worker -> isAllWorkerDied: 503, and scaleUp adds one (0 < 8 max)
+      {"no worker running", pool(0, 0, 0, 0, 10), false, true},
+      // max_workers 0 -> WlmShutdownException (503), nothing to add
+      {"max_workers 0", pool(0, 0, 0, 0, 10, 1, 0), false, false},
+      // one worker still starting (running, neither busy nor started): not all died -> admitted
+      {"only a starting worker", pool(1, 0, 0, 0, 10), true, false},
       // queue after offer = 3 > 2 x batch_size 1 -> add
       {"queue 3 > 2", pool(1, 1, 0, 2, 1000), true, true},
       // queue after offer = 2, not > 2 -> no add

@@ -30,9 +30,10 @@ class DjlWlm(AutoscalingPolicy):
     """DJL Serving 0.23.0's WorkLoadManager, in Python.
 
     on_arrival: a request is rejected (503) when the job queue has one slot left and no worker
-    is free (all busy), when the queue is full, or when every worker is gone; a rejection still
-    tries to add a worker. An admitted request adds one worker when none runs, or when fewer
-    than max_workers run and the queue, with the request, holds more than 2 x batch_size.
+    is free (all busy), when the queue is full, when no worker runs (one is then started), or
+    when max_workers is 0; a rejection still tries to add a worker. An admitted request adds
+    one worker when fewer than max_workers run and the queue, with the request, holds more
+    than 2 x batch_size.
 
     on_worker_free: permanent workers never retire; a temporary worker retires when more than
     max_idle_time has passed since it last *took* a batch (DJL's rule), or — with
@@ -47,14 +48,14 @@ class DjlWlm(AutoscalingPolicy):
     def on_arrival(self, pool) -> AdmitDecision:
         remaining = pool.queue_capacity - pool.queue_size
         can_grow = pool.workers_running < pool.max_workers
+        if pool.max_workers == 0:
+            return AdmitDecision(False, False, "all model workers have been shut down")
         if remaining == 1 and pool.workers_started == 0:
             return AdmitDecision(False, can_grow, "job queue has one slot left and every worker is busy")
-        if pool.workers_running == 0 and pool.max_workers == 0:
-            return AdmitDecision(False, False, "all model workers have been shut down")
+        if pool.workers_running == 0:
+            return AdmitDecision(False, can_grow, "no worker is running (isAllWorkerDied): one is starting")
         if remaining <= 0:
             return AdmitDecision(False, can_grow, "job queue is full")
-        if pool.workers_running == 0 and pool.max_workers > 0:
-            return AdmitDecision(True, True, "no worker is running")
         if can_grow and pool.queue_size + 1 > 2 * pool.batch_size:
             return AdmitDecision(True, True, "job queue longer than 2 x batch_size")
         return AdmitDecision(True, False, "")

@@ -97,12 +97,15 @@ class MLTWIN_POLICY_EXPORT AutoscalingPolicy {
 };
 
 /// DJL Serving 0.23.0's WorkLoadManager (wlm/src/main/java/ai/djl/serving/wlm/):
-///  * reject (503) when the queue has one slot left and every worker is busy, when every worker
-///    died, or when the queue is full (WorkLoadManager.runJob); a rejection also tries to add a
-///    worker (runJob calls scaleUp before returning the error);
-///  * after an admitted request, add one worker when none runs, or when fewer than max_workers
-///    run and the queue (now including the request) holds more than 2 × batch_size
-///    (WorkLoadManager.runJob / scaleUp);
+///  * reject (503) when max_workers is 0 (WlmShutdownException), when the queue has one slot
+///    left and every worker is busy, when no worker is running (WorkerPool.isAllWorkerDied),
+///    or when the queue is full (WorkLoadManager.runJob, lines 99-115); a rejection also tries
+///    to add a worker (runJob calls scaleUp before returning the error) — so with no worker
+///    running (minWorkers 0, or the last temporary worker gone) a request gets 503 while one
+///    worker starts, and only later requests are queued;
+///  * after an admitted request, add one worker when fewer than max_workers run and the queue
+///    (now including the request) holds more than 2 × batch_size (WorkLoadManager.runJob /
+///    scaleUp, lines 117-134);
 ///  * a temporary worker polls the queue for at most max_idle_time after each batch and retires
 ///    at the first check where now − idle_since > max_idle_time, idle_since being when it last
 ///    took a batch or was created (TemporaryBatchAggregator.pollBatch / isFinished, checked at
@@ -136,6 +139,14 @@ class MLTWIN_POLICY_EXPORT AutoscalingPolicy {
 ///    SERVING_MAX_WORKERS environment variables (ModelInfo.initialize); on GPU every engine
 ///    gets 1 worker from v0.29.0 (0.23.0: 1 for Python and MXNet, else 2).
 ///
+/// Misbehaviour reproduced, without a policy remedy: a temporary worker retires at the top of
+/// its loop whatever the queue holds (WorkerThread.run, line 92; TemporaryBatchAggregator.
+/// isFinished), and nothing else polls the job queue (WorkerPool has no other consumer), so
+/// when the pool's *last* worker retires with jobs queued (minWorkers 0) those jobs wait until
+/// a new request — refused 503 by isAllWorkerDied — starts a worker; their callers meanwhile
+/// get SageMaker's 424 at 60 s (EndpointSpec::invocation_timeout). The endpoint counts them
+/// (EndpointStats::stranded_jobs) and the run summary names the remedy, minWorkers >= 1.
+///
 /// Misbehaviour reproduced, and its remedy: because idle time is counted from when a worker
 /// *took* its last batch, a model whose requests run longer than max_idle_time loses every
 /// temporary worker right after its first batch, and a backlog is then drained by the
@@ -157,6 +168,12 @@ class MLTWIN_POLICY_EXPORT DjlWlmPolicy final : public AutoscalingPolicy {
 /// ml/mms/wlm/Model.java addJob: `jobsQueue.offer(job)`; ModelManager.addJob answers false when
 /// the model has no worker): a fixed number of workers, never scaled; reject only when the job
 /// queue (job_queue_size, default 100 in util/ConfigManager.java) is full.
+/// With no worker, every request gets 503 (ModelManager.addJob lines 214-216, answered by
+/// http/InferenceRequestHandler lines 174-179: "No worker is available to serve request").
+/// A worker scaled down through the management API puts the jobs of its batch back at the
+/// front of the job queue (WorkerThread.shutdown lines 380-409 -> BatchAggregator.sendError
+/// (null, ...) lines 127-140 -> Model.addFirst), so MMS strands no job; mltwin's MMS pools are
+/// fixed and stopped only when their model is unloaded idle, so that case never arises.
 class MLTWIN_POLICY_EXPORT MmsStaticPolicy final : public AutoscalingPolicy {
  public:
   std::string_view name() const override { return "mms-static"; }
