@@ -34,10 +34,11 @@ def test_the_registries_list_the_builtins_with_their_arguments():
 def test_one_set_of_defaults():
     # DJL Serving 0.23.0's job_queue_size default (WlmConfigManager.java) in C++ and in Python.
     assert P.PoolObservation().queue_capacity == 1000
-    # The built-in DJL policy admits a request into an empty default pool and adds a worker
-    # (none runs): the same answer C++ gives for PoolObservation{} (tests/serving).
+    # The built-in DJL policy refuses a request to an empty default pool (503: no worker runs,
+    # WorkerPool.isAllWorkerDied) and adds a worker: the same answer C++ gives for
+    # PoolObservation{} (tests/serving).
     d = P.DjlWlmPolicy().on_arrival(P.PoolObservation())
-    assert d.admit and d.add_worker
+    assert not d.admit and d.add_worker
 
 
 def view(i, present=True, mo=0, mw=1, out=0, free=0):
