@@ -17,12 +17,25 @@ void print_inference_summary(std::ostream& os, const InferenceSummary& s) {
   fmt::print(os, "mltwin inference run: {} (seed {})\n", s.scenario, s.seed);
   fmt::print(os, "  endpoint: {} x {} launched, {}; simulated {} ({:.1f} s)\n", st.instances_launched, s.instance_type,
              s.server, human_duration(s.sim_end_s), s.sim_end_s);
-  const double answered = static_cast<double>(st.served + st.rejected_503 + st.rejected_507);
+  const double answered =
+      static_cast<double>(st.served + st.rejected_503 + st.rejected_507 + st.timed_out_424 + st.not_ready_429);
   // Before the run has finished, the requests not answered yet are in flight; after, they are
   // unserved at the end (Endpoint::finish).
-  fmt::print(os, "  requests: {} arrived, {} served (200), {} rejected 503, {} rejected 507, {} {}\n", st.requests,
-             st.served, st.rejected_503, st.rejected_507, st.in_flight,
+  fmt::print(os, "  requests: {} arrived, {} served (200), {} rejected 503, {} rejected 507, {} timed out 424, "
+                 "{} not ready 429, {} {}\n",
+             st.requests, st.served, st.rejected_503, st.rejected_507, st.timed_out_424, st.not_ready_429, st.in_flight,
              s.finished ? "unserved at the end (in flight when the run ended)" : "in flight");
+  if (st.timed_out_424 + st.not_ready_429 > 0)
+    fmt::print(os,
+               "  invocation timeout {:g} s: {} ModelError 424 (InvocationModelErrors; their containers ran them anyway, "
+               "{} still held at the end), {} ModelNotReadyException 429 (model still loading); latencies count 200s only\n",
+               s.invocation_timeout_s, st.timed_out_424, st.abandoned_in_container, st.not_ready_429);
+  if (st.stranded_jobs > 0)
+    fmt::print(os,
+               "  NOTE: {} jobs were stranded in a job queue whose last worker retired (DJL Serving 0.23.0 with "
+               "minWorkers 0: nothing polls the queue until a request, refused 503, starts a worker). "
+               "Remedy: minWorkers >= 1 in serving.properties.\n",
+               st.stranded_jobs);
   const double r5xx = answered > 0 ? static_cast<double>(st.rejected_503 + st.rejected_507) / answered : 0.0;
   fmt::print(os, "  5xx share: {:.4f} %   ModelCacheHit: {:.4f}\n", 100.0 * r5xx, s.cache_hit_ratio);
   fmt::print(os, "  latency, ms (whole run, from histograms within ±{:.2f} %):\n", 100.0 * s.histogram_relative_error);

@@ -280,6 +280,9 @@ void InferenceLoad::read_endpoint() {
   ep.load_fixed = latency_of(path, "/endpoint/model_load/fixed", e["model_load"]["fixed"]);
   ep.unload = latency_of(path, "/endpoint/model_load/unload", e["model_load"]["unload"]);
   ep.overhead = latency_of(path, "/endpoint/overhead", e["overhead"]);
+  // SageMaker's InvokeEndpoint limit, 60 s unless the scenario says otherwise (EndpointSpec).
+  if (e.contains("invocation_timeout_s"))
+    ep.invocation_timeout = core::Duration::from_seconds(e["invocation_timeout_s"].get<double>());
   ep.source = e["source"];
 }
 

@@ -108,6 +108,7 @@ void Endpoint::finish(Time now) {
   for (std::uint32_t r = 0; r < s.reqs.size(); ++r) {
     if (is_free[r]) continue;
     const Request& q = s.reqs[r];
+    if (!q.caller_waiting) continue;  // timed out (424): its caller has its answer
     RequestDone d;
     d.id = q.id; d.model = q.model; d.instance = q.instance; d.arrival = q.arrival; d.done = now; d.status = 0;
     if (s.metrics) s.metrics->request(d);
@@ -137,8 +138,11 @@ void Endpoint::check_invariants() const {
   const EndpointState& m = impl_->state;
   auto fail = [](const std::string& s) { throw std::logic_error("inference invariant: " + s); };
   std::uint64_t live_reqs = m.reqs.size() - m.free_reqs.size();
-  if (live_reqs != stats_.in_flight) fail("in-flight requests " + std::to_string(live_reqs) + " != counter " + std::to_string(stats_.in_flight));
-  if (stats_.requests != stats_.served + stats_.rejected_503 + stats_.rejected_507 + stats_.in_flight)
+  if (live_reqs != stats_.in_flight + stats_.abandoned_in_container)
+    fail("live requests " + std::to_string(live_reqs) + " != in flight " + std::to_string(stats_.in_flight) +
+         " + abandoned in a container " + std::to_string(stats_.abandoned_in_container));
+  if (stats_.requests != stats_.served + stats_.rejected_503 + stats_.rejected_507 + stats_.timed_out_424 +
+                             stats_.not_ready_429 + stats_.in_flight)
     fail("requests are not all accounted for");
   int workers = 0;
   for (const auto& in : m.instances) {

@@ -143,6 +143,7 @@ struct Bucket {
   std::vector<std::int64_t> model_ns, overhead_ns;  // 2xx requests
   double model_sum_ns = 0, overhead_sum_ns = 0;
   std::uint64_t invocations = 0, c4xx = 0, c5xx = 0, hits = 0;
+  std::uint64_t model_errors = 0;  // 424: the container's answer timed out (InvocationModelErrors)
   std::uint64_t waits = 0;
   double wait_sum_ns = 0;
   std::uint64_t downloads = 0, loads = 0, unloads = 0;
@@ -159,6 +160,7 @@ struct Bucket {
     invocations += o.invocations;
     c4xx += o.c4xx;
     c5xx += o.c5xx;
+    model_errors += o.model_errors;
     hits += o.hits;
     waits += o.waits;
     wait_sum_ns += o.wait_sum_ns;
@@ -174,7 +176,7 @@ struct Bucket {
     model_ns.clear();  // keeps the capacity: no allocation in steady state
     overhead_ns.clear();
     model_sum_ns = overhead_sum_ns = 0;
-    invocations = c4xx = c5xx = hits = waits = 0;
+    invocations = c4xx = c5xx = hits = waits = model_errors = 0;
     wait_sum_ns = 0;
     downloads = loads = unloads = 0;
     download_sum_ns = load_sum_ns = unload_sum_ns = 0;
@@ -329,12 +331,16 @@ void MetricsAggregator::request(const RequestDone& r) {
   }
   Bucket& b = m.bucket(r.done, "a request answered");
   const bool ok = r.status >= 200 && r.status < 300;
-  const bool c4 = r.status >= 400 && r.status < 500;
+  // 424 (ModelError: the invocation timed out) and 429 (ModelNotReadyException) are SageMaker's
+  // answers, not the model's: not Invocation4XXErrors. A timeout is an InvocationModelError.
+  const bool timed_out = r.status == 424, not_ready = r.status == 429;
+  const bool c4 = r.status >= 400 && r.status < 500 && !timed_out && !not_ready;
   const bool c5 = r.status >= 500 && r.status < 600;
 
   ++b.invocations;
   b.c4xx += c4;
   b.c5xx += c5;
+  b.model_errors += timed_out;
   b.hits += r.cache_hit;
   if (r.loading_wait_ns > 0) {
     ++b.waits;
@@ -361,6 +367,8 @@ void MetricsAggregator::request(const RequestDone& r) {
   t.status_5xx += c5;
   t.status_503 += r.status == 503;
   t.status_507 += r.status == 507;
+  t.status_424 += timed_out;
+  t.status_429 += not_ready;
   t.cache_hits += r.cache_hit;
 
   if (r.model >= m.per_model.size()) m.per_model.resize(static_cast<std::size_t>(r.model) + 1);
@@ -430,6 +438,7 @@ MinuteMetrics MetricsAggregator::Impl::close(Time end, const PeriodGauges& g) {
   out.invocations = b.invocations;
   out.invocation_4xx = b.c4xx;
   out.invocation_5xx = b.c5xx;
+  out.invocation_model_errors = b.model_errors;
   out.served = b.model_ns.size();
 
   // A last period of no length (the run ended exactly at a period boundary, with answers at

@@ -113,7 +113,8 @@ class InferenceWorld final : public World {
     const core::Time end = reason == store::EndReason::Completed ? ep_->last_event() : now;
     ep_->finish(end);
     const auto& st = ep_->stats();
-    db.record_request_accounting({st.requests, st.served, st.rejected_503, st.rejected_507, st.unserved_at_end});
+    db.record_request_accounting(
+        {st.requests, st.served, st.rejected_503, st.rejected_507, st.timed_out_424, st.not_ready_429, st.unserved_at_end});
     return end;
   }
 
@@ -146,6 +147,7 @@ class InferenceWorld final : public World {
     s.cache_hit_ratio = reached > 0 ? static_cast<double>(s.stats.cache_hits) / static_cast<double>(reached) : 0.0;
     s.p99_slo_ms = sc_.inference.slo.p99_model_latency_ms;
     s.max_5xx_ratio = sc_.inference.slo.max_5xx_ratio;
+    s.invocation_timeout_s = sc_.inference.endpoint.invocation_timeout.seconds();
     s.events = run.events;
     s.wall_s = run.wall_s;
     io::print_inference_summary(os, s);
@@ -161,6 +163,11 @@ class InferenceWorld final : public World {
     j["served"] = st.served;
     j["rejected_503"] = st.rejected_503;
     j["rejected_507"] = st.rejected_507;
+    j["timed_out_424"] = st.timed_out_424;
+    j["not_ready_429"] = st.not_ready_429;
+    j["abandoned_in_container"] = st.abandoned_in_container;
+    j["stranded_jobs"] = st.stranded_jobs;
+    j["invocation_timeout_s"] = sc_.inference.endpoint.invocation_timeout.seconds();
     j["in_flight"] = st.in_flight;
     j["unserved_at_end"] = st.unserved_at_end;
     j["cache_hit_ratio"] = reached > 0 ? static_cast<double>(st.cache_hits) / static_cast<double>(reached) : 0.0;
@@ -196,6 +203,8 @@ class InferenceWorld final : public World {
     j["served"] = st.served;
     j["rejected_503"] = st.rejected_503;
     j["rejected_507"] = st.rejected_507;
+    j["timed_out_424"] = st.timed_out_424;
+    j["not_ready_429"] = st.not_ready_429;
     json instances = json::array();
     int workers = 0;
     for (const auto& in : ep_->snapshot()) {

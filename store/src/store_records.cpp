@@ -343,6 +343,7 @@ void SqliteStore::minute(const inf::MinuteMetrics& x) {
   b.set_real(col<T>("invocations_per_instance"), x.invocations_per_instance);
   count(col<T>("invocation_4xx_errors"), x.invocation_4xx);
   count(col<T>("invocation_5xx_errors"), x.invocation_5xx);
+  count(col<T>("invocation_model_errors"), x.invocation_model_errors);
   count(col<T>("model_latency_count"), x.served);
   b.set_real_or_null(col<T>("model_latency_avg_us"), x.model_latency_avg_us);
   b.set_real_or_null(col<T>("model_latency_p50_us"), x.model_latency_p50_us);

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "inference_fixtures.hpp"
+#include "mltwin/models/serving_metrics.hpp"
 
 using namespace fixtures;
 
@@ -74,6 +75,7 @@ TEST_CASE("MMS, one worker per vCPU x a 1.5 GB model on ml.c5.xlarge: the second
   }
   sc.server.kind = ServerSpec::Kind::Mms;
   sc.server.job_queue_size = 100;
+  sc.endpoint.invocation_timeout = Duration::s(3600);  // 100 s requests: this test is about memory, not the 60 s limit
   sc.traffic.kind = TrafficSpec::Kind::Trace;
   sc.traffic.trace.counts = {{1}, {1}};  // one request of each model in minute 0
   sc.traffic.trace.minutes = 1;
@@ -82,7 +84,7 @@ TEST_CASE("MMS, one worker per vCPU x a 1.5 GB model on ml.c5.xlarge: the second
   run.go(1);
   REQUIRE(rec.requests.size() == 2);
   std::sort(rec.requests.begin(), rec.requests.end(), [](auto& a, auto& b) { return a.arrival < b.arrival; });
-  CHECK(rec.requests[0].status == 200);
+  CHECK(rec.requests[0].status == 200);  // after 100 s: the scenario lifts the 60 s limit
   CHECK(rec.requests[1].status == 507);  // 6 GB + 6 GB > 7.5 GiB, and the first model is busy
   CHECK(run.ep.stats().load_failures == 1);
 }
@@ -207,6 +209,7 @@ TEST_CASE("DJL misbehaviour: a batch longer than max_idle_time retires its tempo
   auto make = [](bool remedy) {
     InferenceScenario sc = base_scenario(1);
     sc.models[0].service.base = constant(Duration::s(90));
+    sc.endpoint.invocation_timeout = Duration::s(3600);  // 90 s batches: about the idle rule, not the 60 s limit
     sc.server.min_workers = 1;
     sc.server.max_workers = 2;
     sc.server.max_idle_time = Duration::s(60);
@@ -577,4 +580,178 @@ TEST_CASE("a routing decision naming an instance not in service stops the run wi
         }
       }(),
       doctest::Contains("routing policy 'elsewhere' chose instance 7, which is not in service"), std::logic_error);
+}
+
+namespace {
+/// `users` Locust users spawned 0.1 s apart (requests at 0, 0.1, 0.2, ... s), each sending one
+/// request of model 0 and then waiting 10,000 s: one request each within the test's horizon.
+void one_request_each(InferenceScenario& sc, int users) {
+  sc.traffic.kind = TrafficSpec::Kind::Locust;
+  sc.traffic.locust.users = users;
+  sc.traffic.locust.spawn_rate = 10;
+  sc.traffic.locust.wait = LocustTraffic::Wait::Constant;
+  sc.traffic.locust.wait_a = 10'000;
+  LocustTraffic::Task t;
+  t.popularity.first = t.popularity.last = 0;
+  sc.traffic.locust.tasks = {t};
+  sc.traffic.locust.duration = Duration::s(1);
+}
+std::map<std::uint64_t, RequestDone> by_id(const MemoryRecorder& rec) {
+  std::map<std::uint64_t, RequestDone> m;
+  for (const auto& r : rec.requests) m[r.id] = r;
+  return m;
+}
+}  // namespace
+
+// SageMaker Runtime API Reference, InvokeEndpoint: "A customer's model containers must respond
+// to requests within 60 seconds"; ModelError is HTTP 424. The container is not told (SageMaker
+// documents no cancellation), so its worker runs the request to the end.
+TEST_CASE("invocation timeout: a request the container holds past 60 s is a 424 ModelError, and still runs") {
+  InferenceScenario sc = base_scenario(1);
+  sc.models[0].service.base = constant(Duration::s(50));
+  sc.server.min_workers = 1;
+  sc.server.max_workers = 1;  // one worker: the jobs queue behind each other
+  one_request_each(sc, 3);    // r0 at 0, r1 at 0.1 s, r2 at 0.2 s
+  MemoryRecorder rec;
+  MetricsAggregator agg(Duration::s(60), Time::zero(), &rec);
+  Run run(sc, 1, &rec, &agg);
+  run.go(1);
+  const auto r = by_id(rec);
+  REQUIRE(r.size() == 3);
+  // r0: 0 -> 50 s, within 60 s: 200 with ModelLatency 50 s.
+  CHECK(r.at(0).status == 200);
+  CHECK(r.at(0).done.ns() == 50'000'000'000);
+  CHECK(r.at(0).model_latency_ns == 50'000'000'000);
+  // r1 waits for r0 and would finish at 100 s; its deadline is 0.1 + 60 = 60.1 s: 424 then.
+  CHECK(r.at(1).status == 424);
+  CHECK(r.at(1).done.ns() == 60'100'000'000);
+  CHECK(r.at(1).model_latency_ns == 0);  // not a served request: no ModelLatency
+  // r2 would finish at 150 s; deadline 60.2 s.
+  CHECK(r.at(2).status == 424);
+  CHECK(r.at(2).done.ns() == 60'200'000'000);
+  const auto& st = run.ep.stats();
+  CHECK(st.served == 1);
+  CHECK(st.timed_out_424 == 2);
+  CHECK(st.not_ready_429 == 0);
+  // The worker ran all three (the last batch ended at 150 s) and let go of them.
+  CHECK(st.batches == 3);
+  CHECK(st.abandoned_in_container == 0);
+  CHECK(run.ep.last_event().ns() == 150'000'000'000);
+  // Latency statistics count the one 200 only; the 424s are InvocationModelErrors.
+  CHECK(agg.totals().served == 1);
+  CHECK(agg.totals().status_424 == 2);
+  CHECK(agg.totals().status_4xx == 0);
+  CHECK(agg.model_latency_summary().max_us == doctest::Approx(50e6).epsilon(0.01));
+  std::uint64_t model_errors = 0;
+  for (const auto& m : rec.minutes) model_errors += m.invocation_model_errors;
+  CHECK(model_errors == 2);
+}
+
+// Developer Guide, "Invoke a Multi-Model Endpoint": "If the model does not finish loading
+// before the 60 second timeout limit, the request to invoke_endpoint returns with the error
+// code ModelNotReadyException, and the model continues to download and load into the inference
+// container for up to 360 seconds." ModelNotReadyException is HTTP 429 (InvokeEndpoint, Errors).
+TEST_CASE("invocation timeout: a request waiting for its model's load past 60 s is a 429 ModelNotReadyException; the load goes on") {
+  InferenceScenario sc = base_scenario(1);
+  sc.models[0].service.base = constant(Duration::s(1));
+  sc.endpoint.load_fixed = constant(Duration::s(100));  // the load ends at 100 s
+  one_request_each(sc, 1);
+  MemoryRecorder rec;
+  Run run(sc, 1, &rec);
+  run.go(1);
+  const auto r = by_id(rec);
+  REQUIRE(r.size() == 1);
+  CHECK(r.at(0).status == 429);
+  CHECK(r.at(0).done.ns() == 60'000'000'000);
+  CHECK(r.at(0).loading_wait_ns == 60'000'000'000);  // ModelLoadingWaitTime up to the timeout
+  const auto& st = run.ep.stats();
+  CHECK(st.not_ready_429 == 1);
+  CHECK(st.loads == 1);  // loaded at 100 s all the same
+  bool loaded_at_100 = false;
+  for (const auto& e : rec.models)
+    if (e.kind == ModelEvent::Kind::Loaded) loaded_at_100 = e.t.ns() == 100'000'000'000;
+  CHECK(loaded_at_100);
+}
+
+// DJL Serving 0.23.0, WorkLoadManager.runJob (lines 107-115): with no running worker,
+// WorkerPool.isAllWorkerDied() is true, so the request is refused (WlmCapacityException, 503)
+// and scaleUp starts one worker; requests arriving while it starts are queued (a worker is
+// running from its construction). WorkerPool.doScaleWorker starts minWorkers (0) permanent ones.
+TEST_CASE("DJL minWorkers 0: the first request gets 503 while a worker starts; the next ones wait for it") {
+  InferenceScenario sc = base_scenario(1);
+  sc.models[0].service.base = constant(Duration::s(1));
+  sc.server.min_workers = 0;
+  sc.server.max_workers = 2;
+  sc.server.worker_startup = constant(Duration::s(5));
+  one_request_each(sc, 3);  // r0 at 0, r1 at 0.1 s, r2 at 0.2 s
+  MemoryRecorder rec;
+  Run run(sc, 1, &rec);
+  run.go(1);
+  const auto r = by_id(rec);
+  REQUIRE(r.size() == 3);
+  CHECK(r.at(0).status == 503);  // at 0: no worker -> 503, one worker added (ready at 5 s)
+  CHECK(r.at(0).done.ns() == 0);
+  // r1 and r2 queued (queue 1 and 2, not > 2 x batch_size: no second worker); the worker takes
+  // r1 at 5 s (done 6 s), then r2 (done 7 s).
+  CHECK(r.at(1).status == 200);
+  CHECK(r.at(1).done.ns() == 6'000'000'000);
+  CHECK(r.at(2).status == 200);
+  CHECK(r.at(2).done.ns() == 7'000'000'000);
+  CHECK(run.ep.stats().workers_added == 1);
+  CHECK(run.ep.stats().stranded_jobs == 0);
+}
+
+// DJL Serving 0.23.0: a temporary worker retires at the top of its loop once more than
+// max_idle_time has passed since it took its last batch (WorkerThread.run line 92,
+// TemporaryBatchAggregator.isFinished), whatever the queue holds; nothing else polls the queue.
+// With minWorkers 0 the queued jobs are stranded: their callers get SageMaker's 424 at 60 s.
+TEST_CASE("DJL minWorkers 0: jobs queued when the last worker retires are stranded; minWorkers 1 avoids it") {
+  auto make = [](int min_workers) {
+    InferenceScenario sc = base_scenario(1);
+    sc.models[0].service.base = constant(Duration::s(70));  // longer than max_idle_time
+    sc.server.min_workers = min_workers;
+    sc.server.max_workers = 2;
+    sc.server.max_idle_time = Duration::s(60);
+    sc.server.worker_startup = constant(Duration::s(5));
+    one_request_each(sc, 3);
+    return sc;
+  };
+  SUBCASE("minWorkers 0: stranded") {
+    MemoryRecorder rec;
+    Run run(make(0), 1, &rec);
+    run.go(1);
+    const auto r = by_id(rec);
+    REQUIRE(r.size() == 3);
+    // r0 at 0: 503, a temporary worker T starts (ready at 5 s, idle since its creation at 0).
+    CHECK(r.at(0).status == 503);
+    // T takes r1 at 5 s (idle_since = 5 s), runs it to 75 s; r1's deadline 60.1 s: 424.
+    CHECK(r.at(1).status == 424);
+    CHECK(r.at(1).done.ns() == 60'100'000'000);
+    // r2 stays queued; deadline 60.2 s: 424. At 75 s, T: 75 - 5 = 70 s > 60 s -> retires with r2
+    // still queued: stranded, and nothing polls the queue again.
+    CHECK(r.at(2).status == 424);
+    const auto& st = run.ep.stats();
+    CHECK(st.stranded_jobs == 1);
+    CHECK(st.batches == 1);
+    CHECK(st.abandoned_in_container == 1);  // r2, in the queue when the run ended
+    CHECK(st.unserved_at_end == 0);         // its caller had its answer
+    // The metrics tick at 60 s saw requests in flight and ticked again at 120 s; nothing was
+    // in flight or pending then, and nothing can ever take r2: the run ends there.
+    CHECK(run.ep.last_event().ns() == 120'000'000'000);
+  }
+  SUBCASE("minWorkers 1: the permanent worker drains the queue") {
+    MemoryRecorder rec;
+    Run run(make(1), 1, &rec);
+    run.go(1);
+    const auto r = by_id(rec);
+    REQUIRE(r.size() == 3);
+    // P takes r0 at 0 (to 70 s), then r1 (to 140 s), then r2 (to 210 s): all past 60 s -> 424,
+    // but nothing is stranded and the container finishes all three.
+    for (std::uint64_t id = 0; id < 3; ++id) CHECK(r.at(id).status == 424);
+    const auto& st = run.ep.stats();
+    CHECK(st.stranded_jobs == 0);
+    CHECK(st.batches == 3);
+    CHECK(st.abandoned_in_container == 0);
+    CHECK(run.ep.last_event().ns() == 210'000'000'000);
+  }
 }

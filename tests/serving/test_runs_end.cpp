@@ -103,8 +103,8 @@ struct Ended {
 /// — under a wall-clock guard, finishes it, and checks what every run must satisfy:
 /// - it ends: `completed` before the cap, or `until` at the cap, within `wall_limit_s`;
 /// - every request is accounted for, the same in the endpoint's counters and in run_meta:
-///   arrived = served + rejected 503 + rejected 507 + unserved at the end, and the unserved are
-///   the requests reported with status 0;
+///   arrived = served + rejected 503 + rejected 507 + timed out 424 + not ready 429 + unserved
+///   at the end, and the unserved are the requests reported with status 0;
 /// - endpoint_metrics covers [0, end] without a gap: every period but the last is one metrics
 ///   period long, the last ends at end_ns, and its answers plus the unserved are the arrivals;
 /// - the model's invariants hold.
@@ -134,12 +134,14 @@ Ended drive_and_check(runner::Run& run, core::Time cap, double wall_limit_s = 60
   CHECK(meta_int(run, "end_ns") == e.end_ns);
 
   // Accounting.
-  CHECK(st.requests == st.served + st.rejected_503 + st.rejected_507 + st.unserved_at_end);
+  CHECK(st.requests == st.served + st.rejected_503 + st.rejected_507 + st.timed_out_424 + st.not_ready_429 + st.unserved_at_end);
   CHECK(st.unserved_at_end == st.in_flight);
   CHECK(meta_int(run, "requests_arrived") == static_cast<std::int64_t>(st.requests));
   CHECK(meta_int(run, "requests_served") == static_cast<std::int64_t>(st.served));
   CHECK(meta_int(run, "requests_rejected_503") == static_cast<std::int64_t>(st.rejected_503));
   CHECK(meta_int(run, "requests_rejected_507") == static_cast<std::int64_t>(st.rejected_507));
+  CHECK(meta_int(run, "requests_timed_out_424") == static_cast<std::int64_t>(st.timed_out_424));
+  CHECK(meta_int(run, "requests_not_ready_429") == static_cast<std::int64_t>(st.not_ready_429));
   CHECK(meta_int(run, "requests_unserved_at_end") == static_cast<std::int64_t>(st.unserved_at_end));
   CHECK(meta_int(run, "requests_reported") == static_cast<std::int64_t>(st.requests));  // each once
   const json s = run.summary_json();
@@ -148,10 +150,10 @@ Ended drive_and_check(runner::Run& run, core::Time cap, double wall_limit_s = 60
   // Periods: contiguous from 0 to the end.
   const std::int64_t period = 60 * kS;
   const store::ResultTable m =
-      run.query("SELECT start_ns, end_ns, invocations, invocation_5xx_errors, model_latency_count "
-                "FROM endpoint_metrics ORDER BY start_ns");
+      run.query("SELECT start_ns, end_ns, invocations, invocation_5xx_errors, model_latency_count, "
+                "invocation_model_errors FROM endpoint_metrics ORDER BY start_ns");
   e.periods = m.rows;
-  std::int64_t expect_start = 0, invocations = 0, c5xx = 0, served = 0;
+  std::int64_t expect_start = 0, invocations = 0, c5xx = 0, served = 0, model_errors = 0;
   for (std::size_t i = 0; i < m.rows; ++i) {
     const std::int64_t start = *m.column("start_ns").int_at(i), end = *m.column("end_ns").int_at(i);
     CHECK(start == expect_start);
@@ -162,6 +164,7 @@ Ended drive_and_check(runner::Run& run, core::Time cap, double wall_limit_s = 60
     invocations += *m.column("invocations").int_at(i);
     c5xx += *m.column("invocation_5xx_errors").int_at(i);
     served += *m.column("model_latency_count").int_at(i);
+    model_errors += *m.column("invocation_model_errors").int_at(i);
   }
   CHECK(expect_start == e.end_ns);
   // ceil(end / period) periods, or one more of no length when answers came at a boundary that
@@ -171,6 +174,9 @@ Ended drive_and_check(runner::Run& run, core::Time cap, double wall_limit_s = 60
   CHECK(invocations + static_cast<std::int64_t>(st.unserved_at_end) == static_cast<std::int64_t>(st.requests));
   CHECK(c5xx == static_cast<std::int64_t>(st.rejected_503 + st.rejected_507));
   CHECK(served == static_cast<std::int64_t>(st.served));
+  CHECK(model_errors == static_cast<std::int64_t>(st.timed_out_424));
+  CHECK(s.at("timed_out_424").get<std::uint64_t>() == st.timed_out_424);
+  CHECK(s.at("not_ready_429").get<std::uint64_t>() == st.not_ready_429);
   if (all_recorded)
     CHECK(one_int(run, "SELECT count(*) FROM requests WHERE status = 0") == static_cast<std::int64_t>(st.unserved_at_end));
 
@@ -305,19 +311,40 @@ TEST_CASE("drain after the traffic: requests waiting for model loads") {
 TEST_CASE("requests that can never be served: the run ends and reports them, it does not tick for ever") {
   // A policy that retires every worker as soon as it is free and never adds one: the model
   // loads, its permanent worker retires, and requests wait in its queue. 10 req/s for 10 s to
-  // one model. Once the traffic is over nothing can happen: the run ends at the first metrics
-  // tick after it, 60 s (it used to tick on while requests were in flight: a run without end).
+  // one model.
   runner::RunOptions o;
   o.customize_serving = [](models::inference::PolicySet& p) { p.autoscaling = std::make_unique<NoWorkers>(); };
-  auto run = open(poisson(10, "10s", uniform(1), 1), o);
-  const Ended e = drive_and_check(*run, core::Time::zero() + core::Duration::s(24 * 3600), 20);
-  CHECK(e.reason == store::EndReason::Completed);
-  CHECK(e.end_ns == 60 * kS);
-  CHECK(e.st.served == 0);
-  CHECK(e.st.rejected_503 + e.st.rejected_507 == 0);
-  CHECK(e.st.unserved_at_end == e.st.requests);
-  check_poisson_count(e.st.requests, 10, 10);
-  CHECK(e.periods == 1);
+  SUBCASE("SageMaker's 60 s invocation timeout answers them 424 (ModelError); they stay queued") {
+    // Arrivals in [0, 10 s), deadlines 60 s after each reached its instance, so in [60, 70 s]:
+    // every request is answered 424 then, and the container still holds it. The metrics tick at
+    // 60 s sees requests in flight and a pending deadline, so it ticks again at 120 s; then
+    // nothing is in flight or pending and the run ends there, with two periods.
+    auto run = open(poisson(10, "10s", uniform(1), 1), o);
+    const Ended e = drive_and_check(*run, core::Time::zero() + core::Duration::s(24 * 3600), 20);
+    CHECK(e.reason == store::EndReason::Completed);
+    CHECK(e.end_ns == 120 * kS);
+    CHECK(e.st.served == 0);
+    CHECK(e.st.rejected_503 + e.st.rejected_507 + e.st.not_ready_429 == 0);
+    CHECK(e.st.timed_out_424 == e.st.requests);
+    CHECK(e.st.unserved_at_end == 0);
+    CHECK(e.st.abandoned_in_container == e.st.requests);
+    CHECK(one_int(*run, "SELECT min(done_ns - arrival_ns) FROM requests WHERE status = 424") >= 60 * kS);
+    check_poisson_count(e.st.requests, 10, 10);
+    CHECK(e.periods == 2);
+  }
+  SUBCASE("with no timeout before the end, they are unserved at the end") {
+    // Once the traffic is over nothing can happen: the run ends at the first metrics tick
+    // after it, 60 s (it used to tick on while requests were in flight: a run without end).
+    json d = poisson(10, "10s", uniform(1), 1);
+    d["endpoint"]["invocation_timeout_s"] = 3600;  // the deadlines come after the cap below
+    auto run = open(d, o);
+    const Ended e = drive_and_check(*run, core::Time::zero() + core::Duration::s(600), 20);
+    CHECK(e.reason == store::EndReason::Until);
+    CHECK(e.st.served == 0);
+    CHECK(e.st.rejected_503 + e.st.rejected_507 + e.st.timed_out_424 == 0);
+    CHECK(e.st.unserved_at_end == e.st.requests);
+    check_poisson_count(e.st.requests, 10, 10);
+  }
 }
 
 TEST_CASE("property: every run over a grid of rates, popularity laws, model counts and endpoints ends, all requests accounted for") {

@@ -52,8 +52,12 @@ TEST_CASE("DJL WLM admission: WorkLoadManager.runJob's rule, case by case") {
       {"queue full", pool(2, 1, 1, 10, 10), false, true},
       // full queue at max workers -> 503, nothing to add
       {"queue full at max workers", pool(8, 8, 0, 10, 10), false, false},
-      // no running worker -> admitted and one worker added (currentWorkers == 0)
-      {"no worker running", pool(0, 0, 0, 0, 10), true, true},
+      // no running worker -> isAllWorkerDied: 503, and scaleUp adds one (0 < 8 max)
+      {"no worker running", pool(0, 0, 0, 0, 10), false, true},
+      // max_workers 0 -> WlmShutdownException (503), nothing to add
+      {"max_workers 0", pool(0, 0, 0, 0, 10, 1, 0), false, false},
+      // one worker still starting (running, neither busy nor started): not all died -> admitted
+      {"only a starting worker", pool(1, 0, 0, 0, 10), true, false},
       // queue after offer = 3 > 2 x batch_size 1 -> add
       {"queue 3 > 2", pool(1, 1, 0, 2, 1000), true, true},
       // queue after offer = 2, not > 2 -> no add
@@ -213,8 +217,6 @@ TEST_CASE("target tracking: alarms, proportional capacity, cooldowns") {
   m = {150, 150, 250};
   o.invocations_per_instance = m;
   CHECK(p->evaluate(o).desired == 5);  // ceil(2 x 250 / 100) = 5
-  o.last_scale_out = o.now - 100 * kS;
-  CHECK(p->evaluate(o).desired == 2);  // within the 300 s scale-out cooldown
   o.last_scale_out = -kNever;
   m = std::vector<double>(15, 50);  // 15 minutes below 0.9 x 100
   o.invocations_per_instance = m;
@@ -229,6 +231,81 @@ TEST_CASE("target tracking: alarms, proportional capacity, cooldowns") {
   CHECK(p->evaluate(o).desired == 1);  // clamped to min_instances
   o.last_scale_in = o.now - 10 * kS;
   CHECK(p->evaluate(o).desired == 4);  // scale-in cooldown
+}
+
+// Application Auto Scaling User Guide, "Target tracking scaling policies", "Define cooldown
+// periods" (and TargetTrackingScalingPolicyConfiguration.ScaleOutCooldown / ScaleInCooldown):
+//  - scale-out: "the capacity added by the initiating scale-out activity is calculated as part
+//    of the desired capacity for the next scale-out activity"; the policy "won't increase the
+//    desired capacity again unless either a larger scale out is triggered or the cooldown
+//    period ends";
+//  - scale-in: "if another alarm triggers a scale-out activity during the scale-in cooldown
+//    period, Application Auto Scaling scales out the target immediately. In this case, the
+//    scale-in cooldown period stops and doesn't complete."
+TEST_CASE("target tracking cooldowns: a larger scale-out goes ahead; a scale-out ends the scale-in cooldown") {
+  TargetTrackingParams tp;
+  tp.target = 100;  // cooldowns 300 s, 3 / 15 datapoints, scale-in below 90
+  auto p = make_target_tracking(tp);
+  ScalingObservation o;
+  o.now = 3600 * kS;
+  o.min_instances = 1;
+  o.max_instances = 10;
+  std::vector<double> m;
+
+  SUBCASE("scale-out cooldown: the capacity added counts, a larger scale-out is not blocked") {
+    // 100 s ago a scale-out took the desired count from 2 to 5; the 3 new instances are not in
+    // service yet, so the metric is still measured on 2.
+    o.last_scale_out = o.now - 100 * kS;
+    o.instances_in_service = 2;
+    o.instances_desired = 5;
+    m = {250, 250, 250};  // capacity ceil(2 x 250 / 100) = 5: not above the desired 5
+    o.invocations_per_instance = m;
+    ScalingDecision d = p->evaluate(o);
+    CHECK(d.desired == 5);
+    CHECK(d.reason == "scale-out cooldown");
+    m = {250, 250, 300};  // ceil(2 x 300 / 100) = 6 > 5: a larger scale-out, within the cooldown
+    o.invocations_per_instance = m;
+    d = p->evaluate(o);
+    CHECK(d.desired == 6);
+    CHECK(d.reason == "high alarm: InvocationsPerInstance above target");
+    m = {250, 250, 460};  // ceil(2 x 460 / 100) = 10 = max_instances
+    o.invocations_per_instance = m;
+    CHECK(p->evaluate(o).desired == 10);
+    m = {250, 250, 1000};  // ceil(2 x 1000 / 100) = 20, clamped to max_instances 10
+    o.invocations_per_instance = m;
+    CHECK(p->evaluate(o).desired == 10);
+  }
+  SUBCASE("the scale-out cooldown ends after 300 s") {
+    o.instances_in_service = 5;
+    o.instances_desired = 5;
+    m = {150, 150, 150};  // ceil(5 x 150 / 100) = 8 (7.5 rounded up)
+    o.invocations_per_instance = m;
+    o.last_scale_out = o.now - 300 * kS;  // now - then = 300 s, not < 300 s: over
+    CHECK(p->evaluate(o).desired == 8);
+  }
+  SUBCASE("scale-in cooldown: after a scale-in only; a later scale-out ends it") {
+    o.instances_in_service = 4;
+    o.instances_desired = 4;
+    m = std::vector<double>(15, 40);  // 15 datapoints below 90: ceil(4 x 40 / 100) = 2 (1.6 up)
+    o.invocations_per_instance = m;
+    // A scale-out 100 s ago and no scale-in: no scale-in cooldown runs (the old rule waited
+    // 300 s after any activity).
+    o.last_scale_out = o.now - 100 * kS;
+    CHECK(p->evaluate(o).desired == 2);
+    // A scale-in 200 s ago, nothing since: within the 300 s scale-in cooldown.
+    o.last_scale_out = o.now - 1000 * kS;
+    o.last_scale_in = o.now - 200 * kS;
+    ScalingDecision d = p->evaluate(o);
+    CHECK(d.desired == 4);
+    CHECK(d.reason == "scale-in cooldown");
+    // A scale-out 50 s ago, after that scale-in, ended the cooldown: scale-in may proceed.
+    o.last_scale_out = o.now - 50 * kS;
+    CHECK(p->evaluate(o).desired == 2);
+    // The scale-in cooldown is over at 300 s after the scale-in.
+    o.last_scale_out = o.now - 1000 * kS;
+    o.last_scale_in = o.now - 300 * kS;
+    CHECK(p->evaluate(o).desired == 2);
+  }
 }
 
 TEST_CASE("remedy option: idle counted from the end of the last batch") {
@@ -258,12 +335,17 @@ TEST_CASE("the serving registries build the built-ins by name, with the paramete
   o.max_instances = 10;
   std::vector<double> m = {150, 150, 250};
   o.invocations_per_instance = m;
-  o.last_scale_out = o.now - 299 * kS;
-  CHECK(p->evaluate(o).desired == 2);  // within 300 s
-  o.last_scale_out = o.now - 300 * kS;
   CHECK(p->evaluate(o).desired == 5);  // ceil(2 x 250 / 100)
+  // The scale-out that took the desired count to 5 was 299 s ago: the high alarm adds nothing
+  // (5 is not above 5) and the cooldown is why, until 300 s.
+  o.instances_desired = 5;
+  o.last_scale_out = o.now - 299 * kS;
+  CHECK(p->evaluate(o).desired == 5);
+  CHECK(p->evaluate(o).reason == "scale-out cooldown");  // within 300 s
+  o.last_scale_out = o.now - 300 * kS;
+  CHECK(p->evaluate(o).reason.empty());
   a.set("scale_out_cooldown", "10m");
-  CHECK(instance_scaling_registry().make("target-tracking", a)->evaluate(o).desired == 2);  // 300 s < 600 s
+  CHECK(instance_scaling_registry().make("target-tracking", a)->evaluate(o).reason == "scale-out cooldown");  // 300 s < 600 s
   // Required, and refused values name the argument.
   CHECK_THROWS_WITH_AS(instance_scaling_registry().make("target-tracking", {}), doctest::Contains("argument 'target_value': required"),
                        std::invalid_argument);

@@ -30,9 +30,10 @@ class DjlWlm(AutoscalingPolicy):
     """DJL Serving 0.23.0's WorkLoadManager, in Python.
 
     on_arrival: a request is rejected (503) when the job queue has one slot left and no worker
-    is free (all busy), when the queue is full, or when every worker is gone; a rejection still
-    tries to add a worker. An admitted request adds one worker when none runs, or when fewer
-    than max_workers run and the queue, with the request, holds more than 2 x batch_size.
+    is free (all busy), when the queue is full, when no worker runs (one is then started), or
+    when max_workers is 0; a rejection still tries to add a worker. An admitted request adds
+    one worker when fewer than max_workers run and the queue, with the request, holds more
+    than 2 x batch_size.
 
     on_worker_free: permanent workers never retire; a temporary worker retires when more than
     max_idle_time has passed since it last *took* a batch (DJL's rule), or — with
@@ -47,14 +48,14 @@ class DjlWlm(AutoscalingPolicy):
     def on_arrival(self, pool) -> AdmitDecision:
         remaining = pool.queue_capacity - pool.queue_size
         can_grow = pool.workers_running < pool.max_workers
+        if pool.max_workers == 0:
+            return AdmitDecision(False, False, "all model workers have been shut down")
         if remaining == 1 and pool.workers_started == 0:
             return AdmitDecision(False, can_grow, "job queue has one slot left and every worker is busy")
-        if pool.workers_running == 0 and pool.max_workers == 0:
-            return AdmitDecision(False, False, "all model workers have been shut down")
+        if pool.workers_running == 0:
+            return AdmitDecision(False, can_grow, "no worker is running (isAllWorkerDied): one is starting")
         if remaining <= 0:
             return AdmitDecision(False, can_grow, "job queue is full")
-        if pool.workers_running == 0 and pool.max_workers > 0:
-            return AdmitDecision(True, True, "no worker is running")
         if can_grow and pool.queue_size + 1 > 2 * pool.batch_size:
             return AdmitDecision(True, True, "job queue longer than 2 x batch_size")
         return AdmitDecision(True, False, "")
@@ -164,11 +165,14 @@ class TargetTracking(InstanceScalingPolicy):
     """Application Auto Scaling target tracking on InvocationsPerInstance, in Python.
 
     Scale out to ceil(in service x last datapoint / target) (clamped to min..max) when the last
-    ``scale_out_datapoints`` datapoints are all above the target, unless a scale-out happened
-    less than ``scale_out_cooldown`` ns ago; scale in the same way when the last
-    ``scale_in_datapoints`` are all below ``scale_in_ratio`` x target, unless any scaling
-    happened less than ``scale_in_cooldown`` ago. The arguments are the built-in's (cooldowns
-    as Go durations, "300s"); each left out takes the built-in's default.
+    ``scale_out_datapoints`` datapoints are all above the target and that capacity is above the
+    desired count — within ``scale_out_cooldown`` of the last scale-out too (the capacity it
+    added counts as part of the desired count; a larger scale-out goes ahead); scale in the
+    same way when the last ``scale_in_datapoints`` are all below ``scale_in_ratio`` x target,
+    unless a scale-in happened less than ``scale_in_cooldown`` ago with no scale-out since (a
+    scale-out ends the scale-in cooldown). Application Auto Scaling User Guide, "Target
+    tracking scaling policies", "Define cooldown periods". The arguments are the built-in's
+    (cooldowns as Go durations, "300s"); each left out takes the built-in's default.
     """
 
     name = "target-tracking"
@@ -207,16 +211,17 @@ class TargetTracking(InstanceScalingPolicy):
             return min(max(math.ceil(base * m[-1] / self.target), obs.min_instances), obs.max_instances)
 
         if tail_all(self.scale_out_datapoints, lambda v: v > self.target):
-            if within(obs.last_scale_out, self.scale_out_cooldown):
-                return ScalingDecision(current, "scale-out cooldown")
             want = proportional()
             if want > current:
                 return ScalingDecision(want, "high alarm: InvocationsPerInstance above target")
+            if within(obs.last_scale_out, self.scale_out_cooldown):
+                return ScalingDecision(current, "scale-out cooldown")
             return ScalingDecision(current)
         if not self.disable_scale_in and tail_all(self.scale_in_datapoints,
                                                   lambda v: v < self.scale_in_ratio * self.target):
-            last = max(t for t in (obs.last_scale_out, obs.last_scale_in, -2**63) if t is not None)
-            if within(last if last != -2**63 else None, self.scale_in_cooldown):
+            ended = obs.last_scale_out is not None and (obs.last_scale_in is None
+                                                        or obs.last_scale_out >= obs.last_scale_in)
+            if not ended and within(obs.last_scale_in, self.scale_in_cooldown):
                 return ScalingDecision(current, "scale-in cooldown")
             want = proportional()
             if want < current:

@@ -34,10 +34,11 @@ def test_the_registries_list_the_builtins_with_their_arguments():
 def test_one_set_of_defaults():
     # DJL Serving 0.23.0's job_queue_size default (WlmConfigManager.java) in C++ and in Python.
     assert P.PoolObservation().queue_capacity == 1000
-    # The built-in DJL policy admits a request into an empty default pool and adds a worker
-    # (none runs): the same answer C++ gives for PoolObservation{} (tests/serving).
+    # The built-in DJL policy refuses a request to an empty default pool (503: no worker runs,
+    # WorkerPool.isAllWorkerDied) and adds a worker: the same answer C++ gives for
+    # PoolObservation{} (tests/serving).
     d = P.DjlWlmPolicy().on_arrival(P.PoolObservation())
-    assert d.admit and d.add_worker
+    assert not d.admit and d.add_worker
 
 
 def view(i, present=True, mo=0, mw=1, out=0, free=0):
@@ -68,8 +69,12 @@ def test_target_tracking_by_name_offline():
                                max_instances=10, invocations_per_instance=[50, 150, 160, 250])
     # three datapoints above 100: ceil(2 x 250 / 100) = 5
     assert tt.evaluate(obs).desired == 5
-    obs.last_scale_out = 570 * S  # 30 s ago: within the 60 s cooldown
-    assert tt.evaluate(obs).desired == 2 and tt.evaluate(obs).reason == "scale-out cooldown"
+    obs.last_scale_out = 570 * S  # 30 s ago, 2 -> 5: within the 60 s cooldown, 5 is not larger
+    obs.instances_desired = 5
+    assert tt.evaluate(obs).desired == 5 and tt.evaluate(obs).reason == "scale-out cooldown"
+    obs.invocations_per_instance = [50, 150, 160, 300]  # ceil(2 x 300 / 100) = 6 > 5: goes ahead
+    assert tt.evaluate(obs).desired == 6
+    obs.instances_desired = 2
     obs.max_instances = 4
     obs.last_scale_out = None
     assert tt.evaluate(obs).desired == 4  # clamped

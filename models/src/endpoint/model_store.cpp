@@ -42,6 +42,7 @@ void ModelStore::request(Instance& in, std::uint32_t r) {
       break;
     case ModelState::Downloading:
     case ModelState::Loading:
+      q.place = RequestPlace::WaitingForModel;
       mi.pending.push_back(r);
       break;
     case ModelState::Absent:
@@ -49,6 +50,11 @@ void ModelStore::request(Instance& in, std::uint32_t r) {
       start_load(in, q.model, r);
       break;
   }
+}
+
+void ModelStore::forget_waiting(Instance& in, std::uint32_t r) {
+  auto& pending = in.models[s_.reqs[r].model].pending;
+  pending.erase(std::find(pending.begin(), pending.end(), r));
 }
 
 void ModelStore::pool_changed(std::uint32_t pid) {
@@ -142,6 +148,7 @@ void ModelStore::fail_pending(Instance& in, std::uint32_t m, std::string_view wh
 
 void ModelStore::start_load(Instance& in, std::uint32_t m, std::uint32_t r) {
   ModelOnInstance& mi = in.models[m];
+  s_.reqs[r].place = RequestPlace::WaitingForModel;
   mi.pending.push_back(r);
   const ModelSpec& spec = s_.sc.models[m];
   if (s_.model_memory_for_load(m) > in.mem_cap) {
@@ -210,7 +217,11 @@ void ModelStore::on_load_done(std::uint32_t iid, std::uint32_t m) {
   set_state(in, m, ModelState::Loaded);
   ++in.models_loaded;
   ++s_.st.loads;
-  in.mem_cache->on_insert(m, mi.reserved, s_.sim.now().ns());
+  // The load reserved one worker's copy at least; the pool holds one per permanent worker
+  // (none with DJL minWorkers 0, until a request starts one).
+  const std::uint64_t held = s_.sc.models[m].resident_bytes * static_cast<std::uint64_t>(s_.min_workers());
+  in.mem_used -= mi.reserved - held;
+  in.mem_cache->on_insert(m, held, s_.sim.now().ns());
   mi.reserved = 0;
   const std::int64_t d = s_.sim.now().ns() - mi.phase_start.ns();
   if (s_.metrics) s_.metrics->load_done(s_.sim.now(), Duration::ns(d));

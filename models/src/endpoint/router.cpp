@@ -40,6 +40,7 @@ std::uint32_t Router::new_request() {
   else { r = static_cast<std::uint32_t>(s_.reqs.size()); s_.reqs.emplace_back(); }
   s_.reqs[r] = Request{};
   s_.reqs[r].id = next_request_id_++;
+  s_.reqs[r].caller_waiting = true;
   return r;
 }
 
@@ -60,6 +61,9 @@ void Router::reach(std::uint32_t r) {
   Request& q = s_.reqs[r];
   q.reach = s_.sim.now();
   q.container = s_.sim.now();
+  // The invocation timeout runs from here (the container's 60 s).
+  deadlines_.push_back(Deadline{s_.sim.now() + s_.sc.endpoint.invocation_timeout, q.id, r});
+  if (!timeout_pending_) schedule_timeout();
   hviews_.clear();
   for (const Holder& h : s_.holders[q.model]) {
     const Instance& in = s_.instances[h.instance];
@@ -107,11 +111,26 @@ void Router::reach(std::uint32_t r) {
 
 void Router::answer(std::uint32_t r, int status, std::uint16_t batch) {
   Request& q = s_.reqs[r];
+  const bool caller_waiting = q.caller_waiting;
+  if (caller_waiting) record_answer(r, status, batch);
+  else --s_.st.abandoned_in_container;  // its caller got 424 at its deadline: nothing to tell
+  const std::int32_t user = q.user;
+  const std::int32_t instance = q.instance;
+  if (instance >= 0) --s_.instances[static_cast<std::uint32_t>(instance)].outstanding;
+  s_.free_reqs.push_back(r);
+  if (caller_waiting && user >= 0) traffic_->answered(static_cast<std::uint32_t>(user));
+  if (instance >= 0) fleet_.maybe_terminate(s_.instances[static_cast<std::uint32_t>(instance)]);
+}
+
+void Router::record_answer(std::uint32_t r, int status, std::uint16_t batch) {
+  Request& q = s_.reqs[r];
+  q.caller_waiting = false;
   --s_.st.in_flight;
   if (status == 200) ++s_.st.served;
   else if (status == 503) ++s_.st.rejected_503;
   else if (status == 507) ++s_.st.rejected_507;
-  if (q.instance >= 0) --s_.instances[static_cast<std::uint32_t>(q.instance)].outstanding;
+  else if (status == 424) ++s_.st.timed_out_424;
+  else if (status == 429) ++s_.st.not_ready_429;
   RequestDone d;
   d.id = q.id;
   d.model = q.model;
@@ -127,11 +146,50 @@ void Router::answer(std::uint32_t r, int status, std::uint16_t batch) {
   d.cache_hit = q.hit;
   if (s_.metrics) s_.metrics->request(d);
   if (s_.rec) s_.rec->request(d);
-  const std::int32_t user = q.user;
-  const std::int32_t instance = q.instance;
-  s_.free_reqs.push_back(r);
-  if (user >= 0) traffic_->answered(static_cast<std::uint32_t>(user));
-  if (instance >= 0) fleet_.maybe_terminate(s_.instances[static_cast<std::uint32_t>(instance)]);
+}
+
+/// Drops the deadlines of requests already answered from the front, then waits for the first
+/// one still waiting (if any).
+void Router::schedule_timeout() {
+  while (!deadlines_.empty()) {
+    const Deadline& d = deadlines_.front();
+    const Request& q = s_.reqs[d.slot];
+    if (q.id == d.id && q.caller_waiting) break;
+    deadlines_.pop_front();
+  }
+  timeout_pending_ = !deadlines_.empty();
+  if (timeout_pending_) s_.sim.schedule(deadlines_.front().at, &timeout_event_, 0);
+}
+
+void Router::on_timeout() {
+  const Time now = s_.sim.now();
+  while (!deadlines_.empty() && deadlines_.front().at <= now) {
+    const Deadline d = deadlines_.front();
+    deadlines_.pop_front();
+    Request& q = s_.reqs[d.slot];
+    if (q.id != d.id || !q.caller_waiting) continue;  // answered before its deadline
+    switch (q.place) {
+      case RequestPlace::WaitingForModel:
+        // ModelNotReadyException: the model "continues to download and load into the
+        // inference container" (Developer Guide, "Invoke a Multi-Model Endpoint").
+        store_.forget_waiting(s_.instances[static_cast<std::uint32_t>(q.instance)], d.slot);
+        q.loading_wait = now.ns() - q.container.ns();
+        answer(d.slot, 429, 0);
+        break;
+      case RequestPlace::Container: {
+        // ModelError: the container keeps the job (queued or running) until it finishes, and
+        // answers it then to nobody (answer() frees the slot).
+        const std::int32_t user = q.user;
+        record_answer(d.slot, 424, 0);
+        ++s_.st.abandoned_in_container;
+        if (user >= 0) traffic_->answered(static_cast<std::uint32_t>(user));
+        break;
+      }
+      case RequestPlace::Front:
+        break;  // not reached: a request gets its deadline when it reaches its instance
+    }
+  }
+  schedule_timeout();
 }
 
 }  // namespace mltwin::models::inference

@@ -20,11 +20,14 @@ std::uint32_t WorkerPools::open_pool(std::uint32_t iid, std::uint32_t m, const S
 }
 
 void WorkerPools::start_permanent_workers(std::uint32_t pid) {
-  for (int i = 0; i < std::max(s_.min_workers(), 1); ++i) {
+  // WorkerPool.initWorkers -> doScaleWorker adds minWorkers permanent threads (WorkerPool.java,
+  // DJL 0.23.0, lines 233-257): none with minWorkers 0.
+  for (int i = 0; i < s_.min_workers(); ++i) {
     const std::uint32_t w = new_worker(pid, false);
     s_.workers[w].state = WorkerState::Starting;
     ++s_.pools[pid].starting;
   }
+  if (s_.pools[pid].workers.empty()) return;
   emit_worker(s_.pools[pid], WorkerEvent::Kind::Ready, false, "model loaded: its min_workers permanent workers are ready");
   for (std::uint32_t w : std::vector<std::uint32_t>(s_.pools[pid].workers)) {
     --s_.pools[pid].starting;
@@ -101,6 +104,12 @@ void WorkerPools::retire_worker(std::uint32_t w, WorkerEvent::Kind kind, std::st
   in.mem_used -= res;
   in.mem_cache->on_resize(p.model, p.workers.size() * res);
   if (kind == WorkerEvent::Kind::Retired) ++s_.st.workers_retired;
+  // DJL 0.23.0: the last worker retires whatever its queue holds, and nothing else polls that
+  // queue (see DjlWlmPolicy): the jobs are stranded until a request starts a worker.
+  if (kind == WorkerEvent::Kind::Retired && p.workers.empty() && !p.queue.empty()) {
+    s_.st.stranded_jobs += p.queue.size();
+    why = "idle longer than max_idle_time; the pool's last worker: its queued jobs are stranded";
+  }
   if (kind != WorkerEvent::Kind::Stopped) emit_worker(p, kind, k.temporary, why);  // a pool's stop is one event
   s_.free_workers.push_back(w);
 }
@@ -220,6 +229,7 @@ void WorkerPools::enter_pool(std::uint32_t pid, std::uint32_t r) {
   Pool& p = s_.pools[pid];
   const Instance& in = s_.instances[p.instance];
   s_.reqs[r].container = s_.sim.now();
+  s_.reqs[r].place = RequestPlace::Container;
   ps::PoolObservation o;
   o.now = s_.sim.now().ns();
   o.min_workers = s_.min_workers();

@@ -5,22 +5,30 @@
 namespace mltwin::policy::serving {
 
 AdmitDecision DjlWlmPolicy::on_arrival(const PoolObservation& pool) {
-  // WorkLoadManager.runJob (wlm/src/main/java/ai/djl/serving/wlm/WorkLoadManager.java, v0.23.0):
+  // WorkLoadManager.runJob (wlm/src/main/java/ai/djl/serving/wlm/WorkLoadManager.java, v0.23.0,
+  // lines 99-121):
+  //   if (maxWorkers == 0) -> WlmShutdownException                              (lines 101-105)
   //   if ((queue.remainingCapacity() == 1 && pool.isAllWorkerBusy())
   //       || pool.isAllWorkerDied() || !queue.offer(job)) -> WlmCapacityException + scaleUp
-  // scaleUp adds one worker only while getNumRunningWorkers < maxWorkers.
+  //                                                                             (lines 107-115)
+  // Both exceptions are WlmExceptions, answered 503 (serving/.../http/InferenceRequestHandler
+  // .onException, lines 431-435). scaleUp adds one worker only while getNumRunningWorkers <
+  // maxWorkers (lines 125-134).
   const int remaining = pool.queue_capacity - pool.queue_size;
   const bool can_grow = pool.workers_running < pool.max_workers;
+  if (pool.max_workers == 0) return {false, false, "all model workers have been shut down"};
   if (remaining == 1 && pool.all_workers_busy())
     return {false, can_grow, "job queue has one slot left and every worker is busy"};
-  if (pool.workers_running == 0 && pool.max_workers == 0)
-    return {false, false, "all model workers have been shut down"};
+  // WorkerPool.isAllWorkerDied (WorkerPool.java, lines 132-141): no worker isRunning(). A
+  // worker is running from its construction (WorkerThread.running = true, WorkerThread.java
+  // line 42) until it stops, so with none the request is refused while one worker starts
+  // (minWorkers 0, or the last temporary worker retired).
+  if (pool.workers_running == 0) return {false, can_grow, "no worker is running (isAllWorkerDied): one is starting"};
   if (remaining <= 0) return {false, can_grow, "job queue is full"};
   // Admitted: the queue now holds queue_size + 1 jobs.
   //   if (currentWorkers == 0 || currentWorkers < maxWorkers && queue.size() > batchSize * 2)
-  //       scaleUp(...)
-  if (pool.workers_running == 0 && pool.max_workers > 0)
-    return {true, true, "no worker is running"};
+  //       scaleUp(...)                                                          (lines 117-121)
+  // (currentWorkers == 0 cannot hold here: isAllWorkerDied refused the request.)
   if (can_grow && pool.queue_size + 1 > 2 * pool.batch_size)
     return {true, true, "job queue longer than 2 x batch_size"};
   return {true, false, {}};

@@ -86,7 +86,10 @@ Registry<RoutingPolicy>::Entry cache_aware() {
 Registry<InstanceScalingPolicy>::Entry target_tracking() {
   const TargetTrackingParams d;
   const std::string cooldown = std::string(kTtSource) + " ('Define cooldown periods': 300 s for SageMaker variants)";
-  const std::string alarms = std::string(kTtSource) + " (the CloudWatch alarms target tracking creates)";
+  // AWS documents that target tracking creates and manages the alarms, not their datapoint
+  // rules: these are what a SageMaker variant's alarms are observed to use.
+  const std::string alarms = "observed, not documented: the CloudWatch alarms target tracking creates for a SageMaker variant "
+                             "(3 of 3 one-minute datapoints above the target; 15 of 15 below 90 % of it)";
   return {[](const Arguments& a) {
             const std::string metric = a.get_string("metric", kMetric);
             if (metric != kMetric) refuse("metric", "mltwin tracks " + std::string(kMetric) + " only, got '" + metric + "'");

@@ -80,15 +80,27 @@ class TargetTracking final : public InstanceScalingPolicy {
       return n;
     };
     if (tail_all(p_.scale_out_datapoints, [&](double v) { return v > p_.target; })) {
-      if (within(o.now, o.last_scale_out, p_.scale_out_cooldown)) return {current, "scale-out cooldown"};
+      // "The scaling policy won't increase the desired capacity again unless either a larger
+      // scale out is triggered or the cooldown period ends. While the cooldown period is in
+      // effect, the capacity added by the initiating scale-out activity is calculated as part
+      // of the desired capacity for the next scale-out activity." (Application Auto Scaling
+      // User Guide, "Target tracking scaling policies", "Define cooldown periods"): compared
+      // with the desired count, which includes the capacity added, a larger scale-out goes
+      // ahead during the cooldown.
       const int want = clamp(proportional());
       if (want > current) return {want, "high alarm: InvocationsPerInstance above target"};
+      if (within(o.now, o.last_scale_out, p_.scale_out_cooldown)) return {current, "scale-out cooldown"};
       return {current, {}};
     }
     if (!p_.disable_scale_in &&
         tail_all(p_.scale_in_datapoints, [&](double v) { return v < p_.scale_in_ratio * p_.target; })) {
-      const Nanos last_activity = o.last_scale_out > o.last_scale_in ? o.last_scale_out : o.last_scale_in;
-      if (within(o.now, last_activity, p_.scale_in_cooldown)) return {current, "scale-in cooldown"};
+      // The scale-in cooldown runs after a scale-in activity; "if another alarm triggers a
+      // scale-out activity during the scale-in cooldown period, Application Auto Scaling scales
+      // out the target immediately. In this case, the scale-in cooldown period stops and
+      // doesn't complete." (same page): a scale-out after the last scale-in ends it.
+      const bool cooldown_ended_by_scale_out = o.last_scale_out != -kNever && o.last_scale_out >= o.last_scale_in;
+      if (!cooldown_ended_by_scale_out && within(o.now, o.last_scale_in, p_.scale_in_cooldown))
+        return {current, "scale-in cooldown"};
       const int want = clamp(proportional());
       if (want < current) return {want, "low alarm: InvocationsPerInstance below target"};
     }

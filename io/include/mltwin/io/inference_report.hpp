@@ -38,6 +38,7 @@ struct InferenceSummary {
   std::uint64_t peak_minute_invocations = 0;
   double cache_hit_ratio = 0;          ///< hits / requests that reached an instance
   double p99_slo_ms = 0, max_5xx_ratio = 0;
+  double invocation_timeout_s = 60;    ///< the scenario's endpoint.invocation_timeout, s
   std::uint64_t events = 0;
   double wall_s = 0;
 };

@@ -25,8 +25,12 @@
 //
 // Simplifications, stated: concurrent S3 downloads on one instance each get the full
 // s3_download_gbps (no sharing yet); unloading frees memory at once (its duration is reported
-// as ModelUnloadingTime); SageMaker's 60 s invoke timeout (ModelNotReadyException) is not
-// modelled; a model whose pool has a worker still starting is not evicted.
+// as ModelUnloadingTime); a model whose pool has a worker still starting is not evicted.
+//
+// Invocation timeout (endpoint.invocation_timeout, SageMaker's 60 s): a request not answered
+// that long after it reached its instance is answered 424 ModelError if the container holds
+// it — the container does not know, and its worker runs it to the end — or 429
+// ModelNotReadyException if its model is still downloading or loading (the load goes on).
 #pragma once
 #include <cstdint>
 #include <deque>
@@ -70,10 +74,24 @@ struct EndpointStats {
   std::uint64_t served = 0;             ///< 200
   std::uint64_t rejected_503 = 0;       ///< job queue full (or all workers died)
   std::uint64_t rejected_507 = 0;       ///< model could not be loaded (memory or disk)
+  /// 424 ModelError: the container did not answer within endpoint.invocation_timeout (60 s);
+  /// counted in CloudWatch's InvocationModelErrors. The container keeps working on it.
+  std::uint64_t timed_out_424 = 0;
+  /// 429 ModelNotReadyException: the model was still downloading or loading on the chosen
+  /// instance when the invocation timeout passed (the load goes on).
+  std::uint64_t not_ready_429 = 0;
   std::uint64_t in_flight = 0;          ///< not answered (yet / at the end of the run)
+  /// Requests whose caller got 424 that a container still holds (queued or in a batch): their
+  /// worker is busy with them until they finish. Not in flight (the caller has its answer).
+  std::uint64_t abandoned_in_container = 0;
+  /// Jobs left in a job queue when the pool's last worker retired (DJL Serving 0.23.0 with
+  /// minWorkers 0): nothing polls that queue until the next request starts a worker, so the
+  /// jobs wait (and time out). Remedy: minWorkers >= 1.
+  std::uint64_t stranded_jobs = 0;
   /// Set by finish(): requests not answered when the run ended (in_flight then: queued, in a
   /// batch, waiting for a model load, or between the front end and the container), reported
-  /// with status 0. requests = served + rejected_503 + rejected_507 + unserved_at_end after it.
+  /// with status 0. requests = served + rejected_503 + rejected_507 + timed_out_424 +
+  /// not_ready_429 + unserved_at_end after it.
   std::uint64_t unserved_at_end = 0;
   std::uint64_t cache_hits = 0;         ///< model loaded on the chosen instance at arrival
   std::uint64_t downloads = 0, loads = 0, unloads = 0, load_failures = 0, artifacts_deleted = 0;

@@ -73,6 +73,14 @@ struct EndpointSpec {
   LatencySpec load_fixed;              ///< fixed cost per model load (process, imports)
   LatencySpec unload;                  ///< unloading a model
   LatencySpec overhead;                ///< SageMaker OverheadLatency per request
+  /// How long SageMaker waits for the container's answer to an InvokeEndpoint call, from when
+  /// the request reaches the instance. 60 s: "A customer's model containers must respond to
+  /// requests within 60 seconds" (SageMaker Runtime API Reference, InvokeEndpoint; the
+  /// Developer Guide, "Invoke a Multi-Model Endpoint": "SageMaker AI returns a response for a
+  /// call to invoke_endpoint within 60 seconds"). Past it the caller gets ModelError (HTTP 424)
+  /// if the container holds the request, ModelNotReadyException (HTTP 429) if the model is
+  /// still downloading or loading (which goes on). Scenario key endpoint.invocation_timeout_s.
+  Duration invocation_timeout = Duration::s(60);
   std::string source;
 };
 

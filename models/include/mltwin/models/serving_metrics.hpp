@@ -104,8 +104,10 @@ struct ModelCounters {
 struct RunTotals {
   std::uint64_t invocations = 0;   ///< answered requests (status ≠ 0)
   std::uint64_t served = 0;        ///< status 2xx
-  std::uint64_t status_4xx = 0, status_5xx = 0;
+  std::uint64_t status_4xx = 0, status_5xx = 0;   ///< 4xx: the model's own (not 424, 429)
   std::uint64_t status_503 = 0, status_507 = 0;
+  std::uint64_t status_424 = 0;    ///< ModelError: the invocation timed out (InvocationModelErrors)
+  std::uint64_t status_429 = 0;    ///< ModelNotReadyException: the model was still loading
   std::uint64_t in_flight_at_end = 0;  ///< reported with status 0: unserved at the end of the run
   std::uint64_t cache_hits = 0;
   std::uint64_t downloads = 0, loads = 0, unloads = 0;

@@ -22,7 +22,10 @@ struct RequestDone {
   std::int32_t instance = -1;      ///< -1: rejected before reaching an instance
   Time arrival;                    ///< reached the endpoint
   Time done;                       ///< answered (== arrival + overhead + waits + model latency)
-  int status = 200;                ///< 200, 503 (queue full), 507 (no memory for the model), 0 (in flight at end)
+  /// 200; 503 (queue full, no worker, no instance); 507 (no memory for the model); 424
+  /// (ModelError: no answer within the invocation timeout, the container still holds it); 429
+  /// (ModelNotReadyException: its model still loading at the timeout); 0 (in flight at end).
+  int status = 200;
   std::int64_t overhead_ns = 0;        ///< OverheadLatency: SageMaker's own share
   std::int64_t loading_wait_ns = 0;    ///< ModelLoadingWaitTime: waiting for download + load
   std::int64_t model_latency_ns = 0;   ///< ModelLatency: entered the container's job queue → answered
@@ -74,7 +77,10 @@ struct MinuteMetrics {
   Time start;
   std::uint64_t invocations = 0;            ///< Invocations (answered, any status, by `done` time: see serving_metrics.hpp)
   double invocations_per_instance = 0;      ///< InvocationsPerInstance
-  std::uint64_t invocation_4xx = 0, invocation_5xx = 0;
+  std::uint64_t invocation_4xx = 0, invocation_5xx = 0;  ///< the model's own 4xx (none here) / 5xx
+  /// InvocationModelErrors: invocations answered 424 ModelError because the container did not
+  /// answer within the invocation timeout (60 s).
+  std::uint64_t invocation_model_errors = 0;
   double model_latency_avg_us = 0, model_latency_p50_us = 0, model_latency_p90_us = 0, model_latency_p99_us = 0;
   double overhead_latency_avg_us = 0, overhead_latency_p50_us = 0, overhead_latency_p90_us = 0, overhead_latency_p99_us = 0;
   double model_cache_hit = 0;               ///< ModelCacheHit: average of 0/1 over invocations

@@ -97,12 +97,15 @@ class MLTWIN_POLICY_EXPORT AutoscalingPolicy {
 };
 
 /// DJL Serving 0.23.0's WorkLoadManager (wlm/src/main/java/ai/djl/serving/wlm/):
-///  * reject (503) when the queue has one slot left and every worker is busy, when every worker
-///    died, or when the queue is full (WorkLoadManager.runJob); a rejection also tries to add a
-///    worker (runJob calls scaleUp before returning the error);
-///  * after an admitted request, add one worker when none runs, or when fewer than max_workers
-///    run and the queue (now including the request) holds more than 2 × batch_size
-///    (WorkLoadManager.runJob / scaleUp);
+///  * reject (503) when max_workers is 0 (WlmShutdownException), when the queue has one slot
+///    left and every worker is busy, when no worker is running (WorkerPool.isAllWorkerDied),
+///    or when the queue is full (WorkLoadManager.runJob, lines 99-115); a rejection also tries
+///    to add a worker (runJob calls scaleUp before returning the error) — so with no worker
+///    running (minWorkers 0, or the last temporary worker gone) a request gets 503 while one
+///    worker starts, and only later requests are queued;
+///  * after an admitted request, add one worker when fewer than max_workers run and the queue
+///    (now including the request) holds more than 2 × batch_size (WorkLoadManager.runJob /
+///    scaleUp, lines 117-134);
 ///  * a temporary worker polls the queue for at most max_idle_time after each batch and retires
 ///    at the first check where now − idle_since > max_idle_time, idle_since being when it last
 ///    took a batch or was created (TemporaryBatchAggregator.pollBatch / isFinished, checked at
@@ -136,6 +139,14 @@ class MLTWIN_POLICY_EXPORT AutoscalingPolicy {
 ///    SERVING_MAX_WORKERS environment variables (ModelInfo.initialize); on GPU every engine
 ///    gets 1 worker from v0.29.0 (0.23.0: 1 for Python and MXNet, else 2).
 ///
+/// Misbehaviour reproduced, without a policy remedy: a temporary worker retires at the top of
+/// its loop whatever the queue holds (WorkerThread.run, line 92; TemporaryBatchAggregator.
+/// isFinished), and nothing else polls the job queue (WorkerPool has no other consumer), so
+/// when the pool's *last* worker retires with jobs queued (minWorkers 0) those jobs wait until
+/// a new request — refused 503 by isAllWorkerDied — starts a worker; their callers meanwhile
+/// get SageMaker's 424 at 60 s (EndpointSpec::invocation_timeout). The endpoint counts them
+/// (EndpointStats::stranded_jobs) and the run summary names the remedy, minWorkers >= 1.
+///
 /// Misbehaviour reproduced, and its remedy: because idle time is counted from when a worker
 /// *took* its last batch, a model whose requests run longer than max_idle_time loses every
 /// temporary worker right after its first batch, and a backlog is then drained by the
@@ -157,6 +168,12 @@ class MLTWIN_POLICY_EXPORT DjlWlmPolicy final : public AutoscalingPolicy {
 /// ml/mms/wlm/Model.java addJob: `jobsQueue.offer(job)`; ModelManager.addJob answers false when
 /// the model has no worker): a fixed number of workers, never scaled; reject only when the job
 /// queue (job_queue_size, default 100 in util/ConfigManager.java) is full.
+/// With no worker, every request gets 503 (ModelManager.addJob lines 214-216, answered by
+/// http/InferenceRequestHandler lines 174-179: "No worker is available to serve request").
+/// A worker scaled down through the management API puts the jobs of its batch back at the
+/// front of the job queue (WorkerThread.shutdown lines 380-409 -> BatchAggregator.sendError
+/// (null, ...) lines 127-140 -> Model.addFirst), so MMS strands no job; mltwin's MMS pools are
+/// fixed and stopped only when their model is unloaded idle, so that case never arises.
 class MLTWIN_POLICY_EXPORT MmsStaticPolicy final : public AutoscalingPolicy {
  public:
   std::string_view name() const override { return "mms-static"; }
@@ -292,12 +309,34 @@ class MLTWIN_POLICY_EXPORT InstanceScalingPolicy {
 };
 
 /// Application Auto Scaling target tracking (AWS Application Auto Scaling User Guide,
-/// "Target tracking scaling policies"): a high alarm when the metric exceeds the target for
-/// `scale_out_datapoints` consecutive minutes, a low alarm when it is below
-/// `scale_in_ratio` × target for `scale_in_datapoints` minutes; the new capacity is
-/// ceil(current × metric / target), clamped to [min, max]; scale-out waits out
-/// scale_out_cooldown after the last scale-out, scale-in waits out scale_in_cooldown after
-/// any scaling activity. Every figure is a scenario parameter with its source.
+/// "Target tracking scaling policies"), evaluated once per metric minute:
+///  * alarms — a high alarm when InvocationsPerInstance exceeds the target for
+///    `scale_out_datapoints` consecutive minutes, a low alarm when it is below
+///    `scale_in_ratio` × target for `scale_in_datapoints` minutes. AWS documents that target
+///    tracking creates and manages these CloudWatch alarms, not their datapoint rules: 3 of 3
+///    minutes to scale out, 15 of 15 below 90 % of the target to scale in are what the alarms
+///    of a SageMaker variant's policy are observed to use — observed, not documented — so
+///    they are parameters;
+///  * capacity — ceil(instances in service × metric / target), clamped to [min, max] (the
+///    in-service instances are the ones the metric was measured on); a high alarm raises the
+///    desired count only to a larger value, a low alarm lowers it only to a smaller one;
+///  * scale-out cooldown (`scale_out_cooldown`, 300 s for SageMaker variants) — "the capacity
+///    added by the initiating scale-out activity is calculated as part of the desired capacity
+///    for the next scale-out activity", and the policy "won't increase the desired capacity
+///    again unless either a larger scale out is triggered or the cooldown period ends" ("Define
+///    cooldown periods"): a scale-out whose capacity exceeds the current desired count goes
+///    ahead during the cooldown. Because the capacity is computed from the in-service
+///    instances and compared with the desired count (which includes the capacity added), the
+///    cooldown never blocks a larger scale-out and a smaller one never happens, in or out of
+///    it; the cooldown is named as the reason a high alarm added nothing within it. AWS does
+///    not document which capacity the proportional rule starts from after the cooldown;
+///  * scale-in cooldown (`scale_in_cooldown`, 300 s for SageMaker variants) — runs after a
+///    scale-in activity only; "if another alarm triggers a scale-out activity during the
+///    scale-in cooldown period, Application Auto Scaling scales out the target immediately. In
+///    this case, the scale-in cooldown period stops and doesn't complete" ("Define cooldown
+///    periods"; TargetTrackingScalingPolicyConfiguration.ScaleInCooldown): a scale-out after
+///    the last scale-in ends it. A scale-out alone never delays a scale-in.
+/// Every figure is a scenario parameter with its source.
 struct MLTWIN_POLICY_EXPORT TargetTrackingParams {
   /// InvocationsPerInstance per minute (TargetValue): required, no default (0 is refused).
   double target = 0;

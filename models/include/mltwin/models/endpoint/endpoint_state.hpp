@@ -133,6 +133,10 @@ struct alignas(64) Pool {
   ServiceDraw service;                         ///< the model's service time
 };
 
+/// Where a request is, for the invocation timeout: before its instance, waiting for its
+/// model's download or load, or in the container (job queue or batch).
+enum class RequestPlace : std::uint8_t { Front, WaitingForModel, Container };
+
 struct Request {
   std::uint64_t id = 0;
   std::uint32_t model = 0;
@@ -141,6 +145,10 @@ struct Request {
   Time arrival, reach, container, taken;
   std::int64_t loading_wait = 0;  ///< ns
   bool hit = false;
+  /// The caller waits for the answer; false once answered, or timed out (424) while the
+  /// container still holds the request (EndpointStats::abandoned_in_container).
+  bool caller_waiting = false;
+  RequestPlace place = RequestPlace::Front;
 };
 
 /// An instance where a model is present (routing visits only these).

@@ -40,6 +40,9 @@ class ModelStore {
   /// Request slot `r`, routed to `in`, asks for its model there: a loaded model's pool takes it
   /// (ModelCacheHit), a load in progress keeps it waiting, otherwise a load starts.
   void request(Instance& in, std::uint32_t r);
+  /// Request slot `r`, waiting for its model's download or load on `in`, leaves the waiting
+  /// list (its invocation timed out: ModelNotReadyException); the load goes on.
+  void forget_waiting(Instance& in, std::uint32_t r);
   /// A pool may have gone idle: with ModelCacheSetting Disabled its model leaves the instance.
   void pool_changed(std::uint32_t pid);
   /// Frees memory for `need` more bytes on `in` by unloading idle models (never `keep`).

@@ -5,11 +5,21 @@
 // the instances holding its model (or, for a new copy, from the whole fleet); with no instance
 // in service it is answered 503. At the chosen instance the model store takes it
 // (model_store.hpp). Every answer — 200 from a batch, 503 from admission, 507 from a failed
-// load — comes back here, is counted and recorded (ServingRecorder, MetricsAggregator), and
-// tells a closed-loop traffic source that its user may send again. It calls the store, the pools
-// and the fleet directly.
+// load, 424 / 429 from the invocation timeout — comes back here, is counted and recorded
+// (ServingRecorder, MetricsAggregator), and tells a closed-loop traffic source that its user
+// may send again. It calls the store, the pools and the fleet directly.
+//
+// The invocation timeout (EndpointSpec::invocation_timeout, SageMaker's 60 s): every request
+// that reaches an instance joins a FIFO of deadlines (one timeout for all, so deadlines come in
+// reach order) with one event pending, at the earliest deadline of a request still waiting.
+// At its deadline a request waiting for its model's download or load is answered 429
+// ModelNotReadyException and leaves the model's waiting list (the load goes on, as the MME
+// guide says); one in the container is answered 424 ModelError and stays there: the container
+// is not told (SageMaker documents no cancellation), so its worker still runs it and the pool,
+// the instance and the worker stay busy until it finishes (EndpointStats::abandoned_in_container).
 #pragma once
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <vector>
 
@@ -35,7 +45,8 @@ class Router final : public FrontEnd {
   /// True while the traffic source may still send requests.
   bool traffic_active() const { return traffic_->active(); }
   /// Answers request slot `r` now with HTTP `status` (`batch`: its batch's size, for 200) and
-  /// frees the slot.
+  /// frees the slot. For a request whose caller already got 424 (it timed out in the
+  /// container), the container's answer only frees the slot and the instance's count.
   void answer(std::uint32_t r, int status, std::uint16_t batch);
 
   // FrontEnd. Throws std::logic_error if the RoutingPolicy chooses an instance that is not in
@@ -53,6 +64,11 @@ class Router final : public FrontEnd {
   };
   std::uint32_t new_request();
   void reach(std::uint32_t r);
+  /// Counts and records request slot `r`'s answer to its caller (the slot stays).
+  void record_answer(std::uint32_t r, int status, std::uint16_t batch);
+  /// The invocation timeout's event: answers the requests whose deadline has come (424 / 429).
+  void on_timeout();
+  void schedule_timeout();
 
   EndpointState& s_;
   core::Engine& rng_overhead_;
@@ -66,7 +82,18 @@ class Router final : public FrontEnd {
   AllInstances all_;
   std::unique_ptr<TrafficSource> traffic_;
 
+  /// A request's invocation deadline; stale once the request id in its slot differs or its
+  /// caller has been answered.
+  struct Deadline {
+    Time at;
+    std::uint64_t id;
+    std::uint32_t slot;
+  };
+  std::deque<Deadline> deadlines_;  // in reach order, so in deadline order
+  bool timeout_pending_ = false;
+
   core::Event<&Router::reach, &Router::before_event> reach_event_{this};  // after the overhead
+  core::Event<&Router::on_timeout, &Router::before_event> timeout_event_{this};
 };
 
 }  // namespace mltwin::models::inference
