@@ -142,47 +142,50 @@ void TrainingLoad::read_duration_model() {
 void TrainingLoad::check_zones() const {
   const json& w = doc["workload"];
   // EFA traffic does not cross availability zones (docs/fabric.md): a multi-node job that
-  // uses EFA (requests vpc.amazonaws.com/efa, or shares the /fabric) must be kept in one zone
-  // by its nodeSelector or node affinity when the cluster spans several, whatever the duration
-  // model. The node groups its pods may use — by the labels their nodes carry (the group's
-  // own, the instance type, the EKS node group, the zone) and their taints — must all lie in
-  // one zone.
+  // uses EFA (requests vpc.amazonaws.com/efa, or shares the /fabric) and whose pods may land
+  // in several zones — by the labels their nodes carry (the group's own, the instance type, the
+  // EKS node group, the zone) and their taints — is accepted, as Kubernetes accepts it, but if
+  // the scheduler does split it, its collectives cannot connect and its pods fail at training
+  // start (PodLifecycle::training_begins). The loader warns, once, naming the first such job.
   std::set<std::string> all_zones;
   for (const auto& g : sc.node_groups) all_zones.insert(g.availability_zone);
-  if (all_zones.size() > 1)
-    for (std::size_t i = 0; i < sc.jobs.size(); ++i) {
-      const models::TrainingJobSpec& j = sc.jobs[i];
-      const bool efa = j.efa_per_pod > 0 || (sc.step_model && sc.step_model->contention &&
-                                             sc.duration_model == models::DurationModel::Derived);
-      if (j.nnodes < 2 || !efa) continue;
-      std::set<std::string> zones;
-      const policy::TaskInfo cons = models::pod_constraints(j);
-      const policy::Resource pod = policy::task_resreq(models::pod_requests(j, cores_per_device));
-      // A group counts where one of its nodes could take the pod: its labels and taints admit
-      // it and its empty node has room for the pod's requests (a CPU system group in another
-      // zone does not split a Trainium gang).
-      auto may_hold = [&](const models::NodeGroupSpec& g, models::NodeLaunch l) {
-        return policy::static_misfit(cons, models::node_labels(g, l), {}, g.taints).empty() &&
-               pod.less_equal(models::node_resources(sc, g, l).pod_room(), policy::DimensionDefault::Zero);
-      };
-      for (const auto& g : sc.node_groups)
-        if (std::any_of(g.instance_types.begin(), g.instance_types.end(), [&](const std::string& type) {
-              const std::size_t k = static_cast<std::size_t>(&type - g.instance_types.data());
-              return may_hold(g, {k, models::CapacityType::OnDemand}) || may_hold(g, {k, models::CapacityType::Spot});
-            }))
-          zones.insert(g.availability_zone.empty() ? std::string("(no zone)") : g.availability_zone);
-      if (zones.size() > 1) {
-        std::string list;
-        for (const auto& z : zones) list += (list.empty() ? "" : ", ") + z;
-        const std::string where = w.contains("jobs")      ? "/workload/jobs/" + std::to_string(j.trace_row)
-                                  : w.contains("philly") ? std::string("/workload/philly/node_selector")
-                                                         : std::string("/workload/manifests");
-        fail(path, where,
-             "job " + j.name + " (" + std::to_string(j.nnodes) + " nodes) may be placed across availability zones (" + list +
-                 ") and EFA traffic does not cross zones: give it a node_selector (nodeSelector) or a required "
-                 "node_affinity on topology.kubernetes.io/zone of one zone");
-      }
-    }
+  if (all_zones.size() < 2) return;
+  std::size_t count = 0;
+  std::string first;
+  for (std::size_t i = 0; i < sc.jobs.size(); ++i) {
+    const models::TrainingJobSpec& j = sc.jobs[i];
+    if (j.nnodes < 2 || !models::uses_efa(sc, j)) continue;
+    std::set<std::string> zones;
+    const policy::TaskInfo cons = models::pod_constraints(j);
+    const policy::Resource pod = policy::task_resreq(models::pod_requests(j, cores_per_device));
+    // A group counts where one of its nodes could take the pod: its labels and taints admit
+    // it and its empty node has room for the pod's requests (a CPU system group in another
+    // zone does not split a Trainium gang).
+    auto may_hold = [&](const models::NodeGroupSpec& g, models::NodeLaunch l) {
+      return policy::static_misfit(cons, models::node_labels(g, l), {}, g.taints).empty() &&
+             pod.less_equal(models::node_resources(sc, g, l).pod_room(), policy::DimensionDefault::Zero);
+    };
+    for (const auto& g : sc.node_groups)
+      if (std::any_of(g.instance_types.begin(), g.instance_types.end(), [&](const std::string& type) {
+            const std::size_t k = static_cast<std::size_t>(&type - g.instance_types.data());
+            return may_hold(g, {k, models::CapacityType::OnDemand}) || may_hold(g, {k, models::CapacityType::Spot});
+          }))
+        zones.insert(g.availability_zone.empty() ? std::string("(no zone)") : g.availability_zone);
+    if (zones.size() < 2) continue;
+    if (++count > 1) continue;
+    std::string list;
+    for (const auto& z : zones) list += (list.empty() ? "" : ", ") + z;
+    const std::string where = w.contains("jobs")      ? "/workload/jobs/" + std::to_string(j.trace_row)
+                              : w.contains("philly") ? std::string("/workload/philly/node_selector")
+                                                     : std::string("/workload/manifests");
+    first = path + ": " + where + ": job " + j.name + " (" + std::to_string(j.nnodes) + " nodes, EFA) may be placed across availability zones (" + list + ")";
+  }
+  if (count == 0) return;
+  out.warnings.push_back(first + (count > 1 ? " (and " + std::to_string(count - 1) + " more job(s))" : std::string()) +
+                         ": EFA traffic does not cross zones, so a job split across them fails at training start (its pods "
+                         "Failed, PodFailed). Keep it in one zone with a node_selector (nodeSelector) or a required node_affinity "
+                         "on topology.kubernetes.io/zone");
+  if (opts.strict) throw ScenarioError(out.warnings.back() + " (--strict: warnings are errors)");
 }
 
 void TrainingLoad::check_extended_resources() const {

@@ -328,6 +328,10 @@ void TrainingCluster::arrive(std::size_t idx) {
   parts_->driver.ensure_tick();
 }
 
+bool uses_efa(const TrainingScenario& sc, const TrainingJobSpec& j) {
+  return j.efa_per_pod > 0 || (sc.step_model && sc.step_model->contention && sc.duration_model == DurationModel::Derived);
+}
+
 std::string trainer_task_name(int replica) { return "trainer-" + std::to_string(replica); }
 
 void TrainingCluster::place_initial(std::size_t idx) {

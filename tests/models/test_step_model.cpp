@@ -582,19 +582,25 @@ TEST_CASE("a /fabric and /step_model/fabric together, or contention with a clust
   CHECK_THROWS_WITH_AS(io::load_scenario(path, o), doctest::Contains("/cluster/autoscaler"), io::ScenarioError);
 }
 
-TEST_CASE("a cluster across two zones: a multi-node job must be kept in one by its node_selector, and Volcano places it there") {
+TEST_CASE("a cluster across two zones: a multi-node job that may span them is warned of; kept in one by its node_selector, Volcano places it there") {
   const std::string path = std::string(MLTWIN_SOURCE_DIR) + "/tests/scenarios/fabric-contention.json";
   io::LoadOptions o;
   o.overrides = nlohmann::json::parse(R"({"cluster": {"node_groups": [
       {"name": "trn1a", "instance_type": "trn1.32xlarge", "desired_capacity": 2, "availability_zone": "us-east-1a"},
       {"name": "trn1b", "instance_type": "trn1.32xlarge", "desired_capacity": 2, "availability_zone": "us-east-1b"}]}})");
-  CHECK_THROWS_WITH_AS(io::load_scenario(path, o),
-                       doctest::Contains("/workload/jobs/0: job a (2 nodes) may be placed across availability zones (us-east-1a, us-east-1b)"),
-                       io::ScenarioError);
+  {
+    const io::LoadedScenario warned = io::load_scenario(path, o);
+    REQUIRE(warned.warnings.size() == 1);
+    CHECK(warned.warnings[0].find("/workload/jobs/0: job a (2 nodes, EFA) may be placed across availability zones (us-east-1a, us-east-1b)") !=
+          std::string::npos);
+    io::LoadOptions strict = o;
+    strict.strict = true;
+    CHECK_THROWS_WITH_AS(io::load_scenario(path, strict), doctest::Contains("--strict: warnings are errors"), io::ScenarioError);
+  }
   // The same in trace mode: the pods request EFA interfaces, which do not reach across zones.
   io::LoadOptions trace = o;
   trace.overrides["workload"]["duration_model"] = "trace";
-  CHECK_THROWS_WITH_AS(io::load_scenario(path, trace), doctest::Contains("/workload/jobs/0: job a (2 nodes)"), io::ScenarioError);
+  CHECK(io::load_scenario(path, trace).warnings.at(0).find("/workload/jobs/0: job a (2 nodes, EFA)") != std::string::npos);
   // Both jobs pinned to us-east-1b: they run on its two nodes, B joins A there, and the step
   // times are those of the one-zone test above (A alone 1,437,381,000 ns, shared 1,444,181,000 ns).
   nlohmann::json jobs = io::load_scenario(path).json["workload"]["jobs"];

@@ -525,6 +525,41 @@ TEST_CASE("Volcano's admission webhook refuses a Job whose queue is Closed; the 
   CHECK_THROWS_WITH_AS(io::load_scenario(scenario_path("tiny-gang.json"), o), doctest::Contains(leaf.c_str()), io::ScenarioError);
 }
 
+TEST_CASE("an EFA job split across availability zones fails at training start: its collectives cannot connect") {
+  // tiny-gang's pods (16 devices and 8 EFA interfaces: one per node) on two one-node groups in
+  // us-east-1a and us-east-1b; job 'x' of 2 pods can only be split. Kubernetes accepts it (the
+  // loader warns). Admitted at 0, bound by the 1 s session (1.05 s), Running after the 2 s
+  // start-up (3.05 s): training would begin, but EFA's OS-bypass traffic cannot leave its
+  // subnet, one per zone (AWS EC2 User Guide, EFA limitations): torchrun's workers exit with an
+  // error, both pods Failed at 3.05 s. TorchX's default max_retries 0: no policy, SyncJob, and
+  // with every pod ended and fewer than minAvailable Succeeded the Job is Failed.
+  nlohmann::json groups = nlohmann::json::array();
+  groups.push_back({{"name", "a"}, {"instance_type", "trn1.32xlarge"}, {"desired_capacity", 1}, {"availability_zone", "us-east-1a"}});
+  groups.push_back({{"name", "b"}, {"instance_type", "trn1.32xlarge"}, {"desired_capacity", 1}, {"availability_zone", "us-east-1b"}});
+  nlohmann::json jobs = io::load_scenario(scenario_path("tiny-gang.json")).json["workload"]["jobs"];
+  nlohmann::json x = jobs[2];
+  x["name"] = "x";
+  x["submit"] = "0s";
+  io::LoadOptions o;
+  o.overrides = nlohmann::json{{"cluster", {{"node_groups", groups}}}, {"workload", {{"jobs", nlohmann::json::array({x})}}}};
+  Run r(scenario_path("tiny-gang.json"), o);
+  REQUIRE(r.invariant_violation.empty());
+  REQUIRE(r.sc.warnings.size() == 1);
+  const auto failed = r.rec.pods_of(0, "Failed");
+  REQUIRE(failed.size() == 2);
+  for (const auto& p : failed) CHECK(p.t == 3050 * kMs);
+  std::vector<Dec> torchrun;
+  for (const Dec& d : r.rec.decisions_of(0))
+    if (d.plugin == "torchrun") torchrun.push_back(d);
+  REQUIRE(torchrun.size() == 1);
+  CHECK(torchrun[0].t == 3050 * kMs);
+  CHECK(torchrun[0].code == "Failed");
+  CHECK(torchrun[0].reason == "its pods run in availability zones us-east-1a, us-east-1b and EFA traffic cannot cross zones: its "
+                              "collectives cannot connect");
+  CHECK(r.rec.final_of(0).phase == "Failed");
+  CHECK(r.cluster->stats().efa_cross_zone_failures == 1);
+}
+
 TEST_CASE("a job above its queue's capability is admitted and waits for ever, naming the capability") {
   // Queue 'small' is capped at 16 Neuron devices = 32 NeuronCores (other dimensions unbounded).
   // 'over-cap' asks for 2 whole-node pods: minimum resources cpu 2 × 127.9 = 255.8,

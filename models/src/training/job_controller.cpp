@@ -294,6 +294,27 @@ void JobController::peer_timeout(std::size_t idx) {
   job_controller(idx);
 }
 
+void JobController::collectives_failed(std::size_t idx, const std::string& why) {
+  JobRun& run = s_.runs[idx];
+  run.last_lost_s += stop_training(idx);
+  s_.rec.decision({static_cast<std::uint32_t>(idx), s_.sim.now(), "Failed", "torchrun", why});
+  std::vector<TaskId> running;
+  for (TaskId t : s_.state.job(run.pj).tasks)
+    if (s_.state.task(t).status == TaskStatus::Running) running.push_back(t);
+  std::sort(running.begin(), running.end());
+  for (TaskId t : running) {
+    const policy::TaskInfo& task = s_.state.task(t);
+    const policy::NodeId node = task.node;
+    s_.account_allocation(-s_.neuroncores_of(task.resreq));
+    s_.rec.pod_event({static_cast<std::uint32_t>(idx), s_.replica_of_task[t], "Failed", s_.state.node(node).name, s_.sim.now()});
+    s_.state.set_task_status(t, TaskStatus::Failed);
+    s_.node_occupancy_changed(node);
+    run.events.push_back({JobEvent::PodFailed, s_.replica_of_task[t], s_.version_of_task[t], "pod " + task.name + " failed (" + why + ")"});
+  }
+  recount(idx);
+  job_controller(idx);
+}
+
 int JobController::kill_pods(std::size_t idx, bool soft, int only_replica) {
   // killPods (pkg/controllers/job/job_controller_actions.go:90-227): every pod of the job
   // (KillJob) or of the target task (KillTarget) is deleted, except, with PodRetainPhaseSoft,

@@ -2,6 +2,7 @@
 #include "mltwin/models/training/pod_lifecycle.hpp"
 
 #include <algorithm>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -104,7 +105,29 @@ void PodLifecycle::training_begins(std::size_t idx) {
     s_.stats.startup_s += (s_.sim.now() - js.startup_begin).seconds();
   }
   if (js.training_start == core::Time::max()) js.training_start = s_.sim.now();
+  if (const std::string zones = efa_zones_split(idx); !zones.empty()) {
+    // EFA's OS-bypass traffic cannot leave its subnet, and a subnet lies in one availability
+    // zone (AWS EC2 User Guide, "Elastic Fabric Adapter", EFA limitations): the job's
+    // collectives cannot connect and its workers exit with an error at their first one.
+    ++s_.stats.efa_cross_zone_failures;
+    controller_.collectives_failed(idx, "its pods run in availability zones " + zones +
+                                            " and EFA traffic cannot cross zones: its collectives cannot connect");
+    return;
+  }
   progress_.start(idx);
+}
+
+std::string PodLifecycle::efa_zones_split(std::size_t idx) const {
+  const TrainingJobSpec& j = s_.sc.jobs[idx];
+  if (s_.nodes == nullptr || j.nnodes < 2 || !uses_efa(s_.sc, j)) return {};
+  std::set<std::string> zones;
+  for (TaskId t : s_.state.job(s_.runs[idx].pj).tasks)
+    if (s_.state.task(t).status == TaskStatus::Running)
+      zones.insert(s_.sc.node_groups[s_.nodes->rec(s_.state.task(t).node).group].availability_zone);
+  if (zones.size() < 2) return {};
+  std::string list;
+  for (const auto& z : zones) list += (list.empty() ? "" : ", ") + (z.empty() ? std::string("(no zone)") : z);
+  return list;
 }
 
 void PodLifecycle::abort_startup(std::size_t idx) {

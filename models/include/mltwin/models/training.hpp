@@ -451,6 +451,11 @@ struct TrainingScenario {
   std::optional<AutoscalerSpec> autoscaler;
 };
 
+/// Job `j` sends its collectives over EFA: it requests vpc.amazonaws.com/efa, or it shares the
+/// scenario's fabric (DurationModel::Derived with contention). Such a job placed across
+/// availability zones cannot run (PodLifecycle::training_begins).
+bool uses_efa(const TrainingScenario& sc, const TrainingJobSpec& j);
+
 /// Per-job outcome, for summaries.
 struct JobOutcome {
   std::string queue;
@@ -504,6 +509,9 @@ struct TrainingStats {
   /// Pods of failed nodes deleted by the taint manager (unreachable past their toleration), and
   /// by PodGC (their Node object deleted).
   std::uint64_t taint_evictions = 0, pods_garbage_collected = 0;
+  /// Attempts whose pods ran in two or more availability zones while the job uses EFA: its
+  /// collectives could not connect and its pods Failed at training start.
+  std::uint64_t efa_cross_zone_failures = 0;
   std::uint64_t nodes_launched = 0;  ///< nodes added after t = 0 (replacements and scale-ups)
   std::uint64_t nodes_removed = 0;   ///< nodes the autoscaler removed
   std::uint64_t spot_interruptions = 0;  ///< Spot nodes given an interruption notice (then terminated)

@@ -50,6 +50,9 @@ class JobController {
   /// stops (progress since the last checkpoint is lost) and the other workers wait for the lost
   /// peer until workload.torchx.peer_failure_timeout (torchrun's process group).
   void peer_lost(std::size_t idx) { gang_broken(idx); }
+  /// Job `idx`'s workers cannot form their collectives (`why`): torchrun exits with an error,
+  /// every running pod is Failed (restartPolicy Never) and the job controller sees PodFailed.
+  void collectives_failed(std::size_t idx, const std::string& why);
 
  private:
   void job_controller(std::size_t idx);

@@ -57,6 +57,9 @@ class PodLifecycle {
   std::vector<policy::TaskId> tasks_on(policy::NodeId n) const;
   /// The kubelet of `n` is gone (a failed node): nothing there starts or finishes deleting.
   bool unreachable(policy::NodeId n) const;
+  /// The zones of job `idx`'s running pods, listed, when it uses EFA across more than one
+  /// (uses_efa); empty otherwise.
+  std::string efa_zones_split(std::size_t idx) const;
   /// Node `n` left the cluster: its image cache goes with it.
   void node_left(policy::NodeId n) {
     if (startup_) startup_->forget_node(n);
