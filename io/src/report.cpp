@@ -227,7 +227,9 @@ RunSummary summarize(const std::string& scenario, std::uint64_t seed, const mode
     const double cores_per_device = it ? it->neuroncores_per_chip : 2;
     for (std::size_t i = 0; i < cluster.submitted() && i < sc.jobs.size(); ++i) {
       const auto& o = outs[i];
-      if (o.phase == "Refused") continue;
+      // Refused jobs never reached the scheduler; one that can never be placed is not starved
+      // by smaller jobs (the "Never placeable" flag says why it waits).
+      if (o.phase == "Refused" || cluster.never_placeable().count(i) != 0) continue;
       const auto& spec = sc.jobs[i];
       waits.push_back({spec.name, o.queue, o.submit.ns(), o.scheduled == core::Time::max() ? INT64_MAX : o.scheduled.ns(),
                        spec.duration.count_ns(), static_cast<double>(spec.nnodes) * spec.neuron_devices_per_pod * cores_per_device});
@@ -252,10 +254,17 @@ RunSummary summarize(const std::string& scenario, std::uint64_t seed, const mode
       sizes.push_back({w.queue, w.size,
                        w.placed_ns == INT64_MAX ? std::numeric_limits<double>::quiet_NaN()
                                                 : static_cast<double>(w.placed_ns - w.submit_ns) / 1e9});
+    // With a cluster autoscaler, the cluster as it can grow (max_size of its groups): proportion
+    // divides what the session sees, which grows with the nodes added.
     double total_cores = 0;
-    for (const auto& g : sc.node_groups)
+    for (const auto& g : sc.node_groups) {
+      if (sc.autoscaler && g.max_size > g.count) {
+        if (const auto* t = sc.catalog.find(g.instance_types.at(0))) total_cores += g.max_size * t->neuroncores();
+        continue;
+      }
       for (const auto& [pool, n] : t0_pools(g))
         if (const auto* t = sc.catalog.find(g.instance_types[pool.type])) total_cores += n * t->neuroncores();
+    }
     if (proportion_configured(sc.scheduler)) s.short_queues = find_short_queues(queues, sizes, total_cores);
   }
   {
@@ -312,6 +321,11 @@ RunSummary summarize(const std::string& scenario, std::uint64_t seed, const mode
   s.resumed_in_place = st.resumed_in_place;
   s.stuck = st.stuck;
   s.never_placeable = st.never_placeable;
+  s.autoscaler_trapped = st.autoscaler_trapped;
+  s.autoscaler_trap_example = st.autoscaler_trap_example;
+  s.churn_nodes = st.churn_nodes;
+  s.churn_node_hours = st.churn_node_seconds / 3600.0;
+  s.churn_usd = st.churn_usd;
   s.refused = st.refused;
   if (!cluster.never_placeable().empty()) {
     const auto& [idx, why] = *cluster.never_placeable().begin();
@@ -451,6 +465,22 @@ void print_summary(std::ostream& os, const RunSummary& s) {
                    "at submission (/cluster/admission/refuse_unplaceable, what a validating admission policy of your own would "
                    "do)\n",
                s.never_placeable, s.never_placeable_example);
+  if (s.autoscaler_trapped > 0)
+    fmt::print(os, "Autoscaler trap: {} job(s) never got a pod (e.g. {}): Volcano's enqueue keeps a PodGroup Pending while its "
+                   "minResources exceed what the overcommit plugin admits (the nodes present x overcommit-factor, less what "
+                   "is used), so the job controller creates no pod and the cluster autoscaler, which reacts only to Pending "
+                   "pods, never adds the nodes that would admit it (volcano#3910). Remedy: leave enqueue out of "
+                   "volcano.actions (allocate then admits the PodGroup, its pods are created and the autoscaler scales out); "
+                   "a larger overcommit-factor does not help a group that scales from zero\n",
+               s.autoscaler_trapped, s.autoscaler_trap_example);
+  if (s.churn_nodes > 0)
+    fmt::print(os, "Autoscaler churn: {} node(s) launched for Pending pods never held one ({:.1f} node-hours, ${:.2f}): the "
+                   "cluster autoscaler sizes for pods one at a time, not for gangs, and removes the nodes once unneeded{}. "
+                   "Remedy: {}\n",
+               s.churn_nodes, s.churn_node_hours, s.churn_usd,
+               s.never_placeable > 0 ? "; the pods were those of jobs that can never be placed" : "",
+               s.never_placeable > 0 ? "delete those jobs, or refuse them at submission (/cluster/admission/refuse_unplaceable)"
+                                     : "size node groups' max_size for whole gangs, or give the jobs a nodeSelector to one group");
   if (s.bind_failures > 0)
     fmt::print(os, "Bind failures: {} binds refused by the API server; each pod was placed again at a later cycle\n", s.bind_failures);
   if (s.evictions > 0 || s.drained > 0 || s.restarts > 0 || s.failed > 0 || s.aborted > 0 || s.terminated > 0 || s.completed_early > 0 ||

@@ -275,6 +275,7 @@ void NodeLifecycle::occupancy_changed(NodeId n) {
   NodeRec& r = recs_[n];
   if (r.removed != core::Time::max()) return;
   const bool busy = state_.node(n).task_count > 0;
+  if (busy) r.held_pod = true;
   if (!busy) {
     r.empty_since = sim_.now();
     if (r.failure_pending) {
@@ -413,6 +414,7 @@ void NodeLifecycle::autoscaler_scan() {
       unsched.swap(rest);
       for (std::size_t k = 0; k < fresh.size(); ++k) {
         const NodeId id = add_group_node(g, false);
+        recs_[id].scaled_up = true;
         ++live[g];
         ++stats_.nodes_launched;
         rec_.node_event({now, state_.node(id).name, ng.name, "Launching",
@@ -461,8 +463,18 @@ void NodeLifecycle::close_books(core::Time end) {
   stats_.node_pool_seconds.assign(sc_.node_groups.size(), {});
   for (std::size_t g = 0; g < sc_.node_groups.size(); ++g)
     stats_.node_pool_seconds[g].assign(2 * sc_.node_groups[g].instance_types.size(), 0.0);
+  stats_.churn_nodes = 0;
+  stats_.churn_node_seconds = stats_.churn_usd = 0;
   for (const NodeRec& r : recs_) {
     const core::Time until = std::min(r.removed, end);
+    if (r.scaled_up && !r.held_pod) {
+      // Autoscaler churn: a node launched for Pending pods that never held one (the
+      // autoscaler sizes for pods, not gangs: NodeLifecycle::autoscaler_scan).
+      ++stats_.churn_nodes;
+      const double s = until > r.added ? (until - r.added).seconds() : 0.0;
+      stats_.churn_node_seconds += s;
+      stats_.churn_usd += s / 3600.0 * node_usd_per_hour(sc_.catalog, sc_.node_groups[r.group], r.launch);
+    }
     if (until <= r.added) continue;
     stats_.node_group_seconds[r.group] += (until - r.added).seconds();
     stats_.node_pool_seconds[r.group][2 * r.launch.type + (r.launch.capacity == CapacityType::Spot ? 1 : 0)] += (until - r.added).seconds();

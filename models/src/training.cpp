@@ -430,6 +430,15 @@ void TrainingCluster::finish(core::Time end, const std::string& note) {
                 " of its pods Failed and Volcano's SyncJob never recreates a Failed pod (no PodFailed policy), so its gang "
                 "can never be complete again: a policy such as PodFailed -> RestartJob (TorchX max_retries >= 1) restarts it";
     }
+    if (phase == "Pending" && scenario_.autoscaler && run.inqueue == core::Time::max() && s_->state.job(run.pj).tasks.empty() &&
+        !s_->never_placeable.count(idx)) {
+      // The autoscaler trap (docs/startup-and-faults.md): enqueue kept the PodGroup Pending,
+      // so no pod exists and the cluster autoscaler, which reacts to Pending pods, never scaled
+      // out, though the node groups could grow to hold the job (it is not never-placeable).
+      if (++s_->stats.autoscaler_trapped == 1) s_->stats.autoscaler_trap_example = scenario_.jobs[idx].name;
+      reason += "; the autoscaler trap: no pod exists while enqueue keeps the PodGroup Pending, so the cluster autoscaler "
+                "never scales out for it (remedy: leave enqueue out of volcano.actions)";
+    }
     s_->outcomes[idx].phase = phase;  // the summary counts what the jobs table says
     s_->write_final(idx, phase, reason);
   }

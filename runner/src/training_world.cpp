@@ -144,6 +144,10 @@ void TrainingWorld::summary_json(json& j, const RunFacts& run) const {
   // Jobs an admission webhook refused, and jobs admitted that can never be placed.
   j["refused"] = s.refused;
   j["never_placeable"] = s.never_placeable;
+  // The autoscaler trap (jobs that never got a pod though the groups could grow) and churn
+  // (nodes scaled up that never held a pod, their node-hours and cost).
+  j["autoscaler_trapped"] = s.autoscaler_trapped;
+  j["autoscaler_churn"] = {{"nodes", s.churn_nodes}, {"node_hours", s.churn_node_hours}, {"usd", s.churn_usd}};
   // The job controller's work (io/report.hpp RunSummary): pods evicted, restarts, final
   // phases by policy, gangs re-formed by torchrun, jobs left stuck by SyncJob.
   j["lifecycle"] = {{"evictions", s.evictions},           {"drained", s.drained},         {"restarts", s.restarts},

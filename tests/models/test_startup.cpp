@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -397,6 +398,16 @@ TEST_CASE("autoscaler-trap: a PodGroup kept Pending by enqueue creates no pod, s
   CHECK(r.rec.pods.empty());
   CHECK(r.rec.nodes.empty());
   CHECK(r.cluster->stats().nodes_launched == 0);
+  // Flagged as the trap, with its remedy — not as a queue-share problem: the group can grow to
+  // max_size 3 x 32 = 96 NeuronCores, above the job's 64, so its queue deserves enough.
+  CHECK(r.cluster->stats().autoscaler_trapped == 1);
+  CHECK(r.cluster->stats().autoscaler_trap_example == "j");
+  CHECK(j.reason.find("the autoscaler trap: no pod exists") != std::string::npos);
+  std::ostringstream os;
+  io::print_summary(os, io::summarize(r.sc.name, r.sc.seed, r.sc.training, *r.cluster, r.cluster->last_event().seconds()));
+  CHECK_MESSAGE(os.str().find("Autoscaler trap: 1 job(s) never got a pod (e.g. j)") != std::string::npos, os.str());
+  CHECK_MESSAGE(os.str().find("Remedy: leave enqueue out of volcano.actions") != std::string::npos, os.str());
+  CHECK_MESSAGE(os.str().find("Queue share") == std::string::npos, os.str());
 }
 
 TEST_CASE("autoscaler-trap avoided: without the enqueue action the pods exist and the autoscaler adds a node") {
@@ -426,6 +437,8 @@ TEST_CASE("autoscaler-trap avoided: without the enqueue action the pods exist an
   const auto& st = r.cluster->stats();
   CHECK(st.nodes_launched == 1);
   CHECK(st.nodes_removed == 1);
+  CHECK(st.autoscaler_trapped == 0);
+  CHECK(st.churn_nodes == 0);  // trn1-1 held both pods
 }
 
 TEST_CASE("autoscaler: a job larger than max_size can never be placed; its churn is cut after one cycle; min/max are checked") {
@@ -468,6 +481,18 @@ TEST_CASE("autoscaler: a job larger than max_size can never be placed; its churn
   }
   CHECK(r.cluster->stats().nodes_launched == 2);
   CHECK(r.cluster->stats().nodes_removed == 2);
+  // The churn, flagged with its cost: trn1-1 and trn1-2 never held a pod; trn1-1 from its
+  // launch at 10 s to its removal at 910 s, trn1-2 from 10 s to the run's end; trn1.32xlarge
+  // On-Demand $21.50 an hour (the catalog's AWS price).
+  const double end_s = r.cluster->last_event().seconds();
+  const auto& st = r.cluster->stats();
+  CHECK(st.churn_nodes == 2);
+  CHECK(st.churn_node_seconds == doctest::Approx(900.0 + (end_s - 10.0)).epsilon(1e-12));
+  CHECK(st.churn_usd == doctest::Approx((900.0 + end_s - 10.0) / 3600.0 * 21.5).epsilon(1e-12));
+  std::ostringstream os;
+  io::print_summary(os, io::summarize(r.sc.name, r.sc.seed, r.sc.training, *r.cluster, end_s));
+  CHECK_MESSAGE(os.str().find("Autoscaler churn: 2 node(s) launched for Pending pods never held one") != std::string::npos, os.str());
+  CHECK_MESSAGE(os.str().find("refuse them at submission (/cluster/admission/refuse_unplaceable)") != std::string::npos, os.str());
   nlohmann::json groups = io::load_scenario(scenario_path("autoscaler-trap.json")).json["cluster"]["node_groups"];
   groups[0]["max_size"] = 0;
   CHECK_THROWS_WITH_AS(io::load_scenario(scenario_path("autoscaler-trap.json"), patch({{"cluster", {{"node_groups", groups}}}})),

@@ -149,6 +149,12 @@ struct RunSummary {
   /// name and why; refused ones (TrainingStats::refused).
   std::uint64_t never_placeable = 0, refused = 0;
   std::string never_placeable_example;
+  /// The autoscaler trap and churn (TrainingStats): jobs that never got a pod though the groups
+  /// could grow for them, the first one's name; nodes scaled up that never held a pod, their
+  /// node-hours and on-demand-or-Spot cost.
+  std::uint64_t autoscaler_trapped = 0, churn_nodes = 0;
+  std::string autoscaler_trap_example;
+  double churn_node_hours = 0, churn_usd = 0;
   double lost_training_s = 0, lost_neuroncore_s = 0;
   /// Whole-job restarts: their new PodGroup's wait from creation (the restart) to admission
   /// (TrainingStats::readmission_wait_s).

@@ -54,6 +54,8 @@ struct NodeRec {
   bool spot_pending = false;
   bool noticed = false;                        ///< given a Spot interruption notice (cordoned, draining)
   bool replaced = false;                       ///< its replacement is launched already (Capacity Rebalancing)
+  bool scaled_up = false;                      ///< launched by an autoscaler scale-up
+  bool held_pod = false;                       ///< a pod was bound to it at some time
   /// A node failure's timeline (docs/startup-and-faults.md): the instance failed (its kubelet
   /// went silent), the node lifecycle controller marked it NotReady, the Node object was deleted.
   core::Time failed = core::Time::max();

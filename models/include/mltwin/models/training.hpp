@@ -512,6 +512,15 @@ struct TrainingStats {
   /// Attempts whose pods ran in two or more availability zones while the job uses EFA: its
   /// collectives could not connect and its pods Failed at training start.
   std::uint64_t efa_cross_zone_failures = 0;
+  /// Autoscaler churn (filled by finish()): nodes a scale-up launched that never held a pod,
+  /// their node-seconds up to their removal or the end, and their cost at the node's price.
+  std::uint64_t churn_nodes = 0;
+  double churn_node_seconds = 0, churn_usd = 0;
+  /// The autoscaler trap (filled by finish()): jobs whose PodGroup enqueue never admitted (so no
+  /// pod was created and the autoscaler, which reacts to Pending pods, never scaled out) while
+  /// the node groups could have grown to hold them; the first such job's name.
+  std::uint64_t autoscaler_trapped = 0;
+  std::string autoscaler_trap_example;
   std::uint64_t nodes_launched = 0;  ///< nodes added after t = 0 (replacements and scale-ups)
   std::uint64_t nodes_removed = 0;   ///< nodes the autoscaler removed
   std::uint64_t spot_interruptions = 0;  ///< Spot nodes given an interruption notice (then terminated)
