@@ -4,10 +4,10 @@
 #include <fmt/ostream.h>
 
 #include <algorithm>
-#include <set>
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 
 namespace mltwin::io {
 
@@ -266,6 +266,36 @@ RunSummary summarize(const std::string& scenario, std::uint64_t seed, const mode
         if (const auto* t = sc.catalog.find(g.instance_types[pool.type])) total_cores += n * t->neuroncores();
     }
     if (proportion_configured(sc.scheduler)) s.short_queues = find_short_queues(queues, sizes, total_cores);
+    // A deadlock: nothing running at the end, jobs waiting (placeable ones) in two or more
+    // queues, every one of them short of its smallest job.
+    std::set<std::string> waiting_queues;
+    std::size_t waiting = 0;
+    bool running = false;
+    for (std::size_t i = 0; i < cluster.submitted() && i < sc.jobs.size(); ++i) {
+      if (outs[i].phase == "Running") running = true;
+      if (outs[i].phase == "Pending" && cluster.never_placeable().count(i) == 0) {
+        waiting_queues.insert(outs[i].queue);
+        ++waiting;
+      }
+    }
+    if (!running && waiting_queues.size() >= 2) {
+      Deadlock d;
+      d.waiting = waiting;
+      bool all_short = true;
+      for (const std::string& q : waiting_queues) {
+        const auto sq = std::find_if(s.short_queues.begin(), s.short_queues.end(), [&](const ShortQueue& x) { return x.queue == q; });
+        if (sq == s.short_queues.end()) {
+          all_short = false;
+          break;
+        }
+        d.queues.push_back(q);
+        if (sq->weight_for_smallest > 0 && (d.unlock_weight == 0 || sq->weight_for_smallest < d.unlock_weight)) {
+          d.unlock_queue = q;
+          d.unlock_weight = sq->weight_for_smallest;
+        }
+      }
+      if (all_short) s.deadlock = d;
+    }
   }
   {
     // Reclaim churn (report.hpp ReclaimChurn).
@@ -552,7 +582,24 @@ void print_summary(std::ostream& os, const RunSummary& s) {
     if (q.weight_for_smallest > 0) remedy = fmt::format("weight >= {} (its smallest job)", q.weight_for_smallest);
     if (q.weight_for_largest > 0) remedy += fmt::format(", >= {} (its largest, {:g} NeuronCores)", q.weight_for_largest, q.largest_neuroncores);
     else remedy += fmt::format("{}no weight is enough for its largest ({:g} NeuronCores)", remedy.empty() ? "" : "; ", q.largest_neuroncores);
-    fmt::print(os, "  Remedy: {}; or a guarantee (spec.guarantee.resource) and capability of at least its largest job.\n", remedy);
+    const bool locked = s.deadlock && std::count(s.deadlock->queues.begin(), s.deadlock->queues.end(), q.queue) > 0;
+    fmt::print(os, "  Remedy: {}; or a guarantee (spec.guarantee.resource) and capability of at least its largest job{}.\n", remedy,
+               locked ? " — for one deadlocked queue only (see Deadlock)" : "");
+  }
+  if (s.deadlock) {
+    const Deadlock& d = *s.deadlock;
+    std::string queues;
+    for (const auto& q : d.queues) queues += (queues.empty() ? "" : ", ") + q;
+    fmt::print(os, "Deadlock: queues {} each deserve less than their smallest job (above), so proportion refuses every gang "
+                   "and nothing runs: the run ended with {} job(s) waiting on an idle cluster. Remedy: {}a guarantee "
+                   "(spec.guarantee.resource) of at least its smallest job for one of these queues. Raising every "
+                   "deadlocked queue's weight keeps the lock.\n",
+               queues, d.waiting,
+               d.unlock_queue.empty()
+                   ? std::string()
+                   : fmt::format("raise one queue's weight — queue {} to {} — so that its smallest job fits its share; "
+                                 "once it asks for nothing more, the others' shares grow. Or ",
+                                 d.unlock_queue, d.unlock_weight));
   }
   if (s.reclaim_churn.jobs > 0) {
     std::string queues;

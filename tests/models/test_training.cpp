@@ -560,6 +560,53 @@ TEST_CASE("an EFA job split across availability zones fails at training start: i
   CHECK(r.cluster->stats().efa_cross_zone_failures == 1);
 }
 
+TEST_CASE("queue deadlock: each queue deserves less than its smallest gang; the printed remedy, applied, unlocks it") {
+  // tests/scenarios/queue-deadlock.json: 4 nodes = 128 NeuronCores, queues a and b of weight 1;
+  // a1 (a) and b1 (b): 3 whole-node pods = 96 NeuronCores each, both admitted at 0 (overcommit
+  // factor 2). proportion: both queues ask for 96, so each deserves 128 x 1/2 = 64 < 96 and
+  // allocate refuses both gangs at every session: nothing runs, ever. The weight that gives a
+  // queue its 96 with the other at 1: 128 w / (w + 1) >= 96, w >= 3.
+  auto summary = [](Run& r) {
+    std::ostringstream os;
+    io::print_summary(os, io::summarize(r.sc.name, r.sc.seed, r.sc.training, *r.cluster, r.cluster->last_event().seconds()));
+    return os.str();
+  };
+  Run locked(scenario_path("queue-deadlock.json"));
+  REQUIRE(locked.invariant_violation.empty());
+  CHECK(locked.rec.final_of(0).phase == "Pending");
+  CHECK(locked.rec.final_of(1).phase == "Pending");
+  const std::string text = summary(locked);
+  CHECK_MESSAGE(text.find("Deadlock: queues a, b each deserve less than their smallest job (above), so proportion refuses every "
+                          "gang and nothing runs: the run ended with 2 job(s) waiting on an idle cluster. Remedy: raise one "
+                          "queue's weight — queue a to 3 —") != std::string::npos,
+                text);
+
+  // The remedy applied: a at weight 3 deserves 128 x 3/4 = 96, its gang: admitted at 0, bound by
+  // the 1 s session (1.05 s), Running at 3.05 s (2 s start-up), 1 h: ends 3603.05 s. Then queue
+  // a asks for nothing and b deserves all 128: the next session (3604 s) binds b1 (3604.05 s),
+  // Running 3606.05 s, ends 7206.05 s.
+  nlohmann::json queues = io::load_scenario(scenario_path("queue-deadlock.json")).json["queues"];
+  queues[0]["weight"] = 3;
+  io::LoadOptions o;
+  o.overrides = nlohmann::json{{"queues", queues}};
+  Run fixed(scenario_path("queue-deadlock.json"), o);
+  REQUIRE(fixed.invariant_violation.empty());
+  CHECK(fixed.rec.final_of(0).phase == "Completed");
+  CHECK(fixed.rec.final_of(0).scheduled.ns() == 1050 * kMs);
+  CHECK(fixed.rec.final_of(0).end.ns() == 3603050 * kMs);
+  CHECK(fixed.rec.final_of(1).phase == "Completed");
+  CHECK(fixed.rec.final_of(1).scheduled.ns() == 3604050 * kMs);
+  CHECK(fixed.rec.final_of(1).end.ns() == 7206050 * kMs);
+  CHECK(summary(fixed).find("Deadlock") == std::string::npos);
+
+  // Both raised to 3 (what two per-queue remedies would say): 64 each again, locked again.
+  queues[1]["weight"] = 3;
+  o.overrides = nlohmann::json{{"queues", queues}};
+  Run both(scenario_path("queue-deadlock.json"), o);
+  CHECK(both.rec.final_of(0).phase == "Pending");
+  CHECK(summary(both).find("Deadlock: queues a, b") != std::string::npos);
+}
+
 TEST_CASE("a job above its queue's capability is admitted and waits for ever, naming the capability") {
   // Queue 'small' is capped at 16 Neuron devices = 32 NeuronCores (other dimensions unbounded).
   // 'over-cap' asks for 2 whole-node pods: minimum resources cpu 2 × 127.9 = 255.8,

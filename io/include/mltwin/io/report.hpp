@@ -11,6 +11,7 @@
 #pragma once
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -125,6 +126,18 @@ struct ReclaimChurn {
   std::vector<ChurnedJob> worst;     ///< up to 5, most evictions first (then name)
 };
 
+/// A queue deadlock (proportion): the run ended with jobs waiting in two or more queues, each of
+/// which deserves less than its smallest job (ShortQueue), and nothing running: allocate refuses
+/// every gang for ever. Raising every such queue's weight keeps the lock; raising one queue's
+/// weight to weight_for_smallest (the others unchanged) lets its jobs run, and once its queue
+/// asks for nothing more the others' shares grow.
+struct Deadlock {
+  std::vector<std::string> queues;  ///< the deadlocked queues, by name
+  std::size_t waiting = 0;          ///< jobs waiting in them at the end
+  std::string unlock_queue;         ///< the queue whose weight to raise (smallest weight needed, then name); empty: none can
+  int unlock_weight = 0;            ///< its weight_for_smallest
+};
+
 struct RunSummary {
   std::string scenario;
   std::uint64_t seed = 0;
@@ -179,6 +192,7 @@ struct RunSummary {
   std::string neuron_name_mix_example;
   Starvation starvation;
   std::vector<ShortQueue> short_queues;
+  std::optional<Deadlock> deadlock;
   ReclaimChurn reclaim_churn;
   std::uint64_t events = 0;
   double wall_s = 0;
