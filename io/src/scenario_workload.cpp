@@ -87,11 +87,13 @@ void TrainingLoad::read_workload() {
     }
     out.inputs.push_back({"philly_trace", trace, trace_as_written});
   } else {
-    const auto& jobs = w["jobs"];
+    json& jobs = doc["workload"]["jobs"];
     std::map<std::string, std::size_t> job_index;  // name -> first index
     for (std::size_t i = 0; i < jobs.size(); ++i) {
-      const json& j = jobs[i];
+      json& j = jobs[i];
       const std::string where = "/workload/jobs/" + std::to_string(i);
+      // The whole-node shorthand: "pod": "aws_trn1_32xlarge", TorchX's named resource.
+      if (j.contains("pod") && j["pod"].is_string()) j["pod"] = torchx_named_resource(path, where + "/pod", j["pod"].get<std::string>());
       models::TrainingJobSpec js = detail::job_of(path, where, j, i, cores_per_device);
       if (const auto [it, fresh] = job_index.emplace(js.name, i); !fresh)
         fail(path, where + "/name", "duplicate job '" + js.name + "' (also /workload/jobs/" + std::to_string(it->second) +
@@ -137,6 +139,29 @@ void TrainingLoad::read_duration_model() {
            "jobs sharing the /fabric (duration_model derived) with a cluster autoscaler is not modelled yet: drop one, "
            "or the /fabric block (then give /step_model/fabric)");
   }
+}
+
+json TrainingLoad::torchx_named_resource(const std::string& file, const std::string& where, const std::string& name) const {
+  // TorchX's named resources for AWS (torchx/specs/named_resources_aws.py: aws_<type with _ for
+  // .>, e.g. aws_trn1_32xlarge: the instance's vCPUs, memMB = its GiB x 1024, its Neuron devices
+  // and EFA interfaces), as its Kubernetes scheduler writes the pod's requests
+  // (torchx/schedulers/kubernetes_scheduler.py: RESERVED_MILLICPU 100 and RESERVED_MEMMB 1024
+  // left for the kubelet and daemons; memory in "M"): a whole node, one pod per node. The
+  // instance type is the catalog's row.
+  if (name.rfind("aws_", 0) != 0 || name.size() <= 4)
+    fail(file, where, "\"" + name + "\": expected a TorchX named resource, aws_<instance type> (e.g. aws_trn1_32xlarge), or a resource list");
+  std::string type = name.substr(4);
+  const auto us = type.find('_');
+  if (us == std::string::npos) fail(file, where, "\"" + name + "\": expected aws_<family>_<size>, e.g. aws_trn1_32xlarge");
+  type[us] = '.';
+  const models::InstanceType* it = cat.catalog.find(type);
+  if (it == nullptr) fail(file, where, "\"" + name + "\": instance type " + cat.missing(type));
+  constexpr int kReservedMilliCpu = 100, kReservedMemMb = 1024;  // kubernetes_scheduler.py
+  json pod = {{"cpu", std::to_string(it->vcpu * 1000 - kReservedMilliCpu) + "m"},
+              {"memory", std::to_string(static_cast<long long>(std::llround(it->memory_gib * 1024)) - kReservedMemMb) + "M"}};
+  if (it->trainium_chips > 0) pod["aws.amazon.com/neurondevice"] = it->trainium_chips;
+  if (it->efa_interfaces > 0) pod["vpc.amazonaws.com/efa"] = it->efa_interfaces;
+  return pod;
 }
 
 void TrainingLoad::check_zones() const {

@@ -54,6 +54,9 @@ struct TrainingLoad {
   void read_lifecycle_and_output();
   /// /workload (scenario_workload.cpp).
   void read_workload();
+  /// A TorchX named resource ("aws_trn1_32xlarge") as the pod requests TorchX writes for it, from
+  /// the catalog's row; a ScenarioError at `where` for another name or a type not in the catalog.
+  nlohmann::json torchx_named_resource(const std::string& file, const std::string& where, const std::string& name) const;
   /// /workload/duration_model "derived": each job's steps from the step model (read before).
   void read_duration_model();
   /// A multi-node job that uses EFA must be kept in one availability zone.

@@ -417,3 +417,31 @@ TEST_CASE("JSON: a group in another zone whose nodes cannot hold the pod does no
       {{"name", "east-b"}, {"instance_type", "trn1.32xlarge"}, {"desired_capacity", 1}, {"availability_zone", "us-east-1c"}});
   CHECK(warnings_of(doc).find("may be placed across availability zones (us-east-1a, us-east-1c)") != std::string::npos);
 }
+
+TEST_CASE("JSON: \"pod\": \"aws_trn1_32xlarge\", TorchX's named resource, is the whole-node request TorchX writes") {
+  // torchx/specs/named_resources_aws.py aws_trn1_32xlarge: 128 vCPUs, memMB 512 x 1024, 16 Neuron
+  // devices, 8 EFA; its Kubernetes scheduler leaves RESERVED_MILLICPU 100 and RESERVED_MEMMB 1024:
+  // cpu 128000 - 100 = 127900m, memory 524288 - 1024 = 523264M — tiny-gang's explicit pod.
+  const json explicit_doc = scenario("tiny-gang.json");
+  json named = explicit_doc;
+  for (auto& j : named["workload"]["jobs"]) j["pod"] = "aws_trn1_32xlarge";
+  const io::LoadedScenario a = load(explicit_doc), b = load(named);
+  REQUIRE(a.training.jobs.size() == b.training.jobs.size());
+  for (std::size_t i = 0; i < a.training.jobs.size(); ++i) {
+    CAPTURE(i);
+    const auto& x = a.training.jobs[i];
+    const auto& y = b.training.jobs[i];
+    CHECK(y.cpu_per_pod == 127.9);
+    CHECK(y.memory_bytes_per_pod == 523264e6);
+    CHECK(y.neuron_devices_per_pod == 16);
+    CHECK(y.efa_per_pod == 8);
+    CHECK(x.cpu_per_pod == y.cpu_per_pod);
+    CHECK(x.memory_bytes_per_pod == y.memory_bytes_per_pod);
+    CHECK(x.neuron_resource == y.neuron_resource);
+  }
+  json bad = explicit_doc;
+  bad["workload"]["jobs"][0]["pod"] = "aws_trn9_32xlarge";
+  CHECK(error_of(bad).rfind("s.json: /workload/jobs/0/pod: \"aws_trn9_32xlarge\": instance type 'trn9.32xlarge' is not in the catalog", 0) == 0);
+  bad["workload"]["jobs"][0]["pod"] = "whole-node";
+  CHECK(error_of(bad).rfind("s.json: /workload/jobs/0/pod: \"whole-node\": expected a TorchX named resource", 0) == 0);
+}
