@@ -505,10 +505,11 @@ void print_summary(std::ostream& os, const RunSummary& s) {
                s.autoscaler_trapped, s.autoscaler_trap_example);
   if (s.churn_nodes > 0)
     fmt::print(os, "Autoscaler churn: {} node(s) launched for Pending pods never held one ({:.1f} node-hours, ${:.2f}): the "
-                   "cluster autoscaler sizes for pods one at a time, not for gangs, and removes the nodes once unneeded{}. "
+                   "cluster autoscaler sizes for Pending pods one at a time, not for gangs (and a pod may be placed elsewhere "
+                   "first), and removes the nodes once unneeded{}. "
                    "Remedy: {}\n",
                s.churn_nodes, s.churn_node_hours, s.churn_usd,
-               s.never_placeable > 0 ? "; the pods were those of jobs that can never be placed" : "",
+               s.never_placeable > 0 ? "; jobs that can never be placed had Pending pods" : "",
                s.never_placeable > 0 ? "delete those jobs, or refuse them at submission (/cluster/admission/refuse_unplaceable)"
                                      : "size node groups' max_size for whole gangs, or give the jobs a nodeSelector to one group");
   if (s.bind_failures > 0)

@@ -224,7 +224,7 @@ void NodeLifecycle::spot_notice(NodeId n) {
   // pod is evicted with its own terminationGracePeriodSeconds (NTH --pod-termination-grace-period
   // default -1: the pod's), which the termination at the end of the notice cuts short.
   NodeRec& r = recs_[n];
-  if (r.removed != core::Time::max() || r.launching || r.noticed) return;  // gone, not up yet, or noticed already
+  if (r.removed != core::Time::max() || r.launching || r.noticed || r.unreachable()) return;  // gone, not up yet, noticed already, or failed
   if (r.spot_pending) {
     sim_.cancel(r.spot_event);  // a no-op when it is the event firing now
     r.spot_pending = false;
@@ -254,7 +254,11 @@ void NodeLifecycle::spot_notice(NodeId n) {
 
 void NodeLifecycle::spot_termination(NodeId n) {
   NodeRec& r = recs_[n];
-  if (r.removed != core::Time::max() || r.unreachable()) return;  // failed during its notice
+  if (r.removed != core::Time::max()) return;
+  if (r.unreachable()) {  // failed during its notice: EC2 terminates it now all the same
+    instance_terminated(n);
+    return;
+  }
   if (r.failure_pending) {
     sim_.cancel(r.failure_event);
     r.failure_pending = false;
@@ -273,7 +277,7 @@ void NodeLifecycle::node_ready(NodeId n) {
 
 void NodeLifecycle::occupancy_changed(NodeId n) {
   NodeRec& r = recs_[n];
-  if (r.removed != core::Time::max()) return;
+  if (r.removed != core::Time::max() || r.unreachable()) return;  // a failed node's clocks are stopped
   const bool busy = state_.node(n).task_count > 0;
   if (busy) r.held_pod = true;
   if (!busy) {
@@ -359,7 +363,14 @@ void NodeLifecycle::autoscaler_scan() {
   // pods and removals of the nodes they leave empty would go on for ever (autoscaler churn):
   // the run shows the cycle up to its first removal, then the autoscaler only scales down
   // (docs/startup-and-faults.md).
-  const bool churn_cut = settled_removed_ && host_.settled();
+  // The same cut whatever else runs: once a node launched for exactly these Pending pods was
+  // removed without ever holding one, launching for them again would repeat the cycle.
+  std::uint64_t signature = 1469598103934665603ull;  // FNV-1a over the pods' UIDs, in task order
+  for (TaskId t : pending) {
+    signature ^= state_.task(t).uid;
+    signature *= 1099511628211ull;
+  }
+  const bool churn_cut = (settled_removed_ && host_.settled()) || (churned_ && signature == churned_signature_);
   if (!pending.empty() && !churn_cut) {
     // A pod counts as schedulable on a node its resources fit and whose labels and taints its
     // nodeSelector, node affinity and tolerations accept (the scheduler's predicates, which
@@ -415,6 +426,7 @@ void NodeLifecycle::autoscaler_scan() {
       for (std::size_t k = 0; k < fresh.size(); ++k) {
         const NodeId id = add_group_node(g, false);
         recs_[id].scaled_up = true;
+        recs_[id].launch_signature = signature;
         ++live[g];
         ++stats_.nodes_launched;
         rec_.node_event({now, state_.node(id).name, ng.name, "Launching",
@@ -444,6 +456,10 @@ void NodeLifecycle::autoscaler_scan() {
     rec_.node_ended({now, n.name});
     changed = true;
     if (host_.settled()) settled_removed_ = true;
+    if (r.scaled_up && !r.held_pod) {
+      churned_ = true;
+      churned_signature_ = r.launch_signature;
+    }
     --live[r.group];
     ++stats_.nodes_removed;
     state_.set_node_ready(n.id, false);
@@ -467,7 +483,7 @@ void NodeLifecycle::close_books(core::Time end) {
   stats_.churn_node_seconds = stats_.churn_usd = 0;
   for (const NodeRec& r : recs_) {
     const core::Time until = std::min(r.removed, end);
-    if (r.scaled_up && !r.held_pod) {
+    if (r.scaled_up && !r.held_pod && !r.launching) {
       // Autoscaler churn: a node launched for Pending pods that never held one (the
       // autoscaler sizes for pods, not gangs: NodeLifecycle::autoscaler_scan).
       ++stats_.churn_nodes;

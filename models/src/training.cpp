@@ -141,16 +141,23 @@ std::string TrainingCluster::infeasible_reason(const TrainingJobSpec& j, const R
   std::int64_t fit = 0;
   std::vector<std::pair<policy::ResourceName, int>> short_of;  // usable nodes short of each requested resource
   for (const auto& n : s_->state.nodes()) {
-    if (nodes_->dynamic() && nodes_->rec(n.id).removed != core::Time::max()) continue;  // failed or removed
+    if (nodes_->dynamic() && nodes_->rec(n.id).removed != core::Time::max()) continue;  // terminated or removed
     const std::size_t g = nodes_->rec(n.id).group;
+    // A failed node whose instance is not yet terminated stands for its replacement, which
+    // the Auto Scaling group will launch unless it has already (then the replacement counts).
+    const bool failed = nodes_->unreachable(n.id);
+    if (failed && nodes_->rec(n.id).replaced) continue;
+    const NodeGroupSpec& ng = scenario_.node_groups[g];
+    const NodeResources tmpl = failed ? node_resources(scenario_, ng, nodes_->rec(n.id).launch, n.name) : NodeResources{};
     seen[g] = 1;
-    std::string misfit = policy::static_misfit(cons, n.labels, n.name, n.taints);
+    std::string misfit = failed ? policy::static_misfit(cons, template_labels(ng), {}, ng.taints)
+                                : policy::static_misfit(cons, n.labels, n.name, n.taints);
     if (!misfit.empty()) {
       if (why[g].empty()) why[g] = std::move(misfit);
       continue;
     }
     usable[g] = 1;
-    const Resource room = n.pod_room();
+    const Resource room = failed ? tmpl.pod_room() : n.pod_room();
     if (room != n.capacity && room_note.empty())
       room_note = "; a " + n.instance_type + " node leaves pods {" + room.to_string() + "} (capacity {" + n.capacity.to_string() +
                   "} less the kubelet's reservation and the DaemonSets' pods)";
@@ -431,7 +438,7 @@ void TrainingCluster::finish(core::Time end, const std::string& note) {
                 "can never be complete again: a policy such as PodFailed -> RestartJob (TorchX max_retries >= 1) restarts it";
     }
     if (phase == "Pending" && scenario_.autoscaler && run.inqueue == core::Time::max() && s_->state.job(run.pj).tasks.empty() &&
-        !s_->never_placeable.count(idx)) {
+        !s_->never_placeable.count(idx) && parts_->driver.scheduler().job_condition(run.pj).plugin == "overcommit") {
       // The autoscaler trap (docs/startup-and-faults.md): enqueue kept the PodGroup Pending,
       // so no pod exists and the cluster autoscaler, which reacts to Pending pods, never scaled
       // out, though the node groups could grow to hold the job (it is not never-placeable).

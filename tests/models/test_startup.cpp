@@ -548,3 +548,111 @@ TEST_CASE("autoscaler and taints: it scales out the node group whose template no
   CHECK(t.rec.nodes[0].node == "neuron-1");
   for (const auto& e : t.rec.nodes) CHECK(e.group == "neuron");
 }
+
+// ============================================================ node failures: the corner cases
+// (found by a review; each asserts what must hold whatever the random draws)
+
+namespace {
+nlohmann::json whole_node_job(const std::string& name, int nnodes, const std::string& submit, const std::string& duration) {
+  return {{"name", name},     {"queue", "a"},         {"submit", submit}, {"nnodes", nnodes},
+          {"nproc_per_node", 32}, {"pod", "aws_trn1_32xlarge"}, {"duration", duration}};
+}
+}  // namespace
+
+TEST_CASE("node failure: a pod that died with its node's instance keeps its job from training until it is gone") {
+  // 2 nodes, a 2-pod job whose pods start after uniform 1-200 s; trn1-0 fails at 60 s and its
+  // instance lingers for an hour (terminated 3660 s: Node deleted then, PodGC 40-60 s later).
+  // Whatever the draws, a worker died at 60 s or never started: the job cannot train before
+  // PodGC removes that pod and SyncJob / RestartJob replaces it, so it cannot end before 3660 s
+  // plus its 5 min. (Before the fix, the API's Running pod counted: trained on a dead node and
+  // Completed at 398 s.)
+  for (std::uint64_t seed : {7u, 8u, 9u}) {
+    CAPTURE(seed);
+    nlohmann::json groups = nlohmann::json::array({{{"name", "trn1"}, {"instance_type", "trn1.32xlarge"}, {"desired_capacity", 2},
+                                                     {"availability_zone", "us-east-1a"}}});
+    Run r(scenario_path("node-failure.json"),
+          patch({{"seed", seed},
+                 {"cluster", {{"node_groups", groups}}},
+                 {"lifecycle", {{"pod_startup", {{"constant", nullptr}, {"uniform", {"1s", "200s"}}, {"source", "test"}}}}},
+                 {"faults", {{"scheduled", {{{"node", "trn1-0"}, {"at", "60s"}}}}, {"replacement_time", "3600s"},
+                             {"instance_terminated_after", "3600s"}}},
+                 {"workload", {{"jobs", nlohmann::json::array({whole_node_job("a", 2, "0s", "5m")})}}}}));
+    REQUIRE(r.invariant_violation.empty());
+    const auto& a = r.rec.final_of(0);
+    CHECK(a.phase == "Completed");
+    CHECK(a.end.ns() > (3660 + 300) * kS);
+    CHECK(r.cluster->stats().resumed_in_place == 0);
+  }
+}
+
+TEST_CASE("node failure: a failed node whose instance lingers stands for its replacement when a job's placeability is judged") {
+  // 2 nodes; a (1 pod, 20 min) runs on one, trn1-0 fails at 60 s, its instance lingers 15 min;
+  // c (2 pods) arrives at 200 s: with the replacement it can be placed, so it is not flagged as
+  // never placeable (and with refuse_unplaceable it would not be refused); it completes.
+  nlohmann::json groups = nlohmann::json::array({{{"name", "trn1"}, {"instance_type", "trn1.32xlarge"}, {"desired_capacity", 2},
+                                                   {"availability_zone", "us-east-1a"}}});
+  Run r(scenario_path("node-failure.json"),
+        patch({{"cluster", {{"node_groups", groups}, {"admission", {{"refuse_unplaceable", true}}}}},
+               {"faults", {{"scheduled", {{{"node", "trn1-0"}, {"at", "60s"}}}}, {"replacement_time", "900s"},
+                           {"instance_terminated_after", "900s"}}},
+               {"workload", {{"jobs", nlohmann::json::array({whole_node_job("a", 1, "0s", "20m"), whole_node_job("c", 2, "200s", "20m")})}}}}));
+  REQUIRE(r.invariant_violation.empty());
+  CHECK(r.rec.final_of(1).phase == "Completed");
+  CHECK(r.cluster->never_placeable().empty());
+  CHECK(r.cluster->stats().refused == 0);
+}
+
+TEST_CASE("node failure during a Spot interruption notice: the instance is still terminated at the end of the notice") {
+  // A Spot node noticed at 3000 s (two minutes) fails at 3119 s with instance_terminated_after
+  // 600 s: EC2 terminates it at 3120 s all the same (billing stops, node event Terminated).
+  const io::LoadedScenario base = io::load_scenario(scenario_path("node-failure.json"));
+  nlohmann::json groups = base.json["cluster"]["node_groups"];
+  groups[0]["capacity_type"] = "SPOT";
+  Run r(scenario_path("node-failure.json"),
+        patch({{"cluster", {{"node_groups", groups}, {"spot_price_history", "spot-price-history.json"}}},
+               {"faults", {{"scheduled", {{{"node", "trn1-0"}, {"at", "3119s"}}}},
+                           {"spot_interruptions", {{{"node", "trn1-0"}, {"at", "3000s"}}}},
+                           {"replacement_time", "900s"},
+                           {"instance_terminated_after", "600s"}}}}));
+  REQUIRE(r.invariant_violation.empty());
+  bool terminated = false;
+  for (const auto& e : r.rec.nodes)
+    if (e.node == "trn1-0" && e.event == "Terminated") {
+      CHECK(e.t == 3120 * kS);
+      terminated = true;
+    }
+  CHECK(terminated);
+}
+
+TEST_CASE("autoscaler churn ends even while a placeable job waits for ever beside a never-placeable one") {
+  // min 2, max 4, no enqueue action; a (2 pods, no retries, 60 s peer timeout) loses trn1-0 at
+  // 1000 s and is left with a Failed survivor (SyncJob never recreates it): it never ends. b (5
+  // pods) can never be placed. The autoscaler launches for b's Pending pods; once such a node is
+  // removed without ever holding a pod, it launches no more for the same Pending pods: the run
+  // ends. (Before the fix it churned for ever: 8,497 nodes in 30 days.)
+  const io::LoadedScenario base = io::load_scenario(scenario_path("autoscaler-trap.json"));
+  nlohmann::json groups = base.json["cluster"]["node_groups"];
+  groups[0]["desired_capacity"] = 2;
+  groups[0]["min_size"] = 2;
+  groups[0]["max_size"] = 4;
+  nlohmann::json jobs = base.json["workload"]["jobs"];
+  nlohmann::json a = jobs[0], b = jobs[0];
+  a["name"] = "a";
+  a["nnodes"] = 2;
+  a["duration"] = "10h";
+  b["name"] = "b";
+  b["nnodes"] = 5;
+  b["submit"] = "10s";
+  b["duration"] = "10h";
+  Run r(scenario_path("autoscaler-trap.json"),
+        patch({{"cluster", {{"node_groups", groups}}},
+               {"volcano", {{"actions", {"allocate", "backfill"}}}},
+               {"workload", {{"jobs", nlohmann::json::array({a, b})}, {"torchx", {{"max_retries", 0}, {"peer_failure_timeout", "60s"}, {"source", "test"}}}}},
+               {"faults", {{"scheduled", {{{"node", "trn1-0"}, {"at", "1000s"}}}}, {"replacement_time", "600s"}, {"source", "test"}}}}));
+  REQUIRE(r.invariant_violation.empty());
+  CHECK(r.rec.final_of(1).phase == "Pending");
+  CHECK(r.cluster->never_placeable().size() == 1);
+  CHECK(r.cluster->last_event().seconds() < 86400.0);
+  CHECK(r.cluster->stats().churn_nodes >= 1);
+  CHECK(r.cluster->stats().churn_nodes < 20);
+}

@@ -60,6 +60,14 @@ void PodLifecycle::pod_running(TaskId t) {
   JobRun& run = s_.runs[idx];
   s_.rec.pod_event({static_cast<std::uint32_t>(idx), s_.replica_of_task[t], "Running", s_.state.node(task.node).name, s_.sim.now()});
   if (++run.running == s_.sc.jobs[idx].nnodes) {
+    // A pod the API still shows Running may have died with its node's instance: Volcano counts
+    // it (the Job is Running), but torchrun's rendezvous cannot complete without it, so the job
+    // waits for PodGC and SyncJob.
+    for (TaskId u : s_.state.job(task.job).tasks)
+      if (s_.state.task(u).status == TaskStatus::Running && unreachable(s_.state.task(u).node)) {
+        if (run.vc == VcPhase::Pending) run.vc = VcPhase::Running;  // state/pending.go
+        return;
+      }
     controller_.all_pods_running(idx);
     if (startup_) begin_startup(idx);  // rendezvous, compilation, dataset read, then training
     else training_begins(idx);
@@ -196,16 +204,21 @@ void PodLifecycle::pod_gone(TaskId t) {
   controller_.check_job_phase(idx);  // the job controller's status rule; a missing pod may be recreated
 }
 
-std::vector<TaskId> PodLifecycle::tasks_on(NodeId n) const {
+std::vector<TaskId> PodLifecycle::tasks_on(NodeId n, bool terminal_too) const {
   std::vector<TaskId> on;
+  auto here = [&](TaskId t) {
+    const policy::TaskInfo& task = s_.state.task(t);
+    return task.node == n && (policy::on_node_status(task.status) ||
+                              (terminal_too && (task.status == TaskStatus::Failed || task.status == TaskStatus::Succeeded)));
+  };
   for (const auto* list : {&s_.state.pending_jobs(), &s_.state.active_jobs()})
     for (JobId j : *list)
       for (TaskId t : s_.state.job(j).tasks)
-        if (s_.state.task(t).node == n && policy::on_node_status(s_.state.task(t).status)) on.push_back(t);
+        if (here(t)) on.push_back(t);
   for (const JobRun& run : s_.runs)  // a killed job without PodGroup: its pods being deleted
     if (!run.ended && run.pj != policy::kNone && s_.state.job(run.pj).podgroup_unset)
       for (TaskId t : s_.state.job(run.pj).tasks)
-        if (s_.state.task(t).node == n && policy::on_node_status(s_.state.task(t).status)) on.push_back(t);
+        if (here(t)) on.push_back(t);
   std::sort(on.begin(), on.end());  // task id order: independent of the lists' order
   on.erase(std::unique(on.begin(), on.end()), on.end());
   return on;
@@ -294,11 +307,24 @@ void PodLifecycle::pods_garbage_collected(NodeId n) {
   // as PodFailed — or, for a pod already Terminating, as PodEvicted — and the deletion as
   // PodEvicted; SyncJob then recreates the missing pod (a deleted pod is not a Failed one).
   const std::string node_name = s_.state.node(n).name;
-  for (TaskId t : tasks_on(n)) {
+  for (TaskId t : tasks_on(n, /*terminal_too=*/true)) {
     const policy::TaskInfo& task = s_.state.task(t);
     const std::size_t idx = s_.job_of_policy[task.job];
     if (task.status == TaskStatus::Pipelined) {  // only nominated to the node: back to Pending
       s_.state.set_task_status(t, TaskStatus::Pending);
+      continue;
+    }
+    if (task.status == TaskStatus::Failed || task.status == TaskStatus::Succeeded) {
+      // Terminal already (holding nothing): PodGC only deletes it — PodEvicted, and SyncJob
+      // recreates a deleted pod where it never recreates a Failed one.
+      const auto u = static_cast<std::uint32_t>(idx);
+      const int replica = s_.replica_of_task[t];
+      const std::int32_t version = controller_.version_of(t);
+      const std::string pod_name = task.name;
+      ++s_.stats.pods_garbage_collected;
+      s_.rec.pod_event({u, replica, "Deleted", node_name, s_.sim.now()});
+      s_.state.remove_task(t);
+      controller_.raise(idx, JobEvent::PodEvicted, replica, version, "pod " + pod_name + " deleted by PodGC");
       continue;
     }
     const bool terminating = task.status == TaskStatus::Releasing;

@@ -55,6 +55,7 @@ struct NodeRec {
   bool noticed = false;                        ///< given a Spot interruption notice (cordoned, draining)
   bool replaced = false;                       ///< its replacement is launched already (Capacity Rebalancing)
   bool scaled_up = false;                      ///< launched by an autoscaler scale-up
+  std::uint64_t launch_signature = 0;          ///< the Pending pods it was launched for (autoscaler_scan)
   bool held_pod = false;                       ///< a pod was bound to it at some time
   /// A node failure's timeline (docs/startup-and-faults.md): the instance failed (its kubelet
   /// went silent), the node lifecycle controller marked it NotReady, the Node object was deleted.
@@ -159,6 +160,10 @@ class NodeLifecycle {
   bool started_ = false;  // start() ran: nodes are recorded as they launch
   bool scan_pending_ = false;
   bool settled_removed_ = false;  // a node removed once only never-placeable jobs were left (autoscaler_scan)
+  // A churn cycle seen: a node launched for this set of Pending pods was removed without ever
+  // holding one; no scale-up for the same set again (autoscaler_scan).
+  bool churned_ = false;
+  std::uint64_t churned_signature_ = 0;
   core::Time last_scale_up_ = core::Time::zero();
   bool scaled_up_ = false;
 

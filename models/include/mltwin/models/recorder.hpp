@@ -43,7 +43,7 @@ struct JobSubmitted {
 /// The final record of a job, written once when it ends (or at the end of the run).
 struct JobFinal {
   std::uint32_t job = 0;
-  std::string phase;             ///< Volcano Job phase: Completed, Pending, Running, Rejected
+  std::string phase;             ///< Volcano Job phase (Completed, Pending, Running, Failed, ...), or Refused
   std::string podgroup_phase;    ///< last PodGroup phase: Pending, Inqueue, Running, Completed
   Time inqueue = Time::max();    ///< PodGroup became Inqueue (Time::max(): never)
   Time scheduled = Time::max();  ///< last pod bound (the gang is placed)

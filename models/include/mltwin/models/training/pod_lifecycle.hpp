@@ -54,7 +54,8 @@ class PodLifecycle {
   /// Volcano's deletePod).
   void pods_garbage_collected(policy::NodeId n);
   /// The pods on node `n`, in task id order (also a killed job's, whose PodGroup is gone).
-  std::vector<policy::TaskId> tasks_on(policy::NodeId n) const;
+  /// With `terminal_too`, its Failed and Succeeded pods as well.
+  std::vector<policy::TaskId> tasks_on(policy::NodeId n, bool terminal_too = false) const;
   /// The kubelet of `n` is gone (a failed node): nothing there starts or finishes deleting.
   bool unreachable(policy::NodeId n) const;
   /// The zones of job `idx`'s running pods, listed, when it uses EFA across more than one

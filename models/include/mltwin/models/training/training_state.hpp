@@ -152,7 +152,10 @@ struct TrainingState {
   /// for pods that can never run, and the removals of the nodes they leave empty, would keep the
   /// run going for ever).
   bool settled() const {
-    return !never_placeable.empty() && next_arrival == sc.jobs.size() && ended + never_placeable.size() >= sc.jobs.size();
+    if (never_placeable.empty() || next_arrival != sc.jobs.size()) return false;
+    std::size_t open = 0;
+    for (const auto& [idx, why] : never_placeable) open += runs[idx].ended ? 0 : 1;
+    return open > 0 && ended + open >= sc.jobs.size();
   }
   core::Time last_event = core::Time::zero();
 
