@@ -159,8 +159,10 @@ void NodeLifecycle::instance_terminated(NodeId n) {
   rec_.node_event({sim_.now(), state_.node(n).name, sc_.node_groups[r.group].name, "Terminated",
                    "the Auto Scaling group terminated the failed instance"});
   host_.node_left(n);
+  const bool not_ready = r.not_ready != core::Time::max();
+  // launch_replacement adds a node: recs_ may grow, so `r` is not used after it.
   if (!r.replaced) launch_replacement(n, r.failed + sc_.faults->replacement_time);
-  if (r.not_ready != core::Time::max()) delete_node(n);
+  if (not_ready) delete_node(n);
 }
 
 void NodeLifecycle::delete_node(NodeId n) {

@@ -718,7 +718,8 @@ TEST_CASE("DJL minWorkers 0: jobs queued when the last worker retires are strand
   };
   SUBCASE("minWorkers 0: stranded") {
     MemoryRecorder rec;
-    Run run(make(0), 1, &rec);
+    const InferenceScenario sc = make(0);  // the Endpoint keeps a reference: it must outlive the run
+    Run run(sc, 1, &rec);
     run.go(1);
     const auto r = by_id(rec);
     REQUIRE(r.size() == 3);
@@ -741,7 +742,8 @@ TEST_CASE("DJL minWorkers 0: jobs queued when the last worker retires are strand
   }
   SUBCASE("minWorkers 1: the permanent worker drains the queue") {
     MemoryRecorder rec;
-    Run run(make(1), 1, &rec);
+    const InferenceScenario sc = make(1);  // the Endpoint keeps a reference: it must outlive the run
+    Run run(sc, 1, &rec);
     run.go(1);
     const auto r = by_id(rec);
     REQUIRE(r.size() == 3);
