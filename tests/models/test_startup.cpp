@@ -104,6 +104,18 @@ io::LoadOptions patch(nlohmann::json p) {
   return o;
 }
 
+// The node events, in order: (time, node, event) each.
+template <class Rec>
+void check_node_events(const Rec& rec, const std::vector<std::tuple<std::int64_t, std::string, std::string>>& want) {
+  REQUIRE(rec.nodes.size() == want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    CAPTURE(i);
+    CHECK(rec.nodes[i].t == std::get<0>(want[i]));
+    CHECK(rec.nodes[i].node == std::get<1>(want[i]));
+    CHECK(rec.nodes[i].event == std::get<2>(want[i]));
+  }
+}
+
 }  // namespace
 
 // ============================================================ start-up phases and compile cache
@@ -264,13 +276,7 @@ TEST_CASE("node-failure: the failed node's job restarts and loses exactly its tr
   const std::vector<std::tuple<std::int64_t, std::string, std::string>> want = {
       {3000 * kS, "trn1-0", "Failed"},   {3000 * kS, "trn1-0", "Terminated"}, {3000 * kS, "trn1-1", "Launching"},
       {3050 * kS, "trn1-0", "NotReady"}, {3050 * kS, "trn1-0", "Deleted"},    {3300 * kS, "trn1-1", "Ready"}};
-  REQUIRE(r.rec.nodes.size() == want.size());
-  for (std::size_t i = 0; i < want.size(); ++i) {
-    CAPTURE(i);
-    CHECK(r.rec.nodes[i].t == std::get<0>(want[i]));
-    CHECK(r.rec.nodes[i].node == std::get<1>(want[i]));
-    CHECK(r.rec.nodes[i].event == std::get<2>(want[i]));
-  }
+  check_node_events(r.rec, want);
   CHECK(r.cluster->stats().node_failures == 1);
   CHECK(r.cluster->stats().pods_garbage_collected == 1);
   CHECK(r.cluster->stats().taint_evictions == 0);
@@ -311,13 +317,7 @@ TEST_CASE("node-failure, the instance lingering: the taint manager evicts the po
   const std::vector<std::tuple<std::int64_t, std::string, std::string>> want = {
       {3000 * kS, "trn1-0", "Failed"},     {3050 * kS, "trn1-0", "NotReady"}, {3600 * kS, "trn1-0", "Terminated"},
       {3600 * kS, "trn1-1", "Launching"},  {3600 * kS, "trn1-0", "Deleted"},  {3900 * kS, "trn1-1", "Ready"}};
-  REQUIRE(r.rec.nodes.size() == want.size());
-  for (std::size_t i = 0; i < want.size(); ++i) {
-    CAPTURE(i);
-    CHECK(r.rec.nodes[i].t == std::get<0>(want[i]));
-    CHECK(r.rec.nodes[i].node == std::get<1>(want[i]));
-    CHECK(r.rec.nodes[i].event == std::get<2>(want[i]));
-  }
+  check_node_events(r.rec, want);
   CHECK(r.cluster->stats().taint_evictions == 1);
   CHECK(r.cluster->stats().pods_garbage_collected == 1);
   // Billing: trn1-0 until its termination at 3600 s, trn1-1 from its launch then to the run's
@@ -472,13 +472,7 @@ TEST_CASE("autoscaler: a job larger than max_size can never be placed; its churn
   const std::vector<std::tuple<std::int64_t, std::string, std::string>> want = {
       {10 * kS, "trn1-1", "Launching"}, {10 * kS, "trn1-2", "Launching"}, {310 * kS, "trn1-1", "Ready"},
       {310 * kS, "trn1-2", "Ready"},    {610 * kS, "trn1-0", "Removed"},  {910 * kS, "trn1-1", "Removed"}};
-  REQUIRE(r.rec.nodes.size() == want.size());
-  for (std::size_t i = 0; i < want.size(); ++i) {
-    CAPTURE(i);
-    CHECK(r.rec.nodes[i].t == std::get<0>(want[i]));
-    CHECK(r.rec.nodes[i].node == std::get<1>(want[i]));
-    CHECK(r.rec.nodes[i].event == std::get<2>(want[i]));
-  }
+  check_node_events(r.rec, want);
   CHECK(r.cluster->stats().nodes_launched == 2);
   CHECK(r.cluster->stats().nodes_removed == 2);
   // The churn, flagged with its cost: trn1-1 and trn1-2 never held a pod; trn1-1 from its

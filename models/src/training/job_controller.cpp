@@ -275,23 +275,28 @@ void JobController::peer_timeout(std::size_t idx) {
     // A pod on a failed node has no kubelet to report it Failed: it waits for PodGC.
     if ((s == TaskStatus::Running || s == TaskStatus::Bound) && !pods_.unreachable(s_.state.task(t).node)) survivors.push_back(t);
   }
-  std::sort(survivors.begin(), survivors.end());
-  for (TaskId t : survivors) {
+  char secs[64];
+  std::snprintf(secs, sizeof secs, "%.0f", s_.sc.peer_failure_timeout.seconds());
+  fail_pods(idx, std::move(survivors), std::string("torchrun: its process group timed out after ") + secs + " s waiting for a lost peer");
+  run.gang_broken = false;
+  recount(idx);
+  job_controller(idx);
+}
+
+void JobController::fail_pods(std::size_t idx, std::vector<TaskId> pods, const std::string& why) {
+  // torchrun exits with an error: each pod is Failed (restartPolicy Never), holding nothing; the
+  // job controller sees PodFailed for each, in task id order.
+  JobRun& run = s_.runs[idx];
+  std::sort(pods.begin(), pods.end());
+  for (TaskId t : pods) {
     const policy::TaskInfo& task = s_.state.task(t);
     const policy::NodeId node = task.node;
     s_.account_allocation(-s_.neuroncores_of(task.resreq));
     s_.rec.pod_event({static_cast<std::uint32_t>(idx), s_.replica_of_task[t], "Failed", s_.state.node(node).name, s_.sim.now()});
     s_.state.set_task_status(t, TaskStatus::Failed);
     s_.node_occupancy_changed(node);
-    char secs[64];
-    std::snprintf(secs, sizeof secs, "%.0f", s_.sc.peer_failure_timeout.seconds());
-    run.events.push_back({JobEvent::PodFailed, s_.replica_of_task[t], s_.version_of_task[t],
-                          "pod " + task.name + " failed (torchrun: its process group timed out after " + secs +
-                              " s waiting for a lost peer)"});
+    run.events.push_back({JobEvent::PodFailed, s_.replica_of_task[t], s_.version_of_task[t], "pod " + task.name + " failed (" + why + ")"});
   }
-  run.gang_broken = false;
-  recount(idx);
-  job_controller(idx);
 }
 
 void JobController::collectives_failed(std::size_t idx, const std::string& why) {
@@ -301,16 +306,7 @@ void JobController::collectives_failed(std::size_t idx, const std::string& why) 
   std::vector<TaskId> running;
   for (TaskId t : s_.state.job(run.pj).tasks)
     if (s_.state.task(t).status == TaskStatus::Running) running.push_back(t);
-  std::sort(running.begin(), running.end());
-  for (TaskId t : running) {
-    const policy::TaskInfo& task = s_.state.task(t);
-    const policy::NodeId node = task.node;
-    s_.account_allocation(-s_.neuroncores_of(task.resreq));
-    s_.rec.pod_event({static_cast<std::uint32_t>(idx), s_.replica_of_task[t], "Failed", s_.state.node(node).name, s_.sim.now()});
-    s_.state.set_task_status(t, TaskStatus::Failed);
-    s_.node_occupancy_changed(node);
-    run.events.push_back({JobEvent::PodFailed, s_.replica_of_task[t], s_.version_of_task[t], "pod " + task.name + " failed (" + why + ")"});
-  }
+  fail_pods(idx, std::move(running), why);
   recount(idx);
   job_controller(idx);
 }

@@ -7,6 +7,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "mltwin/core/event.hpp"
 #include "mltwin/models/training/training_state.hpp"
@@ -70,6 +71,9 @@ class JobController {
   void gang_broken(std::size_t idx);
   void cancel_peer_timer(std::size_t idx);
   void peer_timeout(std::size_t idx);
+  /// Marks `pods` of job `idx` Failed (their workers exited with an error: `why`), queuing a
+  /// PodFailed for each; the caller runs the job controller.
+  void fail_pods(std::size_t idx, std::vector<policy::TaskId> pods, const std::string& why);
   void before() { s_.note_event(); }
 
   TrainingState& s_;
