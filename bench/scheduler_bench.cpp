@@ -43,7 +43,7 @@ class NullBackend : public policy::Backend {
     ++binds;
     return policy::CallResult::success();
   }
-  policy::CallResult evict(const policy::TaskInfo&, std::string_view) override {
+  policy::CallResult evict(const policy::TaskInfo&, const policy::Eviction&) override {
     ++evictions;
     return policy::CallResult::success();
   }

@@ -351,6 +351,8 @@ RunSummary summarize(const std::string& scenario, std::uint64_t seed, const mode
   s.resumed_in_place = st.resumed_in_place;
   s.stuck = st.stuck;
   s.never_placeable = st.never_placeable;
+  s.priority_inversions.assign(st.priority_inversions.begin(), st.priority_inversions.end());
+  s.priority_inversion_example = st.priority_inversion_example;
   s.autoscaler_trapped = st.autoscaler_trapped;
   s.autoscaler_trap_example = st.autoscaler_trap_example;
   s.churn_nodes = st.churn_nodes;
@@ -512,6 +514,32 @@ void print_summary(std::ostream& os, const RunSummary& s) {
                s.never_placeable > 0 ? "; jobs that can never be placed had Pending pods" : "",
                s.never_placeable > 0 ? "delete those jobs, or refuse them at submission (/cluster/admission/refuse_unplaceable)"
                                      : "size node groups' max_size for whole gangs, or give the jobs a nodeSelector to one group");
+  if (!s.priority_inversions.empty()) {
+    // Volcano v1.12.1 framework/session_plugins.go Preemptable / Reclaimable: the victims are
+    // those of the first tier whose voting plugins leave a non-empty set; priority.go registers a
+    // Preemptable function only (a lower job priority, or a lower task priority within a job),
+    // so a tier without it, or any tier for reclaim, chooses without comparing priorities.
+    std::uint64_t n = 0;
+    std::string by;
+    bool preempt = false, reclaim = false;
+    for (const auto& [what, count] : s.priority_inversions) {
+      n += count;
+      by += fmt::format("{}{} by {}", by.empty() ? "" : ", ", count, what);
+      preempt = preempt || what.starts_with("preempt");
+      reclaim = reclaim || what.starts_with("reclaim");
+    }
+    fmt::print(os, "Priority inversion: {} pod(s) evicted for a pod of a lower-priority job ({}), e.g. {}. Volcano takes the "
+                   "victims of the first tier whose plugins leave any (framework/session_plugins.go Preemptable, "
+                   "Reclaimable); the priority plugin votes only in preempt, so when its tier finds no lower-priority victim a "
+                   "later tier's plugins (drf compares shares, not priorities) choose, and reclaim never compares priorities. "
+                   "Remedy: {}\n",
+               n, by, s.priority_inversion_example,
+               std::string(preempt ? "enablePreemptable: false on the named plugins of the later tier (only the priority "
+                                     "plugin's tier then chooses preempt's victims)"
+                                   : "") +
+                   (preempt && reclaim ? "; " : "") +
+                   (reclaim ? "reclaimable: false on the victims' queues, or enableReclaimable: false on the named plugins" : ""));
+  }
   if (s.bind_failures > 0)
     fmt::print(os, "Bind failures: {} binds refused by the API server; each pod was placed again at a later cycle\n", s.bind_failures);
   if (s.evictions > 0 || s.drained > 0 || s.restarts > 0 || s.failed > 0 || s.aborted > 0 || s.terminated > 0 || s.completed_early > 0 ||

@@ -32,8 +32,8 @@ struct DecisionLog final : Backend {
   CallResult bind(const TaskInfo& task, const NodeInfo& node) override {
     return answer("bind pod " + task.name + " to node " + node.name, [&] { return forward->bind(task, node); });
   }
-  CallResult evict(const TaskInfo& task, std::string_view reason) override {
-    return answer("evict pod " + task.name + " (" + std::string(reason) + ")", [&] { return forward->evict(task, reason); });
+  CallResult evict(const TaskInfo& task, const Eviction& e) override {
+    return answer("evict pod " + task.name + " (" + std::string(e.reason) + ")", [&] { return forward->evict(task, e); });
   }
   void podgroup_phase_changed(const JobInfo& job, PodGroupPhase from, PodGroupPhase to) override {
     decisions.push_back("PodGroup " + job.name + ": " + to_string(from) + " -> " + to_string(to));

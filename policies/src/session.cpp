@@ -387,15 +387,18 @@ namespace {
 // plugin's candidates start over, and a tier whose plugins leave it empty passes to the next.
 template <class Entries>
 std::vector<TaskId> victims_of(const Entries& entries, const TaskInfo& preemptor,
-                               std::span<const TaskId> preemptees) {
+                               std::span<const TaskId> preemptees, VictimChoice* choice) {
   std::vector<TaskId> victims;                 // empty == nil
   static thread_local std::vector<TaskId> cand;  // one buffer for every plugin's answer, every call
+  std::uint64_t voters = 0;                    // this tier's plugins that did not abstain
   std::size_t i = 0;
   while (i < entries.size()) {
     const int tier = entries[i].tier;
+    voters = 0;
     for (; i < entries.size() && entries[i].tier == tier; ++i) {
       cand.clear();
       if (entries[i].fn(preemptor, preemptees, cand) == kAbstain) continue;
+      if (i < 64) voters |= std::uint64_t{1} << i;
       if (cand.empty()) {
         victims.clear();
         while (i < entries.size() && entries[i].tier == tier) ++i;  // break out of this tier
@@ -408,17 +411,31 @@ std::vector<TaskId> victims_of(const Entries& entries, const TaskInfo& preemptor
         std::erase_if(victims, [&](TaskId v) { return std::find(cand.begin(), cand.end(), v) == cand.end(); });
       }
     }
-    if (!victims.empty()) return victims;
+    if (!victims.empty()) {
+      if (choice) *choice = {tier, voters};
+      return victims;
+    }
   }
   return victims;
 }
+
+template <class Entries>
+std::string plugins_of(const Entries& entries, const VictimChoice& c) {
+  std::string out;
+  for (std::size_t i = 0; i < entries.size() && i < 64; ++i)
+    if (entries[i].tier == c.tier && (c.voters >> i & 1)) out += (out.empty() ? "" : ", ") + entries[i].plugin;
+  return out;
+}
 }  // namespace
 
-std::vector<TaskId> Session::preemptable(const TaskInfo& p, std::span<const TaskId> ts) const {
-  return victims_of(preemptable_, p, ts);
+std::vector<TaskId> Session::preemptable(const TaskInfo& p, std::span<const TaskId> ts, VictimChoice* choice) const {
+  return victims_of(preemptable_, p, ts, choice);
 }
-std::vector<TaskId> Session::reclaimable(const TaskInfo& p, std::span<const TaskId> ts) const {
-  return victims_of(reclaimable_, p, ts);
+std::vector<TaskId> Session::reclaimable(const TaskInfo& p, std::span<const TaskId> ts, VictimChoice* choice) const {
+  return victims_of(reclaimable_, p, ts, choice);
+}
+std::string Session::victim_plugins(bool reclaim, const VictimChoice& choice) const {
+  return reclaim ? plugins_of(reclaimable_, choice) : plugins_of(preemptable_, choice);
 }
 
 void Session::fire_allocate(const TaskInfo& t) const {
@@ -582,11 +599,11 @@ void Statement::pipeline(TaskId t, NodeId node) {
   ssn_->fire_allocate(st.task(t));
 }
 
-void Statement::evict(TaskId t, std::string reason) {
+void Statement::evict(TaskId t, std::string reason, TaskId preemptor, VictimChoice choice) {
   ClusterState& st = ssn_->state_;
   const TaskStatus prev = st.task(t).status;
   st.apply_task_status_quiet(t, TaskStatus::Releasing, st.task(t).node);
-  ops_.push_back({OpKind::Evict, t, st.task(t).node, prev, std::move(reason)});
+  ops_.push_back({OpKind::Evict, t, st.task(t).node, prev, std::move(reason), preemptor, choice});
   ssn_->fire_deallocate(st.task(t));
 }
 
@@ -648,7 +665,8 @@ void Statement::commit() {
         break;
       }
       case OpKind::Evict: {
-        CallResult r = ssn_->backend_.evict(st.task(op.task), op.reason);
+        const std::string plugins = op.choice.tier < 0 ? std::string() : ssn_->victim_plugins(op.reason == "reclaim", op.choice);
+        CallResult r = ssn_->backend_.evict(st.task(op.task), Eviction{op.reason, op.preemptor, op.choice.tier, plugins});
         if (!r.ok) {
           // statement.go:105-114 evict -> unevict (v1.12.1): the task keeps its status (Bound or
           // Running) and node.

@@ -70,8 +70,13 @@ void SnapshotWriter::bound(const policy::TaskInfo& t, const policy::NodeInfo& n)
   decisions_["binds"].push_back({{"pod", snapshot_name(t.name)}, {"node", n.name}});
 }
 
-void SnapshotWriter::evicted(const policy::TaskInfo& t, std::string_view reason) {
-  decisions_["evictions"].push_back({{"pod", snapshot_name(t.name)}, {"reason", std::string(reason)}});
+void SnapshotWriter::evicted(const policy::TaskInfo& t, const policy::Eviction& e, const policy::TaskInfo* preemptor) {
+  // As mltwin-scheduler --output json writes an eviction (apps/scheduler/src/once.cpp).
+  decisions_["evictions"].push_back({{"pod", snapshot_name(t.name)},
+                                     {"reason", std::string(e.reason)},
+                                     {"preemptor", preemptor ? snapshot_name(preemptor->name) : std::string()},
+                                     {"tier", e.tier + 1},
+                                     {"plugins", std::string(e.plugins)}});
 }
 
 void SnapshotWriter::phase_changed(const policy::JobInfo& j, policy::PodGroupPhase from, policy::PodGroupPhase to) {

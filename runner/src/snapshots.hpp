@@ -32,7 +32,7 @@ class SnapshotWriter final : public models::SessionObserver {
                  std::function<void(const std::string&, core::Time)> on_written);
   bool opening(const policy::ClusterState& state, const policy::Scheduler& scheduler) override;
   void bound(const policy::TaskInfo& t, const policy::NodeInfo& n) override;
-  void evicted(const policy::TaskInfo& t, std::string_view reason) override;
+  void evicted(const policy::TaskInfo& t, const policy::Eviction& e, const policy::TaskInfo* preemptor) override;
   void phase_changed(const policy::JobInfo& j, policy::PodGroupPhase from, policy::PodGroupPhase to) override;
   void closed(const policy::ClusterState&) override;
   /// The labels of the times no session reached (the run ended before).
@@ -60,9 +60,9 @@ class ObserverPair final : public models::SessionObserver {
     if (wa_) a_.bound(t, n);
     if (wb_) b_.bound(t, n);
   }
-  void evicted(const policy::TaskInfo& t, std::string_view r) override {
-    if (wa_) a_.evicted(t, r);
-    if (wb_) b_.evicted(t, r);
+  void evicted(const policy::TaskInfo& t, const policy::Eviction& e, const policy::TaskInfo* p) override {
+    if (wa_) a_.evicted(t, e, p);
+    if (wb_) b_.evicted(t, e, p);
   }
   void phase_changed(const policy::JobInfo& j, policy::PodGroupPhase f, policy::PodGroupPhase t) override {
     if (wa_) a_.phase_changed(j, f, t);

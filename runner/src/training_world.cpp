@@ -156,6 +156,11 @@ void TrainingWorld::summary_json(json& j, const RunFacts& run) const {
                     {"resumed_in_place", s.resumed_in_place}, {"stuck", s.stuck},
                     {"lost_training_s", s.lost_training_s}, {"lost_neuroncore_s", s.lost_neuroncore_s},
                     {"readmission_s", distribution_json(s.readmission_s)}};
+  {
+    json by = json::object();
+    for (const auto& [what, count] : s.priority_inversions) by[what] = count;
+    j["priority_inversions"] = {{"by", by}, {"example", s.priority_inversion_example}};
+  }
   j["cost_usd"] = s.cost_usd;
   {
     // io/report.hpp Starvation: the criterion, the count, the longest waits.

@@ -15,7 +15,7 @@ struct PrintBackend : Backend {
     std::printf("bind pod %s (uid %s) -> %s\n", t.name.c_str(), cache->pod_uid(t.id).c_str(), n.name.c_str());
     return CallResult::success();
   }
-  CallResult evict(const TaskInfo&, std::string_view) override { return CallResult::success(); }
+  CallResult evict(const TaskInfo&, const Eviction&) override { return CallResult::success(); }
   void podgroup_phase_changed(const JobInfo&, PodGroupPhase, PodGroupPhase) override {}
   void job_condition(const JobInfo&, const Status&) override {}
 };

@@ -61,7 +61,7 @@ class Evictions final : public models::SessionObserver {
     return true;
   }
   void bound(const policy::TaskInfo&, const policy::NodeInfo&) override {}
-  void evicted(const policy::TaskInfo&, std::string_view) override { sessions.insert(n_ - 1); }
+  void evicted(const policy::TaskInfo&, const policy::Eviction&, const policy::TaskInfo*) override { sessions.insert(n_ - 1); }
   void phase_changed(const policy::JobInfo&, policy::PodGroupPhase, policy::PodGroupPhase) override {}
   void closed(const policy::ClusterState&) override {}
 
@@ -90,7 +90,7 @@ class Agreement final : public models::SessionObserver {
     return true;
   }
   void bound(const policy::TaskInfo& t, const policy::NodeInfo& n) override { twin_.binds.push_back("default/" + t.name + " -> " + n.name); }
-  void evicted(const policy::TaskInfo& t, std::string_view) override { twin_.evictions.push_back("default/" + t.name); }
+  void evicted(const policy::TaskInfo& t, const policy::Eviction&, const policy::TaskInfo*) override { twin_.evictions.push_back("default/" + t.name); }
   void phase_changed(const policy::JobInfo& j, policy::PodGroupPhase from, policy::PodGroupPhase to) override {
     twin_.phases.push_back("default/" + j.name + ": " + policy::to_string(from) + " -> " + policy::to_string(to));
   }

@@ -816,7 +816,11 @@ TEST_CASE("explain names the lifecycle policy the job controller applied, and th
                   slurp(t.path() / "run.log"));
   REQUIRE(run_cli({"explain", "p.sqlite", "lo"}, t.path(), {}, t.path() / "explain.log") == 0);
   const std::string out = slurp(t.path() / "explain.log");
-  CHECK_MESSAGE(contains(out, "Restarting by job-controller: pod lo-trainer-0-0 evicted (reclaim); PodEvicted -> RestartTask, "
+  // The eviction names the pod it made room for, both priorities (0: no PriorityClass) and the
+  // tier that chose the victim: tier 1's gang leaves none (lo holds exactly minAvailable), tier
+  // 2's proportion (its only Reclaimable plugin) takes lo's pod.
+  CHECK_MESSAGE(contains(out, "Restarting by job-controller: pod lo-trainer-0-0 evicted (reclaim) for pod hi-trainer-0-0 of job "
+                              "hi, priority 0 (this job's: 0); victims chosen by tier 2 (proportion); PodEvicted -> RestartTask, "
                               "retry 1 of maxRetry 3"),
                 out);
   CHECK_MESSAGE(contains(out, "(the task's policy) [Volcano Job Running -> Restarting]"), out);

@@ -263,3 +263,46 @@ TEST_CASE("reclaim-churn in a queue tree (enableHierarchy from the scenario): no
     CHECK_MESSAGE(contains(why, "capacity: the queue hierarchy failed its check"), why);
   }
 }
+
+// ---- Priority inversion (tests/scenarios/priority-inversion.json) ----
+// 4 trn1.32xlarge, one queue, every pod a whole node. high: priority 1000, 4 pods, 2 h, at 0 s;
+// low: priority 10, 1 pod, 1 h, at 600 s. Tiers: [priority, gang, conformance], [overcommit
+// (factor 2), drf, predicates, nodeorder]; actions enqueue, allocate, preempt, backfill.
+
+TEST_CASE("priority inversion: drf's tier evicts a priority-1000 pod for a priority-10 one; the summary and explain say so") {
+  // 600 s: low enters Inqueue (overcommit: 4 nodes used + 1 <= 2 x 4), its pod is created.
+  // 601 s: allocate finds no node. preempt, low-trainer-0-0: on every node the preemptee is one
+  // of high's pods. Tier 1: priority's victims are pods of jobs of lower priority than 10: none
+  // (1000), so the tier ends without victims (framework/session_plugins.go Preemptable). Tier 2:
+  // drf's victims are pods whose job's share without them is at least low's with its pod: high
+  // 3/4 >= low 1/4 — a victim. The first node (trn1-0 holds high's replica 1 after the
+  // nodeorder tie-break; any replica would do) loses it; low is pipelined: one eviction.
+  ChurnRun r("priority-inversion.json");
+  const auto rows = store::query_file(r.db, "SELECT d.t_ns, d.reason FROM decisions d JOIN jobs j ON j.job = d.job WHERE j.name = "
+                                            "'high' AND d.reason LIKE '%evicted (preempt)%' ORDER BY d.rowid");
+  REQUIRE(rows.rows == 1);
+  CHECK(*rows.column("t_ns").int_at(0) == 601 * kS);
+  const std::string why = rows.column("reason").text_at(0);
+  CHECK(contains(why, "evicted (preempt) for pod low-trainer-0-0 of job low, priority 10 (this job's: 1000, a priority inversion)"));
+  CHECK(contains(why, "victims chosen by tier 2 (drf)"));
+  CHECK(r.summary["priority_inversions"]["by"] == json{{"preempt: tier 2 (drf)", 1}});
+  CHECK(contains(r.printed, "Priority inversion: 1 pod(s) evicted for a pod of a lower-priority job (1 by preempt: tier 2 (drf))"));
+  CHECK(contains(r.printed, "enablePreemptable: false"));
+  CHECK(contains(runner::explain_job(r.db, "high"), "a priority inversion"));
+}
+
+TEST_CASE("priority inversion, the printed remedy applied: drf's enablePreemptable false; low waits for high, nothing is evicted") {
+  // Tier 2 no longer votes in preempt, so no tier chooses a victim. high: bound 1.05 s, Running
+  // 3.05 s, trains 2 h, Succeeded at 7203.05 s; the session at the next whole second, 7204 s,
+  // places low (Inqueue since 600 s): Bound 7204.05 s, Running 7206.05 s.
+  json v = json::parse(std::ifstream(std::string(MLTWIN_SOURCE_DIR) + "/tests/scenarios/priority-inversion.json"))["volcano"];
+  for (auto& p : v["tiers"][1]["plugins"])
+    if (p["name"] == "drf") p["enablePreemptable"] = false;
+  ChurnRun r("priority-inversion.json", {{"volcano", v}});
+  CHECK(r.summary["lifecycle"]["evictions"] == 0);
+  CHECK(r.summary["priority_inversions"]["by"].empty());
+  CHECK_FALSE(contains(r.printed, "Priority inversion"));
+  CHECK(r.pod0("low") == std::vector<std::string>{"600 Created", "7204050ms Bound", "7206050ms Running", "10806050ms Succeeded"});
+  CHECK(r.final_phase("high") == "Completed");
+  CHECK(r.end_ns("high") == 7203 * kS + 50 * kMs);
+}

@@ -783,7 +783,7 @@ TEST_CASE("evict-restart: reclaim evicts lo once; RestartJob kills its other pod
     REQUIRE(restart != lo_dec.end());
     CHECK(restart->t == 1001 * kS);
     CHECK(restart->plugin == "job-controller");
-    CHECK(restart->reason.find("evicted (reclaim); PodEvicted -> RestartJob, retry 1 of maxRetry 3; lost 9") != std::string::npos);
+    CHECK(restart->reason.find("evicted (reclaim) for pod hi-trainer-0-0 of job hi, priority 0 (this job's: 0); victims chosen by tier 2 (proportion); PodEvicted -> RestartJob, retry 1 of maxRetry 3; lost 9") != std::string::npos);
     const auto& st = r.cluster->stats();
     CHECK(st.evictions == 1);
     CHECK(st.restarts == 1);
@@ -941,7 +941,7 @@ TEST_CASE("job-policies: lo's own lifecycle policies (RestartTask, AbortJob, Com
     REQUIRE(ctl.size() == 2);
     CHECK(ctl[0].t == 1001 * kS);
     CHECK(ctl[0].code == "Restarting");
-    CHECK(ctl[0].reason.find("evicted (reclaim); PodEvicted -> RestartTask, retry 1 of maxRetry 3; lost 9") != std::string::npos);
+    CHECK(ctl[0].reason.find("evicted (reclaim) for pod hi-trainer-0-0 of job hi, priority 0 (this job's: 0); victims chosen by tier 2 (proportion); PodEvicted -> RestartTask, retry 1 of maxRetry 3; lost 9") != std::string::npos);
     CHECK(ctl[0].reason.find("(the task's policy)") != std::string::npos);
     CHECK(ctl[1].t == 1301 * kS);
     CHECK(ctl[1].code == "Restarting");

@@ -88,6 +88,15 @@ TEST_CASE("preempt: a starving higher-priority gang evicts a lower-priority gang
   Scheduler s(priority_decides(), 1);
   cycle(g.w, be, s);
   CHECK(evicted(g.w, be) == std::vector<std::string>{"lo-0 preempt", "lo-1 preempt"});
+  // What reaches the backend with each eviction (policy::Eviction): the preemptor, and the tier
+  // that chose the victim — tier 1 (index 0), whose voters are priority and conformance (gang's
+  // Preemptable is switched off; configuration order).
+  REQUIRE(be.eviction_causes.size() == 2);
+  for (std::size_t i = 0; i < 2; ++i) {
+    CHECK(g.w.state.task(be.eviction_causes[i].preemptor).name == (i == 0 ? "hi-0" : "hi-1"));
+    CHECK(be.eviction_causes[i].tier == 0);
+    CHECK(be.eviction_causes[i].plugins == "priority, conformance");
+  }
   CHECK(s.stats().totals.pipelined == 2);
   CHECK(s.stats().totals.evictions == 2);
   CHECK(be.binds.empty());
@@ -214,6 +223,11 @@ TEST_CASE("reclaim: the over-deserved queue's job is evicted once and the reclai
   Scheduler s(volcano_defaults(), 1);
   cycle(g.w, be, s);
   CHECK(evicted(g.w, be) == std::vector<std::string>{"big-0 reclaim"});
+  // Chosen by tier 2 (index 1): proportion, its only Reclaimable voter; for small-0.
+  REQUIRE(be.eviction_causes.size() == 1);
+  CHECK(g.w.state.task(be.eviction_causes[0].preemptor).name == "small-0");
+  CHECK(be.eviction_causes[0].tier == 1);
+  CHECK(be.eviction_causes[0].plugins == "proportion");
   CHECK(s.stats().totals.pipelined == 1);
   // Next cycles, while big-0 terminates: allocate pipelines small-0 on n0's releasing resources,
   // so small no longer starves; big-1 is never taken (a at its deserved share, and big itself

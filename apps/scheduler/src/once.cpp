@@ -29,8 +29,10 @@ class DryRun : public policy::Backend {
     out_.binds.push_back({pod(t), n.name});
     return policy::CallResult::success();
   }
-  policy::CallResult evict(const policy::TaskInfo& t, std::string_view reason) override {
-    out_.evictions.push_back({pod(t), std::string(reason)});
+  policy::CallResult evict(const policy::TaskInfo& t, const policy::Eviction& e) override {
+    out_.evictions.push_back({pod(t), std::string(e.reason),
+                              e.preemptor == policy::kNone ? std::string() : pod(cache_.state().task(e.preemptor)), e.tier + 1,
+                              std::string(e.plugins)});
     return policy::CallResult::success();
   }
   void podgroup_phase_changed(const policy::JobInfo& j, policy::PodGroupPhase from, policy::PodGroupPhase to) override {
@@ -141,7 +143,8 @@ Decisions run_once(const k8s::Snapshot& snap, const OnceOptions& opts) {
 json to_json(const Decisions& d) {
   json binds = json::array(), evictions = json::array(), phases = json::array(), waiting = json::array();
   for (const auto& b : d.binds) binds.push_back({{"pod", b.pod}, {"node", b.node}});
-  for (const auto& e : d.evictions) evictions.push_back({{"pod", e.pod}, {"reason", e.reason}});
+  for (const auto& e : d.evictions)
+    evictions.push_back({{"pod", e.pod}, {"reason", e.reason}, {"preemptor", e.preemptor}, {"tier", e.tier}, {"plugins", e.plugins}});
   for (const auto& p : d.phases) phases.push_back({{"podgroup", p.podgroup}, {"from", p.from}, {"to", p.to}});
   for (const auto& w : d.waiting) waiting.push_back({{"podgroup", w.podgroup}, {"code", w.code}, {"plugin", w.plugin}, {"reason", w.reason}});
   return {{"schema", 1},
@@ -171,7 +174,12 @@ std::string to_text(const Decisions& d) {
   out << "\nbinds (" << d.binds.size() << "):\n";
   for (const auto& b : d.binds) out << "  " << b.pod << " -> " << b.node << "\n";
   out << "evictions (" << d.evictions.size() << "):\n";
-  for (const auto& e : d.evictions) out << "  " << e.pod << ": " << e.reason << "\n";
+  for (const auto& e : d.evictions) {
+    out << "  " << e.pod << ": " << e.reason;
+    if (!e.preemptor.empty()) out << " for " << e.preemptor;
+    if (e.tier > 0) out << ", chosen by tier " << e.tier << " (" << e.plugins << ")";
+    out << "\n";
+  }
   out << "PodGroup phases (" << d.phases.size() << "):\n";
   for (const auto& p : d.phases) out << "  " << p.podgroup << ": " << p.from << " -> " << p.to << "\n";
   out << "waiting (" << d.waiting.size() << "):\n";

@@ -105,8 +105,30 @@ policy::CallResult SchedulerDriver::bind(const policy::TaskInfo& task, const pol
   return policy::CallResult::success();
 }
 
-policy::CallResult SchedulerDriver::evict(const policy::TaskInfo& task, std::string_view reason) {
-  if (watched_) observer_->evicted(task, reason);
+std::string SchedulerDriver::eviction_text(const policy::TaskInfo& victim, const policy::Eviction& e) {
+  // "pod P evicted (preempt)" as before, then whom for and what chose it: the preemptor's job
+  // and both PodGroup priorities (what the priority plugin compares, priority.go
+  // preemptableFn), and the tier whose plugins chose the victim (Session.Preemptable /
+  // Reclaimable: the first tier that leaves a non-empty set).
+  std::string text = "pod " + victim.name + " evicted (" + std::string(e.reason) + ")";
+  if (e.preemptor == policy::kNone) return text;
+  const policy::TaskInfo& p = s_.state.task(e.preemptor);
+  const int mine = s_.state.job(victim.job).priority, theirs = s_.state.job(p.job).priority;
+  const bool inversion = theirs < mine;
+  text += " for pod " + p.name + " of job " + s_.sc.jobs[s_.job_of_policy[p.job]].name + ", priority " +
+          std::to_string(theirs) + " (this job's: " + std::to_string(mine) + (inversion ? ", a priority inversion)" : ")");
+  const std::string chosen = e.tier < 0 ? std::string() : "tier " + std::to_string(e.tier + 1) + " (" + std::string(e.plugins) + ")";
+  if (!chosen.empty()) text += "; victims chosen by " + chosen;
+  if (inversion) {
+    ++s_.stats.priority_inversions[std::string(e.reason) + (chosen.empty() ? "" : ": " + chosen)];
+    if (s_.stats.priority_inversion_example.empty()) s_.stats.priority_inversion_example = text;
+  }
+  return text;
+}
+
+policy::CallResult SchedulerDriver::evict(const policy::TaskInfo& task, const policy::Eviction& e) {
+  const std::string_view reason = e.reason;
+  if (watched_) observer_->evicted(task, e, e.preemptor == policy::kNone ? nullptr : &s_.state.task(e.preemptor));
   // Called while the scheduler commits (the task is Releasing in the state already). The pod
   // is being deleted: it holds its resources for the termination grace period. The job
   // controller reacts to the PodEvicted event after the scheduling cycle.
@@ -115,7 +137,7 @@ policy::CallResult SchedulerDriver::evict(const policy::TaskInfo& task, std::str
   const int replica = s_.replica_of_task[task.id];
   s_.rec.pod_event({static_cast<std::uint32_t>(idx), replica, "Evicted", s_.state.node(task.node).name, s_.sim.now()});
   pods_.gone_after(s_.termination_grace(), task.id);
-  if (controller_.raise(idx, JobEvent::PodEvicted, replica, controller_.version_of(task.id), "pod " + task.name + " evicted (" + std::string(reason) + ")") &&
+  if (controller_.raise(idx, JobEvent::PodEvicted, replica, controller_.version_of(task.id), eviction_text(task, e)) &&
       reason == "reclaim")
     ++s_.outcomes[idx].reclaim_evictions;
   return policy::CallResult::success();

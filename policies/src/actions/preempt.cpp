@@ -203,14 +203,15 @@ class Preempt final : public Action {
       const NodeInfo& node = st.node(nid);
       // Statuses move as victims are evicted on earlier nodes, but only on those nodes: this
       // node's list is as the pass above found it.
-      std::vector<TaskId> victims = ssn.preemptable(preemptor, by_node_[nid]);
+      VictimChoice choice;
+      std::vector<TaskId> victims = ssn.preemptable(preemptor, by_node_[nid], &choice);
       if (!victims_suffice(st, preemptor, node, victims)) continue;
       VictimPQ queue_of_victims(VictimLess{&ssn});
       queue_of_victims.assign(std::move(victims));
       auto fits = [&] { return ssn.allocatable(queue, preemptor) && preemptor.resreq.less_equal(st.future_idle(nid)); };
       while (!queue_of_victims.empty()) {
         if (fits()) break;
-        stmt.evict(queue_of_victims.pop(), "preempt");
+        stmt.evict(queue_of_victims.pop(), "preempt", pid, choice);
       }
       if (fits()) {
         stmt.pipeline(pid, nid);

@@ -90,7 +90,7 @@ class Reclaim final : public Action {
           // once, and pass over a node where it is empty — nothing can be evicted there, so
           // nothing is reclaimed — before its predicates, which cannot change that outcome.
           if (!m.asked) {
-            m.victims = ssn.reclaimable(task, m.reclaimees);
+            m.victims = ssn.reclaimable(task, m.reclaimees, &m.choice);
             m.asked = true;
           }
           if (m.victims.empty() && needs_victims) {
@@ -100,7 +100,7 @@ class Reclaim final : public Action {
           if (!preempt_predicate_passes(ssn, task, node)) continue;
         } else {
           if (!preempt_predicate_passes(ssn, task, node)) continue;
-          m.victims = ssn.reclaimable(task, m.reclaimees);
+          m.victims = ssn.reclaimable(task, m.reclaimees, &m.choice);
         }
         if (!victims_suffice(st, task, node, m.victims)) continue;
         VictimPQ order(VictimLess{&ssn, q});
@@ -110,7 +110,7 @@ class Reclaim final : public Action {
           // ssn.Evict: straight to the cluster.
           const TaskId victim = order.pop();
           Statement now(ssn);
-          now.evict(victim, "reclaim");
+          now.evict(victim, "reclaim", tid, m.choice);
           now.commit();
           reclaimed.add(st.task(victim).resreq);
           if (task.resreq.less_equal(reclaimed)) break;
@@ -142,6 +142,7 @@ class Reclaim final : public Action {
   struct Entry {
     Resource room;  // the node's future-idle resources + every reclaimee's request
     std::vector<TaskId> reclaimees, victims;
+    VictimChoice choice;  // the tier that chose `victims` (Eviction)
     bool asked = false;
     bool useless = false;  // asked, and no victim: passed over by every preemptor using it
   };

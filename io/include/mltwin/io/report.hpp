@@ -156,6 +156,10 @@ struct RunSummary {
   /// policy; torchrun gangs re-formed with a replacement pod; jobs left stuck with Failed pods
   /// by Volcano's default SyncJob; training lost.
   std::uint64_t evictions = 0, restarts = 0, failed = 0;
+  /// Priority inversions (TrainingStats::priority_inversions): pods evicted for a pod of a
+  /// lower-priority job, by the action and tier that chose them; the first one, described.
+  std::vector<std::pair<std::string, std::uint64_t>> priority_inversions;
+  std::string priority_inversion_example;
   std::uint64_t drained = 0;  ///< pods evicted by node drains (Spot notices); not in `evictions`
   std::uint64_t aborted = 0, terminated = 0, completed_early = 0, resumed_in_place = 0, stuck = 0;
   /// Jobs admitted that can never be placed (TrainingStats::never_placeable), the first one's

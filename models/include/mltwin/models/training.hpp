@@ -490,6 +490,11 @@ struct TrainingStats {
   /// submission): they wait for ever, holding enqueue budget once Inqueue (volcano#1295).
   std::uint64_t never_placeable = 0;
   std::uint64_t evictions = 0;       ///< pods the scheduler evicted (preempt, reclaim)
+  /// Priority inversions: evictions for a pod of a job of lower priority than the victim's
+  /// (PodGroup priorities), counted by what chose the victim — "preempt: tier 2 (drf)" — and
+  /// the first one, described (its decision row's text).
+  std::map<std::string, std::uint64_t> priority_inversions;
+  std::string priority_inversion_example;
   std::uint64_t bind_failures = 0;   ///< binds the API server refused (lifecycle.bind_failure_probability)
   std::uint64_t drained = 0;         ///< pods evicted by a node drain (Spot interruption notices)
   std::uint64_t restarts = 0;        ///< RestartJob / RestartTask / RestartPod actions that restarted a job or task

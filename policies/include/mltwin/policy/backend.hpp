@@ -24,6 +24,23 @@ struct MLTWIN_POLICY_EXPORT CallResult {
   static CallResult failure(std::string why) { return {false, std::move(why)}; }
 };
 
+/// A scheduler eviction (the preempt and reclaim actions) and what the session knew when it chose
+/// the victim. Volcano records only `reason` (Statement.Evict(task, reason) -> the pod's "Evict"
+/// event, pkg/scheduler/framework/statement.go, v1.12.1); `preemptor` and the tier are mltwin's
+/// additions, for diagnostics such as a priority inversion (a lower-priority job's pod evicting
+/// a higher-priority one's because a tier without the priority plugin chose the victim).
+struct MLTWIN_POLICY_EXPORT Eviction {
+  std::string_view reason;   ///< "preempt" or "reclaim", as Volcano records it
+  TaskId preemptor = kNone;  ///< the pending task the room is made for; kNone: not known
+  /// The scheduler configuration's tier (0-based, in `tiers` order) whose plugins chose the
+  /// victim (Session.Preemptable / Reclaimable: the first tier whose plugins leave a non-empty
+  /// set); -1: not known.
+  int tier = -1;
+  /// The plugins of that tier that voted (did not abstain), comma-separated in configuration
+  /// order, e.g. "drf" or "priority, gang, conformance".
+  std::string_view plugins;
+};
+
 class MLTWIN_POLICY_EXPORT Backend {
  public:
   virtual ~Backend() = default;
@@ -34,10 +51,12 @@ class MLTWIN_POLICY_EXPORT Backend {
   /// and when it closes the task is Pending again, off the node, for the next cycle to place;
   /// the job's condition says why (plugin "bind").
   virtual CallResult bind(const TaskInfo& task, const NodeInfo& node) = 0;
-  /// The scheduler evicts `task` (now Releasing in the state); `reason` as Volcano records it.
-  /// A failure un-evicts the task at once (pkg/scheduler/framework/statement.go:105-114 evict ->
-  /// unevict :116, v1.12.1): it keeps its status and node.
-  virtual CallResult evict(const TaskInfo& task, std::string_view reason) = 0;
+  /// The scheduler evicts `task` (now Releasing in the state); `eviction.reason` as Volcano
+  /// records it, with the preemptor and the tier that chose the victim (Eviction). The views
+  /// live until the call returns. A failure un-evicts the task at once
+  /// (pkg/scheduler/framework/statement.go:105-114 evict -> unevict :116, v1.12.1): it keeps
+  /// its status and node.
+  virtual CallResult evict(const TaskInfo& task, const Eviction& eviction) = 0;
   /// The job's PodGroup phase changed at session close (Volcano jobStatus / UpdatePodGroup),
   /// e.g. Pending -> Inqueue: the Volcano job controller now creates the job's pods.
   virtual void podgroup_phase_changed(const JobInfo& job, PodGroupPhase from, PodGroupPhase to) = 0;

@@ -210,6 +210,14 @@ struct MLTWIN_POLICY_EXPORT ConditionLedger {
   std::size_t compact_at_ = 1024;            // compact_texts() does nothing below this size
 };
 
+/// Which tier chose a set of victims (Session::preemptable / reclaimable), for Eviction: the
+/// tier's index in the configuration (-1: none chose) and a bit per Preemptable (Reclaimable)
+/// function of the session, in registration order, for those of the tier that voted.
+struct VictimChoice {
+  int tier = -1;
+  std::uint64_t voters = 0;
+};
+
 class MLTWIN_POLICY_EXPORT Session {
  public:
   /// `actions` are the scheduler's long-lived action objects, run in order (Volcano creates its
@@ -399,8 +407,15 @@ class MLTWIN_POLICY_EXPORT Session {
   bool overused(const QueueInfo& q, std::string_view* by = nullptr) const;
   bool allocatable(const QueueInfo& q, const TaskInfo& t, std::string_view* by = nullptr) const;
   bool preemptive(const QueueInfo& q, const TaskInfo& t) const;
-  std::vector<TaskId> preemptable(const TaskInfo& preemptor, std::span<const TaskId> preemptees) const;
-  std::vector<TaskId> reclaimable(const TaskInfo& preemptor, std::span<const TaskId> preemptees) const;
+  /// Victims (Volcano Session.Preemptable / Reclaimable). `choice`, if given, receives the tier
+  /// that chose them and its plugins that voted (VictimChoice); a tier with no victims leaves it
+  /// unset.
+  std::vector<TaskId> preemptable(const TaskInfo& preemptor, std::span<const TaskId> preemptees,
+                                  VictimChoice* choice = nullptr) const;
+  std::vector<TaskId> reclaimable(const TaskInfo& preemptor, std::span<const TaskId> preemptees,
+                                  VictimChoice* choice = nullptr) const;
+  /// The plugins of `choice` (Eviction::plugins), comma-separated in configuration order.
+  std::string victim_plugins(bool reclaim, const VictimChoice& choice) const;
   void fire_allocate(const TaskInfo& t) const;
   void fire_deallocate(const TaskInfo& t) const;
   /// Number of allocate/deallocate events fired so far in this session (every Statement
@@ -571,6 +586,8 @@ class MLTWIN_POLICY_EXPORT Statement {
     NodeId node;
     TaskStatus prev;  // status before the operation (restored on discard)
     std::string reason;
+    TaskId preemptor = kNone;  // Evict: the task the room is made for (Eviction)
+    VictimChoice choice{};     // Evict: the tier that chose the victim
   };
   explicit Statement(Session& ssn) : ssn_(&ssn) {}
   Statement(Statement&& o) noexcept : ssn_(o.ssn_), ops_(std::move(o.ops_)), done_(o.done_) { o.done_ = true; }
@@ -581,8 +598,9 @@ class MLTWIN_POLICY_EXPORT Statement {
   void allocate(TaskId t, NodeId node);
   /// Task -> Pipelined on `node` (waits for releasing resources). Fires allocate handlers.
   void pipeline(TaskId t, NodeId node);
-  /// Task -> Releasing (eviction). Fires deallocate handlers.
-  void evict(TaskId t, std::string reason);
+  /// Task -> Releasing (eviction). Fires deallocate handlers. `preemptor` and `choice` (from
+  /// Session::preemptable / reclaimable) reach the backend with the reason (Eviction).
+  void evict(TaskId t, std::string reason, TaskId preemptor = kNone, VictimChoice choice = {});
   /// Allocated tasks -> Binding and backend.bind; evictions -> backend.evict; pipelined tasks
   /// are dropped from the cache at the end of the session, as Volcano's commit does nothing
   /// for them.

@@ -22,8 +22,12 @@ struct Decisions {
   struct Bind {
     std::string pod, node;
   };
+  /// A victim, its reason ("preempt", "reclaim"), the pod the room is made for, and the tier
+  /// (1-based, in the configuration's order) and plugins that chose it (policy::Eviction).
   struct Eviction {
-    std::string pod, reason;
+    std::string pod, reason, preemptor;
+    int tier = 0;
+    std::string plugins;
   };
   struct Phase {
     std::string podgroup, from, to;  ///< PodGroup phases as Volcano writes them ("Pending", "Inqueue", ...)

@@ -37,7 +37,8 @@ class SessionObserver {
   /// run the session (its tie-break stream included). Return true to hear its decisions.
   virtual bool opening(const policy::ClusterState& state, const policy::Scheduler& scheduler) = 0;
   virtual void bound(const policy::TaskInfo& task, const policy::NodeInfo& node) = 0;
-  virtual void evicted(const policy::TaskInfo& task, std::string_view reason) = 0;
+  /// `preemptor`: the task of eviction.preemptor, nullptr if none.
+  virtual void evicted(const policy::TaskInfo& task, const policy::Eviction& eviction, const policy::TaskInfo* preemptor) = 0;
   virtual void phase_changed(const policy::JobInfo& job, policy::PodGroupPhase from, policy::PodGroupPhase to) = 0;
   /// The watched session has closed.
   virtual void closed(const policy::ClusterState& state) = 0;
@@ -66,7 +67,10 @@ class SchedulerDriver final : public policy::Backend {
 
   // policy::Backend
   policy::CallResult bind(const policy::TaskInfo& task, const policy::NodeInfo& node) override;
-  policy::CallResult evict(const policy::TaskInfo& task, std::string_view reason) override;
+  policy::CallResult evict(const policy::TaskInfo& task, const policy::Eviction& eviction) override;
+  /// The eviction's decision-row text (the PodEvicted request's): the victim, the preemptor's
+  /// pod and job, both PodGroup priorities, the tier that chose it; counts a priority inversion.
+  std::string eviction_text(const policy::TaskInfo& victim, const policy::Eviction& e);
   void podgroup_phase_changed(const policy::JobInfo& job, policy::PodGroupPhase from, policy::PodGroupPhase to) override;
   void job_condition(const policy::JobInfo& job, const policy::Status& status) override;
 

@@ -307,7 +307,10 @@ class RecordingBackend : public Backend {
  public:
   struct Bind { TaskId task; JobId job; NodeId node; };
   std::vector<Bind> binds;
-  std::vector<std::pair<TaskId, std::string>> evictions;
+  std::vector<std::pair<TaskId, std::string>> evictions;  ///< victim, reason
+  /// Each eviction's preemptor, tier and plugins (Eviction), in the order of `evictions`.
+  struct Why { TaskId preemptor; int tier; std::string plugins; };
+  std::vector<Why> eviction_causes;
   std::vector<std::tuple<JobId, PodGroupPhase, PodGroupPhase>> phases;
   std::vector<std::pair<JobId, Status>> conditions;
   World* world = nullptr;  ///< if set, Inqueue creates the job's pods (the Volcano controller)
@@ -316,8 +319,9 @@ class RecordingBackend : public Backend {
     binds.push_back({t.id, t.job, n.id});
     return CallResult::success();
   }
-  CallResult evict(const TaskInfo& t, std::string_view reason) override {
-    evictions.emplace_back(t.id, std::string(reason));
+  CallResult evict(const TaskInfo& t, const Eviction& e) override {
+    evictions.emplace_back(t.id, std::string(e.reason));
+    eviction_causes.push_back({e.preemptor, e.tier, std::string(e.plugins)});
     return CallResult::success();
   }
   void podgroup_phase_changed(const JobInfo& j, PodGroupPhase from, PodGroupPhase to) override {
