@@ -276,6 +276,7 @@ struct StoreFakeHost final : PoolHost, StoreHost {
   bool make_room(Instance& in, std::uint64_t need, std::uint32_t keep) override { return store->make_room(in, need, keep); }
   void pool_changed(std::uint32_t pid) override { store->pool_changed(pid); }
   void maybe_terminate(Instance&) override {}
+  void models_registered(Instance&) override {}
 };
 
 }  // namespace
@@ -397,6 +398,8 @@ TEST_CASE("instance fleet: scale-out launches after start-up and health check; s
     core::Simulator& sim;
     explicit Traffic(core::Simulator& s) : sim(s) {}
     bool traffic_active() const override { return sim.now() < Time::from_ns(300 * 1'000 * kMs); }
+    void register_models(Instance&) override {}
+    void register_models_now(Instance&) override {}
   };
   InferenceScenario sc;
   sc.models.resize(1);
