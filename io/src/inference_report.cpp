@@ -18,13 +18,18 @@ void print_inference_summary(std::ostream& os, const InferenceSummary& s) {
   fmt::print(os, "  endpoint: {} x {} launched, {}; simulated {} ({:.1f} s)\n", st.instances_launched, s.instance_type,
              s.server, human_duration(s.sim_end_s), s.sim_end_s);
   const double answered =
-      static_cast<double>(st.served + st.rejected_503 + st.rejected_507 + st.timed_out_424 + st.not_ready_429);
+      static_cast<double>(st.served + st.rejected_503 + st.rejected_507 + st.timed_out_424 + st.not_ready_429 + st.not_found_404);
   // Before the run has finished, the requests not answered yet are in flight; after, they are
   // unserved at the end (Endpoint::finish).
   fmt::print(os, "  requests: {} arrived, {} served (200), {} rejected 503, {} rejected 507, {} timed out 424, "
                  "{} not ready 429, {} {}\n",
              st.requests, st.served, st.rejected_503, st.rejected_507, st.timed_out_424, st.not_ready_429, st.in_flight,
              s.finished ? "unserved at the end (in flight when the run ended)" : "in flight");
+  if (st.not_found_404 > 0)
+    fmt::print(os,
+               "  model not found 404: {} (requests for models the SingleModel server did not register in its "
+               "load_models; the caller gets ModelError, OriginalStatusCode 404; counted in Invocation4XXErrors)\n",
+               st.not_found_404);
   if (st.timed_out_424 + st.not_ready_429 > 0)
     fmt::print(os,
                "  invocation timeout {:g} s: {} ModelError 424 (InvocationModelErrors; their containers ran them anyway, "

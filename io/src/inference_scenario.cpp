@@ -215,6 +215,7 @@ struct InferenceLoad {
   void read_server();
   void read_policies();
   void read_models();
+  void read_load_models();
   void check_artifact_times() const;
   void read_traffic();
   void read_output_and_slo();
@@ -272,6 +273,13 @@ void InferenceLoad::read_endpoint() {
                               "ml_storage_volume {\"size\": ..., \"source\": ...} (ProductionVariant VolumeSizeInGB)");
     ep.ml_storage_volume_bytes = bytes_of(path, "/endpoint/ml_storage_volume/size", e["ml_storage_volume"]["size"]);
     if (ep.ml_storage_volume_bytes == 0) fail(path, "/endpoint/ml_storage_volume/size", "expected a size > 0");
+  }
+  if (e.value("mode", std::string("MultiModel")) == "SingleModel") {
+    ep.mode = inf::EndpointSpec::Mode::SingleModel;
+    if (e.contains("model_cache"))
+      fail(path, "/endpoint/model_cache",
+           "ModelCacheSetting (MultiModelConfig) applies to a multi-model endpoint only; a SingleModel server keeps its "
+           "load_models loaded: drop model_cache");
   }
   ep.model_cache_enabled = e.value("model_cache", std::string("Enabled")) == "Enabled";
   ep.s3_download_gbps = e["s3"]["download_gbps"];
@@ -439,6 +447,65 @@ void InferenceLoad::read_models() {
   }
 }
 
+// /server/load_models: the models a SingleModel endpoint's server registers at start, by name
+// (or "ALL"); they must exist, appear once, fit the instance's memory, and the model store must
+// fit its storage.
+void InferenceLoad::read_load_models() {
+  const json& s = doc["server"];
+  const bool single = sc.endpoint.mode == inf::EndpointSpec::Mode::SingleModel;
+  if (!single) {
+    if (s.contains("load_models"))
+      fail(path, "/server/load_models",
+           "load_models applies to a SingleModel endpoint (/endpoint/mode \"SingleModel\"); a multi-model endpoint "
+           "loads a model on its first invocation");
+    return;
+  }
+  if (!s.contains("load_models"))
+    fail(path, "/server",
+         "a SingleModel endpoint's server registers the models of its load_models at start: give /server/load_models, "
+         "a list of model names or \"ALL\"");
+  auto& list = sc.server.load_models;
+  const json& lm = s["load_models"];
+  if (lm.is_string()) {  // "ALL" (the schema allows no other string)
+    for (std::size_t m = 0; m < sc.models.size(); ++m) list.push_back(static_cast<inf::ModelId>(m));
+  } else {
+    std::map<std::string, inf::ModelId> by_name;
+    for (std::size_t m = 0; m < sc.models.size(); ++m) by_name.emplace(sc.models[m].name, static_cast<inf::ModelId>(m));
+    std::set<inf::ModelId> seen;
+    for (std::size_t i = 0; i < lm.size(); ++i) {
+      const std::string where = "/server/load_models/" + std::to_string(i);
+      const std::string name = lm[i];
+      const auto it = by_name.find(name);
+      if (it == by_name.end()) fail(path, where, "no model '" + name + "' in /models");
+      // DJL Serving 0.23.0: registering a model twice is refused (ModelManager.registerWorkflow,
+      // 409 "already registered"), which stops the server at start.
+      if (!seen.insert(it->second).second) fail(path, where, "model '" + name + "' is listed twice");
+      list.push_back(it->second);
+    }
+  }
+  // Memory: what the listed models hold, loaded one after another. DJL Serving 0.23.0 would not
+  // refuse a list that does not fit: ModelInfo.checkAvailableMemory estimates a model's memory
+  // only on a multi-model endpoint (SAGEMAKER_MULTI_MODEL) or from required_memory_mb; the
+  // worker processes would run out of memory, the load fail, and ModelServer.initModelStore
+  // stop the server — the endpoint never InService. mltwin refuses the scenario instead.
+  const std::uint64_t need = inf::load_models_peak_memory(sc, *itype);
+  const std::uint64_t have = inf::instance_model_memory(sc, *itype);
+  if (need > have)
+    fail(path, "/server/load_models",
+         "the models of load_models need " + std::to_string(need) + " bytes of memory (resident_size x minWorkers each, "
+         "loaded in turn) but " + sc.endpoint.instance_type + " has " + std::to_string(have) +
+             " for models (its memory less /endpoint/memory_reserved): the server would run out of memory at start "
+             "and the endpoint never be InService");
+  // Storage: SageMaker copies the model store (every model of the scenario) to /opt/ml/model.
+  std::uint64_t artifacts = 0;
+  for (const auto& mo : sc.models) artifacts += mo.artifact_bytes;
+  if (artifacts > sc.model_storage_bytes())
+    fail(path, itype->instance_storage_gb > 0 ? "/models" : "/endpoint/ml_storage_volume/size",
+         "the model artifacts (" + std::to_string(artifacts) + " bytes, every model of the scenario: the model store "
+         "SageMaker copies to /opt/ml/model) do not fit the instance's " + std::to_string(sc.model_storage_bytes()) +
+             " bytes of model storage");
+}
+
 // A model's download and load times follow from its artifact's size: both must be times.
 void InferenceLoad::check_artifact_times() const {
   const inf::EndpointSpec& ep = sc.endpoint;
@@ -596,6 +663,7 @@ LoadedInferenceScenario load_inference_scenario(const std::string& path, const L
   ld.read_server();
   ld.read_policies();
   ld.read_models();
+  ld.read_load_models();
   ld.check_artifact_times();
   ld.read_traffic();
   ld.read_output_and_slo();

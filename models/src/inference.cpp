@@ -56,6 +56,21 @@ struct Endpoint::Impl final : PoolHost, StoreHost, FleetHost {
     if (!p.autoscaling || !p.routing) throw std::invalid_argument("an autoscaling and a routing policy are required");
     if (sc.server.batch_size < 1) throw std::invalid_argument("batch_size must be >= 1");
     if (sc.server.job_queue_size < 1) throw std::invalid_argument("job_queue_size must be >= 1");
+    if (sc.endpoint.mode == EndpointSpec::Mode::SingleModel) {
+      // A SingleModel endpoint: load_models of existing models, which fit the instance (the
+      // scenario loader says so first, with the JSON path).
+      const InstanceType& t = *sc.instance_type();
+      if (sc.server.load_models.empty()) throw std::invalid_argument("a SingleModel endpoint needs server.load_models");
+      for (ModelId m : sc.server.load_models)
+        if (m >= sc.models.size()) throw std::invalid_argument("load_models names model " + std::to_string(m) + ", which does not exist");
+      if (load_models_peak_memory(sc, t) > instance_model_memory(sc, t))
+        throw std::invalid_argument("load_models need more memory than the instance has for models");
+      std::uint64_t artifacts = 0;
+      for (const ModelSpec& m : sc.models) artifacts += m.artifact_bytes;
+      if (artifacts > sc.model_storage_bytes()) throw std::invalid_argument("the model artifacts do not fit the instance's storage");
+    } else if (!sc.server.load_models.empty()) {
+      throw std::invalid_argument("server.load_models applies to a SingleModel endpoint only");
+    }
     return p;
   }
 
@@ -64,8 +79,11 @@ struct Endpoint::Impl final : PoolHost, StoreHost, FleetHost {
   bool make_room(Instance& in, std::uint64_t need, std::uint32_t keep) override { return store.make_room(in, need, keep); }
   void pool_changed(std::uint32_t pid) override { store.pool_changed(pid); }
   void maybe_terminate(Instance& in) override { fleet.maybe_terminate(in); }
+  void models_registered(Instance& in) override { fleet.models_registered(in); }
   // FleetHost
   bool traffic_active() const override { return router.traffic_active(); }
+  void register_models(Instance& in) override { store.register_models(in); }
+  void register_models_now(Instance& in) override { store.register_models_now(in); }
   PolicySet pol;
   EndpointState state;
   // The pools before the CPU: the CPU takes the pools as its CpuListener (a conversion to a
@@ -142,7 +160,7 @@ void Endpoint::check_invariants() const {
     fail("live requests " + std::to_string(live_reqs) + " != in flight " + std::to_string(stats_.in_flight) +
          " + abandoned in a container " + std::to_string(stats_.abandoned_in_container));
   if (stats_.requests != stats_.served + stats_.rejected_503 + stats_.rejected_507 + stats_.timed_out_424 +
-                             stats_.not_ready_429 + stats_.in_flight)
+                             stats_.not_ready_429 + stats_.not_found_404 + stats_.in_flight)
     fail("requests are not all accounted for");
   int workers = 0;
   for (const auto& in : m.instances) {

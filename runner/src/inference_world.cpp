@@ -114,7 +114,8 @@ class InferenceWorld final : public World {
     ep_->finish(end);
     const auto& st = ep_->stats();
     db.record_request_accounting(
-        {st.requests, st.served, st.rejected_503, st.rejected_507, st.timed_out_424, st.not_ready_429, st.unserved_at_end});
+        {st.requests, st.served, st.rejected_503, st.rejected_507, st.timed_out_424, st.not_ready_429, st.not_found_404,
+         st.unserved_at_end});
     return end;
   }
 
@@ -165,6 +166,7 @@ class InferenceWorld final : public World {
     j["rejected_507"] = st.rejected_507;
     j["timed_out_424"] = st.timed_out_424;
     j["not_ready_429"] = st.not_ready_429;
+    j["not_found_404"] = st.not_found_404;
     j["abandoned_in_container"] = st.abandoned_in_container;
     j["stranded_jobs"] = st.stranded_jobs;
     j["invocation_timeout_s"] = sc_.inference.endpoint.invocation_timeout.seconds();
@@ -205,6 +207,7 @@ class InferenceWorld final : public World {
     j["rejected_507"] = st.rejected_507;
     j["timed_out_424"] = st.timed_out_424;
     j["not_ready_429"] = st.not_ready_429;
+    j["not_found_404"] = st.not_found_404;
     json instances = json::array();
     int workers = 0;
     for (const auto& in : ep_->snapshot()) {

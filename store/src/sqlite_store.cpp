@@ -41,11 +41,13 @@ constexpr std::array<std::string_view, 12> kBuiltinMetaKeys = {
     "schema_version", "mltwin_version", "git_sha",     "volcano_release", "seed",       "scenario_path",
     "scenario_json",  "until",          "rng_streams", "checkpoint_ns",   "end_reason", "end_ns"};
 // Built-in keys added with inference runs (schema version 3), and their request accounting
-// (schema version 6; the invocation timeout's 424 and 429, version 8).
-constexpr std::array<std::string_view, 12> kBuiltinMetaKeys3 = {
+// (schema version 6; the invocation timeout's 424 and 429, version 8; a SingleModel server's
+// 404, version 9).
+constexpr std::array<std::string_view, 13> kBuiltinMetaKeys3 = {
     "run_kind",          "request_records_full", "request_sample_every",  "request_sampling",
     "requests_reported", "requests_arrived",     "requests_served",       "requests_rejected_503",
-    "requests_rejected_507", "requests_timed_out_424", "requests_not_ready_429", "requests_unserved_at_end"};
+    "requests_rejected_507", "requests_timed_out_424", "requests_not_ready_429", "requests_not_found_404",
+    "requests_unserved_at_end"};
 
 }  // namespace
 
@@ -195,12 +197,14 @@ void SqliteStore::record_end(EndReason reason, core::Time end) {
 void SqliteStore::record_request_accounting(const RequestAccounting& a) {
   Impl& m = *impl_;
   m.require(RunKind::Inference, "record_request_accounting");
-  if (a.served + a.rejected_503 + a.rejected_507 + a.timed_out_424 + a.not_ready_429 + a.unserved_at_end != a.arrived)
+  if (a.served + a.rejected_503 + a.rejected_507 + a.timed_out_424 + a.not_ready_429 + a.not_found_404 + a.unserved_at_end !=
+      a.arrived)
     throw std::invalid_argument("results database '" + m.path + "': request accounting does not add up: " +
                                 std::to_string(a.served) + " served + " + std::to_string(a.rejected_503) +
                                 " rejected 503 + " + std::to_string(a.rejected_507) + " rejected 507 + " +
                                 std::to_string(a.timed_out_424) + " timed out 424 + " +
                                 std::to_string(a.not_ready_429) + " not ready 429 + " +
+                                std::to_string(a.not_found_404) + " not found 404 + " +
                                 std::to_string(a.unserved_at_end) + " unserved at the end != " +
                                 std::to_string(a.arrived) + " arrived");
   m.put_meta_value("requests_arrived", std::to_string(a.arrived));
@@ -209,6 +213,7 @@ void SqliteStore::record_request_accounting(const RequestAccounting& a) {
   m.put_meta_value("requests_rejected_507", std::to_string(a.rejected_507));
   m.put_meta_value("requests_timed_out_424", std::to_string(a.timed_out_424));
   m.put_meta_value("requests_not_ready_429", std::to_string(a.not_ready_429));
+  m.put_meta_value("requests_not_found_404", std::to_string(a.not_found_404));
   m.put_meta_value("requests_unserved_at_end", std::to_string(a.unserved_at_end));
 }
 

@@ -693,3 +693,61 @@ TEST_CASE("Azure adapter on the real trace: 1,000 functions, 1,440 minutes, 608,
   CHECK(top == 42'994);
   CHECK(t.functions[999].invocations == 288);
 }
+
+TEST_CASE("a SingleModel endpoint: load_models by name or ALL, and the errors name their JSON path") {
+  const std::string example = std::string(MLTWIN_SOURCE_DIR) + "/tests/scenarios/single-model-djl.json";
+  const json base = read_json(example);
+  const io::LoadedInferenceScenario ok = io::load_inference_scenario(example);
+  CHECK(ok.inference.endpoint.mode == inf::EndpointSpec::Mode::SingleModel);
+  CHECK(ok.inference.server.load_models == std::vector<inf::ModelId>{0, 1});  // resnet, bert
+  TempDir d;
+  {
+    json doc = base;
+    doc["server"]["load_models"] = "ALL";
+    const auto all = io::load_inference_scenario(write_json(d, "all.json", doc));
+    CHECK(all.inference.server.load_models == std::vector<inf::ModelId>{0, 1, 2});
+  }
+  {
+    json doc = base;
+    doc["server"]["load_models"] = json::array({"bert", "gpt"});
+    const std::string e = load_error(write_json(d, "unknown.json", doc));
+    CHECK(contains(e, "/server/load_models/1"));
+    CHECK(contains(e, "no model 'gpt'"));
+  }
+  {
+    json doc = base;
+    doc["server"]["load_models"] = json::array({"bert", "bert"});
+    CHECK(contains(load_error(write_json(d, "twice.json", doc)), "/server/load_models/1"));
+  }
+  {
+    json doc = base;
+    doc["server"].erase("load_models");
+    CHECK(contains(load_error(write_json(d, "missing.json", doc)), ": /server: "));
+  }
+  {
+    json doc = base;
+    doc["endpoint"].erase("mode");  // a multi-model endpoint loads on demand: no load_models
+    CHECK(contains(load_error(write_json(d, "mme.json", doc)), "/server/load_models"));
+  }
+  {
+    json doc = base;
+    doc["endpoint"]["model_cache"] = "Enabled";
+    CHECK(contains(load_error(write_json(d, "cache.json", doc)), "/endpoint/model_cache"));
+  }
+  {
+    // ml.c5.xlarge: 8 GiB less 1 GiB reserved = 7 GiB for models. resnet 2 GiB + bert 4 GiB
+    // fit (6 GiB); with minWorkers 2 they need 12 GiB: refused, naming the list.
+    json doc = base;
+    doc["server"]["serving_properties"]["minWorkers"] = 2;
+    const std::string e = load_error(write_json(d, "memory.json", doc));
+    CHECK(contains(e, "/server/load_models"));
+    CHECK(contains(e, std::to_string(12ULL << 30) + " bytes"));
+    CHECK(contains(e, std::to_string(7ULL << 30)));
+  }
+  {
+    // The model store (3 x 1 GB) on a 2 GiB (2,147,483,648-byte) volume does not fit.
+    json doc = base;
+    doc["endpoint"]["ml_storage_volume"]["size"] = "2Gi";
+    CHECK(contains(load_error(write_json(d, "disk.json", doc)), "/endpoint/ml_storage_volume/size"));
+  }
+}

@@ -276,6 +276,7 @@ struct StoreFakeHost final : PoolHost, StoreHost {
   bool make_room(Instance& in, std::uint64_t need, std::uint32_t keep) override { return store->make_room(in, need, keep); }
   void pool_changed(std::uint32_t pid) override { store->pool_changed(pid); }
   void maybe_terminate(Instance&) override {}
+  void models_registered(Instance&) override {}
 };
 
 }  // namespace
@@ -397,6 +398,8 @@ TEST_CASE("instance fleet: scale-out launches after start-up and health check; s
     core::Simulator& sim;
     explicit Traffic(core::Simulator& s) : sim(s) {}
     bool traffic_active() const override { return sim.now() < Time::from_ns(300 * 1'000 * kMs); }
+    void register_models(Instance&) override {}
+    void register_models_now(Instance&) override {}
   };
   InferenceScenario sc;
   sc.models.resize(1);
@@ -444,4 +447,115 @@ TEST_CASE("instance fleet: scale-out launches after start-up and health check; s
   CHECK(state.instances[1].terminated.ns() == 180'000 * kMs);
   CHECK(state.instances[2].terminated.ns() == 180'000 * kMs);
   CHECK(state.quiet_period_end.ns() == 360'000 * kMs);  // ticks stopped: the open period ends at 360 s
+}
+
+TEST_CASE("model store, SingleModel endpoint: load_models registered in turn at start, then 404 for another model, no eviction") {
+  // The scenario's figures: three models of 1 GB artifacts; m0 holds 4 GB (one worker), m1
+  // 4 GB, m2 (not in load_models) 1 GB. S3: 100 ms to the first byte, then 8 Gb/s; load: 500 ms
+  // fixed, then 2 GB/s. A batch takes 100 ms. Instance memory for models 10 GB.
+  // By hand, from the container's start at 0 s: the model store (3 GB, one object) is copied
+  // to disk in 0.1 + 24 Gb / 8 Gb/s = 3.1 s; m0 loads in 0.5 + 1 / 2 = 1.0 s (4.1 s), then m1
+  // (5.1 s): the server has registered both at 5.1 s. A request for m0 at 6 s is answered
+  // 200 at 6.1 s; one for m2 at 6 s is answered 404 at once, with nothing downloaded or
+  // loaded. Memory: 8 GB held; another 4 GB (a second m0 worker) does not fit, and no idle
+  // model is unloaded to make room.
+  InferenceScenario sc;
+  const auto constant = [](Duration d) { return models::LatencySpec{models::LatencySpec::Kind::Constant, d, d, "test"}; };
+  sc.models.resize(3);
+  for (auto& m : sc.models) {
+    m.artifact_bytes = 1'000'000'000;
+    m.resident_bytes = 4'000'000'000;
+    m.service.base = constant(Duration::ms(100));
+  }
+  sc.models[2].resident_bytes = 1'000'000'000;
+  sc.endpoint.mode = EndpointSpec::Mode::SingleModel;
+  sc.server.load_models = {0, 1};
+  sc.endpoint.s3_first_byte = constant(Duration::ms(100));
+  sc.endpoint.s3_download_gbps = 8;
+  sc.endpoint.load_fixed = constant(Duration::ms(500));
+  sc.endpoint.load_gbytes_per_s = 2;
+  sc.endpoint.unload = constant(Duration::ns(0));
+  sc.server.batch_size = 1;
+  sc.server.max_batch_delay = Duration::ns(0);
+  sc.server.job_queue_size = 10;
+  sc.server.min_workers = 1;
+  sc.server.max_workers = 2;
+  core::Simulator sim;
+  core::RngStreams rng(1);
+  EndpointStats stats;
+  EndpointState state(sim, sc, nullptr, nullptr, stats, rng);
+  models::InstanceType it;
+  it.name = "ml.test";
+  it.vcpu = 4;
+  it.memory_gib = 16;
+  state.itype = &it;
+  state.instances.resize(1);
+  Instance& in = state.instances[0];
+  in.state = InstanceState::Starting;
+  in.cpu.vcpu = 4;
+  in.mem_cap = 10'000'000'000;
+  in.disk_cap = 100'000'000'000;
+  in.models.resize(sc.models.size());
+  in.mem_cache = ps::make_lru_cache_policy();
+  in.disk_cache = ps::make_lru_cache_policy();
+  auto policy = ps::autoscaling_registry().make("djl-wlm", {});
+  struct Host final : PoolHost, StoreHost {
+    core::Simulator& sim;
+    ModelStore* store = nullptr;
+    std::vector<Answer> answers;
+    std::vector<std::int64_t> registered_ns;
+    explicit Host(core::Simulator& s) : sim(s) {}
+    void answer(std::uint32_t r, int status, std::uint16_t batch) override { answers.push_back({sim.now().ns(), r, status, batch}); }
+    bool make_room(Instance& i, std::uint64_t need, std::uint32_t keep) override { return store->make_room(i, need, keep); }
+    void pool_changed(std::uint32_t pid) override { store->pool_changed(pid); }
+    void maybe_terminate(Instance&) override {}
+    void models_registered(Instance& i) override {
+      registered_ns.push_back(sim.now().ns());
+      i.state = InstanceState::InService;  // the fleet's health check, instantly here
+    }
+  } host(sim);
+  struct Forward final : CpuListener {
+    WorkerPools* pools = nullptr;
+    void batch_done(std::uint32_t w) override { pools->batch_done(w); }
+    void before_event() override {}
+  } forward;
+  ProcessorSharing cpu(sim, state.instances, forward);
+  WorkerPools pools(state, *policy, rng.stream("serving.service_time"), cpu, host);
+  forward.pools = &pools;
+  ModelStore store(state, pools, host);
+  host.store = &store;
+
+  store.register_models(in);
+  std::vector<At> at(2);
+  const std::uint32_t model_of[] = {0, 2};
+  for (std::size_t i = 0; i < 2; ++i) {
+    state.reqs.emplace_back();
+    state.reqs.back().model = model_of[i];
+    at[i].fn = [&, i] {
+      state.reqs[i].container = sim.now();
+      store.request(state.instances[0], static_cast<std::uint32_t>(i));
+    };
+    sim.schedule(Time::from_ns(6'000 * kMs), &at[i], 0);
+  }
+  sim.run();
+  REQUIRE(host.registered_ns.size() == 1);
+  CHECK(host.registered_ns[0] == 5'100 * kMs);
+  REQUIRE(host.answers.size() == 2);
+  CHECK(host.answers[0].request == 1);  // m2: 404 at once
+  CHECK(host.answers[0].status == 404);
+  CHECK(host.answers[0].t_ns == 6'000 * kMs);
+  CHECK(host.answers[1].request == 0);
+  CHECK(host.answers[1].status == 200);
+  CHECK(host.answers[1].t_ns == 6'100 * kMs);
+  CHECK(stats.downloads == 0);
+  CHECK(stats.loads == 2);
+  CHECK(in.models[0].state == ModelState::Loaded);
+  CHECK(in.models[1].state == ModelState::Loaded);
+  CHECK(in.models[2].state == ModelState::OnDisk);  // in the model store, not registered
+  CHECK(state.holders[2].empty());
+  CHECK(in.disk_used == 3'000'000'000);
+  CHECK(in.mem_used == 8'000'000'000);
+  CHECK_FALSE(store.make_room(in, 4'000'000'000, 0));
+  CHECK(stats.unloads == 0);
+  CHECK(in.models[1].state == ModelState::Loaded);
 }

@@ -757,3 +757,79 @@ TEST_CASE("DJL minWorkers 0: jobs queued when the last worker retires are strand
     CHECK(run.ep.last_event().ns() == 210'000'000'000);
   }
 }
+
+TEST_CASE("SingleModel endpoint: a scaled-out instance registers load_models before its health check; other models get 404") {
+  // Two models of 1 GB artifacts; the server registers m0 only. The scaling policy (the
+  // test's) wants 2 instances at its first evaluation (60 s). By hand, the new instance:
+  // launched 60 s; container started after instance_startup 100 s (160 s); the model store
+  // (2 GB) copied in 0.1 s + 16 Gb / 8 Gb/s = 2.1 s (162.1 s); m0 loaded in 0.5 s + 1 GB /
+  // 2 GB/s = 1 s (163.1 s); health check 20 s: in service at 183.1 s, and no request reaches it
+  // before. The initial instance holds m0 from t = 0 (Loaded, 0 s). Requests for m1 get 404.
+  struct Script final : mltwin::policy::serving::InstanceScalingPolicy {
+    std::string_view name() const override { return "script"; }
+    mltwin::policy::serving::ScalingDecision evaluate(const mltwin::policy::serving::ScalingObservation& o) override {
+      return {2, o.instances_desired == 2 ? "" : "out"};
+    }
+  };
+  InferenceScenario sc = base_scenario(2);
+  for (auto& m : sc.models) {
+    m.artifact_bytes = 1'000'000'000;
+    m.service.base = constant(Duration::ms(10));
+  }
+  sc.endpoint.mode = EndpointSpec::Mode::SingleModel;
+  sc.server.load_models = {0};
+  sc.endpoint.max_instances = 2;
+  sc.endpoint.instance_startup = constant(Duration::s(100));
+  sc.endpoint.health_check = constant(Duration::s(20));
+  sc.endpoint.s3_first_byte = constant(Duration::ms(100));
+  sc.endpoint.s3_download_gbps = 8;
+  sc.endpoint.load_fixed = constant(Duration::ms(500));
+  sc.endpoint.load_gbytes_per_s = 2;
+  sc.traffic.poisson.rate_per_s = 2;
+  sc.traffic.poisson.duration = Duration::s(300);
+  sc.traffic.poisson.popularity.last = 1;
+  MemoryRecorder rec;
+  core::Simulator sim;
+  core::RngStreams rng(7);
+  PolicySet pol = default_policies(sc);
+  pol.scaling = std::make_unique<Script>();
+  Endpoint ep(sim, sc, rng, &rec, nullptr, std::move(pol));
+  ep.start();
+  while (sim.step()) {}
+  ep.check_invariants();
+  ep.finish();
+  constexpr std::int64_t kS = 1'000'000'000;
+  std::vector<std::pair<std::int64_t, InstanceEvent::Kind>> inst1;
+  for (const auto& e : rec.instances)
+    if (e.instance == 1 && e.kind != InstanceEvent::Kind::DesiredChanged) inst1.emplace_back(e.t.ns(), e.kind);
+  REQUIRE(inst1.size() == 2);
+  CHECK(inst1[0] == std::pair{60 * kS, InstanceEvent::Kind::Launched});
+  CHECK(inst1[1] == std::pair{183 * kS + 100'000'000, InstanceEvent::Kind::InService});
+  std::vector<ModelEvent> m1;
+  for (const auto& e : rec.models)
+    if (e.instance == 1) m1.push_back(e);
+  REQUIRE(m1.size() == 2);
+  CHECK(m1[0].kind == ModelEvent::Kind::LoadStart);
+  CHECK(m1[0].t.ns() == 162 * kS + 100'000'000);
+  CHECK(m1[1].kind == ModelEvent::Kind::Loaded);
+  CHECK(m1[1].t.ns() == 163 * kS + 100'000'000);
+  CHECK(m1[1].duration_ns == kS);
+  std::uint64_t not_found = 0, on_new = 0;
+  for (const auto& r : rec.requests) {
+    CHECK(r.status == (r.model == 1 ? 404 : 200));
+    not_found += r.status == 404;
+    if (r.instance == 1) {
+      ++on_new;
+      CHECK(r.arrival.ns() >= 183 * kS + 100'000'000);
+    }
+  }
+  CHECK(on_new > 0);
+  const EndpointStats& st = ep.stats();
+  CHECK(st.not_found_404 == not_found);
+  CHECK(not_found > 0);
+  CHECK(st.requests == st.served + st.not_found_404 + st.unserved_at_end);
+  CHECK(st.downloads == 0);
+  CHECK(st.unloads == 0);
+  CHECK(st.loads == 2);  // m0 on each instance
+  CHECK(st.instances_launched == 2);
+}

@@ -32,8 +32,7 @@ std::uint32_t InstanceFleet::launch_instance(bool in_service_now) {
   in.id = static_cast<std::uint32_t>(s_.instances.size());
   in.launched = s_.sim.now();
   in.cpu.last = s_.sim.now();
-  const std::uint64_t reserve = s_.sc.endpoint.memory_reserved_bytes;
-  in.mem_cap = s_.itype->memory_bytes() > reserve ? s_.itype->memory_bytes() - reserve : 0;
+  in.mem_cap = instance_model_memory(s_.sc, *s_.itype);
   in.disk_cap = s_.storage_bytes;
   in.cpu.vcpu = std::max(1, s_.itype->vcpu);
   in.models.resize(s_.sc.models.size());
@@ -44,9 +43,15 @@ std::uint32_t InstanceFleet::launch_instance(bool in_service_now) {
   const std::uint32_t id = s_.instances.back().id;
   emit_instance(id, InstanceEvent::Kind::Launched, "launched");
   if (in_service_now) {
+    // A SingleModel endpoint in service has registered its models (CreateEndpoint finished
+    // before the run).
+    if (s_.single_model()) host_.register_models_now(s_.instances[id]);
     s_.instances[id].state = InstanceState::InService;
     s_.instances[id].in_service_since = s_.sim.now();
     emit_instance(id, InstanceEvent::Kind::InService, "initial fleet");
+  } else if (s_.single_model()) {
+    // The server registers its models between its start and the health check (on_container_started).
+    s_.sim.schedule_in(s_.sc.endpoint.instance_startup.draw(s_.rng_endpoint), &container_started_event_, id);
   } else {
     const Duration up = s_.sc.endpoint.instance_startup.draw(s_.rng_endpoint) + s_.sc.endpoint.health_check.draw(s_.rng_endpoint);
     s_.sim.schedule_in(up, &instance_up_event_, id);
@@ -171,6 +176,20 @@ void InstanceFleet::scale(Time now) {
       }
     }
   }
+}
+
+void InstanceFleet::on_container_started(std::uint32_t id) {
+  Instance& in = s_.instances[id];
+  if (in.state != InstanceState::Starting) return;  // scaled in while starting
+  host_.register_models(in);
+}
+
+void InstanceFleet::models_registered(Instance& in) {
+  if (in.state != InstanceState::Starting) return;
+  // DJL Serving 0.23.0 binds its port only after every startup model is registered
+  // (ModelServer.start: initModelStore, then initializeServer), so the first /ping that
+  // passes comes after the loads: the health check runs from here.
+  s_.sim.schedule_in(s_.sc.endpoint.health_check.draw(s_.rng_endpoint), &instance_up_event_, in.id);
 }
 
 void InstanceFleet::on_instance_up(std::uint32_t id) {

@@ -47,6 +47,13 @@ void ModelStore::request(Instance& in, std::uint32_t r) {
       break;
     case ModelState::Absent:
     case ModelState::OnDisk:
+      // A SingleModel server loads nothing on demand: DJL Serving 0.23.0 answers 404 "Model or
+      // workflow not found" (InferenceRequestHandler.predict, no model_url_pattern set;
+      // NettyUtils.sendError NOT_FOUND), MMS v1.1.9 404 "Model not found" (ModelManager.addJob).
+      if (s_.single_model()) {
+        host_.answer(r, 404, 0);
+        break;
+      }
       start_load(in, q.model, r);
       break;
   }
@@ -61,7 +68,7 @@ void ModelStore::pool_changed(std::uint32_t pid) {
   Pool& p = s_.pools[pid];
   if (!p.live) return;
   Instance& in = s_.instances[p.instance];
-  if (!s_.sc.endpoint.model_cache_enabled && EndpointState::pool_idle(p)) {
+  if (!s_.sc.endpoint.model_cache_enabled && !s_.single_model() && EndpointState::pool_idle(p)) {
     unload_model(in, p.model, "ModelCacheSetting Disabled");
     if (in.models[p.model].on_disk) delete_artifact(in, p.model, "ModelCacheSetting Disabled");
   }
@@ -86,7 +93,7 @@ struct ModelStore::Guard final : ps::EvictionGuard {
 
 bool ModelStore::make_room(Instance& in, std::uint64_t need, std::uint32_t keep) {
   if (in.mem_used + need <= in.mem_cap) return true;
-  if (need > in.mem_cap) return false;
+  if (need > in.mem_cap || s_.single_model()) return false;  // a SingleModel server keeps its models
   victims_.clear();
   Guard g{};
   g.s = &s_; g.in = &in; g.keep = keep; g.disk = false;
@@ -210,6 +217,12 @@ void ModelStore::begin_memory_load(Instance& in, std::uint32_t m) {
 
 void ModelStore::on_load_done(std::uint32_t iid, std::uint32_t m) {
   Instance& in = s_.instances[iid];
+  finish_load(in, m);
+  if (s_.single_model()) load_next_startup_model(in);
+}
+
+void ModelStore::finish_load(Instance& in, std::uint32_t m) {
+  const std::uint32_t iid = in.id;
   ModelOnInstance& mi = in.models[m];
   --in.loads_in_progress;
   const std::uint32_t pid = pools_.open_pool(iid, m, service_draws_[m]);
@@ -224,7 +237,9 @@ void ModelStore::on_load_done(std::uint32_t iid, std::uint32_t m) {
   in.mem_cache->on_insert(m, held, s_.sim.now().ns());
   mi.reserved = 0;
   const std::int64_t d = s_.sim.now().ns() - mi.phase_start.ns();
-  if (s_.metrics) s_.metrics->load_done(s_.sim.now(), Duration::ns(d));
+  // ModelLoadingTime is a multi-model endpoint's metric (CloudWatch, "SageMaker AI multi-model
+  // endpoint model loading metrics").
+  if (s_.metrics && !s_.single_model()) s_.metrics->load_done(s_.sim.now(), Duration::ns(d));
   if (s_.rec) s_.rec->model_event(ModelEvent{s_.sim.now(), iid, m, ModelEvent::Kind::Loaded, s_.model_memory_for_load(m), d, {}});
   pools_.start_permanent_workers(pid);
   std::vector<std::uint32_t> waiting;
@@ -233,6 +248,64 @@ void ModelStore::on_load_done(std::uint32_t iid, std::uint32_t m) {
     s_.reqs[r].loading_wait = s_.sim.now().ns() - s_.reqs[r].container.ns();
     pools_.enter_pool(pid, r);
   }
+}
+
+/// SageMaker's copy of the model artifact to /opt/ml/model: every model of the scenario (the
+/// model store) on the instance's disk. The scenario loader checked that they fit.
+void ModelStore::place_artifacts(Instance& in) {
+  for (std::uint32_t m = 0; m < s_.sc.models.size(); ++m) {
+    in.models[m].on_disk = true;
+    in.disk_used += s_.sc.models[m].artifact_bytes;
+    set_state(in, m, ModelState::OnDisk);
+  }
+}
+
+void ModelStore::register_models(Instance& in) {
+  // SageMaker copies ModelDataUrl (one .tar.gz) to /opt/ml/model before the container serves:
+  // one S3 object, s3_first_byte then its size at s3_download_gbps (the artifacts' total).
+  std::uint64_t bytes = 0;
+  for (const ModelSpec& spec : s_.sc.models) bytes += spec.artifact_bytes;
+  const EndpointSpec& ep = s_.sc.endpoint;
+  const double secs = ep.s3_download_gbps > 0 ? static_cast<double>(bytes) * 8.0 / (ep.s3_download_gbps * 1e9) : 0.0;
+  const Duration d = ep.s3_first_byte.draw(s_.rng_endpoint) + Duration::from_seconds(secs);
+  s_.sim.schedule_in(d, &artifacts_copied_event_, in.id);
+}
+
+void ModelStore::on_artifacts_copied(std::uint32_t iid) {
+  Instance& in = s_.instances[iid];
+  if (in.state != InstanceState::Starting) return;  // scaled in while starting
+  place_artifacts(in);
+  in.next_startup_load = 0;
+  load_next_startup_model(in);
+}
+
+/// The server's next startup model, or, after the last, the fleet's health check. One at a
+/// time: DJL Serving 0.23.0's ModelServer.initModelStore joins each registration (f.join())
+/// before the next when wait_model_loading is true (its default, ConfigManager.waitModelLoading).
+void ModelStore::load_next_startup_model(Instance& in) {
+  if (in.state != InstanceState::Starting) return;  // scaled in while starting
+  const auto& list = s_.sc.server.load_models;
+  if (in.next_startup_load >= list.size()) {
+    host_.models_registered(in);
+    return;
+  }
+  const std::uint32_t m = list[in.next_startup_load++];
+  ++in.loads_in_progress;
+  begin_memory_load(in, m);
+}
+
+void ModelStore::register_models_now(Instance& in) {
+  place_artifacts(in);
+  for (std::uint32_t m : s_.sc.server.load_models) {
+    ModelOnInstance& mi = in.models[m];
+    const std::uint64_t need = s_.model_memory_for_load(m);
+    in.mem_used += need;
+    mi.reserved = need;
+    mi.phase_start = s_.sim.now();
+    ++in.loads_in_progress;
+    finish_load(in, m);
+  }
+  in.next_startup_load = static_cast<std::uint32_t>(s_.sc.server.load_models.size());
 }
 
 }  // namespace mltwin::models::inference

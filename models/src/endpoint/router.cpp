@@ -131,6 +131,7 @@ void Router::record_answer(std::uint32_t r, int status, std::uint16_t batch) {
   else if (status == 507) ++s_.st.rejected_507;
   else if (status == 424) ++s_.st.timed_out_424;
   else if (status == 429) ++s_.st.not_ready_429;
+  else if (status == 404) ++s_.st.not_found_404;
   RequestDone d;
   d.id = q.id;
   d.model = q.model;

@@ -80,6 +80,12 @@ struct EndpointStats {
   /// 429 ModelNotReadyException: the model was still downloading or loading on the chosen
   /// instance when the invocation timeout passed (the load goes on).
   std::uint64_t not_ready_429 = 0;
+  /// 404 from the model server: on a SingleModel endpoint, a request for a model its server
+  /// did not register (DJL Serving 0.23.0: "Model or workflow not found", InferenceRequestHandler
+  /// .predict; MMS v1.1.9: "Model not found", ModelNotFoundException → HttpRequestHandler). The
+  /// caller of InvokeEndpoint gets ModelError with OriginalStatusCode 404; CloudWatch counts it
+  /// in Invocation4XXErrors.
+  std::uint64_t not_found_404 = 0;
   std::uint64_t in_flight = 0;          ///< not answered (yet / at the end of the run)
   /// Requests whose caller got 424 that a container still holds (queued or in a batch): their
   /// worker is busy with them until they finish. Not in flight (the caller has its answer).
@@ -91,7 +97,7 @@ struct EndpointStats {
   /// Set by finish(): requests not answered when the run ended (in_flight then: queued, in a
   /// batch, waiting for a model load, or between the front end and the container), reported
   /// with status 0. requests = served + rejected_503 + rejected_507 + timed_out_424 +
-  /// not_ready_429 + unserved_at_end after it.
+  /// not_ready_429 + not_found_404 + unserved_at_end after it.
   std::uint64_t unserved_at_end = 0;
   std::uint64_t cache_hits = 0;         ///< model loaded on the chosen instance at arrival
   std::uint64_t downloads = 0, loads = 0, unloads = 0, load_failures = 0, artifacts_deleted = 0;

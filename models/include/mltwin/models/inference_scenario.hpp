@@ -6,6 +6,7 @@
 //
 // Units: sizes in bytes, times as core::Duration (integer ns), rates per second, prices in USD.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -53,10 +54,24 @@ struct ServerSpec {
   /// MMS default_workers_per_model; 0 = one per vCPU (MMS ConfigManager.getDefaultWorkers).
   int mms_workers_per_model = 0;
   LatencySpec worker_startup;          ///< process start + model deserialisation per worker
+  /// The models the server registers at start-up (its `load_models`: DJL Serving 0.23.0's
+  /// config.properties key, or SERVING_LOAD_MODELS; MMS v1.1.9's config.properties key, or
+  /// --models), as model ids in the order listed ("ALL": every model of the scenario, which is
+  /// the model store, in scenario order). Used by a SingleModel endpoint only (EndpointSpec::Mode);
+  /// empty on a MultiModel one.
+  std::vector<ModelId> load_models;
   std::string source;
 };
 
 struct EndpointSpec {
+  /// What the container hosts: CreateModel's ContainerDefinition.Mode.
+  ///   MultiModel (a multi-model endpoint): a model is downloaded from S3 and loaded on its first
+  ///     invocation on an instance, and unloaded under memory pressure (model_store.hpp).
+  ///   SingleModel: the model server registers the models of ServerSpec::load_models when its
+  ///     instance starts — SageMaker first copies the artifact (ModelDataUrl, one .tar.gz) to
+  ///     /opt/ml/model, the server's model store — and never downloads, loads, evicts or unloads
+  ///     one on demand; a request for a model it did not register gets its 404.
+  enum class Mode { MultiModel, SingleModel } mode = Mode::MultiModel;
   std::string instance_type;
   int initial_instances = 1;
   int min_instances = 1, max_instances = 1;
@@ -204,5 +219,43 @@ struct InferenceScenario {
     return t->instance_storage_gb > 0 ? t->instance_storage_bytes() : endpoint.ml_storage_volume_bytes;
   }
 };
+
+/// DJL maxWorkers: server.max_workers, else WlmConfigManager.getDefaultMaxWorkers (CPU:
+/// vCPUs / OMP_NUM_THREADS); MMS: mms_workers_per_model, else one per vCPU.
+inline int server_max_workers(const InferenceScenario& sc, const InstanceType& itype) {
+  if (sc.server.kind == ServerSpec::Kind::Mms)
+    return sc.server.mms_workers_per_model > 0 ? sc.server.mms_workers_per_model : itype.vcpu;
+  if (sc.server.max_workers > 0) return sc.server.max_workers;
+  const int omp = std::min(std::max(sc.server.omp_num_threads, 1), itype.vcpu);
+  return std::max(1, itype.vcpu / omp);
+}
+/// DJL minWorkers of every model's pool (MMS: every worker is permanent, so its workers per
+/// model). `itype` is the endpoint's instance type.
+inline int server_min_workers(const InferenceScenario& sc, const InstanceType& itype) {
+  if (sc.server.kind == ServerSpec::Kind::Mms) return server_max_workers(sc, itype);
+  return sc.server.min_workers;
+}
+/// An instance's memory for models, bytes: the type's memory less endpoint.memory_reserved
+/// (0 if that reserves it all).
+inline std::uint64_t instance_model_memory(const InferenceScenario& sc, const InstanceType& itype) {
+  const std::uint64_t reserve = sc.endpoint.memory_reserved_bytes;
+  return itype.memory_bytes() > reserve ? itype.memory_bytes() - reserve : 0;
+}
+/// The most memory a SingleModel instance's server holds while it registers its load_models,
+/// bytes. The models load one after another (DJL Serving 0.23.0, ModelServer.initModelStore:
+/// each registration is joined before the next, wait_model_loading being true by default); a
+/// load reserves resident_size × max(minWorkers, 1) and the loaded model then holds
+/// resident_size × minWorkers (model_store.hpp). 0 on a MultiModel endpoint. `itype` is the
+/// endpoint's instance type.
+inline std::uint64_t load_models_peak_memory(const InferenceScenario& sc, const InstanceType& itype) {
+  const std::uint64_t mw = static_cast<std::uint64_t>(server_min_workers(sc, itype));
+  std::uint64_t held = 0, peak = 0;
+  for (ModelId m : sc.server.load_models) {
+    const std::uint64_t res = sc.models[m].resident_bytes;
+    peak = std::max(peak, held + res * std::max<std::uint64_t>(mw, 1));
+    held += res * mw;
+  }
+  return std::max(peak, held);
+}
 
 }  // namespace mltwin::models::inference

@@ -34,7 +34,7 @@ namespace mltwin::store {
 
 /// Version of the database layout; stored as PRAGMA user_version and as
 /// run_meta('schema_version'). Bump it whenever a table, column or view changes meaning.
-inline constexpr int kSchemaVersion = 8;
+inline constexpr int kSchemaVersion = 9;
 
 /// Rows (of any table) after which the open transaction is committed even without a
 /// checkpoint, so that one transaction, and its rollback journal, stays bounded.
@@ -103,6 +103,7 @@ struct RequestAccounting {
   std::uint64_t rejected_507 = 0;     ///< no memory or disk for the model
   std::uint64_t timed_out_424 = 0;    ///< ModelError: no answer within the invocation timeout
   std::uint64_t not_ready_429 = 0;    ///< ModelNotReadyException: the model still loading then
+  std::uint64_t not_found_404 = 0;    ///< a SingleModel server's 404: the model not in its load_models
   std::uint64_t unserved_at_end = 0;  ///< in flight when the run ended (status 0)
 };
 
@@ -276,10 +277,11 @@ class SqliteStore final : public models::TrainingRecorder, public models::infere
 
   /// Inference runs that ended normally (not after a failure): records the request accounting
   /// as run_meta('requests_arrived'), ('requests_served'), ('requests_rejected_503'),
-  /// ('requests_rejected_507'), ('requests_timed_out_424'), ('requests_not_ready_429') and
-  /// ('requests_unserved_at_end'); committed by the next checkpoint() or finish(). Throws
-  /// std::invalid_argument if served + rejected_503 + rejected_507 + timed_out_424 +
-  /// not_ready_429 + unserved_at_end is not arrived, std::logic_error for a training database.
+  /// ('requests_rejected_507'), ('requests_timed_out_424'), ('requests_not_ready_429'),
+  /// ('requests_not_found_404') and ('requests_unserved_at_end'); committed by the next
+  /// checkpoint() or finish(). Throws std::invalid_argument if served + rejected_503 +
+  /// rejected_507 + timed_out_424 + not_ready_429 + not_found_404 + unserved_at_end is not
+  /// arrived, std::logic_error for a training database.
   void record_request_accounting(const RequestAccounting& a);
 
   /// Commits, creates the indexes (per job for training, per model for inference), runs

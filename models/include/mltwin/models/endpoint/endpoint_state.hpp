@@ -88,6 +88,9 @@ struct Instance {
   int outstanding = 0;                  ///< requests routed here and not answered
   int models_loaded = 0;
   int loads_in_progress = 0;
+  /// SingleModel endpoints: the next of ServerSpec::load_models its server registers while it
+  /// starts (the ModelStore's; load_models.size() once all are registered).
+  std::uint32_t next_startup_load = 0;
   std::vector<ModelOnInstance> models;  ///< by model id
   std::unique_ptr<ps::ModelCachePolicy> mem_cache, disk_cache;
   InstanceCpu cpu;
@@ -201,20 +204,13 @@ struct EndpointState {
     if (sim.now() >= quiet_period_end) [[unlikely]] periods->close_elapsed_periods(sim.now());
   }
 
-  /// DJL minWorkers (MMS: every worker is permanent).
-  int min_workers() const {
-    if (sc.server.kind == ServerSpec::Kind::Mms) return max_workers();
-    return sc.server.min_workers;
-  }
-  /// DJL maxWorkers: server.max_workers, else WlmConfigManager.getDefaultMaxWorkers (CPU:
-  /// vCPUs / OMP_NUM_THREADS); MMS: mms_workers_per_model, else one per vCPU.
-  int max_workers() const {
-    if (sc.server.kind == ServerSpec::Kind::Mms)
-      return sc.server.mms_workers_per_model > 0 ? sc.server.mms_workers_per_model : itype->vcpu;
-    if (sc.server.max_workers > 0) return sc.server.max_workers;
-    const int omp = std::min(std::max(sc.server.omp_num_threads, 1), itype->vcpu);
-    return std::max(1, itype->vcpu / omp);
-  }
+  /// DJL minWorkers (MMS: every worker is permanent): server_min_workers (inference.hpp).
+  int min_workers() const { return server_min_workers(sc, *itype); }
+  /// DJL maxWorkers (MMS: its workers per model): server_max_workers (inference.hpp).
+  int max_workers() const { return server_max_workers(sc, *itype); }
+  /// A SingleModel endpoint (EndpointSpec::Mode): its server registers ServerSpec::load_models
+  /// at start and never loads or evicts on demand.
+  bool single_model() const { return sc.endpoint.mode == EndpointSpec::Mode::SingleModel; }
   /// Memory a load reserves: the model's resident bytes times its permanent workers.
   std::uint64_t model_memory_for_load(std::uint32_t m) const {
     return sc.models[m].resident_bytes * static_cast<std::uint64_t>(std::max(min_workers(), 1));

@@ -3,7 +3,9 @@
 // the instance scaling policy evaluated at the end of each.
 //
 // A launched instance is in service after its start-up and health check (instance_startup +
-// health_check). At the end of each metrics period the fleet closes the period's gauges (CPU,
+// health_check). On a SingleModel endpoint its server first registers its load_models
+// (ModelStore::register_models): launch → instance_startup → the artifact's download and each
+// model's load in turn → health_check → in service. At the end of each metrics period the fleet closes the period's gauges (CPU,
 // memory, instances, workers; serving_metrics.hpp) and asks the InstanceScalingPolicy for a
 // desired count, as SageMaker's target tracking on InvocationsPerInstance does
 // (https://docs.aws.amazon.com/sagemaker/latest/dg/endpoint-auto-scaling.html). Scale-out
@@ -28,6 +30,11 @@ class FleetHost {
   virtual ~FleetHost() = default;
   /// True while requests may still come (the traffic source is active).
   virtual bool traffic_active() const = 0;
+  /// SingleModel endpoints: `in`'s server starts registering its load_models; the fleet hears
+  /// InstanceFleet::models_registered when the last is loaded.
+  virtual void register_models(Instance& in) = 0;
+  /// SingleModel endpoints: `in` (of the initial fleet) holds its load_models now.
+  virtual void register_models_now(Instance& in) = 0;
 };
 
 class InstanceFleet final : public PeriodCloser {
@@ -46,6 +53,9 @@ class InstanceFleet final : public PeriodCloser {
   void schedule_tick();
   /// A request was routed to an instance (InvocationsPerInstance of the open minute).
   void count_invocation() { ++minute_invocations_; }
+  /// SingleModel endpoints: `in`'s server has registered its load_models; its health check
+  /// starts now.
+  void models_registered(Instance& in);
   /// A draining instance with nothing outstanding and no load in progress terminates now.
   void maybe_terminate(Instance& in);
   /// Once the period ticks have stopped (no traffic, nothing in flight), closes every period
@@ -67,6 +77,7 @@ class InstanceFleet final : public PeriodCloser {
   void scale(Time now);
   void on_metrics_tick();
   void on_instance_up(std::uint32_t id);
+  void on_container_started(std::uint32_t id);
   void before() { s_.note_event(); }
   void set_ticking(bool on);  // and EndpointState::quiet_period_end
 
@@ -83,6 +94,7 @@ class InstanceFleet final : public PeriodCloser {
   template <auto Fn>
   using Ev = core::Event<Fn, &InstanceFleet::before>;
   Ev<&InstanceFleet::on_instance_up> instance_up_event_{this};
+  Ev<&InstanceFleet::on_container_started> container_started_event_{this};
   Ev<&InstanceFleet::on_metrics_tick> metrics_tick_event_{this};
 };
 

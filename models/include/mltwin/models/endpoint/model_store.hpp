@@ -11,6 +11,18 @@
 //   * requests arriving meanwhile wait for the load (ModelLoadingWaitTime);
 //   * with ModelCacheSetting Disabled, a model leaves the instance as soon as its pool is idle.
 // Each model's presence is mirrored in EndpointState::holders, which routing reads.
+//
+// On a SingleModel endpoint (EndpointSpec::Mode) the store does none of that on demand: the
+// server registers ServerSpec::load_models when its instance starts (register_models) and keeps
+// them — no eviction, no unload; a request for a model it did not register is answered 404.
+//   * SageMaker copies the model artifact (ModelDataUrl, one .tar.gz holding the model store:
+//     every model of the scenario) to /opt/ml/model before the server starts: s3_first_byte plus
+//     the artifacts' total size over s3_download_gbps, onto the instance's disk;
+//   * the server then loads each listed model in turn (DJL Serving 0.23.0,
+//     ModelServer.initModelStore: with wait_model_loading, true by default, each
+//     registerWorkflow future is joined before the next; MMS v1.1.9, ModelServer.initModelStore,
+//     registers them one by one too), each load as on a multi-model endpoint (load_fixed plus
+//     size over load_gbytes_per_s, min_workers workers), and tells the fleet when the last is done.
 #pragma once
 #include <cstdint>
 #include <string_view>
@@ -26,8 +38,11 @@ namespace mltwin::models::inference {
 class StoreHost {
  public:
   virtual ~StoreHost() = default;
-  /// Request slot `r` is answered now with HTTP `status` (507: the load failed).
+  /// Request slot `r` is answered now with HTTP `status` (507: the load failed; 404: a
+  /// SingleModel server did not register its model).
   virtual void answer(std::uint32_t r, int status, std::uint16_t batch) = 0;
+  /// SingleModel endpoints: `in`'s server has registered all its load_models.
+  virtual void models_registered(Instance& in) = 0;
   /// `in` may have nothing left to do (a draining instance then terminates).
   virtual void maybe_terminate(Instance& in) = 0;
 };
@@ -38,15 +53,25 @@ class ModelStore {
   ModelStore(EndpointState& state, WorkerPools& pools, StoreHost& host);
 
   /// Request slot `r`, routed to `in`, asks for its model there: a loaded model's pool takes it
-  /// (ModelCacheHit), a load in progress keeps it waiting, otherwise a load starts.
+  /// (ModelCacheHit), a load in progress keeps it waiting, otherwise a load starts (SingleModel
+  /// endpoints: the request is answered 404, its model not registered).
   void request(Instance& in, std::uint32_t r);
   /// Request slot `r`, waiting for its model's download or load on `in`, leaves the waiting
   /// list (its invocation timed out: ModelNotReadyException); the load goes on.
   void forget_waiting(Instance& in, std::uint32_t r);
   /// A pool may have gone idle: with ModelCacheSetting Disabled its model leaves the instance.
   void pool_changed(std::uint32_t pid);
-  /// Frees memory for `need` more bytes on `in` by unloading idle models (never `keep`).
+  /// Frees memory for `need` more bytes on `in` by unloading idle models (never `keep`; never
+  /// any on a SingleModel endpoint). True if `need` bytes are then free.
   bool make_room(Instance& in, std::uint64_t need, std::uint32_t keep);
+  /// SingleModel endpoints: `in`'s server starts (its container has started): the artifact is
+  /// copied to its disk, then each of load_models loads in turn; StoreHost::models_registered
+  /// follows the last. Stops if the instance leaves Starting meanwhile (scaled in).
+  void register_models(Instance& in);
+  /// SingleModel endpoints: `in` (of the initial fleet, in service at the run's start) holds
+  /// the artifact and every model of load_models, loaded, with their permanent workers ready:
+  /// each recorded as Loaded now, in 0 s.
+  void register_models_now(Instance& in);
 
  private:
   struct Guard;
@@ -59,6 +84,10 @@ class ModelStore {
   void begin_memory_load(Instance& in, std::uint32_t m);
   void on_download_done(std::uint32_t iid, std::uint32_t m);
   void on_load_done(std::uint32_t iid, std::uint32_t m);
+  void finish_load(Instance& in, std::uint32_t m);
+  void place_artifacts(Instance& in);
+  void load_next_startup_model(Instance& in);
+  void on_artifacts_copied(std::uint32_t iid);
   void before() { s_.note_event(); }
 
   EndpointState& s_;
@@ -71,6 +100,7 @@ class ModelStore {
   using Ev = core::Event<Fn, &ModelStore::before>;
   Ev<&ModelStore::on_download_done> download_done_event_{this};  // (instance, model)
   Ev<&ModelStore::on_load_done> load_done_event_{this};          // (instance, model)
+  Ev<&ModelStore::on_artifacts_copied> artifacts_copied_event_{this};  // instance (SingleModel)
 };
 
 }  // namespace mltwin::models::inference
