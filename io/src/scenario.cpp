@@ -434,6 +434,9 @@ void read_initial_state(const std::string& path, const json& is, models::Trainin
     if (idx == sc.jobs.size()) fail(path, where + "/job", "no workload job is named '" + name + "'");
     if (!seen.insert(name).second) fail(path, where + "/job", "job '" + name + "' is listed twice");
     const models::TrainingJobSpec& j = sc.jobs[idx];
+    if (j.independent_pods())
+      fail(path, where + "/job", "job '" + name + "' has tasks (independent pods); a job running at t0 is a torchrun gang "
+                                 "(independent pods at t0 are not modelled)");
     if (j.submit != core::Time::zero())
       fail(path, where + "/job", "job '" + name + "' is submitted at " + std::to_string(j.submit.ns() / 1'000'000'000) +
                                      " s; a job running at t0 has submit 0s (its submission lies before the run)");

@@ -254,11 +254,61 @@ models::TrainingJobSpec job_of(const std::string& file, const std::string& where
   if (std::string p = object_name_problem(js.name, "Job"); !p.empty()) fail(file, where + "/name", p);
   js.queue = j["queue"];
   js.submit = core::Time::zero() + duration_of(file, where + "/submit", j["submit"]);
-  js.nnodes = j["nnodes"];
-  js.duration = duration_of(file, where + "/duration", j["duration"]);
+  if (j.contains("tasks")) {
+    // A Volcano Job of independent pods: its tasks say the pods and how long each runs.
+    if (j.contains("nnodes"))
+      fail(file, where + "/nnodes", "give nnodes or tasks, not both: a job with tasks has its tasks' replicas as pods");
+    if (j.contains("duration"))
+      fail(file, where + "/duration", "give duration or tasks, not both: each task of a job with tasks has its own duration");
+    if (j.contains("nproc_per_node"))
+      fail(file, where + "/nproc_per_node", "a job with tasks runs no torchrun (nproc_per_node is torchrun's)");
+    std::set<std::string> names;
+    js.nnodes = 0;
+    js.duration = core::Duration::ns(0);
+    for (std::size_t k = 0; k < j["tasks"].size(); ++k) {
+      const json& t = j["tasks"][k];
+      const std::string w = where + "/tasks/" + std::to_string(k);
+      models::JobTaskSpec ts;
+      ts.name = t["name"];
+      if (std::string p = object_name_problem(ts.name, "task"); !p.empty()) fail(file, w + "/name", p);
+      if (!names.insert(ts.name).second) fail(file, w + "/name", "task name '" + ts.name + "' appears twice");
+      ts.replicas = t["replicas"];
+      ts.duration = duration_of(file, w + "/duration", t["duration"]);
+      if (ts.duration < core::Duration::ns(0)) fail(file, w + "/duration", printable(t["duration"].dump()) + ": expected a duration >= 0");
+      if (t.contains("min_available")) {
+        ts.min_available = t["min_available"];
+        // Volcano's webhook (admit_job.go validateJobCreate): 0 <= task minAvailable <= replicas.
+        if (ts.min_available > ts.replicas)
+          fail(file, w + "/min_available", "task minAvailable " + std::to_string(ts.min_available) + " is above the task's " +
+                                               std::to_string(ts.replicas) + " replicas (Volcano's webhook refuses it)");
+      }
+      if (t.contains("policies"))
+        ts.policies = std::make_shared<const std::vector<models::LifecyclePolicy>>(lifecycle_policies_of(file, w + "/policies", t["policies"]));
+      js.nnodes += ts.replicas;
+      js.duration = std::max(js.duration, ts.duration);  // the jobs table's duration: the longest pod's
+      js.tasks.push_back(std::move(ts));
+    }
+  } else {
+    if (!j.contains("nnodes") || !j.contains("duration"))
+      fail(file, where, std::string("missing ") + (j.contains("nnodes") ? "duration" : "nnodes") +
+                            ": a job gives nnodes and duration (a torchrun gang) or tasks (independent pods)");
+    js.nnodes = j["nnodes"];
+    js.duration = duration_of(file, where + "/duration", j["duration"]);
+  }
   // A negative duration would end the job before it starts (the simulator refused it at run
   // time, naming no file).
   if (js.duration < core::Duration::ns(0)) fail(file, where + "/duration", printable(j["duration"].dump()) + ": expected a duration >= 0");
+  if (j.contains("min_available")) {
+    js.min_available = j["min_available"];
+    if (js.min_available > js.nnodes)
+      fail(file, where + "/min_available", "minAvailable " + std::to_string(js.min_available) + " is above the job's " +
+                                               std::to_string(js.nnodes) + " pods: the job could never run (Volcano's webhook refuses it)");
+    if (js.min_available < js.nnodes && !js.independent_pods())
+      fail(file, where + "/min_available",
+           "minAvailable " + std::to_string(js.min_available) + " is below the job's " + std::to_string(js.nnodes) +
+               " pods: for a torchrun job that is elastic torchrun (--nnodes=MIN:MAX, the rendezvous restarting on every "
+               "membership change), which is not modelled; a job of independent pods (tasks) may have it");
+  }
   js.priority = j.value("priority", 0);
   js.trace_row = static_cast<std::int64_t>(index);
   if (j.contains("pod")) {

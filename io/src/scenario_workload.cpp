@@ -123,9 +123,14 @@ void TrainingLoad::read_duration_model() {
       // Explicit jobs may give their steps; trace_row is their index in /workload/jobs.
       if (w.contains("jobs")) {
         const json& ej = explicit_jobs[static_cast<std::size_t>(j.trace_row)];
-        if (ej.contains("steps")) j.steps = ej["steps"].get<std::int64_t>();
+        if (ej.contains("steps")) {
+          if (j.independent_pods())
+            fail(path, "/workload/jobs/" + std::to_string(j.trace_row) + "/steps",
+                 "a job with tasks runs no torchrun training: its pods run their tasks' durations, not optimizer steps");
+          j.steps = ej["steps"].get<std::int64_t>();
+        }
       }
-      if (j.steps > 0) continue;
+      if (j.steps > 0 || j.independent_pods()) continue;  // independent pods: their tasks' durations
       // Steps = traced duration / step time at the job's own placement with no contention.
       const models::Placement pl{j.nnodes, j.neuron_devices_per_pod * cores_per_device};
       if (pl.cores_per_node < 1)

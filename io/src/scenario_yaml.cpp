@@ -116,9 +116,13 @@ json volcano_job_json(const VolcanoJobManifest& job, const std::vector<PriorityC
   }
   const int pods = job.pods();
   if (pods < 1) fail_at(job.at, "the job has no pods (every task has replicas: 0)");
-  if (job.min_available < pods)
+  // A duration per task name: the Job's pods run independently (no torchrun), each its task's.
+  const bool independent = duration.is_object();
+  if (job.min_available < pods && !independent)
     fail_at(job.min_available_at, "minAvailable " + std::to_string(job.min_available) + " is below the job's " +
-                                      std::to_string(pods) + " pods: an elastic gang is not modelled (mltwin places a job's pods as one gang)");
+                                      std::to_string(pods) + " pods: for a torchrun job that is elastic torchrun (--nnodes=MIN:MAX), "
+                                      "which is not modelled; give the manifest entry's duration per task name for a Job of "
+                                      "independent pods");
   if (job.min_available > pods)
     fail_at(job.min_available_at, "minAvailable " + std::to_string(job.min_available) + " is above the job's " +
                                       std::to_string(pods) + " pods: the job could never run");
@@ -128,10 +132,13 @@ json volcano_job_json(const VolcanoJobManifest& job, const std::vector<PriorityC
   if (!pc.empty() && pc != "system-cluster-critical" && pc != "system-node-critical" &&
       std::none_of(classes.begin(), classes.end(), [&](const auto& c) { return c.name == pc; }))
     fail_at(job.at, "priorityClassName '" + pc + "' names no PriorityClass (give its manifest among the scenario's manifests)");
-  json j = {{"name", job.name}, {"queue", job.queue}, {"submit", submit}, {"nnodes", pods},
-            {"duration", duration}, {"pod", resources_json(first.pod.requests)}};
+  json j = {{"name", job.name}, {"queue", job.queue}, {"submit", submit}, {"pod", resources_json(first.pod.requests)}};
+  if (!independent) {
+    j["nnodes"] = pods;
+    j["duration"] = duration;
+  }
   if (!pc.empty()) j["priority_class"] = pc;
-  if (first.pod.nproc_per_node) j["nproc_per_node"] = *first.pod.nproc_per_node;
+  if (first.pod.nproc_per_node && !independent) j["nproc_per_node"] = *first.pod.nproc_per_node;
   if (!first.pod.node_selector.empty()) {
     json ns = json::object();
     for (const auto& [k, v] : first.pod.node_selector) ns[k] = v;
@@ -158,12 +165,33 @@ json volcano_job_json(const VolcanoJobManifest& job, const std::vector<PriorityC
     }
     return a;
   };
+  j["max_retry"] = job.max_retry;
+  if (const json p = policies_json(job.policies); !p.empty()) j["policies"] = p;
+  if (independent) {
+    // Each task: its replicas, minAvailable, own policies and the entry's duration for its name.
+    const std::string where = duration.value("$where", std::string("the manifest entry's duration"));
+    json tasks = json::array();
+    for (const auto& t : job.tasks) {
+      if (!duration.contains(t.name))
+        fail_at(t.at, "task '" + t.name + "' has no duration in " + where + " (give one per task name)");
+      if (t.replicas < 1) fail_at(t.at, "task '" + t.name + "' has replicas 0 (a task of a Job of independent pods needs a pod)");
+      json tj = {{"name", t.name}, {"replicas", t.replicas}, {"duration", duration[t.name]}};
+      if (t.min_available) tj["min_available"] = *t.min_available;
+      if (const json p = policies_json(t.policies); !p.empty()) tj["policies"] = p;
+      tasks.push_back(tj);
+    }
+    for (auto it = duration.begin(); it != duration.end(); ++it)
+      if (it.key() != "$where" && std::none_of(job.tasks.begin(), job.tasks.end(), [&](const auto& t) { return t.name == it.key(); }))
+        fail_at(job.at, "Job " + job.name + " has no task '" + it.key() + "' (" + where + " names it)");
+    j["tasks"] = tasks;
+    j["min_available"] = job.min_available;
+    return j;
+  }
   for (const auto& t : job.tasks)
     if (policies_json(t.policies) != policies_json(first.policies))
       fail_at(t.at, "task '" + t.name + "' has other policies than task '" + first.name +
-                        "'; mltwin gives every task of a job the same policies");
-  j["max_retry"] = job.max_retry;
-  if (const json p = policies_json(job.policies); !p.empty()) j["policies"] = p;
+                        "'; mltwin gives every task of a TorchX job the same policies (give the manifest entry's duration "
+                        "per task name for a Job of independent pods, whose tasks have their own)");
   if (const json p = policies_json(first.policies); !p.empty()) j["task_policies"] = p;
   return j;
 }
@@ -345,9 +373,16 @@ void expand_config_files(const std::string& path, json& doc, const std::string& 
       const json& e = w["manifests"][i];
       const std::string where = "/workload/manifests/" + std::to_string(i);
       const json submit = e.value("submit", json(0));
-      const json duration = e["duration"];
+      json duration = e["duration"];
       if (duration_of(path, where + "/submit", submit) < core::Duration::ns(0)) fail(path, where + "/submit", "must not be negative");
-      (void)duration_of(path, where + "/duration", duration);
+      if (duration.is_object()) {  // per task name: Jobs of independent pods
+        for (auto it = duration.begin(); it != duration.end(); ++it)
+          if (duration_of(path, where + "/duration/" + it.key(), it.value()) < core::Duration::ns(0))
+            fail(path, where + "/duration/" + it.key(), "expected a duration >= 0");
+        duration["$where"] = path + ": " + where + "/duration";  // for volcano_job_json's messages
+      } else {
+        (void)duration_of(path, where + "/duration", duration);
+      }
       for (const auto& [file, as_written] : files_of(path, where + "/path", e["path"], explicit_data_dir, data_dir)) {
         Manifests m = read_manifests(file);
         if (m.jobs.empty() && m.priority_classes.empty())

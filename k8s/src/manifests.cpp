@@ -218,10 +218,12 @@ VolcanoJobManifest job_of_doc(const M& top, const Y& doc) {
     }
   }
   // JobSpec keys (batch.volcano.sh_jobs.yaml). Ignored: plugins (env, svc, ssh: environment
-  // and services for the pods), minSuccess, ttlSecondsAfterFinished, volumes,
-  // runningEstimate, networkTopology.
-  const M spec(top.req("spec"), {"tasks", "minAvailable", "queue", "priorityClassName", "maxRetry", "policies", "schedulerName"},
-               {"plugins", "minSuccess", "ttlSecondsAfterFinished", "volumes", "runningEstimate", "networkTopology"});
+  // and services for the pods), ttlSecondsAfterFinished, volumes, runningEstimate,
+  // networkTopology. Refused: minSuccess (not modelled).
+  const M spec(top.req("spec"), {"tasks", "minAvailable", "queue", "priorityClassName", "maxRetry", "policies", "schedulerName", "minSuccess"},
+               {"plugins", "ttlSecondsAfterFinished", "volumes", "runningEstimate", "networkTopology"});
+  if (const Y* m = spec.get("minSuccess"))
+    m->fail("minSuccess (the Job Completed once that many pods Succeeded, state/running.go) is not modelled: remove it");
   if (const Y* s = spec.get("schedulerName"))
     if (s->str() != "volcano") s->fail("expected \"volcano\" (mltwin models the Volcano scheduler), got \"" + s->str() + "\"");
   // Defaults of the admission webhook (mutate_job.go): queue "default", maxRetry 3.

@@ -313,7 +313,9 @@ void TrainingCluster::arrive(std::size_t idx) {
   policy::JobInfo pj;
   pj.name = j.name;
   pj.queue = qid;
-  pj.min_available = j.nnodes;  // TorchX: minAvailable = replicas
+  // spec.minAvailable (TorchX: replicas) becomes the PodGroup's minMember
+  // (job_controller_actions.go createOrUpdatePodGroup).
+  pj.min_available = j.min_member();
   // minTaskMember is left empty. Volcano's controller would write {trainer-<i>: 1} for each
   // replica (job_controller_actions.go:733-740) and the pods' task-spec would be trainer-<i>;
   // with one pod per role and minAvailable = every pod, each per-task rule follows from the
@@ -325,8 +327,13 @@ void TrainingCluster::arrive(std::size_t idx) {
   pj.creation = submit.ns();
   pj.sla_waiting_time = j.sla_waiting_time.count_ns();
   pj.uid = s_->uid_rng();
+  // calcPGMinResources (job_controller_actions.go): the requests of the first minAvailable pods
+  // (by task priority; every pod of a job requests the same here).
   pj.min_resources = pod;
-  pj.min_resources.multi(j.nnodes);
+  pj.min_resources.multi(j.min_member());
+  // A job of independent pods: minTaskMember {task: its minAvailable, else replicas}
+  // (createOrUpdatePodGroup), its pods carrying their task's name (volcano.sh/task-spec).
+  for (const JobTaskSpec& t : j.tasks) pj.min_task_member.emplace_back(t.name, t.min_member());
   run.pj = s_->state.add_job(pj);
   if (s_->job_of_policy.size() <= run.pj) s_->job_of_policy.resize(run.pj + 1);
   s_->job_of_policy[run.pj] = idx;
@@ -395,7 +402,9 @@ void TrainingCluster::sample() {
   s.jobs_pending = static_cast<int>(s_->state.pending_jobs().size());
   for (JobId j : s_->state.active_jobs()) {
     const policy::JobInfo& job = s_->state.job(j);
-    if (s_->runs[s_->job_of_policy[j]].attempt_start != core::Time::max()) ++s.jobs_running;
+    const JobRun& jr = s_->runs[s_->job_of_policy[j]];
+    if (jr.attempt_start != core::Time::max() || (scenario_.jobs[s_->job_of_policy[j]].independent_pods() && jr.running > 0))
+      ++s.jobs_running;
     else ++s.jobs_inqueue;
     s.pods_running += job.count(TaskStatus::Running);
   }
@@ -415,7 +424,10 @@ void TrainingCluster::finish(core::Time end, const std::string& note) {
     if (run.ended) continue;
     if (idx >= s_->next_arrival) continue;  // never submitted (the run stopped before)
     parts_->progress.close_attempt_at_end(idx, end);
-    std::string phase = run.attempt_start != core::Time::max() || s_->jstart[idx].in_startup ? "Running" : "Pending";
+    std::string phase = run.attempt_start != core::Time::max() || s_->jstart[idx].in_startup ||
+                                (scenario_.jobs[idx].independent_pods() && run.running > 0)
+                            ? "Running"
+                            : "Pending";
     std::string reason;
     if (phase == "Pending") {
       const policy::Status& s = parts_->driver.scheduler().job_condition(run.pj);

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
@@ -940,4 +941,80 @@ TEST_CASE("a job requesting an extended resource no node group offers is a load 
   const std::string memroy = load_error(scen, with_pod({{"cpu", "4"}, {"memroy", "4Gi"}}));
   CHECK_MESSAGE(memroy.find("/workload/jobs/0/pod/memroy: not a resource name Volcano counts") != std::string::npos, memroy);
   CHECK_MESSAGE(memroy.find("; did you mean 'memory'?") != std::string::npos, memroy);
+}
+
+TEST_CASE("a job's tasks and minAvailable: errors name the JSON path") {
+  TempDir d;
+  auto err = [&](const std::function<void(json&)>& edit) {
+    json doc = tiny_gang();
+    edit(doc["workload"]["jobs"][0]);
+    const std::string p = write_json(d, "s.json", doc);
+    return std::make_pair(p, load_error(p));
+  };
+  const json tasks = json::array({{{"name", "master"}, {"replicas", 1}, {"duration", "10m"}},
+                                  {{"name", "worker"}, {"replicas", 3}, {"duration", "30m"}}});
+  SUBCASE("minAvailable below a torchrun gang's pods: elastic torchrun is not modelled") {
+    const auto [p, msg] = err([](json& j) { j["min_available"] = 2; });
+    CHECK_MESSAGE(msg.rfind(p + ": /workload/jobs/0/min_available: minAvailable 2 is below the job's 4 pods: for a torchrun job "
+                                "that is elastic torchrun (--nnodes=MIN:MAX",
+                            0) == 0,
+                  msg);
+  }
+  SUBCASE("minAvailable above the pods") {
+    const auto [p, msg] = err([&](json& j) {
+      j.erase("nnodes");
+      j.erase("duration");
+      j["tasks"] = tasks;
+      j["min_available"] = 5;
+    });
+    CHECK_MESSAGE(msg.rfind(p + ": /workload/jobs/0/min_available: minAvailable 5 is above the job's 4 pods", 0) == 0, msg);
+  }
+  SUBCASE("tasks beside nnodes") {
+    const auto [p, msg] = err([&](json& j) { j["tasks"] = tasks; });
+    CHECK_MESSAGE(msg.rfind(p + ": /workload/jobs/0/nnodes: give nnodes or tasks, not both", 0) == 0, msg);
+  }
+  SUBCASE("neither tasks nor nnodes") {
+    const auto [p, msg] = err([](json& j) { j.erase("nnodes"); });
+    CHECK_MESSAGE(msg.rfind(p + ": /workload/jobs/0: missing nnodes: a job gives nnodes and duration (a torchrun gang) or tasks", 0) == 0,
+                  msg);
+  }
+  SUBCASE("a task's minAvailable above its replicas; a task named twice") {
+    json t = tasks;
+    t[1]["min_available"] = 4;
+    const auto [p, msg] = err([&](json& j) {
+      j.erase("nnodes");
+      j.erase("duration");
+      j["tasks"] = t;
+    });
+    CHECK_MESSAGE(msg.rfind(p + ": /workload/jobs/0/tasks/1/min_available: task minAvailable 4 is above the task's 3 replicas", 0) == 0,
+                  msg);
+    json u = tasks;
+    u[1]["name"] = "master";
+    const auto [p2, msg2] = err([&](json& j) {
+      j.erase("nnodes");
+      j.erase("duration");
+      j["tasks"] = u;
+    });
+    CHECK_MESSAGE(msg2.rfind(p2 + ": /workload/jobs/0/tasks/1/name: task name 'master' appears twice", 0) == 0, msg2);
+  }
+  SUBCASE("a job of tasks loads: pods, minAvailable, the jobs table's duration") {
+    json doc = tiny_gang();
+    json& j = doc["workload"]["jobs"][0];
+    j.erase("nnodes");
+    j.erase("duration");
+    j["tasks"] = tasks;
+    j["min_available"] = 2;
+    const io::LoadedScenario sc = io::load_scenario(write_json(d, "ok.json", doc));
+    const models::TrainingJobSpec& js = sc.training.jobs[0];
+    CHECK(js.independent_pods());
+    CHECK(js.nnodes == 4);                      // 1 + 3 replicas
+    CHECK(js.min_member() == 2);
+    CHECK(js.task_min_total() == 4);            // no task minAvailable: replicas
+    CHECK(js.duration == core::Duration::s(1800));  // the longest task's
+    CHECK(js.task_of_replica(0) == 0);
+    CHECK(js.task_of_replica(1) == 1);
+    CHECK(js.task_of_replica(3) == 1);
+    CHECK(!sc.training.jobs[1].independent_pods());
+    CHECK(sc.training.jobs[1].min_member() == 4);
+  }
 }

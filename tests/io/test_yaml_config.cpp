@@ -273,12 +273,35 @@ TEST_CASE("Volcano Jobs mltwin cannot hold are refused with the reason") {
   const std::string head =
       "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: j\nspec:\n";
   const std::string pod = "      template:\n        spec:\n          containers:\n            - name: c\n";
-  SUBCASE("an elastic gang") {
+  SUBCASE("an elastic torchrun gang") {
     write_text(d.file("j.yaml"), head + "  minAvailable: 1\n  tasks:\n    - name: w\n      replicas: 2\n" + pod);
     const io::Manifests m = io::read_manifests(d.file("j.yaml"));
     CHECK(error_of([&] { io::to_training_job(m.jobs[0], {}, core::Duration::s(0), core::Duration::s(1), 2); }) ==
-          d.file("j.yaml") + ":6:17: spec.minAvailable: minAvailable 1 is below the job's 2 pods: an elastic gang is not "
-                             "modelled (mltwin places a job's pods as one gang)");
+          d.file("j.yaml") + ":6:17: spec.minAvailable: minAvailable 1 is below the job's 2 pods: for a torchrun job that is "
+                             "elastic torchrun (--nnodes=MIN:MAX), which is not modelled; give the manifest entry's duration "
+                             "per task name for a Job of independent pods");
+  }
+  SUBCASE("a duration per task name: a Job of independent pods, minAvailable below its pods, each task its policies") {
+    write_text(d.file("j.yaml"), head + "  minAvailable: 2\n  tasks:\n    - name: master\n      replicas: 1\n      policies:\n"
+                                        "        - event: TaskCompleted\n          action: CompleteJob\n" + pod +
+                                        "    - name: worker\n      replicas: 3\n      minAvailable: 1\n" + pod);
+    const io::Manifests m = io::read_manifests(d.file("j.yaml"));
+    const nlohmann::json j = io::volcano_job_json(m.jobs[0], {}, "0s", {{"master", "10m"}, {"worker", "30m"}});
+    CHECK_FALSE(j.contains("nnodes"));
+    CHECK_FALSE(j.contains("duration"));
+    CHECK(j["min_available"] == 2);
+    REQUIRE(j["tasks"].size() == 2);
+    CHECK(j["tasks"][0] == nlohmann::json{{"name", "master"}, {"replicas", 1}, {"duration", "10m"},
+                                          {"policies", {{{"events", {"TaskCompleted"}}, {"action", "CompleteJob"}}}}});
+    CHECK(j["tasks"][1] == nlohmann::json{{"name", "worker"}, {"replicas", 3}, {"duration", "30m"}, {"min_available", 1}});
+    // A task without a duration is named at its item (line 17, column 7: "    - name: worker").
+    const std::string e = error_of([&] { (void)io::volcano_job_json(m.jobs[0], {}, "0s", nlohmann::json{{"master", "10m"}}); });
+    CHECK_MESSAGE(e.find(
+              d.file("j.yaml") + ":17:7: spec.tasks[1]: task 'worker' has no duration in the manifest entry's duration") == 0, e);
+  }
+  SUBCASE("minSuccess is refused at its line") {
+    write_text(d.file("j.yaml"), head + "  minSuccess: 1\n  tasks:\n    - name: w\n      replicas: 2\n" + pod);
+    CHECK(error_of([&] { io::read_manifests(d.file("j.yaml")); }).find(d.file("j.yaml") + ":6:15: spec.minSuccess: minSuccess") == 0);
   }
   SUBCASE("broken policies: file:line:column and the YAML path") {
     auto policy_error = [&](const std::string& policies) {
@@ -306,7 +329,7 @@ TEST_CASE("Volcano Jobs mltwin cannot hold are refused with the reason") {
                                         "          action: RestartTask\n" + pod + "    - name: b\n      replicas: 1\n" + pod);
     const io::Manifests m = io::read_manifests(d.file("j.yaml"));
     CHECK(error_of([&] { io::to_training_job(m.jobs[0], {}, core::Duration::s(0), core::Duration::s(1), 2); }).find(
-              "task 'b' has other policies than task 'a'; mltwin gives every task of a job the same policies") != std::string::npos);
+              "task 'b' has other policies than task 'a'; mltwin gives every task of a TorchX job the same policies") != std::string::npos);
   }
   SUBCASE("an unknown PriorityClass") {
     write_text(d.file("j.yaml"), head + "  priorityClassName: urgent\n  tasks:\n    - name: w\n      replicas: 1\n" + pod);

@@ -6,6 +6,7 @@
 
 #include <boost/random/mersenne_twister.hpp>
 #include <algorithm>
+#include <tuple>
 #include <cmath>
 #include <fstream>
 #include <cstdint>
@@ -1437,4 +1438,135 @@ TEST_CASE("bind failures (lifecycle.bind_failure_probability): refused pods are 
   // Without the key, no stream is drawn and nothing fails.
   Run plain(scenario_path("tiny-gang.json"));
   CHECK(plain.cluster->stats().bind_failures == 0);
+}
+
+// ---- jobs of independent pods (TrainingJobSpec::tasks), spec.minAvailable below the pods ----
+
+namespace {
+
+nlohmann::json job_tasks_doc() {
+  std::ifstream in(scenario_path("job-tasks.json"));
+  return nlohmann::json::parse(in);
+}
+
+/// "t_ns replica event" for each of job `job`'s pod events, in order of time, then of replica
+/// (the order of a session's binds among pods of equal index and creation follows their UIDs).
+std::vector<std::string> pod_rows(const MemRecorder& rec, std::uint32_t job) {
+  std::vector<std::tuple<std::int64_t, int, std::size_t, std::string>> rows;
+  for (const auto& p : rec.pods)
+    if (p.job == job) rows.emplace_back(p.t, p.pod, rows.size(), std::string(p.event));
+  std::sort(rows.begin(), rows.end());
+  std::vector<std::string> v;
+  for (const auto& [t, pod, seq, event] : rows) v.push_back(std::to_string(t) + " " + std::to_string(pod) + " " + event);
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("job-tasks: a launcher task's end completes the job (TaskCompleted -> CompleteJob) and kills the workers") {
+  // tests/scenarios/job-tasks.json: 4 trn1.32xlarge, schedule period 1 s, bind 50 ms, pod
+  // start-up 2 s, the default grace period 30 s. Job mpi: task master (1 pod, 10 min, its own
+  // policy TaskCompleted -> CompleteJob) and task worker (3 pods, 30 min), each pod a whole
+  // node, minAvailable 4 (the tasks' replicas). 0 s: Inqueue, 4 pods created; the 1 s session
+  // binds all four (bound 1.05 s), Running at 3.05 s. Master Succeeds at 3.05 + 600 =
+  // 603.05 s: task master completed -> CompleteJob: KillJob(PodRetainPhaseSoft) deletes the
+  // three workers (Killed at 603.05 s), gone at 633.05 s, when the Completing Job is Completed.
+  Run r(scenario_path("job-tasks.json"));
+  REQUIRE(r.invariant_violation.empty());
+  const std::string b = std::to_string(1050 * kMs), run = std::to_string(3050 * kMs), done = std::to_string(603050 * kMs),
+                    gone = std::to_string(633050 * kMs);
+  CHECK(pod_rows(r.rec, 0) == std::vector<std::string>{
+                                  "0 0 Created", "0 1 Created", "0 2 Created", "0 3 Created",
+                                  b + " 0 Bound", b + " 1 Bound", b + " 2 Bound", b + " 3 Bound",
+                                  run + " 0 Running", run + " 1 Running", run + " 2 Running", run + " 3 Running",
+                                  done + " 0 Succeeded", done + " 1 Killed", done + " 2 Killed", done + " 3 Killed",
+                                  gone + " 1 Deleted", gone + " 2 Deleted", gone + " 3 Deleted"});
+  const auto& f = r.rec.final_of(0);
+  CHECK(f.phase == "Completed");
+  CHECK(f.end.ns() == 633050 * kMs);
+  CHECK(f.start.ns() == 3050 * kMs);
+  CHECK(f.scheduled.ns() == 1050 * kMs);
+  CHECK_MESSAGE(f.reason.find("TaskCompleted -> CompleteJob") != std::string::npos, f.reason);
+  std::vector<Dec> ctl;
+  for (const auto& d : r.rec.decisions_of(0))
+    if (d.plugin == "job-controller") ctl.push_back(d);
+  REQUIRE(ctl.size() == 1);
+  CHECK(ctl[0].t == 603050 * kMs);
+  CHECK(ctl[0].code == "Completing");
+  CHECK_MESSAGE(ctl[0].reason.find("task master completed") != std::string::npos, ctl[0].reason);
+  CHECK_MESSAGE(ctl[0].reason.find("(the task's policy)") != std::string::npos, ctl[0].reason);
+
+  SUBCASE("without the policy the job is Completed when its last worker Succeeds") {
+    // The master's TaskCompleted runs SyncJob (no policy); the workers Succeed at 3.05 + 1800 =
+    // 1803.05 s: every pod Succeeded -> Completed (running.go SyncJob).
+    nlohmann::json doc = job_tasks_doc();
+    doc["workload"]["jobs"][0]["tasks"][0].erase("policies");
+    io::LoadOptions o;
+    o.document = &doc;
+    Run r2(scenario_path("job-tasks.json"), o);
+    REQUIRE(r2.invariant_violation.empty());
+    const std::string end = std::to_string(1803050 * kMs);
+    const auto rows = pod_rows(r2.rec, 0);
+    REQUIRE(rows.size() == 16);
+    CHECK(rows[12] == done + " 0 Succeeded");
+    CHECK(rows[13] == end + " 1 Succeeded");
+    CHECK(rows[15] == end + " 3 Succeeded");
+    const auto& f2 = r2.rec.final_of(0);
+    CHECK(f2.phase == "Completed");
+    CHECK(f2.end.ns() == 1803050 * kMs);
+    CHECK_MESSAGE(f2.reason.find("every pod Succeeded") != std::string::npos, f2.reason);
+  }
+
+  SUBCASE("TaskCompleted -> CompleteJob on the last task to end: nothing left to kill, Completed at its end") {
+    // TaskCompleted -> CompleteJob on the worker task instead, none on master; worker
+    // minAvailable 3 of 3. Master Succeeds at 603.05 s (SyncJob); the workers at 1803.05 s:
+    // task worker completed -> CompleteJob: nothing left alive to kill -> Completed at 1803.05 s.
+    nlohmann::json doc = job_tasks_doc();
+    auto& t = doc["workload"]["jobs"][0]["tasks"];
+    t[1]["policies"] = t[0]["policies"];
+    t[0].erase("policies");
+    t[1]["min_available"] = 3;
+    io::LoadOptions o;
+    o.document = &doc;
+    Run r3(scenario_path("job-tasks.json"), o);
+    REQUIRE(r3.invariant_violation.empty());
+    const auto& f3 = r3.rec.final_of(0);
+    CHECK(f3.phase == "Completed");
+    CHECK(f3.end.ns() == 1803050 * kMs);
+  }
+}
+
+TEST_CASE("job-tasks: minAvailable 2 of 4 pods on room for 2 starts two pods, the others as room frees") {
+  // job-tasks.json with 2 nodes and one job w: task worker, 4 whole-node pods of 1 h,
+  // min_available 2. PodGroup minMember 2, minResources two pods': enqueue admits it at 0 s
+  // (the 2 nodes are idle), its 4 pods are created; the 1 s session's gang is ready with 2
+  // allocated pods: 2 bound (1.05 s), Running 3.05 s (pending.go: Running 2 >= minAvailable 2:
+  // the Job is Running); the other 2 stay Pending (running.go: pending 2 is not above replicas 4
+  // - minAvailable 2). The first two Succeed at 3603.05 s; the next session (3604 s) places the
+  // other two (the job is ready: 2 Succeeded >= minAvailable), bound 3604.05 s, Running
+  // 3606.05 s, Succeeded 7206.05 s: every pod Succeeded -> Completed at 7206.05 s.
+  nlohmann::json doc = job_tasks_doc();
+  doc["cluster"]["node_groups"][0]["desired_capacity"] = 2;
+  auto& j = doc["workload"]["jobs"][0];
+  j["name"] = "w";
+  j["min_available"] = 2;
+  j["tasks"] = nlohmann::json::array({{{"name", "worker"}, {"replicas", 4}, {"duration", "1h"}}});
+  io::LoadOptions o;
+  o.document = &doc;
+  Run r(scenario_path("job-tasks.json"), o);
+  REQUIRE(r.invariant_violation.empty());
+  auto at = [](std::int64_t ms) { return std::to_string(ms * kMs); };
+  CHECK(pod_rows(r.rec, 0) == std::vector<std::string>{
+                                  "0 0 Created", "0 1 Created", "0 2 Created", "0 3 Created",
+                                  at(1050) + " 0 Bound", at(1050) + " 1 Bound",
+                                  at(3050) + " 0 Running", at(3050) + " 1 Running",
+                                  at(3603050) + " 0 Succeeded", at(3603050) + " 1 Succeeded",
+                                  at(3604050) + " 2 Bound", at(3604050) + " 3 Bound",
+                                  at(3606050) + " 2 Running", at(3606050) + " 3 Running",
+                                  at(7206050) + " 2 Succeeded", at(7206050) + " 3 Succeeded"});
+  const auto& f = r.rec.final_of(0);
+  CHECK(f.phase == "Completed");
+  CHECK(f.scheduled.ns() == 1050 * kMs);
+  CHECK(f.start.ns() == 3050 * kMs);
+  CHECK(f.end.ns() == 7206050 * kMs);
 }

@@ -50,8 +50,16 @@
 //    the survivors' workers raise, torchrun has no restart left and exits with an error, the
 //    pods are Failed (restartPolicy Never, kubernetes_scheduler.py role_to_pod) and the job
 //    controller sees PodFailed.
-// TaskCompleted is never raised: a job's pods all succeed at the same instant (job_end), when
-// the Job is Completed, and state/finished.go ignores every action then. Unknown is raised when
+// For a torchrun gang TaskCompleted is never raised: its pods all succeed at the same instant
+// (job_end), when the Job is Completed, and state/finished.go ignores every action then.
+//
+// A job of independent pods (TrainingJobSpec::tasks: no torchrun) has no gang to break: each
+// pod runs its task's duration from Running and Succeeds (PodLifecycle::pod_done); a task whose
+// pods all Succeeded raises TaskCompleted (job_controller_handler.go:279-283) and its policies
+// apply (TaskCompleted -> CompleteJob: the launcher's end completes the job, KillJob deleting
+// the other pods). RestartTask kills every pod of the request's task, RestartPod its pod
+// (KillTarget, job_controller_actions.go). The status rules read spec.minAvailable and the
+// tasks' minAvailable (state/pending.go, running.go, restarting.go). Unknown is raised when
 // the scheduler sets the PodGroup phase Unknown (SchedulerDriver::podgroup_phase_changed).
 // Not modelled: the c10d store lives in rank 0's pod, so the survivors of a rank-0 loss fail
 // as soon as their agents next reach the store rather than at the timeout.
@@ -114,10 +122,10 @@ const char* to_string(VcPhase p) {
   return "?";
 }
 
-JobAction JobLifecycle::action_for(JobEvent e, bool* from_task) const {
+JobAction JobLifecycle::action_for(JobEvent e, bool* from_task, const std::vector<LifecyclePolicy>* task) const {
   // applyPolicies (job_controller_util.go): the task's policies first ("Overwrite Job level
   // policies"), each matching the event or "*", then the job's; no match: SyncJob.
-  for (const auto& p : task_policies)
+  for (const auto& p : task ? *task : task_policies)
     if (e != JobEvent::Unknown && p.matches(e)) {
       if (from_task) *from_task = true;
       return p.action;
@@ -157,8 +165,19 @@ void JobController::create_pod(std::size_t idx, int i) {
   JobRun& run = s_.runs[idx];
   const TrainingJobSpec& j = s_.sc.jobs[idx];
   policy::TaskInfo t;
-  t.name = j.name + "-" + trainer_task_name(i) + "-0";  // no role: see TrainingCluster::arrive
-  t.index = 0;
+  if (j.independent_pods()) {
+    // A Volcano task of several replicas: pod "<job>-<task>-<k>" (jobhelpers.MakePodName), its
+    // task-spec the task's name.
+    const std::size_t k = j.task_of_replica(i);
+    int first = 0;
+    for (std::size_t m = 0; m < k; ++m) first += j.tasks[m].replicas;
+    t.name = j.name + "-" + j.tasks[k].name + "-" + std::to_string(i - first);
+    t.index = i - first;
+    t.role = j.tasks[k].name;
+  } else {
+    t.name = j.name + "-" + trainer_task_name(i) + "-0";  // no role: see TrainingCluster::arrive
+    t.index = 0;
+  }
   t.resreq = s_.pod_resreq(idx);
   t.priority = j.priority;
   t.creation = s_.sim.now().ns();
@@ -174,6 +193,8 @@ void JobController::create_pod(std::size_t idx, int i) {
   s_.replica_of_task[id] = i;
   if (s_.version_of_task.size() <= id) s_.version_of_task.resize(id + 1, 0);
   s_.version_of_task[id] = run.version;  // createJobPod: annotation volcano.sh/job-version
+  if (s_.serial_of_task.size() <= id) s_.serial_of_task.resize(id + 1, 0);
+  s_.serial_of_task[id] = ++s_.next_serial;
   s_.rec.pod_event({static_cast<std::uint32_t>(idx), i, "Created", "", s_.sim.now()});
 }
 
@@ -188,6 +209,22 @@ void JobController::all_pods_running(std::size_t idx) {
   s_.rec.decision({static_cast<std::uint32_t>(idx), s_.sim.now(), "Running", "torchrun",
                    "the replacement pod joined the surviving workers' rendezvous: torchrun restarted the worker group "
                    "(a membership change, not a retry) and the job resumes from its last checkpoint"});
+}
+
+void JobController::pod_succeeded(std::size_t idx, TaskId t) {
+  // updatePod (job_controller_handler.go:279-283): a pod turned Succeeded raises TaskCompleted
+  // when its task's Succeeded pods reach the task's replicas (cache.go TaskCompleted).
+  const TrainingJobSpec& j = s_.sc.jobs[idx];
+  const int replica = s_.replica_of_task[t];
+  const JobTaskSpec& task = j.tasks[j.task_of_replica(replica)];
+  int done = 0;
+  for (TaskId u : s_.state.job(s_.runs[idx].pj).tasks)
+    if (s_.state.task(u).status == TaskStatus::Succeeded && s_.state.task(u).role == task.name) ++done;
+  if (done >= task.replicas)
+    raise(idx, JobEvent::TaskCompleted, replica, version_of(t),
+          "task " + task.name + " completed (its " + std::to_string(task.replicas) + " pod(s) Succeeded)");
+  else
+    check_job_phase(idx);
 }
 
 void JobController::training_completed(std::size_t idx) {
@@ -229,6 +266,7 @@ double JobController::stop_training(std::size_t idx) {
   // reaches the cache), training since the last checkpoint (or since the start) is lost.
   JobRun& run = s_.runs[idx];
   const TrainingJobSpec& spec = s_.sc.jobs[idx];
+  if (spec.independent_pods()) return 0;  // no attempt: each pod runs on its own
   pods_.abort_startup(idx);
   const double lost_s = progress_.stop(idx);
   s_.outcomes[idx].lost_s += lost_s;
@@ -311,7 +349,7 @@ void JobController::collectives_failed(std::size_t idx, const std::string& why) 
   job_controller(idx);
 }
 
-int JobController::kill_pods(std::size_t idx, bool soft, int only_replica) {
+int JobController::kill_pods(std::size_t idx, bool soft, int only_replica, bool whole_task) {
   // killPods (pkg/controllers/job/job_controller_actions.go:90-227): every pod of the job
   // (KillJob) or of the target task (KillTarget) is deleted, except, with PodRetainPhaseSoft,
   // the Succeeded and Failed ones; pods being deleted already are left alone. status.terminating
@@ -324,8 +362,12 @@ int JobController::kill_pods(std::size_t idx, bool soft, int only_replica) {
   const auto tasks = s_.state.job(run.pj).tasks;  // copy: pods leave the list
   bool lost_on_node = false;
   int deleted = 0, terminating = 0;
+  const TrainingJobSpec& j = s_.sc.jobs[idx];
+  const std::size_t target_task = whole_task ? j.task_of_replica(only_replica) : 0;
   for (TaskId t : tasks) {
-    if (only_replica >= 0 && s_.replica_of_task[t] != only_replica) continue;
+    if (only_replica >= 0 && !(whole_task ? j.task_of_replica(s_.replica_of_task[t]) == target_task
+                                          : s_.replica_of_task[t] == only_replica))
+      continue;
     const TaskStatus s = s_.state.task(t).status;
     if (s == TaskStatus::Releasing) {  // being deleted already
       ++terminating;
@@ -397,13 +439,21 @@ void JobController::controller_event(std::size_t idx, JobEvent e, int replica, s
   JobRun& run = s_.runs[idx];
   const JobLifecycle& lc = s_.lifecycle_of(idx);
   // A pod lost while the gang held together breaks torchrun's process group.
-  if (e == JobEvent::PodEvicted || e == JobEvent::PodFailed) gang_broken(idx);
+  if (e == JobEvent::PodEvicted || e == JobEvent::PodFailed) {
+    if (s_.sc.jobs[idx].independent_pods()) recount(idx);
+    else gang_broken(idx);
+  }
+  // KillTarget's target: a task of several pods (independent pods) for RestartTask.
+  const bool whole_task = s_.sc.jobs[idx].independent_pods();
   bool from_task = false;
   // applyPolicies (job_controller_util.go:199-203): a request older than the Job's version (it
   // came from a pod of before the last killJob, or from the PodGroup, whose requests carry
   // version 0) is outdated: SyncJob, whatever the policies say.
   const bool outdated = version < run.version;
-  const JobAction a = outdated ? JobAction::SyncJob : lc.action_for(e, &from_task);
+  const TrainingJobSpec& spec = s_.sc.jobs[idx];
+  const std::vector<LifecyclePolicy>* task_policies = nullptr;  // the request's task's own
+  if (spec.independent_pods() && replica >= 0) task_policies = spec.tasks[spec.task_of_replica(replica)].policies.get();
+  const JobAction a = outdated ? JobAction::SyncJob : lc.action_for(e, &from_task, task_policies);
   const VcPhase before = run.vc;
   const bool last_retry = run.retries >= lc.max_retry - 1;  // killPods: the last retry keeps Failed pods
   const double lost_before = run.last_lost_s;
@@ -419,10 +469,10 @@ void JobController::controller_event(std::size_t idx, JobEvent e, int replica, s
           set_job_phase(idx, VcPhase::Restarting);
           break;
         case JobAction::RestartTask:
-        case JobAction::RestartPod:  // one pod per task: the task's pod
+        case JobAction::RestartPod:  // a torchrun gang: one pod per task, the task's pod
           // A request for no task (Unknown) has an empty target: killTarget kills nothing
           // (job_controller_actions.go:101-106), the state still moves (state/running.go).
-          if (replica >= 0) killed += kill_pods(idx, false, replica);
+          if (replica >= 0) killed += kill_pods(idx, false, replica, whole_task && a == JobAction::RestartTask);
           ++run.retries;
           set_job_phase(idx, VcPhase::Restarting);
           break;
@@ -446,7 +496,7 @@ void JobController::controller_event(std::size_t idx, JobEvent e, int replica, s
       // state/restarting.go: SyncJob syncs, RestartTask/RestartPod kill their target, anything
       // else kills the job; retryCount does not move.
       if (a == JobAction::RestartTask || a == JobAction::RestartPod) {
-        if (replica >= 0) killed += kill_pods(idx, false, replica);
+        if (replica >= 0) killed += kill_pods(idx, false, replica, whole_task && a == JobAction::RestartTask);
       }
       else if (a != JobAction::SyncJob) killed += kill_pods(idx, last_retry, -1);
       break;
@@ -539,8 +589,8 @@ void JobController::check_job_phase(std::size_t idx) {
                           to_string(run.last_action);
   switch (run.vc) {
     case VcPhase::Restarting: {
-      // restartingUpdateStatus: total - terminating >= minAvailable -> Pending (minAvailable is
-      // the job's pod count here). syncJob counts the pods still terminating only once the new
+      // restartingUpdateStatus: total - terminating >= minAvailable -> Pending (for a torchrun
+      // gang minAvailable is the job's pod count: no pod terminating). syncJob counts the pods still terminating only once the new
       // PodGroup is admitted (not Pending: syncTask, job_controller_actions.go:346-356), after
       // creating the missing pods (a pod's name is free once it is gone); before, it passes the
       // status as killJob wrote it (:359-383), whose terminating counts the pods it killed.
@@ -550,7 +600,7 @@ void JobController::check_job_phase(std::size_t idx) {
         run.status = pods;
         run.status.pending += spec.nnodes - present;  // the pods ensure_pods created
       }
-      if (run.status.terminating == 0) {
+      if (spec.nnodes - run.status.terminating >= spec.min_member()) {
         ++s_.stats.restarts;
         set_job_phase(idx, VcPhase::Pending);
         s_.outcomes[idx].phase = "Pending";
@@ -574,7 +624,8 @@ void JobController::check_job_phase(std::size_t idx) {
       if (alive == 0 && releasing == 0) {
         set_job_phase(idx, VcPhase::Completed);
         ++s_.stats.completed_early;
-        end_job(idx, "Completed", via + ": Completed before its training ended");
+        end_job(idx, "Completed", via + (spec.independent_pods() ? ": Completed; its pods still running were deleted"
+                                                                   : ": Completed before its training ended"));
       }
       break;
     case VcPhase::Failed:
@@ -582,31 +633,57 @@ void JobController::check_job_phase(std::size_t idx) {
         end_job(idx, "Failed", via + ": retries exhausted (maxRetry " + std::to_string(lc.max_retry) + ")");
       break;
     case VcPhase::Running: {
-      // running.go:78-105 SyncJob: every pod Succeeded or Failed -> Completed if every task's
-      // pod (task minAvailable 1, the webhook's) Succeeded, else Failed; more pods pending than
-      // replicas - minAvailable (0) -> Pending (:107). (A job's pods succeed together when its
-      // training ends, where training_completed() makes it Completed at once.) The counts are
-      // the pods' once the PodGroup is admitted (syncJob creates the missing ones, Pending),
-      // else the status last written.
+      // running.go:78-108 SyncJob (minSuccess is refused by the loader): once every pod
+      // Succeeded or Failed, Failed if spec.minAvailable >= the tasks' minAvailable summed and
+      // some task has fewer Succeeded pods than its minAvailable (the webhook's default:
+      // replicas; a torchrun gang's task is one pod), else Completed when Succeeded >=
+      // minAvailable, else Failed; more pods pending than replicas - minAvailable -> Pending.
+      // (A torchrun gang's pods succeed together when its training ends, where
+      // training_completed() makes it Completed at once.) The counts are the pods' once the
+      // PodGroup is admitted (syncJob creates the missing ones, Pending), else the status last
+      // written.
       const JobRun::StatusCounts& c = sync_status(idx, pods, present);
       if (c.succeeded + c.failed == spec.nnodes) {
-        if (c.succeeded < spec.nnodes) {
+        std::string short_task;  // a task with fewer Succeeded pods than its minAvailable
+        if (spec.min_member() >= spec.task_min_total()) {
+          if (spec.independent_pods()) {
+            for (const JobTaskSpec& task : spec.tasks) {
+              int ok = 0;
+              for (TaskId t : s_.state.job(run.pj).tasks)
+                ok += s_.state.task(t).role == task.name && s_.state.task(t).status == TaskStatus::Succeeded;
+              if (ok < task.min_member()) {
+                short_task = "task " + task.name + ": " + std::to_string(ok) + " pod(s) Succeeded, below its minAvailable " +
+                             std::to_string(task.min_member());
+                break;
+              }
+            }
+          } else if (c.succeeded < spec.nnodes) {
+            short_task = "a trainer task's pod did not Succeed";
+          }
+        }
+        if (!short_task.empty() || c.succeeded < spec.min_member()) {
           set_job_phase(idx, VcPhase::Failed);
+          const std::string why = !spec.independent_pods() ? std::string()
+                                  : short_task.empty()       ? ", below minAvailable " + std::to_string(spec.min_member())
+                                                             : " (" + short_task + ")";
           end_job(idx, "Failed", "every pod ended and only " + std::to_string(c.succeeded) + " of " + std::to_string(spec.nnodes) +
-                                     " Succeeded (Volcano's SyncJob status rule)");
+                                     " Succeeded" + why + " (Volcano's SyncJob status rule)");
         } else {
           set_job_phase(idx, VcPhase::Completed);
-          end_job(idx, "Completed", "every pod Succeeded (Volcano's SyncJob status rule)");
+          end_job(idx, "Completed", c.succeeded == spec.nnodes ? "every pod Succeeded (Volcano's SyncJob status rule)"
+                                                               : std::to_string(c.succeeded) + " of " + std::to_string(spec.nnodes) +
+                                                                     " pods Succeeded, at least minAvailable " +
+                                                                     std::to_string(spec.min_member()) + " (Volcano's SyncJob status rule)");
         }
         return;
       }
-      if (c.pending > 0) set_job_phase(idx, VcPhase::Pending);
+      if (c.pending > spec.nnodes - spec.min_member()) set_job_phase(idx, VcPhase::Pending);
       break;
     }
     case VcPhase::Pending: {
       // pending.go SyncJob: Running + Succeeded + Failed >= minAvailable -> Running.
       const JobRun::StatusCounts& c = sync_status(idx, pods, present);
-      if (c.running + c.succeeded + c.failed >= spec.nnodes) set_job_phase(idx, VcPhase::Running);
+      if (c.running + c.succeeded + c.failed >= spec.min_member()) set_job_phase(idx, VcPhase::Running);
       break;
     }
     default:

@@ -35,7 +35,8 @@ void PodLifecycle::pod_bound(TaskId t) {
   const std::size_t idx = s_.job_of_policy[task.job];
   JobRun& run = s_.runs[idx];
   s_.rec.pod_event({static_cast<std::uint32_t>(idx), s_.replica_of_task[t], "Bound", s_.state.node(task.node).name, s_.sim.now()});
-  if (++run.bound == s_.sc.jobs[idx].nnodes && run.scheduled == core::Time::max()) {
+  // The job is placed once minAvailable pods are (every pod for a torchrun gang).
+  if (++run.bound == s_.sc.jobs[idx].min_member() && run.scheduled == core::Time::max()) {
     run.scheduled = s_.sim.now();  // the first placement (a restarted job keeps it)
     s_.outcomes[idx].scheduled = run.scheduled;
   }
@@ -59,7 +60,24 @@ void PodLifecycle::pod_running(TaskId t) {
   const std::size_t idx = s_.job_of_policy[task.job];
   JobRun& run = s_.runs[idx];
   s_.rec.pod_event({static_cast<std::uint32_t>(idx), s_.replica_of_task[t], "Running", s_.state.node(task.node).name, s_.sim.now()});
-  if (++run.running == s_.sc.jobs[idx].nnodes) {
+  const TrainingJobSpec& j = s_.sc.jobs[idx];
+  if (j.independent_pods()) {
+    // No torchrun: the pod's container runs its task's duration from now, whatever its job's
+    // other pods do (no rendezvous, compilation or dataset start-up: those are torchrun's).
+    ++run.running;
+    if (run.start == core::Time::max()) run.start = s_.sim.now();  // the job's first pod Running
+    if (run.attempt_placed != core::Time::max()) {  // from its first bind to its first pod Running
+      s_.outcomes[idx].startup_s += (s_.sim.now() - run.attempt_placed).seconds();
+      run.attempt_placed = core::Time::max();
+    }
+    s_.outcomes[idx].start = run.start;
+    s_.outcomes[idx].phase = "Running";
+    const Duration d = j.tasks[j.task_of_replica(s_.replica_of_task[t])].duration;
+    s_.sim.schedule_in(d, &pod_done_event_, decltype(pod_done_event_)::payload(t, s_.serial_of_task[t]));
+    controller_.check_job_phase(idx);  // state/pending.go: Running once Running + Succeeded + Failed >= minAvailable
+    return;
+  }
+  if (++run.running == j.nnodes) {
     // A pod the API still shows Running may have died with its node's instance: Volcano counts
     // it (the Job is Running), but torchrun's rendezvous cannot complete without it, so the job
     // waits for PodGC and SyncJob.
@@ -202,6 +220,24 @@ void PodLifecycle::pod_gone(TaskId t) {
   s_.node_occupancy_changed(node);
   driver_.ensure_tick();
   controller_.check_job_phase(idx);  // the job controller's status rule; a missing pod may be recreated
+}
+
+void PodLifecycle::pod_done(std::uint32_t t, std::uint32_t serial) {
+  if (t >= s_.serial_of_task.size() || s_.serial_of_task[t] != serial) return;  // that pod is gone
+  const policy::TaskInfo& task = s_.state.task(t);
+  if (task.status != TaskStatus::Running) return;  // being deleted, or failed
+  if (unreachable(task.node)) return;               // died with its node's instance
+  const std::size_t idx = s_.job_of_policy[task.job];
+  const NodeId node = task.node;
+  JobRun& run = s_.runs[idx];
+  s_.account_allocation(-s_.neuroncores_of(task.resreq));
+  s_.rec.pod_event({static_cast<std::uint32_t>(idx), s_.replica_of_task[t], "Succeeded", s_.state.node(node).name, s_.sim.now()});
+  s_.state.set_task_status(t, TaskStatus::Succeeded);  // holds nothing on its node now
+  s_.node_occupancy_changed(node);
+  --run.running;
+  --run.bound;
+  driver_.ensure_tick();
+  controller_.pod_succeeded(idx, t);
 }
 
 std::vector<TaskId> PodLifecycle::tasks_on(NodeId n, bool terminal_too) const {

@@ -124,9 +124,12 @@ models::NodeGroupSpec to_node_group_spec(const EksctlNodeGroup& g);
 /// (the tasks', which must be the same on every task), each {events, action}, without the
 /// events mltwin never raises (TaskFailed, JobUpdated; PodPending). Errors
 /// (ScenarioError at the manifest's place) for what mltwin's
-/// TrainingJobSpec cannot hold: tasks whose pods request different resources, policies or are placed
-/// differently (nodeSelector, affinity, tolerations), minAvailable below the number of pods (an
-/// elastic gang), a priorityClassName that is not among `classes` (nor a system class).
+/// TrainingJobSpec cannot hold: tasks whose pods request different resources or are placed
+/// differently (nodeSelector, affinity, tolerations), a priorityClassName that is not among
+/// `classes` (nor a system class). `duration`: a duration (the Job is a torchrun gang: its tasks'
+/// policies must agree and minAvailable below the pods — elastic torchrun — is refused), or an
+/// object of a duration per task name (the Job is one of independent pods, /workload/jobs/*/tasks;
+/// every task needs one; its "$where" member, if any, names the object in messages).
 nlohmann::json volcano_job_json(const VolcanoJobManifest& job, const std::vector<PriorityClassManifest>& classes,
                                 const nlohmann::json& submit, const nlohmann::json& duration);
 /// volcano_job_json built into a models::TrainingJobSpec by the scenario loader's job builder,

@@ -251,7 +251,9 @@ struct JobLifecycle {
   /// applyPolicies (pkg/controllers/job/job_controller_util.go:170-262): the first task policy
   /// naming the event (or "*"), else the first job policy, else SyncJob. Unknown comes with no
   /// task name, so only the job's policies apply to it (:206 "if len(req.TaskName) != 0").
-  JobAction action_for(JobEvent e, bool* from_task = nullptr) const;
+  /// `task`: the request's task's own policies, used instead of task_policies (a job of
+  /// independent pods whose tasks differ).
+  JobAction action_for(JobEvent e, bool* from_task = nullptr, const std::vector<LifecyclePolicy>* task = nullptr) const;
 };
 
 /// The Volcano Job TorchX writes for dist.ddp with Role.max_retries r (kubernetes_scheduler.py
@@ -270,8 +272,25 @@ struct InitialRun {
   std::vector<std::string> nodes;
 };
 
-/// One TorchX dist.ddp job: nnodes pods (one per node, minAvailable = nnodes) of
-/// nproc_per_node processes each.
+/// One Volcano task of a job of independent pods (TrainingJobSpec::tasks): `replicas` pods
+/// named "<job>-<name>-<k>", each Succeeding `duration` after it is Running.
+struct JobTaskSpec {
+  std::string name;              ///< spec.tasks[*].name
+  int replicas = 1;              ///< spec.tasks[*].replicas, >= 1
+  Duration duration;             ///< a pod's run time, from Running to Succeeded, >= 0
+  /// spec.tasks[*].minAvailable, 0..replicas; -1: not given (the webhook's default: replicas,
+  /// mutate_job.go mutateSpec). The PodGroup's minTaskMember entry and running.go's per-task
+  /// Succeeded rule.
+  int min_available = -1;
+  int min_member() const { return min_available >= 0 ? min_available : replicas; }
+  /// The task's own spec.tasks[*].policies; null: the job's task_policies (JobLifecycle).
+  std::shared_ptr<const std::vector<LifecyclePolicy>> policies;
+};
+
+/// One training job. Without `tasks`: a TorchX dist.ddp job, nnodes pods (one per node,
+/// minAvailable = nnodes) of nproc_per_node processes each, training together under torchrun
+/// once every pod runs. With `tasks`: a Volcano Job of independent pods (no torchrun): each pod
+/// runs its task's duration from when it is Running; nnodes is the tasks' replicas.
 struct TrainingJobSpec {
   std::string name;
   std::string queue;
@@ -318,6 +337,34 @@ struct TrainingJobSpec {
   /// Running at t0 (/initial_state/running); null: submitted at `submit`. Such a job has
   /// submit 0 and comes before the others (the loader orders it so).
   std::shared_ptr<const InitialRun> initial;
+  /// The Volcano tasks of a job of independent pods, in pod order (replica index i is the i-th
+  /// pod across the tasks); empty: a torchrun gang (TorchX's one task "trainer-<i>" per pod).
+  std::vector<JobTaskSpec> tasks;
+  /// spec.minAvailable (the PodGroup's minMember); 0: not given — the webhook's default, the
+  /// tasks' minAvailable summed (mutate_job.go patchDefaultMinAvailable), which is every pod of
+  /// a torchrun gang (TorchX writes replicas). Below nnodes only for a job of independent pods
+  /// (the loader refuses elastic torchrun).
+  int min_available = 0;
+  /// The job's pods run independently (it lists tasks), not as one torchrun gang.
+  bool independent_pods() const { return !tasks.empty(); }
+  /// spec.minAvailable as the controller and scheduler use it (pods).
+  int min_member() const {
+    return min_available > 0 ? min_available : task_min_total();
+  }
+  /// TotalTaskMinAvailable (pkg/controllers/job/state/util.go): the tasks' minAvailable summed
+  /// (a torchrun gang: one task of one pod per replica).
+  int task_min_total() const {
+    if (tasks.empty()) return nnodes;
+    int sum = 0;
+    for (const JobTaskSpec& t : tasks) sum += t.min_member();
+    return sum;
+  }
+  /// The index in `tasks` of replica i's task (independent pods only).
+  std::size_t task_of_replica(int i) const {
+    std::size_t k = 0;
+    for (int first = 0; k + 1 < tasks.size() && i >= first + tasks[k].replicas; ++k) first += tasks[k].replicas;
+    return k;
+  }
   /// Optimizer steps to train (DurationModel::Derived; 0 otherwise). The loader sets it from
   /// `duration` and the reference step time (StepModelSpec) unless the scenario gives it.
   std::int64_t steps = 0;

@@ -47,6 +47,11 @@ class JobController {
   /// Job `idx`'s training ended (TrainingProgress): torchrun's workers exit 0, every pod
   /// Succeeded (restartPolicy Never) and the Job is Completed.
   void training_completed(std::size_t idx);
+  /// Pod `t` of job `idx` (a job of independent pods) Succeeded (PodLifecycle::pod_done): the
+  /// job controller's updatePod handler raises TaskCompleted when every pod of its task has
+  /// Succeeded (job_controller_handler.go:279-283, cache.go TaskCompleted), else the Job's
+  /// status rule runs (a sync).
+  void pod_succeeded(std::size_t idx, policy::TaskId t);
   /// A pod of job `idx` died with its node's instance while the API still shows it: training
   /// stops (progress since the last checkpoint is lost) and the other workers wait for the lost
   /// peer until workload.torchx.peer_failure_timeout (torchrun's process group).
@@ -58,7 +63,9 @@ class JobController {
  private:
   void job_controller(std::size_t idx);
   void controller_event(std::size_t idx, JobEvent e, int replica, std::int32_t version, const std::string& what);
-  int kill_pods(std::size_t idx, bool soft, int only_replica);  // pods deleted
+  /// killPods: every pod of the job (only_replica < 0), or KillTarget's: the pod of replica
+  /// `only_replica`, or with `whole_task` every pod of its task. Returns the pods deleted.
+  int kill_pods(std::size_t idx, bool soft, int only_replica, bool whole_task = false);
   void end_job(std::size_t idx, const std::string& phase, const std::string& reason);
   void set_job_phase(std::size_t idx, VcPhase phase) { s_.runs[idx].vc = phase; }
   void recreate_podgroup(std::size_t idx);

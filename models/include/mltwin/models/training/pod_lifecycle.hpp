@@ -77,6 +77,9 @@ class PodLifecycle {
   void pod_bound(policy::TaskId t);
   void pod_running(policy::TaskId t);
   void pod_gone(policy::TaskId t);
+  /// A pod of a job of independent pods ran its task's duration: its container exits 0 and the
+  /// kubelet reports it Succeeded (restartPolicy Never). `serial`: the pod's creation serial.
+  void pod_done(std::uint32_t t, std::uint32_t serial);
   void begin_startup(std::size_t idx);
   void before() { s_.note_event(); }
 
@@ -92,6 +95,7 @@ class PodLifecycle {
   Ev<&PodLifecycle::pod_bound> pod_bound_event_{this};
   Ev<&PodLifecycle::pod_running> pod_running_event_{this};
   Ev<&PodLifecycle::pod_gone> pod_gone_event_{this};
+  Ev<&PodLifecycle::pod_done> pod_done_event_{this};
   Ev<&PodLifecycle::training_begins> startup_done_event_{this};
 };
 

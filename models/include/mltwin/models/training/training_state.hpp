@@ -142,6 +142,10 @@ struct TrainingState {
   std::vector<std::size_t> job_of_policy; ///< policy JobId -> scenario index
   std::vector<int> replica_of_task;       ///< policy TaskId -> replica index
   std::vector<std::int32_t> version_of_task;  ///< policy TaskId -> the pod's job version (annotation volcano.sh/job-version)
+  /// policy TaskId -> the pod's creation serial (task ids are reused: an event for a pod, such
+  /// as its end, carries the serial and is void for a later pod of the same id).
+  std::vector<std::uint32_t> serial_of_task;
+  std::uint32_t next_serial = 0;
   mutable TrainingStats stats;
   std::size_t next_arrival = 0;           ///< jobs submitted so far
   std::size_t ended = 0;                  ///< jobs ended
