@@ -80,8 +80,8 @@ const Rule* rule_of(const std::string& plugin) {
        {"the proportion plugin (pkg/scheduler/plugins/proportion) keeps each queue within its deserved share: the "
         "cluster divided among the queues with demand in proportion to their weights, capped by capability, "
         "raised to guarantee",
-        "a larger weight (or guarantee) for its queue, less of the queue's share in use, or less demand from "
-        "the other queues"}},
+        "a larger weight (or guarantee) for its queue — or a larger spec.capability if that caps its share, which "
+        "weight cannot raise —, less of the queue's share in use, or less demand from the other queues"}},
       {"gang",
        {"the gang plugin (pkg/scheduler/plugins/gang) places a job only when all of its minAvailable pods fit at "
         "once; '0/N nodes are unavailable' counts, for each node, the first reason it failed: the first resource it "
@@ -99,6 +99,13 @@ const Rule* rule_of(const std::string& plugin) {
         "resources found for its pods (pipelined) until the whole gang fits, so that smaller jobs cannot take them",
         "the rest of its gang's nodes freed by the pods running there (it already holds what it found); placing sla "
         "in a tier before gang's if it is not (gang's Reject otherwise voids the hold)"}},
+      {"proportion-capability",
+       {"the proportion plugin's enqueue check (pkg/scheduler/plugins/proportion, JobEnqueueableFn) admits a "
+        "PodGroup to Inqueue only while its minResources, plus what its queue has allocated and admitted (less "
+        "elastic resources), fit the queue's real capability: the cluster less the other queues' guarantees, capped "
+        "by the queue's spec.capability — the queue's weight plays no part",
+        "a larger spec.capability (when the queue sets one) or guarantee for its queue, or a larger cluster, or less "
+        "of that capability in use by the queue's running and Inqueue jobs; a larger weight does not help"}},
       {"capacity",
        {"the capacity plugin (pkg/scheduler/plugins/capacity) keeps each queue within its real capability (its "
         "spec.capability, and what the other queues' guarantees leave; with enableHierarchy, also each ancestor's) "
@@ -119,12 +126,40 @@ const Rule* rule_of(const std::string& plugin) {
   return it == rules.end() ? nullptr : &it->second;
 }
 
+/// The rule's key for a verdict: the plugin, except proportion's enqueue refusal, which is a
+/// capability limit, not a share (its reason as proportion.go words it).
+std::string rule_key(const std::string& plugin, const std::string& reason) {
+  if (plugin == "proportion" && reason.starts_with("queue resource quota insufficient")) return "proportion-capability";
+  return plugin;
+}
+
 struct Decision {
   std::int64_t t;
   std::string code, plugin, reason;
+  bool same_verdict(const Decision& o) const { return code == o.code && plugin == o.plugin && reason == o.reason; }
 };
 
 }  // namespace
+
+std::size_t detail::repeating_run(const std::vector<std::string>& verdicts, const std::vector<bool>& mergeable, std::size_t i) {
+  // Greedy: extend while the periods are mergeable and use at most kMaxVerdicts verdicts; then
+  // drop trailing periods whose verdict occurs once in the run (they are not repetitions).
+  constexpr std::size_t kMaxVerdicts = 3, kMinPeriods = 4;
+  std::vector<std::string_view> seen;
+  std::size_t j = i;
+  while (j < verdicts.size() && mergeable[j]) {
+    if (std::find(seen.begin(), seen.end(), verdicts[j]) == seen.end()) {
+      if (seen.size() == kMaxVerdicts) break;
+      seen.push_back(verdicts[j]);
+    }
+    ++j;
+  }
+  auto count = [&](std::size_t end, std::string_view v) {
+    return static_cast<std::size_t>(std::count(verdicts.begin() + static_cast<std::ptrdiff_t>(i), verdicts.begin() + static_cast<std::ptrdiff_t>(end), v));
+  };
+  while (j > i && count(j, verdicts[j - 1]) == 1) --j;
+  return j - i >= kMinPeriods ? j : i;
+}
 
 std::string explain_job(const std::string& db, const std::string& job_arg) {
   const ResultTable kind = store::query_file(db, "SELECT value FROM run_meta WHERE key = 'run_kind'");
@@ -214,10 +249,49 @@ std::string explain_job(const std::string& db, const std::string& job_arg) {
   out += "\nWhy it waited:\n";
   bool waited = false;
   std::set<std::string> explained;  // plugins whose rule was printed (once: a job may wait on one for months)
+  auto rule_once = [&](const Decision& v) {
+    const std::string key = rule_key(v.plugin, v.reason);
+    if (const Rule* r = rule_of(key); r != nullptr && explained.insert(key).second) {
+      out += fmt::format("      rule: {}.\n", r->rule);
+      out += fmt::format("      sooner with: {}.\n", r->sooner);
+    }
+  };
+  // Repeated identical periods (a job alternating between two verdicts every few sessions, for
+  // days) are merged: a period whose verdict gives way to another waiting verdict — nothing
+  // admitted, placed or restarted it — may join a run (detail::repeating_run).
+  std::vector<std::string> verdicts;
+  std::vector<bool> mergeable;
+  for (std::size_t i = 0; i < ds.size(); ++i) {
+    verdicts.push_back(ds[i].code + '\x1f' + ds[i].plugin + '\x1f' + ds[i].reason);
+    auto waiting = [&](std::size_t k) { return ds[k].code != "Success" && ds[k].plugin != "job-controller"; };
+    mergeable.push_back(waiting(i) && i + 1 < ds.size() && waiting(i + 1));
+  }
   for (std::size_t i = 0; i < ds.size(); ++i) {
     const Decision& d = ds[i];
     if (d.code == "Success") continue;
     waited = true;
+    if (const std::size_t j = detail::repeating_run(verdicts, mergeable, i); j > i) {
+      // ds[i .. j) alternate among a few verdicts; ds[j] (another waiting verdict) is printed next.
+      std::vector<std::size_t> first;  // each verdict's first period, in order of appearance
+      for (std::size_t k = i; k < j; ++k)
+        if (std::none_of(first.begin(), first.end(), [&](std::size_t f) { return ds[f].same_verdict(ds[k]); })) first.push_back(k);
+      out += fmt::format("  {} .. {} ({}): {} periods, alternating between {} verdicts:\n", at(d.t), at(ds[j].t),
+                         dur(ds[j].t - d.t), j - i, first.size());
+      for (std::size_t f : first) {
+        std::size_t n = 0;
+        std::int64_t total = 0;
+        for (std::size_t k = f; k < j; ++k)
+          if (ds[k].same_verdict(ds[f])) {
+            ++n;
+            total += ds[k + 1].t - ds[k].t;
+          }
+        out += fmt::format("    {} period(s), {} in all: {} by {}: {}\n", n, dur(total), ds[f].code,
+                           ds[f].plugin.empty() ? "-" : ds[f].plugin, ds[f].reason);
+      }
+      for (std::size_t f : first) rule_once(ds[f]);
+      i = j - 1;
+      continue;
+    }
     bool last = i + 1 == ds.size();
     // A job that ended (Failed, Aborted, ...) waits no longer than its end, even if a session
     // still saw its PodGroup while its pods terminated.
@@ -236,10 +310,7 @@ std::string explain_job(const std::string& db, const std::string& job_arg) {
       }
     out += fmt::format("  {} .. {} ({}): {} by {}: {}\n", at(d.t), at(until), dur(until - d.t), d.code,
                        d.plugin.empty() ? "-" : d.plugin, d.reason);
-    if (const Rule* r = rule_of(d.plugin); r != nullptr && explained.insert(d.plugin).second) {
-      out += fmt::format("      rule: {}.\n", r->rule);
-      out += fmt::format("      sooner with: {}.\n", r->sooner);
-    }
+    rule_once(d);
     if (last && ended_here) {
       out += fmt::format("      the job ended {} at {}.\n", phase, at(*end));
       continue;

@@ -306,3 +306,37 @@ TEST_CASE("priority inversion, the printed remedy applied: drf's enablePreemptab
   CHECK(r.final_phase("high") == "Completed");
   CHECK(r.end_ns("high") == 7203 * kS + 50 * kMs);
 }
+
+// ---- explain: repeated identical periods merged (runner::detail::repeating_run) ----
+
+TEST_CASE("explain merges a job's periods that alternate among a few verdicts, and only those") {
+  using runner::detail::repeating_run;
+  const std::vector<std::string> abab{"A", "B", "A", "B", "A", "B", "C"};
+  // Periods 0-5 alternate A/B and give way to another wait; period 6 is the last (never merged).
+  CHECK(repeating_run(abab, {true, true, true, true, true, true, false}, 0) == 6);
+  // The same from period 1: B A B A B — 5 periods, both verdicts repeated.
+  CHECK(repeating_run(abab, {true, true, true, true, true, true, false}, 1) == 6);
+  // Period 3 ends in a placement (not mergeable): 0-2 is only 3 periods, too short.
+  CHECK(repeating_run(abab, {true, true, true, false, true, true, false}, 0) == 0);
+  // Four distinct verdicts: the run stops at the fourth (D); C, B and A then occur once each and
+  // are trimmed — nothing repeats, nothing is merged.
+  CHECK(repeating_run({"A", "B", "C", "D", "A", "B"}, std::vector<bool>(6, true), 0) == 0);
+  // A B A B C D: stops at D (a fourth verdict); C occurs once and is trimmed: A B A B is merged.
+  CHECK(repeating_run({"A", "B", "A", "B", "C", "D"}, std::vector<bool>(6, true), 0) == 4);
+}
+
+TEST_CASE("explain: proportion's enqueue refusal is a capability limit, explained as capability, not as weight") {
+  // priority-inversion.json with proportion added to tier 2: one queue, no capability and no
+  // guarantee, so its real capability is the whole cluster (proportion.go: total less the others'
+  // guarantees, none). From 600 s high holds all 4 nodes, so low's minResources (1 node) + the
+  // queue's allocated (4) exceed it: enqueue refuses low (JobEnqueueableFn, "queue resource quota
+  // insufficient") until high Succeeds at 7203.05 s; the session at 7204 s admits it.
+  json v = json::parse(std::ifstream(std::string(MLTWIN_SOURCE_DIR) + "/tests/scenarios/priority-inversion.json"))["volcano"];
+  v["tiers"][1]["plugins"].push_back({{"name", "proportion"}});
+  ChurnRun r("priority-inversion.json", {{"volcano", v}});
+  const std::string out = runner::explain_job(r.db, "low");
+  CHECK_MESSAGE(contains(out, "00:10:00 .. 02:00:04 (1h50m04s): Unschedulable by proportion: queue resource quota insufficient"), out);
+  CHECK_MESSAGE(contains(out, "fit the queue's real capability"), out);
+  CHECK_MESSAGE(contains(out, "a larger weight does not help"), out);
+  CHECK_MESSAGE(!contains(out, "a larger weight (or guarantee) for its queue"), out);
+}
