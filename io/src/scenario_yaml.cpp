@@ -89,7 +89,7 @@ models::NodeGroupSpec to_node_group_spec(const EksctlNodeGroup& g) {
 }
 
 json volcano_job_json(const VolcanoJobManifest& job, const std::vector<PriorityClassManifest>& classes,
-                      const json& submit, const json& duration) {
+                      const json& submit, const json& duration, const std::string& duration_where) {
   const VolcanoTask& first = job.tasks.front();
   for (const auto& t : job.tasks) {
     auto sorted = [](ResourceList r) {
@@ -169,7 +169,7 @@ json volcano_job_json(const VolcanoJobManifest& job, const std::vector<PriorityC
   if (const json p = policies_json(job.policies); !p.empty()) j["policies"] = p;
   if (independent) {
     // Each task: its replicas, minAvailable, own policies and the entry's duration for its name.
-    const std::string where = duration.value("$where", std::string("the manifest entry's duration"));
+    const std::string& where = duration_where;
     json tasks = json::array();
     for (const auto& t : job.tasks) {
       if (!duration.contains(t.name))
@@ -181,7 +181,7 @@ json volcano_job_json(const VolcanoJobManifest& job, const std::vector<PriorityC
       tasks.push_back(tj);
     }
     for (auto it = duration.begin(); it != duration.end(); ++it)
-      if (it.key() != "$where" && std::none_of(job.tasks.begin(), job.tasks.end(), [&](const auto& t) { return t.name == it.key(); }))
+      if (std::none_of(job.tasks.begin(), job.tasks.end(), [&](const auto& t) { return t.name == it.key(); }))
         fail_at(job.at, "Job " + job.name + " has no task '" + it.key() + "' (" + where + " names it)");
     j["tasks"] = tasks;
     j["min_available"] = job.min_available;
@@ -356,6 +356,7 @@ void expand_config_files(const std::string& path, json& doc, const std::string& 
     struct Entry {
       VolcanoJobManifest job;
       json submit, duration;
+      std::string duration_where;  // the entry's /duration, for volcano_job_json's messages
     };
     std::vector<Entry> entries;
     // The scenario's own /priority_classes first (the manifests may not redefine them), then the
@@ -379,7 +380,6 @@ void expand_config_files(const std::string& path, json& doc, const std::string& 
         for (auto it = duration.begin(); it != duration.end(); ++it)
           if (duration_of(path, where + "/duration/" + it.key(), it.value()) < core::Duration::ns(0))
             fail(path, where + "/duration/" + it.key(), "expected a duration >= 0");
-        duration["$where"] = path + ": " + where + "/duration";  // for volcano_job_json's messages
       } else {
         (void)duration_of(path, where + "/duration", duration);
       }
@@ -400,7 +400,7 @@ void expand_config_files(const std::string& path, json& doc, const std::string& 
           }
           classes.push_back(pc);
         }
-        for (auto& j : m.jobs) entries.push_back({std::move(j), submit, duration});
+        for (auto& j : m.jobs) entries.push_back({std::move(j), submit, duration, path + ": " + where + "/duration"});
         inputs.push_back({"job_manifests", file, as_written});
       }
     }
@@ -418,7 +418,7 @@ void expand_config_files(const std::string& path, json& doc, const std::string& 
         fail_at(e.job.queue_at, "queue '" + e.job.queue + "' is not defined (" +
                                     (e.job.queue == "default" && e.job.queue_at.path.empty() ? "Volcano's default when spec.queue is absent; " : "") +
                                     "give it in /queues or /queues_from)");
-      jobs.push_back(volcano_job_json(e.job, classes, e.submit, e.duration));
+      jobs.push_back(volcano_job_json(e.job, classes, e.submit, e.duration, e.duration_where));
       origins["/workload/jobs"].push_back(e.job.at.str() + (e.job.at.path.empty() ? ": " : " ") + "Job '" + e.job.name + "'");
     }
     w["jobs"] = jobs;

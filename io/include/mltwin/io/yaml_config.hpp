@@ -129,9 +129,10 @@ models::NodeGroupSpec to_node_group_spec(const EksctlNodeGroup& g);
 /// `classes` (nor a system class). `duration`: a duration (the Job is a torchrun gang: its tasks'
 /// policies must agree and minAvailable below the pods — elastic torchrun — is refused), or an
 /// object of a duration per task name (the Job is one of independent pods, /workload/jobs/*/tasks;
-/// every task needs one; its "$where" member, if any, names the object in messages).
+/// every task needs one; `duration_where` names the object in messages).
 nlohmann::json volcano_job_json(const VolcanoJobManifest& job, const std::vector<PriorityClassManifest>& classes,
-                                const nlohmann::json& submit, const nlohmann::json& duration);
+                                const nlohmann::json& submit, const nlohmann::json& duration,
+                                const std::string& duration_where = "the manifest entry's duration");
 /// volcano_job_json built into a models::TrainingJobSpec by the scenario loader's job builder,
 /// its priority resolved from `classes` as the scenario loader does.
 models::TrainingJobSpec to_training_job(const VolcanoJobManifest& job,
