@@ -358,6 +358,7 @@ RunSummary summarize(const std::string& scenario, std::uint64_t seed, const mode
   s.churn_nodes = st.churn_nodes;
   s.churn_node_hours = st.churn_node_seconds / 3600.0;
   s.churn_usd = st.churn_usd;
+  s.churn_cut = st.churn_cut;
   s.refused = st.refused;
   if (!cluster.never_placeable().empty()) {
     const auto& [idx, why] = *cluster.never_placeable().begin();
@@ -508,10 +509,13 @@ void print_summary(std::ostream& os, const RunSummary& s) {
   if (s.churn_nodes > 0)
     fmt::print(os, "Autoscaler churn: {} node(s) launched for Pending pods never held one ({:.1f} node-hours, ${:.2f}): the "
                    "cluster autoscaler sizes for Pending pods one at a time, not for gangs (and a pod may be placed elsewhere "
-                   "first), and removes the nodes once unneeded{}. "
+                   "first), and removes the nodes once unneeded{}.{} "
                    "Remedy: {}\n",
                s.churn_nodes, s.churn_node_hours, s.churn_usd,
                s.never_placeable > 0 ? "; jobs that can never be placed had Pending pods" : "",
+               s.churn_cut ? " mltwin stops the cycle after its first removal so that the run ends; a real cluster "
+                             "autoscaler repeats it for as long as those pods wait, so this cost is a lower bound."
+                           : "",
                s.never_placeable > 0 ? "delete those jobs, or refuse them at submission (/cluster/admission/refuse_unplaceable)"
                                      : "size node groups' max_size for whole gangs, or give the jobs a nodeSelector to one group");
   if (!s.priority_inversions.empty()) {
@@ -528,12 +532,16 @@ void print_summary(std::ostream& os, const RunSummary& s) {
       preempt = preempt || what.starts_with("preempt");
       reclaim = reclaim || what.starts_with("reclaim");
     }
-    fmt::print(os, "Priority inversion: {} pod(s) evicted for a pod of a lower-priority job ({}), e.g. {}. Volcano takes the "
-                   "victims of the first tier whose plugins leave any (framework/session_plugins.go Preemptable, "
-                   "Reclaimable); the priority plugin votes only in preempt, so when its tier finds no lower-priority victim a "
-                   "later tier's plugins (drf compares shares, not priorities) choose, and reclaim never compares priorities. "
-                   "Remedy: {}\n",
+    fmt::print(os, "Priority inversion: {} pod(s) evicted for a pod of a lower-priority job ({}), e.g. {}.{}{} Remedy: {}\n",
                n, by, s.priority_inversion_example,
+               preempt ? " Preempt takes the victims of the first tier whose plugins leave any (framework/session_plugins.go "
+                         "Preemptable): when the priority plugin's tier finds no lower-priority victim, a later tier's plugins "
+                         "choose (drf compares shares, not priorities)."
+                       : "",
+               reclaim ? " Reclaim restores queue shares and never compares priorities, by design: no Reclaimable function "
+                         "reads them (priority registers none; proportion and capacity compare the victim's queue with its "
+                         "deserved share)."
+                       : "",
                std::string(preempt ? "enablePreemptable: false on the named plugins of the later tier (only the priority "
                                      "plugin's tier then chooses preempt's victims)"
                                    : "") +

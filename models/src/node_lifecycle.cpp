@@ -373,6 +373,7 @@ void NodeLifecycle::autoscaler_scan() {
     signature *= 1099511628211ull;
   }
   const bool churn_cut = (settled_removed_ && host_.settled()) || (churned_ && signature == churned_signature_);
+  if (churn_cut && !pending.empty()) stats_.churn_cut = true;
   if (!pending.empty() && !churn_cut) {
     // A pod counts as schedulable on a node its resources fit and whose labels and taints its
     // nodeSelector, node affinity and tolerations accept (the scheduler's predicates, which

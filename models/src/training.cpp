@@ -461,7 +461,8 @@ void TrainingCluster::finish(core::Time end, const std::string& note) {
     s_->outcomes[idx].phase = phase;  // the summary counts what the jobs table says
     s_->write_final(idx, phase, reason);
   }
-  s_->stats.cycles_elapsed = static_cast<std::uint64_t>(end.ns() / scenario_.scheduler.schedule_period_ns);
+  // The schedule period's boundaries in [0, end]: 0, T, 2T, ... (the first session runs at 0).
+  s_->stats.cycles_elapsed = static_cast<std::uint64_t>(end.ns() / scenario_.scheduler.schedule_period_ns) + 1;
   if (nodes_->dynamic()) nodes_->close_books(end);
   s_->rec.checkpoint(end);
 }

@@ -216,7 +216,8 @@ std::string explain_job(const std::string& db, const std::string& job_arg) {
   const ResultTable pods =
       store::query_file(db, "SELECT pod, event, node, t_ns FROM pods WHERE job = " + sid + " ORDER BY rowid");
   std::vector<std::pair<std::int64_t, std::string>> lines;
-  lines.emplace_back(submit, "submitted: PodGroup Pending");
+  const bool refused = phase == "Refused";  // the admission webhook refused the Job: no PodGroup, no pods
+  lines.emplace_back(submit, refused ? "submitted: the Job's creation was refused (no PodGroup, no pods)" : "submitted: PodGroup Pending");
   for (std::size_t i = 0; i < phases.rows; ++i)
     lines.emplace_back(*int_at(phases, "t_ns", i), "PodGroup " + text_at(phases, "from_phase", i) + " -> " + text_at(phases, "to_phase", i));
   // Pod events at the same instant are grouped: "4 pods Bound on trn1-0, trn1-1, ...".
@@ -246,6 +247,10 @@ std::string explain_job(const std::string& db, const std::string& job_arg) {
   const ResultTable meta = store::query_file(db, "SELECT value FROM run_meta WHERE key = 'end_ns'");
   const std::int64_t run_end = meta.rows == 1 ? std::stoll(text_at(meta, "value", 0)) : (end ? *end : submit);
 
+  if (refused) {
+    out += "\nWhy it never ran: it was refused at submission (the final reason above); nothing was ever scheduled.\n";
+    return out;
+  }
   out += "\nWhy it waited:\n";
   bool waited = false;
   std::set<std::string> explained;  // plugins whose rule was printed (once: a job may wait on one for months)

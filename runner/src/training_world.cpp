@@ -147,7 +147,7 @@ void TrainingWorld::summary_json(json& j, const RunFacts& run) const {
   // The autoscaler trap (jobs that never got a pod though the groups could grow) and churn
   // (nodes scaled up that never held a pod, their node-hours and cost).
   j["autoscaler_trapped"] = s.autoscaler_trapped;
-  j["autoscaler_churn"] = {{"nodes", s.churn_nodes}, {"node_hours", s.churn_node_hours}, {"usd", s.churn_usd}};
+  j["autoscaler_churn"] = {{"nodes", s.churn_nodes}, {"node_hours", s.churn_node_hours}, {"usd", s.churn_usd}, {"cut", s.churn_cut}};
   // The job controller's work (io/report.hpp RunSummary): pods evicted, restarts, final
   // phases by policy, gangs re-formed by torchrun, jobs left stuck by SyncJob.
   j["lifecycle"] = {{"evictions", s.evictions},           {"drained", s.drained},         {"restarts", s.restarts},

@@ -340,3 +340,16 @@ TEST_CASE("explain: proportion's enqueue refusal is a capability limit, explaine
   CHECK_MESSAGE(contains(out, "a larger weight does not help"), out);
   CHECK_MESSAGE(!contains(out, "a larger weight (or guarantee) for its queue"), out);
 }
+
+TEST_CASE("explain: a job refused at submission never had a PodGroup, and says why it never ran") {
+  // tiny-gang.json with its queue Closed: Volcano's webhook refuses every Job (admit_job.go
+  // 225-250), so no PodGroup, pod or session ever saw job a.
+  json queues = json::parse(std::ifstream(std::string(MLTWIN_SOURCE_DIR) + "/tests/scenarios/tiny-gang.json"))["queues"];
+  queues[0]["state"] = "Closed";
+  ChurnRun r("tiny-gang.json", {{"queues", queues}});
+  const std::string out = runner::explain_job(r.db, "a");
+  CHECK_MESSAGE(contains(out, "submitted: the Job's creation was refused (no PodGroup, no pods)"), out);
+  CHECK_MESSAGE(contains(out, "Why it never ran: it was refused at submission"), out);
+  CHECK_MESSAGE(!contains(out, "PodGroup Pending"), out);
+  CHECK_MESSAGE(!contains(out, "Why it waited"), out);
+}

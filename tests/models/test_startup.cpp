@@ -439,6 +439,7 @@ TEST_CASE("autoscaler-trap avoided: without the enqueue action the pods exist an
   CHECK(st.nodes_removed == 1);
   CHECK(st.autoscaler_trapped == 0);
   CHECK(st.churn_nodes == 0);  // trn1-1 held both pods
+  CHECK_FALSE(st.churn_cut);
 }
 
 TEST_CASE("autoscaler: a job larger than max_size can never be placed; its churn is cut after one cycle; min/max are checked") {
@@ -483,10 +484,15 @@ TEST_CASE("autoscaler: a job larger than max_size can never be placed; its churn
   CHECK(st.churn_nodes == 2);
   CHECK(st.churn_node_seconds == doctest::Approx(900.0 + (end_s - 10.0)).epsilon(1e-12));
   CHECK(st.churn_usd == doctest::Approx((900.0 + end_s - 10.0) / 3600.0 * 21.5).epsilon(1e-12));
+  // The cut (the 620 s scan launched nothing) is said: the cost is a lower bound.
+  CHECK(st.churn_cut);
   std::ostringstream os;
   io::print_summary(os, io::summarize(r.sc.name, r.sc.seed, r.sc.training, *r.cluster, end_s));
   CHECK_MESSAGE(os.str().find("Autoscaler churn: 2 node(s) launched for Pending pods never held one") != std::string::npos, os.str());
   CHECK_MESSAGE(os.str().find("refuse them at submission (/cluster/admission/refuse_unplaceable)") != std::string::npos, os.str());
+  CHECK_MESSAGE(os.str().find("a real cluster autoscaler repeats it for as long as those pods wait, so this cost is a lower bound") !=
+                    std::string::npos,
+                os.str());
   nlohmann::json groups = io::load_scenario(scenario_path("autoscaler-trap.json")).json["cluster"]["node_groups"];
   groups[0]["max_size"] = 0;
   CHECK_THROWS_WITH_AS(io::load_scenario(scenario_path("autoscaler-trap.json"), patch({{"cluster", {{"node_groups", groups}}}})),

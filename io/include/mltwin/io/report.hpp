@@ -172,6 +172,7 @@ struct RunSummary {
   std::uint64_t autoscaler_trapped = 0, churn_nodes = 0;
   std::string autoscaler_trap_example;
   double churn_node_hours = 0, churn_usd = 0;
+  bool churn_cut = false;  ///< TrainingStats::churn_cut: the churn's cost is a lower bound
   double lost_training_s = 0, lost_neuroncore_s = 0;
   /// Whole-job restarts: their new PodGroup's wait from creation (the restart) to admission
   /// (TrainingStats::readmission_wait_s).

@@ -527,7 +527,7 @@ struct JobOutcome {
 
 struct TrainingStats {
   std::uint64_t sessions = 0;        ///< scheduler sessions opened
-  std::uint64_t cycles_elapsed = 0;  ///< schedule periods in [0, end]
+  std::uint64_t cycles_elapsed = 0;  ///< schedule period boundaries in [0, end] (0, T, 2T, ...)
   std::uint64_t binds = 0;
   std::uint64_t statements_discarded = 0;
   /// Jobs an admission webhook refused (never created): Volcano's for a missing, closed, root
@@ -568,6 +568,10 @@ struct TrainingStats {
   /// their node-seconds up to their removal or the end, and their cost at the node's price.
   std::uint64_t churn_nodes = 0;
   double churn_node_seconds = 0, churn_usd = 0;
+  /// mltwin stopped a churn cycle (scale-ups for Pending pods whose node was removed unused)
+  /// that the cluster autoscaler would repeat for as long as those pods wait: the churn's cost
+  /// is then a lower bound.
+  bool churn_cut = false;
   /// The autoscaler trap (filled by finish()): jobs whose PodGroup enqueue never admitted (so no
   /// pod was created and the autoscaler, which reacts to Pending pods, never scaled out) while
   /// the node groups could have grown to hold them; the first such job's name.
