@@ -42,7 +42,10 @@ void print_inference_summary(std::ostream& os, const InferenceSummary& s) {
                "Remedy: minWorkers >= 1 in serving.properties.\n",
                st.stranded_jobs);
   const double r5xx = answered > 0 ? static_cast<double>(st.rejected_503 + st.rejected_507) / answered : 0.0;
-  fmt::print(os, "  5xx share: {:.4f} %   ModelCacheHit: {:.4f}\n", 100.0 * r5xx, s.cache_hit_ratio);
+  if (std::isnan(s.cache_hit_ratio))  // a SingleModel endpoint: ModelCacheHit is a multi-model metric
+    fmt::print(os, "  5xx share: {:.4f} %   ModelCacheHit: not published for SingleModel endpoints\n", 100.0 * r5xx);
+  else
+    fmt::print(os, "  5xx share: {:.4f} %   ModelCacheHit: {:.4f}\n", 100.0 * r5xx, s.cache_hit_ratio);
   fmt::print(os, "  latency, ms (whole run, from histograms within ±{:.2f} %):\n", 100.0 * s.histogram_relative_error);
   fmt::print(os, "    {:<16} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}\n", "", "mean", "p50", "p90", "p99", "p99.9", "max");
   auto row = [&](const char* name, const models::inference::LatencySummary& l) {

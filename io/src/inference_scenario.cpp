@@ -5,6 +5,7 @@
 #include "mltwin/io/inference_scenario.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -121,6 +122,41 @@ void check_moved_policy_keys(const std::string& path, const json& doc) {
       fail(path, std::string("/") + m.parent + "/" + m.key,
            std::string("moved: ") + m.what + ": {\"name\": \"" + m.policy + "\", \"arguments\": {...}, \"source\": ...}, " +
                detail::arguments_text(m) + " (docs/inference.md, 'Policies'); `mltwin migrate " + path + "` rewrites it");
+}
+
+/// True for "ALL" in any case: DJL Serving 0.23.0 (ModelServer.initModelStore,
+/// `"ALL".equalsIgnoreCase(loadModels)`) and MMS v1.1.9 (ModelServer.initModelStore, the same
+/// test) both accept "all", "All", ...
+bool is_load_all(const std::string& s) {
+  return s.size() == 3 && std::toupper(static_cast<unsigned char>(s[0])) == 'A' &&
+         std::toupper(static_cast<unsigned char>(s[1])) == 'L' && std::toupper(static_cast<unsigned char>(s[2])) == 'L';
+}
+
+// /server/load_models's form, before the schema (whose oneOf would say only "Failed to match
+// expected value set by 'const' constraint"): a list of at least one name, or "ALL".
+void check_load_models_form(const std::string& path, const json& doc) {
+  if (!doc.is_object() || !doc.contains("server") || !doc["server"].is_object() || !doc["server"].contains("load_models"))
+    return;
+  const json& lm = doc["server"]["load_models"];
+  const std::string where = "/server/load_models";
+  if (lm.is_array() && lm.empty())
+    fail(path, where, "lists no model: give model names or \"ALL\" (a SingleModel server registers at least one)");
+  if (lm.is_string()) {
+    const std::string v = lm.get<std::string>();
+    if (is_load_all(v)) return;
+    std::string upper = v;
+    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (upper == "NONE")
+      fail(path, where,
+           "\"" + v + "\" registers no model at start (DJL Serving 0.23.0, ModelServer.initModelStore; MMS v1.1.9 would take it "
+           "for a model's name); a SingleModel endpoint serves only the models its server registers: give model names or \"ALL\"");
+    fail(path, where,
+         "expected \"ALL\" (every model of /models) or a list of model names, got \"" + v +
+             "\": DJL Serving 0.23.0 and MMS v1.1.9 spell it \"ALL\" (in any case: \"all\" is accepted too); "
+             "name models as a list, e.g. [\"" + v + "\"]");
+  }
+  if (!lm.is_array())
+    fail(path, where, "expected a list of model names or \"ALL\", got " + shown(lm));
 }
 
 /// A policy argument as the text policy::Arguments holds: a string as written, a number as
@@ -466,7 +502,7 @@ void InferenceLoad::read_load_models() {
          "a list of model names or \"ALL\"");
   auto& list = sc.server.load_models;
   const json& lm = s["load_models"];
-  if (lm.is_string()) {  // "ALL" (the schema allows no other string)
+  if (lm.is_string()) {  // "ALL" in any case (check_load_models_form allows no other string)
     for (std::size_t m = 0; m < sc.models.size(); ++m) list.push_back(static_cast<inf::ModelId>(m));
   } else {
     std::map<std::string, inf::ModelId> by_name;
@@ -645,6 +681,7 @@ LoadedInferenceScenario load_inference_scenario(const std::string& path, const L
   // Version 1 (no /schema_version) is refused with the command that rewrites it.
   detail::check_schema_version(path, doc);
   check_moved_policy_keys(path, doc);
+  check_load_models_form(path, doc);
   if (opts.serving_policies.is_object())
     for (const auto& [site, choice] : opts.serving_policies.items()) doc["policies"][site] = choice;
   validator().validate(path, doc);

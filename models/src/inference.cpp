@@ -46,7 +46,12 @@ struct Endpoint::Impl final : PoolHost, StoreHost, FleetHost {
        MetricsAggregator* metrics, PolicySet p, EndpointStats& stats)
       : pol(checked(sc, std::move(p))), state(sim, sc, rec, metrics, stats, rng),
         pools(state, *pol.autoscaling, rng.stream("serving.service_time"), cpu, *this), cpu(sim, state.instances, pools),
-        store(state, pools, *this), fleet(state, pol, *this), router(state, rng, *pol.routing, store, pools, fleet) {}
+        store(state, pools, *this), fleet(state, pol, *this), router(state, rng, *pol.routing, store, pools, fleet) {
+    // CloudWatch publishes ModelCacheHit for multi-model endpoints only (SageMaker Developer
+    // Guide, "CloudWatch metrics for multi-model endpoint deployments"): a SingleModel
+    // endpoint's periods carry none (NULL in endpoint_metrics.model_cache_hit).
+    if (metrics != nullptr && state.single_model()) metrics->publish_model_cache_hit(false);
+  }
 
   /// The scenario's figures the endpoint relies on, and the policies, checked before any
   /// component is built. Throws std::invalid_argument.

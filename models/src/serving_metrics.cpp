@@ -285,6 +285,7 @@ double LatencyHistogram::quantile(double q) const {
 struct MetricsAggregator::Impl {
   Duration period;
   ServingRecorder* forward = nullptr;
+  bool publish_cache_hit = true;  // false: a SingleModel endpoint (no ModelCacheHit)
   Time start;       // of the open period
   Bucket cur, next;  // the open period; facts already reported for the one after it
   LatencyHistogram model_h, overhead_h, e2e_h;
@@ -321,6 +322,9 @@ MetricsAggregator::MetricsAggregator(Duration period, Time first_start, ServingR
 }
 
 MetricsAggregator::~MetricsAggregator() = default;
+
+void MetricsAggregator::publish_model_cache_hit(bool publish) noexcept { impl_->publish_cache_hit = publish; }
+bool MetricsAggregator::model_cache_hit_published() const noexcept { return impl_->publish_cache_hit; }
 
 void MetricsAggregator::request(const RequestDone& r) {
   Impl& m = *impl_;
@@ -461,7 +465,8 @@ MinuteMetrics MetricsAggregator::Impl::close(Time end, const PeriodGauges& g) {
   out.overhead_latency_p90_us = ol[1] / 1e3;
   out.overhead_latency_p99_us = ol[2] / 1e3;
 
-  out.model_cache_hit = mean_or_nan(static_cast<double>(b.hits), b.invocations);
+  out.model_cache_hit = publish_cache_hit ? mean_or_nan(static_cast<double>(b.hits), b.invocations)
+                                          : std::numeric_limits<double>::quiet_NaN();
   out.model_loading_waits = b.waits;
   out.model_loading_wait_avg_us = mean_or_nan(b.wait_sum_ns, b.waits) / 1e3;
   out.model_downloads = b.downloads;

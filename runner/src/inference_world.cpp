@@ -1,5 +1,6 @@
 // inference_world.cpp — the inference world: a SageMaker multi-model endpoint
 // (models::inference::Endpoint) as a Run drives it (world.hpp).
+#include <cmath>
 #include <fmt/format.h>
 
 #include <stdexcept>
@@ -144,8 +145,7 @@ class InferenceWorld final : public World {
     s.histogram_relative_error = agg_->model_latency().relative_error_bound();
     s.peak_minute_p99_model_latency_us = peaks_->worst_p99_us;
     s.peak_minute_invocations = peaks_->busiest;
-    const std::uint64_t reached = s.stats.requests - s.stats.in_flight;
-    s.cache_hit_ratio = reached > 0 ? static_cast<double>(s.stats.cache_hits) / static_cast<double>(reached) : 0.0;
+    s.cache_hit_ratio = cache_hit_ratio();
     s.p99_slo_ms = sc_.inference.slo.p99_model_latency_ms;
     s.max_5xx_ratio = sc_.inference.slo.max_5xx_ratio;
     s.invocation_timeout_s = sc_.inference.endpoint.invocation_timeout.seconds();
@@ -154,10 +154,19 @@ class InferenceWorld final : public World {
     io::print_inference_summary(os, s);
   }
 
+  /// ModelCacheHit over the run: hits / requests that reached an instance (0 before any);
+  /// NaN on a SingleModel endpoint, for which CloudWatch publishes no ModelCacheHit (SageMaker
+  /// Developer Guide, "CloudWatch metrics for multi-model endpoint deployments").
+  double cache_hit_ratio() const {
+    if (sc_.inference.endpoint.mode == inf::EndpointSpec::Mode::SingleModel) return std::nan("");
+    const auto& st = ep_->stats();
+    const std::uint64_t reached = st.requests - st.in_flight;
+    return reached > 0 ? static_cast<double>(st.cache_hits) / static_cast<double>(reached) : 0.0;
+  }
+
   void summary_json(json& j, const RunFacts&) const override {
     const auto& st = ep_->stats();
     const auto t = agg_->totals();
-    const std::uint64_t reached = st.requests - st.in_flight;
     j["server"] = server_;
     j["instance_type"] = sc_.inference.endpoint.instance_type;
     j["requests"] = st.requests;
@@ -172,7 +181,9 @@ class InferenceWorld final : public World {
     j["invocation_timeout_s"] = sc_.inference.endpoint.invocation_timeout.seconds();
     j["in_flight"] = st.in_flight;
     j["unserved_at_end"] = st.unserved_at_end;
-    j["cache_hit_ratio"] = reached > 0 ? static_cast<double>(st.cache_hits) / static_cast<double>(reached) : 0.0;
+    // null on a SingleModel endpoint: ModelCacheHit is a multi-model metric.
+    const double hit = cache_hit_ratio();
+    j["cache_hit_ratio"] = std::isnan(hit) ? json(nullptr) : json(hit);
     j["downloads"] = st.downloads;
     j["loads"] = st.loads;
     j["unloads"] = st.unloads;

@@ -8,16 +8,19 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <numeric>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "mltwin/io/azure_functions.hpp"
+#include "mltwin/io/inference_report.hpp"
 #include "mltwin/io/inference_scenario.hpp"
 
 #ifndef MLTWIN_SOURCE_DIR
@@ -720,6 +723,42 @@ TEST_CASE("a SingleModel endpoint: load_models by name or ALL, and the errors na
     CHECK(contains(load_error(write_json(d, "twice.json", doc)), "/server/load_models/1"));
   }
   {
+    // DJL Serving 0.23.0 and MMS v1.1.9 test "ALL".equalsIgnoreCase(loadModels)
+    // (ModelServer.initModelStore): "all" and "All" load every model, as "ALL".
+    for (const char* spelling : {"all", "All"}) {
+      json doc = base;
+      doc["server"]["load_models"] = spelling;
+      const auto all = io::load_inference_scenario(write_json(d, "lower.json", doc));
+      CHECK(all.inference.server.load_models == std::vector<inf::ModelId>{0, 1, 2});
+    }
+  }
+  {
+    // An empty list: the loader's own message at the path, not the schema's oneOf.
+    json doc = base;
+    doc["server"]["load_models"] = json::array();
+    const std::string e = load_error(write_json(d, "empty.json", doc));
+    CHECK(contains(e, "empty.json"));
+    CHECK(contains(e, "/server/load_models: lists no model: give model names or \"ALL\""));
+    CHECK_FALSE(contains(e, "const"));
+  }
+  {
+    // Another string: says how DJL/MMS spell it.
+    json doc = base;
+    doc["server"]["load_models"] = "resnet";
+    const std::string e = load_error(write_json(d, "string.json", doc));
+    CHECK(contains(e, "string.json"));
+    CHECK(contains(e, "/server/load_models: expected \"ALL\""));
+    CHECK(contains(e, "spell it \"ALL\""));
+    CHECK(contains(e, "[\"resnet\"]"));
+    CHECK_FALSE(contains(e, "const"));
+  }
+  {
+    json doc = base;
+    doc["server"]["load_models"] = "none";
+    const std::string e = load_error(write_json(d, "none.json", doc));
+    CHECK(contains(e, "/server/load_models: \"none\" registers no model at start"));
+  }
+  {
     json doc = base;
     doc["server"].erase("load_models");
     CHECK(contains(load_error(write_json(d, "missing.json", doc)), ": /server: "));
@@ -750,4 +789,20 @@ TEST_CASE("a SingleModel endpoint: load_models by name or ALL, and the errors na
     doc["endpoint"]["ml_storage_volume"]["size"] = "2Gi";
     CHECK(contains(load_error(write_json(d, "disk.json", doc)), "/endpoint/ml_storage_volume/size"));
   }
+}
+
+// The run summary's ModelCacheHit: a multi-model endpoint's ratio with 4 decimals; NaN (a
+// SingleModel endpoint, for which CloudWatch publishes no ModelCacheHit) prints no figure.
+TEST_CASE("inference summary: ModelCacheHit printed for a multi-model endpoint, not for a SingleModel one") {
+  io::InferenceSummary s;
+  s.scenario = "t";
+  s.cache_hit_ratio = 0.6726;
+  std::ostringstream mme;
+  io::print_inference_summary(mme, s);
+  CHECK(contains(mme.str(), "ModelCacheHit: 0.6726\n"));
+  s.cache_hit_ratio = std::nan("");
+  std::ostringstream single;
+  io::print_inference_summary(single, s);
+  CHECK(contains(single.str(), "ModelCacheHit: not published for SingleModel endpoints\n"));
+  CHECK_FALSE(contains(single.str(), "nan"));
 }

@@ -833,3 +833,37 @@ TEST_CASE("SingleModel endpoint: a scaled-out instance registers load_models bef
   CHECK(st.loads == 2);  // m0 on each instance
   CHECK(st.instances_launched == 2);
 }
+
+// CloudWatch publishes ModelCacheHit for multi-model endpoints only (SageMaker Developer Guide,
+// "CloudWatch metrics for multi-model endpoint deployments"). Requests at 0, 30, ..., 570 s, two
+// answered per minute. Multi-model: the first waits for the 2 s load (a miss, answered at
+// 2.02 s), the others hit: minute 0 has 1 hit of 2 (0.5), minutes 1..9 have 2 of 2 (1.0).
+// SingleModel (load_models = {0}): the initial instance holds the model from t = 0, and no
+// minute carries ModelCacheHit (NaN, NULL in the database), though each has 2 invocations.
+TEST_CASE("ModelCacheHit: per minute on a multi-model endpoint, not published on a SingleModel one") {
+  for (const bool single : {false, true}) {
+    CAPTURE(single);
+    InferenceScenario sc = base_scenario(1);
+    sc.models[0].service.base = constant(Duration::ms(20));
+    sc.endpoint.load_fixed = constant(Duration::s(2));
+    if (single) {
+      sc.endpoint.mode = EndpointSpec::Mode::SingleModel;
+      sc.server.load_models = {0};
+    }
+    every(sc, 30, Duration::s(600));
+    MemoryRecorder rec;
+    MetricsAggregator agg(Duration::s(60), Time::zero(), &rec);
+    Run run(sc, 1, &rec, &agg);
+    run.go(1);
+    CHECK(agg.model_cache_hit_published() == !single);
+    REQUIRE(rec.minutes.size() >= 10);
+    for (std::size_t m = 0; m < 10; ++m) {
+      CAPTURE(m);
+      CHECK(rec.minutes[m].invocations == 2);
+      if (single)
+        CHECK(std::isnan(rec.minutes[m].model_cache_hit));
+      else
+        CHECK(rec.minutes[m].model_cache_hit == (m == 0 ? 0.5 : 1.0));
+    }
+  }
+}

@@ -36,7 +36,8 @@ struct InferenceSummary {
   double histogram_relative_error = 0;
   double peak_minute_p99_model_latency_us = 0;  ///< worst minute's exact p99
   std::uint64_t peak_minute_invocations = 0;
-  double cache_hit_ratio = 0;          ///< hits / requests that reached an instance
+  double cache_hit_ratio = 0;          ///< hits / requests that reached an instance; NaN: not
+                                       ///< published (a SingleModel endpoint): the summary says so
   double p99_slo_ms = 0, max_5xx_ratio = 0;
   double invocation_timeout_s = 60;    ///< the scenario's endpoint.invocation_timeout, s
   std::uint64_t events = 0;

@@ -133,7 +133,10 @@ struct RunTotals {
 /// - model_latency_*, overhead_latency_*: over the period's 2xx requests, µs; avg and the
 ///   exact type-7 p50 / p90 / p99 of the period's values. NaN (NULL in the database) when the
 ///   period served none.
-/// - model_cache_hit: mean of cache_hit (0/1) over the invocations; NaN without invocations.
+/// - model_cache_hit: mean of cache_hit (0/1) over the invocations; NaN without invocations,
+///   and NaN in every period when ModelCacheHit is not published (publish_model_cache_hit(false):
+///   a SingleModel endpoint, for which CloudWatch publishes no ModelCacheHit — SageMaker
+///   Developer Guide, "CloudWatch metrics for multi-model endpoint deployments").
 /// - model_loading_wait_avg_us: mean loading_wait_ns over the invocations that waited (> 0).
 /// - model_downloading/loading/unloading_avg_us: mean duration of the operations that ended in
 ///   the period. NaN when there were none.
@@ -160,6 +163,11 @@ class MetricsAggregator {
   void download_done(Time end, Duration took);
   void load_done(Time end, Duration took);
   void unload_done(Time end, Duration took);
+  /// Whether the periods carry ModelCacheHit (default true). A SingleModel endpoint turns it
+  /// off (Endpoint's constructor): CloudWatch publishes ModelCacheHit for multi-model endpoints
+  /// only, so every period's model_cache_hit is then NaN (NULL in the database).
+  void publish_model_cache_hit(bool publish) noexcept;
+  bool model_cache_hit_published() const noexcept;
 
   /// Closes the period [start, start + period) and returns its metrics (also forwarded).
   /// `start` must be the open period's start (std::logic_error otherwise).

@@ -516,7 +516,8 @@ inline constexpr Column kEndpointMetricsColumns[] = {
      "exact type-7 quantile"},
     {"model_cache_hit", "REAL", "fraction 0..1", kInsert,
      "ModelCacheHit (Average)",
-     "share of the invocations whose model was loaded on the instance at arrival"},
+     "share of the invocations whose model was loaded on the instance at arrival; NULL on a SingleModel "
+     "endpoint, for which CloudWatch publishes no ModelCacheHit (a multi-model metric)"},
     {"model_loading_wait_time_count", "INTEGER NOT NULL", "requests", kInsert,
      "ModelLoadingWaitTime (SampleCount)",
      "invocations that waited for a download and/or load"},
