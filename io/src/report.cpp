@@ -168,21 +168,25 @@ CrossQueueStarvation find_cross_queue_starvation(const std::vector<WaitRecord>& 
   std::sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
     return jobs[a].submit_ns != jobs[b].submit_ns ? jobs[a].submit_ns > jobs[b].submit_ns : a < b;
   });
-  std::vector<std::pair<std::size_t, CrossQueueStarvedJob>> flagged;  // (index in jobs, flag)
+  struct Flagged {
+    std::size_t i;  // index in jobs
+    double waited_s;
+    std::size_t overtaken_by;
+  };
+  std::vector<Flagged> flagged;
   for (std::size_t g = 0; g < idx.size();) {
     std::size_t h = g;
     while (h < idx.size() && jobs[idx[h]].submit_ns == jobs[idx[g]].submit_ns) ++h;
     // Ask for the whole group of equal submission times before adding it: "later" is strict.
     for (std::size_t k = g; k < h; ++k) {
       const WaitRecord& j = jobs[idx[k]];
-      const bool was_placed = j.placed_ns != INT64_MAX;
-      const double waited = static_cast<double>((was_placed ? j.placed_ns : end_ns) - j.submit_ns);
+      const double waited = static_cast<double>((j.placed_ns != INT64_MAX ? j.placed_ns : end_ns) - j.submit_ns);
       if (!(waited > wait_factor * static_cast<double>(j.run_ns))) continue;
       const auto mine = own.find(j.queue);
       const std::size_t n = all.before(j.placed_ns) - (mine == own.end() ? 0 : mine->second.before(j.placed_ns));
       if (n == 0) continue;
-      flagged.push_back({idx[k], {j.name, j.queue, waited / 1e9, static_cast<double>(j.run_ns) / 1e9, was_placed, n, {},
-                                  j.tie_sessions, j.tie_winner, j.tie_by_uid}});
+      flagged.push_back({idx[k], waited / 1e9, n});
+      if (j.tie_sessions > 0) ++out.tie_jobs, out.tie_sessions += j.tie_sessions;
     }
     for (std::size_t k = g; k < h; ++k) {
       const WaitRecord& j = jobs[idx[k]];
@@ -193,15 +197,16 @@ CrossQueueStarvation find_cross_queue_starvation(const std::vector<WaitRecord>& 
     g = h;
   }
   out.jobs = flagged.size();
-  for (const auto& [i, f] : flagged)
-    if (f.tie_sessions > 0) ++out.tie_jobs, out.tie_sessions += f.tie_sessions;
-  std::sort(flagged.begin(), flagged.end(), [](const auto& a, const auto& b) {
-    return a.second.waited_s != b.second.waited_s ? a.second.waited_s > b.second.waited_s : a.second.name < b.second.name;
-  });
-  if (flagged.size() > 5) flagged.resize(5);
-  for (auto& [i, f] : flagged) {
+  const std::size_t shown = std::min<std::size_t>(flagged.size(), 5);
+  std::partial_sort(flagged.begin(), flagged.begin() + static_cast<std::ptrdiff_t>(shown), flagged.end(),
+                    [&](const Flagged& a, const Flagged& b) {
+                      return a.waited_s != b.waited_s ? a.waited_s > b.waited_s : jobs[a.i].name < jobs[b.i].name;
+                    });
+  for (std::size_t k = 0; k < shown; ++k) {
+    const WaitRecord& j = jobs[flagged[k].i];
+    CrossQueueStarvedJob f{j.name, j.queue, flagged[k].waited_s, static_cast<double>(j.run_ns) / 1e9, j.placed_ns != INT64_MAX,
+                           flagged[k].overtaken_by, {}, j.tie_sessions, j.tie_winner, j.tie_by_uid};
     // The overtaking jobs per queue, for the five shown: one pass over the jobs each.
-    const WaitRecord& j = jobs[i];
     std::map<std::string, std::size_t> per;
     for (const WaitRecord& o : jobs)
       if (o.queue != j.queue && o.submit_ns > j.submit_ns && o.placed_ns < j.placed_ns) ++per[o.queue];
@@ -706,8 +711,9 @@ void print_summary(std::ostream& os, const RunSummary& s) {
       fmt::print(os, "  {} (queue {}) {} {} for a {} run; {} later job(s) of other queues placed before it ({}){}\n", j.name,
                  j.queue, j.placed ? "waited" : "still waiting after", human_duration(j.waited_s), human_duration(j.run_s),
                  j.overtaken_by, by,
-                 j.tie_sessions > 0 ? fmt::format("; in {} session(s) queue {} went first on a queue-order tie", j.tie_sessions,
-                                                  j.tie_winner)
+                 j.tie_sessions > 0 ? fmt::format("; in {} session(s) another queue's job went first on a queue-order tie "
+                                                  "(the first: queue {})",
+                                                  j.tie_sessions, j.tie_winner)
                                     : std::string());
     }
     if (x.tie_jobs > 0) {

@@ -128,7 +128,7 @@ TEST_CASE("queue-tie: queue a wins every tie, b1 waits for a2 and a3 and is flag
   CHECK(r.summary.at("starvation").at("jobs") == 0);
   CHECK_MESSAGE(contains(r.printed, "Cross-queue starvation: 1 job(s) waited more than 1x their run time"), r.printed);
   CHECK(contains(r.printed, "b1 (queue b) waited 3.0h for a 60.0m run; 2 later job(s) of other queues placed before it (2 of "
-                            "queue a); in 2 session(s) queue a went first on a queue-order tie"));
+                            "queue a); in 2 session(s) another queue's job went first on a queue-order tie (the first: queue a)"));
   CHECK(contains(r.printed, "equal creation times"));
   CHECK(contains(r.printed, "Remedy: a higher spec.priority for queue b than for queue a"));
   const std::string why = runner::explain_job(r.db, "b1");

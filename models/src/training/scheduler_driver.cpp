@@ -79,29 +79,32 @@ void SchedulerDriver::tick() {
 void SchedulerDriver::note_queue_ties() {
   // A job of queue w was placed in this session, whose queue order put w before l by the
   // QueueOrderFn fallback (Session::QueueTie): every job of l still waiting after it lost that
-  // tie. Only sessions with both a tie and a placement look at the jobs.
+  // tie (to the first such w). Only sessions with both a tie and a placement look at the jobs,
+  // once.
   const auto& ties = scheduler_->last_queue_ties();
+  bool any = false;
   if (!ties.empty() && !placed_queues_.empty()) {
-    const std::uint64_t session = scheduler_->stats().sessions;
-    for (const policy::Session::QueueTie& t : ties) {
-      if (std::find(placed_queues_.begin(), placed_queues_.end(), t.first) == placed_queues_.end()) continue;
-      for (const auto* list : {&s_.state.pending_jobs(), &s_.state.active_jobs()})
-        for (const policy::JobId jid : *list) {
-          const policy::JobInfo& j = s_.state.job(jid);
-          if (j.queue != t.second) continue;
-          const bool waiting = j.phase == policy::PodGroupPhase::Pending || (!j.is_ready() && j.count(TaskStatus::Pending) > 0);
-          if (!waiting) continue;
-          QueueTieLoss& loss = s_.queue_tie_losses[s_.job_of_policy[jid]];
-          if (loss.last_session == session) continue;
-          if (loss.sessions++ == 0) {
-            loss.winner = s_.state.queue(t.first).name;
-            loss.by_uid = t.by_uid;
-          }
-          loss.last_session = session;
-        }
-    }
+    tie_of_loser_.assign(s_.state.queues().size(), nullptr);
+    for (const policy::Session::QueueTie& t : ties)
+      if (t.second < tie_of_loser_.size() && !tie_of_loser_[t.second] &&
+          std::find(placed_queues_.begin(), placed_queues_.end(), t.first) != placed_queues_.end())
+        tie_of_loser_[t.second] = &t, any = true;
   }
   placed_queues_.clear();
+  if (!any) return;
+  for (const auto* list : {&s_.state.pending_jobs(), &s_.state.active_jobs()})
+    for (const policy::JobId jid : *list) {
+      const policy::JobInfo& j = s_.state.job(jid);
+      const policy::Session::QueueTie* t = j.queue < tie_of_loser_.size() ? tie_of_loser_[j.queue] : nullptr;
+      if (!t) continue;
+      const bool waiting = j.phase == policy::PodGroupPhase::Pending || (!j.is_ready() && j.count(TaskStatus::Pending) > 0);
+      if (!waiting) continue;
+      QueueTieLoss& loss = s_.queue_tie_losses[s_.job_of_policy[jid]];
+      if (loss.sessions++ == 0) {
+        loss.winner = s_.state.queue(t->first).name;
+        loss.by_uid = t->by_uid;
+      }
+    }
 }
 
 void SchedulerDriver::kubelet_status(TaskId t, TaskStatus status) {

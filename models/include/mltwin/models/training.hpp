@@ -201,7 +201,6 @@ struct QueueTieLoss {
   std::size_t sessions = 0;        ///< such sessions
   std::string winner;              ///< the queue that won the first of them
   bool by_uid = false;             ///< that tie was decided by UID (equal creation times)
-  std::uint64_t last_session = 0;  ///< (counted once per session)
 };
 
 struct QueueSpec {
