@@ -322,8 +322,7 @@ RunSummary summarize(const std::string& scenario, std::uint64_t seed, const mode
       if (o.phase == "Refused" || cluster.never_placeable().count(i) != 0) continue;
       const auto& spec = sc.jobs[i];
       waits.push_back({spec.name, o.queue, o.submit.ns(), o.scheduled == core::Time::max() ? INT64_MAX : o.scheduled.ns(),
-                       spec.duration.count_ns(), static_cast<double>(spec.nnodes) * spec.neuron_devices_per_pod * cores_per_device,
-                       0, {}, false});
+                       spec.duration.count_ns(), static_cast<double>(spec.nnodes) * spec.neuron_devices_per_pod * cores_per_device});
       if (auto t = cluster.queue_tie_losses().find(i); t != cluster.queue_tie_losses().end()) {
         waits.back().tie_sessions = t->second.sessions;
         waits.back().tie_winner = t->second.winner;

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "mltwin/core/rng.hpp"
+#include "mltwin/io/report.hpp"
 #include "mltwin/runner/explain.hpp"
 #include "mltwin/runner/run.hpp"
 #include "mltwin/store/sqlite_store.hpp"
@@ -160,4 +161,48 @@ TEST_CASE("queue-tie remedy: spec.priority 1 for queue b, b1 goes first at the f
   CHECK(r.summary.at("cross_queue_starvation").at("jobs") == 0);
   CHECK_FALSE(contains(r.printed, "Cross-queue starvation"));
   CHECK_FALSE(contains(runner::explain_job(r.db, "b1"), "Cross-queue starvation"));
+}
+
+// ---------------------------------------------------------------- the flag on hand-made cases
+
+TEST_CASE("cross-queue starvation flag: later jobs of other queues placed first") {
+  const std::int64_t end = 10'000 * kS;
+  auto rec = [](const char* name, const char* queue, std::int64_t submit_s, std::int64_t placed_s, std::int64_t run_s) {
+    return io::WaitRecord{name, queue, submit_s * kS, placed_s < 0 ? INT64_MAX : placed_s * kS, run_s * kS, 32};
+  };
+  SUBCASE("what counts: later jobs of other queues placed strictly before; per queue, most first") {
+    // a (queue q) waits 5000 s > 100 s. Counted: x1, x2 (queue x), y1 (queue y). Not counted:
+    // s1 (same queue), e1 (submitted before a), t1 (same instant as a), z1 (placed at a's
+    // instant), n1 (never placed).
+    const auto s = io::find_cross_queue_starvation(
+        {rec("e1", "x", 0, 20, 100), rec("a", "q", 5, 5000, 100), rec("t1", "x", 5, 30, 100), rec("s1", "q", 10, 40, 100),
+         rec("x1", "x", 10, 50, 100), rec("x2", "x", 20, 60, 100), rec("y1", "y", 30, 70, 100), rec("z1", "z", 40, 5000, 100),
+         rec("n1", "n", 50, -1, 1'000'000)},
+        1.0, end);
+    REQUIRE(s.jobs == 1);
+    REQUIRE(s.worst.size() == 1);
+    CHECK(s.worst[0].name == "a");
+    CHECK(s.worst[0].overtaken_by == 3);
+    CHECK(s.worst[0].by_queue == std::vector<std::pair<std::string, std::size_t>>{{"x", 2}, {"y", 1}});
+    CHECK(s.worst[0].waited_s == 4995.0);
+    CHECK(s.tie_jobs == 0);
+  }
+  SUBCASE("the factor is a strict bound; a job never placed waits until the end; ties are carried") {
+    // a waits exactly 2 x 100 s: not flagged at factor 2, flagged at 1.99.
+    const std::vector<io::WaitRecord> v = {rec("a", "q", 0, 200, 100), rec("b", "x", 10, 20, 100)};
+    CHECK(io::find_cross_queue_starvation(v, 2.0, end).jobs == 0);
+    CHECK(io::find_cross_queue_starvation(v, 1.99, end).jobs == 1);
+    std::vector<io::WaitRecord> w = {rec("a", "q", 0, -1, 100), rec("b", "x", 10, 20, 100)};
+    w[0].tie_sessions = 3;
+    w[0].tie_winner = "x";
+    w[0].tie_by_uid = true;
+    const auto s = io::find_cross_queue_starvation(w, 1.0, end);
+    REQUIRE(s.jobs == 1);
+    CHECK_FALSE(s.worst[0].placed);
+    CHECK(s.worst[0].waited_s == 10000.0);
+    CHECK(s.tie_jobs == 1);
+    CHECK(s.tie_sessions == 3);
+    CHECK(s.worst[0].tie_winner == "x");
+    CHECK(s.worst[0].tie_by_uid);
+  }
 }

@@ -52,7 +52,7 @@ struct WaitRecord {
   /// order was a tie decided by the QueueOrderFn fallback (models::QueueTieLoss): the queue
   /// that won the first, and whether the UIDs decided it (equal creation times).
   std::size_t tie_sessions = 0;
-  std::string tie_winner;
+  std::string tie_winner = {};
   bool tie_by_uid = false;
 };
 
