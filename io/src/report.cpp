@@ -127,6 +127,96 @@ Starvation find_starvation(const std::vector<WaitRecord>& jobs, double wait_fact
   return out;
 }
 
+CrossQueueStarvation find_cross_queue_starvation(const std::vector<WaitRecord>& jobs, double wait_factor,
+                                                 std::int64_t end_ns) {
+  CrossQueueStarvation out;
+  out.wait_factor = wait_factor;
+  // Placement-time ranks: over all jobs, and within each queue (ordered map: deterministic).
+  std::vector<std::int64_t> placed;
+  std::map<std::string, std::vector<std::int64_t>> placed_in;
+  for (const WaitRecord& j : jobs)
+    if (j.placed_ns != INT64_MAX) placed.push_back(j.placed_ns), placed_in[j.queue].push_back(j.placed_ns);
+  auto ranks = [](std::vector<std::int64_t>& v) {
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+  };
+  ranks(placed);
+  for (auto& [q, v] : placed_in) ranks(v);
+  // Fenwick trees counting the jobs submitted later than the one asked about (the walk goes
+  // from the last submission back): placed strictly before t.
+  struct Fenwick {
+    const std::vector<std::int64_t>* at;
+    std::vector<std::uint32_t> n;
+    void add(std::int64_t t) {
+      for (std::size_t i = static_cast<std::size_t>(std::lower_bound(at->begin(), at->end(), t) - at->begin()) + 1; i < n.size();
+           i += i & (~i + 1))
+        ++n[i];
+    }
+    std::size_t before(std::int64_t t) const {
+      std::size_t c = 0;
+      for (std::size_t i = static_cast<std::size_t>(std::lower_bound(at->begin(), at->end(), t) - at->begin()); i > 0;
+           i -= i & (~i + 1))
+        c += n[i];
+      return c;
+    }
+  };
+  Fenwick all{&placed, std::vector<std::uint32_t>(placed.size() + 1, 0)};
+  std::map<std::string, Fenwick> own;
+  for (auto& [q, v] : placed_in) own.emplace(q, Fenwick{&v, std::vector<std::uint32_t>(v.size() + 1, 0)});
+  std::vector<std::size_t> idx(jobs.size());
+  for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+  std::sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
+    return jobs[a].submit_ns != jobs[b].submit_ns ? jobs[a].submit_ns > jobs[b].submit_ns : a < b;
+  });
+  struct Flagged {
+    std::size_t i;  // index in jobs
+    double waited_s;
+    std::size_t overtaken_by;
+  };
+  std::vector<Flagged> flagged;
+  for (std::size_t g = 0; g < idx.size();) {
+    std::size_t h = g;
+    while (h < idx.size() && jobs[idx[h]].submit_ns == jobs[idx[g]].submit_ns) ++h;
+    // Ask for the whole group of equal submission times before adding it: "later" is strict.
+    for (std::size_t k = g; k < h; ++k) {
+      const WaitRecord& j = jobs[idx[k]];
+      const double waited = static_cast<double>((j.placed_ns != INT64_MAX ? j.placed_ns : end_ns) - j.submit_ns);
+      if (!(waited > wait_factor * static_cast<double>(j.run_ns))) continue;
+      const auto mine = own.find(j.queue);
+      const std::size_t n = all.before(j.placed_ns) - (mine == own.end() ? 0 : mine->second.before(j.placed_ns));
+      if (n == 0) continue;
+      flagged.push_back({idx[k], waited / 1e9, n});
+      if (j.tie_sessions > 0) ++out.tie_jobs, out.tie_sessions += j.tie_sessions;
+    }
+    for (std::size_t k = g; k < h; ++k) {
+      const WaitRecord& j = jobs[idx[k]];
+      if (j.placed_ns == INT64_MAX) continue;
+      all.add(j.placed_ns);
+      own.at(j.queue).add(j.placed_ns);
+    }
+    g = h;
+  }
+  out.jobs = flagged.size();
+  const std::size_t shown = std::min<std::size_t>(flagged.size(), 5);
+  std::partial_sort(flagged.begin(), flagged.begin() + static_cast<std::ptrdiff_t>(shown), flagged.end(),
+                    [&](const Flagged& a, const Flagged& b) {
+                      return a.waited_s != b.waited_s ? a.waited_s > b.waited_s : jobs[a.i].name < jobs[b.i].name;
+                    });
+  for (std::size_t k = 0; k < shown; ++k) {
+    const WaitRecord& j = jobs[flagged[k].i];
+    CrossQueueStarvedJob f{j.name, j.queue, flagged[k].waited_s, static_cast<double>(j.run_ns) / 1e9, j.placed_ns != INT64_MAX,
+                           flagged[k].overtaken_by, {}, j.tie_sessions, j.tie_winner, j.tie_by_uid};
+    // The overtaking jobs per queue, for the five shown: one pass over the jobs each.
+    std::map<std::string, std::size_t> per;
+    for (const WaitRecord& o : jobs)
+      if (o.queue != j.queue && o.submit_ns > j.submit_ns && o.placed_ns < j.placed_ns) ++per[o.queue];
+    f.by_queue.assign(per.begin(), per.end());
+    std::stable_sort(f.by_queue.begin(), f.by_queue.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    out.worst.push_back(std::move(f));
+  }
+  return out;
+}
+
 std::vector<ShortQueue> find_short_queues(const std::vector<QueueRecord>& queues, const std::vector<JobSizeRecord>& jobs,
                                           double total) {
   std::map<std::string, std::vector<const JobSizeRecord*>> by_queue;
@@ -233,8 +323,15 @@ RunSummary summarize(const std::string& scenario, std::uint64_t seed, const mode
       const auto& spec = sc.jobs[i];
       waits.push_back({spec.name, o.queue, o.submit.ns(), o.scheduled == core::Time::max() ? INT64_MAX : o.scheduled.ns(),
                        spec.duration.count_ns(), static_cast<double>(spec.nnodes) * spec.neuron_devices_per_pod * cores_per_device});
+      if (auto t = cluster.queue_tie_losses().find(i); t != cluster.queue_tie_losses().end()) {
+        waits.back().tie_sessions = t->second.sessions;
+        waits.back().tie_winner = t->second.winner;
+        waits.back().tie_by_uid = t->second.by_uid;
+      }
     }
-    s.starvation = find_starvation(waits, sc.starvation_wait_factor, static_cast<std::int64_t>(std::llround(sim_end_s * 1e9)));
+    const auto end_ns = static_cast<std::int64_t>(std::llround(sim_end_s * 1e9));
+    s.starvation = find_starvation(waits, sc.starvation_wait_factor, end_ns);
+    s.cross_queue_starvation = find_cross_queue_starvation(waits, sc.starvation_wait_factor, end_ns);
     // Queue shares: the NeuronCores of the cluster as it started, the jobs' sizes and waits.
     std::vector<QueueRecord> queues;
     for (const auto& q : sc.queues) {
@@ -607,6 +704,45 @@ void print_summary(std::ostream& os, const RunSummary& s) {
     fmt::print(os, "  Remedy: the sla plugin (sla-waiting-time as its argument, or per job as the annotation): past its "
                    "waiting time a job is admitted to Inqueue, and — with sla in a tier before gang's — allocate holds the "
                    "resources it finds until its whole gang fits (docs/volcano.md).\n");
+  }
+  if (const CrossQueueStarvation& x = s.cross_queue_starvation; x.jobs > 0) {
+    fmt::print(os, "Cross-queue starvation: {} job(s) waited more than {:g}x their run time while later jobs of other queues "
+                   "were placed first (Volcano's allocate takes queues in QueueOrderFn order: spec.priority, then share; "
+                   "on a tie the Queue created first, then the lower UID, framework/session_plugins.go):\n",
+               x.jobs, x.wait_factor);
+    for (const auto& j : x.worst) {
+      std::string by;
+      for (std::size_t k = 0; k < j.by_queue.size() && k < 3; ++k)
+        by += fmt::format("{}{} of queue {}", k ? ", " : "", j.by_queue[k].second, j.by_queue[k].first);
+      if (j.by_queue.size() > 3) by += fmt::format(", and of {} other queue(s)", j.by_queue.size() - 3);
+      fmt::print(os, "  {} (queue {}) {} {} for a {} run; {} later job(s) of other queues placed before it ({}){}\n", j.name,
+                 j.queue, j.placed ? "waited" : "still waiting after", human_duration(j.waited_s), human_duration(j.run_s),
+                 j.overtaken_by, by,
+                 j.tie_sessions > 0 ? fmt::format("; in {} session(s) another queue's job went first on a queue-order tie "
+                                                  "(the first: queue {})",
+                                                  j.tie_sessions, j.tie_winner)
+                                    : std::string());
+    }
+    if (x.tie_jobs > 0) {
+      const auto first_tie = std::find_if(x.worst.begin(), x.worst.end(), [](const auto& j) { return j.tie_sessions > 0; });
+      fmt::print(os, "  Queue-order ties (measured in the scheduler's sessions): {} of these jobs waited through {} session(s) "
+                     "in which a job of another queue was placed while every queue order function answered 0 for the two "
+                     "queues (proportion's and capacity's: equal spec.priority and equal share) and Volcano's QueueOrderFn fallback put the other queue "
+                     "first{}.\n",
+                 x.tie_jobs, x.tie_sessions,
+                 first_tie == x.worst.end() ? std::string()
+                 : first_tie->tie_by_uid
+                     ? fmt::format(" (e.g. queue {} over {}: equal creation times — the scenario's queues are all created "
+                                   "at t = 0 — so the lower UID won)",
+                                   first_tie->tie_winner, first_tie->queue)
+                     : fmt::format(" (e.g. queue {} over {}: the Queue created first won)", first_tie->tie_winner, first_tie->queue));
+    }
+    const auto& w = x.worst.front();
+    const std::string over = w.tie_sessions > 0 ? w.tie_winner : w.by_queue.front().first;
+    fmt::print(os, "  Remedy: a higher spec.priority for queue {} than for queue {} (proportion and capacity compare the "
+                   "Queues' spec.priority before their shares; a larger weight does not break a tie between queues that hold "
+                   "nothing, whose shares are both 0).\n",
+               w.queue, over);
   }
   for (const auto& q : s.short_queues) {
     fmt::print(os, "Queue share (proportion): queue {} (weight {} of {} among the queues with jobs) deserves {:.1f} of the "

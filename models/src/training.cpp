@@ -119,6 +119,7 @@ std::size_t TrainingCluster::submitted() const { return s_->next_arrival; }
 std::size_t TrainingCluster::ended() const { return s_->ended; }
 core::Time TrainingCluster::last_event() const { return s_->last_event; }
 const std::map<std::size_t, std::string>& TrainingCluster::never_placeable() const { return s_->never_placeable; }
+const std::map<std::size_t, QueueTieLoss>& TrainingCluster::queue_tie_losses() const { return s_->queue_tie_losses; }
 
 void TrainingCluster::start() {
   // The nodes at t = 0 were built with the model, before its recorder may take records (the

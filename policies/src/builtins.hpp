@@ -51,7 +51,9 @@ struct JobLess {
 };
 struct QueueLess {
   const Session* ssn;
-  bool operator()(QueueId a, QueueId b) const { return ssn->queue_order(ssn->state().queue(a), ssn->state().queue(b)); }
+  bool operator()(QueueId a, QueueId b) const {
+    return ssn->queue_order_noting_ties(ssn->state().queue(a), ssn->state().queue(b));
+  }
   [[noreturn]] void violated(QueueId first, QueueId second) const {
     ssn->queue_order_violated(ssn->state().queue(first), ssn->state().queue(second));
   }

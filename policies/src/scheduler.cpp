@@ -112,6 +112,7 @@ void Scheduler::set_tiebreak_state(const std::string& text) {
 }
 
 bool Scheduler::run_once(ClusterState& state, Backend& backend) {
+  queue_ties_.clear();
   if (!needs_cycle(state)) {
     ++stats_.cycles_skipped;
     return false;
@@ -186,6 +187,7 @@ bool Scheduler::run_once(ClusterState& state, Backend& backend) {
     }
   }
   ++stats_.sessions;
+  queue_ties_ = ssn.queue_ties();
   const SessionStats& s = ssn.stats();
   stats_.totals.binds += s.binds;
   stats_.totals.pipelined += s.pipelined;

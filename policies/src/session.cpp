@@ -111,6 +111,23 @@ bool Session::queue_order(const QueueInfo& l, const QueueInfo& r) const {
   return l.uid < r.uid;
 }
 
+bool Session::queue_order_noting_ties(const QueueInfo& l, const QueueInfo& r) const {
+  for (const auto& e : queue_order_)
+    if (int c = e.fn(l, r); c != 0) return c < 0;
+  const bool by_uid = l.creation == r.creation;
+  const bool l_first = by_uid ? l.uid < r.uid : l.creation < r.creation;
+  if (l.id != r.id) {
+    const std::size_t n = state_.queues().size();
+    if (queue_tie_seen_.size() != n * n) queue_tie_seen_.assign(n * n, 0);
+    const QueueId w = l_first ? l.id : r.id, s = l_first ? r.id : l.id;
+    if (w < n && s < n && !queue_tie_seen_[w * n + s]) {
+      queue_tie_seen_[w * n + s] = 1;
+      queue_ties_.push_back({w, s, by_uid});
+    }
+  }
+  return l_first;
+}
+
 bool Session::victim_queue_order(const QueueInfo& l, const QueueInfo& r, const QueueInfo& p) const {
   // session_plugins.go VictimQueueOrderFn.
   for (const auto& e : victim_queue_order_)

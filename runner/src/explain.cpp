@@ -394,6 +394,34 @@ std::string explain_job(const std::string& db, const std::string& job_arg) {
             over.rows, text_at(jobs, "queue", 0), text_at(over, "name", 0), at(*int_at(over, "scheduled_ns", 0)));
     }
   }
+  // Cross-queue starvation (the summary's flag, io/report.hpp find_cross_queue_starvation): it
+  // waited more than the factor x its run time while jobs of other queues submitted later were
+  // placed before it.
+  if (phase != "Refused") {
+    const std::int64_t placed = scheduled ? *scheduled : run_end;
+    const double waited_s = static_cast<double>(placed - submit) / 1e9;
+    const double run_s = real_at(jobs, "duration_s", 0);
+    if (waited_s > starvation_factor * run_s) {
+      const ResultTable over = store::query_file(
+          db, fmt::format("SELECT queue, COUNT(*) AS n, MIN(scheduled_ns) AS first FROM jobs WHERE queue <> {} AND "
+                          "phase <> 'Refused' AND submit_ns > {} AND scheduled_ns IS NOT NULL AND scheduled_ns < {} "
+                          "GROUP BY queue ORDER BY n DESC, queue",
+                          quoted(text_at(jobs, "queue", 0)), submit, scheduled ? *scheduled : INT64_MAX));
+      if (over.rows > 0) {
+        std::string by;
+        for (std::size_t k = 0; k < over.rows; ++k)
+          by += fmt::format("{}{} of queue {} (the first at {})", k ? ", " : "", *int_at(over, "n", k), text_at(over, "queue", k),
+                            at(*int_at(over, "first", k)));
+        out += fmt::format(
+            "\nCross-queue starvation: it waited {} ({:.1f}x its {} run) while later jobs of other queues were placed before "
+            "it: {}. Volcano's allocate takes queues in QueueOrderFn order (spec.priority, then share; on a tie the Queue "
+            "created first, then the lower UID: framework/session_plugins.go); whether a tie decided is measured in the "
+            "run's summary (cross_queue_starvation). Remedy: a higher spec.priority for queue {} than for queue {}.\n",
+            dur(placed - submit), waited_s / std::max(run_s, 1e-9), dur(static_cast<std::int64_t>(std::llround(run_s * 1e9))), by,
+            text_at(jobs, "queue", 0), text_at(over, "queue", 0));
+      }
+    }
+  }
   // Reclaim churn (the summary's flag, io/report.hpp ReclaimChurn): evicted by reclaim twice or more.
   std::size_t reclaimed = 0;
   for (const Decision& d : ds)

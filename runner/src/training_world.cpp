@@ -172,6 +172,24 @@ void TrainingWorld::summary_json(json& j, const RunFacts& run) const {
                        {"remedy", s.starvation.jobs > 0 ? "sla plugin (sla-waiting-time)" : ""}};
   }
   {
+    // io/report.hpp CrossQueueStarvation: held back by later jobs of other queues; the
+    // queue-order ties measured in the sessions.
+    const auto& x = s.cross_queue_starvation;
+    json worst = json::array();
+    for (const auto& w : x.worst) {
+      json by = json::object();
+      for (const auto& [q, n] : w.by_queue) by[q] = n;
+      worst.push_back({{"job", w.name}, {"queue", w.queue}, {"waited_s", w.waited_s}, {"run_s", w.run_s},
+                       {"placed", w.placed}, {"overtaken_by", w.overtaken_by}, {"overtaken_by_queue", by},
+                       {"tie_sessions", w.tie_sessions}, {"tie_winner", w.tie_winner}, {"tie_by_uid", w.tie_by_uid}});
+    }
+    j["cross_queue_starvation"] = {
+        {"wait_factor", x.wait_factor}, {"jobs", x.jobs}, {"tie_jobs", x.tie_jobs}, {"tie_sessions", x.tie_sessions},
+        {"worst", worst},
+        {"remedy", x.jobs > 0 ? "spec.priority of queue " + x.worst.front().queue + " above that of the queues placed first"
+                              : std::string()}};
+  }
+  {
     // io/report.hpp ShortQueue: queues whose share under contention is below their smallest job.
     json qs = json::array();
     for (const auto& q : s.short_queues)

@@ -4,6 +4,7 @@
 
 #include <functional>
 
+#include "mltwin/policy/scheduler.hpp"
 #include "mltwin/policy/session.hpp"
 #include "mltwin/policy/testing/builders.hpp"
 
@@ -164,5 +165,57 @@ TEST_CASE("victims: intersected within a tier, the first tier with victims decid
       CHECK(s.preemptable(preemptor, all) == c.want);
       s.close();
     }
+  }
+}
+
+TEST_CASE("queue order ties: the pairs the QueueOrderFn fallback ordered are noted, decisions unchanged") {
+  // Volcano v1.12.1 framework/session_plugins.go QueueOrderFn: plugins first (proportion:
+  // spec.priority, then share), else CreationTimestamp, then UID. One node, two queues of equal
+  // weight holding nothing (share 0 each), a job of one 8-device pod in each (within each
+  // queue's deserved half of the node's 16 devices): both are placed, the winner's first; the
+  // tie is noted once (after the winner's placement its share is the higher).
+  auto world = [](TimeNs a_created, std::uint64_t a_uid, TimeNs b_created, std::uint64_t b_uid, int b_priority) {
+    World w;
+    const QueueId a = w.queue(QueueBuilder("a"));
+    const QueueId b = w.queue(QueueBuilder("b").priority(b_priority));
+    w.state.queue(a).creation = a_created, w.state.queue(a).uid = a_uid;
+    w.state.queue(b).creation = b_created, w.state.queue(b).uid = b_uid;
+    w.node(NodeBuilder("n0").trn1_32xlarge());
+    w.job(JobBuilder("ja", "a").pods(1, Pod().neuron_devices(8)).inqueue().created(0));
+    w.job(JobBuilder("jb", "b").pods(1, Pod().neuron_devices(8)).inqueue().created(0));
+    return w;
+  };
+  SchedulerConfig cfg = volcano_default_config();
+  SUBCASE("creation times differ: the Queue created first wins") {
+    World w = world(/*a*/ 5, 1, /*b*/ 2, 9, 0);
+    RecordingBackend be;
+    Scheduler s(cfg, 1);
+    s.run_once(w.state, be);
+    REQUIRE(be.binds.size() == 2);
+    CHECK(be.binds[0].job == w.jobs.at("jb"));
+    REQUIRE(s.last_queue_ties().size() == 1);
+    CHECK(w.state.queue(s.last_queue_ties()[0].first).name == "b");
+    CHECK(w.state.queue(s.last_queue_ties()[0].second).name == "a");
+    CHECK_FALSE(s.last_queue_ties()[0].by_uid);
+  }
+  SUBCASE("equal creation times: the lower UID wins") {
+    World w = world(0, 3, 0, 7, 0);
+    RecordingBackend be;
+    Scheduler s(cfg, 1);
+    s.run_once(w.state, be);
+    REQUIRE(be.binds.size() == 2);
+    CHECK(be.binds[0].job == w.jobs.at("ja"));
+    REQUIRE(s.last_queue_ties().size() == 1);
+    CHECK(w.state.queue(s.last_queue_ties()[0].first).name == "a");
+    CHECK(s.last_queue_ties()[0].by_uid);
+  }
+  SUBCASE("a higher spec.priority decides: no tie") {
+    World w = world(0, 3, 0, 7, 1);
+    RecordingBackend be;
+    Scheduler s(cfg, 1);
+    s.run_once(w.state, be);
+    REQUIRE(be.binds.size() == 2);
+    CHECK(be.binds[0].job == w.jobs.at("jb"));
+    CHECK(s.last_queue_ties().empty());
   }
 }

@@ -59,6 +59,7 @@ void SchedulerDriver::tick() {
   // A session runs exactly when needs_cycle says so (Scheduler::run_once).
   watched_ = observer_ && scheduler_->needs_cycle(s_.state) && observer_->opening(s_.state, *scheduler_);
   scheduler_->run_once(s_.state, *this);
+  note_queue_ties();
   if (watched_) observer_->closed(s_.state);
   watched_ = false;
   in_tick_ = false;
@@ -73,6 +74,37 @@ void SchedulerDriver::tick() {
     tick_id_ = s_.sim.schedule(tick_at_, &tick_event_, 0);
     tick_pending_ = true;
   }
+}
+
+void SchedulerDriver::note_queue_ties() {
+  // A job of queue w was placed in this session, whose queue order put w before l by the
+  // QueueOrderFn fallback (Session::QueueTie): every job of l still waiting after it lost that
+  // tie (to the first such w). Only sessions with both a tie and a placement look at the jobs,
+  // once.
+  const auto& ties = scheduler_->last_queue_ties();
+  bool any = false;
+  if (!ties.empty() && !placed_queues_.empty()) {
+    tie_of_loser_.assign(s_.state.queues().size(), nullptr);
+    for (const policy::Session::QueueTie& t : ties)
+      if (t.second < tie_of_loser_.size() && !tie_of_loser_[t.second] &&
+          std::find(placed_queues_.begin(), placed_queues_.end(), t.first) != placed_queues_.end())
+        tie_of_loser_[t.second] = &t, any = true;
+  }
+  placed_queues_.clear();
+  if (!any) return;
+  for (const auto* list : {&s_.state.pending_jobs(), &s_.state.active_jobs()})
+    for (const policy::JobId jid : *list) {
+      const policy::JobInfo& j = s_.state.job(jid);
+      const policy::Session::QueueTie* t = j.queue < tie_of_loser_.size() ? tie_of_loser_[j.queue] : nullptr;
+      if (!t) continue;
+      const bool waiting = j.phase == policy::PodGroupPhase::Pending || (!j.is_ready() && j.count(TaskStatus::Pending) > 0);
+      if (!waiting) continue;
+      QueueTieLoss& loss = s_.queue_tie_losses[s_.job_of_policy[jid]];
+      if (loss.sessions++ == 0) {
+        loss.winner = s_.state.queue(t->first).name;
+        loss.by_uid = t->by_uid;
+      }
+    }
 }
 
 void SchedulerDriver::kubelet_status(TaskId t, TaskStatus status) {
@@ -99,7 +131,10 @@ policy::CallResult SchedulerDriver::bind(const policy::TaskInfo& task, const pol
   flag_neuron_names(node);
   s_.node_occupancy_changed(node.id);
   JobRun& run = s_.runs[s_.job_of_policy[task.job]];
-  if (run.attempt_placed == core::Time::max()) run.attempt_placed = s_.sim.now();
+  if (run.attempt_placed == core::Time::max()) {
+    run.attempt_placed = s_.sim.now();
+    placed_queues_.push_back(s_.state.job(task.job).queue);
+  }
   ++s_.stats.binds;
   pods_.bound_after(s_.sc.bind_latency.draw(bind_rng_), task.id);
   return policy::CallResult::success();

@@ -48,6 +48,12 @@ struct WaitRecord {
   std::int64_t placed_ns = INT64_MAX;  ///< its gang placed (first time); INT64_MAX: never
   std::int64_t run_ns = 0;             ///< its run time (the job's duration)
   double size = 0;                     ///< NeuronCores it requests in all
+  /// Sessions in which it waited while a job of another queue was placed and the two queues'
+  /// order was a tie decided by the QueueOrderFn fallback (models::QueueTieLoss): the queue
+  /// that won the first, and whether the UIDs decided it (equal creation times).
+  std::size_t tie_sessions = 0;
+  std::string tie_winner = {};
+  bool tie_by_uid = false;
 };
 
 /// A job flagged as starved: it waited (submit -> its gang placed, or -> the end of the run if
@@ -71,6 +77,38 @@ struct Starvation {
 /// The flag over `jobs` (Refused jobs left out by the caller); `end_ns`: the end of the run.
 /// O(n log n + n x distinct sizes) per queue.
 Starvation find_starvation(const std::vector<WaitRecord>& jobs, double wait_factor, std::int64_t end_ns);
+
+/// A job flagged as starved across queues: it waited (as for Starvation) more than wait_factor x
+/// its run time, while at least one job of ANOTHER queue, submitted strictly later, was placed
+/// strictly before it. Volcano's allocate takes queues in Session.QueueOrderFn order
+/// (pkg/scheduler/framework/session_plugins.go, v1.12.1): the plugins' queue orders first —
+/// proportion's (plugins/proportion/proportion.go AddQueueOrderFn): the Queue's spec.priority,
+/// higher first, then share, lower first — and when every one answers 0, the Queue's
+/// CreationTimestamp, then its UID. So between queues of equal priority and share, the same queue
+/// wins every tie. Whether a tie decided is said only where measured (tie_sessions).
+struct CrossQueueStarvedJob {
+  std::string name, queue;
+  double waited_s = 0, run_s = 0;
+  bool placed = false;                  ///< false: still waiting when the run ended
+  std::size_t overtaken_by = 0;         ///< later jobs of other queues placed before it
+  /// Those jobs per queue, by name (most first, then name).
+  std::vector<std::pair<std::string, std::size_t>> by_queue;
+  std::size_t tie_sessions = 0;         ///< WaitRecord::tie_sessions
+  std::string tie_winner;
+  bool tie_by_uid = false;
+};
+struct CrossQueueStarvation {
+  double wait_factor = 1;
+  std::size_t jobs = 0;                 ///< jobs flagged
+  /// Of those, the jobs that waited through a session in which another queue's job was placed
+  /// ahead of theirs by the QueueOrderFn fallback (a tie), and those sessions in all.
+  std::size_t tie_jobs = 0, tie_sessions = 0;
+  std::vector<CrossQueueStarvedJob> worst;  ///< up to 5, longest wait first (then name)
+};
+/// The flag over `jobs` (Refused jobs left out by the caller); `end_ns`: the end of the run.
+/// O(n log n): one Fenwick tree over placement-time ranks for all jobs and one per queue.
+CrossQueueStarvation find_cross_queue_starvation(const std::vector<WaitRecord>& jobs, double wait_factor,
+                                                 std::int64_t end_ns);
 
 /// A queue whose share of the NeuronCores under contention is below the smallest job it holds
 /// (Volcano's proportion plugin, pkg/scheduler/plugins/proportion/proportion.go: the cluster is
@@ -196,6 +234,7 @@ struct RunSummary {
   std::uint64_t neuron_name_mixes = 0;
   std::string neuron_name_mix_example;
   Starvation starvation;
+  CrossQueueStarvation cross_queue_starvation;
   std::vector<ShortQueue> short_queues;
   std::optional<Deadlock> deadlock;
   ReclaimChurn reclaim_churn;

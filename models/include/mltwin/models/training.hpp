@@ -192,6 +192,17 @@ std::vector<std::pair<std::string, std::string>> node_labels(const NodeGroupSpec
 /// "always use first instance" of a MixedInstancesPolicy) in slot 0's purchase option.
 std::vector<std::pair<std::string, std::string>> template_labels(const NodeGroupSpec& g);
 
+/// A job that waited through sessions in which a job of another queue was placed while the two
+/// queues' order was decided by Volcano's QueueOrderFn fallback (every plugin's queue order
+/// answered 0 — proportion: equal spec.priority and equal share — so the Queue created first, or
+/// on equal CreationTimestamps the lower UID, went first: framework/session_plugins.go :595-601,
+/// v1.12.1; policy::Session::QueueTie). Recorded by the scheduler driver after each session.
+struct QueueTieLoss {
+  std::size_t sessions = 0;        ///< such sessions
+  std::string winner;              ///< the queue that won the first of them
+  bool by_uid = false;             ///< that tie was decided by UID (equal creation times)
+};
+
 struct QueueSpec {
   std::string name;
   int weight = 1;
@@ -636,6 +647,8 @@ class TrainingCluster final {
   core::Time last_event() const;
   /// The jobs admitted that can never be placed, by scenario index, with why.
   const std::map<std::size_t, std::string>& never_placeable() const;
+  /// Jobs that lost queue-order ties to another queue's placed job, by scenario index.
+  const std::map<std::size_t, QueueTieLoss>& queue_tie_losses() const;
 
  private:
   struct NodeHostAdapter;

@@ -70,6 +70,9 @@ class MLTWIN_POLICY_EXPORT Scheduler {
   /// Earliest wake-up requested by a time-dependent plugin, INT64_MAX if none.
   TimeNs next_wakeup() const { return wakeup_; }
   const SchedulerStats& stats() const { return stats_; }
+  /// The pairs of queues the last run_once's session ordered by the QueueOrderFn fallback
+  /// (Session::queue_ties); empty when no session ran.
+  const std::vector<Session::QueueTie>& last_queue_ties() const { return queue_ties_; }
   const SchedulerConfig& config() const { return cfg_; }
   /// The last reported condition of a job (ok if none).
   const Status& job_condition(JobId j) const;
@@ -82,6 +85,7 @@ class MLTWIN_POLICY_EXPORT Scheduler {
   std::uint64_t clean_generation_ = UINT64_MAX;  // generation after a session that changed nothing
   TimeNs wakeup_ = INT64_MAX;
   std::vector<Status> conditions_;
+  std::vector<Session::QueueTie> queue_ties_;
   ConditionLedger ledger_;  // lent to sessions (Session::use_ledger)
   bool check_promises_;  // default: on when the library is built with MLTWIN_CHECK_PROMISES
 };

@@ -350,6 +350,19 @@ class MLTWIN_POLICY_EXPORT Session {
   // ---- combined calls (the rules in the header comment) ----
   bool job_order(const JobInfo& l, const JobInfo& r) const;      ///< true: l goes first
   bool queue_order(const QueueInfo& l, const QueueInfo& r) const;
+  /// A pair of queues whose order every queue order function answered 0 for (proportion: equal
+  /// spec.priority and equal share), so that session_plugins.go QueueOrderFn's fallback decided
+  /// it (v1.12.1 :595-601): the Queue created first, or on equal CreationTimestamps the lower UID.
+  struct QueueTie {
+    QueueId first, second;  ///< the winner (goes first) and the loser
+    bool by_uid;            ///< equal creation times: the UIDs decided
+  };
+  /// queue_order, noting a comparison the fallback decided in queue_ties() (once per ordered
+  /// pair and session; no allocation after the first). The actions' queue orders (QueueLess:
+  /// enqueue, allocate, reclaim's and preempt's queues) use it; victim ordering does not.
+  bool queue_order_noting_ties(const QueueInfo& l, const QueueInfo& r) const;
+  /// The pairs noted so far in this session, in the order first seen.
+  const std::vector<QueueTie>& queue_ties() const { return queue_ties_; }
   bool task_order(const TaskInfo& l, const TaskInfo& r) const;
   /// Volcano VictimQueueOrderFn: true if l's tasks are evicted before r's for a preemptor of
   /// queue p — the first plugin with a non-zero answer decides, else !queue_order(l, r).
@@ -516,6 +529,8 @@ class MLTWIN_POLICY_EXPORT Session {
 
   std::vector<Entry<JobOrderFn>> job_order_;
   std::vector<Entry<QueueOrderFn>> queue_order_;
+  mutable std::vector<QueueTie> queue_ties_;
+  mutable std::vector<std::uint8_t> queue_tie_seen_;  // [first * queues + second], sized on the first tie
   std::vector<Entry<TaskOrderFn>> task_order_;
   std::vector<Entry<VictimQueueOrderFn>> victim_queue_order_;
   std::vector<Entry<PredicateFn>> predicate_;

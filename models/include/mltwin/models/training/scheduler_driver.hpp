@@ -76,6 +76,7 @@ class SchedulerDriver final : public policy::Backend {
 
  private:
   void tick();
+  void note_queue_ties();
   void flag_neuron_names(const policy::NodeInfo& node);
   void before() { s_.note_event(); }
 
@@ -88,6 +89,8 @@ class SchedulerDriver final : public policy::Backend {
   bool status_wakes_scheduler_ = false;       // preempt or reclaim configured
   SessionObserver* observer_ = nullptr;
   bool watched_ = false;                      // the session running now is shown to observer_
+  std::vector<policy::QueueId> placed_queues_;  // the queues of the jobs the running session placed
+  std::vector<const policy::Session::QueueTie*> tie_of_loser_;  // note_queue_ties: per queue id, the tie it lost
   std::vector<std::uint8_t> neuron_mixed_;    // per node id: its pods have mixed Neuron names (flagged once)
   bool tick_pending_ = false;
   bool in_tick_ = false;

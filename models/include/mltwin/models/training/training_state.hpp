@@ -151,6 +151,8 @@ struct TrainingState {
   std::size_t ended = 0;                  ///< jobs ended
   /// Jobs admitted that can never be placed, by scenario index, with why (the finish reason).
   std::map<std::size_t, std::string> never_placeable;
+  /// Jobs that lost queue-order ties (QueueTieLoss), by scenario index.
+  std::map<std::size_t, QueueTieLoss> queue_tie_losses;
   /// Some jobs can never be placed, every other job has ended and none is left to submit:
   /// nothing more can happen to the jobs, so the cluster autoscaler stops scanning (its scale-ups
   /// for pods that can never run, and the removals of the nodes they leave empty, would keep the
