@@ -415,8 +415,9 @@ std::string explain_job(const std::string& db, const std::string& job_arg) {
         out += fmt::format(
             "\nCross-queue starvation: it waited {} ({:.1f}x its {} run) while later jobs of other queues were placed before "
             "it: {}. Volcano's allocate takes queues in QueueOrderFn order (spec.priority, then share; on a tie the Queue "
-            "created first, then the lower UID: framework/session_plugins.go); whether a tie decided is measured in the "
-            "run's summary (cross_queue_starvation). Remedy: a higher spec.priority for queue {} than for queue {}.\n",
+            "created first, then the lower UID: framework/session_plugins.go). The run's summary flags the job "
+            "(cross_queue_starvation) only if it measured a queue-order tie going against it; then the remedy is a higher "
+            "spec.priority for queue {} than for queue {}; if the shares decided, the queue share flag and its weights.\n",
             dur(placed - submit), waited_s / std::max(run_s, 1e-9), dur(static_cast<std::int64_t>(std::llround(run_s * 1e9))), by,
             text_at(jobs, "queue", 0), text_at(over, "queue", 0));
       }

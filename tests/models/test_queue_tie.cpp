@@ -167,8 +167,9 @@ TEST_CASE("queue-tie remedy: spec.priority 1 for queue b, b1 goes first at the f
 
 TEST_CASE("cross-queue starvation flag: later jobs of other queues placed first") {
   const std::int64_t end = 10'000 * kS;
+  // Each record lost one queue-order tie (the flag's condition) unless a case says otherwise.
   auto rec = [](const char* name, const char* queue, std::int64_t submit_s, std::int64_t placed_s, std::int64_t run_s) {
-    return io::WaitRecord{name, queue, submit_s * kS, placed_s < 0 ? INT64_MAX : placed_s * kS, run_s * kS, 32};
+    return io::WaitRecord{name, queue, submit_s * kS, placed_s < 0 ? INT64_MAX : placed_s * kS, run_s * kS, 32, 1, "x", false};
   };
   SUBCASE("what counts: later jobs of other queues placed strictly before; per queue, most first") {
     // a (queue q) waits 5000 s > 100 s. Counted: x1, x2 (queue x), y1 (queue y). Not counted:
@@ -185,7 +186,12 @@ TEST_CASE("cross-queue starvation flag: later jobs of other queues placed first"
     CHECK(s.worst[0].overtaken_by == 3);
     CHECK(s.worst[0].by_queue == std::vector<std::pair<std::string, std::size_t>>{{"x", 2}, {"y", 1}});
     CHECK(s.worst[0].waited_s == 4995.0);
-    CHECK(s.tie_jobs == 0);
+    CHECK(s.tie_jobs == 1);
+  }
+  SUBCASE("a job that lost no queue-order tie is not flagged, however long it waited") {
+    std::vector<io::WaitRecord> v = {rec("a", "q", 0, 5000, 100), rec("b", "x", 10, 20, 100)};
+    v[0].tie_sessions = 0;
+    CHECK(io::find_cross_queue_starvation(v, 1.0, end).jobs == 0);
   }
   SUBCASE("the factor is a strict bound; a job never placed waits until the end; ties are carried") {
     // a waits exactly 2 x 100 s: not flagged at factor 2, flagged at 1.99.

@@ -80,12 +80,13 @@ Starvation find_starvation(const std::vector<WaitRecord>& jobs, double wait_fact
 
 /// A job flagged as starved across queues: it waited (as for Starvation) more than wait_factor x
 /// its run time, while at least one job of ANOTHER queue, submitted strictly later, was placed
-/// strictly before it. Volcano's allocate takes queues in Session.QueueOrderFn order
+/// strictly before it, and it lost at least one measured queue-order tie (tie_sessions > 0: a
+/// job of another queue was placed in a session where the fallback ordered that queue first). Volcano's allocate takes queues in Session.QueueOrderFn order
 /// (pkg/scheduler/framework/session_plugins.go, v1.12.1): the plugins' queue orders first —
 /// proportion's (plugins/proportion/proportion.go AddQueueOrderFn): the Queue's spec.priority,
 /// higher first, then share, lower first — and when every one answers 0, the Queue's
 /// CreationTimestamp, then its UID. So between queues of equal priority and share, the same queue
-/// wins every tie. Whether a tie decided is said only where measured (tie_sessions).
+/// wins every tie. Overtaking by share alone is not flagged here (the queue share flag's).
 struct CrossQueueStarvedJob {
   std::string name, queue;
   double waited_s = 0, run_s = 0;
