@@ -402,9 +402,12 @@ TEST_CASE("node-failure: the grace period follows /cluster/kubernetes_version; b
       seen = true;
     }
   CHECK(seen);
-  for (const char* bad : {"1.032", "2.30", "1.", "v1.32"})
+  for (const char* bad : {"1.032", "2.30", "1.", "v1.32", "v1.30.2"})
     CHECK_THROWS_WITH_AS(io::load_scenario(scenario_path("node-failure.json"), patch({{"cluster", {{"kubernetes_version", bad}}}})),
                          doctest::Contains("/cluster/kubernetes_version"), io::ScenarioError);
+  // The expected form is named, not the schema pattern's "Failed to match regex".
+  CHECK_THROWS_WITH_AS(io::load_scenario(scenario_path("node-failure.json"), patch({{"cluster", {{"kubernetes_version", "v1.30.2"}}}})),
+                       doctest::Contains("/cluster/kubernetes_version: expected \"1.<minor>\" (e.g. \"1.32\""), io::ScenarioError);
   CHECK_THROWS_WITH_AS(io::load_scenario(scenario_path("node-failure.json"), patch({{"faults", {{"instance_terminated_after", "10m"}}}})),
                        doctest::Contains("/faults/replacement_time"), io::ScenarioError);
 }
