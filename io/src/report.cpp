@@ -479,6 +479,8 @@ RunSummary summarize(const std::string& scenario, std::uint64_t seed, const mode
   s.node_failures = st.node_failures;
   s.taint_evictions = st.taint_evictions;
   s.pods_garbage_collected = st.pods_garbage_collected;
+  s.pods_garbage_collected_after_taint_eviction = st.pods_garbage_collected_after_taint_eviction;
+  s.efa_cross_zone_failures = st.efa_cross_zone_failures;
   s.nodes_launched = st.nodes_launched;
   s.nodes_removed = st.nodes_removed;
   s.spot_interruptions = st.spot_interruptions;
@@ -684,10 +686,20 @@ void print_summary(std::ostream& os, const RunSummary& s) {
   if (s.dynamic_nodes)
     fmt::print(os, "Nodes: {} failed, {} launched (replacements and scale-ups), {} removed by the autoscaler{}\n", s.node_failures,
                s.nodes_launched, s.nodes_removed,
-               s.node_failures > 0 ? fmt::format("; the failed nodes' pods: {} deleted by the taint manager (unreachable past their "
-                                                 "toleration), {} by PodGC (their Node deleted)",
-                                                 s.taint_evictions, s.pods_garbage_collected)
-                                   : std::string());
+               s.node_failures > 0
+                   // Each pod counted once: one the taint manager deleted stays Terminating (no
+                   // kubelet confirms it) until PodGC removes it with its Node.
+                   ? fmt::format("; the failed nodes' pods: {} deleted by the taint manager (unreachable past their "
+                                 "toleration; {} of them then removed by PodGC once their Node was deleted), {} deleted "
+                                 "by PodGC alone (their Node deleted)",
+                                 s.taint_evictions, s.pods_garbage_collected_after_taint_eviction,
+                                 s.pods_garbage_collected - s.pods_garbage_collected_after_taint_eviction)
+                   : std::string());
+  if (s.efa_cross_zone_failures > 0)
+    fmt::print(os, "EFA across availability zones: {} job attempt(s) failed at training start because their pods were split "
+                   "across availability zones and EFA traffic cannot leave its subnet (a subnet lies in one zone). Remedy: "
+                   "a nodeSelector or required node affinity on topology.kubernetes.io/zone, or node groups in one zone\n",
+               s.efa_cross_zone_failures);
   if (s.spot) fmt::print(os, "Spot: {} interruption(s) (two-minute notice: cordon and drain, then termination)\n", s.spot_interruptions);
   if (s.neuron_name_mixes > 0)
     fmt::print(os, "Neuron resource names mixed on {} node(s) (first: {}): Kubernetes and Volcano count "

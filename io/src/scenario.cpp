@@ -591,6 +591,12 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
   detail::check_schema_version(path, doc);
   // A wrong type names the type(s) the schema expects there, e.g.
   // `/cluster/node_groups/0/desired_capacity: expected integer, got string "4"`.
+  // /cluster/kubernetes_version before the schema: its pattern's "Failed to match regex" would
+  // not say which form is expected ("v1.30.2" -> expected "1.<minor>").
+  if (doc.is_object() && doc.contains("cluster") && doc["cluster"].is_object() && doc["cluster"].contains("kubernetes_version")) {
+    models::TrainingScenario version_only;
+    read_kubernetes_version(path, doc, version_only);
+  }
   validator().validate(path, doc);
   out.json = doc;
   out.name = detail::scenario_name_of(path, doc);

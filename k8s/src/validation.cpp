@@ -270,6 +270,8 @@ policy::Toleration toleration_from(const json& t) {
   const std::string e = str_of(t, "effect");
   out.any_effect = e.empty();
   out.effect = effect_of(e);
+  if (t.contains("tolerationSeconds") && t["tolerationSeconds"].is_number_integer())
+    out.toleration_seconds = t["tolerationSeconds"].get<std::int64_t>();
   return out;
 }
 

@@ -146,7 +146,12 @@ void NodeLifecycle::node_not_ready(NodeId n) {
                        " s: Ready Unknown, tainted node.kubernetes.io/unreachable:NoExecute"});
   host_.wake_scheduler();
   if (r.removed != core::Time::max()) delete_node(n);  // its instance is gone already
-  else sim_.schedule_in(sc_.faults->unreachable_toleration, &taint_eviction_event_, n);
+  else
+    // The taint manager (pkg/controller/tainteviction/taint_eviction.go processPodOnNode)
+    // schedules each pod's deletion at the taint's time + its minimum tolerationSeconds: one
+    // event per distinct delay, each evicting the pods whose toleration has run out.
+    for (core::Duration d : host_.taint_eviction_delays(n, sc_.faults->unreachable_toleration))
+      sim_.schedule_in(d, &taint_eviction_event_, n);
 }
 
 void NodeLifecycle::instance_terminated(NodeId n) {
@@ -179,9 +184,10 @@ void NodeLifecycle::delete_node(NodeId n) {
 }
 
 void NodeLifecycle::taint_eviction(NodeId n) {
-  // The taint manager: the pods' unreachable toleration (DefaultTolerationSeconds) ran out.
+  // The taint manager: some pods' unreachable toleration (their own, or DefaultTolerationSeconds')
+  // ran out.
   if (recs_[n].node_deleted != core::Time::max()) return;  // deleted meanwhile: PodGC's to do
-  host_.taint_evict_pods(n);
+  host_.taint_evict_pods(n, sim_.now() - recs_[n].not_ready);
   host_.wake_scheduler();
 }
 

@@ -51,7 +51,10 @@ struct TrainingCluster::NodeHostAdapter final : NodeHost {
   TrainingCluster& c;
   void pods_lost_with_node(NodeId n) override { c.parts_->pods.pods_failed_on_node(n); }
   void node_unreachable(NodeId n) override { c.parts_->pods.node_unreachable(n); }
-  void taint_evict_pods(NodeId n) override { c.parts_->pods.taint_evict_pods(n); }
+  std::vector<core::Duration> taint_eviction_delays(NodeId n, core::Duration default_toleration) override {
+    return c.parts_->pods.taint_eviction_delays(n, default_toleration);
+  }
+  void taint_evict_pods(NodeId n, core::Duration tainted_for) override { c.parts_->pods.taint_evict_pods(n, tainted_for); }
   void pods_garbage_collected(NodeId n) override { c.parts_->pods.pods_garbage_collected(n); }
   void drain_pod(TaskId t, Duration longest_grace) override { c.parts_->pods.drain_pod(t, longest_grace); }
   void node_left(NodeId n) override { c.parts_->pods.node_left(n); }

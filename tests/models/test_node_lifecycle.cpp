@@ -43,7 +43,7 @@ struct Log final : models::TrainingRecorder, models::NodeHost {
   void drain_pod(policy::TaskId t, core::Duration) override { lines.push_back(at() + "drain " + std::to_string(t)); }
   void node_left(policy::NodeId n) override { lines.push_back(at() + "left " + std::to_string(n)); }
   void node_unreachable(policy::NodeId n) override { lines.push_back(at() + "unreachable " + std::to_string(n)); }
-  void taint_evict_pods(policy::NodeId n) override { lines.push_back(at() + "taint-evict on node " + std::to_string(n)); }
+  void taint_evict_pods(policy::NodeId n, core::Duration) override { lines.push_back(at() + "taint-evict on node " + std::to_string(n)); }
   void pods_garbage_collected(policy::NodeId n) override { lines.push_back(at() + "PodGC on node " + std::to_string(n)); }
   void wake_scheduler() override { lines.push_back(at() + "wake"); }
   double neuroncores_of(const policy::Resource&) const override { return 0; }

@@ -320,10 +320,75 @@ TEST_CASE("node-failure, the instance lingering: the taint manager evicts the po
   check_node_events(r.rec, want);
   CHECK(r.cluster->stats().taint_evictions == 1);
   CHECK(r.cluster->stats().pods_garbage_collected == 1);
+  // One pod: deleted by the taint manager, then removed by PodGC — counted once.
+  std::ostringstream os;
+  io::print_summary(os, io::summarize(r.sc.name, r.sc.seed, r.sc.training, *r.cluster, r.cluster->last_event().seconds()));
+  CHECK(os.str().find("the failed nodes' pods: 1 deleted by the taint manager (unreachable past their toleration; 1 of them "
+                      "then removed by PodGC once their Node was deleted), 0 deleted by PodGC alone") != std::string::npos);
   // Billing: trn1-0 until its termination at 3600 s, trn1-1 from its launch then to the run's
   // end, the cycle after the job's end: 7349 s.
   REQUIRE(r.cluster->stats().node_group_seconds.size() == 1);
   CHECK(r.cluster->stats().node_group_seconds[0] == doctest::Approx(7349.0).epsilon(1e-12));
+}
+
+TEST_CASE("node-failure, the instance lingering: the pod's own 60 s unreachable toleration decides its taint eviction") {
+  // As the case above, but job a tolerates node.kubernetes.io/unreachable:NoExecute for 60 s.
+  // The DefaultTolerationSeconds admission plugin (plugin/pkg/admission/defaulttolerationseconds/
+  // admission.go) adds its 300 s toleration only to a pod with none for that key and effect, so
+  // a's own is the one matching the taint; the taint manager (pkg/controller/tainteviction/
+  // taint_eviction.go, getMinTolerationTime) deletes the pod at NotReady 3050 s + 60 s = 3110 s
+  // rather than 3350 s. PodEvicted -> RestartJob (retry 1); the pod stays Terminating until
+  // PodGC removes it at 3660 s (Node deleted at 3600 s, seen missing at 3620 s, 40 s
+  // quarantine). The restart waits for a Ready node either way: trn1-1 Ready at 3900 s, the
+  // 3900 s session admits the new PodGroup, the 3901 s one binds the pod (3901.05 s), end
+  // 7348.05 s as above.
+  const nlohmann::json tol = nlohmann::json::array(
+      {{{"key", "node.kubernetes.io/unreachable"}, {"operator", "Exists"}, {"effect", "NoExecute"}, {"tolerationSeconds", 60}}});
+  nlohmann::json jobs = io::load_scenario(scenario_path("node-failure.json")).json["workload"]["jobs"];
+  jobs[0]["tolerations"] = tol;
+  Run r(scenario_path("node-failure.json"),
+        patch({{"faults", {{"instance_terminated_after", "10m"}, {"replacement_time", "900s"}}}, {"workload", {{"jobs", jobs}}}}));
+  REQUIRE(r.invariant_violation.empty());
+  const auto& a = r.rec.final_of(0);
+  CHECK(a.phase == "Completed");
+  CHECK(a.restarts == 1);
+  CHECK(a.lost_training_s == doctest::Approx(181.95).epsilon(1e-9));
+  REQUIRE(r.rec.pods_of(0, "TaintEvicted").size() == 1);
+  CHECK(r.rec.pods_of(0, "TaintEvicted")[0].t == 3110 * kS);
+  CHECK(r.rec.pods_of(0, "Failed").empty());
+  REQUIRE(r.rec.pods_of(0, "Deleted").size() == 1);
+  CHECK(r.rec.pods_of(0, "Deleted")[0].t == 3660 * kS);
+  CHECK(r.rec.pods_of(0, "Bound").at(1).t == 3901050 * kMs);
+  CHECK(a.end.ns() == 7348050 * kMs);
+  CHECK(r.cluster->stats().taint_evictions == 1);
+  CHECK(r.cluster->stats().pods_garbage_collected == 1);
+}
+
+TEST_CASE("node-failure, the instance lingering: a toleration without tolerationSeconds keeps the pod until PodGC") {
+  // Job a tolerates node.kubernetes.io/unreachable:NoExecute with no tolerationSeconds: no
+  // default is added (admission.go: it has one for that key and effect) and getMinTolerationTime
+  // is -1, for ever: the taint manager never deletes it. The pod stays Running on the NotReady
+  // node until the Node object goes with the instance at 3600 s; PodGC sees it missing at
+  // 3620 s and at 3660 s patches it Failed and deletes it (gc_controller.go gcOrphaned):
+  // PodFailed -> RestartJob (retry 1). trn1-1 is Ready at 3900 s: admitted then, bound
+  // 3901.05 s, end 7348.05 s as above.
+  nlohmann::json jobs = io::load_scenario(scenario_path("node-failure.json")).json["workload"]["jobs"];
+  jobs[0]["tolerations"] = nlohmann::json::array({{{"key", "node.kubernetes.io/unreachable"}, {"operator", "Exists"}, {"effect", "NoExecute"}}});
+  Run r(scenario_path("node-failure.json"),
+        patch({{"faults", {{"instance_terminated_after", "10m"}, {"replacement_time", "900s"}}}, {"workload", {{"jobs", jobs}}}}));
+  REQUIRE(r.invariant_violation.empty());
+  const auto& a = r.rec.final_of(0);
+  CHECK(a.phase == "Completed");
+  CHECK(a.restarts == 1);
+  CHECK(r.rec.pods_of(0, "TaintEvicted").empty());
+  REQUIRE(r.rec.pods_of(0, "Failed").size() == 1);
+  CHECK(r.rec.pods_of(0, "Failed")[0].t == 3660 * kS);
+  REQUIRE(r.rec.pods_of(0, "Deleted").size() == 1);
+  CHECK(r.rec.pods_of(0, "Deleted")[0].t == 3660 * kS);
+  CHECK(r.rec.pods_of(0, "Bound").at(1).t == 3901050 * kMs);
+  CHECK(a.end.ns() == 7348050 * kMs);
+  CHECK(r.cluster->stats().taint_evictions == 0);
+  CHECK(r.cluster->stats().pods_garbage_collected == 1);
 }
 
 TEST_CASE("node-failure: the grace period follows /cluster/kubernetes_version; bad versions and timings are refused") {
@@ -337,9 +402,12 @@ TEST_CASE("node-failure: the grace period follows /cluster/kubernetes_version; b
       seen = true;
     }
   CHECK(seen);
-  for (const char* bad : {"1.032", "2.30", "1.", "v1.32"})
+  for (const char* bad : {"1.032", "2.30", "1.", "v1.32", "v1.30.2"})
     CHECK_THROWS_WITH_AS(io::load_scenario(scenario_path("node-failure.json"), patch({{"cluster", {{"kubernetes_version", bad}}}})),
                          doctest::Contains("/cluster/kubernetes_version"), io::ScenarioError);
+  // The expected form is named, not the schema pattern's "Failed to match regex".
+  CHECK_THROWS_WITH_AS(io::load_scenario(scenario_path("node-failure.json"), patch({{"cluster", {{"kubernetes_version", "v1.30.2"}}}})),
+                       doctest::Contains("/cluster/kubernetes_version: expected \"1.<minor>\" (e.g. \"1.32\""), io::ScenarioError);
   CHECK_THROWS_WITH_AS(io::load_scenario(scenario_path("node-failure.json"), patch({{"faults", {{"instance_terminated_after", "10m"}}}})),
                        doctest::Contains("/faults/replacement_time"), io::ScenarioError);
 }

@@ -559,6 +559,14 @@ TEST_CASE("an EFA job split across availability zones fails at training start: i
                               "collectives cannot connect");
   CHECK(r.rec.final_of(0).phase == "Failed");
   CHECK(r.cluster->stats().efa_cross_zone_failures == 1);
+  // The summary says so, once: one attempt (the job's only one) failed.
+  const io::RunSummary sum = io::summarize(r.sc.name, r.sc.seed, r.sc.training, *r.cluster, r.cluster->last_event().seconds());
+  CHECK(sum.efa_cross_zone_failures == 1);
+  std::ostringstream os;
+  io::print_summary(os, sum);
+  CHECK(os.str().find("EFA across availability zones: 1 job attempt(s) failed at training start because their pods were split "
+                      "across availability zones") != std::string::npos);
+  CHECK(os.str().find("topology.kubernetes.io/zone") != std::string::npos);
 }
 
 TEST_CASE("queue deadlock: each queue deserves less than its smallest gang; the printed remedy, applied, unlocks it") {

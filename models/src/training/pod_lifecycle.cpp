@@ -2,6 +2,8 @@
 #include "mltwin/models/training/pod_lifecycle.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -307,27 +309,83 @@ void PodLifecycle::node_unreachable(NodeId n) {
     if (!s_.runs[idx].ended) controller_.peer_lost(idx);
 }
 
-void PodLifecycle::taint_evict_pods(NodeId n) {
-  // kube-controller-manager's taint eviction: a pod that does not tolerate
-  // node.kubernetes.io/unreachable:NoExecute beyond its tolerationSeconds (the 300 s the
-  // DefaultTolerationSeconds admission plugin gives every pod without its own) is deleted. No
-  // kubelet confirms it: the pod stays Terminating (Releasing, holding its resources on a node
-  // no session sees) until PodGC. Volcano's updatePod hands a pod with a deletionTimestamp to
-  // deletePod: PodEvicted (job_controller_handler.go).
-  const policy::Taint unreachable_taint{"node.kubernetes.io/unreachable", "", policy::TaintEffect::NoExecute};
-  const std::string node_name = s_.state.node(n).name;
-  char secs[32];
-  std::snprintf(secs, sizeof secs, "%g", s_.sc.faults ? s_.sc.faults->unreachable_toleration.seconds() : 300.0);
+namespace {
+
+const policy::Taint kUnreachableNoExecute{"node.kubernetes.io/unreachable", "", policy::TaintEffect::NoExecute};
+
+// How long the taint manager lets a pod with `tolerations` stay on a node newly tainted
+// node.kubernetes.io/unreachable:NoExecute; nullopt: for ever.
+// - The DefaultTolerationSeconds admission plugin
+//   (plugin/pkg/admission/defaulttolerationseconds/admission.go) adds {unreachable, Exists,
+//   NoExecute, --default-unreachable-toleration-seconds} only to a pod none of whose
+//   tolerations has that key (or no key) and effect NoExecute (or no effect): it looks at key
+//   and effect alone, not at operator or value.
+// - The taint manager (pkg/controller/tainteviction/taint_eviction.go processPodOnNode): a pod
+//   with no toleration matching the taint is deleted at once (v1helper.GetMatchingTolerations);
+//   otherwise at the taint's time + getMinTolerationTime of the matching tolerations: the least
+//   tolerationSeconds, 0 if one is <= 0, for ever if none has tolerationSeconds.
+// A tolerationSeconds beyond 100 years counts as for ever (no run is that long; it keeps the
+// nanosecond clock from overflowing). Only the unreachable taint is considered: a node group's
+// own NoExecute taints are fixed, and a running pod's tolerationSeconds for them is not modelled.
+std::optional<Duration> unreachable_toleration(const std::vector<policy::Toleration>& tolerations, Duration default_toleration) {
+  bool admitted_own = false;
+  for (const auto& tol : tolerations)
+    if ((tol.key == kUnreachableNoExecute.key || tol.key.empty()) &&
+        (tol.any_effect || tol.effect == policy::TaintEffect::NoExecute))
+      admitted_own = true;
+  if (!admitted_own) return default_toleration;
+  bool matched = false;
+  std::optional<std::int64_t> least;
+  for (const auto& tol : tolerations) {
+    if (!tol.tolerates(kUnreachableNoExecute)) continue;
+    matched = true;
+    if (tol.toleration_seconds) least = least ? std::min(*least, *tol.toleration_seconds) : *tol.toleration_seconds;
+  }
+  if (!matched) return Duration::ns(0);
+  if (!least) return std::nullopt;
+  constexpr std::int64_t kForEver = 100LL * 365 * 86400;
+  if (*least >= kForEver) return std::nullopt;
+  return Duration::s(std::max<std::int64_t>(*least, 0));
+}
+
+}  // namespace
+
+std::vector<Duration> PodLifecycle::taint_eviction_delays(NodeId n, Duration default_toleration) const {
+  std::vector<Duration> out;
   for (TaskId t : tasks_on(n)) {
     const policy::TaskInfo& task = s_.state.task(t);
     if (task.status == TaskStatus::Releasing) continue;  // being deleted already
-    if (policy::tolerated(task.tolerations, unreachable_taint)) continue;
+    if (auto d = unreachable_toleration(task.tolerations, default_toleration)) out.push_back(*d);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+void PodLifecycle::taint_evict_pods(NodeId n, Duration tainted_for) {
+  // kube-controller-manager's taint eviction: a pod whose toleration of
+  // node.kubernetes.io/unreachable:NoExecute has run out (its own tolerationSeconds, or the
+  // 300 s the DefaultTolerationSeconds admission plugin gives a pod without its own; see
+  // unreachable_toleration) is deleted. No kubelet confirms it: the pod stays Terminating
+  // (Releasing, holding its resources on a node no session sees) until PodGC. Volcano's
+  // updatePod hands a pod with a deletionTimestamp to deletePod: PodEvicted
+  // (job_controller_handler.go).
+  const Duration default_toleration = s_.sc.faults ? s_.sc.faults->unreachable_toleration : Duration::s(300);
+  const std::string node_name = s_.state.node(n).name;
+  for (TaskId t : tasks_on(n)) {
+    const policy::TaskInfo& task = s_.state.task(t);
+    if (task.status == TaskStatus::Releasing) continue;  // being deleted already
+    const std::optional<Duration> toleration = unreachable_toleration(task.tolerations, default_toleration);
+    if (!toleration || *toleration > tainted_for) continue;
     if (task.status == TaskStatus::Pipelined) {
       s_.state.set_task_status(t, TaskStatus::Pending);
       continue;
     }
+    char secs[32];
+    std::snprintf(secs, sizeof secs, "%g", toleration->seconds());
     const std::size_t idx = s_.job_of_policy[task.job];
     ++s_.stats.taint_evictions;
+    taint_evicted_.insert(t);
     s_.rec.pod_event({static_cast<std::uint32_t>(idx), s_.replica_of_task[t], "TaintEvicted", node_name, s_.sim.now()});
     s_.state.set_task_status(t, TaskStatus::Releasing);
     controller_.raise(idx, JobEvent::PodEvicted, s_.replica_of_task[t], controller_.version_of(t),
@@ -369,6 +427,7 @@ void PodLifecycle::pods_garbage_collected(NodeId n) {
     const std::int32_t version = controller_.version_of(t);
     const std::string pod_name = task.name;
     ++s_.stats.pods_garbage_collected;
+    if (taint_evicted_.erase(t) > 0) ++s_.stats.pods_garbage_collected_after_taint_eviction;
     s_.account_allocation(-s_.neuroncores_of(task.resreq));
     if (!terminating) {
       s_.rec.pod_event({u, replica, "Failed", node_name, s_.sim.now()});

@@ -226,8 +226,11 @@ struct RunSummary {
   /// the cost is then node-seconds in service × price.
   bool dynamic_nodes = false;
   std::uint64_t node_failures = 0, nodes_launched = 0, nodes_removed = 0;
-  /// Pods of failed nodes deleted by the taint manager and by PodGC (TrainingStats).
-  std::uint64_t taint_evictions = 0, pods_garbage_collected = 0;
+  /// Pods of failed nodes deleted by the taint manager and removed by PodGC, and those of the
+  /// latter the taint manager had deleted first (TrainingStats).
+  std::uint64_t taint_evictions = 0, pods_garbage_collected = 0, pods_garbage_collected_after_taint_eviction = 0;
+  /// Job attempts that failed at training start: their EFA pods split across availability zones.
+  std::uint64_t efa_cross_zone_failures = 0;
   std::uint64_t spot_interruptions = 0;  ///< Spot nodes interrupted (notice, then termination)
   bool spot = false;                      ///< some node group launches Spot nodes
   /// Nodes whose pods held two different Neuron resource names (TrainingStats::neuron_name_mixes)

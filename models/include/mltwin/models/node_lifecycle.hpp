@@ -76,10 +76,17 @@ class NodeHost {
   /// Node `n`'s instance failed: its kubelet is silent, its containers are dead. The API shows
   /// nothing yet (its pods stay Running); the jobs with pods there stop training.
   virtual void node_unreachable(policy::NodeId) {}
-  /// The taint manager evicts (deletes) node `n`'s pods: NoExecute taint
-  /// node.kubernetes.io/unreachable past their toleration. They stay Terminating: no kubelet
-  /// confirms the deletion.
-  virtual void taint_evict_pods(policy::NodeId) {}
+  /// How long after node `n` is tainted node.kubernetes.io/unreachable:NoExecute the taint
+  /// manager evicts each of its pods: the distinct delays, one per pod its tolerations let go
+  /// (a pod tolerating the taint for ever has none). `default_toleration` is the
+  /// DefaultTolerationSeconds admission plugin's, for a pod without its own.
+  virtual std::vector<core::Duration> taint_eviction_delays(policy::NodeId, core::Duration default_toleration) {
+    return {default_toleration};
+  }
+  /// The taint manager evicts (deletes) node `n`'s pods whose toleration of NoExecute taint
+  /// node.kubernetes.io/unreachable has run out, the node tainted `tainted_for` ago. They stay
+  /// Terminating: no kubelet confirms the deletion.
+  virtual void taint_evict_pods(policy::NodeId, core::Duration /*tainted_for*/) {}
   /// PodGC deletes the pods of deleted node `n` (gcOrphaned): each is patched Failed (unless
   /// terminal) and force-deleted.
   virtual void pods_garbage_collected(policy::NodeId) {}

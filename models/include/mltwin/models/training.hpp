@@ -570,8 +570,10 @@ struct TrainingStats {
   double neuroncores_total = 0;
   std::uint64_t node_failures = 0;   ///< nodes that failed
   /// Pods of failed nodes deleted by the taint manager (unreachable past their toleration), and
-  /// by PodGC (their Node object deleted).
-  std::uint64_t taint_evictions = 0, pods_garbage_collected = 0;
+  /// removed by PodGC (their Node object deleted). A pod the taint manager deleted stays
+  /// Terminating until PodGC removes it: it counts in both, and in
+  /// pods_garbage_collected_after_taint_eviction as well.
+  std::uint64_t taint_evictions = 0, pods_garbage_collected = 0, pods_garbage_collected_after_taint_eviction = 0;
   /// Attempts whose pods ran in two or more availability zones while the job uses EFA: its
   /// collectives could not connect and its pods Failed at training start.
   std::uint64_t efa_cross_zone_failures = 0;

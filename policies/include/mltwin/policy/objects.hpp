@@ -48,9 +48,11 @@ enum class QueueState : std::uint8_t { Open, Closed };
 enum class TaintEffect : std::uint8_t { NoSchedule, PreferNoSchedule, NoExecute };
 MLTWIN_POLICY_EXPORT const char* to_string(TaintEffect e);
 
-/// A node taint (core/v1 Taint): key, value (may be empty), effect. Node taints are fixed for
-/// the node's life in mltwin (a node group's taints), so NoExecute's eviction of running pods
-/// (the taint manager) never comes into play; at scheduling time it repels like NoSchedule.
+/// A node taint (core/v1 Taint): key, value (may be empty), effect. A node group's taints are
+/// fixed for the node's life; the one NoExecute taint a running node gains is the node
+/// lifecycle controller's node.kubernetes.io/unreachable when a failed node goes NotReady, and
+/// the taint manager's eviction is modelled for it alone (NodeLifecycle, PodLifecycle). At
+/// scheduling time NoExecute repels like NoSchedule.
 struct MLTWIN_POLICY_EXPORT Taint {
   std::string key, value;
   TaintEffect effect = TaintEffect::NoSchedule;
@@ -58,8 +60,10 @@ struct MLTWIN_POLICY_EXPORT Taint {
 };
 
 /// A pod toleration (core/v1 Toleration). An empty key with operator Exists tolerates every
-/// taint; no effect tolerates every effect. tolerationSeconds only bounds how long a pod stays
-/// on a node that gains a NoExecute taint, which mltwin's fixed taints never do: not kept.
+/// taint; no effect tolerates every effect. tolerationSeconds bounds how long a pod stays on a
+/// node that gains a NoExecute taint it tolerates (the taint manager,
+/// pkg/controller/tainteviction/taint_eviction.go); none: for ever. mltwin uses it for
+/// node.kubernetes.io/unreachable (no_execute_toleration).
 struct MLTWIN_POLICY_EXPORT Toleration {
   enum class Op : std::uint8_t { Equal, Exists };
   std::string key;
@@ -67,6 +71,7 @@ struct MLTWIN_POLICY_EXPORT Toleration {
   std::string value;
   bool any_effect = true;  ///< effect empty: every effect
   TaintEffect effect = TaintEffect::NoSchedule;
+  std::optional<std::int64_t> toleration_seconds;  ///< tolerationSeconds (NoExecute only)
   /// k8s.io/api/core/v1 toleration.go ToleratesTaint.
   bool tolerates(const Taint& t) const;
   friend bool operator==(const Toleration&, const Toleration&) = default;

@@ -12,6 +12,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <set>
 
 #include "mltwin/core/event.hpp"
 #include "mltwin/models/startup.hpp"
@@ -45,9 +46,14 @@ class PodLifecycle {
   /// Node `n`'s instance failed (NodeHost::node_unreachable): the jobs with a pod there stop
   /// training and their other workers wait for the lost peer (JobController::peer_lost).
   void node_unreachable(policy::NodeId n);
-  /// The taint manager deletes node `n`'s pods (NodeHost::taint_evict_pods): each is
-  /// Terminating (Releasing) until PodGC removes it; the job controller sees PodEvicted.
-  void taint_evict_pods(policy::NodeId n);
+  /// When the taint manager would delete each pod of node `n` after it is tainted
+  /// node.kubernetes.io/unreachable:NoExecute (NodeHost::taint_eviction_delays): the distinct
+  /// delays, in increasing order.
+  std::vector<Duration> taint_eviction_delays(policy::NodeId n, Duration default_toleration) const;
+  /// The taint manager deletes node `n`'s pods whose toleration ran out by `tainted_for` after
+  /// the taint (NodeHost::taint_evict_pods): each is Terminating (Releasing) until PodGC
+  /// removes it; the job controller sees PodEvicted.
+  void taint_evict_pods(policy::NodeId n, Duration tainted_for);
   /// PodGC deletes the pods of deleted node `n` (NodeHost::pods_garbage_collected): a pod not
   /// yet Terminating is patched Failed (the job controller sees PodFailed), then each is deleted
   /// (PodEvicted; twice for a Terminating one: its patch and its deletion both reach
@@ -89,6 +95,7 @@ class PodLifecycle {
   TrainingProgress& progress_;
   core::Engine& startup_rng_;
   std::unique_ptr<StartupModel> startup_;  // with a start-up block
+  std::set<policy::TaskId> taint_evicted_;  // deleted by the taint manager, not yet removed by PodGC
 
   template <auto Fn>
   using Ev = core::Event<Fn, &PodLifecycle::before>;
