@@ -437,7 +437,7 @@ int preemptable_calls(VictimDependence promise, bool twin_differs) {
   const JobId s2 = w.job(JobBuilder("s2", "a").pods(1, full_node()).created(6).inqueue());
   if (twin_differs)
     w.state.task(w.state.job(s2).tasks.at(0)).tolerations = {
-        Toleration{"aws.amazon.com/neuron", Toleration::Op::Exists, "", true, TaintEffect::NoSchedule}};
+        Toleration{"aws.amazon.com/neuron", Toleration::Op::Exists, "", true, TaintEffect::NoSchedule, std::nullopt}};
   // Tier 1: priority offers nothing (equal priorities), gang nothing (big exactly ready). Tier 2:
   // drf offers big's pod on the node, this plugin none: no victim anywhere, nothing moves.
   return no_victim_calls(w, promise, /*preempt=*/true);
