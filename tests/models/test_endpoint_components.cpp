@@ -146,6 +146,7 @@ struct PoolFixture {
   core::Simulator sim;
   core::RngStreams rng{1};
   EndpointStats stats;
+  models::InstanceType itype;  ///< the server's worker counts read it (server_min_workers)
   std::unique_ptr<EndpointState> state;
   std::unique_ptr<ps::AutoscalingPolicy> policy = ps::autoscaling_registry().make("djl-wlm", {});
   std::unique_ptr<FakeHost> host;
@@ -159,6 +160,10 @@ struct PoolFixture {
     sc.models[0].service.batch_marginal = 0;
     configure(sc.server);
     state = std::make_unique<EndpointState>(sim, sc, nullptr, nullptr, stats, rng);
+    itype.name = "ml.test";
+    itype.vcpu = vcpu;
+    itype.memory_gib = 16;
+    state->itype = &itype;
     state->instances.resize(1);
     state->instances[0].cpu.vcpu = vcpu;
     state->instances[0].mem_cache = ps::make_lru_cache_policy();
@@ -308,6 +313,12 @@ TEST_CASE("model store: download, load, LRU unload of an idle model, load from d
   core::RngStreams rng(1);
   EndpointStats stats;
   EndpointState state(sim, sc, nullptr, nullptr, stats, rng);
+  // The server's worker counts read the instance type (server_min_workers): a small catalog row.
+  models::InstanceType it;
+  it.name = "ml.test";
+  it.vcpu = 4;
+  it.memory_gib = 16;
+  state.itype = &it;
   state.instances.resize(1);
   Instance& in = state.instances[0];
   in.cpu.vcpu = 4;
