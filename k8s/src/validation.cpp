@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <cstdint>
+#include <initializer_list>
 #include <set>
 #include <utility>
 
@@ -38,7 +39,15 @@ bool is_integer_text(std::string_view s) {
   return true;
 }
 
-std::string str_of(const json& o, const char* key) { return o.contains(key) ? o[key].get<std::string>() : std::string(); }
+std::string str_of(const json& o, const char* key) {
+  return o.contains(key) && o[key].is_string() ? o[key].get<std::string>() : std::string();
+}
+/// The first of `keys` present with a value that is neither a string nor null (YAML's empty).
+std::optional<FieldProblem> not_a_string(const json& o, std::initializer_list<const char*> keys) {
+  for (const char* k : keys)
+    if (o.contains(k) && !o[k].is_string() && !o[k].is_null()) return FieldProblem{k, "expected a string, got " + o[k].dump()};
+  return std::nullopt;
+}
 
 policy::TaintEffect effect_of(const std::string& e) {
   if (e == "PreferNoSchedule") return policy::TaintEffect::PreferNoSchedule;
@@ -202,6 +211,7 @@ std::string node_group_name_problem(std::string_view name, long long max_index) 
 std::optional<FieldProblem> taint_problem(const json& t) {
   // validateNodeTaints: the key is required and a qualified name, the value a label value, the
   // effect required and known.
+  if (auto p = not_a_string(t, {"key", "value", "effect"})) return p;
   const std::string key = str_of(t, "key");
   if (key.empty()) return FieldProblem{"key", "a taint needs a key"};
   if (std::string p = qualified_name_problem(key); !p.empty()) return FieldProblem{"key", p};
@@ -214,6 +224,7 @@ std::optional<FieldProblem> taint_problem(const json& t) {
 
 std::optional<FieldProblem> toleration_problem(const json& t) {
   // ValidateTolerations, check by check.
+  if (auto p = not_a_string(t, {"key", "operator", "value", "effect"})) return p;
   const std::string key = str_of(t, "key");
   const std::string op = str_of(t, "operator");
   const std::string effect = str_of(t, "effect");
