@@ -778,6 +778,9 @@ void read_json(std::string_view text, const std::string& file, Snapshot& into, c
     if (auto p = what.find("syntax error"); p != std::string::npos) what = what.substr(p);
     throw InputError(file + ":" + std::to_string(line) + ":" + std::to_string(col) + ": invalid JSON (" + what +
                      "); mltwin-scheduler reads what `kubectl get ... -o json` prints");
+  } catch (const json::out_of_range& e) {
+    // A number too large for a double (e.g. 1.4e444): nlohmann reports it as out_of_range 406.
+    throw InputError(file + ": invalid JSON (" + std::string(e.what()) + "); mltwin-scheduler reads what `kubectl get ... -o json` prints");
   }
   const Reader r(file);
   std::map<std::string, std::size_t> skipped = dropper.dropped;
