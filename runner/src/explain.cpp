@@ -67,7 +67,7 @@ std::string at(std::int64_t ns) {
 /// The rule behind a plugin's verdict, and the knobs that would change it (Volcano v1.12.1).
 struct Rule {
   const char* rule;
-  const char* sooner;
+  const char* sooner;  ///< nullptr: nothing to do sooner (the verdict is no wait)
 };
 const Rule* rule_of(const std::string& plugin) {
   static const std::map<std::string, Rule> rules = {
@@ -76,6 +76,15 @@ const Rule* rule_of(const std::string& plugin) {
         "minResources of the PodGroups already Inqueue, plus the resources in use, plus its own fit within "
         "overcommit-factor (default 1.2) x the cluster's allocatable resources",
         "a larger overcommit-factor or cluster, or fewer or smaller PodGroups admitted ahead of it"}},
+      {"overcommit-trap",
+       {"the overcommit plugin (pkg/scheduler/plugins/overcommit) admits a PodGroup to Inqueue only while the "
+        "minResources of the PodGroups already Inqueue, plus the resources in use, plus its own fit within "
+        "overcommit-factor (default 1.2) x the allocatable resources of the nodes present; until then the job "
+        "controller creates no pod, and the cluster autoscaler, which adds nodes only for Pending pods, never "
+        "scales out for it (volcano#3910)",
+        "enqueue left out of volcano.actions (allocate then admits the PodGroup, its pods are created and the "
+        "autoscaler scales out for them); or an overcommit-factor, or node groups' min_size, large enough that "
+        "overcommit-factor x the nodes present admits it — with no node present, no factor does"}},
       {"proportion",
        {"the proportion plugin (pkg/scheduler/plugins/proportion) keeps each queue within its deserved share: the "
         "cluster divided among the queues with demand in proportion to their weights, capped by capability, "
@@ -114,6 +123,11 @@ const Rule* rule_of(const std::string& plugin) {
       {"drf",
        {"the drf plugin (pkg/scheduler/plugins/drf) orders jobs and queues by dominant resource share",
         "a smaller dominant share for it or its queue"}},
+      {"job-controller-end",
+       {"Volcano's job controller (pkg/controllers/job) handles a pod event with the first policy naming it, the "
+        "task's before the job's: CompleteJob, AbortJob and TerminateJob kill the Job's remaining pods and end it "
+        "Completed, Aborted or Terminated once they are gone (state/running.go, completing.go, aborting.go, terminating.go)",
+        nullptr}},
       {"job-controller",
        {"Volcano's job controller (pkg/controllers/job) handles a pod event with the first policy naming it, the "
         "task's before the job's, else SyncJob: RestartJob deletes every pod, RestartTask the task's, both count a retry "
@@ -128,9 +142,17 @@ const Rule* rule_of(const std::string& plugin) {
 
 /// The rule's key for a verdict: the plugin, except proportion's enqueue refusal, which is a
 /// capability limit, not a share (its reason as proportion.go words it).
-std::string rule_key(const std::string& plugin, const std::string& reason) {
+std::string rule_key(const std::string& plugin, const std::string& reason, bool trapped) {
   if (plugin == "proportion" && reason.starts_with("queue resource quota insufficient")) return "proportion-capability";
+  if (plugin == "overcommit" && trapped) return "overcommit-trap";
   return plugin;
+}
+
+/// A job-controller verdict that ends the Job rather than restarting it: the Volcano Job phase
+/// after a CompleteJob, AbortJob or TerminateJob (models/training/job_controller.cpp's rows).
+bool ends_job(const std::string& plugin, const std::string& code) {
+  static const std::set<std::string> ending = {"Completing", "Completed", "Aborting", "Aborted", "Terminating", "Terminated"};
+  return plugin == "job-controller" && ending.count(code) > 0;
 }
 
 struct Decision {
@@ -204,10 +226,26 @@ std::string explain_job(const std::string& db, const std::string& job_arg) {
                      real_at(jobs, "memory_gib_per_pod", 0), *int_at(jobs, "efa_per_pod", 0), phase);
   out += fmt::format("  submitted at {}", at(submit));
   if (scheduled) out += fmt::format("; placed after {} of queueing", dur(*scheduled - submit));
-  if (start && end) out += fmt::format("; trained {}", dur(*end - *start));
+  // Start (all pods running) to end: training for a torchrun job, the pods' work for a job of
+  // independent pods.
+  if (start && end) out += fmt::format("; ran {}", dur(*end - *start));
   if (end) out += fmt::format("; ended at {} ({} after submission)", at(*end), dur(*end - submit));
   out += "\n";
-  if (const std::string why = text_at(jobs, "reason", 0); !why.empty()) out += "  final reason: " + why + "\n";
+  const std::string final_reason = text_at(jobs, "reason", 0);
+  if (!final_reason.empty()) out += "  final reason: " + final_reason + "\n";
+  // The autoscaler trap (models/training.cpp finish: the final reason names it).
+  const bool trapped = final_reason.find("the autoscaler trap") != std::string::npos;
+  // The queue deadlock the run ended in, if any (run_meta('deadlock'), io/report.hpp Deadlock).
+  nlohmann::json deadlock;
+  {
+    const ResultTable dl = store::query_file(db, "SELECT value FROM run_meta WHERE key = 'deadlock'");
+    if (dl.rows == 1) deadlock = nlohmann::json::parse(text_at(dl, "value", 0), nullptr, false);
+  }
+  const std::string queue = text_at(jobs, "queue", 0);
+  const bool deadlocked = phase == "Pending" && deadlock.is_object() && deadlock.contains("queues") &&
+                          deadlock["queues"].is_array() &&
+                          std::any_of(deadlock["queues"].begin(), deadlock["queues"].end(),
+                                      [&](const nlohmann::json& q) { return q.is_string() && q.get<std::string>() == queue; });
 
   // Timeline: PodGroup phases and pod events, in time order.
   const std::string sid = std::to_string(id);
@@ -255,10 +293,10 @@ std::string explain_job(const std::string& db, const std::string& job_arg) {
   bool waited = false;
   std::set<std::string> explained;  // plugins whose rule was printed (once: a job may wait on one for months)
   auto rule_once = [&](const Decision& v) {
-    const std::string key = rule_key(v.plugin, v.reason);
+    const std::string key = ends_job(v.plugin, v.code) ? "job-controller-end" : rule_key(v.plugin, v.reason, trapped);
     if (const Rule* r = rule_of(key); r != nullptr && explained.insert(key).second) {
       out += fmt::format("      rule: {}.\n", r->rule);
-      out += fmt::format("      sooner with: {}.\n", r->sooner);
+      if (r->sooner != nullptr) out += fmt::format("      sooner with: {}.\n", r->sooner);
     }
   };
   // Repeated identical periods (a job alternating between two verdicts every few sessions, for
@@ -268,12 +306,17 @@ std::string explain_job(const std::string& db, const std::string& job_arg) {
   std::vector<bool> mergeable;
   for (std::size_t i = 0; i < ds.size(); ++i) {
     verdicts.push_back(ds[i].code + '\x1f' + ds[i].plugin + '\x1f' + ds[i].reason);
-    auto waiting = [&](std::size_t k) { return ds[k].code != "Success" && ds[k].plugin != "job-controller"; };
+    auto waiting = [&](std::size_t k) { return ds[k].code != "Success" && ds[k].plugin != "job-controller"; };  // nor an ending
     mergeable.push_back(waiting(i) && i + 1 < ds.size() && waiting(i + 1));
   }
+  std::vector<std::size_t> endings;  // the job controller's rows that ended the Job (not waits)
   for (std::size_t i = 0; i < ds.size(); ++i) {
     const Decision& d = ds[i];
     if (d.code == "Success") continue;
+    if (ends_job(d.plugin, d.code)) {
+      endings.push_back(i);
+      continue;
+    }
     waited = true;
     if (const std::size_t j = detail::repeating_run(verdicts, mergeable, i); j > i) {
       // ds[i .. j) alternate among a few verdicts; ds[j] (another waiting verdict) is printed next.
@@ -321,7 +364,8 @@ std::string explain_job(const std::string& db, const std::string& job_arg) {
       continue;
     }
     if (last) {
-      out += "      still waiting when the run ended.\n";
+      out += deadlocked ? "      still waiting when the run ended, deadlocked (see Deadlock below).\n"
+                        : "      still waiting when the run ended.\n";
       continue;
     }
     if (i + 1 == ds.size() || until < ds[i + 1].t) {  // ended by the restart's bind
@@ -370,6 +414,37 @@ std::string explain_job(const std::string& db, const std::string& job_arg) {
     }
   }
   if (!waited && phase != "Refused") out += "  it never waited: every session that considered it admitted or placed it.\n";
+  if (!endings.empty()) {
+    out += "\nHow it ended:\n";
+    for (std::size_t i : endings) {
+      out += fmt::format("  {}: {} by job-controller: {}\n", at(ds[i].t), ds[i].code, ds[i].reason);
+      rule_once(ds[i]);
+    }
+    if (end) out += fmt::format("      the job ended {} at {}.\n", phase, at(*end));
+  }
+  if (deadlocked) {
+    std::vector<std::string> qs;
+    for (const auto& q : deadlock["queues"])
+      if (q.is_string()) qs.push_back(q.get<std::string>());
+    const std::string unlock_queue = deadlock.value("unlock_queue", std::string());
+    const int unlock_weight = deadlock.value("unlock_weight", 0);
+    out += fmt::format(
+        "\nDeadlock: the run ended with queues {} each deserving less than their smallest job (the summary's short-queue "
+        "lines), so proportion refuses every gang and nothing runs: {} job(s) waited on an idle cluster, this one among "
+        "them (queue {}). Remedy: {}a guarantee (spec.guarantee.resource) of at least its smallest job for one of these "
+        "queues. Raising every deadlocked queue's weight keeps the lock.\n",
+        fmt::join(qs, ", "), deadlock.value("waiting", std::size_t{0}), queue,
+        unlock_queue.empty() ? std::string()
+                             : fmt::format("raise one queue's weight — queue {} to {} — so that its smallest job fits its share; "
+                                           "once it asks for nothing more, the others' shares grow. Or ",
+                                           unlock_queue, unlock_weight));
+  }
+  if (trapped)
+    out += "\nAutoscaler trap: the job never got a pod: enqueue kept its PodGroup Pending (the overcommit plugin admits no "
+           "more than the nodes present allow), so the job controller created no pod and the cluster autoscaler, which "
+           "adds nodes only for Pending pods, never scaled out for it (volcano#3910). Remedy: leave enqueue out of "
+           "volcano.actions (or enough nodes present from the start that overcommit-factor x their allocatable admits it; a larger "
+           "overcommit-factor does not help a node group that scales from zero).\n";
   // Starvation (the summary's flag, io/report.hpp find_starvation): it waited more than the
   // factor x its run time while jobs of its queue submitted later and requesting fewer
   // NeuronCores in all were placed before it.

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <optional>
 #include <stdexcept>
 
 #include "mltwin/io/report.hpp"
@@ -20,6 +21,12 @@ using nlohmann::json;
 
 json distribution_json(const io::Distribution& d) {
   return {{"n", d.n}, {"mean", d.mean}, {"p50", d.p50}, {"p95", d.p95}, {"p99", d.p99}, {"max", d.max}};
+}
+
+/// io/report.hpp Deadlock as the summary's JSON and run_meta('deadlock') write it (null: none).
+json deadlock_json(const std::optional<io::Deadlock>& d) {
+  if (!d) return nullptr;
+  return {{"queues", d->queues}, {"waiting", d->waiting}, {"unlock_queue", d->unlock_queue}, {"unlock_weight", d->unlock_weight}};
 }
 
 // The cluster model needs its recorder at construction, the store needs the RNG stream names
@@ -74,7 +81,7 @@ class TrainingWorld final : public World {
   void attach(store::SqliteStore& db) override { fwd_.to = &db; }
   void start() override { cluster_->start(); }
 
-  core::Time finish(store::EndReason reason, core::Time now, const std::string& until_text, store::SqliteStore&) override {
+  core::Time finish(store::EndReason reason, core::Time now, const std::string& until_text, store::SqliteStore& db) override {
     // A run that completed ends at its last event; one stopped early at the time reached.
     const core::Time end = reason == store::EndReason::Completed ? std::max(cluster_->last_event(), core::Time::zero()) : now;
     std::string note;
@@ -83,6 +90,11 @@ class TrainingWorld final : public World {
     else if (reason != store::EndReason::Completed)
       note = std::string("run ") + store::to_string(reason) + " at " + io::human_duration(end.seconds());
     cluster_->finish(end, note);
+    // A deadlock is found over the whole run (io::summarize); kept for `mltwin explain`, which
+    // reads only the database.
+    if (reason != store::EndReason::Failed)
+      if (const auto d = io::summarize(name(), scenario_seed(), sc_.training, *cluster_, end.seconds()).deadlock)
+        db.record_deadlock(deadlock_json(d).dump());
     if (snapshots_ && on_snapshot_missed_)
       for (const std::string& label : snapshots_->missed()) on_snapshot_missed_(label);
     return end;
@@ -147,6 +159,7 @@ void TrainingWorld::summary_json(json& j, const RunFacts& run) const {
   // The autoscaler trap (jobs that never got a pod though the groups could grow) and churn
   // (nodes scaled up that never held a pod, their node-hours and cost).
   j["autoscaler_trapped"] = s.autoscaler_trapped;
+  j["deadlock"] = deadlock_json(s.deadlock);  // null: none
   j["autoscaler_churn"] = {{"nodes", s.churn_nodes}, {"node_hours", s.churn_node_hours}, {"usd", s.churn_usd}, {"cut", s.churn_cut}};
   // The job controller's work (io/report.hpp RunSummary): pods evicted, restarts, final
   // phases by policy, gangs re-formed by torchrun, jobs left stuck by SyncJob.

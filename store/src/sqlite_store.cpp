@@ -217,6 +217,12 @@ void SqliteStore::record_request_accounting(const RequestAccounting& a) {
   m.put_meta_value("requests_unserved_at_end", std::to_string(a.unserved_at_end));
 }
 
+void SqliteStore::record_deadlock(const std::string& deadlock_json) {
+  Impl& m = *impl_;
+  m.require(RunKind::Training, "record_deadlock");
+  m.put_meta_value("deadlock", deadlock_json);
+}
+
 void SqliteStore::finish(bool keep_open) {
   Impl& m = *impl_;
   if (m.finished) return;

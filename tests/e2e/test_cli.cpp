@@ -829,6 +829,78 @@ TEST_CASE("explain names the lifecycle policy the job controller applied, and th
   CHECK_MESSAGE(contains(slurp(t.path() / "run.log") + out, "Completed"), out);
 }
 
+TEST_CASE("explain: a deadlocked job is told it is deadlocked, with the remedy that unlocks it; applied, no deadlock") {
+  // tests/scenarios/queue-deadlock.json (derived in tests/models/test_training.cpp): queues a and
+  // b of weight 1 on 128 NeuronCores each deserve 64 < 96, their smallest (only) gang; nothing
+  // ever runs. Queue a at weight w deserves 128 w / (w + 1) >= 96 from w = 3.
+  TempDir t("mltwin-cli");
+  json sc = json::parse(slurp(fs::path(MLTWIN_SOURCE_DIR) / "tests/scenarios/queue-deadlock.json"));
+  sc["$schema"] = (fs::path(MLTWIN_SOURCE_DIR) / "scenarios/schema/scenario.schema.json").string();
+  write_text(t.path() / "dl.json", sc.dump());
+  REQUIRE_MESSAGE(run_cli({"run", "dl.json", "--out", "dl.sqlite", "--no-progress"}, t.path(), {}, t.path() / "run.log") == 0,
+                  slurp(t.path() / "run.log"));
+  {
+    Db db(t.path() / "dl.sqlite");
+    CHECK(json::parse(db.one("SELECT value FROM run_meta WHERE key = 'deadlock'")) ==
+          json::parse(R"({"queues": ["a", "b"], "waiting": 2, "unlock_queue": "a", "unlock_weight": 3})"));
+  }
+  REQUIRE(run_cli({"explain", "dl.sqlite", "b1"}, t.path(), {}, t.path() / "explain.log") == 0);
+  const std::string out = slurp(t.path() / "explain.log");
+  CHECK_MESSAGE(contains(out, "still waiting when the run ended, deadlocked (see Deadlock below)."), out);
+  CHECK_MESSAGE(contains(out, "Deadlock: the run ended with queues a, b each deserving less than their smallest job"), out);
+  CHECK_MESSAGE(contains(out, "2 job(s) waited on an idle cluster, this one among them (queue b). Remedy: raise one queue's "
+                              "weight — queue a to 3 —"),
+                out);
+  // The remedy applied: queue a at weight 3 runs a1, then b1; no deadlock, none told.
+  sc["queues"][0]["weight"] = 3;
+  write_text(t.path() / "fixed.json", sc.dump());
+  REQUIRE(run_cli({"run", "fixed.json", "--out", "fixed.sqlite", "--no-progress"}, t.path(), {}, t.path() / "run2.log") == 0);
+  {
+    Db db(t.path() / "fixed.sqlite");
+    CHECK(db.one("SELECT COUNT(*) FROM run_meta WHERE key = 'deadlock'") == "0");
+    CHECK(db.one("SELECT group_concat(phase) FROM jobs") == "Completed,Completed");
+  }
+  REQUIRE(run_cli({"explain", "fixed.sqlite", "b1"}, t.path(), {}, t.path() / "explain2.log") == 0);
+  CHECK(!contains(slurp(t.path() / "explain2.log"), "Deadlock"));
+}
+
+TEST_CASE("explain: a job caught in the autoscaler trap is told so; overcommit's advice fits a cluster that scales out") {
+  // tests/scenarios/autoscaler-trap.json: 1 node present (min 1, max 3), a 2-node gang: overcommit
+  // admits 1.2 x 1 node < 2, so the PodGroup stays Pending, no pod exists, the autoscaler never
+  // scales out (models/training.cpp names the trap in the final reason).
+  TempDir t("mltwin-cli");
+  json sc = json::parse(slurp(fs::path(MLTWIN_SOURCE_DIR) / "tests/scenarios/autoscaler-trap.json"));
+  sc["$schema"] = (fs::path(MLTWIN_SOURCE_DIR) / "scenarios/schema/scenario.schema.json").string();
+  write_text(t.path() / "trap.json", sc.dump());
+  REQUIRE_MESSAGE(run_cli({"run", "trap.json", "--out", "trap.sqlite", "--no-progress"}, t.path(), {}, t.path() / "run.log") == 0,
+                  slurp(t.path() / "run.log"));
+  REQUIRE(run_cli({"explain", "trap.sqlite", "j"}, t.path(), {}, t.path() / "explain.log") == 0);
+  const std::string out = slurp(t.path() / "explain.log");
+  CHECK_MESSAGE(contains(out, "Unschedulable by overcommit"), out);
+  CHECK_MESSAGE(contains(out, "sooner with: enqueue left out of volcano.actions"), out);
+  CHECK_MESSAGE(!contains(out, "a larger overcommit-factor or cluster"), out);  // the plain overcommit advice
+  CHECK_MESSAGE(contains(out, "Autoscaler trap: the job never got a pod"), out);
+}
+
+TEST_CASE("explain: a job of independent pods ran (not trained), and CompleteJob is how it ended, not a wait") {
+  // tests/scenarios/job-tasks.json (derived in tests/models/test_training.cpp): mpi's pods are Running at 3.05 s; master's pod succeeds at 603.05 s and its
+  // TaskCompleted -> CompleteJob ends the Job: the workers are killed, Deleted after the 30 s
+  // grace period, the Job Completed at 633.05 s: it ran 633.05 - 3.05 = 630 s = 10m30s.
+  TempDir t("mltwin-cli");
+  json sc = json::parse(slurp(fs::path(MLTWIN_SOURCE_DIR) / "tests/scenarios/job-tasks.json"));
+  sc["$schema"] = (fs::path(MLTWIN_SOURCE_DIR) / "scenarios/schema/scenario.schema.json").string();
+  write_text(t.path() / "tasks.json", sc.dump());
+  REQUIRE_MESSAGE(run_cli({"run", "tasks.json", "--out", "tasks.sqlite", "--no-progress"}, t.path(), {}, t.path() / "run.log") == 0,
+                  slurp(t.path() / "run.log"));
+  REQUIRE(run_cli({"explain", "tasks.sqlite", "mpi"}, t.path(), {}, t.path() / "explain.log") == 0);
+  const std::string out = slurp(t.path() / "explain.log");
+  CHECK_MESSAGE(contains(out, "; ran 10m30s; ended at 00:10:33.050"), out);
+  CHECK_MESSAGE(contains(out, "it never waited"), out);
+  CHECK_MESSAGE(contains(out, "How it ended:\n  00:10:03.050: Completing by job-controller: task master completed"), out);
+  CHECK_MESSAGE(contains(out, "the job ended Completed at 00:10:33.050."), out);
+  CHECK_MESSAGE(!contains(out, "checkpoint"), out);  // no restart advice for a job its own policy completed
+}
+
 TEST_CASE("migrate: a version-1 scenario is refused by run and validate, rewritten by migrate, then valid") {
   TempDir t("mltwin-cli");
   const Fixture fx(t.path());

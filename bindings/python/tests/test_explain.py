@@ -29,7 +29,7 @@ def test_explain_a_job_that_waited(db):
     assert (f"admitted at 02:00:08 after job {second} (job {second_id}) completed at 02:00:07.050, "
             "releasing 4 pod(s) x 16 Neuron device(s).") in text
     assert "02:00:09.050  +1h50m09s     2 pod(s) Bound on trn1-" in text
-    assert "placed after 1h50m09s of queueing; trained 30m00s" in text
+    assert "placed after 1h50m09s of queueing; ran 30m00s" in text
 
 
 def test_explain_a_job_that_never_waited(db):

@@ -34,7 +34,7 @@ namespace mltwin::store {
 
 /// Version of the database layout; stored as PRAGMA user_version and as
 /// run_meta('schema_version'). Bump it whenever a table, column or view changes meaning.
-inline constexpr int kSchemaVersion = 9;
+inline constexpr int kSchemaVersion = 10;
 
 /// Rows (of any table) after which the open transaction is committed even without a
 /// checkpoint, so that one transaction, and its rollback journal, stays bounded.
@@ -283,6 +283,14 @@ class SqliteStore final : public models::TrainingRecorder, public models::infere
   /// rejected_507 + timed_out_424 + not_ready_429 + not_found_404 + unserved_at_end is not
   /// arrived, std::logic_error for a training database.
   void record_request_accounting(const RequestAccounting& a);
+
+  /// Training runs: records the queue deadlock the run ended in (io/report.hpp Deadlock: no job
+  /// running, the waiting jobs' queues each deserving less than their smallest job) as
+  /// run_meta('deadlock'), the JSON object `deadlock_json` ({"queues", "waiting",
+  /// "unlock_queue", "unlock_weight"}), for `mltwin explain`; committed by the next checkpoint()
+  /// or finish(). No call, no key: the run did not end deadlocked. Throws std::logic_error for
+  /// an inference database.
+  void record_deadlock(const std::string& deadlock_json);
 
   /// Commits, creates the indexes (per job for training, per model for inference), runs
   /// PRAGMA optimize and closes the database — or, with `keep_open`, keeps the connection
