@@ -265,6 +265,30 @@ std::vector<std::string> names_in(const fs::path& dir) {
   return out;
 }
 
+/// tests/scenarios/<name>.json as a JSON document, its $schema made absolute (the copy is
+/// written elsewhere).
+json test_scenario(const std::string& name) {
+  json sc = json::parse(slurp(fs::path(MLTWIN_SOURCE_DIR) / "tests/scenarios" / (name + ".json")));
+  sc["$schema"] = (fs::path(MLTWIN_SOURCE_DIR) / "scenarios/schema/scenario.schema.json").string();
+  return sc;
+}
+
+/// Writes `sc` to <dir>/<stem>.json, runs it into <stem>.sqlite (REQUIREs success; the log is
+/// <stem>-run.log) and returns the path of the database.
+fs::path run_scenario(const fs::path& dir, const json& sc, const std::string& stem) {
+  write_text(dir / (stem + ".json"), sc.dump());
+  const fs::path log = dir / (stem + "-run.log");
+  REQUIRE_MESSAGE(run_cli({"run", stem + ".json", "--out", stem + ".sqlite", "--no-progress"}, dir, {}, log) == 0, slurp(log));
+  return dir / (stem + ".sqlite");
+}
+
+/// `mltwin explain <db> <job>`'s output (REQUIREs success).
+std::string explain(const fs::path& db, const std::string& job) {
+  const fs::path log = db.parent_path() / (db.stem().string() + "-explain-" + job + ".log");
+  REQUIRE(run_cli({"explain", db.filename().string(), job}, db.parent_path(), {}, log) == 0);
+  return slurp(log);
+}
+
 /// The first whole second after the last job's end, ns, as text.
 std::string next_cycle_after_last_end(Db& db) {
   const std::int64_t last = std::stoll(db.one("SELECT max(end_ns) FROM jobs"));
@@ -738,20 +762,16 @@ TEST_CASE("explain: a job restarted after a node failure and placed again at onc
   // 250 s) by the 201 s session. Before the fix, explain read the Restarting verdict as holding
   // to the end of the run.
   TempDir t("mltwin-cli");
-  json sc = json::parse(slurp(fs::path(MLTWIN_SOURCE_DIR) / "tests/scenarios/fabric-contention.json"));
-  sc["$schema"] = (fs::path(MLTWIN_SOURCE_DIR) / "scenarios/schema/scenario.schema.json").string();
+  json sc = test_scenario("fabric-contention");
   sc["workload"]["jobs"] = json::parse(R"([{"name": "w", "queue": "default", "submit": "0s", "nnodes": 1,
       "pod": {"cpu": "127900m", "memory": "523264M", "aws.amazon.com/neurondevice": 16, "vpc.amazonaws.com/efa": 8},
       "duration": "1h", "steps": 100}])");
   sc["workload"]["torchx"] = {{"max_retries", 2}};
   sc["faults"] = json::parse(R"({"scheduled": [{"node": "trn1-1", "at": "100s"}], "replacement_time": "150s", "source": "test"})");
-  write_text(t.path() / "fail.json", sc.dump());
-  REQUIRE_MESSAGE(run_cli({"run", "fail.json", "--out", "fail.sqlite", "--no-progress"}, t.path(), {}, t.path() / "run.log") == 0,
-                  slurp(t.path() / "run.log"));
-  Db db(t.path() / "fail.sqlite");
+  const fs::path path = run_scenario(t.path(), sc, "fail");
+  Db db(path);
   REQUIRE(db.one("SELECT nodes FROM jobs") == "trn1-0");
-  REQUIRE(run_cli({"explain", "fail.sqlite", "w"}, t.path(), {}, t.path() / "explain.log") == 0);
-  const std::string out = slurp(t.path() / "explain.log");
+  const std::string out = explain(path, "w");
   CHECK_MESSAGE(contains(out, "Restarting by job-controller"), out);
   CHECK_MESSAGE(contains(out, "00:03:20 .. 00:03:20 (0 s): Restarting by job-controller"), out);
   CHECK_MESSAGE(contains(out, "admitted at 00:03:20."), out);
@@ -766,16 +786,11 @@ TEST_CASE("explain: a job that ended Failed is not 'still waiting' after its end
   // verdict is the job controller's Failed, whose wait ends with the job at 1097 s (30 s), not
   // at the end of the run (4700 s).
   TempDir t("mltwin-cli");
-  json sc = json::parse(slurp(fs::path(MLTWIN_SOURCE_DIR) / "tests/scenarios/reclaim-churn.json"));
-  sc["$schema"] = (fs::path(MLTWIN_SOURCE_DIR) / "scenarios/schema/scenario.schema.json").string();
-  write_text(t.path() / "churn.json", sc.dump());
-  REQUIRE_MESSAGE(run_cli({"run", "churn.json", "--out", "churn.sqlite", "--no-progress"}, t.path(), {}, t.path() / "run.log") == 0,
-                  slurp(t.path() / "run.log"));
-  Db db(t.path() / "churn.sqlite");
+  const fs::path path = run_scenario(t.path(), test_scenario("reclaim-churn"), "churn");
+  Db db(path);
   REQUIRE(db.one("SELECT phase FROM jobs WHERE name = 'a1'") == "Failed");
   REQUIRE(db.one("SELECT end_ns FROM jobs WHERE name = 'a1'") == "1097000000000");
-  REQUIRE(run_cli({"explain", "churn.sqlite", "a1"}, t.path(), {}, t.path() / "explain.log") == 0);
-  const std::string out = slurp(t.path() / "explain.log");
+  const std::string out = explain(path, "a1");
   CHECK_MESSAGE(contains(out, "00:17:47 .. 00:18:17 (30 s): Failed by job-controller"), out);
   CHECK_MESSAGE(!contains(out, "00:17:48"), out);  // no session after the kill
   CHECK_MESSAGE(contains(out, "the job ended Failed at 00:18:17"), out);
@@ -789,18 +804,12 @@ TEST_CASE("explain: a starved job is told so, with the jobs that overtook it and
   // were all placed before it; s01, submitted at 260 s, is the first of them placed (bound at
   // 261.05 s: the 261 s session plus the 50 ms bind latency).
   TempDir t("mltwin-cli");
-  json sc = json::parse(slurp(fs::path(MLTWIN_SOURCE_DIR) / "tests/scenarios/sla-starvation.json"));
-  sc["$schema"] = (fs::path(MLTWIN_SOURCE_DIR) / "scenarios/schema/scenario.schema.json").string();
-  write_text(t.path() / "starve.json", sc.dump());
-  REQUIRE_MESSAGE(run_cli({"run", "starve.json", "--out", "starve.sqlite", "--no-progress"}, t.path(), {}, t.path() / "run.log") == 0,
-                  slurp(t.path() / "run.log"));
-  REQUIRE(run_cli({"explain", "starve.sqlite", "big"}, t.path(), {}, t.path() / "explain.log") == 0);
-  const std::string out = slurp(t.path() / "explain.log");
+  const fs::path path = run_scenario(t.path(), test_scenario("sla-starvation"), "starve");
+  const std::string out = explain(path, "big");
   CHECK_MESSAGE(contains(out, "(3.2x its 30m00s run) while 19 later, smaller job(s) of queue default were placed before it (the first, s01, at 00:04:21.050)"), out);
   CHECK_MESSAGE(contains(out, "Remedy: the sla plugin"), out);
   // A small job that never waited long is not flagged.
-  REQUIRE(run_cli({"explain", "starve.sqlite", "s05"}, t.path(), {}, t.path() / "explain-s05.log") == 0);
-  CHECK(!contains(slurp(t.path() / "explain-s05.log"), "Starvation:"));
+  CHECK(!contains(explain(path, "s05"), "Starvation:"));
 }
 
 TEST_CASE("explain names the lifecycle policy the job controller applied, and the Volcano Job phases") {
@@ -809,13 +818,8 @@ TEST_CASE("explain names the lifecycle policy the job controller applied, and th
   // overrides the job-level AbortJob); at 1301 s the surviving pod times out and PodFailed ->
   // RestartTask applies again.
   TempDir t("mltwin-cli");
-  json sc = json::parse(slurp(fs::path(MLTWIN_SOURCE_DIR) / "tests/scenarios/job-policies.json"));
-  sc["$schema"] = (fs::path(MLTWIN_SOURCE_DIR) / "scenarios/schema/scenario.schema.json").string();
-  write_text(t.path() / "p.json", sc.dump());
-  REQUIRE_MESSAGE(run_cli({"run", "p.json", "--out", "p.sqlite", "--no-progress"}, t.path(), {}, t.path() / "run.log") == 0,
-                  slurp(t.path() / "run.log"));
-  REQUIRE(run_cli({"explain", "p.sqlite", "lo"}, t.path(), {}, t.path() / "explain.log") == 0);
-  const std::string out = slurp(t.path() / "explain.log");
+  const fs::path path = run_scenario(t.path(), test_scenario("job-policies"), "p");
+  const std::string out = explain(path, "lo");
   // The eviction names the pod it made room for, both priorities (0: no PriorityClass) and the
   // tier that chose the victim: tier 1's gang leaves none (lo holds exactly minAvailable), tier
   // 2's proportion (its only Reclaimable plugin) takes lo's pod.
@@ -826,7 +830,7 @@ TEST_CASE("explain names the lifecycle policy the job controller applied, and th
   CHECK_MESSAGE(contains(out, "(the task's policy) [Volcano Job Running -> Restarting]"), out);
   CHECK_MESSAGE(contains(out, "PodFailed -> RestartTask, retry 2 of maxRetry 3"), out);
   CHECK_MESSAGE(contains(out, "rule: Volcano's job controller (pkg/controllers/job)"), out);
-  CHECK_MESSAGE(contains(slurp(t.path() / "run.log") + out, "Completed"), out);
+  CHECK_MESSAGE(contains(slurp(t.path() / "p-run.log") + out, "Completed"), out);
 }
 
 TEST_CASE("explain: a deadlocked job is told it is deadlocked, with the remedy that unlocks it; applied, no deadlock") {
@@ -834,18 +838,14 @@ TEST_CASE("explain: a deadlocked job is told it is deadlocked, with the remedy t
   // b of weight 1 on 128 NeuronCores each deserve 64 < 96, their smallest (only) gang; nothing
   // ever runs. Queue a at weight w deserves 128 w / (w + 1) >= 96 from w = 3.
   TempDir t("mltwin-cli");
-  json sc = json::parse(slurp(fs::path(MLTWIN_SOURCE_DIR) / "tests/scenarios/queue-deadlock.json"));
-  sc["$schema"] = (fs::path(MLTWIN_SOURCE_DIR) / "scenarios/schema/scenario.schema.json").string();
-  write_text(t.path() / "dl.json", sc.dump());
-  REQUIRE_MESSAGE(run_cli({"run", "dl.json", "--out", "dl.sqlite", "--no-progress"}, t.path(), {}, t.path() / "run.log") == 0,
-                  slurp(t.path() / "run.log"));
+  json sc = test_scenario("queue-deadlock");
+  const fs::path locked = run_scenario(t.path(), sc, "dl");
   {
-    Db db(t.path() / "dl.sqlite");
+    Db db(locked);
     CHECK(json::parse(db.one("SELECT value FROM run_meta WHERE key = 'deadlock'")) ==
           json::parse(R"({"queues": ["a", "b"], "waiting": 2, "unlock_queue": "a", "unlock_weight": 3})"));
   }
-  REQUIRE(run_cli({"explain", "dl.sqlite", "b1"}, t.path(), {}, t.path() / "explain.log") == 0);
-  const std::string out = slurp(t.path() / "explain.log");
+  const std::string out = explain(locked, "b1");
   CHECK_MESSAGE(contains(out, "still waiting when the run ended, deadlocked (see Deadlock below)."), out);
   CHECK_MESSAGE(contains(out, "Deadlock: the run ended with queues a, b each deserving less than their smallest job"), out);
   CHECK_MESSAGE(contains(out, "2 job(s) waited on an idle cluster, this one among them (queue b). Remedy: raise one queue's "
@@ -853,15 +853,13 @@ TEST_CASE("explain: a deadlocked job is told it is deadlocked, with the remedy t
                 out);
   // The remedy applied: queue a at weight 3 runs a1, then b1; no deadlock, none told.
   sc["queues"][0]["weight"] = 3;
-  write_text(t.path() / "fixed.json", sc.dump());
-  REQUIRE(run_cli({"run", "fixed.json", "--out", "fixed.sqlite", "--no-progress"}, t.path(), {}, t.path() / "run2.log") == 0);
+  const fs::path fixed = run_scenario(t.path(), sc, "fixed");
   {
-    Db db(t.path() / "fixed.sqlite");
+    Db db(fixed);
     CHECK(db.one("SELECT COUNT(*) FROM run_meta WHERE key = 'deadlock'") == "0");
     CHECK(db.one("SELECT group_concat(phase) FROM jobs") == "Completed,Completed");
   }
-  REQUIRE(run_cli({"explain", "fixed.sqlite", "b1"}, t.path(), {}, t.path() / "explain2.log") == 0);
-  CHECK(!contains(slurp(t.path() / "explain2.log"), "Deadlock"));
+  CHECK(!contains(explain(fixed, "b1"), "Deadlock"));
 }
 
 TEST_CASE("explain: a job caught in the autoscaler trap is told so; overcommit's advice fits a cluster that scales out") {
@@ -869,13 +867,7 @@ TEST_CASE("explain: a job caught in the autoscaler trap is told so; overcommit's
   // admits 1.2 x 1 node < 2, so the PodGroup stays Pending, no pod exists, the autoscaler never
   // scales out (models/training.cpp names the trap in the final reason).
   TempDir t("mltwin-cli");
-  json sc = json::parse(slurp(fs::path(MLTWIN_SOURCE_DIR) / "tests/scenarios/autoscaler-trap.json"));
-  sc["$schema"] = (fs::path(MLTWIN_SOURCE_DIR) / "scenarios/schema/scenario.schema.json").string();
-  write_text(t.path() / "trap.json", sc.dump());
-  REQUIRE_MESSAGE(run_cli({"run", "trap.json", "--out", "trap.sqlite", "--no-progress"}, t.path(), {}, t.path() / "run.log") == 0,
-                  slurp(t.path() / "run.log"));
-  REQUIRE(run_cli({"explain", "trap.sqlite", "j"}, t.path(), {}, t.path() / "explain.log") == 0);
-  const std::string out = slurp(t.path() / "explain.log");
+  const std::string out = explain(run_scenario(t.path(), test_scenario("autoscaler-trap"), "trap"), "j");
   CHECK_MESSAGE(contains(out, "Unschedulable by overcommit"), out);
   CHECK_MESSAGE(contains(out, "sooner with: enqueue left out of volcano.actions"), out);
   CHECK_MESSAGE(!contains(out, "a larger overcommit-factor or cluster"), out);  // the plain overcommit advice
@@ -887,13 +879,7 @@ TEST_CASE("explain: a job of independent pods ran (not trained), and CompleteJob
   // TaskCompleted -> CompleteJob ends the Job: the workers are killed, Deleted after the 30 s
   // grace period, the Job Completed at 633.05 s: it ran 633.05 - 3.05 = 630 s = 10m30s.
   TempDir t("mltwin-cli");
-  json sc = json::parse(slurp(fs::path(MLTWIN_SOURCE_DIR) / "tests/scenarios/job-tasks.json"));
-  sc["$schema"] = (fs::path(MLTWIN_SOURCE_DIR) / "scenarios/schema/scenario.schema.json").string();
-  write_text(t.path() / "tasks.json", sc.dump());
-  REQUIRE_MESSAGE(run_cli({"run", "tasks.json", "--out", "tasks.sqlite", "--no-progress"}, t.path(), {}, t.path() / "run.log") == 0,
-                  slurp(t.path() / "run.log"));
-  REQUIRE(run_cli({"explain", "tasks.sqlite", "mpi"}, t.path(), {}, t.path() / "explain.log") == 0);
-  const std::string out = slurp(t.path() / "explain.log");
+  const std::string out = explain(run_scenario(t.path(), test_scenario("job-tasks"), "tasks"), "mpi");
   CHECK_MESSAGE(contains(out, "; ran 10m30s; ended at 00:10:33.050"), out);
   CHECK_MESSAGE(contains(out, "it never waited"), out);
   CHECK_MESSAGE(contains(out, "How it ended:\n  00:10:03.050: Completing by job-controller: task master completed"), out);
