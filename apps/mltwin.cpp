@@ -1,6 +1,6 @@
 // mltwin — command-line front end.
 //
-//   mltwin run SCENARIO [--out FILE] [--seed N] [--until TIME] [--data DIR] [--max-jobs N] [--replications N] [--force] [--strict] [--check-promises]
+//   mltwin run SCENARIO [--out FILE] [--summary-json FILE] [--seed N] [--until TIME] [--data DIR] [--max-jobs N] [--replications N] [--force] [--strict] [--check-promises]
 //   mltwin validate SCENARIO [--data DIR] [--max-jobs N] [--strict]
 //   mltwin explain RUN.sqlite JOB
 //   mltwin trace RUN.sqlite [--out FILE.json]
@@ -15,9 +15,10 @@
 // `run` writes its database beside the target and renames it over the target only when the
 // run ends as asked (runner::Output::ReplaceAtEnd): a run stopped by a signal or an error
 // leaves the previous results untouched and its own as NAME.partial.sqlite, with its
-// end_reason. Signals: SIGINT ends the run as `interrupted`, SIGTERM and SIGHUP as
-// `terminated`; before the database exists (loading the scenario and its trace) they end the
-// process at once, with the same exit status and nothing written.
+// end_reason; --summary-json FILE is written the same way, and only by a run that ends as
+// asked (runner::RunOptions::summary_json_out). Signals: SIGINT ends the run as `interrupted`,
+// SIGTERM and SIGHUP as `terminated`; before the database exists (loading the scenario and its
+// trace) they end the process at once, with the same exit status and nothing written.
 //
 // The run itself is mltwin::runner::Run (runner/), which the Python module drives too; this
 // file adds the command line, progress, checkpoints and signals.
@@ -235,10 +236,10 @@ std::string where_it_is(const runner::Run& run, store::EndReason reason) {
          store::to_string(reason) + ")" + kept;
 }
 
-/// results/x.sqlite -> results/x-seed7.sqlite (the database of one replication).
-std::string replication_out(const std::string& out, std::uint64_t seed) {
+/// results/x.sqlite -> results/x-seed7.sqlite (the database of one replication; `ext`
+/// ".json": s.json -> s-seed7.json, its summary).
+std::string replication_out(const std::string& out, std::uint64_t seed, const std::string& ext = ".sqlite") {
   if (out.empty()) return out;  // the default name already carries the seed
-  const std::string ext = ".sqlite";
   if (out.size() > ext.size() && out.compare(out.size() - ext.size(), ext.size(), ext) == 0)
     return out.substr(0, out.size() - ext.size()) + "-seed" + std::to_string(seed) + ext;
   return out + "-seed" + std::to_string(seed);
@@ -257,7 +258,9 @@ struct Reported {
 /// The flags of `run`, as given.
 struct RunFlags {
   std::string scenario, out, data, until, seed, max_jobs, replications, catalog;
+  std::string summary_json;  ///< --summary-json
   bool until_given = false;
+  bool summary_json_given = false;
   bool no_progress = false;
   bool force = false;  ///< --force: start a run beyond the size limits
   bool strict = false;  ///< --strict: the scenario's warnings are errors
@@ -302,6 +305,7 @@ int cmd_migrate(const std::string& path, const std::string& out, const std::stri
 int cmd_run(const RunFlags& f) {
   // The flags are checked here, with messages naming them, before anything is loaded.
   if (f.until_given && f.until.empty()) throw std::invalid_argument("--until '': expected a time such as 90s, 30m, 12h, 7d");
+  if (f.summary_json_given && f.summary_json.empty()) throw std::invalid_argument("--summary-json '': expected a file name");
   const core::Time until = runner::parse_until(f.until, "--until");
   std::optional<std::uint64_t> seed;
   if (!f.seed.empty())
@@ -316,6 +320,7 @@ int cmd_run(const RunFlags& f) {
                                            "an integer from 1 to " + std::to_string(kMaxReplications));
   runner::RunOptions opts;
   opts.out = f.out;
+  opts.summary_json_out = f.summary_json;
   opts.seed = seed;
   opts.data_dir = f.data;
   opts.catalog = f.catalog;
@@ -354,7 +359,8 @@ int cmd_run(const RunFlags& f) {
       return drive(*run, until, progress);
     } catch (const std::exception& e) {
       std::cerr << "error: " << e.what() << "\n";
-      std::cerr << "the run failed: " << where_it_is(*run, store::EndReason::Failed) << "\n";
+      // A database at its target ended as asked (only its summary file failed: the error says so).
+      if (run->out() != run->target()) std::cerr << "the run failed: " << where_it_is(*run, store::EndReason::Failed) << "\n";
       throw Reported{exit_status_of(e)};
     }
   };
@@ -373,6 +379,7 @@ int cmd_run(const RunFlags& f) {
       return 128 + e.signal;
     }
     fmt::print("Results: {}\n", run->out());
+    if (!f.summary_json.empty()) fmt::print("Summary JSON: {}\n", f.summary_json);
     return 0;
   }
 
@@ -398,6 +405,7 @@ int cmd_run(const RunFlags& f) {
     runner::RunOptions o = opts;
     o.seed = first_seed + k;
     o.out = replication_out(f.out, first_seed + k);
+    o.summary_json_out = replication_out(f.summary_json, first_seed + k, ".json");
     std::unique_ptr<runner::Run> run;
     const Ended e = run_one(o, run);
     total_wall += e.wall;
@@ -407,7 +415,8 @@ int cmd_run(const RunFlags& f) {
       const auto t = run->query("SELECT value FROM run_meta WHERE key = 'random_inputs'");
       if (t.rows == 1) random_inputs = t.columns[0].texts[0];
     }
-    fmt::print(stderr, "replication {}/{}: seed {} -> {} ({:.1f} s)\n", k + 1, replications, run->seed(), run->out(), e.wall);
+    fmt::print(stderr, "replication {}/{}: seed {} -> {}{} ({:.1f} s)\n", k + 1, replications, run->seed(), run->out(),
+               o.summary_json_out.empty() || e.signal != 0 ? std::string() : ", " + o.summary_json_out, e.wall);
     if (e.signal != 0) {
       std::cerr << store::to_string(e.reason) << " (" << signal_name(e.signal) << ") during replication " << k + 1 << ": "
                 << where_it_is(*run, e.reason) << "; no statistics\n";
@@ -495,6 +504,13 @@ int main(int argc, char** argv) {
                   "results database (default results/<name>-seed<N>.sqlite); written beside it and renamed over it when "
                   "the run ends as asked; must not be a directory, a device or one of the run's inputs")
       ->type_name("FILE");
+  auto* summary_opt =
+      run->add_option("--summary-json", rf.summary_json,
+                      "also write the summary as JSON (the figures Python's Run.summary() returns) to FILE when the "
+                      "run ends as asked: written beside it and renamed over it, checked before the run starts; a "
+                      "run stopped by a signal or an error leaves FILE untouched. With --replications, one a seed "
+                      "(s.json -> s-seed7.json)")
+          ->type_name("FILE");
   run->add_option("--seed", rf.seed, "run seed, 0 to 18446744073709551615 (default: the scenario's)")->type_name("N");
   auto* until_opt =
       run->add_option("--until", rf.until, "stop at this simulated time, e.g. 30d, 12h; jobs still waiting are reported")
@@ -557,6 +573,7 @@ int main(int argc, char** argv) {
   try {
     if (*run) {
       rf.until_given = until_opt->count() > 0;
+      rf.summary_json_given = summary_opt->count() > 0;
       return cmd_run(rf);
     }
     if (*trace) {

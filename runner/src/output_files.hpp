@@ -1,6 +1,7 @@
 // output_files.hpp — what the runner's writers share to write a file safely: a file's
-// identity (to refuse overwriting an input however it is spelled) and a hidden, unique file
-// beside the target to write into and rename over it at the end. Internal to runner/.
+// identity (to refuse overwriting an input however it is spelled), a hidden, unique file
+// beside the target to write into and rename over it at the end, and WholeFile, which does
+// both for a file written whole or not at all. Internal to runner/.
 #pragma once
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -9,10 +10,12 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace mltwin::runner::detail {
 
@@ -60,5 +63,50 @@ inline std::string create_hidden_beside(const std::string& out, const std::strin
   }
   throw std::runtime_error("cannot create " + what + " '" + out + "': no free temporary name beside it");
 }
+
+/// A file written whole or not at all: the constructor creates a hidden file beside `target`
+/// (create_hidden_beside: a folder that cannot be written is an error then, before anything is
+/// written), write() or a writer of its own fills it, commit() renames it over `target`. Until
+/// then `target` is as it was; a WholeFile destroyed uncommitted removes its hidden file.
+class WholeFile {
+ public:
+  /// `what` names the file in errors ("summary file"). Throws std::runtime_error as
+  /// create_hidden_beside does.
+  WholeFile(std::string target, std::string what)
+      : target_(std::move(target)), what_(std::move(what)), hidden_(create_hidden_beside(target_, what_)) {}
+  ~WholeFile() {
+    std::error_code ec;
+    if (!hidden_.empty()) std::filesystem::remove(hidden_, ec);
+  }
+  WholeFile(const WholeFile&) = delete;
+  WholeFile& operator=(const WholeFile&) = delete;
+
+  const std::string& target() const noexcept { return target_; }
+  /// The hidden file beside the target, for a writer of its own ("" once committed).
+  const std::string& hidden() const noexcept { return hidden_; }
+  /// Writes `text` into the hidden file (replacing what it held). Throws std::runtime_error
+  /// naming the target (a full disk, a file-size limit).
+  void write(const std::string& text) {
+    errno = 0;
+    std::ofstream out(hidden_, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out)
+      throw std::runtime_error("cannot write " + what_ + " '" + target_ + "': writing '" + hidden_ + "' beside it failed" +
+                               (errno != 0 ? std::string(": ") + std::strerror(errno) : std::string()));
+  }
+  /// Renames the hidden file over the target. Throws std::runtime_error naming both if it fails.
+  void commit() {
+    std::error_code ec;
+    std::filesystem::rename(hidden_, target_, ec);
+    if (ec)
+      throw std::runtime_error("cannot write " + what_ + " '" + target_ + "': cannot rename '" + hidden_ + "' over it: " +
+                               ec.message());
+    hidden_.clear();
+  }
+
+ private:
+  std::string target_, what_, hidden_;
+};
 
 }  // namespace mltwin::runner::detail

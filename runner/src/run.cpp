@@ -27,6 +27,7 @@ namespace mltwin::runner {
 using detail::create_hidden_beside;
 using detail::file_id;
 using detail::InputId;
+using detail::WholeFile;
 
 const char* git_sha() noexcept { return MLTWIN_GIT_SHA; }
 const char* version() noexcept { return policy::kVersion; }
@@ -41,15 +42,26 @@ std::string default_out(const std::string& out, const std::string& name, std::ui
   return out.empty() ? "results/" + name + "-seed" + std::to_string(seed) + ".sqlite" : out;
 }
 
-/// Creates the folder of the database file `path` if it is missing.
-void create_folder_of(const std::string& path) {
+/// Creates the folder of the file `path` (`what`: "results database") if it is missing.
+void create_folder_of(const std::string& path, const std::string& what = "results database") {
   if (auto parent = std::filesystem::path(path).parent_path(); !parent.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(parent, ec);
     if (ec)
-      throw std::runtime_error("cannot create results database '" + path + "': cannot create its folder '" +
-                               parent.string() + "': " + ec.message());
+      throw std::runtime_error("cannot create " + what + " '" + path + "': cannot create its folder '" + parent.string() +
+                               "': " + ec.message());
   }
+}
+
+/// True when `a` and `b` name the same file: the same file identity when both exist, else the
+/// same path once ".", ".." and symbolic links are resolved.
+bool same_file(const std::string& a, const std::string& b) {
+  const auto ia = file_id(a), ib = file_id(b);
+  if (ia && ib) return *ia == *ib;
+  std::error_code ea, eb;
+  const auto ca = std::filesystem::weakly_canonical(std::filesystem::absolute(a), ea);
+  const auto cb = std::filesystem::weakly_canonical(std::filesystem::absolute(b), eb);
+  return !ea && !eb && ca == cb;
 }
 
 /// Throws std::invalid_argument when `out` exists and is not a regular file, or is one of
@@ -130,6 +142,7 @@ struct Run::Impl {
   std::string out;     // where the database is now ("" once removed)
   bool replace_at_end = false;
   std::vector<InputId> inputs;  // the files the run reads: a partial file may not replace one
+  std::optional<WholeFile> summary;  // RunOptions::summary_json_out, until finish() writes it
   std::uint64_t seed = 0;
   core::Simulator sim;
   std::unique_ptr<core::RngStreams> rng;
@@ -152,14 +165,25 @@ struct Run::Impl {
                      const std::vector<io::InputFileRef>& refs) {
     target = out;
     const bool file = out != ":memory:";
-    if (file) {
-      if (opts.document == std::nullopt)
-        if (auto id = file_id(scenario_path)) inputs.push_back({*id, "scenario", scenario_path});
-      for (const auto& r : refs)
-        if (auto id = file_id(r.path)) inputs.push_back({*id, r.role, r.path});
-      check_out(out, inputs, opts.command_line ? "--out" : "out");
+    if (opts.document == std::nullopt)
+      if (auto id = file_id(scenario_path)) inputs.push_back({*id, "scenario", scenario_path});
+    for (const auto& r : refs)
+      if (auto id = file_id(r.path)) inputs.push_back({*id, r.role, r.path});
+    if (file) check_out(out, inputs, opts.command_line ? "--out" : "out");
+    const std::string& summary_out = opts.summary_json_out;
+    if (!summary_out.empty()) {
+      const std::string flag = opts.command_line ? "--summary-json" : "summary_json_out";
+      check_out(summary_out, inputs, flag);
+      if (file && same_file(summary_out, out))
+        throw std::invalid_argument(flag + " '" + summary_out + "': is the results database ('" + out +
+                                    "'), which it would overwrite; choose another file");
     }
     if (opts.before_database) opts.before_database();
+    if (!summary_out.empty()) {
+      // Created now, so that a summary file that cannot be written is an error before the run.
+      create_folder_of(summary_out, "summary file");
+      summary.emplace(summary_out, "summary file");
+    }
     if (!file) {
       db = std::make_unique<store::SqliteStore>(out, meta);
       return;
@@ -205,6 +229,7 @@ struct Run::Impl {
   /// reason could not be written is removed (out becomes ""). Never throws.
   void settle(store::EndReason reason) noexcept {
     finished = true;
+    summary.reset();  // an existing summary file stays as it was
     try {
       if (!db->finished()) db->record_end(reason, end);
     } catch (...) {
@@ -359,6 +384,20 @@ void Run::finish(store::EndReason reason) {
     m.settle(store::EndReason::Failed);  // records failed where it can, and tries the partial name
     throw;
   }
+  if (!m.summary) return;
+  if (!store::ended_as_asked(reason)) {
+    m.summary.reset();  // an existing summary file stays as it was, as the database does
+    return;
+  }
+  try {
+    m.summary->write(summary_json().dump(2) + "\n");
+    m.summary->commit();
+  } catch (const std::exception& e) {
+    m.summary.reset();
+    throw std::runtime_error(std::string(e.what()) + " (the run itself ended " + store::to_string(reason) +
+                             "; its database is '" + m.out + "')");
+  }
+  m.summary.reset();
 }
 
 void Run::abandon(store::EndReason reason) noexcept {

@@ -2,12 +2,10 @@
 #include "snapshots.hpp"
 
 #include <algorithm>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <stdexcept>
 
 #include "mltwin/k8s/snapshot.hpp"
+#include "output_files.hpp"
 
 namespace mltwin::runner::detail {
 
@@ -20,23 +18,9 @@ nlohmann::json snapshot_of(const policy::ClusterState& state, const policy::Sche
 }
 
 void write_json_file(const std::string& path, const nlohmann::json& doc) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write snapshot '" + path + "'");
-    out << doc.dump(4) << "\n";
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw std::runtime_error("cannot write snapshot '" + path + "' (disk full?)");
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::remove(tmp.c_str());
-    throw std::runtime_error("cannot write snapshot '" + path + "': " + ec.message());
-  }
+  WholeFile file(path, "snapshot");
+  file.write(doc.dump(4) + "\n");
+  file.commit();
 }
 
 SnapshotWriter::SnapshotWriter(std::vector<std::pair<core::Time, std::string>> at, std::string prefix,

@@ -358,18 +358,12 @@ TraceExportStats export_trace(const std::string& db, const std::string& out) {
   const std::string k = kind.size() == 1 ? kind.str("value", 0) : "training";
   // Written beside `out` and renamed over it once complete: an error leaves an earlier trace
   // there as it was.
-  const std::string tmp = detail::create_hidden_beside(out, "trace file");
-  try {
-    Writer w(tmp);
-    TraceExportStats st = k == "inference" ? inference(db, w) : training(db, w);
-    w.close();
-    std::filesystem::rename(tmp, out);
-    return st;
-  } catch (...) {
-    std::error_code ec;
-    std::filesystem::remove(tmp, ec);
-    throw;
-  }
+  detail::WholeFile file(out, "trace file");
+  Writer w(file.hidden());
+  TraceExportStats st = k == "inference" ? inference(db, w) : training(db, w);
+  w.close();
+  file.commit();
+  return st;
 }
 
 }  // namespace mltwin::runner

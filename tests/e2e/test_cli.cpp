@@ -8,6 +8,8 @@
 //     (SIGTERM, SIGHUP) / failed (a file-size limit), with end_ns, the simulated time reached;
 //   - signals during set-up end the process with 130 / 143 / 129 and no file written;
 //   - --out refuses devices, directories, fifos and the run's inputs; flags are checked;
+//   - --summary-json writes the summary's JSON, whose figures the database agrees with, only for
+//     a run that ends as asked, and refuses what it may not replace before the run starts;
 //   - the summary's per-queue line counts jobs still running at --until.
 //
 // The fixture is tests/scenarios/tiny-gang.json (4 whole-node trn1.32xlarge nodes: 64 Trainium
@@ -638,6 +640,104 @@ TEST_CASE("trace --out refuses the database itself and what is not a regular fil
   CHECK(run_cli({"trace", "r.sqlite"}, fx.root, {}, t.path() / "d.log") == 0);
   CHECK(json::parse(slurp(fx.root / "r.trace.json")).contains("traceEvents"));
   CHECK(in_progress_files(fx.root).empty());
+}
+
+TEST_CASE("--summary-json writes the summary's JSON whole, with the figures the database holds") {
+  TempDir t("mltwin-cli");
+  const Fixture fx(t.path());
+  const std::vector<std::string> env = {"MLTWIN_DATA=" + fx.data.string()};
+  // Its folder is created; an earlier summary there is replaced.
+  write_text(fx.root / "sum" / "s.json", "an earlier summary");
+  REQUIRE_MESSAGE(run_cli({"run", "scen/small.json", "--out", "r.sqlite", "--summary-json", "sum/s.json", "--no-progress"}, fx.root,
+                          env, t.path() / "run.log") == 0,
+                  slurp(t.path() / "run.log"));
+  CHECK(contains(slurp(t.path() / "run.log"), "Results: r.sqlite\nSummary JSON: sum/s.json\n"));
+  CHECK(in_progress_files(fx.root / "sum").empty());
+  const json j = json::parse(slurp(fx.root / "sum" / "s.json"));
+  Db db(fx.root / "r.sqlite");
+  const auto meta = db.meta();
+  CHECK(j.at("kind") == "training");
+  CHECK(j.at("scenario") == "small");
+  CHECK(j.at("database") == "r.sqlite");
+  CHECK(std::to_string(j.at("seed").get<std::uint64_t>()) == meta.at("seed"));
+  CHECK(static_cast<std::int64_t>(j.at("sim_end_s").get<double>() * 1e9 + 0.5) == std::stoll(meta.at("end_ns")));
+  // Job counts, overall, by phase and per queue, as SQL counts them.
+  CHECK(std::to_string(j.at("jobs").get<int>()) == db.one("SELECT count(*) FROM jobs"));
+  for (const auto& r : db.rows("SELECT phase, count(*) FROM jobs GROUP BY phase")) {
+    CAPTURE(r[0]);
+    CHECK(std::to_string(j.at("phases").at(r[0]).get<int>()) == r[1]);
+  }
+  REQUIRE(j.at("queues").size() == 2);
+  for (const auto& q : j.at("queues")) {
+    const std::string name = q.at("queue").get<std::string>();
+    CAPTURE(name);
+    CHECK(std::to_string(q.at("submitted").get<int>()) == db.one("SELECT count(*) FROM jobs WHERE queue = '" + name + "'"));
+    CHECK(std::to_string(q.at("completed").get<int>()) ==
+          db.one("SELECT count(*) FROM jobs WHERE queue = '" + name + "' AND phase = 'Completed'"));
+  }
+  // The mean queueing delay over the placed jobs: the view job_times (docs/results-schema.md).
+  CHECK(j.at("queueing_s").at("n") == 5);
+  CHECK(j.at("queueing_s").at("mean").get<double>() == doctest::Approx(std::stod(db.one("SELECT avg(queueing_s) FROM job_times"))).epsilon(1e-12));
+}
+
+TEST_CASE("--summary-json is checked before the run starts; a run that does not end as asked leaves it untouched") {
+  TempDir t("mltwin-cli");
+  const Fixture fx(t.path());
+  const std::vector<std::string> env = {"MLTWIN_DATA=" + fx.data.string()};
+  int n = 0;
+  /// Runs small.json into r.sqlite with --summary-json `file`: exit `status`, `message` on
+  /// stderr, and nothing written (no database either: the run never started).
+  const auto refused = [&](const std::string& file, int status, const std::string& message) {
+    CAPTURE(file);
+    const fs::path log = t.path() / ("refused-" + std::to_string(n++) + ".log");
+    const auto before = names_in(fx.root);
+    CHECK(run_cli({"run", "scen/small.json", "--out", "r.sqlite", "--summary-json", file, "--no-progress"}, fx.root, env, log) ==
+          status);
+    const std::string text = slurp(log);
+    CHECK_MESSAGE(contains(text, "error: " + message), text);
+    CHECK(names_in(fx.root) == before);
+  };
+  fs::create_directory(fx.root / "dir");
+  write_text(fx.root / "plain", "a file, not a folder");
+  refused("", 2, "--summary-json '': expected a file name");
+  refused("dir", 2, "--summary-json 'dir': is a directory; expected a regular file or a new path");
+  refused("scen/../scen/small.json", 2, "--summary-json 'scen/../scen/small.json': is the run's scenario");
+  refused("shared/data/training/philly/small.csv", 2,
+          "--summary-json 'shared/data/training/philly/small.csv': is the run's philly_trace input");
+  refused("./r.sqlite", 2, "--summary-json './r.sqlite': is the results database ('r.sqlite'), which it would overwrite");
+  refused("plain/s.json", 1, "cannot create summary file 'plain/s.json': cannot create its folder 'plain'");
+  CHECK(slurp(fx.root / "plain") == "a file, not a folder");
+
+  SUBCASE("stopped by SIGINT: no summary file, an earlier one unchanged") {
+    write_text(fx.root / "s.json", "the previous summary");
+    const pid_t pid = spawn_cli({"run", "scen/big.json", "--out", "int.sqlite", "--summary-json", "s.json", "--no-progress"},
+                                fx.root, env, t.path() / "int.log");
+    REQUIRE_MESSAGE(wait_for_database(fx.root), "the run never created its database: " << slurp(t.path() / "int.log"));
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    REQUIRE(::kill(pid, SIGINT) == 0);
+    const int rc = wait_exit(pid);
+    const std::string log = slurp(t.path() / "int.log");
+    REQUIRE_MESSAGE(rc == 130, "exit " << rc << " (0: the run ended before the signal arrived)\n" << log);
+    CHECK_FALSE(contains(log, "Summary JSON:"));
+    CHECK(slurp(fx.root / "s.json") == "the previous summary");
+    CHECK(in_progress_files(fx.root).empty());
+    CHECK(Db(fx.root / "int.partial.sqlite").meta().at("end_reason") == "interrupted");
+  }
+  SUBCASE("--replications: one summary a seed, each of its own database") {
+    REQUIRE_MESSAGE(run_cli({"run", "scen/small.json", "--replications", "2", "--seed", "3", "--out", "r.sqlite", "--summary-json",
+                             "s.json", "--no-progress"},
+                            fx.root, env, t.path() / "rep.log") == 0,
+                    slurp(t.path() / "rep.log"));
+    for (const char* seed : {"3", "4"}) {
+      CAPTURE(seed);
+      const json j = json::parse(slurp(fx.root / ("s-seed" + std::string(seed) + ".json")));
+      CHECK(j.at("database") == "r-seed" + std::string(seed) + ".sqlite");
+      CHECK(std::to_string(j.at("seed").get<std::uint64_t>()) == seed);
+      CHECK(Db(fx.root / ("r-seed" + std::string(seed) + ".sqlite")).meta().at("seed") == seed);
+    }
+    CHECK_FALSE(fs::exists(fx.root / "s.json"));
+    CHECK(in_progress_files(fx.root).empty());
+  }
 }
 
 TEST_CASE("a run whose set-up fails writes nothing and keeps the previous database") {

@@ -16,21 +16,18 @@
 // Shares (capacity: allocated / deserved): a queue holding a gang has share 2, one holding
 // nothing 0. The Queues are created together at t = 0 (creation 0 each), so the fallback is the
 // UID; the twin draws the queues' UIDs first, in list order, from the "apiserver.uid" stream.
-#include "temp_dir.hpp"
+#include "scenario_run.hpp"
 #include <doctest/doctest.h>
 
 #include <boost/random/mersenne_twister.hpp>
 #include <cstdint>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "mltwin/core/rng.hpp"
 #include "mltwin/io/report.hpp"
 #include "mltwin/runner/explain.hpp"
-#include "mltwin/runner/run.hpp"
-#include "mltwin/store/sqlite_store.hpp"
 
 #ifndef MLTWIN_SOURCE_DIR
 #error "MLTWIN_SOURCE_DIR must be defined by the build"
@@ -46,34 +43,8 @@ constexpr std::int64_t kMs = 1'000'000LL;
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
-struct TieRun {
-  test::TempDir dir{"mltwin-queue-tie"};
-  std::string db;
-  json summary;
-  std::string printed;
-
-  explicit TieRun(const json& overrides = json::object()) {
-    runner::RunOptions o;
-    o.out = db = dir.file("run.sqlite");
-    o.overrides = overrides;
-    auto run = runner::Run::open(std::string(MLTWIN_SOURCE_DIR) + "/tests/scenarios/queue-tie.json", o);
-    while (!run->done()) run->run_until(run->next_time());
-    run->finish(store::EndReason::Completed);
-    summary = run->summary_json();
-    std::ostringstream os;
-    run->print_summary(os, 0);
-    printed = os.str();
-  }
-  /// The job's gang placed (its second pod bound), ns.
-  std::int64_t scheduled_ns(const std::string& job) const {
-    const auto t = store::query_file(db, "SELECT scheduled_ns FROM jobs WHERE name = '" + job + "'");
-    return t.column("scheduled_ns").int_at(0).value_or(-1);
-  }
-  std::int64_t end_ns(const std::string& job) const {
-    const auto t = store::query_file(db, "SELECT end_ns FROM jobs WHERE name = '" + job + "'");
-    return t.column("end_ns").int_at(0).value_or(-1);
-  }
-};
+/// Its jobs' scheduled_ns: the gang placed (its second pod bound).
+const std::string kScenario = std::string(MLTWIN_SOURCE_DIR) + "/tests/scenarios/queue-tie.json";
 
 json queue(const std::string& name, int priority = 0) {
   json q = {{"name", name},
@@ -100,12 +71,12 @@ TEST_CASE("queue-tie: queue a wins every tie, b1 waits for a2 and a3 and is flag
   // 3604.05 s; b's turn comes with a's share at 2 and b1 fits nowhere. a2 Running 3606.05 s,
   // Succeeded 7206.05 s. 7207 s: the same tie, a3 placed (bound 7207.05 s), Succeeded
   // 10809.05 s. 10810 s: b1 alone, bound 10810.05 s, Running 10812.05 s, Succeeded 14412.05 s.
-  TieRun r;
-  CHECK(r.scheduled_ns("a1") == 1050 * kMs);
-  CHECK(r.scheduled_ns("a2") == 3604050 * kMs);
-  CHECK(r.scheduled_ns("a3") == 7207050 * kMs);
-  CHECK(r.scheduled_ns("b1") == 10810050 * kMs);
-  CHECK(r.end_ns("b1") == 14412050 * kMs);
+  test::ScenarioRun r(kScenario);
+  CHECK(r.job_ns("a1", "scheduled_ns") == 1050 * kMs);
+  CHECK(r.job_ns("a2", "scheduled_ns") == 3604050 * kMs);
+  CHECK(r.job_ns("a3", "scheduled_ns") == 7207050 * kMs);
+  CHECK(r.job_ns("b1", "scheduled_ns") == 10810050 * kMs);
+  CHECK(r.job_ns("b1", "end_ns") == 14412050 * kMs);
   // b1 waited 10810.05 - 10 = 10800.05 s > 1 x its 3600 s run, while a2 (submitted 20 s,
   // placed 3604.05 s) and a3 (30 s, 7207.05 s) of queue a were placed before it. a2 waited
   // 3584.05 s (< 3600 s); a3 waited 7177.05 s but no job of another queue submitted after it.
@@ -143,10 +114,10 @@ TEST_CASE("queue-tie with the queues listed the other way: b wins the tie, b1 no
   // 3604.05 s). 7207 s: only a asks: a2 (created before a3) placed, bound 7207.05 s; 10810 s:
   // a3, bound 10810.05 s. Now a2 waits 7187.05 s and a3 10780.05 s — but no job of another
   // queue submitted after them was placed before them (b1 came at 10 s): no flag.
-  TieRun r(json{{"queues", json::array({queue("b"), queue("a")})}});
-  CHECK(r.scheduled_ns("b1") == 3604050 * kMs);
-  CHECK(r.scheduled_ns("a2") == 7207050 * kMs);
-  CHECK(r.scheduled_ns("a3") == 10810050 * kMs);
+  test::ScenarioRun r(kScenario, json{{"queues", json::array({queue("b"), queue("a")})}});
+  CHECK(r.job_ns("b1", "scheduled_ns") == 3604050 * kMs);
+  CHECK(r.job_ns("a2", "scheduled_ns") == 7207050 * kMs);
+  CHECK(r.job_ns("a3", "scheduled_ns") == 10810050 * kMs);
   CHECK(r.summary.at("cross_queue_starvation").at("jobs") == 0);
   CHECK_FALSE(contains(r.printed, "Cross-queue starvation"));
 }
@@ -154,10 +125,10 @@ TEST_CASE("queue-tie with the queues listed the other way: b wins the tie, b1 no
 TEST_CASE("queue-tie remedy: spec.priority 1 for queue b, b1 goes first at the first free cluster") {
   // The printed remedy. capacity's queue order compares spec.priority before share, so at
   // 3604 s b goes first without a tie: the same timeline as with the queues swapped.
-  TieRun r(json{{"queues", json::array({queue("a"), queue("b", 1)})}});
-  CHECK(r.scheduled_ns("b1") == 3604050 * kMs);
-  CHECK(r.scheduled_ns("a2") == 7207050 * kMs);
-  CHECK(r.scheduled_ns("a3") == 10810050 * kMs);
+  test::ScenarioRun r(kScenario, json{{"queues", json::array({queue("a"), queue("b", 1)})}});
+  CHECK(r.job_ns("b1", "scheduled_ns") == 3604050 * kMs);
+  CHECK(r.job_ns("a2", "scheduled_ns") == 7207050 * kMs);
+  CHECK(r.job_ns("a3", "scheduled_ns") == 10810050 * kMs);
   CHECK(r.summary.at("cross_queue_starvation").at("jobs") == 0);
   CHECK_FALSE(contains(r.printed, "Cross-queue starvation"));
   CHECK_FALSE(contains(runner::explain_job(r.db, "b1"), "Cross-queue starvation"));

@@ -12,20 +12,17 @@
 // Actions enqueue, allocate, reclaim, backfill; overcommit-factor 2.0 (so that a job may enter
 // Inqueue while the other runs). capacity: a and b deserve 1.5 nodes each (192 CPU, 768 Gi,
 // 24 devices, 12 EFA); no capability, so each may allocate up to the cluster.
-#include "temp_dir.hpp"
+#include "scenario_run.hpp"
 #include <doctest/doctest.h>
 
 #include <cstdint>
 #include <fstream>
-#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "mltwin/runner/explain.hpp"
-#include "mltwin/runner/run.hpp"
-#include "mltwin/store/sqlite_store.hpp"
 
 #ifndef MLTWIN_SOURCE_DIR
 #error "MLTWIN_SOURCE_DIR must be defined by the build"
@@ -41,28 +38,14 @@ constexpr std::int64_t kMs = 1'000'000LL;
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
-struct ChurnRun {
-  test::TempDir dir{"mltwin-churn"};
-  std::string db;
-  json summary;
-  std::string printed;
-
-  explicit ChurnRun(const std::string& scenario, const json& overrides = json::object()) {
-    runner::RunOptions o;
-    o.out = db = dir.file("run.sqlite");
-    o.overrides = overrides;
-    auto run = runner::Run::open(std::string(MLTWIN_SOURCE_DIR) + "/tests/scenarios/" + scenario, o);
-    while (!run->done()) run->run_until(run->next_time());
-    run->finish(store::EndReason::Completed);
-    summary = run->summary_json();
-    std::ostringstream os;
-    run->print_summary(os, 0);
-    printed = os.str();
-  }
+/// tests/scenarios/<scenario> with `overrides`, to its end.
+struct ChurnRun : test::ScenarioRun {
+  explicit ChurnRun(const std::string& scenario, const json& overrides = {})
+      : ScenarioRun(std::string(MLTWIN_SOURCE_DIR) + "/tests/scenarios/" + scenario, overrides) {}
   /// "t_s event" of pod 0 of `job`, in order (t in ms when not whole seconds).
   std::vector<std::string> pod0(const std::string& job) const {
-    const auto t = store::query_file(db, "SELECT p.t_ns, p.event FROM pods p JOIN jobs j ON j.job = p.job WHERE j.name = '" +
-                                             job + "' AND p.pod = 0 ORDER BY p.rowid");
+    const auto t = query("SELECT p.t_ns, p.event FROM pods p JOIN jobs j ON j.job = p.job WHERE j.name = '" + job +
+                         "' AND p.pod = 0 ORDER BY p.rowid");
     std::vector<std::string> v;
     for (std::size_t i = 0; i < t.rows; ++i) {
       const std::int64_t ns = *t.column("t_ns").int_at(i);
@@ -74,12 +57,7 @@ struct ChurnRun {
     return v;
   }
   std::string final_phase(const std::string& job) const {
-    const auto t = store::query_file(db, "SELECT phase FROM jobs WHERE name = '" + job + "'");
-    return t.column("phase").text_at(0);
-  }
-  std::int64_t end_ns(const std::string& job) const {
-    const auto t = store::query_file(db, "SELECT end_ns FROM jobs WHERE name = '" + job + "'");
-    return t.column("end_ns").int_at(0).value_or(-1);
+    return query("SELECT phase FROM jobs WHERE name = '" + job + "'").column("phase").text_at(0);
   }
 };
 
@@ -116,8 +94,8 @@ TEST_CASE("reclaim-churn: reclaim takes a1's gang for b1 three times; a1 fails, 
                                                  "1066050ms Running", "1067 Evicted", "1097 Deleted"});
   CHECK(r.pod0("b1") == std::vector<std::string>{"1000 Created", "1097050ms Bound", "1099050ms Running", "4699050ms Succeeded"});
   CHECK(r.final_phase("a1") == "Failed");
-  CHECK(r.end_ns("a1") == 1097 * kS);
-  CHECK(r.end_ns("b1") == 4699050 * kMs);
+  CHECK(r.job_ns("a1", "end_ns") == 1097 * kS);
+  CHECK(r.job_ns("b1", "end_ns") == 4699050 * kMs);
   // The flag: a1 evicted by reclaim 3 times (the last one failed it).
   const json& c = r.summary.at("reclaim_churn");
   CHECK(c.at("jobs") == 1);
@@ -278,8 +256,8 @@ TEST_CASE("priority inversion: drf's tier evicts a priority-1000 pod for a prior
   // 3/4 >= low 1/4 — a victim. The first node (trn1-0 holds high's replica 1 after the
   // nodeorder tie-break; any replica would do) loses it; low is pipelined: one eviction.
   ChurnRun r("priority-inversion.json");
-  const auto rows = store::query_file(r.db, "SELECT d.t_ns, d.reason FROM decisions d JOIN jobs j ON j.job = d.job WHERE j.name = "
-                                            "'high' AND d.reason LIKE '%evicted (preempt)%' ORDER BY d.rowid");
+  const auto rows = r.query("SELECT d.t_ns, d.reason FROM decisions d JOIN jobs j ON j.job = d.job WHERE j.name = "
+                            "'high' AND d.reason LIKE '%evicted (preempt)%' ORDER BY d.rowid");
   REQUIRE(rows.rows == 1);
   CHECK(*rows.column("t_ns").int_at(0) == 601 * kS);
   const std::string why = rows.column("reason").text_at(0);
@@ -304,7 +282,7 @@ TEST_CASE("priority inversion, the printed remedy applied: drf's enablePreemptab
   CHECK_FALSE(contains(r.printed, "Priority inversion"));
   CHECK(r.pod0("low") == std::vector<std::string>{"600 Created", "7204050ms Bound", "7206050ms Running", "10806050ms Succeeded"});
   CHECK(r.final_phase("high") == "Completed");
-  CHECK(r.end_ns("high") == 7203 * kS + 50 * kMs);
+  CHECK(r.job_ns("high", "end_ns") == 7203 * kS + 50 * kMs);
 }
 
 // ---- explain: repeated identical periods merged (runner::detail::repeating_run) ----

@@ -15,7 +15,7 @@
 // bound at 260k + 1, so it ends at 260k + 1003.05 s: the node of s_(k-4) is free 36.95 s before
 // s_k arrives, and from 781 s on three or four small jobs always run until the last, s19, ends
 // at 4940 + 1003.05 = 5943.05 s.
-#include "temp_dir.hpp"
+#include "scenario_run.hpp"
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -24,7 +24,6 @@
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -32,7 +31,6 @@
 #include "mltwin/io/report.hpp"
 #include "mltwin/runner/explain.hpp"
 #include "mltwin/runner/run.hpp"
-#include "mltwin/store/sqlite_store.hpp"
 
 #ifndef MLTWIN_SOURCE_DIR
 #error "MLTWIN_SOURCE_DIR must be defined by the build"
@@ -79,27 +77,19 @@ struct Decision {
   std::string code, plugin, reason;
 };
 
+/// `overrides` with its volcano section replaced by `volcano`.
+json with_volcano(json overrides, const json& volcano) {
+  overrides["volcano"] = volcano;
+  return overrides;
+}
+
 /// One run of sla-starvation.json with `volcano` merged over its volcano section.
-struct StarvationRun {
-  test::TempDir dir{"mltwin-sla"};
-  std::string db;
-  json summary;
-  std::string printed;
+struct StarvationRun : test::ScenarioRun {
   std::map<std::string, Job> jobs;
 
-  explicit StarvationRun(const json& volcano, const json& more = json::object()) {
-    runner::RunOptions o;
-    o.out = db = dir.file("run.sqlite");
-    o.overrides = more;
-    o.overrides["volcano"] = volcano;
-    auto run = runner::Run::open(std::string(MLTWIN_SOURCE_DIR) + "/tests/scenarios/sla-starvation.json", o);
-    while (!run->done()) run->run_until(run->next_time());  // to the last event (the clock stops there)
-    run->finish(store::EndReason::Completed);
-    summary = run->summary_json();
-    std::ostringstream os;
-    run->print_summary(os, 0);
-    printed = os.str();
-    const auto t = run->query("SELECT name, submit_ns, inqueue_ns, scheduled_ns, start_ns, end_ns FROM jobs ORDER BY job");
+  explicit StarvationRun(const json& volcano, json more = json::object())
+      : ScenarioRun(std::string(MLTWIN_SOURCE_DIR) + "/tests/scenarios/sla-starvation.json", with_volcano(std::move(more), volcano)) {
+    const auto t = query("SELECT name, submit_ns, inqueue_ns, scheduled_ns, start_ns, end_ns FROM jobs ORDER BY job");
     for (std::size_t i = 0; i < t.rows; ++i) {
       Job j;
       j.name = t.column("name").text_at(i);
@@ -113,8 +103,8 @@ struct StarvationRun {
     REQUIRE(jobs.size() == 21);
   }
   std::vector<Decision> decisions(const std::string& job) const {
-    const auto t = store::query_file(db, "SELECT d.t_ns, d.code, d.plugin, d.reason FROM decisions d JOIN jobs j ON j.job = d.job "
-                                         "WHERE j.name = '" + job + "' ORDER BY d.rowid");
+    const auto t = query("SELECT d.t_ns, d.code, d.plugin, d.reason FROM decisions d JOIN jobs j ON j.job = d.job "
+                         "WHERE j.name = '" + job + "' ORDER BY d.rowid");
     std::vector<Decision> v;
     for (std::size_t i = 0; i < t.rows; ++i)
       v.push_back({*t.column("t_ns").int_at(i), t.column("code").text_at(i), t.column("plugin").text_at(i),
@@ -428,17 +418,12 @@ TEST_CASE("starvation flag: a long wait that no later job overtook is not flagge
   // tiny-gang: a and b (4 nodes, 1 h) at 0 s, c (2 nodes, 30 min) at 600 s. b waits for a:
   // placed at 3605.05 s, longer than its 3600 s run; c, later and smaller, is placed only at
   // 7209.05 s, after b. First come first served: no flag.
-  test::TempDir dir("mltwin-sla");
-  runner::RunOptions o;
-  o.out = dir.file("tiny.sqlite");
-  auto run = runner::Run::open(std::string(MLTWIN_SOURCE_DIR) + "/tests/scenarios/tiny-gang.json", o);
-  while (!run->done()) run->run_until(run->next_time());
-  run->finish(store::EndReason::Completed);
-  const auto t = run->query("SELECT name, queueing_s, duration_s FROM job_times JOIN jobs USING (job) WHERE name = 'b'");
+  const test::ScenarioRun r(std::string(MLTWIN_SOURCE_DIR) + "/tests/scenarios/tiny-gang.json");
+  const auto t = r.query("SELECT name, queueing_s, duration_s FROM job_times JOIN jobs USING (job) WHERE name = 'b'");
   REQUIRE(t.rows == 1);
   CHECK(*t.column("queueing_s").real_at(0) == doctest::Approx(3605.05).epsilon(1e-12));
   CHECK(*t.column("queueing_s").real_at(0) > *t.column("duration_s").real_at(0));
-  CHECK(run->summary_json().at("starvation").at("jobs") == 0);
+  CHECK(r.summary.at("starvation").at("jobs") == 0);
 }
 
 // ---------------------------------------------------------------- queue shares (proportion)
@@ -480,19 +465,14 @@ TEST_CASE("queue share flag in a run's summary (tiny-gang with a second, heavier
   // tiny-gang's job a moved to a queue "busy" of weight 3: default keeps b (128 NeuronCores) and
   // c (64), both above its share 128 x 1 / 4 = 32. Weight 3 would give c its 64; nothing short of
   // the whole cluster gives b its 128. busy's share, 96, is below a's 128 too.
-  test::TempDir dir("mltwin-sla");
-  std::ifstream in(std::string(MLTWIN_SOURCE_DIR) + "/tests/scenarios/tiny-gang.json");
+  const std::string path = std::string(MLTWIN_SOURCE_DIR) + "/tests/scenarios/tiny-gang.json";
+  std::ifstream in(path);
   json doc = json::parse(in);
   json jobs = doc["workload"]["jobs"];
   jobs[0]["queue"] = "busy";
-  runner::RunOptions o;
-  o.out = dir.file("q.sqlite");
-  o.overrides = {{"queues", json::array({json{{"name", "default"}, {"weight", 1}}, json{{"name", "busy"}, {"weight", 3}}})},
-                 {"workload", {{"jobs", jobs}}}};
-  auto run = runner::Run::open(std::string(MLTWIN_SOURCE_DIR) + "/tests/scenarios/tiny-gang.json", o);
-  while (!run->done()) run->run_until(run->next_time());
-  run->finish(store::EndReason::Completed);
-  const json q = run->summary_json().at("short_queues");
+  const test::ScenarioRun r(path, {{"queues", json::array({json{{"name", "default"}, {"weight", 1}}, json{{"name", "busy"}, {"weight", 3}}})},
+                                   {"workload", {{"jobs", jobs}}}});
+  const json q = r.summary.at("short_queues");
   REQUIRE(q.size() == 2);
   CHECK(q[0].at("queue") == "busy");
   CHECK(q[0].at("share_neuroncores") == 96.0);
@@ -504,11 +484,9 @@ TEST_CASE("queue share flag in a run's summary (tiny-gang with a second, heavier
   CHECK(q[1].at("jobs") == 2);
   CHECK(q[1].at("weight_for_smallest") == 3);
   CHECK(q[1].at("weight_for_largest") == 0);
-  std::ostringstream os;
-  run->print_summary(os, 0);
-  CHECK_MESSAGE(contains(os.str(), "Queue share (proportion): queue default (weight 1 of 4 among the queues with jobs) deserves "
-                                   "32.0 of the cluster's 128 NeuronCores"),
-                os.str());
-  CHECK_MESSAGE(contains(os.str(), "Remedy: weight >= 3 (its smallest job); no weight is enough for its largest (128 NeuronCores)"),
-                os.str());
+  CHECK_MESSAGE(contains(r.printed, "Queue share (proportion): queue default (weight 1 of 4 among the queues with jobs) deserves "
+                                    "32.0 of the cluster's 128 NeuronCores"),
+                r.printed);
+  CHECK_MESSAGE(contains(r.printed, "Remedy: weight >= 3 (its smallest job); no weight is enough for its largest (128 NeuronCores)"),
+                r.printed);
 }

@@ -7,7 +7,7 @@
 // spot-price-history}.json and the shipped catalog, never copied from a run. The timelines of the
 // node-failure and autoscaler-trap runs are those derived in tests/models/test_spot.cpp and
 // tests/models/test_startup.cpp.
-#include "temp_dir.hpp"
+#include "scenario_run.hpp"
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -19,7 +19,6 @@
 #include <utility>
 
 #include "mltwin/runner/run.hpp"
-#include "mltwin/store/sqlite_store.hpp"
 
 #ifndef MLTWIN_SOURCE_DIR
 #error "MLTWIN_SOURCE_DIR must be defined by the build"
@@ -43,25 +42,22 @@ struct NodeRow {
   std::string price_source;
 };
 
+/// Run options with `catalog` as the instance catalog ("": the shipped one).
+runner::RunOptions with_catalog(const std::string& catalog) {
+  runner::RunOptions o;
+  o.catalog = catalog;
+  return o;
+}
+
 /// A training run of tests/scenarios/<scenario> with `overrides`, to its end, into a database.
-struct NodesRun {
-  test::TempDir dir{"mltwin-nodes"};
-  std::string db;
-  json summary;
+struct NodesRun : test::ScenarioRun {
   std::map<std::string, NodeRow> nodes;  // by node name
   std::int64_t run_end_ns = 0;
 
-  NodesRun(const std::string& scenario, const json& overrides, const std::string& catalog = "") {
-    runner::RunOptions o;
-    o.out = db = dir.file("run.sqlite");
-    o.overrides = overrides;
-    o.catalog = catalog;
-    auto run = runner::Run::open(source_file("tests/scenarios/" + scenario), o);
-    while (!run->done()) run->run_until(run->next_time());
-    run->finish(store::EndReason::Completed);
-    summary = run->summary_json();
-    const auto t = store::query_file(db, "SELECT node, node_group, instance_type, capacity_type, coalesce(zone, '<NULL>') AS zone,"
-                                         " launch_ns, end_ns, usd_per_hour, price_source FROM nodes ORDER BY rowid");
+  NodesRun(const std::string& scenario, const json& overrides, const std::string& catalog = "")
+      : ScenarioRun(source_file("tests/scenarios/" + scenario), overrides, with_catalog(catalog)) {
+    const auto t = query("SELECT node, node_group, instance_type, capacity_type, coalesce(zone, '<NULL>') AS zone,"
+                         " launch_ns, end_ns, usd_per_hour, price_source FROM nodes ORDER BY rowid");
     for (std::size_t i = 0; i < t.rows; ++i)
       nodes[t.column("node").text_at(i)] = {t.column("node_group").text_at(i),    t.column("instance_type").text_at(i),
                                             t.column("capacity_type").text_at(i), t.column("zone").text_at(i),
@@ -69,14 +65,13 @@ struct NodesRun {
                                             *t.column("usd_per_hour").real_at(i), t.column("price_source").text_at(i)};
     run_end_ns = std::stoll(one("SELECT value FROM run_meta WHERE key = 'end_ns'"));
   }
-  std::string one(const std::string& sql) const { return store::query_file(db, sql).columns.at(0).text_at(0); }
+  std::string one(const std::string& sql) const { return query(sql).columns.at(0).text_at(0); }
   /// The nodes' (end, or the run's end, - launch) x price, USD: what the run's cost should be.
   /// The query of docs/results-schema.md, as it is written there.
   double cost_from_rows() const {
-    return *store::query_file(db,
-                              "SELECT sum((coalesce(end_ns, (SELECT CAST(value AS INTEGER) FROM run_meta WHERE key = 'end_ns')) - launch_ns)\n"
-                              "           / 3600e9 * usd_per_hour) AS cost_usd\n"
-                              "FROM nodes;")
+    return *query("SELECT sum((coalesce(end_ns, (SELECT CAST(value AS INTEGER) FROM run_meta WHERE key = 'end_ns')) - launch_ns)\n"
+                  "           / 3600e9 * usd_per_hour) AS cost_usd\n"
+                  "FROM nodes;")
                 .columns.at(0)
                 .real_at(0);
   }
@@ -155,8 +150,8 @@ TEST_CASE("nodes: a mixed group's rows per instance type and purchase option fol
     CHECK(n.zone == "us-east-1a");
   }
   // Rows per type and purchase option, as SQL counts them.
-  const auto counts = store::query_file(r.db, "SELECT instance_type || ' ' || capacity_type || ' ' || count(*) AS c FROM nodes"
-                                              " GROUP BY instance_type, capacity_type ORDER BY instance_type, capacity_type");
+  const auto counts = r.query("SELECT instance_type || ' ' || capacity_type || ' ' || count(*) AS c FROM nodes"
+                              " GROUP BY instance_type, capacity_type ORDER BY instance_type, capacity_type");
   REQUIRE(counts.rows == 4);
   CHECK(counts.columns[0].text_at(0) == "m5.xlarge ON_DEMAND 4");
   CHECK(counts.columns[0].text_at(1) == "m5.xlarge SPOT 2");
@@ -314,14 +309,9 @@ TEST_CASE("nodes: a Spot price from a catalog row's spot entry cites the row, th
 TEST_CASE("jobs: neuron_resource and other_requests give the pods' device requests by name") {
   // scenarios/eks-mixed-fleet.json: trn-* pods request 8 aws.amazon.com/neurondevice and 4 EFA,
   // gpu-* pods 4 nvidia.com/gpu, cpu-* pods only cpu and memory (the scenario file says so).
-  test::TempDir dir{"mltwin-jobs"};
-  runner::RunOptions o;
-  o.out = dir.file("run.sqlite");
-  auto run = runner::Run::open(source_file("scenarios/eks-mixed-fleet.json"), o);
-  while (!run->done()) run->run_until(run->next_time());
-  run->finish(store::EndReason::Completed);
-  const auto t = store::query_file(o.out, "SELECT name, neuron_devices_per_pod, coalesce(neuron_resource, '<NULL>') AS nr,"
-                                          " coalesce(other_requests, '<NULL>') AS other FROM jobs ORDER BY job");
+  const test::ScenarioRun r(source_file("scenarios/eks-mixed-fleet.json"));
+  const auto t = r.query("SELECT name, neuron_devices_per_pod, coalesce(neuron_resource, '<NULL>') AS nr,"
+                         " coalesce(other_requests, '<NULL>') AS other FROM jobs ORDER BY job");
   REQUIRE(t.rows == 11);
   for (std::size_t i = 0; i < t.rows; ++i) {
     const std::string name = t.column("name").text_at(i);

@@ -85,6 +85,14 @@ struct RunOptions {
   std::string out;
   /// When and where the database is written.
   Output output = Output::Direct;
+  /// A file to write summary_json() to (indented JSON) when the run ends as asked (completed,
+  /// until), whole or not at all: into a hidden file beside it, `.NAME.in-progress-XXXXXX`,
+  /// created with the database (so that a folder that cannot be written is an error before
+  /// the run: std::runtime_error), and renamed over it by finish(). A run that ends otherwise
+  /// leaves an existing file untouched. A path that exists must be a regular file, and neither
+  /// the database nor one of the run's inputs (std::invalid_argument). Empty: none. The CLI's
+  /// --summary-json.
+  std::string summary_json_out;
   /// Errors about options name them as the CLI's flags (--out, --max-jobs) rather than as
   /// the fields and Python arguments (out, max_jobs).
   bool command_line = false;
@@ -187,7 +195,9 @@ class Run {
   /// the file is renamed to `out` or to partial_path(out), as the reason says. The database
   /// stays open for query() until the Run is destroyed. Idempotent (the first reason wins).
   /// If closing fails (the disk is full, the rename is refused), the run is recorded as
-  /// failed where possible (as abandon() does) and the error is rethrown.
+  /// failed where possible (as abandon() does) and the error is rethrown. Then, for a run that
+  /// ended as asked, the summary goes to RunOptions::summary_json_out; if that fails, the
+  /// database stays as it ended and std::runtime_error names the summary file.
   void finish(store::EndReason reason);
   /// After an exception out of run_until(): the model may be half-way through an event, so
   /// it is not asked to wrap up; run_meta gets `reason` (normally Failed) and the time
