@@ -362,7 +362,7 @@ TEST_CASE("run_meta records how the run ended: completed, or stopped at --until"
                     slurp(t.path() / "done.log"));
     Db db(fx.root / "done.sqlite");
     const auto meta = db.meta();
-    CHECK(meta.at("schema_version") == "9");
+    CHECK(meta.at("schema_version") == "10");
     CHECK(meta.at("until") == "");
     CHECK(meta.at("end_reason") == "completed");
     // The run ends with its last event: the scheduler cycle (whole seconds) that follows the

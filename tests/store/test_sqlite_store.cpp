@@ -179,8 +179,8 @@ TEST_CASE("a run written through the recorder interface reads back column by col
     auto meta = [&](const std::string& key) {
       return db.text("SELECT value FROM run_meta WHERE key = '" + key + "'");
     };
-    CHECK(meta("schema_version") == "9");
-    CHECK(mltwin::store::kSchemaVersion == 9);
+    CHECK(meta("schema_version") == "10");
+    CHECK(mltwin::store::kSchemaVersion == 10);
     CHECK(meta("run_kind") == "training");
     CHECK(meta("mltwin_version") == "0.1.0");
     CHECK(meta("git_sha") == "0123abcd");
