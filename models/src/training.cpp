@@ -202,15 +202,18 @@ std::string TrainingCluster::infeasible_reason(const TrainingJobSpec& j, const R
     return "no node can hold one pod of this job (requests {" + pod.to_string() + "}" +
            (shortfall.empty() ? std::string() : "; too little " + shortfall) + ")" + also + room_note;
   }
-  if (fit < j.nnodes)
-    return "the cluster can hold at most " + std::to_string(fit) + " of this job's " + std::to_string(j.nnodes) +
-           " pods at once" + also + room_note;
+  // The pods that must fit at once: a torchrun gang's every pod; a job of independent pods
+  // only its minAvailable (its other pods run as room frees), and at least one.
+  const int need = j.independent_pods() ? std::max(1, j.min_member()) : j.nnodes;
+  if (fit < need)
+    return "the cluster can hold at most " + std::to_string(fit) + " of this job's " + std::to_string(j.nnodes) + " pods at once" +
+           (need < j.nnodes ? " (its minAvailable is " + std::to_string(need) + ")" : std::string()) + also + room_note;
   // A queue capability below the job's minimum resources can never admit it.
   for (const auto& q : s_->state.queues())
     if (q.name == j.queue) {
       if (!q.capability) continue;  // no spec.capability: no limit
       Resource minres = pod;
-      minres.multi(j.nnodes);
+      minres.multi(need);
       // A resource the capability does not name is unlimited (Volcano: Infinity default); cpu
       // or memory <= 0 too (math.MaxFloat64).
       bool over = false;

@@ -1577,4 +1577,46 @@ TEST_CASE("job-tasks: minAvailable 2 of 4 pods on room for 2 starts two pods, th
   CHECK(f.scheduled.ns() == 1050 * kMs);
   CHECK(f.start.ns() == 3050 * kMs);
   CHECK(f.end.ns() == 7206050 * kMs);
+  // Not "never placeable" (it ran): room for 2 pods at once is its minAvailable.
+  CHECK(r.cluster->never_placeable().empty());
+}
+
+TEST_CASE("job-tasks: minAvailable 0 (the job's and its task's) runs its pods as room allows") {
+  // The job of the test above with spec.minAvailable 0 and the task's minAvailable 0: the
+  // webhook's default sums the tasks' 0 (mutate_job.go patchDefaultMinAvailable), so the
+  // PodGroup has minMember 0 and empty minResources. The 0 s session's enqueue admits it and
+  // its jobStatus (framework/session.go) finds allocated 0 >= minMember 0 with Succeeded 0 ==
+  // allocated: Completed. That phase change is a request for the Job
+  // (job_controller_handler.go updatePodGroup: any phase change), so SyncJob creates the 4
+  // pods at 0 s (the PodGroup is not Pending). The 1 s session places the two that fit (gang:
+  // ready with any count), bound 1.05 s (the job's placement: its first pod), Running 3.05 s,
+  // Succeeded 3603.05 s; the 3604 s session places the other two, Succeeded 7206.05 s: every
+  // pod Succeeded, 4 >= minAvailable 0 and the task's 4 >= 0 (running.go): Completed. The
+  // timeline is the one of minAvailable 2.
+  nlohmann::json doc = job_tasks_doc();
+  doc["cluster"]["node_groups"][0]["desired_capacity"] = 2;
+  auto& j = doc["workload"]["jobs"][0];
+  j["name"] = "w";
+  j["min_available"] = 0;
+  j["tasks"] = nlohmann::json::array({{{"name", "worker"}, {"replicas", 4}, {"duration", "1h"}, {"min_available", 0}}});
+  io::LoadOptions o;
+  o.document = &doc;
+  Run r(scenario_path("job-tasks.json"), o);
+  REQUIRE(r.invariant_violation.empty());
+  auto at = [](std::int64_t ms) { return std::to_string(ms * kMs); };
+  CHECK(pod_rows(r.rec, 0) == std::vector<std::string>{
+                                  "0 0 Created", "0 1 Created", "0 2 Created", "0 3 Created",
+                                  at(1050) + " 0 Bound", at(1050) + " 1 Bound",
+                                  at(3050) + " 0 Running", at(3050) + " 1 Running",
+                                  at(3603050) + " 0 Succeeded", at(3603050) + " 1 Succeeded",
+                                  at(3604050) + " 2 Bound", at(3604050) + " 3 Bound",
+                                  at(3606050) + " 2 Running", at(3606050) + " 3 Running",
+                                  at(7206050) + " 2 Succeeded", at(7206050) + " 3 Succeeded"});
+  const auto& f = r.rec.final_of(0);
+  CHECK(f.phase == "Completed");
+  CHECK(f.scheduled.ns() == 1050 * kMs);
+  CHECK(f.end.ns() == 7206050 * kMs);
+  // Not "never placeable": the cluster holds 2 of its pods at once, and it needs 1 at least
+  // (minAvailable 2 in the test above: 2).
+  CHECK(r.cluster->never_placeable().empty());
 }

@@ -37,8 +37,9 @@ void PodLifecycle::pod_bound(TaskId t) {
   const std::size_t idx = s_.job_of_policy[task.job];
   JobRun& run = s_.runs[idx];
   s_.rec.pod_event({static_cast<std::uint32_t>(idx), s_.replica_of_task[t], "Bound", s_.state.node(task.node).name, s_.sim.now()});
-  // The job is placed once minAvailable pods are (every pod for a torchrun gang).
-  if (++run.bound == s_.sc.jobs[idx].min_member() && run.scheduled == core::Time::max()) {
+  // The job is placed once minAvailable pods are (every pod for a torchrun gang; with
+  // minAvailable 0, its first pod).
+  if (++run.bound == std::max(1, s_.sc.jobs[idx].min_member()) && run.scheduled == core::Time::max()) {
     run.scheduled = s_.sim.now();  // the first placement (a restarted job keeps it)
     s_.outcomes[idx].scheduled = run.scheduled;
   }
