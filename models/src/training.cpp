@@ -51,8 +51,8 @@ struct TrainingCluster::NodeHostAdapter final : NodeHost {
   TrainingCluster& c;
   void pods_lost_with_node(NodeId n) override { c.parts_->pods.pods_failed_on_node(n); }
   void node_unreachable(NodeId n) override { c.parts_->pods.node_unreachable(n); }
-  std::vector<core::Duration> taint_eviction_delays(NodeId n, core::Duration default_toleration) override {
-    return c.parts_->pods.taint_eviction_delays(n, default_toleration);
+  std::vector<core::Duration> taint_eviction_delays(NodeId n, core::Duration /*default_toleration: the scenario's, read there*/) override {
+    return c.parts_->pods.taint_eviction_delays(n);
   }
   void taint_evict_pods(NodeId n, core::Duration tainted_for) override { c.parts_->pods.taint_evict_pods(n, tainted_for); }
   void pods_garbage_collected(NodeId n) override { c.parts_->pods.pods_garbage_collected(n); }
@@ -387,6 +387,7 @@ void TrainingCluster::place_initial(std::size_t idx) {
     s_->node_occupancy_changed(node);
     s_->rec.pod_event({u, s_->replica_of_task[t], "Bound", want, s_->sim.now()});
     s_->rec.pod_event({u, s_->replica_of_task[t], "Running", want, s_->sim.now()});
+    parts_->pods.watch_taints(t);  // the taint manager, starting at t0, sees it on its node
   }
   run.bound = run.running = j.nnodes;
   run.scheduled = started;
