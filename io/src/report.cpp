@@ -478,6 +478,7 @@ RunSummary summarize(const std::string& scenario, std::uint64_t seed, const mode
   s.dynamic_nodes = sc.faults.has_value() || sc.autoscaler.has_value();
   s.node_failures = st.node_failures;
   s.taint_evictions = st.taint_evictions;
+  s.node_taint_evictions = st.node_taint_evictions;
   s.pods_garbage_collected = st.pods_garbage_collected;
   s.pods_garbage_collected_after_taint_eviction = st.pods_garbage_collected_after_taint_eviction;
   s.efa_cross_zone_failures = st.efa_cross_zone_failures;
@@ -695,6 +696,13 @@ void print_summary(std::ostream& os, const RunSummary& s) {
                                  s.taint_evictions, s.pods_garbage_collected_after_taint_eviction,
                                  s.pods_garbage_collected - s.pods_garbage_collected_after_taint_eviction)
                    : std::string());
+  if (s.node_taint_evictions > 0)
+    fmt::print(os, "Taint evictions: {} pod(s) deleted by the taint manager when their tolerationSeconds of their node group's "
+                   "NoExecute taint ran out, counted from their bind (the job controller sees PodEvicted and applies the job's "
+                   "policy; a recreated pod lands under the same taint and is deleted as long after its bind). Remedy: a "
+                   "toleration without tolerationSeconds for node groups the jobs are meant to run on, or none for those "
+                   "they are not\n",
+               s.node_taint_evictions);
   if (s.efa_cross_zone_failures > 0)
     fmt::print(os, "EFA across availability zones: {} job attempt(s) failed at training start because their pods were split "
                    "across availability zones and EFA traffic cannot leave its subnet (a subnet lies in one zone). Remedy: "

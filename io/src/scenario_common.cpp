@@ -247,6 +247,50 @@ std::vector<models::LifecyclePolicy> lifecycle_policies_of(const std::string& fi
 
 }  // namespace
 
+// min_available of the job and of its tasks as Volcano's admission webhooks treat spec.minAvailable
+// and spec.tasks[*].minAvailable (v1.12.1). The mutating webhook (pkg/webhooks/admission/jobs/
+// mutate/mutate_job.go) runs first: patchDefaultMinAvailable sets an unset or 0 minAvailable to
+// the tasks' minAvailable summed (a task without one counting its replicas; a torchrun gang's
+// TorchX tasks are one pod each), which TrainingJobSpec::min_member computes from
+// min_available 0. The validating webhook (validate/admit_job.go validateJobCreate) then
+// refuses, in its order: a negative job minAvailable (its whole answer: it returns at once), a
+// task's negative minAvailable or one above its replicas, and a job minAvailable above the
+// tasks' replicas summed. Each refusal quotes the webhook's message (the first it would give).
+void check_min_available(const std::string& file, const std::string& where, const json& j, models::TrainingJobSpec& js) {
+  auto webhook = [](const std::string& msg) { return "Volcano's admission webhook refuses the Job: \"" + msg + "\""; };
+  auto task_at = [&](std::size_t k) { return where + "/tasks/" + std::to_string(k) + "/min_available"; };
+  const int given = j.contains("min_available") ? j["min_available"].get<int>() : 0;
+  if (given < 0)
+    fail(file, where + "/min_available", "minAvailable " + std::to_string(given) + " is below 0: " + webhook("job 'minAvailable' must be >= 0."));
+  // The tasks' minAvailable summed as patchDefaultMinAvailable sums them (JobTaskSpec's -1 is
+  // "not given", so the JSON says which were given).
+  long long sum = 0;
+  for (std::size_t k = 0; k < js.tasks.size(); ++k)
+    sum += j["tasks"][k].contains("min_available") ? js.tasks[k].min_available : js.tasks[k].replicas;
+  if (given == 0 && sum < 0)  // only a negative task minAvailable makes the sum negative
+    for (std::size_t k = 0; k < js.tasks.size(); ++k)
+      if (js.tasks[k].min_available < 0 && j["tasks"][k].contains("min_available"))
+        fail(file, task_at(k),
+             "task minAvailable " + std::to_string(js.tasks[k].min_available) + " is below 0; with the job's min_available unset (or 0) "
+             "the mutating webhook sets it to the tasks' minAvailable summed, " + std::to_string(sum) + ", and " +
+                 webhook("job 'minAvailable' must be >= 0."));
+  for (std::size_t k = 0; k < js.tasks.size(); ++k) {
+    const models::JobTaskSpec& t = js.tasks[k];
+    if (!j["tasks"][k].contains("min_available")) continue;
+    if (t.min_available < 0)
+      fail(file, task_at(k), "task minAvailable " + std::to_string(t.min_available) + " is below 0: " +
+                                 webhook("'minAvailable' < 0 in task: " + t.name + ", job: " + js.name + ";"));
+    if (t.min_available > t.replicas)
+      fail(file, task_at(k), "task minAvailable " + std::to_string(t.min_available) + " is above the task's " +
+                                 std::to_string(t.replicas) + " replicas: " +
+                                 webhook("'minAvailable' is greater than 'replicas' in task: " + t.name + ", job: " + js.name + ";"));
+  }
+  if (given > js.nnodes)
+    fail(file, where + "/min_available", "minAvailable " + std::to_string(given) + " is above the job's " + std::to_string(js.nnodes) +
+                                             " pods: " + webhook("job 'minAvailable' should not be greater than total replicas in tasks;"));
+  js.min_available = given;
+}
+
 models::TrainingJobSpec job_of(const std::string& file, const std::string& where, const json& j, std::size_t index,
                                int cores_per_device) {
   models::TrainingJobSpec js;
@@ -275,13 +319,8 @@ models::TrainingJobSpec job_of(const std::string& file, const std::string& where
       ts.replicas = t["replicas"];
       ts.duration = duration_of(file, w + "/duration", t["duration"]);
       if (ts.duration < core::Duration::ns(0)) fail(file, w + "/duration", printable(t["duration"].dump()) + ": expected a duration >= 0");
-      if (t.contains("min_available")) {
-        ts.min_available = t["min_available"];
-        // Volcano's webhook (admit_job.go validateJobCreate): 0 <= task minAvailable <= replicas.
-        if (ts.min_available > ts.replicas)
-          fail(file, w + "/min_available", "task minAvailable " + std::to_string(ts.min_available) + " is above the task's " +
-                                               std::to_string(ts.replicas) + " replicas (Volcano's webhook refuses it)");
-      }
+      // Checked below, with the job's, as Volcano's webhooks check them.
+      if (t.contains("min_available")) ts.min_available = t["min_available"];
       if (t.contains("policies"))
         ts.policies = std::make_shared<const std::vector<models::LifecyclePolicy>>(lifecycle_policies_of(file, w + "/policies", t["policies"]));
       js.nnodes += ts.replicas;
@@ -298,17 +337,12 @@ models::TrainingJobSpec job_of(const std::string& file, const std::string& where
   // A negative duration would end the job before it starts (the simulator refused it at run
   // time, naming no file).
   if (js.duration < core::Duration::ns(0)) fail(file, where + "/duration", printable(j["duration"].dump()) + ": expected a duration >= 0");
-  if (j.contains("min_available")) {
-    js.min_available = j["min_available"];
-    if (js.min_available > js.nnodes)
-      fail(file, where + "/min_available", "minAvailable " + std::to_string(js.min_available) + " is above the job's " +
-                                               std::to_string(js.nnodes) + " pods: the job could never run (Volcano's webhook refuses it)");
-    if (js.min_available < js.nnodes && !js.independent_pods())
-      fail(file, where + "/min_available",
-           "minAvailable " + std::to_string(js.min_available) + " is below the job's " + std::to_string(js.nnodes) +
-               " pods: for a torchrun job that is elastic torchrun (--nnodes=MIN:MAX, the rendezvous restarting on every "
-               "membership change), which is not modelled; a job of independent pods (tasks) may have it");
-  }
+  check_min_available(file, where, j, js);
+  if (js.min_available > 0 && js.min_available < js.nnodes && !js.independent_pods())
+    fail(file, where + "/min_available",
+         "minAvailable " + std::to_string(js.min_available) + " is below the job's " + std::to_string(js.nnodes) +
+             " pods: for a torchrun job that is elastic torchrun (--nnodes=MIN:MAX, the rendezvous restarting on every "
+             "membership change), which is not modelled; a job of independent pods (tasks) may have it");
   js.priority = j.value("priority", 0);
   js.trace_row = static_cast<std::int64_t>(index);
   if (j.contains("pod")) {

@@ -186,6 +186,52 @@ PodShape pod_of(const Y& tmpl) {
   return pod;
 }
 
+// spec.minAvailable and spec.tasks[*].minAvailable as Volcano's admission webhooks treat them
+// (v1.12.1). The mutating webhook (pkg/webhooks/admission/jobs/mutate/mutate_job.go) runs
+// first: patchDefaultMinAvailable sets an unset or 0 spec.minAvailable to the tasks'
+// minAvailable summed, a task without one counting its replicas (`job_min_sum`), and
+// mutateSpec gives such a task minAvailable = replicas. The validating webhook
+// (validate/admit_job.go validateJobCreate) then refuses, in its order: a negative
+// spec.minAvailable (the whole answer: it returns at once), a task's negative minAvailable or
+// one above its replicas, and a spec.minAvailable above the tasks' replicas summed. Each
+// refusal quotes the webhook's own message (the first one it would give).
+void check_min_available(VolcanoJobManifest& j, const Y* job_min, long long job_min_sum, const std::vector<Y>& task_docs) {
+  auto webhook = [](const std::string& msg) { return "Volcano's admission webhook refuses the Job: \"" + msg + "\""; };
+  auto task_min_y = [&](std::size_t k) { return task_docs[k].child("minAvailable", task_docs[k].node["minAvailable"]); };
+  const bool defaulted = j.min_available == 0;
+  if (defaulted) {
+    if (job_min_sum < 0) {  // only a negative task minAvailable makes the sum negative
+      for (std::size_t k = 0; k < j.tasks.size(); ++k)
+        if (j.tasks[k].min_available && *j.tasks[k].min_available < 0)
+          task_min_y(k).fail("task minAvailable " + std::to_string(*j.tasks[k].min_available) +
+                             " is below 0; with spec.minAvailable unset (or 0) the mutating webhook sets it to the tasks' "
+                             "minAvailable summed, " + std::to_string(job_min_sum) + ", and " +
+                             webhook("job 'minAvailable' must be >= 0."));
+    }
+    j.min_available = static_cast<int>(job_min_sum);
+  } else if (j.min_available < 0) {
+    job_min->fail("minAvailable " + std::to_string(j.min_available) + " is below 0: " + webhook("job 'minAvailable' must be >= 0."));
+  }
+  long long replicas = 0;
+  for (std::size_t k = 0; k < j.tasks.size(); ++k) {
+    const VolcanoTask& t = j.tasks[k];
+    replicas += t.replicas;
+    if (!t.min_available) continue;
+    if (*t.min_available < 0)
+      task_min_y(k).fail("task minAvailable " + std::to_string(*t.min_available) + " is below 0: " +
+                         webhook("'minAvailable' < 0 in task: " + t.name + ", job: " + j.name + ";"));
+    if (*t.min_available > t.replicas)
+      task_min_y(k).fail("task minAvailable " + std::to_string(*t.min_available) + " is above the task's " +
+                         std::to_string(t.replicas) + " replicas: " +
+                         webhook("'minAvailable' is greater than 'replicas' in task: " + t.name + ", job: " + j.name + ";"));
+  }
+  // A defaulted minAvailable is never above the replicas here: a task's minAvailable above its
+  // replicas was refused above.
+  if (j.min_available > replicas)
+    job_min->fail("minAvailable " + std::to_string(j.min_available) + " is above the tasks' " + std::to_string(replicas) +
+                  " replicas: " + webhook("job 'minAvailable' should not be greater than total replicas in tasks;"));
+}
+
 VolcanoJobManifest job_of_doc(const M& top, const Y& doc) {
   VolcanoJobManifest j;
   j.at = doc.at();
@@ -238,7 +284,7 @@ VolcanoJobManifest job_of_doc(const M& top, const Y& doc) {
   if (const Y* pc = spec.get("priorityClassName")) j.priority_class_name = pc->str();
   if (const Y* p = spec.get("policies")) j.policies = policies_of(*p);
   std::set<std::string> names;
-  int min_sum = 0;
+  long long min_sum = 0;
   const auto tasks = spec.req("tasks").list();
   if (tasks.empty()) spec.req("tasks").fail("expected at least one task");
   for (const Y& t : tasks) {
@@ -250,7 +296,8 @@ VolcanoJobManifest job_of_doc(const M& top, const Y& doc) {
     if (std::string p = object_name_problem(task.name, "task"); !p.empty()) tm.req("name").fail(p);
     if (!names.insert(task.name).second) tm.req("name").fail("task name '" + task.name + "' appears twice");
     task.replicas = tm.req("replicas").int32(0);
-    if (const Y* m = tm.get("minAvailable")) task.min_available = m->int32(0);
+    // minAvailable: an int32 in the CRD (no minimum); the webhook checks it below.
+    if (const Y* m = tm.get("minAvailable")) task.min_available = m->int32(-2147483648LL);
     if (const Y* m = tm.get("maxRetry")) task.max_retry = m->int32(0);
     if (const Y* p = tm.get("policies")) task.policies = policies_of(*p);
     if (const Y* d = tm.get("dependsOn"))
@@ -261,11 +308,12 @@ VolcanoJobManifest job_of_doc(const M& top, const Y& doc) {
   }
   j.min_available_at = j.at;
   j.min_available = 0;
-  if (const Y* m = spec.get("minAvailable")) {
-    j.min_available = m->int32(0);
-    j.min_available_at = m->at();
+  const Y* job_min = spec.get("minAvailable");
+  if (job_min) {
+    j.min_available = job_min->int32(-2147483648LL);
+    j.min_available_at = job_min->at();
   }
-  if (j.min_available == 0) j.min_available = min_sum;
+  check_min_available(j, job_min, min_sum, tasks);
   return j;
 }
 

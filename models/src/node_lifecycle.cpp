@@ -146,12 +146,14 @@ void NodeLifecycle::node_not_ready(NodeId n) {
                        " s: Ready Unknown, tainted node.kubernetes.io/unreachable:NoExecute"});
   host_.wake_scheduler();
   if (r.removed != core::Time::max()) delete_node(n);  // its instance is gone already
-  else
-    // The taint manager (pkg/controller/tainteviction/taint_eviction.go processPodOnNode)
-    // schedules each pod's deletion at the taint's time + its minimum tolerationSeconds: one
-    // event per distinct delay, each evicting the pods whose toleration has run out.
-    for (core::Duration d : host_.taint_eviction_delays(n, sc_.faults->unreachable_toleration))
-      sim_.schedule_in(d, &taint_eviction_event_, n);
+  // The taint manager (pkg/controller/tainteviction/taint_eviction.go processPodOnNode)
+  // schedules each pod's deletion at the taint's time + its minimum tolerationSeconds: one event
+  // per distinct delay, each evicting the pods whose toleration has run out. The Node's deletion
+  // does not cancel that work (handleNodeUpdate only forgets the node's taints); PodGC's
+  // deletion of the pods does (handlePodUpdate: NotFound), so no event is scheduled past it.
+  const core::Time gc = recs_[n].pod_gc;
+  for (core::Duration d : host_.taint_eviction_delays(n, sc_.faults->unreachable_toleration))
+    if (sim_.now() + d < gc) sim_.schedule_in(d, &taint_eviction_event_, n);
 }
 
 void NodeLifecycle::instance_terminated(NodeId n) {
@@ -180,13 +182,16 @@ void NodeLifecycle::delete_node(NodeId n) {
                    "the Node object is deleted: its instance is gone"});
   const std::int64_t p = sc_.faults->pod_gc_period.count_ns();
   const std::int64_t seen = (sim_.now().ns() / p + 1) * p;
-  sim_.schedule(core::Time::from_ns(seen) + sc_.faults->pod_gc_quarantine, &pod_gc_event_, n);
+  r.pod_gc = core::Time::from_ns(seen) + sc_.faults->pod_gc_quarantine;
+  sim_.schedule(r.pod_gc, &pod_gc_event_, n);
 }
 
 void NodeLifecycle::taint_eviction(NodeId n) {
   // The taint manager: some pods' unreachable toleration (their own, or DefaultTolerationSeconds')
-  // ran out.
-  if (recs_[n].node_deleted != core::Time::max()) return;  // deleted meanwhile: PodGC's to do
+  // ran out. Its work items are per pod: the Node's deletion does not cancel them
+  // (taint_eviction.go handleNodeUpdate only forgets the node's taints), only the pod's deletion
+  // does (handlePodUpdate, NotFound) — a pod PodGC has not removed yet is still deleted.
+  if (sim_.now() >= recs_[n].pod_gc) return;  // PodGC deleted the node's pods: their work is cancelled
   host_.taint_evict_pods(n, sim_.now() - recs_[n].not_ready);
   host_.wake_scheduler();
 }

@@ -51,8 +51,8 @@ struct TrainingCluster::NodeHostAdapter final : NodeHost {
   TrainingCluster& c;
   void pods_lost_with_node(NodeId n) override { c.parts_->pods.pods_failed_on_node(n); }
   void node_unreachable(NodeId n) override { c.parts_->pods.node_unreachable(n); }
-  std::vector<core::Duration> taint_eviction_delays(NodeId n, core::Duration default_toleration) override {
-    return c.parts_->pods.taint_eviction_delays(n, default_toleration);
+  std::vector<core::Duration> taint_eviction_delays(NodeId n, core::Duration /*default_toleration: the scenario's, read there*/) override {
+    return c.parts_->pods.taint_eviction_delays(n);
   }
   void taint_evict_pods(NodeId n, core::Duration tainted_for) override { c.parts_->pods.taint_evict_pods(n, tainted_for); }
   void pods_garbage_collected(NodeId n) override { c.parts_->pods.pods_garbage_collected(n); }
@@ -202,15 +202,18 @@ std::string TrainingCluster::infeasible_reason(const TrainingJobSpec& j, const R
     return "no node can hold one pod of this job (requests {" + pod.to_string() + "}" +
            (shortfall.empty() ? std::string() : "; too little " + shortfall) + ")" + also + room_note;
   }
-  if (fit < j.nnodes)
-    return "the cluster can hold at most " + std::to_string(fit) + " of this job's " + std::to_string(j.nnodes) +
-           " pods at once" + also + room_note;
+  // The pods that must fit at once: a torchrun gang's every pod; a job of independent pods
+  // only its minAvailable (its other pods run as room frees), and at least one.
+  const int need = j.independent_pods() ? std::max(1, j.min_member()) : j.nnodes;
+  if (fit < need)
+    return "the cluster can hold at most " + std::to_string(fit) + " of this job's " + std::to_string(j.nnodes) + " pods at once" +
+           (need < j.nnodes ? " (its minAvailable is " + std::to_string(need) + ")" : std::string()) + also + room_note;
   // A queue capability below the job's minimum resources can never admit it.
   for (const auto& q : s_->state.queues())
     if (q.name == j.queue) {
       if (!q.capability) continue;  // no spec.capability: no limit
       Resource minres = pod;
-      minres.multi(j.nnodes);
+      minres.multi(need);
       // A resource the capability does not name is unlimited (Volcano: Infinity default); cpu
       // or memory <= 0 too (math.MaxFloat64).
       bool over = false;
@@ -384,6 +387,7 @@ void TrainingCluster::place_initial(std::size_t idx) {
     s_->node_occupancy_changed(node);
     s_->rec.pod_event({u, s_->replica_of_task[t], "Bound", want, s_->sim.now()});
     s_->rec.pod_event({u, s_->replica_of_task[t], "Running", want, s_->sim.now()});
+    parts_->pods.watch_taints(t);  // the taint manager, starting at t0, sees it on its node
   }
   run.bound = run.running = j.nnodes;
   run.scheduled = started;

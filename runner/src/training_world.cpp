@@ -234,6 +234,7 @@ void TrainingWorld::summary_json(json& j, const RunFacts& run) const {
     j["nodes_launched"] = s.nodes_launched;
     j["nodes_removed"] = s.nodes_removed;
   }
+  if (s.node_taint_evictions > 0) j["node_taint_evictions"] = s.node_taint_evictions;  // tolerationSeconds of a node group's NoExecute taint ran out
   if (s.efa_cross_zone_failures > 0) j["efa_cross_zone_failures"] = s.efa_cross_zone_failures;  // job attempts failed: EFA split across zones
   if (s.spot) j["spot_interruptions"] = s.spot_interruptions;
   if (s.neuron_name_mixes > 0)

@@ -997,6 +997,78 @@ TEST_CASE("a job's tasks and minAvailable: errors name the JSON path") {
     });
     CHECK_MESSAGE(msg2.rfind(p2 + ": /workload/jobs/0/tasks/1/name: task name 'master' appears twice", 0) == 0, msg2);
   }
+  SUBCASE("min_available 0, negative, above the replicas: as Volcano's admission webhooks treat them") {
+    // mutate_job.go (v1.12.1) runs first: patchDefaultMinAvailable turns spec.minAvailable 0
+    // (or unset) into the tasks' minAvailable summed, a task without one counting its replicas;
+    // admit_job.go validateJobCreate then refuses, in its order, a negative job minAvailable,
+    // a task's negative minAvailable or one above its replicas, and a job minAvailable above
+    // the replicas summed, with these messages.
+    auto with_tasks = [&](const json& t, const json& min) {
+      return [t, min](json& j) {
+        j.erase("nnodes");
+        j.erase("duration");
+        j["tasks"] = t;
+        if (!min.is_null()) j["min_available"] = min;
+      };
+    };
+    const std::string head = "Volcano's admission webhook refuses the Job: \"";
+    // Job a (tiny-gang's first), tasks master (1 replica) and worker (3).
+    {
+      const auto [p, msg] = err([](json& j) { j["min_available"] = -1; });
+      CHECK(msg == p + ": /workload/jobs/0/min_available: minAvailable -1 is below 0: " + head + "job 'minAvailable' must be >= 0.\"");
+    }
+    {
+      json t = tasks;
+      t[1]["min_available"] = -1;
+      const auto [p, msg] = err(with_tasks(t, 2));
+      CHECK(msg == p + ": /workload/jobs/0/tasks/1/min_available: task minAvailable -1 is below 0: " + head +
+                       "'minAvailable' < 0 in task: worker, job: a;\"");
+    }
+    {
+      // Job minAvailable unset: the mutating webhook sums 1 (master's replicas) + -4 = -3,
+      // and the validating webhook's first check refuses that.
+      json t = tasks;
+      t[1]["min_available"] = -4;
+      const auto [p, msg] = err(with_tasks(t, json()));
+      CHECK(msg == p + ": /workload/jobs/0/tasks/1/min_available: task minAvailable -4 is below 0; with the job's min_available "
+                       "unset (or 0) the mutating webhook sets it to the tasks' minAvailable summed, -3, and " + head +
+                       "job 'minAvailable' must be >= 0.\"");
+      // 0 is the same as unset; a sum of 1 + -1 = 0 is not negative: the task's own message.
+      const auto [p2, msg2] = err(with_tasks(t, 0));
+      CHECK(msg2 == msg);
+      t[1]["min_available"] = -1;
+      const auto [p3, msg3] = err(with_tasks(t, 0));
+      CHECK(msg3.find("'minAvailable' < 0 in task: worker, job: a;") != std::string::npos);
+    }
+    {
+      json t = tasks;
+      t[1]["min_available"] = 4;
+      const auto [p, msg] = err(with_tasks(t, 0));
+      CHECK(msg == p + ": /workload/jobs/0/tasks/1/min_available: task minAvailable 4 is above the task's 3 replicas: " + head +
+                       "'minAvailable' is greater than 'replicas' in task: worker, job: a;\"");
+    }
+    {
+      const auto [p, msg] = err(with_tasks(tasks, 5));
+      CHECK(msg == p + ": /workload/jobs/0/min_available: minAvailable 5 is above the job's 4 pods: " + head +
+                       "job 'minAvailable' should not be greater than total replicas in tasks;\"");
+    }
+    // Accepted: 0 is the webhook's default. A torchrun gang of 4: TorchX's four tasks of one
+    // pod each, 4. Tasks master (1) and worker (3, minAvailable 1): 1 + 1 = 2. Every task's
+    // minAvailable 0: 0 + 0 = 0, a PodGroup of minMember 0 (Volcano takes it).
+    json doc = tiny_gang();
+    doc["workload"]["jobs"][0]["min_available"] = 0;
+    json t = tasks;
+    t[1]["min_available"] = 1;
+    with_tasks(t, 0)(doc["workload"]["jobs"][1]);
+    json z = tasks;
+    z[0]["min_available"] = 0;
+    z[1]["min_available"] = 0;
+    with_tasks(z, json())(doc["workload"]["jobs"][2]);
+    const io::LoadedScenario sc = io::load_scenario(write_json(d, "zero.json", doc));
+    CHECK(sc.training.jobs[0].min_member() == 4);
+    CHECK(sc.training.jobs[1].min_member() == 2);
+    CHECK(sc.training.jobs[2].min_member() == 0);
+  }
   SUBCASE("a job of tasks loads: pods, minAvailable, the jobs table's duration") {
     json doc = tiny_gang();
     json& j = doc["workload"]["jobs"][0];

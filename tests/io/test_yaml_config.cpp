@@ -268,6 +268,47 @@ TEST_CASE("a PodGroup's minTaskMember must map roles to counts >= 0: the error n
         d.file("pg.yaml") + ":9:13: spec.minTaskMember.worker: expected an integer >= 0, got -1");
 }
 
+TEST_CASE("minAvailable 0, negative or above the replicas: Volcano's admission webhooks, at the YAML line") {
+  // mutate_job.go (v1.12.1): an unset or 0 spec.minAvailable becomes the tasks' minAvailable
+  // summed (a task without one counting its replicas). admit_job.go validateJobCreate then
+  // refuses a negative job minAvailable, a task's negative one or one above its replicas, and
+  // a job minAvailable above the replicas summed, with the messages quoted.
+  mltwin::test::TempDir d;
+  const std::string head = "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: j\nspec:\n";
+  const std::string pod = "      template:\n        spec:\n          containers:\n            - name: c\n";
+  const std::string refuses = "Volcano's admission webhook refuses the Job: \"";
+  auto read = [&](const std::string& spec) {
+    write_text(d.file("j.yaml"), head + spec);
+    return io::read_manifests(d.file("j.yaml"));
+  };
+  auto error = [&](const std::string& spec) { return error_of([&] { (void)read(spec); }); };
+  const std::string f = d.file("j.yaml");
+  // Line 6 "  minAvailable: -1": the value at column 17.
+  CHECK(error("  minAvailable: -1\n  tasks:\n    - name: w\n      replicas: 2\n" + pod) ==
+        f + ":6:17: spec.minAvailable: minAvailable -1 is below 0: " + refuses + "job 'minAvailable' must be >= 0.\"");
+  // Line 10 "      minAvailable: -1": column 21.
+  CHECK(error("  minAvailable: 1\n  tasks:\n    - name: w\n      replicas: 2\n      minAvailable: -1\n" + pod) ==
+        f + ":10:21: spec.tasks[0].minAvailable: task minAvailable -1 is below 0: " + refuses +
+            "'minAvailable' < 0 in task: w, job: j;\"");
+  // No job minAvailable: the mutating webhook's sum is -3 (the only task's), refused as the job's.
+  CHECK(error("  tasks:\n    - name: w\n      replicas: 2\n      minAvailable: -3\n" + pod) ==
+        f + ":9:21: spec.tasks[0].minAvailable: task minAvailable -3 is below 0; with spec.minAvailable unset (or 0) the "
+            "mutating webhook sets it to the tasks' minAvailable summed, -3, and " + refuses + "job 'minAvailable' must be >= 0.\"");
+  CHECK(error("  tasks:\n    - name: w\n      replicas: 2\n      minAvailable: 3\n" + pod) ==
+        f + ":9:21: spec.tasks[0].minAvailable: task minAvailable 3 is above the task's 2 replicas: " + refuses +
+            "'minAvailable' is greater than 'replicas' in task: w, job: j;\"");
+  CHECK(error("  minAvailable: 3\n  tasks:\n    - name: w\n      replicas: 2\n" + pod) ==
+        f + ":6:17: spec.minAvailable: minAvailable 3 is above the tasks' 2 replicas: " + refuses +
+            "job 'minAvailable' should not be greater than total replicas in tasks;\"");
+  // minAvailable 0 is the webhook's default: tasks w (2 replicas) and v (3, minAvailable 1):
+  // 2 + 1 = 3; every task's minAvailable 0: 0.
+  const io::Manifests m = read("  minAvailable: 0\n  tasks:\n    - name: w\n      replicas: 2\n" + pod +
+                               "    - name: v\n      replicas: 3\n      minAvailable: 1\n" + pod);
+  CHECK(m.jobs[0].min_available == 3);
+  const io::Manifests z = read("  minAvailable: 0\n  tasks:\n    - name: w\n      replicas: 2\n      minAvailable: 0\n" + pod);
+  CHECK(z.jobs[0].min_available == 0);
+}
+
 TEST_CASE("Volcano Jobs mltwin cannot hold are refused with the reason") {
   mltwin::test::TempDir d;
   const std::string head =

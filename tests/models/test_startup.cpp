@@ -391,6 +391,90 @@ TEST_CASE("node-failure, the instance lingering: a toleration without toleration
   CHECK(r.cluster->stats().pods_garbage_collected == 1);
 }
 
+TEST_CASE("node-failure, the instance lingering: the first toleration matching the taint decides, not the shortest") {
+  // Job a's tolerations: {operator Exists} (no key, no effect: every taint, no tolerationSeconds),
+  // then {node.kubernetes.io/unreachable, Exists, NoExecute, 60 s}. DefaultTolerationSeconds adds
+  // nothing (the first has no key and no effect). The taint manager's GetMatchingTolerations
+  // (pkg/apis/core/v1/helper) takes, for each taint, the first toleration that tolerates it —
+  // here {Exists}, without tolerationSeconds: for ever. So no taint eviction at 3050 + 60 s; the
+  // pod stays until PodGC (Node deleted with the instance at 3600 s, seen missing at 3620 s,
+  // patched Failed and deleted at 3660 s), as without any tolerationSeconds.
+  nlohmann::json jobs = io::load_scenario(scenario_path("node-failure.json")).json["workload"]["jobs"];
+  jobs[0]["tolerations"] = nlohmann::json::array(
+      {{{"operator", "Exists"}},
+       {{"key", "node.kubernetes.io/unreachable"}, {"operator", "Exists"}, {"effect", "NoExecute"}, {"tolerationSeconds", 60}}});
+  Run r(scenario_path("node-failure.json"),
+        patch({{"faults", {{"instance_terminated_after", "10m"}, {"replacement_time", "900s"}}}, {"workload", {{"jobs", jobs}}}}));
+  REQUIRE(r.invariant_violation.empty());
+  CHECK(r.rec.pods_of(0, "TaintEvicted").empty());
+  REQUIRE(r.rec.pods_of(0, "Failed").size() == 1);
+  CHECK(r.rec.pods_of(0, "Failed")[0].t == 3660 * kS);
+  CHECK(r.cluster->stats().taint_evictions == 0);
+}
+
+TEST_CASE("node-failure, the Node deleted before the toleration runs out: the taint manager still deletes the pod PodGC has not removed") {
+  // The instance is terminated 320 s after the failure (3320 s), when the NotReady node's Node
+  // object is deleted (the replacement Ready 900 s after the failure). The taint manager's work for the pod (NotReady 3050 s + the default
+  // 300 s = 3350 s) is per pod: the Node's deletion does not cancel it (taint_eviction.go
+  // handleNodeUpdate only forgets the node's taints). PodGC's first pass after 3320 s is
+  // 3340 s, its deletion 40 s later, 3380 s: after 3350 s. So at 3350 s the pod is deleted
+  // (TaintEvicted: Terminating, PodEvicted), and at 3380 s PodGC deletes it (Deleted; no Failed:
+  // it was Terminating already).
+  Run r(scenario_path("node-failure.json"), patch({{"faults", {{"instance_terminated_after", "320s"}, {"replacement_time", "900s"}}}}));
+  REQUIRE(r.invariant_violation.empty());
+  REQUIRE(r.rec.pods_of(0, "TaintEvicted").size() == 1);
+  CHECK(r.rec.pods_of(0, "TaintEvicted")[0].t == 3350 * kS);
+  CHECK(r.rec.pods_of(0, "Failed").empty());
+  REQUIRE(r.rec.pods_of(0, "Deleted").size() == 1);
+  CHECK(r.rec.pods_of(0, "Deleted")[0].t == 3380 * kS);
+  CHECK(r.cluster->stats().taint_evictions == 1);
+  CHECK(r.cluster->stats().pods_garbage_collected_after_taint_eviction == 1);
+  CHECK(r.rec.final_of(0).phase == "Completed");
+}
+
+TEST_CASE("node-failure on a node group tainted NoExecute: the pod's deletion scheduled at its bind stands when the node goes NotReady") {
+  // node-failure.json with its node group tainted dedicated=train:NoExecute and job a tolerating
+  // it for 3600 s; the instance lingers 10 min, the replacement is Ready 900 s after the
+  // failure. a is bound at 1 s (Bound 1.05 s): the taint manager schedules its deletion at
+  // 1 + 3600 = 3601 s (processPodOnNode at the pod's update). trn1-0 fails at 3000 s, NotReady
+  // at 3050 s: processPodOnNode again, with the taints dedicated and unreachable; the first
+  // matching tolerations are a's own (3600 s) and DefaultTolerationSeconds' (300 s): least
+  // 300 s, but a deletion is scheduled already, begun at 1 s, and 1 + 300 is before 3050 + 300:
+  // it returns, leaving the deletion at 3601 s (not 3350 s). 3600 s: the instance is terminated
+  // and the Node deleted; 3601 s: the taint manager deletes the pod (TaintEvicted; no kubelet:
+  // Terminating) -> PodEvicted -> RestartJob (retry 1); PodGC removes it at 3660 s (seen
+  // missing at 3620 s). The restart as in the tests above: trn1-1 Ready at 3900 s, bound at
+  // 3901 s (its deletion then due at 7501 s), training from 4048.05 s for the 3300 s left
+  // (lost since the checkpoint: 181.95 s): Completed at 7348.05 s, before it. The pending
+  // deletion goes with the job: billing runs to the cycle after its end, 7349 s.
+  const io::LoadedScenario base = io::load_scenario(scenario_path("node-failure.json"));
+  nlohmann::json groups = base.json["cluster"]["node_groups"];
+  groups[0]["taints"] = nlohmann::json::array({{{"key", "dedicated"}, {"value", "train"}, {"effect", "NoExecute"}}});
+  nlohmann::json jobs = base.json["workload"]["jobs"];
+  jobs[0]["tolerations"] = nlohmann::json::array(
+      {{{"key", "dedicated"}, {"operator", "Equal"}, {"value", "train"}, {"effect", "NoExecute"}, {"tolerationSeconds", 3600}}});
+  Run r(scenario_path("node-failure.json"),
+        patch({{"cluster", {{"node_groups", groups}}},
+               {"faults", {{"instance_terminated_after", "10m"}, {"replacement_time", "900s"}}},
+               {"workload", {{"jobs", jobs}}}}));
+  REQUIRE(r.invariant_violation.empty());
+  const auto& a = r.rec.final_of(0);
+  CHECK(r.rec.pods_of(0, "Bound").at(0).t == 1050 * kMs);
+  REQUIRE(r.rec.pods_of(0, "TaintEvicted").size() == 1);
+  CHECK(r.rec.pods_of(0, "TaintEvicted")[0].t == 3601 * kS);
+  CHECK(r.rec.pods_of(0, "Failed").empty());
+  REQUIRE(r.rec.pods_of(0, "Deleted").size() == 1);
+  CHECK(r.rec.pods_of(0, "Deleted")[0].t == 3660 * kS);
+  CHECK(r.rec.pods_of(0, "Bound").at(1).t == 3901050 * kMs);
+  CHECK(a.phase == "Completed");
+  CHECK(a.restarts == 1);
+  CHECK(a.lost_training_s == doctest::Approx(181.95).epsilon(1e-9));
+  CHECK(a.end.ns() == 7348050 * kMs);
+  CHECK(r.cluster->stats().taint_evictions == 1);  // a failed node's pod
+  CHECK(r.cluster->stats().node_taint_evictions == 0);
+  CHECK(r.cluster->stats().node_group_seconds.at(0) == doctest::Approx(7349.0).epsilon(1e-12));
+}
+
 TEST_CASE("node-failure: the grace period follows /cluster/kubernetes_version; bad versions and timings are refused") {
   // Kubernetes 1.31: --node-monitor-grace-period 40 s (50 s from 1.32, kubernetes#126287).
   Run r(scenario_path("node-failure.json"), patch({{"cluster", {{"kubernetes_version", "1.31"}}}}));

@@ -1577,4 +1577,176 @@ TEST_CASE("job-tasks: minAvailable 2 of 4 pods on room for 2 starts two pods, th
   CHECK(f.scheduled.ns() == 1050 * kMs);
   CHECK(f.start.ns() == 3050 * kMs);
   CHECK(f.end.ns() == 7206050 * kMs);
+  // Not "never placeable" (it ran): room for 2 pods at once is its minAvailable.
+  CHECK(r.cluster->never_placeable().empty());
+}
+
+TEST_CASE("job-tasks: minAvailable 0 (the job's and its task's) runs its pods as room allows") {
+  // The job of the test above with spec.minAvailable 0 and the task's minAvailable 0: the
+  // webhook's default sums the tasks' 0 (mutate_job.go patchDefaultMinAvailable), so the
+  // PodGroup has minMember 0 and empty minResources. The 0 s session's enqueue admits it and
+  // its jobStatus (framework/session.go) finds allocated 0 >= minMember 0 with Succeeded 0 ==
+  // allocated: Completed. That phase change is a request for the Job
+  // (job_controller_handler.go updatePodGroup: any phase change), so SyncJob creates the 4
+  // pods at 0 s (the PodGroup is not Pending). The 1 s session places the two that fit (gang:
+  // ready with any count), bound 1.05 s (the job's placement: its first pod), Running 3.05 s,
+  // Succeeded 3603.05 s; the 3604 s session places the other two, Succeeded 7206.05 s: every
+  // pod Succeeded, 4 >= minAvailable 0 and the task's 4 >= 0 (running.go): Completed. The
+  // timeline is the one of minAvailable 2.
+  nlohmann::json doc = job_tasks_doc();
+  doc["cluster"]["node_groups"][0]["desired_capacity"] = 2;
+  auto& j = doc["workload"]["jobs"][0];
+  j["name"] = "w";
+  j["min_available"] = 0;
+  j["tasks"] = nlohmann::json::array({{{"name", "worker"}, {"replicas", 4}, {"duration", "1h"}, {"min_available", 0}}});
+  io::LoadOptions o;
+  o.document = &doc;
+  Run r(scenario_path("job-tasks.json"), o);
+  REQUIRE(r.invariant_violation.empty());
+  auto at = [](std::int64_t ms) { return std::to_string(ms * kMs); };
+  CHECK(pod_rows(r.rec, 0) == std::vector<std::string>{
+                                  "0 0 Created", "0 1 Created", "0 2 Created", "0 3 Created",
+                                  at(1050) + " 0 Bound", at(1050) + " 1 Bound",
+                                  at(3050) + " 0 Running", at(3050) + " 1 Running",
+                                  at(3603050) + " 0 Succeeded", at(3603050) + " 1 Succeeded",
+                                  at(3604050) + " 2 Bound", at(3604050) + " 3 Bound",
+                                  at(3606050) + " 2 Running", at(3606050) + " 3 Running",
+                                  at(7206050) + " 2 Succeeded", at(7206050) + " 3 Succeeded"});
+  const auto& f = r.rec.final_of(0);
+  CHECK(f.phase == "Completed");
+  CHECK(f.scheduled.ns() == 1050 * kMs);
+  CHECK(f.end.ns() == 7206050 * kMs);
+  // Not "never placeable": the cluster holds 2 of its pods at once, and it needs 1 at least
+  // (minAvailable 2 in the test above: 2).
+  CHECK(r.cluster->never_placeable().empty());
+}
+
+// ---- a node group's NoExecute taint tolerated for tolerationSeconds (the taint manager) ----
+
+namespace {
+
+/// job-tasks.json on one node tainted dedicated=train:NoExecute (its node group's taint).
+nlohmann::json tainted_node_doc() {
+  nlohmann::json doc = job_tasks_doc();
+  auto& g = doc["cluster"]["node_groups"][0];
+  g["desired_capacity"] = 1;
+  g["taints"] = nlohmann::json::array({{{"key", "dedicated"}, {"value", "train"}, {"effect", "NoExecute"}}});
+  return doc;
+}
+
+nlohmann::json train_toleration(const nlohmann::json& seconds) {
+  nlohmann::json t = {{"key", "dedicated"}, {"operator", "Equal"}, {"value", "train"}, {"effect", "NoExecute"}};
+  if (!seconds.is_null()) t["tolerationSeconds"] = seconds;
+  return nlohmann::json::array({t});
+}
+
+}  // namespace
+
+TEST_CASE("node-group taint: a pod tolerating its NoExecute taint for 600 s is deleted 600 s after its bind (PodEvicted -> AbortJob)") {
+  // tests/scenarios/job-tasks.json reduced to one trn1.32xlarge whose node group is tainted
+  // dedicated=train:NoExecute; job w: one task of one whole-node pod of 1 h, tolerating the taint
+  // for 600 s; the job's policy PodEvicted -> AbortJob. 0 s: Inqueue, pod created; the 1 s
+  // session binds it (TaintToleration: tolerated). The taint manager sees its spec.nodeName at
+  // the bind (taint_eviction.go PodUpdated -> handlePodUpdate -> processPodOnNode, now = 1 s):
+  // the node's NoExecute taints are [dedicated=train]; the first toleration matching it is the
+  // pod's (the DefaultTolerationSeconds ones, not-ready and unreachable, match other keys):
+  // getMinTolerationTime 600 s: deletion at 1 + 600 = 601 s. Bound 1.05 s, Running 3.05 s. At
+  // 601 s the pod is deleted (TaintEvicted, Terminating): Volcano's updatePod -> deletePod ->
+  // PodEvicted -> AbortJob: KillJob(PodRetainPhaseSoft), Aborting; the kubelet stops the pod
+  // in its 30 s grace period: gone at 631 s, when the Job is Aborted.
+  nlohmann::json doc = tainted_node_doc();
+  auto& j = doc["workload"]["jobs"][0];
+  j["name"] = "w";
+  j["tasks"] = nlohmann::json::array({{{"name", "worker"}, {"replicas", 1}, {"duration", "1h"}}});
+  j["tolerations"] = train_toleration(600);
+  j["policies"] = nlohmann::json::array({{{"event", "PodEvicted"}, {"action", "AbortJob"}}});
+  io::LoadOptions o;
+  o.document = &doc;
+
+  SUBCASE("600 s") {
+    Run r(scenario_path("job-tasks.json"), o);
+    REQUIRE(r.invariant_violation.empty());
+    auto at = [](std::int64_t ms) { return std::to_string(ms * kMs); };
+    CHECK(pod_rows(r.rec, 0) == std::vector<std::string>{"0 0 Created", at(1050) + " 0 Bound", at(3050) + " 0 Running",
+                                                         at(601000) + " 0 TaintEvicted", at(631000) + " 0 Deleted"});
+    const auto& f = r.rec.final_of(0);
+    CHECK(f.phase == "Aborted");
+    CHECK(f.end.ns() == 631000 * kMs);
+    bool said = false;
+    for (const auto& d : r.rec.decisions_of(0))
+      if (d.plugin == "job-controller" && d.t == 601000 * kMs)
+        said = d.reason.find("pod w-worker-0 evicted by the taint manager: node trn1-0's dedicated=train:NoExecute tolerated for "
+                             "600 s (tolerationSeconds) since the pod was bound there") != std::string::npos &&
+               d.reason.find("PodEvicted -> AbortJob") != std::string::npos;
+    CHECK(said);
+    CHECK(r.cluster->stats().node_taint_evictions == 1);
+    CHECK(r.cluster->stats().taint_evictions == 0);  // that count is the failed nodes' pods
+    std::ostringstream os;
+    io::print_summary(os, io::summarize(r.sc.name, r.sc.seed, r.sc.training, *r.cluster, r.cluster->last_event().seconds()));
+    CHECK_MESSAGE(os.str().find("Taint evictions: 1 pod(s) deleted by the taint manager when their tolerationSeconds of their "
+                                "node group's NoExecute taint ran out") != std::string::npos,
+                  os.str());
+  }
+  SUBCASE("a toleration without tolerationSeconds: never deleted") {
+    // getMinTolerationTime -1: for ever. The pod Succeeds at 3.05 + 3600 = 3603.05 s: Completed.
+    j["tolerations"] = train_toleration(nullptr);
+    Run r(scenario_path("job-tasks.json"), o);
+    REQUIRE(r.invariant_violation.empty());
+    CHECK(r.rec.final_of(0).phase == "Completed");
+    CHECK(r.rec.final_of(0).end.ns() == 3603050 * kMs);
+    CHECK(r.cluster->stats().node_taint_evictions == 0);
+  }
+  SUBCASE("tolerationSeconds 0: deleted at its bind") {
+    // getMinTolerationTime: a tolerationSeconds <= 0 is 0: deletion at the bind, 1 s (a pod
+    // still Binding, its kubelet not yet told); gone after the grace period, 31 s: Aborted.
+    j["tolerations"] = train_toleration(0);
+    Run r(scenario_path("job-tasks.json"), o);
+    REQUIRE(r.invariant_violation.empty());
+    auto at = [](std::int64_t ms) { return std::to_string(ms * kMs); };
+    CHECK(pod_rows(r.rec, 0) == std::vector<std::string>{"0 0 Created", at(1000) + " 0 TaintEvicted", at(31000) + " 0 Deleted"});
+    CHECK(r.rec.final_of(0).phase == "Aborted");
+  }
+  SUBCASE("no toleration: never placed") {
+    // The TaintToleration filter (predicates) keeps the pod off the only node: it waits for ever.
+    j.erase("tolerations");
+    Run r(scenario_path("job-tasks.json"), o);
+    REQUIRE(r.invariant_violation.empty());
+    CHECK(r.rec.final_of(0).phase == "Pending");
+    CHECK(r.rec.pods_of(0, "Bound").empty());
+    REQUIRE(r.cluster->never_placeable().count(0) == 1);
+    CHECK_MESSAGE(r.cluster->never_placeable().at(0).find("untolerated taint") != std::string::npos, r.cluster->never_placeable().at(0));
+  }
+}
+
+TEST_CASE("node-group taint: a torchrun gang tolerating it for 600 s is evicted 600 s after each bind until maxRetry (PodEvicted -> RestartJob)") {
+  // The tainted node of the test above; job t: a torchrun gang of one whole-node pod training
+  // 1 h, tolerating the taint for 600 s, TorchX's PodEvicted -> RestartJob with maxRetry 2.
+  // Each attempt's pod is deleted by the taint manager 600 s after the bind that placed it
+  // (bind 50 ms before Bound): the first PodEvicted -> RestartJob, retry 1 (restarting.go: 1 <
+  // maxRetry 2: Pending again); the second, retry 2 >= maxRetry: Failed once the pod is gone,
+  // 30 s (the grace period) after it was deleted. Training (1 h) never completes.
+  nlohmann::json doc = tainted_node_doc();
+  doc["workload"]["jobs"][0] = {{"name", "t"},
+                                {"queue", "default"},
+                                {"submit", "0s"},
+                                {"pod", doc["workload"]["jobs"][0]["pod"]},
+                                {"nnodes", 1},
+                                {"duration", "1h"},
+                                {"tolerations", train_toleration(600)},
+                                {"max_retry", 2},
+                                {"task_policies", nlohmann::json::array({{{"event", "PodEvicted"}, {"action", "RestartJob"}}})}};
+  io::LoadOptions o;
+  o.document = &doc;
+  Run r(scenario_path("job-tasks.json"), o);
+  REQUIRE(r.invariant_violation.empty());
+  const auto bound = r.rec.pods_of(0, "Bound");
+  const auto evicted = r.rec.pods_of(0, "TaintEvicted");
+  REQUIRE(bound.size() == 2);
+  REQUIRE(evicted.size() == 2);
+  CHECK(bound[0].t == 1050 * kMs);
+  for (std::size_t i = 0; i < 2; ++i) CHECK(evicted[i].t == bound[i].t - 50 * kMs + 600 * kS);
+  const auto& f = r.rec.final_of(0);
+  CHECK(f.phase == "Failed");
+  CHECK(f.end.ns() == evicted[1].t + 30 * kS);
+  CHECK(r.cluster->stats().node_taint_evictions == 2);
 }

@@ -238,6 +238,7 @@ void JobController::training_completed(std::size_t idx) {
     s_.rec.pod_event({static_cast<std::uint32_t>(idx), s_.replica_of_task[tasks[i]], "Succeeded", node, s_.sim.now()});
   }
   for (TaskId t : tasks) s_.node_occupancy_changed(s_.state.task(t).node);
+  for (TaskId t : tasks) pods_.cancel_taint_timer(t);  // its pods leave the twin's books
   run.end = s_.sim.now();
   run.ended = true;
   ++s_.ended;
@@ -739,7 +740,7 @@ void JobController::end_job(std::size_t idx, const std::string& phase, const std
     run.peer_timer = false;
   }
   const auto tasks = s_.state.job(run.pj).tasks;  // the retained Succeeded and Failed pods
-  for (TaskId t : tasks) s_.state.remove_task(t);
+  for (TaskId t : tasks) pods_.remove_pod(t);
   run.end = s_.sim.now();
   run.ended = true;
   ++s_.ended;

@@ -37,8 +37,9 @@ void PodLifecycle::pod_bound(TaskId t) {
   const std::size_t idx = s_.job_of_policy[task.job];
   JobRun& run = s_.runs[idx];
   s_.rec.pod_event({static_cast<std::uint32_t>(idx), s_.replica_of_task[t], "Bound", s_.state.node(task.node).name, s_.sim.now()});
-  // The job is placed once minAvailable pods are (every pod for a torchrun gang).
-  if (++run.bound == s_.sc.jobs[idx].min_member() && run.scheduled == core::Time::max()) {
+  // The job is placed once minAvailable pods are (every pod for a torchrun gang; with
+  // minAvailable 0, its first pod).
+  if (++run.bound == std::max(1, s_.sc.jobs[idx].min_member()) && run.scheduled == core::Time::max()) {
     run.scheduled = s_.sim.now();  // the first placement (a restarted job keeps it)
     s_.outcomes[idx].scheduled = run.scheduled;
   }
@@ -174,13 +175,13 @@ void PodLifecycle::delete_pod(std::size_t idx, TaskId t) {
   if (!policy::on_node_status(st)) {
     // Not on a node (Pending, or its containers have ended): the API server deletes it at once.
     s_.rec.pod_event({u, s_.replica_of_task[t], "Deleted", "", s_.sim.now()});
-    s_.state.remove_task(t);
+    remove_pod(t);
     return;
   }
   if (st == TaskStatus::Pipelined) {  // only nominated to a node
     s_.rec.pod_event({u, s_.replica_of_task[t], "Deleted", "", s_.sim.now()});
     s_.state.set_task_status(t, TaskStatus::Pending);
-    s_.state.remove_task(t);
+    remove_pod(t);
     return;
   }
   s_.rec.pod_event({u, s_.replica_of_task[t], "Killed", s_.state.node(task.node).name, s_.sim.now()});
@@ -218,7 +219,7 @@ void PodLifecycle::pod_gone(TaskId t) {
   const NodeId node = task.node;
   s_.account_allocation(-s_.neuroncores_of(task.resreq));
   s_.rec.pod_event({static_cast<std::uint32_t>(idx), s_.replica_of_task[t], "Deleted", s_.state.node(task.node).name, s_.sim.now()});
-  s_.state.remove_task(t);
+  remove_pod(t);
   s_.node_occupancy_changed(node);
   driver_.ensure_tick();
   controller_.check_job_phase(idx);  // the job controller's status rule; a missing pod may be recreated
@@ -281,7 +282,7 @@ void PodLifecycle::pods_failed_on_node(NodeId n) {
     const std::string pod_name = task.name;
     const int replica = s_.replica_of_task[t];
     const std::int32_t version = controller_.version_of(t);
-    s_.state.remove_task(t);
+    remove_pod(t);
     if (releasing) {  // being deleted already: its deletion completes with the node
       controller_.check_job_phase(idx);
       continue;
@@ -311,51 +312,201 @@ void PodLifecycle::node_unreachable(NodeId n) {
 
 namespace {
 
-const policy::Taint kUnreachableNoExecute{"node.kubernetes.io/unreachable", "", policy::TaintEffect::NoExecute};
+// What the taint manager does with a pod on a node with NoExecute taints: delete it now, after
+// a delay, or never.
+struct TaintVerdict {
+  enum class Kind : std::uint8_t { Never, After, Now } kind = Kind::Never;
+  Duration after = Duration::ns(0);  ///< Kind::After: the least tolerationSeconds (>= 0)
+};
 
-// How long the taint manager lets a pod with `tolerations` stay on a node newly tainted
-// node.kubernetes.io/unreachable:NoExecute; nullopt: for ever.
-// - The DefaultTolerationSeconds admission plugin
-//   (plugin/pkg/admission/defaulttolerationseconds/admission.go) adds {unreachable, Exists,
-//   NoExecute, --default-unreachable-toleration-seconds} only to a pod none of whose
-//   tolerations has that key (or no key) and effect NoExecute (or no effect): it looks at key
-//   and effect alone, not at operator or value.
-// - The taint manager (pkg/controller/tainteviction/taint_eviction.go processPodOnNode): a pod
-//   with no toleration matching the taint is deleted at once (v1helper.GetMatchingTolerations);
-//   otherwise at the taint's time + getMinTolerationTime of the matching tolerations: the least
-//   tolerationSeconds, 0 if one is <= 0, for ever if none has tolerationSeconds.
-// A tolerationSeconds beyond 100 years counts as for ever (no run is that long; it keeps the
-// nanosecond clock from overflowing). Only the unreachable taint is considered: a node group's
-// own NoExecute taints are fixed, and a running pod's tolerationSeconds for them is not modelled.
-std::optional<Duration> unreachable_toleration(const std::vector<policy::Toleration>& tolerations, Duration default_toleration) {
-  bool admitted_own = false;
-  for (const auto& tol : tolerations)
-    if ((tol.key == kUnreachableNoExecute.key || tol.key.empty()) &&
-        (tol.any_effect || tol.effect == policy::TaintEffect::NoExecute))
-      admitted_own = true;
-  if (!admitted_own) return default_toleration;
-  bool matched = false;
-  std::optional<std::int64_t> least;
-  for (const auto& tol : tolerations) {
-    if (!tol.tolerates(kUnreachableNoExecute)) continue;
-    matched = true;
-    if (tol.toleration_seconds) least = least ? std::min(*least, *tol.toleration_seconds) : *tol.toleration_seconds;
+// The pod's tolerations as the API server stores them: the DefaultTolerationSeconds admission
+// plugin (plugin/pkg/admission/defaulttolerationseconds/admission.go) appends
+// {node.kubernetes.io/not-ready, Exists, NoExecute, --default-not-ready-toleration-seconds 300}
+// unless one of the pod's tolerations has that key (or no key) and effect NoExecute (or no
+// effect) — it looks at key and effect alone, not at operator or value — and the same for
+// node.kubernetes.io/unreachable (--default-unreachable-toleration-seconds:
+// faults.unreachable_toleration).
+std::vector<policy::Toleration> admitted_tolerations(const std::vector<policy::Toleration>& own, Duration unreachable_default) {
+  std::vector<policy::Toleration> out = own;
+  const std::pair<const char*, Duration> defaults[] = {{"node.kubernetes.io/not-ready", Duration::s(300)},
+                                                       {"node.kubernetes.io/unreachable", unreachable_default}};
+  for (const auto& [key, seconds] : defaults) {
+    const bool has = std::any_of(own.begin(), own.end(), [&, key = key](const policy::Toleration& t) {
+      return (t.key == key || t.key.empty()) && (t.any_effect || t.effect == policy::TaintEffect::NoExecute);
+    });
+    if (has) continue;
+    policy::Toleration t;
+    t.key = key;
+    t.op = policy::Toleration::Op::Exists;
+    t.any_effect = false;
+    t.effect = policy::TaintEffect::NoExecute;
+    t.toleration_seconds = seconds.count_ns() / 1'000'000'000;
+    out.push_back(t);
   }
-  if (!matched) return Duration::ns(0);
-  if (!least) return std::nullopt;
+  return out;
+}
+
+// The taint manager's rule (pkg/controller/tainteviction/taint_eviction.go processPodOnNode,
+// Kubernetes v1.32) for a pod with `tolerations` (as admitted_tolerations gives them) on a node
+// with the NoExecute taints `taints`: GetMatchingTolerations (pkg/apis/core/v1/helper) takes,
+// for each taint, the *first* of the pod's tolerations that tolerates it; if a taint has none,
+// the pod is deleted now. getMinTolerationTime then takes the least tolerationSeconds of those
+// tolerations: 0 if one is <= 0, for ever if none has tolerationSeconds. A tolerationSeconds
+// beyond 100 years counts as for ever (no run is that long; it keeps the nanosecond clock from
+// overflowing).
+TaintVerdict taint_verdict(const std::vector<policy::Toleration>& tolerations, const std::vector<policy::Taint>& taints) {
+  if (taints.empty()) return {};
+  std::optional<std::int64_t> least;
+  for (const policy::Taint& taint : taints) {
+    auto it = std::find_if(tolerations.begin(), tolerations.end(), [&](const policy::Toleration& t) { return t.tolerates(taint); });
+    if (it == tolerations.end()) return {TaintVerdict::Kind::Now};
+    if (it->toleration_seconds) least = least ? std::min(*least, *it->toleration_seconds) : *it->toleration_seconds;
+  }
   constexpr std::int64_t kForEver = 100LL * 365 * 86400;
-  if (*least >= kForEver) return std::nullopt;
-  return Duration::s(std::max<std::int64_t>(*least, 0));
+  if (!least || *least >= kForEver) return {};
+  return {TaintVerdict::Kind::After, Duration::s(std::max<std::int64_t>(*least, 0))};
+}
+
+std::vector<policy::Taint> no_execute_taints(const policy::NodeInfo& n) {
+  std::vector<policy::Taint> out;
+  for (const policy::Taint& t : n.taints)
+    if (t.effect == policy::TaintEffect::NoExecute) out.push_back(t);
+  return out;
+}
+
+std::string taints_text(const std::vector<policy::Taint>& taints) {
+  std::string out;
+  for (const policy::Taint& t : taints) out += (out.empty() ? "" : ", ") + t.key + (t.value.empty() ? "" : "=" + t.value) + ":NoExecute";
+  return out;
+}
+
+std::string seconds_text(Duration d) {
+  char secs[32];
+  std::snprintf(secs, sizeof secs, "%g", d.seconds());
+  return secs;
 }
 
 }  // namespace
 
-std::vector<Duration> PodLifecycle::taint_eviction_delays(NodeId n, Duration default_toleration) const {
+Duration PodLifecycle::default_unreachable_toleration() const {
+  return s_.sc.faults ? s_.sc.faults->unreachable_toleration : Duration::s(300);
+}
+
+void PodLifecycle::bound_after(Duration latency, TaskId t) {
+  s_.sim.schedule_in(latency, &pod_bound_event_, t);
+  watch_taints(t);
+}
+
+void PodLifecycle::watch_taints(TaskId t) {
+  // The pod now has its spec.nodeName: the taint manager's pod informer (PodUpdated) queues it,
+  // and handlePodUpdate runs processPodOnNode with the node's NoExecute taints and now. A node
+  // group's taints are on its nodes from the start, so the clock starts at the bind (for a pod
+  // on its node at t0, at t0: the taint manager's queue is in memory, and on its start it
+  // processes every node, NodeUpdated(nil, node), with now). The scheduler placed the pod only
+  // where it tolerates every NoExecute taint (TaintToleration); a toleration without
+  // tolerationSeconds keeps it for ever.
+  const policy::TaskInfo& task = s_.state.task(t);
+  const std::vector<policy::Taint> taints = no_execute_taints(s_.state.node(task.node));
+  const TaintVerdict v = taint_verdict(admitted_tolerations(task.tolerations, default_unreachable_toleration()), taints);
+  if (v.kind == TaintVerdict::Kind::Never) return;
+  const std::string why = v.kind == TaintVerdict::Kind::Now
+                              ? "it does not tolerate node " + s_.state.node(task.node).name + "'s " + taints_text(taints)
+                              : "node " + s_.state.node(task.node).name + "'s " + taints_text(taints) + " tolerated for " +
+                                    seconds_text(v.after) + " s (tolerationSeconds) since the pod was bound there";
+  cancel_taint_timer(t);
+  taint_timers_[t] = {s_.serial_of_task[t], why,
+                      s_.sim.schedule_in(v.after, &taint_expired_event_, decltype(taint_expired_event_)::payload(t, s_.serial_of_task[t]))};
+}
+
+void PodLifecycle::cancel_taint_timer(TaskId t) {
+  auto it = taint_timers_.find(t);
+  if (it == taint_timers_.end()) return;
+  s_.sim.cancel(it->second.event);  // a no-op when it is the event firing now
+  taint_timers_.erase(it);
+}
+
+void PodLifecycle::remove_pod(TaskId t) {
+  cancel_taint_timer(t);
+  s_.state.remove_task(t);
+}
+
+void PodLifecycle::taint_expired(std::uint32_t t, std::uint32_t serial) {
+  // The taint manager's worker fires (deletePodHandler): it marks the pod DisruptionTarget
+  // (DeletionByTaintManager) and deletes it. A pod deleted meanwhile had its work cancelled
+  // (handlePodUpdate: NotFound); a pod of the same name created since is another pod.
+  auto it = taint_timers_.find(t);
+  if (it == taint_timers_.end() || it->second.serial != serial) return;
+  const std::string why = std::move(it->second.why);
+  taint_timers_.erase(it);
+  if (t >= s_.serial_of_task.size() || s_.serial_of_task[t] != serial) return;
+  const policy::TaskInfo& task = s_.state.task(t);
+  if (s_.runs[s_.job_of_policy[task.job]].ended) return;  // the Job is finished: nothing follows
+  taint_delete(t, why);
+}
+
+void PodLifecycle::taint_delete(TaskId t, const std::string& why) {
+  const policy::TaskInfo& task = s_.state.task(t);
+  const TaskStatus st = task.status;
+  // Only a pod bound to its node (in the API: spec.nodeName set) and not being deleted.
+  if (st != TaskStatus::Binding && st != TaskStatus::Bound && st != TaskStatus::Running && st != TaskStatus::Succeeded &&
+      st != TaskStatus::Failed)
+    return;
+  const std::size_t idx = s_.job_of_policy[task.job];
+  const auto u = static_cast<std::uint32_t>(idx);
+  const int replica = s_.replica_of_task[t];
+  const std::int32_t version = controller_.version_of(t);
+  const NodeId node = task.node;
+  const std::string node_name = s_.state.node(node).name, pod_name = task.name;
+  const std::string text = "pod " + pod_name + " evicted by the taint manager: " + why;
+  if (unreachable(node)) ++s_.stats.taint_evictions;  // a failed node's pod (TrainingStats)
+  else ++s_.stats.node_taint_evictions;
+  s_.rec.pod_event({u, replica, "TaintEvicted", node_name, s_.sim.now()});
+  if (st == TaskStatus::Succeeded || st == TaskStatus::Failed) {
+    if (unreachable(node)) {  // no kubelet confirms it: Terminating until PodGC deletes it
+      taint_evicted_.insert(t);
+      controller_.raise(idx, JobEvent::PodEvicted, replica, version, text);
+      return;
+    }
+    // Its containers have ended: the kubelet confirms the deletion at once. Volcano's deletePod
+    // raises PodEvicted for it too, and SyncJob recreates a deleted pod.
+    s_.rec.pod_event({u, replica, "Deleted", node_name, s_.sim.now()});
+    remove_pod(t);
+    s_.node_occupancy_changed(node);
+    controller_.raise(idx, JobEvent::PodEvicted, replica, version, text);
+    return;
+  }
+  s_.state.set_task_status(t, TaskStatus::Releasing);
+  // The kubelet stops it within its termination grace period; on a failed node no kubelet
+  // confirms the deletion: the pod stays Terminating, holding its place, until PodGC.
+  if (unreachable(node)) taint_evicted_.insert(t);
+  else gone_after(s_.termination_grace(), t);
+  // Volcano's updatePod hands a pod with a deletionTimestamp to deletePod: PodEvicted
+  // (job_controller_handler.go).
+  controller_.raise(idx, JobEvent::PodEvicted, replica, version, text);
+}
+
+std::optional<Duration> PodLifecycle::not_ready_delay(TaskId t) const {
+  // processPodOnNode at the NotReady node's update (handleNodeUpdate: its NoExecute taints now
+  // include node.kubernetes.io/unreachable, now = the taint's time). Not every taint tolerated:
+  // deleted now, its scheduled deletion cancelled. Otherwise a pod with a deletion already
+  // scheduled (a node group's taint tolerated for tolerationSeconds, watch_taints) keeps it: that
+  // work began earlier, so startTime + the least tolerationSeconds is before now + the same and
+  // processPodOnNode returns. Else the least tolerationSeconds from now, or never.
+  const policy::TaskInfo& task = s_.state.task(t);
+  const TaintVerdict v = taint_verdict(admitted_tolerations(task.tolerations, default_unreachable_toleration()),
+                                       no_execute_taints(s_.state.node(task.node)));
+  if (v.kind == TaintVerdict::Kind::Now) return Duration::ns(0);
+  auto it = taint_timers_.find(t);
+  if (it != taint_timers_.end() && it->second.serial == s_.serial_of_task[t]) return std::nullopt;  // its own work fires
+  if (v.kind == TaintVerdict::Kind::Never) return std::nullopt;
+  return v.after;
+}
+
+std::vector<Duration> PodLifecycle::taint_eviction_delays(NodeId n) const {
   std::vector<Duration> out;
   for (TaskId t : tasks_on(n)) {
-    const policy::TaskInfo& task = s_.state.task(t);
-    if (task.status == TaskStatus::Releasing) continue;  // being deleted already
-    if (auto d = unreachable_toleration(task.tolerations, default_toleration)) out.push_back(*d);
+    if (s_.state.task(t).status == TaskStatus::Releasing) continue;  // being deleted already
+    if (auto d = not_ready_delay(t)) out.push_back(*d);
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
@@ -363,34 +514,24 @@ std::vector<Duration> PodLifecycle::taint_eviction_delays(NodeId n, Duration def
 }
 
 void PodLifecycle::taint_evict_pods(NodeId n, Duration tainted_for) {
-  // kube-controller-manager's taint eviction: a pod whose toleration of
-  // node.kubernetes.io/unreachable:NoExecute has run out (its own tolerationSeconds, or the
-  // 300 s the DefaultTolerationSeconds admission plugin gives a pod without its own; see
-  // unreachable_toleration) is deleted. No kubelet confirms it: the pod stays Terminating
-  // (Releasing, holding its resources on a node no session sees) until PodGC. Volcano's
-  // updatePod hands a pod with a deletionTimestamp to deletePod: PodEvicted
-  // (job_controller_handler.go).
-  const Duration default_toleration = s_.sc.faults ? s_.sc.faults->unreachable_toleration : Duration::s(300);
+  // kube-controller-manager's taint eviction on a node NotReady (not_ready_delay): a pod whose
+  // toleration of node.kubernetes.io/unreachable:NoExecute (and of the node's other NoExecute
+  // taints) has run out — its own tolerationSeconds, or the 300 s the DefaultTolerationSeconds
+  // admission plugin gives a pod without its own — is deleted. No kubelet confirms it: the pod
+  // stays Terminating (Releasing, holding its resources on a node no session sees) until PodGC.
   const std::string node_name = s_.state.node(n).name;
   for (TaskId t : tasks_on(n)) {
     const policy::TaskInfo& task = s_.state.task(t);
     if (task.status == TaskStatus::Releasing) continue;  // being deleted already
-    const std::optional<Duration> toleration = unreachable_toleration(task.tolerations, default_toleration);
+    const std::optional<Duration> toleration = not_ready_delay(t);
     if (!toleration || *toleration > tainted_for) continue;
     if (task.status == TaskStatus::Pipelined) {
       s_.state.set_task_status(t, TaskStatus::Pending);
       continue;
     }
-    char secs[32];
-    std::snprintf(secs, sizeof secs, "%g", toleration->seconds());
-    const std::size_t idx = s_.job_of_policy[task.job];
-    ++s_.stats.taint_evictions;
-    taint_evicted_.insert(t);
-    s_.rec.pod_event({static_cast<std::uint32_t>(idx), s_.replica_of_task[t], "TaintEvicted", node_name, s_.sim.now()});
-    s_.state.set_task_status(t, TaskStatus::Releasing);
-    controller_.raise(idx, JobEvent::PodEvicted, s_.replica_of_task[t], controller_.version_of(t),
-                      "pod " + task.name + " evicted by the taint manager: node " + node_name +
-                          " unreachable (node.kubernetes.io/unreachable:NoExecute) past its " + secs + " s toleration");
+    cancel_taint_timer(t);  // deleted now
+    taint_delete(t, "node " + node_name + " unreachable (node.kubernetes.io/unreachable:NoExecute) past its " +
+                        seconds_text(*toleration) + " s toleration");
   }
 }
 
@@ -416,8 +557,9 @@ void PodLifecycle::pods_garbage_collected(NodeId n) {
       const std::int32_t version = controller_.version_of(t);
       const std::string pod_name = task.name;
       ++s_.stats.pods_garbage_collected;
+      if (taint_evicted_.erase(t) > 0) ++s_.stats.pods_garbage_collected_after_taint_eviction;
       s_.rec.pod_event({u, replica, "Deleted", node_name, s_.sim.now()});
-      s_.state.remove_task(t);
+      remove_pod(t);
       controller_.raise(idx, JobEvent::PodEvicted, replica, version, "pod " + pod_name + " deleted by PodGC");
       continue;
     }
@@ -438,7 +580,7 @@ void PodLifecycle::pods_garbage_collected(NodeId n) {
                         "pod " + pod_name + " (Terminating) patched Failed by PodGC: node " + node_name + " no longer exists");
     }
     s_.rec.pod_event({u, replica, "Deleted", node_name, s_.sim.now()});
-    s_.state.remove_task(t);
+    remove_pod(t);
     controller_.raise(idx, JobEvent::PodEvicted, replica, version, "pod " + pod_name + " deleted by PodGC");
     if (terminating) controller_.check_job_phase(idx);  // its deletion completes
   }

@@ -190,16 +190,21 @@ void SchedulerDriver::podgroup_phase_changed(const policy::JobInfo& job, policy:
       s_.stats.readmission_wait_s.push_back((s_.sim.now() - run.readmit_from).seconds());
       run.readmit_from = core::Time::max();
     }
-    // The PodGroup's update is a request for its Job (job_controller_handler.go:467-479):
-    // syncJob creates the missing pods of an admitted PodGroup, and a Restarting Job counts
-    // its pods still terminating again (restartingUpdateStatus).
-    if (run.vc == VcPhase::Restarting) controller_.check_job_phase(idx);
-    else controller_.ensure_pods(idx);
-  } else if (to == policy::PodGroupPhase::Unknown) {
+  }
+  if (to == policy::PodGroupPhase::Unknown) {
     // job_controller_handler.go:466-476 updatePodGroup: phase Unknown -> JobUnknownEvent.
     // The request carries no JobVersion (0): outdated once a killJob has bumped the Job's.
     controller_.raise(idx, JobEvent::Unknown, -1, 0,
                       "PodGroup Unknown: a pod runs but the scheduler found the gang unschedulable");
+  } else {
+    // Any other change of the PodGroup's phase is a request for its Job without an event
+    // (job_controller_handler.go:467-479 updatePodGroup), hence SyncJob: syncJob creates the
+    // missing pods of an admitted PodGroup (one Inqueue, or one the scheduler set Running or
+    // Completed in the session that admitted it: a PodGroup of minMember 0 is Completed with
+    // nothing allocated, session.go jobStatus), and a Restarting Job counts its pods still
+    // terminating again (restartingUpdateStatus).
+    if (run.vc == VcPhase::Restarting) controller_.check_job_phase(idx);
+    else controller_.ensure_pods(idx);
   }
 }
 

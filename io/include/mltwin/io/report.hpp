@@ -229,6 +229,9 @@ struct RunSummary {
   /// Pods of failed nodes deleted by the taint manager and removed by PodGC, and those of the
   /// latter the taint manager had deleted first (TrainingStats).
   std::uint64_t taint_evictions = 0, pods_garbage_collected = 0, pods_garbage_collected_after_taint_eviction = 0;
+  /// Pods deleted by the taint manager when their tolerationSeconds of their node group's
+  /// NoExecute taint ran out (TrainingStats::node_taint_evictions).
+  std::uint64_t node_taint_evictions = 0;
   /// Job attempts that failed at training start: their EFA pods split across availability zones.
   std::uint64_t efa_cross_zone_failures = 0;
   std::uint64_t spot_interruptions = 0;  ///< Spot nodes interrupted (notice, then termination)

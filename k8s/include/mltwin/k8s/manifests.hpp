@@ -103,7 +103,9 @@ struct VolcanoTask {
 /// batch.volcano.sh/v1alpha1 Job (config/crd/volcano/bases/batch.volcano.sh_jobs.yaml), with the
 /// defaults of Volcano's admission webhook applied (pkg/webhooks/admission/jobs/mutate/
 /// mutate_job.go, v1.12.1): queue "default", maxRetry 3 when 0, minAvailable the sum of the
-/// tasks' minAvailable (a task without one counting its replicas) when 0.
+/// tasks' minAvailable (a task without one counting its replicas) when 0; and its minAvailable
+/// checks (validate/admit_job.go validateJobCreate: none negative, a task's at most its
+/// replicas, the job's at most the replicas summed), refused with the webhook's message.
 struct VolcanoJobManifest {
   std::string name;
   std::string namespace_;

@@ -62,6 +62,7 @@ struct NodeRec {
   core::Time failed = core::Time::max();
   core::Time not_ready = core::Time::max();
   core::Time node_deleted = core::Time::max();
+  core::Time pod_gc = core::Time::max();  ///< when PodGC deletes the deleted node's pods
   /// The kubelet is gone (failed, not yet deleted): nothing on the node starts, stops or
   /// finishes deleting any more; its pods wait for the taint manager or PodGC.
   bool unreachable() const { return failed != core::Time::max(); }
@@ -77,8 +78,9 @@ class NodeHost {
   /// nothing yet (its pods stay Running); the jobs with pods there stop training.
   virtual void node_unreachable(policy::NodeId) {}
   /// How long after node `n` is tainted node.kubernetes.io/unreachable:NoExecute the taint
-  /// manager evicts each of its pods: the distinct delays, one per pod its tolerations let go
-  /// (a pod tolerating the taint for ever has none). `default_toleration` is the
+  /// manager evicts each of its pods: the distinct delays, one per pod its tolerations (of that
+  /// taint and the node's other NoExecute taints) let go (a pod tolerating them for ever, or
+  /// with its deletion scheduled already, has none). `default_toleration` is the
   /// DefaultTolerationSeconds admission plugin's, for a pod without its own.
   virtual std::vector<core::Duration> taint_eviction_delays(policy::NodeId, core::Duration default_toleration) {
     return {default_toleration};

@@ -574,6 +574,10 @@ struct TrainingStats {
   /// Terminating until PodGC removes it: it counts in both, and in
   /// pods_garbage_collected_after_taint_eviction as well.
   std::uint64_t taint_evictions = 0, pods_garbage_collected = 0, pods_garbage_collected_after_taint_eviction = 0;
+  /// Pods of nodes still up deleted by the taint manager because their tolerationSeconds of a
+  /// NoExecute taint of their node group ran out, counted from their bind
+  /// (PodLifecycle::watch_taints): the job controller saw PodEvicted for each.
+  std::uint64_t node_taint_evictions = 0;
   /// Attempts whose pods ran in two or more availability zones while the job uses EFA: its
   /// collectives could not connect and its pods Failed at training start.
   std::uint64_t efa_cross_zone_failures = 0;
