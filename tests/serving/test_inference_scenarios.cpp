@@ -205,6 +205,55 @@ TEST_CASE("instances added by scale-out receive no request before their health c
   CHECK(in_service[1] == 330'000'000'000);
 }
 
+// Application Auto Scaling User Guide, "Target tracking scaling policies", "Define cooldown
+// periods": during the scale-out cooldown "the capacity added by the initiating scale-out
+// activity is calculated as part of the desired capacity for the next scale-out activity", and
+// the policy "won't increase the desired capacity again unless either a larger scale out is
+// triggered or the cooldown period ends".
+//
+// One instance in service all along (the new ones take 1,000 s to start), target 100 per
+// minute, per-minute counts replayed from a trace: 300, 300, 300, 300, 200, then 400 for six
+// minutes. The metric ticks at the end of each minute (60 s, 120 s, ...), measured on N = 1
+// instance, so a high alarm's adjustment is ceil(count / 100) - 1. By hand, with the 300 s
+// cooldown:
+//   180 s  datapoints 300, 300, 300: adjustment 2, no cooldown -> 1 + 2 = 3 (cooldown base 1)
+//   240 s  300: adjustment 2, within the cooldown: 1 + 2 = 3, not above 3 -> ignored (same)
+//   300 s  200: adjustment 1 -> 1 + 1 = 2 -> ignored (smaller)
+//   360 s  400: adjustment 3 -> 1 + 3 = 4 > 3: a larger scale-out, adds 1; the cooldown
+//          restarts at 360 s with base 1
+//   420 .. 600 s  400: 1 + 3 = 4, not above 4 -> ignored
+//   660 s  400: 660 - 360 = 300 s, the cooldown is over -> 4 + 3 = 7
+// With a 600 s cooldown the alarm at 660 s is still within it (ends at 960 s): the count stays 4.
+TEST_CASE("target tracking on an endpoint: the scale-out cooldown ignores the same or a smaller scale-out, not a larger one, until it ends") {
+  auto run_with = [](const char* cooldown) {
+    InferenceScenario sc = base_scenario(1);
+    sc.models[0].service.base = constant(Duration::ms(10));
+    sc.endpoint.max_instances = 20;
+    sc.endpoint.instance_startup = constant(Duration::s(1000));
+    sc.policies.instance_scaling = PolicyChoice::named("target-tracking");
+    sc.policies.instance_scaling->arguments.set("target_value", "100");
+    sc.policies.instance_scaling->arguments.set("scale_out_cooldown", cooldown);
+    sc.traffic.kind = TrafficSpec::Kind::Trace;
+    sc.traffic.trace.counts = {{300, 300, 300, 300, 200, 400, 400, 400, 400, 400, 400}};
+    sc.traffic.trace.minutes = 11;
+    MemoryRecorder rec;
+    Run run(sc, 9, &rec);
+    run.go(1001);
+    std::vector<std::pair<std::int64_t, int>> desired;  // (s, desired count after)
+    for (const auto& e : rec.instances)
+      if (e.kind == InstanceEvent::Kind::DesiredChanged) desired.emplace_back(e.t.ns() / 1'000'000'000, e.desired_after);
+    std::int64_t first_in_service = INT64_MAX;  // of a launched instance
+    for (const auto& e : rec.instances)
+      if (e.kind == InstanceEvent::Kind::InService && e.instance > 0) first_in_service = std::min(first_in_service, e.t.ns());
+    CHECK(first_in_service == 1180'000'000'000);  // N stayed 1 up to 660 s
+    return desired;
+  };
+  const std::vector<std::pair<std::int64_t, int>> with_300 = {{180, 3}, {360, 4}, {660, 7}};
+  const std::vector<std::pair<std::int64_t, int>> with_600 = {{180, 3}, {360, 4}};
+  CHECK(run_with("300s") == with_300);
+  CHECK(run_with("600s") == with_600);
+}
+
 TEST_CASE("DJL misbehaviour: a batch longer than max_idle_time retires its temporary worker; the remedy keeps it") {
   auto make = [](bool remedy) {
     InferenceScenario sc = base_scenario(1);
