@@ -905,6 +905,7 @@ TEST_CASE("ModelCacheHit: per minute on a multi-model endpoint, not published on
     Run run(sc, 1, &rec, &agg);
     run.go(1);
     CHECK(agg.model_cache_hit_published() == !single);
+    for (const auto& r : rec.requests) CHECK(r.cache_hit_published == !single);  // requests.cache_hit NULL
     REQUIRE(rec.minutes.size() >= 10);
     for (std::size_t m = 0; m < 10; ++m) {
       CAPTURE(m);

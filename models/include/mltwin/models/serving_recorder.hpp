@@ -32,6 +32,10 @@ struct RequestDone {
   std::int64_t queue_ns = 0;           ///< part of model_latency spent in the job queue / batch aggregation
   std::uint16_t batch = 0;             ///< size of the batch it ran in (0 if it did not run)
   bool cache_hit = false;              ///< ModelCacheHit: the model was loaded on the instance at arrival
+  /// False on a SingleModel endpoint: ModelCacheHit is a multi-model metric, which CloudWatch
+  /// does not publish for it, so `cache_hit` means nothing there (the requests row's cache_hit
+  /// is NULL).
+  bool cache_hit_published = true;
 };
 
 struct ModelEvent {

@@ -394,9 +394,10 @@ inline constexpr Column kRequestsColumns[] = {
     {"batch_size", "INTEGER NOT NULL", "requests", kInsert,
      "",
      "size of the batch the request ran in; 0: it did not run"},
-    {"cache_hit", "INTEGER NOT NULL", "0/1", kInsert,
+    {"cache_hit", "INTEGER", "0/1", kInsert,
      "",
-     "the model was loaded on the instance when the request arrived (**ModelCacheHit**)"},
+     "the model was loaded on the instance when the request arrived (**ModelCacheHit**); NULL on a SingleModel "
+     "endpoint, for which CloudWatch publishes no ModelCacheHit (a multi-model metric)"},
 };
 // ---- model_events
 inline constexpr Column kModelEventsColumns[] = {
