@@ -722,6 +722,116 @@ TEST_CASE("invocation timeout: a request waiting for its model's load past 60 s 
   CHECK(loaded_at_100);
 }
 
+// The same page: the model "continues to download and load into the inference container for
+// up to 360 seconds". What happens after is not documented; mltwin abandons the download-and-load
+// at 360 s from the download's start (LoadFailed, the memory freed, the downloaded artifact kept
+// on disk) and answers the requests still waiting 429 at once (EndpointSpec::model_load_limit).
+//
+// One Locust user, constant wait 260 s after each answer, for 1,000 s; the artifact's download
+// takes 100 s (first byte; no bandwidth term), its load 300 s, a request 1 s of service. By hand:
+//   r0 at 0 s: DownloadStart 0 s, Downloaded 100 s, LoadStart 100 s; the load would end at
+//      400 s > 0 + 360 s. r0's 60 s deadline: 429 at 60 s (waited 60 s).
+//   r1 at 60 + 260 = 320 s waits; at 360 s the load is abandoned (LoadFailed) and r1 gets 429
+//      at 360 s (waited 40 s).
+//   r2 at 360 + 260 = 620 s: the artifact is on disk, no download: LoadStart 620 s, Loaded at
+//      920 s (300 s <= 360 s). r2's deadline: 429 at 680 s (waited 60 s).
+//   r3 at 680 + 260 = 940 s: loaded, a hit: 200 at 941 s. The next would come at 1,201 s, after
+//      the 1,000 s: none.
+// With a 260 s load instead the first load ends at 100 + 260 = 360 s, within the limit ("up to
+// 360 seconds"): Loaded at 360 s, r1 (at 320 s) served at 361 s.
+TEST_CASE("multi-model endpoint: a download and load not done 360 s after it began is abandoned; its waiting requests get 429") {
+  auto make = [](Duration load) {
+    InferenceScenario sc = base_scenario(1);
+    sc.models[0].service.base = constant(Duration::s(1));
+    sc.endpoint.s3_first_byte = constant(Duration::s(100));
+    sc.endpoint.load_fixed = constant(load);
+    sc.traffic.kind = TrafficSpec::Kind::Locust;
+    sc.traffic.locust.users = 1;
+    sc.traffic.locust.wait = LocustTraffic::Wait::Constant;
+    sc.traffic.locust.wait_a = 260;
+    LocustTraffic::Task t;
+    t.popularity.first = t.popularity.last = 0;
+    sc.traffic.locust.tasks = {t};
+    sc.traffic.locust.duration = Duration::s(1000);
+    return sc;
+  };
+  constexpr std::int64_t kS = 1'000'000'000;
+  SUBCASE("a 300 s load after a 100 s download: abandoned at 360 s") {
+    const InferenceScenario sc = make(Duration::s(300));
+    MemoryRecorder rec;
+    Run run(sc, 1, &rec);
+    run.go(1);  // invariants after every event: memory and disk accounting included
+    const auto r = by_id(rec);
+    REQUIRE(r.size() == 4);
+    const std::vector<std::tuple<std::int64_t, int, std::int64_t, std::int64_t>> want = {
+        // arrival, status, done, loading wait (s)
+        {0, 429, 60, 60}, {320, 429, 360, 40}, {620, 429, 680, 60}, {940, 200, 941, 0}};
+    for (std::uint64_t id = 0; id < 4; ++id) {
+      CAPTURE(id);
+      const auto& [arrival, status, done, wait] = want[id];
+      CHECK(r.at(id).arrival.ns() == arrival * kS);
+      CHECK(r.at(id).status == status);
+      CHECK(r.at(id).done.ns() == done * kS);
+      CHECK(r.at(id).loading_wait_ns == wait * kS);
+    }
+    CHECK(r.at(3).cache_hit);
+    std::vector<std::pair<ModelEvent::Kind, std::int64_t>> events;
+    for (const auto& e : rec.models) events.emplace_back(e.kind, e.t.ns() / kS);
+    const std::vector<std::pair<ModelEvent::Kind, std::int64_t>> want_events = {
+        {ModelEvent::Kind::DownloadStart, 0}, {ModelEvent::Kind::Downloaded, 100}, {ModelEvent::Kind::LoadStart, 100},
+        {ModelEvent::Kind::LoadFailed, 360}, {ModelEvent::Kind::LoadStart, 620},     {ModelEvent::Kind::Loaded, 920}};
+    CHECK(events == want_events);
+    const auto& st = run.ep.stats();
+    CHECK(st.not_ready_429 == 3);
+    CHECK(st.served == 1);
+    CHECK(st.load_failures == 1);
+    CHECK(st.downloads == 1);  // the artifact stayed on disk
+    CHECK(st.loads == 1);
+  }
+  SUBCASE("a 400 s download: abandoned at 360 s, nothing kept on disk, downloaded again") {
+    // r0 at 0 s: DownloadStart 0 s, abandoned at 360 s (the disk space freed); r0 429 at 60 s.
+    // r1 at 320 s: 429 at 360 s. r2 at 620 s: the artifact is not on disk, DownloadStart
+    // 620 s, abandoned at 980 s; r2 429 at 680 s. r3 at 940 s waits: 429 at 980 s. The next
+    // would come at 1,240 s: none.
+    InferenceScenario sc = make(Duration::s(300));
+    sc.endpoint.s3_first_byte = constant(Duration::s(400));
+    MemoryRecorder rec;
+    Run run(sc, 1, &rec);
+    run.go(1);
+    const auto r = by_id(rec);
+    REQUIRE(r.size() == 4);
+    const std::int64_t done[] = {60, 360, 680, 980};
+    for (std::uint64_t id = 0; id < 4; ++id) {
+      CAPTURE(id);
+      CHECK(r.at(id).status == 429);
+      CHECK(r.at(id).done.ns() == done[id] * kS);
+    }
+    std::vector<std::pair<ModelEvent::Kind, std::int64_t>> events;
+    for (const auto& e : rec.models) events.emplace_back(e.kind, e.t.ns() / kS);
+    const std::vector<std::pair<ModelEvent::Kind, std::int64_t>> want_events = {
+        {ModelEvent::Kind::DownloadStart, 0}, {ModelEvent::Kind::LoadFailed, 360},
+        {ModelEvent::Kind::DownloadStart, 620}, {ModelEvent::Kind::LoadFailed, 980}};
+    CHECK(events == want_events);
+    CHECK(run.ep.stats().downloads == 2);
+    CHECK(run.ep.stats().load_failures == 2);
+    CHECK(run.ep.snapshot().at(0).disk_used == 0);
+    CHECK(run.ep.snapshot().at(0).memory_used == 0);
+  }
+  SUBCASE("a 260 s load: done at 360 s exactly, within the limit") {
+    const InferenceScenario sc = make(Duration::s(260));
+    MemoryRecorder rec;
+    Run run(sc, 1, &rec);
+    run.go(1);
+    const auto r = by_id(rec);
+    REQUIRE(r.size() >= 2);
+    CHECK(r.at(0).status == 429);
+    CHECK(r.at(1).arrival.ns() == 320 * kS);
+    CHECK(r.at(1).status == 200);
+    CHECK(r.at(1).done.ns() == 361 * kS);
+    CHECK(run.ep.stats().load_failures == 0);
+  }
+}
+
 // DJL Serving 0.23.0, WorkLoadManager.runJob (lines 107-115): with no running worker,
 // WorkerPool.isAllWorkerDied() is true, so the request is refused (WlmCapacityException, 503)
 // and scaleUp starts one worker; requests arriving while it starts are queued (a worker is

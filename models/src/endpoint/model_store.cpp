@@ -170,17 +170,60 @@ void ModelStore::start_load(Instance& in, std::uint32_t m, std::uint32_t r) {
     in.disk_used += spec.artifact_bytes;
     set_state(in, m, ModelState::Downloading);
     mi.phase_start = s_.sim.now();
+    mi.load_began = s_.sim.now();
     ++in.loads_in_progress;
     ++s_.st.downloads;
     if (s_.rec) s_.rec->model_event(ModelEvent{s_.sim.now(), in.id, m, ModelEvent::Kind::DownloadStart, spec.artifact_bytes, 0, {}});
     const EndpointSpec& ep = s_.sc.endpoint;
     const double secs = ep.s3_download_gbps > 0 ? static_cast<double>(spec.artifact_bytes) * 8.0 / (ep.s3_download_gbps * 1e9) : 0.0;
     const Duration d = ep.s3_first_byte.draw(s_.rng_endpoint) + Duration::from_seconds(secs);
-    s_.sim.schedule_in(d, &download_done_event_, download_done_event_.payload(in.id, m));
+    schedule_phase_end(in, m, d, download_done_event_);
     return;
   }
   ++in.loads_in_progress;
+  mi.load_began = s_.sim.now();
   begin_memory_load(in, m);
+}
+
+template <class DoneEvent>
+void ModelStore::schedule_phase_end(Instance& in, std::uint32_t m, Duration d, DoneEvent& done) {
+  const ModelOnInstance& mi = in.models[m];
+  const Time limit = mi.load_began + s_.sc.endpoint.model_load_limit;
+  // "continues to download and load ... for up to 360 seconds": ending at the limit is within.
+  if (!s_.single_model() && s_.sim.now() + d > limit) {
+    s_.sim.schedule(limit, &load_abandoned_event_, load_abandoned_event_.payload(in.id, m));
+    return;
+  }
+  s_.sim.schedule_in(d, &done, done.payload(in.id, m));
+}
+
+void ModelStore::on_load_abandoned(std::uint32_t iid, std::uint32_t m) {
+  Instance& in = s_.instances[iid];
+  ModelOnInstance& mi = in.models[m];
+  if (mi.state == ModelState::Downloading) {
+    // The artifact never reached the disk: its space is free again.
+    in.disk_used -= s_.sc.models[m].artifact_bytes;
+    set_state(in, m, ModelState::Absent);
+  } else {
+    // Loading: the memory it reserved is free again; the downloaded artifact stays on disk.
+    in.mem_used -= mi.reserved;
+    mi.reserved = 0;
+    set_state(in, m, mi.on_disk ? ModelState::OnDisk : ModelState::Absent);
+  }
+  --in.loads_in_progress;
+  ++s_.st.load_failures;
+  if (s_.rec)
+    s_.rec->model_event(ModelEvent{s_.sim.now(), iid, m, ModelEvent::Kind::LoadFailed, s_.model_memory_for_load(m), 0,
+                                   "not loaded within the model load limit (endpoint.model_load_limit_s; SageMaker: 360 s)"});
+  // The requests still waiting (each less than the invocation timeout so far): 429
+  // ModelNotReadyException now — their model will not be ready (mltwin's assumption).
+  std::vector<std::uint32_t> waiting;
+  waiting.swap(mi.pending);
+  for (std::uint32_t r : waiting) {
+    s_.reqs[r].loading_wait = s_.sim.now().ns() - s_.reqs[r].container.ns();
+    host_.answer(r, 429, 0);
+  }
+  host_.maybe_terminate(in);
 }
 
 void ModelStore::on_download_done(std::uint32_t iid, std::uint32_t m) {
@@ -212,7 +255,7 @@ void ModelStore::begin_memory_load(Instance& in, std::uint32_t m) {
   const EndpointSpec& ep = s_.sc.endpoint;
   const double secs = ep.load_gbytes_per_s > 0 ? static_cast<double>(s_.sc.models[m].artifact_bytes) / (ep.load_gbytes_per_s * 1e9) : 0.0;
   const Duration d = ep.load_fixed.draw(s_.rng_endpoint) + Duration::from_seconds(secs);
-  s_.sim.schedule_in(d, &load_done_event_, load_done_event_.payload(in.id, m));
+  schedule_phase_end(in, m, d, load_done_event_);
 }
 
 void ModelStore::on_load_done(std::uint32_t iid, std::uint32_t m) {

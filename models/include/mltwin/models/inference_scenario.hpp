@@ -96,6 +96,17 @@ struct EndpointSpec {
   /// if the container holds the request, ModelNotReadyException (HTTP 429) if the model is
   /// still downloading or loading (which goes on). Scenario key endpoint.invocation_timeout_s.
   Duration invocation_timeout = Duration::s(60);
+  /// A multi-model endpoint's limit on one model's download and load on an instance, from the
+  /// download's start (or the load's, the artifact being on disk). 360 s: "If the model does not
+  /// finish loading before the 60 second timeout limit, the request to invoke_endpoint returns
+  /// with the error code ModelNotReadyException, and the model continues to download and load
+  /// into the inference container for up to 360 seconds" (Developer Guide, "Invoke a
+  /// Multi-Model Endpoint"). AWS does not say what happens then; mltwin's assumption: the
+  /// download or load is abandoned (LoadFailed), its memory (and an unfinished download's disk
+  /// space) freed, a finished download's artifact kept on disk, and the requests still waiting
+  /// for it answered 429 ModelNotReadyException at once (model_store.hpp). Not applied to a
+  /// SingleModel server's start-up loads. Scenario key endpoint.model_load_limit_s.
+  Duration model_load_limit = Duration::s(360);
   std::string source;
 };
 

@@ -54,6 +54,7 @@ struct ModelOnInstance {
   bool on_disk = false;
   std::uint32_t pool = kNoSlot;
   Time phase_start;                    ///< download / load start
+  Time load_began;                     ///< the download's start, or the load's (artifact on disk)
   std::uint64_t reserved = 0;          ///< memory reserved by a load in progress, bytes
   std::vector<std::uint32_t> pending;  ///< requests waiting for the load
 };
