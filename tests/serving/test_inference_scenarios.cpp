@@ -7,6 +7,7 @@
 
 #include "inference_fixtures.hpp"
 #include "mltwin/models/serving_metrics.hpp"
+#include "mltwin/models/traffic.hpp"
 
 using namespace fixtures;
 
@@ -858,6 +859,114 @@ TEST_CASE("DJL minWorkers 0: the first request gets 503 while a worker starts; t
   CHECK(r.at(2).done.ns() == 7'000'000'000);
   CHECK(run.ep.stats().workers_added == 1);
   CHECK(run.ep.stats().stranded_jobs == 0);
+}
+
+namespace {
+/// Scripted open-loop traffic: one request for each (second, model), registered in
+/// traffic_registry() as "scripted-test" while the object lives (the scenario names it).
+class Scripted {
+ public:
+  Scripted(InferenceScenario& sc, std::vector<std::pair<double, std::uint32_t>> arrivals) {
+    auto list = std::make_shared<const std::vector<std::pair<double, std::uint32_t>>>(std::move(arrivals));
+    traffic_registry().add("scripted-test", [list](const policy::Arguments&) -> std::unique_ptr<TrafficKind> {
+      return std::make_unique<Kind>(list);
+    });
+    sc.traffic.source = "scripted-test";
+  }
+  ~Scripted() { traffic_registry().remove("scripted-test"); }
+  Scripted(const Scripted&) = delete;
+  Scripted& operator=(const Scripted&) = delete;
+
+ private:
+  using List = std::shared_ptr<const std::vector<std::pair<double, std::uint32_t>>>;
+  struct Source final : TrafficSource, core::EventHandler {
+    core::Simulator& sim;
+    FrontEnd& front;
+    List list;
+    Source(core::Simulator& s, FrontEnd& f, List l) : sim(s), front(f), list(std::move(l)) {}
+    void start() override {
+      for (std::size_t i = 0; i < list->size(); ++i) sim.schedule(core::Time::zero() + Duration::from_seconds((*list)[i].first), this, i);
+    }
+    void on_event(core::Simulator&, std::uint64_t i) override {
+      front.before_event();
+      front.arrive((*list)[i].second, -1);
+    }
+    bool active() const override { return !list->empty() && sim.now() < core::Time::zero() + Duration::from_seconds(list->back().first); }
+  };
+  struct Kind final : TrafficKind {
+    List list;
+    explicit Kind(List l) : list(std::move(l)) {}
+    std::unique_ptr<TrafficSource> make(const TrafficContext& c) const override { return std::make_unique<Source>(c.sim, c.front, list); }
+  };
+};
+}  // namespace
+
+// When does a DJL Serving 0.23.0 model take memory? A Python-engine model's memory is its worker
+// processes'. Registration (WorkerPool.initWorkers -> ModelInfo.load -> PyModel.load) starts no
+// process outside MPI mode (engines/python/.../PyModel.java, load(): only the MPI branch calls
+// createAllPyProcesses); each worker starts its own (WorkerGroup.addThreads -> WorkerThread's
+// constructor, `predictor = model.newPredictor()` -> PyModel.newPredictor -> new PyProcess,
+// startPythonProcess, whose first request, "initialize model with an empty request"
+// (PyProcess.java), makes the handler load the model); doScaleWorker starts minWorkers of them.
+// So with minWorkers 0 neither the load nor the loaded model holds memory; only a started worker
+// does. (The load still needs one copy free: the stand-in for ModelInfo.checkAvailableMemory.)
+//
+// Two models, A (100 MiB resident) and B (200 MiB), 250 MiB for models; downloads instantaneous,
+// loads 10 s, worker start 3 s, max_idle_time 10 s, minWorkers 0, maxWorkers 1. By hand:
+//    0 s  a0 (A): A's load starts: 100 MiB must be free (250 are), nothing taken. At 5 s: 0 used.
+//   10 s  A loaded, holding nothing; a0 enters A's pool with no worker: 503, and one temporary
+//         worker starts (100 MiB): 100 used. Ready at 13 s, polls until 23 s.
+//   23 s  13 s idle > 10 s: it retires: A is loaded and holds nothing — 0 used at 30 s.
+//   40 s  b0 (B): B's load starts (200 MiB free needed, 250 are); nothing taken: 0 used at 45 s.
+//   46 s  a1 (A): no worker: 503, and a worker starts at once: 100 MiB of the 250 free.
+// (When the load took one copy, B held 200 MiB from 40 s to 50 s, and A's worker at 46 s found
+// 50 MiB free, B not evictable while loading: ScaleUpSkipped.)
+TEST_CASE("DJL minWorkers 0: neither the load nor the loaded model holds memory; a worker takes its copy when it starts") {
+  InferenceScenario sc = base_scenario(2);
+  sc.models[0].resident_bytes = 100ULL << 20;
+  sc.models[1].resident_bytes = 200ULL << 20;
+  for (auto& m : sc.models) m.service.base = constant(Duration::s(1));
+  sc.endpoint.memory_reserved_bytes = 64 * kGiB - (250ULL << 20);  // 250 MiB for models
+  sc.endpoint.load_fixed = constant(Duration::s(10));
+  sc.server.min_workers = 0;
+  sc.server.max_workers = 1;
+  sc.server.worker_startup = constant(Duration::s(3));
+  sc.server.max_idle_time = Duration::s(10);
+  Scripted traffic(sc, {{0, 0}, {40, 1}, {46, 0}});
+  MemoryRecorder rec;
+  Run run(sc, 1, &rec);
+  run.ep.start();
+  constexpr std::int64_t kS = 1'000'000'000;
+  auto used_at = [&](std::int64_t s) {
+    run.sim.run_until(core::Time::from_ns(s * kS));
+    run.ep.check_invariants();
+    return run.ep.snapshot().at(0).memory_used;
+  };
+  CHECK(used_at(5) == 0);               // A loading
+  CHECK(used_at(12) == 100ULL << 20);   // A's temporary worker
+  CHECK(used_at(30) == 0);              // A loaded, its worker retired at 23 s
+  REQUIRE(run.ep.snapshot().at(0).models.size() == 1);
+  CHECK(std::string(run.ep.snapshot().at(0).models[0].state) == "Loaded");
+  CHECK(run.ep.snapshot().at(0).models[0].workers == 0);
+  CHECK(used_at(45) == 0);              // B loading
+  CHECK(used_at(47) == 100ULL << 20);   // A's worker, started at 46 s
+  std::vector<std::pair<WorkerEvent::Kind, std::int64_t>> a_workers;
+  for (const auto& w : rec.workers)
+    if (w.model == 0) a_workers.emplace_back(w.kind, w.t.ns());
+  const std::vector<std::pair<WorkerEvent::Kind, std::int64_t>> want = {
+      {WorkerEvent::Kind::Added, 10 * kS}, {WorkerEvent::Kind::Ready, 13 * kS}, {WorkerEvent::Kind::Retired, 23 * kS},
+      {WorkerEvent::Kind::Added, 46 * kS}};
+  CHECK(a_workers == want);
+  const auto r = by_id(rec);
+  REQUIRE(r.size() == 2);  // a0 and a1 answered so far (b0 waits for B's load)
+  CHECK(r.at(0).status == 503);
+  CHECK(r.at(0).done.ns() == 10 * kS);
+  CHECK(r.at(2).status == 503);
+  CHECK(r.at(2).done.ns() == 46 * kS);
+  CHECK(run.ep.stats().scale_ups_skipped == 0);
+  while (run.sim.step()) {}
+  run.ep.check_invariants();
+  run.ep.finish();
 }
 
 // DJL Serving 0.23.0: a temporary worker retires at the top of its loop once more than

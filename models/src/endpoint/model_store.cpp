@@ -247,8 +247,11 @@ void ModelStore::begin_memory_load(Instance& in, std::uint32_t m) {
     host_.maybe_terminate(in);
     return;
   }
-  in.mem_used += need;
-  mi.reserved = need;
+  // Only the permanent workers' copies are taken (none with minWorkers 0: the check above is
+  // DJL's checkAvailableMemory, which holds nothing).
+  const std::uint64_t held = s_.model_memory_held(m);
+  in.mem_used += held;
+  mi.reserved = held;
   set_state(in, m, ModelState::Loading);
   mi.phase_start = s_.sim.now();
   if (s_.rec) s_.rec->model_event(ModelEvent{s_.sim.now(), in.id, m, ModelEvent::Kind::LoadStart, need, 0, {}});
@@ -273,10 +276,9 @@ void ModelStore::finish_load(Instance& in, std::uint32_t m) {
   set_state(in, m, ModelState::Loaded);
   ++in.models_loaded;
   ++s_.st.loads;
-  // The load reserved one worker's copy at least; the pool holds one per permanent worker
-  // (none with DJL minWorkers 0, until a request starts one).
-  const std::uint64_t held = s_.sc.models[m].resident_bytes * static_cast<std::uint64_t>(s_.min_workers());
-  in.mem_used -= mi.reserved - held;
+  // The pool holds what the load took: one copy per permanent worker (none with DJL minWorkers
+  // 0, until a request starts a worker, which takes its own: WorkerPools::add_worker).
+  const std::uint64_t held = mi.reserved;
   in.mem_cache->on_insert(m, held, s_.sim.now().ns());
   mi.reserved = 0;
   const std::int64_t d = s_.sim.now().ns() - mi.phase_start.ns();
@@ -341,9 +343,9 @@ void ModelStore::register_models_now(Instance& in) {
   place_artifacts(in);
   for (std::uint32_t m : s_.sc.server.load_models) {
     ModelOnInstance& mi = in.models[m];
-    const std::uint64_t need = s_.model_memory_for_load(m);
-    in.mem_used += need;
-    mi.reserved = need;
+    const std::uint64_t held = s_.model_memory_held(m);
+    in.mem_used += held;
+    mi.reserved = held;
     mi.phase_start = s_.sim.now();
     ++in.loads_in_progress;
     finish_load(in, m);

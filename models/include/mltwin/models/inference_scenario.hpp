@@ -255,7 +255,7 @@ inline std::uint64_t instance_model_memory(const InferenceScenario& sc, const In
 /// The most memory a SingleModel instance's server holds while it registers its load_models,
 /// bytes. The models load one after another (DJL Serving 0.23.0, ModelServer.initModelStore:
 /// each registration is joined before the next, wait_model_loading being true by default); a
-/// load reserves resident_size × max(minWorkers, 1) and the loaded model then holds
+/// load needs resident_size × max(minWorkers, 1) free and takes, as the loaded model then holds,
 /// resident_size × minWorkers (model_store.hpp). 0 on a MultiModel endpoint. `itype` is the
 /// endpoint's instance type.
 inline std::uint64_t load_models_peak_memory(const InferenceScenario& sc, const InstanceType& itype) {

@@ -5,9 +5,12 @@
 // (https://docs.aws.amazon.com/sagemaker/latest/dg/multi-model-endpoints-how-it-works.html):
 //   * the artifact is downloaded from S3 to the instance's disk (s3_first_byte plus size over
 //     s3_download_gbps); a full disk has its ModelCachePolicy delete artifacts not in use;
-//   * it is loaded into memory (load_fixed plus size over load_gbytes_per_s), reserving its
-//     resident memory for min_workers workers; short of memory, the memory ModelCachePolicy
-//     unloads idle models, and if that is not enough the requests waiting get 507;
+//   * it is loaded into memory (load_fixed plus size over load_gbytes_per_s), taking its
+//     resident memory for min_workers workers (DJL Serving 0.23.0: each worker is a Python
+//     process with its own copy; none with minWorkers 0, though one copy must be free, the
+//     stand-in for DJL's ModelInfo.checkAvailableMemory: EndpointState::model_memory_held /
+//     model_memory_for_load); short of memory, the memory ModelCachePolicy unloads idle models,
+//     and if that is not enough the requests waiting get 507;
 //   * requests arriving meanwhile wait for the load (ModelLoadingWaitTime);
 //   * the download and load together may take EndpointSpec::model_load_limit (SageMaker's 360 s:
 //     the model "continues to download and load into the inference container for up to 360
