@@ -346,7 +346,7 @@ class MLTWIN_POLICY_EXPORT InstanceScalingPolicy {
 ///    counts — our reading (counting only the last one's would add the same Δ again every
 ///    minute of a steady load). So the cooldown decides: an alarm still high when it ends
 ///    (instances not yet in service, the metric still measured on N) adds Δ again. A scale-in
-///    ends the scale-out cooldown;
+///    ends the scale-out cooldown (ours: AWS does not say);
 ///  * scale-in cooldown (`scale_in_cooldown`, 300 s for SageMaker variants) — runs after a
 ///    scale-in activity only; "if another alarm triggers a scale-out activity during the
 ///    scale-in cooldown period, Application Auto Scaling scales out the target immediately. In
