@@ -33,7 +33,7 @@ void print_inference_summary(std::ostream& os, const InferenceSummary& s) {
   if (st.timed_out_424 + st.not_ready_429 > 0)
     fmt::print(os,
                "  invocation timeout {:g} s: {} ModelError 424 (InvocationModelErrors; their containers ran them anyway, "
-               "{} still held at the end), {} ModelNotReadyException 429 (model still loading); latencies count 200s only\n",
+               "{} still held at the end), {} ModelNotReadyException 429 (model still loading, or its load abandoned at the 360 s limit); latencies count 200s only\n",
                s.invocation_timeout_s, st.timed_out_424, st.abandoned_in_container, st.not_ready_429);
   if (st.stranded_jobs > 0)
     fmt::print(os,

@@ -327,6 +327,14 @@ void InferenceLoad::read_endpoint() {
   // SageMaker's InvokeEndpoint limit, 60 s unless the scenario says otherwise (EndpointSpec).
   if (e.contains("invocation_timeout_s"))
     ep.invocation_timeout = core::Duration::from_seconds(e["invocation_timeout_s"].get<double>());
+  // A multi-model endpoint's 360 s limit on a model's download and load (EndpointSpec).
+  if (e.contains("model_load_limit_s")) {
+    if (ep.mode == inf::EndpointSpec::Mode::SingleModel)
+      fail(path, "/endpoint/model_load_limit_s",
+           "SageMaker's 360 s limit on a model's download and load applies to a multi-model endpoint's on-demand loads; "
+           "a SingleModel server registers its load_models at start: drop model_load_limit_s");
+    ep.model_load_limit = core::Duration::from_seconds(e["model_load_limit_s"].get<double>());
+  }
   ep.source = e["source"];
 }
 

@@ -134,6 +134,7 @@ void Endpoint::finish(Time now) {
     if (!q.caller_waiting) continue;  // timed out (424): its caller has its answer
     RequestDone d;
     d.id = q.id; d.model = q.model; d.instance = q.instance; d.arrival = q.arrival; d.done = now; d.status = 0;
+    d.cache_hit_published = !s.single_model();
     if (s.metrics) s.metrics->request(d);
     if (s.rec) s.rec->request(d);
   }

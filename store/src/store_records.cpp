@@ -280,7 +280,8 @@ void SqliteStore::request(const inf::RequestDone& r) {
   b.set_int(col<T>("model_latency_ns"), r.model_latency_ns);
   b.set_int(col<T>("queue_ns"), r.queue_ns);
   b.set_int(col<T>("batch_size"), r.batch);
-  b.set_int(col<T>("cache_hit"), r.cache_hit ? 1 : 0);
+  // NULL on a SingleModel endpoint, for which CloudWatch publishes no ModelCacheHit.
+  r.cache_hit_published ? b.set_int(col<T>("cache_hit"), r.cache_hit ? 1 : 0) : b.set_null(col<T>("cache_hit"));
   m.end_row(b);
 }
 

@@ -774,6 +774,25 @@ TEST_CASE("a SingleModel endpoint: load_models by name or ALL, and the errors na
     CHECK(contains(load_error(write_json(d, "cache.json", doc)), "/endpoint/model_cache"));
   }
   {
+    // SageMaker's 360 s limit on a model's download and load is a multi-model endpoint's
+    // (Developer Guide, "Invoke a Multi-Model Endpoint"): refused on a SingleModel one; on a
+    // multi-model one 360 s unless the scenario says otherwise.
+    json doc = base;
+    doc["endpoint"]["model_load_limit_s"] = 600;
+    const std::string e = load_error(write_json(d, "limit.json", doc));
+    CHECK(contains(e, "limit.json"));
+    CHECK(contains(e, "/endpoint/model_load_limit_s"));
+    doc["endpoint"].erase("mode");
+    doc["server"].erase("load_models");
+    CHECK(io::load_inference_scenario(write_json(d, "mme-limit.json", doc)).inference.endpoint.model_load_limit ==
+          core::Duration::s(600));
+    doc["endpoint"].erase("model_load_limit_s");
+    CHECK(io::load_inference_scenario(write_json(d, "mme-default.json", doc)).inference.endpoint.model_load_limit ==
+          core::Duration::s(360));
+    doc["endpoint"]["model_load_limit_s"] = 0;
+    CHECK(contains(load_error(write_json(d, "zero.json", doc)), "/endpoint/model_load_limit_s"));
+  }
+  {
     // ml.c5.xlarge: 8 GiB less 1 GiB reserved = 7 GiB for models. resnet 2 GiB + bert 4 GiB
     // fit (6 GiB); with minWorkers 2 they need 12 GiB: refused, naming the list.
     json doc = base;

@@ -7,6 +7,7 @@
 
 #include "inference_fixtures.hpp"
 #include "mltwin/models/serving_metrics.hpp"
+#include "mltwin/models/traffic.hpp"
 
 using namespace fixtures;
 
@@ -203,6 +204,55 @@ TEST_CASE("instances added by scale-out receive no request before their health c
   // first scale-out after 3 datapoints above target: at the 3rd minute tick (180 s); the new
   // instances are in service 150 s later.
   CHECK(in_service[1] == 330'000'000'000);
+}
+
+// Application Auto Scaling User Guide, "Target tracking scaling policies", "Define cooldown
+// periods": during the scale-out cooldown "the capacity added by the initiating scale-out
+// activity is calculated as part of the desired capacity for the next scale-out activity", and
+// the policy "won't increase the desired capacity again unless either a larger scale out is
+// triggered or the cooldown period ends".
+//
+// One instance in service all along (the new ones take 1,000 s to start), target 100 per
+// minute, per-minute counts replayed from a trace: 300, 300, 300, 300, 200, then 400 for six
+// minutes. The metric ticks at the end of each minute (60 s, 120 s, ...), measured on N = 1
+// instance, so a high alarm's adjustment is ceil(count / 100) - 1. By hand, with the 300 s
+// cooldown:
+//   180 s  datapoints 300, 300, 300: adjustment 2, no cooldown -> 1 + 2 = 3 (cooldown base 1)
+//   240 s  300: adjustment 2, within the cooldown: 1 + 2 = 3, not above 3 -> ignored (same)
+//   300 s  200: adjustment 1 -> 1 + 1 = 2 -> ignored (smaller)
+//   360 s  400: adjustment 3 -> 1 + 3 = 4 > 3: a larger scale-out, adds 1; the cooldown
+//          restarts at 360 s with base 1
+//   420 .. 600 s  400: 1 + 3 = 4, not above 4 -> ignored
+//   660 s  400: 660 - 360 = 300 s, the cooldown is over -> 4 + 3 = 7
+// With a 600 s cooldown the alarm at 660 s is still within it (ends at 960 s): the count stays 4.
+TEST_CASE("target tracking on an endpoint: the scale-out cooldown ignores the same or a smaller scale-out, not a larger one, until it ends") {
+  auto run_with = [](const char* cooldown) {
+    InferenceScenario sc = base_scenario(1);
+    sc.models[0].service.base = constant(Duration::ms(10));
+    sc.endpoint.max_instances = 20;
+    sc.endpoint.instance_startup = constant(Duration::s(1000));
+    sc.policies.instance_scaling = PolicyChoice::named("target-tracking");
+    sc.policies.instance_scaling->arguments.set("target_value", "100");
+    sc.policies.instance_scaling->arguments.set("scale_out_cooldown", cooldown);
+    sc.traffic.kind = TrafficSpec::Kind::Trace;
+    sc.traffic.trace.counts = {{300, 300, 300, 300, 200, 400, 400, 400, 400, 400, 400}};
+    sc.traffic.trace.minutes = 11;
+    MemoryRecorder rec;
+    Run run(sc, 9, &rec);
+    run.go(1001);
+    std::vector<std::pair<std::int64_t, int>> desired;  // (s, desired count after)
+    for (const auto& e : rec.instances)
+      if (e.kind == InstanceEvent::Kind::DesiredChanged) desired.emplace_back(e.t.ns() / 1'000'000'000, e.desired_after);
+    std::int64_t first_in_service = INT64_MAX;  // of a launched instance
+    for (const auto& e : rec.instances)
+      if (e.kind == InstanceEvent::Kind::InService && e.instance > 0) first_in_service = std::min(first_in_service, e.t.ns());
+    CHECK(first_in_service == 1180'000'000'000);  // N stayed 1 up to 660 s
+    return desired;
+  };
+  const std::vector<std::pair<std::int64_t, int>> with_300 = {{180, 3}, {360, 4}, {660, 7}};
+  const std::vector<std::pair<std::int64_t, int>> with_600 = {{180, 3}, {360, 4}};
+  CHECK(run_with("300s") == with_300);
+  CHECK(run_with("600s") == with_600);
 }
 
 TEST_CASE("DJL misbehaviour: a batch longer than max_idle_time retires its temporary worker; the remedy keeps it") {
@@ -673,6 +723,116 @@ TEST_CASE("invocation timeout: a request waiting for its model's load past 60 s 
   CHECK(loaded_at_100);
 }
 
+// The same page: the model "continues to download and load into the inference container for
+// up to 360 seconds". What happens after is not documented; mltwin abandons the download-and-load
+// at 360 s from the download's start (LoadFailed, the memory freed, the downloaded artifact kept
+// on disk) and answers the requests still waiting 429 at once (EndpointSpec::model_load_limit).
+//
+// One Locust user, constant wait 260 s after each answer, for 1,000 s; the artifact's download
+// takes 100 s (first byte; no bandwidth term), its load 300 s, a request 1 s of service. By hand:
+//   r0 at 0 s: DownloadStart 0 s, Downloaded 100 s, LoadStart 100 s; the load would end at
+//      400 s > 0 + 360 s. r0's 60 s deadline: 429 at 60 s (waited 60 s).
+//   r1 at 60 + 260 = 320 s waits; at 360 s the load is abandoned (LoadFailed) and r1 gets 429
+//      at 360 s (waited 40 s).
+//   r2 at 360 + 260 = 620 s: the artifact is on disk, no download: LoadStart 620 s, Loaded at
+//      920 s (300 s <= 360 s). r2's deadline: 429 at 680 s (waited 60 s).
+//   r3 at 680 + 260 = 940 s: loaded, a hit: 200 at 941 s. The next would come at 1,201 s, after
+//      the 1,000 s: none.
+// With a 260 s load instead the first load ends at 100 + 260 = 360 s, within the limit ("up to
+// 360 seconds"): Loaded at 360 s, r1 (at 320 s) served at 361 s.
+TEST_CASE("multi-model endpoint: a download and load not done 360 s after it began is abandoned; its waiting requests get 429") {
+  auto make = [](Duration load) {
+    InferenceScenario sc = base_scenario(1);
+    sc.models[0].service.base = constant(Duration::s(1));
+    sc.endpoint.s3_first_byte = constant(Duration::s(100));
+    sc.endpoint.load_fixed = constant(load);
+    sc.traffic.kind = TrafficSpec::Kind::Locust;
+    sc.traffic.locust.users = 1;
+    sc.traffic.locust.wait = LocustTraffic::Wait::Constant;
+    sc.traffic.locust.wait_a = 260;
+    LocustTraffic::Task t;
+    t.popularity.first = t.popularity.last = 0;
+    sc.traffic.locust.tasks = {t};
+    sc.traffic.locust.duration = Duration::s(1000);
+    return sc;
+  };
+  constexpr std::int64_t kS = 1'000'000'000;
+  SUBCASE("a 300 s load after a 100 s download: abandoned at 360 s") {
+    const InferenceScenario sc = make(Duration::s(300));
+    MemoryRecorder rec;
+    Run run(sc, 1, &rec);
+    run.go(1);  // invariants after every event: memory and disk accounting included
+    const auto r = by_id(rec);
+    REQUIRE(r.size() == 4);
+    const std::vector<std::tuple<std::int64_t, int, std::int64_t, std::int64_t>> want = {
+        // arrival, status, done, loading wait (s)
+        {0, 429, 60, 60}, {320, 429, 360, 40}, {620, 429, 680, 60}, {940, 200, 941, 0}};
+    for (std::uint64_t id = 0; id < 4; ++id) {
+      CAPTURE(id);
+      const auto& [arrival, status, done, wait] = want[id];
+      CHECK(r.at(id).arrival.ns() == arrival * kS);
+      CHECK(r.at(id).status == status);
+      CHECK(r.at(id).done.ns() == done * kS);
+      CHECK(r.at(id).loading_wait_ns == wait * kS);
+    }
+    CHECK(r.at(3).cache_hit);
+    std::vector<std::pair<ModelEvent::Kind, std::int64_t>> events;
+    for (const auto& e : rec.models) events.emplace_back(e.kind, e.t.ns() / kS);
+    const std::vector<std::pair<ModelEvent::Kind, std::int64_t>> want_events = {
+        {ModelEvent::Kind::DownloadStart, 0}, {ModelEvent::Kind::Downloaded, 100}, {ModelEvent::Kind::LoadStart, 100},
+        {ModelEvent::Kind::LoadFailed, 360}, {ModelEvent::Kind::LoadStart, 620},     {ModelEvent::Kind::Loaded, 920}};
+    CHECK(events == want_events);
+    const auto& st = run.ep.stats();
+    CHECK(st.not_ready_429 == 3);
+    CHECK(st.served == 1);
+    CHECK(st.load_failures == 1);
+    CHECK(st.downloads == 1);  // the artifact stayed on disk
+    CHECK(st.loads == 1);
+  }
+  SUBCASE("a 400 s download: abandoned at 360 s, nothing kept on disk, downloaded again") {
+    // r0 at 0 s: DownloadStart 0 s, abandoned at 360 s (the disk space freed); r0 429 at 60 s.
+    // r1 at 320 s: 429 at 360 s. r2 at 620 s: the artifact is not on disk, DownloadStart
+    // 620 s, abandoned at 980 s; r2 429 at 680 s. r3 at 940 s waits: 429 at 980 s. The next
+    // would come at 1,240 s: none.
+    InferenceScenario sc = make(Duration::s(300));
+    sc.endpoint.s3_first_byte = constant(Duration::s(400));
+    MemoryRecorder rec;
+    Run run(sc, 1, &rec);
+    run.go(1);
+    const auto r = by_id(rec);
+    REQUIRE(r.size() == 4);
+    const std::int64_t done[] = {60, 360, 680, 980};
+    for (std::uint64_t id = 0; id < 4; ++id) {
+      CAPTURE(id);
+      CHECK(r.at(id).status == 429);
+      CHECK(r.at(id).done.ns() == done[id] * kS);
+    }
+    std::vector<std::pair<ModelEvent::Kind, std::int64_t>> events;
+    for (const auto& e : rec.models) events.emplace_back(e.kind, e.t.ns() / kS);
+    const std::vector<std::pair<ModelEvent::Kind, std::int64_t>> want_events = {
+        {ModelEvent::Kind::DownloadStart, 0}, {ModelEvent::Kind::LoadFailed, 360},
+        {ModelEvent::Kind::DownloadStart, 620}, {ModelEvent::Kind::LoadFailed, 980}};
+    CHECK(events == want_events);
+    CHECK(run.ep.stats().downloads == 2);
+    CHECK(run.ep.stats().load_failures == 2);
+    CHECK(run.ep.snapshot().at(0).disk_used == 0);
+    CHECK(run.ep.snapshot().at(0).memory_used == 0);
+  }
+  SUBCASE("a 260 s load: done at 360 s exactly, within the limit") {
+    const InferenceScenario sc = make(Duration::s(260));
+    MemoryRecorder rec;
+    Run run(sc, 1, &rec);
+    run.go(1);
+    const auto r = by_id(rec);
+    REQUIRE(r.size() >= 2);
+    CHECK(r.at(0).status == 429);
+    CHECK(r.at(1).arrival.ns() == 320 * kS);
+    CHECK(r.at(1).status == 200);
+    CHECK(r.at(1).done.ns() == 361 * kS);
+    CHECK(run.ep.stats().load_failures == 0);
+  }
+}
+
 // DJL Serving 0.23.0, WorkLoadManager.runJob (lines 107-115): with no running worker,
 // WorkerPool.isAllWorkerDied() is true, so the request is refused (WlmCapacityException, 503)
 // and scaleUp starts one worker; requests arriving while it starts are queued (a worker is
@@ -699,6 +859,114 @@ TEST_CASE("DJL minWorkers 0: the first request gets 503 while a worker starts; t
   CHECK(r.at(2).done.ns() == 7'000'000'000);
   CHECK(run.ep.stats().workers_added == 1);
   CHECK(run.ep.stats().stranded_jobs == 0);
+}
+
+namespace {
+/// Scripted open-loop traffic: one request for each (second, model), registered in
+/// traffic_registry() as "scripted-test" while the object lives (the scenario names it).
+class Scripted {
+ public:
+  Scripted(InferenceScenario& sc, std::vector<std::pair<double, std::uint32_t>> arrivals) {
+    auto list = std::make_shared<const std::vector<std::pair<double, std::uint32_t>>>(std::move(arrivals));
+    traffic_registry().add("scripted-test", [list](const policy::Arguments&) -> std::unique_ptr<TrafficKind> {
+      return std::make_unique<Kind>(list);
+    });
+    sc.traffic.source = "scripted-test";
+  }
+  ~Scripted() { traffic_registry().remove("scripted-test"); }
+  Scripted(const Scripted&) = delete;
+  Scripted& operator=(const Scripted&) = delete;
+
+ private:
+  using List = std::shared_ptr<const std::vector<std::pair<double, std::uint32_t>>>;
+  struct Source final : TrafficSource, core::EventHandler {
+    core::Simulator& sim;
+    FrontEnd& front;
+    List list;
+    Source(core::Simulator& s, FrontEnd& f, List l) : sim(s), front(f), list(std::move(l)) {}
+    void start() override {
+      for (std::size_t i = 0; i < list->size(); ++i) sim.schedule(core::Time::zero() + Duration::from_seconds((*list)[i].first), this, i);
+    }
+    void on_event(core::Simulator&, std::uint64_t i) override {
+      front.before_event();
+      front.arrive((*list)[i].second, -1);
+    }
+    bool active() const override { return !list->empty() && sim.now() < core::Time::zero() + Duration::from_seconds(list->back().first); }
+  };
+  struct Kind final : TrafficKind {
+    List list;
+    explicit Kind(List l) : list(std::move(l)) {}
+    std::unique_ptr<TrafficSource> make(const TrafficContext& c) const override { return std::make_unique<Source>(c.sim, c.front, list); }
+  };
+};
+}  // namespace
+
+// When does a DJL Serving 0.23.0 model take memory? A Python-engine model's memory is its worker
+// processes'. Registration (WorkerPool.initWorkers -> ModelInfo.load -> PyModel.load) starts no
+// process outside MPI mode (engines/python/.../PyModel.java, load(): only the MPI branch calls
+// createAllPyProcesses); each worker starts its own (WorkerGroup.addThreads -> WorkerThread's
+// constructor, `predictor = model.newPredictor()` -> PyModel.newPredictor -> new PyProcess,
+// startPythonProcess, whose first request, "initialize model with an empty request"
+// (PyProcess.java), makes the handler load the model); doScaleWorker starts minWorkers of them.
+// So with minWorkers 0 neither the load nor the loaded model holds memory; only a started worker
+// does. (The load still needs one copy free: the stand-in for ModelInfo.checkAvailableMemory.)
+//
+// Two models, A (100 MiB resident) and B (200 MiB), 250 MiB for models; downloads instantaneous,
+// loads 10 s, worker start 3 s, max_idle_time 10 s, minWorkers 0, maxWorkers 1. By hand:
+//    0 s  a0 (A): A's load starts: 100 MiB must be free (250 are), nothing taken. At 5 s: 0 used.
+//   10 s  A loaded, holding nothing; a0 enters A's pool with no worker: 503, and one temporary
+//         worker starts (100 MiB): 100 used. Ready at 13 s, polls until 23 s.
+//   23 s  13 s idle > 10 s: it retires: A is loaded and holds nothing — 0 used at 30 s.
+//   40 s  b0 (B): B's load starts (200 MiB free needed, 250 are); nothing taken: 0 used at 45 s.
+//   46 s  a1 (A): no worker: 503, and a worker starts at once: 100 MiB of the 250 free.
+// (When the load took one copy, B held 200 MiB from 40 s to 50 s, and A's worker at 46 s found
+// 50 MiB free, B not evictable while loading: ScaleUpSkipped.)
+TEST_CASE("DJL minWorkers 0: neither the load nor the loaded model holds memory; a worker takes its copy when it starts") {
+  InferenceScenario sc = base_scenario(2);
+  sc.models[0].resident_bytes = 100ULL << 20;
+  sc.models[1].resident_bytes = 200ULL << 20;
+  for (auto& m : sc.models) m.service.base = constant(Duration::s(1));
+  sc.endpoint.memory_reserved_bytes = 64 * kGiB - (250ULL << 20);  // 250 MiB for models
+  sc.endpoint.load_fixed = constant(Duration::s(10));
+  sc.server.min_workers = 0;
+  sc.server.max_workers = 1;
+  sc.server.worker_startup = constant(Duration::s(3));
+  sc.server.max_idle_time = Duration::s(10);
+  Scripted traffic(sc, {{0, 0}, {40, 1}, {46, 0}});
+  MemoryRecorder rec;
+  Run run(sc, 1, &rec);
+  run.ep.start();
+  constexpr std::int64_t kS = 1'000'000'000;
+  auto used_at = [&](std::int64_t s) {
+    run.sim.run_until(core::Time::from_ns(s * kS));
+    run.ep.check_invariants();
+    return run.ep.snapshot().at(0).memory_used;
+  };
+  CHECK(used_at(5) == 0);               // A loading
+  CHECK(used_at(12) == 100ULL << 20);   // A's temporary worker
+  CHECK(used_at(30) == 0);              // A loaded, its worker retired at 23 s
+  REQUIRE(run.ep.snapshot().at(0).models.size() == 1);
+  CHECK(std::string(run.ep.snapshot().at(0).models[0].state) == "Loaded");
+  CHECK(run.ep.snapshot().at(0).models[0].workers == 0);
+  CHECK(used_at(45) == 0);              // B loading
+  CHECK(used_at(47) == 100ULL << 20);   // A's worker, started at 46 s
+  std::vector<std::pair<WorkerEvent::Kind, std::int64_t>> a_workers;
+  for (const auto& w : rec.workers)
+    if (w.model == 0) a_workers.emplace_back(w.kind, w.t.ns());
+  const std::vector<std::pair<WorkerEvent::Kind, std::int64_t>> want = {
+      {WorkerEvent::Kind::Added, 10 * kS}, {WorkerEvent::Kind::Ready, 13 * kS}, {WorkerEvent::Kind::Retired, 23 * kS},
+      {WorkerEvent::Kind::Added, 46 * kS}};
+  CHECK(a_workers == want);
+  const auto r = by_id(rec);
+  REQUIRE(r.size() == 2);  // a0 and a1 answered so far (b0 waits for B's load)
+  CHECK(r.at(0).status == 503);
+  CHECK(r.at(0).done.ns() == 10 * kS);
+  CHECK(r.at(2).status == 503);
+  CHECK(r.at(2).done.ns() == 46 * kS);
+  CHECK(run.ep.stats().scale_ups_skipped == 0);
+  while (run.sim.step()) {}
+  run.ep.check_invariants();
+  run.ep.finish();
 }
 
 // DJL Serving 0.23.0: a temporary worker retires at the top of its loop once more than
@@ -856,6 +1124,7 @@ TEST_CASE("ModelCacheHit: per minute on a multi-model endpoint, not published on
     Run run(sc, 1, &rec, &agg);
     run.go(1);
     CHECK(agg.model_cache_hit_published() == !single);
+    for (const auto& r : rec.requests) CHECK(r.cache_hit_published == !single);  // requests.cache_hit NULL
     REQUIRE(rec.minutes.size() >= 10);
     for (std::size_t m = 0; m < 10; ++m) {
       CAPTURE(m);

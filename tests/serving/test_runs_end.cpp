@@ -415,3 +415,57 @@ TEST_CASE("property: every run over a grid of rates, popularity laws, model coun
   CHECK(churned == 2);
   MESSAGE(runs << " runs in " << wall << " s of wall time");
 }
+
+// ModelCacheHit is a multi-model metric: CloudWatch publishes it for multi-model endpoints only
+// (SageMaker Developer Guide, "CloudWatch metrics for multi-model endpoint deployments"), so on a
+// SingleModel endpoint a request's cache_hit means nothing and is NULL, as the per-minute
+// endpoint_metrics.model_cache_hit is.
+//
+// tests/scenarios/single-model-djl.json (1 x ml.c5.xlarge, load_models resnet and bert, Poisson
+// 2 req/s for 10 min over three models): every row's cache_hit is NULL — the 404s for the
+// unregistered model too. The same scenario as a multi-model endpoint (mode and load_models
+// removed, maxWorkers 1 so that no temporary worker takes a second copy) records 0/1 on every
+// row, by hand: overhead 0, so a model's first request starts its download at its arrival,
+// 0.1 s + 1 GB x 8 / 8 Gb/s = 1.1 s, then its load, 0.5 s + 1 GB / 2 GB/s = 1 s: loaded 2.1 s
+// after that first arrival. The three models, one worker each (2 + 4 + 1 GiB), fit the 7 GiB for
+// models (8 GiB less 1 GiB reserved), so none is ever unloaded: a request is a miss (0) exactly
+// when it arrives less than 2.1 s after its model's first request, a hit (1) after.
+TEST_CASE("SingleModel endpoint: requests.cache_hit is NULL (ModelCacheHit not published); 0/1 on a multi-model endpoint") {
+  const std::string path = std::string(MLTWIN_SOURCE_DIR) + "/tests/scenarios/single-model-djl.json";
+  std::ifstream in(path);
+  const json single = json::parse(in);
+  auto run_doc = [&](json doc) {
+    doc["output"]["request_records_full"] = 100'000'000;
+    runner::RunOptions o;
+    o.out = ":memory:";
+    o.document = std::move(doc);
+    auto run = runner::Run::open(path, o);
+    run->run_until(core::Time::max());
+    run->finish(store::EndReason::Completed);
+    return run;
+  };
+  SUBCASE("SingleModel: NULL on every row") {
+    auto run = run_doc(single);
+    const std::int64_t rows = one_int(*run, "SELECT count(*) FROM requests");
+    CHECK(rows > 1000);  // ~1,200 arrivals in 10 min
+    CHECK(one_int(*run, "SELECT count(*) FROM requests WHERE cache_hit IS NULL") == rows);
+    CHECK(one_int(*run, "SELECT count(*) FROM requests WHERE status = 404 AND cache_hit IS NULL") > 0);
+    CHECK(one_int(*run, "SELECT count(*) FROM endpoint_metrics WHERE model_cache_hit IS NOT NULL") == 0);
+  }
+  SUBCASE("MultiModel: 0 within 2.1 s of the model's first request, 1 after") {
+    json mme = single;
+    mme["endpoint"].erase("mode");
+    mme["server"].erase("load_models");
+    mme["server"]["serving_properties"]["maxWorkers"] = 1;
+    auto run = run_doc(mme);
+    const std::int64_t rows = one_int(*run, "SELECT count(*) FROM requests");
+    CHECK(rows > 1000);
+    CHECK(one_int(*run, "SELECT count(*) FROM requests WHERE cache_hit IS NULL") == 0);
+    CHECK(run->endpoint()->stats().unloads == 0);
+    const std::int64_t wrong = one_int(*run,
+        "SELECT count(*) FROM requests r JOIN (SELECT model, min(arrival_ns) AS first FROM requests GROUP BY model) f "
+        "USING (model) WHERE r.cache_hit != (r.arrival_ns >= f.first + 2100000000)");
+    CHECK(wrong == 0);
+    CHECK(one_int(*run, "SELECT count(*) FROM requests WHERE cache_hit = 0") >= 3);  // each model's first
+  }
+}

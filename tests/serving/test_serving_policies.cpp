@@ -216,7 +216,7 @@ TEST_CASE("target tracking: alarms, proportional capacity, cooldowns") {
   CHECK(p->evaluate(o).desired == 2);  // only 2 of 3 datapoints above target
   m = {150, 150, 250};
   o.invocations_per_instance = m;
-  CHECK(p->evaluate(o).desired == 5);  // ceil(2 x 250 / 100) = 5
+  CHECK(p->evaluate(o).desired == 5);  // 2 + (ceil(2 x 250 / 100) - 2) = 5
   o.last_scale_out = -kNever;
   m = std::vector<double>(15, 50);  // 15 minutes below 0.9 x 100
   o.invocations_per_instance = m;
@@ -253,35 +253,67 @@ TEST_CASE("target tracking cooldowns: a larger scale-out goes ahead; a scale-out
   std::vector<double> m;
 
   SUBCASE("scale-out cooldown: the capacity added counts, a larger scale-out is not blocked") {
-    // 100 s ago a scale-out took the desired count from 2 to 5; the 3 new instances are not in
-    // service yet, so the metric is still measured on 2.
+    // 100 s ago a scale-out took the desired count from 2 to 5 (base 2, 3 added); the 3 new
+    // instances are not in service yet, so the metric is still measured on 2.
     o.last_scale_out = o.now - 100 * kS;
+    o.scale_out_base = 2;
     o.instances_in_service = 2;
     o.instances_desired = 5;
-    m = {250, 250, 250};  // capacity ceil(2 x 250 / 100) = 5: not above the desired 5
+    m = {250, 250, 250};  // adjustment ceil(2 x 250 / 100) - 2 = 3: not more than the 3 added
     o.invocations_per_instance = m;
     ScalingDecision d = p->evaluate(o);
     CHECK(d.desired == 5);
     CHECK(d.reason == "scale-out cooldown");
-    m = {250, 250, 300};  // ceil(2 x 300 / 100) = 6 > 5: a larger scale-out, within the cooldown
+    m = {250, 250, 200};  // adjustment 4 - 2 = 2 < 3: a smaller scale-out, ignored too
+    o.invocations_per_instance = m;
+    CHECK(p->evaluate(o).desired == 5);
+    CHECK(p->evaluate(o).reason == "scale-out cooldown");
+    m = {250, 250, 300};  // adjustment 6 - 2 = 4 > 3: a larger scale-out adds 1 -> 2 + 4 = 6
     o.invocations_per_instance = m;
     d = p->evaluate(o);
     CHECK(d.desired == 6);
-    CHECK(d.reason == "high alarm: InvocationsPerInstance above target");
-    m = {250, 250, 460};  // ceil(2 x 460 / 100) = 10 = max_instances
+    CHECK(d.reason == "high alarm: a larger scale-out within the scale-out cooldown");
+    CHECK(d.scale_out_base == 2);  // the cooldown it restarts counts from 2 still
+    m = {250, 250, 460};  // adjustment ceil(9.2) - 2 = 8: 2 + 8 = 10 = max_instances
     o.invocations_per_instance = m;
     CHECK(p->evaluate(o).desired == 10);
-    m = {250, 250, 1000};  // ceil(2 x 1000 / 100) = 20, clamped to max_instances 10
+    m = {250, 250, 1000};  // adjustment 20 - 2 = 18: 20, clamped to max_instances 10
     o.invocations_per_instance = m;
     CHECK(p->evaluate(o).desired == 10);
+    // A scale-in since the scale-out ended its cooldown: the adjustment 3 adds to 5.
+    m = {250, 250, 250};
+    o.invocations_per_instance = m;
+    o.last_scale_in = o.now - 50 * kS;
+    d = p->evaluate(o);
+    CHECK(d.desired == 8);
+    CHECK(d.scale_out_base == -1);  // a scale-out that begins a cooldown
   }
-  SUBCASE("the scale-out cooldown ends after 300 s") {
-    o.instances_in_service = 5;
+  SUBCASE("the scale-out cooldown ends after 300 s: the same alarm then adds its adjustment again") {
+    // The desired count went from 2 to 5; the new instances are still starting.
+    o.instances_in_service = 2;
     o.instances_desired = 5;
-    m = {150, 150, 150};  // ceil(5 x 150 / 100) = 8 (7.5 rounded up)
+    o.scale_out_base = 2;
+    m = {250, 250, 250};  // adjustment ceil(2 x 250 / 100) - 2 = 3
     o.invocations_per_instance = m;
-    o.last_scale_out = o.now - 300 * kS;  // now - then = 300 s, not < 300 s: over
+    o.last_scale_out = o.now - 299 * kS;  // within: the 3 added count, nothing happens
+    CHECK(p->evaluate(o).desired == 5);
+    o.last_scale_out = o.now - 300 * kS;  // now - then = 300 s, not < 300 s: over -> 5 + 3
+    ScalingDecision d = p->evaluate(o);
+    CHECK(d.desired == 8);
+    CHECK(d.reason == "high alarm: InvocationsPerInstance above target");
+    CHECK(d.scale_out_base == -1);
+    // With every instance in service and the metric at 150: ceil(5 x 150 / 100) - 5 = 3 -> 8.
+    o.instances_in_service = 5;
+    m = {150, 150, 150};
+    o.invocations_per_instance = m;
     CHECK(p->evaluate(o).desired == 8);
+    // A 600 s cooldown still holds at 300 s: the cooldown's length decides.
+    TargetTrackingParams longer = tp;
+    longer.scale_out_cooldown = 600 * kS;
+    o.instances_in_service = 2;
+    m = {250, 250, 250};
+    o.invocations_per_instance = m;
+    CHECK(make_target_tracking(longer)->evaluate(o).desired == 5);
   }
   SUBCASE("scale-in cooldown: after a scale-in only; a later scale-out ends it") {
     o.instances_in_service = 4;
@@ -335,15 +367,17 @@ TEST_CASE("the serving registries build the built-ins by name, with the paramete
   o.max_instances = 10;
   std::vector<double> m = {150, 150, 250};
   o.invocations_per_instance = m;
-  CHECK(p->evaluate(o).desired == 5);  // ceil(2 x 250 / 100)
-  // The scale-out that took the desired count to 5 was 299 s ago: the high alarm adds nothing
-  // (5 is not above 5) and the cooldown is why, until 300 s.
+  CHECK(p->evaluate(o).desired == 5);  // 2 + (ceil(2 x 250 / 100) - 2)
+  // The scale-out that took the desired count from 2 to 5 was 299 s ago: the high alarm's
+  // adjustment (3) is not more than the 3 added, and the cooldown is why, until 300 s; then it
+  // adds 3 again (the 3 new instances still starting).
   o.instances_desired = 5;
+  o.scale_out_base = 2;
   o.last_scale_out = o.now - 299 * kS;
   CHECK(p->evaluate(o).desired == 5);
   CHECK(p->evaluate(o).reason == "scale-out cooldown");  // within 300 s
   o.last_scale_out = o.now - 300 * kS;
-  CHECK(p->evaluate(o).reason.empty());
+  CHECK(p->evaluate(o).desired == 8);
   a.set("scale_out_cooldown", "10m");
   CHECK(instance_scaling_registry().make("target-tracking", a)->evaluate(o).reason == "scale-out cooldown");  // 300 s < 600 s
   // Required, and refused values name the argument.

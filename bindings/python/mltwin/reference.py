@@ -164,15 +164,18 @@ class CacheAwareRouter(RoutingPolicy):
 class TargetTracking(InstanceScalingPolicy):
     """Application Auto Scaling target tracking on InvocationsPerInstance, in Python.
 
-    Scale out to ceil(in service x last datapoint / target) (clamped to min..max) when the last
-    ``scale_out_datapoints`` datapoints are all above the target and that capacity is above the
-    desired count — within ``scale_out_cooldown`` of the last scale-out too (the capacity it
-    added counts as part of the desired count; a larger scale-out goes ahead); scale in the
-    same way when the last ``scale_in_datapoints`` are all below ``scale_in_ratio`` x target,
-    unless a scale-in happened less than ``scale_in_cooldown`` ago with no scale-out since (a
-    scale-out ends the scale-in cooldown). Application Auto Scaling User Guide, "Target
-    tracking scaling policies", "Define cooldown periods". The arguments are the built-in's
-    (cooldowns as Go durations, "300s"); each left out takes the built-in's default.
+    A high alarm (the last ``scale_out_datapoints`` datapoints all above the target) computes
+    the scaling adjustment ceil(N x last datapoint / target) - N, N the instances in service.
+    Out of the scale-out cooldown it adds that to the desired count. Within ``scale_out_cooldown``
+    of the last scale-out (and no scale-in since), the capacity the cooldown's scale-outs added
+    (desired - ``scale_out_base``) counts as part of it: only a larger adjustment acts, taking
+    the count to ``scale_out_base`` + adjustment and handing the same base back; the same or a
+    smaller one is ignored. A low alarm (the last ``scale_in_datapoints`` all below
+    ``scale_in_ratio`` x target) lowers the count to ceil(N x last / target), unless a scale-in
+    happened less than ``scale_in_cooldown`` ago with no scale-out since (a scale-out ends the
+    scale-in cooldown). Everything clamped to min..max. Application Auto Scaling User Guide,
+    "Target tracking scaling policies", "Define cooldown periods". The arguments are the
+    built-in's (cooldowns as Go durations, "300s"); each left out takes the built-in's default.
     """
 
     name = "target-tracking"
@@ -206,24 +209,37 @@ class TargetTracking(InstanceScalingPolicy):
         def within(then, cooldown):
             return then is not None and obs.now - then < cooldown
 
+        measured_on = obs.instances_in_service if obs.instances_in_service > 0 else current
+
+        def clamp(n):
+            return min(max(n, obs.min_instances), obs.max_instances)
+
         def proportional():
-            base = obs.instances_in_service if obs.instances_in_service > 0 else current
-            return min(max(math.ceil(base * m[-1] / self.target), obs.min_instances), obs.max_instances)
+            return math.ceil(measured_on * m[-1] / self.target)
 
         if tail_all(self.scale_out_datapoints, lambda v: v > self.target):
-            want = proportional()
+            adjustment = proportional() - measured_on
+            if adjustment <= 0:
+                return ScalingDecision(current)
+            cooling = within(obs.last_scale_out, self.scale_out_cooldown) and (
+                obs.last_scale_in is None or obs.last_scale_in < obs.last_scale_out)
+            if not cooling:
+                want = clamp(current + adjustment)
+                if want > current:
+                    return ScalingDecision(want, "high alarm: InvocationsPerInstance above target")
+                return ScalingDecision(current)
+            want = clamp(obs.scale_out_base + adjustment)
             if want > current:
-                return ScalingDecision(want, "high alarm: InvocationsPerInstance above target")
-            if within(obs.last_scale_out, self.scale_out_cooldown):
-                return ScalingDecision(current, "scale-out cooldown")
-            return ScalingDecision(current)
+                return ScalingDecision(want, "high alarm: a larger scale-out within the scale-out cooldown",
+                                       obs.scale_out_base)
+            return ScalingDecision(current, "scale-out cooldown")
         if not self.disable_scale_in and tail_all(self.scale_in_datapoints,
                                                   lambda v: v < self.scale_in_ratio * self.target):
             ended = obs.last_scale_out is not None and (obs.last_scale_in is None
                                                         or obs.last_scale_out >= obs.last_scale_in)
             if not ended and within(obs.last_scale_in, self.scale_in_cooldown):
                 return ScalingDecision(current, "scale-in cooldown")
-            want = proportional()
+            want = clamp(proportional())
             if want < current:
                 return ScalingDecision(want, "low alarm: InvocationsPerInstance below target")
         return ScalingDecision(current)

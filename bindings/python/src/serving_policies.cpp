@@ -163,6 +163,7 @@ struct PyScalingObservation {
   int instances_in_service = 0, instances_desired = 0, min_instances = 1, max_instances = 1;
   std::vector<double> invocations_per_instance;
   std::optional<ps::Nanos> last_scale_out, last_scale_in;  // None: never
+  int scale_out_base = 0;
   static PyScalingObservation of(const ps::ScalingObservation& o) {
     PyScalingObservation p;
     p.now = o.now;
@@ -173,6 +174,7 @@ struct PyScalingObservation {
     p.invocations_per_instance.assign(o.invocations_per_instance.begin(), o.invocations_per_instance.end());
     if (o.last_scale_out != -ps::kNever) p.last_scale_out = o.last_scale_out;
     if (o.last_scale_in != -ps::kNever) p.last_scale_in = o.last_scale_in;
+    p.scale_out_base = o.scale_out_base;
     return p;
   }
   /// The C++ observation; its span points into this object.
@@ -186,6 +188,7 @@ struct PyScalingObservation {
     o.invocations_per_instance = invocations_per_instance;
     o.last_scale_out = last_scale_out.value_or(-ps::kNever);
     o.last_scale_in = last_scale_in.value_or(-ps::kNever);
+    o.scale_out_base = scale_out_base;
     return o;
   }
 };
@@ -449,7 +452,7 @@ void bind_serving(py::module_& m) {
   py::class_<PyScalingObservation>(m, "ScalingObservation",
                                    "The endpoint once per completed metric minute (times in ns; None: never).")
       .def(py::init([](ps::Nanos now, int in_service, int desired, int min_i, int max_i, std::vector<double> ipi,
-                       std::optional<ps::Nanos> last_out, std::optional<ps::Nanos> last_in) {
+                       std::optional<ps::Nanos> last_out, std::optional<ps::Nanos> last_in, int scale_out_base) {
              PyScalingObservation o;
              o.now = now;
              o.instances_in_service = in_service;
@@ -459,12 +462,14 @@ void bind_serving(py::module_& m) {
              o.invocations_per_instance = std::move(ipi);
              o.last_scale_out = last_out;
              o.last_scale_in = last_in;
+             o.scale_out_base = scale_out_base;
              return o;
            }),
            py::arg("now") = kScaling.now, py::arg("instances_in_service") = kScaling.instances_in_service,
            py::arg("instances_desired") = kScaling.instances_desired, py::arg("min_instances") = kScaling.min_instances,
            py::arg("max_instances") = kScaling.max_instances, py::arg("invocations_per_instance") = std::vector<double>{},
-           py::arg("last_scale_out") = py::none(), py::arg("last_scale_in") = py::none())
+           py::arg("last_scale_out") = py::none(), py::arg("last_scale_in") = py::none(),
+           py::arg("scale_out_base") = kScaling.scale_out_base)
       .def_readwrite("now", &PyScalingObservation::now, "simulated time, ns")
       .def_readwrite("instances_in_service", &PyScalingObservation::instances_in_service)
       .def_readwrite("instances_desired", &PyScalingObservation::instances_desired, "current desired count (incl. instances still starting)")
@@ -474,20 +479,27 @@ void bind_serving(py::module_& m) {
                      "per-minute InvocationsPerInstance datapoints, oldest first (list of float)")
       .def_readwrite("last_scale_out", &PyScalingObservation::last_scale_out, "when the desired count last went up, ns (None: never)")
       .def_readwrite("last_scale_in", &PyScalingObservation::last_scale_in, "when it last went down, ns (None: never)")
+      .def_readwrite("scale_out_base", &PyScalingObservation::scale_out_base,
+                     "the desired count the scale-out cooldown begun at or before last_scale_out counts added capacity "
+                     "from: the count before that scale-out, or the scale_out_base its decision returned (0: none yet)")
       .def("__repr__", [](const PyScalingObservation& o) {
         return "ScalingObservation(now=" + std::to_string(o.now) + ", instances_in_service=" + std::to_string(o.instances_in_service) +
                ", instances_desired=" + std::to_string(o.instances_desired) + ", datapoints=" +
                std::to_string(o.invocations_per_instance.size()) + ")";
       });
   py::class_<PyScale>(m, "ScalingDecision", "The desired instance count (unchanged: no action) and why.")
-      .def(py::init([](int desired, std::string reason) {
+      .def(py::init([](int desired, std::string reason, int scale_out_base) {
              PyScale d;
              d.desired = desired;
              d.set_reason(std::move(reason));
+             d.scale_out_base = scale_out_base;
              return d;
            }),
-           py::arg("desired"), py::arg("reason") = "")
+           py::arg("desired"), py::arg("reason") = "", py::arg("scale_out_base") = -1)
       .def_readwrite("desired", &ps::ScalingDecision::desired)
+      .def_readwrite("scale_out_base", &ps::ScalingDecision::scale_out_base,
+                     "a scale-out only: the desired count its scale-out cooldown counts added capacity from, handed "
+                     "back as ScalingObservation.scale_out_base (-1: the count before this scale-out)")
       .def_property("reason", [](const PyScale& d) { return d.text; }, &PyScale::set_reason)
       .def("__repr__", [](const PyScale& d) {
         return "ScalingDecision(desired=" + std::to_string(d.desired) + ", reason='" + d.text + "')";

@@ -67,13 +67,19 @@ def test_target_tracking_by_name_offline():
     tt = P.make_policy("instance_scaling", "target-tracking", {"target_value": 100, "scale_out_cooldown": "60s"})
     obs = P.ScalingObservation(now=600 * S, instances_in_service=2, instances_desired=2, min_instances=1,
                                max_instances=10, invocations_per_instance=[50, 150, 160, 250])
-    # three datapoints above 100: ceil(2 x 250 / 100) = 5
-    assert tt.evaluate(obs).desired == 5
-    obs.last_scale_out = 570 * S  # 30 s ago, 2 -> 5: within the 60 s cooldown, 5 is not larger
+    # three datapoints above 100: adjustment ceil(2 x 250 / 100) - 2 = 3 -> 2 + 3 = 5
+    assert tt.evaluate(obs).desired == 5 and tt.evaluate(obs).scale_out_base == -1
+    # 30 s ago, 2 -> 5 (3 added, base 2): within the 60 s cooldown, an adjustment of 3 is not larger
+    obs.last_scale_out = 570 * S
     obs.instances_desired = 5
+    obs.scale_out_base = 2
     assert tt.evaluate(obs).desired == 5 and tt.evaluate(obs).reason == "scale-out cooldown"
-    obs.invocations_per_instance = [50, 150, 160, 300]  # ceil(2 x 300 / 100) = 6 > 5: goes ahead
-    assert tt.evaluate(obs).desired == 6
+    obs.invocations_per_instance = [50, 150, 160, 300]  # adjustment 6 - 2 = 4 > 3: 2 + 4 = 6
+    d = tt.evaluate(obs)
+    assert (d.desired, d.scale_out_base) == (6, 2)
+    obs.invocations_per_instance = [50, 150, 160, 250]
+    obs.last_scale_out = 540 * S  # 60 s ago: the cooldown is over, the adjustment 3 adds to 5
+    assert tt.evaluate(obs).desired == 8
     obs.instances_desired = 2
     obs.max_instances = 4
     obs.last_scale_out = None

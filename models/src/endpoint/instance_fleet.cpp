@@ -151,6 +151,7 @@ void InstanceFleet::scale(Time now) {
   o.invocations_per_instance = ipi_history_;
   o.last_scale_out = last_scale_out_.ns();
   o.last_scale_in = last_scale_in_.ns();
+  o.scale_out_base = scale_out_base_;
   const ps::ScalingDecision d = pol_.scaling->evaluate(o);
   if (d.desired == desired_) return;
   if (d.desired < o.min_instances || d.desired > o.max_instances)
@@ -162,6 +163,9 @@ void InstanceFleet::scale(Time now) {
   if (s_.rec) s_.rec->instance_event(InstanceEvent{now, 0, InstanceEvent::Kind::DesiredChanged, desired_, d.reason});
   if (desired_ > before) {
     last_scale_out_ = now;
+    // The count this scale-out's cooldown counts added capacity from (the policy's, or the
+    // count before it).
+    scale_out_base_ = d.scale_out_base >= 0 ? d.scale_out_base : before;
     for (int i = before; i < desired_; ++i) launch_instance(false);
   } else {
     last_scale_in_ = now;

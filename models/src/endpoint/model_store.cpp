@@ -170,17 +170,60 @@ void ModelStore::start_load(Instance& in, std::uint32_t m, std::uint32_t r) {
     in.disk_used += spec.artifact_bytes;
     set_state(in, m, ModelState::Downloading);
     mi.phase_start = s_.sim.now();
+    mi.load_began = s_.sim.now();
     ++in.loads_in_progress;
     ++s_.st.downloads;
     if (s_.rec) s_.rec->model_event(ModelEvent{s_.sim.now(), in.id, m, ModelEvent::Kind::DownloadStart, spec.artifact_bytes, 0, {}});
     const EndpointSpec& ep = s_.sc.endpoint;
     const double secs = ep.s3_download_gbps > 0 ? static_cast<double>(spec.artifact_bytes) * 8.0 / (ep.s3_download_gbps * 1e9) : 0.0;
     const Duration d = ep.s3_first_byte.draw(s_.rng_endpoint) + Duration::from_seconds(secs);
-    s_.sim.schedule_in(d, &download_done_event_, download_done_event_.payload(in.id, m));
+    schedule_phase_end(in, m, d, download_done_event_);
     return;
   }
   ++in.loads_in_progress;
+  mi.load_began = s_.sim.now();
   begin_memory_load(in, m);
+}
+
+template <class DoneEvent>
+void ModelStore::schedule_phase_end(Instance& in, std::uint32_t m, Duration d, DoneEvent& done) {
+  const ModelOnInstance& mi = in.models[m];
+  const Time limit = mi.load_began + s_.sc.endpoint.model_load_limit;
+  // "continues to download and load ... for up to 360 seconds": ending at the limit is within.
+  if (!s_.single_model() && s_.sim.now() + d > limit) {
+    s_.sim.schedule(limit, &load_abandoned_event_, load_abandoned_event_.payload(in.id, m));
+    return;
+  }
+  s_.sim.schedule_in(d, &done, done.payload(in.id, m));
+}
+
+void ModelStore::on_load_abandoned(std::uint32_t iid, std::uint32_t m) {
+  Instance& in = s_.instances[iid];
+  ModelOnInstance& mi = in.models[m];
+  if (mi.state == ModelState::Downloading) {
+    // The artifact never reached the disk: its space is free again.
+    in.disk_used -= s_.sc.models[m].artifact_bytes;
+    set_state(in, m, ModelState::Absent);
+  } else {
+    // Loading: the memory it reserved is free again; the downloaded artifact stays on disk.
+    in.mem_used -= mi.reserved;
+    mi.reserved = 0;
+    set_state(in, m, mi.on_disk ? ModelState::OnDisk : ModelState::Absent);
+  }
+  --in.loads_in_progress;
+  ++s_.st.load_failures;
+  if (s_.rec)
+    s_.rec->model_event(ModelEvent{s_.sim.now(), iid, m, ModelEvent::Kind::LoadFailed, s_.model_memory_for_load(m), 0,
+                                   "not loaded within the model load limit (endpoint.model_load_limit_s; SageMaker: 360 s)"});
+  // The requests still waiting (each less than the invocation timeout so far): 429
+  // ModelNotReadyException now — their model will not be ready (mltwin's assumption).
+  std::vector<std::uint32_t> waiting;
+  waiting.swap(mi.pending);
+  for (std::uint32_t r : waiting) {
+    s_.reqs[r].loading_wait = s_.sim.now().ns() - s_.reqs[r].container.ns();
+    host_.answer(r, 429, 0);
+  }
+  host_.maybe_terminate(in);
 }
 
 void ModelStore::on_download_done(std::uint32_t iid, std::uint32_t m) {
@@ -204,15 +247,18 @@ void ModelStore::begin_memory_load(Instance& in, std::uint32_t m) {
     host_.maybe_terminate(in);
     return;
   }
-  in.mem_used += need;
-  mi.reserved = need;
+  // Only the permanent workers' copies are taken (none with minWorkers 0: the check above is
+  // DJL's checkAvailableMemory, which holds nothing).
+  const std::uint64_t held = s_.model_memory_held(m);
+  in.mem_used += held;
+  mi.reserved = held;
   set_state(in, m, ModelState::Loading);
   mi.phase_start = s_.sim.now();
   if (s_.rec) s_.rec->model_event(ModelEvent{s_.sim.now(), in.id, m, ModelEvent::Kind::LoadStart, need, 0, {}});
   const EndpointSpec& ep = s_.sc.endpoint;
   const double secs = ep.load_gbytes_per_s > 0 ? static_cast<double>(s_.sc.models[m].artifact_bytes) / (ep.load_gbytes_per_s * 1e9) : 0.0;
   const Duration d = ep.load_fixed.draw(s_.rng_endpoint) + Duration::from_seconds(secs);
-  s_.sim.schedule_in(d, &load_done_event_, load_done_event_.payload(in.id, m));
+  schedule_phase_end(in, m, d, load_done_event_);
 }
 
 void ModelStore::on_load_done(std::uint32_t iid, std::uint32_t m) {
@@ -230,10 +276,9 @@ void ModelStore::finish_load(Instance& in, std::uint32_t m) {
   set_state(in, m, ModelState::Loaded);
   ++in.models_loaded;
   ++s_.st.loads;
-  // The load reserved one worker's copy at least; the pool holds one per permanent worker
-  // (none with DJL minWorkers 0, until a request starts one).
-  const std::uint64_t held = s_.sc.models[m].resident_bytes * static_cast<std::uint64_t>(s_.min_workers());
-  in.mem_used -= mi.reserved - held;
+  // The pool holds what the load took: one copy per permanent worker (none with DJL minWorkers
+  // 0, until a request starts a worker, which takes its own: WorkerPools::add_worker).
+  const std::uint64_t held = mi.reserved;
   in.mem_cache->on_insert(m, held, s_.sim.now().ns());
   mi.reserved = 0;
   const std::int64_t d = s_.sim.now().ns() - mi.phase_start.ns();
@@ -298,9 +343,9 @@ void ModelStore::register_models_now(Instance& in) {
   place_artifacts(in);
   for (std::uint32_t m : s_.sc.server.load_models) {
     ModelOnInstance& mi = in.models[m];
-    const std::uint64_t need = s_.model_memory_for_load(m);
-    in.mem_used += need;
-    mi.reserved = need;
+    const std::uint64_t held = s_.model_memory_held(m);
+    in.mem_used += held;
+    mi.reserved = held;
     mi.phase_start = s_.sim.now();
     ++in.loads_in_progress;
     finish_load(in, m);

@@ -145,6 +145,7 @@ void Router::record_answer(std::uint32_t r, int status, std::uint16_t batch) {
   d.queue_ns = status == 200 ? q.taken.ns() - q.container.ns() : 0;
   d.batch = batch;
   d.cache_hit = q.hit;
+  d.cache_hit_published = !s_.single_model();  // ModelCacheHit: multi-model endpoints only
   if (s_.metrics) s_.metrics->request(d);
   if (s_.rec) s_.rec->request(d);
 }

@@ -71,26 +71,39 @@ class TargetTracking final : public InstanceScalingPolicy {
     };
     if (m.empty()) return {current, {}};
     const double last = m.back();
-    // ceil(current x metric / target): the capacity that brings the metric back to target.
+    // The instances the metric was measured on (the in-service ones; the desired count when
+    // none is in service).
+    const long long measured_on = o.instances_in_service > 0 ? o.instances_in_service : current;
+    // ceil(measured_on x metric / target): the capacity that brings the metric back to target.
     auto proportional = [&]() {
-      const double want = static_cast<double>(o.instances_in_service > 0 ? o.instances_in_service : current) *
-                          last / p_.target;
+      const double want = static_cast<double>(measured_on) * last / p_.target;
       long long n = static_cast<long long>(want);
       if (static_cast<double>(n) < want) ++n;
       return n;
     };
     if (tail_all(p_.scale_out_datapoints, [&](double v) { return v > p_.target; })) {
+      // The scaling adjustment: what the instances measured on lack.
+      const long long adjustment = proportional() - measured_on;
+      if (adjustment <= 0) return {current, {}};
       // "The scaling policy won't increase the desired capacity again unless either a larger
       // scale out is triggered or the cooldown period ends. While the cooldown period is in
       // effect, the capacity added by the initiating scale-out activity is calculated as part
       // of the desired capacity for the next scale-out activity." (Application Auto Scaling
-      // User Guide, "Target tracking scaling policies", "Define cooldown periods"): compared
-      // with the desired count, which includes the capacity added, a larger scale-out goes
-      // ahead during the cooldown.
-      const int want = clamp(proportional());
-      if (want > current) return {want, "high alarm: InvocationsPerInstance above target"};
-      if (within(o.now, o.last_scale_out, p_.scale_out_cooldown)) return {current, "scale-out cooldown"};
-      return {current, {}};
+      // User Guide, "Target tracking scaling policies", "Define cooldown periods"). A scale-in
+      // since the last scale-out ends its cooldown.
+      const bool cooling = within(o.now, o.last_scale_out, p_.scale_out_cooldown) &&
+                           (o.last_scale_in == -kNever || o.last_scale_in < o.last_scale_out);
+      if (!cooling) {
+        const int want = clamp(current + adjustment);
+        if (want > current) return {want, "high alarm: InvocationsPerInstance above target"};
+        return {current, {}};
+      }
+      // Within the cooldown: the capacity its scale-outs added (desired - base) counts as part
+      // of this adjustment; only a larger one acts, adding the difference, and the cooldown
+      // it restarts keeps the base.
+      const int want = clamp(static_cast<long long>(o.scale_out_base) + adjustment);
+      if (want > current) return {want, "high alarm: a larger scale-out within the scale-out cooldown", o.scale_out_base};
+      return {current, "scale-out cooldown"};
     }
     if (!p_.disable_scale_in &&
         tail_all(p_.scale_in_datapoints, [&](double v) { return v < p_.scale_in_ratio * p_.target; })) {

@@ -30,7 +30,9 @@
 // Invocation timeout (endpoint.invocation_timeout, SageMaker's 60 s): a request not answered
 // that long after it reached its instance is answered 424 ModelError if the container holds
 // it — the container does not know, and its worker runs it to the end — or 429
-// ModelNotReadyException if its model is still downloading or loading (the load goes on).
+// ModelNotReadyException if its model is still downloading or loading (the load goes on, up to
+// EndpointSpec::model_load_limit, SageMaker's 360 s: then it is abandoned and the requests
+// still waiting get 429 at once).
 #pragma once
 #include <cstdint>
 #include <deque>
@@ -78,7 +80,8 @@ struct EndpointStats {
   /// counted in CloudWatch's InvocationModelErrors. The container keeps working on it.
   std::uint64_t timed_out_424 = 0;
   /// 429 ModelNotReadyException: the model was still downloading or loading on the chosen
-  /// instance when the invocation timeout passed (the load goes on).
+  /// instance when the invocation timeout passed (the load goes on), or its download and load
+  /// were abandoned at EndpointSpec::model_load_limit (SageMaker's 360 s) while it waited.
   std::uint64_t not_ready_429 = 0;
   /// 404 from the model server: on a SingleModel endpoint, a request for a model its server
   /// did not register (DJL Serving 0.23.0: "Model or workflow not found", InferenceRequestHandler

@@ -96,6 +96,17 @@ struct EndpointSpec {
   /// if the container holds the request, ModelNotReadyException (HTTP 429) if the model is
   /// still downloading or loading (which goes on). Scenario key endpoint.invocation_timeout_s.
   Duration invocation_timeout = Duration::s(60);
+  /// A multi-model endpoint's limit on one model's download and load on an instance, from the
+  /// download's start (or the load's, the artifact being on disk). 360 s: "If the model does not
+  /// finish loading before the 60 second timeout limit, the request to invoke_endpoint returns
+  /// with the error code ModelNotReadyException, and the model continues to download and load
+  /// into the inference container for up to 360 seconds" (Developer Guide, "Invoke a
+  /// Multi-Model Endpoint"). AWS does not say what happens then; mltwin's assumption: the
+  /// download or load is abandoned (LoadFailed), its memory (and an unfinished download's disk
+  /// space) freed, a finished download's artifact kept on disk, and the requests still waiting
+  /// for it answered 429 ModelNotReadyException at once (model_store.hpp). Not applied to a
+  /// SingleModel server's start-up loads. Scenario key endpoint.model_load_limit_s.
+  Duration model_load_limit = Duration::s(360);
   std::string source;
 };
 
@@ -244,7 +255,7 @@ inline std::uint64_t instance_model_memory(const InferenceScenario& sc, const In
 /// The most memory a SingleModel instance's server holds while it registers its load_models,
 /// bytes. The models load one after another (DJL Serving 0.23.0, ModelServer.initModelStore:
 /// each registration is joined before the next, wait_model_loading being true by default); a
-/// load reserves resident_size × max(minWorkers, 1) and the loaded model then holds
+/// load needs resident_size × max(minWorkers, 1) free and takes, as the loaded model then holds,
 /// resident_size × minWorkers (model_store.hpp). 0 on a MultiModel endpoint. `itype` is the
 /// endpoint's instance type.
 inline std::uint64_t load_models_peak_memory(const InferenceScenario& sc, const InstanceType& itype) {

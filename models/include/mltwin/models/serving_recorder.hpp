@@ -24,7 +24,8 @@ struct RequestDone {
   Time done;                       ///< answered (== arrival + overhead + waits + model latency)
   /// 200; 503 (queue full, no worker, no instance); 507 (no memory for the model); 424
   /// (ModelError: no answer within the invocation timeout, the container still holds it); 429
-  /// (ModelNotReadyException: its model still loading at the timeout); 0 (in flight at end).
+  /// (ModelNotReadyException: its model still loading at the timeout, or its load abandoned at
+  /// the 360 s model load limit); 0 (in flight at end).
   int status = 200;
   std::int64_t overhead_ns = 0;        ///< OverheadLatency: SageMaker's own share
   std::int64_t loading_wait_ns = 0;    ///< ModelLoadingWaitTime: waiting for download + load
@@ -32,6 +33,10 @@ struct RequestDone {
   std::int64_t queue_ns = 0;           ///< part of model_latency spent in the job queue / batch aggregation
   std::uint16_t batch = 0;             ///< size of the batch it ran in (0 if it did not run)
   bool cache_hit = false;              ///< ModelCacheHit: the model was loaded on the instance at arrival
+  /// False on a SingleModel endpoint: ModelCacheHit is a multi-model metric, which CloudWatch
+  /// does not publish for it, so `cache_hit` means nothing there (the requests row's cache_hit
+  /// is NULL).
+  bool cache_hit_published = true;
 };
 
 struct ModelEvent {

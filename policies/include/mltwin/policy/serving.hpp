@@ -293,11 +293,20 @@ struct MLTWIN_POLICY_EXPORT ScalingObservation {
   std::span<const double> invocations_per_instance;
   Nanos last_scale_out = -kNever;  ///< when the desired count last went up (-kNever: never)
   Nanos last_scale_in = -kNever;   ///< when it last went down
+  /// The desired count the scale-out cooldown that began at or before last_scale_out counts
+  /// added capacity from: the count before the scale-out at last_scale_out, or what the policy
+  /// returned as ScalingDecision::scale_out_base with it (e.g. the count before the first of the
+  /// scale-outs whose cooldown it continued). 0 before any scale-out.
+  int scale_out_base = 0;
 };
 
 struct MLTWIN_POLICY_EXPORT ScalingDecision {
   int desired = 0;                ///< unchanged when no action
   std::string_view reason;
+  /// A scale-out only: the desired count its scale-out cooldown counts added capacity from,
+  /// handed back in ScalingObservation::scale_out_base until the next scale-out. -1 (the
+  /// default): the count before this scale-out — a scale-out that begins a cooldown.
+  int scale_out_base = -1;
 };
 
 class MLTWIN_POLICY_EXPORT InstanceScalingPolicy {
@@ -317,19 +326,27 @@ class MLTWIN_POLICY_EXPORT InstanceScalingPolicy {
 ///    minutes to scale out, 15 of 15 below 90 % of the target to scale in are what the alarms
 ///    of a SageMaker variant's policy are observed to use — observed, not documented — so
 ///    they are parameters;
-///  * capacity — ceil(instances in service × metric / target), clamped to [min, max] (the
-///    in-service instances are the ones the metric was measured on); a high alarm raises the
-///    desired count only to a larger value, a low alarm lowers it only to a smaller one;
+///  * capacity — a high alarm's scaling adjustment is the capacity that brings the metric back
+///    to target on the instances it was measured on (the in-service ones, N):
+///    Δ = ceil(N × metric / target) − N; a low alarm's capacity is ceil(N × metric / target),
+///    which lowers the desired count only to a smaller value. Results are clamped to [min, max].
+///    AWS documents that target tracking "calculates the scaling adjustment based on the metric
+///    and the target value", not the formula;
 ///  * scale-out cooldown (`scale_out_cooldown`, 300 s for SageMaker variants) — "the capacity
 ///    added by the initiating scale-out activity is calculated as part of the desired capacity
 ///    for the next scale-out activity", and the policy "won't increase the desired capacity
 ///    again unless either a larger scale out is triggered or the cooldown period ends" ("Define
-///    cooldown periods"): a scale-out whose capacity exceeds the current desired count goes
-///    ahead during the cooldown. Because the capacity is computed from the in-service
-///    instances and compared with the desired count (which includes the capacity added), the
-///    cooldown never blocks a larger scale-out and a smaller one never happens, in or out of
-///    it; the cooldown is named as the reason a high alarm added nothing within it. AWS does
-///    not document which capacity the proportional rule starts from after the cooldown;
+///    cooldown periods"; ScaleOutCooldown in the API Reference). Out of a cooldown a high alarm
+///    adds Δ to the desired count. Within one, the capacity added since the cooldown began
+///    (desired − scale_out_base) counts against Δ: only a larger scale-out acts, and it adds only
+///    the difference (the desired count becomes scale_out_base + Δ); an alarm asking for the
+///    same or less is ignored ("scale-out cooldown"). A larger scale-out restarts the cooldown
+///    ("after Application Auto Scaling successfully scales out ... it starts to calculate the
+///    cooldown time") and keeps its base: the capacity all the scale-outs of the cooldown added
+///    counts — our reading (counting only the last one's would add the same Δ again every
+///    minute of a steady load). So the cooldown decides: an alarm still high when it ends
+///    (instances not yet in service, the metric still measured on N) adds Δ again. A scale-in
+///    ends the scale-out cooldown (ours: AWS does not say);
 ///  * scale-in cooldown (`scale_in_cooldown`, 300 s for SageMaker variants) — runs after a
 ///    scale-in activity only; "if another alarm triggers a scale-out activity during the
 ///    scale-in cooldown period, Application Auto Scaling scales out the target immediately. In

@@ -378,7 +378,7 @@ inline constexpr Column kRequestsColumns[] = {
      "the answer left the endpoint (`arrival_ns` + overhead + waits + model latency); NULL: in flight at the end"},
     {"status", "INTEGER NOT NULL", "", kInsert,
      "",
-     "HTTP status: `200`; `503` the model server's job queue was full (or it had no running worker, or no instance was in service); `507` no memory for the model; `424` ModelError, no answer within the invocation timeout (the container still ran it); `429` ModelNotReadyException, its model still downloading or loading at the timeout; `404` a SingleModel endpoint's server did not register the model (`server.load_models`; the caller gets ModelError with OriginalStatusCode 404); `0` in flight at the end (unserved at the end)"},
+     "HTTP status: `200`; `503` the model server's job queue was full (or it had no running worker, or no instance was in service); `507` no memory for the model; `424` ModelError, no answer within the invocation timeout (the container still ran it); `429` ModelNotReadyException, its model still downloading or loading at the timeout, or its download and load abandoned at the 360 s limit (`endpoint.model_load_limit_s`); `404` a SingleModel endpoint's server did not register the model (`server.load_models`; the caller gets ModelError with OriginalStatusCode 404); `0` in flight at the end (unserved at the end)"},
     {"overhead_latency_ns", "INTEGER NOT NULL", "ns", kInsert,
      "",
      "SageMaker's own share of the latency (CloudWatch **OverheadLatency**, there in µs)"},
@@ -394,9 +394,10 @@ inline constexpr Column kRequestsColumns[] = {
     {"batch_size", "INTEGER NOT NULL", "requests", kInsert,
      "",
      "size of the batch the request ran in; 0: it did not run"},
-    {"cache_hit", "INTEGER NOT NULL", "0/1", kInsert,
+    {"cache_hit", "INTEGER", "0/1", kInsert,
      "",
-     "the model was loaded on the instance when the request arrived (**ModelCacheHit**)"},
+     "the model was loaded on the instance when the request arrived (**ModelCacheHit**); NULL on a SingleModel "
+     "endpoint, for which CloudWatch publishes no ModelCacheHit (a multi-model metric)"},
 };
 // ---- model_events
 inline constexpr Column kModelEventsColumns[] = {

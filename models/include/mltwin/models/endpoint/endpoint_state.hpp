@@ -54,6 +54,7 @@ struct ModelOnInstance {
   bool on_disk = false;
   std::uint32_t pool = kNoSlot;
   Time phase_start;                    ///< download / load start
+  Time load_began;                     ///< the download's start, or the load's (artifact on disk)
   std::uint64_t reserved = 0;          ///< memory reserved by a load in progress, bytes
   std::vector<std::uint32_t> pending;  ///< requests waiting for the load
 };
@@ -211,9 +212,23 @@ struct EndpointState {
   /// A SingleModel endpoint (EndpointSpec::Mode): its server registers ServerSpec::load_models
   /// at start and never loads or evicts on demand.
   bool single_model() const { return sc.endpoint.mode == EndpointSpec::Mode::SingleModel; }
-  /// Memory a load reserves: the model's resident bytes times its permanent workers.
+  /// Memory a load must find free (evicting idle models if need be, else 507): the model's
+  /// resident bytes times its permanent workers, one at least. With DJL minWorkers 0 that one
+  /// copy is not taken (model_memory_held): it stands for DJL Serving 0.23.0's registration
+  /// check, ModelInfo.checkAvailableMemory (on a multi-model endpoint: an estimate of 1.2 × the
+  /// model's files must be free, else WlmOutOfMemoryException, 507), which takes nothing.
   std::uint64_t model_memory_for_load(std::uint32_t m) const {
     return sc.models[m].resident_bytes * static_cast<std::uint64_t>(std::max(min_workers(), 1));
+  }
+  /// Memory a load takes, and its loaded model holds: one copy per permanent worker, none with
+  /// DJL minWorkers 0. A Python-engine model's memory is its worker processes': DJL Serving
+  /// 0.23.0 registers a model (WorkerPool.initWorkers -> ModelInfo.load -> PyModel.load) without
+  /// starting any process outside MPI mode, and each worker starts its own
+  /// (WorkerGroup.addThreads -> WorkerThread's constructor, predictor = model.newPredictor() ->
+  /// PyModel.newPredictor -> PyProcess.startPythonProcess, whose first request makes the Python
+  /// handler load the model); doScaleWorker starts minWorkers of them at registration.
+  std::uint64_t model_memory_held(std::uint32_t m) const {
+    return sc.models[m].resident_bytes * static_cast<std::uint64_t>(min_workers());
   }
   static bool pool_idle(const Pool& p) { return p.outstanding == 0 && p.starting == 0 && p.busy == 0; }
   /// What a routing policy sees of an instance, before the model's own figures.

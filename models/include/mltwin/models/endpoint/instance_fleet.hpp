@@ -86,6 +86,7 @@ class InstanceFleet final : public PeriodCloser {
   FleetHost& host_;
   int desired_ = 0;
   Time last_scale_out_ = Time::from_ns(-ps::kNever), last_scale_in_ = Time::from_ns(-ps::kNever);  // never
+  int scale_out_base_ = 0;            // ScalingObservation::scale_out_base
   std::vector<double> ipi_history_;   // InvocationsPerInstance per completed minute
   std::uint64_t minute_invocations_ = 0;
   Time period_start_;                 // of the open metrics period

@@ -5,10 +5,21 @@
 // (https://docs.aws.amazon.com/sagemaker/latest/dg/multi-model-endpoints-how-it-works.html):
 //   * the artifact is downloaded from S3 to the instance's disk (s3_first_byte plus size over
 //     s3_download_gbps); a full disk has its ModelCachePolicy delete artifacts not in use;
-//   * it is loaded into memory (load_fixed plus size over load_gbytes_per_s), reserving its
-//     resident memory for min_workers workers; short of memory, the memory ModelCachePolicy
-//     unloads idle models, and if that is not enough the requests waiting get 507;
+//   * it is loaded into memory (load_fixed plus size over load_gbytes_per_s), taking its
+//     resident memory for min_workers workers (DJL Serving 0.23.0: each worker is a Python
+//     process with its own copy; none with minWorkers 0, though one copy must be free, the
+//     stand-in for DJL's ModelInfo.checkAvailableMemory: EndpointState::model_memory_held /
+//     model_memory_for_load); short of memory, the memory ModelCachePolicy unloads idle models,
+//     and if that is not enough the requests waiting get 507;
 //   * requests arriving meanwhile wait for the load (ModelLoadingWaitTime);
+//   * the download and load together may take EndpointSpec::model_load_limit (SageMaker's 360 s:
+//     the model "continues to download and load into the inference container for up to 360
+//     seconds", Developer Guide, "Invoke a Multi-Model Endpoint"), counted from the download's
+//     start (the load's, an artifact already on disk). One that would end later is abandoned
+//     at the limit — what AWS does then is not documented; this is mltwin's assumption: a
+//     LoadFailed event, the memory reserved freed, an unfinished download's disk space freed
+//     (a finished one's artifact stays on disk), and the requests still waiting answered 429
+//     ModelNotReadyException at once. The next request for the model starts again;
 //   * with ModelCacheSetting Disabled, a model leaves the instance as soon as its pool is idle.
 // Each model's presence is mirrored in EndpointState::holders, which routing reads.
 //
@@ -84,6 +95,12 @@ class ModelStore {
   void begin_memory_load(Instance& in, std::uint32_t m);
   void on_download_done(std::uint32_t iid, std::uint32_t m);
   void on_load_done(std::uint32_t iid, std::uint32_t m);
+  void on_load_abandoned(std::uint32_t iid, std::uint32_t m);
+  /// Schedules the end of the download or load phase now under way for model `m` on `in`, which
+  /// takes `d`: its done event, or — on a multi-model endpoint, when it would end after
+  /// model_load_limit from ModelOnInstance::load_began — its abandonment at that limit.
+  template <class DoneEvent>
+  void schedule_phase_end(Instance& in, std::uint32_t m, Duration d, DoneEvent& done);
   void finish_load(Instance& in, std::uint32_t m);
   void place_artifacts(Instance& in);
   void load_next_startup_model(Instance& in);
@@ -100,6 +117,7 @@ class ModelStore {
   using Ev = core::Event<Fn, &ModelStore::before>;
   Ev<&ModelStore::on_download_done> download_done_event_{this};  // (instance, model)
   Ev<&ModelStore::on_load_done> load_done_event_{this};          // (instance, model)
+  Ev<&ModelStore::on_load_abandoned> load_abandoned_event_{this};  // (instance, model)
   Ev<&ModelStore::on_artifacts_copied> artifacts_copied_event_{this};  // instance (SingleModel)
 };
 
