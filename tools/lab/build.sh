@@ -12,6 +12,8 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 lab_go_env
 mkdir -p "$LAB_BIN" "$LAB_LOGS" "$LAB_SRC"
+exec 9>"$LAB_CACHE/build.lock"
+flock 9 || lab_die "could not lock $LAB_CACHE/build.lock"   # one build at a time per cache
 command -v go >/dev/null || lab_die "go is not installed (the lab builds its binaries with the machine's Go)"
 
 # Kubernetes' own builds stamp the version (hack/lib/version.sh); clients and the scheduler read it.

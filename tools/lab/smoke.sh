@@ -97,6 +97,6 @@ for ((i = 0; i < 40; i++)); do
   sleep 0.25
 done
 pg_big=$(kc get podgroup -n $NS too-big -o jsonpath='{.status.phase}')
-lab_log "PodGroup too-big (2 x 12 neuroncores, 16 free less 16 taken): no pod bound; PodGroup phases: fits=$pg_fits too-big=$pg_big"
+lab_log "PodGroup too-big (2 x 12 neuroncores; fits holds all 16 of the node): no pod bound; PodGroup phases: fits=$pg_fits too-big=$pg_big"
 [[ $pg_fits == Running ]] || lab_die "PodGroup fits is $pg_fits, not Running"
 lab_log "smoke: passed"

@@ -131,9 +131,12 @@ start etcd "$ETCD" --name lab --data-dir "$LAB_RUN/etcd" --unsafe-no-fsync \
 wait_for "etcd" 30 curl -sf "http://127.0.0.1:$LAB_ETCD_PORT/health"
 lab_log "etcd $ETCD_VERSION: http://127.0.0.1:$LAB_ETCD_PORT"
 
-# ---- kube-apiserver. No controller-manager runs: the ServiceAccount admission plugin (which
-# needs the token controller's default ServiceAccount) is off, and no endpoint reconciler (its
-# endpoints could only name the loopback address, which Endpoints refuse).
+# ---- kube-apiserver. No controller-manager runs, so two admission plugins that expect it are
+# off: ServiceAccount (it needs the token controller's default ServiceAccount) and
+# TaintNodesByCondition (it taints every new node node.kubernetes.io/not-ready:NoSchedule, which
+# the node lifecycle controller would take off once KWOK makes the node Ready: a node carries
+# the taints it was created with and no others). No endpoint reconciler either (its endpoints
+# could only name the loopback address, which Endpoints refuse).
 start kube-apiserver "$APISERVER" \
   --etcd-servers "http://127.0.0.1:$LAB_ETCD_PORT" \
   --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$LAB_APISERVER_PORT" \
@@ -142,7 +145,7 @@ start kube-apiserver "$APISERVER" \
   --service-account-key-file "$PKI/sa.pub" --service-account-signing-key-file "$PKI/sa.key" \
   --service-account-issuer https://kubernetes.default.svc.cluster.local \
   --service-cluster-ip-range 10.96.0.0/16 --endpoint-reconciler-type none \
-  --authorization-mode RBAC --disable-admission-plugins ServiceAccount \
+  --authorization-mode RBAC --disable-admission-plugins ServiceAccount,TaintNodesByCondition \
   --profiling=false --v 1
 wait_for "kube-apiserver (/readyz)" 120 api /readyz
 wait_for "the default namespace" 30 api /api/v1/namespaces/default
