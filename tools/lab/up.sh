@@ -155,7 +155,9 @@ lab_log "kube-apiserver $K8S_VERSION: https://127.0.0.1:$LAB_APISERVER_PORT"
 # queues, podgroups, numatopologies and hypernodes) and the `default` queue, Open (the controller,
 # which is not run, would make both).
 kc apply --server-side -f "$VOLCANO_SRC/config/crd/volcano/bases/" >"$RUNLOG/crds.log" 2>&1 || failed "kubectl apply of the CRDs"
-kc wait --for condition=Established --timeout 60s crd --all >>"$RUNLOG/crds.log" 2>&1 || failed "the CRDs were not established"
+# (kubectl wait fails at once on a CRD whose status has no conditions yet: retried.)
+crds_established() { kc wait --for condition=Established --timeout 10s crd --all >>"$RUNLOG/crds.log" 2>&1; }
+wait_for "the CRDs' Established condition" 60 crds_established
 cat >"$LAB_RUN/default-queue.yaml" <<EOF
 apiVersion: scheduling.volcano.sh/v1beta1
 kind: Queue
@@ -165,9 +167,11 @@ spec:
   weight: 1
   reclaimable: true
 EOF
-kc apply -f "$LAB_RUN/default-queue.yaml" >>"$RUNLOG/crds.log" 2>&1 || failed "creating the default queue"
-kc patch queue default --subresource status --type merge -p '{"status":{"state":"Open"}}' >>"$RUNLOG/crds.log" 2>&1 ||
-  failed "opening the default queue"
+open_default_queue() {
+  kc apply -f "$LAB_RUN/default-queue.yaml" >>"$RUNLOG/crds.log" 2>&1 &&
+    kc patch queue default --subresource status --type merge -p '{"status":{"state":"Open"}}' >>"$RUNLOG/crds.log" 2>&1
+}
+wait_for "the default queue, Open" 30 open_default_queue
 lab_log "Volcano $VOLCANO_VERSION CRDs applied; queue default is Open"
 
 # ---- KWOK: nodes annotated kwok.x-k8s.io/node=fake become Ready and their pods Running.
@@ -184,7 +188,7 @@ cp "$CONF" "$LAB_RUN/volcano-scheduler.conf"
 cp "$CONF" "$RUNLOG/volcano-scheduler.conf"
 start vc-scheduler "$VCSCHED" --kubeconfig "$KUBECONFIG_FILE" \
   --scheduler-conf "$LAB_RUN/volcano-scheduler.conf" --scheduler-name volcano --leader-elect=false \
-  --listen-address "127.0.0.1:$LAB_VC_METRICS_PORT" --enable-healthz --healthz-address "127.0.0.1:$LAB_VC_HEALTHZ_PORT" \
+  --enable-metrics --listen-address "127.0.0.1:$LAB_VC_METRICS_PORT" --enable-healthz --healthz-address "127.0.0.1:$LAB_VC_HEALTHZ_PORT" \
   --cache-dump-dir "$LAB_RUN" --schedule-period "${MLTWIN_LAB_SCHEDULE_PERIOD:-1s}" \
   --logtostderr -v "${MLTWIN_LAB_SCHEDULER_V:-3}"
 wait_for "vc-scheduler (/healthz)" 60 curl -sf "http://127.0.0.1:$LAB_VC_HEALTHZ_PORT/healthz"
