@@ -13,15 +13,7 @@ logdir=$(cat "$LAB_RUN/logdir" 2>/dev/null)
 mapfile -t lines < <(tac "$LAB_RUN/pids")   # the reverse of the start order
 for line in "${lines[@]}"; do
   read -r name pid bin <<<"$line"
-  # Only a process that is still the binary we started (a pid may be reused).
-  [[ -e /proc/$pid && $(readlink "/proc/$pid/exe" 2>/dev/null) == "$bin" ]] || continue
-  kill -TERM "$pid" 2>/dev/null
-  for ((i = 0; i < 60; i++)); do [[ -e /proc/$pid ]] || break; sleep 0.25; done
-  if [[ -e /proc/$pid ]]; then
-    lab_log "$name (pid $pid) did not stop in 15 s: SIGKILL"
-    kill -KILL "$pid" 2>/dev/null
-  fi
-  lab_log "$name stopped"
+  lab_stop "$name" "$pid" "$bin"
 done
 rm -rf "$LAB_RUN"
 lab_log "the lab is down; logs kept in ${logdir:-$LAB_LOGS}"

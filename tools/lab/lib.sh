@@ -48,3 +48,17 @@ lab_go_env() {
 
 lab_log() { printf '[lab %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 lab_die() { lab_log "error: $*"; exit 1; }
+
+# lab_stop NAME PID BINARY: SIGTERM, then SIGKILL after 15 s; only while PID is still BINARY (a
+# pid may be reused).
+lab_stop() {
+  local name=$1 pid=$2 bin=$3 i
+  [[ -e /proc/$pid && $(readlink "/proc/$pid/exe" 2>/dev/null) == "$bin" ]] || return 0
+  kill -TERM "$pid" 2>/dev/null
+  for ((i = 0; i < 60; i++)); do [[ -e /proc/$pid ]] || break; sleep 0.25; done
+  if [[ -e /proc/$pid ]]; then
+    lab_log "$name (pid $pid) did not stop in 15 s: SIGKILL"
+    kill -KILL "$pid" 2>/dev/null
+  fi
+  lab_log "$name stopped"
+}

@@ -17,7 +17,11 @@ curl -sf "http://127.0.0.1:$LAB_ETCD_PORT/health" >/dev/null || { echo "  etcd: 
 curl -sf --cacert "$PKI/ca.crt" --cert "$PKI/admin.crt" --key "$PKI/admin.key" \
   "https://127.0.0.1:$LAB_APISERVER_PORT/readyz" >/dev/null || { echo "  kube-apiserver: not ready"; ok=0; }
 curl -sf "http://127.0.0.1:$LAB_KWOK_PORT/healthz" >/dev/null || { echo "  kwok: not healthy"; ok=0; }
-curl -sf "http://127.0.0.1:$LAB_VC_HEALTHZ_PORT/healthz" >/dev/null || { echo "  vc-scheduler: not healthy"; ok=0; }
+if grep -q '^vc-scheduler ' "$LAB_RUN/pids"; then
+  curl -sf "http://127.0.0.1:$LAB_VC_HEALTHZ_PORT/healthz" >/dev/null || { echo "  vc-scheduler: not healthy"; ok=0; }
+else
+  echo "  vc-scheduler: not started (tools/lab/scheduler.sh start [CONF])"
+fi
 logdir=$(cat "$LAB_RUN/logdir" 2>/dev/null)
 if [[ $ok == 1 ]]; then
   cat <<MSG

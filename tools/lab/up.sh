@@ -9,6 +9,7 @@
 #
 # The scheduler's configuration: MLTWIN_LAB_SCHEDULER_CONF=FILE, else Volcano v1.12.1's default
 # (installer/helm/chart/volcano/config/volcano-scheduler.conf of the release).
+# MLTWIN_LAB_NO_SCHEDULER=1: everything but the scheduler (tools/lab/scheduler.sh starts it).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -181,17 +182,11 @@ start kwok "$KWOK" --kubeconfig "$KUBECONFIG_FILE" \
 wait_for "kwok (/healthz)" 60 curl -sf "http://127.0.0.1:$LAB_KWOK_PORT/healthz"
 lab_log "kwok $KWOK_VERSION: manages nodes annotated kwok.x-k8s.io/node=fake"
 
-# ---- volcano-scheduler.
-CONF="${MLTWIN_LAB_SCHEDULER_CONF:-$VOLCANO_SRC/installer/helm/chart/volcano/config/volcano-scheduler.conf}"
-[[ -f $CONF ]] || failed "no scheduler configuration at $CONF"
-cp "$CONF" "$LAB_RUN/volcano-scheduler.conf"
-cp "$CONF" "$RUNLOG/volcano-scheduler.conf"
-start vc-scheduler "$VCSCHED" --kubeconfig "$KUBECONFIG_FILE" \
-  --scheduler-conf "$LAB_RUN/volcano-scheduler.conf" --scheduler-name volcano --leader-elect=false \
-  --enable-metrics --listen-address "127.0.0.1:$LAB_VC_METRICS_PORT" --enable-healthz --healthz-address "127.0.0.1:$LAB_VC_HEALTHZ_PORT" \
-  --cache-dump-dir "$LAB_RUN" --schedule-period "${MLTWIN_LAB_SCHEDULE_PERIOD:-1s}" \
-  --logtostderr -v "${MLTWIN_LAB_SCHEDULER_V:-3}"
-wait_for "vc-scheduler (/healthz)" 60 curl -sf "http://127.0.0.1:$LAB_VC_HEALTHZ_PORT/healthz"
-lab_log "vc-scheduler $VOLCANO_VERSION: schedulerName volcano, configuration $CONF"
+# ---- volcano-scheduler (tools/lab/scheduler.sh starts, stops and restarts it alone).
+if [[ -n ${MLTWIN_LAB_NO_SCHEDULER:-} ]]; then
+  lab_log "vc-scheduler not started (MLTWIN_LAB_NO_SCHEDULER): tools/lab/scheduler.sh start [CONF]"
+  exit 0
+fi
+bash "$LAB_DIR/scheduler.sh" start || failed "vc-scheduler did not start"
 
 bash "$LAB_DIR/status.sh"
