@@ -14,7 +14,6 @@ lab_go_env
 mkdir -p "$LAB_BIN" "$LAB_LOGS" "$LAB_SRC"
 exec 9>"$LAB_CACHE/build.lock"
 flock 9 || lab_die "could not lock $LAB_CACHE/build.lock"   # one build at a time per cache
-command -v go >/dev/null || lab_die "go is not installed (the lab builds its binaries with the machine's Go)"
 
 # Kubernetes' own builds stamp the version (hack/lib/version.sh); clients and the scheduler read it.
 k8s_ldflags() {
@@ -33,6 +32,7 @@ build() {
     lab_log "$name: cached ($out)"
     return 0
   fi
+  command -v go >/dev/null || lab_die "go is not installed (the lab builds its binaries with the machine's Go)"
   local log="$LAB_LOGS/build-$name.log" start end rc=0
   lab_log "$name: building $pkg (one core, under nice; log: $log)"
   start=$(date +%s)
