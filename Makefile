@@ -10,7 +10,9 @@
 #       make docs (rewrites the generated blocks of docs/results-schema.md from the schema, and
 #       docs/conformance.md from the conformance suite's results),
 #       make test-fuzz (the libFuzzer targets: replay the committed corpus, then FUZZ_SECONDS
-#       of fuzzing each; CI runs it with 15 s), make fuzz (the same, FUZZ_SECONDS=600 each).
+#       of fuzzing each; CI runs it with 15 s), make fuzz (the same, FUZZ_SECONDS=600 each),
+#       make lab (real etcd, kube-apiserver, KWOK and volcano-scheduler on loopback, built once per
+#       machine from upstream; docs/lab.md), make lab-down (stops it), make lab-status, make lab-smoke.
 BUILD ?= build
 SAN_BUILD ?= build-asan
 SHARED_BUILD ?= build-shared
@@ -23,7 +25,8 @@ OUT ?= results/eks-trn1-philly.sqlite
 # Determinism check across builds: the first DET_JOBS Philly jobs, one seed.
 DET_JOBS ?= 3000
 
-.PHONY: deps cli scheduler build venv notebooks docs run test test-sanitize test-shared check-promises test-fuzz fuzz bench clean
+.PHONY: deps cli scheduler build venv notebooks docs run test test-sanitize test-shared check-promises test-fuzz fuzz bench clean \
+  lab lab-build lab-down lab-status lab-smoke
 deps:
 	@bash scripts/install-deps.sh
 
@@ -121,6 +124,25 @@ test-fuzz: deps
 
 fuzz:
 	$(MAKE) test-fuzz FUZZ_SECONDS=600
+
+# The lab (issue 22, docs/lab.md): test tooling only, never shipped. Binaries, Go caches, state
+# and logs live in ${MLTWIN_LAB_CACHE:-$HOME/.cache/mltwin-lab}, outside the repository.
+lab-build:
+	@bash tools/lab/build.sh
+
+lab:
+	@bash tools/lab/up.sh
+
+lab-down:
+	@bash tools/lab/down.sh
+
+lab-status:
+	@bash tools/lab/status.sh
+
+# A KWOK node with cpu, memory and aws.amazon.com/neuroncore, a PodGroup of 2 and its pods: the
+# real scheduler must bind them (needs `make lab`).
+lab-smoke:
+	@bash tools/lab/smoke.sh
 
 bench: build
 	bash bench/run-kernel-bench.sh

@@ -1,0 +1,258 @@
+#!/usr/bin/env python3
+"""One differential comparison (issue 22): the real volcano-scheduler against mltwin-scheduler on
+the same cluster state. The nucleus of the differential runner; needs a running lab (make lab).
+
+  tools/lab/compare_once.py MANIFEST.yaml [--conf volcano-scheduler.conf]
+                            [--mltwin-scheduler build/apps/mltwin-scheduler] [--out DIR]
+
+1. stops the lab's scheduler and empties the cluster (pods, PodGroups, nodes, queues other than
+   `default` and `root`, PriorityClasses other than the system ones);
+2. applies MANIFEST (nodes annotated kwok.x-k8s.io/node=fake; queues, PodGroups and pods, pods with
+   spec.nodeName for the running ones), writes the `status` a PodGroup or Queue of the manifest
+   carries through the status subresource, opens every queue without a state, and waits until
+   KWOK has made the nodes Ready and the bound pods Running;
+3. reads the cluster back with kubectl as the snapshot (DIR/snapshot.json);
+4. runs mltwin-scheduler --once on it, again and again, each cycle's binds, evictions and
+   PodGroup phases applied to the snapshot, until a cycle decides nothing (at most 10);
+5. starts the real scheduler with the same configuration and waits until nothing changes for
+   --settle seconds; reads its binds (pods that got a node), evictions (pods deleted or being
+   deleted) and the PodGroups' phases;
+6. prints both and whether they agree (binds as pod -> node, evictions as a set, final phases).
+
+Exit status: 0 identical, 1 different, 2 the comparison could not run.
+"""
+import argparse
+import copy
+import json
+import os
+import subprocess
+import sys
+import time
+
+LAB_DIR = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(LAB_DIR))
+
+
+def lab_vars():
+    out = subprocess.run(
+        ["bash", "-c", f'source "{LAB_DIR}/lib.sh"; echo "$LAB_BIN/kubectl-$K8S_VERSION"; echo "$LAB_RUN";'
+         ' echo "$VOLCANO_SRC/installer/helm/chart/volcano/config/volcano-scheduler.conf"'],
+        check=True, capture_output=True, text=True).stdout.split("\n")
+    return out[0], out[1], out[2]
+
+
+KUBECTL, LAB_RUN, DEFAULT_CONF = lab_vars()
+
+
+def kc(*args, input=None, check=True):
+    r = subprocess.run([KUBECTL, "--kubeconfig", os.path.join(LAB_RUN, "kubeconfig"), *args],
+                       input=input, capture_output=True, text=True)
+    if check and r.returncode != 0:
+        raise RuntimeError(f"kubectl {' '.join(args)}: {r.stderr.strip()}")
+    return r.stdout
+
+
+def kget(what):
+    return json.loads(kc("get", what, "-A", "-o", "json"))["items"]
+
+
+def key(o):
+    m = o["metadata"]
+    return f"{m['namespace']}/{m['name']}" if m.get("namespace") else m["name"]
+
+
+def wait(what, pred, secs):
+    end = time.time() + secs
+    while time.time() < end:
+        if pred():
+            return
+        time.sleep(0.25)
+    raise RuntimeError(f"{what}: not after {secs} s")
+
+
+def scheduler(*args):
+    subprocess.run(["bash", os.path.join(LAB_DIR, "scheduler.sh"), *args], check=True)
+
+
+def reset():
+    scheduler("stop")
+    kc("delete", "pods", "-A", "--all", "--force", "--grace-period", "0", "--wait=false", check=False)
+    kc("delete", "podgroups.scheduling.volcano.sh", "-A", "--all", "--wait=false", check=False)
+    kc("delete", "nodes", "--all", "--wait=false", check=False)
+    for q in kget("queues.scheduling.volcano.sh"):
+        if key(q) not in ("default", "root"):
+            kc("delete", "queue", key(q), "--wait=false", check=False)
+    for pc in kget("priorityclasses"):
+        if not key(pc).startswith("system-"):
+            kc("delete", "priorityclass", key(pc), "--wait=false", check=False)
+    wait("the cluster emptied", lambda: not kget("pods") and not kget("nodes")
+         and not kget("podgroups.scheduling.volcano.sh"), 60)
+
+
+def apply(manifest):
+    text, objs, dec, i = kc("create", "--dry-run=client", "-o", "json", "-f", manifest), [], json.JSONDecoder(), 0
+    while i < len(text):   # one JSON document per object, one after the other
+        if text[i].isspace():
+            i += 1
+            continue
+        o, i = dec.raw_decode(text, i)
+        objs += o["items"] if o.get("kind") == "List" else [o]
+    kc("apply", "--server-side", "-f", manifest)
+    for o in objs:
+        kind, st = o["kind"], o.get("status")
+        if kind in ("PodGroup", "Queue") and st:
+            ns = ["-n", o["metadata"].get("namespace", "default")] if kind == "PodGroup" else []
+            kc("patch", kind.lower(), o["metadata"]["name"], *ns, "--subresource", "status", "--type", "merge",
+               "-p", json.dumps({"status": st}))
+    for q in kget("queues.scheduling.volcano.sh"):
+        if not q.get("status", {}).get("state"):
+            kc("patch", "queue", key(q), "--subresource", "status", "--type", "merge",
+               "-p", '{"status":{"state":"Open"}}')
+
+    def settled():
+        nodes = kget("nodes")
+        ready = all(any(c["type"] == "Ready" and c["status"] == "True" for c in n.get("status", {}).get(
+            "conditions", [])) for n in nodes)
+        pods = kget("pods")
+        running = all(p["status"].get("phase") == "Running" for p in pods if p["spec"].get("nodeName"))
+        return ready and running
+    wait("KWOK: nodes Ready and bound pods Running", settled, 60)
+
+
+def snapshot(path):
+    items = []
+    for what in ("nodes", "pods", "podgroups.scheduling.volcano.sh", "queues.scheduling.volcano.sh",
+                 "priorityclasses"):
+        items += kget(what)
+    snap = {"apiVersion": "v1", "kind": "List", "items": items}
+    with open(path, "w") as f:
+        json.dump(snap, f, indent=1)
+    return snap
+
+
+def mltwin_until_quiet(binary, snap, conf, outdir, max_cycles=10):
+    snap = copy.deepcopy(snap)
+    binds, evictions, phases = {}, set(), {}
+    for pg in snap["items"]:
+        if pg["kind"] == "PodGroup":
+            phases[key(pg)] = pg.get("status", {}).get("phase", "")
+    for cycle in range(max_cycles):
+        path = os.path.join(outdir, f"mltwin-cycle-{cycle}.snapshot.json")
+        with open(path, "w") as f:
+            json.dump(snap, f)
+        cmd = [binary, "--once", "--snapshot", path, "--output", "json"]
+        if conf:
+            cmd += ["--scheduler-conf", conf]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RuntimeError(f"{' '.join(cmd)}: exit {r.returncode}: {r.stderr.strip()}")
+        out = json.loads(r.stdout)
+        with open(os.path.join(outdir, f"mltwin-cycle-{cycle}.json"), "w") as f:
+            f.write(r.stdout)
+        for c in out["podgroup_phases"]:
+            phases[c["podgroup"]] = c["to"]
+        if not out["binds"] and not out["evictions"]:
+            # A cycle that only changes phases: apply them once more and stop when nothing changes.
+            changed = False
+            for o in snap["items"]:
+                if o["kind"] == "PodGroup" and o.get("status", {}).get("phase", "") != phases.get(key(o), ""):
+                    o.setdefault("status", {})["phase"] = phases[key(o)]
+                    changed = True
+            if not changed:
+                return binds, evictions, phases, cycle + 1
+            continue
+        by_key = {key(o): o for o in snap["items"] if o["kind"] == "Pod"}
+        for b in out["binds"]:
+            binds[b["pod"]] = b["node"]
+            p = by_key[b["pod"]]
+            p["spec"]["nodeName"] = b["node"]
+            p.setdefault("status", {})["phase"] = "Running"
+        gone = {e["pod"] for e in out["evictions"]}
+        evictions |= gone
+        snap["items"] = [o for o in snap["items"] if not (o["kind"] == "Pod" and key(o) in gone)]
+        for o in snap["items"]:
+            if o["kind"] == "PodGroup" and key(o) in phases:
+                o.setdefault("status", {})["phase"] = phases[key(o)]
+    raise RuntimeError(f"mltwin-scheduler still deciding after {max_cycles} cycles")
+
+
+def real_until_quiet(snap, conf, settle, limit=120):
+    before = {key(p): p for p in snap["items"] if p["kind"] == "Pod"}
+    scheduler("start", conf or DEFAULT_CONF)
+
+    def state():
+        pods = {key(p): (p["spec"].get("nodeName", ""), bool(p["metadata"].get("deletionTimestamp")))
+                for p in kget("pods")}
+        pgs = {key(g): g.get("status", {}).get("phase", "") for g in kget("podgroups.scheduling.volcano.sh")}
+        return pods, pgs
+    last, since, start = None, time.time(), time.time()
+    while True:
+        s = state()
+        if s != last:
+            last, since = s, time.time()
+        elif time.time() - since >= settle:
+            break
+        if time.time() - start > limit:
+            raise RuntimeError(f"the real scheduler still changing the cluster after {limit} s")
+        time.sleep(0.5)
+    pods, pgs = last
+    binds = {k: pods[k][0] for k, p in before.items()
+             if not p["spec"].get("nodeName") and k in pods and pods[k][0]}
+    evictions = {k for k, p in before.items() if p["spec"].get("nodeName") and (k not in pods or pods[k][1])}
+    return binds, evictions, pgs
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("manifest")
+    ap.add_argument("--conf", help="volcano-scheduler.conf (default: Volcano v1.12.1's default)")
+    ap.add_argument("--mltwin-scheduler", default=os.path.join(REPO, "build/apps/mltwin-scheduler"))
+    ap.add_argument("--out", default=None, help="folder for the snapshot and both results")
+    ap.add_argument("--settle", type=float, default=4.0, help="seconds without change that end the real run")
+    a = ap.parse_args()
+    out = a.out or os.path.join(LAB_RUN, "compare")
+    os.makedirs(out, exist_ok=True)
+    try:
+        reset()
+        apply(a.manifest)
+        snap = snapshot(os.path.join(out, "snapshot.json"))
+        m_binds, m_evict, m_phases, cycles = mltwin_until_quiet(a.mltwin_scheduler, snap, a.conf, out)
+        r_binds, r_evict, r_phases = real_until_quiet(snap, a.conf, a.settle)
+    except (RuntimeError, subprocess.CalledProcessError, KeyError) as e:
+        print(f"compare: could not run: {e}", file=sys.stderr)
+        return 2
+    result = {
+        "manifest": a.manifest, "configuration": a.conf or "Volcano v1.12.1's default", "mltwin_cycles": cycles,
+        "binds": {"mltwin": m_binds, "volcano": r_binds},
+        "evictions": {"mltwin": sorted(m_evict), "volcano": sorted(r_evict)},
+        "podgroup_phases": {"mltwin": m_phases, "volcano": r_phases},
+    }
+    diffs = []
+    for p in sorted(set(m_binds) | set(r_binds)):
+        if m_binds.get(p) != r_binds.get(p):
+            diffs.append(f"bind {p}: mltwin {m_binds.get(p, '(not bound)')}, volcano {r_binds.get(p, '(not bound)')}")
+    for p in sorted(m_evict ^ r_evict):
+        diffs.append(f"eviction {p}: {'mltwin only' if p in m_evict else 'volcano only'}")
+    for g in sorted(set(m_phases) | set(r_phases)):
+        if m_phases.get(g, "") != r_phases.get(g, ""):
+            diffs.append(f"phase {g}: mltwin {m_phases.get(g) or '(none)'}, volcano {r_phases.get(g) or '(none)'}")
+    result["differences"] = diffs
+    with open(os.path.join(out, "result.json"), "w") as f:
+        json.dump(result, f, indent=1, sort_keys=True)
+    print(f"binds: mltwin {len(m_binds)} ({cycles} cycles), volcano {len(r_binds)}; evictions: mltwin "
+          f"{len(m_evict)}, volcano {len(r_evict)}")
+    for p in sorted(r_binds):
+        print(f"  {p} -> {r_binds[p]}")
+    for g in sorted(r_phases):
+        print(f"  PodGroup {g}: {r_phases[g]}")
+    if diffs:
+        print("DIFFERENT:")
+        for d in diffs:
+            print("  " + d)
+        return 1
+    print(f"identical (details: {out}/result.json)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
