@@ -255,6 +255,13 @@ std::vector<std::string> near_names(const models::Catalog& catalog, const std::s
 
 namespace detail {
 
+std::optional<int> kubernetes_minor_of(const std::string& t) {
+  if (t.size() < 3 || t.size() > 5 || t.compare(0, 2, "1.") != 0 || t.find_first_not_of("0123456789", 2) != std::string::npos ||
+      (t.size() > 3 && t[2] == '0'))
+    return std::nullopt;
+  return std::stoi(t.substr(2));
+}
+
 void check_schema_version(const std::string& file, const json& doc) {
   if (!doc.is_object()) return;  // the schema says what is wrong
   if (!doc.contains("schema_version"))

@@ -200,10 +200,9 @@ void read_kubernetes_version(const std::string& path, const json& doc, models::T
   const auto bad = [&]() {
     fail(path, "/cluster/kubernetes_version", "expected \"1.<minor>\" (e.g. \"1.32\", as eksctl's metadata.version), got " + v.dump());
   };
-  if (!v.is_string() || text.size() < 3 || text.size() > 5 || text.compare(0, 2, "1.") != 0 ||
-      text.find_first_not_of("0123456789", 2) != std::string::npos || (text.size() > 3 && text[2] == '0'))
-    bad();
-  sc.kubernetes_minor = std::stoi(text.substr(2));
+  const std::optional<int> minor = v.is_string() ? detail::kubernetes_minor_of(text) : std::nullopt;
+  if (!minor) bad();
+  sc.kubernetes_minor = *minor;
 }
 
 // /faults: node failures (at a rate, or at given times) and Spot interruptions.

@@ -99,6 +99,10 @@ class SchemaValidator {
   std::unique_ptr<Impl> impl_;
 };
 
+/// The minor version of a Kubernetes version written "1.<minor>" (as eksctl's metadata.version
+/// and /cluster/kubernetes_version write it: "1.29", "1.32"); nullopt for any other text.
+std::optional<int> kubernetes_minor_of(const std::string& text);
+
 /// Throws ScenarioError unless `doc` says "schema_version": kScenarioSchemaVersion; a version-1
 /// scenario (no schema_version) is told the new form and the migrate command.
 void check_schema_version(const std::string& file, const nlohmann::json& doc);

@@ -261,10 +261,16 @@ EksctlClusterConfig read_eksctl_config(const std::string& file) {
                "kubeControllerManagerConfig", "capabilities"});
   EksctlClusterConfig cc;
   {
-    const M meta(top.req("metadata"), {"name", "region"}, {"version", "forceUpdateVersion", "rollbackConfig", "tags", "annotations"});
+    const M meta(top.req("metadata"), {"name", "region", "version"}, {"forceUpdateVersion", "rollbackConfig", "tags", "annotations"});
     cc.name = meta.req("name").str();
     if (const Y* r = meta.get("region")) cc.region = r->str();
-    if (const Y* v = meta.get("version")) cc.version = v->str();
+    // The cluster's Kubernetes version sets version-dependent defaults (the node monitor grace
+    // period); "1.<minor>" as eksctl writes it (pkg/apis/eksctl.io/v1alpha5 ClusterMeta.Version).
+    if (const Y* v = meta.get("version")) {
+      cc.version = v->str();
+      if (!detail::kubernetes_minor_of(cc.version))
+        v->fail("expected a Kubernetes version \"1.<minor>\" (e.g. \"1.32\"), got '" + cc.version + "'");
+    }
   }
   std::set<std::string> names;
   for (const char* section : {"nodeGroups", "managedNodeGroups"}) {

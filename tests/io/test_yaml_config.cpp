@@ -456,6 +456,7 @@ TEST_CASE("eksctl ClusterConfig: node groups of both kinds, eksctl's size defaul
   const io::EksctlClusterConfig c = io::read_eksctl_config(kFix + "eksctl-trn1.yaml");
   CHECK(c.name == "trn1-training");
   CHECK(c.region == "us-east-1");
+  CHECK(c.version == "1.29");  // metadata.version
   REQUIRE(c.node_groups.size() == 2);
   const io::EksctlNodeGroup& dev = c.node_groups[0];  // nodeGroups first
   CHECK(dev.name == "trn1-2xl-dev");
@@ -526,6 +527,28 @@ TEST_CASE("eksctl minSize / maxSize bound the cluster autoscaler; without one th
   CHECK(scaled.training.node_groups[0].min_size == 2);
   CHECK(scaled.training.node_groups[0].max_size == 8);
   REQUIRE(scaled.training.autoscaler.has_value());
+}
+
+TEST_CASE("eksctl metadata.version is the cluster's Kubernetes version: it sets the node monitor grace period") {
+  // kube-controller-manager's --node-monitor-grace-period: 40 s up to 1.31, 50 s from 1.32
+  // (kubernetes#126287). scenarios/yaml/cluster.yaml says version "1.29": 40 s; the same
+  // cluster without an eksctl version runs mltwin's pinned 1.32: 50 s; /cluster/kubernetes_version
+  // given in the scenario wins over the eksctl file's.
+  const std::string scen = std::string(MLTWIN_SOURCE_DIR) + "/scenarios/eks-trn1-yaml-example.json";
+  io::LoadOptions o;
+  o.overrides = nlohmann::json{{"faults", {{"scheduled", {{{"node", "trn1-32xl-0"}, {"at", "1200s"}}}}, {"replacement_time", "1h"}, {"source", "test"}}}};
+  const io::LoadedScenario v129 = io::load_scenario(scen, o);
+  CHECK(v129.training.kubernetes_minor == 29);
+  REQUIRE(v129.training.faults.has_value());
+  CHECK(v129.training.faults->node_monitor_grace_period == core::Duration::s(40));
+  o.overrides["cluster"] = {{"eksctl", kFix + "eksctl-autoscaled.yaml"}};  // no metadata.version
+  const io::LoadedScenario v132 = io::load_scenario(scen, o);
+  CHECK(v132.training.kubernetes_minor == 32);
+  CHECK(v132.training.faults->node_monitor_grace_period == core::Duration::s(50));
+  o.overrides["cluster"] = {{"kubernetes_version", "1.33"}};  // over scenarios/yaml/cluster.yaml's 1.29
+  CHECK(io::load_scenario(scen, o).training.faults->node_monitor_grace_period == core::Duration::s(50));
+  CHECK(error_of([&] { io::read_eksctl_config(kFix + "broken/eksctl-bad-version.yaml"); }) ==
+        "broken/eksctl-bad-version.yaml:7:12: metadata.version: expected a Kubernetes version \"1.<minor>\" (e.g. \"1.32\"), got 'v1.30.2'");
 }
 
 TEST_CASE("Volcano Job pods with node affinity and tolerations, in the shapes of the Kubernetes documentation") {
