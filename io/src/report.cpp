@@ -460,6 +460,7 @@ RunSummary summarize(const std::string& scenario, std::uint64_t seed, const mode
   s.churn_usd = st.churn_usd;
   s.churn_cut = st.churn_cut;
   s.refused = st.refused;
+  s.enqueue_action = std::find(sc.scheduler.actions.begin(), sc.scheduler.actions.end(), "enqueue") != sc.scheduler.actions.end();
   if (!cluster.never_placeable().empty()) {
     const auto& [idx, why] = *cluster.never_placeable().begin();
     s.never_placeable_example = sc.jobs[idx].name + ": " + why;
@@ -596,11 +597,12 @@ void print_summary(std::ostream& os, const RunSummary& s) {
              s.binds, s.discarded);
   if (s.never_placeable > 0)
     fmt::print(os, "Never placeable: {} job(s) can never be placed on this cluster (e.g. {}). Volcano admits them: they wait "
-                   "for ever, Inqueue once enqueue finds budget, and then hold their queue's and the overcommit plugin's "
-                   "enqueue budget, which can keep other jobs Pending (volcano#1295). Remedy: delete them, or refuse such jobs "
-                   "at submission (/cluster/admission/refuse_unplaceable, what a validating admission policy of your own would "
-                   "do)\n",
-               s.never_placeable, s.never_placeable_example);
+                   "for ever{}. Remedy: delete them, or refuse such jobs at submission (/cluster/admission/refuse_unplaceable, "
+                   "what a validating admission policy of your own would do)\n",
+               s.never_placeable, s.never_placeable_example,
+               s.enqueue_action ? ", Inqueue once enqueue finds budget, and then hold their queue's and the overcommit plugin's "
+                                  "enqueue budget, which can keep other jobs Pending (volcano#1295)"
+                                : " (without the enqueue action, allocate admits their PodGroups: they hold no enqueue budget)");
   if (s.autoscaler_trapped > 0)
     fmt::print(os, "Autoscaler trap: {} job(s) never got a pod (e.g. {}): Volcano's enqueue keeps a PodGroup Pending while its "
                    "minResources exceed what the overcommit plugin admits (the nodes present x overcommit-factor, less what "

@@ -69,6 +69,11 @@ struct Rule {
   const char* rule;
   const char* sooner;  ///< nullptr: nothing to do sooner (the verdict is no wait)
 };
+constexpr const char* kJobControllerRule =
+    "Volcano's job controller (pkg/controllers/job) handles a pod event with the first policy naming it, the "
+    "task's before the job's, else SyncJob: RestartJob deletes every pod, RestartTask the task's, both count a retry "
+    "(Failed at maxRetry); SyncJob recreates a missing pod once the PodGroup is admitted but never a Failed one; "
+    "training since the last checkpoint is lost";
 const Rule* rule_of(const std::string& plugin) {
   static const std::map<std::string, Rule> rules = {
       {"overcommit",
@@ -129,12 +134,14 @@ const Rule* rule_of(const std::string& plugin) {
         "Completed, Aborted or Terminated once they are gone (state/running.go, completing.go, aborting.go, terminating.go)",
         nullptr}},
       {"job-controller",
-       {"Volcano's job controller (pkg/controllers/job) handles a pod event with the first policy naming it, the "
-        "task's before the job's, else SyncJob: RestartJob deletes every pod, RestartTask the task's, both count a retry "
-        "(Failed at maxRetry); SyncJob recreates a missing pod once the PodGroup is admitted but never a Failed one; "
-        "training since the last checkpoint is lost",
+       {kJobControllerRule,
         "a shorter checkpoint interval (less lost work), fewer evictions (its queue within its deserved share, or "
         "preempt/reclaim left out), and a PodFailed policy (TorchX max_retries >= 1) where survivors may time out"}},
+      {"job-controller-fault",
+       {kJobControllerRule,
+        "a shorter checkpoint interval (less lost work), fewer of the faults behind the pod event (failed nodes, "
+        "Spot interruptions: On-Demand capacity for long jobs), and a PodFailed policy (TorchX max_retries >= 1) where "
+        "survivors may time out"}},
   };
   auto it = rules.find(plugin);
   return it == rules.end() ? nullptr : &it->second;
@@ -145,6 +152,11 @@ const Rule* rule_of(const std::string& plugin) {
 std::string rule_key(const std::string& plugin, const std::string& reason, bool trapped) {
   if (plugin == "proportion" && reason.starts_with("queue resource quota insufficient")) return "proportion-capability";
   if (plugin == "overcommit" && trapped) return "overcommit-trap";
+  // A restart the scheduler's eviction caused, or one a fault caused (a failed node, a Spot
+  // interruption, a taint): the advice differs (models/training/job_controller.cpp's rows).
+  if (plugin == "job-controller" && reason.find("evicted (preempt)") == std::string::npos &&
+      reason.find("evicted (reclaim)") == std::string::npos)
+    return "job-controller-fault";
   return plugin;
 }
 
@@ -445,10 +457,14 @@ std::string explain_job(const std::string& db, const std::string& job_arg) {
            "adds nodes only for Pending pods, never scaled out for it (volcano#3910). Remedy: leave enqueue out of "
            "volcano.actions (or enough nodes present from the start that overcommit-factor x their allocatable admits it; a larger "
            "overcommit-factor does not help a node group that scales from zero).\n";
+  // A job that can never be placed (models/training.cpp: its final reason says so) waits for
+  // want of nodes, not of turns: the summary leaves it out of both starvation flags, and so does
+  // explain.
+  const bool never_placeable = final_reason.starts_with("can never be placed");
   // Starvation (the summary's flag, io/report.hpp find_starvation): it waited more than the
   // factor x its run time while jobs of its queue submitted later and requesting fewer
   // NeuronCores in all were placed before it.
-  if (phase != "Refused") {
+  if (phase != "Refused" && !never_placeable) {
     const std::int64_t placed = scheduled ? *scheduled : run_end;
     const double waited_s = static_cast<double>(placed - submit) / 1e9;
     const double run_s = real_at(jobs, "duration_s", 0);
@@ -472,7 +488,7 @@ std::string explain_job(const std::string& db, const std::string& job_arg) {
   // Cross-queue starvation (the summary's flag, io/report.hpp find_cross_queue_starvation): it
   // waited more than the factor x its run time while jobs of other queues submitted later were
   // placed before it.
-  if (phase != "Refused") {
+  if (phase != "Refused" && !never_placeable) {
     const std::int64_t placed = scheduled ? *scheduled : run_end;
     const double waited_s = static_cast<double>(placed - submit) / 1e9;
     const double run_s = real_at(jobs, "duration_s", 0);

@@ -987,6 +987,32 @@ TEST_CASE("explain: a job of independent pods ran (not trained), and CompleteJob
   CHECK_MESSAGE(!contains(out, "checkpoint"), out);  // no restart advice for a job its own policy completed
 }
 
+TEST_CASE("explain: a never-placeable job gets no starvation advice; a restart after a node failure gets fault advice") {
+  // tests/scenarios/reject-capability.json: over-cap asks for 32 Neuron devices in a queue capped
+  // at 16: it can never be placed and waits the whole run (1 h), longer than its run time, while
+  // at-cap (same queue, later, smaller) is placed: the starvation criterion holds, but the
+  // summary leaves never-placeable jobs out of the flag (no turn would come), and so does explain.
+  TempDir t("mltwin-cli");
+  const std::string over = explain(run_scenario(t.path(), test_scenario("reject-capability"), "cap"), "over-cap");
+  CHECK_MESSAGE(contains(over, "final reason: can never be placed"), over);
+  CHECK_MESSAGE(!contains(over, "Starvation:"), over);
+  CHECK_MESSAGE(!contains(over, "sla plugin"), over);
+  // The summary's Never placeable line: budget held Inqueue only with the enqueue action.
+  CHECK(contains(slurp(t.path() / "cap-run.log"), "Inqueue once enqueue finds budget"));
+  json no_enqueue = test_scenario("reject-capability");
+  no_enqueue["volcano"]["actions"] = {"allocate", "backfill"};
+  run_scenario(t.path(), no_enqueue, "cap2");
+  const std::string log = slurp(t.path() / "cap2-run.log");
+  CHECK_MESSAGE(contains(log, "without the enqueue action, allocate admits their PodGroups: they hold no enqueue budget"), log);
+  CHECK_MESSAGE(!contains(log, "Inqueue once enqueue finds budget"), log);
+  // tests/scenarios/node-failure.json: a's pod is failed by PodGC when its node is gone
+  // (PodFailed -> RestartJob): no scheduler eviction, so no preempt/reclaim advice.
+  const std::string a = explain(run_scenario(t.path(), test_scenario("node-failure"), "nf"), "a");
+  CHECK_MESSAGE(contains(a, "Restarting by job-controller: pod a-trainer-0-0 failed: PodGC"), a);
+  CHECK_MESSAGE(contains(a, "sooner with: a shorter checkpoint interval (less lost work), fewer of the faults behind the pod event"), a);
+  CHECK_MESSAGE(!contains(a, "preempt/reclaim left out"), a);
+}
+
 TEST_CASE("migrate: a version-1 scenario is refused by run and validate, rewritten by migrate, then valid") {
   TempDir t("mltwin-cli");
   const Fixture fx(t.path());

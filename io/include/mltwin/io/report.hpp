@@ -205,6 +205,7 @@ struct RunSummary {
   /// name and why; refused ones (TrainingStats::refused).
   std::uint64_t never_placeable = 0, refused = 0;
   std::string never_placeable_example;
+  bool enqueue_action = true;  ///< the scheduler runs Volcano's enqueue action (what admits PodGroups to Inqueue)
   /// The autoscaler trap and churn (TrainingStats): jobs that never got a pod though the groups
   /// could grow for them, the first one's name; nodes scaled up that never held a pod, their
   /// node-hours and on-demand-or-Spot cost.
