@@ -37,8 +37,9 @@ void print_inference_summary(std::ostream& os, const InferenceSummary& s) {
                s.invocation_timeout_s, st.timed_out_424, st.abandoned_in_container, st.not_ready_429);
   if (st.stranded_jobs > 0)
     fmt::print(os,
-               "  NOTE: {} jobs were stranded in a job queue whose last worker retired (DJL Serving 0.23.0 with "
-               "minWorkers 0: nothing polls the queue until a request, refused 503, starts a worker). "
+               "  NOTE: {} requests were stranded (each counted once, however often): in a job queue when its last worker "
+               "retired (DJL Serving 0.23.0 with minWorkers 0: nothing polls the queue until a request, refused 503, "
+               "starts a worker). "
                "Remedy: minWorkers >= 1 in serving.properties.\n",
                st.stranded_jobs);
   const double r5xx = answered > 0 ? static_cast<double>(st.rejected_503 + st.rejected_507) / answered : 0.0;
