@@ -364,11 +364,20 @@ void InferenceLoad::read_server() {
       srv.max_workers = p.value("maxWorkers", srv.max_workers);
       srv.omp_num_threads = p.value("OMP_NUM_THREADS", srv.omp_num_threads);
     }
+    // maxWorkers 0 is DJL's default, as if unset: WlmConfigManager.getDefaultMaxWorkers (DJL
+    // Serving 0.23.0, wlm/.../util/WlmConfigManager.java lines 176-184) returns the property only
+    // if it is > 0, else the device's default (CPU: cores / OMP_NUM_THREADS). It never makes a
+    // pool whose maxWorkers is 0 (WorkLoadManager.runJob's "All model workers has been
+    // shutdown" 503): only the management API's scale call can, and mltwin has none.
     const int max_workers = srv.max_workers > 0 ? srv.max_workers : std::max(1, itype->vcpu / srv.omp_num_threads);
+    // DJL 0.23.0 would not refuse minWorkers > maxWorkers: WorkerGroup's constructor lowers it
+    // to maxWorkers (WorkerGroup.java line 40, Math.min). mltwin refuses it, saying so.
     if (srv.min_workers > max_workers)
       fail(path, "/server/serving_properties/minWorkers",
            "minWorkers (" + std::to_string(srv.min_workers) + ") exceeds maxWorkers (" + std::to_string(max_workers) +
-               (srv.max_workers > 0 ? ")" : ", DJL's default vCPUs / OMP_NUM_THREADS on " + ep.instance_type + ")"));
+               (srv.max_workers > 0 ? ")" : ", DJL's default vCPUs / OMP_NUM_THREADS on " + ep.instance_type + ")") +
+               "; DJL Serving 0.23.0 would silently lower minWorkers to " + std::to_string(max_workers) +
+               " (WorkerGroup): set minWorkers <= maxWorkers");
   } else {
     srv.kind = inf::ServerSpec::Kind::Mms;
     if (release != policy::kMmsRelease)

@@ -334,6 +334,32 @@ TEST_CASE("instance scaling on a fleet whose min and max are equal is a warning 
                        io::ScenarioError);
 }
 
+// DJL Serving 0.23.0, WlmConfigManager.getDefaultMaxWorkers (wlm/.../util/WlmConfigManager.java
+// lines 176-184): `int maxWorkers = getWorkersProperty(model, "maxWorkers", -1); if (maxWorkers
+// > 0) return maxWorkers;` else the device's default. So serving.properties maxWorkers=0 is the
+// default, as if unset; it is not a pool of no workers (which WorkLoadManager.runJob would
+// answer 503 every time: only the management API can scale a model to max_worker=0).
+TEST_CASE("DJL maxWorkers 0 is DJL's default maxWorkers, as if unset") {
+  TempDir d;
+  json doc = blog_uniform();
+  REQUIRE_FALSE(doc["server"]["serving_properties"].contains("maxWorkers"));
+  const auto unset = io::load_inference_scenario(write_json(d, "unset.json", doc)).inference;
+  doc["server"]["serving_properties"]["maxWorkers"] = 0;
+  const auto zero = io::load_inference_scenario(write_json(d, "zero.json", doc)).inference;
+  CHECK(zero.server.max_workers == 0);
+  // ml.c5d.18xlarge: 72 vCPUs, OMP_NUM_THREADS 1 -> 72 / 1 = 72 workers at most, either way.
+  REQUIRE(zero.instance_type() != nullptr);
+  CHECK(zero.instance_type()->vcpu == 72);
+  CHECK(inf::server_max_workers(zero, *zero.instance_type()) == 72);
+  CHECK(inf::server_max_workers(unset, *unset.instance_type()) == 72);
+  // minWorkers is checked against that default: 72 loads, 73 does not.
+  doc["server"]["serving_properties"]["minWorkers"] = 72;
+  CHECK(io::load_inference_scenario(write_json(d, "min72.json", doc)).inference.server.min_workers == 72);
+  doc["server"]["serving_properties"]["minWorkers"] = 73;
+  const std::string e = load_error(write_json(d, "min73.json", doc));
+  CHECK_MESSAGE(contains(e, "minWorkers (73) exceeds maxWorkers (72, DJL's default vCPUs / OMP_NUM_THREADS"), e);
+}
+
 TEST_CASE("inference scenario errors name the file, the JSON path and what was expected") {
   TempDir d;
   auto check = [&](json doc, const std::string& pointer, const std::string& expectation) {
@@ -455,6 +481,18 @@ TEST_CASE("inference scenario errors name the file, the JSON path and what was e
     json doc = blog_uniform();
     doc["server"]["serving_properties"]["minWorkers"] = 73;
     check(doc, "/server/serving_properties/minWorkers", "exceeds maxWorkers (72, DJL's default");
+    check(doc, "/server/serving_properties/minWorkers", "would silently lower minWorkers to 72 (WorkerGroup)");
+  }
+  SUBCASE("minWorkers above an explicit maxWorkers") {
+    json doc = blog_uniform();
+    doc["server"]["serving_properties"]["minWorkers"] = 3;
+    doc["server"]["serving_properties"]["maxWorkers"] = 2;
+    check(doc, "/server/serving_properties/minWorkers", "minWorkers (3) exceeds maxWorkers (2); DJL Serving 0.23.0");
+  }
+  SUBCASE("negative maxWorkers") {
+    json doc = blog_uniform();
+    doc["server"]["serving_properties"]["maxWorkers"] = -1;
+    check(doc, "/server/serving_properties/maxWorkers", "expected an integer from 0 to 65536, got -1");
   }
   SUBCASE("instance type not in the catalog") {
     json doc = blog_uniform();
