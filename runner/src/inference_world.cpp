@@ -206,7 +206,10 @@ class InferenceWorld final : public World {
     j["slo"] = {{"p99_model_latency_ms", sc_.inference.slo.p99_model_latency_ms},
                 {"max_5xx_ratio", sc_.inference.slo.max_5xx_ratio},
                 {"p99_met", sc_.inference.slo.p99_model_latency_ms <= 0 || p99_ms <= sc_.inference.slo.p99_model_latency_ms},
-                {"5xx_met", ratio_5xx <= sc_.inference.slo.max_5xx_ratio}};
+                {"5xx_met", ratio_5xx <= sc_.inference.slo.max_5xx_ratio},
+                // Failures neither verdict counts (ModelLatency is of 200s; neither 424 nor 429
+                // is in Invocation5XXErrors): the printed verdicts name them too.
+                {"not_counted_424_429", st.timed_out_424 + st.not_ready_429}};
   }
 
   void state_json(json& j) const override {

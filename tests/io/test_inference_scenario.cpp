@@ -863,3 +863,36 @@ TEST_CASE("inference summary: ModelCacheHit printed for a multi-model endpoint, 
   CHECK(contains(single.str(), "ModelCacheHit: not published for SingleModel endpoints\n"));
   CHECK_FALSE(contains(single.str(), "nan"));
 }
+
+// The SLO verdicts count what their metrics count: ModelLatency of 200s, 5xx = 503 + 507. When
+// requests failed with 424 or 429, a verdict names them, so that "met" does not read as "no
+// failures" (the Azure functions scenario: 5xx "met" while 2.9 % timed out).
+TEST_CASE("inference summary: an SLO verdict names the 424s and 429s it does not count") {
+  io::InferenceSummary s;
+  s.scenario = "t";
+  s.finished = true;
+  s.p99_slo_ms = 60'000;
+  s.max_5xx_ratio = 0.01;
+  s.model_latency.p99_us = 1'000'000;  // 1 s: met
+  // 1,000 answered: 960 served, 5 rejected 503, 29 timed out 424, 6 not ready 429.
+  s.stats.requests = 1000;
+  s.stats.served = 960;
+  s.stats.rejected_503 = 5;
+  s.stats.timed_out_424 = 29;
+  s.stats.not_ready_429 = 6;
+  std::ostringstream os;
+  io::print_inference_summary(os, s);
+  // 5xx share 5 / 1000 = 0.5 % <= 1 %: met; 29 + 6 = 35 = 3.5 % of the 1,000 answered.
+  CHECK_MESSAGE(contains(os.str(), "SLO 5xx share <= 1.0000 %: met (5xx only; not counted: 35 requests (3.5000 % of those "
+                                   "answered) failed with 424 ModelError or 429 ModelNotReadyException)\n"),
+                os.str());
+  CHECK_MESSAGE(contains(os.str(), "SLO p99 ModelLatency <= 60000 ms: met (1000.00 ms, 200s only; not counted: 35 requests"),
+                os.str());
+  // None failed so: the verdicts as before, with no note.
+  s.stats.served = 995;
+  s.stats.timed_out_424 = s.stats.not_ready_429 = 0;
+  std::ostringstream clean;
+  io::print_inference_summary(clean, s);
+  CHECK_MESSAGE(contains(clean.str(), "SLO 5xx share <= 1.0000 %: met\n"), clean.str());
+  CHECK_FALSE(contains(clean.str(), "not counted"));
+}
