@@ -661,7 +661,9 @@ void InferenceLoad::read_output_and_slo() {
   if (doc.contains("slo")) {
     const json& o = doc["slo"];
     if (o.contains("p99_model_latency"))
-      sc.slo.p99_model_latency_ms = positive_duration(path, "/slo/p99_model_latency", o["p99_model_latency"]).seconds() * 1e3;
+      // ns / 1e6: "60s" is 60000 ms exactly (seconds() x 1e3 made it 60000.00000000001).
+      sc.slo.p99_model_latency_ms =
+          static_cast<double>(positive_duration(path, "/slo/p99_model_latency", o["p99_model_latency"]).count_ns()) / 1e6;
     sc.slo.max_5xx_ratio = o.value("max_5xx_ratio", 0.0);
   }
 }

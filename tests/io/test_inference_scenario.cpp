@@ -187,7 +187,7 @@ TEST_CASE("the DJL blog scenarios: 1,000 sklearn copies on 20 x ml.c5d.18xlarge,
     CHECK(l.users * l.wait_a == doctest::Approx(1500).epsilon(1e-5));
     CHECK(l.duration.count_ns() == 3600 * kS);
     CHECK(sc.output.metrics_period.count_ns() == 60 * kS);
-    CHECK(sc.slo.p99_model_latency_ms == doctest::Approx(100));
+    CHECK(sc.slo.p99_model_latency_ms == 100.0);  // "100ms": 1e8 ns / 1e6, exact
   }
   SUBCASE("uniform: one task over models 0..989") {
     const auto l = io::load_inference_scenario(kScenarios + "mme-djl-blog-uniform.json").inference.traffic.locust;
@@ -244,6 +244,8 @@ TEST_CASE("the Azure Functions scenario: 1,000 trace functions as models, one da
   const inf::InferenceScenario& sc = s.inference;
   REQUIRE(sc.models.size() == 1000);
   CHECK(sc.models[0].name == "fn-0");
+  // slo.p99_model_latency "60s": 60e9 ns / 1e6 = 60000 ms exactly (not 60000.00000000001).
+  CHECK(sc.slo.p99_model_latency_ms == 60000.0);
   // Function 0 (line 2 of each file): Average 224 ms, its app's AverageAllocatedMb 188.
   CHECK(sc.models[0].service.base.kind == models::LatencySpec::Kind::Exponential);
   CHECK(sc.models[0].service.base.a.count_ns() == 224 * kMs);
