@@ -364,11 +364,20 @@ void InferenceLoad::read_server() {
       srv.max_workers = p.value("maxWorkers", srv.max_workers);
       srv.omp_num_threads = p.value("OMP_NUM_THREADS", srv.omp_num_threads);
     }
+    // maxWorkers 0 is DJL's default, as if unset: WlmConfigManager.getDefaultMaxWorkers (DJL
+    // Serving 0.23.0, wlm/.../util/WlmConfigManager.java lines 176-184) returns the property only
+    // if it is > 0, else the device's default (CPU: cores / OMP_NUM_THREADS). It never makes a
+    // pool whose maxWorkers is 0 (WorkLoadManager.runJob's "All model workers has been
+    // shutdown" 503): only the management API's scale call can, and mltwin has none.
     const int max_workers = srv.max_workers > 0 ? srv.max_workers : std::max(1, itype->vcpu / srv.omp_num_threads);
+    // DJL 0.23.0 would not refuse minWorkers > maxWorkers: WorkerGroup's constructor lowers it
+    // to maxWorkers (WorkerGroup.java line 40, Math.min). mltwin refuses it, saying so.
     if (srv.min_workers > max_workers)
       fail(path, "/server/serving_properties/minWorkers",
            "minWorkers (" + std::to_string(srv.min_workers) + ") exceeds maxWorkers (" + std::to_string(max_workers) +
-               (srv.max_workers > 0 ? ")" : ", DJL's default vCPUs / OMP_NUM_THREADS on " + ep.instance_type + ")"));
+               (srv.max_workers > 0 ? ")" : ", DJL's default vCPUs / OMP_NUM_THREADS on " + ep.instance_type + ")") +
+               "; DJL Serving 0.23.0 would silently lower minWorkers to " + std::to_string(max_workers) +
+               " (WorkerGroup): set minWorkers <= maxWorkers");
   } else {
     srv.kind = inf::ServerSpec::Kind::Mms;
     if (release != policy::kMmsRelease)
@@ -652,7 +661,9 @@ void InferenceLoad::read_output_and_slo() {
   if (doc.contains("slo")) {
     const json& o = doc["slo"];
     if (o.contains("p99_model_latency"))
-      sc.slo.p99_model_latency_ms = positive_duration(path, "/slo/p99_model_latency", o["p99_model_latency"]).seconds() * 1e3;
+      // ns / 1e6: "60s" is 60000 ms exactly (seconds() x 1e3 made it 60000.00000000001).
+      sc.slo.p99_model_latency_ms =
+          static_cast<double>(positive_duration(path, "/slo/p99_model_latency", o["p99_model_latency"]).count_ns()) / 1e6;
     sc.slo.max_5xx_ratio = o.value("max_5xx_ratio", 0.0);
   }
 }

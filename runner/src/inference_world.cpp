@@ -135,7 +135,7 @@ class InferenceWorld final : public World {
     s.seed = run.seed;
     s.server = server_;
     s.instance_type = sc_.inference.endpoint.instance_type;
-    s.sim_end_s = run.end.seconds();
+    s.sim_end_s = summary_seconds(run.end.ns());
     s.finished = run.finished;
     s.stats = ep_->stats();
     s.totals = agg_->totals();
@@ -148,7 +148,7 @@ class InferenceWorld final : public World {
     s.cache_hit_ratio = cache_hit_ratio();
     s.p99_slo_ms = sc_.inference.slo.p99_model_latency_ms;
     s.max_5xx_ratio = sc_.inference.slo.max_5xx_ratio;
-    s.invocation_timeout_s = sc_.inference.endpoint.invocation_timeout.seconds();
+    s.invocation_timeout_s = summary_seconds(sc_.inference.endpoint.invocation_timeout.count_ns());
     s.events = run.events;
     s.wall_s = run.wall_s;
     io::print_inference_summary(os, s);
@@ -178,7 +178,7 @@ class InferenceWorld final : public World {
     j["not_found_404"] = st.not_found_404;
     j["abandoned_in_container"] = st.abandoned_in_container;
     j["stranded_jobs"] = st.stranded_jobs;
-    j["invocation_timeout_s"] = sc_.inference.endpoint.invocation_timeout.seconds();
+    j["invocation_timeout_s"] = summary_seconds(sc_.inference.endpoint.invocation_timeout.count_ns());
     j["in_flight"] = st.in_flight;
     j["unserved_at_end"] = st.unserved_at_end;
     // null on a SingleModel endpoint: ModelCacheHit is a multi-model metric.
@@ -206,7 +206,10 @@ class InferenceWorld final : public World {
     j["slo"] = {{"p99_model_latency_ms", sc_.inference.slo.p99_model_latency_ms},
                 {"max_5xx_ratio", sc_.inference.slo.max_5xx_ratio},
                 {"p99_met", sc_.inference.slo.p99_model_latency_ms <= 0 || p99_ms <= sc_.inference.slo.p99_model_latency_ms},
-                {"5xx_met", ratio_5xx <= sc_.inference.slo.max_5xx_ratio}};
+                {"5xx_met", ratio_5xx <= sc_.inference.slo.max_5xx_ratio},
+                // Failures neither verdict counts (ModelLatency is of 200s; neither 424 nor 429
+                // is in Invocation5XXErrors): the printed verdicts name them too.
+                {"not_counted_424_429", st.timed_out_424 + st.not_ready_429}};
   }
 
   void state_json(json& j) const override {
@@ -229,7 +232,7 @@ class InferenceWorld final : public World {
                           {"workers_starting", ms.workers_starting}, {"queue", ms.queue}, {"outstanding", ms.outstanding},
                           {"waiting_for_load", ms.waiting_for_load}});
       }
-      instances.push_back({{"id", in.id}, {"state", in.state}, {"launched_s", in.launched.seconds()},
+      instances.push_back({{"id", in.id}, {"state", in.state}, {"launched_s", summary_seconds(in.launched.ns())},
                            {"memory_used_bytes", in.memory_used}, {"memory_capacity_bytes", in.memory_capacity},
                            {"disk_used_bytes", in.disk_used}, {"disk_capacity_bytes", in.disk_capacity}, {"vcpu", in.vcpu},
                            {"batches_running", in.batches_running}, {"outstanding", in.outstanding},

@@ -434,14 +434,14 @@ nlohmann::json Run::summary_json() const {
   const Impl& m = *impl_;
   const detail::RunFacts run = facts(0);
   json j = {{"scenario", run.name}, {"seed", m.seed}, {"kind", m.world->kind() == Kind::Training ? "training" : "inference"},
-            {"sim_end_s", run.end.seconds()}, {"events", run.events}, {"database", m.out}};
+            {"sim_end_s", detail::summary_seconds(run.end.ns())}, {"events", run.events}, {"database", m.out}};
   m.world->summary_json(j, run);
   return j;
 }
 
 nlohmann::json Run::state_json() const {
   const Impl& m = *impl_;
-  json j = {{"now_s", m.sim.now().seconds()}, {"now_ns", m.sim.now().ns()}, {"events", m.sim.stats().events_fired}};
+  json j = {{"now_s", detail::summary_seconds(m.sim.now().ns())}, {"now_ns", m.sim.now().ns()}, {"events", m.sim.stats().events_fired}};
   m.world->state_json(j);
   return j;
 }

@@ -30,6 +30,11 @@
 
 namespace mltwin::runner::detail {
 
+/// Seconds for a summary, from whole ns: ns / 1e9, the double nearest the decimal value (60 s
+/// is 60). core::Duration::seconds() multiplies by 1e-9, which is not exact (60 s would print
+/// 60.00000000000001); the simulation keeps that, the reports use this.
+inline double summary_seconds(std::int64_t ns) { return static_cast<double>(ns) / 1e9; }
+
 /// The run-wide facts a World's summary needs beside its own state.
 struct RunFacts {
   const std::string& name;

@@ -187,7 +187,7 @@ TEST_CASE("the DJL blog scenarios: 1,000 sklearn copies on 20 x ml.c5d.18xlarge,
     CHECK(l.users * l.wait_a == doctest::Approx(1500).epsilon(1e-5));
     CHECK(l.duration.count_ns() == 3600 * kS);
     CHECK(sc.output.metrics_period.count_ns() == 60 * kS);
-    CHECK(sc.slo.p99_model_latency_ms == doctest::Approx(100));
+    CHECK(sc.slo.p99_model_latency_ms == 100.0);  // "100ms": 1e8 ns / 1e6, exact
   }
   SUBCASE("uniform: one task over models 0..989") {
     const auto l = io::load_inference_scenario(kScenarios + "mme-djl-blog-uniform.json").inference.traffic.locust;
@@ -244,6 +244,8 @@ TEST_CASE("the Azure Functions scenario: 1,000 trace functions as models, one da
   const inf::InferenceScenario& sc = s.inference;
   REQUIRE(sc.models.size() == 1000);
   CHECK(sc.models[0].name == "fn-0");
+  // slo.p99_model_latency "60s": 60e9 ns / 1e6 = 60000 ms exactly (not 60000.00000000001).
+  CHECK(sc.slo.p99_model_latency_ms == 60000.0);
   // Function 0 (line 2 of each file): Average 224 ms, its app's AverageAllocatedMb 188.
   CHECK(sc.models[0].service.base.kind == models::LatencySpec::Kind::Exponential);
   CHECK(sc.models[0].service.base.a.count_ns() == 224 * kMs);
@@ -332,6 +334,32 @@ TEST_CASE("instance scaling on a fleet whose min and max are equal is a warning 
   CHECK_THROWS_WITH_AS(io::load_inference_scenario(write_json(d, "z.json", doc)),
                        doctest::Contains("/policies/instance_scaling/arguments/scale_in_cooldown: a duration of at most 10 years"),
                        io::ScenarioError);
+}
+
+// DJL Serving 0.23.0, WlmConfigManager.getDefaultMaxWorkers (wlm/.../util/WlmConfigManager.java
+// lines 176-184): `int maxWorkers = getWorkersProperty(model, "maxWorkers", -1); if (maxWorkers
+// > 0) return maxWorkers;` else the device's default. So serving.properties maxWorkers=0 is the
+// default, as if unset; it is not a pool of no workers (which WorkLoadManager.runJob would
+// answer 503 every time: only the management API can scale a model to max_worker=0).
+TEST_CASE("DJL maxWorkers 0 is DJL's default maxWorkers, as if unset") {
+  TempDir d;
+  json doc = blog_uniform();
+  REQUIRE_FALSE(doc["server"]["serving_properties"].contains("maxWorkers"));
+  const auto unset = io::load_inference_scenario(write_json(d, "unset.json", doc)).inference;
+  doc["server"]["serving_properties"]["maxWorkers"] = 0;
+  const auto zero = io::load_inference_scenario(write_json(d, "zero.json", doc)).inference;
+  CHECK(zero.server.max_workers == 0);
+  // ml.c5d.18xlarge: 72 vCPUs, OMP_NUM_THREADS 1 -> 72 / 1 = 72 workers at most, either way.
+  REQUIRE(zero.instance_type() != nullptr);
+  CHECK(zero.instance_type()->vcpu == 72);
+  CHECK(inf::server_max_workers(zero, *zero.instance_type()) == 72);
+  CHECK(inf::server_max_workers(unset, *unset.instance_type()) == 72);
+  // minWorkers is checked against that default: 72 loads, 73 does not.
+  doc["server"]["serving_properties"]["minWorkers"] = 72;
+  CHECK(io::load_inference_scenario(write_json(d, "min72.json", doc)).inference.server.min_workers == 72);
+  doc["server"]["serving_properties"]["minWorkers"] = 73;
+  const std::string e = load_error(write_json(d, "min73.json", doc));
+  CHECK_MESSAGE(contains(e, "minWorkers (73) exceeds maxWorkers (72, DJL's default vCPUs / OMP_NUM_THREADS"), e);
 }
 
 TEST_CASE("inference scenario errors name the file, the JSON path and what was expected") {
@@ -455,6 +483,18 @@ TEST_CASE("inference scenario errors name the file, the JSON path and what was e
     json doc = blog_uniform();
     doc["server"]["serving_properties"]["minWorkers"] = 73;
     check(doc, "/server/serving_properties/minWorkers", "exceeds maxWorkers (72, DJL's default");
+    check(doc, "/server/serving_properties/minWorkers", "would silently lower minWorkers to 72 (WorkerGroup)");
+  }
+  SUBCASE("minWorkers above an explicit maxWorkers") {
+    json doc = blog_uniform();
+    doc["server"]["serving_properties"]["minWorkers"] = 3;
+    doc["server"]["serving_properties"]["maxWorkers"] = 2;
+    check(doc, "/server/serving_properties/minWorkers", "minWorkers (3) exceeds maxWorkers (2); DJL Serving 0.23.0");
+  }
+  SUBCASE("negative maxWorkers") {
+    json doc = blog_uniform();
+    doc["server"]["serving_properties"]["maxWorkers"] = -1;
+    check(doc, "/server/serving_properties/maxWorkers", "expected an integer from 0 to 65536, got -1");
   }
   SUBCASE("instance type not in the catalog") {
     json doc = blog_uniform();
@@ -824,4 +864,37 @@ TEST_CASE("inference summary: ModelCacheHit printed for a multi-model endpoint, 
   io::print_inference_summary(single, s);
   CHECK(contains(single.str(), "ModelCacheHit: not published for SingleModel endpoints\n"));
   CHECK_FALSE(contains(single.str(), "nan"));
+}
+
+// The SLO verdicts count what their metrics count: ModelLatency of 200s, 5xx = 503 + 507. When
+// requests failed with 424 or 429, a verdict names them, so that "met" does not read as "no
+// failures" (the Azure functions scenario: 5xx "met" while 2.9 % timed out).
+TEST_CASE("inference summary: an SLO verdict names the 424s and 429s it does not count") {
+  io::InferenceSummary s;
+  s.scenario = "t";
+  s.finished = true;
+  s.p99_slo_ms = 60'000;
+  s.max_5xx_ratio = 0.01;
+  s.model_latency.p99_us = 1'000'000;  // 1 s: met
+  // 1,000 answered: 960 served, 5 rejected 503, 29 timed out 424, 6 not ready 429.
+  s.stats.requests = 1000;
+  s.stats.served = 960;
+  s.stats.rejected_503 = 5;
+  s.stats.timed_out_424 = 29;
+  s.stats.not_ready_429 = 6;
+  std::ostringstream os;
+  io::print_inference_summary(os, s);
+  // 5xx share 5 / 1000 = 0.5 % <= 1 %: met; 29 + 6 = 35 = 3.5 % of the 1,000 answered.
+  CHECK_MESSAGE(contains(os.str(), "SLO 5xx share <= 1.0000 %: met (5xx only; not counted: 35 requests (3.5000 % of those "
+                                   "answered) failed with 424 ModelError or 429 ModelNotReadyException)\n"),
+                os.str());
+  CHECK_MESSAGE(contains(os.str(), "SLO p99 ModelLatency <= 60000 ms: met (1000.00 ms, 200s only; not counted: 35 requests"),
+                os.str());
+  // None failed so: the verdicts as before, with no note.
+  s.stats.served = 995;
+  s.stats.timed_out_424 = s.stats.not_ready_429 = 0;
+  std::ostringstream clean;
+  io::print_inference_summary(clean, s);
+  CHECK_MESSAGE(contains(clean.str(), "SLO 5xx share <= 1.0000 %: met\n"), clean.str());
+  CHECK_FALSE(contains(clean.str(), "not counted"));
 }

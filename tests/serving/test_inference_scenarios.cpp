@@ -1026,6 +1026,63 @@ TEST_CASE("DJL minWorkers 0: jobs queued when the last worker retires are strand
   }
 }
 
+// A request stranded twice is one stranded request: EndpointStats::stranded_jobs counts
+// requests, not strandings (it once added the queue length at every last-worker retirement).
+TEST_CASE("DJL minWorkers 0: a request stranded twice is counted once") {
+  constexpr std::int64_t kS = 1'000'000'000;
+  InferenceScenario sc = base_scenario(1);
+  sc.models[0].service.base = constant(Duration::s(10));
+  sc.server.min_workers = 0;
+  sc.server.max_workers = 1;
+  sc.server.max_idle_time = Duration::s(5);
+  sc.server.worker_startup = constant(Duration::ms(500));
+  // Six Locust users spawned 1 s apart (requests r0..r5 at 0, 1, ..., 5 s), each waiting 30 s
+  // after its answer; the users stop at 31 s, so only user 0 (answered 503 at 0) sends again:
+  // r6 at 30 s.
+  sc.traffic.kind = TrafficSpec::Kind::Locust;
+  sc.traffic.locust.users = 6;
+  sc.traffic.locust.spawn_rate = 1;
+  sc.traffic.locust.wait = LocustTraffic::Wait::Constant;
+  sc.traffic.locust.wait_a = 30;
+  LocustTraffic::Task t;
+  t.popularity.first = t.popularity.last = 0;
+  sc.traffic.locust.tasks = {t};
+  sc.traffic.locust.duration = Duration::s(31);
+  MemoryRecorder rec;
+  Run run(sc, 1, &rec);
+  run.go(1);
+  const auto r = by_id(rec);
+  REQUIRE(r.size() == 7);
+  // 0 s: r0, no running worker: 503; a temporary worker T1 starts (idle since 0), ready at 0.5 s
+  // (0.5 s idle <= 5 s: it polls).
+  CHECK(r.at(0).status == 503);
+  // 1 s: T1 takes r1 (idle since 1 s) and runs it to 11 s. 2..5 s: r2..r5 queue (no second
+  // worker: maxWorkers 1).
+  CHECK(r.at(1).status == 200);
+  CHECK(r.at(1).done.ns() == 11 * kS);
+  // 11 s: T1 idle 11 - 1 = 10 s > 5 s: retires, the last worker: r2, r3, r4, r5 stranded (4).
+  // 30 s: r6 finds no running worker: 503; T2 starts (idle since 30 s), ready at 30.5 s, takes
+  // r2 (deadline 2 + 60 = 62 s) and runs it to 40.5 s.
+  CHECK(r.at(6).status == 503);
+  CHECK(r.at(6).done.ns() == 30 * kS);
+  CHECK(r.at(2).status == 200);
+  CHECK(r.at(2).done.ns() == 40'500'000'000);
+  // 40.5 s: T2 idle 40.5 - 30.5 = 10 s > 5 s: retires with r3, r4, r5 queued, stranded again.
+  // They time out at 3 + 60, 4 + 60, 5 + 60 s: 424.
+  for (std::uint64_t id = 3; id <= 5; ++id) {
+    CHECK(r.at(id).status == 424);
+    CHECK(r.at(id).done.ns() == static_cast<std::int64_t>(id + 60) * kS);
+  }
+  const auto& st = run.ep.stats();
+  CHECK(st.requests == 7);
+  // Distinct stranded requests: r2..r5 = 4 (the sum of queue lengths, 4 + 3 = 7, counted r3..r5
+  // twice).
+  CHECK(st.stranded_jobs == 4);
+  CHECK(st.workers_retired == 2);
+  CHECK(st.batches == 2);
+  CHECK(st.abandoned_in_container == 3);  // r3, r4, r5
+}
+
 TEST_CASE("SingleModel endpoint: a scaled-out instance registers load_models before its health check; other models get 404") {
   // Two models of 1 GB artifacts; the server registers m0 only. The scaling policy (the
   // test's) wants 2 instances at its first evaluation (60 s). By hand, the new instance:

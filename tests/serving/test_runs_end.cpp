@@ -331,6 +331,21 @@ TEST_CASE("requests that can never be served: the run ends and reports them, it 
     CHECK(one_int(*run, "SELECT min(done_ns - arrival_ns) FROM requests WHERE status = 424") >= 60 * kS);
     check_poisson_count(e.st.requests, 10, 10);
     CHECK(e.periods == 2);
+    // The JSON summary gives the durations as configured: 60 s and the 120 s end, not
+    // 60e9 ns x 1e-9 = 60.00000000000001 and 120.00000000000001 (their ns / 1e9 is exact).
+    const json s = run->summary_json();
+    CHECK(s.at("invocation_timeout_s").get<double>() == 60.0);
+    CHECK(s.at("sim_end_s").get<double>() == 120.0);
+    CHECK(s.dump().find("60.00000000000001") == std::string::npos);
+  }
+  SUBCASE("a fractional invocation timeout is reported as given") {
+    // 0.3 s: 300,000,000 ns; x 1e-9 would give 0.30000000000000004, / 1e9 gives 0.3.
+    json d = poisson(10, "10s", uniform(1), 1);
+    d["endpoint"]["invocation_timeout_s"] = 0.3;
+    auto run = open(d, o);
+    const Ended e = drive_and_check(*run, core::Time::zero() + core::Duration::s(600), 20);
+    CHECK(e.st.timed_out_424 + e.st.not_ready_429 == e.st.requests);  // none is ever served
+    CHECK(run->summary_json().at("invocation_timeout_s").get<double>() == 0.3);
   }
   SUBCASE("with no timeout before the end, they are unserved at the end") {
     // Once the traffic is over nothing can happen: the run ends at the first metrics tick

@@ -106,8 +106,15 @@ void WorkerPools::retire_worker(std::uint32_t w, WorkerEvent::Kind kind, std::st
   if (kind == WorkerEvent::Kind::Retired) ++s_.st.workers_retired;
   // DJL 0.23.0: the last worker retires whatever its queue holds, and nothing else polls that
   // queue (see DjlWlmPolicy): the jobs are stranded until a request starts a worker.
+  // A request can be stranded again after a later worker took other jobs and retired too: it
+  // is counted once (EndpointStats::stranded_jobs counts requests, not strandings).
   if (kind == WorkerEvent::Kind::Retired && p.workers.empty() && !p.queue.empty()) {
-    s_.st.stranded_jobs += p.queue.size();
+    for (std::size_t i = 0; i < p.queue.size(); ++i) {
+      const std::uint32_t r = p.queue[i];
+      if (s_.reqs[r].stranded) continue;
+      s_.reqs[r].stranded = true;
+      ++s_.st.stranded_jobs;
+    }
     why = "idle longer than max_idle_time; the pool's last worker: its queued jobs are stranded";
   }
   if (kind != WorkerEvent::Kind::Stopped) emit_worker(p, kind, k.temporary, why);  // a pool's stop is one event

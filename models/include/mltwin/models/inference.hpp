@@ -93,9 +93,10 @@ struct EndpointStats {
   /// Requests whose caller got 424 that a container still holds (queued or in a batch): their
   /// worker is busy with them until they finish. Not in flight (the caller has its answer).
   std::uint64_t abandoned_in_container = 0;
-  /// Jobs left in a job queue when the pool's last worker retired (DJL Serving 0.23.0 with
-  /// minWorkers 0): nothing polls that queue until the next request starts a worker, so the
-  /// jobs wait (and time out). Remedy: minWorkers >= 1.
+  /// Requests stranded at least once: in a job queue when the pool's last worker retired
+  /// (DJL Serving 0.23.0 with minWorkers 0). Nothing polls that queue until the next request
+  /// starts a worker, so the jobs wait (and time out). Each request is counted once, however
+  /// often it is stranded, so this is at most `requests`. Remedy: minWorkers >= 1.
   std::uint64_t stranded_jobs = 0;
   /// Set by finish(): requests not answered when the run ended (in_flight then: queued, in a
   /// batch, waiting for a model load, or between the front end and the container), reported

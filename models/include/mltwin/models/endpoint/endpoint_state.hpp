@@ -152,6 +152,9 @@ struct Request {
   /// The caller waits for the answer; false once answered, or timed out (424) while the
   /// container still holds the request (EndpointStats::abandoned_in_container).
   bool caller_waiting = false;
+  /// In a job queue when its pool's last worker retired (EndpointStats::stranded_jobs counts
+  /// each request once, however often it is stranded).
+  bool stranded = false;
   RequestPlace place = RequestPlace::Front;
 };
 
