@@ -759,7 +759,7 @@ void print_summary(std::ostream& os, const RunSummary& s) {
                  first_tie == x.worst.end() ? std::string()
                  : first_tie->tie_by_uid
                      ? fmt::format(" (e.g. queue {} over {}: equal creation times — the scenario's queues are all created "
-                                   "at t = 0 — so the lower UID won)",
+                                   "at t = 0 — so the lower UID, in Volcano's scheduler the queue's name, won)",
                                    first_tie->tie_winner, first_tie->queue)
                      : fmt::format(" (e.g. queue {} over {}: the Queue created first won)", first_tie->tie_winner, first_tie->queue));
     }

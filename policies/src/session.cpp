@@ -97,25 +97,38 @@ void Session::close() {
 
 // ---------------------------------------------------------------- combination rules
 
+namespace {
+// The fallback of session_plugins.go JobOrderFn / QueueOrderFn (v1.12.1 :546-552, :595-601):
+// creation time, then `lv.UID < rv.UID`, a Go string comparison (bytewise, as std::string's).
+// A job's UID there is its PodGroup's "namespace/name" (cache/event_handlers.go getJobID), a
+// queue's its name (api/queue_info.go NewQueueInfo: UID: QueueID(queue.Name)): JobInfo::name
+// and QueueInfo::name. The names are compared only on equal creation times; `uid` decides only
+// between equal names (objects built without one), so that the order stays total.
+template <class Info>
+bool fallback_first(const Info& l, const Info& r) {
+  if (l.creation != r.creation) return l.creation < r.creation;
+  if (const int c = l.name.compare(r.name); c != 0) return c < 0;
+  return l.uid < r.uid;
+}
+}  // namespace
+
 bool Session::job_order(const JobInfo& l, const JobInfo& r) const {
   for (const auto& e : job_order_)
     if (int c = e.fn(l, r); c != 0) return c < 0;
-  if (l.creation != r.creation) return l.creation < r.creation;
-  return l.uid < r.uid;
+  return fallback_first(l, r);
 }
 
 bool Session::queue_order(const QueueInfo& l, const QueueInfo& r) const {
   for (const auto& e : queue_order_)
     if (int c = e.fn(l, r); c != 0) return c < 0;
-  if (l.creation != r.creation) return l.creation < r.creation;
-  return l.uid < r.uid;
+  return fallback_first(l, r);
 }
 
 bool Session::queue_order_noting_ties(const QueueInfo& l, const QueueInfo& r) const {
   for (const auto& e : queue_order_)
     if (int c = e.fn(l, r); c != 0) return c < 0;
   const bool by_uid = l.creation == r.creation;
-  const bool l_first = by_uid ? l.uid < r.uid : l.creation < r.creation;
+  const bool l_first = fallback_first(l, r);
   if (l.id != r.id) {
     const std::size_t n = state_.queues().size();
     if (queue_tie_seen_.size() != n * n) queue_tie_seen_.assign(n * n, 0);

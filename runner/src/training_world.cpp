@@ -75,8 +75,8 @@ class TrainingWorld final : public World {
     meta.volcano_release = policy::kVolcanoRelease;
     meta.rng_streams = rng.names();
     meta.extra["random_inputs"] =
-        "bind latency, pod start-up latency (per their distributions), Kubernetes UIDs (order of "
-        "jobs submitted in the same second), Volcano's node tie-break";
+        "bind latency, pod start-up latency (per their distributions), Kubernetes pod UIDs (order of "
+        "a gang's pods created together: which pod goes to which node), Volcano's node tie-break";
   }
   void attach(store::SqliteStore& db) override { fwd_.to = &db; }
   void start() override { cluster_->start(); }

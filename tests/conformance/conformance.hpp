@@ -96,8 +96,10 @@ Outcome run_session(World& w, const std::vector<std::string>& actions, const std
 
 /// Gives tasks, jobs and queues UIDs in the order of their names: upstream's test builders make
 /// UIDs of names (a pod's "<namespace>-<name>", a job's "<namespace>/<podgroup>", a queue's its
-/// name; equal names, equal UIDs) and its orders fall back to them. run_session and SessionOn
-/// call it.
+/// name; equal names, equal UIDs) and its orders fall back to them. mltwin's job and queue
+/// orders compare the names themselves (Volcano's UIDs there) and the uid only between equal
+/// names, where equal UIDs keep upstream's tie; a task's uid is its pod's metadata.uid, which
+/// the task order compares. run_session and SessionOn call it.
 void rank_uids_by_name(World& w);
 
 /// An open session for cases that ask a plugin's answers directly (uthelper RegisterSession

@@ -15,12 +15,15 @@
 // capability (each may allocate up to the cluster), equal spec.priority (0). No reclaim.
 // Shares (capacity: allocated / deserved): a queue holding a gang has share 2, one holding
 // nothing 0. The Queues are created together at t = 0 (creation 0 each), so the fallback is the
-// UID; the twin draws the queues' UIDs first, in list order, from the "apiserver.uid" stream.
+// UID — in Volcano's scheduler a queue's UID is its name (pkg/scheduler/api/queue_info.go
+// NewQueueInfo: UID: QueueID(queue.Name)), compared as a Go string: "a" before "b", whatever
+// the order of the list or the queues' metadata.uid.
 #include "scenario_run.hpp"
 #include <doctest/doctest.h>
 
 #include <boost/random/mersenne_twister.hpp>
 #include <cstdint>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -55,9 +58,22 @@ json queue(const std::string& name, int priority = 0) {
 
 }  // namespace
 
-TEST_CASE("queue-tie: the premise, seed 7 gives the queue listed first the lower UID") {
+namespace {
+/// The scenario with queue a renamed `name` (its jobs a1, a2, a3 follow), listed first.
+json rename_queue_a(const std::string& name) {
+  std::ifstream in(kScenario);
+  json sc = json::parse(in);
+  for (json& j : sc.at("workload").at("jobs"))
+    if (j.at("queue") == "a") j["queue"] = name;
+  return json{{"queues", json::array({queue(name), queue("b")})}, {"workload", sc.at("workload")}};
+}
+}  // namespace
+
+TEST_CASE("queue-tie: the premise, seed 7 would give the queue listed second the lower metadata.uid") {
   // The first two draws of the "apiserver.uid" stream (core/rng.hpp: mt19937_64 seeded with
-  // stream_seed(seed, name)) are the UIDs of the first and the second queue of the list.
+  // stream_seed(seed, name)) are the uid stand-ins of the first and the second queue of the
+  // list. With the queues listed b, a (below) b gets the lower one — which decides nothing:
+  // the names do.
   boost::random::mt19937_64 uid(core::stream_seed(7, "apiserver.uid"));
   const std::uint64_t first = uid(), second = uid();
   CHECK(first < second);
@@ -67,7 +83,7 @@ TEST_CASE("queue-tie: queue a wins every tie, b1 waits for a2 and a3 and is flag
   // 0 s: a1 Inqueue, pods created; 1 s: a1 placed (bound 1.05 s), Running 3.05 s, Succeeded
   // 3603.05 s. 10 s, 20 s, 30 s: b1, a2, a3 Inqueue, pods created; at 11, 21, 31 s nothing fits.
   // 3604 s: a and b hold nothing, share 0 each: capacity answers 0, the fallback compares the
-  // creation times (equal), then the UIDs: a first (the premise above). a2 placed, bound
+  // creation times (equal), then the UIDs, the names: a first. a2 placed, bound
   // 3604.05 s; b's turn comes with a's share at 2 and b1 fits nowhere. a2 Running 3606.05 s,
   // Succeeded 7206.05 s. 7207 s: the same tie, a3 placed (bound 7207.05 s), Succeeded
   // 10809.05 s. 10810 s: b1 alone, bound 10810.05 s, Running 10812.05 s, Succeeded 14412.05 s.
@@ -109,12 +125,23 @@ TEST_CASE("queue-tie: queue a wins every tie, b1 waits for a2 and a3 and is flag
   CHECK_FALSE(contains(runner::explain_job(r.db, "a2"), "Cross-queue starvation"));
 }
 
-TEST_CASE("queue-tie with the queues listed the other way: b wins the tie, b1 no longer waits for a's jobs") {
-  // b is listed first and gets the lower UID. 3604 s: the tie goes to b: b1 placed (bound
-  // 3604.05 s). 7207 s: only a asks: a2 (created before a3) placed, bound 7207.05 s; 10810 s:
-  // a3, bound 10810.05 s. Now a2 waits 7187.05 s and a3 10780.05 s — but no job of another
-  // queue submitted after them was placed before them (b1 came at 10 s): no flag.
+TEST_CASE("queue-tie with the queues listed the other way: the names still decide, a wins every tie") {
+  // b is listed first and gets the lower metadata.uid stand-in (the premise above); Volcano
+  // compares the queues' names (QueueInfo.UID), so the timeline is the one above.
   test::ScenarioRun r(kScenario, json{{"queues", json::array({queue("b"), queue("a")})}});
+  CHECK(r.job_ns("a2", "scheduled_ns") == 3604050 * kMs);
+  CHECK(r.job_ns("a3", "scheduled_ns") == 7207050 * kMs);
+  CHECK(r.job_ns("b1", "scheduled_ns") == 10810050 * kMs);
+  CHECK(r.summary.at("cross_queue_starvation").at("jobs") == 1);
+}
+
+TEST_CASE("queue-tie with queue a renamed c: b's name sorts first, b wins the tie, b1 no longer waits") {
+  // c is listed first and gets the lower metadata.uid, but "b" < "c". 3604 s: the tie goes to
+  // b: b1 placed (bound 3604.05 s). 7207 s: only c asks: a2 (created before a3) placed, bound
+  // 7207.05 s; 10810 s: a3, bound 10810.05 s. Now a2 waits 7187.05 s and a3 10780.05 s — but
+  // no job of another queue submitted after them was placed before them (b1 came at 10 s):
+  // no flag.
+  test::ScenarioRun r(kScenario, rename_queue_a("c"));
   CHECK(r.job_ns("b1", "scheduled_ns") == 3604050 * kMs);
   CHECK(r.job_ns("a2", "scheduled_ns") == 7207050 * kMs);
   CHECK(r.job_ns("a3", "scheduled_ns") == 10810050 * kMs);
@@ -124,7 +151,7 @@ TEST_CASE("queue-tie with the queues listed the other way: b wins the tie, b1 no
 
 TEST_CASE("queue-tie remedy: spec.priority 1 for queue b, b1 goes first at the first free cluster") {
   // The printed remedy. capacity's queue order compares spec.priority before share, so at
-  // 3604 s b goes first without a tie: the same timeline as with the queues swapped.
+  // 3604 s b goes first without a tie: the same timeline as with queue a renamed c.
   test::ScenarioRun r(kScenario, json{{"queues", json::array({queue("a"), queue("b", 1)})}});
   CHECK(r.job_ns("b1", "scheduled_ns") == 3604050 * kMs);
   CHECK(r.job_ns("a2", "scheduled_ns") == 7207050 * kMs);

@@ -166,6 +166,51 @@ TEST_CASE("task_status_of is Volcano's getTaskStatus") {
   CHECK(task_status_of(PodPhase::Unknown, true, false) == TaskStatus::Unknown);
 }
 
+TEST_CASE("gangs created in the same second go in the order of their PodGroups' names, not their UIDs") {
+  // Volcano v1.12.1: session_plugins.go JobOrderFn / QueueOrderFn fall back to creation time,
+  // then `lv.UID < rv.UID`; a job's UID is "namespace/name" of its PodGroup
+  // (cache/event_handlers.go getJobID), a queue's its name (api/queue_info.go NewQueueInfo).
+  // Two queues and two 2-pod gangs, all created at the same instant, their metadata.uid in
+  // the order opposite to their names'; one node holds one gang. Volcano places ns/a's gang
+  // (queue qa goes first, and would within one queue too).
+  for (const bool one_queue : {false, true}) {
+    CAPTURE(one_queue);
+    SchedulerCache c;
+    QueueObject qa = queue_obj("f0000000-0000-4000-8000-000000000000", "qa");
+    QueueObject qb = queue_obj("00000000-0000-4000-8000-000000000000", "qb");
+    c.apply_queue(qa);
+    c.apply_queue(qb);
+    c.apply_node(node_obj("n", "n1", 4));
+    PodGroupObject a = pg_obj("ffffffff-0000-4000-8000-000000000000", "ns/a", "qa", 2, 4, PodGroupPhase::Inqueue);
+    PodGroupObject b = pg_obj("00000001-0000-4000-8000-000000000000", "ns/b", one_queue ? "qa" : "qb", 2, 4,
+                              PodGroupPhase::Inqueue);
+    a.spec.creation = b.spec.creation = 1'000'000'000;
+    c.apply_podgroup(a);
+    c.apply_podgroup(b);
+    for (const char* g : {"a", "b"})
+      for (int i = 0; i < 2; ++i) {
+        // Pod UIDs in the opposite order too (they order only a job's own pods).
+        PodObject p = pod_obj(std::string(g == std::string("a") ? "e" : "1") + std::to_string(i) +
+                                  "000000-0000-4000-8000-000000000000",
+                              std::string("ns/") + g + "-" + std::to_string(i), std::string("ns/") + g, "",
+                              TaskStatus::Pending, 2);
+        p.spec.creation = 1'000'000'000;
+        c.apply_pod(p);
+      }
+    REQUIRE(c.state().job(c.find_podgroup(a.uid)).uid > c.state().job(c.find_podgroup(b.uid)).uid);
+    // Volcano's default tiers without proportion, whose deserved halves would let neither gang
+    // in (with it, its queue order answers 0 on equal shares and the fallback decides as here).
+    SchedulerConfig cfg = volcano_default_config();
+    for (Tier& t : cfg.tiers)
+      std::erase_if(t.plugins, [](const PluginOption& p) { return p.name == "proportion"; });
+    Scheduler sched(cfg, 1);
+    RecordingBackend be;
+    sched.run_once(c.state(), be);
+    REQUIRE(be.binds.size() == 2);
+    for (const auto& bind : be.binds) CHECK(c.state().job(bind.job).name == "ns/a");
+  }
+}
+
 TEST_CASE("uid_order_key orders UIDs as their strings order") {
   std::mt19937_64 rng(7);
   std::vector<std::string> uids;

@@ -117,6 +117,49 @@ TEST_CASE("orders: the first plugin with a non-zero answer decides; then creatio
   }
 }
 
+TEST_CASE("job and queue order on equal creation times: Volcano's UIDs, the names, not metadata.uid") {
+  // framework/session_plugins.go (v1.12.1) JobOrderFn :546-552 and QueueOrderFn :595-601 fall
+  // back to CreationTimestamp, then `lv.UID < rv.UID`, a Go string comparison. A job's UID is
+  // its PodGroup's "namespace/name" (cache/event_handlers.go getJobID: fmt.Sprintf("%s/%s",
+  // pg.Namespace, pg.Name)), a queue's its name (api/queue_info.go NewQueueInfo: UID:
+  // QueueID(queue.Name)). So "ns/job-10" goes before "ns/job-9" ('1' < '9', bytewise) and
+  // "q-10" before "q-9", whatever their metadata.uid, here in the other order.
+  probe("t_order_zero_both", [](Session& s) {
+    s.add_job_order_fn([](const JobInfo&, const JobInfo&) { return 0; });
+    s.add_queue_order_fn([](const QueueInfo&, const QueueInfo&) { return 0; });
+  });
+  World w;
+  const QueueId q9 = w.queue(QueueBuilder("q-9"));
+  const QueueId q10 = w.queue(QueueBuilder("q-10"));
+  w.state.queue(q9).uid = 1, w.state.queue(q10).uid = 2;
+  w.state.queue(q9).creation = w.state.queue(q10).creation = 5;
+  w.job(JobBuilder("ns/job-9", "q-9").pods(1, Pod().cpu(1)).created(7));
+  w.job(JobBuilder("ns/job-10", "q-10").pods(1, Pod().cpu(1)).created(7));
+  w.state.job(w.jobs.at("ns/job-9")).uid = 1;
+  w.state.job(w.jobs.at("ns/job-10")).uid = 2;
+  RecordingBackend be;
+  std::mt19937_64 rng{1};
+  auto cfg = tiers({{"t_order_zero_both"}});
+  Session s(w.state, be, cfg, rng, 1);
+  s.open();
+  const JobInfo& j9 = w["ns/job-9"];
+  const JobInfo& j10 = w["ns/job-10"];
+  CHECK(s.job_order(j10, j9));
+  CHECK_FALSE(s.job_order(j9, j10));
+  CHECK_FALSE(s.job_order(j9, j9));
+  CHECK(s.queue_order(w.state.queue(q10), w.state.queue(q9)));
+  CHECK_FALSE(s.queue_order(w.state.queue(q9), w.state.queue(q10)));
+  // Creation time still comes first.
+  w.state.queue(q9).creation = 4;
+  CHECK(s.queue_order(w.state.queue(q9), w.state.queue(q10)));
+  // Equal names (objects built without one): the uid stand-in keeps the order total.
+  JobInfo x = j9, y = j9;
+  x.uid = 3, y.uid = 4;
+  CHECK(s.job_order(x, y));
+  CHECK_FALSE(s.job_order(y, x));
+  s.close();
+}
+
 TEST_CASE("a disabled extension point is not consulted") {
   Fixture f;
   auto cfg = tiers({{"t_reject"}});
@@ -198,8 +241,8 @@ TEST_CASE("queue order ties: the pairs the QueueOrderFn fallback ordered are not
     CHECK(w.state.queue(s.last_queue_ties()[0].second).name == "a");
     CHECK_FALSE(s.last_queue_ties()[0].by_uid);
   }
-  SUBCASE("equal creation times: the lower UID wins") {
-    World w = world(0, 3, 0, 7, 0);
+  SUBCASE("equal creation times: the lower UID wins — a queue's UID is its name (queue_info.go NewQueueInfo)") {
+    World w = world(0, 7, 0, 3, 0);  // metadata.uid stand-ins in the other order: they do not decide
     RecordingBackend be;
     Scheduler s(cfg, 1);
     s.run_once(w.state, be);

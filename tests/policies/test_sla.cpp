@@ -161,7 +161,8 @@ TEST_CASE("sla: job order by deadline (creation + waiting time), jobs with one f
     CHECK(s->job_order(w.state.job(j2), w.state.job(j1)));
   }
   {
-    // Equal deadlines: sla has no opinion; creation time, then UID decide (job1 has the lower UID).
+    // Equal deadlines: sla has no opinion; creation time, then UID decide — the PodGroup's
+    // namespace/name (event_handlers.go getJobID): "job1" < "job2".
     w.state.job(j1).sla_waiting_time = 3600 * kS;
     OpenSession s(w, config({{option("sla")}}));
     CHECK(s->job_order(w.state.job(j1), w.state.job(j2)));

@@ -205,24 +205,28 @@ def real_until_quiet(snap, conf, settle, limit=120):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("manifest")
-    ap.add_argument("--conf", help="volcano-scheduler.conf (default: Volcano v1.12.1's default)")
+    ap.add_argument("--conf", help="volcano-scheduler.conf, given to both schedulers (default: the one Volcano "
+                    "v1.12.1's Helm chart installs, installer/helm/chart/volcano/config/volcano-scheduler.conf)")
     ap.add_argument("--mltwin-scheduler", default=os.path.join(REPO, "build/apps/mltwin-scheduler"))
     ap.add_argument("--out", default=None, help="folder for the snapshot and both results")
     ap.add_argument("--settle", type=float, default=4.0, help="seconds without change that end the real run")
     a = ap.parse_args()
     out = a.out or os.path.join(LAB_RUN, "compare")
+    # Both schedulers get the same file: mltwin-scheduler's own default is Volcano's built-in one
+    # (no binpack), not the Helm chart's that the lab's scheduler starts with.
+    conf = a.conf or DEFAULT_CONF
     os.makedirs(out, exist_ok=True)
     try:
         reset()
         apply(a.manifest)
         snap = snapshot(os.path.join(out, "snapshot.json"))
-        m_binds, m_evict, m_phases, cycles = mltwin_until_quiet(a.mltwin_scheduler, snap, a.conf, out)
-        r_binds, r_evict, r_phases = real_until_quiet(snap, a.conf, a.settle)
+        m_binds, m_evict, m_phases, cycles = mltwin_until_quiet(a.mltwin_scheduler, snap, conf, out)
+        r_binds, r_evict, r_phases = real_until_quiet(snap, conf, a.settle)
     except (RuntimeError, subprocess.CalledProcessError, KeyError) as e:
         print(f"compare: could not run: {e}", file=sys.stderr)
         return 2
     result = {
-        "manifest": a.manifest, "configuration": a.conf or "Volcano v1.12.1's default", "mltwin_cycles": cycles,
+        "manifest": a.manifest, "configuration": conf, "mltwin_cycles": cycles,
         "binds": {"mltwin": m_binds, "volcano": r_binds},
         "evictions": {"mltwin": sorted(m_evict), "volcano": sorted(r_evict)},
         "podgroup_phases": {"mltwin": m_phases, "volcano": r_phases},

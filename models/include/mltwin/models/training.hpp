@@ -195,12 +195,13 @@ std::vector<std::pair<std::string, std::string>> template_labels(const NodeGroup
 /// A job that waited through sessions in which a job of another queue was placed while the two
 /// queues' order was decided by Volcano's QueueOrderFn fallback (every plugin's queue order
 /// answered 0 — proportion: equal spec.priority and equal share — so the Queue created first, or
-/// on equal CreationTimestamps the lower UID, went first: framework/session_plugins.go :595-601,
-/// v1.12.1; policy::Session::QueueTie). Recorded by the scheduler driver after each session.
+/// on equal CreationTimestamps the lower UID — the queue's name, api/queue_info.go NewQueueInfo —
+/// went first: framework/session_plugins.go :595-601, v1.12.1; policy::Session::QueueTie).
+/// Recorded by the scheduler driver after each session.
 struct QueueTieLoss {
   std::size_t sessions = 0;        ///< such sessions
   std::string winner;              ///< the queue that won the first of them
-  bool by_uid = false;             ///< that tie was decided by UID (equal creation times)
+  bool by_uid = false;             ///< that tie was decided by UID, the names (equal creation times)
 };
 
 struct QueueSpec {

@@ -126,7 +126,9 @@ struct MLTWIN_POLICY_EXPORT TaskInfo {
   std::int32_t priority = 0;
   bool best_effort = false;  ///< requests nothing (Volcano BestEffort): only backfill places it
   TimeNs creation = 0;
-  std::uint64_t uid = 0;  ///< Kubernetes UID stand-in, the last tiebreak in orders
+  /// Kubernetes UID stand-in (Volcano's TaskInfo.UID is the pod's metadata.uid:
+  /// api/job_info.go NewTaskInfo): the last tiebreak of the task order (helpers.CompareTask).
+  std::uint64_t uid = 0;
   /// spec.nodeSelector: the node must carry every (key, value) label (predicates plugin).
   std::vector<std::pair<std::string, std::string>> node_selector;
   /// spec.affinity.nodeAffinity (predicates filter on its required terms, nodeorder scores
@@ -205,11 +207,17 @@ struct MLTWIN_POLICY_EXPORT JobRole {
 /// One Volcano job with its PodGroup (Volcano JobInfo).
 struct MLTWIN_POLICY_EXPORT JobInfo {
   JobId id = kNone;
+  /// Volcano's JobID and JobInfo.UID: the PodGroup's "namespace/name" (cache/event_handlers.go
+  /// getJobID). The job order's last tiebreak compares it as a string on equal creation times
+  /// (framework/session_plugins.go JobOrderFn), as does Session::job_order. The twin gives the
+  /// Job's name (its PodGroups share one namespace, so the order is the same).
   std::string name;
   QueueId queue = kNone;
   std::int32_t min_available = 1;  ///< PodGroup minMember
   std::int32_t priority = 0;       ///< from the PriorityClass
   TimeNs creation = 0;
+  /// The PodGroup's metadata.uid stand-in. Volcano orders no job by it; Session::job_order
+  /// compares it only between jobs of equal creation time and equal name.
   std::uint64_t uid = 0;
   PodGroupPhase phase = PodGroupPhase::Pending;
   /// The PodGroup's sla waiting time, ns (annotation `volcano.sh/sla-waiting-time`, else
@@ -335,6 +343,10 @@ struct MLTWIN_POLICY_EXPORT QueueInfo {
   std::int32_t priority = 0;
   bool reclaimable = true;
   TimeNs creation = 0;
+  /// The Queue's metadata.uid stand-in. Volcano's QueueInfo.UID is the queue's name
+  /// (api/queue_info.go NewQueueInfo), which the queue order's fallback compares
+  /// (session_plugins.go QueueOrderFn); Session::queue_order compares this only between queues
+  /// of equal creation time and equal name.
   std::uint64_t uid = 0;
 };
 

@@ -50,9 +50,11 @@ enum class PodPhase : std::uint8_t { Pending, Running, Succeeded, Failed, Unknow
 /// once deleted; Succeeded, Failed and Unknown as the phase says.
 MLTWIN_POLICY_EXPORT TaskStatus task_status_of(PodPhase phase, bool has_node, bool being_deleted);
 
-/// A 64-bit key that orders Kubernetes UIDs as their strings order (Volcano's last tiebreak,
-/// `l.UID < r.UID`): for an RFC 4122 UID (8-4-4-4-12 hex digits) its first 64 bits, else the
-/// string's first 8 bytes, big-endian. Two UIDs with the same key compare equal here (random
+/// A 64-bit key that orders Kubernetes UIDs as their strings order: for an RFC 4122 UID
+/// (8-4-4-4-12 hex digits) its first 64 bits, else the string's first 8 bytes, big-endian. A
+/// pod's is the task order's last tiebreak (helpers.CompareTask `lv.UID < rv.UID`, a TaskInfo's
+/// UID being its pod's metadata.uid); a PodGroup's and a Queue's decide only between equal names
+/// (Volcano's JobInfo/QueueInfo UIDs are their names: JobInfo::name, QueueInfo::name). Two UIDs with the same key compare equal here (random
 /// UUIDs share their first 60 random bits with odds of about n^2 / 2^61).
 MLTWIN_POLICY_EXPORT std::uint64_t uid_order_key(std::string_view uid);
 

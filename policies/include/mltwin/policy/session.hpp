@@ -6,7 +6,9 @@
 // Plugins are grouped in tiers; callbacks are consulted tier by tier, plugin by plugin, in the
 // configured order, and only where the plugin's extension point is enabled.
 // - Orders (job, queue, task): the first plugin returning non-zero decides; if all return 0,
-//   jobs and queues fall back to (creation time, UID), tasks to (pod index, creation, UID).
+//   jobs and queues fall back to (creation time, UID), tasks to (pod index, creation, UID) —
+//   Volcano's UIDs: a job's is its PodGroup's "namespace/name" (JobInfo::name), a queue's its
+//   name (QueueInfo::name), a task's its pod's metadata.uid (TaskInfo::uid).
 // - Predicates: every plugin must pass; the first failure is the answer.
 // - Node scores: summed over all plugins (each plugin applies its own weights); a node's score
 //   is its per-node scores plus its batch scores over the candidate set (util.PrioritizeNodes).
@@ -352,10 +354,11 @@ class MLTWIN_POLICY_EXPORT Session {
   bool queue_order(const QueueInfo& l, const QueueInfo& r) const;
   /// A pair of queues whose order every queue order function answered 0 for (proportion: equal
   /// spec.priority and equal share), so that session_plugins.go QueueOrderFn's fallback decided
-  /// it (v1.12.1 :595-601): the Queue created first, or on equal CreationTimestamps the lower UID.
+  /// it (v1.12.1 :595-601): the Queue created first, or on equal CreationTimestamps the lower UID
+  /// — in Volcano's scheduler a queue's UID is its name (api/queue_info.go NewQueueInfo).
   struct QueueTie {
     QueueId first, second;  ///< the winner (goes first) and the loser
-    bool by_uid;            ///< equal creation times: the UIDs decided
+    bool by_uid;            ///< equal creation times: the UIDs (the queues' names) decided
   };
   /// queue_order, noting a comparison the fallback decided in queue_ties() (once per ordered
   /// pair and session; no allocation after the first). The actions' queue orders (QueueLess:
