@@ -628,10 +628,11 @@ TEST_CASE("jobs sharing the fabric lose a node: both restart, lose their trainin
   // passes see it missing at 160 s and delete its pods at 200 s, patched Failed: both jobs
   // restart at 200 s (PodFailed -> RestartJob); each killJob deletes its PodGroup and the echo
   // creates a new one, so both PodGroups are created at 200 s: equal priority and creation, the
-  // UID decides the job order (framework JobOrderFn's last tie-break; the UIDs drawn at the
-  // restart), and it puts B first. The killed pods on trn1-1 are gone after the 30 s
-  // termination grace (230 s); only trn1-1 is up until trn1-2 is Ready at 250 s, and B takes
-  // trn1-1 with both its 8-device pods; A waits for trn1-2 and takes it whole.
+  // UID decides the job order (framework JobOrderFn's last tie-break), and a job's UID is its
+  // PodGroup's namespace/name (cache/event_handlers.go getJobID): a before b. The killed pods on
+  // trn1-1 are gone after the 30 s termination grace (230 s); only trn1-1 is up until trn1-2 is
+  // Ready at 250 s, and a takes trn1-1 with both its 8-device pods; b waits for trn1-2 and
+  // takes it whole.
   // Neither ring then crosses EFA (no standing flow): both train at the nominal step time
   // ("alone" above) from a session on a whole second + 50 ms bind + 2 s start-up.
   const std::int64_t alone = 1'437'381'000;
@@ -650,8 +651,8 @@ TEST_CASE("jobs sharing the fabric lose a node: both restart, lose their trainin
   REQUIRE(b.phase == "Completed");
   CHECK(a.restarts == 1);
   CHECK(b.restarts == 1);
-  CHECK(a.nodes == "trn1-2,trn1-2");
-  CHECK(b.nodes == "trn1-1,trn1-1");
+  CHECK(a.nodes == "trn1-1,trn1-1");
+  CHECK(b.nodes == "trn1-2,trn1-2");
   // Lost: all each trained before 100 s: A from 3.05 s, B from its start (as in the run without
   // the failure, the same up to 100 s).
   CHECK(a.lost_training_s == doctest::Approx(100.0 - 3.05).epsilon(1e-9));
@@ -663,10 +664,10 @@ TEST_CASE("jobs sharing the fabric lose a node: both restart, lose their trainin
   const std::int64_t tb = b.end.ns() - 50 * alone - 2'050'000'000;
   CHECK(ta % 1'000'000'000 == 0);
   CHECK(tb % 1'000'000'000 == 0);
-  CHECK(tb > 230'000'000'000);  // after the killed pods are gone (200 s + 30 s grace)
-  CHECK(tb <= 232'000'000'000);
-  CHECK(ta > 250'000'000'000);  // after the replacement is Ready
-  CHECK(ta <= 252'000'000'000);
+  CHECK(ta > 230'000'000'000);  // after the killed pods are gone (200 s + 30 s grace)
+  CHECK(ta <= 232'000'000'000);
+  CHECK(tb > 250'000'000'000);  // after the replacement is Ready
+  CHECK(tb <= 252'000'000'000);
   CHECK(cluster.stats().node_failures == 1);
 
   // One job of two whole nodes: it must wait for the replacement, and its ring then crosses
