@@ -12,7 +12,10 @@
 #       make test-fuzz (the libFuzzer targets: replay the committed corpus, then FUZZ_SECONDS
 #       of fuzzing each; CI runs it with 15 s), make fuzz (the same, FUZZ_SECONDS=600 each),
 #       make lab (real etcd, kube-apiserver, KWOK and volcano-scheduler on loopback, built once per
-#       machine from upstream; docs/lab.md), make lab-down (stops it), make lab-status, make lab-smoke.
+#       machine from upstream; docs/lab.md), make lab-down (stops it), make lab-status, make lab-smoke,
+#       make conformance (500 seeded cluster states decided by the real volcano-scheduler and by
+#       mltwin-scheduler, the agreement written into docs/conformance.md; needs the lab),
+#       make conformance-sample (20 of them: CI runs it where the lab's binaries are cached).
 BUILD ?= build
 SAN_BUILD ?= build-asan
 SHARED_BUILD ?= build-shared
@@ -26,7 +29,7 @@ OUT ?= results/eks-trn1-philly.sqlite
 DET_JOBS ?= 3000
 
 .PHONY: deps cli scheduler build venv notebooks docs run test test-sanitize test-shared check-promises test-fuzz fuzz bench clean \
-  lab lab-build lab-down lab-status lab-smoke
+  lab lab-build lab-down lab-status lab-smoke conformance conformance-sample
 deps:
 	@bash scripts/install-deps.sh
 
@@ -143,6 +146,19 @@ lab-status:
 # real scheduler must bind them (needs `make lab`).
 lab-smoke:
 	@bash tools/lab/smoke.sh
+
+# The differential run (docs/lab.md, "The differential runner"): CONFORMANCE_SEEDS seeded random
+# cluster states, each decided by the real volcano-scheduler in the lab and by mltwin-scheduler,
+# the agreement written into docs/conformance.md. Results are kept in the lab's cache: a run
+# interrupted goes on where it stopped. About 6 s a seed (50 minutes for 500).
+CONFORMANCE_SEEDS ?= 500
+conformance: scheduler
+	@bash tools/lab/up.sh >/dev/null
+	python3 tools/lab/conformance.py --count $(CONFORMANCE_SEEDS) --doc docs/conformance.md
+
+# The CI sample: 20 seeds where the lab's binaries are cached, else skipped with the reason.
+conformance-sample: scheduler
+	@bash tools/lab/sample.sh
 
 bench: build
 	bash bench/run-kernel-bench.sh

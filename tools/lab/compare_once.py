@@ -8,8 +8,8 @@ the same cluster state. The nucleus of the differential runner; needs a running 
 1. stops the lab's scheduler and empties the cluster (pods, PodGroups, nodes, queues other than
    `default` and `root`, PriorityClasses other than the system ones);
 2. applies MANIFEST (nodes annotated kwok.x-k8s.io/node=fake; queues, PodGroups and pods, pods with
-   spec.nodeName for the running ones), writes the `status` a PodGroup or Queue of the manifest
-   carries through the status subresource, opens every queue without a state, and waits until
+   spec.nodeName for the running ones), writes the `status` a Queue of the manifest carries through
+   the status subresource (a PodGroup's is applied with it: its CRD has no status subresource), opens every queue without a state, and waits until
    KWOK has made the nodes Ready and the bound pods Running;
 3. reads the cluster back with kubectl as the snapshot (DIR/snapshot.json);
 4. runs mltwin-scheduler --once on it, again and again, each cycle's binds, evictions and
@@ -98,12 +98,13 @@ def apply(manifest):
         o, i = dec.raw_decode(text, i)
         objs += o["items"] if o.get("kind") == "List" else [o]
     kc("apply", "--server-side", "-f", manifest)
+    # Volcano v1.12.1's Queue CRD has a status subresource, so a Queue's status is written through
+    # it; its PodGroup CRD has none (config/crd/volcano/bases/scheduling.volcano.sh_podgroups.yaml),
+    # so the apply above wrote a PodGroup's status with the object.
     for o in objs:
-        kind, st = o["kind"], o.get("status")
-        if kind in ("PodGroup", "Queue") and st:
-            ns = ["-n", o["metadata"].get("namespace", "default")] if kind == "PodGroup" else []
-            kc("patch", kind.lower(), o["metadata"]["name"], *ns, "--subresource", "status", "--type", "merge",
-               "-p", json.dumps({"status": st}))
+        if o["kind"] == "Queue" and o.get("status"):
+            kc("patch", "queue", o["metadata"]["name"], "--subresource", "status", "--type", "merge",
+               "-p", json.dumps({"status": o["status"]}))
     for q in kget("queues.scheduling.volcano.sh"):
         if not q.get("status", {}).get("state"):
             kc("patch", "queue", key(q), "--subresource", "status", "--type", "merge",
@@ -130,7 +131,7 @@ def snapshot(path):
     return snap
 
 
-def mltwin_until_quiet(binary, snap, conf, outdir, max_cycles=10):
+def mltwin_until_quiet(binary, snap, conf, outdir, seed=0, max_cycles=10):
     snap = copy.deepcopy(snap)
     binds, evictions, phases = {}, set(), {}
     for pg in snap["items"]:
@@ -140,7 +141,7 @@ def mltwin_until_quiet(binary, snap, conf, outdir, max_cycles=10):
         path = os.path.join(outdir, f"mltwin-cycle-{cycle}.snapshot.json")
         with open(path, "w") as f:
             json.dump(snap, f)
-        cmd = [binary, "--once", "--snapshot", path, "--output", "json"]
+        cmd = [binary, "--once", "--snapshot", path, "--output", "json", "--tiebreak-seed", str(seed + cycle)]
         if conf:
             cmd += ["--scheduler-conf", conf]
         r = subprocess.run(cmd, capture_output=True, text=True)
@@ -176,8 +177,26 @@ def mltwin_until_quiet(binary, snap, conf, outdir, max_cycles=10):
     raise RuntimeError(f"mltwin-scheduler still deciding after {max_cycles} cycles")
 
 
-def real_until_quiet(snap, conf, settle, limit=120):
+def scheduler_log():
+    with open(os.path.join(LAB_RUN, "logdir")) as f:
+        return os.path.join(f.read().strip(), "vc-scheduler.log")
+
+
+def sessions_closed(log, offset):
+    """How many scheduling sessions the real scheduler has closed since byte `offset` of its log
+    (session.go logs "Close Session <uid>" at -v 3)."""
+    with open(log, "rb") as f:
+        f.seek(offset)
+        return f.read().count(b"] Close Session ")
+
+
+def real_until_quiet(snap, conf, settle, quiet_sessions=3, limit=120):
+    """Starts the real scheduler on the cluster and waits until it is quiet: nothing changed for
+    `settle` seconds and for `quiet_sessions` whole sessions (a slow first session after the cache
+    sync does not end the wait early). Returns its binds, evictions and PodGroup phases."""
     before = {key(p): p for p in snap["items"] if p["kind"] == "Pod"}
+    log = scheduler_log()
+    offset = os.path.getsize(log)
     scheduler("start", conf or DEFAULT_CONF)
 
     def state():
@@ -185,21 +204,62 @@ def real_until_quiet(snap, conf, settle, limit=120):
                 for p in kget("pods")}
         pgs = {key(g): g.get("status", {}).get("phase", "") for g in kget("podgroups.scheduling.volcano.sh")}
         return pods, pgs
-    last, since, start = None, time.time(), time.time()
+    last, since, start, sessions_then = None, time.time(), time.time(), 0
     while True:
-        s = state()
+        s, closed = state(), sessions_closed(log, offset)
         if s != last:
-            last, since = s, time.time()
-        elif time.time() - since >= settle:
+            last, since, sessions_then = s, time.time(), closed
+        elif time.time() - since >= settle and closed - sessions_then >= quiet_sessions:
             break
         if time.time() - start > limit:
             raise RuntimeError(f"the real scheduler still changing the cluster after {limit} s")
-        time.sleep(0.5)
+        time.sleep(0.25)
     pods, pgs = last
     binds = {k: pods[k][0] for k, p in before.items()
              if not p["spec"].get("nodeName") and k in pods and pods[k][0]}
     evictions = {k for k, p in before.items() if p["spec"].get("nodeName") and (k not in pods or pods[k][1])}
     return binds, evictions, pgs
+
+
+def differences(m, r):
+    """The differences between two outcomes (binds, evictions, phases), one line each."""
+    (m_binds, m_evict, m_phases), (r_binds, r_evict, r_phases) = m, r
+    diffs = []
+    for p in sorted(set(m_binds) | set(r_binds)):
+        if m_binds.get(p) != r_binds.get(p):
+            diffs.append(f"bind {p}: mltwin {m_binds.get(p, '(not bound)')}, volcano {r_binds.get(p, '(not bound)')}")
+    for p in sorted(set(m_evict) ^ set(r_evict)):
+        diffs.append(f"eviction {p}: {'mltwin only' if p in m_evict else 'volcano only'}")
+    for g in sorted(set(m_phases) | set(r_phases)):
+        if m_phases.get(g, "") != r_phases.get(g, ""):
+            diffs.append(f"phase {g}: mltwin {m_phases.get(g) or '(none)'}, volcano {r_phases.get(g) or '(none)'}")
+    return diffs
+
+
+def compare(manifest, conf, out, settle, binary, seed=0):
+    """One comparison of `manifest` under `conf`; raises RuntimeError (or CalledProcessError,
+    KeyError) when it cannot run. Returns the result (also written to out/result.json)."""
+    os.makedirs(out, exist_ok=True)
+    t0 = time.time()
+    reset()
+    apply(manifest)
+    snap = snapshot(os.path.join(out, "snapshot.json"))
+    t1 = time.time()
+    m_binds, m_evict, m_phases, cycles = mltwin_until_quiet(binary, snap, conf, out, seed)
+    t2 = time.time()
+    r_binds, r_evict, r_phases = real_until_quiet(snap, conf, settle)
+    t3 = time.time()
+    result = {
+        "manifest": manifest, "configuration": conf, "mltwin_cycles": cycles, "tiebreak_seed": seed,
+        "binds": {"mltwin": m_binds, "volcano": r_binds},
+        "evictions": {"mltwin": sorted(m_evict), "volcano": sorted(r_evict)},
+        "podgroup_phases": {"mltwin": m_phases, "volcano": r_phases},
+        "differences": differences((m_binds, m_evict, m_phases), (r_binds, r_evict, r_phases)),
+        "seconds": {"setup": round(t1 - t0, 2), "mltwin": round(t2 - t1, 2), "volcano": round(t3 - t2, 2)},
+    }
+    with open(os.path.join(out, "result.json"), "w") as f:
+        json.dump(result, f, indent=1, sort_keys=True)
+    return result, snap
 
 
 def main():
@@ -209,52 +269,31 @@ def main():
                     "v1.12.1's Helm chart installs, installer/helm/chart/volcano/config/volcano-scheduler.conf)")
     ap.add_argument("--mltwin-scheduler", default=os.path.join(REPO, "build/apps/mltwin-scheduler"))
     ap.add_argument("--out", default=None, help="folder for the snapshot and both results")
-    ap.add_argument("--settle", type=float, default=4.0, help="seconds without change that end the real run")
+    ap.add_argument("--settle", type=float, default=2.0,
+                    help="seconds (and at least 3 sessions) without change that end the real run")
+    ap.add_argument("--tiebreak-seed", type=int, default=0, help="mltwin-scheduler's --tiebreak-seed (first cycle)")
     a = ap.parse_args()
-    out = a.out or os.path.join(LAB_RUN, "compare")
     # Both schedulers get the same file: mltwin-scheduler's own default is Volcano's built-in one
     # (no binpack), not the Helm chart's that the lab's scheduler starts with.
-    conf = a.conf or DEFAULT_CONF
-    os.makedirs(out, exist_ok=True)
     try:
-        reset()
-        apply(a.manifest)
-        snap = snapshot(os.path.join(out, "snapshot.json"))
-        m_binds, m_evict, m_phases, cycles = mltwin_until_quiet(a.mltwin_scheduler, snap, conf, out)
-        r_binds, r_evict, r_phases = real_until_quiet(snap, conf, a.settle)
+        result, _ = compare(a.manifest, a.conf or DEFAULT_CONF, a.out or os.path.join(LAB_RUN, "compare"),
+                            a.settle, a.mltwin_scheduler, a.tiebreak_seed)
     except (RuntimeError, subprocess.CalledProcessError, KeyError) as e:
         print(f"compare: could not run: {e}", file=sys.stderr)
         return 2
-    result = {
-        "manifest": a.manifest, "configuration": conf, "mltwin_cycles": cycles,
-        "binds": {"mltwin": m_binds, "volcano": r_binds},
-        "evictions": {"mltwin": sorted(m_evict), "volcano": sorted(r_evict)},
-        "podgroup_phases": {"mltwin": m_phases, "volcano": r_phases},
-    }
-    diffs = []
-    for p in sorted(set(m_binds) | set(r_binds)):
-        if m_binds.get(p) != r_binds.get(p):
-            diffs.append(f"bind {p}: mltwin {m_binds.get(p, '(not bound)')}, volcano {r_binds.get(p, '(not bound)')}")
-    for p in sorted(m_evict ^ r_evict):
-        diffs.append(f"eviction {p}: {'mltwin only' if p in m_evict else 'volcano only'}")
-    for g in sorted(set(m_phases) | set(r_phases)):
-        if m_phases.get(g, "") != r_phases.get(g, ""):
-            diffs.append(f"phase {g}: mltwin {m_phases.get(g) or '(none)'}, volcano {r_phases.get(g) or '(none)'}")
-    result["differences"] = diffs
-    with open(os.path.join(out, "result.json"), "w") as f:
-        json.dump(result, f, indent=1, sort_keys=True)
-    print(f"binds: mltwin {len(m_binds)} ({cycles} cycles), volcano {len(r_binds)}; evictions: mltwin "
-          f"{len(m_evict)}, volcano {len(r_evict)}")
+    m_binds, r_binds = result["binds"]["mltwin"], result["binds"]["volcano"]
+    print(f"binds: mltwin {len(m_binds)} ({result['mltwin_cycles']} cycles), volcano {len(r_binds)}; evictions: "
+          f"mltwin {len(result['evictions']['mltwin'])}, volcano {len(result['evictions']['volcano'])}")
     for p in sorted(r_binds):
         print(f"  {p} -> {r_binds[p]}")
-    for g in sorted(r_phases):
-        print(f"  PodGroup {g}: {r_phases[g]}")
-    if diffs:
+    for g, ph in sorted(result["podgroup_phases"]["volcano"].items()):
+        print(f"  PodGroup {g}: {ph}")
+    if result["differences"]:
         print("DIFFERENT:")
-        for d in diffs:
+        for d in result["differences"]:
             print("  " + d)
         return 1
-    print(f"identical (details: {out}/result.json)")
+    print(f"identical (details: {a.out or os.path.join(LAB_RUN, 'compare')}/result.json)")
     return 0
 
 
