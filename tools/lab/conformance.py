@@ -95,6 +95,8 @@ def classify(rec, snap, m, v, config, a, outdir):
     evictions, phases) on snapshot snap."""
     rec["differences"] = lab.differences(m, v)
     rec["binds"], rec["evictions"] = len(v[0]), len(v[1])
+    before = {lab.key(g): g.get("status", {}).get("phase", "") for g in snap["items"] if g["kind"] == "PodGroup"}
+    rec["phase_changes"] = sum(1 for g, ph in v[2].items() if before.get(g, "") != ph)
     rec.pop("tiebreak_seed", None)
     if not rec["differences"]:
         rec["class"] = "identical"
@@ -190,7 +192,10 @@ def write_doc(doc, recs, header):
         body.append(f"One comparison took {seconds[len(seconds) // 2]:.1f} s (median; {seconds[0]:.1f} to "
                     f"{seconds[-1]:.1f} s). The snapshots held {sum(r['size']['pods'] for r in recs if 'size' in r)} pods "
                     f"on {sum(r['size']['nodes'] for r in recs if 'size' in r)} nodes; Volcano bound "
-                    f"{sum(r.get('binds', 0) for r in recs)} pods and evicted {sum(r.get('evictions', 0) for r in recs)}.")
+                    f"{sum(r.get('binds', 0) for r in recs)} pods, evicted {sum(r.get('evictions', 0) for r in recs)} and changed "
+                    f"{sum(r.get('phase_changes', 0) for r in recs)} PodGroup phases; "
+                    f"{sum(1 for r in recs if r.get('binds') or r.get('evictions'))} of the {len(recs)} snapshots saw a "
+                    f"bind or an eviction, {sum(1 for r in recs if r.get('evictions'))} an eviction.")
         body.append("")
     rest = [r for r in recs if r["class"] not in ("identical", "equivalent")]
     if rest:
