@@ -400,6 +400,8 @@ void read_pod(const Reader& r, const json& obj, const std::string& path, const R
   if (const json* st = Reader::get(obj, "status")) {
     r.object(*st, path + "/status");
     const std::string ph = r.opt_str(*st, "phase", path + "/status");
+    // status.nominatedNodeName: preempt's choice of node for a pending pod (TaskInfo::nominated_node).
+    p.spec.nominated_node = r.opt_str(*st, "nominatedNodeName", path + "/status");
     if (ph == "Running") phase = policy::PodPhase::Running;
     else if (ph == "Succeeded") phase = policy::PodPhase::Succeeded;
     else if (ph == "Failed") phase = policy::PodPhase::Failed;
@@ -1047,7 +1049,9 @@ json write_list(const policy::ClusterState& state, const WriteOptions& opts) {
                                       ", a status that exists only inside a session");
       }
       if (t.node != policy::kNone && policy::on_node_status(t.status)) pspec["nodeName"] = state.node(t.node).name;
-      items.push_back({{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", pmd}, {"spec", pspec}, {"status", {{"phase", phase}}}});
+      json pstatus = {{"phase", phase}};
+      if (!t.nominated_node.empty()) pstatus["nominatedNodeName"] = t.nominated_node;
+      items.push_back({{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", pmd}, {"spec", pspec}, {"status", pstatus}});
     }
   }
   json data = {{"now", stamp(opts.now.value_or(state.now()))}};

@@ -615,6 +615,7 @@ void ClusterState::update_task(TaskId tid, const TaskInfo& spec) {
     }
   }
   t.name = spec.name;
+  t.nominated_node = spec.nominated_node;
   t.index = spec.index;
   t.resreq = spec.resreq;
   t.priority = spec.priority;

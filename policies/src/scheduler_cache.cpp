@@ -58,7 +58,8 @@ bool same_spec(const TaskInfo& a, const TaskInfo& b) {
   return a.name == b.name && a.index == b.index && a.resreq == b.resreq && a.priority == b.priority &&
          a.creation == b.creation && a.uid == b.uid && a.node_selector == b.node_selector &&
          a.node_affinity == b.node_affinity && a.tolerations == b.tolerations && a.system_critical == b.system_critical &&
-         a.preemptable == b.preemptable && a.preempt_never == b.preempt_never && a.role == b.role;
+         a.preemptable == b.preemptable && a.preempt_never == b.preempt_never && a.role == b.role &&
+         a.nominated_node == b.nominated_node;
 }
 
 bool same_spec(const JobInfo& a, const JobInfo& b) {

@@ -45,7 +45,36 @@ void Session::run_actions() {
   for (Action* a : actions_) a->execute(*this);
 }
 
+void Session::nominate_at_close() {
+  // cache.go:1483-1532 RecordJobStatusEvent (v1.12.1), for every job at close: each Allocated,
+  // Pending or Pipelined task's TaskSchedulingReason (api/job_info.go:750-785) reads its
+  // LastTransaction, else its current context; Pipelined with EvictionOccurred gives the
+  // nominated node, which taskUnschedulable writes when it differs (cache.go:986-1000).
+  if (last_tx_nominates_.empty() && pipelined_evicting_.empty()) return;
+  std::vector<TaskId> cands;
+  for (const auto& [t, n] : last_tx_nominates_) cands.push_back(t);
+  for (const auto& [t, n] : pipelined_evicting_)
+    if (!last_tx_nominates_.count(t)) cands.push_back(t);
+  std::sort(cands.begin(), cands.end());  // the backend hears them in task order
+  for (TaskId t : cands) {
+    TaskInfo& task = state_.task(t);
+    if (task.status != TaskStatus::Allocated && task.status != TaskStatus::Pending && task.status != TaskStatus::Pipelined)
+      continue;
+    NodeId node = kNone;
+    if (const auto it = last_tx_nominates_.find(t); it != last_tx_nominates_.end()) node = it->second;
+    else if (task.status == TaskStatus::Pipelined) node = pipelined_evicting_[t];
+    if (node == kNone || state_.node(node).name.empty() || task.nominated_node == state_.node(node).name) continue;
+    task.nominated_node = state_.node(node).name;
+    backend_.task_nominated(task, state_.node(node));
+  }
+  last_tx_nominates_.clear();
+  pipelined_evicting_.clear();
+}
+
 void Session::close() {
+  // Pods nominated to a node by this session's preempt, read before the kept statements are
+  // undone (Volcano reads the session's tasks as they are at close).
+  nominate_at_close();
   // Uncommitted work is thrown away with the session copy in Volcano; here it is undone. A task
   // a kept statement allocated is still Allocated when Volcano's plugins close: noted as such.
   for (const auto& kept : kept_)
@@ -620,11 +649,13 @@ void Statement::allocate(TaskId t, NodeId node) {
   ssn_->fire_allocate(st.task(t));
 }
 
-void Statement::pipeline(TaskId t, NodeId node) {
+void Statement::pipeline(TaskId t, NodeId node, bool eviction_occurred) {
   ClusterState& st = ssn_->state_;
   const TaskStatus prev = st.task(t).status;
   st.apply_task_status_quiet(t, TaskStatus::Pipelined, node);
-  ops_.push_back({OpKind::Pipeline, t, node, prev, {}});
+  ops_.push_back({OpKind::Pipeline, t, node, prev, {}, kNone, {}, eviction_occurred});
+  // The task's transaction context (TaskInfo.NodeName, EvictionOccurred) as Pipeline sets it.
+  ssn_->pipelined_evicting_[t] = eviction_occurred ? node : kNone;
   ++ssn_->stats_.pipelined;
   ssn_->fire_allocate(st.task(t));
 }
@@ -670,6 +701,9 @@ void Statement::discard() {
       ssn_->last_tx_allocated_.insert(it->task);
     else
       ssn_->last_tx_allocated_.erase(it->task);
+    // The same LastTransaction: Pipelined with EvictionOccurred nominates its node even though
+    // the evictions are undone with it (a gang preempt found short of minAvailable).
+    ssn_->last_tx_nominates_[it->task] = it->kind == OpKind::Pipeline && it->eviction_occurred ? it->node : kNone;
   }
   undo();
 }
@@ -681,6 +715,7 @@ void Statement::commit() {
   Statement pipelined(*ssn_);
   for (const auto& op : ops_) {
     ssn_->last_tx_allocated_.erase(op.task);  // statement.go:413-415 ClearLastTxContext
+    ssn_->last_tx_nominates_.erase(op.task);
     switch (op.kind) {
       case OpKind::Allocate: {
         // statement.allocate -> cache.AddBindTask: the task is Binding from now on.

@@ -250,6 +250,11 @@ TEST_CASE("write_list: a state read back is the same state") {
                                     .pod(Pod().cpu(2).memory_gib(4).neuron_cores(16)));
   const auto& job = w.state.job(j);
   w.state.set_task_status(job.tasks[0], policy::TaskStatus::Running, n0);
+  {  // the pending pod nominated to n1 by an earlier preempt (status.nominatedNodeName)
+    policy::TaskInfo spec = w.state.task(job.tasks[1]);
+    spec.nominated_node = "n1";
+    w.state.update_task(job.tasks[1], spec);
+  }
   w.state.set_now(10'000'000'000);
   policy::Scheduler sched(policy::volcano_default_config(), 42);
   k8s::WriteOptions wo;
@@ -257,6 +262,14 @@ TEST_CASE("write_list: a state read back is the same state") {
   wo.tiebreak_state = sched.tiebreak_state();
   const json list = k8s::write_list(w.state, wo);
   CHECK(list["kind"] == "List");
+  int nominated = 0;
+  for (const auto& item : list["items"])
+    if (item["kind"] == "Pod" && item["status"].contains("nominatedNodeName")) {
+      ++nominated;
+      CHECK(item["metadata"]["name"] == w.state.task(job.tasks[1]).name);
+      CHECK(item["status"]["nominatedNodeName"] == "n1");
+    }
+  CHECK(nominated == 1);
 
   k8s::Snapshot s;
   k8s::read_json(list.dump(), "twin.json", s);
@@ -287,6 +300,7 @@ TEST_CASE("write_list: a state read back is the same state") {
     CHECK(t.uid == a.uid);
     CHECK(t.priority == a.priority);
     CHECK(t.creation == wo.epoch + a.creation);
+    CHECK(t.nominated_node == (i == 1 ? "n1" : ""));
   }
   const policy::NodeInfo& rn0 = r.node(cache.find_node_by_name("n0"));
   CHECK(rn0.allocatable == w.state.node(n0).allocatable);

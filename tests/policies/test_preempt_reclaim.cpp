@@ -500,3 +500,109 @@ TEST_CASE("state versions: running_version and bound_or_running_version move exa
   CHECK(st.running_version() == kept);  // unchanged state, same version
   CHECK(StateVersion() != st.running_version());
 }
+
+namespace {
+/// n0 and n1 are trn1.32xlarge; "sys" (priority 1000) runs an 8-cpu pod on n0; "lo" (priority 1)
+/// runs a full pod on each node; "hi" (priority 100) has one full pod Inqueue.
+struct Nominated {
+  World w;
+  JobId lo, hi;
+  Nominated() {
+    w.queue(QueueBuilder("default"));
+    w.node(NodeBuilder("n0").trn1_32xlarge());
+    w.node(NodeBuilder("n1").trn1_32xlarge());
+    w.job(JobBuilder("sys", "default").pods(1, Pod().cpu(8).memory_gib(32).priority(1000)).priority(1000).created(0).running_on({"n0"}));
+    lo = w.job(JobBuilder("lo", "default").pods(2, full_node(1)).priority(1).created(1).running_on({"n0", "n1"}));
+    hi = w.job(JobBuilder("hi", "default").pods(1, full_node(100)).priority(100).created(5).inqueue());
+  }
+  TaskId hi0() { return w["hi"].tasks.at(0); }
+};
+}  // namespace
+
+TEST_CASE("preempt nominates the preemptor's pod to the victim's node; allocate places it there before a better-scored node") {
+  // Volcano v1.12.1: preempt.go:308-319 pipelines the preemptor with evictionOccurred after
+  // evicting for it; at session close TaskSchedulingReason (api/job_info.go:750-785) gives that
+  // node as the nominated node and taskUnschedulable writes it to status.nominatedNodeName
+  // (cache.go:986-1000); allocate.go:391-397 tries it first in later sessions.
+  //
+  // Cycle 1. allocate: hi-0 is not Allocatable (the queue holds its whole deserved share).
+  // preempt: for a full pod both nodes score alike (requested exceeds capacity on both, so
+  // leastrequested gives 0 and balancedresource 100 on each), n0 first; victims on n0 = {lo-0}
+  // (sys has priority 1000): evicted, hi-0 pipelined on n0 with an eviction: nominated to n0.
+  Nominated g;
+  RecordingBackend be;
+  Scheduler s(priority_decides(), 1);
+  cycle(g.w, be, s);
+  REQUIRE(evicted(g.w, be) == std::vector<std::string>{"lo-0 preempt"});
+  REQUIRE(be.nominations.size() == 1);
+  CHECK(be.nominations[0].first == g.hi0());
+  CHECK(g.w.state.node(be.nominations[0].second).name == "n0");
+  CHECK(g.w.state.task(g.hi0()).nominated_node == "n0");
+  CHECK(g.w.state.task(g.hi0()).status == TaskStatus::Pending);
+  // lo-0's grace period ends, and lo-1 ends too: n0 keeps sys's 8 cpu / 32 GiB, n1 is empty.
+  // For hi-0 (100 cpu, 400 GiB) leastrequested gives n0 (128-108)*100/128 = 15 (cpu) and
+  // (512-432)*100/512 = 15 (memory), n1 21 and 21; balancedresource 100 on both: n1 is the
+  // better node. The nominated node fits hi-0's idle resources, so allocate takes n0.
+  evicted_pods_gone(g.w);
+  g.w.state.remove_task(g.w["lo"].tasks.at(0));
+  settle(g.w, be, s);
+  REQUIRE(be.binds_of(g.hi) == 1);
+  CHECK(g.w.state.node(be.binds.back().node).name == "n0");
+  // The control: the same state without the nomination gets the better-scored node, n1.
+  Nominated c;
+  RecordingBackend be2;
+  Scheduler s2(priority_decides(), 1);
+  const std::vector<TaskId> lo = c.w["lo"].tasks;
+  for (TaskId t : lo) c.w.state.remove_task(t);
+  settle(c.w, be2, s2);
+  REQUIRE(be2.binds_of(c.hi) == 1);
+  CHECK(c.w.state.node(be2.binds.back().node).name == "n1");
+  CHECK(be2.nominations.empty());
+}
+
+TEST_CASE("a nominated node that fits only once resources are released is passed over for an idle one (allocate.go:393-394)") {
+  // hi-0 is nominated to n0, where sys's pod (40 cpu) is terminating: n0's idle 88 cpu does not
+  // fit a full pod (100), its future idle (128) does. The nominated node is tried only when the
+  // idle resources fit, so allocate predicates every node: n0 fits future idle (second
+  // gradient), n1 idle (first gradient): hi-0 binds on n1. Trying n0 alone would have pipelined
+  // it there.
+  Nominated g;
+  RecordingBackend be;
+  Scheduler s(priority_decides(), 1);
+  const std::vector<TaskId> lo = g.w["lo"].tasks;
+  for (TaskId t : lo) g.w.state.remove_task(t);
+  TaskInfo spec = g.w.state.task(g.hi0());
+  spec.nominated_node = "n0";
+  g.w.state.update_task(g.hi0(), spec);
+  const TaskId sys = g.w["sys"].tasks.at(0);
+  TaskInfo grown = g.w.state.task(sys);
+  grown.resreq.milli_cpu = 40'000;
+  g.w.state.update_task(sys, grown);
+  g.w.state.set_task_status(sys, TaskStatus::Releasing, g.w.state.find_node("n0"));
+  cycle(g.w, be, s);
+  REQUIRE(be.binds_of(g.hi) == 1);
+  CHECK(g.w.state.node(be.binds.back().node).name == "n1");
+}
+
+TEST_CASE("a gang whose preempt is discarded is still nominated (its LastTransaction, statement.go Discard)") {
+  // Volcano v1.12.1 statement.go Discard calls GenerateLastTxContext before undoing each
+  // operation, so a preemptor whose gang fell short (preempt.go: JobPipelined false -> Discard)
+  // keeps a LastTransaction of Pipelined with EvictionOccurred, and TaskSchedulingReason reads it
+  // at close: the pod is nominated although its victims were not evicted.
+  // One node, n0, with lo's full pod (priority 1); hi (priority 100) is a gang of 2 full pods:
+  // preempt evicts lo-0 for hi-0 and pipelines it on n0, hi-1 finds no node, the gang is not
+  // pipelined (1 < 2): the statement is discarded, lo-0 runs on.
+  World w;
+  w.queue(QueueBuilder("default"));
+  w.node(NodeBuilder("n0").trn1_32xlarge());
+  w.job(JobBuilder("lo", "default").pods(1, full_node(1)).priority(1).created(1).running_on({"n0"}));
+  const JobId hi = w.job(JobBuilder("hi", "default").pods(2, full_node(100)).priority(100).created(5).inqueue());
+  RecordingBackend be;
+  Scheduler s(priority_decides(), 1);
+  cycle(w, be, s);
+  CHECK(be.evictions.empty());
+  REQUIRE(be.nominations.size() == 1);
+  CHECK(w.state.task(be.nominations[0].first).name == "hi-0");
+  CHECK(w.state.task(w.state.job(hi).tasks.at(0)).nominated_node == "n0");
+  CHECK(w.state.task(w.state.job(hi).tasks.at(1)).nominated_node.empty());
+}

@@ -12,8 +12,9 @@ the same cluster state. The nucleus of the differential runner; needs a running 
    the status subresource (a PodGroup's is applied with it: its CRD has no status subresource), opens every queue without a state, and waits until
    KWOK has made the nodes Ready and the bound pods Running;
 3. reads the cluster back with kubectl as the snapshot (DIR/snapshot.json);
-4. runs mltwin-scheduler --once on it, again and again, each cycle's binds, evictions and
-   PodGroup phases applied to the snapshot, until a cycle decides nothing (at most 10);
+4. runs mltwin-scheduler --once on it, again and again, each cycle's binds, evictions, PodGroup
+   phases and nominations (status.nominatedNodeName) applied to the snapshot, until a cycle
+   decides nothing (at most 10);
 5. starts the real scheduler with the same configuration and waits until nothing changes for
    --settle seconds; reads its binds (pods that got a node), evictions (pods deleted or being
    deleted) and the PodGroups' phases;
@@ -152,6 +153,11 @@ def mltwin_until_quiet(binary, snap, conf, outdir, seed=0, max_cycles=10):
             f.write(r.stdout)
         for c in out["podgroup_phases"]:
             phases[c["podgroup"]] = c["to"]
+        # The pods nominated to a node (what volcano-scheduler writes as status.nominatedNodeName).
+        nominated = {n["pod"]: n["node"] for n in out.get("nominations", [])}
+        for o in snap["items"]:
+            if o["kind"] == "Pod" and key(o) in nominated:
+                o.setdefault("status", {})["nominatedNodeName"] = nominated[key(o)]
         if not out["binds"] and not out["evictions"]:
             # A cycle that only changes phases: apply them once more and stop when nothing changes.
             changed = False
@@ -215,10 +221,49 @@ def real_until_quiet(snap, conf, settle, quiet_sessions=3, limit=120):
             raise RuntimeError(f"the real scheduler still changing the cluster after {limit} s")
         time.sleep(0.25)
     pods, pgs = last
-    binds = {k: pods[k][0] for k, p in before.items()
-             if not p["spec"].get("nodeName") and k in pods and pods[k][0]}
-    evictions = {k for k, p in before.items() if p["spec"].get("nodeName") and (k not in pods or pods[k][1])}
+    # Evictions: every pod of the snapshot that is gone or being deleted at the end, including one
+    # the scheduler bound during the run and then evicted (KWOK deletes an evicted pod at once);
+    # binds: the snapshot's pending pods that end on a node.
+    evictions = {k for k in before if k not in pods or pods[k][1]}
+    binds = {k: pods[k][0] for k, p in before.items() if not p["spec"].get("nodeName") and k not in evictions and pods[k][0]}
+    real_until_quiet.log_segment = (log, offset, os.path.getsize(log))
     return binds, evictions, pgs
+
+
+def first_session_nodes(log_segment):
+    """How many nodes the real scheduler's first session saw ("SnapShot for scheduling" ...
+    NodeNum=N, cache.go:1427), or None. Volcano v1.12.1 adds a Node to its cache from a work queue
+    (cache/event_handlers.go:548-555 AddNode queues the name; processSyncNode adds it), which
+    WaitForCacheSync (cache.go:789-792) does not wait for: the first session after a start can
+    see fewer nodes than the cluster has."""
+    log, start, end = log_segment
+    with open(log, "rb") as f:
+        f.seek(start)
+        text = f.read(end - start).decode("utf-8", "replace")
+    i = text.find('"SnapShot for scheduling"')
+    if i < 0:
+        return None
+    j = text.find("NodeNum=", i)
+    return int(text[j + len("NodeNum="):].split()[0]) if j >= 0 else None
+
+
+def node_scores(log_segment):
+    """The real scheduler's node scores for each pod, from its log (-v 5: util.PrioritizeNodes logs
+    "Prioritize nodeScoreMap for task<ns/name> is: map[node:score ...]", scheduler_helper.go:130):
+    pod -> the last such map logged in this run, {node: score}."""
+    log, start, end = log_segment
+    with open(log, "rb") as f:
+        f.seek(start)
+        text = f.read(end - start).decode("utf-8", "replace")
+    scores = {}
+    for line in text.splitlines():
+        i = line.find("Prioritize nodeScoreMap for task<")
+        if i < 0:
+            continue
+        rest = line[i + len("Prioritize nodeScoreMap for task<"):]
+        pod, _, m = rest.partition("> is: map[")
+        scores[pod] = {n: float(v) for n, _, v in (e.rpartition(":") for e in m.rstrip("]").split()) if n}
+    return scores
 
 
 def differences(m, r):
@@ -246,6 +291,8 @@ def compare(manifest, conf, out, settle, binary, seed=0):
     snap = snapshot(os.path.join(out, "snapshot.json"))
     t1 = time.time()
     m_binds, m_evict, m_phases, cycles = mltwin_until_quiet(binary, snap, conf, out, seed)
+    # As for the real scheduler: a pod bound in one cycle and evicted in a later one is an eviction.
+    m_binds = {p: n for p, n in m_binds.items() if p not in m_evict}
     t2 = time.time()
     r_binds, r_evict, r_phases = real_until_quiet(snap, conf, settle)
     t3 = time.time()
@@ -256,6 +303,9 @@ def compare(manifest, conf, out, settle, binary, seed=0):
         "podgroup_phases": {"mltwin": m_phases, "volcano": r_phases},
         "differences": differences((m_binds, m_evict, m_phases), (r_binds, r_evict, r_phases)),
         "seconds": {"setup": round(t1 - t0, 2), "mltwin": round(t2 - t1, 2), "volcano": round(t3 - t2, 2)},
+        "scheduler_log": list(real_until_quiet.log_segment),
+        "nodes": sum(1 for o in snap["items"] if o["kind"] == "Node"),
+        "first_session_nodes": first_session_nodes(real_until_quiet.log_segment),
     }
     with open(os.path.join(out, "result.json"), "w") as f:
         json.dump(result, f, indent=1, sort_keys=True)

@@ -109,6 +109,7 @@ def classify(rec, snap, m, v, config, a, outdir):
             tdir = os.path.join(outdir, f"tiebreak-{s}")
             os.makedirs(tdir, exist_ok=True)
             b, e, ph, _ = lab.mltwin_until_quiet(a.mltwin_scheduler, snap, CONFIGS[config], tdir, seed=1000 * s)
+            b = {p: n for p, n in b.items() if p not in e}
             if outcome(snap, b, e, ph) == target:
                 rec["class"], rec["tiebreak_seed"] = "tie", 1000 * s
                 break
@@ -120,9 +121,19 @@ def run_seed(seed, config, a, outdir):
     manifest = os.path.join(outdir, "manifest.json")
     size = write_manifest(seed, manifest)
     t0 = time.time()
-    result, snap = lab.compare(manifest, CONFIGS[config], outdir, a.settle, a.mltwin_scheduler)
+    races = []
+    for attempt in range(3):
+        result, snap = lab.compare(manifest, CONFIGS[config], outdir, a.settle, a.mltwin_scheduler)
+        seen = result.get("first_session_nodes")
+        if seen is None or seen >= result["nodes"]:
+            break
+        # Volcano's start-up race (compare_once.first_session_nodes): its first session saw only
+        # some of the nodes. Not what a running scheduler does: the comparison is made again.
+        races.append(f"{seen} of {result['nodes']} nodes")
     rec = {"seed": seed, "config": config, "size": size, "mltwin_cycles": result["mltwin_cycles"],
            "seconds": result["seconds"]}
+    if races:
+        rec["startup_races"] = races
     m = (result["binds"]["mltwin"], set(result["evictions"]["mltwin"]), result["podgroup_phases"]["mltwin"])
     v = (result["binds"]["volcano"], set(result["evictions"]["volcano"]), result["podgroup_phases"]["volcano"])
     classify(rec, snap, m, v, config, a, outdir)
@@ -139,8 +150,41 @@ def recheck(rec, a, outdir):
         result = json.load(f)
     v = (result["binds"]["volcano"], set(result["evictions"]["volcano"]), result["podgroup_phases"]["volcano"])
     b, e, ph, cycles = lab.mltwin_until_quiet(a.mltwin_scheduler, snap, CONFIGS[rec["config"]], outdir)
+    b = {p: n for p, n in b.items() if p not in e}
     rec["mltwin_cycles"] = cycles
     return classify(rec, snap, (b, e, ph), v, rec["config"], a, outdir)
+
+
+def evidence(rec, a, outdir):
+    """Runs the comparison of rec's seed again with the real scheduler logging its node scores
+    (-v 5) and records, for each pod the two bind to different nodes, the scores Volcano gave both
+    nodes: equal top scores are Volcano's own coin flip (util.SelectBestNodeAndScore). A cluster
+    made again has new UIDs and creation times, so the rerun is classed again too."""
+    os.makedirs(outdir, exist_ok=True)
+    manifest = os.path.join(outdir, "manifest.json")
+    write_manifest(rec["seed"], manifest)
+    env = os.environ.get("MLTWIN_LAB_SCHEDULER_V")
+    os.environ["MLTWIN_LAB_SCHEDULER_V"] = "5"
+    try:
+        result, snap = lab.compare(manifest, CONFIGS[rec["config"]], outdir, a.settle, a.mltwin_scheduler)
+    finally:
+        if env is None:
+            os.environ.pop("MLTWIN_LAB_SCHEDULER_V")
+        else:
+            os.environ["MLTWIN_LAB_SCHEDULER_V"] = env
+    m = (result["binds"]["mltwin"], set(result["evictions"]["mltwin"]), result["podgroup_phases"]["mltwin"])
+    v = (result["binds"]["volcano"], set(result["evictions"]["volcano"]), result["podgroup_phases"]["volcano"])
+    again = classify({}, snap, m, v, rec["config"], a, outdir)
+    scores = lab.node_scores(result["scheduler_log"])
+    lines = []
+    for pod in sorted(set(m[0]) | set(v[0])):
+        mn, vn = m[0].get(pod), v[0].get(pod)
+        if mn != vn and mn and vn:
+            sc = scores.get(pod, {})
+            top = max(sc.values()) if sc else None
+            lines.append(f"{pod}: Volcano scored {vn} {sc.get(vn, '?')}, {mn} {sc.get(mn, '?')} (top {top})")
+    rec["evidence"] = {"rerun_class": again["class"], "rerun_differences": again["differences"], "scores": lines}
+    return rec
 
 
 def load(path):
@@ -196,13 +240,24 @@ def write_doc(doc, recs, header):
                     f"{sum(r.get('phase_changes', 0) for r in recs)} PodGroup phases; "
                     f"{sum(1 for r in recs if r.get('binds') or r.get('evictions'))} of the {len(recs)} snapshots saw a "
                     f"bind or an eviction, {sum(1 for r in recs if r.get('evictions'))} an eviction.")
+        raced = [r for r in recs if r.get("startup_races")]
+        if raced:
+            body.append(f"{len(raced)} comparisons were made again because Volcano's first session after its start saw "
+                        f"only some of the nodes (its start-up race: seeds "
+                        f"{', '.join(str(r['seed']) + ' (' + '; '.join(r['startup_races']) + ')' for r in raced)}).")
         body.append("")
     rest = [r for r in recs if r["class"] not in ("identical", "equivalent")]
     if rest:
-        body += ["| seed | configuration | class | differences |", "|---:|---|---|---|"]
+        body += ["| seed | configuration | class | differences | evidence (a second run, the real scheduler at -v 5) |",
+                 "|---:|---|---|---|---|"]
         for r in rest:
             d = "; ".join(r.get("differences", [])) or r.get("error", "")
-            body.append(f"| {r['seed']} | {r['config']} | {r['class']} | {d.replace('|', '/')} |")
+            ev = r.get("evidence", {})
+            e = (f"second run: {ev['rerun_class']}" + ("; " + "; ".join(ev["scores"]) if ev.get("scores") else "")
+                 if "rerun_class" in ev else ev.get("error", ""))
+            if r["class"] == "tie":
+                d += f" (mltwin with --tiebreak-seed {r.get('tiebreak_seed')}: Volcano's outcome)"
+            body.append(f"| {r['seed']} | {r['config']} | {r['class']} | {d.replace('|', '/')} | {e.replace('|', '/')} |")
     b, e = text.index(RESULTS_BEGIN) + len(RESULTS_BEGIN), text.index(RESULTS_END)
     new = text[:b] + "\n" + "\n".join(body) + "\n" + text[e:]
     tmp = doc + ".tmp"
@@ -228,6 +283,9 @@ def main():
     ap.add_argument("--recheck", action="store_true",
                     help="no lab, no new seeds: run mltwin-scheduler again on the stored snapshots of --results and "
                     "classify against Volcano's stored decisions (a run does this for its earlier seeds anyway)")
+    ap.add_argument("--evidence", action="store_true",
+                    help="run the seeds of --results classed tie or different again with the real scheduler "
+                    "logging its node scores (-v 5) and record the scores of the nodes the two chose")
     ap.add_argument("--fail-on-different", action="store_true", help="exit 1 when a comparison is classed different")
     a = ap.parse_args()
     configs = a.configs.split(",")
@@ -262,6 +320,14 @@ def main():
                 print(f"[{i + 1}/{len(seeds)}] seed {seed} {config}: {rec['class']}"
                       + (f" ({len(rec.get('differences', []))} differences)" if rec["class"] == "different" else "")
                       + f"  | {dict(counts)} | {time.time() - start:.0f} s", flush=True)
+    if a.evidence:
+        for seed in sorted(done):
+            if seed in seeds and done[seed]["class"] in ("tie", "different"):
+                try:
+                    evidence(done[seed], a, os.path.join(a.out, f"seed-{seed}", "evidence"))
+                except (RuntimeError, subprocess.CalledProcessError, KeyError) as e:
+                    done[seed]["evidence"] = {"error": str(e)[:300]}
+                print(f"evidence seed {seed}: {done[seed]['evidence']}", flush=True)
     # The comparisons of earlier runs (all of them with --recheck): mltwin-scheduler as built now
     # against Volcano's stored decisions, so the page always speaks of the current mltwin.
     if earlier:

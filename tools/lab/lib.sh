@@ -50,10 +50,10 @@ lab_log() { printf '[lab %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 lab_die() { lab_log "error: $*"; exit 1; }
 
 # lab_stop NAME PID BINARY: SIGTERM, then SIGKILL after 15 s; only while PID is still BINARY (a
-# pid may be reused).
+# pid may be reused). The binary is compared by its real path: a cache whose bin/ is a link works.
 lab_stop() {
   local name=$1 pid=$2 bin=$3 i
-  [[ -e /proc/$pid && $(readlink "/proc/$pid/exe" 2>/dev/null) == "$bin" ]] || return 0
+  [[ -e /proc/$pid && $(readlink "/proc/$pid/exe" 2>/dev/null) == "$(readlink -f "$bin")" ]] || return 0
   kill -TERM "$pid" 2>/dev/null
   for ((i = 0; i < 60; i++)); do [[ -e /proc/$pid ]] || break; sleep 0.25; done
   if [[ -e /proc/$pid ]]; then

@@ -6,7 +6,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 [[ -f $LAB_RUN/pids ]] || { echo "the lab is not running (make lab starts it)"; exit 1; }
 ok=1
 while read -r name pid bin; do
-  if [[ -e /proc/$pid && $(readlink "/proc/$pid/exe" 2>/dev/null) == "$bin" ]]; then
+  if [[ -e /proc/$pid && $(readlink "/proc/$pid/exe" 2>/dev/null) == "$(readlink -f "$bin")" ]]; then
     echo "  $name: running (pid $pid)"
   else
     echo "  $name: NOT running (pid $pid)"; ok=0

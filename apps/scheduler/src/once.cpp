@@ -38,6 +38,9 @@ class DryRun : public policy::Backend {
   void podgroup_phase_changed(const policy::JobInfo& j, policy::PodGroupPhase from, policy::PodGroupPhase to) override {
     out_.phases.push_back({group(j), policy::to_string(from), policy::to_string(to)});
   }
+  void task_nominated(const policy::TaskInfo& t, const policy::NodeInfo& n) override {
+    out_.nominations.push_back({pod(t), n.name});
+  }
   void job_condition(const policy::JobInfo& j, const policy::Status& s) override {
     conditions_[group(j)] = s;  // the last word of the session on each job
   }
@@ -141,7 +144,9 @@ Decisions run_once(const k8s::Snapshot& snap, const OnceOptions& opts) {
 }
 
 json to_json(const Decisions& d) {
-  json binds = json::array(), evictions = json::array(), phases = json::array(), waiting = json::array();
+  json binds = json::array(), evictions = json::array(), phases = json::array(), waiting = json::array(),
+       nominations = json::array();
+  for (const auto& n : d.nominations) nominations.push_back({{"pod", n.pod}, {"node", n.node}});
   for (const auto& b : d.binds) binds.push_back({{"pod", b.pod}, {"node", b.node}});
   for (const auto& e : d.evictions)
     evictions.push_back({{"pod", e.pod}, {"reason", e.reason}, {"preemptor", e.preemptor}, {"tier", e.tier}, {"plugins", e.plugins}});
@@ -160,6 +165,7 @@ json to_json(const Decisions& d) {
           {"binds", binds},
           {"evictions", evictions},
           {"podgroup_phases", phases},
+          {"nominations", nominations},
           {"waiting", waiting},
           {"notes", d.notes}};
 }
@@ -182,6 +188,10 @@ std::string to_text(const Decisions& d) {
   }
   out << "PodGroup phases (" << d.phases.size() << "):\n";
   for (const auto& p : d.phases) out << "  " << p.podgroup << ": " << p.from << " -> " << p.to << "\n";
+  if (!d.nominations.empty()) {
+    out << "nominated (" << d.nominations.size() << "; status.nominatedNodeName):\n";
+    for (const auto& n : d.nominations) out << "  " << n.pod << " -> " << n.node << "\n";
+  }
   out << "waiting (" << d.waiting.size() << "):\n";
   for (const auto& w : d.waiting) out << "  " << w.podgroup << ": " << w.code << " (" << w.plugin << "): " << w.reason << "\n";
   return out.str();

@@ -12,6 +12,8 @@
 //    whose idle resources fit, then nodes that fit only once releasing resources are freed; in
 //    the first non-empty gradient the best-scored node wins, ties broken uniformly at random
 //    (Volcano util.SelectBestNodeAndScore uses rand.Intn). Allocate on idle, else pipeline.
+//    A pod nominated to a node by an earlier preempt (TaskInfo::nominated_node) is allocated
+//    there first when it fits the node's idle resources and passes its predicates.
 //    Stop early once the job is ready if tasks remain (elastic jobs).
 // 4. A ready job's statement commits (binds); a not-ready job's statement is discarded unless
 //    the job is pipelined (JobPipelined votes), in which case its allocations and reservations
@@ -143,6 +145,18 @@ class Allocate final : public Action {
       }
       // A task of the same role found no node in this session: skip (allocate.go:370-374).
       if (ssn.task_has_fit_errors(task)) continue;
+      // A pod an earlier session's preempt nominated to a node (status.nominatedNodeName) tries
+      // that node alone first, when its idle resources fit and the predicates pass: the only
+      // candidate, so it is allocated there without scoring (allocate.go:391-397, then
+      // prioritizeNodes' single-node case :529-530). Otherwise every node, as below.
+      if (!task.nominated_node.empty()) {
+        const NodeId nn = st.find_node(task.nominated_node);
+        if (nn != kNone && st.node(nn).ready && task.resreq.less_equal(st.node(nn).idle) && ssn.predicate(task, st.node(nn)).ok()) {
+          stmt.allocate(tid, nn);
+          if (ssn.job_ready(job) && !tasks.empty()) break;
+          continue;
+        }
+      }
       // Predicate: resource fit against future-idle (here), then the plugins. Nodes short of a
       // resource are counted per dimension and entered in the fit errors once, at the end.
       idle_fit_.clear();

@@ -209,12 +209,17 @@ class Preempt final : public Action {
       VictimPQ queue_of_victims(VictimLess{&ssn});
       queue_of_victims.assign(std::move(victims));
       auto fits = [&] { return ssn.allocatable(queue, preemptor) && preemptor.resreq.less_equal(st.future_idle(nid)); };
+      // preempt.go:281-310: `preempted` sums the victims' requests on this node; evictionOccurred
+      // when the sum is not empty (it makes the preemptor's pod nominated to the node).
+      bool eviction_occurred = false;
       while (!queue_of_victims.empty()) {
         if (fits()) break;
-        stmt.evict(queue_of_victims.pop(), "preempt", pid, choice);
+        const TaskId victim = queue_of_victims.pop();
+        eviction_occurred = eviction_occurred || !st.task(victim).resreq.is_empty();
+        stmt.evict(victim, "preempt", pid, choice);
       }
       if (fits()) {
-        stmt.pipeline(pid, nid);
+        stmt.pipeline(pid, nid, eviction_occurred);
         return true;
       }
     }

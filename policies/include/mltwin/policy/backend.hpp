@@ -63,6 +63,16 @@ class MLTWIN_POLICY_EXPORT Backend {
   /// Why the job is not (fully) scheduled, reported when it changes. `status.plugin` names the
   /// deciding plugin or action; an ok status means the job no longer waits.
   virtual void job_condition(const JobInfo& job, const Status& status) = 0;
+  /// At session close, the pending `task` is nominated to `node`: the pod's
+  /// status.nominatedNodeName becomes the node's name (TaskInfo::nominated_node, already set in
+  /// the state when this is called). Volcano writes it with the pod's PodScheduled condition
+  /// (pkg/scheduler/cache/cache.go:986-1000 taskUnschedulable, v1.12.1) for a task that preempt
+  /// pipelined onto the node after evicting for it. A later session's allocate tries that node
+  /// first. Called only when the nomination changes. Does nothing by default.
+  virtual void task_nominated(const TaskInfo& task, const NodeInfo& node) {
+    (void)task;
+    (void)node;
+  }
 };
 
 }  // namespace mltwin::policy

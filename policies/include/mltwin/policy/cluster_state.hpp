@@ -152,7 +152,7 @@ class MLTWIN_POLICY_EXPORT ClusterState {
   /// does. Throws std::invalid_argument for an unknown queue.
   void update_job(JobId j, const JobInfo& spec);
   /// Replaces a pod's spec: name, index, resreq, priority, creation, uid, node_selector,
-  /// node_affinity, tolerations, system_critical, preemptable (status and node are changed by
+  /// node_affinity, tolerations, system_critical, preemptable, nominated_node (status and node are changed by
   /// set_task_status). A task on a node is taken off and put back so its node and job sums
   /// follow a changed request.
   void update_task(TaskId t, const TaskInfo& spec);

@@ -156,6 +156,13 @@ struct MLTWIN_POLICY_EXPORT TaskInfo {
   /// Maintained by ClusterState: the index of `role` in its job's JobInfo::roles, kNone while
   /// the job counts no roles.
   std::uint32_t role_index = kNone;
+  /// status.nominatedNodeName: the node an earlier session's preempt pipelined the pod onto
+  /// after evicting for it, by name; "" for none. Volcano writes it when a session closes
+  /// (pkg/scheduler/cache/cache.go:1483-1532 RecordJobStatusEvent -> taskUnschedulable :986-1000,
+  /// from api/job_info.go TaskSchedulingReason: a task whose transaction is Pipelined with
+  /// EvictionOccurred, v1.12.1), never clears it, and allocate tries that node before all others
+  /// (actions/allocate/allocate.go:391-397). The Session sets it at close (Backend::task_nominated).
+  std::string nominated_node;
 };
 
 /// Volcano helpers.GetPodIndexUnderTask (pkg/controllers/job/helpers/helpers.go): the last

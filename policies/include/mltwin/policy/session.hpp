@@ -586,6 +586,11 @@ class MLTWIN_POLICY_EXPORT Session {
   std::vector<std::pair<JobId, PodGroupPhase>> phase_changes_;  // (job, phase before)
   std::vector<JobId> unschedulable_;                            // set_unschedulable_condition
   std::unordered_set<TaskId> last_tx_allocated_;                // last_transaction_allocated
+  // Nominations (nominate_at_close): the node a task's LastTransaction nominates (kNone: it has
+  // a LastTransaction that nominates nothing), and the node of a task pipelined with
+  // EvictionOccurred (its current transaction context).
+  std::unordered_map<TaskId, NodeId> last_tx_nominates_, pipelined_evicting_;
+  void nominate_at_close();
   std::unordered_map<JobId, bool> phase_seen_;
   std::vector<std::unique_ptr<Statement>> kept_;
   friend class Statement;
@@ -606,6 +611,7 @@ class MLTWIN_POLICY_EXPORT Statement {
     std::string reason;
     TaskId preemptor = kNone;  // Evict: the task the room is made for (Eviction)
     VictimChoice choice{};     // Evict: the tier that chose the victim
+    bool eviction_occurred = false;  // Pipeline: preempt evicted for the task (statement.go:151-168)
   };
   explicit Statement(Session& ssn) : ssn_(&ssn) {}
   Statement(Statement&& o) noexcept : ssn_(o.ssn_), ops_(std::move(o.ops_)), done_(o.done_) { o.done_ = true; }
@@ -615,7 +621,10 @@ class MLTWIN_POLICY_EXPORT Statement {
   /// Task -> Allocated on `node` (idle resources). Fires allocate event handlers.
   void allocate(TaskId t, NodeId node);
   /// Task -> Pipelined on `node` (waits for releasing resources). Fires allocate handlers.
-  void pipeline(TaskId t, NodeId node);
+  /// `eviction_occurred`: preempt evicted victims for it (Volcano Statement.Pipeline's
+  /// evictionOccurred, framework/statement.go:151-168, v1.12.1); such a task is nominated to
+  /// the node when the session closes (TaskInfo::nominated_node).
+  void pipeline(TaskId t, NodeId node, bool eviction_occurred = false);
   /// Task -> Releasing (eviction). Fires deallocate handlers. `preemptor` and `choice` (from
   /// Session::preemptable / reclaimable) reach the backend with the reason (Eviction).
   void evict(TaskId t, std::string reason, TaskId preemptor = kNone, VictimChoice choice = {});

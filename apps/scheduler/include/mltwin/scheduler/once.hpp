@@ -32,6 +32,11 @@ struct Decisions {
   struct Phase {
     std::string podgroup, from, to;  ///< PodGroup phases as Volcano writes them ("Pending", "Inqueue", ...)
   };
+  /// A pending pod nominated to a node (its status.nominatedNodeName, which volcano-scheduler
+  /// writes at session close for a pod preempt made room for: policy::Backend::task_nominated).
+  struct Nomination {
+    std::string pod, node;
+  };
   /// Why a PodGroup is not (fully) scheduled, as the session left it: the deciding plugin or
   /// action and its reason (Volcano's PodGroup condition Unschedulable).
   struct Waiting {
@@ -41,6 +46,7 @@ struct Decisions {
   std::vector<Bind> binds;
   std::vector<Eviction> evictions;
   std::vector<Phase> phases;
+  std::vector<Nomination> nominations;
   std::vector<Waiting> waiting;
   /// Which configuration ran: OnceOptions::config_name, "the snapshot's: ... in <file>" or
   /// "Volcano's default".

@@ -329,6 +329,9 @@ class RecordingBackend : public Backend {
     if (world && to == PodGroupPhase::Inqueue) world->create_pending_pods(j.id);
   }
   void job_condition(const JobInfo& j, const Status& s) override { conditions.emplace_back(j.id, s); }
+  /// Pods nominated to a node at session close (status.nominatedNodeName), in call order.
+  std::vector<std::pair<TaskId, NodeId>> nominations;
+  void task_nominated(const TaskInfo& t, const NodeInfo& n) override { nominations.emplace_back(t.id, n.id); }
 
   int binds_of(JobId j) const {
     int n = 0;
