@@ -12,7 +12,9 @@
 //    tasks of its own job; each attempt's statement commits whatever it did (as Volcano's does,
 //    even without a placement), and the job stops at its first task that could not be placed.
 //    As in Volcano, this second phase sits inside the loop over queues, so it runs once per
-//    queue that has jobs (a round that would repeat the previous one exactly is skipped).
+//    queue that has jobs (a round that would repeat the previous one exactly is skipped), and
+//    it refills the job's task queue that step 1 pops from: for the queues after the first,
+//    step 1 starts after the tasks this round popped.
 // preempt(task): over the nodes that pass PredicateForPreemptAction, best node score first,
 // the plugins' Preemptable answer (tiered intersection) is the victim set on that node; it must
 // pass ValidateVictims; victims are evicted in BuildVictimsPriorityQueue order (lowest first)
@@ -22,7 +24,8 @@
 // the next node is tried.
 //
 // Where Volcano's order comes from a Go map (the queues, the starving jobs of phase 2, the
-// tasks on a node, nodes of equal score), mltwin fixes one: queues in queue order, jobs in job
+// tasks on a node, nodes of equal score), mltwin draws the queues' order from the session's
+// tie-break stream (it decides which tasks step 1 sees) and fixes the others: jobs in job
 // order, tasks on a node by task id, equal-score nodes by node id. Not modelled: a preemptor
 // with preemptionPolicy Never, scheduling-gated pods, PrePredicate (no built-in plugin here has
 // one), the predicate error cache (it only saves work).
@@ -47,6 +50,12 @@ class Preempt final : public Action {
     std::vector<JobId>& under_request = under_request_;
     under_request.assign(starving_.jobs().begin(), starving_.jobs().end());
     sort_checked(queue_ids, QueueLess{&ssn});
+    // Volcano ranges over `queues`, a Go map (preempt.go:63, 100-103): a random order at every
+    // session. Which queue comes first matters, as the within-job round of each queue refills the
+    // task queues the later queues' between-jobs passes pop from (step 2 above). mltwin draws the
+    // order from the session's tie-break stream (Fisher-Yates over the queue order), so a seed
+    // reproduces it and other seeds give Volcano's other orders.
+    for (std::size_t i = queue_ids.size(); i > 1; --i) std::swap(queue_ids[i - 1], queue_ids[ssn.rng()() % i]);
     sort_checked(under_request, JobLess{&ssn});
     within_round_start_ = kNoRound;
     spec_memo_ = ssn.task_answers_depend_only_on_spec();
@@ -99,16 +108,32 @@ class Preempt final : public Action {
         }
         if (assigned) preemptors.push(jid);
       }
-      // Preemption between tasks within a job. This round is a function of the state only: if
-      // no task moved since the previous round started (that round and the queue's
-      // between-jobs pass did nothing), it would repeat the previous round exactly — skipped.
-      if (within_round_start_ != kNoRound && ssn.task_events() == within_round_start_) continue;
-      within_round_start_ = ssn.task_events();
-      for (JobId jid : under_request) {
-        TaskPQ& tasks = round_tasks_;
+      // Preemption between tasks within a job. Volcano (preempt.go:168-212) refills each
+      // starving job's preemptorTasks queue here with its Pending tasks — the very queue the
+      // between-jobs pass of a later queue pops from — and pops until a task is not placed: a
+      // later queue's between-jobs pass then starts after the tasks this round popped (a job's
+      // first Pending task is never a between-jobs preemptor unless its queue comes first;
+      // docs/volcano.md, "Faithful to a fault: preempt's shared task queue").
+      // This round is a function of the state only: if no task moved since the previous round
+      // started (that round and the queue's between-jobs pass did nothing), it would repeat the
+      // previous round exactly: it is skipped, and each job's queue is left as that round left
+      // it (its Pending tasks, the same number popped).
+      const bool repeat = within_round_start_ != kNoRound && ssn.task_events() == within_round_start_;
+      if (!repeat) within_round_start_ = ssn.task_events();
+      round_popped_.resize(under_request.size());
+      for (std::size_t i = 0; i < under_request.size(); ++i) {
+        const JobId jid = under_request[i];
+        TaskPQ& tasks = starving_.tasks_of(jid);
         pending_tasks_into(ssn, jid, tasks);
+        if (repeat) {
+          for (std::uint32_t k = round_popped_[i]; k > 0 && !tasks.empty(); --k) tasks.pop();
+          continue;
+        }
+        std::uint32_t& popped = round_popped_[i];
+        popped = 0;
         while (!tasks.empty()) {
           const TaskId preemptor = tasks.pop();
+          ++popped;
           const QueueId jq = st.job(jid).queue;
           if (known_to_fail(ssn, Scope::WithinJob, jq, preemptor)) break;
           const std::uint64_t before = ssn.task_events();
@@ -286,7 +311,7 @@ class Preempt final : public Action {
   std::vector<QueueId> queue_ids_;
   std::vector<JobId> under_request_;
   StarvingJobs starving_;
-  TaskPQ round_tasks_{TaskLess{nullptr}};
+  std::vector<std::uint32_t> round_popped_;  // per under_request job: tasks its last within-job round popped
   std::vector<std::vector<TaskId>> queue_tasks_;  // per queue: its preemptees between jobs
   StateVersion queue_tasks_version_;  // default: no state's
   std::vector<std::vector<TaskId>> by_node_;  // preempt(): the eligible preemptees per node
