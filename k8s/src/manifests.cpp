@@ -412,6 +412,7 @@ void read_doc(const Y& doc, Manifests& out) {
     std::string hint;
     if (kind == "ClusterConfig") hint = "; an eksctl ClusterConfig is read from the scenario's cluster.eksctl";
     if (kind == "ConfigMap") hint = "; the volcano-scheduler ConfigMap is read from the scenario's volcano.scheduler_config";
+    if (kind == "Node") hint = "; Nodes (kubectl get nodes -o json) are read from the scenario's cluster.nodes_from";
     kind_y.fail("unknown kind \"" + kind + "\" (apiVersion " + api + "): mltwin reads Queue and PodGroup (" + kVolcanoScheduling +
                 "), Job (" + kVolcanoBatch + "), PriorityClass (" + kPriorityApi + ") and List" + hint);
   }
