@@ -480,7 +480,15 @@ void read_initial_state(const std::string& path, const json& is, models::Trainin
   }
   auto place = [&](std::size_t i, InitialNode& n, const std::string& at) {
     const models::TrainingJobSpec& j = sc.jobs[order[i]];
-    const std::string misfit = policy::static_misfit(models::pod_constraints(j), n.labels, n.name, sc.node_groups[n.group].taints);
+    // A pod named on a cordoned node was placed before the cordon: the taint `kubectl cordon`
+    // adds (node.kubernetes.io/unschedulable:NoSchedule) keeps new pods off and evicts none
+    // (Kubernetes "Taints and Tolerations": NoSchedule), so it does not exclude a named pod.
+    std::vector<policy::Taint> taints = sc.node_groups[n.group].taints;
+    if (!at.empty())
+      std::erase_if(taints, [](const policy::Taint& t) {
+        return t.key == "node.kubernetes.io/unschedulable" && t.effect == policy::TaintEffect::NoSchedule;
+      });
+    const std::string misfit = policy::static_misfit(models::pod_constraints(j), n.labels, n.name, taints);
     if (!misfit.empty()) {
       if (at.empty()) return false;
       fail(path, at, "job '" + j.name + "' cannot run on node " + n.name + ": " + misfit);

@@ -392,26 +392,20 @@ void TrainingLoad::read_nodes_from() {
     const std::string as_written = files[i];
     const std::string file = detail::resolve_input_path(as_written, path, opts.data_dir, out.data_dir);
     detail::require_input(path, where, as_written, file);
+    // A nodes file holds Nodes only: the cluster's Pods, PodGroups, Queues and PriorityClasses
+    // are not read from here (yet), and must not be dropped unseen (ReadOptions::nodes_only).
     k8s::Snapshot snap;
+    k8s::ReadOptions ro;
+    ro.nodes_only = true;
     try {
-      k8s::read_file(file, snap);
+      k8s::read_file(file, snap, ro);
     } catch (const k8s::InputError& e) {
       throw ScenarioError(std::string(e.what()) + " (read as " + path + ": " + where + ")");
     }
-    // A nodes file holds Nodes only: Pods, PodGroups, Queues and PriorityClasses of the
-    // cluster are not read from here (yet), and must not be dropped unseen.
-    std::string other;
-    for (const auto& [key, at] : snap.origin)
-      if (!key.starts_with("Node ") && (other.empty() || at < other)) other = at + ": a " + key.substr(0, key.find(' '));
-    if (!other.empty())
-      throw ScenarioError(other + " in a file of /cluster/nodes_from (" + path + ": " + where +
-                          "), which holds Node objects only (kubectl get nodes -o json)");
+    // Kinds the reader does not read at all were dropped while parsing, with a note each.
     if (!snap.notes.empty())
       throw ScenarioError(snap.notes.front() + "; a file of /cluster/nodes_from (" + path + ": " + where +
                           ") holds Node objects only (kubectl get nodes -o json)");
-    if (snap.meta.now || snap.meta.scheduler_conf || snap.meta.tiebreak_state)
-      throw ScenarioError(file + ": the ConfigMap " + std::string(k8s::kSnapshotConfigMap) + " in a file of /cluster/nodes_from (" + path +
-                          ": " + where + "), which holds Node objects only");
     if (snap.nodes.empty()) fail(path, where, "'" + as_written + "' holds no Node (expected what `kubectl get nodes -o json` prints)");
     for (policy::NodeObject& n : snap.nodes) {
       policy::NodeInfo& info = n.spec;
