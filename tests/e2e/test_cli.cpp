@@ -861,8 +861,24 @@ TEST_CASE("nodes from kubectl: scenarios/eks-kubectl-nodes.json runs on the Node
   // ip-10-42-3-10, bound 50 ms later, Running 2 s after that, done 20 min later (3002.05 s).
   TempDir t("mltwin-cli");
   const fs::path scen = fs::path(MLTWIN_SOURCE_DIR) / "scenarios/eks-kubectl-nodes.json";
-  REQUIRE_MESSAGE(run_cli({"run", scen.string(), "--out", "k.sqlite", "--no-progress"}, t.path(), {}, t.path() / "k.log") == 0,
+  REQUIRE_MESSAGE(run_cli({"run", scen.string(), "--out", "k.sqlite", "--no-progress", "--snapshot-at", "1s"}, t.path(), {}, t.path() / "k.log") == 0,
                   slurp(t.path() / "k.log"));
+  // The twin's own state at its first session (written as kubectl JSON): each node as its Node
+  // object gave it — the cordon, the taints, allocatable (memory 524791688Ki = 537386688512
+  // bytes), the 17 labels of the object (its kubernetes.io/hostname not doubled).
+  const json snap = json::parse(slurp(t.path() / "k.snapshot-1s.json"));
+  std::map<std::string, json> nodes;
+  for (const auto& o : snap.at("items"))
+    if (o.at("kind") == "Node") nodes[o.at("metadata").at("name").get<std::string>()] = o;
+  REQUIRE(nodes.size() == 3);
+  const json& cordoned = nodes.at("ip-10-42-7-21.us-west-2.compute.internal");
+  CHECK(cordoned.at("spec").value("unschedulable", false));
+  CHECK(cordoned.at("spec").at("taints").size() == 2);
+  CHECK(cordoned.at("status").at("allocatable").at("cpu") == "127610m");
+  CHECK(cordoned.at("status").at("allocatable").at("memory") == "537386688512");
+  CHECK(cordoned.at("metadata").at("labels").size() == 17);
+  CHECK_FALSE(nodes.at("ip-10-42-3-10.us-west-2.compute.internal").at("spec").value("unschedulable", false));
+  CHECK(nodes.at("ip-10-42-9-5.us-west-2.compute.internal").at("status").at("allocatable").at("cpu") == "1930m");
   CHECK(contains(slurp(t.path() / "k.log"), "/cluster/nodes_from: no on-demand price for node(s) ip-10-42-9-5.us-west-2.compute.internal (m7i.large)"));
   Db db(t.path() / "k.sqlite");
   CHECK(db.rows("SELECT node, instance_type, capacity_type, zone, usd_per_hour, price_source FROM nodes ORDER BY node") ==
