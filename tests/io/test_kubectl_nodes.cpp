@@ -377,3 +377,31 @@ TEST_CASE("nodes_from: a volcano manifest file holding a Node says where Nodes g
   CHECK_MESSAGE(e.find("unknown kind \"Node\"") != std::string::npos, e);
   CHECK_MESSAGE(e.find("Nodes (kubectl get nodes -o json) are read from the scenario's cluster.nodes_from") != std::string::npos, e);
 }
+
+TEST_CASE("kubectl get queues -o json: the List reads as queues_from, Volcano's own root and default queues included") {
+  // scheduling.volcano.sh/v1beta1 Queue as the API server returns it (Volcano v1.12.1's CRD:
+  // spec.weight, reclaimable, parent; status.state, allocated), the List kubectl prints.
+  auto queue = [](const std::string& name, const std::string& parent) {
+    json spec = {{"reclaimable", parent.empty() ? false : true}, {"weight", 1}};
+    if (!parent.empty()) spec["parent"] = parent;
+    return json{{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+                {"kind", "Queue"},
+                {"metadata",
+                 {{"creationTimestamp", "2026-11-30T08:10:02Z"}, {"generation", 1}, {"name", name}, {"resourceVersion", "1204"},
+                  {"uid", "2f1d0c3b-4a5e-4f6d-8b7c-9d0e1f2a3b4" + std::to_string(name.size())}}},
+                {"spec", spec},
+                {"status", {{"allocated", {{"cpu", "0"}, {"memory", "0"}}}, {"reservation", json::object()}, {"state", "Open"}}}};
+  };
+  const json list = {{"apiVersion", "v1"},
+                     {"kind", "List"},
+                     {"metadata", {{"resourceVersion", ""}}},
+                     {"items", {queue("root", ""), queue("default", "root")}}};
+  json doc = scenario_with({{"nodes_from", {kFix + "nodes.json"}}});
+  doc.erase("queues");
+  doc["queues_from"] = {"queues.json"};
+  auto l = load(doc, {{"queues.json", list.dump(4)}});
+  REQUIRE(l->sc.training.queues.size() == 2);
+  CHECK(l->sc.training.queues[0].name == "root");
+  CHECK(l->sc.training.queues[1].name == "default");
+  CHECK(l->sc.training.queues[1].parent == "root");
+}
