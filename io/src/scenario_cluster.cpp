@@ -383,6 +383,7 @@ void TrainingLoad::read_nodes_from() {
   for (std::size_t g = 0; g < sc.node_groups.size(); ++g) group_index[sc.node_groups[g].name] = g;
   std::map<std::string, std::string> seen;  // node name -> where it was read
   std::vector<std::string> unpriced;        // "name (type)" of the nodes without a price
+  std::vector<std::string> spot;            // the nodes EKS labels as Spot
   std::string unknown_at;                   // where the first node of a type not in the catalog is
   std::int64_t total_nodes = 0;
   for (const auto& g : sc.node_groups) total_nodes += std::max(g.count, g.max_size);
@@ -448,6 +449,9 @@ void TrainingLoad::read_nodes_from() {
                                                           : "none: the catalog row of '" + info.instance_type + "' has no on-demand price");
         unpriced.push_back(info.name + " (" + info.instance_type + ")");
       }
+      // EKS User Guide, "Managed node group capacity types": a Spot node carries
+      // eks.amazonaws.com/capacityType SPOT. Its Spot price is not in the object.
+      if (const std::string* ct = info.label("eks.amazonaws.com/capacityType"); ct && *ct == "SPOT") spot.push_back(info.name);
       if (it == nullptr && unknown_at.empty()) unknown_at = origin + " (" + info.name + ", " + info.instance_type + ")";
       // NeuronCores per device, as for node groups (read_node_groups): one per cluster.
       if (it != nullptr && it->trainium_chips > 0) {
@@ -488,6 +492,15 @@ void TrainingLoad::read_nodes_from() {
         fail(path, std::string("/") + key,
              "needs each node's EFA interfaces and NeuronLink topology from the catalog, and the Node " + unknown_at +
                  " is of an instance type it does not have: add its row under /catalog/instance_types");
+  if (!spot.empty()) {
+    std::string list;
+    for (std::size_t k = 0; k < spot.size() && k < 5; ++k) list += (k ? ", " : "") + spot[k];
+    if (spot.size() > 5) list += ", ... (" + std::to_string(spot.size()) + " nodes)";
+    out.warnings.push_back(path + ": /cluster/nodes_from: node(s) " + list +
+                           " are Spot (label eks.amazonaws.com/capacityType SPOT): the twin runs them as On-Demand nodes, at "
+                           "the on-demand price and never interrupted (Spot nodes of nodes_from are not modelled yet)");
+    if (opts.strict) throw ScenarioError(out.warnings.back() + " (--strict: warnings are errors)");
+  }
   if (!unpriced.empty()) {
     std::string list;
     for (std::size_t k = 0; k < unpriced.size() && k < 5; ++k) list += (k ? ", " : "") + unpriced[k];

@@ -369,6 +369,17 @@ TEST_CASE("nodes_from: bad input is refused naming the file and the JSON path (o
   }
 }
 
+TEST_CASE("nodes_from: a Spot node (EKS's capacityType label) runs On-Demand, with a warning saying so") {
+  json list = json::parse(slurp(kFix + "nodes.json"));
+  list["items"][1]["metadata"]["labels"]["eks.amazonaws.com/capacityType"] = "SPOT";
+  auto l = load(scenario_with({{"nodes_from", {"nodes.json"}}}), {{"nodes.json", list.dump(4)}});
+  REQUIRE(l->sc.warnings.size() == 2);
+  CHECK(l->sc.warnings[0] == l->path + ": /cluster/nodes_from: node(s) " + kB +
+                                 " are Spot (label eks.amazonaws.com/capacityType SPOT): the twin runs them as On-Demand nodes, at "
+                                 "the on-demand price and never interrupted (Spot nodes of nodes_from are not modelled yet)");
+  CHECK(models::node_usd_per_hour(l->sc.training.catalog, group_of(l->sc.training, kB), models::NodeLaunch{}) == 21.5);
+}
+
 TEST_CASE("nodes_from: a volcano manifest file holding a Node says where Nodes go") {
   json doc = scenario_with({{"nodes_from", {kFix + "nodes.json"}}});
   doc.erase("queues");
