@@ -205,6 +205,11 @@ void read_kubernetes_version(const std::string& path, const json& doc, models::T
   sc.kubernetes_minor = *minor;
 }
 
+// Whether the cluster has nodes of /cluster/nodes_from (named as their Node objects).
+bool any_observed(const models::TrainingScenario& sc) {
+  return std::any_of(sc.node_groups.begin(), sc.node_groups.end(), [](const models::NodeGroupSpec& g) { return g.observed.has_value(); });
+}
+
 // /faults: node failures (at a rate, or at given times) and Spot interruptions.
 void read_faults(const std::string& path, const json& doc, models::TrainingScenario& sc) {
   if (!doc.contains("faults")) return;
@@ -229,6 +234,10 @@ void read_faults(const std::string& path, const json& doc, models::TrainingScena
   // <node group>-<index> with index < desired_capacity (no set of every name: clusters are large).
   auto node_at_t0 = [&](const std::string& node) {
     for (const auto& g : sc.node_groups) {
+      if (g.observed) {  // a node of /cluster/nodes_from, by its own name
+        if (node == g.observed->name) return true;
+        continue;
+      }
       if (node.size() <= g.name.size() + 1 || node.compare(0, g.name.size(), g.name) != 0 || node[g.name.size()] != '-') continue;
       const std::string idx = node.substr(g.name.size() + 1);
       if (idx.size() > 9 || (idx.size() > 1 && idx[0] == '0') || idx.find_first_not_of("0123456789") != std::string::npos) continue;
@@ -241,7 +250,8 @@ void read_faults(const std::string& path, const json& doc, models::TrainingScena
       const json& e = f["scheduled"][i];
       const std::string where = "/faults/scheduled/" + std::to_string(i);
       models::NodeFailureAt at{e["node"], nonnegative_duration(path, where + "/at", e["at"])};
-      if (!node_at_t0(at.node)) fail(path, where + "/node", "no node '" + at.node + "' at t = 0 (nodes are named <node group>-<index>)");
+      if (!node_at_t0(at.node)) fail(path, where + "/node", "no node '" + at.node + "' at t = 0 (nodes are named <node group>-<index>" +
+                                          (any_observed(sc) ? std::string(", or as their Node objects in /cluster/nodes_from)") : std::string(")")));
       fs.scheduled.push_back(at);
     }
   // Spot interruptions (docs/startup-and-faults.md): notices at a rate, or at given times.
@@ -252,9 +262,10 @@ void read_faults(const std::string& path, const json& doc, models::TrainingScena
       const json& e = f["spot_interruptions"][i];
       const std::string where = "/faults/spot_interruptions/" + std::to_string(i);
       models::NodeFailureAt at{e["node"], nonnegative_duration(path, where + "/at", e["at"])};
-      if (!node_at_t0(at.node)) fail(path, where + "/node", "no node '" + at.node + "' at t = 0 (nodes are named <node group>-<index>)");
+      if (!node_at_t0(at.node)) fail(path, where + "/node", "no node '" + at.node + "' at t = 0 (nodes are named <node group>-<index>" +
+                                          (any_observed(sc) ? std::string(", or as their Node objects in /cluster/nodes_from)") : std::string(")")));
       for (const auto& g : sc.node_groups)
-        if (at.node.compare(0, g.name.size() + 1, g.name + "-") == 0 && at.node.size() > g.name.size() + 1 &&
+        if (!g.observed && at.node.compare(0, g.name.size() + 1, g.name + "-") == 0 && at.node.size() > g.name.size() + 1 &&
             at.node.find_first_not_of("0123456789", g.name.size() + 1) == std::string::npos &&
             models::node_launch(g, std::stoll(at.node.substr(g.name.size() + 1))).capacity != models::CapacityType::Spot)
           fail(path, where + "/node", "node '" + at.node + "' is On-Demand: only Spot nodes are interrupted (node group '" + g.name +
@@ -366,6 +377,7 @@ struct InitialNode {
   std::size_t group;
   policy::Resource room;
   std::vector<std::pair<std::string, std::string>> labels;
+  bool cordoned = false;  ///< spec.unschedulable, or not Ready (a node of /cluster/nodes_from)
 };
 
 // Every node of the cluster at t = 0 (<node group>-<index>), with its room for pods.
@@ -379,12 +391,16 @@ std::vector<InitialNode> nodes_at_t0(const std::string& path, const models::Trai
   for (std::size_t g = 0; g < sc.node_groups.size(); ++g)
     for (int i = 0; i < sc.node_groups[g].count; ++i) {
       InitialNode n;
-      n.name = sc.node_groups[g].name + "-" + std::to_string(i);
+      const auto& observed = sc.node_groups[g].observed;
+      n.name = observed ? observed->name : sc.node_groups[g].name + "-" + std::to_string(i);
       n.group = g;
+      n.cordoned = observed && (observed->unschedulable || !observed->ready);
       const models::NodeLaunch launch = models::node_launch(sc.node_groups[g], i);
       n.room = models::node_resources(sc, sc.node_groups[g], launch, n.name).pod_room();
       n.labels = models::node_labels(sc.node_groups[g], launch);
-      n.labels.emplace_back("kubernetes.io/hostname", n.name);
+      // As NodeLifecycle::add_group_node: the Node object's own hostname label, else the name.
+      if (std::none_of(n.labels.begin(), n.labels.end(), [](const auto& kv) { return kv.first == "kubernetes.io/hostname"; }))
+        n.labels.emplace_back("kubernetes.io/hostname", n.name);
       std::sort(n.labels.begin(), n.labels.end());
       nodes.push_back(std::move(n));
     }
@@ -464,7 +480,15 @@ void read_initial_state(const std::string& path, const json& is, models::Trainin
   }
   auto place = [&](std::size_t i, InitialNode& n, const std::string& at) {
     const models::TrainingJobSpec& j = sc.jobs[order[i]];
-    const std::string misfit = policy::static_misfit(models::pod_constraints(j), n.labels, n.name, sc.node_groups[n.group].taints);
+    // A pod named on a cordoned node was placed before the cordon: the taint `kubectl cordon`
+    // adds (node.kubernetes.io/unschedulable:NoSchedule) keeps new pods off and evicts none
+    // (Kubernetes "Taints and Tolerations": NoSchedule), so it does not exclude a named pod.
+    std::vector<policy::Taint> taints = sc.node_groups[n.group].taints;
+    if (!at.empty())
+      std::erase_if(taints, [](const policy::Taint& t) {
+        return t.key == "node.kubernetes.io/unschedulable" && t.effect == policy::TaintEffect::NoSchedule;
+      });
+    const std::string misfit = policy::static_misfit(models::pod_constraints(j), n.labels, n.name, taints);
     if (!misfit.empty()) {
       if (at.empty()) return false;
       fail(path, at, "job '" + j.name + "' cannot run on node " + n.name + ": " + misfit);
@@ -485,7 +509,9 @@ void read_initial_state(const std::string& path, const json& is, models::Trainin
       const std::string want = list[i]["nodes"][k].get<std::string>();
       const std::string at = "/initial_state/running/" + std::to_string(i) + "/nodes/" + std::to_string(k);
       auto it = std::find_if(nodes.begin(), nodes.end(), [&](const InitialNode& n) { return n.name == want; });
-      if (it == nodes.end()) fail(path, at, "no node '" + want + "' at t0 (nodes are <node group>-<index>: " + known + ")");
+      if (it == nodes.end())
+        fail(path, at, "no node '" + want + "' at t0 (" +
+                           (any_observed(sc) ? std::string("the cluster's nodes: ") : std::string("nodes are <node group>-<index>: ")) + known + ")");
       place(i, *it, at);
     }
   }
@@ -493,8 +519,8 @@ void read_initial_state(const std::string& path, const json& is, models::Trainin
     if (list[i].contains("nodes")) continue;
     for (int k = 0; k < sc.jobs[order[i]].nnodes; ++k) {
       bool placed = false;
-      for (InitialNode& n : nodes)
-        if ((placed = place(i, n, ""))) break;
+      for (InitialNode& n : nodes)  // a cordoned node takes no new pod; a named placement may still be on it
+        if (!n.cordoned && (placed = place(i, n, ""))) break;
       if (!placed)
         fail(path, "/initial_state/running/" + std::to_string(i), "no node at t0 has room for pod " + std::to_string(k) + " of job '" +
                                                                        sc.jobs[order[i]].name + "' {" + pods[i].to_string() + "}");
@@ -595,6 +621,16 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
   if (doc.is_object() && doc.contains("cluster") && doc["cluster"].is_object() && doc["cluster"].contains("kubernetes_version")) {
     models::TrainingScenario version_only;
     read_kubernetes_version(path, doc, version_only);
+  }
+  // Where the nodes come from, before the schema (whose anyOf / not name no key): node groups
+  // (written, or an eksctl ClusterConfig's) and the user's own Node objects, which may be added
+  // to either.
+  if (doc.is_object() && doc.contains("cluster") && doc["cluster"].is_object()) {
+    const json& c = doc["cluster"];
+    if (c.contains("node_groups") && c.contains("eksctl"))
+      fail(path, "/cluster", "expected exactly one of 'node_groups', 'eksctl', found 2 (nodes_from may be given with either)");
+    if (!c.contains("node_groups") && !c.contains("eksctl") && !c.contains("nodes_from"))
+      fail(path, "/cluster", "expected one of 'node_groups', 'eksctl', 'nodes_from' (kubectl Node objects), found none");
   }
   validator().validate(path, doc);
   out.json = doc;

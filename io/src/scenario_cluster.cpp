@@ -1,6 +1,7 @@
 // scenario_cluster.cpp — /cluster of a training scenario: node groups (instance types,
 // On-Demand and Spot, sizes, labels, taints, capacity), each node's allocatable (kubelet
-// reservation), the DaemonSets, the user's Spot price history (training_load.hpp).
+// reservation), the nodes of the user's own cluster (/cluster/nodes_from, kubectl Node
+// objects), the DaemonSets, the user's Spot price history (training_load.hpp).
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "mltwin/io/scenario.hpp"
+#include "mltwin/k8s/snapshot.hpp"
 #include "mltwin/policy/node_constraints.hpp"
 #include "k8s_objects.hpp"
 #include "training_load.hpp"
@@ -266,8 +268,9 @@ void TrainingLoad::read_node_groups() {
     spot_history->as_written = as_written;
     out.inputs.push_back({"spot_price_history", file, as_written});
   }
-  // Node groups.
-  const auto& groups = doc["cluster"]["node_groups"];
+  // Node groups (none when the cluster is only /cluster/nodes_from).
+  static const json kNoGroups = json::array();
+  const json& groups = doc["cluster"].contains("node_groups") ? doc["cluster"]["node_groups"] : kNoGroups;
   cores_per_device = 0;  // NeuronCores per device: the first Neuron group's, 2 without one
   std::set<std::string> group_names;
   std::int64_t total_nodes = 0;  // the most nodes the cluster can have: desired_capacity, or max_size with an autoscaler
@@ -332,12 +335,18 @@ void TrainingLoad::read_node_groups() {
                std::to_string(kMaxNodes) + " nodes (docs/limits.md)");
     sc.node_groups.push_back(ng);
   }
-  if (cores_per_device == 0) cores_per_device = 2;
 }
 
 // Allocatable: each group's instance type less its kubelet reservation (its own, else the
 // cluster's); DaemonSets then hold part of it on the nodes they run on.
 void TrainingLoad::read_allocatable() {
+  if (!doc["cluster"].contains("node_groups")) {
+    if (doc["cluster"].contains("kubelet_reserved"))
+      fail(path, "/cluster/kubelet_reserved",
+           "applies to /cluster/node_groups, and the cluster has none: the nodes of /cluster/nodes_from have their allocatable "
+           "from their Node objects (status.allocatable, the kubelet's reservation already taken)");
+    return;
+  }
   const json& groups = doc["cluster"]["node_groups"];
   for (std::size_t i = 0; i < groups.size(); ++i) {
     const std::string where = "/cluster/node_groups/" + std::to_string(i);
@@ -358,6 +367,148 @@ void TrainingLoad::read_allocatable() {
       if (k == 0) ng.kubelet_reserved = reserved;
       if (ng.instance_types.size() > 1) ng.kubelet_reserved_by_type.push_back(reserved);
     }
+  }
+}
+
+// /cluster/nodes_from: the nodes of the user's own cluster, from what `kubectl get nodes -o json`
+// (or -o yaml) prints, read by the snapshot reader of mltwin-scheduler (k8s::read_file: a List or
+// single objects, each field as the Kubernetes API reference defines core/v1 Node). Each Node is
+// one node of the twin, a node group of its own (models::ObservedNode) after /cluster/node_groups.
+void TrainingLoad::read_nodes_from() {
+  const json& c = doc["cluster"];
+  if (!c.contains("nodes_from")) return;
+  // Node groups may be added to the user's nodes (a group to try, an autoscaled one); a group
+  // that is one of the user's own EKS node groups would count its nodes twice.
+  std::map<std::string, std::size_t> group_index;  // /cluster/node_groups name -> index
+  for (std::size_t g = 0; g < sc.node_groups.size(); ++g) group_index[sc.node_groups[g].name] = g;
+  std::map<std::string, std::string> seen;  // node name -> where it was read
+  std::vector<std::string> unpriced;        // "name (type)" of the nodes without a price
+  std::vector<std::string> spot;            // the nodes EKS labels as Spot
+  std::string unknown_at;                   // where the first node of a type not in the catalog is
+  std::int64_t total_nodes = 0;
+  for (const auto& g : sc.node_groups) total_nodes += std::max(g.count, g.max_size);
+  const json& files = c["nodes_from"];
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const std::string where = "/cluster/nodes_from/" + std::to_string(i);
+    const std::string as_written = files[i];
+    const std::string file = detail::resolve_input_path(as_written, path, opts.data_dir, out.data_dir);
+    detail::require_input(path, where, as_written, file);
+    // A nodes file holds Nodes only: the cluster's Pods, PodGroups, Queues and PriorityClasses
+    // are not read from here (yet), and must not be dropped unseen (ReadOptions::nodes_only).
+    k8s::Snapshot snap;
+    k8s::ReadOptions ro;
+    ro.nodes_only = true;
+    try {
+      k8s::read_file(file, snap, ro);
+    } catch (const k8s::InputError& e) {
+      throw ScenarioError(std::string(e.what()) + " (read as " + path + ": " + where + ")");
+    }
+    // Kinds the reader does not read at all were dropped while parsing, with a note each.
+    if (!snap.notes.empty())
+      throw ScenarioError(snap.notes.front() + "; a file of /cluster/nodes_from (" + path + ": " + where +
+                          ") holds Node objects only (kubectl get nodes -o json)");
+    if (snap.nodes.empty()) fail(path, where, "'" + as_written + "' holds no Node (expected what `kubectl get nodes -o json` prints)");
+    for (policy::NodeObject& n : snap.nodes) {
+      policy::NodeInfo& info = n.spec;
+      const std::string origin = snap.origin.at("Node " + info.name);
+      if (auto [it, fresh] = seen.emplace(info.name, origin); !fresh)
+        throw ScenarioError(origin + ": a second Node named '" + info.name + "' (the first: " + it->second + ")");
+      if (info.instance_type.empty())
+        throw ScenarioError(origin + "/metadata/labels: Node '" + info.name +
+                            "' has no instance type label (node.kubernetes.io/instance-type, or the deprecated "
+                            "beta.kubernetes.io/instance-type), which EKS sets on every node");
+      // Resources as the object gives them: allocatable "defaults to Capacity" (core/v1
+      // NodeStatus, Kubernetes API reference).
+      if (info.allocatable == policy::Resource{}) info.allocatable = info.capacity;
+      if (info.allocatable == policy::Resource{})
+        throw ScenarioError(origin + "/status: Node '" + info.name + "' has no status.allocatable nor status.capacity");
+      models::NodeGroupSpec ng;
+      ng.name = info.name;
+      ng.instance_types = {info.instance_type};
+      ng.count = 1;
+      ng.taints = info.taints;
+      // The well-known zone label (k8s.io/api/core/v1 well_known_labels.go LabelTopologyZone,
+      // else the deprecated LabelFailureDomainBetaZone).
+      if (const std::string* z = info.label("topology.kubernetes.io/zone")) ng.availability_zone = *z;
+      else if (const std::string* b = info.label("failure-domain.beta.kubernetes.io/zone")) ng.availability_zone = *b;
+      models::ObservedNode o;
+      o.name = info.name;
+      o.labels = info.labels;
+      o.capacity = info.capacity;
+      o.allocatable = info.allocatable;
+      o.unschedulable = info.unschedulable;
+      o.ready = info.ready;
+      o.source = origin;
+      // The catalog gives the price (and EFA, NeuronLink topology) only.
+      const models::InstanceType* it = cat.catalog.find(info.instance_type);
+      o.in_catalog = it != nullptr;
+      if (it != nullptr && it->has_on_demand_price) {
+        ng.on_demand_price_source.push_back(cat.row_where_recorded(it->name) + " on_demand_usd_per_hour, " + it->region_of_price);
+      } else {
+        ng.on_demand_price_source.push_back(it == nullptr ? "none: instance type '" + info.instance_type + "' is not in the catalog"
+                                                          : "none: the catalog row of '" + info.instance_type + "' has no on-demand price");
+        unpriced.push_back(info.name + " (" + info.instance_type + ")");
+      }
+      // EKS User Guide, "Managed node group capacity types": a Spot node carries
+      // eks.amazonaws.com/capacityType SPOT. Its Spot price is not in the object.
+      if (const std::string* ct = info.label("eks.amazonaws.com/capacityType"); ct && *ct == "SPOT") spot.push_back(info.name);
+      if (it == nullptr && unknown_at.empty()) unknown_at = origin + " (" + info.name + ", " + info.instance_type + ")";
+      // NeuronCores per device, as for node groups (read_node_groups): one per cluster.
+      if (it != nullptr && it->trainium_chips > 0) {
+        if (cores_per_device == 0) cores_per_device = it->neuroncores_per_chip;
+        if (it->neuroncores_per_chip != cores_per_device)
+          throw ScenarioError(origin + ": Node '" + info.name + "' (" + it->name + ", " + std::to_string(it->neuroncores_per_chip) +
+                              " NeuronCores per device): the cluster's Neuron nodes mix NeuronCores-per-device counts (" +
+                              std::to_string(cores_per_device) + " and " + std::to_string(it->neuroncores_per_chip) + "); one cluster must use one");
+      }
+      ng.observed = std::move(o);
+      // Names: a node of a node group is <group>-<index>; one read here must not be taken for
+      // one of them, nor be a node of a group given in /cluster/node_groups.
+      for (const auto& g : sc.node_groups) {
+        if (g.observed) continue;
+        const bool generated = info.name.size() > g.name.size() + 1 && info.name.compare(0, g.name.size() + 1, g.name + "-") == 0 &&
+                               info.name.find_first_not_of("0123456789", g.name.size() + 1) == std::string::npos;
+        if (generated || info.name == g.name)
+          fail(path, "/cluster/node_groups/" + std::to_string(group_index[g.name]) + "/name",
+               "node group '" + g.name + "' would name its nodes <name>-<index>, and Node '" + info.name + "' of " + origin +
+                   " has that name: rename the group");
+      }
+      if (const std::string* eks_group = info.label("eks.amazonaws.com/nodegroup"); eks_group && group_index.count(*eks_group))
+        fail(path, "/cluster/node_groups/" + std::to_string(group_index[*eks_group]) + "/name",
+             "node group '" + *eks_group + "' is also the EKS node group of Node '" + info.name + "' (" + origin +
+                 ", label eks.amazonaws.com/nodegroup): its nodes would be counted twice; give the group's nodes in nodes_from, "
+                 "or the group in node_groups, not both");
+      if (++total_nodes > kMaxNodes)
+        fail(path, where, "the cluster holds more than " + std::to_string(kMaxNodes) + " nodes; mltwin models clusters of at most " +
+                              std::to_string(kMaxNodes) + " nodes (docs/limits.md)");
+      sc.node_groups.push_back(std::move(ng));
+    }
+    out.inputs.push_back({"cluster_nodes", file, as_written});
+  }
+  // Without a catalog row the twin knows no EFA interface and no NeuronLink torus of the node.
+  if (!unknown_at.empty())
+    for (const char* key : {"fabric", "step_model"})
+      if (doc.contains(key))
+        fail(path, std::string("/") + key,
+             "needs each node's EFA interfaces and NeuronLink topology from the catalog, and the Node " + unknown_at +
+                 " is of an instance type it does not have: add its row under /catalog/instance_types");
+  if (!spot.empty()) {
+    std::string list;
+    for (std::size_t k = 0; k < spot.size() && k < 5; ++k) list += (k ? ", " : "") + spot[k];
+    if (spot.size() > 5) list += ", ... (" + std::to_string(spot.size()) + " nodes)";
+    out.warnings.push_back(path + ": /cluster/nodes_from: node(s) " + list +
+                           " are Spot (label eks.amazonaws.com/capacityType SPOT): the twin runs them as On-Demand nodes, at "
+                           "the on-demand price and never interrupted (Spot nodes of nodes_from are not modelled yet)");
+    if (opts.strict) throw ScenarioError(out.warnings.back() + " (--strict: warnings are errors)");
+  }
+  if (!unpriced.empty()) {
+    std::string list;
+    for (std::size_t k = 0; k < unpriced.size() && k < 5; ++k) list += (k ? ", " : "") + unpriced[k];
+    if (unpriced.size() > 5) list += ", ... (" + std::to_string(unpriced.size()) + " nodes)";
+    out.warnings.push_back(path + ": /cluster/nodes_from: no on-demand price for node(s) " + list +
+                           ": they cost 0 USD/h in the run's cost (give the instance type's row with on_demand_usd_per_hour "
+                           "and price_region under /catalog/instance_types)");
+    if (opts.strict) throw ScenarioError(out.warnings.back() + " (--strict: warnings are errors)");
   }
 }
 
@@ -403,6 +554,8 @@ void TrainingLoad::read_daemonsets() {
 void TrainingLoad::read_cluster() {
   read_node_groups();
   read_allocatable();
+  read_nodes_from();
+  if (cores_per_device == 0) cores_per_device = 2;  // the first Neuron node's, 2 without one
   read_daemonsets();
 }
 

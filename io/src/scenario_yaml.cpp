@@ -393,6 +393,7 @@ void expand_config_files(const std::string& path, json& doc, const std::string& 
                   "a PodGroup alone does not say what its pods request; mltwin reads Volcano Jobs (their job controller creates "
                   "the PodGroup)");
         for (auto& pc : m.priority_classes) {
+          if (pc.system) continue;  // Kubernetes' own, as kubectl lists it: already there
           for (const auto& other : classes) {
             if (other.name == pc.name) fail_at(pc.at, "PriorityClass '" + pc.name + "' is already defined (" + other.at.str() + ")");
             if (other.global_default && pc.global_default)

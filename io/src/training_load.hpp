@@ -2,7 +2,7 @@
 //
 // load_scenario (scenario.cpp) checks the document against the schema, expands the files it
 // refers to, and then hands a TrainingLoad to one reader per section, in this order:
-//   read_cluster           /cluster: node groups, allocatable, DaemonSets, the Spot price history
+//   read_cluster           /cluster: node groups, allocatable, nodes_from, DaemonSets, the Spot price history
 //                          (scenario_cluster.cpp)
 //   (scenario.cpp)         /fabric, /volcano (the scheduler), /queues, /priority_classes,
 //                          /lifecycle and /output
@@ -46,6 +46,8 @@ struct TrainingLoad {
   void read_cluster();
   void read_node_groups();
   void read_allocatable();
+  /// /cluster/nodes_from: kubectl Node objects, each a node group of its own (ObservedNode).
+  void read_nodes_from();
   void read_daemonsets();
   /// /volcano, given whether it came from the scheduler ConfigMap; /queues; /lifecycle and
   /// /output (scenario.cpp).

@@ -393,15 +393,26 @@ void read_doc(const Y& doc, Manifests& out) {
     PriorityClassManifest pc;
     pc.at = doc.at();
     pc.name = name_of(top, "PriorityClass").first;
-    // pkg/apis/scheduling/validation: the system- prefix is Kubernetes' own; user classes go up
-    // to HighestUserDefinablePriority (1,000,000,000).
-    if (pc.name.rfind("system-", 0) == 0)
-      M(top.req("metadata"), {}, {}, true).req("name").fail("the prefix 'system-' is reserved for Kubernetes' system PriorityClasses");
+    // pkg/apis/scheduling/validation ValidatePriorityClass: the system- prefix is Kubernetes'
+    // own, allowed only for a known system class with its value and not globalDefault
+    // (scheduling.IsKnownSystemPriorityClass; SystemPriorityClasses in pkg/apis/scheduling/
+    // types.go: system-cluster-critical = SystemCriticalPriority = 2000000000,
+    // system-node-critical = SystemCriticalPriority + 1000); user classes go up to
+    // HighestUserDefinablePriority (1,000,000,000).
     const long long value = top.req("value").integer();
-    if (value > 1000000000LL || value < -2147483648LL)
-      top.req("value").fail("expected a value up to 1000000000 (HighestUserDefinablePriority), got " + std::to_string(value));
-    pc.value = static_cast<int>(value);
     if (const Y* g = top.get("globalDefault")) pc.global_default = g->boolean();
+    if (pc.name.rfind("system-", 0) == 0) {
+      const long long known = pc.name == "system-cluster-critical" ? 2000000000LL : pc.name == "system-node-critical" ? 2000001000LL : -1;
+      if (known < 0)
+        M(top.req("metadata"), {}, {}, true).req("name").fail("the prefix 'system-' is reserved for Kubernetes' system PriorityClasses");
+      if (value != known || pc.global_default)
+        top.req("value").fail("Kubernetes' own " + pc.name + " has value " + std::to_string(known) + " and is not globalDefault (got " +
+                              std::to_string(value) + (pc.global_default ? ", globalDefault" : "") + ")");
+      pc.system = true;
+    } else if (value > 1000000000LL || value < -2147483648LL) {
+      top.req("value").fail("expected a value up to 1000000000 (HighestUserDefinablePriority), got " + std::to_string(value));
+    }
+    pc.value = static_cast<int>(value);
     if (const Y* pp = top.get("preemptionPolicy")) {
       const std::string v = pp->str();
       if (v != "PreemptLowerPriority" && v != "Never") pp->fail("expected PreemptLowerPriority or Never, got \"" + v + "\"");
@@ -412,6 +423,7 @@ void read_doc(const Y& doc, Manifests& out) {
     std::string hint;
     if (kind == "ClusterConfig") hint = "; an eksctl ClusterConfig is read from the scenario's cluster.eksctl";
     if (kind == "ConfigMap") hint = "; the volcano-scheduler ConfigMap is read from the scenario's volcano.scheduler_config";
+    if (kind == "Node") hint = "; Nodes (kubectl get nodes -o json) are read from the scenario's cluster.nodes_from";
     kind_y.fail("unknown kind \"" + kind + "\" (apiVersion " + api + "): mltwin reads Queue and PodGroup (" + kVolcanoScheduling +
                 "), Job (" + kVolcanoBatch + "), PriorityClass (" + kPriorityApi + ") and List" + hint);
   }

@@ -52,7 +52,7 @@ std::vector<FabricNode> fabric_nodes_of(const std::vector<NodeGroupSpec>& groups
   std::vector<FabricNode> out;
   for (const auto& g : groups)
     for (int i = 0; i < g.count; ++i)
-      out.push_back({g.name + "-" + std::to_string(i), g.instance_types.at(node_launch(g, i).type), g.availability_zone});
+      out.push_back({g.observed && i == 0 ? g.observed->name : g.name + "-" + std::to_string(i), g.instance_types.at(node_launch(g, i).type), g.availability_zone});
   return out;
 }
 

@@ -24,7 +24,7 @@ NodeLifecycle::NodeLifecycle(const TrainingScenario& scenario, core::Simulator& 
   for (std::size_t g = 0; g < sc.node_groups.size(); ++g) {
     const NodeGroupSpec& ng = sc.node_groups[g];
     for (const std::string& type : ng.instance_types)
-      if (!sc.catalog.find(type))
+      if (!sc.catalog.find(type) && !ng.observed)  // a node of the user's cluster loads without a row
         throw std::invalid_argument("node group '" + ng.name + "': instance type '" + type + "' is not in the catalog");
     for (int i = 0; i < ng.count; ++i) {
       const NodeId id = add_group_node(g, true, i);
@@ -64,7 +64,9 @@ NodeId NodeLifecycle::add_group_node(std::size_t group, bool ready, std::int64_t
   }
   const NodeLaunch launch = node_launch(g, slot);
   policy::NodeInfo n;
-  n.name = g.name + "-" + std::to_string(group_next_index_[group]++);
+  // A node of the user's cluster keeps its own name; a replacement of it is <name>-1, ...
+  const int index = group_next_index_[group]++;
+  n.name = g.observed && index == 0 ? g.observed->name : g.name + "-" + std::to_string(index);
   n.instance_type = g.instance_types[launch.type];
   const NodeResources res = node_resources(sc_, g, launch, n.name);
   n.capacity = res.capacity;
@@ -73,8 +75,16 @@ NodeId NodeLifecycle::add_group_node(std::size_t group, bool ready, std::int64_t
   n.taints = g.taints;
   n.ready = ready;
   n.labels = node_labels(g, launch);
-  // The kubelet's well-known kubernetes.io/hostname label (the node's name here).
-  n.labels.emplace_back("kubernetes.io/hostname", n.name);
+  if (g.observed) {
+    // As the Node object was at t0: cordoned, or not Ready (then it stays so: nothing in the
+    // twin makes it Ready).
+    n.unschedulable = g.observed->unschedulable;
+    if (index == 0) n.ready = ready && g.observed->ready;
+  }
+  // The kubelet's well-known kubernetes.io/hostname label (the node's name here), unless the
+  // Node object has its own.
+  if (!std::any_of(n.labels.begin(), n.labels.end(), [](const auto& kv) { return kv.first == "kubernetes.io/hostname"; }))
+    n.labels.emplace_back("kubernetes.io/hostname", n.name);
   std::sort(n.labels.begin(), n.labels.end());
   const NodeId id = state_.add_node(n);
   if (recs_.size() <= id) recs_.resize(id + 1);

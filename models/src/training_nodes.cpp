@@ -69,13 +69,19 @@ KubeReserved eks_ami_kube_reserved(int vcpu, int max_pods) {
 
 NodeResources node_resources(const TrainingScenario& sc, const NodeGroupSpec& g, std::optional<NodeLaunch> l, std::string_view node_name) {
   const NodeLaunch launch = l.value_or(node_launch(g, 0));
-  const std::string& type = g.instance_types.at(launch.type);
-  const InstanceType* it = sc.catalog.find(type);
-  if (!it) throw std::invalid_argument("node group '" + g.name + "': instance type '" + type + "' is not in the catalog");
   NodeResources r;
-  r.capacity = node_capacity(*it);
-  if (!g.extra_capacity.scalars.empty()) r.capacity.add(g.extra_capacity);
-  r.allocatable = r.capacity - (g.kubelet_reserved_by_type.empty() ? g.kubelet_reserved : g.kubelet_reserved_by_type.at(launch.type));
+  if (g.observed) {
+    // A node of the user's cluster: its Node object's status, as the kubelet reported it.
+    r.capacity = g.observed->capacity;
+    r.allocatable = g.observed->allocatable;
+  } else {
+    const std::string& type = g.instance_types.at(launch.type);
+    const InstanceType* it = sc.catalog.find(type);
+    if (!it) throw std::invalid_argument("node group '" + g.name + "': instance type '" + type + "' is not in the catalog");
+    r.capacity = node_capacity(*it);
+    if (!g.extra_capacity.scalars.empty()) r.capacity.add(g.extra_capacity);
+    r.allocatable = r.capacity - (g.kubelet_reserved_by_type.empty() ? g.kubelet_reserved : g.kubelet_reserved_by_type.at(launch.type));
+  }
   const auto labels = l ? node_labels(g, launch) : template_labels(g);
   for (const DaemonSetSpec& ds : sc.daemonsets) {
     // NodeShouldRunDaemonPod -> predicates(): the NodeAffinity filter (nodeSelector and required
@@ -172,6 +178,8 @@ std::string node_price_source(const Catalog& catalog, const NodeGroupSpec& g, No
       throw std::invalid_argument("node group '" + g.name + "': no Spot price for '" + g.instance_types.at(l.type) + "'");
     return g.spot_price_source[l.type];
   }
+  // A node of the user's cluster whose type has no catalog row: the loader says why it has no price.
+  if (g.observed && l.type < g.on_demand_price_source.size()) return g.on_demand_price_source[l.type];
   const InstanceType* it = catalog.find(g.instance_types.at(l.type));
   if (!it) throw std::invalid_argument("node group '" + g.name + "': instance type '" + g.instance_types.at(l.type) + "' is not in the catalog");
   if (l.type < g.on_demand_price_source.size()) return g.on_demand_price_source[l.type];
@@ -179,6 +187,7 @@ std::string node_price_source(const Catalog& catalog, const NodeGroupSpec& g, No
 }
 
 std::vector<std::pair<std::string, std::string>> node_labels(const NodeGroupSpec& g, NodeLaunch launch) {
+  if (g.observed) return g.observed->labels;  // the Node object's, the well-known ones included
   std::vector<std::pair<std::string, std::string>> l = g.labels;
   l.emplace_back("node.kubernetes.io/instance-type", g.instance_types.at(launch.type));
   l.emplace_back("eks.amazonaws.com/nodegroup", g.name);

@@ -853,6 +853,48 @@ TEST_CASE("derived durations: a job still training when --until stops the run ke
   CHECK(db.one("SELECT end_ns || ' ' || end_reason FROM step_periods WHERE job = 0") == "30000000000 run ended");
 }
 
+TEST_CASE("nodes from kubectl: scenarios/eks-kubectl-nodes.json runs on the Nodes' own names, keeps off the cordoned one, prices by the catalog") {
+  // scenarios/kubectl/nodes.json: two trn1.32xlarge (ip-10-42-7-21 cordoned) and an m7i.large,
+  // a type the catalog lacks. llama-1x32 runs at t0 on ip-10-42-3-10, started 30 min before
+  // with 1 h to train: it ends at 1800 s. bert-1x32 (submitted at 0 s) fits neither the
+  // cordoned node nor the m7i.large (no Neuron device): the cycle at 1800 s places it on
+  // ip-10-42-3-10, bound 50 ms later, Running 2 s after that, done 20 min later (3002.05 s).
+  TempDir t("mltwin-cli");
+  const fs::path scen = fs::path(MLTWIN_SOURCE_DIR) / "scenarios/eks-kubectl-nodes.json";
+  REQUIRE_MESSAGE(run_cli({"run", scen.string(), "--out", "k.sqlite", "--no-progress", "--snapshot-at", "1s"}, t.path(), {}, t.path() / "k.log") == 0,
+                  slurp(t.path() / "k.log"));
+  // The twin's own state at its first session (written as kubectl JSON): each node as its Node
+  // object gave it — the cordon, the taints, allocatable (memory 524791688Ki = 537386688512
+  // bytes), the 17 labels of the object (its kubernetes.io/hostname not doubled).
+  const json snap = json::parse(slurp(t.path() / "k.snapshot-1s.json"));
+  std::map<std::string, json> nodes;
+  for (const auto& o : snap.at("items"))
+    if (o.at("kind") == "Node") nodes[o.at("metadata").at("name").get<std::string>()] = o;
+  REQUIRE(nodes.size() == 3);
+  const json& cordoned = nodes.at("ip-10-42-7-21.us-west-2.compute.internal");
+  CHECK(cordoned.at("spec").value("unschedulable", false));
+  CHECK(cordoned.at("spec").at("taints").size() == 2);
+  CHECK(cordoned.at("status").at("allocatable").at("cpu") == "127610m");
+  CHECK(cordoned.at("status").at("allocatable").at("memory") == "537386688512");
+  CHECK(cordoned.at("metadata").at("labels").size() == 17);
+  CHECK_FALSE(nodes.at("ip-10-42-3-10.us-west-2.compute.internal").at("spec").value("unschedulable", false));
+  CHECK(nodes.at("ip-10-42-9-5.us-west-2.compute.internal").at("status").at("allocatable").at("cpu") == "1930m");
+  CHECK(contains(slurp(t.path() / "k.log"), "/cluster/nodes_from: no on-demand price for node(s) ip-10-42-9-5.us-west-2.compute.internal (m7i.large)"));
+  Db db(t.path() / "k.sqlite");
+  CHECK(db.rows("SELECT node, instance_type, capacity_type, zone, usd_per_hour, price_source FROM nodes ORDER BY node") ==
+        std::vector<std::vector<std::string>>{
+            {"ip-10-42-3-10.us-west-2.compute.internal", "trn1.32xlarge", "ON_DEMAND", "us-west-2d", "21.5",
+             "aws-instance-types.json: /instance_types/1 on_demand_usd_per_hour, us-east-1"},
+            {"ip-10-42-7-21.us-west-2.compute.internal", "trn1.32xlarge", "ON_DEMAND", "us-west-2d", "21.5",
+             "aws-instance-types.json: /instance_types/1 on_demand_usd_per_hour, us-east-1"},
+            {"ip-10-42-9-5.us-west-2.compute.internal", "m7i.large", "ON_DEMAND", "us-west-2a", "0.0",
+             "none: instance type 'm7i.large' is not in the catalog"}});
+  CHECK(db.rows("SELECT name, phase, start_ns, end_ns FROM jobs ORDER BY job") ==
+        std::vector<std::vector<std::string>>{{"llama-1x32", "Completed", std::to_string(-1800 * kS), std::to_string(1800 * kS)},
+                                              {"bert-1x32", "Completed", "1802050000000", "3002050000000"}});
+  CHECK(db.one("SELECT group_concat(DISTINCT node) FROM pods WHERE node IS NOT NULL") == "ip-10-42-3-10.us-west-2.compute.internal");
+}
+
 TEST_CASE("explain: a job restarted after a node failure and placed again at once is not 'still waiting'") {
   // fabric-contention's cluster with one 1-pod job, placed on trn1-1 (nodeorder), which fails at 100 s: NotReady
   // and its Node deleted at 150 s (Kubernetes 1.32 defaults), PodGC deletes the pod at 200 s,

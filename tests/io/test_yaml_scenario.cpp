@@ -321,6 +321,44 @@ TEST_CASE("PriorityClasses from the scenario's JSON and from its manifests are o
     CHECK(load_error(patched_example(d, patch)) ==
           d.file("pc.yaml") + ":6:19: preemptionPolicy: expected PreemptLowerPriority or Never, got \"Sometimes\"");
   }
+  SUBCASE("kubectl get priorityclasses -o json: Kubernetes' two system classes are accepted as the API server creates them") {
+    // The List kubectl prints (Kubernetes API reference, PriorityClass v1 scheduling.k8s.io:
+    // value, globalDefault, preemptionPolicy, description; metadata as the server fills it):
+    // the user's class and the two built-in ones (pkg/apis/scheduling/types.go:
+    // system-cluster-critical 2000000000, system-node-critical 2000001000), which
+    // ValidatePriorityClass allows with exactly those values and globalDefault false.
+    auto pc = [](const std::string& name, long long value, bool global) {
+      return json{{"apiVersion", "scheduling.k8s.io/v1"},
+                  {"kind", "PriorityClass"},
+                  {"description", "d"},
+                  {"metadata",
+                   {{"creationTimestamp", "2026-11-30T07:58:11Z"}, {"generation", 1}, {"name", name}, {"resourceVersion", "80"},
+                    {"uid", "0a1b2c3d-0000-4000-8000-00000000000" + std::to_string(name.size() % 10)}}},
+                  {"preemptionPolicy", "PreemptLowerPriority"},
+                  {"globalDefault", global},
+                  {"value", value}};
+    };
+    json list = {{"apiVersion", "v1"},
+                 {"kind", "List"},
+                 {"metadata", {{"resourceVersion", ""}}},
+                 {"items", {pc("batch", 7, true), pc("system-cluster-critical", 2000000000, false), pc("system-node-critical", 2000001000, false)}}};
+    std::ofstream(d.file("pcs.json")) << list.dump(4);
+    json patch;
+    patch["workload"]["manifests"] = {{{"path", kSrc + "/scenarios/yaml/jobs/vit-a.yaml"}, {"duration", "1h"}},
+                                      {{"path", d.file("pcs.json")}, {"duration", "1h"}}};
+    {
+      const io::LoadedScenario sc = io::load_scenario(patched_example(d, patch));
+      REQUIRE(sc.training.jobs.size() == 1);
+      CHECK(sc.training.jobs[0].priority == 7);  // vit-a names no class: the globalDefault
+    }
+    // A system class with another value is not Kubernetes' own.
+    list["items"][2]["value"] = 2000000001;
+    std::ofstream(d.file("pcs.json")) << list.dump(4);
+    const std::string e = load_error(patched_example(d, patch));
+    CHECK_MESSAGE(e.find("value: Kubernetes' own system-node-critical has value 2000001000 and is not globalDefault (got 2000000001)") !=
+                      std::string::npos,
+                  e);
+  }
   SUBCASE("a manifest's class named system-... is Kubernetes' own") {
     std::ofstream(d.file("pc.yaml")) << "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata:\n  name: system-x\nvalue: 1\n";
     json patch;

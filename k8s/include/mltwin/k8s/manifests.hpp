@@ -61,6 +61,10 @@ struct PriorityClassManifest {
   bool global_default = false;
   bool preempt_never = false;  ///< preemptionPolicy: Never (else PreemptLowerPriority, the default)
   YamlPlace at;
+  /// One of Kubernetes' built-in classes as the API server creates them (system-cluster-critical
+  /// 2000000000, system-node-critical 2000001000, not globalDefault), as `kubectl get
+  /// priorityclasses -o json` lists them beside the user's: read, and left to the built-in ones.
+  bool system = false;
 };
 
 /// A Volcano lifecycle policy (batch.volcano.sh/v1alpha1 LifecyclePolicy), checked as the

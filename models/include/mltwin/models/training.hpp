@@ -89,8 +89,32 @@ struct InstancesDistribution {
   int spot_instance_pools = 2;               ///< lowest-price only: the N cheapest types
 };
 
+/// A node of the user's own cluster, read from its Node object (the scenario's
+/// /cluster/nodes_from: `kubectl get nodes -o json`): what the object says is the node, not the
+/// catalog. The group that holds it (NodeGroupSpec::observed) is that one node, named after it.
+struct ObservedNode {
+  std::string name;  ///< metadata.name, e.g. ip-10-42-3-10.us-west-2.compute.internal
+  /// metadata.labels, sorted by key, as the object gives them (the well-known instance-type,
+  /// zone and hostname labels included): node_labels returns them unchanged.
+  std::vector<std::pair<std::string, std::string>> labels;
+  /// status.capacity and status.allocatable (mltwin units), as the kubelet reported them: no
+  /// kubelet reservation is applied (allocatable is already capacity less it).
+  policy::Resource capacity, allocatable;
+  bool unschedulable = false;  ///< spec.unschedulable (cordoned)
+  bool ready = true;           ///< the Ready condition is True
+  /// The instance type (NodeGroupSpec::instance_types[0]) has a catalog row: without one the
+  /// node still loads, but has no price (0 USD/h, node_price_source says why), no EFA and no
+  /// NeuronLink topology (the loader refuses /fabric and /step_model).
+  bool in_catalog = true;
+  std::string source;  ///< where it was read: "nodes.json: /items/0"
+};
+
 struct NodeGroupSpec {
   std::string name;           ///< eksctl nodeGroups[].name
+  /// Set: the group is one node of the user's cluster (count 1, one instance type, On-Demand,
+  /// no autoscaling), whose first node is named observed->name (a replacement after a failure
+  /// <name>-1, ...) and carries the object's labels, taints, resources and cordon.
+  std::optional<ObservedNode> observed;
   /// The instance types the group launches (the launch template overrides, in priority order),
   /// each in the catalog; at least one. Which node gets which: node_launch().
   std::vector<std::string> instance_types;

@@ -282,10 +282,12 @@ inline constexpr Column kNodeEventsColumns[] = {
 inline constexpr Column kNodesColumns[] = {
     {"node", "TEXT PRIMARY KEY", "", kInsert,
      "",
-     "node name, `<node group>-<index>`, as in `pods.node` and `node_events.node`"},
+     "node name, `<node group>-<index>`, or a Node's own name from `cluster.nodes_from` (its replacement `<name>-1`, ...), as in "
+     "`pods.node` and `node_events.node`"},
     {"node_group", "TEXT NOT NULL", "", kInsert,
      "",
-     "node group (eksctl `nodeGroups[].name`), as in `node_events.node_group`"},
+     "node group (eksctl `nodeGroups[].name`; a node of `cluster.nodes_from` is a group of its own, named as the node), as in "
+     "`node_events.node_group`"},
     {"instance_type", "TEXT NOT NULL", "", kInsert,
      "",
      "EC2 instance type of the node, one of its group's `instance_types`"},
