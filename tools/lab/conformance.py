@@ -286,6 +286,8 @@ def main():
     ap.add_argument("--evidence", action="store_true",
                     help="run the seeds of --results classed tie or different again with the real scheduler "
                     "logging its node scores (-v 5) and record the scores of the nodes the two chose")
+    ap.add_argument("--retry-different", type=int, default=0,
+                    help="make a comparison classed different again up to N times (the sample: 2)")
     ap.add_argument("--fail-on-different", action="store_true", help="exit 1 when a comparison is classed different")
     a = ap.parse_args()
     configs = a.configs.split(",")
@@ -311,6 +313,16 @@ def main():
                     continue
                 try:
                     rec = run_seed(seed, config, a, os.path.join(a.out, f"seed-{seed}"))
+                    # --retry-different: Volcano's own coin flips (equal scores, Go map order) can
+                    # make one run differ; a comparison made again that agrees says so.
+                    for retry in range(a.retry_different):
+                        if rec["class"] != "different":
+                            break
+                        again = run_seed(seed, config, a, os.path.join(a.out, f"seed-{seed}-retry{retry + 1}"))
+                        rec.setdefault("retries", []).append(again["class"])
+                        if again["class"] != "different":
+                            rec["class"] = again["class"]
+                            rec["note"] = f"different in the first run, {again['class']} when made again"
                 except (RuntimeError, subprocess.CalledProcessError, KeyError) as e:
                     rec = {"seed": seed, "config": config, "class": "could not run", "error": str(e)[:500]}
                 done[seed] = rec
