@@ -644,6 +644,27 @@ TEST_CASE("faithful to a fault: preempt's within-job round refills the task queu
   MESSAGE("seeds 1-20: " << evicting << " preempt, " << not_evicting << " do not");
 }
 
+TEST_CASE("the remedy for volcano#5140, preempt argument mltwin.withinJobAfterQueues: every queue's between-jobs pass first, then the within-job round") {
+  // The same two-queue case as above: with the argument (volcano PR #4613's order) queue b's
+  // between-jobs pass sees hi-0 whatever the seed, so lo-0 is evicted for it every time.
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    World w;
+    w.queue(QueueBuilder("a"));
+    w.queue(QueueBuilder("b"));
+    w.node(NodeBuilder("n0").trn1_32xlarge());
+    w.node(NodeBuilder("n1").cpu(8).memory_gib(32));
+    w.job(JobBuilder("small", "a").pods(1, Pod().cpu(1).memory_gib(1)).priority(1).created(0).running_on({"n1"}));
+    w.job(JobBuilder("lo", "b").pods(1, full_node(1)).priority(1).created(1).running_on({"n0"}));
+    w.job(JobBuilder("hi", "b").pods(1, full_node(100)).priority(100).created(5).inqueue());
+    SchedulerConfig cfg = priority_decides();
+    cfg.action_arguments["preempt"].set("mltwin.withinJobAfterQueues", "true");
+    RecordingBackend be;
+    Scheduler s(cfg, seed);
+    cycle(w, be, s);
+    CHECK(evicted(w, be) == std::vector<std::string>{"lo-0 preempt"});
+  }
+}
+
 TEST_CASE("nodeorder counts the pods pipelined on a node in this session (the predicates plugin adds them to the NodeMap)") {
   // Volcano v1.12.1: Statement.Pipeline fires the AllocateFunc handlers; predicates' handler
   // (plugins/predicates/predicates.go:250-282) adds the pod to the session's NodeMap, which

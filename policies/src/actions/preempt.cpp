@@ -39,6 +39,8 @@ namespace {
 
 class Preempt final : public Action {
  public:
+  /// within_job_after_queues: the remedy for volcano#5140 (argument mltwin.withinJobAfterQueues).
+  explicit Preempt(bool within_job_after_queues) : within_job_after_queues_(within_job_after_queues) {}
   std::string_view name() const override { return "preempt"; }
 
   void execute(Session& ssn) override {
@@ -55,7 +57,10 @@ class Preempt final : public Action {
     // task queues the later queues' between-jobs passes pop from (step 2 above). mltwin draws the
     // order from the session's tie-break stream (Fisher-Yates over the queue order), so a seed
     // reproduces it and other seeds give Volcano's other orders.
-    for (std::size_t i = queue_ids.size(); i > 1; --i) std::swap(queue_ids[i - 1], queue_ids[ssn.rng()() % i]);
+    // The remedy (argument mltwin.withinJobAfterQueues, volcano PR #4613): queues in queue
+    // order, and the within-job round once, after every queue's between-jobs pass.
+    if (!within_job_after_queues_)
+      for (std::size_t i = queue_ids.size(); i > 1; --i) std::swap(queue_ids[i - 1], queue_ids[ssn.rng()() % i]);
     sort_checked(under_request, JobLess{&ssn});
     within_round_start_ = kNoRound;
     spec_memo_ = ssn.task_answers_depend_only_on_spec();
@@ -80,7 +85,8 @@ class Preempt final : public Action {
           });
     }
 
-    for (QueueId q : queue_ids) {
+    for (std::size_t qi = 0; qi < queue_ids.size(); ++qi) {
+      const QueueId q = queue_ids[qi];
       // Preemption between jobs within the queue.
       JobPQ& preemptors = starving_.of_queue(q);
       while (!preemptors.empty()) {
@@ -118,6 +124,7 @@ class Preempt final : public Action {
       // started (that round and the queue's between-jobs pass did nothing), it would repeat the
       // previous round exactly: it is skipped, and each job's queue is left as that round left
       // it (its Pending tasks, the same number popped).
+      if (within_job_after_queues_ && qi + 1 < queue_ids.size()) continue;
       const bool repeat = within_round_start_ != kNoRound && ssn.task_events() == within_round_start_;
       if (!repeat) within_round_start_ = ssn.task_events();
       round_popped_.resize(under_request.size());
@@ -311,6 +318,7 @@ class Preempt final : public Action {
   std::vector<QueueId> queue_ids_;
   std::vector<JobId> under_request_;
   StarvingJobs starving_;
+  const bool within_job_after_queues_;
   std::vector<std::uint32_t> round_popped_;  // per under_request job: tasks its last within-job round popped
   std::vector<std::vector<TaskId>> queue_tasks_;  // per queue: its preemptees between jobs
   StateVersion queue_tasks_version_;  // default: no state's
@@ -327,5 +335,7 @@ class Preempt final : public Action {
   std::uint64_t failed_version_ = kNoRound;
 };
 }  // namespace
-std::unique_ptr<Action> make_preempt(const Arguments&) { return std::make_unique<Preempt>(); }
+std::unique_ptr<Action> make_preempt(const Arguments& args) {
+  return std::make_unique<Preempt>(args.get_bool("mltwin.withinJobAfterQueues", false));
+}
 }  // namespace mltwin::policy::detail
