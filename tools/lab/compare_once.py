@@ -21,6 +21,9 @@ the same cluster state. The nucleus of the differential runner; needs a running 
 6. prints both and whether they agree (binds as pod -> node, evictions as a set, final phases).
 
 Exit status: 0 identical, 1 different, 2 the comparison could not run.
+
+It takes the lab over: the cluster is emptied first, and the scheduler is left running with the
+configuration it tested (after a failure: restarted with the default one).
 """
 import argparse
 import copy
@@ -71,8 +74,16 @@ def wait(what, pred, secs):
     raise RuntimeError(f"{what}: not after {secs} s")
 
 
-def scheduler(*args):
-    subprocess.run(["bash", os.path.join(LAB_DIR, "scheduler.sh"), *args], check=True)
+def scheduler(*args, env=None):
+    subprocess.run(["bash", os.path.join(LAB_DIR, "scheduler.sh"), *args], check=True, env=env)
+
+
+def restore_scheduler():
+    """Leaves the lab as `make lab` does: the scheduler running with the default configuration and
+    the lab's schedule period (a comparison leaves it with the configuration and period it tested,
+    or stopped when it failed)."""
+    env = {k: v for k, v in os.environ.items() if k != "MLTWIN_LAB_SCHEDULE_PERIOD"}
+    scheduler("restart", DEFAULT_CONF, env=env)
 
 
 def reset():
@@ -325,11 +336,21 @@ def main():
     a = ap.parse_args()
     # Both schedulers get the same file: mltwin-scheduler's own default is Volcano's built-in one
     # (no binpack), not the Helm chart's that the lab's scheduler starts with.
+    # Inputs first: a comparison stops the scheduler and empties the cluster.
+    for path, what in ((a.manifest, "manifest"), (a.mltwin_scheduler, "mltwin-scheduler (make scheduler)"),
+                       (a.conf or DEFAULT_CONF, "scheduler configuration")):
+        if not os.path.isfile(path):
+            print(f"compare: no {what} at {path}", file=sys.stderr)
+            return 2
     try:
         result, _ = compare(a.manifest, a.conf or DEFAULT_CONF, a.out or os.path.join(LAB_RUN, "compare"),
                             a.settle, a.mltwin_scheduler, a.tiebreak_seed)
-    except (RuntimeError, subprocess.CalledProcessError, KeyError) as e:
+    except (RuntimeError, subprocess.CalledProcessError, KeyError, OSError, ValueError) as e:
         print(f"compare: could not run: {e}", file=sys.stderr)
+        try:
+            restore_scheduler()
+        except subprocess.CalledProcessError:
+            print("compare: the lab's scheduler could not be started again: make lab", file=sys.stderr)
         return 2
     m_binds, r_binds = result["binds"]["mltwin"], result["binds"]["volcano"]
     print(f"binds: mltwin {len(m_binds)} ({result['mltwin_cycles']} cycles), volcano {len(r_binds)}; evictions: "

@@ -22,6 +22,9 @@ A comparison is classified as
                outcome (equivalent): the two runs differ only in a choice among equal scores;
   different    none of these: listed with its differences for a person to classify (an mltwin
                bug, upstream nondeterminism, or a feature not modelled; docs/conformance.md).
+It takes the lab over: each comparison empties the cluster; at the end the scheduler is left as
+`make lab` leaves it (default configuration, 1 s period).
+
 Results go to --results as one JSON line per seed, each comparison's files (the manifest, the
 snapshot read back, mltwin's cycles, result.json with both schedulers' decisions) to --out/seed-N/.
 A run started again with the same file goes on after the seeds it holds, and re-runs the current
@@ -152,7 +155,16 @@ def recheck(rec, a, outdir):
     b, e, ph, cycles = lab.mltwin_until_quiet(a.mltwin_scheduler, snap, CONFIGS[rec["config"]], outdir)
     b = {p: n for p, n in b.items() if p not in e}
     rec["mltwin_cycles"] = cycles
-    return classify(rec, snap, (b, e, ph), v, rec["config"], a, outdir)
+    classify(rec, snap, (b, e, ph), v, rec["config"], a, outdir)
+    # result.json speaks of the same mltwin as the results file.
+    result.update({"binds": {"mltwin": b, "volcano": v[0]}, "evictions": {"mltwin": sorted(e), "volcano": sorted(v[1])},
+                   "podgroup_phases": {"mltwin": ph, "volcano": v[2]}, "differences": rec["differences"],
+                   "mltwin_cycles": cycles})
+    tmp = os.path.join(outdir, "result.json.tmp")
+    with open(tmp, "w") as f:
+        json.dump(result, f, indent=1, sort_keys=True)
+    os.replace(tmp, os.path.join(outdir, "result.json"))
+    return rec
 
 
 def evidence(rec, a, outdir):
@@ -195,7 +207,8 @@ def load(path):
                 try:
                     rec = json.loads(line)
                     done[rec["seed"]] = rec
-                except (json.JSONDecodeError, KeyError) as e:
+                    rec["config"], rec["class"]
+                except (json.JSONDecodeError, KeyError, TypeError) as e:
                     sys.exit(f"{path}:{n}: not a result line ({e}); move the file away to start afresh")
     return done
 
@@ -270,13 +283,16 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n\n", 1)[1])
     ap.add_argument("--count", type=int, default=500, help="how many seeds (default 500)")
-    ap.add_argument("--first-seed", type=int, default=1)
+    ap.add_argument("--first-seed", type=int, default=1, help="the first seed (default 1)")
     ap.add_argument("--configs", default="default,preempt-reclaim",
                     help="comma-separated, used in turn by seed: " + ", ".join(CONFIGS))
-    ap.add_argument("--results", default=os.path.join(LAB_CACHE, "conformance", "results.jsonl"))
-    ap.add_argument("--out", default=os.path.join(LAB_CACHE, "conformance"))
+    ap.add_argument("--results", default=os.path.join(LAB_CACHE, "conformance", "results.jsonl"),
+                    help="the results file, one JSON line per seed (default: %(default)s)")
+    ap.add_argument("--out", default=os.path.join(LAB_CACHE, "conformance"),
+                    help="each comparison's files go to OUT/seed-N/ (default: %(default)s)")
     ap.add_argument("--doc", help="write the agreement into this markdown file, between its conformance markers")
-    ap.add_argument("--mltwin-scheduler", default=os.path.join(lab.REPO, "build/apps/mltwin-scheduler"))
+    ap.add_argument("--mltwin-scheduler", default=os.path.join(lab.REPO, "build/apps/mltwin-scheduler"),
+                    help="the mltwin-scheduler to compare (default: %(default)s; make scheduler builds it)")
     ap.add_argument("--settle", type=float, default=2.0,
                     help="seconds (and at least 3 sessions) without change that end the real scheduler's run")
     ap.add_argument("--tie-seeds", type=int, default=8, help="other --tiebreak-seed values to try on a difference")
@@ -290,6 +306,10 @@ def main():
                     help="make a comparison classed different again up to N times (the sample: 2)")
     ap.add_argument("--fail-on-different", action="store_true", help="exit 1 when a comparison is classed different")
     a = ap.parse_args()
+    if a.count < 1:
+        sys.exit(f"--count: {a.count}: give 1 or more seeds")
+    if a.recheck and not os.path.isfile(a.results):
+        sys.exit(f"--recheck: no results file at {a.results}")
     configs = a.configs.split(",")
     for c in configs:
         if c not in CONFIGS:
@@ -297,7 +317,7 @@ def main():
         if not os.path.exists(CONFIGS[c]):
             sys.exit(f"no {CONFIGS[c]}: the Volcano release's source is extracted by make lab-build")
     if not os.path.exists(a.mltwin_scheduler):
-        sys.exit(f"no {a.mltwin_scheduler}: build it first (cmake --build build --target mltwin-scheduler)")
+        sys.exit(f"no {a.mltwin_scheduler}: build it first (make scheduler)")
     # A shorter schedule period than the lab's 1 s: quiet is reached in fewer seconds.
     os.environ.setdefault("MLTWIN_LAB_SCHEDULE_PERIOD", "0.5s")
     os.makedirs(os.path.dirname(os.path.abspath(a.results)), exist_ok=True)
@@ -305,12 +325,14 @@ def main():
     seeds = range(a.first_seed, a.first_seed + a.count)
     start = time.time()
     earlier = sorted(s for s in done if s in seeds and done[s]["class"] != "could not run")
+    ran_lab = a.evidence
     if not a.recheck:
         with open(a.results, "a") as res:
             for i, seed in enumerate(seeds):
                 config = configs[seed % len(configs)]
                 if seed in done and done[seed]["config"] == config:
                     continue
+                ran_lab = True
                 try:
                     rec = run_seed(seed, config, a, os.path.join(a.out, f"seed-{seed}"))
                     # --retry-different: Volcano's own coin flips (equal scores, Go map order) can
@@ -340,6 +362,11 @@ def main():
                 except (RuntimeError, subprocess.CalledProcessError, KeyError) as e:
                     done[seed]["evidence"] = {"error": str(e)[:300]}
                 print(f"evidence seed {seed}: {done[seed]['evidence']}", flush=True)
+    if ran_lab:
+        try:
+            lab.restore_scheduler()  # as make lab leaves it: default configuration, 1 s period
+        except subprocess.CalledProcessError:
+            print("the lab's scheduler could not be started again: make lab", file=sys.stderr)
     # The comparisons of earlier runs (all of them with --recheck): mltwin-scheduler as built now
     # against Volcano's stored decisions, so the page always speaks of the current mltwin.
     if earlier:

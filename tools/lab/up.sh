@@ -15,6 +15,11 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 if [[ -f $LAB_RUN/pids ]] && bash "$LAB_DIR/status.sh" >/dev/null 2>&1; then
   lab_log "the lab is already running"
+  # A comparison that stopped the scheduler and failed leaves the lab without it: start it again.
+  if [[ -z ${MLTWIN_LAB_NO_SCHEDULER:-} ]] && ! grep -q '^vc-scheduler ' "$LAB_RUN/pids"; then
+    lab_log "vc-scheduler was not running: starting it"
+    bash "$LAB_DIR/scheduler.sh" start
+  fi
   bash "$LAB_DIR/status.sh"
   exit 0
 fi
