@@ -607,6 +607,26 @@ TEST_CASE("a gang whose preempt is discarded is still nominated (its LastTransac
   CHECK(w.state.task(w.state.job(hi).tasks.at(1)).nominated_node.empty());
 }
 
+namespace {
+/// The volcano#5140 case: queues a and b; a runs a small job on n1 (so it is among preempt's
+/// queues), too small for hi; b runs lo's full pod on n0 and has hi's one full pod Inqueue.
+/// The evictions of one cycle with seed `seed` and configuration `cfg`.
+std::vector<std::string> issue_5140_cycle(const SchedulerConfig& cfg, std::uint64_t seed) {
+  World w;
+  w.queue(QueueBuilder("a"));
+  w.queue(QueueBuilder("b"));
+  w.node(NodeBuilder("n0").trn1_32xlarge());
+  w.node(NodeBuilder("n1").cpu(8).memory_gib(32));
+  w.job(JobBuilder("small", "a").pods(1, Pod().cpu(1).memory_gib(1)).priority(1).created(0).running_on({"n1"}));
+  w.job(JobBuilder("lo", "b").pods(1, full_node(1)).priority(1).created(1).running_on({"n0"}));
+  w.job(JobBuilder("hi", "b").pods(1, full_node(100)).priority(100).created(5).inqueue());
+  RecordingBackend be;
+  Scheduler s(cfg, seed);
+  cycle(w, be, s);
+  return evicted(w, be);
+}
+}  // namespace
+
 TEST_CASE("faithful to a fault: preempt's within-job round refills the task queues, so a job's first task preempts only when its queue comes first (volcano#5140)") {
   // Volcano v1.12.1 preempt.go:100-212: for each queue of `queues` (a Go map: random order), the
   // between-jobs pass, then the within-job round over *every* starving job, which replaces each
@@ -616,20 +636,7 @@ TEST_CASE("faithful to a fault: preempt's within-job round refills the task queu
   // Queue a holds a running job of its own (so it is in `queues`) on n1, too small for hi.
   // Which queue comes first is a coin flip per session: lo-0 is evicted for hi-0 (b first) or
   // nothing is (a first). Upstream: volcano-sh/volcano#5140 (open), PR #4613.
-  auto run = [](std::uint64_t seed) {
-    World w;
-    w.queue(QueueBuilder("a"));
-    w.queue(QueueBuilder("b"));
-    w.node(NodeBuilder("n0").trn1_32xlarge());
-    w.node(NodeBuilder("n1").cpu(8).memory_gib(32));
-    w.job(JobBuilder("small", "a").pods(1, Pod().cpu(1).memory_gib(1)).priority(1).created(0).running_on({"n1"}));
-    w.job(JobBuilder("lo", "b").pods(1, full_node(1)).priority(1).created(1).running_on({"n0"}));
-    w.job(JobBuilder("hi", "b").pods(1, full_node(100)).priority(100).created(5).inqueue());
-    RecordingBackend be;
-    Scheduler s(priority_decides(), seed);
-    cycle(w, be, s);
-    return evicted(w, be);
-  };
+  auto run = [](std::uint64_t seed) { return issue_5140_cycle(priority_decides(), seed); };
   int evicting = 0, not_evicting = 0;
   for (std::uint64_t seed = 1; seed <= 20; ++seed) {
     const auto e = run(seed);
@@ -648,19 +655,8 @@ TEST_CASE("the remedy for volcano#5140, preempt argument mltwin.withinJobAfterQu
   // The same two-queue case as above: with the argument (volcano PR #4613's order) queue b's
   // between-jobs pass sees hi-0 whatever the seed, so lo-0 is evicted for it every time.
   for (std::uint64_t seed = 1; seed <= 20; ++seed) {
-    World w;
-    w.queue(QueueBuilder("a"));
-    w.queue(QueueBuilder("b"));
-    w.node(NodeBuilder("n0").trn1_32xlarge());
-    w.node(NodeBuilder("n1").cpu(8).memory_gib(32));
-    w.job(JobBuilder("small", "a").pods(1, Pod().cpu(1).memory_gib(1)).priority(1).created(0).running_on({"n1"}));
-    w.job(JobBuilder("lo", "b").pods(1, full_node(1)).priority(1).created(1).running_on({"n0"}));
-    w.job(JobBuilder("hi", "b").pods(1, full_node(100)).priority(100).created(5).inqueue());
     SchedulerConfig cfg = priority_decides();
     cfg.action_arguments["preempt"].set("mltwin.withinJobAfterQueues", "true");
-    RecordingBackend be;
-    Scheduler s(cfg, seed);
-    cycle(w, be, s);
-    CHECK(evicted(w, be) == std::vector<std::string>{"lo-0 preempt"});
+    CHECK(issue_5140_cycle(cfg, seed) == std::vector<std::string>{"lo-0 preempt"});
   }
 }
