@@ -4,13 +4,29 @@
 # scenarios and fixtures) once, then fuzzes for SECONDS (0: replay only). New interesting
 # inputs go to WORK_DIR/new/<target>, never into the source tree; a finding (crash, sanitizer
 # report, timeout > 10 s, RSS > 2 GiB) is written to WORK_DIR/findings/<target>/ and fails the
-# test. Once fixed, copy the finding into CORPUS_DIR so that it is replayed from then on.
+# test. Once fixed, copy the finding into tests/fuzz/corpus/<target>/ so that it is replayed from
+# then on (the fuzzer replays a copy of it in WORK_DIR/corpus/<target>, its header tokens written out).
 set -euo pipefail
-fuzzer=$1 work=$2 seconds=$3
-shift 3
+fuzzer=$1 work=$2 seconds=$3 corpus=$4
+shift 4
 name=$(basename "$fuzzer")
 new="$work/new/$name" findings="$work/findings/$name"
 mkdir -p "$new" "$findings"
+# The committed corpus names the trace formats' header lines by tokens, so that the repository
+# holds no line of the traces under ../shared/data (the Azure Functions 2019 files: invocations
+# with minute_1 .. minute_1440, durations, memory; Philly's). The fuzzer replays a copy with the
+# tokens written out; every other byte is kept (LC_ALL=C sed: CR, form feeds, invalid UTF-8).
+minutes=$(printf ',minute_%d' $(seq 1 1440))
+expanded="$work/corpus/$name"
+rm -rf "$expanded"
+mkdir -p "$expanded"
+for f in "$corpus"/*; do
+  LC_ALL=C sed -e "s/@AZURE_INVOCATIONS_HEADER@/HashFunction,HashOwner,HashApp$minutes/g" \
+    -e "s/@AZURE_DURATIONS_HEADER@/HashOwner,HashApp,HashFunction,Average,Count,Minimum,Maximum,percentile_Average_0,percentile_Average_1,percentile_Average_25,percentile_Average_50,percentile_Average_75,percentile_Average_99,percentile_Average_100/g" \
+    -e "s/@AZURE_MEMORY_HEADER@/HashOwner,HashApp,SampleCount,AverageAllocatedMb,AverageAllocatedMb_pct1,AverageAllocatedMb_pct5,AverageAllocatedMb_pct25,AverageAllocatedMb_pct50,AverageAllocatedMb_pct75,AverageAllocatedMb_pct95,AverageAllocatedMb_pct99,AverageAllocatedMb_pct100/g" \
+    -e "s/@PHILLY_HEADER@/timestamp,duration,num_gpus,gpu_time,cluster/g" "$f" >"$expanded/$(basename "$f")"
+done
+set -- "$expanded" "$@"
 limits=(-timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=2048 "-artifact_prefix=$findings/")
 n=$(find "$@" -type f | wc -l)
 echo "$name: replaying $n inputs from $*"
