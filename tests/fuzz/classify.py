@@ -90,7 +90,11 @@ def main():
         for f in sorted(os.listdir(os.path.join(HERE, "corpus", "fuzz_philly"))):
             data = os.path.join(work, "data-" + f)
             os.makedirs(os.path.join(data, "training", "philly"))
-            shutil.copy(os.path.join(HERE, "corpus", "fuzz_philly", f), os.path.join(data, "training", "philly", "philly.csv"))
+            # The committed corpus names the header line by a token (run-fuzzer.sh writes it out too).
+            with open(os.path.join(HERE, "corpus", "fuzz_philly", f), "rb") as src:
+                text = src.read().replace(b"@PHILLY_HEADER@", b"timestamp,duration,num_gpus,gpu_time,cluster")
+            with open(os.path.join(data, "training", "philly", "philly.csv"), "wb") as dst:
+                dst.write(text)
             v, d = classify([cli, "validate", main_scenario, "--data", data], ["philly.csv"], work)
             if f.startswith("ok-"):  # a valid trace, kept as a seed: not a bad input
                 continue
