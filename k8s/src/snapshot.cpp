@@ -972,9 +972,7 @@ json write_list(const policy::ClusterState& state, const WriteOptions& opts) {
     }
   }
   for (json& p : daemon_pods) items.push_back(std::move(p));
-  // PodGroups and their pods.
-  for (const policy::JobInfo& j : state.jobs()) {
-    if (!j.live) continue;
+  auto write_podgroup = [&](const policy::JobInfo& j) {
     json spec = {{"minMember", j.min_available}, {"queue", state.queue(j.queue).name}, {"priorityClassName", class_name(j.priority)}};
     if (!j.min_task_member.empty()) {
       json m = json::object();
@@ -989,71 +987,80 @@ json write_list(const policy::ClusterState& state, const WriteOptions& opts) {
                      {"metadata", md},
                      {"spec", spec},
                      {"status", {{"phase", phase_name(j.phase)}}}});
-    for (policy::TaskId tid : j.tasks) {
-      const policy::TaskInfo& t = state.task(tid);
-      json pmd = {{"name", t.name}, {"namespace", opts.ns}, {"uid", uid_of(t.uid, 0x5000000000000ULL + t.id)}, {"creationTimestamp", stamp(t.creation)}};
-      json ann = {{"scheduling.k8s.io/group-name", j.name}};
-      if (!t.role.empty()) ann["volcano.sh/task-spec"] = t.role;
-      if (!t.preemptable) ann["volcano.sh/preemptable"] = "false";
-      pmd["annotations"] = ann;
-      policy::Resource req = t.resreq;
-      req.set_scalar(policy::rn::kPods, 0);  // Volcano adds the pod itself
-      json pspec = {{"schedulerName", "volcano"},
-                    {"priority", t.priority},
-                    {"containers", json::array({{{"name", "main"}, {"resources", {{"requests", resource_json(req, false)}}}}})}};
-      if (t.preempt_never) pspec["preemptionPolicy"] = "Never";
-      if (t.system_critical) pspec["priorityClassName"] = "system-cluster-critical";
-      if (!t.node_selector.empty()) {
-        json ns = json::object();
-        for (const auto& [k, v] : t.node_selector) ns[k] = v;
-        pspec["nodeSelector"] = ns;
-      }
-      if (!t.node_affinity.empty()) {
-        json na = json::object();
-        if (t.node_affinity.has_required) {
-          json terms = json::array();
-          for (const auto& term : t.node_affinity.required) terms.push_back(term_json(term));
-          na["requiredDuringSchedulingIgnoredDuringExecution"] = {{"nodeSelectorTerms", terms}};
-        }
-        if (!t.node_affinity.preferred.empty()) {
-          json pref = json::array();
-          for (const auto& p : t.node_affinity.preferred) pref.push_back({{"weight", p.weight}, {"preference", term_json(p.preference)}});
-          na["preferredDuringSchedulingIgnoredDuringExecution"] = pref;
-        }
-        pspec["affinity"] = {{"nodeAffinity", na}};
-      }
-      if (!t.tolerations.empty()) {
-        json tl = json::array();
-        for (const auto& x : t.tolerations) {
-          json o = json::object();
-          if (!x.key.empty()) o["key"] = x.key;
-          o["operator"] = x.op == policy::Toleration::Op::Exists ? "Exists" : "Equal";
-          if (!x.value.empty()) o["value"] = x.value;
-          if (!x.any_effect) o["effect"] = policy::to_string(x.effect);
-          tl.push_back(o);
-        }
-        pspec["tolerations"] = tl;
-      }
-      std::string phase;
-      switch (t.status) {
-        case TaskStatus::Pending: phase = "Pending"; break;
-        case TaskStatus::Binding:
-        case TaskStatus::Bound: phase = "Pending"; break;
-        case TaskStatus::Running: phase = "Running"; break;
-        case TaskStatus::Releasing: phase = "Running"; pmd["deletionTimestamp"] = stamp(opts.now.value_or(state.now())); break;
-        case TaskStatus::Succeeded: phase = "Succeeded"; break;
-        case TaskStatus::Failed: phase = "Failed"; break;
-        case TaskStatus::Unknown: phase = "Unknown"; break;
-        case TaskStatus::Allocated:
-        case TaskStatus::Pipelined:
-          throw std::invalid_argument("write_list: task '" + t.name + "' is " + policy::to_string(t.status) +
-                                      ", a status that exists only inside a session");
-      }
-      if (t.node != policy::kNone && policy::on_node_status(t.status)) pspec["nodeName"] = state.node(t.node).name;
-      json pstatus = {{"phase", phase}};
-      if (!t.nominated_node.empty()) pstatus["nominatedNodeName"] = t.nominated_node;
-      items.push_back({{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", pmd}, {"spec", pspec}, {"status", pstatus}});
+  };
+  auto write_pod = [&](const policy::JobInfo& j, const policy::TaskInfo& t) {
+    json pmd = {{"name", t.name}, {"namespace", opts.ns}, {"uid", uid_of(t.uid, 0x5000000000000ULL + t.id)}, {"creationTimestamp", stamp(t.creation)}};
+    json ann = {{"scheduling.k8s.io/group-name", j.name}};
+    if (!t.role.empty()) ann["volcano.sh/task-spec"] = t.role;
+    if (!t.preemptable) ann["volcano.sh/preemptable"] = "false";
+    pmd["annotations"] = ann;
+    policy::Resource req = t.resreq;
+    req.set_scalar(policy::rn::kPods, 0);  // Volcano adds the pod itself
+    json pspec = {{"schedulerName", "volcano"},
+                  {"priority", t.priority},
+                  {"containers", json::array({{{"name", "main"}, {"resources", {{"requests", resource_json(req, false)}}}}})}};
+    if (t.preempt_never) pspec["preemptionPolicy"] = "Never";
+    if (t.system_critical) pspec["priorityClassName"] = "system-cluster-critical";
+    if (!t.node_selector.empty()) {
+      json ns = json::object();
+      for (const auto& [k, v] : t.node_selector) ns[k] = v;
+      pspec["nodeSelector"] = ns;
     }
+    if (!t.node_affinity.empty()) {
+      json na = json::object();
+      if (t.node_affinity.has_required) {
+        json terms = json::array();
+        for (const auto& term : t.node_affinity.required) terms.push_back(term_json(term));
+        na["requiredDuringSchedulingIgnoredDuringExecution"] = {{"nodeSelectorTerms", terms}};
+      }
+      if (!t.node_affinity.preferred.empty()) {
+        json pref = json::array();
+        for (const auto& p : t.node_affinity.preferred) pref.push_back({{"weight", p.weight}, {"preference", term_json(p.preference)}});
+        na["preferredDuringSchedulingIgnoredDuringExecution"] = pref;
+      }
+      pspec["affinity"] = {{"nodeAffinity", na}};
+    }
+    if (!t.tolerations.empty()) {
+      json tl = json::array();
+      for (const auto& x : t.tolerations) {
+        json o = json::object();
+        if (!x.key.empty()) o["key"] = x.key;
+        o["operator"] = x.op == policy::Toleration::Op::Exists ? "Exists" : "Equal";
+        if (!x.value.empty()) o["value"] = x.value;
+        if (!x.any_effect) o["effect"] = policy::to_string(x.effect);
+        tl.push_back(o);
+      }
+      pspec["tolerations"] = tl;
+    }
+    std::string phase;
+    switch (t.status) {
+      case TaskStatus::Pending: phase = "Pending"; break;
+      case TaskStatus::Binding:
+      case TaskStatus::Bound: phase = "Pending"; break;
+      case TaskStatus::Running: phase = "Running"; break;
+      case TaskStatus::Releasing: phase = "Running"; pmd["deletionTimestamp"] = stamp(opts.now.value_or(state.now())); break;
+      case TaskStatus::Succeeded: phase = "Succeeded"; break;
+      case TaskStatus::Failed: phase = "Failed"; break;
+      case TaskStatus::Unknown: phase = "Unknown"; break;
+      case TaskStatus::Allocated:
+      case TaskStatus::Pipelined:
+        throw std::invalid_argument("write_list: task '" + t.name + "' is " + policy::to_string(t.status) +
+                                    ", a status that exists only inside a session");
+    }
+    if (t.node != policy::kNone && policy::on_node_status(t.status)) pspec["nodeName"] = state.node(t.node).name;
+    json pstatus = {{"phase", phase}};
+    if (!t.nominated_node.empty()) pstatus["nominatedNodeName"] = t.nominated_node;
+    items.push_back({{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", pmd}, {"spec", pspec}, {"status", pstatus}});
+  };
+  // PodGroups and their pods. A job whose PodGroup the job controller deleted (it killed the
+  // whole job) is out of every session, but its pods still being deleted hold their nodes
+  // (ClusterState::unset_podgroup): they are written, naming a PodGroup that is not there, as
+  // the API server still shows them, and a reader counts them on their nodes as Volcano's
+  // cache does (event_handlers.go addTask: Releasing, api/node_info.go AddTask).
+  for (const policy::JobInfo& j : state.jobs()) {
+    if (!j.live && !j.podgroup_unset) continue;
+    if (j.live) write_podgroup(j);
+    for (policy::TaskId tid : j.tasks) write_pod(j, state.task(tid));
   }
   json data = {{"now", stamp(opts.now.value_or(state.now()))}};
   if (opts.tiebreak_state) data["tiebreakState"] = *opts.tiebreak_state;

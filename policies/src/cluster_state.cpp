@@ -538,7 +538,7 @@ void ClusterState::remove_node(NodeId id) {
   ++generation_;
 }
 
-void ClusterState::change_other_pod_usage(NodeId id, const Resource& request, bool add) {
+void ClusterState::change_other_pod_usage(NodeId id, const Resource& request, bool add, bool releasing) {
   if (!node_live(id))
     throw std::out_of_range("change_other_pod_usage: no node " + std::to_string(id));
   NodeInfo& n = nodes_[id];
@@ -546,10 +546,12 @@ void ClusterState::change_other_pod_usage(NodeId id, const Resource& request, bo
     n.daemonset_used.add(request);
     n.used.add(request);
     n.idle.sub(request);
+    if (releasing) n.releasing.add(request);
   } else {
     n.daemonset_used.sub(request);
     n.used.sub(request);
     n.idle.add(request);
+    if (releasing) n.releasing.sub(request);
   }
   future_idle_[id] = n.future_idle();
   ++node_resources_version_;

@@ -328,7 +328,9 @@ void SchedulerCache::place_pod(PodRec& r) {
     if (cur.status != status || (holds && cur.node != node)) state_.set_task_status(r.task, status, holds ? node : kNone);
     return;
   }
-  if (want == Where::OtherPod && r.where == Where::OtherPod && r.other_node == node && r.other_request == o.spec.resreq)
+  const bool releasing = status == TaskStatus::Releasing;
+  if (want == Where::OtherPod && r.where == Where::OtherPod && r.other_node == node && r.other_request == o.spec.resreq &&
+      r.other_releasing == releasing)
     return;
   unplace_pod(r);
   if (want == Where::Task) {
@@ -336,9 +338,10 @@ void SchedulerCache::place_pod(PodRec& r) {
     set_at(task_uid_, r.task, o.uid);
     if (status != TaskStatus::Pending) state_.set_task_status(r.task, status, holds ? node : kNone);
   } else if (want == Where::OtherPod) {
-    state_.change_other_pod_usage(node, o.spec.resreq, true);
+    state_.change_other_pod_usage(node, o.spec.resreq, true, releasing);
     r.other_node = node;
     r.other_request = o.spec.resreq;
+    r.other_releasing = releasing;
   }
   r.where = want;
 }
@@ -348,12 +351,13 @@ void SchedulerCache::unplace_pod(PodRec& r) {
     state_.remove_task(r.task);
     task_uid_[r.task].clear();
   } else if (r.where == Where::OtherPod) {
-    state_.change_other_pod_usage(r.other_node, r.other_request, false);
+    state_.change_other_pod_usage(r.other_node, r.other_request, false, r.other_releasing);
   }
   r.where = Where::Nowhere;
   r.task = kNone;
   r.other_node = kNone;
   r.other_request = Resource{};
+  r.other_releasing = false;
 }
 
 // ---- lookups ----

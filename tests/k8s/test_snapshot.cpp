@@ -248,6 +248,11 @@ TEST_CASE("write_list: a state read back is the same state") {
                                     .phase(policy::PodGroupPhase::Running)
                                     .pod(Pod().cpu(2).memory_gib(4).neuron_cores(16))
                                     .pod(Pod().cpu(2).memory_gib(4).neuron_cores(16)));
+  // A job the job controller killed: its PodGroup deleted, its pod still terminating on n0.
+  const policy::JobId killed = w.job(JobBuilder("killed", "q1").min_available(1).created(1'000'000'000)
+                                         .phase(policy::PodGroupPhase::Running).pod(Pod().cpu(1).memory_gib(2)));
+  w.state.set_task_status(w.state.job(killed).tasks[0], policy::TaskStatus::Releasing, n0);
+  w.state.unset_podgroup(killed);
   const auto& job = w.state.job(j);
   w.state.set_task_status(job.tasks[0], policy::TaskStatus::Running, n0);
   {  // the pending pod nominated to n1 by an earlier preempt (status.nominatedNodeName)
@@ -270,6 +275,17 @@ TEST_CASE("write_list: a state read back is the same state") {
       CHECK(item["status"]["nominatedNodeName"] == "n1");
     }
   CHECK(nominated == 1);
+  // The killed job's pod is written as the API server shows it, being deleted, with no PodGroup.
+  int killed_pods = 0;
+  for (const auto& item : list["items"]) {
+    CHECK_FALSE((item["kind"] == "PodGroup" && item["metadata"]["name"] == "killed"));
+    if (item["kind"] == "Pod" && item["metadata"].value("annotations", json::object()).value("scheduling.k8s.io/group-name", "") == "killed") {
+      ++killed_pods;
+      CHECK(item["metadata"].contains("deletionTimestamp"));
+      CHECK(item["spec"]["nodeName"] == "n0");
+    }
+  }
+  CHECK(killed_pods == 1);
 
   k8s::Snapshot s;
   k8s::read_json(list.dump(), "twin.json", s);
@@ -309,6 +325,10 @@ TEST_CASE("write_list: a state read back is the same state") {
        << w.state.node(n0).idle.memory << " pods " << w.state.node(n0).idle.get(policy::rn::kPods) << " nc "
        << w.state.node(n0).idle.get(policy::rn::kNeuronCore));
   CHECK(rn0.idle == w.state.node(n0).idle);
+  // The terminating pod holds 1 cpu and 2 GiB there as releasing (FutureIdle counts it).
+  CHECK(w.state.node(n0).releasing.milli_cpu == 1000);
+  CHECK(rn0.releasing == w.state.node(n0).releasing);
+  CHECK(cache.find_podgroup_by_name("default/killed") == policy::kNone);
   CHECK(r.node(cache.find_node_by_name("n1")).taints.size() == 1);
   CHECK(r.check_invariants().empty());
 }

@@ -660,3 +660,49 @@ TEST_CASE("the remedy for volcano#5140, preempt argument mltwin.withinJobAfterQu
     CHECK(issue_5140_cycle(cfg, seed) == std::vector<std::string>{"lo-0 preempt"});
   }
 }
+
+TEST_CASE("nodeorder counts the pods pipelined on a node in this session (the predicates plugin adds them to the NodeMap)") {
+  // Volcano v1.12.1: Statement.Pipeline fires the AllocateFunc handlers; predicates' handler
+  // (plugins/predicates/predicates.go:250-282) adds the pod to the session's NodeMap, which
+  // nodeorder's k8s plugins score from. The lab's seed 483 shows it in the real scheduler's log:
+  // after preempt pipelined a 2 cpu / 12 GiB pod on n2 its score fell from 470.12 to 442.12.
+  // Here: two empty nodes of 16 cpu and 32 GiB; a 2 cpu / 12 GiB pod pipelined on n0; the
+  // scores of another such pod, nodeorder's default weights (leastrequested 1, balancedresource
+  // 1), by hand:
+  //   n1 (empty): leastrequested ((16-2)*100/16 = 87, (32-12)*100/32 = 62) -> (87*50+62*50)/100 = 74;
+  //               balancedresource fractions 0.125, 0.375: (1 - 0.125) * 100 = 87 -> 161;
+  //   n0 (4 cpu, 24 GiB with the pipelined pod): leastrequested (75, 25) -> 50;
+  //               fractions 0.25, 0.75: (1 - 0.25) * 100 = 75 -> 125.
+  // Without the pipelined pod n0 would score 161 too. Both get tainttoleration's 300 alike.
+  World w;
+  w.queue(QueueBuilder("default"));
+  const NodeId n0 = w.node(NodeBuilder("n0").cpu(16).memory_gib(32));
+  const NodeId n1 = w.node(NodeBuilder("n1").cpu(16).memory_gib(32));
+  const JobId j = w.job(JobBuilder("j", "default").pods(2, Pod().cpu(2).memory_gib(12)).created(0).inqueue());
+  OpenSession os(w, one_tier({"predicates", "nodeorder"}));
+  const TaskId a = w.state.job(j).tasks.at(0), b = w.state.job(j).tasks.at(1);
+  std::vector<double> before, after;
+  const std::vector<NodeId> nodes{n0, n1};
+  os->prioritize_nodes(w.state.task(b), nodes, before);
+  REQUIRE(before.size() == 2);
+  CHECK(before[0] == before[1]);
+  Statement st(*os.s);
+  st.pipeline(a, n0);
+  os->prioritize_nodes(w.state.task(b), nodes, after);
+  CHECK(after[1] == before[1]);
+  CHECK(after[1] - after[0] == doctest::Approx(161 - 125));
+  st.discard();
+  // Without the predicates plugin nothing adds the pipelined pod to the NodeMap.
+  World w2;
+  w2.queue(QueueBuilder("default"));
+  const NodeId m0 = w2.node(NodeBuilder("n0").cpu(16).memory_gib(32));
+  const NodeId m1 = w2.node(NodeBuilder("n1").cpu(16).memory_gib(32));
+  const JobId j2 = w2.job(JobBuilder("j", "default").pods(2, Pod().cpu(2).memory_gib(12)).created(0).inqueue());
+  OpenSession os2(w2, one_tier({"nodeorder"}));
+  Statement st2(*os2.s);
+  st2.pipeline(w2.state.job(j2).tasks.at(0), m0);
+  std::vector<double> s2;
+  os2->prioritize_nodes(w2.state.task(w2.state.job(j2).tasks.at(1)), std::vector<NodeId>{m0, m1}, s2);
+  CHECK(s2[0] == s2[1]);
+  st2.discard();
+}

@@ -292,6 +292,31 @@ TEST_CASE("a cluster from informer events, checked by hand") {
     CHECK(c.find_pod("p-a0") == kNone);
     CHECK(s.check_invariants().empty());
   }
+  SUBCASE("a pod being deleted holds its node as releasing, with or without its PodGroup") {
+    // Volcano's cache adds every pod on a node to that node (event_handlers.go addTask), a pod
+    // being deleted as Releasing: Used and Releasing both (api/node_info.go AddTask:424-428), so
+    // FutureIdle counts it. The job controller deletes a killed Job's PodGroup while its pods
+    // terminate (job_controller_actions.go:212-225): a-0 then counts as another pod, still
+    // releasing. n1 (8 cpu): a-0 2 cpu, sys 1 cpu.
+    c.apply_pod(pod_obj("p-a0", "ns/a-0", "ns/a", "n1", TaskStatus::Releasing, 2));
+    const NodeInfo& n1 = s.node(s.find_node("n1"));
+    CHECK(n1.releasing.milli_cpu == 2000);
+    c.delete_podgroup("pg-a");
+    CHECK(c.find_pod("p-a0") == kNone);
+    CHECK(n1.used.milli_cpu == 3000);
+    CHECK(n1.releasing.milli_cpu == 2000);
+    CHECK(n1.future_idle().milli_cpu == 5000 + 2000);
+    CHECK(s.check_invariants().empty());
+    c.apply_pod(pod_obj("p-a0", "ns/a-0", "ns/a", "n1", TaskStatus::Running, 2));  // an update back: used only
+    CHECK(n1.releasing.milli_cpu == 0);
+    CHECK(n1.used.milli_cpu == 3000);
+    c.apply_pod(pod_obj("p-a0", "ns/a-0", "ns/a", "n1", TaskStatus::Releasing, 2));
+    c.delete_pod("p-a0");  // gone: nothing left of it
+    CHECK(n1.releasing.milli_cpu == 0);
+    CHECK(n1.used.milli_cpu == 1000);
+    CHECK(n1.idle.milli_cpu == 7000);
+    CHECK(s.check_invariants().empty());
+  }
   SUBCASE("updates: a changed request moves the node's sums; a renamed pod is another pod") {
     PodObject a0 = pod_obj("p-a0", "ns/a-0", "ns/a", "n1", TaskStatus::Running, 4);
     c.apply_pod(a0);

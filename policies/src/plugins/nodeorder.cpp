@@ -16,7 +16,8 @@
 //   GPU fraction counts only for a pod that requests GPUs on a node that has them
 //   (resource_allocation.go skips an extended resource the pod does not request, and a resource
 //   the node does not have): on Trainium nodes it never does.
-//   "requested" is every pod on the node (DaemonSet pods included) plus the pod being scored.
+//   "requested" is every pod on the node (DaemonSet pods included, and the pods pipelined there
+//   in this session) plus the pod being scored.
 // - NodeAffinity (nodeaffinity/node_affinity.go Score): the sum of the weights of the pod's
 //   preferred node-affinity terms the node matches, times the weight. nodeorder.go adds this raw
 //   sum without the plugin's NormalizeScore ("TODO: should we normalize the score"), so a
@@ -64,9 +65,18 @@ class NodeOrder final : public Plugin {
         taint_w_(a.get_int("tainttoleration.weight", 3)) {}
   std::string_view name() const override { return "nodeorder"; }
   void on_session_open(Session& ssn) override {
-    ssn.add_node_order_fn([this](const TaskInfo& t, const NodeInfo& n) {
-      const std::int64_t cpu_req = static_cast<std::int64_t>(n.used.milli_cpu + t.resreq.milli_cpu);
-      const std::int64_t mem_req = static_cast<std::int64_t>(n.used.memory + t.resreq.memory);
+    // Pipelined pods reach the NodeMap only through the predicates plugin's handler.
+    bool with_predicates = false;
+    for (const auto& tier : ssn.config().tiers)
+      for (const auto& p : tier.plugins) with_predicates = with_predicates || p.name == "predicates";
+    const double pl = with_predicates ? 1.0 : 0.0;
+    ssn.add_node_order_fn([this, pl](const TaskInfo& t, const NodeInfo& n) {
+      // The pods of the session's NodeMap (framework/util.go GenerateNodeMapAndSlice), which the
+      // predicates plugin's AllocateFunc (plugins/predicates/predicates.go) adds each allocated
+      // *or pipelined* pod to: used plus pipelined (Volcano's NodeInfo.Used leaves pipelined out),
+      // when the predicates plugin is configured (every shipped configuration).
+      const std::int64_t cpu_req = static_cast<std::int64_t>(n.used.milli_cpu + pl * n.pipelined.milli_cpu + t.resreq.milli_cpu);
+      const std::int64_t mem_req = static_cast<std::int64_t>(n.used.memory + pl * n.pipelined.memory + t.resreq.memory);
       const std::int64_t cpu_cap = static_cast<std::int64_t>(n.allocatable.milli_cpu);
       const std::int64_t mem_cap = static_cast<std::int64_t>(n.allocatable.memory);
       double score = 0;
@@ -85,7 +95,7 @@ class NodeOrder final : public Plugin {
         if (mem_cap > 0) f[k++] = std::fmin(1.0, static_cast<double>(mem_req) / static_cast<double>(mem_cap));
         const double gpu_req = t.resreq.scalars.get(rn::kNvidiaGpu);
         const double gpu_cap = n.allocatable.scalars.get(rn::kNvidiaGpu);
-        if (gpu_req > 0 && gpu_cap > 0) f[k++] = std::fmin(1.0, (n.used.scalars.get(rn::kNvidiaGpu) + gpu_req) / gpu_cap);
+        if (gpu_req > 0 && gpu_cap > 0) f[k++] = std::fmin(1.0, (n.used.scalars.get(rn::kNvidiaGpu) + pl * n.pipelined.scalars.get(rn::kNvidiaGpu) + gpu_req) / gpu_cap);
         double sd = 0.0;
         if (k == 2) {
           sd = std::fabs((f[0] - f[1]) / 2);

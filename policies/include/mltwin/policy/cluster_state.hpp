@@ -145,8 +145,11 @@ class MLTWIN_POLICY_EXPORT ClusterState {
   /// Adds (add = true) or takes away the requests of a pod on node n that this state does not
   /// schedule — another scheduler's pod, or one whose PodGroup is unknown: like a DaemonSet's
   /// pod it counts in daemonset_used and used (Volcano's cache adds every pod bound to a node,
-  /// whatever its scheduler: event_handlers.go addTask). Throws std::out_of_range.
-  void change_other_pod_usage(NodeId n, const Resource& request, bool add);
+  /// whatever its scheduler: event_handlers.go addTask). A pod being deleted (`releasing`,
+  /// Volcano's Releasing) counts in the node's releasing too, as NodeInfo.AddTask has it
+  /// (api/node_info.go:424-428), so future_idle() includes it; take it away with the same flag.
+  /// Throws std::out_of_range.
+  void change_other_pod_usage(NodeId n, const Resource& request, bool add, bool releasing = false);
   /// Replaces a PodGroup's spec: name, queue, min_available, priority, creation, uid,
   /// sla_waiting_time, has_min_resources, min_resources; and its phase as set_podgroup_phase
   /// does. Throws std::invalid_argument for an unknown queue.

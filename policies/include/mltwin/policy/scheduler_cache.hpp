@@ -16,7 +16,9 @@
 //   - a pod is a task of its PodGroup's job while that job is in the state and, if its status
 //     holds a node, that node exists; otherwise a pod on a known node that holds resources
 //     counts there as another scheduler's pod does (ClusterState::change_other_pod_usage:
-//     Volcano's cache adds every pod bound to a node to that node, event_handlers.go addTask);
+//     Volcano's cache adds every pod bound to a node to that node, event_handlers.go addTask,
+//     as releasing when it is being deleted: a pod of a Job the job controller killed, whose
+//     PodGroup is gone while the pod terminates);
 //     otherwise it is kept here only, until what it needs arrives.
 // Differences from Volcano, all while the informers are still catching up: a pod whose status
 // names a node that does not exist yet is not in its job (Volcano counts it in its job and
@@ -160,6 +162,7 @@ class MLTWIN_POLICY_EXPORT SchedulerCache {
     TaskId task = kNone;        // Where::Task
     NodeId other_node = kNone;  // Where::OtherPod: the node its request was added to
     Resource other_request;     // ... and that request
+    bool other_releasing = false;  // ... counted as releasing there (the pod is being deleted)
   };
   struct StringHash {
     using is_transparent = void;
