@@ -135,7 +135,7 @@ std::optional<std::int64_t> parse_rfc3339(const std::string& text, std::string& 
   // parse (one-digit months, no offset) is not taken for it; then the calendar and the offset.
   std::string s = text;
   const char* expected = "expected an RFC 3339 date-time such as 2026-01-01T00:10:00Z or 2026-01-01T01:10:00.5+01:00";
-  if (s.size() < 20 || !digits(s, 0, 4) || s[4] != '-' || !digits(s, 5, 2) || s[7] != '-' || !digits(s, 8, 2) ||
+  if (s.size() < 19 || !digits(s, 0, 4) || s[4] != '-' || !digits(s, 5, 2) || s[7] != '-' || !digits(s, 8, 2) ||
       (s[10] != 'T' && s[10] != 't' && s[10] != ' ') || !digits(s, 11, 2) || s[13] != ':' || !digits(s, 14, 2) || s[16] != ':' ||
       !digits(s, 17, 2)) {
     why = expected;
@@ -378,11 +378,10 @@ void expand_job_history(const std::string& path, json& doc, const std::string& e
     const std::string at = file + ":" + std::to_string(j.line);
     if (!queues.count(j.queue))
       throw ScenarioError(at + ": column queue: queue '" + j.queue + "' is not defined in " + path + " (/queues or /queues_from: " +
-                          list(queues) + ")" + did_you_mean(j.queue, std::vector<std::string>(queues.begin(), queues.end())));
+                          list(queues) + ")");
     if (!j.priority_class.empty() && !classes.count(j.priority_class))
       throw ScenarioError(at + ": column priority_class: PriorityClass '" + j.priority_class + "' is not defined in " + path +
-                          " (/priority_classes: " + list(classes) + ")" +
-                          did_you_mean(j.priority_class, std::vector<std::string>(classes.begin(), classes.end())));
+                          " (/priority_classes: " + list(classes) + ")");
     // mltwin's job of independent pods gives every pod the job's requests.
     for (std::size_t k = 1; k < j.tasks.size(); ++k)
       if (j.tasks[k].requests != j.tasks[0].requests)
