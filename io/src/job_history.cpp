@@ -141,6 +141,12 @@ std::optional<std::int64_t> parse_rfc3339(const std::string& text, std::string& 
     why = expected;
     return std::nullopt;
   }
+  // Times are held in int64 nanoseconds since 1970 (up to 2262-04-11), and so are differences
+  // between two of them: years 1970 to 2261 keep both in range.
+  if (const int year = std::stoi(s.substr(0, 4)); year < 1970 || year > 2261) {
+    why = "year " + s.substr(0, 4) + " is outside 1970-2261 (times are held in nanoseconds since 1970)";
+    return std::nullopt;
+  }
   s[10] = 'T';
   std::size_t i = 19;
   if (s[i] == '.') {
@@ -288,8 +294,15 @@ JobHistory read_job_history(const std::string& path) {
                                          "); job names must differ across namespaces too: mltwin's jobs have no namespace");
       out.jobs.push_back(std::move(j));
     }
+  } catch (const ::io::error::too_few_columns& e) {
+    throw ScenarioError(path + ":" + std::to_string(e.file_line) + ": the row has fewer fields than the header has columns");
+  } catch (const ::io::error::too_many_columns& e) {
+    throw ScenarioError(path + ":" + std::to_string(e.file_line) +
+                        ": the row has more fields than the header has columns (a field holding ',' or ';' is written in double quotes)");
+  } catch (const ::io::error::escaped_string_not_closed& e) {
+    throw ScenarioError(path + ":" + std::to_string(e.file_line) + ": a double-quoted field is not closed on its line");
   } catch (const ::io::error::base& e) {
-    throw ScenarioError(std::string("job history: ") + e.what());
+    throw ScenarioError(path + ": job history: " + e.what());
   }
   if (out.jobs.empty()) throw ScenarioError(path + ":2: the job history has a header but no job");
   const auto first = std::min_element(out.jobs.begin(), out.jobs.end(), [](const auto& a, const auto& b) { return a.submit_ns < b.submit_ns; });

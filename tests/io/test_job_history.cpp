@@ -95,6 +95,11 @@ TEST_CASE("RFC 3339 times: Z, offsets, fractions, lower case and a space; anythi
   CHECK(io::parse_rfc3339("2026-01-01 00:00:00.000000001Z", why) == k2026 * kS + 1);
   // 2024 is a leap year: Feb 29 exists (2024-03-01 is 60 days after 2024-01-01).
   CHECK(io::parse_rfc3339("2024-02-29T00:00:00Z", why).has_value());
+  CHECK_FALSE(io::parse_rfc3339("1969-12-31T23:59:59Z", why).has_value());
+  CHECK(why == "year 1969 is outside 1970-2261 (times are held in nanoseconds since 1970)");
+  CHECK_FALSE(io::parse_rfc3339("9999-12-31T23:59:59Z", why).has_value());
+  // 1970-01-01T00:30:00+01:00 is 23:30 UTC the day before: -1,800 s.
+  CHECK(io::parse_rfc3339("1970-01-01T00:30:00+01:00", why) == -1800 * kS);
   for (const char* bad : {"2026-01-01T00:00:00", "2026-1-01T00:00:00Z", "2026-01-01T00:00Z", "2026-02-30T00:00:00Z",
                           "2025-02-29T00:00:00Z", "2026-13-01T00:00:00Z", "2026-01-01T24:00:00Z", "2026-01-01T00:00:00.Z",
                           "2026-01-01T00:00:00.0000000001Z", "2026-01-01T00:00:00+0100", "2026-01-01T00:00:00Z ", "yesterday", ""}) {
@@ -102,6 +107,7 @@ TEST_CASE("RFC 3339 times: Z, offsets, fractions, lower case and a space; anythi
     why.clear();
     CHECK_FALSE(io::parse_rfc3339(bad, why).has_value());
     CHECK(why.find("RFC 3339") != std::string::npos);
+    CHECK(why.find("year") == std::string::npos);
   }
 }
 
@@ -227,9 +233,10 @@ TEST_CASE("every bad row is refused with FILE:LINE: column C: what is wrong") {
   CHECK(error_of("") == "F:1: the job history is empty (expected a header row, then one row per job)");
   CHECK(error_of(kHeader) == "F:2: the job history has a header but no job");
   // A row with a column too few: the CSV parser's own message, naming the file and line.
-  const std::string short_row = error_of(kHeader + "a,ns,q,,2026-01-01T00:00:00Z\n");
-  CHECK(short_row.find("line 2") != std::string::npos);
-  CHECK(short_row.find("F") != std::string::npos);
+  CHECK(error_of(kHeader + "a,ns,q,,2026-01-01T00:00:00Z\n") == "F:2: the row has fewer fields than the header has columns");
+  CHECK(error_of(kHeader + "a,ns,q,,2026-01-01T00:00:00Z,,,Pending,w:1:cpu=1,memory=1Gi,\n") ==
+        "F:2: the row has more fields than the header has columns (a field holding ',' or ';' is written in double quotes)");
+  CHECK(error_of(kHeader + "a,ns,q,,2026-01-01T00:00:00Z,,,Pending,\"w:1:cpu=1,\n") == "F:2: a double-quoted field is not closed on its line");
 }
 
 TEST_CASE("a history scenario: submit offsets, run times, queues, priority classes and the unfinished model") {
