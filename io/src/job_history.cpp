@@ -334,7 +334,14 @@ void expand_job_history(const std::string& path, json& doc, const std::string& e
 
   // What the scenario defines: queues (with queues_from's, expanded before) and PriorityClasses.
   std::set<std::string> queues, classes = {"system-cluster-critical", "system-node-critical"};
-  for (const auto& q : doc["queues"]) queues.insert(q["name"].get<std::string>());
+  std::vector<models::QueueSpec> tree;  // names and parents: only leaf queues take jobs
+  for (const auto& q : doc["queues"]) {
+    queues.insert(q["name"].get<std::string>());
+    models::QueueSpec t;
+    t.name = q["name"];
+    t.parent = q.value("parent", std::string());
+    tree.push_back(std::move(t));
+  }
   if (doc.contains("priority_classes"))
     for (const auto& c : doc["priority_classes"]) classes.insert(c["name"].get<std::string>());
   auto list = [](const std::set<std::string>& s) {
@@ -392,6 +399,8 @@ void expand_job_history(const std::string& path, json& doc, const std::string& e
     if (!queues.count(j.queue))
       throw ScenarioError(at + ": column queue: queue '" + j.queue + "' is not defined in " + path + " (/queues or /queues_from: " +
                           list(queues) + ")");
+    if (std::string why = leaf_queue_problem(tree, j.queue); !why.empty())
+      throw ScenarioError(at + ": column queue: queue '" + j.queue + "': " + why + " (Volcano's job admission webhook)");
     if (!j.priority_class.empty() && !classes.count(j.priority_class))
       throw ScenarioError(at + ": column priority_class: PriorityClass '" + j.priority_class + "' is not defined in " + path +
                           " (/priority_classes: " + list(classes) + ")");

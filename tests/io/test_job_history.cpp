@@ -293,6 +293,25 @@ TEST_CASE("a history scenario: submit offsets, run times, queues, priority class
   const std::string pc = kHeader + "a,ns,team-a,urgent,2026-01-01T00:00:00Z,,,Pending,w:1:cpu=1,\n";
   CHECK(load_error(d, scenario_with(d, pc, fixed))
             .rfind("F:2: column priority_class: PriorityClass 'urgent' is not defined in S (/priority_classes: ", 0) == 0);
+  // A queue with children takes no job (Volcano's webhook).
+  const json tree = {{"queues", {{{"name", "team-a"}, {"weight", 2}}, {{"name", "team-b"}, {"weight", 1}},
+                                 {{"name", "team-a-dev"}, {"weight", 1}, {"parent", "team-a"}}}}};
+  json with_tree = scenario_with(d, csv, fixed);
+  with_tree.merge_patch(tree);
+  CHECK(load_error(d, with_tree) == "F:2: column queue: queue 'team-a': can only submit job to leaf queue, queue `team-a` has 1 child "
+                                    "queues (Volcano's job admission webhook)");
+  // The model's own keys.
+  const json no_duration = {{"workload", {{"history", {{"unfinished_duration", {{"model", "fixed"}, {"source", "test"}}}}}}}};
+  CHECK(load_error(d, scenario_with(d, csv, no_duration)) ==
+        "S: /workload/history/unfinished_duration/duration: the fixed model needs a duration (e.g. \"2h\")");
+  const json median_with_duration = {
+      {"workload", {{"history", {{"unfinished_duration", {{"model", "median_finished"}, {"duration", "1h"}, {"source", "test"}}}}}}}};
+  CHECK(load_error(d, scenario_with(d, csv, median_with_duration)) ==
+        "S: /workload/history/unfinished_duration/duration: the median_finished model takes no duration (it is computed)");
+  const std::string none_finished = kHeader + "b,team-b,team-b,,2026-01-01T00:10:00Z,2026-01-01T00:10:05Z,,Running,w:1:cpu=1,\n";
+  CHECK(load_error(d, scenario_with(d, none_finished, median)) ==
+        "S: /workload/history/unfinished_duration/model: median_finished: 'F' has no Completed or Failed job to take the median of; "
+        "give the fixed model");
   // Tasks of different pod shapes are not modelled.
   const std::string shapes = kHeader + "a,ns,team-a,,2026-01-01T00:00:00Z,,,Pending,\"l:1:cpu=1;w:2:cpu=2\",\n";
   CHECK(load_error(d, scenario_with(d, shapes, fixed)).rfind("F:2: column tasks: task 'w' requests {\"cpu\":\"2\"}, task 'l' {\"cpu\":\"1\"}", 0) == 0);
