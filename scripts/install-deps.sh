@@ -11,6 +11,7 @@ PKGS=(
   libsqlite3-dev sqlite3                   # the results store (sqlite3: the CLI, for reading results)
   libfmt-dev libcli11-dev doctest-dev      # formatting, command line, tests
   libfccp-dev                              # Fast C++ CSV Parser (trace readers)
+  libhowardhinnant-date-dev                # Howard Hinnant's date: RFC 3339 times of the job history CSV
   libyaml-dev                              # libyaml: a located syntax check before yaml-cpp (io/src/yaml_guard.hpp)
   libyaml-cpp-dev                          # yaml-cpp: the cluster's real configuration (volcano-scheduler ConfigMap, Volcano/eksctl/TorchX manifests)
   # The Python module (bindings/python), for Debian's /usr/bin/python3, and what its tests,

@@ -650,6 +650,7 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
   detail::YamlOrigins::Places places;
   const bool config_from_yaml = doc.contains("volcano") && doc["volcano"].contains("scheduler_config");
   detail::expand_config_files(path, doc, opts.data_dir, out.data_dir, out.inputs, cat, places, out.warnings);
+  detail::expand_job_history(path, doc, opts.data_dir, out.data_dir, out.inputs, places, out.history);
   // Errors about node groups read from an eksctl ClusterConfig, or jobs read from manifests,
   // name the YAML object.
   const detail::YamlOrigins origins(std::move(places));

@@ -27,4 +27,15 @@ void expand_config_files(const std::string& scenario_path, nlohmann::json& doc, 
                          std::string& data_dir, std::vector<InputFileRef>& inputs, const ScenarioCatalog& catalog,
                          YamlOrigins::Places& origins, std::vector<std::string>& warnings);
 
+/// workload.history (job_history.cpp, after expand_config_files: the queues of queues_from are
+/// known): reads the job history CSV (mltwin/io/job_history.hpp) and rewrites it as
+/// workload.jobs, one Job of independent pods per row: submit = its submit_time less the
+/// file's earliest, each task's duration = end_time - start_time, or the unfinished_duration
+/// model's for a job without end_time. Checks each row's queue and priority_class against the
+/// scenario ("FILE:LINE: column C: ..."). `origins` gets each row's "FILE:LINE: Job 'name'"
+/// under "/workload/jobs"; `use` what was read, for the run summary.
+void expand_job_history(const std::string& scenario_path, nlohmann::json& doc, const std::string& explicit_data_dir,
+                        std::string& data_dir, std::vector<InputFileRef>& inputs, YamlOrigins::Places& origins,
+                        std::optional<JobHistoryUse>& use);
+
 }  // namespace mltwin::io::detail

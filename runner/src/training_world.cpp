@@ -60,7 +60,8 @@ class TrainingWorld final : public World {
     for (const auto& g : sc_.training.node_groups) nodes += static_cast<std::size_t>(g.count);
     return fmt::format("scenario '{}': {} nodes in {} node group(s), {} queues, {} jobs, Volcano {}", sc_.name, nodes,
                        sc_.training.node_groups.size(), sc_.training.queues.size(), sc_.training.jobs.size(),
-                       policy::kVolcanoRelease);
+                       policy::kVolcanoRelease) +
+           (sc_.history ? "\n" + sc_.history->describe() : std::string());
   }
 
   void build(core::Simulator& sim, core::RngStreams& rng, store::RunMetadata& meta, const RunOptions& opts) override {
@@ -113,6 +114,7 @@ class TrainingWorld final : public World {
     s.events = run.events;
     s.wall_s = run.wall_s;
     io::print_summary(os, s);
+    if (sc_.history) os << sc_.history->describe() << "\n";
     os << fmt::format("Events: {} in {:.2f} s wall ({:.2f} M events/s)\n", s.events, run.wall_s,
                       run.wall_s > 0 ? static_cast<double>(s.events) / run.wall_s / 1e6 : 0.0);
   }
@@ -134,6 +136,13 @@ class TrainingWorld final : public World {
 void TrainingWorld::summary_json(json& j, const RunFacts& run) const {
   const io::RunSummary s = io::summarize(run.name, run.seed, sc_.training, *cluster_, run.end.seconds());
   j["jobs"] = s.jobs;
+  // A workload from a job history CSV: how the jobs without end_time got their run time.
+  if (sc_.history) {
+    const io::JobHistoryUse& h = *sc_.history;
+    j["job_history"] = {{"file", h.file}, {"jobs", h.jobs}, {"unfinished", h.unfinished}, {"running", h.running},
+                        {"pending", h.pending}, {"unfinished_model", h.model.empty() ? json(nullptr) : json(h.model)},
+                        {"unfinished_s", h.unfinished_s}};
+  }
   json phases = json::object();
   for (const auto& [phase, n] : s.phases) phases[phase] = n;
   j["phases"] = phases;

@@ -853,6 +853,41 @@ TEST_CASE("derived durations: a job still training when --until stops the run ke
   CHECK(db.one("SELECT end_ns || ' ' || end_reason FROM step_periods WHERE job = 0") == "30000000000 run ended");
 }
 
+TEST_CASE("a job history: scenarios/eks-history-csv.json validates and runs; a bad row is refused with FILE:LINE: column") {
+  // scenarios/history/jobs.csv: 10 jobs, 3 without end_time (2 Running, 1 Pending) on the median
+  // of the 7 finished run times (s): 1800, 2311.5, 2508, 12600, 22288, 23280, 27000 -> 12,600 s.
+  TempDir t("mltwin-cli");
+  const fs::path scen = fs::path(MLTWIN_SOURCE_DIR) / "scenarios/eks-history-csv.json";
+  const fs::path log = t.path() / "h.log";
+  REQUIRE_MESSAGE(run_cli({"validate", scen.string()}, t.path(), {}, log) == 0, slurp(log));
+  CHECK_MESSAGE(contains(slurp(log), "10 jobs, Volcano v1.12.1\nJob history: history/jobs.csv, 10 job(s); 3 without end_time (2 "
+                                     "Running, 1 Pending) ran 12600 s, the unfinished_duration model 'median_finished' (the "
+                                     "median of 7 finished job(s))"),
+                slurp(log));
+  REQUIRE_MESSAGE(run_cli({"run", scen.string(), "--out", "h.sqlite", "--no-progress", "--summary-json", "h.json"}, t.path(), {}, log) == 0,
+                  slurp(log));
+  const json summary = json::parse(slurp(t.path() / "h.json"));
+  CHECK(summary.at("jobs") == 10);
+  CHECK(summary.at("job_history").at("unfinished") == 3);
+  CHECK(summary.at("job_history").at("unfinished_s") == 12600.0);
+  // mixtral-ft-7 (line 7) ended at 12:10, before it started at 14:40.
+  write_text(t.path() / "jobs.csv", [&] {
+    std::string csv = slurp(fs::path(MLTWIN_SOURCE_DIR) / "scenarios/history/jobs.csv");
+    const std::string from = "2026-01-05T22:10:00Z,Completed";
+    csv.replace(csv.find(from), from.size(), "2026-01-05T12:10:00Z,Completed");
+    return csv;
+  }());
+  json bad = json::parse(slurp(scen));
+  bad.erase("$schema");
+  bad["workload"]["history"]["file"] = "jobs.csv";
+  write_text(t.path() / "bad.json", bad.dump());
+  CHECK(run_cli({"validate", "bad.json"}, t.path(), {}, log) == 2);
+  // The file as the scenario names it, beside the scenario (run from its folder).
+  CHECK_MESSAGE(contains(slurp(log), std::string("error: jobs.csv") +
+                                         ":7: column end_time: '2026-01-05T12:10:00Z' is before the job's start_time '2026-01-05T14:40:00Z'"),
+                slurp(log));
+}
+
 TEST_CASE("nodes from kubectl: scenarios/eks-kubectl-nodes.json runs on the Nodes' own names, keeps off the cordoned one, prices by the catalog") {
   // scenarios/kubectl/nodes.json: two trn1.32xlarge (ip-10-42-7-21 cordoned) and an m7i.large,
   // a type the catalog lacks. llama-1x32 runs at t0 on ip-10-42-3-10, started 30 min before

@@ -12,6 +12,7 @@
 #pragma once
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "mltwin/k8s/input.hpp"
 #include "mltwin/k8s/manifests.hpp"
@@ -56,6 +57,21 @@ struct InputFileRef {
                            ///< the same wherever the run starts and wherever the data folder is
 };
 
+/// A workload read from a job history CSV (workload.history, mltwin/io/job_history.hpp): what
+/// the run summary reports of it.
+struct JobHistoryUse {
+  std::string file;            ///< as the scenario wrote it
+  std::size_t jobs = 0;        ///< rows (jobs) read
+  std::size_t unfinished = 0;  ///< jobs without end_time (Running + Pending): the model's run time
+  std::size_t running = 0, pending = 0;
+  std::string model;           ///< unfinished_duration's model: "fixed" or "median_finished"; empty if no job needed one
+  double unfinished_s = 0;     ///< the run time it gave them, s
+  std::size_t from_jobs = 0;   ///< median_finished: the finished jobs it is the median of
+  /// One line for the run summary, e.g. "Job history: h.csv, 12 jobs; 3 without end_time (2
+  /// Running, 1 Pending) ran the fixed model's 2.0h (/workload/history/unfinished_duration)".
+  std::string describe() const;
+};
+
 struct LoadedScenario {
   std::string path;            ///< the scenario file, as given
   nlohmann::json json;         ///< the document after overrides
@@ -70,6 +86,8 @@ struct LoadedScenario {
   /// plugin reads, arguments whose subject mltwin does not model. LoadOptions::strict makes
   /// the first an error.
   std::vector<std::string> warnings;
+  /// Set when the workload came from a job history CSV (workload.history).
+  std::optional<JobHistoryUse> history;
 };
 
 struct LoadOptions {

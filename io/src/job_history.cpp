@@ -1,0 +1,434 @@
+// job_history.cpp — a job history CSV (mltwin/io/job_history.hpp) and its expansion into a
+// training scenario's /workload/jobs (workload.history; docs/scenarios.md, "A job history from
+// a CSV").
+#include "mltwin/io/job_history.hpp"
+
+// csv.h (Fast C++ CSV Parser) trips GCC 12's -Wstringop-truncation in its error helper.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstringop-truncation"
+#include <libfccp/csv.h>
+#pragma GCC diagnostic pop
+
+#include <date/date.h>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "mltwin/io/scenario.hpp"
+#include "mltwin/k8s/resources.hpp"
+#include "mltwin/k8s/validation.hpp"
+#include "scenario_common.hpp"
+#include "scenario_yaml.hpp"
+
+namespace mltwin::io {
+
+namespace {
+
+constexpr const char* kStatuses[] = {"Completed", "Failed", "Running", "Pending"};
+
+bool digits(const std::string& s, std::size_t from, std::size_t n) {
+  if (from + n > s.size()) return false;
+  for (std::size_t i = from; i < from + n; ++i)
+    if (!std::isdigit(static_cast<unsigned char>(s[i]))) return false;
+  return true;
+}
+
+[[noreturn]] void row_fail(const std::string& path, std::int64_t line, const std::string& column, const std::string& what) {
+  throw ScenarioError(path + ":" + std::to_string(line) + ": column " + column + ": " + what);
+}
+
+/// A decimal integer in [lo, hi]; nullopt if the text is not one.
+std::optional<long long> integer_of(const std::string& s, long long lo, long long hi) {
+  if (s.empty() || s.size() > 12) return std::nullopt;
+  std::size_t i = s[0] == '-' || s[0] == '+' ? 1 : 0;
+  if (i == s.size()) return std::nullopt;
+  for (std::size_t k = i; k < s.size(); ++k)
+    if (!std::isdigit(static_cast<unsigned char>(s[k]))) return std::nullopt;
+  const long long v = std::stoll(s);
+  if (v < lo || v > hi) return std::nullopt;
+  return v;
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::size_t from = 0;
+  for (;;) {
+    const std::size_t at = s.find(sep, from);
+    out.push_back(s.substr(from, at == std::string::npos ? std::string::npos : at - from));
+    if (at == std::string::npos) return out;
+    from = at + 1;
+  }
+}
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t");
+  if (b == std::string::npos) return {};
+  return s.substr(b, s.find_last_not_of(" \t") - b + 1);
+}
+
+/// The tasks column: NAME:REPLICAS[/MIN_AVAILABLE]:REQUESTS;...
+std::vector<HistoryTask> tasks_of(const std::string& path, std::int64_t line, const std::string& text) {
+  const std::string col = "tasks";
+  const std::string form = " (expected NAME:REPLICAS[/MIN_AVAILABLE]:RESOURCE=QUANTITY,..., several separated by ';', e.g. "
+                           "worker:4:cpu=8,memory=32Gi,aws.amazon.com/neuroncore=32)";
+  if (trim(text).empty()) row_fail(path, line, col, "empty: a job has at least one task" + form);
+  std::vector<HistoryTask> tasks;
+  std::set<std::string> names;
+  for (const std::string& raw : split(text, ';')) {
+    const std::string t = trim(raw);
+    if (t.empty()) row_fail(path, line, col, "an empty task between ';'" + form);
+    const std::vector<std::string> parts = split(t, ':');
+    if (parts.size() != 3)
+      row_fail(path, line, col, "'" + detail::printable(t) + "' has " + std::to_string(parts.size()) + " ':'-separated part(s), not 3" + form);
+    HistoryTask task;
+    task.name = trim(parts[0]);
+    if (std::string p = k8s::object_name_problem(task.name, "task"); !p.empty()) row_fail(path, line, col, p);
+    if (!names.insert(task.name).second) row_fail(path, line, col, "task name '" + task.name + "' appears twice");
+    const std::string count = trim(parts[1]);
+    const std::size_t slash = count.find('/');
+    const auto replicas = integer_of(count.substr(0, slash), 1, 1'000'000);
+    if (!replicas)
+      row_fail(path, line, col, "task '" + task.name + "': replicas '" + detail::printable(count.substr(0, slash)) +
+                                    "' is not an integer from 1 to 1000000");
+    task.replicas = static_cast<int>(*replicas);
+    if (slash != std::string::npos) {
+      const auto m = integer_of(count.substr(slash + 1), -1'000'000, 1'000'000);
+      if (!m)
+        row_fail(path, line, col, "task '" + task.name + "': minAvailable '" + detail::printable(count.substr(slash + 1)) +
+                                      "' is not an integer");
+      // Volcano's validating webhook (admit_job.go validateJobCreate), its messages.
+      if (*m < 0) row_fail(path, line, col, "'minAvailable' < 0 in task: " + task.name + " (Volcano's job admission webhook)");
+      if (*m > task.replicas)
+        row_fail(path, line, col, "'minAvailable' is greater than 'replicas' in task: " + task.name + " (Volcano's job admission webhook)");
+      task.min_available = static_cast<int>(*m);
+    }
+    task.requests = nlohmann::json::object();
+    const std::string reqs = trim(parts[2]);
+    if (reqs.empty()) row_fail(path, line, col, "task '" + task.name + "' requests nothing" + form);
+    for (const std::string& r : split(reqs, ',')) {
+      const std::string kv = trim(r);
+      const std::size_t eq = kv.find('=');
+      if (eq == std::string::npos)
+        row_fail(path, line, col, "task '" + task.name + "': '" + detail::printable(kv) + "' is not RESOURCE=QUANTITY" + form);
+      const std::string name = trim(kv.substr(0, eq)), qty = trim(kv.substr(eq + 1));
+      if (task.requests.contains(name)) row_fail(path, line, col, "task '" + task.name + "' requests '" + detail::printable(name) + "' twice");
+      task.requests[name] = qty;
+    }
+    // The quantities and names as the API server reads a pod's resources.requests.
+    policy::Resource parsed;
+    if (auto p = k8s::resource_list_problem(task.requests, parsed))
+      row_fail(path, line, col, "task '" + task.name + "': " + detail::printable(p->field) + ": " + p->message);
+    tasks.push_back(std::move(task));
+  }
+  return tasks;
+}
+
+}  // namespace
+
+std::optional<std::int64_t> parse_rfc3339(const std::string& text, std::string& why) {
+  // The shape first (RFC 3339 section 5.6 date-time), so that the date library's more lenient
+  // parse (one-digit months, no offset) is not taken for it; then the calendar and the offset.
+  std::string s = text;
+  const char* expected = "expected an RFC 3339 date-time such as 2026-01-01T00:10:00Z or 2026-01-01T01:10:00.5+01:00";
+  if (s.size() < 19 || !digits(s, 0, 4) || s[4] != '-' || !digits(s, 5, 2) || s[7] != '-' || !digits(s, 8, 2) ||
+      (s[10] != 'T' && s[10] != 't' && s[10] != ' ') || !digits(s, 11, 2) || s[13] != ':' || !digits(s, 14, 2) || s[16] != ':' ||
+      !digits(s, 17, 2)) {
+    why = expected;
+    return std::nullopt;
+  }
+  // Times are held in int64 nanoseconds since 1970 (up to 2262-04-11), and so are differences
+  // between two of them: years 1970 to 2261 keep both in range.
+  if (const int year = std::stoi(s.substr(0, 4)); year < 1970 || year > 2261) {
+    why = "year " + s.substr(0, 4) + " is outside 1970-2261 (times are held in nanoseconds since 1970)";
+    return std::nullopt;
+  }
+  s[10] = 'T';
+  std::size_t i = 19;
+  if (s[i] == '.') {
+    const std::size_t f = ++i;
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+    if (i == f || i - f > 9) {
+      why = std::string(i == f ? "a '.' with no digits after it" : "more than 9 fractional digits (nanoseconds)") + "; " + expected;
+      return std::nullopt;
+    }
+  }
+  if (i < s.size() && (s[i] == 'Z' || s[i] == 'z') && i + 1 == s.size()) {
+    s.replace(i, 1, "+00:00");
+  } else if (!(i + 6 == s.size() && (s[i] == '+' || s[i] == '-') && digits(s, i + 1, 2) && s[i + 3] == ':' && digits(s, i + 4, 2))) {
+    why = "no UTC offset (Z or +hh:mm) after the time, or something after it; " + std::string(expected);
+    return std::nullopt;
+  }
+  if (std::stoi(s.substr(i + 1, 2)) > 23 || std::stoi(s.substr(i + 4, 2)) > 59) {
+    why = "the UTC offset is out of range; " + std::string(expected);
+    return std::nullopt;
+  }
+  std::istringstream in(s);
+  date::sys_time<std::chrono::nanoseconds> tp;
+  in >> date::parse("%Y-%m-%dT%H:%M:%S%Ez", tp);
+  if (in.fail() || in.peek() != std::char_traits<char>::eof()) {
+    why = "not a valid date and time (month 01-12, a day of that month, hour 00-23, minute and second 00-59); " + std::string(expected);
+    return std::nullopt;
+  }
+  return tp.time_since_epoch().count();
+}
+
+std::string JobHistoryUse::describe() const {
+  std::string s = "Job history: " + file + ", " + std::to_string(jobs) + " job(s)";
+  if (unfinished == 0) return s + ", each running its end_time - start_time";
+  char run[32];
+  std::snprintf(run, sizeof run, "%.0f s", unfinished_s);
+  s += "; " + std::to_string(unfinished) + " without end_time (" + std::to_string(running) + " Running, " + std::to_string(pending) +
+       " Pending) ran " + run + ", the unfinished_duration model '" + model + "'";
+  if (model == "median_finished") s += " (the median of " + std::to_string(from_jobs) + " finished job(s))";
+  return s + "; the others their end_time - start_time";
+}
+
+JobHistory read_job_history(const std::string& path) {
+  if (!std::ifstream(path, std::ios::binary)) throw ScenarioError(path + ": cannot open the job history");
+  std::string data = detail::read_input_file(path, "job history", kMaxTraceFileBytes);
+  // A UTF-8 byte order mark (spreadsheet exports write one) is not part of the first column's name.
+  if (data.rfind("\xEF\xBB\xBF", 0) == 0) data.erase(0, 3);
+  // Blank lines at the end are not rows; end the last row with one newline.
+  while (!data.empty() && (data.back() == '\n' || data.back() == '\r' || data.back() == ' ' || data.back() == '\t')) data.pop_back();
+  if (data.empty()) throw ScenarioError(path + ":1: the job history is empty (expected a header row, then one row per job)");
+  data.push_back('\n');
+  JobHistory out;
+  std::map<std::pair<std::string, std::string>, std::int64_t> seen;  // (namespace, name) -> line
+  std::map<std::string, std::pair<std::string, std::int64_t>> by_name;  // name -> (namespace, line)
+  try {
+    ::io::CSVReader<10, ::io::trim_chars<' ', '\t'>, ::io::double_quote_escape<',', '"'>> in(path, data.data(), data.data() + data.size());
+    try {
+      in.read_header(::io::ignore_missing_column, "name", "namespace", "queue", "priority_class", "submit_time", "start_time",
+                     "end_time", "status", "tasks", "min_available");
+    } catch (const ::io::error::extra_column_in_header& e) {
+      throw ScenarioError(path + ":1: column " + detail::printable(e.column_name) +
+                          ": not a column of a job history (columns: name, namespace, queue, priority_class, submit_time, "
+                          "start_time, end_time, status, tasks, min_available)" +
+                          detail::did_you_mean(e.column_name, {"name", "namespace", "queue", "priority_class", "submit_time", "start_time",
+                                                               "end_time", "status", "tasks", "min_available"}));
+    } catch (const ::io::error::duplicated_column_in_header& e) {
+      throw ScenarioError(path + ":1: column " + detail::printable(e.column_name) + ": appears twice in the header");
+    }
+    for (const char* c : {"name", "namespace", "queue", "submit_time", "start_time", "end_time", "status", "tasks"})
+      if (!in.has_column(c))
+        throw ScenarioError(path + ":1: column " + c + ": missing from the header (required: name, namespace, queue, submit_time, " +
+                            "start_time, end_time, status, tasks; optional: priority_class, min_available)");
+    std::string name, ns, queue, pclass, submit, start, end, status, tasks, min_avail;
+    for (;;) {
+      name.clear(), ns.clear(), queue.clear(), pclass.clear(), submit.clear(), start.clear(), end.clear(), status.clear(), tasks.clear(),
+          min_avail.clear();
+      if (!in.read_row(name, ns, queue, pclass, submit, start, end, status, tasks, min_avail)) break;
+      const std::int64_t line = in.get_file_line();
+      HistoryJob j;
+      j.line = line;
+      // Text columns: no control characters (they would garble messages and results).
+      for (const auto& [col, v] : {std::pair<const char*, std::string*>{"name", &name}, {"namespace", &ns}, {"queue", &queue},
+                                   {"priority_class", &pclass}, {"status", &status}, {"tasks", &tasks}})
+        if (std::string p = detail::control_character_problem(*v); !p.empty()) row_fail(path, line, col, p);
+      if (name.empty()) row_fail(path, line, "name", "empty: every job has a name");
+      if (std::string p = k8s::object_name_problem(name, "Job"); !p.empty()) row_fail(path, line, "name", p);
+      j.name = name;
+      j.ns = ns.empty() ? "default" : ns;
+      if (std::string p = k8s::dns1123_label_problem(j.ns); !p.empty())
+        row_fail(path, line, "namespace", "namespace " + p + " (a Kubernetes namespace is a DNS-1123 label)");
+      j.queue = queue.empty() ? "default" : queue;
+      j.priority_class = pclass;
+      // Times.
+      std::string why;
+      if (submit.empty()) row_fail(path, line, "submit_time", "empty: every job has a submit time (RFC 3339)");
+      const auto sub = parse_rfc3339(submit, why);
+      if (!sub) row_fail(path, line, "submit_time", "'" + detail::printable(submit) + "': " + why);
+      j.submit_ns = *sub;
+      if (!start.empty()) {
+        j.start_ns = parse_rfc3339(start, why);
+        if (!j.start_ns) row_fail(path, line, "start_time", "'" + detail::printable(start) + "': " + why);
+      }
+      if (!end.empty()) {
+        j.end_ns = parse_rfc3339(end, why);
+        if (!j.end_ns) row_fail(path, line, "end_time", "'" + detail::printable(end) + "': " + why);
+      }
+      // The phase, and the times it implies.
+      if (std::find(std::begin(kStatuses), std::end(kStatuses), status) == std::end(kStatuses))
+        row_fail(path, line, "status",
+                 "'" + detail::printable(status) + "' is not a job status read here (Completed, Failed, Running, Pending: Volcano Job phases)" +
+                     detail::did_you_mean(status, {"Completed", "Failed", "Running", "Pending"}));
+      j.status = status;
+      const bool ended = status == "Completed" || status == "Failed", ran = ended || status == "Running";
+      if (ran && !j.start_ns) row_fail(path, line, "start_time", "empty, but a " + status + " job has started");
+      if (!ran && j.start_ns) row_fail(path, line, "start_time", "given, but a Pending job has not started (leave it empty)");
+      if (ended && !j.end_ns) row_fail(path, line, "end_time", "empty, but a " + status + " job has ended");
+      if (!ended && j.end_ns) row_fail(path, line, "end_time", "given, but a " + status + " job has not ended (leave it empty)");
+      if (j.start_ns && *j.start_ns < j.submit_ns)
+        row_fail(path, line, "start_time", "'" + start + "' is before the job's submit_time '" + submit + "'");
+      if (j.end_ns && *j.end_ns < *j.start_ns) row_fail(path, line, "end_time", "'" + end + "' is before the job's start_time '" + start + "'");
+      if (j.run_ns() && *j.run_ns() > kMaxScenarioTime.count_ns())
+        row_fail(path, line, "end_time", std::string("the job ran longer than the longest time a scenario may give, ") + kMaxScenarioTimeText);
+      // Tasks and minAvailable.
+      j.tasks = tasks_of(path, line, tasks);
+      long long replicas = 0;
+      for (const auto& t : j.tasks) replicas += t.replicas;
+      if (replicas > 1'000'000) row_fail(path, line, "tasks", std::to_string(replicas) + " pods; a job may have at most 1000000");
+      if (!min_avail.empty()) {
+        const auto m = integer_of(min_avail, -1'000'000, 1'000'000);
+        if (!m) row_fail(path, line, "min_available", "'" + detail::printable(min_avail) + "' is not an integer");
+        if (*m < 0) row_fail(path, line, "min_available", "job 'minAvailable' must be >= 0. (Volcano's job admission webhook)");
+        if (*m > replicas)
+          row_fail(path, line, "min_available",
+                   std::to_string(*m) + " is above the job's " + std::to_string(replicas) +
+                       " pods: job 'minAvailable' should not be greater than total replicas in tasks; (Volcano's job admission webhook)");
+        j.min_available = static_cast<int>(*m);
+      }
+      // A Job is namespace/name in Kubernetes; mltwin's jobs have no namespace, so a name is
+      // unique across namespaces too (as for workload.manifests).
+      if (auto [it, fresh] = seen.emplace(std::make_pair(j.ns, j.name), line); !fresh)
+        row_fail(path, line, "name", "job '" + j.name + "' in namespace '" + j.ns + "' appears twice (also line " + std::to_string(it->second) +
+                                         "); a namespace holds one Job of a name: give a resubmission a name of its own (e.g. a suffix)");
+      if (auto [it, fresh] = by_name.emplace(j.name, std::make_pair(j.ns, line)); !fresh)
+        row_fail(path, line, "name", "job '" + j.name + "' is also in namespace '" + it->second.first + "' (line " +
+                                         std::to_string(it->second.second) +
+                                         "); job names must differ across namespaces too: mltwin's jobs have no namespace");
+      out.jobs.push_back(std::move(j));
+    }
+  } catch (const ::io::error::too_few_columns& e) {
+    throw ScenarioError(path + ":" + std::to_string(e.file_line) + ": the row has fewer fields than the header has columns");
+  } catch (const ::io::error::too_many_columns& e) {
+    throw ScenarioError(path + ":" + std::to_string(e.file_line) +
+                        ": the row has more fields than the header has columns (a field holding ',' or ';' is written in double quotes)");
+  } catch (const ::io::error::escaped_string_not_closed& e) {
+    throw ScenarioError(path + ":" + std::to_string(e.file_line) + ": a double-quoted field is not closed on its line");
+  } catch (const ::io::error::base& e) {
+    throw ScenarioError(path + ": job history: " + e.what());
+  }
+  if (out.jobs.empty()) throw ScenarioError(path + ":2: the job history has a header but no job");
+  const auto first = std::min_element(out.jobs.begin(), out.jobs.end(), [](const auto& a, const auto& b) { return a.submit_ns < b.submit_ns; });
+  out.t0_ns = first->submit_ns;
+  for (const auto& j : out.jobs)
+    if (j.submit_ns - out.t0_ns > kMaxScenarioTime.count_ns())
+      row_fail(path, j.line, "submit_time",
+               "the job is submitted " + std::to_string((j.submit_ns - out.t0_ns) / 1'000'000'000) + " s after the first (line " +
+                   std::to_string(first->line) + "), beyond the longest time a scenario may give, " + kMaxScenarioTimeText);
+  return out;
+}
+
+}  // namespace mltwin::io
+
+namespace mltwin::io::detail {
+
+using nlohmann::json;
+
+void expand_job_history(const std::string& path, json& doc, const std::string& explicit_data_dir, std::string& data_dir,
+                        std::vector<InputFileRef>& inputs, YamlOrigins::Places& origins, std::optional<JobHistoryUse>& use) {
+  json& w = doc["workload"];
+  if (!w.contains("history")) return;
+  const json& h = w["history"];
+  const std::string as_written = h["file"];
+  const std::string file = resolve_input_path(as_written, path, explicit_data_dir, data_dir);
+  require_input(path, "/workload/history/file", as_written, file);
+  const JobHistory hist = read_job_history(file);
+  inputs.push_back({"job_history", file, as_written});
+
+  // What the scenario defines: queues (with queues_from's, expanded before) and PriorityClasses.
+  std::set<std::string> queues, classes = {"system-cluster-critical", "system-node-critical"};
+  std::vector<models::QueueSpec> tree;  // names and parents: only leaf queues take jobs
+  for (const auto& q : doc["queues"]) {
+    queues.insert(q["name"].get<std::string>());
+    models::QueueSpec t;
+    t.name = q["name"];
+    t.parent = q.value("parent", std::string());
+    tree.push_back(std::move(t));
+  }
+  if (doc.contains("priority_classes"))
+    for (const auto& c : doc["priority_classes"]) classes.insert(c["name"].get<std::string>());
+  auto list = [](const std::set<std::string>& s) {
+    std::string out;
+    for (const auto& x : s) out += (out.empty() ? "" : ", ") + x;
+    return out;
+  };
+
+  // The run time of the jobs that have not ended (Running, Pending): the scenario's model.
+  JobHistoryUse u;
+  u.file = as_written;
+  u.jobs = hist.jobs.size();
+  std::int64_t unfinished_ns = 0;
+  const HistoryJob* first_unfinished = nullptr;
+  for (const auto& j : hist.jobs)
+    if (!j.run_ns()) {
+      ++u.unfinished;
+      (j.status == "Running" ? u.running : u.pending) += 1;
+      if (!first_unfinished) first_unfinished = &j;
+    }
+  if (first_unfinished) {
+    if (!h.contains("unfinished_duration"))
+      throw ScenarioError(file + ":" + std::to_string(first_unfinished->line) + ": column end_time: job '" + first_unfinished->name +
+                          "' is " + first_unfinished->status + " (no end_time), and " + std::to_string(u.unfinished) +
+                          " job(s) in all: say how long such jobs run with /workload/history/unfinished_duration in " + path +
+                          " ({\"model\": \"fixed\", \"duration\": \"2h\"} or {\"model\": \"median_finished\"})");
+    const json& m = h["unfinished_duration"];
+    u.model = m["model"].get<std::string>();
+    if (u.model == "fixed") {
+      if (!m.contains("duration"))
+        fail(path, "/workload/history/unfinished_duration/duration", "the fixed model needs a duration (e.g. \"2h\")");
+      unfinished_ns = duration_of(path, "/workload/history/unfinished_duration/duration", m["duration"]).count_ns();
+      if (unfinished_ns < 0) fail(path, "/workload/history/unfinished_duration/duration", "expected a duration >= 0");
+    } else {  // median_finished (the schema allows no other)
+      if (m.contains("duration"))
+        fail(path, "/workload/history/unfinished_duration/duration", "the median_finished model takes no duration (it is computed)");
+      std::vector<std::int64_t> runs;
+      for (const auto& j : hist.jobs)
+        if (j.run_ns()) runs.push_back(*j.run_ns());
+      if (runs.empty())
+        fail(path, "/workload/history/unfinished_duration/model",
+             "median_finished: '" + as_written + "' has no Completed or Failed job to take the median of; give the fixed model");
+      std::sort(runs.begin(), runs.end());
+      const std::size_t n = runs.size();
+      // The median: the middle run time, or the mean of the two middle ones (rounded down to 1 ns).
+      unfinished_ns = n % 2 ? runs[n / 2] : runs[n / 2 - 1] + (runs[n / 2] - runs[n / 2 - 1]) / 2;
+      u.from_jobs = n;
+    }
+    u.unfinished_s = static_cast<double>(unfinished_ns) / 1e9;
+  }
+
+  json jobs = json::array();
+  for (const auto& j : hist.jobs) {
+    const std::string at = file + ":" + std::to_string(j.line);
+    if (!queues.count(j.queue))
+      throw ScenarioError(at + ": column queue: queue '" + j.queue + "' is not defined in " + path + " (/queues or /queues_from: " +
+                          list(queues) + ")");
+    if (std::string why = leaf_queue_problem(tree, j.queue); !why.empty())
+      throw ScenarioError(at + ": column queue: queue '" + j.queue + "': " + why + " (Volcano's job admission webhook)");
+    if (!j.priority_class.empty() && !classes.count(j.priority_class))
+      throw ScenarioError(at + ": column priority_class: PriorityClass '" + j.priority_class + "' is not defined in " + path +
+                          " (/priority_classes: " + list(classes) + ")");
+    // mltwin's job of independent pods gives every pod the job's requests.
+    for (std::size_t k = 1; k < j.tasks.size(); ++k)
+      if (j.tasks[k].requests != j.tasks[0].requests)
+        throw ScenarioError(at + ": column tasks: task '" + j.tasks[k].name + "' requests " + j.tasks[k].requests.dump() + ", task '" +
+                            j.tasks[0].name + "' " + j.tasks[0].requests.dump() +
+                            ": tasks of different pod shapes are not modelled yet (every pod of a job has the same requests)");
+    const std::int64_t run = j.run_ns().value_or(unfinished_ns);
+    json o = {{"name", j.name}, {"queue", j.queue}, {"submit", std::to_string(j.submit_ns - hist.t0_ns) + "ns"}, {"pod", j.tasks[0].requests}};
+    json tasks = json::array();
+    for (const auto& t : j.tasks) {
+      json tj = {{"name", t.name}, {"replicas", t.replicas}, {"duration", std::to_string(run) + "ns"}};
+      if (t.min_available) tj["min_available"] = *t.min_available;
+      tasks.push_back(std::move(tj));
+    }
+    o["tasks"] = std::move(tasks);
+    if (j.min_available > 0) o["min_available"] = j.min_available;
+    if (!j.priority_class.empty()) o["priority_class"] = j.priority_class;
+    for (const char* k : {"node_selector", "node_affinity", "tolerations"})
+      if (h.contains(k)) o[k] = h[k];
+    jobs.push_back(std::move(o));
+    origins["/workload/jobs"].push_back(at + ": Job '" + j.name + "' (namespace " + j.ns + ")");
+  }
+  w["jobs"] = std::move(jobs);
+  w.erase("history");
+  use = std::move(u);
+}
+
+}  // namespace mltwin::io::detail

@@ -1,0 +1,357 @@
+// The job history CSV (workload.history; mltwin/io/job_history.hpp, docs/scenarios.md "A job
+// history from a CSV"): a hand-written file read exactly, every bad row refused with
+// FILE:LINE: column C, the scenario's checks (queues, priority classes, the model for jobs
+// without end_time), and a tiny scenario run end to end. The rows are invented; expected
+// values are worked out by hand in the comments.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "mltwin/io/job_history.hpp"
+#include "mltwin/io/scenario.hpp"
+#include "scenario_run.hpp"
+#include "temp_dir.hpp"
+
+#ifndef MLTWIN_SOURCE_DIR
+#error "MLTWIN_SOURCE_DIR must be defined by the build"
+#endif
+
+using nlohmann::json;
+using namespace mltwin;
+
+namespace {
+
+constexpr std::int64_t kS = 1'000'000'000LL;
+// 2026-01-01T00:00:00Z in s since the Unix epoch: 56 years 1970..2025 = 20,454 days
+// (14 leap years: 1972..2024) -> 20,454 x 86,400 = 1,767,225,600.
+constexpr std::int64_t k2026 = 1'767'225'600LL;
+
+std::string write(const test::TempDir& d, const std::string& name, const std::string& text) {
+  const std::string p = d.file(name);
+  std::ofstream out(p, std::ios::binary);
+  out << text;
+  REQUIRE(out.good());
+  return p;
+}
+
+const std::string kHeader = "name,namespace,queue,priority_class,submit_time,start_time,end_time,status,tasks,min_available\n";
+
+/// The message read_job_history throws for `csv`, its file's path written as F.
+std::string error_of(const std::string& csv) {
+  test::TempDir d;
+  const std::string p = write(d, "h.csv", csv);
+  try {
+    (void)io::read_job_history(p);
+  } catch (const io::ScenarioError& e) {
+    std::string m = e.what();
+    for (std::size_t at; (at = m.find(p)) != std::string::npos;) m.replace(at, p.size(), "F");
+    return m;
+  }
+  FAIL("no error for: " << csv);
+  return {};
+}
+
+/// The shipped example with its history file replaced by `csv` (and `patch` merged over it).
+json scenario_with(const test::TempDir& d, const std::string& csv, const json& patch = json::object()) {
+  std::ifstream in(std::string(MLTWIN_SOURCE_DIR) + "/scenarios/eks-history-csv.json");
+  REQUIRE(in.good());
+  json sc = json::parse(in);
+  sc.erase("$schema");
+  sc["workload"]["history"]["file"] = write(d, "h.csv", csv);
+  sc.merge_patch(patch);
+  return sc;
+}
+
+std::string write_scenario(const test::TempDir& d, const json& sc) {
+  return write(d, "s.json", sc.dump(2));
+}
+
+std::string load_error(const test::TempDir& d, const json& sc) {
+  const std::string p = write_scenario(d, sc);
+  try {
+    (void)io::load_scenario(p);
+  } catch (const io::ScenarioError& e) {
+    std::string m = e.what();
+    for (const auto& [from, to] : {std::pair{d.file("h.csv"), std::string("F")}, std::pair{p, std::string("S")}})
+      for (std::size_t at; (at = m.find(from)) != std::string::npos;) m.replace(at, from.size(), to);
+    return m;
+  }
+  FAIL("the scenario loaded");
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("RFC 3339 times: Z, offsets, fractions, lower case and a space; anything else refused") {
+  std::string why;
+  CHECK(io::parse_rfc3339("2026-01-01T00:00:00Z", why) == k2026 * kS);
+  // 01:10:00 at +01:00 is 00:10:00 UTC: 600 s after midnight.
+  CHECK(io::parse_rfc3339("2026-01-01T01:10:00+01:00", why) == (k2026 + 600) * kS);
+  // 23:50:00 at -00:30 is 00:20:00 UTC on Jan 1: 1,200 s.
+  CHECK(io::parse_rfc3339("2025-12-31T23:50:00-00:30", why) == (k2026 + 1200) * kS);
+  CHECK(io::parse_rfc3339("2026-01-01t00:00:00.25z", why) == k2026 * kS + 250'000'000);
+  CHECK(io::parse_rfc3339("2026-01-01 00:00:00.000000001Z", why) == k2026 * kS + 1);
+  // 2024 is a leap year: Feb 29 exists (2024-03-01 is 60 days after 2024-01-01).
+  CHECK(io::parse_rfc3339("2024-02-29T00:00:00Z", why).has_value());
+  CHECK_FALSE(io::parse_rfc3339("1969-12-31T23:59:59Z", why).has_value());
+  CHECK(why == "year 1969 is outside 1970-2261 (times are held in nanoseconds since 1970)");
+  CHECK_FALSE(io::parse_rfc3339("9999-12-31T23:59:59Z", why).has_value());
+  // 1970-01-01T00:30:00+01:00 is 23:30 UTC the day before: -1,800 s.
+  CHECK(io::parse_rfc3339("1970-01-01T00:30:00+01:00", why) == -1800 * kS);
+  for (const char* bad : {"2026-01-01T00:00:00", "2026-1-01T00:00:00Z", "2026-01-01T00:00Z", "2026-02-30T00:00:00Z",
+                          "2025-02-29T00:00:00Z", "2026-13-01T00:00:00Z", "2026-01-01T24:00:00Z", "2026-01-01T00:00:00.Z",
+                          "2026-01-01T00:00:00.0000000001Z", "2026-01-01T00:00:00+0100", "2026-01-01T00:00:00Z ", "yesterday", ""}) {
+    CAPTURE(bad);
+    why.clear();
+    CHECK_FALSE(io::parse_rfc3339(bad, why).has_value());
+    CHECK(why.find("RFC 3339") != std::string::npos);
+    CHECK(why.find("year") == std::string::npos);
+  }
+}
+
+TEST_CASE("a hand-written history is read exactly") {
+  test::TempDir d;
+  // Line 1 the header, rows on lines 2..4. Row b (line 3) is the earliest: 01:00+01:00 is
+  // 00:00Z, so t0 = 2026-01-01T00:00:00Z; a is 600 s later, c 1,800 s.
+  const std::string p = write(d, "h.csv",
+                              kHeader +
+                                  "a,ns1,q1,high,2026-01-01T00:10:00Z,2026-01-01T00:11:00Z,2026-01-01T01:11:00.5Z,Completed,"
+                                  "\"worker:4:cpu=8,memory=32Gi,aws.amazon.com/neuroncore=32\",\n"
+                                  "b,,,,2026-01-01T01:00:00+01:00,,,Pending,\"launcher:1:cpu=1;worker:3/2:cpu=1\",2\n"
+                                  " c , ns1 ,q1,,2026-01-01t00:30:00z,2026-01-01 00:40:00Z,,Running,w:1:cpu=500m,\n\n");
+  const io::JobHistory h = io::read_job_history(p);
+  REQUIRE(h.jobs.size() == 3);
+  CHECK(h.t0_ns == k2026 * kS);
+  const io::HistoryJob& a = h.jobs[0];
+  CHECK(a.line == 2);
+  CHECK(a.name == "a");
+  CHECK(a.ns == "ns1");
+  CHECK(a.queue == "q1");
+  CHECK(a.priority_class == "high");
+  CHECK(a.status == "Completed");
+  CHECK(a.submit_ns - h.t0_ns == 600 * kS);
+  CHECK(*a.start_ns - a.submit_ns == 60 * kS);
+  // 00:11:00 -> 01:11:00.5: 3,600.5 s.
+  CHECK(a.run_ns() == 3600 * kS + 500'000'000);
+  CHECK(a.min_available == 0);  // empty: the tasks' minAvailable summed (Volcano's default)
+  REQUIRE(a.tasks.size() == 1);
+  CHECK(a.tasks[0].name == "worker");
+  CHECK(a.tasks[0].replicas == 4);
+  CHECK_FALSE(a.tasks[0].min_available.has_value());
+  CHECK(a.tasks[0].requests == json({{"cpu", "8"}, {"memory", "32Gi"}, {"aws.amazon.com/neuroncore", "32"}}));
+  const io::HistoryJob& b = h.jobs[1];
+  CHECK(b.line == 3);
+  CHECK(b.ns == "default");     // empty namespace: Kubernetes' default
+  CHECK(b.queue == "default");  // empty queue: Volcano's default
+  CHECK(b.priority_class.empty());
+  CHECK(b.submit_ns == h.t0_ns);
+  CHECK_FALSE(b.start_ns.has_value());
+  CHECK_FALSE(b.run_ns().has_value());
+  CHECK(b.min_available == 2);
+  REQUIRE(b.tasks.size() == 2);
+  CHECK(b.tasks[1].name == "worker");
+  CHECK(b.tasks[1].replicas == 3);
+  CHECK(b.tasks[1].min_available == 2);
+  const io::HistoryJob& c = h.jobs[2];
+  CHECK(c.line == 4);
+  CHECK(c.name == "c");  // blanks around a field are trimmed
+  CHECK(c.ns == "ns1");
+  CHECK(c.submit_ns - h.t0_ns == 1800 * kS);
+  CHECK(*c.start_ns - c.submit_ns == 600 * kS);
+  CHECK_FALSE(c.end_ns.has_value());
+  CHECK(c.tasks[0].requests == json({{"cpu", "500m"}}));
+}
+
+TEST_CASE("columns in any order; the optional ones may be left out; a BOM and CRLF are read") {
+  test::TempDir d;
+  const std::string p = write(d, "h.csv",
+                              "\xEF\xBB\xBFstatus,tasks,end_time,start_time,submit_time,queue,namespace,name\r\n"
+                              "Completed,w:1:cpu=1,2026-01-01T00:02:00Z,2026-01-01T00:01:00Z,2026-01-01T00:00:00Z,q,ns,x\r\n");
+  const io::JobHistory h = io::read_job_history(p);
+  REQUIRE(h.jobs.size() == 1);
+  CHECK(h.jobs[0].name == "x");
+  CHECK(h.jobs[0].run_ns() == 60 * kS);
+}
+
+TEST_CASE("every bad row is refused with FILE:LINE: column C: what is wrong") {
+  const std::string ok_tasks = "\"w:2:cpu=8,memory=32Gi\"";
+  auto row = [&](const std::string& submit, const std::string& start, const std::string& end, const std::string& status,
+                 const std::string& tasks = "", const std::string& min = "") {
+    return kHeader + "ok,ns,q,,2026-01-01T00:00:00Z,2026-01-01T00:00:01Z,2026-01-01T00:00:02Z,Completed,w:1:cpu=1,\n" + "j,ns,q,," +
+           submit + "," + start + "," + end + "," + status + "," + (tasks.empty() ? ok_tasks : tasks) + "," + min + "\n";
+  };
+  const std::string T0 = "2026-01-01T00:00:00Z", T1 = "2026-01-01T01:00:00Z", T2 = "2026-01-01T02:00:00Z";
+  // Bad times.
+  CHECK(error_of(row("2026-01-01 00:10:00", T1, T2, "Completed")) ==
+        "F:3: column submit_time: '2026-01-01 00:10:00': no UTC offset (Z or +hh:mm) after the time, or something after it; "
+        "expected an RFC 3339 date-time such as 2026-01-01T00:10:00Z or 2026-01-01T01:10:00.5+01:00");
+  CHECK(error_of(row("01/01/2026 00:10", T1, T2, "Completed")) ==
+        "F:3: column submit_time: '01/01/2026 00:10': expected an RFC 3339 date-time such as 2026-01-01T00:10:00Z or "
+        "2026-01-01T01:10:00.5+01:00");
+  CHECK(error_of(row(T0, "2026-02-30T00:00:00Z", T2, "Completed")).rfind("F:3: column start_time: '2026-02-30T00:00:00Z': not a valid date", 0) == 0);
+  CHECK(error_of(row(T0, T1, "2026-01-01T02:00:00", "Completed")).rfind("F:3: column end_time: '2026-01-01T02:00:00': no UTC offset", 0) == 0);
+  CHECK(error_of(row("", T1, T2, "Completed")) == "F:3: column submit_time: empty: every job has a submit time (RFC 3339)");
+  // Order of the times.
+  CHECK(error_of(row(T0, T2, T1, "Completed")) ==
+        "F:3: column end_time: '2026-01-01T01:00:00Z' is before the job's start_time '2026-01-01T02:00:00Z'");
+  CHECK(error_of(row(T1, T0, T2, "Completed")) ==
+        "F:3: column start_time: '2026-01-01T00:00:00Z' is before the job's submit_time '2026-01-01T01:00:00Z'");
+  // Status, and the times it implies.
+  CHECK(error_of(row(T0, T1, T2, "Succeeded")) ==
+        "F:3: column status: 'Succeeded' is not a job status read here (Completed, Failed, Running, Pending: Volcano Job phases)");
+  CHECK(error_of(row(T0, T1, T2, "completed")).find("did you mean 'Completed'") != std::string::npos);
+  CHECK(error_of(row(T0, T1, "", "Completed")) == "F:3: column end_time: empty, but a Completed job has ended");
+  CHECK(error_of(row(T0, "", "", "Running")) == "F:3: column start_time: empty, but a Running job has started");
+  CHECK(error_of(row(T0, T1, T2, "Running")) == "F:3: column end_time: given, but a Running job has not ended (leave it empty)");
+  CHECK(error_of(row(T0, T1, "", "Pending")) == "F:3: column start_time: given, but a Pending job has not started (leave it empty)");
+  // Tasks: quantities (the API server's parser), the shape, minAvailable (Volcano's webhook).
+  CHECK(error_of(row(T0, T1, T2, "Completed", "\"w:2:cpu=8x,memory=32Gi\"")).rfind("F:3: column tasks: task 'w': cpu: ", 0) == 0);
+  CHECK(error_of(row(T0, T1, T2, "Completed", "\"w:2:cpu=-1\"")).rfind("F:3: column tasks: task 'w': cpu: ", 0) == 0);
+  CHECK(error_of(row(T0, T1, T2, "Completed", "w:0:cpu=1")) == "F:3: column tasks: task 'w': replicas '0' is not an integer from 1 to 1000000");
+  CHECK(error_of(row(T0, T1, T2, "Completed", "w:2")).rfind("F:3: column tasks: 'w:2' has 2 ':'-separated part(s), not 3", 0) == 0);
+  CHECK(error_of(row(T0, T1, T2, "Completed", "w:2/3:cpu=1")) ==
+        "F:3: column tasks: 'minAvailable' is greater than 'replicas' in task: w (Volcano's job admission webhook)");
+  CHECK(error_of(row(T0, T1, T2, "Completed", "w:1:cpu=1;w:1:cpu=1")) == "F:3: column tasks: task name 'w' appears twice");
+  CHECK(error_of(row(T0, T1, T2, "Completed", "", "3")) ==
+        "F:3: column min_available: 3 is above the job's 2 pods: job 'minAvailable' should not be greater than total replicas "
+        "in tasks; (Volcano's job admission webhook)");
+  CHECK(error_of(row(T0, T1, T2, "Completed", "", "two")) == "F:3: column min_available: 'two' is not an integer");
+  // Names: unique within a namespace (and across them: mltwin's jobs have no namespace).
+  CHECK(error_of(kHeader + "a,ns,q,,2026-01-01T00:00:00Z,,,Pending,w:1:cpu=1,\na,ns,q,,2026-01-01T00:00:00Z,,,Pending,w:1:cpu=1,\n") ==
+        "F:3: column name: job 'a' in namespace 'ns' appears twice (also line 2); a namespace holds one Job of a name: give a "
+        "resubmission a name of its own (e.g. a suffix)");
+  CHECK(error_of(kHeader + "a,ns,q,,2026-01-01T00:00:00Z,,,Pending,w:1:cpu=1,\na,ns2,q,,2026-01-01T00:00:00Z,,,Pending,w:1:cpu=1,\n")
+            .rfind("F:3: column name: job 'a' is also in namespace 'ns' (line 2)", 0) == 0);
+  CHECK(error_of(kHeader + "Bad_Name,ns,q,,2026-01-01T00:00:00Z,,,Pending,w:1:cpu=1,\n").rfind("F:2: column name: Job name ", 0) == 0);
+  // The header.
+  CHECK(error_of("name,namespace,queue,submit_time,start_time,end_time,status\nx,ns,q,2026-01-01T00:00:00Z,,,Pending\n") ==
+        "F:1: column tasks: missing from the header (required: name, namespace, queue, submit_time, start_time, end_time, status, "
+        "tasks; optional: priority_class, min_available)");
+  CHECK(error_of(kHeader.substr(0, kHeader.size() - 1) + ",owner\n").rfind("F:1: column owner: not a column of a job history", 0) == 0);
+  CHECK(error_of("") == "F:1: the job history is empty (expected a header row, then one row per job)");
+  CHECK(error_of(kHeader) == "F:2: the job history has a header but no job");
+  // A row with a column too few: the CSV parser's own message, naming the file and line.
+  CHECK(error_of(kHeader + "a,ns,q,,2026-01-01T00:00:00Z\n") == "F:2: the row has fewer fields than the header has columns");
+  CHECK(error_of(kHeader + "a,ns,q,,2026-01-01T00:00:00Z,,,Pending,w:1:cpu=1,memory=1Gi,\n") ==
+        "F:2: the row has more fields than the header has columns (a field holding ',' or ';' is written in double quotes)");
+  CHECK(error_of(kHeader + "a,ns,q,,2026-01-01T00:00:00Z,,,Pending,\"w:1:cpu=1,\n") == "F:2: a double-quoted field is not closed on its line");
+}
+
+TEST_CASE("a history scenario: submit offsets, run times, queues, priority classes and the unfinished model") {
+  test::TempDir d;
+  // t0 = 00:00:00Z. a: submit 0, ran 01:00:05 - 00:00:05 = 3,600 s. b: submit 600 s, Running:
+  // the fixed model's 30 min. c: submit 1,200 s, Pending: the same.
+  const std::string csv = kHeader +
+                          "a,team-a,team-a,training-high,2026-01-01T00:00:00Z,2026-01-01T00:00:05Z,2026-01-01T01:00:05Z,Completed,"
+                          "\"worker:1:cpu=8,memory=32Gi\",\n"
+                          "b,team-b,team-b,,2026-01-01T00:10:00Z,2026-01-01T00:10:05Z,,Running,\"worker:2:cpu=8,memory=32Gi\",\n"
+                          "c,team-b,team-b,,2026-01-01T00:20:00Z,,,Pending,\"worker:1:cpu=8,memory=32Gi\",\n";
+  const json fixed = {{"workload", {{"history", {{"unfinished_duration", {{"model", "fixed"}, {"duration", "30m"}, {"source", "test"}}}}}}}};
+  const io::LoadedScenario sc = io::load_scenario(write_scenario(d, scenario_with(d, csv, fixed)));
+  REQUIRE(sc.training.jobs.size() == 3);
+  const auto& a = sc.training.jobs[0];
+  CHECK(a.name == "a");
+  CHECK(a.submit.ns() == 0);
+  CHECK(a.duration.count_ns() == 3600 * kS);
+  CHECK(a.priority == 1000);  // training-high
+  CHECK(a.nnodes == 1);
+  CHECK(a.cpu_per_pod == 8);
+  CHECK(sc.training.jobs[1].submit.ns() == 600 * kS);
+  CHECK(sc.training.jobs[1].duration.count_ns() == 1800 * kS);
+  CHECK(sc.training.jobs[1].nnodes == 2);
+  CHECK(sc.training.jobs[1].priority == 100);  // no class: the globalDefault training-low
+  CHECK(sc.training.jobs[2].duration.count_ns() == 1800 * kS);
+  REQUIRE(sc.history.has_value());
+  CHECK(sc.history->jobs == 3);
+  CHECK(sc.history->unfinished == 2);
+  CHECK(sc.history->running == 1);
+  CHECK(sc.history->pending == 1);
+  CHECK(sc.history->model == "fixed");
+  CHECK(sc.history->unfinished_s == 1800);
+  REQUIRE(sc.inputs.size() >= 2);
+  CHECK(sc.inputs.back().role == "job_history");
+
+  // median_finished: the finished run times 3,600 s and 7,200 s -> their mean, 5,400 s.
+  const std::string two_done = csv + "e,team-a,team-a,,2026-01-01T00:00:00Z,2026-01-01T00:00:00Z,2026-01-01T02:00:00Z,Failed,w:1:cpu=1,\n";
+  const json median = {{"workload", {{"history", {{"unfinished_duration", {{"model", "median_finished"}, {"source", "test"}}}}}}}};
+  const io::LoadedScenario m = io::load_scenario(write_scenario(d, scenario_with(d, two_done, median)));
+  CHECK(m.history->unfinished_s == 5400);
+  CHECK(m.history->from_jobs == 2);
+
+  // No model for the unfinished jobs: refused at the first one's row.
+  json none = scenario_with(d, csv);
+  none["workload"]["history"].erase("unfinished_duration");
+  CHECK(load_error(d, none) ==
+        "F:3: column end_time: job 'b' is Running (no end_time), and 2 job(s) in all: say how long such jobs run with "
+        "/workload/history/unfinished_duration in S ({\"model\": \"fixed\", \"duration\": \"2h\"} or {\"model\": \"median_finished\"})");
+  // A queue or a PriorityClass the scenario does not define.
+  const std::string one = kHeader + "a,ns,team-c,,2026-01-01T00:00:00Z,,,Pending,w:1:cpu=1,\n";
+  CHECK(load_error(d, scenario_with(d, one, fixed)) ==
+        "F:2: column queue: queue 'team-c' is not defined in S (/queues or /queues_from: team-a, team-b)");
+  const std::string pc = kHeader + "a,ns,team-a,urgent,2026-01-01T00:00:00Z,,,Pending,w:1:cpu=1,\n";
+  CHECK(load_error(d, scenario_with(d, pc, fixed))
+            .rfind("F:2: column priority_class: PriorityClass 'urgent' is not defined in S (/priority_classes: ", 0) == 0);
+  // A queue with children takes no job (Volcano's webhook).
+  const json tree = {{"queues", {{{"name", "team-a"}, {"weight", 2}}, {{"name", "team-b"}, {"weight", 1}},
+                                 {{"name", "team-a-dev"}, {"weight", 1}, {"parent", "team-a"}}}}};
+  json with_tree = scenario_with(d, csv, fixed);
+  with_tree.merge_patch(tree);
+  CHECK(load_error(d, with_tree) == "F:2: column queue: queue 'team-a': can only submit job to leaf queue, queue `team-a` has 1 child "
+                                    "queues (Volcano's job admission webhook)");
+  // The model's own keys.
+  const json no_duration = {{"workload", {{"history", {{"unfinished_duration", {{"model", "fixed"}, {"source", "test"}}}}}}}};
+  CHECK(load_error(d, scenario_with(d, csv, no_duration)) ==
+        "S: /workload/history/unfinished_duration/duration: the fixed model needs a duration (e.g. \"2h\")");
+  const json median_with_duration = {
+      {"workload", {{"history", {{"unfinished_duration", {{"model", "median_finished"}, {"duration", "1h"}, {"source", "test"}}}}}}}};
+  CHECK(load_error(d, scenario_with(d, csv, median_with_duration)) ==
+        "S: /workload/history/unfinished_duration/duration: the median_finished model takes no duration (it is computed)");
+  const std::string none_finished = kHeader + "b,team-b,team-b,,2026-01-01T00:10:00Z,2026-01-01T00:10:05Z,,Running,w:1:cpu=1,\n";
+  CHECK(load_error(d, scenario_with(d, none_finished, median)) ==
+        "S: /workload/history/unfinished_duration/model: median_finished: 'F' has no Completed or Failed job to take the median of; "
+        "give the fixed model");
+  // Tasks of different pod shapes are not modelled.
+  const std::string shapes = kHeader + "a,ns,team-a,,2026-01-01T00:00:00Z,,,Pending,\"l:1:cpu=1;w:2:cpu=2\",\n";
+  CHECK(load_error(d, scenario_with(d, shapes, fixed)).rfind("F:2: column tasks: task 'w' requests {\"cpu\":\"2\"}, task 'l' {\"cpu\":\"1\"}", 0) == 0);
+  // A check the job loader makes later still names the row (the Job's own name rules).
+  const std::string big = kHeader + "a,ns,team-a,,2026-01-01T00:00:00Z,,,Pending,\"w:1:cpu=1,example.com/fpga=1\",\n";
+  CHECK(load_error(d, scenario_with(d, big, fixed)).rfind("F:2: Job 'a' (namespace ns): ", 0) == 0);
+}
+
+TEST_CASE("a history scenario runs end to end: each job runs its end_time - start_time, the unfinished the model's") {
+  test::TempDir d;
+  const std::string csv = "name,namespace,queue,submit_time,start_time,end_time,status,tasks\n"
+                          "j1,team-a,team-a,2026-01-01T00:00:00Z,2026-01-01T00:00:05Z,2026-01-01T01:00:05Z,Completed,\"worker:1:cpu=8,memory=32Gi\"\n"
+                          "j2,team-b,team-b,2026-01-01T00:10:00Z,2026-01-01T00:10:05Z,,Running,\"worker:2:cpu=8,memory=32Gi\"\n";
+  const json fixed = {{"workload", {{"history", {{"unfinished_duration", {{"model", "fixed"}, {"duration", "30m"}, {"source", "test"}}}}}}}};
+  const test::ScenarioRun r(write_scenario(d, scenario_with(d, csv, fixed)));
+  CHECK(r.summary.at("phases").at("Completed") == 2);
+  // Each pod Succeeds its task's duration after it is Running (a Job of independent pods).
+  CHECK(r.job_ns("j1", "submit_ns") == 0);
+  CHECK(r.job_ns("j1", "end_ns") - r.job_ns("j1", "start_ns") == 3600 * kS);
+  CHECK(r.job_ns("j2", "submit_ns") == 600 * kS);
+  CHECK(r.job_ns("j2", "end_ns") - r.job_ns("j2", "start_ns") == 1800 * kS);
+  const json& h = r.summary.at("job_history");
+  CHECK(h.at("jobs") == 2);
+  CHECK(h.at("unfinished") == 1);
+  CHECK(h.at("running") == 1);
+  CHECK(h.at("unfinished_model") == "fixed");
+  CHECK(h.at("unfinished_s") == 1800.0);
+  CHECK(r.printed.find("; 1 without end_time (1 Running, 0 Pending) ran 1800 s, the unfinished_duration model 'fixed'") !=
+        std::string::npos);
+}
+
+TEST_CASE("the shipped example, scenarios/eks-history-csv.json, loads: 10 jobs, 3 of them on the median of 7 finished") {
+  const io::LoadedScenario sc = io::load_scenario(std::string(MLTWIN_SOURCE_DIR) + "/scenarios/eks-history-csv.json");
+  CHECK(sc.training.jobs.size() == 10);
+  REQUIRE(sc.history.has_value());
+  CHECK(sc.history->unfinished == 3);
+  // Finished run times (s): 1800, 2311.5, 2508, 12600, 22288, 23280, 27000 -> median 12,600.
+  CHECK(sc.history->unfinished_s == 12600);
+  CHECK(sc.history->from_jobs == 7);
+  // llama-sft-0102's submit 10:15+01:00 is 09:15Z, 4,500 s after the first (08:00Z).
+  for (const auto& j : sc.training.jobs)
+    if (j.name == "llama-sft-0102") CHECK(j.submit.ns() == 4500 * kS);
+}
