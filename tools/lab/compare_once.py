@@ -241,6 +241,25 @@ def real_until_quiet(snap, conf, settle, quiet_sessions=3, limit=120):
     return binds, evictions, pgs
 
 
+def keep_log_segment(log_segment, out):
+    """Copies this comparison's part of the real scheduler's log into out/vc-scheduler.log and
+    returns the segment that names it: the lab keeps the logs of its last 10 starts only, and the
+    evidence a result cites (its first session's NodeNum, the node scores at -v 5) must outlive
+    them. A segment already in `out`, or whose log is gone, is returned as it is."""
+    log, start, end = log_segment
+    kept = os.path.join(out, "vc-scheduler.log")
+    if os.path.abspath(log) == os.path.abspath(kept) or not os.path.exists(log):
+        return list(log_segment)
+    with open(log, "rb") as f:
+        f.seek(start)
+        data = f.read(end - start)
+    tmp = kept + ".tmp"
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.replace(tmp, kept)
+    return [kept, 0, len(data)]
+
+
 def first_session_nodes(log_segment):
     """How many nodes the real scheduler's first session saw ("SnapShot for scheduling" ...
     NodeNum=N, cache.go:1427), or None. Volcano v1.12.1 adds a Node to its cache from a work queue
@@ -307,6 +326,7 @@ def compare(manifest, conf, out, settle, binary, seed=0):
     t2 = time.time()
     r_binds, r_evict, r_phases = real_until_quiet(snap, conf, settle)
     t3 = time.time()
+    log_segment = keep_log_segment(real_until_quiet.log_segment, out)
     result = {
         "manifest": manifest, "configuration": conf, "mltwin_cycles": cycles, "tiebreak_seed": seed,
         "binds": {"mltwin": m_binds, "volcano": r_binds},
@@ -314,9 +334,9 @@ def compare(manifest, conf, out, settle, binary, seed=0):
         "podgroup_phases": {"mltwin": m_phases, "volcano": r_phases},
         "differences": differences((m_binds, m_evict, m_phases), (r_binds, r_evict, r_phases)),
         "seconds": {"setup": round(t1 - t0, 2), "mltwin": round(t2 - t1, 2), "volcano": round(t3 - t2, 2)},
-        "scheduler_log": list(real_until_quiet.log_segment),
+        "scheduler_log": log_segment,
         "nodes": sum(1 for o in snap["items"] if o["kind"] == "Node"),
-        "first_session_nodes": first_session_nodes(real_until_quiet.log_segment),
+        "first_session_nodes": first_session_nodes(log_segment),
     }
     with open(os.path.join(out, "result.json"), "w") as f:
         json.dump(result, f, indent=1, sort_keys=True)

@@ -26,7 +26,8 @@ It takes the lab over: each comparison empties the cluster; at the end the sched
 `make lab` leaves it (default configuration, 1 s period).
 
 Results go to --results as one JSON line per seed, each comparison's files (the manifest, the
-snapshot read back, mltwin's cycles, result.json with both schedulers' decisions) to --out/seed-N/.
+snapshot read back, mltwin's cycles, result.json with both schedulers' decisions, the part of the
+real scheduler's log the comparison wrote) to --out/seed-N/.
 A run started again with the same file goes on after the seeds it holds, and re-runs the current
 mltwin-scheduler on the stored snapshots of those (seconds: Volcano's decisions are stored), so a
 fix to mltwin is checked on every snapshot without the lab (--recheck does only that).
@@ -160,6 +161,8 @@ def recheck(rec, a, outdir):
     result.update({"binds": {"mltwin": b, "volcano": v[0]}, "evictions": {"mltwin": sorted(e), "volcano": sorted(v[1])},
                    "podgroup_phases": {"mltwin": ph, "volcano": v[2]}, "differences": rec["differences"],
                    "mltwin_cycles": cycles})
+    # A result stored before the runner kept its log segment: keep it now, while the lab's log is there.
+    result["scheduler_log"] = lab.keep_log_segment(result["scheduler_log"], outdir)
     tmp = os.path.join(outdir, "result.json.tmp")
     with open(tmp, "w") as f:
         json.dump(result, f, indent=1, sort_keys=True)
