@@ -39,17 +39,21 @@ start_scheduler() {
   echo "==== mltwin-lab: vc-scheduler start $n at $(date -u +%FT%TZ), configuration $conf" >>"$RUNLOG/vc-scheduler.log"
   echo "$VCSCHED ${args[*]}" >>"$RUNLOG/vc-scheduler.cmd"
   setsid "$VCSCHED" "${args[@]}" >>"$RUNLOG/vc-scheduler.log" 2>&1 </dev/null &
-  echo "vc-scheduler $! $VCSCHED" >>"$LAB_RUN/pids"
+  local pid=$!
+  echo "vc-scheduler $pid $VCSCHED" >>"$LAB_RUN/pids"
   for ((i = 0; i < 240; i++)); do
     curl -sf "http://127.0.0.1:$LAB_VC_HEALTHZ_PORT/healthz" >/dev/null 2>&1 && {
       lab_log "vc-scheduler $VOLCANO_VERSION: schedulerName volcano, configuration $conf"
       return 0
     }
+    kill -0 "$pid" 2>/dev/null || break  # it exited (a bad flag, a bad kubeconfig): no use waiting
     sleep 0.25
   done
   tail -n 20 "$RUNLOG/vc-scheduler.log" >&2
+  local why="was not healthy after 60 s"
+  kill -0 "$pid" 2>/dev/null || why="exited before it was healthy"
   stop_scheduler
-  lab_die "vc-scheduler was not healthy after 60 s (log: $RUNLOG/vc-scheduler.log)"
+  lab_die "vc-scheduler $why (log: $RUNLOG/vc-scheduler.log)"
 }
 
 case "${1:-}" in
