@@ -47,6 +47,7 @@
 #include "mltwin/io/run_estimate.hpp"
 #include "mltwin/models/inference.hpp"
 #include "mltwin/io/scenario.hpp"
+#include "mltwin/runner/compare_history.hpp"
 #include "mltwin/runner/explain.hpp"
 #include "mltwin/runner/replications.hpp"
 #include "mltwin/runner/run.hpp"
@@ -557,6 +558,16 @@ int main(int argc, char** argv) {
   auto* explain = app.add_subcommand("explain", "why a training job waited: its phases, each wait's deciding plugin and reason, what ended it");
   explain->add_option("database", database, "results database of a training run")->required()->check(CLI::ExistingFile);
   explain->add_option("job", job, "job name (e.g. philly-01156) or id")->required();
+  std::string history, compare_json;
+  std::size_t compare_worst = 10;
+  auto* compare = app.add_subcommand("compare",
+                                     "how well a run of a job history predicted it: each job's predicted vs actual start, "
+                                     "the median absolute error, the queueing waits and their KS distance (docs/compare.md)");
+  compare->add_option("history", history, "the job history CSV the run replayed (workload.history)")->required()->check(CLI::ExistingFile);
+  compare->add_option("database", database, "results database of the run")->required()->check(CLI::ExistingFile);
+  compare->add_option("--json", compare_json, "also write the comparison, every job included, as JSON to FILE ('-': stdout, instead of the report)")
+      ->type_name("FILE");
+  compare->add_option("--worst", compare_worst, "how many of the largest errors the report lists (default 10)")->type_name("N");
   auto* plugins = app.add_subcommand("plugins", "list the scheduler plugins and the arguments each reads (a Markdown table)");
   auto* policies = app.add_subcommand("policies", "list the serving policies an inference scenario may choose, with their arguments (a Markdown table)");
   std::string trace_out;
@@ -585,6 +596,20 @@ int main(int argc, char** argv) {
       const auto st = runner::export_trace(database, trace_out);
       fmt::print("{}: {} slices, {} instant events, {} counter samples; open it in https://ui.perfetto.dev\n", trace_out,
                  st.slices, st.instants, st.counters);
+      return 0;
+    }
+    if (*compare) {
+      const runner::HistoryComparison c = runner::compare_history(history, database);
+      if (compare_json == "-") {
+        std::cout << c.to_json().dump(1) << "\n";
+        return 0;
+      }
+      std::cout << c.report(compare_worst);
+      if (!compare_json.empty()) {
+        std::ofstream f(compare_json);
+        f << c.to_json().dump(1) << "\n";
+        if (!f.flush()) throw std::runtime_error("cannot write " + compare_json);
+      }
       return 0;
     }
     if (*plugins) return cmd_plugins();

@@ -870,6 +870,17 @@ TEST_CASE("a job history: scenarios/eks-history-csv.json validates and runs; a b
   CHECK(summary.at("jobs") == 10);
   CHECK(summary.at("job_history").at("unfinished") == 3);
   CHECK(summary.at("job_history").at("unfinished_s") == 12600.0);
+  // mltwin compare on the run: 9 of the 10 rows have a start_time, and the run starts every job
+  // (all 10 end), so 9 are compared; mixtral-ft-8 (Pending in the history) started in the twin only.
+  const fs::path hist = fs::path(MLTWIN_SOURCE_DIR) / "scenarios/history/jobs.csv";
+  REQUIRE_MESSAGE(run_cli({"compare", hist.string(), "h.sqlite", "--json", "c.json"}, t.path(), {}, log) == 0, slurp(log));
+  CHECK_MESSAGE(contains(slurp(log), "compared: 9 jobs"), slurp(log));
+  const json cmp = json::parse(slurp(t.path() / "c.json"));
+  CHECK(cmp.at("compared") == 9);
+  CHECK(cmp.at("started_only_in_twin") == 1);
+  CHECK(cmp.at("jobs").at(9).at("name") == "mixtral-ft-8");
+  CHECK(cmp.at("jobs").at(9).at("actual_start_s").is_null());
+  CHECK(run_cli({"compare", "nowhere.csv", "h.sqlite"}, t.path(), {}, log) == 2);
   // mixtral-ft-7 (line 7) ended at 12:10, before it started at 14:40.
   write_text(t.path() / "jobs.csv", [&] {
     std::string csv = slurp(fs::path(MLTWIN_SOURCE_DIR) / "scenarios/history/jobs.csv");

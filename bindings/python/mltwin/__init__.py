@@ -53,12 +53,29 @@ volcano_release = _mltwin.volcano_release
 djl_serving_release = _mltwin.djl_serving_release
 
 __all__ = [
-    "Run", "Scenario", "ScenarioError", "ScenarioWarning", "explain", "export_trace", "instance_catalog", "load_scenario", "read_table",
+    "Run", "Scenario", "ScenarioError", "ScenarioWarning", "compare", "explain", "export_trace", "instance_catalog", "load_scenario", "read_table",
     "register_plugin",
     "registered_plugins", "to_ns", "sweep", "policies", "end_reasons", "unregister_plugin",
 ]
 
 TimeLike = Union[int, float, str]
+
+
+def compare(history: str, database: str, worst: int = 10) -> dict:
+    """How well a run of a job history predicted it (``mltwin compare``; docs/compare.md).
+
+    ``history``: the job history CSV the run replayed (``workload.history``); ``database``: the
+    run's results database. Returns a dict: ``compared`` (jobs started in both), ``not_in_run``,
+    ``started_only_in_history``, ``started_only_in_twin``, ``start_error`` (``median_absolute_s``,
+    ``mean_s``: predicted - actual start, s), ``queueing_wait`` (``actual`` and ``predicted``:
+    ``n``, ``mean_s``, ``p50_s``, ``p90_s``, ``p99_s``, ``max_s``; ``ks_distance`` in [0, 1]),
+    ``jobs`` (one dict per history row: ``name``, ``submit_s``, ``actual_start_s``,
+    ``predicted_start_s``, ``error_s``; None where it did not start) and ``report`` (the CLI's
+    text, listing the ``worst`` largest errors). Times are seconds since the history's first
+    submit_time. Raises ScenarioError for a bad history (FILE:LINE: column ...), ValueError when
+    no job started in both, RuntimeError for a database that cannot be read or is not a
+    training run's."""
+    return json.loads(_mltwin._compare_history_json(os.fspath(history), os.fspath(database), int(worst)))
 
 
 _NS_MAX = 2**63 - 1      # simulated times are int64 nanoseconds (about 292 years)

@@ -22,6 +22,7 @@
 #include "mltwin/core/time.hpp"
 #include "mltwin/io/catalog.hpp"
 #include "mltwin/io/scenario.hpp"
+#include "mltwin/runner/compare_history.hpp"
 #include "mltwin/runner/explain.hpp"
 #include "mltwin/runner/run.hpp"
 #include "mltwin/runner/trace_export.hpp"
@@ -222,6 +223,16 @@ PYBIND11_MODULE(_mltwin, m) {
   m.def("explain", &runner::explain_job, py::arg("database"), py::arg("job"),
         "Why a training job waited, from a run's database file: its phases, each wait's deciding plugin and "
         "reason, the rule behind it, what ended it. `job`: a name or an id. Raises RuntimeError / ValueError.");
+
+  m.def("_compare_history_json",
+        [](const std::string& history, const std::string& db, std::size_t worst) {
+          const runner::HistoryComparison c = runner::compare_history(history, db);
+          nlohmann::json j = c.to_json();
+          j["report"] = c.report(worst);
+          return j.dump();
+        },
+        py::arg("history"), py::arg("database"), py::arg("worst") = 10,
+        "mltwin.compare's C++ side: the comparison as JSON text (see mltwin.compare).");
 
   m.def("export_trace",
         [](const std::string& db, const std::string& out) {
