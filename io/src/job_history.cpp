@@ -14,12 +14,15 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
 
 #include "mltwin/io/scenario.hpp"
+#include "mltwin/k8s/input.hpp"
+#include "mltwin/k8s/manifests.hpp"
 #include "mltwin/k8s/resources.hpp"
 #include "mltwin/k8s/validation.hpp"
 #include "scenario_common.hpp"
@@ -179,6 +182,7 @@ std::optional<std::int64_t> parse_rfc3339(const std::string& text, std::string& 
 
 std::string JobHistoryUse::describe() const {
   std::string s = "Job history: " + file + ", " + std::to_string(jobs) + " job(s)";
+  if (ended_unrun > 0) s += " (and " + std::to_string(ended_unrun) + " Job(s) that ended without running, left out)";
   if (unfinished == 0) return s + ", each running its end_time - start_time";
   char run[32];
   std::snprintf(run, sizeof run, "%.0f s", unfinished_s);
@@ -188,16 +192,156 @@ std::string JobHistoryUse::describe() const {
   return s + "; the others their end_time - start_time";
 }
 
+std::string HistoryJob::where(const std::string& column) const {
+  if (!from_kubectl) return at + ": column " + column;
+  static const std::map<std::string, std::string> field = {
+      {"name", "metadata.name"}, {"namespace", "metadata.namespace"}, {"queue", "spec.queue"},
+      {"priority_class", "spec.priorityClassName"}, {"submit_time", "metadata.creationTimestamp"},
+      {"start_time", "status.conditions (Running)"}, {"end_time", "status.state"}, {"status", "status.state.phase"},
+      {"tasks", "spec.tasks"}, {"min_available", "spec.minAvailable"}};
+  const auto it = field.find(column);
+  return at + " (Job " + ns + "/" + name + ", " + (it == field.end() ? column : it->second) + ")";
+}
+
+namespace {
+
+/// What holds across the jobs, whichever file they came from: names unique across namespaces
+/// (mltwin's jobs have none), t0 = the earliest submit, every submit within a scenario's span.
+void check_history(const std::string& path, JobHistory& out) {
+  std::map<std::string, const HistoryJob*> by_name;
+  for (const HistoryJob& j : out.jobs)
+    if (auto [it, fresh] = by_name.emplace(j.name, &j); !fresh)
+      throw ScenarioError(j.where("name") + ": job '" + j.name + "' (namespace " + j.ns + ") is also at " + it->second->at +
+                          " (namespace " + it->second->ns + "); job names must differ across namespaces too: mltwin's jobs have no namespace");
+  const auto first = std::min_element(out.jobs.begin(), out.jobs.end(), [](const auto& a, const auto& b) { return a.submit_ns < b.submit_ns; });
+  out.t0_ns = first->submit_ns;
+  for (const auto& j : out.jobs)
+    if (j.submit_ns - out.t0_ns > kMaxScenarioTime.count_ns())
+      throw ScenarioError(j.where("submit_time") + ": the job is submitted " + std::to_string((j.submit_ns - out.t0_ns) / 1'000'000'000) +
+                          " s after the first (" + first->at + "), beyond the longest time a scenario may give, " + kMaxScenarioTimeText);
+  (void)path;
+}
+
+/// Whether the file is a kubectl List (JSON or YAML) rather than a CSV: its first text.
+bool looks_like_kubectl(const std::string& data) {
+  std::size_t i = 0;
+  for (;;) {  // skip blank lines and YAML comments
+    i = data.find_first_not_of(" \t\r\n", i);
+    if (i == std::string::npos) return false;
+    if (data[i] != '#') break;
+    i = data.find('\n', i);
+    if (i == std::string::npos) return false;
+  }
+  if (data[i] == '{' || data[i] == '[') return true;
+  for (const char* k : {"apiVersion:", "kind:", "items:", "metadata:", "---"})
+    if (data.compare(i, std::strlen(k), k) == 0) return true;
+  return false;
+}
+
+/// A kubectl List of Volcano Jobs as history rows (job_history.hpp says how each is read).
+void read_kubectl_history(const std::string& path, JobHistory& out) {
+  k8s::Manifests m;
+  try {
+    m = k8s::read_manifests(path);
+  } catch (const k8s::InputError& e) {
+    throw ScenarioError(e.what());
+  }
+  auto fail = [](const k8s::YamlPlace& at, const std::string& what) -> void { throw ScenarioError(at.str() + ": " + what); };
+  if (!m.queues.empty()) fail(m.queues[0].at, "a Queue in a job history, which holds Volcano Jobs (kubectl get vcjob -A -o yaml)");
+  if (!m.podgroups.empty()) fail(m.podgroups[0].at, "a PodGroup in a job history, which holds Volcano Jobs (kubectl get vcjob -A -o yaml)");
+  if (!m.priority_classes.empty())
+    fail(m.priority_classes[0].at, "a PriorityClass in a job history, which holds Volcano Jobs (kubectl get vcjob -A -o yaml)");
+  if (m.jobs.empty()) throw ScenarioError(path + ": holds no Volcano Job (expected what `kubectl get vcjob -A -o yaml` prints)");
+  for (const k8s::VolcanoJobManifest& v : m.jobs) {
+    HistoryJob j;
+    j.from_kubectl = true;
+    j.line = v.at.line;
+    j.at = v.at.str();
+    j.name = v.name;
+    j.ns = v.namespace_.empty() ? "default" : v.namespace_;
+    j.queue = v.queue;
+    j.priority_class = v.priority_class_name;
+    j.min_available = v.min_available;
+    std::string why;
+    auto time_of = [&](const std::string& text, const k8s::YamlPlace& at, const char* what) {
+      const auto t = parse_rfc3339(text, why);
+      if (!t) fail(at, std::string(what) + " '" + detail::printable(text) + "': " + why);
+      return *t;
+    };
+    if (v.creation_timestamp.empty())
+      fail(v.creation_at, "Job " + j.ns + "/" + j.name + " has no metadata.creationTimestamp: a job history needs when each Job was "
+                          "created (kubectl get vcjob -o yaml prints it; a manifest to submit has none)");
+    j.submit_ns = time_of(v.creation_timestamp, v.creation_at, "metadata.creationTimestamp");
+    if (v.phase.empty())
+      fail(v.phase_at, "Job " + j.ns + "/" + j.name + " has no status.state.phase: a job history needs what became of each Job "
+                       "(kubectl get vcjob -o yaml prints it; a manifest to submit has none)");
+    static const std::set<std::string> ended = {"Completed", "Failed", "Aborted", "Terminated"};
+    static const std::set<std::string> running = {"Running", "Restarting", "Completing", "Aborting", "Terminating"};
+    if (!ended.count(v.phase) && !running.count(v.phase) && v.phase != "Pending")
+      fail(v.phase_at, "'" + detail::printable(v.phase) +
+                           "' is not a Volcano Job phase (Pending, Running, Restarting, Completing, Completed, Aborting, Aborted, "
+                           "Terminating, Terminated, Failed)");
+    for (const auto& c : v.conditions)
+      if (c.status == "Running" && !c.last_transition_time.empty()) {
+        j.start_ns = time_of(c.last_transition_time, c.at, "status.conditions[].lastTransitionTime");
+        break;
+      }
+    if (!j.start_ns && v.phase == "Running" && !v.phase_time.empty())
+      j.start_ns = time_of(v.phase_time, v.phase_at, "status.state.lastTransitionTime");
+    if (ended.count(v.phase)) {
+      if (!j.start_ns) {  // ended before it ever ran: no node was used
+        ++out.ended_unrun;
+        continue;
+      }
+      for (auto c = v.conditions.rbegin(); c != v.conditions.rend() && !j.end_ns; ++c)
+        if (c->status == v.phase && !c->last_transition_time.empty())
+          j.end_ns = time_of(c->last_transition_time, c->at, "status.conditions[].lastTransitionTime");
+      if (!j.end_ns && !v.phase_time.empty()) j.end_ns = time_of(v.phase_time, v.phase_at, "status.state.lastTransitionTime");
+      if (!j.end_ns)
+        fail(v.phase_at, "Job " + j.ns + "/" + j.name + " is " + v.phase + " but says not when (no lastTransitionTime in "
+                         "status.state or a " + v.phase + " condition)");
+      j.status = v.phase == "Completed" ? "Completed" : "Failed";
+    } else {
+      j.status = j.start_ns ? "Running" : "Pending";  // a Restarting Job that never ran is still Pending here
+    }
+    if (j.start_ns && *j.start_ns < j.submit_ns)
+      fail(v.at, "Job " + j.ns + "/" + j.name + " started (" + std::to_string((j.submit_ns - *j.start_ns) / 1'000'000'000) +
+                     " s) before its creationTimestamp");
+    if (j.end_ns && *j.end_ns < *j.start_ns) fail(v.phase_at, "Job " + j.ns + "/" + j.name + " ended before it started");
+    if (j.run_ns() && *j.run_ns() > kMaxScenarioTime.count_ns())
+      fail(v.phase_at, std::string("the job ran longer than the longest time a scenario may give, ") + kMaxScenarioTimeText);
+    for (const k8s::VolcanoTask& t : v.tasks) {
+      HistoryTask task;
+      task.name = t.name;
+      task.replicas = t.replicas;
+      task.min_available = t.min_available;
+      task.requests = nlohmann::json::object();
+      for (const auto& [name, qty] : t.pod.requests) task.requests[name] = qty;
+      j.tasks.push_back(std::move(task));
+    }
+    out.jobs.push_back(std::move(j));
+  }
+  if (out.jobs.empty())
+    throw ScenarioError(path + ": every Job in it ended without running (" + std::to_string(out.ended_unrun) + "): nothing to replay");
+}
+
+}  // namespace
+
 JobHistory read_job_history(const std::string& path) {
   if (!std::ifstream(path, std::ios::binary)) throw ScenarioError(path + ": cannot open the job history");
   std::string data = detail::read_input_file(path, "job history", kMaxTraceFileBytes);
+  JobHistory out;
+  if (looks_like_kubectl(data)) {
+    read_kubectl_history(path, out);
+    check_history(path, out);
+    return out;
+  }
   // A UTF-8 byte order mark (spreadsheet exports write one) is not part of the first column's name.
   if (data.rfind("\xEF\xBB\xBF", 0) == 0) data.erase(0, 3);
   // Blank lines at the end are not rows; end the last row with one newline.
   while (!data.empty() && (data.back() == '\n' || data.back() == '\r' || data.back() == ' ' || data.back() == '\t')) data.pop_back();
   if (data.empty()) throw ScenarioError(path + ":1: the job history is empty (expected a header row, then one row per job)");
   data.push_back('\n');
-  JobHistory out;
   std::map<std::pair<std::string, std::string>, std::int64_t> seen;  // (namespace, name) -> line
   std::map<std::string, std::pair<std::string, std::int64_t>> by_name;  // name -> (namespace, line)
   try {
@@ -226,6 +370,7 @@ JobHistory read_job_history(const std::string& path) {
       const std::int64_t line = in.get_file_line();
       HistoryJob j;
       j.line = line;
+      j.at = path + ":" + std::to_string(line);
       // Text columns: no control characters (they would garble messages and results).
       for (const auto& [col, v] : {std::pair<const char*, std::string*>{"name", &name}, {"namespace", &ns}, {"queue", &queue},
                                    {"priority_class", &pclass}, {"status", &status}, {"tasks", &tasks}})
@@ -305,13 +450,7 @@ JobHistory read_job_history(const std::string& path) {
     throw ScenarioError(path + ": job history: " + e.what());
   }
   if (out.jobs.empty()) throw ScenarioError(path + ":2: the job history has a header but no job");
-  const auto first = std::min_element(out.jobs.begin(), out.jobs.end(), [](const auto& a, const auto& b) { return a.submit_ns < b.submit_ns; });
-  out.t0_ns = first->submit_ns;
-  for (const auto& j : out.jobs)
-    if (j.submit_ns - out.t0_ns > kMaxScenarioTime.count_ns())
-      row_fail(path, j.line, "submit_time",
-               "the job is submitted " + std::to_string((j.submit_ns - out.t0_ns) / 1'000'000'000) + " s after the first (line " +
-                   std::to_string(first->line) + "), beyond the longest time a scenario may give, " + kMaxScenarioTimeText);
+  check_history(path, out);
   return out;
 }
 
@@ -354,6 +493,7 @@ void expand_job_history(const std::string& path, json& doc, const std::string& e
   JobHistoryUse u;
   u.file = as_written;
   u.jobs = hist.jobs.size();
+  u.ended_unrun = hist.ended_unrun;
   std::int64_t unfinished_ns = 0;
   const HistoryJob* first_unfinished = nullptr;
   for (const auto& j : hist.jobs)
@@ -364,7 +504,7 @@ void expand_job_history(const std::string& path, json& doc, const std::string& e
     }
   if (first_unfinished) {
     if (!h.contains("unfinished_duration"))
-      throw ScenarioError(file + ":" + std::to_string(first_unfinished->line) + ": column end_time: job '" + first_unfinished->name +
+      throw ScenarioError(first_unfinished->where("end_time") + ": job '" + first_unfinished->name +
                           "' is " + first_unfinished->status + " (no end_time), and " + std::to_string(u.unfinished) +
                           " job(s) in all: say how long such jobs run with /workload/history/unfinished_duration in " + path +
                           " ({\"model\": \"fixed\", \"duration\": \"2h\"} or {\"model\": \"median_finished\"})");
@@ -395,19 +535,19 @@ void expand_job_history(const std::string& path, json& doc, const std::string& e
 
   json jobs = json::array();
   for (const auto& j : hist.jobs) {
-    const std::string at = file + ":" + std::to_string(j.line);
+    const std::string at = j.at;
     if (!queues.count(j.queue))
-      throw ScenarioError(at + ": column queue: queue '" + j.queue + "' is not defined in " + path + " (/queues or /queues_from: " +
+      throw ScenarioError(j.where("queue") + ": queue '" + j.queue + "' is not defined in " + path + " (/queues or /queues_from: " +
                           list(queues) + ")");
     if (std::string why = leaf_queue_problem(tree, j.queue); !why.empty())
-      throw ScenarioError(at + ": column queue: queue '" + j.queue + "': " + why + " (Volcano's job admission webhook)");
+      throw ScenarioError(j.where("queue") + ": queue '" + j.queue + "': " + why + " (Volcano's job admission webhook)");
     if (!j.priority_class.empty() && !classes.count(j.priority_class))
-      throw ScenarioError(at + ": column priority_class: PriorityClass '" + j.priority_class + "' is not defined in " + path +
+      throw ScenarioError(j.where("priority_class") + ": PriorityClass '" + j.priority_class + "' is not defined in " + path +
                           " (/priority_classes: " + list(classes) + ")");
     // mltwin's job of independent pods gives every pod the job's requests.
     for (std::size_t k = 1; k < j.tasks.size(); ++k)
       if (j.tasks[k].requests != j.tasks[0].requests)
-        throw ScenarioError(at + ": column tasks: task '" + j.tasks[k].name + "' requests " + j.tasks[k].requests.dump() + ", task '" +
+        throw ScenarioError(j.where("tasks") + ": task '" + j.tasks[k].name + "' requests " + j.tasks[k].requests.dump() + ", task '" +
                             j.tasks[0].name + "' " + j.tasks[0].requests.dump() +
                             ": tasks of different pod shapes are not modelled yet (every pod of a job has the same requests)");
     const std::int64_t run = j.run_ns().value_or(unfinished_ns);

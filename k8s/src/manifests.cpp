@@ -242,8 +242,37 @@ VolcanoJobManifest job_of_doc(const M& top, const Y& doc) {
   // (pkg/scheduler/api/job_info.go SetPodGroup / extractWaitingTime, v1.12.1). Volcano skips a
   // value Go cannot parse, or <= 0, with a warning; here it is an error at its place. Other
   // annotations change nothing mltwin models.
+  j.creation_at = j.at;
+  j.phase_at = j.at;
+  if (const Y* st = top.get("status")) {
+    // JobStatus (batch.volcano.sh_jobs.yaml): state {phase, reason, message,
+    // lastTransitionTime}, conditions [{status, lastTransitionTime}], and counters not read here.
+    const M sm(*st, {"state", "conditions"}, {}, true);
+    if (const Y* s = sm.get("state")) {
+      const M state(*s, {"phase", "lastTransitionTime"}, {"reason", "message"});
+      j.phase_at = s->at();
+      if (const Y* p = state.get("phase")) {
+        j.phase = p->str();
+        j.phase_at = p->at();
+      }
+      if (const Y* t = state.get("lastTransitionTime")) j.phase_time = t->str();
+    }
+    if (const Y* cs = sm.get("conditions"))
+      for (const Y& c : cs->list()) {
+        const M cm(c, {"status", "lastTransitionTime"});
+        VolcanoJobManifest::Condition cond;
+        cond.at = c.at();
+        cond.status = cm.req("status").str();
+        if (const Y* t = cm.get("lastTransitionTime")) cond.last_transition_time = t->str();
+        j.conditions.push_back(std::move(cond));
+      }
+  }
   {
     const M meta(top.req("metadata"), {"name", "namespace"}, {}, true);
+    if (const Y* c = meta.get("creationTimestamp")) {
+      j.creation_timestamp = c->str();
+      j.creation_at = c->at();
+    }
     if (const Y* ann = meta.get("annotations")) {
       const M am(*ann, {}, {}, true);
       for (const char* key : {"volcano.sh/sla-waiting-time", "sla-waiting-time"}) {
@@ -370,7 +399,7 @@ void read_doc(const Y& doc, Manifests& out) {
     out.queues.push_back(std::move(q));
   } else if (kind == "Job") {
     want_api(kVolcanoBatch);
-    const M top(doc, {"apiVersion", "kind", "metadata", "spec"}, {"status"});
+    const M top(doc, {"apiVersion", "kind", "metadata", "spec", "status"});
     out.jobs.push_back(job_of_doc(top, doc));
   } else if (kind == "PodGroup") {
     want_api(kVolcanoScheduling);

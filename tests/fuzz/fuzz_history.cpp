@@ -1,4 +1,4 @@
-// libFuzzer target: the job history CSV reader (io::read_job_history, workload.history;
+// libFuzzer target: the job history reader, CSV or a kubectl list of Volcano Jobs (io::read_job_history, workload.history;
 // mltwin/io/job_history.hpp) and its RFC 3339 parser. Every bad input must be refused by a
 // ScenarioError naming the file and line, never crash.
 #include <cstdint>

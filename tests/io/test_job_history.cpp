@@ -38,6 +38,15 @@ std::string write(const test::TempDir& d, const std::string& name, const std::st
 
 const std::string kHeader = "name,namespace,queue,priority_class,submit_time,start_time,end_time,status,tasks,min_available\n";
 
+/// `s` with every `from` written as `to` (built anew: GCC 12's -Wrestrict misreads an in-place
+/// std::string::replace loop here).
+std::string replace_all(const std::string& s, const std::string& from, const std::string& to) {
+  std::string out;
+  std::size_t at = 0;
+  for (std::size_t hit; (hit = s.find(from, at)) != std::string::npos; at = hit + from.size()) out.append(s, at, hit - at).append(to);
+  return out.append(s, at, std::string::npos);
+}
+
 /// The message read_job_history throws for `csv`, its file's path written as F.
 std::string error_of(const std::string& csv) {
   test::TempDir d;
@@ -45,9 +54,7 @@ std::string error_of(const std::string& csv) {
   try {
     (void)io::read_job_history(p);
   } catch (const io::ScenarioError& e) {
-    std::string m = e.what();
-    for (std::size_t at; (at = m.find(p)) != std::string::npos;) m.replace(at, p.size(), "F");
-    return m;
+    return replace_all(e.what(), p, "F");
   }
   FAIL("no error for: " << csv);
   return {};
@@ -73,10 +80,7 @@ std::string load_error(const test::TempDir& d, const json& sc) {
   try {
     (void)io::load_scenario(p);
   } catch (const io::ScenarioError& e) {
-    std::string m = e.what();
-    for (const auto& [from, to] : {std::pair{d.file("h.csv"), std::string("F")}, std::pair{p, std::string("S")}})
-      for (std::size_t at; (at = m.find(from)) != std::string::npos;) m.replace(at, from.size(), to);
-    return m;
+    return replace_all(replace_all(e.what(), d.file("h.csv"), "F"), p, "S");
   }
   FAIL("the scenario loaded");
   return {};
@@ -354,4 +358,273 @@ TEST_CASE("the shipped example, scenarios/eks-history-csv.json, loads: 10 jobs, 
   // llama-sft-0102's submit 10:15+01:00 is 09:15Z, 4,500 s after the first (08:00Z).
   for (const auto& j : sc.training.jobs)
     if (j.name == "llama-sft-0102") CHECK(j.submit.ns() == 4500 * kS);
+}
+
+namespace {
+
+/// `kubectl get vcjob -A -o yaml` for three Jobs, in the shape the API server returns them
+/// (batch.volcano.sh/v1alpha1 Job: the manifest with the admission webhook's defaults, plus
+/// metadata the server sets and the status the job controller writes; JobStatus and
+/// JobCondition as config/crd/volcano/bases/batch.volcano.sh_jobs.yaml of Volcano v1.12.1
+/// define them). Invented jobs:
+///   train-a: created 00:00:00, Pending 00:00:00, Running 00:02:00, Completed 01:02:00;
+///   train-b: created 00:30:00, Running 00:31:00 (still running);
+///   aborted-c: created 00:40:00, Pending, then Aborted 00:50:00 without running: left out.
+///   eval-d: created 00:45:00, Pending.
+constexpr const char* kVcjobs = R"(apiVersion: v1
+items:
+- apiVersion: batch.volcano.sh/v1alpha1
+  kind: Job
+  metadata:
+    creationTimestamp: "2026-01-01T00:00:00Z"
+    generation: 1
+    name: train-a
+    namespace: team-a
+    resourceVersion: "4242"
+    uid: 0b1c4e5a-8a4e-4d8f-9f3e-4d1f6a0c2b11
+  spec:
+    maxRetry: 3
+    minAvailable: 2
+    queue: default
+    schedulerName: volcano
+    tasks:
+    - name: worker
+      replicas: 2
+      template:
+        metadata: {}
+        spec:
+          containers:
+          - image: public.ecr.aws/neuron/pytorch-training-neuronx:2.1.2
+            name: main
+            resources:
+              requests:
+                aws.amazon.com/neuroncore: "32"
+                cpu: "120"
+                memory: 480Gi
+          restartPolicy: OnFailure
+  status:
+    conditions:
+    - lastTransitionTime: "2026-01-01T00:00:00Z"
+      status: Pending
+    - lastTransitionTime: "2026-01-01T00:02:00Z"
+      status: Running
+    - lastTransitionTime: "2026-01-01T01:02:00Z"
+      status: Completed
+    minAvailable: 2
+    retryCount: 0
+    state:
+      lastTransitionTime: "2026-01-01T01:02:00Z"
+      phase: Completed
+    succeeded: 2
+    version: 2
+- apiVersion: batch.volcano.sh/v1alpha1
+  kind: Job
+  metadata:
+    creationTimestamp: "2026-01-01T00:30:00Z"
+    name: train-b
+    namespace: team-a
+  spec:
+    minAvailable: 1
+    queue: default
+    schedulerName: volcano
+    tasks:
+    - name: worker
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - name: main
+            resources:
+              requests:
+                cpu: "8"
+  status:
+    conditions:
+    - lastTransitionTime: "2026-01-01T00:31:00Z"
+      status: Running
+    running: 1
+    state:
+      lastTransitionTime: "2026-01-01T00:31:00Z"
+      phase: Running
+- apiVersion: batch.volcano.sh/v1alpha1
+  kind: Job
+  metadata:
+    creationTimestamp: "2026-01-01T00:40:00Z"
+    name: aborted-c
+    namespace: team-b
+  spec:
+    minAvailable: 1
+    queue: default
+    tasks:
+    - name: worker
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - name: main
+            resources:
+              requests:
+                cpu: "8"
+  status:
+    conditions:
+    - lastTransitionTime: "2026-01-01T00:40:00Z"
+      status: Pending
+    - lastTransitionTime: "2026-01-01T00:50:00Z"
+      status: Aborted
+    state:
+      lastTransitionTime: "2026-01-01T00:50:00Z"
+      phase: Aborted
+- apiVersion: batch.volcano.sh/v1alpha1
+  kind: Job
+  metadata:
+    creationTimestamp: "2026-01-01T00:45:00Z"
+    name: eval-d
+    namespace: team-b
+  spec:
+    queue: default
+    tasks:
+    - name: eval
+      replicas: 3
+      minAvailable: 2
+      template:
+        spec:
+          containers:
+          - name: main
+            resources:
+              requests:
+                cpu: "4"
+  status:
+    state:
+      phase: Pending
+kind: List
+metadata:
+  resourceVersion: ""
+)";
+
+}  // namespace
+
+TEST_CASE("a job history from kubectl: `kubectl get vcjob -A -o yaml` read as rows, times from the conditions") {
+  test::TempDir d;
+  const std::string p = write(d, "vcjobs.yaml", kVcjobs);
+  const io::JobHistory h = io::read_job_history(p);
+  REQUIRE(h.jobs.size() == 3);
+  CHECK(h.ended_unrun == 1);  // aborted-c
+  CHECK(h.t0_ns == k2026 * kS);
+  const io::HistoryJob& a = h.jobs[0];
+  CHECK(a.name == "train-a");
+  CHECK(a.ns == "team-a");
+  CHECK(a.from_kubectl);
+  CHECK(a.status == "Completed");
+  CHECK(a.submit_ns == k2026 * kS);
+  CHECK(*a.start_ns == (k2026 + 120) * kS);   // the Running condition
+  CHECK(*a.end_ns == (k2026 + 3720) * kS);    // the Completed condition, 01:02:00
+  CHECK(*a.run_ns() == 3600 * kS);
+  CHECK(a.min_available == 2);
+  REQUIRE(a.tasks.size() == 1);
+  CHECK(a.tasks[0].replicas == 2);
+  CHECK(a.tasks[0].requests == json{{"aws.amazon.com/neuroncore", "32"}, {"cpu", "120"}, {"memory", "480Gi"}});
+  const io::HistoryJob& b = h.jobs[1];
+  CHECK(b.status == "Running");
+  CHECK(*b.start_ns == (k2026 + 1860) * kS);
+  CHECK_FALSE(b.end_ns);
+  const io::HistoryJob& e = h.jobs[2];
+  CHECK(e.name == "eval-d");
+  CHECK(e.status == "Pending");
+  CHECK_FALSE(e.start_ns);
+  CHECK(e.submit_ns == (k2026 + 2700) * kS);
+  CHECK(e.min_available == 2);  // the webhook's default: the tasks' minAvailable summed
+  CHECK(e.where("queue").find(p + ":") == 0);
+  CHECK(e.where("queue").find("(Job team-b/eval-d, spec.queue)") != std::string::npos);
+
+  SUBCASE("the same list as kubectl's JSON reads the same") {
+    // JSON is YAML: the List written as -o json would be; here the YAML's first job as JSON.
+    const std::string pj = write(d, "vcjobs.json", R"({"apiVersion": "v1", "kind": "List", "items": [
+      {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
+       "metadata": {"name": "train-a", "namespace": "team-a", "creationTimestamp": "2026-01-01T00:00:00Z"},
+       "spec": {"minAvailable": 2, "queue": "default", "tasks": [{"name": "worker", "replicas": 2,
+         "template": {"spec": {"containers": [{"name": "main", "resources": {"requests": {"cpu": "120"}}}]}}}]},
+       "status": {"conditions": [{"status": "Running", "lastTransitionTime": "2026-01-01T00:02:00Z"},
+                                 {"status": "Completed", "lastTransitionTime": "2026-01-01T01:02:00Z"}],
+                  "state": {"phase": "Completed", "lastTransitionTime": "2026-01-01T01:02:00Z"}}}]})");
+    const io::JobHistory hj = io::read_job_history(pj);
+    REQUIRE(hj.jobs.size() == 1);
+    CHECK(*hj.jobs[0].run_ns() == 3600 * kS);
+  }
+}
+
+TEST_CASE("a job history from kubectl: what it cannot replay is refused at the Job's place") {
+  test::TempDir d;
+  auto error_of_yaml = [&](const std::string& text) {
+    const std::string p = write(d, "bad.yaml", text);
+    try {
+      (void)io::read_job_history(p);
+    } catch (const io::ScenarioError& e) {
+      return std::string(e.what());
+    }
+    FAIL("no error for: " << text);
+    return std::string();
+  };
+  const std::string job = R"(apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata:
+  name: j
+  namespace: ns
+  creationTimestamp: "2026-01-01T00:00:00Z"
+spec:
+  tasks:
+  - name: w
+    replicas: 1
+    template:
+      spec:
+        containers:
+        - name: main
+          resources:
+            requests:
+              cpu: "1"
+)";
+  // A manifest to submit: no status.
+  CHECK(error_of_yaml(job).find("has no status.state.phase") != std::string::npos);
+  // No creationTimestamp.
+  std::string no_ts = job;
+  no_ts.erase(no_ts.find("  creationTimestamp"), std::string("  creationTimestamp: \"2026-01-01T00:00:00Z\"\n").size());
+  CHECK(error_of_yaml(no_ts + "status:\n  state:\n    phase: Pending\n").find("has no metadata.creationTimestamp") != std::string::npos);
+  // A phase Volcano does not have, at its line and column (`    phase: Done` is line 20).
+  const std::string bad_phase = error_of_yaml(job + "status:\n  state:\n    phase: Done\n");
+  CHECK_MESSAGE(bad_phase.find("bad.yaml:20:12: status.state.phase:") != std::string::npos, bad_phase);
+  CHECK(bad_phase.find("'Done' is not a Volcano Job phase") != std::string::npos);
+  // A bad time, named with its field.
+  CHECK(error_of_yaml(job + "status:\n  conditions:\n  - status: Running\n    lastTransitionTime: yesterday\n  state:\n    phase: Running\n")
+            .find("status.conditions[].lastTransitionTime 'yesterday'") != std::string::npos);
+  // Completed without saying when.
+  CHECK(error_of_yaml(job + "status:\n  conditions:\n  - status: Running\n    lastTransitionTime: \"2026-01-01T00:01:00Z\"\n  state:\n    phase: Completed\n")
+            .find("is Completed but says not when") != std::string::npos);
+  // Another kind in the list.
+  CHECK(error_of_yaml("apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata:\n  name: q\nspec:\n  weight: 1\n")
+            .find("a Queue in a job history") != std::string::npos);
+}
+
+TEST_CASE("a history scenario from kubectl's Volcano Jobs runs: the queue check names the Job's spec.queue") {
+  test::TempDir d;
+  write(d, "vcjobs.yaml", kVcjobs);
+  json sc = scenario_with(d, "name,namespace,queue,submit_time,start_time,end_time,status,tasks\n"
+                             "x,ns,default,2026-01-01T00:00:00Z,,,Pending,worker:1:cpu=1\n");
+  sc["workload"]["history"]["file"] = "vcjobs.yaml";
+  sc["queues"] = json::array({{{"name", "default"}, {"weight", 1}}});
+  sc.erase("priority_classes");
+  const std::string sp = write(d, "s.json", sc.dump());
+  const io::LoadedScenario ls = io::load_scenario(sp);
+  REQUIRE(ls.history);
+  CHECK(ls.history->jobs == 3);
+  CHECK(ls.history->ended_unrun == 1);
+  CHECK(ls.history->describe().find("(and 1 Job(s) that ended without running, left out)") != std::string::npos);
+  // A queue the scenario lacks: the Job's place and field.
+  std::string text = kVcjobs;
+  text.replace(text.find("queue: default"), 14, "queue: research");
+  write(d, "vcjobs.yaml", text);
+  try {
+    (void)io::load_scenario(sp);
+    FAIL("no error");
+  } catch (const io::ScenarioError& e) {
+    const std::string m = e.what();
+    CHECK_MESSAGE(m.find("(Job team-a/train-a, spec.queue): queue 'research' is not defined") != std::string::npos, m);
+  }
 }

@@ -22,6 +22,20 @@
 // Times are read as nanoseconds since the Unix epoch (UTC); submit times become offsets from
 // the earliest submit_time in the file (t = 0). Every problem is a ScenarioError
 // "FILE:LINE: column C: what is wrong".
+//
+// The same history from the cluster itself: what `kubectl get vcjob -A -o yaml` (or -o json)
+// prints, a List of Volcano Jobs (batch.volcano.sh/v1alpha1) with their metadata and status,
+// read by k8s::read_manifests. Each Job is a row: name, namespace, spec.queue,
+// spec.priorityClassName, spec.tasks (each task's pod requests) and spec.minAvailable as its
+// manifest gives them (webhook defaults applied); submit_time = metadata.creationTimestamp;
+// start_time = the lastTransitionTime of its first Running condition (status.conditions: the
+// job controller appends one for every phase it enters, job_controller_actions.go
+// newCondition, Volcano v1.12.1); end_time = that of the condition of its final phase (else
+// status.state.lastTransitionTime); status from status.state.phase: Completed; Failed, Aborted,
+// Terminated -> Failed; Running, Restarting, Completing, Aborting, Terminating -> Running;
+// Pending -> Pending. A Job that ended without ever running (Aborted while Pending) used no
+// node: it is left out and counted (JobHistory::ended_unrun). Problems name the file, line,
+// column and JSON path of the Job.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -44,7 +58,14 @@ struct HistoryTask {
 struct HistoryJob {
   std::string name, ns, queue, priority_class;
   std::string status;                    ///< Completed, Failed, Running or Pending
-  std::int64_t line = 0;                 ///< the row's line in the file (1 = the header)
+  std::int64_t line = 0;                 ///< the row's line in the file (1 = the header); a Job's first line
+  /// Where the job is written: "FILE:LINE" for a CSV row, "FILE:LINE:COLUMN: items[N]" for a
+  /// Job of a kubectl list.
+  std::string at;
+  bool from_kubectl = false;             ///< a Job of a kubectl list, not a CSV row
+  /// The place of one of its values for an error message: "FILE:LINE: column C" for a CSV row;
+  /// for a Job, its place and the field that holds C (e.g. "spec.queue").
+  std::string where(const std::string& column) const;
   std::int64_t submit_ns = 0;            ///< since the Unix epoch (UTC), ns
   std::optional<std::int64_t> start_ns;  ///< since the Unix epoch (UTC), ns
   std::optional<std::int64_t> end_ns;    ///< since the Unix epoch (UTC), ns
@@ -60,6 +81,7 @@ struct HistoryJob {
 struct JobHistory {
   std::vector<HistoryJob> jobs;  ///< in file order
   std::int64_t t0_ns = 0;        ///< the earliest submit_time (ns since the epoch): t = 0
+  std::size_t ended_unrun = 0;   ///< kubectl lists: Jobs that ended without running, left out
 };
 
 /// Parses an RFC 3339 date-time (section 5.6: YYYY-MM-DDTHH:MM:SS[.fraction](Z|+hh:mm|-hh:mm);
@@ -67,9 +89,11 @@ struct JobHistory {
 /// via Howard Hinnant's date library. Returns nullopt and sets `why` if it is not one.
 std::optional<std::int64_t> parse_rfc3339(const std::string& text, std::string& why);
 
-/// Reads and checks the file (the header, every row; names unique within a namespace).
-/// Throws ScenarioError "FILE:LINE: column C: ...". Queues and priority classes are checked
-/// against the scenario by its loader.
+/// Reads and checks the file (the header, every row; names unique within a namespace): a CSV,
+/// or a kubectl List of Volcano Jobs (a file whose first text is '{', '[', `apiVersion:`,
+/// `kind:`, `items:` or `---`). Throws ScenarioError "FILE:LINE: column C: ..." (a kubectl
+/// list: "FILE:LINE:COLUMN: PATH: ..."). Queues and priority classes are checked against the
+/// scenario by its loader.
 JobHistory read_job_history(const std::string& path);
 
 }  // namespace mltwin::io

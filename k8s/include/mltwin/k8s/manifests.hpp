@@ -125,6 +125,23 @@ struct VolcanoJobManifest {
   YamlPlace at;
   YamlPlace queue_at;         ///< spec.queue (the document when defaulted)
   YamlPlace min_available_at; ///< spec.minAvailable (the document when defaulted)
+  // What `kubectl get vcjob -o yaml` adds to a Job that exists (read for a job history,
+  // io::read_job_history; a manifest to submit has none of it).
+  std::string creation_timestamp;  ///< metadata.creationTimestamp as written; "" when absent
+  YamlPlace creation_at;           ///< its place (the document when absent)
+  /// status.state.phase (batch.volcano.sh/v1alpha1 JobPhase: Pending, Running, Restarting,
+  /// Completing, Completed, Aborting, Aborted, Terminating, Terminated, Failed); "" without status.
+  std::string phase;
+  std::string phase_time;          ///< status.state.lastTransitionTime as written; "" when absent
+  YamlPlace phase_at;              ///< status.state.phase (else status.state, else the document)
+  /// status.conditions: a JobCondition for every phase the job controller moved the Job to
+  /// (pkg/controllers/job/job_controller_actions.go, newCondition), in order.
+  struct Condition {
+    std::string status;                ///< the JobPhase entered
+    std::string last_transition_time;  ///< as written; "" when absent
+    YamlPlace at;
+  };
+  std::vector<Condition> conditions;
   int pods() const;           ///< sum of replicas
   /// The action taken for PodEvicted: a task's own policies first, then the job's (Volcano's
   /// job controller, pkg/controllers/job/job_controller_util.go applyPolicies); empty: none.
