@@ -25,6 +25,7 @@
 #include "mltwin/k8s/manifests.hpp"
 #include "mltwin/k8s/resources.hpp"
 #include "mltwin/k8s/validation.hpp"
+#include "history_prometheus.hpp"
 #include "scenario_common.hpp"
 #include "scenario_yaml.hpp"
 
@@ -183,6 +184,7 @@ std::optional<std::int64_t> parse_rfc3339(const std::string& text, std::string& 
 std::string JobHistoryUse::describe() const {
   std::string s = "Job history: " + file + ", " + std::to_string(jobs) + " job(s)";
   if (ended_unrun > 0) s += " (and " + std::to_string(ended_unrun) + " Job(s) that ended without running, left out)";
+  if (pods_not_volcano > 0) s += " (and " + std::to_string(pods_not_volcano) + " pod(s) of no Volcano Job, left out)";
   if (unfinished == 0) return s + ", each running its end_time - start_time";
   char run[32];
   std::snprintf(run, sizeof run, "%.0f s", unfinished_s);
@@ -193,6 +195,14 @@ std::string JobHistoryUse::describe() const {
 }
 
 std::string HistoryJob::where(const std::string& column) const {
+  if (from_prometheus) {
+    static const std::map<std::string, std::string> series = {
+        {"queue", "label volcano.sh/queue-name"}, {"priority_class", "kube_pod_info's priority_class"},
+        {"submit_time", "kube_pod_created"}, {"start_time", "kube_pod_start_time"}, {"end_time", "kube_pod_completion_time"},
+        {"tasks", "kube_pod_container_resource_requests"}, {"name", "label volcano.sh/job-name"}};
+    const auto it = series.find(column);
+    return at + " (Job " + ns + "/" + name + ", " + (it == series.end() ? column : it->second) + ")";
+  }
   if (!from_kubectl) return at + ": column " + column;
   static const std::map<std::string, std::string> field = {
       {"name", "metadata.name"}, {"namespace", "metadata.namespace"}, {"queue", "spec.queue"},
@@ -331,6 +341,11 @@ JobHistory read_job_history(const std::string& path) {
   if (!std::ifstream(path, std::ios::binary)) throw ScenarioError(path + ": cannot open the job history");
   std::string data = detail::read_input_file(path, "job history", kMaxTraceFileBytes);
   JobHistory out;
+  if (detail::looks_like_prometheus(data)) {
+    detail::read_prometheus_history(path, data, out);
+    check_history(path, out);
+    return out;
+  }
   if (looks_like_kubectl(data)) {
     read_kubectl_history(path, out);
     check_history(path, out);
@@ -494,6 +509,7 @@ void expand_job_history(const std::string& path, json& doc, const std::string& e
   u.file = as_written;
   u.jobs = hist.jobs.size();
   u.ended_unrun = hist.ended_unrun;
+  u.pods_not_volcano = hist.pods_not_volcano;
   std::int64_t unfinished_ns = 0;
   const HistoryJob* first_unfinished = nullptr;
   for (const auto& j : hist.jobs)

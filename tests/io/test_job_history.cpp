@@ -5,7 +5,10 @@
 // values are worked out by hand in the comments.
 #include <doctest/doctest.h>
 
+#include <cstdio>
 #include <fstream>
+#include <optional>
+#include <tuple>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -626,5 +629,117 @@ TEST_CASE("a history scenario from kubectl's Volcano Jobs runs: the queue check 
   } catch (const io::ScenarioError& e) {
     const std::string m = e.what();
     CHECK_MESSAGE(m.find("(Job team-a/train-a, spec.queue): queue 'research' is not defined") != std::string::npos, m);
+  }
+}
+
+namespace {
+
+/// One series of a Prometheus query_range answer (the HTTP API's "matrix" result: metric labels,
+/// then [unix time, "value"] samples), for a kube-state-metrics pod series whose value is `value`.
+json series(const std::string& name, const json& labels, const std::string& value) {
+  json m = labels;
+  m["__name__"] = name;
+  return {{"metric", m}, {"values", json::array({json::array({1767229500, value}), json::array({1767229800, value})})}};
+}
+
+/// Three pods as kube-state-metrics exports them (docs/metrics/workload/pod-metrics.md: times as
+/// unix seconds; requests in cores, bytes and units; an extended resource's name sanitized to a
+/// label value; Volcano's pod labels allowed through --metric-labels-allowlist):
+///   ml/train-worker-0, -1 (Volcano Job "train", task worker, queue research): created 00:00:00
+///   and 00:00:01, started 00:02:00 and 00:03:00, completed 01:03:00 (2026-01-01, UTC);
+///   ml/eval-worker-0 (Job "eval"): created 00:15:00, started 00:16:00, not completed;
+///   kube-system/coredns-1: no Volcano label.
+json prometheus_export() {
+  const double t0 = static_cast<double>(k2026);
+  json result = json::array();
+  auto pod = [&](const std::string& ns, const std::string& name, const std::string& job, double created, std::optional<double> start,
+                 std::optional<double> done) {
+    const json id = {{"namespace", ns}, {"pod", name}, {"uid", name + "-uid"}};
+    auto num = [](double v) { char b[32]; std::snprintf(b, sizeof b, "%.0f", v); return std::string(b); };
+    result.push_back(series("kube_pod_created", id, num(created)));
+    if (start) result.push_back(series("kube_pod_start_time", id, num(*start)));
+    if (done) result.push_back(series("kube_pod_completion_time", id, num(*done)));
+    json labels = id;
+    if (!job.empty()) {
+      labels["label_volcano_sh_job_name"] = job;
+      labels["label_volcano_sh_task_spec"] = "worker";
+      labels["label_volcano_sh_queue_name"] = "research";
+    }
+    result.push_back(series("kube_pod_labels", labels, "1"));
+    for (const auto& [res, unit, v] : {std::tuple<const char*, const char*, const char*>{"cpu", "core", "8"},
+                                       {"memory", "byte", "34359738368"}, {"aws_amazon_com_neuroncore", "integer", "32"}}) {
+      json r = id;
+      r["container"] = "main";
+      r["resource"] = res;
+      r["unit"] = unit;
+      result.push_back(series("kube_pod_container_resource_requests", r, v));
+    }
+  };
+  pod("ml", "train-worker-0", "train", t0, t0 + 120, t0 + 3780);
+  pod("ml", "train-worker-1", "train", t0 + 1, t0 + 180, t0 + 3780);
+  pod("ml", "eval-worker-0", "eval", t0 + 900, t0 + 960, std::nullopt);
+  pod("kube-system", "coredns-1", "", t0 - 86400, t0 - 86000, std::nullopt);
+  return {{"status", "success"}, {"data", {{"resultType", "matrix"}, {"result", result}}}};
+}
+
+}  // namespace
+
+TEST_CASE("a job history from Prometheus: kube-state-metrics' pod series grouped into Volcano Jobs") {
+  test::TempDir d;
+  const std::string p = write(d, "ksm.json", prometheus_export().dump());
+  const io::JobHistory h = io::read_job_history(p);
+  REQUIRE(h.jobs.size() == 2);
+  CHECK(h.pods_not_volcano == 1);  // coredns
+  CHECK(h.t0_ns == k2026 * kS);
+  const io::HistoryJob& t = h.jobs[0];  // by submit time
+  CHECK(t.name == "train");
+  CHECK(t.ns == "ml");
+  CHECK(t.queue == "research");
+  CHECK(t.from_prometheus);
+  CHECK(t.submit_ns == k2026 * kS);              // the first pod's creation
+  CHECK(*t.start_ns == (k2026 + 180) * kS);      // the last pod's start: the gang runs from then
+  CHECK(*t.end_ns == (k2026 + 3780) * kS);
+  CHECK(*t.run_ns() == 3600 * kS);
+  CHECK(t.status == "Completed");
+  REQUIRE(t.tasks.size() == 1);
+  CHECK(t.tasks[0].name == "worker");
+  CHECK(t.tasks[0].replicas == 2);
+  CHECK(t.tasks[0].requests == json{{"aws.amazon.com/neuroncore", "32"}, {"cpu", "8000m"}, {"memory", "34359738368"}});
+  const io::HistoryJob& e = h.jobs[1];
+  CHECK(e.name == "eval");
+  CHECK(e.status == "Running");
+  CHECK(e.submit_ns == (k2026 + 900) * kS);
+  CHECK(*e.start_ns == (k2026 + 960) * kS);
+  CHECK_FALSE(e.end_ns);
+  CHECK(e.where("queue").find("(Job ml/eval, label volcano.sh/queue-name)") != std::string::npos);
+
+  SUBCASE("what it cannot read is refused with the JSON path") {
+    auto error_of_json = [&](const json& doc) {
+      const std::string bad = write(d, "bad.json", doc.dump());
+      try {
+        (void)io::read_job_history(bad);
+      } catch (const io::ScenarioError& x) {
+        return std::string(x.what());
+      }
+      FAIL("no error");
+      return std::string();
+    };
+    json failed = prometheus_export();
+    failed["status"] = "error";
+    failed["error"] = "query timed out";
+    CHECK(error_of_json(failed).find("/status: the query did not succeed (\"error\"): query timed out") != std::string::npos);
+    json unknown = prometheus_export();
+    for (auto& s : unknown["data"]["result"])
+      if (s["metric"].value("resource", "") == "aws_amazon_com_neuroncore") s["metric"]["resource"] = "example_com_widget";
+    CHECK(error_of_json(unknown).find("/metric/resource: 'example_com_widget' is not a resource name") != std::string::npos);
+    json bad_value = prometheus_export();
+    bad_value["data"]["result"][0]["values"][1][1] = "soon";
+    CHECK(error_of_json(bad_value).find("/data/result/0/values: 'soon' is not a finite number") != std::string::npos);
+    json no_labels = prometheus_export();
+    json kept = json::array();
+    for (auto& s : no_labels["data"]["result"])
+      if (s["metric"]["__name__"] != "kube_pod_labels") kept.push_back(s);
+    no_labels["data"]["result"] = kept;
+    CHECK(error_of_json(no_labels).find("no kube_pod_labels series") != std::string::npos);
   }
 }

@@ -63,6 +63,7 @@ struct HistoryJob {
   /// Job of a kubectl list.
   std::string at;
   bool from_kubectl = false;             ///< a Job of a kubectl list, not a CSV row
+  bool from_prometheus = false;          ///< a Job gathered from a Prometheus export's pod series
   /// The place of one of its values for an error message: "FILE:LINE: column C" for a CSV row;
   /// for a Job, its place and the field that holds C (e.g. "spec.queue").
   std::string where(const std::string& column) const;
@@ -82,6 +83,7 @@ struct JobHistory {
   std::vector<HistoryJob> jobs;  ///< in file order
   std::int64_t t0_ns = 0;        ///< the earliest submit_time (ns since the epoch): t = 0
   std::size_t ended_unrun = 0;   ///< kubectl lists: Jobs that ended without running, left out
+  std::size_t pods_not_volcano = 0;  ///< Prometheus exports: pods without Volcano's job label, left out
 };
 
 /// Parses an RFC 3339 date-time (section 5.6: YYYY-MM-DDTHH:MM:SS[.fraction](Z|+hh:mm|-hh:mm);

@@ -68,6 +68,7 @@ struct JobHistoryUse {
   double unfinished_s = 0;     ///< the run time it gave them, s
   std::size_t from_jobs = 0;   ///< median_finished: the finished jobs it is the median of
   std::size_t ended_unrun = 0; ///< a kubectl list's Jobs that ended without running: left out
+  std::size_t pods_not_volcano = 0;  ///< a Prometheus export's pods of no Volcano Job: left out
   /// One line for the run summary, e.g. "Job history: h.csv, 12 jobs; 3 without end_time (2
   /// Running, 1 Pending) ran the fixed model's 2.0h (/workload/history/unfinished_duration)".
   std::string describe() const;
