@@ -73,8 +73,9 @@ json pod_json(const std::string& origin, const policy::Resource& r) {
 void expand_pods_from(const std::string& path, json& doc, const std::string& explicit_data_dir, std::string& data_dir,
                       std::vector<InputFileRef>& inputs, YamlOrigins::Places& origins, std::optional<PodsFromUse>& use) {
   if (!doc["cluster"].contains("pods_from")) return;
+  // Kept in the document: read_nodes_from reads a file listed in both keys (kubectl get
+  // nodes,pods,podgroups -A -o json) for its Nodes only.
   const json pf = doc["cluster"]["pods_from"];
-  doc["cluster"].erase("pods_from");
   json& w = doc["workload"];
   if (w.contains("philly"))
     fail(path, "/cluster/pods_from", "cannot be given with /workload/philly (a trace's jobs); give the trace's jobs or the cluster's, not both");
@@ -160,10 +161,8 @@ void expand_pods_from(const std::string& path, json& doc, const std::string& exp
       const std::string file = resolve_input_path(c["nodes_from"][i], path, explicit_data_dir, data_dir);
       require_input(path, where, c["nodes_from"][i], file);
       k8s::Snapshot ns;
-      k8s::ReadOptions nro;
-      nro.nodes_only = true;
       try {
-        k8s::read_file(file, ns, nro);
+        k8s::read_file(file, ns);  // the names only: read_nodes_from checks the file
       } catch (const k8s::InputError& e) {
         throw ScenarioError(std::string(e.what()) + " (read as " + path + ": " + where + ")");
       }
