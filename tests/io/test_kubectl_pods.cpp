@@ -182,6 +182,30 @@ TEST_CASE("pods_from: the fixed model; now defaults to the newest timestamp read
   CHECK(job(sc, kBert).tasks[0].duration.count_ns() == 45 * 60 * kS);
 }
 
+TEST_CASE("pods_from: a PodGroup without pods is sized by minResources / minMember; a pod being deleted is ignored") {
+  json list = json::parse(slurp(kFix + "pods.json"));
+  // bert's PodGroup before Volcano's job controller made its pods: minMember 2, minResources for
+  // both: each pod requests 240 / 2 = 120 cpu and 960Gi / 2 = 480Gi = 515396075520 bytes.
+  list["items"].erase(3);
+  list["items"][2]["spec"]["minMember"] = 2;
+  list["items"][2]["spec"]["minResources"] = {{"cpu", "240"}, {"memory", "960Gi"}, {"aws.amazon.com/neurondevice", "32"}, {"vpc.amazonaws.com/efa", "16"}};
+  // coredns (now items[4]) being deleted.
+  list["items"][4]["metadata"]["deletionTimestamp"] = "2026-12-06T17:59:50Z";
+  auto l = load(scenario("pods.json"), {{"pods.json", list.dump(2)}});
+  const models::TrainingJobSpec& bert = job(l->sc.training, kBert);
+  REQUIRE(bert.tasks.size() == 1);
+  CHECK(bert.tasks[0].replicas == 2);
+  CHECK(bert.min_available == 2);
+  CHECK(bert.cpu_per_pod == 120.0);
+  CHECK(bert.memory_bytes_per_pod == 515396075520.0);
+  CHECK(bert.neuron_devices_per_pod == 16);
+  CHECK(bert.efa_per_pod == 8);
+  CHECK(l->sc.pods_from->ignored_deleting == 1);
+  CHECK(l->sc.pods_from->other_pods == 1);
+  REQUIRE(l->sc.training.daemonsets.size() == 1);
+  CHECK(l->sc.training.daemonsets[0].name == "pods-on-" + kA);
+}
+
 TEST_CASE("pods_from: one file serves nodes_from and pods_from (kubectl get nodes,pods,podgroups -A -o json)") {
   json all = json::parse(slurp(kFix + "nodes.json"));
   const json pods = json::parse(slurp(kFix + "pods.json"));
