@@ -11,9 +11,11 @@
 // The run time of each job comes from the duration model the scenario names
 // (/cluster/pods_from/duration); PodsFromUse says which, for how many jobs.
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <set>
 
+#include "mltwin/io/job_history.hpp"
 #include "mltwin/k8s/snapshot.hpp"
 #include "mltwin/policy/go_duration.hpp"
 #include "scenario_common.hpp"
@@ -28,6 +30,7 @@ std::string PodsFromUse::describe() const {
   if (running_jobs + pending_jobs > 0) {
     s += ", their run times from the duration model '" + model + "'";
     if (model == "annotation") s += " (annotation " + key + ")";
+    else if (model == "median_finished") s += " (" + fixed + ", the median of " + std::to_string(from_jobs) + " finished job(s) of " + history + ")";
     else s += " (" + fixed + ")";
   }
   s += "; " + std::to_string(other_pods) + " pod(s) of other schedulers held on " + std::to_string(held_nodes) + " node(s)";
@@ -87,11 +90,39 @@ void expand_pods_from(const std::string& path, json& doc, const std::string& exp
   std::int64_t fixed_ns = 0;
   if (u.model == "annotation") {
     if (!dm.contains("key")) fail(path, "/cluster/pods_from/duration/key", "the annotation model needs the annotation's key (e.g. \"mltwin.io/duration\")");
+    if (dm.contains("history")) fail(path, "/cluster/pods_from/duration/history", "the annotation model takes no history");
     if (dm.contains("duration")) fail(path, "/cluster/pods_from/duration/duration", "the annotation model takes no duration (each job's is its annotation)");
     u.key = dm["key"].get<std::string>();
+  } else if (u.model == "median_finished") {
+    // The median run time (end_time - start_time) of the Completed and Failed jobs of a job
+    // history CSV (mltwin/io/job_history.hpp), as workload.history's median_finished model.
+    if (!dm.contains("history"))
+      fail(path, "/cluster/pods_from/duration/history", "the median_finished model needs a job history CSV (workload.history's format)");
+    for (const char* k : {"key", "duration"})
+      if (dm.contains(k)) fail(path, std::string("/cluster/pods_from/duration/") + k, "the median_finished model takes no " + std::string(k));
+    u.history = dm["history"].get<std::string>();
+    const std::string file = resolve_input_path(u.history, path, explicit_data_dir, data_dir);
+    require_input(path, "/cluster/pods_from/duration/history", u.history, file);
+    const JobHistory hist = read_job_history(file);
+    inputs.push_back({"job_history", file, u.history});
+    std::vector<std::int64_t> runs;
+    for (const auto& j : hist.jobs)
+      if (j.run_ns()) runs.push_back(*j.run_ns());
+    if (runs.empty())
+      fail(path, "/cluster/pods_from/duration/history", "'" + u.history + "' has no Completed or Failed job to take the median of");
+    std::sort(runs.begin(), runs.end());
+    const std::size_t n = runs.size();
+    // The middle run time, or the mean of the two middle ones (rounded down to 1 ns).
+    fixed_ns = n % 2 ? runs[n / 2] : runs[n / 2 - 1] + (runs[n / 2] - runs[n / 2 - 1]) / 2;
+    if (fixed_ns <= 0) fail(path, "/cluster/pods_from/duration/history", "the median run time of '" + u.history + "' is 0");
+    u.from_jobs = n;
+    char text[32];
+    std::snprintf(text, sizeof text, "%.0f s", static_cast<double>(fixed_ns) / 1e9);
+    u.fixed = text;
   } else {  // fixed (the schema allows no other)
     if (!dm.contains("duration")) fail(path, "/cluster/pods_from/duration/duration", "the fixed model needs a duration (e.g. \"2h\")");
-    if (dm.contains("key")) fail(path, "/cluster/pods_from/duration/key", "the fixed model reads no annotation");
+    for (const char* k : {"key", "history"})
+      if (dm.contains(k)) fail(path, std::string("/cluster/pods_from/duration/") + k, "the fixed model takes no " + std::string(k));
     fixed_ns = duration_of(path, "/cluster/pods_from/duration/duration", dm["duration"]).count_ns();
     if (fixed_ns <= 0) fail(path, "/cluster/pods_from/duration/duration", "expected a duration above 0");
     u.fixed = dm["duration"].is_string() ? dm["duration"].get<std::string>() : dm["duration"].dump() + " s";

@@ -151,7 +151,8 @@ void TrainingWorld::summary_json(json& j, const RunFacts& run) const {
     j["pods_from"] = {{"files", p.files}, {"now", p.now}, {"running_jobs", p.running_jobs}, {"pending_jobs", p.pending_jobs},
                       {"other_pods", p.other_pods}, {"held_nodes", p.held_nodes}, {"duration_model", p.model},
                       {"duration_key", p.key.empty() ? json(nullptr) : json(p.key)},
-                      {"duration_fixed", p.fixed.empty() ? json(nullptr) : json(p.fixed)}};
+                      {"duration_fixed", p.fixed.empty() ? json(nullptr) : json(p.fixed)},
+                      {"duration_history", p.history.empty() ? json(nullptr) : json(p.history)}};
   }
   json phases = json::object();
   for (const auto& [phase, n] : s.phases) phases[phase] = n;

@@ -206,6 +206,22 @@ TEST_CASE("pods_from: a PodGroup without pods is sized by minResources / minMemb
   CHECK(l->sc.training.daemonsets[0].name == "pods-on-" + kA);
 }
 
+TEST_CASE("pods_from: the median_finished model takes the median run time of a job history's finished jobs") {
+  // scenarios/history/jobs.csv: the 7 finished run times (s) 1800, 2311.5, 2508, 12600, 22288,
+  // 23280, 27000; the median, 12600 s, is what llama still runs and bert's run time.
+  json d = scenario();
+  d["cluster"]["pods_from"]["duration"] = {
+      {"model", "median_finished"}, {"history", std::string(MLTWIN_SOURCE_DIR) + "/scenarios/history/jobs.csv"}, {"source", "test"}};
+  auto l = load(d);
+  const models::TrainingScenario& sc = l->sc.training;
+  CHECK(job(sc, kLlama).initial->remaining.count_ns() == 12600 * kS);
+  CHECK(job(sc, kBert).tasks[0].duration.count_ns() == 12600 * kS);
+  CHECK(l->sc.pods_from->from_jobs == 7);
+  CHECK(l->sc.pods_from->fixed == "12600 s");
+  d["cluster"]["pods_from"]["duration"].erase("history");
+  CHECK(error_of(d) == "T/s.json: /cluster/pods_from/duration/history: the median_finished model needs a job history CSV (workload.history's format)");
+}
+
 TEST_CASE("pods_from: one file serves nodes_from and pods_from (kubectl get nodes,pods,podgroups -A -o json)") {
   json all = json::parse(slurp(kFix + "nodes.json"));
   const json pods = json::parse(slurp(kFix + "pods.json"));

@@ -83,9 +83,11 @@ struct PodsFromUse {
   std::size_t other_pods = 0;    ///< other schedulers' pods whose requests stay on their node
   std::size_t held_nodes = 0;    ///< the nodes they are on
   std::size_t ignored_finished = 0, ignored_deleting = 0;
-  std::string model;  ///< the duration model: "annotation" or "fixed"
+  std::string model;  ///< the duration model: "annotation", "fixed" or "median_finished"
   std::string key;    ///< annotation: its key
-  std::string fixed;  ///< fixed: the duration as written
+  std::string fixed;  ///< fixed: the duration as written; median_finished: the median, "N s"
+  std::string history;        ///< median_finished: the job history CSV, as written
+  std::size_t from_jobs = 0;  ///< median_finished: the finished jobs it is the median of
   /// One line for the run summary and `mltwin validate`.
   std::string describe() const;
 };
