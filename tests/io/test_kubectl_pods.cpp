@@ -17,7 +17,7 @@
 //   - ml/data-prep-1-fj3kd, Succeeded on ip-10-42-9-5: ignored.
 // With now = 18:00:00Z, by hand: llama started 1800 s before t0 (18:00 - 17:30), runs 1 h in
 // all, so 1800 s remain; bert runs 1200 s; 480Gi = 480 x 2^30 = 515396075520 bytes; 70Mi =
-// 70 x 2^20 = 73400320 bytes.
+// 70 x 2^20 = 73400320 bytes. pods.yaml is the same List as -o yaml prints it.
 #include "temp_dir.hpp"
 #include <doctest/doctest.h>
 
@@ -166,6 +166,17 @@ TEST_CASE("pods_from: the running PodGroup runs at t0 on its pod's node, the pen
   CHECK(u.held_nodes == 2);
   CHECK(u.ignored_finished == 1);
   CHECK(u.model == "annotation");
+}
+
+TEST_CASE("pods_from: the same List as -o yaml prints it (tests/io/fixtures/kubectl/pods.yaml) gives the same jobs") {
+  auto l = load(scenario(kFix + "pods.yaml"));
+  const models::TrainingScenario& sc = l->sc.training;
+  REQUIRE(sc.jobs.size() == 2);
+  CHECK(job(sc, kLlama).initial->remaining.count_ns() == 1800 * kS);
+  CHECK(job(sc, kLlama).memory_bytes_per_pod == 515396075520.0);
+  CHECK(job(sc, kBert).tasks[0].duration.count_ns() == 1200 * kS);
+  REQUIRE(sc.daemonsets.size() == 2);
+  CHECK(sc.daemonsets[1].requests.memory == 73400320.0);
 }
 
 TEST_CASE("pods_from: the fixed model; now defaults to the newest timestamp read") {
