@@ -353,6 +353,7 @@ void expand_pods_from(const std::string& path, json& doc, const std::string& exp
       job["node_selector"] = std::move(sel);
     }
     if (shape && !shape->spec.tolerations.empty()) job["tolerations"] = tolerations_json(shape->spec.tolerations);
+    if (shape && !shape->spec.node_affinity.empty()) job["node_affinity"] = k8s::node_affinity_json(shape->spec.node_affinity);
     if (!placed.empty()) {
       // Running: started at its pods' earliest status.startTime, else the PodGroup's creation.
       std::optional<policy::TimeNs> start;

@@ -941,6 +941,21 @@ json term_json(const policy::NodeSelectorTerm& t) {
 
 }  // namespace
 
+json node_affinity_json(const policy::NodeAffinity& a) {
+  json na = json::object();
+  if (a.has_required) {
+    json terms = json::array();
+    for (const auto& term : a.required) terms.push_back(term_json(term));
+    na["requiredDuringSchedulingIgnoredDuringExecution"] = {{"nodeSelectorTerms", terms}};
+  }
+  if (!a.preferred.empty()) {
+    json pref = json::array();
+    for (const auto& p : a.preferred) pref.push_back({{"weight", p.weight}, {"preference", term_json(p.preference)}});
+    na["preferredDuringSchedulingIgnoredDuringExecution"] = pref;
+  }
+  return na;
+}
+
 json write_list(const policy::ClusterState& state, const WriteOptions& opts) {
   using policy::TaskStatus;
   json items = json::array();
@@ -1041,20 +1056,7 @@ json write_list(const policy::ClusterState& state, const WriteOptions& opts) {
       for (const auto& [k, v] : t.node_selector) ns[k] = v;
       pspec["nodeSelector"] = ns;
     }
-    if (!t.node_affinity.empty()) {
-      json na = json::object();
-      if (t.node_affinity.has_required) {
-        json terms = json::array();
-        for (const auto& term : t.node_affinity.required) terms.push_back(term_json(term));
-        na["requiredDuringSchedulingIgnoredDuringExecution"] = {{"nodeSelectorTerms", terms}};
-      }
-      if (!t.node_affinity.preferred.empty()) {
-        json pref = json::array();
-        for (const auto& p : t.node_affinity.preferred) pref.push_back({{"weight", p.weight}, {"preference", term_json(p.preference)}});
-        na["preferredDuringSchedulingIgnoredDuringExecution"] = pref;
-      }
-      pspec["affinity"] = {{"nodeAffinity", na}};
-    }
+    if (!t.node_affinity.empty()) pspec["affinity"] = {{"nodeAffinity", node_affinity_json(t.node_affinity)}};
     if (!t.tolerations.empty()) {
       json tl = json::array();
       for (const auto& x : t.tolerations) {

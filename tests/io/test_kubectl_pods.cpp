@@ -233,6 +233,24 @@ TEST_CASE("pods_from: the median_finished model takes the median run time of a j
   CHECK(error_of(d) == "T/s.json: /cluster/pods_from/duration/history: the median_finished model needs a job history CSV (workload.history's format)");
 }
 
+TEST_CASE("pods_from: a pod's nodeAffinity is the job's") {
+  json list = json::parse(slurp(kFix + "pods.json"));
+  // bert's pod asks for the zone of the trn1 nodes (us-west-2d).
+  list["items"][3]["spec"]["affinity"] = {
+      {"nodeAffinity",
+       {{"requiredDuringSchedulingIgnoredDuringExecution",
+         {{"nodeSelectorTerms",
+           json::array({{{"matchExpressions", json::array({{{"key", "topology.kubernetes.io/zone"}, {"operator", "In"}, {"values", {"us-west-2d"}}}})}}})}}}}}};
+  auto l = load(scenario("pods.json"), {{"pods.json", list.dump(2)}});
+  const models::TrainingJobSpec& bert = job(l->sc.training, kBert);
+  REQUIRE(bert.node_affinity.has_required);
+  REQUIRE(bert.node_affinity.required.size() == 1);
+  REQUIRE(bert.node_affinity.required[0].match_expressions.size() == 1);
+  CHECK(bert.node_affinity.required[0].match_expressions[0].key == "topology.kubernetes.io/zone");
+  CHECK(bert.node_affinity.required[0].match_expressions[0].values == std::vector<std::string>{"us-west-2d"});
+  CHECK(job(l->sc.training, kLlama).node_affinity.empty());
+}
+
 TEST_CASE("pods_from: one file serves nodes_from and pods_from (kubectl get nodes,pods,podgroups -A -o json)") {
   json all = json::parse(slurp(kFix + "nodes.json"));
   const json pods = json::parse(slurp(kFix + "pods.json"));

@@ -141,6 +141,10 @@ void load(const Snapshot& snap, policy::SchedulerCache& cache);
 /// from milli-units; `pods` left out. Throws std::invalid_argument for an amount that is not a
 /// whole number of those units.
 nlohmann::json requests_json(const policy::Resource& r);
+/// A node affinity as core/v1 NodeAffinity's JSON (requiredDuringSchedulingIgnoredDuringExecution
+/// and preferredDuringSchedulingIgnoredDuringExecution, each present when set), as write_list
+/// writes a pod's.
+nlohmann::json node_affinity_json(const policy::NodeAffinity& a);
 
 /// RFC 3339 time (metav1.Time: "2024-05-01T12:00:00Z", fractional seconds and numeric offsets
 /// accepted) as ns since the Unix epoch; nullopt if malformed.
