@@ -347,6 +347,18 @@ TEST_CASE("pods_from: bad input is refused naming the file and the JSON path") {
     CHECK_MESSAGE(e.rfind("T/pods.json: /items/7/spec: pod 'ml/llama-1x32-worker-1' requests {", 0) == 0, e);
     CHECK_MESSAGE(e.find("pods of different shapes in one PodGroup are not modelled yet") != std::string::npos, e);
   }
+  {  // a volcano pod without the PodGroup annotation
+    json l = list;
+    l["items"][3]["metadata"]["annotations"].erase("scheduling.k8s.io/group-name");
+    CHECK(err(l) == "T/pods.json: /items/3/metadata/annotations: pod 'ml/bert-1x32-worker-0' of scheduler volcano has no annotation "
+                    "scheduling.k8s.io/group-name (Volcano's controller gives every such pod a PodGroup: export the PodGroups too)" + as);
+  }
+  {  // a PodGroup partly running: bert's pod moved into llama's group beside llama's running pod
+    json l = list;
+    l["items"][3]["metadata"]["annotations"]["scheduling.k8s.io/group-name"] = kLlama;
+    CHECK(err(l) == "T/pods.json: /items/0: PodGroup 'ml/" + kLlama + "' has 1 pod(s) on nodes and 1 without: a partly running PodGroup is "
+                    "not modelled yet" + as);
+  }
   {  // a Queue in the file
     json l = list;
     l["items"].push_back({{"apiVersion", "scheduling.volcano.sh/v1beta1"}, {"kind", "Queue"}, {"metadata", {{"name", "q"}}}, {"spec", {{"weight", 1}}}});
