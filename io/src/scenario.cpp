@@ -632,6 +632,11 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
     if (!c.contains("node_groups") && !c.contains("eksctl") && !c.contains("nodes_from"))
       fail(path, "/cluster", "expected one of 'node_groups', 'eksctl', 'nodes_from' (kubectl Node objects), found none");
   }
+  // A cluster whose jobs all come from its pods (/cluster/pods_from) needs no other workload.
+  if (doc.is_object() && doc.contains("cluster") && doc["cluster"].is_object() && doc["cluster"].contains("pods_from") &&
+      doc.contains("workload") && doc["workload"].is_object() && !doc["workload"].contains("philly") && !doc["workload"].contains("jobs") &&
+      !doc["workload"].contains("manifests") && !doc["workload"].contains("history"))
+    doc["workload"]["jobs"] = json::array();
   validator().validate(path, doc);
   out.json = doc;
   out.name = detail::scenario_name_of(path, doc);
@@ -651,6 +656,7 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
   const bool config_from_yaml = doc.contains("volcano") && doc["volcano"].contains("scheduler_config");
   detail::expand_config_files(path, doc, opts.data_dir, out.data_dir, out.inputs, cat, places, out.warnings);
   detail::expand_job_history(path, doc, opts.data_dir, out.data_dir, out.inputs, places, out.history);
+  detail::expand_pods_from(path, doc, opts.data_dir, out.data_dir, out.inputs, places, out.pods_from);
   // Errors about node groups read from an eksctl ClusterConfig, or jobs read from manifests,
   // name the YAML object.
   const detail::YamlOrigins origins(std::move(places));

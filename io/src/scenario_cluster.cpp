@@ -395,16 +395,21 @@ void TrainingLoad::read_nodes_from() {
     detail::require_input(path, where, as_written, file);
     // A nodes file holds Nodes only: the cluster's Pods, PodGroups, Queues and PriorityClasses
     // are not read from here (yet), and must not be dropped unseen (ReadOptions::nodes_only).
+    // A file also listed in /cluster/pods_from (kubectl get nodes,pods,podgroups -A -o json)
+    // serves both keys: its Pods and PodGroups are read there.
+    bool shared = false;
+    if (c.contains("pods_from"))
+      for (const auto& f : c["pods_from"]["files"]) shared = shared || f.get<std::string>() == as_written;
     k8s::Snapshot snap;
     k8s::ReadOptions ro;
-    ro.nodes_only = true;
+    ro.nodes_only = !shared;
     try {
       k8s::read_file(file, snap, ro);
     } catch (const k8s::InputError& e) {
       throw ScenarioError(std::string(e.what()) + " (read as " + path + ": " + where + ")");
     }
     // Kinds the reader does not read at all were dropped while parsing, with a note each.
-    if (!snap.notes.empty())
+    if (!snap.notes.empty() && !shared)
       throw ScenarioError(snap.notes.front() + "; a file of /cluster/nodes_from (" + path + ": " + where +
                           ") holds Node objects only (kubectl get nodes -o json)");
     if (snap.nodes.empty()) fail(path, where, "'" + as_written + "' holds no Node (expected what `kubectl get nodes -o json` prints)");

@@ -39,7 +39,8 @@ const std::string* YamlOrigins::place(std::string_view where) {
     std::size_t index = 0, i = array.size() + 1;
     for (; i < where.size() && where[i] >= '0' && where[i] <= '9' && index < places.size(); ++i)
       index = index * 10 + static_cast<std::size_t>(where[i] - '0');
-    if (i > array.size() + 1 && (i == where.size() || where[i] == '/') && index < places.size()) return &places[index];
+    if (i > array.size() + 1 && (i == where.size() || where[i] == '/') && index < places.size() && !places[index].empty())
+      return &places[index];
   }
   return nullptr;
 }

@@ -38,4 +38,13 @@ void expand_job_history(const std::string& scenario_path, nlohmann::json& doc, c
                         std::string& data_dir, std::vector<InputFileRef>& inputs, YamlOrigins::Places& origins,
                         std::optional<JobHistoryUse>& use);
 
+/// cluster.pods_from (pods_from.cpp, after expand_job_history): reads the Pods and PodGroups of
+/// kubectl exports and rewrites them as workload.jobs (every PodGroup, submitted at 0s),
+/// initial_state.running (the PodGroups whose pods run on nodes) and cluster.daemonsets (the
+/// pods of other schedulers, held on their node). `origins` gets each entry's place in the
+/// files; `use` what was read, for the run summary.
+void expand_pods_from(const std::string& scenario_path, nlohmann::json& doc, const std::string& explicit_data_dir,
+                      std::string& data_dir, std::vector<InputFileRef>& inputs, YamlOrigins::Places& origins,
+                      std::optional<PodsFromUse>& use);
+
 }  // namespace mltwin::io::detail

@@ -410,11 +410,40 @@ void read_pod(const Reader& r, const json& obj, const std::string& path, const R
       r.fail(path + "/status/phase", "'" + printable(ph) + "' is not a pod phase (Pending, Running, Succeeded, Failed, Unknown)");
   }
   p.status = policy::task_status_of(phase, !p.node.empty(), m.deleting);
+  if (opts.pod_details) {
+    PodDetails d;
+    d.scheduler = scheduler;
+    d.deleting = m.deleting;
+    if (const json* st = Reader::get(obj, "status")) {
+      if (std::string ph = r.opt_str(*st, "phase", path + "/status"); !ph.empty()) d.phase = ph;
+      if (const json* t = Reader::get(*st, "startTime")) d.start = r.time(*t, path + "/status/startTime");
+    }
+    // metadata.ownerReferences (meta/v1 OwnerReference): the one with controller true.
+    if (const json* refs = Reader::get(*Reader::get(obj, "metadata"), "ownerReferences")) {
+      const std::string oat = path + "/metadata/ownerReferences";
+      r.list(*refs, oat);
+      for (std::size_t i = 0; i < refs->size(); ++i) {
+        const std::string rat = oat + "/" + std::to_string(i);
+        r.object((*refs)[i], rat);
+        if (const json* c = Reader::get((*refs)[i], "controller"); c && r.boolean(*c, rat + "/controller"))
+          d.controller_kind = r.opt_str((*refs)[i], "kind", rat);
+      }
+    }
+    for (const std::string& k : opts.keep_annotations)
+      if (const std::string* v = m.annotation(k)) d.annotations[k] = *v;
+    out.pod_details[p.name] = std::move(d);
+  }
   out.pods.push_back(std::move(p));
 }
 
-void read_podgroup(const Reader& r, const json& obj, const std::string& path, Snapshot& out) {
+void read_podgroup(const Reader& r, const json& obj, const std::string& path, const ReadOptions& opts, Snapshot& out) {
   const Meta m = meta_of(r, obj, path, "PodGroup", true);
+  if (opts.pod_details) {
+    std::map<std::string, std::string> kept;
+    for (const std::string& k : opts.keep_annotations)
+      if (const std::string* v = m.annotation(k)) kept[k] = *v;
+    out.podgroup_annotations[m.ns + "/" + m.name] = std::move(kept);
+  }
   PodGroupRead g;
   g.object.uid = m.uid;
   g.object.name = m.ns + "/" + m.name;
@@ -550,7 +579,7 @@ void read_object(const Reader& r, const json& obj, const std::string& path, cons
       read_pod(r, obj, path, opts, out);
       if (!out.pods.empty()) name = out.pods.back().name;
     } else if (k == "PodGroup") {
-      read_podgroup(r, obj, path, out);
+      read_podgroup(r, obj, path, opts, out);
       name = out.podgroups.back().object.name;
     } else if (k == "Queue") {
       read_queue(r, obj, path, out);
@@ -870,6 +899,12 @@ json resource_json(const policy::Resource& r, bool with_pods) {
   return out;
 }
 
+}  // namespace
+
+json requests_json(const policy::Resource& r) { return resource_json(r, false); }
+
+namespace {
+
 /// An RFC 4122-shaped UID whose first 64 bits are `key` (uid_order_key reads them back) and
 /// whose rest tells objects with one key apart.
 std::string uid_of(std::uint64_t key, std::uint64_t salt) {
@@ -905,6 +940,21 @@ json term_json(const policy::NodeSelectorTerm& t) {
 }
 
 }  // namespace
+
+json node_affinity_json(const policy::NodeAffinity& a) {
+  json na = json::object();
+  if (a.has_required) {
+    json terms = json::array();
+    for (const auto& term : a.required) terms.push_back(term_json(term));
+    na["requiredDuringSchedulingIgnoredDuringExecution"] = {{"nodeSelectorTerms", terms}};
+  }
+  if (!a.preferred.empty()) {
+    json pref = json::array();
+    for (const auto& p : a.preferred) pref.push_back({{"weight", p.weight}, {"preference", term_json(p.preference)}});
+    na["preferredDuringSchedulingIgnoredDuringExecution"] = pref;
+  }
+  return na;
+}
 
 json write_list(const policy::ClusterState& state, const WriteOptions& opts) {
   using policy::TaskStatus;
@@ -1006,20 +1056,7 @@ json write_list(const policy::ClusterState& state, const WriteOptions& opts) {
       for (const auto& [k, v] : t.node_selector) ns[k] = v;
       pspec["nodeSelector"] = ns;
     }
-    if (!t.node_affinity.empty()) {
-      json na = json::object();
-      if (t.node_affinity.has_required) {
-        json terms = json::array();
-        for (const auto& term : t.node_affinity.required) terms.push_back(term_json(term));
-        na["requiredDuringSchedulingIgnoredDuringExecution"] = {{"nodeSelectorTerms", terms}};
-      }
-      if (!t.node_affinity.preferred.empty()) {
-        json pref = json::array();
-        for (const auto& p : t.node_affinity.preferred) pref.push_back({{"weight", p.weight}, {"preference", term_json(p.preference)}});
-        na["preferredDuringSchedulingIgnoredDuringExecution"] = pref;
-      }
-      pspec["affinity"] = {{"nodeAffinity", na}};
-    }
+    if (!t.node_affinity.empty()) pspec["affinity"] = {{"nodeAffinity", node_affinity_json(t.node_affinity)}};
     if (!t.tolerations.empty()) {
       json tl = json::array();
       for (const auto& x : t.tolerations) {

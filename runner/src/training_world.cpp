@@ -61,7 +61,8 @@ class TrainingWorld final : public World {
     return fmt::format("scenario '{}': {} nodes in {} node group(s), {} queues, {} jobs, Volcano {}", sc_.name, nodes,
                        sc_.training.node_groups.size(), sc_.training.queues.size(), sc_.training.jobs.size(),
                        policy::kVolcanoRelease) +
-           (sc_.history ? "\n" + sc_.history->describe() : std::string());
+           (sc_.history ? "\n" + sc_.history->describe() : std::string()) +
+           (sc_.pods_from ? "\n" + sc_.pods_from->describe() : std::string());
   }
 
   void build(core::Simulator& sim, core::RngStreams& rng, store::RunMetadata& meta, const RunOptions& opts) override {
@@ -115,6 +116,7 @@ class TrainingWorld final : public World {
     s.wall_s = run.wall_s;
     io::print_summary(os, s);
     if (sc_.history) os << sc_.history->describe() << "\n";
+    if (sc_.pods_from) os << sc_.pods_from->describe() << "\n";
     os << fmt::format("Events: {} in {:.2f} s wall ({:.2f} M events/s)\n", s.events, run.wall_s,
                       run.wall_s > 0 ? static_cast<double>(s.events) / run.wall_s / 1e6 : 0.0);
   }
@@ -142,6 +144,15 @@ void TrainingWorld::summary_json(json& j, const RunFacts& run) const {
     j["job_history"] = {{"file", h.file}, {"jobs", h.jobs}, {"unfinished", h.unfinished}, {"running", h.running},
                         {"pending", h.pending}, {"unfinished_model", h.model.empty() ? json(nullptr) : json(h.model)},
                         {"unfinished_s", h.unfinished_s}};
+  }
+  // The cluster's pods from kubectl: how many jobs each way, and the duration model.
+  if (sc_.pods_from) {
+    const io::PodsFromUse& p = *sc_.pods_from;
+    j["pods_from"] = {{"files", p.files}, {"now", p.now}, {"running_jobs", p.running_jobs}, {"pending_jobs", p.pending_jobs},
+                      {"other_pods", p.other_pods}, {"held_nodes", p.held_nodes}, {"duration_model", p.model},
+                      {"duration_key", p.key.empty() ? json(nullptr) : json(p.key)},
+                      {"duration_fixed", p.fixed.empty() ? json(nullptr) : json(p.fixed)},
+                      {"duration_history", p.history.empty() ? json(nullptr) : json(p.history)}};
   }
   json phases = json::object();
   for (const auto& [phase, n] : s.phases) phases[phase] = n;

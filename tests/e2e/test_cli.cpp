@@ -941,6 +941,49 @@ TEST_CASE("nodes from kubectl: scenarios/eks-kubectl-nodes.json runs on the Node
   CHECK(db.one("SELECT group_concat(DISTINCT node) FROM pods WHERE node IS NOT NULL") == "ip-10-42-3-10.us-west-2.compute.internal");
 }
 
+TEST_CASE("pods from kubectl: scenarios/eks-kubectl-pods.json starts from the cluster's running PodGroup and submits the pending one") {
+  // scenarios/kubectl/pods.json, now 18:00:00Z: llama's pod runs on ip-10-42-3-10 since
+  // 17:30:00Z (status.startTime), its PodGroup's mltwin.io/duration is 1h: 30 min left, it ends
+  // at 1800 s, as eks-kubectl-nodes.json's hand-written initial_state. bert's PodGroup is
+  // Inqueue with its pod Pending (20m): the cycle at 1800 s places it on ip-10-42-3-10 (the other
+  // trn1 is cordoned, the m7i.large has no Neuron device), bound 50 ms later, Running 2 s after
+  // that, done 20 min later (3002.05 s). aws-node (25m cpu) stays on ip-10-42-3-10, coredns on
+  // ip-10-42-9-5; data-prep (Succeeded) is ignored.
+  TempDir t("mltwin-cli");
+  const fs::path scen = fs::path(MLTWIN_SOURCE_DIR) / "scenarios/eks-kubectl-pods.json";
+  const fs::path log = t.path() / "p.log";
+  REQUIRE_MESSAGE(run_cli({"validate", scen.string()}, t.path(), {}, log) == 0, slurp(log));
+  CHECK_MESSAGE(contains(slurp(log), "Pods from kubectl: 1 file(s), now 2026-12-06T18:00:00Z (/cluster/pods_from/now); 1 running PodGroup(s) "
+                                     "placed at t0, 1 pending PodGroup(s) submitted at 0s, their run times from the duration model "
+                                     "'annotation' (annotation mltwin.io/duration); 2 pod(s) of other schedulers held on 2 node(s); "
+                                     "ignored: 1 Succeeded/Failed pod(s), 0 pod(s) being deleted"),
+                slurp(log));
+  REQUIRE_MESSAGE(run_cli({"run", scen.string(), "--out", "p.sqlite", "--no-progress", "--summary-json", "p.json"}, t.path(), {}, log) == 0,
+                  slurp(log));
+  const json summary = json::parse(slurp(t.path() / "p.json"));
+  CHECK(summary.at("pods_from").at("running_jobs") == 1);
+  CHECK(summary.at("pods_from").at("pending_jobs") == 1);
+  CHECK(summary.at("pods_from").at("duration_model") == "annotation");
+  Db db(t.path() / "p.sqlite");
+  CHECK(db.rows("SELECT name, phase, start_ns, end_ns FROM jobs ORDER BY job") ==
+        std::vector<std::vector<std::string>>{
+            {"llama-1x32-5c1e9a27-0d4b-4f1e-9b8a-2f6c7d8e9a01", "Completed", std::to_string(-1800 * kS), std::to_string(1800 * kS)},
+            {"bert-1x32-8e2d4c6a-1b3f-4d5e-a6b7-c8d9e0f1a2b3", "Completed", "1802050000000", "3002050000000"}});
+  // A pod on a node the scenario does not have: the file and the JSON path.
+  json pods = json::parse(slurp(fs::path(MLTWIN_SOURCE_DIR) / "scenarios/kubectl/pods.json"));
+  pods["items"][1]["spec"]["nodeName"] = "ip-10-42-3-99.us-west-2.compute.internal";
+  write_text(t.path() / "pods.json", pods.dump(2));
+  json bad = json::parse(slurp(scen));
+  bad.erase("$schema");
+  bad["cluster"]["nodes_from"] = json::array({(fs::path(MLTWIN_SOURCE_DIR) / "scenarios/kubectl/nodes.json").string()});
+  bad["cluster"]["pods_from"]["files"] = json::array({"pods.json"});
+  write_text(t.path() / "bad.json", bad.dump());
+  CHECK(run_cli({"validate", "bad.json"}, t.path(), {}, log) == 2);
+  CHECK_MESSAGE(contains(slurp(log), "error: pods.json: /items/1/spec/nodeName: pod 'ml/llama-1x32-worker-0' runs on node "
+                                     "'ip-10-42-3-99.us-west-2.compute.internal', which the scenario does not have"),
+                slurp(log));
+}
+
 TEST_CASE("explain: a job restarted after a node failure and placed again at once is not 'still waiting'") {
   // fabric-contention's cluster with one 1-pod job, placed on trn1-1 (nodeorder), which fails at 100 s: NotReady
   // and its Node deleted at 150 s (Kubernetes 1.32 defaults), PodGC deletes the pod at 200 s,

@@ -74,6 +74,26 @@ struct JobHistoryUse {
   std::string describe() const;
 };
 
+/// A cluster's pods and PodGroups read from kubectl (cluster.pods_from, docs/scenarios.md "Pods
+/// and PodGroups from kubectl"): what the run summary reports of them.
+struct PodsFromUse {
+  std::size_t files = 0;
+  std::string now;         ///< the export's time, RFC 3339
+  std::string now_source;  ///< "/cluster/pods_from/now" or the newest timestamp read
+  std::size_t running_jobs = 0;  ///< PodGroups placed at t0 (initial_state)
+  std::size_t pending_jobs = 0;  ///< PodGroups submitted at 0s
+  std::size_t other_pods = 0;    ///< other schedulers' pods whose requests stay on their node
+  std::size_t held_nodes = 0;    ///< the nodes they are on
+  std::size_t ignored_finished = 0, ignored_deleting = 0;
+  std::string model;  ///< the duration model: "annotation", "fixed" or "median_finished"
+  std::string key;    ///< annotation: its key
+  std::string fixed;  ///< fixed: the duration as written; median_finished: the median, "N s"
+  std::string history;        ///< median_finished: the job history CSV, as written
+  std::size_t from_jobs = 0;  ///< median_finished: the finished jobs it is the median of
+  /// One line for the run summary and `mltwin validate`.
+  std::string describe() const;
+};
+
 struct LoadedScenario {
   std::string path;            ///< the scenario file, as given
   nlohmann::json json;         ///< the document after overrides
@@ -90,6 +110,8 @@ struct LoadedScenario {
   std::vector<std::string> warnings;
   /// Set when the workload came from a job history CSV (workload.history).
   std::optional<JobHistoryUse> history;
+  /// Set when the cluster's pods came from kubectl (cluster.pods_from).
+  std::optional<PodsFromUse> pods_from;
 };
 
 struct LoadOptions {

@@ -69,6 +69,18 @@ struct SnapshotMeta {
 };
 inline constexpr const char* kSnapshotConfigMap = "mltwin-system/mltwin-snapshot";
 
+/// What a scenario's cluster.pods_from reads of a Pod beyond what the scheduler's cache takes
+/// (kept only with ReadOptions::pod_details).
+struct PodDetails {
+  std::string phase = "Pending";        ///< status.phase as written (Pending when absent: the API's default)
+  std::string scheduler;                ///< spec.schedulerName (default-scheduler when absent, SetDefaults_PodSpec)
+  std::optional<policy::TimeNs> start;  ///< status.startTime (the kubelet's acknowledgement), ns since the Unix epoch
+  bool deleting = false;                ///< metadata.deletionTimestamp is set
+  std::string controller_kind;          ///< metadata.ownerReferences: the kind of the entry with controller true, "" if none
+  /// metadata.annotations named in ReadOptions::keep_annotations (no other annotation is kept).
+  std::map<std::string, std::string> annotations;
+};
+
 /// A cluster's scheduling objects.
 struct Snapshot {
   std::vector<policy::QueueObject> queues;
@@ -77,6 +89,10 @@ struct Snapshot {
   std::vector<policy::PodObject> pods;
   std::vector<PriorityClass> priority_classes;
   SnapshotMeta meta;
+  /// With ReadOptions::pod_details: per pod ("namespace/name"), what PodDetails lists; per
+  /// PodGroup ("namespace/name"), its annotations named in ReadOptions::keep_annotations.
+  std::unordered_map<std::string, PodDetails> pod_details;
+  std::unordered_map<std::string, std::map<std::string, std::string>> podgroup_annotations;
   /// Where each object was read ("Pod default/p" -> "cluster.json: /items/12"): a second object
   /// of one kind and name is an error naming both places.
   std::unordered_map<std::string, std::string> origin;
@@ -95,6 +111,11 @@ struct ReadOptions {
   /// its path rather than being read (or, a pod of another scheduler on no node, left out).
   /// Objects of the kinds the reader skips are still dropped while parsing, with their note.
   bool nodes_only = false;
+  /// Keep Snapshot::pod_details and podgroup_annotations (a scenario's cluster.pods_from).
+  bool pod_details = false;
+  /// The annotations kept there, by exact key (e.g. the duration model's "mltwin.io/duration");
+  /// every other annotation is read and dropped.
+  std::vector<std::string> keep_annotations;
 };
 
 /// Parses kubectl JSON `text` (a List or one object) and adds its objects to `into`. `file`
@@ -114,6 +135,16 @@ void read_file(const std::string& path, Snapshot& into, const ReadOptions& opts 
 /// globalDefault class, else 0). Throws std::invalid_argument from the cache (e.g. two objects
 /// with one name).
 void load(const Snapshot& snap, policy::SchedulerCache& cache);
+
+/// Requests (policy::Resource units) as the quantities of a Kubernetes `resources.requests`
+/// object: cpu in millicores ("1500m", or "2" when whole), memory in bytes, other resources
+/// from milli-units; `pods` left out. Throws std::invalid_argument for an amount that is not a
+/// whole number of those units.
+nlohmann::json requests_json(const policy::Resource& r);
+/// A node affinity as core/v1 NodeAffinity's JSON (requiredDuringSchedulingIgnoredDuringExecution
+/// and preferredDuringSchedulingIgnoredDuringExecution, each present when set), as write_list
+/// writes a pod's.
+nlohmann::json node_affinity_json(const policy::NodeAffinity& a);
 
 /// RFC 3339 time (metav1.Time: "2024-05-01T12:00:00Z", fractional seconds and numeric offsets
 /// accepted) as ns since the Unix epoch; nullopt if malformed.

@@ -1,0 +1,378 @@
+// /cluster/pods_from: a training scenario's jobs and held pods from what `kubectl get
+// pods,podgroups -A -o json` prints. The fixture, tests/io/fixtures/kubectl/pods.json, is a
+// hand-built `v1 List` (invented names and UIDs) in the shapes of the Kubernetes API reference's
+// core/v1 Pod (kubernetes.io/docs/reference/kubernetes-api/workload-resources/pod-v1/: metadata
+// with annotations and ownerReferences; spec.schedulerName, nodeName, containers with env and
+// resources, initContainers, tolerations, priorityClassName; status.phase, startTime,
+// conditions) and Volcano's PodGroup (scheduling.volcano.sh/v1beta1: spec.minMember,
+// minResources, queue; status.phase), on the Nodes of tests/io/fixtures/kubectl/nodes.json:
+//   - PodGroup ml/llama-1x32-5c1e... Running, annotation mltwin.io/duration "1h", created
+//     17:29:40Z; its pod llama-1x32-worker-0 (scheduler volcano) Running on ip-10-42-3-10 since
+//     status.startTime 17:30:00Z, requests cpu 120, memory 480Gi, neurondevice 16, efa 8,
+//     tolerating the Neuron taint; its env holds an (invented) token;
+//   - PodGroup ml/bert-1x32-8e2d... Inqueue, annotation "20m"; its pod Pending, no node;
+//   - kube-system/aws-node-x7k2p, a DaemonSet's (default-scheduler) on ip-10-42-3-10: containers
+//     cpu 25m, one init container cpu 25m (the larger of the two: 25m);
+//   - kube-system/coredns-..., a ReplicaSet's, on ip-10-42-9-5: cpu 100m, memory 70Mi;
+//   - ml/data-prep-1-fj3kd, Succeeded on ip-10-42-9-5: ignored.
+// With now = 18:00:00Z, by hand: llama started 1800 s before t0 (18:00 - 17:30), runs 1 h in
+// all, so 1800 s remain; bert runs 1200 s; 480Gi = 480 x 2^30 = 515396075520 bytes; 70Mi =
+// 70 x 2^20 = 73400320 bytes. pods.yaml is the same List as -o yaml prints it.
+#include "temp_dir.hpp"
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "mltwin/io/scenario.hpp"
+#include "mltwin/k8s/snapshot.hpp"
+
+#ifndef MLTWIN_SOURCE_DIR
+#error "MLTWIN_SOURCE_DIR must be defined by the build"
+#endif
+
+using nlohmann::json;
+using namespace mltwin;
+
+namespace {
+
+const std::string kFix = std::string(MLTWIN_SOURCE_DIR) + "/tests/io/fixtures/kubectl/";
+const std::string kA = "ip-10-42-3-10.us-west-2.compute.internal";
+const std::string kC = "ip-10-42-9-5.us-west-2.compute.internal";
+const std::string kLlama = "llama-1x32-5c1e9a27-0d4b-4f1e-9b8a-2f6c7d8e9a01";
+const std::string kBert = "bert-1x32-8e2d4c6a-1b3f-4d5e-a6b7-c8d9e0f1a2b3";
+constexpr std::int64_t kS = 1'000'000'000;
+
+std::string slurp(const std::string& p) {
+  std::ifstream in(p, std::ios::binary);
+  REQUIRE(in.good());
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void write_text(const std::string& p, const std::string& text) {
+  std::ofstream out(p, std::ios::binary);
+  out << text;
+  REQUIRE(out.good());
+}
+
+/// scenarios/eks-kubectl-pods.json with its files replaced by the fixtures (absolute paths) or,
+/// for `pods`, a name beside the scenario.
+json scenario(const std::string& pods = kFix + "pods.json") {
+  std::ifstream in(std::string(MLTWIN_SOURCE_DIR) + "/scenarios/eks-kubectl-pods.json");
+  REQUIRE(in.good());
+  json d = json::parse(in);
+  d.erase("$schema");
+  d["cluster"]["nodes_from"] = json::array({kFix + "nodes.json"});
+  d["cluster"]["pods_from"]["files"] = json::array({pods});
+  return d;
+}
+
+struct Loaded {
+  test::TempDir dir;
+  io::LoadedScenario sc;
+};
+
+std::unique_ptr<Loaded> load(const json& doc, const std::vector<std::pair<std::string, std::string>>& files = {}) {
+  auto l = std::make_unique<Loaded>();
+  for (const auto& [name, text] : files) write_text(l->dir.file(name), text);
+  const std::string p = l->dir.file("s.json");
+  write_text(p, doc.dump(2));
+  l->sc = io::load_scenario(p);
+  return l;
+}
+
+/// The error loading `doc` (files beside it), the folder's path replaced by "T".
+std::string error_of(const json& doc, const std::vector<std::pair<std::string, std::string>>& files = {}) {
+  test::TempDir d;
+  for (const auto& [name, text] : files) write_text(d.file(name), text);
+  const std::string p = d.file("s.json");
+  write_text(p, doc.dump(2));
+  try {
+    (void)io::load_scenario(p);
+  } catch (const io::ScenarioError& e) {
+    const std::string m = e.what(), folder = d.path().string();
+    std::string out;
+    for (std::size_t from = 0;;) {
+      const std::size_t at = m.find(folder, from);
+      out += m.substr(from, at == std::string::npos ? std::string::npos : at - from);
+      if (at == std::string::npos) return out;
+      out += "T";
+      from = at + folder.size();
+    }
+  }
+  FAIL("expected io::ScenarioError, but the scenario loaded");
+  return {};
+}
+
+const models::TrainingJobSpec& job(const models::TrainingScenario& sc, const std::string& name) {
+  for (const auto& j : sc.jobs)
+    if (j.name == name) return j;
+  FAIL("no job " << name);
+  return sc.jobs.front();
+}
+
+}  // namespace
+
+TEST_CASE("pods_from: the running PodGroup runs at t0 on its pod's node, the pending one is submitted at 0s, other pods hold their nodes") {
+  auto l = load(scenario());
+  const models::TrainingScenario& sc = l->sc.training;
+  REQUIRE(sc.jobs.size() == 2);
+  const models::TrainingJobSpec& llama = job(sc, kLlama);
+  CHECK(llama.queue == "default");
+  CHECK(llama.nnodes == 1);
+  CHECK_FALSE(llama.independent_pods());
+  CHECK(llama.cpu_per_pod == 120.0);
+  CHECK(llama.memory_bytes_per_pod == 515396075520.0);
+  CHECK(llama.neuron_devices_per_pod == 16);
+  CHECK(llama.efa_per_pod == 8);
+  CHECK(llama.tolerations.size() == 2);
+  REQUIRE(llama.initial != nullptr);
+  CHECK(llama.initial->elapsed.count_ns() == 1800 * kS);
+  CHECK(llama.initial->remaining.count_ns() == 1800 * kS);
+  CHECK(llama.initial->nodes == std::vector<std::string>{kA});
+  CHECK(llama.duration.count_ns() == 3600 * kS);
+
+  const models::TrainingJobSpec& bert = job(sc, kBert);
+  CHECK(bert.initial == nullptr);
+  CHECK(bert.submit.ns() == 0);
+  REQUIRE(bert.tasks.size() == 1);
+  CHECK(bert.tasks[0].replicas == 1);
+  CHECK(bert.tasks[0].duration.count_ns() == 1200 * kS);
+  CHECK(bert.min_available == 1);
+
+  // aws-node and coredns: one DaemonSet each, on their node only.
+  REQUIRE(sc.daemonsets.size() == 2);
+  CHECK(sc.daemonsets[0].name == "pods-on-" + kA);
+  CHECK(sc.daemonsets[0].requests.milli_cpu == 25);
+  CHECK(sc.daemonsets[0].requests.memory == 0);
+  CHECK(sc.daemonsets[1].name == "pods-on-" + kC);
+  CHECK(sc.daemonsets[1].requests.milli_cpu == 100);
+  CHECK(sc.daemonsets[1].requests.memory == 73400320.0);
+
+  REQUIRE(l->sc.pods_from.has_value());
+  const io::PodsFromUse& u = *l->sc.pods_from;
+  CHECK(u.files == 1);
+  CHECK(u.now == "2026-12-06T18:00:00Z");
+  CHECK(u.running_jobs == 1);
+  CHECK(u.pending_jobs == 1);
+  CHECK(u.other_pods == 2);
+  CHECK(u.held_nodes == 2);
+  CHECK(u.ignored_finished == 1);
+  CHECK(u.model == "annotation");
+}
+
+TEST_CASE("pods_from: the same List as -o yaml prints it (tests/io/fixtures/kubectl/pods.yaml) gives the same jobs") {
+  auto l = load(scenario(kFix + "pods.yaml"));
+  const models::TrainingScenario& sc = l->sc.training;
+  REQUIRE(sc.jobs.size() == 2);
+  CHECK(job(sc, kLlama).initial->remaining.count_ns() == 1800 * kS);
+  CHECK(job(sc, kLlama).memory_bytes_per_pod == 515396075520.0);
+  CHECK(job(sc, kBert).tasks[0].duration.count_ns() == 1200 * kS);
+  REQUIRE(sc.daemonsets.size() == 2);
+  CHECK(sc.daemonsets[1].requests.memory == 73400320.0);
+}
+
+TEST_CASE("pods_from: the fixed model; now defaults to the newest timestamp read") {
+  json d = scenario();
+  d["cluster"]["pods_from"].erase("now");
+  d["cluster"]["pods_from"]["duration"] = {{"model", "fixed"}, {"duration", "45m"}, {"source", "test"}};
+  auto l = load(d);
+  const models::TrainingScenario& sc = l->sc.training;
+  // The newest: bert's pod's creationTimestamp 17:58:03Z; llama started 1683 s before it.
+  CHECK(l->sc.pods_from->now == "2026-12-06T17:58:03Z");
+  const models::TrainingJobSpec& llama = job(sc, kLlama);
+  CHECK(llama.initial->elapsed.count_ns() == 1683 * kS);
+  CHECK(llama.initial->remaining.count_ns() == 45 * 60 * kS);  // the fixed model: what remains
+  CHECK(job(sc, kBert).tasks[0].duration.count_ns() == 45 * 60 * kS);
+}
+
+TEST_CASE("pods_from: a PodGroup without pods is sized by minResources / minMember; a pod being deleted is ignored") {
+  json list = json::parse(slurp(kFix + "pods.json"));
+  // bert's PodGroup before Volcano's job controller made its pods: minMember 2, minResources for
+  // both: each pod requests 240 / 2 = 120 cpu and 960Gi / 2 = 480Gi = 515396075520 bytes.
+  list["items"].erase(3);
+  list["items"][2]["spec"]["minMember"] = 2;
+  list["items"][2]["spec"]["minResources"] = {{"cpu", "240"}, {"memory", "960Gi"}, {"aws.amazon.com/neurondevice", "32"}, {"vpc.amazonaws.com/efa", "16"}};
+  // coredns (now items[4]) being deleted.
+  list["items"][4]["metadata"]["deletionTimestamp"] = "2026-12-06T17:59:50Z";
+  auto l = load(scenario("pods.json"), {{"pods.json", list.dump(2)}});
+  const models::TrainingJobSpec& bert = job(l->sc.training, kBert);
+  REQUIRE(bert.tasks.size() == 1);
+  CHECK(bert.tasks[0].replicas == 2);
+  CHECK(bert.min_available == 2);
+  CHECK(bert.cpu_per_pod == 120.0);
+  CHECK(bert.memory_bytes_per_pod == 515396075520.0);
+  CHECK(bert.neuron_devices_per_pod == 16);
+  CHECK(bert.efa_per_pod == 8);
+  CHECK(l->sc.pods_from->ignored_deleting == 1);
+  CHECK(l->sc.pods_from->other_pods == 1);
+  REQUIRE(l->sc.training.daemonsets.size() == 1);
+  CHECK(l->sc.training.daemonsets[0].name == "pods-on-" + kA);
+}
+
+TEST_CASE("pods_from: the median_finished model takes the median run time of a job history's finished jobs") {
+  // scenarios/history/jobs.csv: the 7 finished run times (s) 1800, 2311.5, 2508, 12600, 22288,
+  // 23280, 27000; the median, 12600 s, is what llama still runs and bert's run time.
+  json d = scenario();
+  d["cluster"]["pods_from"]["duration"] = {
+      {"model", "median_finished"}, {"history", std::string(MLTWIN_SOURCE_DIR) + "/scenarios/history/jobs.csv"}, {"source", "test"}};
+  auto l = load(d);
+  const models::TrainingScenario& sc = l->sc.training;
+  CHECK(job(sc, kLlama).initial->remaining.count_ns() == 12600 * kS);
+  CHECK(job(sc, kBert).tasks[0].duration.count_ns() == 12600 * kS);
+  CHECK(l->sc.pods_from->from_jobs == 7);
+  CHECK(l->sc.pods_from->fixed == "12600 s");
+  d["cluster"]["pods_from"]["duration"].erase("history");
+  CHECK(error_of(d) == "T/s.json: /cluster/pods_from/duration/history: the median_finished model needs a job history CSV (workload.history's format)");
+}
+
+TEST_CASE("pods_from: a pod's nodeAffinity is the job's") {
+  json list = json::parse(slurp(kFix + "pods.json"));
+  // bert's pod asks for the zone of the trn1 nodes (us-west-2d).
+  list["items"][3]["spec"]["affinity"] = {
+      {"nodeAffinity",
+       {{"requiredDuringSchedulingIgnoredDuringExecution",
+         {{"nodeSelectorTerms",
+           json::array({{{"matchExpressions", json::array({{{"key", "topology.kubernetes.io/zone"}, {"operator", "In"}, {"values", {"us-west-2d"}}}})}}})}}}}}};
+  auto l = load(scenario("pods.json"), {{"pods.json", list.dump(2)}});
+  const models::TrainingJobSpec& bert = job(l->sc.training, kBert);
+  REQUIRE(bert.node_affinity.has_required);
+  REQUIRE(bert.node_affinity.required.size() == 1);
+  REQUIRE(bert.node_affinity.required[0].match_expressions.size() == 1);
+  CHECK(bert.node_affinity.required[0].match_expressions[0].key == "topology.kubernetes.io/zone");
+  CHECK(bert.node_affinity.required[0].match_expressions[0].values == std::vector<std::string>{"us-west-2d"});
+  CHECK(job(l->sc.training, kLlama).node_affinity.empty());
+}
+
+TEST_CASE("pods_from: one file serves nodes_from and pods_from (kubectl get nodes,pods,podgroups -A -o json)") {
+  json all = json::parse(slurp(kFix + "nodes.json"));
+  const json pods = json::parse(slurp(kFix + "pods.json"));
+  for (const auto& o : pods["items"]) all["items"].push_back(o);
+  json d = scenario("all.json");
+  d["cluster"]["nodes_from"] = json::array({"all.json"});
+  auto l = load(d, {{"all.json", all.dump(2)}});
+  CHECK(l->sc.training.jobs.size() == 2);
+  CHECK(l->sc.training.node_groups.size() == 3);
+}
+
+TEST_CASE("pods_from: env values, other annotations and managedFields are not kept") {
+  json list = json::parse(slurp(kFix + "pods.json"));
+  // An env that is not even a list: dropped while parsing, never read.
+  list["items"][1]["spec"]["containers"][0]["env"] = 5;
+  list["items"][1]["metadata"]["managedFields"] = json::array({{{"manager", "kubectl"}, {"fieldsV1", {{"f:spec", json::object()}}}}});
+  list["items"][1]["metadata"]["annotations"]["secret.example.com/token"] = "s3cr3t";
+  k8s::Snapshot snap;
+  k8s::ReadOptions ro;
+  ro.pod_details = true;
+  ro.keep_annotations = {"mltwin.io/duration"};
+  k8s::read_json(list.dump(), "pods.json", snap, ro);
+  const k8s::PodDetails& d = snap.pod_details.at("ml/llama-1x32-worker-0");
+  CHECK(d.annotations.empty());  // only the named key is kept, and the pod has none
+  CHECK(d.phase == "Running");
+  CHECK(d.start == k8s::parse_rfc3339("2026-12-06T17:30:00Z"));
+  CHECK(snap.pod_details.at("kube-system/aws-node-x7k2p").controller_kind == "DaemonSet");
+  CHECK(snap.podgroup_annotations.at("ml/" + kLlama).at("mltwin.io/duration") == "1h");
+  CHECK(snap.podgroup_annotations.at("ml/" + kLlama).size() == 1);
+}
+
+TEST_CASE("pods_from: bad input is refused naming the file and the JSON path") {
+  const json list = json::parse(slurp(kFix + "pods.json"));
+  const json d = scenario("pods.json");
+  auto err = [&](const json& l) { return error_of(d, {{"pods.json", l.dump(2)}}); };
+  const std::string as = " (read as T/s.json: /cluster/pods_from)";
+  {  // a pod on a node the scenario does not have
+    json l = list;
+    l["items"][1]["spec"]["nodeName"] = "ip-10-42-3-99.us-west-2.compute.internal";
+    const std::string e = err(l);
+    CHECK_MESSAGE(e.rfind("T/pods.json: /items/1/spec/nodeName: pod 'ml/llama-1x32-worker-0' runs on node "
+                          "'ip-10-42-3-99.us-west-2.compute.internal', which the scenario does not have (",
+                          0) == 0,
+                  e);
+  }
+  {  // a pod naming a PodGroup the files lack
+    json l = list;
+    l["items"][3]["metadata"]["annotations"]["scheduling.k8s.io/group-name"] = "gone";
+    CHECK(err(l) == "T/pods.json: /items/3/metadata/annotations/scheduling.k8s.io~1group-name: pod 'ml/bert-1x32-worker-0' names PodGroup "
+                    "'ml/gone', which no file of /cluster/pods_from holds (export them together: kubectl get pods,podgroups -A -o json)" + as);
+  }
+  {  // a queue the scenario does not have
+    json l = list;
+    l["items"][2]["spec"]["queue"] = "research";
+    CHECK(err(l) == "T/pods.json: /items/2/spec/queue: PodGroup 'ml/" + kBert + "': queue 'research' is not defined in T/s.json (/queues or "
+                    "/queues_from: default)");
+  }
+  {  // a PriorityClass the scenario does not have
+    json l = list;
+    l["items"][2]["spec"]["priorityClassName"] = "urgent";
+    const std::string e = err(l);
+    CHECK_MESSAGE(e.rfind("T/pods.json: /items/2/spec/priorityClassName: PodGroup 'ml/" + kBert + "': PriorityClass 'urgent' is not defined", 0) == 0, e);
+  }
+  {  // no room: the running pod asks for more than its node's allocatable (127610m cpu)
+    json l = list;
+    l["items"][1]["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "128";
+    const std::string e = err(l);
+    CHECK_MESSAGE(e.rfind("T/pods.json: /items/0: PodGroup 'ml/" + kLlama + "': node " + kA + " has {", 0) == 0, e);
+    CHECK_MESSAGE(e.find("(T/s.json: /initial_state/running/0/nodes/0, as read from it)") != std::string::npos, e);
+  }
+  {  // the annotation missing, malformed, or shorter than the time already run
+    json l = list;
+    l["items"][2]["metadata"]["annotations"].erase("mltwin.io/duration");
+    CHECK(err(l) == "T/pods.json: /items/2/metadata/annotations: PodGroup 'ml/" + kBert +
+                        "': neither it nor its pods have the annotation 'mltwin.io/duration' that the duration model names "
+                        "(/cluster/pods_from/duration)" + as);
+    l["items"][2]["metadata"]["annotations"]["mltwin.io/duration"] = "20 minutes";
+    const std::string e = err(l);
+    CHECK_MESSAGE(e.rfind("T/pods.json: /items/2/metadata/annotations/mltwin.io~1duration: '20 minutes' is not a Go duration", 0) == 0, e);
+    l = list;
+    l["items"][0]["metadata"]["annotations"]["mltwin.io/duration"] = "25m";
+    CHECK(err(l) == "T/pods.json: /items/0/metadata/annotations/mltwin.io~1duration: PodGroup 'ml/" + kLlama +
+                        "' has run 1800 s by 2026-12-06T18:00:00Z, its annotation 'mltwin.io/duration' says 1500 s in all: it should have "
+                        "ended" + as);
+  }
+  {  // pods of one PodGroup with different requests
+    json l = list;
+    json second = l["items"][1];
+    second["metadata"]["name"] = "llama-1x32-worker-1";
+    second["metadata"]["uid"] = "7a8b9c0d-1e2f-4a3b-8c4d-5e6f7a8b9c0e";
+    second["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "60";
+    l["items"].push_back(second);
+    const std::string e = err(l);
+    CHECK_MESSAGE(e.rfind("T/pods.json: /items/7/spec: pod 'ml/llama-1x32-worker-1' requests {", 0) == 0, e);
+    CHECK_MESSAGE(e.find("pods of different shapes in one PodGroup are not modelled yet") != std::string::npos, e);
+  }
+  {  // a volcano pod without the PodGroup annotation
+    json l = list;
+    l["items"][3]["metadata"]["annotations"].erase("scheduling.k8s.io/group-name");
+    CHECK(err(l) == "T/pods.json: /items/3/metadata/annotations: pod 'ml/bert-1x32-worker-0' of scheduler volcano has no annotation "
+                    "scheduling.k8s.io/group-name (Volcano's controller gives every such pod a PodGroup: export the PodGroups too)" + as);
+  }
+  {  // a PodGroup partly running: bert's pod moved into llama's group beside llama's running pod
+    json l = list;
+    l["items"][3]["metadata"]["annotations"]["scheduling.k8s.io/group-name"] = kLlama;
+    CHECK(err(l) == "T/pods.json: /items/0: PodGroup 'ml/" + kLlama + "' has 1 pod(s) on nodes and 1 without: a partly running PodGroup is "
+                    "not modelled yet" + as);
+  }
+  {  // a Queue in the file
+    json l = list;
+    l["items"].push_back({{"apiVersion", "scheduling.volcano.sh/v1beta1"}, {"kind", "Queue"}, {"metadata", {{"name", "q"}}}, {"spec", {{"weight", 1}}}});
+    CHECK(err(l) == "T/pods.json: /items/7: a Queue in a file of /cluster/pods_from: give the cluster's queues with /queues_from" + as);
+  }
+  {  // a malformed startTime: the reader's own error, with the scenario's key
+    json l = list;
+    l["items"][1]["status"]["startTime"] = "yesterday";
+    CHECK(err(l) == "T/pods.json: /items/1/status/startTime: 'yesterday' is not an RFC 3339 time such as 2024-05-01T12:00:00Z (read as T/s.json: "
+                    "/cluster/pods_from/files/0)");
+  }
+  {  // the fixed model without its duration
+    json dd = d;
+    dd["cluster"]["pods_from"]["duration"] = {{"model", "fixed"}, {"source", "test"}};
+    CHECK(error_of(dd, {{"pods.json", list.dump()}}) == "T/s.json: /cluster/pods_from/duration/duration: the fixed model needs a duration (e.g. \"2h\")");
+  }
+}
