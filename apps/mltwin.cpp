@@ -563,7 +563,7 @@ int main(int argc, char** argv) {
   auto* compare = app.add_subcommand("compare",
                                      "how well a run of a job history predicted it: each job's predicted vs actual start, "
                                      "the median absolute error, the queueing waits and their KS distance (docs/compare.md)");
-  compare->add_option("history", history, "the job history CSV the run replayed (workload.history)")->required()->check(CLI::ExistingFile);
+  compare->add_option("history", history, "the job history the run replayed (workload.history: a CSV, kubectl's Volcano Jobs or a Prometheus export)")->required()->check(CLI::ExistingFile);
   compare->add_option("database", database, "results database of the run")->required()->check(CLI::ExistingFile);
   compare->add_option("--json", compare_json, "also write the comparison, every job included, as JSON to FILE ('-': stdout, instead of the report)")
       ->type_name("FILE");

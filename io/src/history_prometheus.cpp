@@ -89,7 +89,11 @@ void read_prometheus_history(const std::string& path, const std::string& data, J
     if (name.empty()) fail(at + "/metric", "no __name__: query the series by name (the query docs/scenarios.md gives keeps it)");
     if (std::find(std::begin(kSeries), std::end(kSeries), name) == std::end(kSeries)) continue;  // another series: not read
     seen_names.insert(name);
-    const std::string ns = label("namespace"), pod = label("pod");
+    // Scraped without honor_labels (Prometheus' default), the series' own namespace, pod and
+    // container clash with the scrape target's and are renamed exported_* (Prometheus
+    // configuration, scrape_config honor_labels): the pod's are then those.
+    const bool exported = m.contains("exported_pod");
+    const std::string ns = label(exported ? "exported_namespace" : "namespace"), pod = label(exported ? "exported_pod" : "pod");
     if (ns.empty() || pod.empty()) fail(at + "/metric", name + " without a namespace and pod label");
     // The value: the last sample of a range (these gauges do not change while the pod exists), or a vector's one.
     const json* v = nullptr;

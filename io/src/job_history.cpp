@@ -320,6 +320,28 @@ void read_kubectl_history(const std::string& path, JobHistory& out) {
     if (j.end_ns && *j.end_ns < *j.start_ns) fail(v.phase_at, "Job " + j.ns + "/" + j.name + " ended before it started");
     if (j.run_ns() && *j.run_ns() > kMaxScenarioTime.count_ns())
       fail(v.phase_at, std::string("the job ran longer than the longest time a scenario may give, ") + kMaxScenarioTimeText);
+    // The pod template's constraints (the first task's; the others must match, as for
+    // workload.manifests: mltwin gives every pod of a job one set).
+    if (!v.tasks.empty()) {
+      const k8s::PodShape& pod = v.tasks.front().pod;
+      if (!pod.node_selector.empty()) {
+        nlohmann::json ns = nlohmann::json::object();
+        for (const auto& [k, val] : pod.node_selector) ns[k] = val;
+        j.constraints["node_selector"] = ns;
+      }
+      auto tolerations = [](const k8s::PodShape& p) {
+        nlohmann::json a = nlohmann::json::array();
+        for (const auto& x : p.tolerations) a.push_back(k8s::yaml::toleration_json(x));
+        return a;
+      };
+      if (!pod.tolerations.empty()) j.constraints["tolerations"] = tolerations(pod);
+      if (!pod.node_affinity.is_null()) j.constraints["node_affinity"] = pod.node_affinity;
+      for (const k8s::VolcanoTask& t : v.tasks)
+        if (t.pod.node_selector != pod.node_selector || t.pod.node_affinity != pod.node_affinity ||
+            tolerations(t.pod) != tolerations(pod))
+          fail(t.at, "task '" + t.name + "' has other nodeSelector, node affinity or tolerations than task '" + v.tasks.front().name +
+                         "'; mltwin gives every pod of a job one set");
+    }
     for (const k8s::VolcanoTask& t : v.tasks) {
       HistoryTask task;
       task.name = t.name;
@@ -577,8 +599,10 @@ void expand_job_history(const std::string& path, json& doc, const std::string& e
     o["tasks"] = std::move(tasks);
     if (j.min_available > 0) o["min_available"] = j.min_available;
     if (!j.priority_class.empty()) o["priority_class"] = j.priority_class;
+    // The Job's own constraints (a kubectl list's pod template), else the history-wide ones.
     for (const char* k : {"node_selector", "node_affinity", "tolerations"})
-      if (h.contains(k)) o[k] = h[k];
+      if (j.constraints.contains(k)) o[k] = j.constraints[k];
+      else if (h.contains(k)) o[k] = h[k];
     jobs.push_back(std::move(o));
     origins["/workload/jobs"].push_back(at + ": Job '" + j.name + "' (namespace " + j.ns + ")");
   }

@@ -86,6 +86,15 @@ HistoryComparison compare_history(const std::string& history, const std::string&
   const store::ResultTable kind = store::query_file(database, "SELECT value FROM run_meta WHERE key = 'run_kind'");
   if (kind.rows == 1 && kind.columns.at(0).text_at(0) != "training")
     throw std::runtime_error("results database '" + database + "' is an inference run's; compare needs a training run of the history");
+  // The run must be of this history when it was of one: its inputs hold each file's SHA-256.
+  const store::ResultTable inputs = store::query_file(database, "SELECT path, sha256 FROM inputs WHERE role = 'job_history'");
+  const std::string digest = store::hash_input_file("job_history", history).sha256;
+  bool same = false;
+  for (std::size_t r = 0; r < inputs.rows; ++r) same = same || inputs.columns.at(1).text_at(r) == digest;
+  if (inputs.rows > 0 && !same)
+    throw std::invalid_argument("the run " + database + " replayed another job history (" + inputs.columns.at(0).text_at(0) + ", SHA-256 " +
+                                inputs.columns.at(1).text_at(0).substr(0, 12) + "...) than " + history + " (SHA-256 " + digest.substr(0, 12) +
+                                "...): compare a run with the history it replayed");
   const store::ResultTable jobs = store::query_file(database, "SELECT name, submit_ns, start_ns FROM jobs");
   struct Twin {
     double submit_s;
@@ -99,6 +108,7 @@ HistoryComparison compare_history(const std::string& history, const std::string&
   }
 
   HistoryComparison c;
+  c.run_of_this_history = same;
   c.history = history;
   c.database = database;
   std::vector<double> errors, abs_errors, actual_wait, predicted_wait;
@@ -145,6 +155,7 @@ nlohmann::json HistoryComparison::to_json() const {
           {"database", database},
           {"jobs_in_history", jobs.size()},
           {"compared", compared},
+          {"run_of_this_history", run_of_this_history},
           {"not_in_run", not_in_run},
           {"started_only_in_history", started_only_in_history},
           {"started_only_in_twin", started_only_in_twin},
@@ -155,6 +166,8 @@ nlohmann::json HistoryComparison::to_json() const {
 
 std::string HistoryComparison::report(std::size_t worst) const {
   std::string out = fmt::format("{} ({} jobs) against {}:\n", history, jobs.size(), database);
+  if (!run_of_this_history)
+    out += "  note: the run's inputs hold no job history: it replayed something else (inline jobs, pods_from); jobs are matched by name\n";
   out += fmt::format("  compared: {} jobs that started in the history (start_time) and in the twin (jobs.start_ns)\n", compared);
   const std::size_t never = static_cast<std::size_t>(std::count_if(jobs.begin(), jobs.end(), [](const ComparedJob& j) {
     return j.in_run && !j.actual_start_s && !j.predicted_start_s;

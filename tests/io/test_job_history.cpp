@@ -396,6 +396,10 @@ items:
       template:
         metadata: {}
         spec:
+          tolerations:
+          - key: aws.amazon.com/neuron
+            operator: Exists
+            effect: NoSchedule
           containers:
           - image: public.ecr.aws/neuron/pytorch-training-neuronx:2.1.2
             name: main
@@ -525,6 +529,9 @@ TEST_CASE("a job history from kubectl: `kubectl get vcjob -A -o yaml` read as ro
   REQUIRE(a.tasks.size() == 1);
   CHECK(a.tasks[0].replicas == 2);
   CHECK(a.tasks[0].requests == json{{"aws.amazon.com/neuroncore", "32"}, {"cpu", "120"}, {"memory", "480Gi"}});
+  // The pod template's toleration is the job's own (a history-wide one would not replace it).
+  CHECK(a.constraints.at("tolerations") == json::array({{{"key", "aws.amazon.com/neuron"}, {"operator", "Exists"}, {"effect", "NoSchedule"}}}));
+  CHECK_FALSE(h.jobs[1].constraints.contains("tolerations"));
   const io::HistoryJob& b = h.jobs[1];
   CHECK(b.status == "Running");
   CHECK(*b.start_ns == (k2026 + 1860) * kS);
@@ -713,6 +720,24 @@ TEST_CASE("a job history from Prometheus: kube-state-metrics' pod series grouped
   CHECK_FALSE(e.end_ns);
   CHECK(e.where("queue").find("(Job ml/eval, label volcano.sh/queue-name)") != std::string::npos);
 
+  SUBCASE("scraped without honor_labels: the series' own labels are exported_*") {
+    // Prometheus renames a series label that clashes with a target label (scrape_config
+    // honor_labels: false, the default): kube-state-metrics' namespace and pod become
+    // exported_namespace and exported_pod, namespace and pod then naming kube-state-metrics.
+    json x = prometheus_export();
+    for (auto& s : x["data"]["result"]) {
+      json& m = s["metric"];
+      m["exported_namespace"] = m["namespace"];
+      m["exported_pod"] = m["pod"];
+      m["namespace"] = "monitoring";
+      m["pod"] = "kube-state-metrics-6d4b8c5f7-x2x9q";
+    }
+    const io::JobHistory hx = io::read_job_history(write(d, "exported.json", x.dump()));
+    REQUIRE(hx.jobs.size() == 2);
+    CHECK(hx.jobs[0].ns == "ml");
+    CHECK(hx.jobs[0].tasks[0].replicas == 2);
+    CHECK(*hx.jobs[0].run_ns() == 3600 * kS);
+  }
   SUBCASE("what it cannot read is refused with the JSON path") {
     auto error_of_json = [&](const json& doc) {
       const std::string bad = write(d, "bad.json", doc.dump());

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 #include <sqlite3.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -29,6 +30,7 @@ void write_db(const fs::path& p, const std::string& kind, const std::string& row
   REQUIRE(sqlite3_open(p.c_str(), &db) == SQLITE_OK);
   const std::string sql = "CREATE TABLE run_meta(key TEXT PRIMARY KEY, value TEXT);"
                           "INSERT INTO run_meta VALUES('run_kind', '" + kind + "');"
+                          "CREATE TABLE inputs(role TEXT NOT NULL, path TEXT NOT NULL, sha256 TEXT NOT NULL, bytes INTEGER NOT NULL);"
                           "CREATE TABLE jobs(job INTEGER PRIMARY KEY, name TEXT NOT NULL, submit_ns INTEGER NOT NULL, start_ns INTEGER);" +
                           rows;
   char* err = nullptr;
@@ -98,6 +100,24 @@ TEST_CASE("compare_history: a hand-written history and run, every figure by hand
   // The largest error first: c (+10m00s).
   CHECK(r.find("  c ") < r.find("  a "));
 
+  CHECK_FALSE(c.run_of_this_history);  // the hand-written database names no input
+  CHECK(r.find("note: the run's inputs hold no job history") != std::string::npos);
+
+  SUBCASE("a run of this history, by its SHA-256; a run of another is refused") {
+    // sha256 of kHistory, as sha256sum prints it (computed by the store's own hasher would be
+    // circular): the test writes the file and asks `sha256sum`.
+    const std::string cmd = "sha256sum '" + csv.string() + "' > '" + csv.string() + ".sum'";
+    REQUIRE(std::system(cmd.c_str()) == 0);
+    std::string digest;
+    std::ifstream(csv.string() + ".sum") >> digest;
+    REQUIRE(digest.size() == 64);
+    write_db(db, "training", "INSERT INTO inputs VALUES('job_history', 'h.csv', '" + digest + "', 1);"
+             "INSERT INTO jobs VALUES(0, 'a', 0, " + std::to_string(900 * s) + ");");
+    CHECK(runner::compare_history(csv.string(), db.string()).run_of_this_history);
+    write_db(db, "training", "INSERT INTO inputs VALUES('job_history', 'other.csv', '" + std::string(64, '0') + "', 1);"
+             "INSERT INTO jobs VALUES(0, 'a', 0, " + std::to_string(900 * s) + ");");
+    CHECK_THROWS_AS(runner::compare_history(csv.string(), db.string()), std::invalid_argument);
+  }
   SUBCASE("nothing in common: an error that says why") {
     write_db(db, "training", "INSERT INTO jobs VALUES(0, 'zz', 0, 0);");
     CHECK_THROWS_AS(runner::compare_history(csv.string(), db.string()), std::invalid_argument);

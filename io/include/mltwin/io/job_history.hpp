@@ -72,6 +72,10 @@ struct HistoryJob {
   std::optional<std::int64_t> end_ns;    ///< since the Unix epoch (UTC), ns
   int min_available = 0;                 ///< spec.minAvailable; 0: absent (the tasks' summed)
   std::vector<HistoryTask> tasks;
+  /// The Job's own pod constraints, in the scenario's job shape (`node_selector`,
+  /// `node_affinity`, `tolerations`): a Volcano Job's pod template's (kubectl lists); empty
+  /// for CSV rows and Prometheus exports, which `workload.history`'s own keys then give.
+  nlohmann::json constraints = nlohmann::json::object();
   /// The run time, end - start in ns, for a job that ended (Completed, Failed); else nullopt.
   std::optional<std::int64_t> run_ns() const {
     if (start_ns && end_ns) return *end_ns - *start_ns;

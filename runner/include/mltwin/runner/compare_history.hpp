@@ -17,6 +17,7 @@
 //   - quantiles: the empirical quantile at p of n sorted values is the value of rank ceil(p n)
 //     (the nearest-rank method; the median is Boost.Math's, the mean of the middle two for even n).
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -33,9 +34,9 @@ struct ComparedJob {
   std::optional<double> actual_start_s;  ///< since t0, s; nullopt: never started in the history
   std::optional<double> predicted_start_s;  ///< since t0, s; nullopt: the twin never started it
   bool in_run = false;                   ///< the run has a job of this name
-  /// predicted - actual start, s, when both started.
+  /// predicted - actual start, s, when both started (to the ns both times are whole in).
   std::optional<double> error_s() const {
-    if (actual_start_s && predicted_start_s) return *predicted_start_s - *actual_start_s;
+    if (actual_start_s && predicted_start_s) return std::round((*predicted_start_s - *actual_start_s) * 1e9) / 1e9;
     return std::nullopt;
   }
 };
@@ -50,6 +51,9 @@ struct HistoryComparison {
   std::string history, database;
   std::vector<ComparedJob> jobs;      ///< in the history's order
   std::size_t compared = 0;           ///< jobs with an actual and a predicted start
+  /// Whether the run's inputs name this very history (role job_history, the same SHA-256);
+  /// false: its inputs hold no job history (a run of inline jobs or of pods_from, say).
+  bool run_of_this_history = false;
   std::size_t not_in_run = 0;         ///< history jobs the run does not have (e.g. cut by --max-jobs)
   std::size_t started_only_in_history = 0;  ///< started in the history, not (by its end) in the twin
   std::size_t started_only_in_twin = 0;     ///< never started in the history, started in the twin
@@ -63,10 +67,12 @@ struct HistoryComparison {
   std::string report(std::size_t worst = 10) const;
 };
 
-/// Compares the history CSV at `history` with the training run's database at `database`.
-/// Throws io::ScenarioError for a bad history (FILE:LINE: column C: ...), std::runtime_error
-/// if the database cannot be read or is not a training run's, and std::invalid_argument if no
-/// job is in both with a start in each (nothing to compare: the message says why).
+/// Compares the job history at `history` (any form io::read_job_history reads) with the
+/// training run's database at `database`. Throws io::ScenarioError for a bad history
+/// (FILE:LINE: column C: ...), std::runtime_error if the database cannot be read or is not a
+/// training run's, and std::invalid_argument if the run replayed another history (its inputs
+/// hold a job_history of another SHA-256) or no job is in both with a start in each (nothing to
+/// compare: the message says why).
 HistoryComparison compare_history(const std::string& history, const std::string& database);
 
 namespace detail {
