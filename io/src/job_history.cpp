@@ -509,22 +509,11 @@ void expand_job_history(const std::string& path, json& doc, const std::string& e
   inputs.push_back({"job_history", file, as_written});
 
   // What the scenario defines: queues (with queues_from's, expanded before) and PriorityClasses.
-  std::set<std::string> queues, classes = {"system-cluster-critical", "system-node-critical"};
-  std::vector<models::QueueSpec> tree;  // names and parents: only leaf queues take jobs
-  for (const auto& q : doc["queues"]) {
-    queues.insert(q["name"].get<std::string>());
-    models::QueueSpec t;
-    t.name = q["name"];
-    t.parent = q.value("parent", std::string());
-    tree.push_back(std::move(t));
-  }
-  if (doc.contains("priority_classes"))
-    for (const auto& c : doc["priority_classes"]) classes.insert(c["name"].get<std::string>());
-  auto list = [](const std::set<std::string>& s) {
-    std::string out;
-    for (const auto& x : s) out += (out.empty() ? "" : ", ") + x;
-    return out;
-  };
+  const DefinedNames defined = defined_names(doc);
+  const std::set<std::string>& queues = defined.queues;
+  const std::set<std::string>& classes = defined.classes;
+  const std::vector<models::QueueSpec>& tree = defined.tree;
+  auto list = &DefinedNames::list;
 
   // The run time of the jobs that have not ended (Running, Pending): the scenario's model.
   JobHistoryUse u;

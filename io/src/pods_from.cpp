@@ -199,26 +199,11 @@ void expand_pods_from(const std::string& path, json& doc, const std::string& exp
       }
       for (const auto& n : ns.nodes) nodes.insert(n.spec.name);
     }
-  std::set<std::string> queues, classes = {"system-cluster-critical", "system-node-critical"};
-  std::vector<models::QueueSpec> tree;
-  for (const auto& q : doc["queues"]) {
-    queues.insert(q["name"].get<std::string>());
-    models::QueueSpec t;
-    t.name = q["name"];
-    t.parent = q.value("parent", std::string());
-    tree.push_back(std::move(t));
-  }
-  if (doc.contains("priority_classes"))
-    for (const auto& pc : doc["priority_classes"]) classes.insert(pc["name"].get<std::string>());
-  auto list = [](const std::set<std::string>& s) {
-    std::string out;
-    std::size_t k = 0;
-    for (const auto& x : s) {
-      if (k++ == 8) return out + ", ...";
-      out += (out.empty() ? "" : ", ") + x;
-    }
-    return out;
-  };
+  const DefinedNames defined = defined_names(doc);
+  const std::set<std::string>& queues = defined.queues;
+  const std::set<std::string>& classes = defined.classes;
+  const std::vector<models::QueueSpec>& tree = defined.tree;
+  auto list = &DefinedNames::list;
 
   // The pods: of a PodGroup, or of another scheduler on a node (held there).
   std::map<std::string, std::vector<const policy::PodObject*>> members;  // PodGroup "ns/name" -> its pods, in file order

@@ -187,6 +187,32 @@ std::string queue_tree_problem(const std::vector<models::QueueSpec>& queues, std
   return {};
 }
 
+DefinedNames defined_names(const nlohmann::json& doc) {
+  DefinedNames d;
+  d.classes = {"system-cluster-critical", "system-node-critical"};
+  if (doc.contains("queues"))
+    for (const auto& q : doc["queues"]) {
+      d.queues.insert(q["name"].get<std::string>());
+      models::QueueSpec t;
+      t.name = q["name"];
+      t.parent = q.value("parent", std::string());
+      d.tree.push_back(std::move(t));
+    }
+  if (doc.contains("priority_classes"))
+    for (const auto& c : doc["priority_classes"]) d.classes.insert(c["name"].get<std::string>());
+  return d;
+}
+
+std::string DefinedNames::list(const std::set<std::string>& names) {
+  std::string out;
+  std::size_t k = 0;
+  for (const auto& x : names) {
+    if (k++ == 8) return out + ", ...";
+    out += (out.empty() ? "" : ", ") + x;
+  }
+  return out;
+}
+
 std::string leaf_queue_problem(const std::vector<models::QueueSpec>& queues, const std::string& queue) {
   // pkg/webhooks/admission/jobs/validate/admit_job.go (v1.12.1).
   if (queue == "root") return "can not submit job to root queue";

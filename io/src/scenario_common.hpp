@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 
 #include "mltwin/core/time.hpp"
@@ -191,6 +192,18 @@ std::string queue_tree_problem(const std::vector<models::QueueSpec>& queues, std
 /// Why a job may not be submitted to `queue` (Volcano's job admission webhook, admit_job.go:
 /// not the root queue, only leaf queues); empty if it may.
 std::string leaf_queue_problem(const std::vector<models::QueueSpec>& queues, const std::string& queue);
+
+/// What a scenario document defines that a job names: its queues (with queues_from's, expanded
+/// before; the tree, since only leaf queues take jobs) and its PriorityClasses (with Kubernetes'
+/// system-cluster-critical and system-node-critical). For the job loaders that check the names
+/// of jobs read from files (workload.history, cluster.pods_from).
+struct DefinedNames {
+  std::set<std::string> queues, classes;
+  std::vector<models::QueueSpec> tree;  ///< names and parents
+  /// "a, b, c" (after 8: ", ...") for an error message.
+  static std::string list(const std::set<std::string>& names);
+};
+DefinedNames defined_names(const nlohmann::json& doc);
 
 /// A scenario queue entry (schema: /queues/N) -> models::QueueSpec.
 models::QueueSpec queue_of(const std::string& file, const std::string& where, const nlohmann::json& q);
