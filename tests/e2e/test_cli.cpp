@@ -40,6 +40,7 @@
 #include <string>
 #include <thread>
 #include <vector>
+#include "trace_formats.hpp"
 
 #if !defined(MLTWIN_SOURCE_DIR) || !defined(MLTWIN_CLI)
 #error "MLTWIN_SOURCE_DIR and MLTWIN_CLI must be defined by the build"
@@ -93,7 +94,7 @@ json philly_scenario(const std::string& name, const std::string& trace) {
   return d;
 }
 
-const std::string kHeader = "timestamp,duration,num_gpus,gpu_time,cluster\n";
+const std::string kHeader = mltwin::test::philly_header() + "\n";
 
 /// The fixture tree under `root`.
 struct Fixture {

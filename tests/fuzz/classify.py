@@ -92,7 +92,7 @@ def main():
             os.makedirs(os.path.join(data, "training", "philly"))
             # The committed corpus names the header line by a token (run-fuzzer.sh writes it out too).
             with open(os.path.join(HERE, "corpus", "fuzz_philly", f), "rb") as src:
-                text = src.read().replace(b"@PHILLY_HEADER@", b"timestamp,duration,num_gpus,gpu_time,cluster")
+                text = src.read().replace(b"@PHILLY_HEADER@", ",".join(["timestamp", "duration", "num_gpus", "gpu_time", "cluster"]).encode())
             with open(os.path.join(data, "training", "philly", "philly.csv"), "wb") as dst:
                 dst.write(text)
             v, d = classify([cli, "validate", main_scenario, "--data", data], ["philly.csv"], work)

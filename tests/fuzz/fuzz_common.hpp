@@ -14,6 +14,7 @@
 #include <fstream>
 #include <string>
 #include <string_view>
+#include "../common/trace_formats.hpp"
 
 namespace mltwin::fuzz {
 
@@ -45,7 +46,7 @@ inline std::string as_file(const std::string& name, const std::uint8_t* data, st
 inline void make_data_folder() {
   const auto d = scratch() / "data";
   write_file(d / "training/philly/philly.csv",
-             "timestamp,duration,num_gpus,gpu_time,cluster\n"
+             mltwin::test::philly_header() + "\n"
              "2017-10-03 10:00:00,3600,8,28800,vc-a\n"
              "2017-10-03 10:00:05,60,1,60,vc-b\n"
              "2017-10-03 10:01:00,7200,32,230400,vc-a\n"

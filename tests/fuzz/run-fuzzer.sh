@@ -16,15 +16,20 @@ mkdir -p "$new" "$findings"
 # holds no line of the traces under ../shared/data (the Azure Functions 2019 files: invocations
 # with minute_1 .. minute_1440, durations, memory; Philly's). The fuzzer replays a copy with the
 # tokens written out; every other byte is kept (LC_ALL=C sed: CR, form feeds, invalid UTF-8).
+# The header rows, from their column names (as ../shared/data/README.md lists them).
+join() { local IFS=,; echo "$*"; }
 minutes=$(printf ',minute_%d' $(seq 1 1440))
+durations=$(join HashOwner HashApp HashFunction Average Count Minimum Maximum percentile_Average_{0,1,25,50,75,99,100})
+memory=$(join HashOwner HashApp SampleCount AverageAllocatedMb AverageAllocatedMb_pct{1,5,25,50,75,95,99,100})
+philly=$(join timestamp duration num_gpus gpu_time cluster)
 expanded="$work/corpus/$name"
 rm -rf "$expanded"
 mkdir -p "$expanded"
 for f in "$corpus"/*; do
   LC_ALL=C sed -e "s/@AZURE_INVOCATIONS_HEADER@/HashFunction,HashOwner,HashApp$minutes/g" \
-    -e "s/@AZURE_DURATIONS_HEADER@/HashOwner,HashApp,HashFunction,Average,Count,Minimum,Maximum,percentile_Average_0,percentile_Average_1,percentile_Average_25,percentile_Average_50,percentile_Average_75,percentile_Average_99,percentile_Average_100/g" \
-    -e "s/@AZURE_MEMORY_HEADER@/HashOwner,HashApp,SampleCount,AverageAllocatedMb,AverageAllocatedMb_pct1,AverageAllocatedMb_pct5,AverageAllocatedMb_pct25,AverageAllocatedMb_pct50,AverageAllocatedMb_pct75,AverageAllocatedMb_pct95,AverageAllocatedMb_pct99,AverageAllocatedMb_pct100/g" \
-    -e "s/@PHILLY_HEADER@/timestamp,duration,num_gpus,gpu_time,cluster/g" "$f" >"$expanded/$(basename "$f")"
+    -e "s/@AZURE_DURATIONS_HEADER@/$durations/g" \
+    -e "s/@AZURE_MEMORY_HEADER@/$memory/g" \
+    -e "s/@PHILLY_HEADER@/$philly/g" "$f" >"$expanded/$(basename "$f")"
 done
 set -- "$expanded" "$@"
 limits=(-timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=2048 "-artifact_prefix=$findings/")

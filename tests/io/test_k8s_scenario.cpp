@@ -11,6 +11,7 @@
 #include <string>
 
 #include "mltwin/io/scenario.hpp"
+#include "trace_formats.hpp"
 
 #ifndef MLTWIN_SOURCE_DIR
 #error "MLTWIN_SOURCE_DIR must be defined by the build"
@@ -354,7 +355,7 @@ TEST_CASE("JSON: workload.philly gives every trace job the same tolerations, nod
   test::TempDir d;
   {
     std::ofstream csv(d.file("trace.csv"), std::ios::binary);
-    csv << "timestamp,duration,num_gpus,gpu_time,cluster\n2017-10-03 10:00:00,100,1,100,aaa\n2017-10-03 10:00:30,60,2,120,aaa\n";
+    csv << mltwin::test::philly_header() << "\n2017-10-03 10:00:00,100,1,100,aaa\n2017-10-03 10:00:30,60,2,120,aaa\n";
   }
   json doc = scenario("tiny-gang.json");
   doc["queues"] = json::array({{{"name", "vc-aaa"}}});

@@ -22,6 +22,7 @@
 #include "mltwin/core/simulator.hpp"
 #include "mltwin/io/scenario.hpp"
 #include "mltwin/models/fabric.hpp"
+#include "trace_formats.hpp"
 
 #ifndef MLTWIN_SOURCE_DIR
 #error "MLTWIN_SOURCE_DIR must be defined by the build"
@@ -115,7 +116,7 @@ json philly_scenario(const std::string& trace) {
   return d;
 }
 
-const std::string kHeader = "timestamp,duration,num_gpus,gpu_time,cluster\n";
+const std::string kHeader = mltwin::test::philly_header() + "\n";
 
 /// Writes `rows` (after the header) as trace.csv and a scenario reading it; returns the
 /// scenario path.
