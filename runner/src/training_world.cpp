@@ -50,8 +50,10 @@ class Forward final : public models::TrainingRecorder {
 
 class TrainingWorld final : public World {
  public:
-  TrainingWorld(const std::string& path, io::LoadedScenario sc)
-      : World(Kind::Training, path, sc.name, sc.json, sc.seed, sc.warnings, sc.inputs), sc_(std::move(sc)) {}
+  TrainingWorld(const std::string& path, io::LoadedScenario sc, std::optional<io::NameMap> names)
+      : World(Kind::Training, path, sc.name, sc.json, sc.seed, sc.warnings, sc.inputs), sc_(std::move(sc)), names_(std::move(names)) {}
+
+  const io::NameMap* names() const override { return names_ ? &*names_ : nullptr; }
 
   io::RunEstimate estimate(core::Time until) const override { return io::estimate_run(sc_, until); }
 
@@ -128,6 +130,7 @@ class TrainingWorld final : public World {
 
  private:
   io::LoadedScenario sc_;
+  std::optional<io::NameMap> names_;
   Forward fwd_;
   std::unique_ptr<SnapshotWriter> snapshots_;  // declared before the cluster: destroyed after it
   std::unique_ptr<ObserverPair> both_;
@@ -327,7 +330,10 @@ std::unique_ptr<World> load_training_world(const std::string& path, const RunOpt
     if (lo.overrides.is_null()) lo.overrides = patch;
     else lo.overrides.merge_patch(patch);
   }
-  return std::make_unique<TrainingWorld>(path, io::load_scenario(path, lo));
+  io::LoadedScenario sc = io::load_scenario(path, lo);
+  std::optional<io::NameMap> names;
+  if (opts.anonymize) names = io::anonymize(sc);
+  return std::make_unique<TrainingWorld>(path, std::move(sc), std::move(names));
 }
 
 }  // namespace mltwin::runner::detail
