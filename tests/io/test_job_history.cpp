@@ -975,3 +975,46 @@ TEST_CASE("a job history on its own: recognised by its header, described for mlt
   test::TempDir d;
   CHECK(io::looks_like_job_history(write(d, "v.yaml", "apiVersion: v1\nkind: List\nitems:\n- apiVersion: batch.volcano.sh/v1alpha1\n  kind: Job\n")));
 }
+
+TEST_CASE("a kubectl Job whose tasks' pod templates have different constraints is read, marked not modelled, and skipped") {
+  test::TempDir d;
+  // Two tasks of the same requests; only task w's template has a nodeSelector.
+  const std::string yaml = R"(apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata:
+  name: j
+  namespace: ns
+  creationTimestamp: "2026-01-01T00:00:00Z"
+spec:
+  tasks:
+  - name: w
+    replicas: 1
+    template:
+      spec:
+        nodeSelector:
+          disk: ssd
+        containers:
+        - name: main
+          resources:
+            requests:
+              cpu: "1"
+  - name: v
+    replicas: 1
+    template:
+      spec:
+        containers:
+        - name: main
+          resources:
+            requests:
+              cpu: "1"
+status:
+  state:
+    phase: Pending
+)";
+  const std::string p = write(d, "vcjobs.yaml", yaml);
+  CHECK(io::looks_like_job_history(p));
+  const io::JobHistory h = io::read_job_history(p);
+  REQUIRE(h.jobs.size() == 1);
+  CHECK(h.jobs[0].unmodelled == "tasks with different nodeSelector, node affinity or tolerations (mltwin gives every pod of a job one set)");
+  CHECK(io::describe_history("v.yaml", h).find("1 the twin would skip (1 with tasks with different nodeSelector") != std::string::npos);
+}
