@@ -2,6 +2,7 @@
 //
 //   mltwin run SCENARIO [--out FILE] [--summary-json FILE] [--seed N] [--until TIME] [--data DIR] [--max-jobs N] [--replications N] [--force] [--strict] [--check-promises]
 //   mltwin validate SCENARIO [--data DIR] [--max-jobs N] [--strict]
+//   mltwin validate HISTORY [--strict]          (a job history on its own: CSV, kubectl vcjob list, Prometheus export)
 //   mltwin explain RUN.sqlite JOB
 //   mltwin trace RUN.sqlite [--out FILE.json]
 //   mltwin plugins
@@ -41,6 +42,7 @@
 #include "mltwin/policy/serving.hpp"
 #include "mltwin/policy/session.hpp"
 #include "mltwin/policy/version.hpp"
+#include "mltwin/io/job_history.hpp"
 #include "mltwin/io/catalog.hpp"
 #include "mltwin/io/inference_scenario.hpp"
 #include "mltwin/io/report.hpp"
@@ -151,6 +153,21 @@ void print_estimate(const io::RunEstimate& e) {
 
 int cmd_validate(const std::string& path, const std::string& data, const std::string& catalog, std::size_t max_jobs,
                  bool strict) {
+  // A job history on its own (a CSV, a kubectl list of Volcano Jobs, a Prometheus export):
+  // what it holds, without a scenario (docs/cli.md).
+  if (io::looks_like_job_history(path)) {
+    const io::JobHistory h = io::read_job_history(path);
+    std::size_t skipped = 0;
+    for (const auto& j : h.jobs) skipped += j.unmodelled.empty() ? 0 : 1;
+    if (strict && skipped > 0) {
+      for (const auto& j : h.jobs)
+        if (!j.unmodelled.empty())
+          throw std::invalid_argument(j.where("tasks") + ": Job '" + j.name + "' (namespace " + j.ns + ") would be skipped: " + j.unmodelled +
+                                      " (--strict: warnings are errors)");
+    }
+    std::cout << io::describe_history(path, h);
+    return 0;
+  }
   runner::RunOptions opts;
   opts.data_dir = data;
   opts.catalog = catalog;
@@ -552,8 +569,8 @@ int main(int argc, char** argv) {
                   "run N seeds (the scenario's or --seed, then +1, +2, ...), each with its own database, and print "
                   "every summary figure's mean with its 95 % confidence interval")
       ->type_name("N");
-  auto* val = app.add_subcommand("validate", "check a scenario (and its trace) without running it");
-  val->add_option("scenario", scenario, "scenario JSON file")->required()->check(CLI::ExistingFile);
+  auto* val = app.add_subcommand("validate", "check a scenario (and its trace) without running it, or a job history on its own");
+  val->add_option("scenario", scenario, "scenario JSON file, or a job history (CSV, kubectl vcjob list, Prometheus export)")->required()->check(CLI::ExistingFile);
   val->add_option("--data", data, "data folder for ${MLTWIN_DATA}");
   val->add_option("--max-jobs", max_jobs_text, "Philly workloads: keep only the first N jobs by submit time (0: all)")
       ->type_name("N");

@@ -113,6 +113,7 @@ io::LoadOptions load_options(const RunOptions& opts) {
   lo.overrides = opts.overrides;
   lo.document = opts.document ? &*opts.document : nullptr;
   lo.strict = opts.strict;
+  lo.seed = opts.seed;  // the history_distribution model draws while loading, with the run's seed
   lo.serving_policies = opts.serving_policies;
   return lo;
 }
