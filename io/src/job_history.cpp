@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <regex>
@@ -605,6 +606,10 @@ JobHistory read_job_history(const std::string& path) {
 }
 
 bool looks_like_job_history(const std::string& path) {
+  // Only a regular file is looked into: a FIFO or a device would block or never end (the
+  // scenario reader then refuses it with its own message).
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return false;
   std::ifstream in(path, std::ios::binary);
   if (!in) return false;
   std::string head(64 * 1024, '\0');
