@@ -535,6 +535,9 @@ void read_priority_class(const Reader& r, const json& obj, const std::string& pa
   if (!v) r.fail(path, "missing value");
   pc.value = static_cast<std::int32_t>(r.integer(*v, path + "/value", INT32_MIN, INT32_MAX));
   if (const json* g = Reader::get(obj, "globalDefault")) pc.global_default = r.boolean(*g, path + "/globalDefault");
+  if (const std::string pp = r.opt_str(obj, "preemptionPolicy", path); pp == "Never") pc.preempt_never = true;
+  else if (!pp.empty() && pp != "PreemptLowerPriority")
+    r.fail(path + "/preemptionPolicy", "'" + printable(pp) + "' is not a preemption policy (PreemptLowerPriority, Never)");
   out.priority_classes.push_back(std::move(pc));
 }
 
@@ -960,17 +963,39 @@ json write_list(const policy::ClusterState& state, const WriteOptions& opts) {
   using policy::TaskStatus;
   json items = json::array();
   auto stamp = [&](TimeNs t) { return format_rfc3339(opts.epoch + t); };
-  // PriorityClasses: one per PodGroup priority in use, named after its value.
+  // PriorityClasses: the twin's own (WriteOptions::priority_classes), with their names; for a
+  // PodGroup priority no such class gives, one named after its value.
+  const PriorityClass* global_default = nullptr;
+  for (const PriorityClass& pc : opts.priority_classes)
+    if (pc.global_default) global_default = &pc;
+  const std::int32_t unnamed_priority = global_default ? global_default->value : 0;  // what "" resolves to (load)
+  auto class_name = [](std::int32_t v) { return "mltwin-priority-" + std::string(v < 0 ? "minus-" : "") + std::to_string(v < 0 ? -static_cast<std::int64_t>(v) : v); };
+  std::unordered_map<std::string, std::int32_t> written;  // class name -> value
+  for (const PriorityClass& pc : opts.priority_classes) {
+    json o = {{"apiVersion", "scheduling.k8s.io/v1"}, {"kind", "PriorityClass"}, {"metadata", {{"name", pc.name}}}, {"value", pc.value}};
+    if (pc.global_default) o["globalDefault"] = true;
+    o["preemptionPolicy"] = pc.preempt_never ? "Never" : "PreemptLowerPriority";
+    items.push_back(std::move(o));
+    written.emplace(pc.name, pc.value);
+  }
+  // The class a PodGroup names: its job's, else none when that resolves to its priority, else
+  // one of its value's own.
+  auto podgroup_class = [&](const policy::JobInfo& j) -> std::string {
+    if (auto it = opts.job_priority_class.find(j.name); it != opts.job_priority_class.end() && !it->second.empty())
+      if (auto w = written.find(it->second); w != written.end() && w->second == j.priority) return it->second;
+    if (j.priority == unnamed_priority) return {};
+    return class_name(j.priority);
+  };
   std::set<std::int32_t> priorities;
   for (const policy::JobInfo& j : state.jobs())
-    if (j.live) priorities.insert(j.priority);
-  auto class_name = [](std::int32_t v) { return "mltwin-priority-" + std::string(v < 0 ? "minus-" : "") + std::to_string(v < 0 ? -static_cast<std::int64_t>(v) : v); };
+    if (j.live && podgroup_class(j).rfind("mltwin-priority-", 0) == 0) priorities.insert(j.priority);
   for (std::int32_t v : priorities)
-    items.push_back({{"apiVersion", "scheduling.k8s.io/v1"},
-                     {"kind", "PriorityClass"},
-                     {"metadata", {{"name", class_name(v)}}},
-                     {"value", v},
-                     {"preemptionPolicy", "PreemptLowerPriority"}});
+    if (!written.count(class_name(v)))
+      items.push_back({{"apiVersion", "scheduling.k8s.io/v1"},
+                       {"kind", "PriorityClass"},
+                       {"metadata", {{"name", class_name(v)}}},
+                       {"value", v},
+                       {"preemptionPolicy", "PreemptLowerPriority"}});
   // Queues (the root queue is the scheduler cache's own: not an object).
   for (const policy::QueueInfo& q : state.queues()) {
     if (q.name.empty()) continue;  // a removed queue's slot
@@ -1023,7 +1048,8 @@ json write_list(const policy::ClusterState& state, const WriteOptions& opts) {
   }
   for (json& p : daemon_pods) items.push_back(std::move(p));
   auto write_podgroup = [&](const policy::JobInfo& j) {
-    json spec = {{"minMember", j.min_available}, {"queue", state.queue(j.queue).name}, {"priorityClassName", class_name(j.priority)}};
+    json spec = {{"minMember", j.min_available}, {"queue", state.queue(j.queue).name}};
+    if (std::string pc = podgroup_class(j); !pc.empty()) spec["priorityClassName"] = pc;
     if (!j.min_task_member.empty()) {
       json m = json::object();
       for (const auto& [role, n] : j.min_task_member) m[role] = n;
@@ -1099,7 +1125,7 @@ json write_list(const policy::ClusterState& state, const WriteOptions& opts) {
     if (j.live) write_podgroup(j);
     for (policy::TaskId tid : j.tasks) write_pod(j, state.task(tid));
   }
-  json data = {{"now", stamp(opts.now.value_or(state.now()))}};
+  json data = {{"now", stamp(opts.now.value_or(state.now()))}, {"epoch", stamp(0)}};
   if (opts.tiebreak_state) data["tiebreakState"] = *opts.tiebreak_state;
   if (opts.config) data["volcano-scheduler.conf"] = write_volcano_scheduler_conf(*opts.config);
   items.push_back({{"apiVersion", "v1"},

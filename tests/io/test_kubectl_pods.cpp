@@ -306,13 +306,33 @@ TEST_CASE("pods_from: bad input is refused naming the file and the JSON path") {
     json l = list;
     l["items"][2]["spec"]["queue"] = "research";
     CHECK(err(l) == "T/pods.json: /items/2/spec/queue: PodGroup 'ml/" + kBert + "': queue 'research' is not defined in T/s.json (/queues or "
-                    "/queues_from: default)");
+                    "/queues_from; the leaf queues a job can name: default)" + as);
+  }
+  {  // the choices offered are the leaves: not root, not a parent
+    json dd = d;
+    dd["queues"] = {{{"name", "default"}, {"weight", 1}},
+                    {{"name", "root"}, {"weight", 1}},
+                    {{"name", "org"}, {"weight", 1}, {"parent", "root"}},
+                    {{"name", "team"}, {"weight", 1}, {"parent", "org"}}};
+    json l = list;
+    l["items"][2]["spec"]["queue"] = "research";
+    CHECK(error_of(dd, {{"pods.json", l.dump(2)}}) ==
+          "T/pods.json: /items/2/spec/queue: PodGroup 'ml/" + kBert + "': queue 'research' is not defined in T/s.json (/queues or "
+          "/queues_from; the leaf queues a job can name: default, team)" + as);
   }
   {  // a PriorityClass the scenario does not have
     json l = list;
     l["items"][2]["spec"]["priorityClassName"] = "urgent";
     const std::string e = err(l);
     CHECK_MESSAGE(e.rfind("T/pods.json: /items/2/spec/priorityClassName: PodGroup 'ml/" + kBert + "': PriorityClass 'urgent' is not defined", 0) == 0, e);
+  }
+  {  // a PriorityClass of the files with another value than the scenario's class of that name
+    json dd = d;
+    dd["priority_classes"] = {{{"name", "urgent"}, {"value", 400}}};
+    json l = list;
+    l["items"].push_back({{"apiVersion", "scheduling.k8s.io/v1"}, {"kind", "PriorityClass"}, {"metadata", {{"name", "urgent"}}}, {"value", 500}});
+    CHECK(error_of(dd, {{"pods.json", l.dump(2)}}) ==
+          "T/pods.json: /items/7: PriorityClass 'urgent' (value 500) is already defined otherwise (T/s.json: /priority_classes/0)" + as);
   }
   {  // no room: the running pod asks for more than its node's allocatable (127610m cpu)
     json l = list;
@@ -359,10 +379,12 @@ TEST_CASE("pods_from: bad input is refused naming the file and the JSON path") {
     CHECK(err(l) == "T/pods.json: /items/0: PodGroup 'ml/" + kLlama + "' has 1 pod(s) on nodes and 1 without: a partly running PodGroup is "
                     "not modelled yet" + as);
   }
-  {  // a Queue in the file
+  {  // a Queue in the file is /queues_from's: a PodGroup naming it, the file not listed there, says so
     json l = list;
     l["items"].push_back({{"apiVersion", "scheduling.volcano.sh/v1beta1"}, {"kind", "Queue"}, {"metadata", {{"name", "q"}}}, {"spec", {{"weight", 1}}}});
-    CHECK(err(l) == "T/pods.json: /items/7: a Queue in a file of /cluster/pods_from: give the cluster's queues with /queues_from" + as);
+    l["items"][2]["spec"]["queue"] = "q";
+    CHECK(err(l) == "T/pods.json: /items/2/spec/queue: PodGroup 'ml/" + kBert + "': queue 'q' is not defined in T/s.json (T/pods.json: /items/7 "
+                    "holds it: list that file under /queues_from too, which reads the Queues of a kubectl export)" + as);
   }
   {  // a malformed startTime: the reader's own error, with the scenario's key
     json l = list;
@@ -375,4 +397,25 @@ TEST_CASE("pods_from: bad input is refused naming the file and the JSON path") {
     dd["cluster"]["pods_from"]["duration"] = {{"model", "fixed"}, {"source", "test"}};
     CHECK(error_of(dd, {{"pods.json", list.dump()}}) == "T/s.json: /cluster/pods_from/duration/duration: the fixed model needs a duration (e.g. \"2h\")");
   }
+}
+
+TEST_CASE("pods_from: the files' PriorityClasses are the scenario's (kubectl get ...,priorityclasses), Kubernetes' system ones built in") {
+  // bert's PodGroup names 'urgent' (value 500), which only the export defines; the export also
+  // lists Kubernetes' system-cluster-critical (value 2000000000, as the API server creates it)
+  // and 'low' (value 10), which the scenario defines too with the same value: no conflict.
+  json l = json::parse(slurp(kFix + "pods.json"));
+  l["items"][2]["spec"]["priorityClassName"] = "urgent";
+  l["items"].push_back({{"apiVersion", "scheduling.k8s.io/v1"}, {"kind", "PriorityClass"}, {"metadata", {{"name", "urgent"}}}, {"value", 500},
+                        {"preemptionPolicy", "Never"}});
+  l["items"].push_back({{"apiVersion", "scheduling.k8s.io/v1"}, {"kind", "PriorityClass"}, {"metadata", {{"name", "system-cluster-critical"}}},
+                        {"value", 2000000000}});
+  l["items"].push_back({{"apiVersion", "scheduling.k8s.io/v1"}, {"kind", "PriorityClass"}, {"metadata", {{"name", "low"}}}, {"value", 10}});
+  json d = scenario("pods.json");
+  d["priority_classes"] = {{{"name", "low"}, {"value", 10}}};
+  auto loaded = load(d, {{"pods.json", l.dump(2)}});
+  const models::TrainingJobSpec& bert = job(loaded->sc.training, kBert);
+  CHECK(bert.priority_class == "urgent");
+  CHECK(bert.priority == 500);
+  CHECK(bert.preempt_never);  // the class's preemptionPolicy Never
+  CHECK(job(loaded->sc.training, kLlama).priority == 0);
 }

@@ -44,6 +44,7 @@ struct PriorityClass {
   std::string name;
   std::int32_t value = 0;
   bool global_default = false;
+  bool preempt_never = false;  ///< preemptionPolicy Never (default PreemptLowerPriority)
 };
 
 /// A PodGroup as read, with the name of its PriorityClass (resolved when the snapshot is loaded:
@@ -152,9 +153,15 @@ std::optional<policy::TimeNs> parse_rfc3339(std::string_view text);
 /// ns since the Unix epoch as RFC 3339 in UTC, fractional seconds only when not whole.
 std::string format_rfc3339(policy::TimeNs t);
 
+/// Where mltwin's runs put their time 0 in the snapshots they write (runner: `mltwin run
+/// --snapshot-at`, mltwin.Run.snapshot()): 2000-01-01T00:00:00Z, 946,684,800 s after the Unix
+/// epoch. Not 1970-01-01T00:00:00Z, which kubectl readers (and cluster.pods_from) cannot tell
+/// from a timestamp left unset (metav1.Time's zero value serialises as null, a Go zero time).
+inline constexpr policy::TimeNs kTwinEpoch = 946'684'800LL * 1'000'000'000LL;
+
 struct WriteOptions {
   /// Where the state's time 0 lies, ns since the Unix epoch (creation timestamps are epoch +
-  /// the state's time).
+  /// the state's time); written as the ConfigMap's data.epoch.
   policy::TimeNs epoch = 0;
   /// Written as SnapshotMeta when set.
   std::optional<std::string> tiebreak_state;
@@ -164,10 +171,20 @@ struct WriteOptions {
   /// The scheduler's configuration, written as SnapshotMeta::scheduler_conf when set.
   std::optional<policy::SchedulerConfig> config;
   std::string ns = "default";  ///< the namespace of pods and PodGroups
+  /// The PriorityClasses the twin defines (a scenario's priority_classes): written as they are,
+  /// and a PodGroup's spec.priorityClassName is its job's class from job_priority_class (job
+  /// name -> class name) when that class has the job's priority. A job without a class whose
+  /// priority is what no class name resolves to (the globalDefault class's value, else 0) names
+  /// none; any other job names a class written for its value, mltwin-priority-N (as when both
+  /// are empty).
+  std::vector<PriorityClass> priority_classes;
+  std::unordered_map<std::string, std::string> job_priority_class;
 };
 
 /// The state as the `v1 List` kubectl would print for its Nodes, Pods, PodGroups, Queues and
-/// PriorityClasses, plus the mltwin-snapshot ConfigMap (now = epoch + opts.now or state.now()). Reading it
+/// PriorityClasses, plus the mltwin-snapshot ConfigMap (now = epoch + opts.now or state.now()).
+/// The same file reads back as a scenario's cluster.nodes_from, cluster.pods_from (its `now`
+/// defaults to the ConfigMap's) and queues_from (docs/scenarios.md). Reading it
 /// back gives the same scheduling state: same names, priorities, requests, creation times, UIDs
 /// (the 64-bit order key as the UID's first half), phases and placements. A node's DaemonSet
 /// requests become pods of another scheduler in kube-system, one per pod counted. Throws
