@@ -419,3 +419,32 @@ TEST_CASE("pods_from: the files' PriorityClasses are the scenario's (kubectl get
   CHECK(bert.preempt_never);  // the class's preemptionPolicy Never
   CHECK(job(loaded->sc.training, kLlama).priority == 0);
 }
+
+TEST_CASE("pods_from: one `kubectl get nodes,pods,podgroups,queues,priorityclasses -A -o json` file serves nodes_from, pods_from and queues_from") {
+  // The fixtures' Nodes and Pods/PodGroups in one List with Volcano's root and default Queues
+  // and a PriorityClass, listed unedited under the three keys: each reads its own kinds.
+  json all = json::parse(slurp(kFix + "nodes.json"));
+  const json pods = json::parse(slurp(kFix + "pods.json"));
+  for (const auto& o : pods["items"]) all["items"].push_back(o);
+  for (const char* q : {"root", "default"})
+    all["items"].push_back({{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+                            {"kind", "Queue"},
+                            {"metadata", {{"name", q}, {"uid", std::string("uid-") + q}}},
+                            {"spec", {{"weight", 1}, {"reclaimable", true}}},
+                            {"status", {{"state", "Open"}}}});
+  all["items"].push_back({{"apiVersion", "scheduling.k8s.io/v1"}, {"kind", "PriorityClass"}, {"metadata", {{"name", "batch"}}}, {"value", 100}});
+  all["items"][3 + 2]["spec"]["priorityClassName"] = "batch";  // bert's PodGroup: after the 3 Nodes, the pods fixture's items[2]
+  json d = scenario("all.json");
+  d["cluster"]["nodes_from"] = json::array({"all.json"});
+  d.erase("queues");
+  d["queues_from"] = json::array({"all.json"});
+  auto loaded = load(d, {{"all.json", all.dump(2)}});
+  const models::TrainingScenario& sc = loaded->sc.training;
+  CHECK(sc.node_groups.size() == 3);  // the 3 Nodes
+  REQUIRE(sc.queues.size() == 2);
+  CHECK(sc.queues[0].name == "root");
+  CHECK(sc.queues[1].name == "default");
+  REQUIRE_MESSAGE(sc.jobs.size() == 2, (loaded->sc.pods_from ? loaded->sc.pods_from->describe() : std::string("no pods_from")));
+  CHECK(job(sc, kBert).priority == 100);
+  CHECK(job(sc, kLlama).queue == "default");
+}
