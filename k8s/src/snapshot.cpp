@@ -49,12 +49,34 @@ bool read_kind(const json& kind) {
 
 // ---- JSON access with the path of each value ----------------------------------------------
 
+/// JSON pointer -> "line:column" (1-based) in a YAML file, for the values read from it.
+using LineMap = std::map<std::string, std::string, std::less<>>;
+
+/// "line:column" of the value at JSON pointer `path`, else of the nearest enclosing one; "" if none.
+std::string line_of(const LineMap& lines, std::string_view path) {
+  for (std::string_view at = path;;) {
+    if (auto it = lines.find(at); it != lines.end()) return it->second;
+    const std::size_t up = at.rfind('/');
+    if (at.empty() || up == std::string_view::npos) return {};
+    at = at.substr(0, up);
+  }
+}
+
 class Reader {
  public:
-  explicit Reader(const std::string& file) : file_(file) {}
-  [[noreturn]] void fail(const std::string& path, const std::string& what) const {
-    throw InputError(file_ + ": " + (path.empty() ? std::string("/") : path) + ": " + what);
+  /// `file` names the input (a YAML file of several documents: "f.yaml (YAML document 2)");
+  /// with `lines`, errors give the line in `line_file` instead.
+  explicit Reader(const std::string& file, const LineMap* lines = nullptr, const std::string* line_file = nullptr)
+      : file_(file), lines_(lines), line_file_(line_file) {}
+  /// "file: /path", or "file:LINE:COL: /path" for a YAML file (the line of the value at the
+  /// path, else of the nearest enclosing one).
+  std::string place(const std::string& path) const {
+    const std::string p = path.empty() ? std::string("/") : path;
+    if (lines_)
+      if (std::string lc = line_of(*lines_, path); !lc.empty()) return (line_file_ ? *line_file_ : file_) + ":" + lc + ": " + p;
+    return file_ + ": " + p;
   }
+  [[noreturn]] void fail(const std::string& path, const std::string& what) const { throw InputError(place(path) + ": " + what); }
   static std::string type_name(const json& v) {
     switch (v.type()) {
       case json::value_t::null: return "null";
@@ -208,6 +230,8 @@ class Reader {
       if (const json* v = get(o, k)) str(*v, path + "/" + k);
   }
   const std::string& file_;
+  const LineMap* lines_;
+  const std::string* line_file_;
 };
 
 std::string strformat(const char* fmt, long long a, long long b, long long c) {
@@ -608,6 +632,9 @@ void read_object(const Reader& r, const json& obj, const std::string& path, cons
 class Dropper {
  public:
   std::map<std::string, std::size_t> dropped;  // kind -> objects dropped
+  /// The indices in the List's `items` of the objects dropped, ascending: the items left keep
+  /// their indices as written in errors (/items/N).
+  std::vector<std::size_t> dropped_items;
 
   bool operator()(int depth, json::parse_event_t ev, json& parsed) {
     (void)depth;
@@ -624,18 +651,22 @@ class Dropper {
         return true;
       case json::parse_event_t::object_end: {
         // An item of a List (the root object's `items`), or the root object itself.
-        const bool item = (stack_.size() == 3 && stack_[1].array && stack_[1].key == "items") || stack_.size() == 1;
+        const bool list_item = stack_.size() == 3 && stack_[1].array && stack_[1].key == "items";
+        const bool item = list_item || stack_.size() == 1;
+        const std::size_t index = list_item ? items_seen_++ : 0;
         stack_.pop_back();
         if (item && parsed.is_object()) {
           auto k = parsed.find("kind");
           if (k != parsed.end() && k->is_string() && !read_kind(*k) && !(stack_.empty() && *k == "List")) {
             ++dropped[k->get<std::string>()];
+            if (list_item) dropped_items.push_back(index);
             return false;
           }
         }
         return true;
       }
       case json::parse_event_t::value:
+        if (stack_.size() == 2 && stack_[1].array && stack_[1].key == "items") ++items_seen_;  // an item that is not an object
         return true;
     }
     return true;
@@ -662,6 +693,7 @@ class Dropper {
   }
   std::vector<Level> stack_;
   std::string key_;
+  std::size_t items_seen_ = 0;
 };
 
 }  // namespace
@@ -742,8 +774,10 @@ namespace {
 /// types each plain scalar — null, a boolean, an integer in base 0, a float, else a string;
 /// a quoted scalar is a string), leaving out what the JSON reader's parse drops (Dropper):
 /// containers' env and envFrom, managedFields, the last-applied annotation.
-json yaml_to_json(const yaml::Src& src, const YAML::Node& n, const std::string& key, const std::string& parent_key, bool in_container) {
+json yaml_to_json(const yaml::Src& src, const YAML::Node& n, const std::string& key, const std::string& parent_key, bool in_container,
+                  const std::string& ptr, LineMap* lines) {
   using yaml::Plain;
+  if (lines) lines->emplace(ptr, std::to_string(n.Mark().line + 1) + ":" + std::to_string(n.Mark().column + 1));
   if (n.IsMap()) {
     json o = json::object();
     for (auto it = n.begin(); it != n.end(); ++it) {
@@ -753,14 +787,14 @@ json yaml_to_json(const yaml::Src& src, const YAML::Node& n, const std::string& 
       if ((ks == "env" || ks == "envFrom") && in_container) continue;
       if (ks == "managedFields" && key == "metadata") continue;
       if (ks == "kubectl.kubernetes.io/last-applied-configuration" && key == "annotations") continue;
-      o[ks] = yaml_to_json(src, it->second, ks, key, false);
+      o[ks] = yaml_to_json(src, it->second, ks, key, false, ptr + "/" + pointer_token_of(ks), lines);
     }
     return o;
   }
   if (n.IsSequence()) {
     json a = json::array();
     const bool containers = key == "containers" || key == "initContainers" || key == "ephemeralContainers";
-    for (std::size_t i = 0; i < n.size(); ++i) a.push_back(yaml_to_json(src, n[i], "", key, containers));
+    for (std::size_t i = 0; i < n.size(); ++i) a.push_back(yaml_to_json(src, n[i], "", key, containers, ptr + "/" + std::to_string(i), lines));
     return a;
   }
   if (!n.IsScalar()) return nullptr;
@@ -786,18 +820,47 @@ json yaml_to_json(const yaml::Src& src, const YAML::Node& n, const std::string& 
 
 }  // namespace
 
+namespace {
+
+void read_json_lines(std::string_view text, const std::string& file, Snapshot& into, const ReadOptions& opts, const LineMap* lines,
+                     const std::string* line_file);
+
+}  // namespace
+
 void read_yaml(std::string_view text, const std::string& file, Snapshot& into, const ReadOptions& opts) {
   const yaml::Src src(file);
   const std::vector<YAML::Node> docs = yaml::load_all(src, std::string(text));
   for (std::size_t i = 0; i < docs.size(); ++i) {
     if (docs[i].IsNull()) continue;
-    const json doc = yaml_to_json(src, docs[i], "", "", false);
-    // Errors point at the document and the JSON path inside it.
-    read_json(doc.dump(), docs.size() == 1 ? file : file + " (YAML document " + std::to_string(i + 1) + ")", into, opts);
+    LineMap lines;
+    const json doc = yaml_to_json(src, docs[i], "", "", false, "", &lines);
+    // Errors point at the line and column of the value, and the JSON path inside its document.
+    const std::string label = docs.size() == 1 ? file : file + " (YAML document " + std::to_string(i + 1) + ")";
+    read_json_lines(doc.dump(), label, into, opts, &lines, &file);
+    if (opts.pod_details) into.yaml_lines[label] = {file, std::move(lines)};
   }
 }
 
 void read_json(std::string_view text, const std::string& file, Snapshot& into, const ReadOptions& opts) {
+  read_json_lines(text, file, into, opts, nullptr, nullptr);
+}
+
+std::string with_line(const Snapshot& snap, const std::string& message) {
+  for (const auto& [label, where] : snap.yaml_lines) {
+    if (message.size() <= label.size() + 2 || message.compare(0, label.size(), label) != 0 || message.compare(label.size(), 3, ": /") != 0)
+      continue;
+    const std::size_t from = label.size() + 2;
+    const std::size_t end = message.find(": ", from);
+    const std::string path = message.substr(from, end == std::string::npos ? std::string::npos : end - from);
+    if (std::string lc = line_of(where.lines, path); !lc.empty()) return where.file + ":" + lc + ": " + message.substr(from);
+  }
+  return message;
+}
+
+namespace {
+
+void read_json_lines(std::string_view text, const std::string& file, Snapshot& into, const ReadOptions& opts, const LineMap* lines,
+                     const std::string* line_file) {
   Dropper dropper;
   json doc;
   try {
@@ -817,21 +880,24 @@ void read_json(std::string_view text, const std::string& file, Snapshot& into, c
     // A number too large for a double (e.g. 1.4e444): nlohmann reports it as out_of_range 406.
     throw InputError(file + ": invalid JSON (" + std::string(e.what()) + "); mltwin-scheduler reads what `kubectl get ... -o json` prints");
   }
-  const Reader r(file);
+  const Reader r(file, lines, line_file);
   std::map<std::string, std::size_t> skipped = dropper.dropped;
+  // The items left after the parse dropped some, each at its index as written.
+  auto read_items = [&](const json& items) {
+    r.list(items, "/items");
+    std::size_t written = 0, d = 0;
+    for (std::size_t i = 0; i < items.size(); ++i, ++written) {
+      while (d < dropper.dropped_items.size() && dropper.dropped_items[d] == written) ++written, ++d;
+      read_object(r, items[i], "/items/" + std::to_string(written), opts, into, skipped);
+    }
+  };
   if (doc.is_discarded()) {  // the root object was of a kind the reader skips
   } else if (doc.is_object() && doc.contains("kind") && doc["kind"] == "List") {
-    const json* items = Reader::get(doc, "items");
-    if (items) {
-      r.list(*items, "/items");
-      for (std::size_t i = 0; i < items->size(); ++i) read_object(r, (*items)[i], "/items/" + std::to_string(i), opts, into, skipped);
-    }
+    if (const json* items = Reader::get(doc, "items")) read_items(*items);
   } else if (doc.is_object() && doc.contains("kind") && doc["kind"].is_string() && doc["kind"].get<std::string>().ends_with("List") &&
              doc.contains("items")) {
     // kubectl prints "NodeList", "PodList", ... for `kubectl get nodes -o json` against some servers.
-    const json* items = Reader::get(doc, "items");
-    r.list(*items, "/items");
-    for (std::size_t i = 0; i < items->size(); ++i) read_object(r, (*items)[i], "/items/" + std::to_string(i), opts, into, skipped);
+    read_items(*Reader::get(doc, "items"));
   } else {
     read_object(r, doc, "", opts, into, skipped);
   }
@@ -839,6 +905,8 @@ void read_json(std::string_view text, const std::string& file, Snapshot& into, c
     into.notes.push_back(file + ": skipped " + std::to_string(n) + " object" + (n == 1 ? "" : "s") + " of kind " + printable(kind) +
                          " (the scheduler reads Node, Pod, PodGroup, Queue and PriorityClass)");
 }
+
+}  // namespace
 
 void read_file(const std::string& path, Snapshot& into, const ReadOptions& opts) {
   const std::string text = read_input_file(path, "snapshot", kMaxDataFileBytes);

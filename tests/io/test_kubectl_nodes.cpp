@@ -339,8 +339,11 @@ TEST_CASE("nodes_from: bad input is refused naming the file and the JSON path (o
     const std::size_t at = y.find(from);
     REQUIRE(at != std::string::npos);
     y = y.substr(0, at) + "cpu: 1930mm" + y.substr(at + from.size());
+    // The line and column of the value, counted in the text.
+    const std::size_t line = static_cast<std::size_t>(std::count(y.begin(), y.begin() + static_cast<std::ptrdiff_t>(at), '\n')) + 1;
+    const std::size_t column = at - (y.rfind('\n', at) + 1) + std::string("cpu: ").size() + 1;
     const std::string e = error_of(scenario_with({{"nodes_from", {"nodes.yaml"}}}), {{"nodes.yaml", y}});
-    CHECK_MESSAGE(e.rfind("T/nodes.yaml: /items/2/status/allocatable/cpu: ", 0) == 0, e);
+    CHECK_MESSAGE(e.rfind("T/nodes.yaml:" + std::to_string(line) + ":" + std::to_string(column) + ": /items/2/status/allocatable/cpu: ", 0) == 0, e);
   }
   // A JSON syntax error: line and column.
   {

@@ -21,6 +21,7 @@
 #include "temp_dir.hpp"
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -177,6 +178,22 @@ TEST_CASE("pods_from: the same List as -o yaml prints it (tests/io/fixtures/kube
   CHECK(job(sc, kBert).tasks[0].duration.count_ns() == 1200 * kS);
   REQUIRE(sc.daemonsets.size() == 2);
   CHECK(sc.daemonsets[1].requests.memory == 73400320.0);
+}
+
+TEST_CASE("pods_from: an error in a YAML file gives the line and column, then the JSON path") {
+  // bert's PodGroup (the second "queue: default" of pods.yaml) in a queue the scenario lacks:
+  // the error's line and column are those of the value, counted in the text here.
+  std::string y = slurp(kFix + "pods.yaml");
+  const std::string from = "queue: default";
+  const std::size_t at = y.find(from, y.find(from) + 1);
+  REQUIRE(at != std::string::npos);
+  y = y.substr(0, at) + "queue: research" + y.substr(at + from.size());
+  const std::size_t line = static_cast<std::size_t>(std::count(y.begin(), y.begin() + static_cast<std::ptrdiff_t>(at), '\n')) + 1;
+  const std::size_t column = at - (y.rfind('\n', at) + 1) + std::string("queue: ").size() + 1;
+  const std::string e = error_of(scenario("pods.yaml"), {{"pods.yaml", y}});
+  CHECK(e == "T/pods.yaml:" + std::to_string(line) + ":" + std::to_string(column) + ": /items/2/spec/queue: PodGroup 'ml/" + kBert +
+                 "': queue 'research' is not defined in T/s.json (/queues or /queues_from; the leaf queues a job can name: default) (read as "
+                 "T/s.json: /cluster/pods_from)");
 }
 
 TEST_CASE("pods_from: the fixed model; now defaults to the newest timestamp read") {

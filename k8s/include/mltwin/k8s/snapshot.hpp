@@ -94,9 +94,19 @@ struct Snapshot {
   /// PodGroup ("namespace/name"), its annotations named in ReadOptions::keep_annotations.
   std::unordered_map<std::string, PodDetails> pod_details;
   std::unordered_map<std::string, std::map<std::string, std::string>> podgroup_annotations;
-  /// Where each object was read ("Pod default/p" -> "cluster.json: /items/12"): a second object
+  /// Where each object was read ("Pod default/p" -> "cluster.json: /items/12", from YAML
+  /// "cluster.yaml:40:3: /items/12"; N is the item's index as written, objects of skipped
+  /// kinds counted): a second object
   /// of one kind and name is an error naming both places.
   std::unordered_map<std::string, std::string> origin;
+  /// With ReadOptions::pod_details, per YAML input as origin names it ("f.yaml", or
+  /// "f.yaml (YAML document 2)"): the file and the "line:column" of each JSON pointer read from
+  /// it (with_line turns an origin into a place with its line).
+  struct YamlLines {
+    std::string file;
+    std::map<std::string, std::string, std::less<>> lines;
+  };
+  std::map<std::string, YamlLines> yaml_lines;
   /// One line per kind skipped, and per pod left to another scheduler ("skipped 3 objects of
   /// kind Service (mltwin-scheduler reads Node, Pod, PodGroup, Queue, PriorityClass)").
   std::vector<std::string> notes;
@@ -124,8 +134,15 @@ struct ReadOptions {
 void read_json(std::string_view text, const std::string& file, Snapshot& into, const ReadOptions& opts = {});
 /// The same for what `kubectl get ... -o yaml` prints (one or more YAML documents): each
 /// document typed as sigs.k8s.io/yaml turns it into JSON, then read as read_json reads it
-/// (errors give the document and the JSON path; a YAML syntax error, the line and column).
+/// (errors give the line and column of the value, or of the nearest enclosing one, and the
+/// JSON path inside its document: "pods.yaml:12:7: /items/2/spec/queue: ..."; so does
+/// Snapshot::origin; a YAML syntax error, the line and column).
 void read_yaml(std::string_view text, const std::string& file, Snapshot& into, const ReadOptions& opts = {});
+/// A message that starts with an origin and a JSON path below it ("f.yaml: /items/2/spec/queue:
+/// ...") of a YAML input of `snap` (Snapshot::yaml_lines), with the line and column of that path
+/// (or of the nearest enclosing value) instead: "f.yaml:40:12: /items/2/spec/queue: ...". Any
+/// other message as it is.
+std::string with_line(const Snapshot& snap, const std::string& message);
 /// Reads a file (a regular file of at most kMaxDataFileBytes, 4 GiB): JSON when it starts with
 /// '{' or '[', else YAML. Throws InputError.
 void read_file(const std::string& path, Snapshot& into, const ReadOptions& opts = {});
