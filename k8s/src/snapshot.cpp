@@ -585,7 +585,6 @@ void read_object(const Reader& r, const json& obj, const std::string& path, cons
   if (!kind) r.fail(path, "missing kind (kubectl's -o json prints it for every object)");
   const std::string& k = r.str(*kind, path + "/kind");
   const std::string api = r.opt_str(obj, "apiVersion", path);
-  if (opts.nodes_only && k != "Node") r.fail(path, "a " + printable(k) + " where only Nodes are read (what `kubectl get nodes -o json` prints)");
   if (k == "ConfigMap") {
     const json* md = Reader::get(obj, "metadata");
     if (md && md->is_object() && r.opt_str(*md, "namespace", path + "/metadata") + "/" + r.opt_str(*md, "name", path + "/metadata") == kSnapshotConfigMap)

@@ -117,11 +117,6 @@ struct ReadOptions {
   /// (Volcano's cache: event_handlers.go addPod, responsibleForPod). volcano-scheduler's
   /// --scheduler-name flag, default "volcano".
   std::vector<std::string> scheduler_names = {"volcano"};
-  /// Nodes only (a scenario's cluster.nodes_from): an object of a kind the reader reads that is
-  /// not a Node — a Pod, a PodGroup, a Queue, a PriorityClass, a ConfigMap — throws InputError at
-  /// its path rather than being read (or, a pod of another scheduler on no node, left out).
-  /// Objects of the kinds the reader skips are still dropped while parsing, with their note.
-  bool nodes_only = false;
   /// Keep Snapshot::pod_details and podgroup_annotations (a scenario's cluster.pods_from).
   bool pod_details = false;
   /// The annotations kept there, by exact key (e.g. the duration model's "mltwin.io/duration");
