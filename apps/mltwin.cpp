@@ -2,6 +2,7 @@
 //
 //   mltwin run SCENARIO [--out FILE] [--summary-json FILE] [--seed N] [--until TIME] [--data DIR] [--max-jobs N] [--replications N] [--force] [--strict] [--check-promises]
 //   mltwin validate SCENARIO [--data DIR] [--max-jobs N] [--strict]
+//   mltwin validate HISTORY [--strict]          (a job history on its own: CSV, kubectl vcjob list, Prometheus export)
 //   mltwin explain RUN.sqlite JOB
 //   mltwin trace RUN.sqlite [--out FILE.json]
 //   mltwin plugins
@@ -42,6 +43,7 @@
 #include "mltwin/policy/serving.hpp"
 #include "mltwin/policy/session.hpp"
 #include "mltwin/policy/version.hpp"
+#include "mltwin/io/job_history.hpp"
 #include "mltwin/io/catalog.hpp"
 #include "mltwin/io/inference_scenario.hpp"
 #include "mltwin/io/report.hpp"
@@ -152,6 +154,21 @@ void print_estimate(const io::RunEstimate& e) {
 
 int cmd_validate(const std::string& path, const std::string& data, const std::string& catalog, std::size_t max_jobs,
                  bool strict) {
+  // A job history on its own (a CSV, a kubectl list of Volcano Jobs, a Prometheus export):
+  // what it holds, without a scenario (docs/cli.md).
+  if (io::looks_like_job_history(path)) {
+    const io::JobHistory h = io::read_job_history(path);
+    std::size_t skipped = 0;
+    for (const auto& j : h.jobs) skipped += j.unmodelled.empty() ? 0 : 1;
+    if (strict && skipped > 0) {
+      for (const auto& j : h.jobs)
+        if (!j.unmodelled.empty())
+          throw std::invalid_argument(j.where("tasks") + ": Job '" + j.name + "' (namespace " + j.ns + ") would be skipped: " + j.unmodelled +
+                                      " (--strict: warnings are errors)");
+    }
+    std::cout << io::describe_history(path, h);
+    return 0;
+  }
   runner::RunOptions opts;
   opts.data_dir = data;
   opts.catalog = catalog;
@@ -268,6 +285,8 @@ struct RunFlags {
   bool strict = false;  ///< --strict: the scenario's warnings are errors
   bool check_promises = false;  ///< --check-promises
   std::vector<std::string> snapshot_at;  ///< --snapshot-at
+  bool anonymize = false;  ///< --anonymize
+  std::string name_map;    ///< --name-map
 };
 
 /// The largest --max-jobs and --replications: far above any trace or sweep, and small enough
@@ -337,6 +356,8 @@ int cmd_run(const RunFlags& f) {
   opts.check_estimate = [&f](const io::RunEstimate& e) { check_size(e, f.scenario, f.force); };
   opts.strict = f.strict;
   opts.check_promises = f.check_promises;
+  opts.anonymize = f.anonymize;
+  opts.name_map = f.name_map;
   // 0s is allowed here (not for --until): the run's first session, e.g. of a scenario built
   // from a snapshot (cluster.pods_from), whose PodGroups are all submitted at 0s.
   for (const std::string& t : f.snapshot_at) {
@@ -393,6 +414,9 @@ int cmd_run(const RunFlags& f) {
     }
     fmt::print("Results: {}\n", run->out());
     if (!f.summary_json.empty()) fmt::print("Summary JSON: {}\n", f.summary_json);
+    if (!run->name_map().empty())
+      fmt::print("Names: anonymized; the real ones are in {} (keep it apart from the database; "
+                 "mltwin compare --name-map reads it)\n", run->name_map());
     return 0;
   }
 
@@ -548,12 +572,17 @@ int main(int argc, char** argv) {
                   "training runs: write the cluster's state as kubectl JSON at the first scheduling session at or after "
                   "TIME (e.g. 6h; repeatable), to <database name>.snapshot-TIME.json, for mltwin-scheduler --once")
       ->type_name("TIME");
+  run->add_flag("--anonymize", rf.anonymize,
+                "training runs: rename the Nodes read from kubectl (node-1, ...), the jobs (job-1, ...) and the input "
+                "files (<role>-<k>) before the run, so the database holds none of the cluster's names; the map to the "
+                "real ones goes to <database name>.names.json (docs/privacy.md)");
+  run->add_option("--name-map", rf.name_map, "with --anonymize: where to write the name map instead")->type_name("FILE");
   run->add_option("--replications", rf.replications,
                   "run N seeds (the scenario's or --seed, then +1, +2, ...), each with its own database, and print "
                   "every summary figure's mean with its 95 % confidence interval")
       ->type_name("N");
-  auto* val = app.add_subcommand("validate", "check a scenario (and its trace) without running it");
-  val->add_option("scenario", scenario, "scenario JSON file")->required()->check(CLI::ExistingFile);
+  auto* val = app.add_subcommand("validate", "check a scenario (and its trace) without running it, or a job history on its own");
+  val->add_option("scenario", scenario, "scenario JSON file, or a job history (CSV, kubectl vcjob list, Prometheus export)")->required()->check(CLI::ExistingFile);
   val->add_option("--data", data, "data folder for ${MLTWIN_DATA}");
   val->add_option("--max-jobs", max_jobs_text, "Philly workloads: keep only the first N jobs by submit time (0: all)")
       ->type_name("N");
@@ -570,13 +599,16 @@ int main(int argc, char** argv) {
   auto* explain = app.add_subcommand("explain", "why a training job waited: its phases, each wait's deciding plugin and reason, what ended it");
   explain->add_option("database", database, "results database of a training run")->required()->check(CLI::ExistingFile);
   explain->add_option("job", job, "job name (e.g. philly-01156) or id")->required();
-  std::string history, compare_json;
+  std::string history, compare_json, compare_name_map;
   std::size_t compare_worst = 10;
   auto* compare = app.add_subcommand("compare",
                                      "how well a run of a job history predicted it: each job's predicted vs actual start, "
                                      "the median absolute error, the queueing waits and their KS distance (docs/compare.md)");
   compare->add_option("history", history, "the job history the run replayed (workload.history: a CSV, kubectl's Volcano Jobs or a Prometheus export)")->required()->check(CLI::ExistingFile);
   compare->add_option("database", database, "results database of the run")->required()->check(CLI::ExistingFile);
+  compare->add_option("--name-map", compare_name_map, "an anonymized run's name map (mltwin run --anonymize wrote it beside the database)")
+      ->type_name("FILE")
+      ->check(CLI::ExistingFile);
   compare->add_option("--json", compare_json, "also write the comparison, every job included, as JSON to FILE ('-': stdout, instead of the report)")
       ->type_name("FILE");
   compare->add_option("--worst", compare_worst, "how many of the largest errors the report lists (default 10)")->type_name("N");
@@ -611,7 +643,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*compare) {
-      const runner::HistoryComparison c = runner::compare_history(history, database);
+      const runner::HistoryComparison c = runner::compare_history(history, database, compare_name_map);
       if (compare_json == "-") {
         std::cout << c.to_json().dump(1) << "\n";
         return 0;

@@ -11,12 +11,16 @@
 
 #include <date/date.h>
 
+#include <boost/random/uniform_int_distribution.hpp>
+
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -24,6 +28,7 @@
 #include "mltwin/k8s/input.hpp"
 #include "mltwin/k8s/manifests.hpp"
 #include "mltwin/k8s/resources.hpp"
+#include "mltwin/k8s/snapshot.hpp"
 #include "mltwin/k8s/validation.hpp"
 #include "history_prometheus.hpp"
 #include "scenario_common.hpp"
@@ -181,18 +186,121 @@ std::optional<std::int64_t> parse_rfc3339(const std::string& text, std::string& 
   return tp.time_since_epoch().count();
 }
 
+namespace {
+std::string seconds_text(double s) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.0f s", s);
+  return b;
+}
+std::string reasons_text(const std::map<std::string, std::size_t>& reasons) {
+  std::string s;
+  for (const auto& [why, n] : reasons) s += (s.empty() ? "" : "; ") + std::to_string(n) + " with " + why;
+  return s;
+}
+}  // namespace
+
 std::string JobHistoryUse::describe() const {
   std::string s = "Job history: " + file + ", " + std::to_string(jobs) + " job(s)";
   if (ended_unrun > 0) s += " (and " + std::to_string(ended_unrun) + " Job(s) that ended without running, left out)";
   if (pods_not_volcano > 0) s += " (and " + std::to_string(pods_not_volcano) + " pod(s) of no Volcano Job, left out)";
+  if (skipped > 0) s += "; " + std::to_string(skipped) + " skipped, not modelled (" + reasons_text(skipped_reasons) + ")";
   if (unfinished == 0) return s + ", each running its end_time - start_time";
-  char run[32];
-  std::snprintf(run, sizeof run, "%.0f s", unfinished_s);
   s += "; " + std::to_string(unfinished) + " without end_time (" + std::to_string(running) + " Running, " + std::to_string(pending) +
-       " Pending) ran " + run + ", the unfinished_duration model '" + model + "'";
-  if (model == "median_finished") s += " (the median of " + std::to_string(from_jobs) + " finished job(s))";
+       " Pending) ran ";
+  s += unfinished_min_s == unfinished_max_s ? seconds_text(unfinished_s)
+                                            : seconds_text(unfinished_min_s) + " to " + seconds_text(unfinished_max_s) + " (mean " +
+                                                  seconds_text(unfinished_s) + ")";
+  s += ", the unfinished_duration model '" + model + "'";
+  if (model == "median_finished" || model == "history_distribution") {
+    s += model == "median_finished" ? " (medians of " : " (drawn with seed " + std::to_string(seed) + ", stream " + kHistoryRunTimeStream + ", from ";
+    s += std::to_string(from_jobs) + " finished job(s)";
+    if (running > 0)
+      s += "; " + std::to_string(conditional) + " Running conditional on their time run by " + now + ", " + std::to_string(fallback) +
+           " of them past every finished run time: twice their time run";
+    s += ")";
+  }
   return s + "; the others their end_time - start_time";
 }
+
+std::vector<std::int64_t> finished_run_times(const JobHistory& h) {
+  std::vector<std::int64_t> runs;
+  for (const auto& j : h.jobs)
+    if (j.run_ns()) runs.push_back(*j.run_ns());
+  std::sort(runs.begin(), runs.end());
+  return runs;
+}
+
+std::int64_t latest_time(const JobHistory& h) {
+  std::int64_t t = h.t0_ns;
+  for (const auto& j : h.jobs) t = std::max({t, j.submit_ns, j.start_ns.value_or(t), j.end_ns.value_or(t)});
+  return t;
+}
+
+namespace {
+/// The candidates of a job that has run `elapsed`: [first, sorted.end()), the run times > elapsed.
+std::size_t first_longer(const std::vector<std::int64_t>& sorted, std::optional<std::int64_t> elapsed) {
+  if (!elapsed) return 0;
+  return static_cast<std::size_t>(std::upper_bound(sorted.begin(), sorted.end(), *elapsed) - sorted.begin());
+}
+}  // namespace
+
+ModelRunTime conditional_median(const std::vector<std::int64_t>& sorted, std::optional<std::int64_t> elapsed) {
+  ModelRunTime r;
+  const std::size_t b = first_longer(sorted, elapsed);
+  r.from = sorted.size() - b;
+  if (r.from == 0) {
+    r.fallback = true;
+    r.ns = 2 * elapsed.value_or(0);
+    return r;
+  }
+  const std::size_t n = r.from, m = b + n / 2;
+  // The middle run time, or the mean of the two middle ones (rounded down to 1 ns).
+  r.ns = n % 2 ? sorted[m] : sorted[m - 1] + (sorted[m] - sorted[m - 1]) / 2;
+  return r;
+}
+
+ModelRunTime conditional_draw(const std::vector<std::int64_t>& sorted, std::optional<std::int64_t> elapsed, core::Engine& rng) {
+  ModelRunTime r;
+  const std::size_t b = first_longer(sorted, elapsed);
+  r.from = sorted.size() - b;
+  if (r.from == 0) {
+    r.fallback = true;
+    r.ns = 2 * elapsed.value_or(0);
+    return r;
+  }
+  boost::random::uniform_int_distribution<std::size_t> pick(b, sorted.size() - 1);
+  r.ns = sorted[pick(rng)];
+  return r;
+}
+
+std::string describe_history(const std::string& path, const JobHistory& h) {
+  std::size_t finished = 0, running = 0, pending = 0;
+  std::map<std::string, std::size_t> skipped;
+  std::vector<std::string> skipped_at;
+  for (const auto& j : h.jobs) {
+    (j.run_ns() ? finished : j.status == "Running" ? running : pending) += 1;
+    if (!j.unmodelled.empty()) {
+      ++skipped[j.unmodelled];
+      skipped_at.push_back(j.at + ": Job '" + j.name + "' (namespace " + j.ns + "): skipped: " + j.unmodelled);
+    }
+  }
+  std::string s = path + ": a job history of " + std::to_string(h.jobs.size()) + " job(s): " + std::to_string(finished) +
+                  " finished (Completed, Failed), " + std::to_string(running) + " Running, " + std::to_string(pending) + " Pending";
+  if (h.ended_unrun > 0) s += "; " + std::to_string(h.ended_unrun) + " Job(s) that ended without running, left out";
+  if (h.pods_not_volcano > 0) s += "; " + std::to_string(h.pods_not_volcano) + " pod(s) of no Volcano Job, left out";
+  s += "; " + std::to_string(skipped_at.size()) + " the twin would skip" + (skipped.empty() ? "" : " (" + reasons_text(skipped) + ")") + "\n";
+  for (const auto& line : skipped_at) s += "  " + line + "\n";
+  const std::vector<std::int64_t> runs = finished_run_times(h);
+  s += "  submitted from " + k8s::format_rfc3339(h.t0_ns) + "; latest time recorded " + k8s::format_rfc3339(latest_time(h)) + "\n";
+  if (!runs.empty())
+    s += "  finished run times: median " + seconds_text(static_cast<double>(conditional_median(runs, std::nullopt).ns) / 1e9) + ", from " +
+         seconds_text(static_cast<double>(runs.front()) / 1e9) + " to " + seconds_text(static_cast<double>(runs.back()) / 1e9) + "\n";
+  else
+    s += "  no finished job: the duration models median_finished and history_distribution cannot use it\n";
+  s += "  queues and PriorityClasses are checked against a scenario (workload.history): mltwin validate SCENARIO\n";
+  return s;
+}
+
 
 std::string HistoryJob::where(const std::string& column) const {
   if (from_prometheus) {
@@ -225,6 +333,12 @@ void check_history(const std::string& path, JobHistory& out) {
                           " (namespace " + it->second->ns + "); job names must differ across namespaces too: mltwin's jobs have no namespace");
   const auto first = std::min_element(out.jobs.begin(), out.jobs.end(), [](const auto& a, const auto& b) { return a.submit_ns < b.submit_ns; });
   out.t0_ns = first->submit_ns;
+  // mltwin's job of independent pods gives every pod the job's requests: a Job whose tasks ask
+  // for different pod shapes is not modelled (workload.history skips it and says so).
+  for (auto& j : out.jobs)
+    for (std::size_t k = 1; k < j.tasks.size() && j.unmodelled.empty(); ++k)
+      if (j.tasks[k].requests != j.tasks[0].requests)
+        j.unmodelled = "tasks of different pod shapes (mltwin gives every pod of a job the same requests)";
   for (const auto& j : out.jobs)
     if (j.submit_ns - out.t0_ns > kMaxScenarioTime.count_ns())
       throw ScenarioError(j.where("submit_time") + ": the job is submitted " + std::to_string((j.submit_ns - out.t0_ns) / 1'000'000'000) +
@@ -337,10 +451,9 @@ void read_kubectl_history(const std::string& path, JobHistory& out) {
       if (!pod.tolerations.empty()) j.constraints["tolerations"] = tolerations(pod);
       if (!pod.node_affinity.is_null()) j.constraints["node_affinity"] = pod.node_affinity;
       for (const k8s::VolcanoTask& t : v.tasks)
-        if (t.pod.node_selector != pod.node_selector || t.pod.node_affinity != pod.node_affinity ||
-            tolerations(t.pod) != tolerations(pod))
-          fail(t.at, "task '" + t.name + "' has other nodeSelector, node affinity or tolerations than task '" + v.tasks.front().name +
-                         "'; mltwin gives every pod of a job one set");
+        if (j.unmodelled.empty() && (t.pod.node_selector != pod.node_selector || t.pod.node_affinity != pod.node_affinity ||
+                                     tolerations(t.pod) != tolerations(pod)))
+          j.unmodelled = "tasks with different nodeSelector, node affinity or tolerations (mltwin gives every pod of a job one set)";
     }
     for (const k8s::VolcanoTask& t : v.tasks) {
       HistoryTask task;
@@ -491,6 +604,25 @@ JobHistory read_job_history(const std::string& path) {
   return out;
 }
 
+bool looks_like_job_history(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::string head(64 * 1024, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  if (detail::looks_like_prometheus(head)) return true;
+  if (looks_like_kubectl(head)) {
+    // Volcano Jobs, not a scenario, nor a pods_from / nodes_from export (whose pods name their
+    // Volcano Job in ownerReferences).
+    static const std::regex other_kind(R"re(("kind"\s*:\s*"(Pod|PodGroup|Node)")|((^|\n)\s*-?\s*kind:\s*"?(Pod|PodGroup|Node)"?\s*(\r?\n|$)))re");
+    return head.find("batch.volcano.sh/") != std::string::npos && head.find("schema_version") == std::string::npos &&
+           !std::regex_search(head, other_kind);
+  }
+  std::string first = head.substr(0, head.find('\n'));
+  if (first.rfind("\xEF\xBB\xBF", 0) == 0) first.erase(0, 3);
+  return first.find("submit_time") != std::string::npos && first.find("tasks") != std::string::npos;
+}
+
 }  // namespace mltwin::io
 
 namespace mltwin::io::detail {
@@ -498,7 +630,8 @@ namespace mltwin::io::detail {
 using nlohmann::json;
 
 void expand_job_history(const std::string& path, json& doc, const std::string& explicit_data_dir, std::string& data_dir,
-                        std::vector<InputFileRef>& inputs, YamlOrigins::Places& origins, std::optional<JobHistoryUse>& use) {
+                        std::vector<InputFileRef>& inputs, YamlOrigins::Places& origins, std::optional<JobHistoryUse>& use,
+                        std::uint64_t seed, std::vector<std::string>& warnings) {
   json& w = doc["workload"];
   if (!w.contains("history")) return;
   const json& h = w["history"];
@@ -516,52 +649,68 @@ void expand_job_history(const std::string& path, json& doc, const std::string& e
   auto list = &DefinedNames::list;
 
   // The run time of the jobs that have not ended (Running, Pending): the scenario's model.
+  // Jobs the twin cannot model are skipped (a warning each: --strict refuses them).
   JobHistoryUse u;
   u.file = as_written;
   u.jobs = hist.jobs.size();
   u.ended_unrun = hist.ended_unrun;
   u.pods_not_volcano = hist.pods_not_volcano;
-  std::int64_t unfinished_ns = 0;
   const HistoryJob* first_unfinished = nullptr;
-  for (const auto& j : hist.jobs)
+  for (const auto& j : hist.jobs) {
+    if (!j.unmodelled.empty()) {
+      ++u.skipped;
+      ++u.skipped_reasons[j.unmodelled];
+      warnings.push_back(j.where("tasks") + ": Job '" + j.name + "' (namespace " + j.ns + ") is skipped: " + j.unmodelled +
+                         " (read as " + path + ": /workload/history)");
+      continue;
+    }
     if (!j.run_ns()) {
       ++u.unfinished;
       (j.status == "Running" ? u.running : u.pending) += 1;
       if (!first_unfinished) first_unfinished = &j;
     }
+  }
+  if (u.skipped == hist.jobs.size())
+    throw ScenarioError(hist.jobs.front().where("tasks") + ": every job of '" + as_written + "' is skipped (not modelled): nothing to replay");
+  std::int64_t fixed_ns = 0;
+  std::vector<std::int64_t> runs;  // the finished run times, sorted (the skipped jobs' included)
+  std::optional<core::RngStreams> draws;
+  const std::int64_t now = latest_time(hist);
   if (first_unfinished) {
     if (!h.contains("unfinished_duration"))
       throw ScenarioError(first_unfinished->where("end_time") + ": job '" + first_unfinished->name +
                           "' is " + first_unfinished->status + " (no end_time), and " + std::to_string(u.unfinished) +
                           " job(s) in all: say how long such jobs run with /workload/history/unfinished_duration in " + path +
-                          " ({\"model\": \"fixed\", \"duration\": \"2h\"} or {\"model\": \"median_finished\"})");
+                          " ({\"model\": \"fixed\", \"duration\": \"2h\"}, {\"model\": \"median_finished\"} or "
+                          "{\"model\": \"history_distribution\"})");
     const json& m = h["unfinished_duration"];
     u.model = m["model"].get<std::string>();
     if (u.model == "fixed") {
       if (!m.contains("duration"))
         fail(path, "/workload/history/unfinished_duration/duration", "the fixed model needs a duration (e.g. \"2h\")");
-      unfinished_ns = duration_of(path, "/workload/history/unfinished_duration/duration", m["duration"]).count_ns();
-      if (unfinished_ns < 0) fail(path, "/workload/history/unfinished_duration/duration", "expected a duration >= 0");
-    } else {  // median_finished (the schema allows no other)
+      fixed_ns = duration_of(path, "/workload/history/unfinished_duration/duration", m["duration"]).count_ns();
+      if (fixed_ns < 0) fail(path, "/workload/history/unfinished_duration/duration", "expected a duration >= 0");
+    } else {  // median_finished, history_distribution (the schema allows no other)
       if (m.contains("duration"))
-        fail(path, "/workload/history/unfinished_duration/duration", "the median_finished model takes no duration (it is computed)");
-      std::vector<std::int64_t> runs;
-      for (const auto& j : hist.jobs)
-        if (j.run_ns()) runs.push_back(*j.run_ns());
+        fail(path, "/workload/history/unfinished_duration/duration", "the " + u.model + " model takes no duration (it is computed)");
+      runs = finished_run_times(hist);
       if (runs.empty())
         fail(path, "/workload/history/unfinished_duration/model",
-             "median_finished: '" + as_written + "' has no Completed or Failed job to take the median of; give the fixed model");
-      std::sort(runs.begin(), runs.end());
-      const std::size_t n = runs.size();
-      // The median: the middle run time, or the mean of the two middle ones (rounded down to 1 ns).
-      unfinished_ns = n % 2 ? runs[n / 2] : runs[n / 2 - 1] + (runs[n / 2] - runs[n / 2 - 1]) / 2;
-      u.from_jobs = n;
+             u.model + ": '" + as_written + "' has no Completed or Failed job to take the run times of; give the fixed model");
+      u.from_jobs = runs.size();
+      u.now = k8s::format_rfc3339(now);
+      if (u.model == "history_distribution") {
+        draws.emplace(seed);
+        u.seed = seed;
+      }
     }
-    u.unfinished_s = static_cast<double>(unfinished_ns) / 1e9;
   }
 
   json jobs = json::array();
+  double sum_s = 0;
+  bool first_run = true;
   for (const auto& j : hist.jobs) {
+    if (!j.unmodelled.empty()) continue;
     const std::string at = j.at;
     if (!queues.count(j.queue))
       throw ScenarioError(j.where("queue") + ": queue '" + j.queue + "' is not defined in " + path + " (/queues or /queues_from; the leaf queues a job can name: " +
@@ -571,13 +720,31 @@ void expand_job_history(const std::string& path, json& doc, const std::string& e
     if (!j.priority_class.empty() && !classes.count(j.priority_class))
       throw ScenarioError(j.where("priority_class") + ": PriorityClass '" + j.priority_class + "' is not defined in " + path +
                           " (/priority_classes: " + list(classes) + ")");
-    // mltwin's job of independent pods gives every pod the job's requests.
-    for (std::size_t k = 1; k < j.tasks.size(); ++k)
-      if (j.tasks[k].requests != j.tasks[0].requests)
-        throw ScenarioError(j.where("tasks") + ": task '" + j.tasks[k].name + "' requests " + j.tasks[k].requests.dump() + ", task '" +
-                            j.tasks[0].name + "' " + j.tasks[0].requests.dump() +
-                            ": tasks of different pod shapes are not modelled yet (every pod of a job has the same requests)");
-    const std::int64_t run = j.run_ns().value_or(unfinished_ns);
+    std::int64_t run = 0;
+    if (j.run_ns()) {
+      run = *j.run_ns();
+    } else {
+      if (u.model == "fixed") {
+        run = fixed_ns;
+      } else {
+        // A Running job had run (the file's latest time - its start) when the history was
+        // exported: its whole run time is conditional on that (a Pending job's is not).
+        std::optional<std::int64_t> elapsed;
+        if (j.start_ns) elapsed = now - *j.start_ns;
+        const ModelRunTime r = draws ? conditional_draw(runs, elapsed, draws->stream(kHistoryRunTimeStream)) : conditional_median(runs, elapsed);
+        run = r.ns;
+        if (elapsed) ++u.conditional;
+        if (r.fallback) ++u.fallback;
+      }
+      const double s = static_cast<double>(run) / 1e9;
+      sum_s += s;
+      u.unfinished_min_s = first_run ? s : std::min(u.unfinished_min_s, s);
+      u.unfinished_max_s = first_run ? s : std::max(u.unfinished_max_s, s);
+      first_run = false;
+    }
+    if (run > kMaxScenarioTime.count_ns())
+      throw ScenarioError(j.where("end_time") + ": the " + u.model + " model gives job '" + j.name + "' a run time beyond the longest time "
+                          "a scenario may give, " + kMaxScenarioTimeText);
     json o = {{"name", j.name}, {"queue", j.queue}, {"submit", std::to_string(j.submit_ns - hist.t0_ns) + "ns"}, {"pod", j.tasks[0].requests}};
     json tasks = json::array();
     for (const auto& t : j.tasks) {
@@ -597,6 +764,7 @@ void expand_job_history(const std::string& path, json& doc, const std::string& e
   }
   w["jobs"] = std::move(jobs);
   w.erase("history");
+  if (u.unfinished > 0) u.unfinished_s = sum_s / static_cast<double>(u.unfinished);
   use = std::move(u);
 }
 

@@ -30,7 +30,12 @@ std::string PodsFromUse::describe() const {
   if (running_jobs + pending_jobs > 0) {
     s += ", their run times from the duration model '" + model + "'";
     if (model == "annotation") s += " (annotation " + key + ")";
-    else if (model == "median_finished") s += " (" + fixed + ", the median of " + std::to_string(from_jobs) + " finished job(s) of " + history + ")";
+    else if (model == "median_finished" || model == "history_distribution") {
+      s += model == "median_finished" ? " (pending: " + fixed + ", the median of "
+                                      : " (drawn with seed " + std::to_string(seed) + ", stream " + kHistoryRunTimeStream + ", from ";
+      s += std::to_string(from_jobs) + " finished job(s) of " + history + "; " + std::to_string(conditional) +
+           " running conditional on their time run, " + std::to_string(fallback) + " of them past every finished run time: as long again)";
+    }
     else s += " (" + fixed + ")";
   }
   s += "; " + std::to_string(other_pods) + " pod(s) of other schedulers held on " + std::to_string(held_nodes) + " node(s)";
@@ -74,14 +79,17 @@ json pod_json(const std::string& origin, const policy::Resource& r) {
 }  // namespace
 
 namespace {
-/// expand_pods_from's rewriting of the objects read (`snap`) into the scenario `doc`.
+/// expand_pods_from's rewriting of the objects read (`snap`) into the scenario `doc`, with the
+/// duration model's figures (`fixed_ns`; `runs`, the history's finished run times, and
+/// `draws`, history_distribution's streams).
 void rewrite_pods_from(const std::string& path, json& doc, const std::string& explicit_data_dir, std::string& data_dir,
                        YamlOrigins::Places& origins, const json& pf, const k8s::ReadOptions& ro, const k8s::Snapshot& snap,
-                       std::int64_t fixed_ns, PodsFromUse& u);
+                       std::int64_t fixed_ns, const std::vector<std::int64_t>& runs, std::optional<core::RngStreams>& draws, PodsFromUse& u);
 }  // namespace
 
 void expand_pods_from(const std::string& path, json& doc, const std::string& explicit_data_dir, std::string& data_dir,
-                      std::vector<InputFileRef>& inputs, YamlOrigins::Places& origins, std::optional<PodsFromUse>& use) {
+                      std::vector<InputFileRef>& inputs, YamlOrigins::Places& origins, std::optional<PodsFromUse>& use,
+                      std::uint64_t seed) {
   if (!doc["cluster"].contains("pods_from")) return;
   // Kept in the document: read_nodes_from reads a file listed in both keys (kubectl get
   // nodes,pods,podgroups -A -o json) for its Nodes only.
@@ -95,37 +103,39 @@ void expand_pods_from(const std::string& path, json& doc, const std::string& exp
   const json& dm = pf["duration"];
   u.model = dm["model"].get<std::string>();
   std::int64_t fixed_ns = 0;
+  std::vector<std::int64_t> runs;          // median_finished, history_distribution: the finished run times, sorted
+  std::optional<core::RngStreams> draws;   // history_distribution: the run seed's streams
   if (u.model == "annotation") {
     if (!dm.contains("key")) fail(path, "/cluster/pods_from/duration/key", "the annotation model needs the annotation's key (e.g. \"mltwin.io/duration\")");
     if (dm.contains("history")) fail(path, "/cluster/pods_from/duration/history", "the annotation model takes no history");
     if (dm.contains("duration")) fail(path, "/cluster/pods_from/duration/duration", "the annotation model takes no duration (each job's is its annotation)");
     u.key = dm["key"].get<std::string>();
-  } else if (u.model == "median_finished") {
-    // The median run time (end_time - start_time) of the Completed and Failed jobs of a job
-    // history CSV (mltwin/io/job_history.hpp), as workload.history's median_finished model.
+  } else if (u.model == "median_finished" || u.model == "history_distribution") {
+    // The run times (end_time - start_time) of the Completed and Failed jobs of a job history
+    // (mltwin/io/job_history.hpp), as workload.history's models: their median, or one drawn.
     if (!dm.contains("history"))
-      fail(path, "/cluster/pods_from/duration/history", "the median_finished model needs a job history CSV (workload.history's format)");
+      fail(path, "/cluster/pods_from/duration/history", "the " + u.model + " model needs a job history (workload.history's format)");
     for (const char* k : {"key", "duration"})
-      if (dm.contains(k)) fail(path, std::string("/cluster/pods_from/duration/") + k, "the median_finished model takes no " + std::string(k));
+      if (dm.contains(k)) fail(path, std::string("/cluster/pods_from/duration/") + k, "the " + u.model + " model takes no " + std::string(k));
     u.history = dm["history"].get<std::string>();
     const std::string file = resolve_input_path(u.history, path, explicit_data_dir, data_dir);
     require_input(path, "/cluster/pods_from/duration/history", u.history, file);
     const JobHistory hist = read_job_history(file);
     inputs.push_back({"job_history", file, u.history});
-    std::vector<std::int64_t> runs;
-    for (const auto& j : hist.jobs)
-      if (j.run_ns()) runs.push_back(*j.run_ns());
+    runs = finished_run_times(hist);
     if (runs.empty())
-      fail(path, "/cluster/pods_from/duration/history", "'" + u.history + "' has no Completed or Failed job to take the median of");
-    std::sort(runs.begin(), runs.end());
-    const std::size_t n = runs.size();
-    // The middle run time, or the mean of the two middle ones (rounded down to 1 ns).
-    fixed_ns = n % 2 ? runs[n / 2] : runs[n / 2 - 1] + (runs[n / 2] - runs[n / 2 - 1]) / 2;
-    if (fixed_ns <= 0) fail(path, "/cluster/pods_from/duration/history", "the median run time of '" + u.history + "' is 0");
-    u.from_jobs = n;
+      fail(path, "/cluster/pods_from/duration/history", "'" + u.history + "' has no Completed or Failed job to take the run times of");
+    u.from_jobs = runs.size();
+    fixed_ns = conditional_median(runs, std::nullopt).ns;
+    if (u.model == "median_finished" && fixed_ns <= 0)
+      fail(path, "/cluster/pods_from/duration/history", "the median run time of '" + u.history + "' is 0");
     char text[32];
     std::snprintf(text, sizeof text, "%.0f s", static_cast<double>(fixed_ns) / 1e9);
     u.fixed = text;
+    if (u.model == "history_distribution") {
+      draws.emplace(seed);
+      u.seed = seed;
+    }
   } else {  // fixed (the schema allows no other)
     if (!dm.contains("duration")) fail(path, "/cluster/pods_from/duration/duration", "the fixed model needs a duration (e.g. \"2h\")");
     for (const char* k : {"key", "history"})
@@ -158,7 +168,7 @@ void expand_pods_from(const std::string& path, json& doc, const std::string& exp
   // object of the files by its origin and a JSON path below it: for a YAML file, with the line
   // and column of that path (k8s::with_line).
   try {
-    rewrite_pods_from(path, doc, explicit_data_dir, data_dir, origins, pf, ro, snap, fixed_ns, u);
+    rewrite_pods_from(path, doc, explicit_data_dir, data_dir, origins, pf, ro, snap, fixed_ns, runs, draws, u);
   } catch (const ScenarioError& e) {
     throw ScenarioError(k8s::with_line(snap, e.what()));
   }
@@ -169,7 +179,7 @@ namespace {
 
 void rewrite_pods_from(const std::string& path, json& doc, const std::string& explicit_data_dir, std::string& data_dir,
                        YamlOrigins::Places& origins, const json& pf, const k8s::ReadOptions& ro, const k8s::Snapshot& snap,
-                       std::int64_t fixed_ns, PodsFromUse& u) {
+                       std::int64_t fixed_ns, const std::vector<std::int64_t>& runs, std::optional<core::RngStreams>& draws, PodsFromUse& u) {
   json& w = doc["workload"];
   const std::string read_as = " (read as " + path + ": /cluster/pods_from)";
   // A kubectl export of several kinds may be listed here and under the other keys that read it:
@@ -374,6 +384,7 @@ void rewrite_pods_from(const std::string& path, json& doc, const std::string& ex
     // The duration model.
     std::int64_t run_ns = fixed_ns;
     std::string run_at;
+    if (draws && placed.empty()) run_ns = conditional_draw(runs, std::nullopt, draws->stream(kHistoryRunTimeStream)).ns;
     if (u.model == "annotation") {
       const std::string* v = nullptr;
       if (auto it = snap.podgroup_annotations.find(g.object.name); it != snap.podgroup_annotations.end() && it->second.count(u.key)) {
@@ -423,6 +434,17 @@ void rewrite_pods_from(const std::string& path, json& doc, const std::string& ex
         if (remaining <= 0)
           throw ScenarioError(run_at + ": " + label + " has run " + std::to_string(elapsed / 1'000'000'000) + " s by " + u.now + ", its annotation '" +
                               u.key + "' says " + std::to_string(run_ns / 1'000'000'000) + " s in all: it should have ended" + read_as);
+      }
+      if (!runs.empty()) {
+        // Conditional on having run `elapsed`: the median (or a draw) of the finished run times
+        // longer than it, less elapsed; past every one of them, elapsed again (conditional_median).
+        const ModelRunTime r = draws ? conditional_draw(runs, elapsed, draws->stream(kHistoryRunTimeStream)) : conditional_median(runs, elapsed);
+        ++u.conditional;
+        if (r.fallback) ++u.fallback;
+        remaining = r.ns - elapsed;
+        if (remaining <= 0)
+          throw ScenarioError(origin + ": " + label + " started at " + u.now + " and every finished run time of '" + u.history +
+                              "' is 0: the " + u.model + " model gives it no time to run" + read_as);
       }
       job["nnodes"] = static_cast<int>(placed.size());
       job["duration"] = ns_text(elapsed + remaining);

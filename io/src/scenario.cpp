@@ -655,8 +655,9 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
   detail::YamlOrigins::Places places;
   const bool config_from_yaml = doc.contains("volcano") && doc["volcano"].contains("scheduler_config");
   detail::expand_config_files(path, doc, opts.data_dir, out.data_dir, out.inputs, cat, places, out.warnings);
-  detail::expand_job_history(path, doc, opts.data_dir, out.data_dir, out.inputs, places, out.history);
-  detail::expand_pods_from(path, doc, opts.data_dir, out.data_dir, out.inputs, places, out.pods_from);
+  const std::uint64_t draw_seed = opts.seed.value_or(out.seed);
+  detail::expand_job_history(path, doc, opts.data_dir, out.data_dir, out.inputs, places, out.history, draw_seed, out.warnings);
+  detail::expand_pods_from(path, doc, opts.data_dir, out.data_dir, out.inputs, places, out.pods_from, draw_seed);
   // Errors about node groups read from an eksctl ClusterConfig, or jobs read from manifests,
   // name the YAML object.
   const detail::YamlOrigins origins(std::move(places));

@@ -85,6 +85,7 @@ void TrainingLoad::read_workload() {
       j.priority = classes.resolve(j, p.contains("priority"));
       j.preempt_never = classes.preempt_never(j, p.contains("priority"));
     }
+    replicate_philly(p.value("copies", 1));
     out.inputs.push_back({"philly_trace", trace, trace_as_written});
   } else {
     json& jobs = doc["workload"]["jobs"];
@@ -250,6 +251,36 @@ void TrainingLoad::check_extended_resources() const {
                "; an extended resource exists where a node group gives it (its catalog row's extended_resources, or "
                "/cluster/node_groups/N/capacity)");
     });
+}
+
+void TrainingLoad::replicate_philly(int copies) {
+  if (copies <= 1) return;
+  // Copy i (1 .. copies-1) of every queue but root, and of every job: the same figures, names
+  // suffixed -c<i>; a copy's queue hangs under the copy of its parent. The jobs keep their
+  // submit times, so the copies interleave (stable: copy 0 first at a tie).
+  const std::vector<models::QueueSpec> queues = sc.queues;
+  for (int i = 1; i < copies; ++i) {
+    const std::string suffix = "-c" + std::to_string(i);
+    for (models::QueueSpec q : queues) {
+      if (q.name == "root") continue;
+      q.name += suffix;
+      if (!q.parent.empty() && q.parent != "root") q.parent += suffix;
+      if (!queue_names.insert(q.name).second)
+        fail(path, "/workload/philly/copies", "copy " + std::to_string(i) + " of queue '" + q.name.substr(0, q.name.size() - suffix.size()) +
+                                                   "' would be named '" + q.name + "', which /queues already defines");
+      sc.queues.push_back(std::move(q));
+    }
+  }
+  std::vector<models::TrainingJobSpec> all;
+  all.reserve(sc.jobs.size() * static_cast<std::size_t>(copies));
+  for (const auto& j : sc.jobs)
+    for (int i = 0; i < copies; ++i) {
+      all.push_back(j);
+      if (i == 0) continue;
+      all.back().name += "-c" + std::to_string(i);
+      all.back().queue += "-c" + std::to_string(i);
+    }
+  sc.jobs = std::move(all);  // read_philly's order (by submit time), each job followed by its copies
 }
 
 void TrainingLoad::check_job_queues() const {

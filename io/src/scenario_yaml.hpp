@@ -33,18 +33,21 @@ void expand_config_files(const std::string& scenario_path, nlohmann::json& doc, 
 /// file's earliest, each task's duration = end_time - start_time, or the unfinished_duration
 /// model's for a job without end_time. Checks each row's queue and priority_class against the
 /// scenario ("FILE:LINE: column C: ..."). `origins` gets each row's "FILE:LINE: Job 'name'"
-/// under "/workload/jobs"; `use` what was read, for the run summary.
+/// under "/workload/jobs"; `use` what was read, for the run summary. Jobs the twin cannot model
+/// (HistoryJob::unmodelled) are left out, each a line in `warnings`. `seed`: the run seed, for
+/// the history_distribution model's draws (stream "history.run_time").
 void expand_job_history(const std::string& scenario_path, nlohmann::json& doc, const std::string& explicit_data_dir,
                         std::string& data_dir, std::vector<InputFileRef>& inputs, YamlOrigins::Places& origins,
-                        std::optional<JobHistoryUse>& use);
+                        std::optional<JobHistoryUse>& use, std::uint64_t seed, std::vector<std::string>& warnings);
 
 /// cluster.pods_from (pods_from.cpp, after expand_job_history): reads the Pods and PodGroups of
 /// kubectl exports and rewrites them as workload.jobs (every PodGroup, submitted at 0s),
 /// initial_state.running (the PodGroups whose pods run on nodes) and cluster.daemonsets (the
 /// pods of other schedulers, held on their node). `origins` gets each entry's place in the
-/// files; `use` what was read, for the run summary.
+/// files; `use` what was read, for the run summary. `seed`: the run seed, for the
+/// history_distribution model's draws (stream "history.run_time").
 void expand_pods_from(const std::string& scenario_path, nlohmann::json& doc, const std::string& explicit_data_dir,
                       std::string& data_dir, std::vector<InputFileRef>& inputs, YamlOrigins::Places& origins,
-                      std::optional<PodsFromUse>& use);
+                      std::optional<PodsFromUse>& use, std::uint64_t seed);
 
 }  // namespace mltwin::io::detail

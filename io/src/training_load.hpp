@@ -56,6 +56,9 @@ struct TrainingLoad {
   void read_lifecycle_and_output();
   /// /workload (scenario_workload.cpp).
   void read_workload();
+  /// /workload/philly/copies: `copies` copies of the trace's queues and jobs (copy 0 the trace's
+  /// own, copy i named -c<i>), for fleets `copies` times the trace's (bench/scale_bench.py).
+  void replicate_philly(int copies);
   /// A TorchX named resource ("aws_trn1_32xlarge") as the pod requests TorchX writes for it, from
   /// the catalog's row; a ScenarioError at `where` for another name or a type not in the catalog.
   nlohmann::json torchx_named_resource(const std::string& file, const std::string& where, const std::string& name) const;

@@ -11,6 +11,7 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "mltwin/io/anonymize.hpp"
 #include "mltwin/io/job_history.hpp"
 #include "mltwin/store/sqlite_store.hpp"
 
@@ -81,7 +82,7 @@ nlohmann::json wait_json(const WaitStats& w) {
 
 }  // namespace
 
-HistoryComparison compare_history(const std::string& history, const std::string& database) {
+HistoryComparison compare_history(const std::string& history, const std::string& database, const std::string& name_map) {
   const io::JobHistory hist = io::read_job_history(history);
   const store::ResultTable kind = store::query_file(database, "SELECT value FROM run_meta WHERE key = 'run_kind'");
   if (kind.rows == 1 && kind.columns.at(0).text_at(0) != "training")
@@ -95,6 +96,22 @@ HistoryComparison compare_history(const std::string& history, const std::string&
     throw std::invalid_argument("the run " + database + " replayed another job history (" + inputs.columns.at(0).text_at(0) + ", SHA-256 " +
                                 inputs.columns.at(1).text_at(0).substr(0, 12) + "...) than " + history + " (SHA-256 " + digest.substr(0, 12) +
                                 "...): compare a run with the history it replayed");
+  // An anonymized run names its jobs job-1, ...: its name map says which is which.
+  const store::ResultTable anon = store::query_file(database, "SELECT value FROM run_meta WHERE key = 'anonymized'");
+  std::map<std::string, std::string> alias_of;  // real name -> alias
+  if (anon.rows == 1) {
+    if (name_map.empty())
+      throw std::invalid_argument("the run " + database + " was anonymized (mltwin run --anonymize): its jobs are job-1, job-2, ...; give its name map "
+                                  "(--name-map, the .names.json file written beside the database) to match them with the history's");
+    const std::string want = nlohmann::json::parse(anon.columns.at(0).text_at(0)).value("name_map_sha256", "");
+    const std::string got = store::hash_input_file("name_map", name_map).sha256;
+    if (got != want)
+      throw std::invalid_argument("name map " + name_map + " (SHA-256 " + got.substr(0, 12) + "...) is not the one the run " + database +
+                                  " wrote (SHA-256 " + want.substr(0, 12) + "..., run_meta 'anonymized')");
+    alias_of = io::NameMap::read(name_map).jobs;
+  } else if (!name_map.empty()) {
+    throw std::invalid_argument("name map " + name_map + ": the run " + database + " was not anonymized (run_meta has no 'anonymized'): its jobs have their real names");
+  }
   const store::ResultTable jobs = store::query_file(database, "SELECT name, submit_ns, start_ns FROM jobs");
   struct Twin {
     double submit_s;
@@ -117,7 +134,8 @@ HistoryComparison compare_history(const std::string& history, const std::string&
     j.name = h.name;
     j.submit_s = static_cast<double>(h.submit_ns - hist.t0_ns) / kNsPerS;
     if (h.start_ns) j.actual_start_s = static_cast<double>(*h.start_ns - hist.t0_ns) / kNsPerS;
-    if (auto it = twin.find(h.name); it != twin.end()) {
+    const auto alias = alias_of.find(h.name);
+    if (auto it = twin.find(alias == alias_of.end() ? h.name : alias->second); it != twin.end()) {
       j.in_run = true;
       j.predicted_start_s = it->second.start_s;
     }

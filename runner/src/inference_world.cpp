@@ -261,6 +261,10 @@ std::unique_ptr<World> load_inference_world(const std::string& path, const RunOp
   if (opts.max_jobs > 0)
     throw std::invalid_argument(std::string(opts.command_line ? "--max-jobs" : "max_jobs") +
                                 " applies to Philly (training) workloads; '" + path + "' is an inference scenario");
+  if (opts.anonymize)
+    throw std::invalid_argument(std::string(opts.command_line ? "--anonymize" : "anonymize") +
+                                " renames a training cluster's nodes and jobs read from it; '" + path +
+                                "' is an inference scenario (its names are the scenario's own: models, instance types)");
   return std::make_unique<InferenceWorld>(path, io::load_inference_scenario(path, load_options(opts)));
 }
 

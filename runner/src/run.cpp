@@ -91,6 +91,7 @@ void remove_database(const std::string& path) noexcept {
 void record_inputs(store::RunMetadata& meta, const std::string& path, const RunOptions& opts,
                    const std::vector<io::InputFileRef>& inputs) {
   meta.scenario_path = std::filesystem::path(path).filename().string();
+  if (opts.anonymize) meta.scenario_path = "scenario.json";  // its name is in the name map (io::NameMap::to_json)
   if (opts.document == std::nullopt) {
     meta.inputs.push_back(store::hash_input_file("scenario", path));
     meta.inputs.back().path = meta.scenario_path;
@@ -112,6 +113,7 @@ io::LoadOptions load_options(const RunOptions& opts) {
   lo.overrides = opts.overrides;
   lo.document = opts.document ? &*opts.document : nullptr;
   lo.strict = opts.strict;
+  lo.seed = opts.seed;  // the history_distribution model draws while loading, with the run's seed
   lo.serving_policies = opts.serving_policies;
   return lo;
 }
@@ -143,6 +145,7 @@ struct Run::Impl {
   bool replace_at_end = false;
   std::vector<InputId> inputs;  // the files the run reads: a partial file may not replace one
   std::optional<WholeFile> summary;  // RunOptions::summary_json_out, until finish() writes it
+  std::string name_map;              // RunOptions::anonymize: where the name map was written
   std::uint64_t seed = 0;
   core::Simulator sim;
   std::unique_ptr<core::RngStreams> rng;
@@ -161,7 +164,7 @@ struct Run::Impl {
   }
 
   /// Checks `out` against the inputs, then creates the database (RunOptions::output says where).
-  void open_database(const store::RunMetadata& meta, const std::string& scenario_path, const RunOptions& opts,
+  void open_database(store::RunMetadata meta, const std::string& scenario_path, const RunOptions& opts,
                      const std::vector<io::InputFileRef>& refs) {
     target = out;
     const bool file = out != ":memory:";
@@ -178,7 +181,36 @@ struct Run::Impl {
         throw std::invalid_argument(flag + " '" + summary_out + "': is the results database ('" + out +
                                     "'), which it would overwrite; choose another file");
     }
+    if (world->names()) {
+      const std::string flag = opts.command_line ? "--name-map" : "name_map";
+      name_map = opts.name_map;
+      if (name_map.empty()) {
+        if (!file)
+          throw std::invalid_argument(flag + ": an anonymized run whose database is in memory needs a file for its name map");
+        std::string stem = out;
+        if (stem.size() > 7 && stem.ends_with(".sqlite")) stem.resize(stem.size() - 7);
+        name_map = stem + ".names.json";
+      }
+      check_out(name_map, inputs, flag);
+      for (const std::string* other : {static_cast<const std::string*>(&out), &summary_out})
+        if (!other->empty() && *other != ":memory:" && same_file(name_map, *other))
+          throw std::invalid_argument(flag + " '" + name_map + "': is also the run's " + (other == &out ? "database" : "summary file") +
+                                      "; choose another file");
+    }
     if (opts.before_database) opts.before_database();
+    if (const io::NameMap* names = world->names()) {
+      // Written before the database, which records the map's SHA-256 (not its content).
+      create_folder_of(name_map, "name map");
+      WholeFile f(name_map, "name map");
+      f.write(names->to_json().dump(2) + "\n");
+      f.commit();
+      meta.extra["anonymized"] =
+          nlohmann::json{{"renamed", {"nodes read from kubectl", "jobs", "queues", "input files"}},
+                         {"name_map_sha256", store::hash_input_file("name_map", name_map).sha256},
+                         {"nodes", names->nodes.size()}, {"jobs", names->jobs.size()}, {"queues", names->queues.size()},
+                         {"files", names->files.size()}}
+              .dump();
+    }
     if (!summary_out.empty()) {
       // Created now, so that a summary file that cannot be written is an error before the run.
       create_folder_of(summary_out, "summary file");
@@ -289,6 +321,9 @@ std::unique_ptr<Run> Run::open(const std::string& path, const RunOptions& opts) 
   auto m = std::make_unique<Impl>();
   m->path = path;
   m->until_text = opts.until_text;
+  if (!opts.anonymize && !opts.name_map.empty())
+    throw std::invalid_argument(std::string(opts.command_line ? "--name-map" : "name_map") + " '" + opts.name_map +
+                                "': where an anonymized run writes its name map; give " + (opts.command_line ? "--anonymize" : "anonymize") + " too");
   m->world = detail::load_world(path, opts);
   detail::World& w = *m->world;
   if (opts.on_warning)
@@ -332,6 +367,7 @@ Kind Run::kind() const noexcept { return impl_->world->kind(); }
 const std::string& Run::name() const noexcept { return impl_->world->name(); }
 std::uint64_t Run::seed() const noexcept { return impl_->seed; }
 const std::string& Run::out() const noexcept { return impl_->out; }
+const std::string& Run::name_map() const noexcept { return impl_->name_map; }
 const std::string& Run::target() const noexcept { return impl_->target; }
 const nlohmann::json& Run::scenario() const noexcept { return impl_->world->document(); }
 // A finished run reports where it ended (its last event, or the time it was stopped at), not

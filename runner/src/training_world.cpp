@@ -7,6 +7,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "mltwin/io/job_history.hpp"
 #include "mltwin/io/report.hpp"
 #include "mltwin/io/scenario.hpp"
 #include "mltwin/models/training.hpp"
@@ -50,8 +51,10 @@ class Forward final : public models::TrainingRecorder {
 
 class TrainingWorld final : public World {
  public:
-  TrainingWorld(const std::string& path, io::LoadedScenario sc)
-      : World(Kind::Training, path, sc.name, sc.json, sc.seed, sc.warnings, sc.inputs), sc_(std::move(sc)) {}
+  TrainingWorld(const std::string& path, io::LoadedScenario sc, std::optional<io::NameMap> names)
+      : World(Kind::Training, path, sc.name, sc.json, sc.seed, sc.warnings, sc.inputs), sc_(std::move(sc)), names_(std::move(names)) {}
+
+  const io::NameMap* names() const override { return names_ ? &*names_ : nullptr; }
 
   io::RunEstimate estimate(core::Time until) const override { return io::estimate_run(sc_, until); }
 
@@ -75,10 +78,16 @@ class TrainingWorld final : public World {
     cluster_->set_session_observer(both_ ? both_.get() : snapshots_ ? snapshots_.get() : opts.session_observer);
     meta.kind = store::RunKind::Training;
     meta.volcano_release = policy::kVolcanoRelease;
+    // The history_distribution duration model drew while loading, from this stream of the same
+    // seed (io::LoadOptions::seed): named here so that the run's metadata lists it.
+    const bool drawn = (sc_.history && sc_.history->model == "history_distribution") ||
+                       (sc_.pods_from && sc_.pods_from->model == "history_distribution");
+    if (drawn) rng.stream(io::kHistoryRunTimeStream);
     meta.rng_streams = rng.names();
     meta.extra["random_inputs"] =
-        "bind latency, pod start-up latency (per their distributions), Kubernetes pod UIDs (order of "
-        "a gang's pods created together: which pod goes to which node), Volcano's node tie-break";
+        std::string("bind latency, pod start-up latency (per their distributions), Kubernetes pod UIDs (order of "
+                    "a gang's pods created together: which pod goes to which node), Volcano's node tie-break") +
+        (drawn ? ", the jobs' run times drawn from the job history (history_distribution)" : "");
   }
   void attach(store::SqliteStore& db) override { fwd_.to = &db; }
   void start() override { cluster_->start(); }
@@ -129,6 +138,7 @@ class TrainingWorld final : public World {
 
  private:
   io::LoadedScenario sc_;
+  std::optional<io::NameMap> names_;
   Forward fwd_;
   std::unique_ptr<SnapshotWriter> snapshots_;  // declared before the cluster: destroyed after it
   std::unique_ptr<ObserverPair> both_;
@@ -144,7 +154,11 @@ void TrainingWorld::summary_json(json& j, const RunFacts& run) const {
     const io::JobHistoryUse& h = *sc_.history;
     j["job_history"] = {{"file", h.file}, {"jobs", h.jobs}, {"unfinished", h.unfinished}, {"running", h.running},
                         {"pending", h.pending}, {"unfinished_model", h.model.empty() ? json(nullptr) : json(h.model)},
-                        {"unfinished_s", h.unfinished_s}};
+                        {"unfinished_s", h.unfinished_s}, {"unfinished_min_s", h.unfinished_min_s},
+                        {"unfinished_max_s", h.unfinished_max_s}, {"finished_jobs_read", h.from_jobs},
+                        {"conditional", h.conditional}, {"fallback", h.fallback}, {"now", h.now.empty() ? json(nullptr) : json(h.now)},
+                        {"seed", h.model == "history_distribution" ? json(h.seed) : json(nullptr)}, {"skipped", h.skipped},
+                        {"skipped_reasons", h.skipped_reasons}};
   }
   // The cluster's pods from kubectl: how many jobs each way, and the duration model.
   if (sc_.pods_from) {
@@ -153,7 +167,9 @@ void TrainingWorld::summary_json(json& j, const RunFacts& run) const {
                       {"other_pods", p.other_pods}, {"held_nodes", p.held_nodes}, {"duration_model", p.model},
                       {"duration_key", p.key.empty() ? json(nullptr) : json(p.key)},
                       {"duration_fixed", p.fixed.empty() ? json(nullptr) : json(p.fixed)},
-                      {"duration_history", p.history.empty() ? json(nullptr) : json(p.history)}};
+                      {"duration_history", p.history.empty() ? json(nullptr) : json(p.history)},
+                      {"duration_conditional", p.conditional}, {"duration_fallback", p.fallback},
+                      {"duration_seed", p.model == "history_distribution" ? json(p.seed) : json(nullptr)}};
   }
   json phases = json::object();
   for (const auto& [phase, n] : s.phases) phases[phase] = n;
@@ -328,7 +344,10 @@ std::unique_ptr<World> load_training_world(const std::string& path, const RunOpt
     if (lo.overrides.is_null()) lo.overrides = patch;
     else lo.overrides.merge_patch(patch);
   }
-  return std::make_unique<TrainingWorld>(path, io::load_scenario(path, lo));
+  io::LoadedScenario sc = io::load_scenario(path, lo);
+  std::optional<io::NameMap> names;
+  if (opts.anonymize) names = io::anonymize(sc);
+  return std::make_unique<TrainingWorld>(path, std::move(sc), std::move(names));
 }
 
 }  // namespace mltwin::runner::detail

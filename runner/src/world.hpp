@@ -22,6 +22,7 @@
 
 #include "mltwin/core/rng.hpp"
 #include "mltwin/core/simulator.hpp"
+#include "mltwin/io/anonymize.hpp"
 #include "mltwin/io/run_estimate.hpp"
 #include "mltwin/io/report.hpp"
 #include "mltwin/io/scenario.hpp"
@@ -56,6 +57,8 @@ class World {
   std::uint64_t scenario_seed() const { return seed_; }
   const std::vector<std::string>& warnings() const { return warnings_; }
   const std::vector<io::InputFileRef>& inputs() const { return inputs_; }
+  /// The names anonymized (RunOptions::anonymize); null: the run keeps the real ones.
+  virtual const io::NameMap* names() const { return nullptr; }
 
   /// The run's size up to `until` (Time::max(): the whole workload).
   virtual io::RunEstimate estimate(core::Time until) const = 0;

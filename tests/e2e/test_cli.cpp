@@ -856,22 +856,30 @@ TEST_CASE("derived durations: a job still training when --until stops the run ke
 }
 
 TEST_CASE("a job history: scenarios/eks-history-csv.json validates and runs; a bad row is refused with FILE:LINE: column") {
-  // scenarios/history/jobs.csv: 10 jobs, 3 without end_time (2 Running, 1 Pending) on the median
-  // of the 7 finished run times (s): 1800, 2311.5, 2508, 12600, 22288, 23280, 27000 -> 12,600 s.
+  // scenarios/history/jobs.csv: 10 jobs, 3 without end_time (2 Running, 1 Pending) on the
+  // (conditional) medians of the 7 finished run times (s): 1800, 2311.5, 2508, 12600, 22288,
+  // 23280, 27000. mixtral-ft-8 (Pending): the median, 12,600 s. By the file's latest time
+  // (22:30:00Z) llama-sft-0103 had run 1,140 s (all seven longer: 12,600 s), bert-pretrain-b
+  // 26,950 s (only 27,000 s longer: 27,000 s). 12,600 to 27,000 s, mean 17,400 s.
   TempDir t("mltwin-cli");
   const fs::path scen = fs::path(MLTWIN_SOURCE_DIR) / "scenarios/eks-history-csv.json";
   const fs::path log = t.path() / "h.log";
   REQUIRE_MESSAGE(run_cli({"validate", scen.string()}, t.path(), {}, log) == 0, slurp(log));
   CHECK_MESSAGE(contains(slurp(log), "10 jobs, Volcano v1.12.1\nJob history: history/jobs.csv, 10 job(s); 3 without end_time (2 "
-                                     "Running, 1 Pending) ran 12600 s, the unfinished_duration model 'median_finished' (the "
-                                     "median of 7 finished job(s))"),
+                                     "Running, 1 Pending) ran 12600 s to 27000 s (mean 17400 s), the unfinished_duration model "
+                                     "'median_finished' (medians of 7 finished job(s); 2 Running conditional on their time run by "
+                                     "2026-01-05T22:30:00Z, 0 of them past every finished run time: twice their time run)"),
                 slurp(log));
   REQUIRE_MESSAGE(run_cli({"run", scen.string(), "--out", "h.sqlite", "--no-progress", "--summary-json", "h.json"}, t.path(), {}, log) == 0,
                   slurp(log));
   const json summary = json::parse(slurp(t.path() / "h.json"));
   CHECK(summary.at("jobs") == 10);
   CHECK(summary.at("job_history").at("unfinished") == 3);
-  CHECK(summary.at("job_history").at("unfinished_s") == 12600.0);
+  CHECK(summary.at("job_history").at("unfinished_s") == 17400.0);
+  CHECK(summary.at("job_history").at("unfinished_min_s") == 12600.0);
+  CHECK(summary.at("job_history").at("unfinished_max_s") == 27000.0);
+  CHECK(summary.at("job_history").at("conditional") == 2);
+  CHECK(summary.at("job_history").at("skipped") == 0);
   // mltwin compare on the run: 9 of the 10 rows have a start_time, and the run starts every job
   // (all 10 end), so 9 are compared; mixtral-ft-8 (Pending in the history) started in the twin only.
   const fs::path hist = fs::path(MLTWIN_SOURCE_DIR) / "scenarios/history/jobs.csv";
@@ -899,6 +907,31 @@ TEST_CASE("a job history: scenarios/eks-history-csv.json validates and runs; a b
   CHECK_MESSAGE(contains(slurp(log), std::string("error: jobs.csv") +
                                          ":7: column end_time: '2026-01-05T12:10:00Z' is before the job's start_time '2026-01-05T14:40:00Z'"),
                 slurp(log));
+}
+
+TEST_CASE("mltwin validate HISTORY: a job history on its own, what it holds; a bad row FILE:LINE; --strict refuses a skipped job") {
+  TempDir t("mltwin-cli");
+  const fs::path log = t.path() / "v.log";
+  write_text(t.path() / "jobs.csv", slurp(fs::path(MLTWIN_SOURCE_DIR) / "scenarios/history/jobs.csv"));
+  REQUIRE_MESSAGE(run_cli({"validate", "jobs.csv"}, t.path(), {}, log) == 0, slurp(log));
+  // 10 rows: 7 finished (6 Completed, 1 Failed), 2 Running, 1 Pending; run times as above.
+  CHECK_MESSAGE(contains(slurp(log), "jobs.csv: a job history of 10 job(s): 7 finished (Completed, Failed), 2 Running, 1 Pending; "
+                                     "0 the twin would skip\n"),
+                slurp(log));
+  CHECK_MESSAGE(contains(slurp(log), "finished run times: median 12600 s, from 1800 s to 27000 s"), slurp(log));
+  // A bad row: FILE:LINE: column.
+  std::string csv = slurp(t.path() / "jobs.csv");
+  write_text(t.path() / "bad.csv", csv.substr(0, csv.find('\n') + 1) + "a,ns,q,,2026-01-05T08:00:00Z,,,Done,w:1:cpu=1,\n");
+  CHECK(run_cli({"validate", "bad.csv"}, t.path(), {}, log) == 2);
+  CHECK_MESSAGE(contains(slurp(log), "error: bad.csv:2: column status: 'Done' is not a job status read here"), slurp(log));
+  // A job of two pod shapes: listed as skipped, with its line; --strict: an error.
+  write_text(t.path() / "shapes.csv", csv + "two-shapes,ns,team-a,,2026-01-05T08:00:00Z,,,Pending,\"l:1:cpu=1;w:2:cpu=2\",\n");
+  REQUIRE_MESSAGE(run_cli({"validate", "shapes.csv"}, t.path(), {}, log) == 0, slurp(log));
+  CHECK_MESSAGE(contains(slurp(log), "1 the twin would skip (1 with tasks of different pod shapes (mltwin gives every pod of a job the same "
+                                     "requests))\n  shapes.csv:12: Job 'two-shapes' (namespace ns): skipped: tasks of different pod shapes"),
+                slurp(log));
+  CHECK(run_cli({"validate", "shapes.csv", "--strict"}, t.path(), {}, log) == 2);
+  CHECK_MESSAGE(contains(slurp(log), "error: shapes.csv:12: column tasks: Job 'two-shapes' (namespace ns) would be skipped"), slurp(log));
 }
 
 TEST_CASE("nodes from kubectl: scenarios/eks-kubectl-nodes.json runs on the Nodes' own names, keeps off the cordoned one, prices by the catalog") {

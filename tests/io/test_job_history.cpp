@@ -7,11 +7,15 @@
 
 #include <cstdio>
 #include <fstream>
+#include <map>
+#include <set>
+#include <vector>
 #include <optional>
 #include <tuple>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "mltwin/core/rng.hpp"
 #include "mltwin/io/job_history.hpp"
 #include "mltwin/io/scenario.hpp"
 #include "scenario_run.hpp"
@@ -76,6 +80,14 @@ json scenario_with(const test::TempDir& d, const std::string& csv, const json& p
 
 std::string write_scenario(const test::TempDir& d, const json& sc) {
   return write(d, "s.json", sc.dump(2));
+}
+
+/// The run time of job `name` (scenario jobs are in submit order, not the file's).
+std::int64_t run_of(const io::LoadedScenario& sc, const std::string& name) {
+  for (const auto& j : sc.training.jobs)
+    if (j.name == name) return j.duration.count_ns();
+  FAIL("no job " << name);
+  return -1;
 }
 
 std::string load_error(const test::TempDir& d, const json& sc) {
@@ -280,19 +292,43 @@ TEST_CASE("a history scenario: submit offsets, run times, queues, priority class
   REQUIRE(sc.inputs.size() >= 2);
   CHECK(sc.inputs.back().role == "job_history");
 
-  // median_finished: the finished run times 3,600 s and 7,200 s -> their mean, 5,400 s.
+  // median_finished: the finished run times 3,600 s (a) and 7,200 s (e). c (Pending): their
+  // median, the mean 5,400 s. b (Running) had run by the file's latest time, e's end 02:00:00,
+  // 02:00:00 - 00:10:05 = 6,595 s: of the run times only 7,200 s is longer, so b runs 7,200 s.
   const std::string two_done = csv + "e,team-a,team-a,,2026-01-01T00:00:00Z,2026-01-01T00:00:00Z,2026-01-01T02:00:00Z,Failed,w:1:cpu=1,\n";
   const json median = {{"workload", {{"history", {{"unfinished_duration", {{"model", "median_finished"}, {"source", "test"}}}}}}}};
   const io::LoadedScenario m = io::load_scenario(write_scenario(d, scenario_with(d, two_done, median)));
-  CHECK(m.history->unfinished_s == 5400);
+  CHECK(run_of(m, "b") == 7200 * kS);
+  CHECK(run_of(m, "c") == 5400 * kS);
+  CHECK(m.history->unfinished_s == 6300);  // (7,200 + 5,400) / 2
+  CHECK(m.history->unfinished_min_s == 5400);
+  CHECK(m.history->unfinished_max_s == 7200);
   CHECK(m.history->from_jobs == 2);
+  CHECK(m.history->conditional == 1);
+  CHECK(m.history->fallback == 0);
+  CHECK(m.history->now == "2026-01-01T02:00:00Z");
+  CHECK(m.history->describe().find("2 without end_time (1 Running, 1 Pending) ran 5400 s to 7200 s (mean 6300 s), the unfinished_duration "
+                                   "model 'median_finished' (medians of 2 finished job(s); 1 Running conditional on their time run by "
+                                   "2026-01-01T02:00:00Z, 0 of them past every finished run time: twice their time run)") != std::string::npos);
+  // A Running job that has run longer than every finished one (f: 00:00:00 to the latest time,
+  // g's submit 03:00:00, 10,800 s > 7,200 s): the fallback, twice its time run, 21,600 s.
+  const std::string past = two_done + "f,team-a,team-a,,2026-01-01T00:00:00Z,2026-01-01T00:00:00Z,,Running,w:1:cpu=1,\n"
+                                      "g,team-a,team-a,,2026-01-01T03:00:00Z,,,Pending,w:1:cpu=1,\n";
+  const io::LoadedScenario fb = io::load_scenario(write_scenario(d, scenario_with(d, past, median)));
+  CHECK(run_of(fb, "f") == 21600 * kS);
+  // b now has run 03:00:00 - 00:10:05 = 10,195 s, past 7,200 s too: 20,390 s.
+  CHECK(run_of(fb, "b") == 20390 * kS);
+  CHECK(run_of(fb, "g") == 5400 * kS);
+  CHECK(fb.history->conditional == 2);
+  CHECK(fb.history->fallback == 2);
 
   // No model for the unfinished jobs: refused at the first one's row.
   json none = scenario_with(d, csv);
   none["workload"]["history"].erase("unfinished_duration");
   CHECK(load_error(d, none) ==
         "F:3: column end_time: job 'b' is Running (no end_time), and 2 job(s) in all: say how long such jobs run with "
-        "/workload/history/unfinished_duration in S ({\"model\": \"fixed\", \"duration\": \"2h\"} or {\"model\": \"median_finished\"})");
+        "/workload/history/unfinished_duration in S ({\"model\": \"fixed\", \"duration\": \"2h\"}, {\"model\": \"median_finished\"} or "
+        "{\"model\": \"history_distribution\"})");
   // A queue or a PriorityClass the scenario does not define.
   const std::string one = kHeader + "a,ns,team-c,,2026-01-01T00:00:00Z,,,Pending,w:1:cpu=1,\n";
   CHECK(load_error(d, scenario_with(d, one, fixed)) ==
@@ -317,11 +353,12 @@ TEST_CASE("a history scenario: submit offsets, run times, queues, priority class
         "S: /workload/history/unfinished_duration/duration: the median_finished model takes no duration (it is computed)");
   const std::string none_finished = kHeader + "b,team-b,team-b,,2026-01-01T00:10:00Z,2026-01-01T00:10:05Z,,Running,w:1:cpu=1,\n";
   CHECK(load_error(d, scenario_with(d, none_finished, median)) ==
-        "S: /workload/history/unfinished_duration/model: median_finished: 'F' has no Completed or Failed job to take the median of; "
+        "S: /workload/history/unfinished_duration/model: median_finished: 'F' has no Completed or Failed job to take the run times of; "
         "give the fixed model");
-  // Tasks of different pod shapes are not modelled.
+  // Tasks of different pod shapes are not modelled: the job is skipped (below); a history of
+  // nothing else is refused.
   const std::string shapes = kHeader + "a,ns,team-a,,2026-01-01T00:00:00Z,,,Pending,\"l:1:cpu=1;w:2:cpu=2\",\n";
-  CHECK(load_error(d, scenario_with(d, shapes, fixed)).rfind("F:2: column tasks: task 'w' requests {\"cpu\":\"2\"}, task 'l' {\"cpu\":\"1\"}", 0) == 0);
+  CHECK(load_error(d, scenario_with(d, shapes, fixed)) == "F:2: column tasks: every job of 'F' is skipped (not modelled): nothing to replay");
   // A check the job loader makes later still names the row (the Job's own name rules).
   const std::string big = kHeader + "a,ns,team-a,,2026-01-01T00:00:00Z,,,Pending,\"w:1:cpu=1,example.com/fpga=1\",\n";
   CHECK(load_error(d, scenario_with(d, big, fixed)).rfind("F:2: Job 'a' (namespace ns): ", 0) == 0);
@@ -355,9 +392,21 @@ TEST_CASE("the shipped example, scenarios/eks-history-csv.json, loads: 10 jobs, 
   CHECK(sc.training.jobs.size() == 10);
   REQUIRE(sc.history.has_value());
   CHECK(sc.history->unfinished == 3);
-  // Finished run times (s): 1800, 2311.5, 2508, 12600, 22288, 23280, 27000 -> median 12,600.
-  CHECK(sc.history->unfinished_s == 12600);
+  // Finished run times (s): 1800, 2311.5, 2508, 12600, 22288, 23280, 27000 -> median 12,600:
+  // mixtral-ft-8's (Pending). The latest time in the file is its submit, 22:30:00Z: by then
+  // llama-sft-0103 (Running since 22:11:00Z) had run 1,140 s, shorter than every finished run:
+  // the median of all seven, 12,600 s; bert-pretrain-b (since 15:00:50Z) 26,950 s, which only
+  // 27,000 s exceeds: 27,000 s. Mean (12,600 + 12,600 + 27,000) / 3 = 17,400 s.
+  CHECK(sc.history->unfinished_s == 17400);
+  CHECK(sc.history->unfinished_min_s == 12600);
+  CHECK(sc.history->unfinished_max_s == 27000);
   CHECK(sc.history->from_jobs == 7);
+  CHECK(sc.history->conditional == 2);
+  CHECK(sc.history->fallback == 0);
+  for (const auto& j : sc.training.jobs) {
+    if (j.name == "bert-pretrain-b") CHECK(j.duration.count_ns() == 27000 * kS);
+    if (j.name == "llama-sft-0103" || j.name == "mixtral-ft-8") CHECK(j.duration.count_ns() == 12600 * kS);
+  }
   // llama-sft-0102's submit 10:15+01:00 is 09:15Z, 4,500 s after the first (08:00Z).
   for (const auto& j : sc.training.jobs)
     if (j.name == "llama-sft-0102") CHECK(j.submit.ns() == 4500 * kS);
@@ -767,4 +816,205 @@ TEST_CASE("a job history from Prometheus: kube-state-metrics' pod series grouped
     no_labels["data"]["result"] = kept;
     CHECK(error_of_json(no_labels).find("no kube_pod_labels series") != std::string::npos);
   }
+}
+
+TEST_CASE("conditional_median: the median of the finished run times longer than the time run, worked by hand") {
+  const std::vector<std::int64_t> runs = {10 * kS, 20 * kS, 30 * kS, 40 * kS, 50 * kS};
+  // Not started: all five, the middle one.
+  CHECK(io::conditional_median(runs, std::nullopt).ns == 30 * kS);
+  CHECK(io::conditional_median(runs, std::nullopt).from == 5);
+  // Run 15 s: 20, 30, 40, 50 -> (30 + 40) / 2 = 35 s.
+  CHECK(io::conditional_median(runs, 15 * kS).ns == 35 * kS);
+  CHECK(io::conditional_median(runs, 15 * kS).from == 4);
+  // Run exactly 20 s: longer than 20 s are 30, 40, 50 -> 40 s.
+  CHECK(io::conditional_median(runs, 20 * kS).ns == 40 * kS);
+  // Run 0 s: every run time is longer -> 30 s.
+  CHECK(io::conditional_median(runs, 0).ns == 30 * kS);
+  // Run 45 s: only 50 s.
+  CHECK(io::conditional_median(runs, 45 * kS).ns == 50 * kS);
+  // Run 50 s: none longer -> the fallback, twice the time run.
+  const io::ModelRunTime f = io::conditional_median(runs, 50 * kS);
+  CHECK(f.fallback);
+  CHECK(f.from == 0);
+  CHECK(f.ns == 100 * kS);
+  // The mean of the two middle ones rounds down to 1 ns: 1 ns and 2 ns -> 1 ns.
+  CHECK(io::conditional_median({1, 2}, std::nullopt).ns == 1);
+}
+
+TEST_CASE("conditional_draw: one of the finished run times longer than the time run, at its empirical frequency") {
+  const std::vector<std::int64_t> runs = {10 * kS, 20 * kS, 20 * kS, 40 * kS};
+  core::RngStreams streams(7);
+  core::Engine& rng = streams.stream(io::kHistoryRunTimeStream);
+  // Not started: 10 s, 20 s, 40 s with probabilities 1/4, 2/4 (20 s is two jobs), 1/4.
+  constexpr int kN = 40'000;
+  std::map<std::int64_t, int> seen;
+  for (int i = 0; i < kN; ++i) {
+    const io::ModelRunTime r = io::conditional_draw(runs, std::nullopt, rng);
+    CHECK_FALSE(r.fallback);
+    ++seen[r.ns];
+  }
+  REQUIRE(seen.size() == 3);  // every draw is one of the three run times, and each is drawn
+  // Pearson's chi-square against the empirical probabilities: with 2 degrees of freedom its
+  // 99.9th percentile is -2 ln(0.001) = 13.82 (the chi-square(2) survival function is
+  // exp(-x/2)): a sampler that is right fails this one seed's check with probability 0.001.
+  const std::map<std::int64_t, double> p = {{10 * kS, 0.25}, {20 * kS, 0.5}, {40 * kS, 0.25}};
+  double chi2 = 0;
+  for (const auto& [v, prob] : p) {
+    const double e = prob * kN, o = seen[v];
+    chi2 += (o - e) * (o - e) / e;
+  }
+  CHECK_MESSAGE(chi2 < 13.82, "chi-square " << chi2);
+  // Run 15 s: only 20 s (2/3) and 40 s (1/3); every draw longer than 15 s. One degree of
+  // freedom: its 99.9th percentile is 10.83 (3.29^2, the normal's two-sided 0.1 %).
+  int twenty = 0;
+  for (int i = 0; i < kN; ++i) {
+    const std::int64_t v = io::conditional_draw(runs, 15 * kS, rng).ns;
+    CHECK(v > 15 * kS);
+    CHECK((v == 20 * kS || v == 40 * kS));
+    twenty += v == 20 * kS;
+  }
+  const double e20 = kN * 2.0 / 3, e40 = kN / 3.0;
+  const double chi1 = (twenty - e20) * (twenty - e20) / e20 + (kN - twenty - e40) * (kN - twenty - e40) / e40;
+  CHECK_MESSAGE(chi1 < 10.83, "chi-square " << chi1);
+  // The same seed draws the same sequence; another seed another.
+  core::RngStreams a(11), b(11), c(12);
+  std::vector<std::int64_t> da, db, dc;
+  for (int i = 0; i < 50; ++i) {
+    da.push_back(io::conditional_draw(runs, std::nullopt, a.stream(io::kHistoryRunTimeStream)).ns);
+    db.push_back(io::conditional_draw(runs, std::nullopt, b.stream(io::kHistoryRunTimeStream)).ns);
+    dc.push_back(io::conditional_draw(runs, std::nullopt, c.stream(io::kHistoryRunTimeStream)).ns);
+  }
+  CHECK(da == db);
+  CHECK(da != dc);  // equal with probability (3/8)^50 at most
+  // Past every run time: the fallback, no draw.
+  const io::ModelRunTime f = io::conditional_draw(runs, 40 * kS, rng);
+  CHECK(f.fallback);
+  CHECK(f.ns == 80 * kS);
+}
+
+TEST_CASE("a history scenario with the history_distribution model: draws by the run seed, conditional for Running jobs") {
+  test::TempDir d;
+  // Finished: a 3,600 s, e 7,200 s. b Running has run 6,595 s by 02:00:00 (as above): only
+  // 7,200 s is longer, so every seed gives it 7,200 s. c Pending: 3,600 s or 7,200 s.
+  const std::string csv = kHeader +
+                          "a,team-a,team-a,,2026-01-01T00:00:00Z,2026-01-01T00:00:05Z,2026-01-01T01:00:05Z,Completed,w:1:cpu=1,\n"
+                          "b,team-b,team-b,,2026-01-01T00:10:00Z,2026-01-01T00:10:05Z,,Running,w:1:cpu=1,\n"
+                          "c,team-b,team-b,,2026-01-01T00:20:00Z,,,Pending,w:1:cpu=1,\n"
+                          "e,team-a,team-a,,2026-01-01T00:00:00Z,2026-01-01T00:00:00Z,2026-01-01T02:00:00Z,Failed,w:1:cpu=1,\n";
+  const json dist = {{"workload", {{"history", {{"unfinished_duration", {{"model", "history_distribution"}, {"source", "test"}}}}}}}};
+  const std::string p = write_scenario(d, scenario_with(d, csv, dist));
+  std::set<std::int64_t> c_runs;
+  for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+    io::LoadOptions o;
+    o.seed = seed;
+    const io::LoadedScenario sc = io::load_scenario(p, o);
+    CHECK(run_of(sc, "b") == 7200 * kS);
+    const std::int64_t c = run_of(sc, "c");
+    CHECK((c == 3600 * kS || c == 7200 * kS));
+    c_runs.insert(c);
+    CHECK(sc.history->model == "history_distribution");
+    CHECK(sc.history->seed == seed);
+    CHECK(sc.history->conditional == 1);
+    CHECK(run_of(io::load_scenario(p, o), "c") == c);  // the same seed, the same draw
+  }
+  CHECK(c_runs.size() == 2);  // 30 seeds all alike: probability 2 x 2^-30
+  // No seed given: the scenario's.
+  const io::LoadedScenario own = io::load_scenario(p);
+  CHECK(own.history->seed == own.seed);
+  // A run records the stream and says what the seed changes.
+  const test::ScenarioRun r(p);
+  CHECK(r.summary.at("job_history").at("unfinished_model") == "history_distribution");
+  CHECK(r.summary.at("job_history").at("seed") == own.seed);
+  CHECK(r.printed.find("drawn with seed " + std::to_string(own.seed) + ", stream history.run_time, from 2 finished job(s)") !=
+        std::string::npos);
+}
+
+TEST_CASE("a history job the twin cannot model is skipped, counted with its reason, and a warning (--strict: an error)") {
+  test::TempDir d;
+  const std::string csv = kHeader +
+                          "a,ns,team-a,,2026-01-01T00:00:00Z,,,Pending,\"l:1:cpu=1;w:2:cpu=2\",\n"
+                          "b,ns,team-a,,2026-01-01T00:10:00Z,2026-01-01T00:10:00Z,2026-01-01T01:10:00Z,Completed,w:1:cpu=1,\n";
+  const json fixed = {{"workload", {{"history", {{"unfinished_duration", {{"model", "fixed"}, {"duration", "30m"}, {"source", "test"}}}}}}}};
+  const std::string p = write_scenario(d, scenario_with(d, csv, fixed));
+  const io::LoadedScenario sc = io::load_scenario(p);
+  REQUIRE(sc.training.jobs.size() == 1);
+  CHECK(sc.training.jobs[0].name == "b");
+  CHECK(sc.history->jobs == 2);
+  CHECK(sc.history->skipped == 1);
+  CHECK(sc.history->unfinished == 0);  // a, the only one without end_time, is skipped
+  const std::string why = "tasks of different pod shapes (mltwin gives every pod of a job the same requests)";
+  CHECK(sc.history->skipped_reasons == std::map<std::string, std::size_t>{{why, 1}});
+  REQUIRE(sc.warnings.size() == 1);
+  CHECK(replace_all(replace_all(sc.warnings[0], d.file("h.csv"), "F"), p, "S") ==
+        "F:2: column tasks: Job 'a' (namespace ns) is skipped: " + why + " (read as S: /workload/history)");
+  CHECK(sc.history->describe().find("2 job(s); 1 skipped, not modelled (1 with " + why + ")") != std::string::npos);
+  io::LoadOptions strict;
+  strict.strict = true;
+  try {
+    (void)io::load_scenario(p, strict);
+    FAIL("--strict loaded it");
+  } catch (const io::ScenarioError& e) {
+    CHECK(replace_all(replace_all(e.what(), d.file("h.csv"), "F"), p, "S") ==
+          "F:2: column tasks: Job 'a' (namespace ns) is skipped: " + why + " (read as S: /workload/history) (--strict: warnings are errors)");
+  }
+}
+
+TEST_CASE("a job history on its own: recognised by its header, described for mltwin validate") {
+  const std::string shipped = std::string(MLTWIN_SOURCE_DIR) + "/scenarios/history/jobs.csv";
+  CHECK(io::looks_like_job_history(shipped));
+  CHECK_FALSE(io::looks_like_job_history(std::string(MLTWIN_SOURCE_DIR) + "/scenarios/eks-history-csv.json"));
+  CHECK_FALSE(io::looks_like_job_history(std::string(MLTWIN_SOURCE_DIR) + "/scenarios/kubectl/pods.json"));
+  const std::string text = io::describe_history("jobs.csv", io::read_job_history(shipped));
+  // 10 rows: 6 Completed + 1 Failed, 2 Running, 1 Pending; the median of the 7 run times is
+  // 12,600 s (see the shipped example's test above), the shortest 1,800 s, the longest 27,000 s;
+  // the latest time is mixtral-ft-8's submit, 22:30:00Z.
+  CHECK(text.rfind("jobs.csv: a job history of 10 job(s): 7 finished (Completed, Failed), 2 Running, 1 Pending; 0 the twin would skip\n", 0) == 0);
+  CHECK(text.find("submitted from 2026-01-05T08:00:00Z; latest time recorded 2026-01-05T22:30:00Z") != std::string::npos);
+  CHECK(text.find("finished run times: median 12600 s, from 1800 s to 27000 s") != std::string::npos);
+  // A kubectl list of Volcano Jobs is one too.
+  test::TempDir d;
+  CHECK(io::looks_like_job_history(write(d, "v.yaml", "apiVersion: v1\nkind: List\nitems:\n- apiVersion: batch.volcano.sh/v1alpha1\n  kind: Job\n")));
+}
+
+TEST_CASE("a kubectl Job whose tasks' pod templates have different constraints is read, marked not modelled, and skipped") {
+  test::TempDir d;
+  // Two tasks of the same requests; only task w's template has a nodeSelector.
+  const std::string yaml = R"(apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata:
+  name: j
+  namespace: ns
+  creationTimestamp: "2026-01-01T00:00:00Z"
+spec:
+  tasks:
+  - name: w
+    replicas: 1
+    template:
+      spec:
+        nodeSelector:
+          disk: ssd
+        containers:
+        - name: main
+          resources:
+            requests:
+              cpu: "1"
+  - name: v
+    replicas: 1
+    template:
+      spec:
+        containers:
+        - name: main
+          resources:
+            requests:
+              cpu: "1"
+status:
+  state:
+    phase: Pending
+)";
+  const std::string p = write(d, "vcjobs.yaml", yaml);
+  CHECK(io::looks_like_job_history(p));
+  const io::JobHistory h = io::read_job_history(p);
+  REQUIRE(h.jobs.size() == 1);
+  CHECK(h.jobs[0].unmodelled == "tasks with different nodeSelector, node affinity or tolerations (mltwin gives every pod of a job one set)");
+  CHECK(io::describe_history("v.yaml", h).find("1 the twin would skip (1 with tasks with different nodeSelector") != std::string::npos);
 }

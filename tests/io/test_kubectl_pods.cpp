@@ -24,6 +24,8 @@
 #include <algorithm>
 #include <fstream>
 #include <memory>
+#include <optional>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -80,12 +82,15 @@ struct Loaded {
   io::LoadedScenario sc;
 };
 
-std::unique_ptr<Loaded> load(const json& doc, const std::vector<std::pair<std::string, std::string>>& files = {}) {
+std::unique_ptr<Loaded> load(const json& doc, const std::vector<std::pair<std::string, std::string>>& files = {},
+                             std::optional<std::uint64_t> seed = std::nullopt) {
   auto l = std::make_unique<Loaded>();
   for (const auto& [name, text] : files) write_text(l->dir.file(name), text);
   const std::string p = l->dir.file("s.json");
   write_text(p, doc.dump(2));
-  l->sc = io::load_scenario(p);
+  io::LoadOptions o;
+  o.seed = seed;
+  l->sc = io::load_scenario(p, o);
   return l;
 }
 
@@ -234,20 +239,63 @@ TEST_CASE("pods_from: a PodGroup without pods is sized by minResources / minMemb
   CHECK(l->sc.training.daemonsets[0].name == "pods-on-" + kA);
 }
 
-TEST_CASE("pods_from: the median_finished model takes the median run time of a job history's finished jobs") {
+TEST_CASE("pods_from: the median_finished model: a pending job's run time is the median, a running job's remaining is conditional") {
   // scenarios/history/jobs.csv: the 7 finished run times (s) 1800, 2311.5, 2508, 12600, 22288,
-  // 23280, 27000; the median, 12600 s, is what llama still runs and bert's run time.
+  // 23280, 27000; the median, 12600 s, is bert's (pending) run time. llama has run 18:00:00 -
+  // 17:30:00 = 1800 s by now: the run times longer than 1800 s are the 6 from 2311.5 on, their
+  // median (12600 + 22288) / 2 = 17444 s its whole run time, 17444 - 1800 = 15644 s what remains.
   json d = scenario();
   d["cluster"]["pods_from"]["duration"] = {
       {"model", "median_finished"}, {"history", std::string(MLTWIN_SOURCE_DIR) + "/scenarios/history/jobs.csv"}, {"source", "test"}};
   auto l = load(d);
   const models::TrainingScenario& sc = l->sc.training;
-  CHECK(job(sc, kLlama).initial->remaining.count_ns() == 12600 * kS);
+  CHECK(job(sc, kLlama).initial->remaining.count_ns() == 15644 * kS);
+  CHECK(job(sc, kLlama).duration.count_ns() == 17444 * kS);
   CHECK(job(sc, kBert).tasks[0].duration.count_ns() == 12600 * kS);
   CHECK(l->sc.pods_from->from_jobs == 7);
+  CHECK(l->sc.pods_from->conditional == 1);
+  CHECK(l->sc.pods_from->fallback == 0);
   CHECK(l->sc.pods_from->fixed == "12600 s");
+  // Had llama run 8 h (28,800 s, longer than every finished job): the fallback, as long again.
+  json late = d;
+  late["cluster"]["pods_from"]["now"] = "2026-12-07T01:30:00Z";  // 17:30 + 8 h
+  auto f = load(late);
+  CHECK(job(f->sc.training, kLlama).initial->remaining.count_ns() == 28800 * kS);
+  CHECK(f->sc.pods_from->fallback == 1);
+  CHECK(f->sc.pods_from->describe().find("1 running conditional on their time run, 1 of them past every finished run time") !=
+        std::string::npos);
   d["cluster"]["pods_from"]["duration"].erase("history");
-  CHECK(error_of(d) == "T/s.json: /cluster/pods_from/duration/history: the median_finished model needs a job history CSV (workload.history's format)");
+  CHECK(error_of(d) == "T/s.json: /cluster/pods_from/duration/history: the median_finished model needs a job history (workload.history's format)");
+}
+
+TEST_CASE("pods_from: the history_distribution model draws each run time from the history's finished ones, by the run seed") {
+  json d = scenario();
+  d["cluster"]["pods_from"]["duration"] = {
+      {"model", "history_distribution"}, {"history", std::string(MLTWIN_SOURCE_DIR) + "/scenarios/history/jobs.csv"}, {"source", "test"}};
+  const std::set<std::int64_t> finished = {1800 * kS, 2311 * kS + kS / 2, 2508 * kS, 12600 * kS, 22288 * kS, 23280 * kS, 27000 * kS};
+  std::set<std::int64_t> llama_runs, bert_runs;
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    auto l = load(d, {}, seed);
+    const models::TrainingJobSpec& llama = job(l->sc.training, kLlama);
+    // Whole run time = time run (1800 s) + remaining: one of the finished run times above 1800 s.
+    const std::int64_t whole = llama.initial->elapsed.count_ns() + llama.initial->remaining.count_ns();
+    CHECK(finished.count(whole) == 1);
+    CHECK(whole > 1800 * kS);
+    llama_runs.insert(whole);
+    const std::int64_t b = job(l->sc.training, kBert).tasks[0].duration.count_ns();
+    CHECK(finished.count(b) == 1);
+    bert_runs.insert(b);
+    CHECK(l->sc.pods_from->seed == seed);
+    CHECK(l->sc.pods_from->conditional == 1);
+    // The same seed draws the same.
+    auto again = load(d, {}, seed);
+    CHECK(job(again->sc.training, kLlama).initial->remaining == llama.initial->remaining);
+    CHECK(job(again->sc.training, kBert).tasks[0].duration.count_ns() == b);
+  }
+  // 40 seeds vary the draws: the chance that 40 uniform draws from 7 (6) values all coincide is
+  // 7^-39 (6^-39).
+  CHECK(bert_runs.size() > 1);
+  CHECK(llama_runs.size() > 1);
 }
 
 TEST_CASE("pods_from: a pod's nodeAffinity is the job's") {

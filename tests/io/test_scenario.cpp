@@ -493,6 +493,30 @@ TEST_CASE("Philly: jobs are sorted by submit time, t = 0 at the earliest submit"
   CHECK(first2.training.jobs[1].trace_row == 2);
   CHECK(first2.training.jobs[0].submit.ns() == 0);
   CHECK(first2.json["workload"]["philly"]["max_jobs"] == 2);
+
+  // copies: the first 2 jobs (max_jobs) three times, copy i's names and queues suffixed -c<i>,
+  // each job followed by its copies; the 3 queues three times.
+  opts.overrides = {{"workload", {{"philly", {{"max_jobs", 2}, {"copies", 3}}}}}};
+  const auto tripled = io::load_scenario(p, opts);
+  REQUIRE(tripled.training.jobs.size() == 2 * 3);
+  const char* names[] = {"philly-00000", "philly-00000-c1", "philly-00000-c2", "philly-00001", "philly-00001-c1", "philly-00001-c2"};
+  const char* tripled_queues[] = {"vc-bbb", "vc-bbb-c1", "vc-bbb-c2", "vc-aaa", "vc-aaa-c1", "vc-aaa-c2"};
+  for (int i = 0; i < 6; ++i) {
+    CAPTURE(i);
+    const auto& t = tripled.training.jobs[i];
+    CHECK(t.name == names[i]);
+    CHECK(t.queue == tripled_queues[i]);
+    CHECK(t.submit == first2.training.jobs[i / 3].submit);
+    CHECK(t.duration == first2.training.jobs[i / 3].duration);
+    CHECK(t.trace_row == first2.training.jobs[i / 3].trace_row);
+  }
+  std::vector<std::string> qs;
+  for (const auto& q : tripled.training.queues) qs.push_back(q.name);
+  CHECK(qs == std::vector<std::string>{"vc-aaa", "vc-bbb", "vc-ccc", "vc-aaa-c1", "vc-bbb-c1", "vc-ccc-c1", "vc-aaa-c2", "vc-bbb-c2", "vc-ccc-c2"});
+  opts.overrides = {{"queues", json::array({{{"name", "vc-aaa"}}, {{"name", "vc-bbb"}}, {{"name", "vc-ccc"}}, {{"name", "vc-aaa-c1"}}})},
+                    {"workload", {{"philly", {{"copies", 2}}}}}};
+  CHECK_THROWS_WITH_AS(io::load_scenario(p, opts), doctest::Contains("/workload/philly/copies: copy 1 of queue 'vc-aaa' would be named 'vc-aaa-c1'"),
+                       io::ScenarioError);
 }
 
 TEST_CASE("Philly: GPU -> Trainium mapping") {

@@ -61,7 +61,7 @@ __all__ = [
 TimeLike = Union[int, float, str]
 
 
-def compare(history: str, database: str, worst: int = 10) -> dict:
+def compare(history: str, database: str, worst: int = 10, name_map: Optional[str] = None) -> dict:
     """How well a run of a job history predicted it (``mltwin compare``; docs/compare.md).
 
     ``history``: the job history CSV the run replayed (``workload.history``); ``database``: the
@@ -72,10 +72,13 @@ def compare(history: str, database: str, worst: int = 10) -> dict:
     ``jobs`` (one dict per history row: ``name``, ``submit_s``, ``actual_start_s``,
     ``predicted_start_s``, ``error_s``; None where it did not start) and ``report`` (the CLI's
     text, listing the ``worst`` largest errors). Times are seconds since the history's first
-    submit_time. Raises ScenarioError for a bad history (FILE:LINE: column ...), ValueError when
-    no job started in both, RuntimeError for a database that cannot be read or is not a
-    training run's."""
-    return json.loads(_mltwin._compare_history_json(os.fspath(history), os.fspath(database), int(worst)))
+    submit_time. ``name_map``: an anonymized run's name map (``Run(anonymize=True)``,
+    :attr:`Run.name_map`; docs/privacy.md), which such a run needs. Raises ScenarioError for a
+    bad history (FILE:LINE: column ...) or name map, ValueError when no job started in both, for
+    an anonymized run without its name map or with another, RuntimeError for a database that
+    cannot be read or is not a training run's."""
+    return json.loads(_mltwin._compare_history_json(os.fspath(history), os.fspath(database), int(worst),
+                                                    "" if name_map is None else os.fspath(name_map)))
 
 
 _NS_MAX = 2**63 - 1      # simulated times are int64 nanoseconds (about 292 years)
@@ -253,6 +256,12 @@ class Run:
     strict:
         the scenario's warnings (plugin arguments Volcano would ignore) raise ScenarioError
         instead of being issued as :class:`ScenarioWarning` (also kept in :attr:`warnings`).
+    anonymize:
+        training runs: rename the Nodes read from kubectl, the jobs, the queues and the input
+        files before the run (``node-1``, ``job-1``, ``queue-1``, ``<role>-<k>.json``), so the
+        database holds none of the cluster's names (docs/privacy.md). The map to the real names
+        is written to ``name_map``, or beside ``out`` (``x.sqlite`` -> ``x.names.json``);
+        :attr:`name_map` says where. ``mltwin.compare(..., name_map=...)`` reads it.
 
     Raises ScenarioError (bad scenario: file and JSON path), ValueError (bad argument, named:
     e.g. ``seed`` outside 0 .. 2**64 - 1, ``max_jobs`` outside 0 .. 2**31 - 1), RuntimeError
@@ -264,7 +273,8 @@ class Run:
                  max_jobs: int = 0, overrides: Optional[Mapping[str, Any]] = None, path: Optional[str] = None,
                  autoscaling: Any = None, memory_cache: Any = None,
                  disk_cache: Any = None, until: Optional[TimeLike] = None,
-                 routing: Any = None, instance_scaling: Any = None, strict: bool = False):
+                 routing: Any = None, instance_scaling: Any = None, strict: bool = False,
+                 anonymize: bool = False, name_map: Optional[Union[str, os.PathLike]] = None):
         if isinstance(scenario, (str, os.PathLike)):
             file_path, document = _arg_path("scenario", scenario), ""
         elif isinstance(scenario, Mapping):
@@ -317,7 +327,8 @@ class Run:
             file_path, out_path, seed, data_path,
             int(max_jobs), "" if overrides is None else json.dumps(overrides), document, self._until_text,
             given["autoscaling"], given["memory_cache"], given["disk_cache"], given["routing"],
-            given["instance_scaling"], bool(strict), json.dumps(chosen) if chosen else "")
+            given["instance_scaling"], bool(strict), json.dumps(chosen) if chosen else "",
+            bool(anonymize), "" if name_map is None else _arg_path("name_map", name_map))
         for w in self._run.warnings:
             warnings.warn(w, ScenarioWarning, stacklevel=2)
         self._wall = 0.0
@@ -350,6 +361,11 @@ class Run:
     def database(self) -> str:
         """The database path, or ":memory:"."""
         return self._run.out
+
+    @property
+    def name_map(self) -> Optional[str]:
+        """Where an anonymized run (``anonymize=True``) wrote its name map; None otherwise."""
+        return self._run.name_map or None
 
     @property
     def scenario(self) -> dict:

@@ -77,9 +77,12 @@ class PyRun {
   PyRun(const std::string& path, const std::string& out, std::optional<std::uint64_t> seed, const std::string& data_dir,
         std::size_t max_jobs, const std::string& overrides_json, const std::string& document_json,
         const std::string& until_text, py::object autoscaling, py::object memory_cache, py::object disk_cache,
-        py::object routing, py::object instance_scaling, bool strict, const std::string& serving_policies_json) {
+        py::object routing, py::object instance_scaling, bool strict, const std::string& serving_policies_json,
+        bool anonymize, const std::string& name_map) {
     runner::RunOptions opts;
     opts.strict = strict;
+    opts.anonymize = anonymize;
+    opts.name_map = name_map;
     opts.on_warning = [this](const std::string& w) { warnings_.push_back(w); };
     // Python's Run(out=...) writes the named file from the start (users read it while the run
     // goes on); the CLI writes beside it and renames at the end.
@@ -185,11 +188,13 @@ PYBIND11_MODULE(_mltwin, m) {
   py::class_<PyRun>(m, "Run", "One run of a scenario (see mltwin.Run for the documented Python API).")
       .def(py::init<const std::string&, const std::string&, std::optional<std::uint64_t>, const std::string&, std::size_t,
                     const std::string&, const std::string&, const std::string&, py::object, py::object, py::object,
-                    py::object, py::object, bool, const std::string&>(),
+                    py::object, py::object, bool, const std::string&, bool, const std::string&>(),
            py::arg("path"), py::arg("out"), py::arg("seed"), py::arg("data_dir"), py::arg("max_jobs"),
            py::arg("overrides_json"), py::arg("document_json"), py::arg("until_text"), py::arg("autoscaling"),
            py::arg("memory_cache"), py::arg("disk_cache"), py::arg("routing"), py::arg("instance_scaling"),
-           py::arg("strict") = false, py::arg("serving_policies_json") = "")
+           py::arg("strict") = false, py::arg("serving_policies_json") = "", py::arg("anonymize") = false,
+           py::arg("name_map") = "")
+      .def_property_readonly("name_map", [](PyRun& r) { return r.run().name_map(); })
       .def_property_readonly("warnings", &PyRun::warnings)
       .def_property_readonly("kind", [](PyRun& r) { return r.run().kind() == runner::Kind::Training ? "training" : "inference"; })
       .def_property_readonly("name", [](PyRun& r) { return r.run().name(); })
@@ -225,13 +230,13 @@ PYBIND11_MODULE(_mltwin, m) {
         "reason, the rule behind it, what ended it. `job`: a name or an id. Raises RuntimeError / ValueError.");
 
   m.def("_compare_history_json",
-        [](const std::string& history, const std::string& db, std::size_t worst) {
-          const runner::HistoryComparison c = runner::compare_history(history, db);
+        [](const std::string& history, const std::string& db, std::size_t worst, const std::string& name_map) {
+          const runner::HistoryComparison c = runner::compare_history(history, db, name_map);
           nlohmann::json j = c.to_json();
           j["report"] = c.report(worst);
           return j.dump();
         },
-        py::arg("history"), py::arg("database"), py::arg("worst") = 10,
+        py::arg("history"), py::arg("database"), py::arg("worst") = 10, py::arg("name_map") = "",
         "mltwin.compare's C++ side: the comparison as JSON text (see mltwin.compare).");
 
   m.def("export_trace",

@@ -70,3 +70,33 @@ def test_compare_errors_and_cli(run_db, cli, tmp_path):
         mltwin.compare(bad, run_db)
     out = subprocess.run([cli, "compare", HISTORY, str(run_db), "--json", "-"], check=True, capture_output=True, text=True).stdout
     assert json.loads(out)["compared"] == mltwin.compare(HISTORY, run_db)["compared"]
+
+
+def test_anonymized_run_and_compare(run_db, cli, tmp_path):
+    """Run(anonymize=True) (docs/privacy.md): the database names no job, queue or namespace of the
+    history (read here from the CSV), the name map is beside it, and compare through the map
+    gives the figures of the run with real names."""
+    anon = tmp_path / "a.sqlite"
+    run = mltwin.Run(SCENARIO, out=anon, anonymize=True)
+    run.run()
+    assert run.name_map == str(tmp_path / "a.names.json")
+    with open(HISTORY, newline="") as f:
+        rows = list(csv.DictReader(f))
+    secrets = {r[k] for r in rows for k in ("name", "namespace", "queue")} | {"history/jobs.csv"}
+    with sqlite3.connect(anon) as db:
+        tables = [t for (t,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        cells = [str(v) for t in tables for row in db.execute(f'SELECT * FROM "{t}"') for v in row]
+    assert not [(s, c) for s in secrets for c in cells if s in c]
+    with open(run.name_map) as f:
+        names = json.load(f)
+    assert set(names["jobs"]) == {r["name"] for r in rows}
+    with pytest.raises(ValueError, match="give its name map"):
+        mltwin.compare(HISTORY, anon)
+    real, through_map = mltwin.compare(HISTORY, run_db), mltwin.compare(HISTORY, anon, name_map=run.name_map)
+    assert through_map["jobs"] == real["jobs"]
+    assert through_map["start_error"] == real["start_error"]
+    out = subprocess.run([cli, "compare", HISTORY, str(anon), "--name-map", run.name_map, "--json", "-"], check=True,
+                         capture_output=True, text=True).stdout
+    assert json.loads(out)["start_error"] == real["start_error"]
+    with pytest.raises(ValueError, match="give anonymize too"):
+        mltwin.Run(SCENARIO, out=tmp_path / "b.sqlite", name_map=tmp_path / "b.json")

@@ -44,6 +44,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mltwin/core/rng.hpp"
+
 namespace mltwin::io {
 
 /// One task of a history row.
@@ -76,6 +78,10 @@ struct HistoryJob {
   /// `node_affinity`, `tolerations`): a Volcano Job's pod template's (kubectl lists); empty
   /// for CSV rows and Prometheus exports, which `workload.history`'s own keys then give.
   nlohmann::json constraints = nlohmann::json::object();
+  /// Why the twin cannot model this Job (empty: it can), e.g. tasks of different pod shapes:
+  /// workload.history skips it, counts it with this reason in the summary and warns (an error
+  /// with --strict); its run time, if it ended, still counts among the finished run times.
+  std::string unmodelled;
   /// The run time, end - start in ns, for a job that ended (Completed, Failed); else nullopt.
   std::optional<std::int64_t> run_ns() const {
     if (start_ns && end_ns) return *end_ns - *start_ns;
@@ -89,6 +95,53 @@ struct JobHistory {
   std::size_t ended_unrun = 0;   ///< kubectl lists: Jobs that ended without running, left out
   std::size_t pods_not_volcano = 0;  ///< Prometheus exports: pods without Volcano's job label, left out
 };
+
+/// The finished run times of a history (end - start of its Completed and Failed jobs, ns),
+/// sorted ascending: what the duration models median_finished and history_distribution read.
+std::vector<std::int64_t> finished_run_times(const JobHistory& h);
+
+/// The latest time a history records (any submit_time, start_time or end_time, ns since the
+/// epoch): the export was made at or after it, so a Running job has run at least this less its
+/// start_time (workload.history's time run, when no `now` is given).
+std::int64_t latest_time(const JobHistory& h);
+
+/// A run time given by a duration model to one job, and how it was found.
+struct ModelRunTime {
+  std::int64_t ns = 0;    ///< the whole run time (>= elapsed), ns
+  std::size_t from = 0;   ///< the finished run times it came from (those longer than elapsed)
+  bool fallback = false;  ///< no finished job ran longer than elapsed: twice the elapsed time
+};
+
+/// The median_finished model (docs/scenarios.md, "Duration models"): the run time of a job
+/// that has already run `elapsed` ns (nullopt: not started, every finished run time counts) is
+/// the median of the finished run times longer than `elapsed` (`sorted`: ascending; the middle
+/// one, or the mean of the two middle ones rounded down to 1 ns) — the median of the empirical
+/// distribution conditional on the job still running at `elapsed`. When no finished job ran
+/// longer (the sample says nothing past its maximum), the rule of thumb that a job is as likely
+/// to be less than half done as more (Gott's delta-t argument, Nature 363:315, 1993: median
+/// remaining = time already run) gives 2 * elapsed, flagged `fallback`. `sorted` is not empty.
+ModelRunTime conditional_median(const std::vector<std::int64_t>& sorted, std::optional<std::int64_t> elapsed);
+
+/// The history_distribution model: one draw, uniform over the finished run times longer than
+/// `elapsed` (all when nullopt), i.e. from the empirical distribution conditional on still
+/// running at `elapsed` (each of the n candidates with probability 1/n; ties count once each),
+/// using boost::random::uniform_int_distribution on `rng` (the run's stream
+/// "history.run_time", core/rng.hpp). The same fallback as conditional_median, with no draw.
+ModelRunTime conditional_draw(const std::vector<std::int64_t>& sorted, std::optional<std::int64_t> elapsed, core::Engine& rng);
+
+/// The RNG stream the history_distribution model draws from (core::RngStreams).
+inline constexpr const char* kHistoryRunTimeStream = "history.run_time";
+
+/// Whether the file at `path` is a job history rather than a scenario: a CSV whose first line
+/// names the columns submit_time and tasks, a Prometheus query_range answer, or a kubectl list
+/// of Volcano Jobs (batch.volcano.sh) without schema_version and without a Pod, PodGroup or Node
+/// object (in its first 64 KiB). For `mltwin validate FILE`.
+bool looks_like_job_history(const std::string& path);
+
+/// What `mltwin validate HISTORY` prints of a history read on its own: jobs, finished (Completed,
+/// Failed), Running, Pending, the jobs the twin would skip with their reasons, the finished run
+/// times' median and range. Queues and PriorityClasses need a scenario: not checked.
+std::string describe_history(const std::string& path, const JobHistory& h);
 
 /// Parses an RFC 3339 date-time (section 5.6: YYYY-MM-DDTHH:MM:SS[.fraction](Z|+hh:mm|-hh:mm);
 /// 't', 'z' and, as the RFC's note allows, a space for 'T' accepted) to ns since the Unix epoch,

@@ -11,6 +11,7 @@
 //   ../shared/data/training/philly/philly.csv:1045: num_gpus: expected an integer, got 'x'
 #pragma once
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -61,12 +62,24 @@ struct InputFileRef {
 /// the run summary reports of it.
 struct JobHistoryUse {
   std::string file;            ///< as the scenario wrote it
-  std::size_t jobs = 0;        ///< rows (jobs) read
-  std::size_t unfinished = 0;  ///< jobs without end_time (Running + Pending): the model's run time
+  std::size_t jobs = 0;        ///< rows (jobs) read, the skipped ones included
+  std::size_t unfinished = 0;  ///< jobs replayed without end_time (Running + Pending): the model's run time
   std::size_t running = 0, pending = 0;
-  std::string model;           ///< unfinished_duration's model: "fixed" or "median_finished"; empty if no job needed one
-  double unfinished_s = 0;     ///< the run time it gave them, s
-  std::size_t from_jobs = 0;   ///< median_finished: the finished jobs it is the median of
+  /// unfinished_duration's model: "fixed", "median_finished" or "history_distribution"; empty
+  /// if no job needed one.
+  std::string model;
+  double unfinished_s = 0;      ///< the mean run time it gave them, s
+  double unfinished_min_s = 0;  ///< the shortest, s
+  double unfinished_max_s = 0;  ///< the longest, s
+  std::size_t from_jobs = 0;   ///< median_finished, history_distribution: the finished jobs read
+  /// median_finished, history_distribution: Running jobs whose run time was conditional on the
+  /// time they had run by `now` (the file's latest time), and of those the ones that had run
+  /// longer than every finished job (twice their time run: the fallback rule).
+  std::size_t conditional = 0, fallback = 0;
+  std::string now;             ///< the time Running jobs' time run is measured to, RFC 3339
+  std::uint64_t seed = 0;      ///< history_distribution: the run seed its draws used
+  std::size_t skipped = 0;     ///< jobs the twin cannot model, left out (warnings)
+  std::map<std::string, std::size_t> skipped_reasons;  ///< reason -> jobs
   std::size_t ended_unrun = 0; ///< a kubectl list's Jobs that ended without running: left out
   std::size_t pods_not_volcano = 0;  ///< a Prometheus export's pods of no Volcano Job: left out
   /// One line for the run summary, e.g. "Job history: h.csv, 12 jobs; 3 without end_time (2
@@ -85,11 +98,16 @@ struct PodsFromUse {
   std::size_t other_pods = 0;    ///< other schedulers' pods whose requests stay on their node
   std::size_t held_nodes = 0;    ///< the nodes they are on
   std::size_t ignored_finished = 0, ignored_deleting = 0;
-  std::string model;  ///< the duration model: "annotation", "fixed" or "median_finished"
+  /// The duration model: "annotation", "fixed", "median_finished" or "history_distribution".
+  std::string model;
   std::string key;    ///< annotation: its key
-  std::string fixed;  ///< fixed: the duration as written; median_finished: the median, "N s"
-  std::string history;        ///< median_finished: the job history CSV, as written
-  std::size_t from_jobs = 0;  ///< median_finished: the finished jobs it is the median of
+  std::string fixed;  ///< fixed: the duration as written; median_finished: the unconditional median, "N s"
+  std::string history;        ///< median_finished, history_distribution: the job history, as written
+  std::size_t from_jobs = 0;  ///< median_finished, history_distribution: its finished jobs
+  /// median_finished, history_distribution: running jobs whose remaining time was conditional
+  /// on the time they had run by now, and of those the ones past every finished run time.
+  std::size_t conditional = 0, fallback = 0;
+  std::uint64_t seed = 0;     ///< history_distribution: the run seed its draws used
   /// One line for the run summary and `mltwin validate`.
   std::string describe() const;
 };
@@ -126,6 +144,10 @@ struct LoadOptions {
   /// Python): the loaders then read no file, `path` names the scenario in error messages, and
   /// its folder anchors relative data paths and the search for shared/data.
   const nlohmann::json* document = nullptr;
+  /// The run seed, when it is not the scenario's (`--seed`, a replication's): the seed of the
+  /// draws a scenario makes while loading (the history_distribution duration model, RNG stream
+  /// "history.run_time"). Unset: the scenario's `seed`.
+  std::optional<std::uint64_t> seed;
   /// Warnings (LoadedScenario::warnings) are errors: the first is thrown as a ScenarioError.
   bool strict = false;
   /// Inference scenarios: serving policies chosen by the caller, an object {site: choice} (sites

@@ -73,7 +73,12 @@ struct HistoryComparison {
 /// training run's, and std::invalid_argument if the run replayed another history (its inputs
 /// hold a job_history of another SHA-256) or no job is in both with a start in each (nothing to
 /// compare: the message says why).
-HistoryComparison compare_history(const std::string& history, const std::string& database);
+/// An anonymized run (run_meta 'anonymized', mltwin run --anonymize) is compared through its
+/// name map `name_map` (io::NameMap: the history's real job names to the run's aliases; the
+/// report names the real jobs): std::invalid_argument without it, or with a map other than the
+/// run's (its SHA-256 differs from the one run_meta records); io::ScenarioError for a file that
+/// is not a name map. A run that was not anonymized refuses a map (std::invalid_argument).
+HistoryComparison compare_history(const std::string& history, const std::string& database, const std::string& name_map = {});
 
 namespace detail {
 /// The two-sample Kolmogorov-Smirnov statistic sup_x |F_a(x) - F_b(x)| of two non-empty samples.

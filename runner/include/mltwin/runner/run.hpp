@@ -148,6 +148,17 @@ struct RunOptions {
   std::function<void(const std::string& file, core::Time session)> on_snapshot;
   /// Called when the run ends with the label of each snapshot_at time no session reached.
   std::function<void(const std::string& label)> on_snapshot_missed;
+  /// Training runs: the cluster's own names are replaced before the run (io::anonymize: Nodes
+  /// read from kubectl -> node-1, ..., jobs -> job-1, ..., queues -> queue-1, ..., input files
+  /// -> <role>-<k>.<ext>; the scenario's description dropped), so the database, the summary and
+  /// the snapshots hold none of them; run_meta('anonymized') says so, with the map file's
+  /// SHA-256. The map (real name -> alias) is written to `name_map`, or beside the database
+  /// (results/x.sqlite -> results/x.names.json) when empty, as the database is created
+  /// (std::invalid_argument for an inference run, for a database in memory without `name_map`,
+  /// or for a map path that is the database or an input). The CLI's --anonymize and
+  /// --name-map; docs/privacy.md.
+  bool anonymize = false;
+  std::string name_map;
   /// Training runs: every scheduling session is shown to this observer (the state as it opens,
   /// its decisions: mltwin/models/training/scheduler_driver.hpp), which must outlive the Run.
   models::SessionObserver* session_observer = nullptr;
@@ -171,6 +182,8 @@ class Run {
   /// file beside it; after finish() or abandon(), `out`, or partial_path(out) — or "" if it
   /// had to be removed (see the header comment). ":memory:" for a database in memory.
   const std::string& out() const noexcept;
+  /// Where the name map of an anonymized run was written (RunOptions::anonymize); "" otherwise.
+  const std::string& name_map() const noexcept;
   /// The database path asked for (RunOptions::out, or the default name).
   const std::string& target() const noexcept;
   const nlohmann::json& scenario() const noexcept;  ///< the document after overrides
