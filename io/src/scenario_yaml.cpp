@@ -321,14 +321,17 @@ void expand_config_files(const std::string& path, json& doc, const std::string& 
         const Manifests m = k8s::read_manifests_skipping(file, {"Node", "Pod", "PodGroup", "PriorityClass", "ConfigMap"}, skipped);
         if (!m.jobs.empty()) fail_at(m.jobs[0].at, "a Volcano Job in a queues_from file; list job files under workload.manifests");
         if (m.queues.empty()) {
-          std::string held;
+          // What it holds instead, and the keys that read it.
+          std::string held, keys;
           for (const auto& [kind, n] : skipped) held += (held.empty() ? "" : ", ") + std::to_string(n) + " " + kind + "(s)";
-          fail(path, where,
-               "'" + as_written + "' holds no Queue" +
-                   (held.empty() ? std::string()
-                                 : " (it holds " + held +
-                                       ": Nodes are read from /cluster/nodes_from, Pods, PodGroups and PriorityClasses from "
-                                       "/cluster/pods_from, PriorityClasses also from /workload/manifests)"));
+          auto key = [&](const char* kind, const char* text) {
+            if (skipped.count(kind)) keys += std::string(keys.empty() ? "" : "; ") + text;
+          };
+          key("Node", "Nodes are read from /cluster/nodes_from");
+          if (skipped.count("Pod") || skipped.count("PodGroup")) keys += std::string(keys.empty() ? "" : "; ") + "Pods and PodGroups from /cluster/pods_from";
+          key("PriorityClass", "PriorityClasses from /cluster/pods_from or /workload/manifests");
+          key("ConfigMap", "the volcano-scheduler ConfigMap from /volcano/scheduler_config");
+          fail(path, where, "'" + as_written + "' holds no Queue" + (held.empty() ? std::string() : " (it holds " + held + ": " + keys + ")"));
         }
         for (const auto& q : m.queues) {
           if (auto it = queue_where.find(q.name); it != queue_where.end())

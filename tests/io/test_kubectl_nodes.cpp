@@ -389,15 +389,26 @@ TEST_CASE("nodes_from: a Spot node (EKS's capacityType label) runs On-Demand, wi
   CHECK(models::node_usd_per_hour(l->sc.training.catalog, group_of(l->sc.training, kB), models::NodeLaunch{}) == 21.5);
 }
 
-TEST_CASE("nodes_from: a volcano manifest file holding a Node says where Nodes go") {
+TEST_CASE("queues_from: a file without a Queue (Nodes, PodGroups, ...) says which keys read what it holds") {
   json doc = scenario_with({{"nodes_from", {kFix + "nodes.json"}}});
   doc.erase("queues");
   doc["queues_from"] = {"nodes.yaml"};
   // queues_from skips the Nodes (a kubectl export of several kinds serves several keys), then
   // finds no Queue and says which key reads what the file holds.
   CHECK(error_of(doc, {{"nodes.yaml", slurp(kFix + "nodes.yaml")}}) ==
-        "T/s.json: /queues_from/0: 'nodes.yaml' holds no Queue (it holds 3 Node(s): Nodes are read from /cluster/nodes_from, Pods, "
-        "PodGroups and PriorityClasses from /cluster/pods_from, PriorityClasses also from /workload/manifests)");
+        "T/s.json: /queues_from/0: 'nodes.yaml' holds no Queue (it holds 3 Node(s): Nodes are read from /cluster/nodes_from)");
+  // The same for each kind it skips: the keys that read them.
+  const json other = {{"apiVersion", "v1"},
+                      {"kind", "List"},
+                      {"items",
+                       {{{"apiVersion", "scheduling.volcano.sh/v1beta1"}, {"kind", "PodGroup"}, {"metadata", {{"name", "g"}}}, {"spec", {{"minMember", 1}}}},
+                        {{"apiVersion", "scheduling.k8s.io/v1"}, {"kind", "PriorityClass"}, {"metadata", {{"name", "p"}}}, {"value", 1}},
+                        {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", "volcano-scheduler-configmap"}}}}}}};
+  doc["queues_from"] = {"other.json"};
+  CHECK(error_of(doc, {{"other.json", other.dump(2)}}) ==
+        "T/s.json: /queues_from/0: 'other.json' holds no Queue (it holds 1 ConfigMap(s), 1 PodGroup(s), 1 PriorityClass(s): Pods and "
+        "PodGroups from /cluster/pods_from; PriorityClasses from /cluster/pods_from or /workload/manifests; the volcano-scheduler "
+        "ConfigMap from /volcano/scheduler_config)");
 }
 
 TEST_CASE("kubectl get queues -o json: the List reads as queues_from, Volcano's own root and default queues included") {
