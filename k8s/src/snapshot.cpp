@@ -833,6 +833,19 @@ void read_yaml(std::string_view text, const std::string& file, Snapshot& into, c
     if (docs[i].IsNull()) continue;
     LineMap lines;
     const json doc = yaml_to_json(src, docs[i], "", "", false, "", &lines);
+    // No trace kept of objects of the kinds skipped (a Secret's keys): their lines go.
+    auto skipped_kind = [](const json& o) { return o.is_object() && o.contains("kind") && !read_kind(o["kind"]); };
+    if (doc.is_object() && doc.contains("items") && doc["items"].is_array() && doc.contains("kind") && doc["kind"].is_string() &&
+        doc["kind"].get<std::string>().ends_with("List")) {
+      for (std::size_t k = 0; k < doc["items"].size(); ++k)
+        if (skipped_kind(doc["items"][k])) {
+          const std::string item = "/items/" + std::to_string(k);
+          for (auto it = lines.lower_bound(item); it != lines.end() && it->first.starts_with(item);)
+            it = it->first.size() == item.size() || it->first[item.size()] == '/' ? lines.erase(it) : std::next(it);
+        }
+    } else if (skipped_kind(doc) && !(doc["kind"] == "List")) {
+      lines.clear();
+    }
     // Errors point at the line and column of the value, and the JSON path inside its document.
     const std::string label = docs.size() == 1 ? file : file + " (YAML document " + std::to_string(i + 1) + ")";
     read_json_lines(doc.dump(), label, into, opts, &lines, &file);

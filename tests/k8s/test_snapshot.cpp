@@ -395,6 +395,21 @@ TEST_CASE("kubectl -o yaml: the same snapshot read from YAML decides the same") 
   }
 }
 
+TEST_CASE("a YAML export's lines are kept for the objects read only (no trace of a Secret's keys)") {
+  k8s::Snapshot s;
+  k8s::ReadOptions o;
+  o.pod_details = true;
+  k8s::read_yaml("apiVersion: v1\nkind: List\nitems:\n- kind: Secret\n  apiVersion: v1\n  data: {password: aHVudGVyMg==}\n"
+                 "- kind: Node\n  apiVersion: v1\n  metadata: {name: node-a}\n",
+                 "x.yaml", s, o);
+  REQUIRE(s.yaml_lines.count("x.yaml"));
+  const auto& lines = s.yaml_lines.at("x.yaml").lines;
+  CHECK(lines.at("/items/1/metadata/name") == "9:20");
+  for (const auto& [ptr, lc] : lines) CHECK_MESSAGE(ptr.rfind("/items/0", 0) != 0, ptr);
+  CHECK(k8s::with_line(s, "x.yaml: /items/1/metadata/name: bad") == "x.yaml:9:20: /items/1/metadata/name: bad");
+  CHECK(k8s::with_line(s, "y.yaml: /items/1: other file") == "y.yaml: /items/1: other file");
+}
+
 TEST_CASE("objects of a skipped kind keep the indices of the others as written (/items/N)") {
   // items[0] a Service (dropped while parsing), items[1] a Node with a bad quantity: the error
   // names /items/1, as the file has it.
