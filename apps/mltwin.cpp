@@ -39,6 +39,7 @@
 #include <memory>
 #include <set>
 
+#include "mltwin/core/time.hpp"
 #include "mltwin/policy/serving.hpp"
 #include "mltwin/policy/session.hpp"
 #include "mltwin/policy/version.hpp"
@@ -357,7 +358,18 @@ int cmd_run(const RunFlags& f) {
   opts.check_promises = f.check_promises;
   opts.anonymize = f.anonymize;
   opts.name_map = f.name_map;
-  for (const std::string& t : f.snapshot_at) opts.snapshot_at.emplace_back(runner::parse_until(t, "--snapshot-at"), t);
+  // 0s is allowed here (not for --until): the run's first session, e.g. of a scenario built
+  // from a snapshot (cluster.pods_from), whose PodGroups are all submitted at 0s.
+  for (const std::string& t : f.snapshot_at) {
+    core::Time at = core::Time::max();
+    try {
+      at = core::Time::zero() + core::parse_duration(t);
+    } catch (const std::exception&) {
+    }
+    // Otherwise parse_until's error (not a time, or negative).
+    if (at == core::Time::max() || at < core::Time::zero()) at = runner::parse_until(t, "--snapshot-at");
+    opts.snapshot_at.emplace_back(at, t);
+  }
   opts.on_snapshot = [](const std::string& file, core::Time at) {
     std::cerr << "snapshot: " << file << " (the session at t = " << io::human_duration(at.seconds())
               << ", the first at or after the time asked; what it decided is beside it, .decisions.json; "

@@ -718,8 +718,8 @@ void expand_job_history(const std::string& path, json& doc, const std::string& e
     if (!j.unmodelled.empty()) continue;
     const std::string at = j.at;
     if (!queues.count(j.queue))
-      throw ScenarioError(j.where("queue") + ": queue '" + j.queue + "' is not defined in " + path + " (/queues or /queues_from: " +
-                          list(queues) + ")");
+      throw ScenarioError(j.where("queue") + ": queue '" + j.queue + "' is not defined in " + path + " (/queues or /queues_from; the leaf queues a job can name: " +
+                          list(defined.leaves) + ")");
     if (std::string why = leaf_queue_problem(tree, j.queue); !why.empty())
       throw ScenarioError(j.where("queue") + ": queue '" + j.queue + "': " + why + " (Volcano's job admission webhook)");
     if (!j.priority_class.empty() && !classes.count(j.priority_class))

@@ -78,6 +78,15 @@ json pod_json(const std::string& origin, const policy::Resource& r) {
 
 }  // namespace
 
+namespace {
+/// expand_pods_from's rewriting of the objects read (`snap`) into the scenario `doc`, with the
+/// duration model's figures (`fixed_ns`; `runs`, the history's finished run times, and
+/// `draws`, history_distribution's streams).
+void rewrite_pods_from(const std::string& path, json& doc, const std::string& explicit_data_dir, std::string& data_dir,
+                       YamlOrigins::Places& origins, const json& pf, const k8s::ReadOptions& ro, const k8s::Snapshot& snap,
+                       std::int64_t fixed_ns, const std::vector<std::int64_t>& runs, std::optional<core::RngStreams>& draws, PodsFromUse& u);
+}  // namespace
+
 void expand_pods_from(const std::string& path, json& doc, const std::string& explicit_data_dir, std::string& data_dir,
                       std::vector<InputFileRef>& inputs, YamlOrigins::Places& origins, std::optional<PodsFromUse>& use,
                       std::uint64_t seed) {
@@ -155,14 +164,62 @@ void expand_pods_from(const std::string& path, json& doc, const std::string& exp
     inputs.push_back({"cluster_pods", file, as_written});
     ++u.files;
   }
+  // The objects read, as the scenario's jobs, placements and held pods. Errors there name an
+  // object of the files by its origin and a JSON path below it: for a YAML file, with the line
+  // and column of that path (k8s::with_line).
+  try {
+    rewrite_pods_from(path, doc, explicit_data_dir, data_dir, origins, pf, ro, snap, fixed_ns, runs, draws, u);
+  } catch (const ScenarioError& e) {
+    throw ScenarioError(k8s::with_line(snap, e.what()));
+  }
+  use = std::move(u);
+}
+
+namespace {
+
+void rewrite_pods_from(const std::string& path, json& doc, const std::string& explicit_data_dir, std::string& data_dir,
+                       YamlOrigins::Places& origins, const json& pf, const k8s::ReadOptions& ro, const k8s::Snapshot& snap,
+                       std::int64_t fixed_ns, const std::vector<std::int64_t>& runs, std::optional<core::RngStreams>& draws, PodsFromUse& u) {
+  json& w = doc["workload"];
   const std::string read_as = " (read as " + path + ": /cluster/pods_from)";
-  // Queues and PriorityClasses have their own keys; Nodes in these files are nodes_from's.
-  if (!snap.queues.empty())
-    throw ScenarioError(snap.origin.at("Queue " + snap.queues.front().spec.name) +
-                        ": a Queue in a file of /cluster/pods_from: give the cluster's queues with /queues_from" + read_as);
-  if (!snap.priority_classes.empty())
-    throw ScenarioError(snap.origin.at("PriorityClass " + snap.priority_classes.front().name) +
-                        ": a PriorityClass in a file of /cluster/pods_from: give the cluster's classes as a /workload/manifests entry" + read_as);
+  // A kubectl export of several kinds may be listed here and under the other keys that read it:
+  // Nodes are /cluster/nodes_from's, Queues /queues_from's (a PodGroup naming a queue no key
+  // defines says which file holds it). PriorityClasses are read here: the PodGroups name them, and
+  // `kubectl get nodes,pods,podgroups,queues,priorityclasses -A -o json` has no other key to give
+  // them to. Each is added to /priority_classes unless the scenario defines it already with the
+  // same value (another value, or a second globalDefault, is an error); Kubernetes' system classes
+  // are the built-in ones.
+  std::map<std::string, std::string> queue_objects;  // Queue name -> where a file holds it
+  for (const auto& q : snap.queues) queue_objects.emplace(q.spec.name, snap.origin.at("Queue " + q.spec.name));
+  if (!snap.priority_classes.empty()) {
+    json& list = doc["priority_classes"];
+    if (list.is_null()) list = json::array();
+    for (const k8s::PriorityClass& pc : snap.priority_classes) {
+      const std::string origin = snap.origin.at("PriorityClass " + pc.name);
+      if (pc.name == "system-cluster-critical" || pc.name == "system-node-critical") continue;
+      if (pc.name.rfind("system-", 0) == 0)
+        throw ScenarioError(origin + "/metadata/name: the prefix 'system-' is reserved for Kubernetes' system PriorityClasses" + read_as);
+      bool known = false;
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        const json& o = list[i];
+        const std::string at = path + ": /priority_classes/" + std::to_string(i);
+        if (o["name"] == pc.name) {
+          if (o["value"].get<std::int64_t>() != pc.value || o.value("globalDefault", false) != pc.global_default)
+            throw ScenarioError(origin + ": PriorityClass '" + pc.name + "' (value " + std::to_string(pc.value) +
+                                (pc.global_default ? ", globalDefault" : "") + ") is already defined otherwise (" + at + ")" + read_as);
+          known = true;
+        } else if (pc.global_default && o.value("globalDefault", false)) {
+          throw ScenarioError(origin + "/globalDefault: only one PriorityClass can be marked globalDefault ('" + o["name"].get<std::string>() +
+                              "' is, " + at + ")" + read_as);
+        }
+      }
+      if (known) continue;
+      list.push_back({{"name", pc.name}, {"value", pc.value}, {"globalDefault", pc.global_default},
+                      {"preemptionPolicy", pc.preempt_never ? "Never" : "PreemptLowerPriority"}});
+      origins["/priority_classes"].resize(list.size() - 1);
+      origins["/priority_classes"].push_back(origin + ": PriorityClass '" + pc.name + "'");
+    }
+  }
 
   // "now": the time of the export. kubectl prints none; default the newest creationTimestamp or
   // status.startTime of the pods and PodGroups read (the export was made at or after it).
@@ -172,6 +229,11 @@ void expand_pods_from(const std::string& path, json& doc, const std::string& exp
     if (!t) fail(path, "/cluster/pods_from/now", "'" + printable(pf["now"].get<std::string>()) + "' is not an RFC 3339 time such as 2026-03-02T12:00:00Z");
     now = *t;
     u.now_source = "/cluster/pods_from/now";
+  } else if (snap.meta.now) {
+    // A twin's snapshot (mltwin run --snapshot-at) says when its session was: the ConfigMap
+    // mltwin-system/mltwin-snapshot's data.now, on the clock of its creationTimestamps.
+    now = *snap.meta.now;
+    u.now_source = std::string("data.now of the ConfigMap ") + k8s::kSnapshotConfigMap;
   } else {
     bool any = false;
     for (const auto& p : snap.pods) {
@@ -275,14 +337,20 @@ void expand_pods_from(const std::string& path, json& doc, const std::string& exp
     if (!placed.empty() && !waiting.empty())
       throw ScenarioError(origin + ": " + label + " has " + std::to_string(placed.size()) + " pod(s) on nodes and " + std::to_string(waiting.size()) +
                           " without: a partly running PodGroup is not modelled yet" + read_as);
-    if (!queues.count(g.object.queue))
+    if (!queues.count(g.object.queue)) {
+      const auto holder = queue_objects.find(g.object.queue);
       throw ScenarioError(origin + "/spec/queue: " + label + ": queue '" + g.object.queue + "' is not defined in " + path +
-                          " (/queues or /queues_from: " + list(queues) + ")");
+                          (holder != queue_objects.end()
+                               ? " (" + holder->second + " holds it: list that file under /queues_from too, which reads the Queues of a kubectl export)"
+                               : " (/queues or /queues_from; the leaf queues a job can name: " + list(defined.leaves) + ")") +
+                          read_as);
+    }
     if (std::string why = leaf_queue_problem(tree, g.object.queue); !why.empty())
       throw ScenarioError(origin + "/spec/queue: " + label + ": queue '" + g.object.queue + "': " + why + " (Volcano's job admission webhook)");
     if (!g.priority_class_name.empty() && !classes.count(g.priority_class_name))
       throw ScenarioError(origin + "/spec/priorityClassName: " + label + ": PriorityClass '" + g.priority_class_name + "' is not defined in " +
-                          path + " (/priority_classes: " + list(classes) + ")");
+                          path + " (/priority_classes, a PriorityClass in a file of /cluster/pods_from or of /workload/manifests: " +
+                          list(classes) + ")" + read_as);
     if (auto [it, fresh] = job_names.emplace(name, origin); !fresh)
       throw ScenarioError(origin + "/metadata/name: " + label + ": a job named '" + name + "' is already read (" + it->second +
                           "): mltwin's jobs have no namespace");
@@ -420,8 +488,9 @@ void expand_pods_from(const std::string& path, json& doc, const std::string& exp
     }
     u.held_nodes = held.size();
   }
-  use = std::move(u);
 }
+
+}  // namespace
 
 }  // namespace detail
 }  // namespace mltwin::io

@@ -393,26 +393,21 @@ void TrainingLoad::read_nodes_from() {
     const std::string as_written = files[i];
     const std::string file = detail::resolve_input_path(as_written, path, opts.data_dir, out.data_dir);
     detail::require_input(path, where, as_written, file);
-    // A nodes file holds Nodes only: the cluster's Pods, PodGroups, Queues and PriorityClasses
-    // are not read from here (yet), and must not be dropped unseen (ReadOptions::nodes_only).
-    // A file also listed in /cluster/pods_from (kubectl get nodes,pods,podgroups -A -o json)
-    // serves both keys: its Pods and PodGroups are read there.
-    bool shared = false;
-    if (c.contains("pods_from"))
-      for (const auto& f : c["pods_from"]["files"]) shared = shared || f.get<std::string>() == as_written;
+    // The file's Nodes. A kubectl export of several kinds (kubectl get
+    // nodes,pods,podgroups,queues,priorityclasses -A -o json, or what mltwin run --snapshot-at
+    // writes) may be listed here and under the keys that read its other kinds
+    // (/cluster/pods_from, /queues_from): they are not read here.
     k8s::Snapshot snap;
-    k8s::ReadOptions ro;
-    ro.nodes_only = !shared;
     try {
-      k8s::read_file(file, snap, ro);
+      k8s::read_file(file, snap);
     } catch (const k8s::InputError& e) {
       throw ScenarioError(std::string(e.what()) + " (read as " + path + ": " + where + ")");
     }
-    // Kinds the reader does not read at all were dropped while parsing, with a note each.
-    if (!snap.notes.empty() && !shared)
-      throw ScenarioError(snap.notes.front() + "; a file of /cluster/nodes_from (" + path + ": " + where +
-                          ") holds Node objects only (kubectl get nodes -o json)");
-    if (snap.nodes.empty()) fail(path, where, "'" + as_written + "' holds no Node (expected what `kubectl get nodes -o json` prints)");
+    if (snap.nodes.empty())
+      fail(path, where,
+           "'" + as_written + "' holds no Node (expected what `kubectl get nodes -o json` prints" +
+               (snap.pods.empty() && snap.podgroups.empty() ? std::string() : "; its Pods and PodGroups are read by /cluster/pods_from") +
+               (snap.queues.empty() ? std::string() : "; its Queues by /queues_from") + ")");
     for (policy::NodeObject& n : snap.nodes) {
       policy::NodeInfo& info = n.spec;
       const std::string origin = snap.origin.at("Node " + info.name);

@@ -200,6 +200,8 @@ DefinedNames defined_names(const nlohmann::json& doc) {
     }
   if (doc.contains("priority_classes"))
     for (const auto& c : doc["priority_classes"]) d.classes.insert(c["name"].get<std::string>());
+  for (const auto& q : d.tree)
+    if (leaf_queue_problem(d.tree, q.name).empty()) d.leaves.insert(q.name);
   return d;
 }
 

@@ -199,6 +199,9 @@ std::string leaf_queue_problem(const std::vector<models::QueueSpec>& queues, con
 /// of jobs read from files (workload.history, cluster.pods_from).
 struct DefinedNames {
   std::set<std::string> queues, classes;
+  /// The queues a job can be submitted to: not root, no child queue (leaf_queue_problem), for
+  /// the list an "is not defined" error offers.
+  std::set<std::string> leaves;
   std::vector<models::QueueSpec> tree;  ///< names and parents
   /// "a, b, c" (after 8: ", ...") for an error message.
   static std::string list(const std::set<std::string>& names);

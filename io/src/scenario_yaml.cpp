@@ -11,6 +11,8 @@
 #include "mltwin/io/yaml_config.hpp"
 #include "scenario_common.hpp"
 #include "scenario_yaml.hpp"
+
+#include "mltwin/k8s/manifests_export.hpp"
 #include "yaml_typed.hpp"
 
 namespace mltwin::io {
@@ -312,12 +314,25 @@ void expand_config_files(const std::string& path, json& doc, const std::string& 
       const std::string where = "/queues_from/" + std::to_string(i);
       for (const auto& [file, as_written] :
            files_of(path, where, doc["queues_from"][i].get<std::string>(), explicit_data_dir, data_dir)) {
-        const Manifests m = read_manifests(file);
+        // A kubectl export of several kinds (kubectl get nodes,pods,podgroups,queues,priorityclasses
+        // -A -o json, or what mltwin run --snapshot-at writes) may be listed here and under the
+        // keys that read its other kinds: those are skipped here, unparsed.
+        std::map<std::string, std::size_t> skipped;
+        const Manifests m = k8s::read_manifests_skipping(file, {"Node", "Pod", "PodGroup", "PriorityClass", "ConfigMap"}, skipped);
         if (!m.jobs.empty()) fail_at(m.jobs[0].at, "a Volcano Job in a queues_from file; list job files under workload.manifests");
-        if (!m.podgroups.empty()) fail_at(m.podgroups[0].at, "a PodGroup in a queues_from file, which holds Queues");
-        if (!m.priority_classes.empty())
-          fail_at(m.priority_classes[0].at, "a PriorityClass in a queues_from file; list it under workload.manifests");
-        if (m.queues.empty()) fail(path, where, "'" + as_written + "' holds no Queue");
+        if (m.queues.empty()) {
+          // What it holds instead, and the keys that read it.
+          std::string held, keys;
+          for (const auto& [kind, n] : skipped) held += (held.empty() ? "" : ", ") + std::to_string(n) + " " + kind + "(s)";
+          auto key = [&](const char* kind, const char* text) {
+            if (skipped.count(kind)) keys += std::string(keys.empty() ? "" : "; ") + text;
+          };
+          key("Node", "Nodes are read from /cluster/nodes_from");
+          if (skipped.count("Pod") || skipped.count("PodGroup")) keys += std::string(keys.empty() ? "" : "; ") + "Pods and PodGroups from /cluster/pods_from";
+          key("PriorityClass", "PriorityClasses from /cluster/pods_from or /workload/manifests");
+          key("ConfigMap", "the volcano-scheduler ConfigMap from /volcano/scheduler_config");
+          fail(path, where, "'" + as_written + "' holds no Queue" + (held.empty() ? std::string() : " (it holds " + held + ": " + keys + ")"));
+        }
         for (const auto& q : m.queues) {
           if (auto it = queue_where.find(q.name); it != queue_where.end())
             fail_at(q.at, "queue '" + q.name + "' is already defined (" + it->second + ")");

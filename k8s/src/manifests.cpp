@@ -2,6 +2,7 @@
 // (mltwin/k8s/yaml.hpp: each value keeps its YAML path and place, so that each error says where
 // it is). Where a shape comes from is said at each reader.
 #include "mltwin/k8s/manifests.hpp"
+#include "mltwin/k8s/manifests_export.hpp"
 
 #include <yaml-cpp/yaml.h>
 
@@ -346,9 +347,15 @@ VolcanoJobManifest job_of_doc(const M& top, const Y& doc) {
   return j;
 }
 
-void read_doc(const Y& doc, Manifests& out) {
+void read_doc(const Y& doc, Manifests& out, const std::vector<std::string>* skip = nullptr,
+              std::map<std::string, std::size_t>* skipped = nullptr) {
   if (doc.node.IsNull()) return;  // an empty document (a trailing ---)
   const auto [api, kind] = type_of(doc);
+  // read_manifests_skipping: a kind another of the scenario's keys reads, not parsed here.
+  if (skip && std::find(skip->begin(), skip->end(), kind) != skip->end()) {
+    ++(*skipped)[kind];
+    return;
+  }
   const Y kind_y = doc.child("kind", doc.node["kind"]);
   const Y api_y = doc.child("apiVersion", doc.node["apiVersion"]);
   // Captured by name: clang before 16 cannot capture structured bindings (the fuzz build).
@@ -358,7 +365,7 @@ void read_doc(const Y& doc, Manifests& out) {
   if (kind == "List" && api == "v1") {  // kubectl get -o yaml
     const M top(doc, {"apiVersion", "kind", "items", "metadata"});
     if (const Y* items = top.get("items"))
-      for (const Y& item : items->list()) read_doc(item, out);
+      for (const Y& item : items->list()) read_doc(item, out, skip, skipped);
     return;
   }
   if (kind == "Queue") {
@@ -483,6 +490,15 @@ Manifests read_manifests(const std::string& file) {
   Manifests out;
   const auto docs = load_all(src, text);
   for (std::size_t i = 0; i < docs.size(); ++i) read_doc(Y{&src, docs[i], ""}, out);
+  return out;
+}
+
+Manifests read_manifests_skipping(const std::string& file, const std::vector<std::string>& kinds, std::map<std::string, std::size_t>& skipped) {
+  const std::string text = read_text(file);
+  Src src(file);
+  Manifests out;
+  const auto docs = load_all(src, text);
+  for (std::size_t i = 0; i < docs.size(); ++i) read_doc(Y{&src, docs[i], ""}, out, &kinds, &skipped);
   return out;
 }
 

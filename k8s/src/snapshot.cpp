@@ -49,12 +49,34 @@ bool read_kind(const json& kind) {
 
 // ---- JSON access with the path of each value ----------------------------------------------
 
+/// JSON pointer -> "line:column" (1-based) in a YAML file, for the values read from it.
+using LineMap = std::map<std::string, std::string, std::less<>>;
+
+/// "line:column" of the value at JSON pointer `path`, else of the nearest enclosing one; "" if none.
+std::string line_of(const LineMap& lines, std::string_view path) {
+  for (std::string_view at = path;;) {
+    if (auto it = lines.find(at); it != lines.end()) return it->second;
+    const std::size_t up = at.rfind('/');
+    if (at.empty() || up == std::string_view::npos) return {};
+    at = at.substr(0, up);
+  }
+}
+
 class Reader {
  public:
-  explicit Reader(const std::string& file) : file_(file) {}
-  [[noreturn]] void fail(const std::string& path, const std::string& what) const {
-    throw InputError(file_ + ": " + (path.empty() ? std::string("/") : path) + ": " + what);
+  /// `file` names the input (a YAML file of several documents: "f.yaml (YAML document 2)");
+  /// with `lines`, errors give the line in `line_file` instead.
+  explicit Reader(const std::string& file, const LineMap* lines = nullptr, const std::string* line_file = nullptr)
+      : file_(file), lines_(lines), line_file_(line_file) {}
+  /// "file: /path", or "file:LINE:COL: /path" for a YAML file (the line of the value at the
+  /// path, else of the nearest enclosing one).
+  std::string place(const std::string& path) const {
+    const std::string p = path.empty() ? std::string("/") : path;
+    if (lines_)
+      if (std::string lc = line_of(*lines_, path); !lc.empty()) return (line_file_ ? *line_file_ : file_) + ":" + lc + ": " + p;
+    return file_ + ": " + p;
   }
+  [[noreturn]] void fail(const std::string& path, const std::string& what) const { throw InputError(place(path) + ": " + what); }
   static std::string type_name(const json& v) {
     switch (v.type()) {
       case json::value_t::null: return "null";
@@ -208,6 +230,8 @@ class Reader {
       if (const json* v = get(o, k)) str(*v, path + "/" + k);
   }
   const std::string& file_;
+  const LineMap* lines_;
+  const std::string* line_file_;
 };
 
 std::string strformat(const char* fmt, long long a, long long b, long long c) {
@@ -535,6 +559,9 @@ void read_priority_class(const Reader& r, const json& obj, const std::string& pa
   if (!v) r.fail(path, "missing value");
   pc.value = static_cast<std::int32_t>(r.integer(*v, path + "/value", INT32_MIN, INT32_MAX));
   if (const json* g = Reader::get(obj, "globalDefault")) pc.global_default = r.boolean(*g, path + "/globalDefault");
+  if (const std::string pp = r.opt_str(obj, "preemptionPolicy", path); pp == "Never") pc.preempt_never = true;
+  else if (!pp.empty() && pp != "PreemptLowerPriority")
+    r.fail(path + "/preemptionPolicy", "'" + printable(pp) + "' is not a preemption policy (PreemptLowerPriority, Never)");
   out.priority_classes.push_back(std::move(pc));
 }
 
@@ -558,7 +585,6 @@ void read_object(const Reader& r, const json& obj, const std::string& path, cons
   if (!kind) r.fail(path, "missing kind (kubectl's -o json prints it for every object)");
   const std::string& k = r.str(*kind, path + "/kind");
   const std::string api = r.opt_str(obj, "apiVersion", path);
-  if (opts.nodes_only && k != "Node") r.fail(path, "a " + printable(k) + " where only Nodes are read (what `kubectl get nodes -o json` prints)");
   if (k == "ConfigMap") {
     const json* md = Reader::get(obj, "metadata");
     if (md && md->is_object() && r.opt_str(*md, "namespace", path + "/metadata") + "/" + r.opt_str(*md, "name", path + "/metadata") == kSnapshotConfigMap)
@@ -605,6 +631,9 @@ void read_object(const Reader& r, const json& obj, const std::string& path, cons
 class Dropper {
  public:
   std::map<std::string, std::size_t> dropped;  // kind -> objects dropped
+  /// The indices in the List's `items` of the objects dropped, ascending: the items left keep
+  /// their indices as written in errors (/items/N).
+  std::vector<std::size_t> dropped_items;
 
   bool operator()(int depth, json::parse_event_t ev, json& parsed) {
     (void)depth;
@@ -621,18 +650,22 @@ class Dropper {
         return true;
       case json::parse_event_t::object_end: {
         // An item of a List (the root object's `items`), or the root object itself.
-        const bool item = (stack_.size() == 3 && stack_[1].array && stack_[1].key == "items") || stack_.size() == 1;
+        const bool list_item = stack_.size() == 3 && stack_[1].array && stack_[1].key == "items";
+        const bool item = list_item || stack_.size() == 1;
+        const std::size_t index = list_item ? items_seen_++ : 0;
         stack_.pop_back();
         if (item && parsed.is_object()) {
           auto k = parsed.find("kind");
           if (k != parsed.end() && k->is_string() && !read_kind(*k) && !(stack_.empty() && *k == "List")) {
             ++dropped[k->get<std::string>()];
+            if (list_item) dropped_items.push_back(index);
             return false;
           }
         }
         return true;
       }
       case json::parse_event_t::value:
+        if (stack_.size() == 2 && stack_[1].array && stack_[1].key == "items") ++items_seen_;  // an item that is not an object
         return true;
     }
     return true;
@@ -659,6 +692,7 @@ class Dropper {
   }
   std::vector<Level> stack_;
   std::string key_;
+  std::size_t items_seen_ = 0;
 };
 
 }  // namespace
@@ -739,8 +773,10 @@ namespace {
 /// types each plain scalar — null, a boolean, an integer in base 0, a float, else a string;
 /// a quoted scalar is a string), leaving out what the JSON reader's parse drops (Dropper):
 /// containers' env and envFrom, managedFields, the last-applied annotation.
-json yaml_to_json(const yaml::Src& src, const YAML::Node& n, const std::string& key, const std::string& parent_key, bool in_container) {
+json yaml_to_json(const yaml::Src& src, const YAML::Node& n, const std::string& key, const std::string& parent_key, bool in_container,
+                  const std::string& ptr, LineMap* lines) {
   using yaml::Plain;
+  if (lines) lines->emplace(ptr, std::to_string(n.Mark().line + 1) + ":" + std::to_string(n.Mark().column + 1));
   if (n.IsMap()) {
     json o = json::object();
     for (auto it = n.begin(); it != n.end(); ++it) {
@@ -750,14 +786,14 @@ json yaml_to_json(const yaml::Src& src, const YAML::Node& n, const std::string& 
       if ((ks == "env" || ks == "envFrom") && in_container) continue;
       if (ks == "managedFields" && key == "metadata") continue;
       if (ks == "kubectl.kubernetes.io/last-applied-configuration" && key == "annotations") continue;
-      o[ks] = yaml_to_json(src, it->second, ks, key, false);
+      o[ks] = yaml_to_json(src, it->second, ks, key, false, ptr + "/" + pointer_token_of(ks), lines);
     }
     return o;
   }
   if (n.IsSequence()) {
     json a = json::array();
     const bool containers = key == "containers" || key == "initContainers" || key == "ephemeralContainers";
-    for (std::size_t i = 0; i < n.size(); ++i) a.push_back(yaml_to_json(src, n[i], "", key, containers));
+    for (std::size_t i = 0; i < n.size(); ++i) a.push_back(yaml_to_json(src, n[i], "", key, containers, ptr + "/" + std::to_string(i), lines));
     return a;
   }
   if (!n.IsScalar()) return nullptr;
@@ -783,18 +819,60 @@ json yaml_to_json(const yaml::Src& src, const YAML::Node& n, const std::string& 
 
 }  // namespace
 
+namespace {
+
+void read_json_lines(std::string_view text, const std::string& file, Snapshot& into, const ReadOptions& opts, const LineMap* lines,
+                     const std::string* line_file);
+
+}  // namespace
+
 void read_yaml(std::string_view text, const std::string& file, Snapshot& into, const ReadOptions& opts) {
   const yaml::Src src(file);
   const std::vector<YAML::Node> docs = yaml::load_all(src, std::string(text));
   for (std::size_t i = 0; i < docs.size(); ++i) {
     if (docs[i].IsNull()) continue;
-    const json doc = yaml_to_json(src, docs[i], "", "", false);
-    // Errors point at the document and the JSON path inside it.
-    read_json(doc.dump(), docs.size() == 1 ? file : file + " (YAML document " + std::to_string(i + 1) + ")", into, opts);
+    LineMap lines;
+    const json doc = yaml_to_json(src, docs[i], "", "", false, "", &lines);
+    // No trace kept of objects of the kinds skipped (a Secret's keys): their lines go.
+    auto skipped_kind = [](const json& o) { return o.is_object() && o.contains("kind") && !read_kind(o["kind"]); };
+    if (doc.is_object() && doc.contains("items") && doc["items"].is_array() && doc.contains("kind") && doc["kind"].is_string() &&
+        doc["kind"].get<std::string>().ends_with("List")) {
+      for (std::size_t k = 0; k < doc["items"].size(); ++k)
+        if (skipped_kind(doc["items"][k])) {
+          const std::string item = "/items/" + std::to_string(k);
+          for (auto it = lines.lower_bound(item); it != lines.end() && it->first.starts_with(item);)
+            it = it->first.size() == item.size() || it->first[item.size()] == '/' ? lines.erase(it) : std::next(it);
+        }
+    } else if (skipped_kind(doc) && !(doc["kind"] == "List")) {
+      lines.clear();
+    }
+    // Errors point at the line and column of the value, and the JSON path inside its document.
+    const std::string label = docs.size() == 1 ? file : file + " (YAML document " + std::to_string(i + 1) + ")";
+    read_json_lines(doc.dump(), label, into, opts, &lines, &file);
+    if (opts.pod_details) into.yaml_lines[label] = {file, std::move(lines)};
   }
 }
 
 void read_json(std::string_view text, const std::string& file, Snapshot& into, const ReadOptions& opts) {
+  read_json_lines(text, file, into, opts, nullptr, nullptr);
+}
+
+std::string with_line(const Snapshot& snap, const std::string& message) {
+  for (const auto& [label, where] : snap.yaml_lines) {
+    if (message.size() <= label.size() + 2 || message.compare(0, label.size(), label) != 0 || message.compare(label.size(), 3, ": /") != 0)
+      continue;
+    const std::size_t from = label.size() + 2;
+    const std::size_t end = message.find(": ", from);
+    const std::string path = message.substr(from, end == std::string::npos ? std::string::npos : end - from);
+    if (std::string lc = line_of(where.lines, path); !lc.empty()) return where.file + ":" + lc + ": " + message.substr(from);
+  }
+  return message;
+}
+
+namespace {
+
+void read_json_lines(std::string_view text, const std::string& file, Snapshot& into, const ReadOptions& opts, const LineMap* lines,
+                     const std::string* line_file) {
   Dropper dropper;
   json doc;
   try {
@@ -814,21 +892,24 @@ void read_json(std::string_view text, const std::string& file, Snapshot& into, c
     // A number too large for a double (e.g. 1.4e444): nlohmann reports it as out_of_range 406.
     throw InputError(file + ": invalid JSON (" + std::string(e.what()) + "); mltwin-scheduler reads what `kubectl get ... -o json` prints");
   }
-  const Reader r(file);
+  const Reader r(file, lines, line_file);
   std::map<std::string, std::size_t> skipped = dropper.dropped;
+  // The items left after the parse dropped some, each at its index as written.
+  auto read_items = [&](const json& items) {
+    r.list(items, "/items");
+    std::size_t written = 0, d = 0;
+    for (std::size_t i = 0; i < items.size(); ++i, ++written) {
+      while (d < dropper.dropped_items.size() && dropper.dropped_items[d] == written) ++written, ++d;
+      read_object(r, items[i], "/items/" + std::to_string(written), opts, into, skipped);
+    }
+  };
   if (doc.is_discarded()) {  // the root object was of a kind the reader skips
   } else if (doc.is_object() && doc.contains("kind") && doc["kind"] == "List") {
-    const json* items = Reader::get(doc, "items");
-    if (items) {
-      r.list(*items, "/items");
-      for (std::size_t i = 0; i < items->size(); ++i) read_object(r, (*items)[i], "/items/" + std::to_string(i), opts, into, skipped);
-    }
+    if (const json* items = Reader::get(doc, "items")) read_items(*items);
   } else if (doc.is_object() && doc.contains("kind") && doc["kind"].is_string() && doc["kind"].get<std::string>().ends_with("List") &&
              doc.contains("items")) {
     // kubectl prints "NodeList", "PodList", ... for `kubectl get nodes -o json` against some servers.
-    const json* items = Reader::get(doc, "items");
-    r.list(*items, "/items");
-    for (std::size_t i = 0; i < items->size(); ++i) read_object(r, (*items)[i], "/items/" + std::to_string(i), opts, into, skipped);
+    read_items(*Reader::get(doc, "items"));
   } else {
     read_object(r, doc, "", opts, into, skipped);
   }
@@ -836,6 +917,8 @@ void read_json(std::string_view text, const std::string& file, Snapshot& into, c
     into.notes.push_back(file + ": skipped " + std::to_string(n) + " object" + (n == 1 ? "" : "s") + " of kind " + printable(kind) +
                          " (the scheduler reads Node, Pod, PodGroup, Queue and PriorityClass)");
 }
+
+}  // namespace
 
 void read_file(const std::string& path, Snapshot& into, const ReadOptions& opts) {
   const std::string text = read_input_file(path, "snapshot", kMaxDataFileBytes);
@@ -960,17 +1043,39 @@ json write_list(const policy::ClusterState& state, const WriteOptions& opts) {
   using policy::TaskStatus;
   json items = json::array();
   auto stamp = [&](TimeNs t) { return format_rfc3339(opts.epoch + t); };
-  // PriorityClasses: one per PodGroup priority in use, named after its value.
+  // PriorityClasses: the twin's own (WriteOptions::priority_classes), with their names; for a
+  // PodGroup priority no such class gives, one named after its value.
+  const PriorityClass* global_default = nullptr;
+  for (const PriorityClass& pc : opts.priority_classes)
+    if (pc.global_default) global_default = &pc;
+  const std::int32_t unnamed_priority = global_default ? global_default->value : 0;  // what "" resolves to (load)
+  auto class_name = [](std::int32_t v) { return "mltwin-priority-" + std::string(v < 0 ? "minus-" : "") + std::to_string(v < 0 ? -static_cast<std::int64_t>(v) : v); };
+  std::unordered_map<std::string, std::int32_t> written;  // class name -> value
+  for (const PriorityClass& pc : opts.priority_classes) {
+    json o = {{"apiVersion", "scheduling.k8s.io/v1"}, {"kind", "PriorityClass"}, {"metadata", {{"name", pc.name}}}, {"value", pc.value}};
+    if (pc.global_default) o["globalDefault"] = true;
+    o["preemptionPolicy"] = pc.preempt_never ? "Never" : "PreemptLowerPriority";
+    items.push_back(std::move(o));
+    written.emplace(pc.name, pc.value);
+  }
+  // The class a PodGroup names: its job's, else none when that resolves to its priority, else
+  // one of its value's own.
+  auto podgroup_class = [&](const policy::JobInfo& j) -> std::string {
+    if (auto it = opts.job_priority_class.find(j.name); it != opts.job_priority_class.end() && !it->second.empty())
+      if (auto w = written.find(it->second); w != written.end() && w->second == j.priority) return it->second;
+    if (j.priority == unnamed_priority) return {};
+    return class_name(j.priority);
+  };
   std::set<std::int32_t> priorities;
   for (const policy::JobInfo& j : state.jobs())
-    if (j.live) priorities.insert(j.priority);
-  auto class_name = [](std::int32_t v) { return "mltwin-priority-" + std::string(v < 0 ? "minus-" : "") + std::to_string(v < 0 ? -static_cast<std::int64_t>(v) : v); };
+    if (j.live && podgroup_class(j).rfind("mltwin-priority-", 0) == 0) priorities.insert(j.priority);
   for (std::int32_t v : priorities)
-    items.push_back({{"apiVersion", "scheduling.k8s.io/v1"},
-                     {"kind", "PriorityClass"},
-                     {"metadata", {{"name", class_name(v)}}},
-                     {"value", v},
-                     {"preemptionPolicy", "PreemptLowerPriority"}});
+    if (!written.count(class_name(v)))
+      items.push_back({{"apiVersion", "scheduling.k8s.io/v1"},
+                       {"kind", "PriorityClass"},
+                       {"metadata", {{"name", class_name(v)}}},
+                       {"value", v},
+                       {"preemptionPolicy", "PreemptLowerPriority"}});
   // Queues (the root queue is the scheduler cache's own: not an object).
   for (const policy::QueueInfo& q : state.queues()) {
     if (q.name.empty()) continue;  // a removed queue's slot
@@ -1023,7 +1128,8 @@ json write_list(const policy::ClusterState& state, const WriteOptions& opts) {
   }
   for (json& p : daemon_pods) items.push_back(std::move(p));
   auto write_podgroup = [&](const policy::JobInfo& j) {
-    json spec = {{"minMember", j.min_available}, {"queue", state.queue(j.queue).name}, {"priorityClassName", class_name(j.priority)}};
+    json spec = {{"minMember", j.min_available}, {"queue", state.queue(j.queue).name}};
+    if (std::string pc = podgroup_class(j); !pc.empty()) spec["priorityClassName"] = pc;
     if (!j.min_task_member.empty()) {
       json m = json::object();
       for (const auto& [role, n] : j.min_task_member) m[role] = n;
@@ -1099,7 +1205,7 @@ json write_list(const policy::ClusterState& state, const WriteOptions& opts) {
     if (j.live) write_podgroup(j);
     for (policy::TaskId tid : j.tasks) write_pod(j, state.task(tid));
   }
-  json data = {{"now", stamp(opts.now.value_or(state.now()))}};
+  json data = {{"now", stamp(opts.now.value_or(state.now()))}, {"epoch", stamp(0)}};
   if (opts.tiebreak_state) data["tiebreakState"] = *opts.tiebreak_state;
   if (opts.config) data["volcano-scheduler.conf"] = write_volcano_scheduler_conf(*opts.config);
   items.push_back({{"apiVersion", "v1"},

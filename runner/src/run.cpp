@@ -383,7 +383,7 @@ const models::TrainingCluster* Run::training() const noexcept { return impl_->wo
 nlohmann::json Run::snapshot() const {
   const models::TrainingCluster* c = impl_->world->training();
   if (!c) throw std::logic_error("snapshot(): an inference run has no Kubernetes scheduling state (training runs only)");
-  return detail::snapshot_of(c->state(), c->scheduler(), now());
+  return detail::snapshot_of(c->state(), c->scheduler(), now(), impl_->world->training_scenario());
 }
 const models::inference::Endpoint* Run::endpoint() const noexcept { return impl_->world->endpoint(); }
 

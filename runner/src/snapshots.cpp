@@ -2,6 +2,7 @@
 #include "snapshots.hpp"
 
 #include <algorithm>
+#include <map>
 #include <stdexcept>
 
 #include "mltwin/k8s/snapshot.hpp"
@@ -9,11 +10,24 @@
 
 namespace mltwin::runner::detail {
 
-nlohmann::json snapshot_of(const policy::ClusterState& state, const policy::Scheduler& scheduler, core::Time now) {
+nlohmann::json snapshot_of(const policy::ClusterState& state, const policy::Scheduler& scheduler, core::Time now,
+                           const models::TrainingScenario* scenario) {
   k8s::WriteOptions o;
+  o.epoch = k8s::kTwinEpoch;
   o.now = now.ns();
   o.config = scheduler.config();
   o.tiebreak_state = scheduler.tiebreak_state();
+  if (scenario) {
+    // The classes the jobs name, each with the value the loader gave its jobs (TrainingJobSpec::
+    // priority is the class's value) and its preemptionPolicy, in the order first named.
+    std::map<std::string, std::size_t> index;
+    for (const models::TrainingJobSpec& j : scenario->jobs) {
+      if (j.priority_class.empty()) continue;
+      o.job_priority_class.emplace(j.name, j.priority_class);
+      if (index.emplace(j.priority_class, o.priority_classes.size()).second)
+        o.priority_classes.push_back({j.priority_class, j.priority, false, j.preempt_never});
+    }
+  }
   return k8s::write_list(state, o);
 }
 
@@ -24,8 +38,8 @@ void write_json_file(const std::string& path, const nlohmann::json& doc) {
 }
 
 SnapshotWriter::SnapshotWriter(std::vector<std::pair<core::Time, std::string>> at, std::string prefix,
-                               std::function<void(const std::string&, core::Time)> on_written)
-    : at_(std::move(at)), prefix_(std::move(prefix)), on_written_(std::move(on_written)) {
+                               std::function<void(const std::string&, core::Time)> on_written, const models::TrainingScenario* scenario)
+    : at_(std::move(at)), prefix_(std::move(prefix)), on_written_(std::move(on_written)), scenario_(scenario) {
   std::stable_sort(at_.begin(), at_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
 }
 
@@ -34,7 +48,7 @@ std::string snapshot_name(const std::string& name) { return k8s::WriteOptions{}.
 bool SnapshotWriter::opening(const policy::ClusterState& state, const policy::Scheduler& scheduler) {
   const core::Time now = core::Time::from_ns(state.now());
   if (next_ >= at_.size() || at_[next_].first > now) return false;
-  const nlohmann::json doc = snapshot_of(state, scheduler, now);
+  const nlohmann::json doc = snapshot_of(state, scheduler, now, scenario_);
   decisions_files_.clear();
   for (; next_ < at_.size() && at_[next_].first <= now; ++next_) {
     const std::string file = prefix_ + "snapshot-" + at_[next_].second + ".json";
@@ -43,7 +57,7 @@ bool SnapshotWriter::opening(const policy::ClusterState& state, const policy::Sc
     if (on_written_) on_written_(file, now);
   }
   decisions_ = {{"schema", 1},
-                {"now", k8s::format_rfc3339(state.now())},
+                {"now", k8s::format_rfc3339(k8s::kTwinEpoch + state.now())},
                 {"binds", nlohmann::json::array()},
                 {"evictions", nlohmann::json::array()},
                 {"podgroup_phases", nlohmann::json::array()}};

@@ -14,8 +14,11 @@
 namespace mltwin::runner::detail {
 
 /// The cluster's state as a kubectl List (mltwin/k8s/snapshot.hpp write_list) for a session at
-/// `now`, with the scheduler's tie-break state; the twin's time 0 is the Unix epoch.
-nlohmann::json snapshot_of(const policy::ClusterState& state, const policy::Scheduler& scheduler, core::Time now);
+/// `now`, with the scheduler's tie-break state; the twin's time 0 is k8s::kTwinEpoch (2000-01-01T00:00:00Z). With the
+/// scenario, its jobs' PriorityClasses are written under their own names (each class a job names,
+/// with that job's priority and preemptionPolicy).
+nlohmann::json snapshot_of(const policy::ClusterState& state, const policy::Scheduler& scheduler, core::Time now,
+                           const models::TrainingScenario* scenario = nullptr);
 /// The twin's object names as the snapshot writes them: pods and PodGroups in namespace default.
 std::string snapshot_name(const std::string& name);
 
@@ -29,7 +32,7 @@ void write_json_file(const std::string& path, const nlohmann::json& doc);
 class SnapshotWriter final : public models::SessionObserver {
  public:
   SnapshotWriter(std::vector<std::pair<core::Time, std::string>> at, std::string prefix,
-                 std::function<void(const std::string&, core::Time)> on_written);
+                 std::function<void(const std::string&, core::Time)> on_written, const models::TrainingScenario* scenario = nullptr);
   bool opening(const policy::ClusterState& state, const policy::Scheduler& scheduler) override;
   void bound(const policy::TaskInfo& t, const policy::NodeInfo& n) override;
   void evicted(const policy::TaskInfo& t, const policy::Eviction& e, const policy::TaskInfo* preemptor) override;
@@ -43,6 +46,7 @@ class SnapshotWriter final : public models::SessionObserver {
   std::size_t next_ = 0;
   std::string prefix_;
   std::function<void(const std::string&, core::Time)> on_written_;
+  const models::TrainingScenario* scenario_ = nullptr;  // outlives the writer (TrainingWorld)
   std::vector<std::string> decisions_files_;  // of the session being watched
   nlohmann::json decisions_;
 };

@@ -72,7 +72,7 @@ class TrainingWorld final : public World {
     cluster_ = std::make_unique<models::TrainingCluster>(sc_.training, sim, rng, fwd_);
     if (opts.check_promises) cluster_->scheduler().set_check_promises(true);
     if (!opts.snapshot_at.empty())
-      snapshots_ = std::make_unique<SnapshotWriter>(opts.snapshot_at, opts.snapshot_prefix, opts.on_snapshot);
+      snapshots_ = std::make_unique<SnapshotWriter>(opts.snapshot_at, opts.snapshot_prefix, opts.on_snapshot, &sc_.training);
     on_snapshot_missed_ = opts.on_snapshot_missed;
     if (snapshots_ && opts.session_observer) both_ = std::make_unique<ObserverPair>(*snapshots_, *opts.session_observer);
     cluster_->set_session_observer(both_ ? both_.get() : snapshots_ ? snapshots_.get() : opts.session_observer);
@@ -134,6 +134,7 @@ class TrainingWorld final : public World {
   void state_json(json& j) const override;
 
   const models::TrainingCluster* training() const override { return cluster_.get(); }
+  const models::TrainingScenario* training_scenario() const override { return &sc_.training; }
 
  private:
   io::LoadedScenario sc_;

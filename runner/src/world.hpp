@@ -94,6 +94,8 @@ class World {
   virtual void state_json(nlohmann::json& j) const = 0;
 
   virtual const models::TrainingCluster* training() const { return nullptr; }
+  /// The training scenario the world runs (its jobs' PriorityClasses for snapshots); null for inference.
+  virtual const models::TrainingScenario* training_scenario() const { return nullptr; }
   virtual const models::inference::Endpoint* endpoint() const { return nullptr; }
 
  protected:

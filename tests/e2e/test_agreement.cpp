@@ -208,7 +208,7 @@ TEST_CASE("the executables: mltwin run --snapshot-at writes the session, mltwin-
   CHECK(d["schema"] == 1);
   CHECK(d["configuration"].get<std::string>().rfind("the snapshot's", 0) == 0);
   CHECK(d["now"] == twin["now"]);
-  CHECK(d["now"] == "1970-01-25T15:19:44Z");  // 2,128,784 s after the twin's time 0
+  CHECK(d["now"] == "2000-01-25T15:19:44Z");  // 2,128,784 s after the twin's time 0 (k8s::kTwinEpoch, 2000-01-01T00:00:00Z)
   CHECK(d["counts"]["nodes"] == 8);
   CHECK(twin["evictions"].size() == 2);
   CHECK(d["binds"] == twin["binds"]);

@@ -34,6 +34,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <openssl/evp.h>
 #include <stdexcept>
@@ -1016,6 +1017,90 @@ TEST_CASE("pods from kubectl: scenarios/eks-kubectl-pods.json starts from the cl
   CHECK_MESSAGE(contains(slurp(log), "error: pods.json: /items/1/spec/nodeName: pod 'ml/llama-1x32-worker-0' runs on node "
                                      "'ip-10-42-3-99.us-west-2.compute.internal', which the scenario does not have"),
                 slurp(log));
+}
+
+TEST_CASE("round trip: a --snapshot-at file, unedited, is a new scenario's nodes_from, pods_from and queues_from; its first session decides as the twin did") {
+  // Run 1: 3 trn1.32xlarge, queues prod and research, classes team-high (1000) and team-low (10).
+  // a (prod) and b (research) run from 0 s for 2 h, one node each; c (research, team-low, 1
+  // node), d (prod, team-high, 2 nodes) and e (research, team-high, 1 node) are submitted at
+  // 600 s. The snapshot is the session at 600 s, which opens with c, d, e Pending (their pods
+  // not created yet: Volcano's job controller creates them once Inqueue).
+  // Run 2 is built from that file alone: its Nodes (nodes_from), its Queues (queues_from), its
+  // PodGroups, pods and PriorityClasses (pods_from; `now` from the snapshot's ConfigMap). a and
+  // b run at t0 on their nodes, c, d, e are submitted at 0 s: its first session (at 0 s) must
+  // decide what run 1's session at 600 s decided, as its .decisions.json says.
+  // Why equality holds here: enqueue admits by overcommit (idle x 1.2 against the jobs' minResources)
+  // in job order, and no two of c, d, e tie in it — within research e (team-high) goes before c
+  // (team-low) and takes the room c would need, d (prod) needs 2 nodes where 1.2 are idle;
+  // the order of prod and research (equal shares) changes none of that. Without the classes'
+  // values (or with their names lost) c and e would tie and run 2 could admit either. What does
+  // not round-trip yet: an Inqueue PodGroup becomes a job submitted at 0 s (Pending again), so a
+  // session that binds pods of admitted PodGroups is not repeated by run 2's first session
+  // (docs/scenarios.md, "A twin's snapshot as a scenario").
+  TempDir t("mltwin-cli");
+  auto job = [](const std::string& name, const std::string& queue, const std::string& cls, const std::string& submit, int nnodes,
+                const std::string& duration) {
+    return json{{"name", name}, {"queue", queue}, {"priority_class", cls}, {"submit", submit}, {"nnodes", nnodes},
+                {"pod", "aws_trn1_32xlarge"}, {"duration", duration}};
+  };
+  const json first = {
+      {"schema_version", 2},
+      {"name", "roundtrip-first"},
+      {"seed", 3},
+      {"cluster", {{"node_groups", json::array({{{"name", "trn1"}, {"instance_type", "trn1.32xlarge"}, {"desired_capacity", 3},
+                                                  {"availability_zone", "us-east-1a"}}})}}},
+      {"priority_classes", json::array({{{"name", "team-high"}, {"value", 1000}}, {{"name", "team-low"}, {"value", 10}}})},
+      {"volcano", {{"release", "v1.12.1"}, {"schedule_period", "1s"}}},
+      {"queues", json::array({{{"name", "prod"}, {"weight", 1}}, {{"name", "research"}, {"weight", 1}}})},
+      {"workload",
+       {{"jobs", json::array({job("a", "prod", "team-low", "0s", 1, "2h"), job("b", "research", "team-high", "0s", 1, "2h"),
+                              job("c", "research", "team-low", "600s", 1, "1h"), job("d", "prod", "team-high", "600s", 2, "1h"),
+                              job("e", "research", "team-high", "600s", 1, "1h")})}}}};
+  write_text(t.path() / "first.json", first.dump(2));
+  const fs::path log = t.path() / "rt.log";
+  REQUIRE_MESSAGE(run_cli({"run", "first.json", "--out", "first.sqlite", "--no-progress", "--snapshot-at", "600s"}, t.path(), {}, log) == 0,
+                  slurp(log));
+  const json snap = json::parse(slurp(t.path() / "first.snapshot-600s.json"));
+  const json want = json::parse(slurp(t.path() / "first.snapshot-600s.decisions.json"));
+  // The session decided something (else the comparison below could not fail).
+  REQUIRE(want.at("binds").size() + want.at("evictions").size() + want.at("podgroup_phases").size() > 0);
+  // The classes under their own names (not mltwin-priority-N), as the PodGroups name them.
+  std::set<std::string> classes;
+  for (const auto& o : snap.at("items"))
+    if (o.at("kind") == "PriorityClass") classes.insert(o.at("metadata").at("name").get<std::string>());
+  CHECK(classes == std::set<std::string>{"team-high", "team-low"});
+
+  const json second = {
+      {"schema_version", 2},
+      {"name", "roundtrip-second"},
+      {"seed", 3},
+      {"cluster",
+       {{"nodes_from", {"first.snapshot-600s.json"}},
+        {"pods_from", {{"files", {"first.snapshot-600s.json"}}, {"duration", {{"model", "fixed"}, {"duration", "1h"}, {"source", "test"}}}}}}},
+      {"volcano", {{"release", "v1.12.1"}, {"schedule_period", "1s"}}},
+      {"queues_from", {"first.snapshot-600s.json"}},
+      {"workload", json::object()}};
+  write_text(t.path() / "second.json", second.dump(2));
+  REQUIRE_MESSAGE(run_cli({"run", "second.json", "--out", "second.sqlite", "--no-progress", "--snapshot-at", "0s"}, t.path(), {}, log) == 0,
+                  slurp(log));
+  // now = the snapshot's: its ConfigMap's data.now, 600 s after its epoch.
+  CHECK_MESSAGE(contains(slurp(log), "Pods from kubectl: 1 file(s), now 2000-01-01T00:10:00Z (data.now of the ConfigMap "
+                                     "mltwin-system/mltwin-snapshot); 2 running PodGroup(s) placed at t0, 3 pending PodGroup(s) submitted at 0s"),
+                slurp(log));
+  const json got = json::parse(slurp(t.path() / "second.snapshot-0s.decisions.json"));
+  CHECK(got.at("now") == "2000-01-01T00:00:00Z");  // run 2's first session, at its t0
+  CHECK(got.at("binds") == want.at("binds"));
+  CHECK(got.at("evictions") == want.at("evictions"));
+  CHECK(got.at("podgroup_phases") == want.at("podgroup_phases"));
+  // Run 2's own state at that session: a and b on the nodes run 1 had them on.
+  const json snap2 = json::parse(slurp(t.path() / "second.snapshot-0s.json"));
+  auto placements = [](const json& list) {
+    std::map<std::string, std::string> out;
+    for (const auto& o : list.at("items"))
+      if (o.at("kind") == "Pod" && o.at("spec").contains("nodeName")) out[o.at("metadata").at("name")] = o.at("spec").at("nodeName");
+    return out;
+  };
+  CHECK(placements(snap2) == placements(snap));
 }
 
 TEST_CASE("explain: a job restarted after a node failure and placed again at once is not 'still waiting'") {

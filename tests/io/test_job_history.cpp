@@ -332,7 +332,7 @@ TEST_CASE("a history scenario: submit offsets, run times, queues, priority class
   // A queue or a PriorityClass the scenario does not define.
   const std::string one = kHeader + "a,ns,team-c,,2026-01-01T00:00:00Z,,,Pending,w:1:cpu=1,\n";
   CHECK(load_error(d, scenario_with(d, one, fixed)) ==
-        "F:2: column queue: queue 'team-c' is not defined in S (/queues or /queues_from: team-a, team-b)");
+        "F:2: column queue: queue 'team-c' is not defined in S (/queues or /queues_from; the leaf queues a job can name: team-a, team-b)");
   const std::string pc = kHeader + "a,ns,team-a,urgent,2026-01-01T00:00:00Z,,,Pending,w:1:cpu=1,\n";
   CHECK(load_error(d, scenario_with(d, pc, fixed))
             .rfind("F:2: column priority_class: PriorityClass 'urgent' is not defined in S (/priority_classes: ", 0) == 0);

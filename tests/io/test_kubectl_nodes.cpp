@@ -299,24 +299,30 @@ TEST_CASE("nodes_from: bad input is refused naming the file and the JSON path (o
     CHECK_MESSAGE(e.rfind("T/s.json: /cluster/nodes_from/0: ", 0) == 0, e);
     CHECK_MESSAGE(e.find("nodes.json") != std::string::npos, e);
   }
-  // A Pod among the Nodes (kubectl get nodes,pods -o json).
+  // A Pod and a Service among the Nodes (kubectl get nodes,pods,services -o json): the file's
+  // Nodes are read, the rest is left to the keys that read it (none here).
   {
     json l = list;
     l["items"].push_back({{"apiVersion", "v1"},
                           {"kind", "Pod"},
                           {"metadata", {{"name", "p"}, {"namespace", "default"}}},
-                          {"spec", {{"containers", json::array({{{"name", "c"}, {"image", "busybox"}}})}}}});
-    CHECK(error_of(doc, {{"nodes.json", l.dump(4)}}) ==
-          "T/nodes.json: /items/3: a Pod where only Nodes are read (what `kubectl get nodes -o json` prints) (read as T/s.json: "
-          "/cluster/nodes_from/0)");
+                          {"spec", {{"nodeName", "x"}, {"containers", json::array({{{"name", "c"}, {"image", "busybox"}}})}}}});
+    l["items"].push_back({{"apiVersion", "v1"}, {"kind", "Service"}, {"metadata", {{"name", "s"}}}});
+    auto loaded = load(doc, {{"nodes.json", l.dump(4)}});
+    CHECK(loaded->sc.training.node_groups.size() == list["items"].size());
+    CHECK_FALSE(loaded->sc.pods_from.has_value());
   }
-  // Another kind is refused too.
+  // A file without a Node says which keys read what it holds.
   {
     json l = list;
-    l["items"].push_back({{"apiVersion", "v1"}, {"kind", "Service"}, {"metadata", {{"name", "s"}}}});
+    l["items"] = json::array({{{"apiVersion", "v1"},
+                               {"kind", "Pod"},
+                               {"metadata", {{"name", "p"}, {"namespace", "default"}}},
+                               {"spec", {{"containers", json::array({{{"name", "c"}, {"image", "busybox"}}})}}}},
+                              {{"apiVersion", "scheduling.volcano.sh/v1beta1"}, {"kind", "Queue"}, {"metadata", {{"name", "q"}}}}});
     CHECK(error_of(doc, {{"nodes.json", l.dump(4)}}) ==
-          "T/nodes.json: /items/3: a Service where only Nodes are read (what `kubectl get nodes -o json` prints) (read as T/s.json: "
-          "/cluster/nodes_from/0)");
+          "T/s.json: /cluster/nodes_from/0: 'nodes.json' holds no Node (expected what `kubectl get nodes -o json` prints; its Queues by "
+          "/queues_from)");
   }
   // A malformed quantity.
   {
@@ -333,8 +339,11 @@ TEST_CASE("nodes_from: bad input is refused naming the file and the JSON path (o
     const std::size_t at = y.find(from);
     REQUIRE(at != std::string::npos);
     y = y.substr(0, at) + "cpu: 1930mm" + y.substr(at + from.size());
+    // The line and column of the value, counted in the text.
+    const std::size_t line = static_cast<std::size_t>(std::count(y.begin(), y.begin() + static_cast<std::ptrdiff_t>(at), '\n')) + 1;
+    const std::size_t column = at - (y.rfind('\n', at) + 1) + std::string("cpu: ").size() + 1;
     const std::string e = error_of(scenario_with({{"nodes_from", {"nodes.yaml"}}}), {{"nodes.yaml", y}});
-    CHECK_MESSAGE(e.rfind("T/nodes.yaml: /items/2/status/allocatable/cpu: ", 0) == 0, e);
+    CHECK_MESSAGE(e.rfind("T/nodes.yaml:" + std::to_string(line) + ":" + std::to_string(column) + ": /items/2/status/allocatable/cpu: ", 0) == 0, e);
   }
   // A JSON syntax error: line and column.
   {
@@ -380,13 +389,26 @@ TEST_CASE("nodes_from: a Spot node (EKS's capacityType label) runs On-Demand, wi
   CHECK(models::node_usd_per_hour(l->sc.training.catalog, group_of(l->sc.training, kB), models::NodeLaunch{}) == 21.5);
 }
 
-TEST_CASE("nodes_from: a volcano manifest file holding a Node says where Nodes go") {
+TEST_CASE("queues_from: a file without a Queue (Nodes, PodGroups, ...) says which keys read what it holds") {
   json doc = scenario_with({{"nodes_from", {kFix + "nodes.json"}}});
   doc.erase("queues");
   doc["queues_from"] = {"nodes.yaml"};
-  const std::string e = error_of(doc, {{"nodes.yaml", slurp(kFix + "nodes.yaml")}});
-  CHECK_MESSAGE(e.find("unknown kind \"Node\"") != std::string::npos, e);
-  CHECK_MESSAGE(e.find("Nodes (kubectl get nodes -o json) are read from the scenario's cluster.nodes_from") != std::string::npos, e);
+  // queues_from skips the Nodes (a kubectl export of several kinds serves several keys), then
+  // finds no Queue and says which key reads what the file holds.
+  CHECK(error_of(doc, {{"nodes.yaml", slurp(kFix + "nodes.yaml")}}) ==
+        "T/s.json: /queues_from/0: 'nodes.yaml' holds no Queue (it holds 3 Node(s): Nodes are read from /cluster/nodes_from)");
+  // The same for each kind it skips: the keys that read them.
+  const json other = {{"apiVersion", "v1"},
+                      {"kind", "List"},
+                      {"items",
+                       {{{"apiVersion", "scheduling.volcano.sh/v1beta1"}, {"kind", "PodGroup"}, {"metadata", {{"name", "g"}}}, {"spec", {{"minMember", 1}}}},
+                        {{"apiVersion", "scheduling.k8s.io/v1"}, {"kind", "PriorityClass"}, {"metadata", {{"name", "p"}}}, {"value", 1}},
+                        {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", "volcano-scheduler-configmap"}}}}}}};
+  doc["queues_from"] = {"other.json"};
+  CHECK(error_of(doc, {{"other.json", other.dump(2)}}) ==
+        "T/s.json: /queues_from/0: 'other.json' holds no Queue (it holds 1 ConfigMap(s), 1 PodGroup(s), 1 PriorityClass(s): Pods and "
+        "PodGroups from /cluster/pods_from; PriorityClasses from /cluster/pods_from or /workload/manifests; the volcano-scheduler "
+        "ConfigMap from /volcano/scheduler_config)");
 }
 
 TEST_CASE("kubectl get queues -o json: the List reads as queues_from, Volcano's own root and default queues included") {

@@ -21,6 +21,7 @@
 #include "temp_dir.hpp"
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <memory>
 #include <optional>
@@ -182,6 +183,22 @@ TEST_CASE("pods_from: the same List as -o yaml prints it (tests/io/fixtures/kube
   CHECK(job(sc, kBert).tasks[0].duration.count_ns() == 1200 * kS);
   REQUIRE(sc.daemonsets.size() == 2);
   CHECK(sc.daemonsets[1].requests.memory == 73400320.0);
+}
+
+TEST_CASE("pods_from: an error in a YAML file gives the line and column, then the JSON path") {
+  // bert's PodGroup (the second "queue: default" of pods.yaml) in a queue the scenario lacks:
+  // the error's line and column are those of the value, counted in the text here.
+  std::string y = slurp(kFix + "pods.yaml");
+  const std::string from = "queue: default";
+  const std::size_t at = y.find(from, y.find(from) + 1);
+  REQUIRE(at != std::string::npos);
+  y = y.substr(0, at) + "queue: research" + y.substr(at + from.size());
+  const std::size_t line = static_cast<std::size_t>(std::count(y.begin(), y.begin() + static_cast<std::ptrdiff_t>(at), '\n')) + 1;
+  const std::size_t column = at - (y.rfind('\n', at) + 1) + std::string("queue: ").size() + 1;
+  const std::string e = error_of(scenario("pods.yaml"), {{"pods.yaml", y}});
+  CHECK(e == "T/pods.yaml:" + std::to_string(line) + ":" + std::to_string(column) + ": /items/2/spec/queue: PodGroup 'ml/" + kBert +
+                 "': queue 'research' is not defined in T/s.json (/queues or /queues_from; the leaf queues a job can name: default) (read as "
+                 "T/s.json: /cluster/pods_from)");
 }
 
 TEST_CASE("pods_from: the fixed model; now defaults to the newest timestamp read") {
@@ -354,13 +371,33 @@ TEST_CASE("pods_from: bad input is refused naming the file and the JSON path") {
     json l = list;
     l["items"][2]["spec"]["queue"] = "research";
     CHECK(err(l) == "T/pods.json: /items/2/spec/queue: PodGroup 'ml/" + kBert + "': queue 'research' is not defined in T/s.json (/queues or "
-                    "/queues_from: default)");
+                    "/queues_from; the leaf queues a job can name: default)" + as);
+  }
+  {  // the choices offered are the leaves: not root, not a parent
+    json dd = d;
+    dd["queues"] = {{{"name", "default"}, {"weight", 1}},
+                    {{"name", "root"}, {"weight", 1}},
+                    {{"name", "org"}, {"weight", 1}, {"parent", "root"}},
+                    {{"name", "team"}, {"weight", 1}, {"parent", "org"}}};
+    json l = list;
+    l["items"][2]["spec"]["queue"] = "research";
+    CHECK(error_of(dd, {{"pods.json", l.dump(2)}}) ==
+          "T/pods.json: /items/2/spec/queue: PodGroup 'ml/" + kBert + "': queue 'research' is not defined in T/s.json (/queues or "
+          "/queues_from; the leaf queues a job can name: default, team)" + as);
   }
   {  // a PriorityClass the scenario does not have
     json l = list;
     l["items"][2]["spec"]["priorityClassName"] = "urgent";
     const std::string e = err(l);
     CHECK_MESSAGE(e.rfind("T/pods.json: /items/2/spec/priorityClassName: PodGroup 'ml/" + kBert + "': PriorityClass 'urgent' is not defined", 0) == 0, e);
+  }
+  {  // a PriorityClass of the files with another value than the scenario's class of that name
+    json dd = d;
+    dd["priority_classes"] = {{{"name", "urgent"}, {"value", 400}}};
+    json l = list;
+    l["items"].push_back({{"apiVersion", "scheduling.k8s.io/v1"}, {"kind", "PriorityClass"}, {"metadata", {{"name", "urgent"}}}, {"value", 500}});
+    CHECK(error_of(dd, {{"pods.json", l.dump(2)}}) ==
+          "T/pods.json: /items/7: PriorityClass 'urgent' (value 500) is already defined otherwise (T/s.json: /priority_classes/0)" + as);
   }
   {  // no room: the running pod asks for more than its node's allocatable (127610m cpu)
     json l = list;
@@ -407,10 +444,12 @@ TEST_CASE("pods_from: bad input is refused naming the file and the JSON path") {
     CHECK(err(l) == "T/pods.json: /items/0: PodGroup 'ml/" + kLlama + "' has 1 pod(s) on nodes and 1 without: a partly running PodGroup is "
                     "not modelled yet" + as);
   }
-  {  // a Queue in the file
+  {  // a Queue in the file is /queues_from's: a PodGroup naming it, the file not listed there, says so
     json l = list;
     l["items"].push_back({{"apiVersion", "scheduling.volcano.sh/v1beta1"}, {"kind", "Queue"}, {"metadata", {{"name", "q"}}}, {"spec", {{"weight", 1}}}});
-    CHECK(err(l) == "T/pods.json: /items/7: a Queue in a file of /cluster/pods_from: give the cluster's queues with /queues_from" + as);
+    l["items"][2]["spec"]["queue"] = "q";
+    CHECK(err(l) == "T/pods.json: /items/2/spec/queue: PodGroup 'ml/" + kBert + "': queue 'q' is not defined in T/s.json (T/pods.json: /items/7 "
+                    "holds it: list that file under /queues_from too, which reads the Queues of a kubectl export)" + as);
   }
   {  // a malformed startTime: the reader's own error, with the scenario's key
     json l = list;
@@ -423,4 +462,54 @@ TEST_CASE("pods_from: bad input is refused naming the file and the JSON path") {
     dd["cluster"]["pods_from"]["duration"] = {{"model", "fixed"}, {"source", "test"}};
     CHECK(error_of(dd, {{"pods.json", list.dump()}}) == "T/s.json: /cluster/pods_from/duration/duration: the fixed model needs a duration (e.g. \"2h\")");
   }
+}
+
+TEST_CASE("pods_from: the files' PriorityClasses are the scenario's (kubectl get ...,priorityclasses), Kubernetes' system ones built in") {
+  // bert's PodGroup names 'urgent' (value 500), which only the export defines; the export also
+  // lists Kubernetes' system-cluster-critical (value 2000000000, as the API server creates it)
+  // and 'low' (value 10), which the scenario defines too with the same value: no conflict.
+  json l = json::parse(slurp(kFix + "pods.json"));
+  l["items"][2]["spec"]["priorityClassName"] = "urgent";
+  l["items"].push_back({{"apiVersion", "scheduling.k8s.io/v1"}, {"kind", "PriorityClass"}, {"metadata", {{"name", "urgent"}}}, {"value", 500},
+                        {"preemptionPolicy", "Never"}});
+  l["items"].push_back({{"apiVersion", "scheduling.k8s.io/v1"}, {"kind", "PriorityClass"}, {"metadata", {{"name", "system-cluster-critical"}}},
+                        {"value", 2000000000}});
+  l["items"].push_back({{"apiVersion", "scheduling.k8s.io/v1"}, {"kind", "PriorityClass"}, {"metadata", {{"name", "low"}}}, {"value", 10}});
+  json d = scenario("pods.json");
+  d["priority_classes"] = {{{"name", "low"}, {"value", 10}}};
+  auto loaded = load(d, {{"pods.json", l.dump(2)}});
+  const models::TrainingJobSpec& bert = job(loaded->sc.training, kBert);
+  CHECK(bert.priority_class == "urgent");
+  CHECK(bert.priority == 500);
+  CHECK(bert.preempt_never);  // the class's preemptionPolicy Never
+  CHECK(job(loaded->sc.training, kLlama).priority == 0);
+}
+
+TEST_CASE("pods_from: one `kubectl get nodes,pods,podgroups,queues,priorityclasses -A -o json` file serves nodes_from, pods_from and queues_from") {
+  // The fixtures' Nodes and Pods/PodGroups in one List with Volcano's root and default Queues
+  // and a PriorityClass, listed unedited under the three keys: each reads its own kinds.
+  json all = json::parse(slurp(kFix + "nodes.json"));
+  const json pods = json::parse(slurp(kFix + "pods.json"));
+  for (const auto& o : pods["items"]) all["items"].push_back(o);
+  for (const char* q : {"root", "default"})
+    all["items"].push_back({{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+                            {"kind", "Queue"},
+                            {"metadata", {{"name", q}, {"uid", std::string("uid-") + q}}},
+                            {"spec", {{"weight", 1}, {"reclaimable", true}}},
+                            {"status", {{"state", "Open"}}}});
+  all["items"].push_back({{"apiVersion", "scheduling.k8s.io/v1"}, {"kind", "PriorityClass"}, {"metadata", {{"name", "batch"}}}, {"value", 100}});
+  all["items"][3 + 2]["spec"]["priorityClassName"] = "batch";  // bert's PodGroup: after the 3 Nodes, the pods fixture's items[2]
+  json d = scenario("all.json");
+  d["cluster"]["nodes_from"] = json::array({"all.json"});
+  d.erase("queues");
+  d["queues_from"] = json::array({"all.json"});
+  auto loaded = load(d, {{"all.json", all.dump(2)}});
+  const models::TrainingScenario& sc = loaded->sc.training;
+  CHECK(sc.node_groups.size() == 3);  // the 3 Nodes
+  REQUIRE(sc.queues.size() == 2);
+  CHECK(sc.queues[0].name == "root");
+  CHECK(sc.queues[1].name == "default");
+  REQUIRE_MESSAGE(sc.jobs.size() == 2, (loaded->sc.pods_from ? loaded->sc.pods_from->describe() : std::string("no pods_from")));
+  CHECK(job(sc, kBert).priority == 100);
+  CHECK(job(sc, kLlama).queue == "default");
 }

@@ -374,14 +374,65 @@ TEST_CASE("kubectl -o yaml: the same snapshot read from YAML decides the same") 
     CHECK(std::string(e.what()).rfind("bad.yaml:", 0) == 0);
     CHECK(std::string(e.what()).find("invalid YAML") != std::string::npos);
   }
-  // An error inside a document: the document and the JSON path.
+  // An error inside a document: the line and column of the value (line 11, "  unschedulable: "
+  // is 17 characters), and the JSON path inside its document.
   try {
     k8s::read_yaml("kind: Node\napiVersion: v1\nmetadata:\n  name: a\n---\nkind: Node\napiVersion: v1\nmetadata:\n  name: b\nspec:\n  unschedulable: maybe\n",
                    "two.yaml", bad);
     FAIL("no error");
   } catch (const k8s::InputError& e) {
-    CHECK(std::string(e.what()) == "two.yaml (YAML document 2): /spec/unschedulable: expected true or false, got a string");
+    CHECK(std::string(e.what()) == "two.yaml:11:18: /spec/unschedulable: expected true or false, got a string");
   }
+  // A field absent: the line of the object that lacks it (a PriorityClass without value, whose
+  // item starts on line 6 at column 3, after "- ").
+  try {
+    k8s::read_yaml("apiVersion: v1\nkind: List\nitems:\n- kind: Service\n  apiVersion: v1\n- kind: PriorityClass\n  apiVersion: scheduling.k8s.io/v1\n"
+                   "  metadata: {name: p}\n",
+                   "pc.yaml", bad);
+    FAIL("no error");
+  } catch (const k8s::InputError& e) {
+    CHECK(std::string(e.what()) == "pc.yaml:6:3: /items/1: missing value");
+  }
+}
+
+TEST_CASE("a YAML export's lines are kept for the objects read only (no trace of a Secret's keys)") {
+  k8s::Snapshot s;
+  k8s::ReadOptions o;
+  o.pod_details = true;
+  k8s::read_yaml("apiVersion: v1\nkind: List\nitems:\n- kind: Secret\n  apiVersion: v1\n  data: {password: aHVudGVyMg==}\n"
+                 "- kind: Node\n  apiVersion: v1\n  metadata: {name: node-a}\n",
+                 "x.yaml", s, o);
+  REQUIRE(s.yaml_lines.count("x.yaml"));
+  const auto& lines = s.yaml_lines.at("x.yaml").lines;
+  CHECK(lines.at("/items/1/metadata/name") == "9:20");
+  for (const auto& [ptr, lc] : lines) CHECK_MESSAGE(ptr.rfind("/items/0", 0) != 0, ptr);
+  CHECK(k8s::with_line(s, "x.yaml: /items/1/metadata/name: bad") == "x.yaml:9:20: /items/1/metadata/name: bad");
+  CHECK(k8s::with_line(s, "y.yaml: /items/1: other file") == "y.yaml: /items/1: other file");
+}
+
+TEST_CASE("objects of a skipped kind keep the indices of the others as written (/items/N)") {
+  // items[0] a Service (dropped while parsing), items[1] a Node with a bad quantity: the error
+  // names /items/1, as the file has it.
+  k8s::Snapshot s;
+  const std::string text = R"({"apiVersion": "v1", "kind": "List", "items": [
+    {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"}},
+    {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}, "status": {"allocatable": {"cpu": "2x"}}}]})";
+  try {
+    k8s::read_json(text, "l.json", s);
+    FAIL("no error");
+  } catch (const k8s::InputError& e) {
+    CHECK_MESSAGE(std::string(e.what()).rfind("l.json: /items/1/status/allocatable/cpu: ", 0) == 0, e.what());
+  }
+  // Read well, the second of two Nodes after two Services is at /items/3.
+  k8s::Snapshot ok;
+  k8s::read_json(R"({"apiVersion": "v1", "kind": "List", "items": [
+    {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"}},
+    {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "a"}},
+    {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "t"}},
+    {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "b"}}]})",
+                 "l.json", ok);
+  CHECK(ok.origin.at("Node a") == "l.json: /items/1");
+  CHECK(ok.origin.at("Node b") == "l.json: /items/3");
 }
 
 TEST_CASE("a configuration written as volcano-scheduler.conf reads back the same") {

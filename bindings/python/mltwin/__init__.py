@@ -493,7 +493,7 @@ class Run:
         objects the Volcano scheduler would see if a session opened now — plus the
         ``mltwin-snapshot`` ConfigMap (the time and the scheduler's tie-break state). Save it
         with ``json.dump`` and ``mltwin-scheduler --once --snapshot FILE`` decides on it as the
-        twin would. The twin's time 0 is the Unix epoch. Raises RuntimeError for an inference
+        twin would. The twin's time 0 is 2000-01-01T00:00:00Z (the ConfigMap's data.epoch). Raises RuntimeError for an inference
         run."""
         return json.loads(self._run.snapshot())
 

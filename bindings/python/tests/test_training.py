@@ -292,7 +292,8 @@ def test_snapshot_is_what_kubectl_prints_and_mltwin_scheduler_decides_as_the_twi
     assert sorted(p["spec"]["nodeName"] for p in volcano_pods) == sorted(n["metadata"]["name"] for n in kinds["Node"])
     assert all(p["status"]["phase"] == "Running" for p in volcano_pods)
     (meta,) = kinds["ConfigMap"]
-    assert meta["data"]["now"] == "1970-01-01T00:30:00Z"  # the twin's time 0 is the Unix epoch
+    assert meta["data"]["now"] == "2000-01-01T00:30:00Z"  # the twin's time 0 is 2000-01-01T00:00:00Z (data.epoch)
+    assert meta["data"]["epoch"] == "2000-01-01T00:00:00Z"
     scheduler = os.environ.get("MLTWIN_SCHEDULER_CLI", str(source_dir / "build" / "apps" / "mltwin-scheduler"))
     if not os.path.exists(scheduler):
         pytest.skip(f"mltwin-scheduler is not built at {scheduler}")
@@ -301,7 +302,7 @@ def test_snapshot_is_what_kubectl_prints_and_mltwin_scheduler_decides_as_the_twi
     out = subprocess.run([scheduler, "--once", "--snapshot", str(path), "--output", "json"], check=True,
                          capture_output=True, text=True).stdout
     d = json.loads(out)
-    assert d["now"] == "1970-01-01T00:30:00Z"
+    assert d["now"] == "2000-01-01T00:30:00Z"
     assert d["binds"] == [] and d["evictions"] == [] and d["podgroup_phases"] == []
     assert d["counts"]["nodes"] == 4 and d["counts"]["pods"] == 4
 

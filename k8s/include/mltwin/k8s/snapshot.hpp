@@ -44,6 +44,7 @@ struct PriorityClass {
   std::string name;
   std::int32_t value = 0;
   bool global_default = false;
+  bool preempt_never = false;  ///< preemptionPolicy Never (default PreemptLowerPriority)
 };
 
 /// A PodGroup as read, with the name of its PriorityClass (resolved when the snapshot is loaded:
@@ -93,9 +94,19 @@ struct Snapshot {
   /// PodGroup ("namespace/name"), its annotations named in ReadOptions::keep_annotations.
   std::unordered_map<std::string, PodDetails> pod_details;
   std::unordered_map<std::string, std::map<std::string, std::string>> podgroup_annotations;
-  /// Where each object was read ("Pod default/p" -> "cluster.json: /items/12"): a second object
+  /// Where each object was read ("Pod default/p" -> "cluster.json: /items/12", from YAML
+  /// "cluster.yaml:40:3: /items/12"; N is the item's index as written, objects of skipped
+  /// kinds counted): a second object
   /// of one kind and name is an error naming both places.
   std::unordered_map<std::string, std::string> origin;
+  /// With ReadOptions::pod_details, per YAML input as origin names it ("f.yaml", or
+  /// "f.yaml (YAML document 2)"): the file and the "line:column" of each JSON pointer read from
+  /// it (with_line turns an origin into a place with its line).
+  struct YamlLines {
+    std::string file;
+    std::map<std::string, std::string, std::less<>> lines;
+  };
+  std::map<std::string, YamlLines> yaml_lines;
   /// One line per kind skipped, and per pod left to another scheduler ("skipped 3 objects of
   /// kind Service (mltwin-scheduler reads Node, Pod, PodGroup, Queue, PriorityClass)").
   std::vector<std::string> notes;
@@ -106,11 +117,6 @@ struct ReadOptions {
   /// (Volcano's cache: event_handlers.go addPod, responsibleForPod). volcano-scheduler's
   /// --scheduler-name flag, default "volcano".
   std::vector<std::string> scheduler_names = {"volcano"};
-  /// Nodes only (a scenario's cluster.nodes_from): an object of a kind the reader reads that is
-  /// not a Node — a Pod, a PodGroup, a Queue, a PriorityClass, a ConfigMap — throws InputError at
-  /// its path rather than being read (or, a pod of another scheduler on no node, left out).
-  /// Objects of the kinds the reader skips are still dropped while parsing, with their note.
-  bool nodes_only = false;
   /// Keep Snapshot::pod_details and podgroup_annotations (a scenario's cluster.pods_from).
   bool pod_details = false;
   /// The annotations kept there, by exact key (e.g. the duration model's "mltwin.io/duration");
@@ -123,8 +129,15 @@ struct ReadOptions {
 void read_json(std::string_view text, const std::string& file, Snapshot& into, const ReadOptions& opts = {});
 /// The same for what `kubectl get ... -o yaml` prints (one or more YAML documents): each
 /// document typed as sigs.k8s.io/yaml turns it into JSON, then read as read_json reads it
-/// (errors give the document and the JSON path; a YAML syntax error, the line and column).
+/// (errors give the line and column of the value, or of the nearest enclosing one, and the
+/// JSON path inside its document: "pods.yaml:12:7: /items/2/spec/queue: ..."; so does
+/// Snapshot::origin; a YAML syntax error, the line and column).
 void read_yaml(std::string_view text, const std::string& file, Snapshot& into, const ReadOptions& opts = {});
+/// A message that starts with an origin and a JSON path below it ("f.yaml: /items/2/spec/queue:
+/// ...") of a YAML input of `snap` (Snapshot::yaml_lines), with the line and column of that path
+/// (or of the nearest enclosing value) instead: "f.yaml:40:12: /items/2/spec/queue: ...". Any
+/// other message as it is.
+std::string with_line(const Snapshot& snap, const std::string& message);
 /// Reads a file (a regular file of at most kMaxDataFileBytes, 4 GiB): JSON when it starts with
 /// '{' or '[', else YAML. Throws InputError.
 void read_file(const std::string& path, Snapshot& into, const ReadOptions& opts = {});
@@ -152,9 +165,15 @@ std::optional<policy::TimeNs> parse_rfc3339(std::string_view text);
 /// ns since the Unix epoch as RFC 3339 in UTC, fractional seconds only when not whole.
 std::string format_rfc3339(policy::TimeNs t);
 
+/// Where mltwin's runs put their time 0 in the snapshots they write (runner: `mltwin run
+/// --snapshot-at`, mltwin.Run.snapshot()): 2000-01-01T00:00:00Z, 946,684,800 s after the Unix
+/// epoch. Not 1970-01-01T00:00:00Z, which kubectl readers (and cluster.pods_from) cannot tell
+/// from a timestamp left unset (metav1.Time's zero value serialises as null, a Go zero time).
+inline constexpr policy::TimeNs kTwinEpoch = 946'684'800LL * 1'000'000'000LL;
+
 struct WriteOptions {
   /// Where the state's time 0 lies, ns since the Unix epoch (creation timestamps are epoch +
-  /// the state's time).
+  /// the state's time); written as the ConfigMap's data.epoch.
   policy::TimeNs epoch = 0;
   /// Written as SnapshotMeta when set.
   std::optional<std::string> tiebreak_state;
@@ -164,10 +183,20 @@ struct WriteOptions {
   /// The scheduler's configuration, written as SnapshotMeta::scheduler_conf when set.
   std::optional<policy::SchedulerConfig> config;
   std::string ns = "default";  ///< the namespace of pods and PodGroups
+  /// The PriorityClasses the twin defines (a scenario's priority_classes): written as they are,
+  /// and a PodGroup's spec.priorityClassName is its job's class from job_priority_class (job
+  /// name -> class name) when that class has the job's priority. A job without a class whose
+  /// priority is what no class name resolves to (the globalDefault class's value, else 0) names
+  /// none; any other job names a class written for its value, mltwin-priority-N (as when both
+  /// are empty).
+  std::vector<PriorityClass> priority_classes;
+  std::unordered_map<std::string, std::string> job_priority_class;
 };
 
 /// The state as the `v1 List` kubectl would print for its Nodes, Pods, PodGroups, Queues and
-/// PriorityClasses, plus the mltwin-snapshot ConfigMap (now = epoch + opts.now or state.now()). Reading it
+/// PriorityClasses, plus the mltwin-snapshot ConfigMap (now = epoch + opts.now or state.now()).
+/// The same file reads back as a scenario's cluster.nodes_from, cluster.pods_from (its `now`
+/// defaults to the ConfigMap's) and queues_from (docs/scenarios.md). Reading it
 /// back gives the same scheduling state: same names, priorities, requests, creation times, UIDs
 /// (the 64-bit order key as the UID's first half), phases and placements. A node's DaemonSet
 /// requests become pods of another scheduler in kube-system, one per pod counted. Throws
