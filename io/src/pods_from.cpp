@@ -26,7 +26,7 @@ namespace mltwin::io {
 std::string PodsFromUse::describe() const {
   std::string s = "Pods from kubectl: " + std::to_string(files) + " file(s), now " + now + " (" + now_source + "); " +
                   std::to_string(running_jobs) + " running PodGroup(s) placed at t0, " + std::to_string(pending_jobs) +
-                  " pending PodGroup(s) submitted at 0s";
+                  " pending PodGroup(s) submitted at 0s (" + std::to_string(admitted_jobs) + " of them admitted: Inqueue at t0)";
   if (running_jobs + pending_jobs > 0) {
     s += ", their run times from the duration model '" + model + "'";
     if (model == "annotation") s += " (annotation " + key + ")";
@@ -323,6 +323,8 @@ void rewrite_pods_from(const std::string& path, json& doc, const std::string& ex
   if (!is.contains("source")) is["source"] = "kubectl (/cluster/pods_from)";
   auto& run_places = origins["/initial_state/running"];
   run_places.resize(is["running"].size());
+  auto& admitted_places = origins["/initial_state/admitted"];
+  if (is.contains("admitted")) admitted_places.resize(is["admitted"].size());
   std::map<std::string, std::string> job_names;  // name -> origin
   for (const auto& j : jobs) job_names.emplace(j["name"].get<std::string>(), path + ": /workload/jobs");
 
@@ -460,12 +462,20 @@ void rewrite_pods_from(const std::string& path, json& doc, const std::string& ex
       const int mm = std::min(std::max(g.object.spec.min_available, 1), npods);
       job["min_available"] = mm;
       ++u.pending_jobs;
+      // Admitted already (Inqueue; Running or Unknown with no pod on a node: the scheduler set
+      // it in an earlier session): the job controller has created, or will create, its pods.
+      if (g.object.spec.phase != policy::PodGroupPhase::Pending) {
+        if (!is.contains("admitted")) is["admitted"] = json::array();
+        is["admitted"].push_back({{"job", name}});
+        admitted_places.push_back(origin + ": " + label + " (status.phase " + policy::to_string(g.object.spec.phase) + ")");
+        ++u.admitted_jobs;
+      }
     }
     jobs.push_back(std::move(job));
     job_places.push_back(origin + ": " + label);
   }
   w["jobs"] = std::move(jobs);
-  if (is["running"].empty()) doc.erase("initial_state");
+  if (is["running"].empty() && !is.contains("admitted")) doc.erase("initial_state");
 
   // Other schedulers' pods: their requests on their node, as a DaemonSet that selects that node
   // by name (matchFields metadata.name) and tolerates every taint.

@@ -424,7 +424,31 @@ void running_jobs_first(models::TrainingScenario& sc, const std::vector<std::siz
   sc.jobs = std::move(jobs);
 }
 
+// /initial_state/admitted: jobs submitted at 0s whose PodGroup is Inqueue at t0, its pods
+// created (TrainingJobSpec::admitted). Read before the running jobs, which it may not name.
+void read_admitted(const std::string& path, const json& is, models::TrainingScenario& sc) {
+  if (!is.contains("admitted")) return;
+  const json& list = is["admitted"];
+  std::set<std::string> running;
+  if (is.contains("running"))
+    for (const auto& e : is["running"]) running.insert(e["job"].get<std::string>());
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string where = "/initial_state/admitted/" + std::to_string(i) + "/job";
+    const std::string name = list[i]["job"].get<std::string>();
+    auto it = std::find_if(sc.jobs.begin(), sc.jobs.end(), [&](const models::TrainingJobSpec& j) { return j.name == name; });
+    if (it == sc.jobs.end()) fail(path, where, "no workload job is named '" + name + "'");
+    if (it->admitted) fail(path, where, "job '" + name + "' is listed twice");
+    if (running.count(name)) fail(path, where, "job '" + name + "' is also running at t0 (/initial_state/running): its PodGroup is Running, not Inqueue");
+    if (it->submit != core::Time::zero())
+      fail(path, where, "job '" + name + "' is submitted at " + std::to_string(it->submit.ns() / 1'000'000'000) +
+                            " s; a job admitted at t0 has submit 0s (its submission lies before the run)");
+    it->admitted = true;
+  }
+}
+
 void read_initial_state(const std::string& path, const json& is, models::TrainingScenario& sc, int cores_per_device) {
+  read_admitted(path, is, sc);
+  if (!is.contains("running") || is["running"].empty()) return;
   if (sc.duration_model == models::DurationModel::Derived)
     fail(path, "/initial_state", "jobs running at t0 with duration_model 'derived' are not modelled yet");
   std::vector<InitialNode> nodes = nodes_at_t0(path, sc);

@@ -346,6 +346,16 @@ void TrainingCluster::arrive(std::size_t idx) {
   s_->job_of_policy[run.pj] = idx;
   out.phase = "Pending";
   if (j.initial) place_initial(idx);
+  if (j.admitted) {
+    // Admitted before t0 (/initial_state/admitted): the PodGroup Inqueue, and the job
+    // controller's syncJob has created its pods (as after the enqueue action's verdict,
+    // SchedulerDriver::podgroup_phase_changed).
+    s_->state.set_podgroup_phase(run.pj, PodGroupPhase::Inqueue);
+    s_->rec.phase_change({static_cast<std::uint32_t>(idx), s_->sim.now(), "Pending", "Inqueue"});
+    run.last_phase = "Inqueue";
+    run.inqueue = s_->sim.now();
+    parts_->controller.ensure_pods(idx);
+  }
   parts_->driver.ensure_tick();
 }
 

@@ -989,7 +989,7 @@ TEST_CASE("pods from kubectl: scenarios/eks-kubectl-pods.json starts from the cl
   const fs::path log = t.path() / "p.log";
   REQUIRE_MESSAGE(run_cli({"validate", scen.string()}, t.path(), {}, log) == 0, slurp(log));
   CHECK_MESSAGE(contains(slurp(log), "Pods from kubectl: 1 file(s), now 2026-12-06T18:00:00Z (/cluster/pods_from/now); 1 running PodGroup(s) "
-                                     "placed at t0, 1 pending PodGroup(s) submitted at 0s, their run times from the duration model "
+                                     "placed at t0, 1 pending PodGroup(s) submitted at 0s (1 of them admitted: Inqueue at t0), their run times from the duration model "
                                      "'annotation' (annotation mltwin.io/duration); 2 pod(s) of other schedulers held on 2 node(s); "
                                      "ignored: 1 Succeeded/Failed pod(s), 0 pod(s) being deleted"),
                 slurp(log));
@@ -1033,10 +1033,11 @@ TEST_CASE("round trip: a --snapshot-at file, unedited, is a new scenario's nodes
   // in job order, and no two of c, d, e tie in it — within research e (team-high) goes before c
   // (team-low) and takes the room c would need, d (prod) needs 2 nodes where 1.2 are idle;
   // the order of prod and research (equal shares) changes none of that. Without the classes'
-  // values (or with their names lost) c and e would tie and run 2 could admit either. What does
-  // not round-trip yet: an Inqueue PodGroup becomes a job submitted at 0 s (Pending again), so a
-  // session that binds pods of admitted PodGroups is not repeated by run 2's first session
-  // (docs/scenarios.md, "A twin's snapshot as a scenario").
+  // values (or with their names lost) c and e would tie and run 2 could admit either.
+  // Run 3 is built from run 1's next session, at 601 s: e's PodGroup Inqueue with its pod
+  // created (pending), c and d Pending. e is admitted at t0 (/initial_state/admitted), so run 3's
+  // first session binds e's pod to the one free node, as run 1's did; it cannot tie (one node
+  // has room).
   TempDir t("mltwin-cli");
   auto job = [](const std::string& name, const std::string& queue, const std::string& cls, const std::string& submit, int nnodes,
                 const std::string& duration) {
@@ -1058,7 +1059,8 @@ TEST_CASE("round trip: a --snapshot-at file, unedited, is a new scenario's nodes
                               job("e", "research", "team-high", "600s", 1, "1h")})}}}};
   write_text(t.path() / "first.json", first.dump(2));
   const fs::path log = t.path() / "rt.log";
-  REQUIRE_MESSAGE(run_cli({"run", "first.json", "--out", "first.sqlite", "--no-progress", "--snapshot-at", "600s"}, t.path(), {}, log) == 0,
+  REQUIRE_MESSAGE(run_cli({"run", "first.json", "--out", "first.sqlite", "--no-progress", "--snapshot-at", "600s", "--snapshot-at", "601s"},
+                          t.path(), {}, log) == 0,
                   slurp(log));
   const json snap = json::parse(slurp(t.path() / "first.snapshot-600s.json"));
   const json want = json::parse(slurp(t.path() / "first.snapshot-600s.decisions.json"));
@@ -1101,6 +1103,39 @@ TEST_CASE("round trip: a --snapshot-at file, unedited, is a new scenario's nodes
     return out;
   };
   CHECK(placements(snap2) == placements(snap));
+
+  // Run 3, from the session at 601 s: the Inqueue PodGroup is admitted at t0 and its pod bound.
+  const json want3 = json::parse(slurp(t.path() / "first.snapshot-601s.decisions.json"));
+  REQUIRE(want3.at("binds").size() == 1);  // e's pod (else this part could not fail)
+  json third = second;
+  third["name"] = "roundtrip-third";
+  third["cluster"]["nodes_from"] = {"first.snapshot-601s.json"};
+  third["cluster"]["pods_from"]["files"] = {"first.snapshot-601s.json"};
+  third["queues_from"] = {"first.snapshot-601s.json"};
+  write_text(t.path() / "third.json", third.dump(2));
+  REQUIRE_MESSAGE(run_cli({"run", "third.json", "--out", "third.sqlite", "--no-progress", "--snapshot-at", "0s"}, t.path(), {}, log) == 0,
+                  slurp(log));
+  CHECK_MESSAGE(contains(slurp(log), "2 running PodGroup(s) placed at t0, 3 pending PodGroup(s) submitted at 0s (1 of them admitted: Inqueue at t0)"),
+                slurp(log));
+  const json got3 = json::parse(slurp(t.path() / "third.snapshot-0s.decisions.json"));
+  // The same job's pod to the same node. The pod's name differs: pods_from makes a pending
+  // PodGroup's pods one task, `pod` (e-pod-0), where run 1's torchrun job named it e-trainer-0-0.
+  auto job_to_node = [](const json& binds) {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& b : binds) {
+      const std::string pod = b.at("pod").get<std::string>();  // default/<job>-...
+      out.emplace_back(pod.substr(0, pod.find('-')), b.at("node").get<std::string>());
+    }
+    return out;
+  };
+  CHECK(job_to_node(got3.at("binds")) == job_to_node(want3.at("binds")));
+  // e's pod to the one node a and b leave free.
+  std::set<std::string> free_nodes = {"trn1-0", "trn1-1", "trn1-2"};
+  for (const auto& [pod, node] : placements(snap)) free_nodes.erase(node);
+  REQUIRE(free_nodes.size() == 1);
+  CHECK(job_to_node(want3.at("binds")) == std::vector<std::pair<std::string, std::string>>{{"default/e", *free_nodes.begin()}});
+  CHECK(got3.at("evictions") == want3.at("evictions"));
+  CHECK(got3.at("podgroup_phases") == want3.at("podgroup_phases"));
 }
 
 TEST_CASE("explain: a job restarted after a node failure and placed again at once is not 'still waiting'") {

@@ -95,6 +95,7 @@ struct PodsFromUse {
   std::string now_source;  ///< "/cluster/pods_from/now" or the newest timestamp read
   std::size_t running_jobs = 0;  ///< PodGroups placed at t0 (initial_state)
   std::size_t pending_jobs = 0;  ///< PodGroups submitted at 0s
+  std::size_t admitted_jobs = 0; ///< of those, PodGroups already admitted: Inqueue at t0 (initial_state.admitted)
   std::size_t other_pods = 0;    ///< other schedulers' pods whose requests stay on their node
   std::size_t held_nodes = 0;    ///< the nodes they are on
   std::size_t ignored_finished = 0, ignored_deleting = 0;

@@ -373,6 +373,10 @@ struct TrainingJobSpec {
   /// Running at t0 (/initial_state/running); null: submitted at `submit`. Such a job has
   /// submit 0 and comes before the others (the loader orders it so).
   std::shared_ptr<const InitialRun> initial;
+  /// Admitted at t0 (/initial_state/admitted): its PodGroup is Inqueue and its pods created
+  /// (none bound) when it is submitted at 0s, as kubectl shows a PodGroup the enqueue action
+  /// admitted before the run; the first session's allocate may place it. false: it starts Pending.
+  bool admitted = false;
   /// The Volcano tasks of a job of independent pods, in pod order (replica index i is the i-th
   /// pod across the tasks); empty: a torchrun gang (TorchX's one task "trainer-<i>" per pod).
   std::vector<JobTaskSpec> tasks;
