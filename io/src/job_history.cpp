@@ -234,7 +234,7 @@ std::vector<std::int64_t> finished_run_times(const JobHistory& h) {
 std::int64_t latest_time(const JobHistory& h) {
   std::int64_t t = h.t0_ns;
   for (const auto& j : h.jobs) t = std::max({t, j.submit_ns, j.start_ns.value_or(t), j.end_ns.value_or(t)});
-  return t;
+  return std::max(t, h.recorded_until_ns.value_or(t));
 }
 
 namespace {

@@ -11,6 +11,7 @@
 // The run time of each job comes from the duration model the scenario names
 // (/cluster/pods_from/duration); PodsFromUse says which, for how many jobs.
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -39,6 +40,8 @@ std::string PodsFromUse::describe() const {
     else s += " (" + fixed + ")";
   }
   s += "; " + std::to_string(other_pods) + " pod(s) of other schedulers held on " + std::to_string(held_nodes) + " node(s)";
+  if (unmodelled > 0)
+    s += "; not modelled (pods of several shapes; warned): " + std::to_string(unmodelled) + " PodGroup(s), running ones' pods held on their nodes";
   if (ignored_finished + ignored_deleting > 0)
     s += "; ignored: " + std::to_string(ignored_finished) + " Succeeded/Failed pod(s), " + std::to_string(ignored_deleting) +
          " pod(s) being deleted";
@@ -52,6 +55,21 @@ using nlohmann::json;
 namespace {
 
 std::string ns_text(std::int64_t ns) { return std::to_string(ns) + "ns"; }
+
+/// The Volcano Job a PodGroup belongs to, by its name: Volcano's job controller names a Job's
+/// PodGroup `<job name>-<job UID>` (pkg/controllers/job/job_controller_util.go:113 and
+/// job_controller_actions.go:64, v1.12.1), the UID an RFC 4122 UUID. Another PodGroup's name
+/// (one created by hand, or by another controller) is its own.
+std::string job_name_of_podgroup(const std::string& pg) {
+  constexpr std::size_t kUuid = 36;  // 8-4-4-4-12 hex digits
+  if (pg.size() <= kUuid + 1 || pg[pg.size() - kUuid - 1] != '-') return pg;
+  for (std::size_t i = 0; i < kUuid; ++i) {
+    const char c = pg[pg.size() - kUuid + i];
+    const bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+    if (dash ? c != '-' : !std::isxdigit(static_cast<unsigned char>(c))) return pg;
+  }
+  return pg.substr(0, pg.size() - kUuid - 1);
+}
 
 json tolerations_json(const std::vector<policy::Toleration>& ts) {
   json out = json::array();
@@ -84,12 +102,13 @@ namespace {
 /// `draws`, history_distribution's streams).
 void rewrite_pods_from(const std::string& path, json& doc, const std::string& explicit_data_dir, std::string& data_dir,
                        YamlOrigins::Places& origins, const json& pf, const k8s::ReadOptions& ro, const k8s::Snapshot& snap,
-                       std::int64_t fixed_ns, const std::vector<std::int64_t>& runs, std::optional<core::RngStreams>& draws, PodsFromUse& u);
+                       std::int64_t fixed_ns, const std::vector<std::int64_t>& runs, std::optional<core::RngStreams>& draws, PodsFromUse& u,
+                       std::vector<std::string>& warnings);
 }  // namespace
 
 void expand_pods_from(const std::string& path, json& doc, const std::string& explicit_data_dir, std::string& data_dir,
                       std::vector<InputFileRef>& inputs, YamlOrigins::Places& origins, std::optional<PodsFromUse>& use,
-                      std::uint64_t seed) {
+                      std::uint64_t seed, std::vector<std::string>& warnings) {
   if (!doc["cluster"].contains("pods_from")) return;
   // Kept in the document: read_nodes_from reads a file listed in both keys (kubectl get
   // nodes,pods,podgroups -A -o json) for its Nodes only.
@@ -121,7 +140,8 @@ void expand_pods_from(const std::string& path, json& doc, const std::string& exp
     const std::string file = resolve_input_path(u.history, path, explicit_data_dir, data_dir);
     require_input(path, "/cluster/pods_from/duration/history", u.history, file);
     const JobHistory hist = read_job_history(file);
-    inputs.push_back({"job_history", file, u.history});
+    // Not role job_history: the run does not replay it (mltwin compare tells the two apart).
+    inputs.push_back({"duration_history", file, u.history});
     runs = finished_run_times(hist);
     if (runs.empty())
       fail(path, "/cluster/pods_from/duration/history", "'" + u.history + "' has no Completed or Failed job to take the run times of");
@@ -168,7 +188,7 @@ void expand_pods_from(const std::string& path, json& doc, const std::string& exp
   // object of the files by its origin and a JSON path below it: for a YAML file, with the line
   // and column of that path (k8s::with_line).
   try {
-    rewrite_pods_from(path, doc, explicit_data_dir, data_dir, origins, pf, ro, snap, fixed_ns, runs, draws, u);
+    rewrite_pods_from(path, doc, explicit_data_dir, data_dir, origins, pf, ro, snap, fixed_ns, runs, draws, u, warnings);
   } catch (const ScenarioError& e) {
     throw ScenarioError(k8s::with_line(snap, e.what()));
   }
@@ -179,7 +199,8 @@ namespace {
 
 void rewrite_pods_from(const std::string& path, json& doc, const std::string& explicit_data_dir, std::string& data_dir,
                        YamlOrigins::Places& origins, const json& pf, const k8s::ReadOptions& ro, const k8s::Snapshot& snap,
-                       std::int64_t fixed_ns, const std::vector<std::int64_t>& runs, std::optional<core::RngStreams>& draws, PodsFromUse& u) {
+                       std::int64_t fixed_ns, const std::vector<std::int64_t>& runs, std::optional<core::RngStreams>& draws, PodsFromUse& u,
+                       std::vector<std::string>& warnings) {
   json& w = doc["workload"];
   const std::string read_as = " (read as " + path + ": /cluster/pods_from)";
   // A kubectl export of several kinds may be listed here and under the other keys that read it:
@@ -330,7 +351,7 @@ void rewrite_pods_from(const std::string& path, json& doc, const std::string& ex
 
   for (const auto& g : snap.podgroups) {
     const std::string origin = snap.origin.at("PodGroup " + g.object.name);
-    const std::string name = g.object.name.substr(g.object.name.find('/') + 1);
+    const std::string name = job_name_of_podgroup(g.object.name.substr(g.object.name.find('/') + 1));
     const std::string label = "PodGroup '" + g.object.name + "'";
     if (g.object.spec.phase == policy::PodGroupPhase::Completed) continue;
     const auto& pods = members[g.object.name];
@@ -376,11 +397,31 @@ void rewrite_pods_from(const std::string& path, json& doc, const std::string& ex
       npods = mm;
     } else {
       const policy::Resource& first = pods.front()->spec.resreq;
+      const policy::PodObject* other = nullptr;
       for (const auto* p : pods)
-        if (!(p->spec.resreq == first))
-          throw ScenarioError(snap.origin.at("Pod " + p->name) + "/spec: pod '" + p->name + "' requests {" + p->spec.resreq.to_string() + "}, pod '" +
-                              pods.front()->name + "' of the same " + label + " {" + first.to_string() +
-                              "}: pods of different shapes in one PodGroup are not modelled yet" + read_as);
+        if (!other && !(p->spec.resreq == first)) other = p;
+      if (other) {
+        // Pods of several shapes (an MPI launcher and its workers, say): not modelled as a job.
+        // A running one keeps its pods' requests on their nodes for the run (as another
+        // scheduler's pods), a pending one is left out; a warning each (--strict: an error).
+        const std::string why = snap.origin.at("Pod " + other->name) + "/spec: pod '" + other->name + "' requests {" +
+                                other->spec.resreq.to_string() + "}, pod '" + pods.front()->name + "' of the same " + label + " {" +
+                                first.to_string() + "}: pods of different shapes in one PodGroup are not modelled yet";
+        if (!placed.empty()) {
+          for (const auto* p : placed) {
+            policy::Resource r = p->spec.resreq;
+            r.set_scalar(policy::rn::kPods, 0);
+            held[p->node].add(r);
+            held_pods[p->node].push_back(p->name + " (" + label + ", not modelled)");
+          }
+          warnings.push_back(why + "; its " + std::to_string(placed.size()) + " running pod(s) hold their requests on their nodes for the run" +
+                             read_as);
+        } else {
+          warnings.push_back(why + "; left out" + read_as);
+        }
+        ++u.unmodelled;
+        continue;
+      }
       pod = pod_json(snap.origin.at("Pod " + pods.front()->name) + "/spec/containers", first);
     }
     // The duration model.

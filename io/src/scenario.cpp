@@ -680,8 +680,15 @@ LoadedScenario load_scenario(const std::string& path, const LoadOptions& opts) {
   const bool config_from_yaml = doc.contains("volcano") && doc["volcano"].contains("scheduler_config");
   detail::expand_config_files(path, doc, opts.data_dir, out.data_dir, out.inputs, cat, places, out.warnings);
   const std::uint64_t draw_seed = opts.seed.value_or(out.seed);
+  if (doc["cluster"].contains("pods_from") && doc["workload"].contains("history"))
+    // A history replays the past from its first submit_time; pods_from starts from the cluster as
+    // it is now: together, yesterday's jobs would run after now, beside (and twice with) today's.
+    fail(path, "/cluster/pods_from",
+         "cannot be given with /workload/history: the history replays what happened from its first submit_time, pods_from starts from "
+         "the cluster now; make one scenario of each (README, step 6: replay the history and compare, then ask the what-if from now "
+         "with pods_from; a history may still give pods_from's run times: duration model median_finished or history_distribution)");
   detail::expand_job_history(path, doc, opts.data_dir, out.data_dir, out.inputs, places, out.history, draw_seed, out.warnings);
-  detail::expand_pods_from(path, doc, opts.data_dir, out.data_dir, out.inputs, places, out.pods_from, draw_seed);
+  detail::expand_pods_from(path, doc, opts.data_dir, out.data_dir, out.inputs, places, out.pods_from, draw_seed, out.warnings);
   // Errors about node groups read from an eksctl ClusterConfig, or jobs read from manifests,
   // name the YAML object.
   const detail::YamlOrigins origins(std::move(places));

@@ -318,7 +318,7 @@ void expand_config_files(const std::string& path, json& doc, const std::string& 
         // -A -o json, or what mltwin run --snapshot-at writes) may be listed here and under the
         // keys that read its other kinds: those are skipped here, unparsed.
         std::map<std::string, std::size_t> skipped;
-        const Manifests m = k8s::read_manifests_skipping(file, {"Node", "Pod", "PodGroup", "PriorityClass", "ConfigMap"}, skipped);
+        const Manifests m = k8s::read_manifests_skipping(file, {"Node", "Pod", "PodGroup", "PriorityClass", "ConfigMap", "*"}, skipped);
         if (!m.jobs.empty()) fail_at(m.jobs[0].at, "a Volcano Job in a queues_from file; list job files under workload.manifests");
         if (m.queues.empty()) {
           // What it holds instead, and the keys that read it.

@@ -48,6 +48,6 @@ void expand_job_history(const std::string& scenario_path, nlohmann::json& doc, c
 /// history_distribution model's draws (stream "history.run_time").
 void expand_pods_from(const std::string& scenario_path, nlohmann::json& doc, const std::string& explicit_data_dir,
                       std::string& data_dir, std::vector<InputFileRef>& inputs, YamlOrigins::Places& origins,
-                      std::optional<PodsFromUse>& use, std::uint64_t seed);
+                      std::optional<PodsFromUse>& use, std::uint64_t seed, std::vector<std::string>& warnings);
 
 }  // namespace mltwin::io::detail

@@ -456,6 +456,12 @@ void read_doc(const Y& doc, Manifests& out, const std::vector<std::string>* skip
     }
     out.priority_classes.push_back(std::move(pc));
   } else {
+    // read_manifests_skipping with "*": a kind this reader does not read at all (a Secret, a
+    // Service in a kubectl export) is another key's or no one's.
+    if (skip && std::find(skip->begin(), skip->end(), "*") != skip->end()) {
+      ++(*skipped)[kind];
+      return;
+    }
     std::string hint;
     if (kind == "ClusterConfig") hint = "; an eksctl ClusterConfig is read from the scenario's cluster.eksctl";
     if (kind == "ConfigMap") hint = "; the volcano-scheduler ConfigMap is read from the scenario's volcano.scheduler_config";

@@ -1002,8 +1002,8 @@ TEST_CASE("pods from kubectl: scenarios/eks-kubectl-pods.json starts from the cl
   Db db(t.path() / "p.sqlite");
   CHECK(db.rows("SELECT name, phase, start_ns, end_ns FROM jobs ORDER BY job") ==
         std::vector<std::vector<std::string>>{
-            {"llama-1x32-5c1e9a27-0d4b-4f1e-9b8a-2f6c7d8e9a01", "Completed", std::to_string(-1800 * kS), std::to_string(1800 * kS)},
-            {"bert-1x32-8e2d4c6a-1b3f-4d5e-a6b7-c8d9e0f1a2b3", "Completed", "1802050000000", "3002050000000"}});
+            {"llama-1x32", "Completed", std::to_string(-1800 * kS), std::to_string(1800 * kS)},  // the Job's name: the PodGroup's less -<job UID>
+            {"bert-1x32", "Completed", "1802050000000", "3002050000000"}});
   // A pod on a node the scenario does not have: the file and the JSON path.
   json pods = json::parse(slurp(fs::path(MLTWIN_SOURCE_DIR) / "scenarios/kubectl/pods.json"));
   pods["items"][1]["spec"]["nodeName"] = "ip-10-42-3-99.us-west-2.compute.internal";

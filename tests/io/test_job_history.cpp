@@ -768,6 +768,10 @@ TEST_CASE("a job history from Prometheus: kube-state-metrics' pod series grouped
   CHECK(*e.start_ns == (k2026 + 960) * kS);
   CHECK_FALSE(e.end_ns);
   CHECK(e.where("queue").find("(Job ml/eval, label volcano.sh/queue-name)") != std::string::npos);
+  // The export saw the cluster until its last sample, 1767229800 = 2026-01-01T01:10:00Z (series()),
+  // later than any time a pod recorded (train's completion, 01:03:00): eval ran at least until then.
+  CHECK(h.recorded_until_ns == std::optional<std::int64_t>((k2026 + 4200) * kS));
+  CHECK(io::latest_time(h) == (k2026 + 4200) * kS);
 
   SUBCASE("scraped without honor_labels: the series' own labels are exported_*") {
     // Prometheus renames a series label that clashes with a target label (scrape_config

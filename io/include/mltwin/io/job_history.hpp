@@ -94,15 +94,18 @@ struct JobHistory {
   std::int64_t t0_ns = 0;        ///< the earliest submit_time (ns since the epoch): t = 0
   std::size_t ended_unrun = 0;   ///< kubectl lists: Jobs that ended without running, left out
   std::size_t pods_not_volcano = 0;  ///< Prometheus exports: pods without Volcano's job label, left out
+  /// Prometheus exports: the latest sample's time (ns since the epoch): the series were
+  /// scraped until then, later than any time a pod recorded while Running ones ran on.
+  std::optional<std::int64_t> recorded_until_ns;
 };
 
 /// The finished run times of a history (end - start of its Completed and Failed jobs, ns),
 /// sorted ascending: what the duration models median_finished and history_distribution read.
 std::vector<std::int64_t> finished_run_times(const JobHistory& h);
 
-/// The latest time a history records (any submit_time, start_time or end_time, ns since the
-/// epoch): the export was made at or after it, so a Running job has run at least this less its
-/// start_time (workload.history's time run, when no `now` is given).
+/// The latest time a history records (any submit_time, start_time or end_time, or a Prometheus
+/// export's latest sample, ns since the epoch): the export was made at or after it, so a Running
+/// job has run at least this less its start_time (workload.history's time run).
 std::int64_t latest_time(const JobHistory& h);
 
 /// A run time given by a duration model to one job, and how it was found.

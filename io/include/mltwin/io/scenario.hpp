@@ -99,6 +99,9 @@ struct PodsFromUse {
   std::size_t other_pods = 0;    ///< other schedulers' pods whose requests stay on their node
   std::size_t held_nodes = 0;    ///< the nodes they are on
   std::size_t ignored_finished = 0, ignored_deleting = 0;
+  /// PodGroups whose pods have several shapes, not modelled (a warning each): a running one's
+  /// pods hold their requests on their nodes, a pending one is left out.
+  std::size_t unmodelled = 0;
   /// The duration model: "annotation", "fixed", "median_finished" or "history_distribution".
   std::string model;
   std::string key;    ///< annotation: its key

@@ -14,7 +14,8 @@
 namespace mltwin::k8s {
 
 /// read_manifests, except that objects of the kinds in `kinds` (e.g. "Node", "Pod") are skipped
-/// unparsed and counted in `skipped` (kind -> objects). Throws as read_manifests.
+/// unparsed and counted in `skipped` (kind -> objects); "*" in `kinds` skips, likewise, every
+/// kind read_manifests does not read (a Secret, a Service). Throws as read_manifests.
 Manifests read_manifests_skipping(const std::string& file, const std::vector<std::string>& kinds, std::map<std::string, std::size_t>& skipped);
 
 }  // namespace mltwin::k8s

@@ -57,7 +57,7 @@ inline constexpr Column kRunMetaColumns[] = {
 inline constexpr Column kInputsColumns[] = {
     {"role", "TEXT NOT NULL", "", kInsert,
      "",
-     "what the file is for: `scenario`, `instance_catalog` (the instance catalog, [catalog.md](catalog.md)), `philly_trace`, `azure_functions_invocations` / `_durations` / `_memory`, `volcano_scheduler_config`, `eksctl_cluster_config`, `queue_manifests`, `job_manifests`"},
+     "what the file is for: `scenario`, `instance_catalog` (the instance catalog, [catalog.md](catalog.md)), `philly_trace`, `azure_functions_invocations` / `_durations` / `_memory`, `volcano_scheduler_config`, `eksctl_cluster_config`, `queue_manifests`, `job_manifests`, `spot_price_history`, `cluster_nodes` (`cluster.nodes_from`), `cluster_pods` (`cluster.pods_from`), `job_history` (`workload.history`: the history the run replays), `duration_history` (the history a `pods_from` duration model takes its run times from)"},
     {"path", "TEXT NOT NULL", "", kInsert,
      "",
      "the file as the run names it, independent of the machine and of the working directory: for `scenario` and `instance_catalog`, the file name; for other files, the path as the scenario writes it, e.g. `${MLTWIN_DATA}/training/philly/philly.csv` (relative to the data folder) or `trace.csv` (a relative path is relative to the scenario's folder)"},
@@ -135,7 +135,7 @@ inline constexpr Column kJobsColumns[] = {
      "all pods `Succeeded`; for a job ended by its lifecycle policies (`Failed`, `Aborted`, `Terminated`, `Completed` by `CompleteJob`), its last deleted pod gone; NULL: never"},
     {"nodes", "TEXT", "", kUpdate,
      "",
-     "node names, comma-separated, in pod order; NULL if never placed"},
+     "node names of the job's pods when its row is written (it ended, or the run did), comma-separated, in pod order (a torchrun gang keeps its Succeeded pods); NULL if never placed, or for a job of independent pods (`tasks`) whose pods are all gone: the `pods` table has each pod's node"},
     {"reason", "TEXT", "", kUpdate,
      "",
      "why the job was refused or is still pending, or the event and policy that ended it (`PodEvicted -> AbortJob: ...`); NULL otherwise"},
