@@ -108,7 +108,8 @@ void read_prometheus_history(const std::string& path, const std::string& data, J
     if (!v->is_array() || v->size() != 2 || !(*v)[1].is_string()) fail(at + "/values", "expected [time, \"value\"] samples");
     // The sample's time (Unix seconds): the series was still scraped then, so the export saw
     // the cluster at least until the latest one (a Running pod ran until then).
-    if ((*v)[0].is_number() && std::isfinite((*v)[0].get<double>()) && std::fabs((*v)[0].get<double>()) < 1e11)
+    // (Within +-9e9 s, year 2255, so that the time in ns fits an int64: 9.2e18.)
+    if ((*v)[0].is_number() && std::isfinite((*v)[0].get<double>()) && std::fabs((*v)[0].get<double>()) < 9e9)
       out.recorded_until_ns = std::max(out.recorded_until_ns.value_or(INT64_MIN), static_cast<std::int64_t>((*v)[0].get<double>() * 1e9));
     double value = 0;
     try {
