@@ -13,10 +13,13 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 
 #include "mltwin/io/job_history.hpp"
+#include "mltwin/k8s/manifests_export.hpp"
 #include "mltwin/k8s/snapshot.hpp"
 #include "mltwin/policy/go_duration.hpp"
 #include "scenario_common.hpp"
@@ -55,6 +58,14 @@ using nlohmann::json;
 namespace {
 
 std::string ns_text(std::int64_t ns) { return std::to_string(ns) + "ns"; }
+
+/// Whether a kubectl export names Volcano's batch API (its Jobs): only then is it read again
+/// for them (the manifest reader).
+bool holds_volcano_jobs(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return text.find("batch.volcano.sh/") != std::string::npos;
+}
 
 /// The Volcano Job a PodGroup belongs to, by its name: Volcano's job controller names a Job's
 /// PodGroup `<job name>-<job UID>` (pkg/controllers/job/job_controller_util.go:113 and
@@ -103,7 +114,7 @@ namespace {
 void rewrite_pods_from(const std::string& path, json& doc, const std::string& explicit_data_dir, std::string& data_dir,
                        YamlOrigins::Places& origins, const json& pf, const k8s::ReadOptions& ro, const k8s::Snapshot& snap,
                        std::int64_t fixed_ns, const std::vector<std::int64_t>& runs, std::optional<core::RngStreams>& draws, PodsFromUse& u,
-                       std::vector<std::string>& warnings);
+                       std::vector<std::string>& warnings, const std::map<std::string, k8s::VolcanoJobManifest>& vcjobs);
 }  // namespace
 
 void expand_pods_from(const std::string& path, json& doc, const std::string& explicit_data_dir, std::string& data_dir,
@@ -167,6 +178,9 @@ void expand_pods_from(const std::string& path, json& doc, const std::string& exp
 
   // Read every file into one snapshot (a PodGroup and its pods may be in different files).
   k8s::Snapshot snap;
+  // The Volcano Jobs in the files (namespace/name): a PodGroup without pods yet takes its pods'
+  // nodeSelector, affinity and tolerations from its Job's pod template.
+  std::map<std::string, k8s::VolcanoJobManifest> vcjobs;
   k8s::ReadOptions ro;
   ro.pod_details = true;
   if (!u.key.empty()) ro.keep_annotations = {u.key};
@@ -178,6 +192,11 @@ void expand_pods_from(const std::string& path, json& doc, const std::string& exp
     require_input(path, where, as_written, file);
     try {
       k8s::read_file(file, snap, ro);
+      if (holds_volcano_jobs(file)) {
+        std::map<std::string, std::size_t> skipped;
+        for (auto& v : k8s::read_manifests_skipping(file, {"Node", "Pod", "PodGroup", "Queue", "PriorityClass", "ConfigMap", "*"}, skipped).jobs)
+          vcjobs.emplace(v.namespace_ + "/" + v.name, std::move(v));
+      }
     } catch (const k8s::InputError& e) {
       throw ScenarioError(std::string(e.what()) + " (read as " + path + ": " + where + ")");
     }
@@ -188,7 +207,7 @@ void expand_pods_from(const std::string& path, json& doc, const std::string& exp
   // object of the files by its origin and a JSON path below it: for a YAML file, with the line
   // and column of that path (k8s::with_line).
   try {
-    rewrite_pods_from(path, doc, explicit_data_dir, data_dir, origins, pf, ro, snap, fixed_ns, runs, draws, u, warnings);
+    rewrite_pods_from(path, doc, explicit_data_dir, data_dir, origins, pf, ro, snap, fixed_ns, runs, draws, u, warnings, vcjobs);
   } catch (const ScenarioError& e) {
     throw ScenarioError(k8s::with_line(snap, e.what()));
   }
@@ -200,7 +219,7 @@ namespace {
 void rewrite_pods_from(const std::string& path, json& doc, const std::string& explicit_data_dir, std::string& data_dir,
                        YamlOrigins::Places& origins, const json& pf, const k8s::ReadOptions& ro, const k8s::Snapshot& snap,
                        std::int64_t fixed_ns, const std::vector<std::int64_t>& runs, std::optional<core::RngStreams>& draws, PodsFromUse& u,
-                       std::vector<std::string>& warnings) {
+                       std::vector<std::string>& warnings, const std::map<std::string, k8s::VolcanoJobManifest>& vcjobs) {
   json& w = doc["workload"];
   const std::string read_as = " (read as " + path + ": /cluster/pods_from)";
   // A kubectl export of several kinds may be listed here and under the other keys that read it:
@@ -452,6 +471,26 @@ void rewrite_pods_from(const std::string& path, json& doc, const std::string& ex
     json job = {{"name", name}, {"queue", g.object.queue}, {"submit", "0s"}, {"pod", std::move(pod)}};
     if (!g.priority_class_name.empty()) job["priority_class"] = g.priority_class_name;
     const policy::PodObject* shape = pods.empty() ? nullptr : pods.front();
+    if (!shape) {
+      // No pods yet (Volcano's job controller creates them once the PodGroup is Inqueue): the
+      // constraints of its Job's pod template (its first task's), when the files hold the Job.
+      if (auto it = vcjobs.find(g.object.name.substr(0, g.object.name.find('/') + 1) + name);
+          it != vcjobs.end() && !it->second.tasks.empty()) {
+        const k8s::PodShape& tp = it->second.tasks.front().pod;
+        if (!tp.node_selector.empty()) {
+          json sel = json::object();
+          for (const auto& [k, v] : tp.node_selector) sel[k] = v;
+          job["node_selector"] = std::move(sel);
+        }
+        if (!tp.tolerations.empty()) {
+          json ts = json::array();
+          for (const auto& t : tp.tolerations) ts.push_back(k8s::yaml::toleration_json(t));
+          job["tolerations"] = std::move(ts);
+        }
+        if (!tp.node_affinity.is_null()) job["node_affinity"] = tp.node_affinity;
+        ++u.constraints_from_job;
+      }
+    }
     if (shape && !shape->spec.node_selector.empty()) {
       json sel = json::object();
       for (const auto& [k, v] : shape->spec.node_selector) sel[k] = v;

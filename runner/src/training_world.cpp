@@ -165,6 +165,7 @@ void TrainingWorld::summary_json(json& j, const RunFacts& run) const {
     const io::PodsFromUse& p = *sc_.pods_from;
     j["pods_from"] = {{"files", p.files}, {"now", p.now}, {"running_jobs", p.running_jobs}, {"pending_jobs", p.pending_jobs},
                       {"admitted_jobs", p.admitted_jobs}, {"unmodelled", p.unmodelled},
+                      {"constraints_from_job", p.constraints_from_job},
                       {"other_pods", p.other_pods}, {"held_nodes", p.held_nodes}, {"duration_model", p.model},
                       {"duration_key", p.key.empty() ? json(nullptr) : json(p.key)},
                       {"duration_fixed", p.fixed.empty() ? json(nullptr) : json(p.fixed)},

@@ -552,3 +552,40 @@ TEST_CASE("pods_from: a PodGroup whose pods have several shapes is not modelled:
     if (ds.name == "pods-on-" + kA) held_cpu = ds.requests.milli_cpu;
   CHECK(held_cpu == 120'000.0 + 6'000.0 + 25.0);  // milli-cpu: llama's worker, the launcher, aws-node
 }
+
+TEST_CASE("pods_from: a PodGroup without pods takes its Volcano Job's pod template constraints when the files hold the Job") {
+  // bert's PodGroup before its pods exist (Volcano's job controller creates them once it is
+  // Inqueue): a PodGroup object holds no pod template, so alone it has no tolerations. With its
+  // Volcano Job (batch.volcano.sh/v1alpha1, namespace ml, named as the PodGroup less -<UID>) in
+  // the same export, the job takes the Job's first task's nodeSelector and tolerations.
+  json list = json::parse(slurp(kFix + "pods.json"));
+  list["items"].erase(3);  // bert's pod
+  list["items"][2]["spec"]["minMember"] = 1;
+  list["items"][2]["spec"]["minResources"] = {{"cpu", "120"}, {"memory", "480Gi"}, {"aws.amazon.com/neurondevice", "16"}};
+  auto without = load(scenario("pods.json"), {{"pods.json", list.dump(2)}});
+  CHECK(job(without->sc.training, kBertJob).tolerations.empty());
+  CHECK(without->sc.pods_from->constraints_from_job == 0);
+  const json container = {{"name", "main"}, {"image", "bert:1"}, {"resources", {{"requests", {{"cpu", "120"}}}}}};
+  list["items"].push_back(
+      {{"apiVersion", "batch.volcano.sh/v1alpha1"},
+       {"kind", "Job"},
+       {"metadata", {{"name", "bert-1x32"}, {"namespace", "ml"}, {"uid", "8e2d4c6a-1b3f-4d5e-a6b7-c8d9e0f1a2b3"}}},
+       {"spec",
+        {{"minAvailable", 1},
+         {"schedulerName", "volcano"},
+         {"queue", "default"},
+         {"tasks", json::array({{{"name", "worker"},
+                                 {"replicas", 1},
+                                 {"template",
+                                  {{"spec",
+                                    {{"containers", json::array({container})},
+                                     {"nodeSelector", {{"node.kubernetes.io/instance-type", "trn1.32xlarge"}}},
+                                     {"tolerations", json::array({{{"key", "aws.amazon.com/neuron"}, {"operator", "Exists"}, {"effect", "NoSchedule"}}})}}}}}}})}}}});
+  auto with = load(scenario("pods.json"), {{"pods.json", list.dump(2)}});
+  const models::TrainingJobSpec& bert = job(with->sc.training, kBertJob);
+  REQUIRE(bert.tolerations.size() == 1);
+  CHECK(bert.tolerations[0].key == "aws.amazon.com/neuron");
+  CHECK(bert.tolerations[0].op == policy::Toleration::Op::Exists);
+  CHECK(bert.node_selector == std::vector<std::pair<std::string, std::string>>{{"node.kubernetes.io/instance-type", "trn1.32xlarge"}});
+  CHECK(with->sc.pods_from->constraints_from_job == 1);
+}

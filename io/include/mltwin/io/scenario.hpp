@@ -102,6 +102,8 @@ struct PodsFromUse {
   /// PodGroups whose pods have several shapes, not modelled (a warning each): a running one's
   /// pods hold their requests on their nodes, a pending one is left out.
   std::size_t unmodelled = 0;
+  /// PodGroups without pods whose constraints came from their Volcano Job in the files.
+  std::size_t constraints_from_job = 0;
   /// The duration model: "annotation", "fixed", "median_finished" or "history_distribution".
   std::string model;
   std::string key;    ///< annotation: its key
