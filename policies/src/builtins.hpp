@@ -72,39 +72,45 @@ using TaskPQ = PriorityQueue<TaskId, TaskLess>;
 /// What allocate and backfill start from (Volcano builds it in both): the active jobs that
 /// `keep` selects, grouped by queue — a priority queue of the queues that have some, and per
 /// queue (indexed by queue id) a priority queue of its jobs; the other queues' are empty.
+/// An action keeps one as a member and rebuilds it every session (build), so that its heaps
+/// keep their storage from one session to the next.
 struct QueueJobOrder {
-  QueuePQ queues;
+  QueuePQ queues{QueueLess{nullptr}};
   std::vector<JobPQ> jobs;
 
+  /// Empties every heap, takes this session's orders, and fills them: `keep` is asked about
+  /// each active job in the state's order, and each heap is built once, from its elements in
+  /// that order (so the heaps are the same as when built from fresh vectors).
   template <class Keep>
-  QueueJobOrder(const Session& ssn, Keep&& keep)
-      : queues(QueueLess{&ssn}), jobs(ssn.state().queues().size(), JobPQ(JobLess{&ssn})) {
+  void build(const Session& ssn, Keep&& keep) {
     const ClusterState& st = ssn.state();
-    std::vector<std::vector<JobId>> per_queue(jobs.size());
-    std::vector<QueueId> with_jobs;
+    const std::size_t nq = st.queues().size();
+    queues.reset(QueueLess{&ssn});
+    if (jobs.size() > nq) jobs.erase(jobs.begin() + static_cast<std::ptrdiff_t>(nq), jobs.end());
+    for (JobPQ& pq : jobs) pq.reset(JobLess{&ssn});
+    jobs.resize(nq, JobPQ(JobLess{&ssn}));
     for (JobId jid : st.active_jobs()) {
       const JobInfo& j = st.job(jid);
       if (!keep(j)) continue;
-      if (per_queue[j.queue].empty()) with_jobs.push_back(j.queue);
-      per_queue[j.queue].push_back(jid);
+      if (jobs[j.queue].empty()) queues.push_unordered(j.queue);
+      jobs[j.queue].push_unordered(jid);
     }
-    queues.assign(std::move(with_jobs));
-    for (std::size_t q = 0; q < jobs.size(); ++q)
-      if (!per_queue[q].empty()) jobs[q].assign(std::move(per_queue[q]));
+    queues.heapify();
+    for (JobPQ& pq : jobs)
+      if (!pq.empty()) pq.heapify();
   }
 };
 
 /// A job's Pending tasks, BestEffort ones (backfill) or the others (allocate), in task order.
-inline TaskPQ pending_tasks(const Session& ssn, JobId jid, bool best_effort) {
+/// Into `pq`, emptied first (keeping its storage).
+inline void pending_tasks_into(const Session& ssn, JobId jid, bool best_effort, TaskPQ& pq) {
   const ClusterState& st = ssn.state();
-  std::vector<TaskId> v;
+  pq.reset(TaskLess{&ssn});
   for (TaskId t : st.job(jid).tasks) {
     const TaskInfo& tt = st.task(t);
-    if (tt.status == TaskStatus::Pending && tt.best_effort == best_effort) v.push_back(t);
+    if (tt.status == TaskStatus::Pending && tt.best_effort == best_effort) pq.push_unordered(t);
   }
-  TaskPQ pq(TaskLess{&ssn});
-  pq.assign(std::move(v));
-  return pq;
+  pq.heapify();
 }
 
 }  // namespace mltwin::policy::detail

@@ -568,12 +568,13 @@ void ConditionLedger::compact_texts() {
 }
 
 std::uint32_t Session::intern(std::string_view text) {
-  // Most verdicts of a session point at a few texts (literals, plugin-owned strings): look them
-  // up by address first; a session with many distinct texts goes to the ledger's table.
-  for (const auto& [sv, id] : interned_)
-    if (sv.data() == text.data() && sv.size() == text.size()) return id;
+  // Verdicts point at texts that live at least as long as the session (literals, plugin-owned
+  // strings, texts kept with keep()), thousands of verdicts at a few hundred texts: each view is
+  // interned by text once, then looked up by its address.
+  const auto [it, added] = interned_.try_emplace(text.data(), text.size(), 0);
+  if (!added && it->second.first == text.size()) return it->second.second;
   const std::uint32_t id = ledger_->intern(text);
-  if (interned_.size() < 32) interned_.emplace_back(text, id);
+  if (added) it->second.second = id;
   return id;
 }
 

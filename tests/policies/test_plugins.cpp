@@ -182,6 +182,61 @@ TEST_CASE("proportion: capability caps deserved and the rest flows to the others
   CHECK(a[1].deserved.get(rn::kNeuronCore) == doctest::Approx(48000));
 }
 
+TEST_CASE("proportion: each session's deserved and shares are its own state's, whatever came before") {
+  // The plugin remembers its last water-filling (what it read and what it found) across
+  // sessions. Three states on 2 trn1.32xlarge (32 devices), queues a and b of equal weight:
+  // - one: a runs a 16-device pod, b waits with one. Requests 16 and 16: deserved 16 each
+  //   (each capped at its request), a is overused (allocated 16 >= deserved 16), b is not;
+  //   shares a 16/16 = 1, b 0: b goes first.
+  // - two: a runs one and waits with another, b has no job (so takes no part): a alone
+  //   (weight 1 of 1) deserves its request 32, the whole cluster; allocated 16 < 32: a is not
+  //   overused.
+  // - three: the mirror of one (b runs, a waits): the same requests as one, another allocation:
+  //   a not overused, b overused; shares a 0, b 1: a goes first.
+  auto world = [](bool a_runs, bool a_waits_twice, bool b_has_job) {
+    auto w = std::make_unique<World>();
+    w->queue(QueueBuilder("a"));
+    w->queue(QueueBuilder("b"));
+    w->node(NodeBuilder("n0").trn1_32xlarge());
+    w->node(NodeBuilder("n1").trn1_32xlarge());
+    if (a_runs) w->job(JobBuilder("a-run", "a").pods(1, Pod().neuron_devices(16)).running_on({"n0"}));
+    else w->job(JobBuilder("a-wait", "a").pods(1, Pod().neuron_devices(16)).inqueue());
+    if (a_waits_twice) w->job(JobBuilder("a-wait-2", "a").pods(1, Pod().neuron_devices(16)).inqueue());
+    if (b_has_job) {
+      if (a_runs) w->job(JobBuilder("b-wait", "b").pods(1, Pod().neuron_devices(16)).inqueue());
+      else w->job(JobBuilder("b-run", "b").pods(1, Pod().neuron_devices(16)).running_on({"n1"}));
+    }
+    return w;
+  };
+  const auto one = world(true, false, true), two = world(true, true, false), three = world(false, false, true);
+  auto a = [](World& w) -> const QueueInfo& { return w.state.queue(w.queues["a"]); };
+  auto b = [](World& w) -> const QueueInfo& { return w.state.queue(w.queues["b"]); };
+  for (int round = 0; round < 2; ++round) {
+    {
+      Open s(*one, only({"proportion"}));
+      CHECK(s->overused(a(*one)));
+      CHECK_FALSE(s->overused(b(*one)));
+      CHECK(s->queue_order(b(*one), a(*one)));
+    }
+    {
+      Open s(*two, only({"proportion"}));
+      CHECK_FALSE(s->overused(a(*two)));
+    }
+    {
+      Open s(*three, only({"proportion"}));
+      CHECK_FALSE(s->overused(a(*three)));
+      CHECK(s->overused(b(*three)));
+      CHECK(s->queue_order(a(*three), b(*three)));
+    }
+    {
+      // Right after `three`, whose requests are the same: the memo's deserved, one's allocation.
+      Open s(*one, only({"proportion"}));
+      CHECK(s->overused(a(*one)));
+      CHECK(s->queue_order(b(*one), a(*one)));
+    }
+  }
+}
+
 TEST_CASE("proportion: overused when allocated reaches deserved; enqueue against capability") {
   World w;
   w.queue(QueueBuilder("a"));

@@ -102,9 +102,9 @@ std::vector<std::string> insufficient_names(Resource l, const Resource& r, Dimen
     CHECK(got_ == want_);                   \
   } while (0)
 
-// ============================================================================================
+// ----------------------------------------------------------------------------------
 // resource_info_test.go
-// ============================================================================================
+// ----------------------------------------------------------------------------------
 
 // Ports resource_info_test.go TestNewResource. mltwin's policy library has no ResourceList
 // parser: the quantities are converted by hand as Quantity.MilliValue()/Value() would
@@ -597,9 +597,9 @@ TEST_CASE("TestResource_LessEqualResource (resource_info_test.go)") {
   CHECK(R(0, 0, {{"nvidia.com/gpu", 1}, {"aws.amazon.com/neuroncore", 1}}).first_insufficient(R()) == rn::kNeuronCore);
 }
 
-// ============================================================================================
+// ----------------------------------------------------------------------------------
 // helpers_test.go
-// ============================================================================================
+// ----------------------------------------------------------------------------------
 
 // Ports pkg/scheduler/api/helpers/helpers_test.go TestMax (its only test).
 TEST_CASE("TestMax (helpers/helpers_test.go)") {
@@ -610,9 +610,9 @@ TEST_CASE("TestMax (helpers/helpers_test.go)") {
   CHECK_RESOURCE(Resource::max(R(0, 0, {{"gpu", 0}}), R(0, 0, {{"npu", -1}, {"common", 3}})), R(0, 0, {{"common", 3}}));
 }
 
-// ============================================================================================
+// ----------------------------------------------------------------------------------
 // Operations upstream does not test: expectations computed by hand from the cited code.
-// ============================================================================================
+// ----------------------------------------------------------------------------------
 
 TEST_CASE("multi, get, is_empty, resource_names, exceeded_part, share (resource_info.go, helpers.go)") {
   // Multi (resource_info.go:290-297) scales every dimension.
@@ -664,9 +664,9 @@ TEST_CASE("the three Neuron names are counted independently, a mix is reported")
   CHECK_FALSE(neuron_names_mixed(Resource{}.with(rn::kNeuronDevice, 16).with(rn::kNeuronCore, 0)));
 }
 
-// ============================================================================================
+// ----------------------------------------------------------------------------------
 // ResourceName and ScalarResources
-// ============================================================================================
+// ----------------------------------------------------------------------------------
 
 TEST_CASE("ResourceName: fixed ids for the well-known names, interning is idempotent") {
   CHECK(rn::kCpu.str() == "cpu");

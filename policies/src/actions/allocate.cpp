@@ -21,6 +21,7 @@
 //    A job with tasks left goes back into its queue's order; the queue goes back after every
 //    job, so its order reflects the new allocation.
 #include <array>
+#include <deque>
 #include <span>
 #include <unordered_map>
 
@@ -49,7 +50,7 @@ class Allocate final : public Action {
 
   void execute(Session& ssn) override {
     ClusterState& st = ssn.state();
-    short_memo_.valid = false;  // versions count within one state
+    short_memos_.clear();  // versions count within one state
     if (cannot_take_.size() > 4096) cannot_take_.clear();  // views of it died with their sessions
     const bool enqueue_enabled = [&] {
       for (const auto& a : ssn.config().actions)
@@ -61,7 +62,8 @@ class Allocate final : public Action {
       const auto pending = st.pending_jobs();
       for (JobId j : pending) ssn.set_phase(j, PodGroupPhase::Inqueue);
     }
-    QueueJobOrder order(ssn, [&ssn](const JobInfo& j) {
+    QueueJobOrder& order = order_;
+    order.build(ssn, [&ssn](const JobInfo& j) {
       if (j.phase == PodGroupPhase::Pending) return false;
       // A job with no pending (non-BestEffort) pod would be popped and put aside without any
       // effect on the queue or the cluster; leaving it out changes no decision.
@@ -74,11 +76,19 @@ class Allocate final : public Action {
     });
     QueuePQ& queues = order.queues;
     // pendingTasks: built the first time a job is popped (BestEffort ones are backfill's), kept
-    // for the rest of the action. Map nodes do not move, so references to them stay valid.
-    std::unordered_map<JobId, TaskPQ> task_queues;
+    // for the rest of the action, in slots whose storage is kept from one session to the next
+    // (a deque: references to a slot stay valid as others are added).
+    if (slot_of_.size() < st.jobs().size()) slot_of_.resize(st.jobs().size(), 0);
+    for (JobId j : slotted_) slot_of_[j] = 0;
+    slotted_.clear();
     auto tasks_of = [&](JobId jid) -> TaskPQ& {
-      if (auto it = task_queues.find(jid); it != task_queues.end()) return it->second;
-      return task_queues.emplace(jid, pending_tasks(ssn, jid, /*best_effort=*/false)).first->second;
+      if (slot_of_[jid] != 0) return task_slots_[slot_of_[jid] - 1];
+      if (slotted_.size() == task_slots_.size()) task_slots_.emplace_back(TaskLess{&ssn});
+      TaskPQ& pq = task_slots_[slotted_.size()];
+      pending_tasks_into(ssn, jid, /*best_effort=*/false, pq);
+      slotted_.push_back(jid);
+      slot_of_[jid] = static_cast<std::uint32_t>(slotted_.size());
+      return pq;
     };
 
     while (!queues.empty()) {
@@ -170,13 +180,18 @@ class Allocate final : public Action {
       };
       short_of_.clear();
       bool failed = false;
-      // Every node fell short of the last task's request and no node has changed since: a task
+      // Every node fell short of an earlier task's request and no node has changed since: a task
       // with the same request falls short on the same nodes of the same resources (the fit
-      // reads nothing else), and no predicate ran for either.
-      const bool repeat = short_memo_.valid && short_memo_.version == st.node_resources_version() &&
-                          short_memo_.request == task.resreq;
+      // reads nothing else), and no predicate ran for either. A few requests are remembered
+      // (jobs of different sizes take turns in the queues).
+      const std::uint64_t version = st.node_resources_version();
+      if (!short_memos_.empty() && short_memos_.front().version != version) short_memos_.clear();
+      const ShortMemo* memo = nullptr;
+      for (const ShortMemo& m : short_memos_)
+        if (m.request == task.resreq) memo = &m;
+      const bool repeat = memo != nullptr;
       if (repeat) {
-        short_of_ = short_memo_.short_of;
+        short_of_ = memo->short_of;
         failed = !nodes.empty();
       }
       for (const NodeInfo& n : repeat ? std::span<const NodeInfo>{} : std::span<const NodeInfo>(nodes)) {
@@ -196,12 +211,8 @@ class Allocate final : public Action {
         if (task.resreq.less_equal(n.idle)) idle_fit_.push_back(n.id);
         else future_fit_.push_back(n.id);
       }
-      if (!repeat && idle_fit_.empty() && future_fit_.empty() && fe == nullptr) {  // all short
-        short_memo_.valid = true;
-        short_memo_.version = st.node_resources_version();
-        short_memo_.request = task.resreq;
-        short_memo_.short_of = short_of_;
-      }
+      if (!repeat && idle_fit_.empty() && future_fit_.empty() && fe == nullptr && short_memos_.size() < kShortMemos)  // all short
+        short_memos_.push_back(ShortMemo{version, task.resreq, short_of_});
       // Volcano keeps a task's fit errors only when no node passed (job.NodesFitErrors).
       if (failed) {
         if (idle_fit_.empty() && future_fit_.empty()) {
@@ -280,13 +291,19 @@ class Allocate final : public Action {
     return best_[ssn.rng()() % best_.size()];
   }
 
-  /// The last resource-fit scan in which every node fell short (this session's state only).
+  /// A resource-fit scan in which every node fell short (this session's state only); all those
+  /// kept are of one node_resources_version, the first request's scan first.
   struct ShortMemo {
-    bool valid = false;
     std::uint64_t version = 0;  // ClusterState::node_resources_version
     Resource request;
     std::vector<std::pair<ResourceName, int>> short_of;
-  } short_memo_;
+  };
+  static constexpr std::size_t kShortMemos = 16;
+  std::vector<ShortMemo> short_memos_;
+  QueueJobOrder order_;                // rebuilt every session, its storage kept
+  std::deque<TaskPQ> task_slots_;      // [0, slotted_.size()): this session's pending tasks per popped job
+  std::vector<JobId> slotted_;         // the jobs given a slot this session, in slot order
+  std::vector<std::uint32_t> slot_of_; // job id -> 1 + its slot this session; 0: none
   std::vector<NodeId> idle_fit_, future_fit_, best_;
   std::vector<std::pair<ResourceName, int>> short_of_;  // nodes short of each resource, this task
   std::vector<double> scores_;

@@ -23,16 +23,17 @@ class Backfill final : public Action {
       if (j.phase == PodGroupPhase::Pending || !ssn.job_valid(j).pass) continue;
       ssn.unpipeline(t);
     }
-    QueueJobOrder pick(ssn, [&ssn](const JobInfo& j) {
+    QueueJobOrder& pick = pick_;
+    pick.build(ssn, [&ssn](const JobInfo& j) {
       return j.pending_best_effort_num > 0 && j.phase != PodGroupPhase::Pending && ssn.job_valid(j).pass;
     });
     if (pick.queues.empty()) return;
     std::vector<TaskId> order;
+    TaskPQ tasks(TaskLess{&ssn});
     while (!pick.queues.empty()) {
       JobPQ& jobs = pick.jobs[pick.queues.pop()];
       while (!jobs.empty())
-        for (TaskPQ tasks = pending_tasks(ssn, jobs.pop(), /*best_effort=*/true); !tasks.empty();)
-          order.push_back(tasks.pop());
+        for (pending_tasks_into(ssn, jobs.pop(), /*best_effort=*/true, tasks); !tasks.empty();) order.push_back(tasks.pop());
     }
     std::vector<NodeId> fit, best;
     std::vector<double> scores;
@@ -78,6 +79,9 @@ class Backfill final : public Action {
       else ssn.keep_until_close(std::move(stmt));
     }
   }
+
+ private:
+  QueueJobOrder pick_;  // rebuilt every session, its storage kept
 };
 }  // namespace
 std::unique_ptr<Action> make_backfill(const Arguments&) { return std::make_unique<Backfill>(); }

@@ -76,34 +76,53 @@ class Gang final : public Plugin {
   }
 
   // OnSessionClose: the PodGroup Unschedulable condition, "x/y tasks in gang unschedulable".
+  // Thousands of waiting jobs get it every session, mostly a handful of distinct texts: each
+  // distinct (x, y, fit errors) is written once per session and its view shared, so the
+  // Scheduler's report interns it by address (Session::intern) instead of hashing every copy.
   void on_session_close(Session& ssn) override {
     const ClusterState& st = ssn.state();
+    texts_.clear();
     for (JobId jid : st.active_jobs()) {
       const JobInfo& j = st.job(jid);
       if (j.tasks.empty() || j.is_ready()) continue;
       ssn.set_unschedulable_condition(jid);  // gang.go:193-205: the condition jobStatus reads
       // Keep a more specific reason an action already gave this session (queue overused...).
       if (const Verdict* v = ssn.job_reason(jid); v && !v->ok()) continue;
-      std::string fit;
+      const FitErrors* fit = nullptr;
       for (TaskId t : j.tasks)
-        if (const FitErrors* fe = ssn.find_fit_errors(t)) {
-          fit = fe->to_string();
-          break;
-        }
+        if ((fit = ssn.find_fit_errors(t))) break;
       // gang.go:171-183: the ready tasks and the pending ones whose last transaction in this
       // session left them Allocated (a discarded or kept statement allocated them).
       std::int32_t schedulable = j.ready_task_num();
       for (TaskId t : j.tasks)
         if (st.task(t).status == TaskStatus::Pending && ssn.last_transaction_allocated(t)) ++schedulable;
       const std::int32_t unready = j.min_available - schedulable;
-      ssn.set_job_reason(jid, Status::unschedulable(
-                                  "gang", std::to_string(unready) + "/" + std::to_string(j.task_num()) +
-                                              " tasks in gang unschedulable" +
-                                              (fit.empty() ? std::string() : ": " + fit)));
+      ssn.set_job_reason(jid, Verdict{Code::Unschedulable, "gang", text(ssn, unready, j.task_num(), fit)});
     }
   }
 
  private:
+  /// "x/y tasks in gang unschedulable[: fit errors]", kept in the session once per distinct
+  /// (x, y, fit errors) of this close (a few dozen at most are remembered; beyond that each
+  /// further text is written afresh, as before).
+  std::string_view text(Session& ssn, std::int32_t unready, std::int32_t tasks, const FitErrors* fit) {
+    for (const GangText& g : texts_)
+      if (g.unready == unready && g.tasks == tasks && g.has_fit == (fit != nullptr) &&
+          (!fit || (g.fit.nodes == fit->nodes && g.fit.count == fit->count)))
+        return g.text;
+    const std::string_view text =
+        ssn.keep(std::to_string(unready) + "/" + std::to_string(tasks) + " tasks in gang unschedulable" +
+                 (fit ? ": " + fit->to_string() : std::string()));
+    if (texts_.size() < 64) texts_.push_back({unready, tasks, fit != nullptr, fit ? *fit : FitErrors{}, text});
+    return text;
+  }
+  struct GangText {
+    std::int32_t unready = 0, tasks = 0;
+    bool has_fit = false;
+    FitErrors fit;
+    std::string_view text;  // kept by the session being closed
+  };
+  std::vector<GangText> texts_;
   std::vector<std::pair<JobId, std::int32_t>> occupied_;  // the victim calls' scratch
 };
 }  // namespace

@@ -12,6 +12,8 @@
 // - Enqueueable: minResources + allocated + inqueue - elastic within the real capability.
 // - Reclaimable (used by the reclaim action): tasks of queues allocated beyond deserved, taken
 //   while the queue stays over it (proportion.go AddReclaimableFn); Preemptive = Allocatable.
+#include <bit>
+#include <cstdint>
 #include <vector>
 
 #include "../builtins.hpp"
@@ -20,6 +22,76 @@
 namespace mltwin::policy {
 namespace {
 using namespace detail;
+
+/// Equal bit for bit: the same names in the same order, each value the same double (+0 and -0
+/// differ), so that a result computed from one is exactly the result for the other.
+bool same_bits(const Resource& a, const Resource& b) {
+  auto bits = [](double v) { return std::bit_cast<std::uint64_t>(v); };
+  if (bits(a.milli_cpu) != bits(b.milli_cpu) || bits(a.memory) != bits(b.memory) || a.scalars.size() != b.scalars.size())
+    return false;
+  for (auto ia = a.scalars.begin(), ib = b.scalars.begin(); ia != a.scalars.end(); ++ia, ++ib) {
+    const auto ea = *ia, eb = *ib;
+    if (ea.name != eb.name || bits(ea.value) != bits(eb.value)) return false;
+  }
+  return true;
+}
+
+/// The last water-filling, with what it read: proportion_water_fill is a function of the total
+/// and of each queue's presence, weight, real capability, request and guarantee alone (the
+/// deserved it starts from is zero), and most sessions (a bind, a pod starting, a job admitted)
+/// change none of them. Kept per thread, as the plugin object lives for one session; any
+/// difference in what it read, bit for bit, fills again.
+struct WaterFillMemo {
+  struct Queue {
+    bool present = false;
+    std::int32_t weight = 0;
+    Resource real_capability, request, guarantee, deserved;
+  };
+  bool valid = false;
+  Resource total;
+  std::vector<Queue> queues;
+
+  bool matches(const Resource& t, const std::vector<QueueAttr>& attrs) const {
+    if (!valid || queues.size() != attrs.size() || !same_bits(total, t)) return false;
+    for (std::size_t q = 0; q < attrs.size(); ++q) {
+      const Queue& m = queues[q];
+      const QueueAttr& a = attrs[q];
+      if (m.present != a.present) return false;
+      if (!a.present) continue;
+      if (m.weight != a.weight || !same_bits(m.request, a.request) || !same_bits(m.real_capability, a.real_capability) ||
+          !same_bits(m.guarantee, a.guarantee))
+        return false;
+    }
+    return true;
+  }
+  void store(const Resource& t, const std::vector<QueueAttr>& attrs) {
+    valid = true;
+    total = t;
+    queues.resize(attrs.size());
+    for (std::size_t q = 0; q < attrs.size(); ++q) {
+      const QueueAttr& a = attrs[q];
+      queues[q] = Queue{a.present, a.weight, a.real_capability, a.request, a.guarantee, a.deserved};
+    }
+  }
+};
+
+/// Deserved and share from the memo when it matches, else by water-filling (and remembered).
+/// A queue's share is always computed from its allocation now: after the filling, each
+/// present queue's share is updateShare of its final deserved (proportion_water_fill updates it
+/// whenever deserved moves), and an absent queue's is 0, as updateShare of an empty deserved.
+void fill_deserved(const Resource& total, std::vector<QueueAttr>& attrs) {
+  thread_local WaterFillMemo memo;
+  if (memo.matches(total, attrs)) {
+    for (std::size_t q = 0; q < attrs.size(); ++q) {
+      if (!attrs[q].present) continue;
+      attrs[q].deserved = memo.queues[q].deserved;
+      proportion_update_share(attrs[q]);
+    }
+    return;
+  }
+  proportion_water_fill(total, attrs);
+  memo.store(total, attrs);
+}
 
 class Proportion final : public Plugin {
  public:
@@ -63,7 +135,7 @@ class Proportion final : public Plugin {
       a.inqueue = s.inqueue;
       a.elastic = s.elastic;
     }
-    proportion_water_fill(total, attrs_);
+    fill_deserved(total, attrs_);
 
     ssn.add_queue_order_fn([this](const QueueInfo& l, const QueueInfo& r) {
       if (l.priority != r.priority) return r.priority - l.priority;

@@ -581,7 +581,8 @@ class MLTWIN_POLICY_EXPORT Session {
   ConditionLedger own_ledger_;
   ConditionLedger* ledger_ = &own_ledger_;
   std::uint32_t intern(std::string_view text);
-  std::vector<std::pair<std::string_view, std::uint32_t>> interned_;  // this session's views
+  /// This session's views, by address: text start -> (length, id).
+  std::unordered_map<const char*, std::pair<std::size_t, std::uint32_t>> interned_;
   std::deque<std::string> kept_text_;
   std::vector<std::pair<JobId, PodGroupPhase>> phase_changes_;  // (job, phase before)
   std::vector<JobId> unschedulable_;                            // set_unschedulable_condition
