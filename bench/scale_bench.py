@@ -32,6 +32,11 @@ def run_one(mltwin, scenario_doc, k, work, max_jobs):
     with open(path, "w") as f:
         json.dump(scenario_doc, f, indent=1)
     cmd = ["/usr/bin/time", "-v", mltwin, "run", path, "--out", out, "--no-progress", "--force"]
+    # The scenario is written outside the checkout, where the CLI's search for shared/data
+    # (upwards from the scenario) would not find it: name the folder.
+    data = os.environ.get("MLTWIN_DATA") or os.path.join(os.path.dirname(ROOT), "shared", "data")
+    if os.path.isdir(data):
+        cmd += ["--data", data]
     if max_jobs:
         cmd += ["--max-jobs", str(max_jobs)]
     t0 = time.monotonic()
