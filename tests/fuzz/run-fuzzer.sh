@@ -14,8 +14,9 @@ new="$work/new/$name" findings="$work/findings/$name"
 mkdir -p "$new" "$findings"
 # The committed corpus names the trace formats' header lines by tokens, so that the repository
 # holds no line of the traces under ../shared/data (the Azure Functions 2019 files: invocations
-# with minute_1 .. minute_1440, durations, memory; Philly's). The fuzzer replays a copy with the
-# tokens written out; every other byte is kept (LC_ALL=C sed: CR, form feeds, invalid UTF-8).
+# with minute_1 .. minute_1440, or its three key columns before fewer minutes; durations; memory;
+# Philly's). The fuzzer replays a copy with the tokens written out; every other byte is kept
+# (LC_ALL=C sed: CR, form feeds, invalid UTF-8).
 # The header rows, from their column names (as ../shared/data/README.md lists them).
 join() { local IFS=,; echo "$*"; }
 minutes=$(printf ',minute_%d' $(seq 1 1440))
@@ -27,6 +28,7 @@ rm -rf "$expanded"
 mkdir -p "$expanded"
 for f in "$corpus"/*; do
   LC_ALL=C sed -e "s/@AZURE_INVOCATIONS_HEADER@/HashFunction,HashOwner,HashApp$minutes/g" \
+    -e "s/@AZURE_INVOCATIONS_KEYS@/HashFunction,HashOwner,HashApp/g" \
     -e "s/@AZURE_DURATIONS_HEADER@/$durations/g" \
     -e "s/@AZURE_MEMORY_HEADER@/$memory/g" \
     -e "s/@PHILLY_HEADER@/$philly/g" "$f" >"$expanded/$(basename "$f")"
