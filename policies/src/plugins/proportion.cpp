@@ -38,9 +38,10 @@ bool same_bits(const Resource& a, const Resource& b) {
 
 /// The last water-filling, with what it read: proportion_water_fill is a function of the total
 /// and of each queue's presence, weight, real capability, request and guarantee alone (the
-/// deserved it starts from is zero), and most sessions (a bind, a pod starting, a job admitted)
-/// change none of them. Kept per thread, as the plugin object lives for one session; any
-/// difference in what it read, bit for bit, fills again.
+/// deserved it starts from is zero); a session in which no job arrived, left or changed its
+/// request (a pod starting, a bind) changes none of them. Kept per thread, as the plugin object
+/// lives for one session; any difference in what it read, bit for bit, fills again. (How often
+/// it hits on the Philly run was not counted; the profile's filling fell from 7.8 % to 4.7 %.)
 struct WaterFillMemo {
   struct Queue {
     bool present = false;
