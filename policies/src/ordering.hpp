@@ -77,10 +77,11 @@ void sort_checked(std::vector<T>& v, Less&& less) {
 /// comparison per element. The pairs where the merged list switches between A and B are the
 /// new neighbours: each is then checked as sort_checked does (A's and B's own pairs are the
 /// caller's to have checked), calling less.violated(first, second) on the first out of order.
-/// If `less` throws, v is left a permutation of its elements.
+/// If `less` throws, v is left a permutation of its elements. Returns the first index whose
+/// element may have changed (v[0, that) are A's first elements, untouched).
 template <class T, class Less>
-void merge_tail_checked(std::vector<T>& v, std::size_t mid, Less&& less) {
-  if (mid >= v.size() || mid == 0) return;
+std::size_t merge_tail_checked(std::vector<T>& v, std::size_t mid, Less&& less) {
+  if (mid >= v.size() || mid == 0) return mid;
   std::vector<T> b(v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
   std::size_t i = mid, j = b.size(), k = v.size();  // v[0, i) and b[0, j) remain; v[k, end) is merged
   std::vector<std::size_t> switches;                // p: v[p] and v[p + 1] came from different runs
@@ -101,6 +102,7 @@ void merge_tail_checked(std::vector<T>& v, std::size_t mid, Less&& less) {
   if (i > 0 && last == 1) switches.push_back(i - 1);  // A's smallest ahead of B's first
   for (auto it = switches.rbegin(); it != switches.rend(); ++it)
     if (less(v[*it + 1], v[*it])) less.violated(v[*it], v[*it + 1]);
+  return j > 0 ? 0 : i;  // B used up: A's first i elements never moved
 }
 
 /// Volcano's util.PriorityQueue over a less-than function, as a binary heap: pops in the

@@ -571,10 +571,17 @@ std::uint32_t Session::intern(std::string_view text) {
   // Verdicts point at texts that live at least as long as the session (literals, plugin-owned
   // strings, texts kept with keep()), thousands of verdicts at a few hundred texts: each view is
   // interned by text once, then looked up by its address.
+  InternSlot& slot = intern_cache_[(reinterpret_cast<std::uintptr_t>(text.data()) >> 3) & (intern_cache_.size() - 1)];
+  if (text.data() != nullptr && slot.data == text.data() && slot.size == text.size()) return slot.id;
   const auto [it, added] = interned_.try_emplace(text.data(), text.size(), 0);
-  if (!added && it->second.first == text.size()) return it->second.second;
-  const std::uint32_t id = ledger_->intern(text);
-  if (added) it->second.second = id;
+  std::uint32_t id;
+  if (!added && it->second.first == text.size()) {
+    id = it->second.second;
+  } else {
+    id = ledger_->intern(text);
+    if (added) it->second.second = id;
+  }
+  slot = InternSlot{text.data(), text.size(), id};
   return id;
 }
 

@@ -141,8 +141,17 @@ TEST_CASE("merge_tail_checked: std::merge's result; a tail that goes at the end 
   std::merge(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(expected));
   std::vector<int> v = a;
   v.insert(v.end(), b.begin(), b.end());
-  merge_tail_checked(v, a.size(), Cmp{std::less<int>()});
+  // B's 0 goes first: everything from index 0 moved.
+  CHECK(merge_tail_checked(v, a.size(), Cmp{std::less<int>()}) == 0);
   CHECK(v == expected);
+  // A tail of {6, 13} after {1, 3, 5, 7, 9, 11}: 1, 3, 5 keep their places, 6 lands at index 3.
+  v = {1, 3, 5, 7, 9, 11, 6, 13};
+  CHECK(merge_tail_checked(v, 6, Cmp{std::less<int>()}) == 3);
+  CHECK(v == std::vector<int>{1, 3, 5, 6, 7, 9, 11, 13});
+  // No tail, or no head: nothing before `mid` moved.
+  v = {1, 2};
+  CHECK(merge_tail_checked(v, 2, Cmp{std::less<int>()}) == 2);
+  CHECK(merge_tail_checked(v, 0, Cmp{std::less<int>()}) == 0);
   // Stability: equal keys of A stay ahead of B's.
   v = {10, 20, 21, 30};  // A = {10, 20}, B = {21, 30}, keyed by tens
   merge_tail_checked(v, 2, Cmp{[](int x, int y) { return x / 10 < y / 10; }});
@@ -155,7 +164,7 @@ TEST_CASE("merge_tail_checked: std::merge's result; a tail that goes at the end 
   std::iota(big.begin(), big.end(), 0);
   big.push_back(5000);
   long calls = 0;
-  merge_tail_checked(big, 1000, Cmp{std::less<int>(), &calls});
+  CHECK(merge_tail_checked(big, 1000, Cmp{std::less<int>(), &calls}) == 1000);
   CHECK(calls == 2);
   // A comparator that puts everything first is caught at a new pair.
   v = {1, 2, 3, 4};

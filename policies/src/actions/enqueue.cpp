@@ -24,6 +24,7 @@
 // of thousands of jobs held back by overcommit, a cycle then costs a scan of small entries
 // instead of a vote, a reason and a diff per job.
 #include <array>
+#include <bit>
 #include <cstring>
 #include <unordered_map>
 
@@ -40,6 +41,7 @@ class Enqueue final : public Action {
     const QueueLess queue_less{&ssn};
     const std::size_t nq = st.queues().size();
     order_.resize(nq);
+    run_start_.resize(nq);
     if (listed_.size() < st.jobs().size()) listed_.resize(st.jobs().size(), 0);
     // Follow the Pending set through the state's log: drop jobs that left, gather those that came.
     std::vector<std::vector<Entry>> fresh(nq);
@@ -49,6 +51,7 @@ class Enqueue final : public Action {
       // Entries were trimmed before this action read them (another scheduler on the state, or a
       // caller's release_removed()): ids may since have been reused, so start again from the set.
       for (auto& v : order_) v.clear();
+      for (auto& bits : run_start_) bits.clear();
       std::fill(listed_.begin(), listed_.end(), kAbsent);
       for (JobId j : st.pending_jobs()) {
         const JobInfo& job = st.job(j);
@@ -88,10 +91,18 @@ class Enqueue final : public Action {
       }
     }
     if (pos_.size() < listed_.size()) pos_.resize(listed_.size(), 0);
-    std::vector<std::uint8_t> moved_q(nq, 0);  // queues whose entries moved (positions to refresh)
+    // Per queue, the first entry that moved (positions and run starts are refreshed from there):
+    // jobs come mostly at the end of a queue's order, so that refresh is short.
+    constexpr std::size_t kUnmoved = SIZE_MAX;
+    std::vector<std::size_t> moved_from(nq, kUnmoved);
     if (departures)
-      for (std::size_t q = 0; q < nq; ++q)
-        moved_q[q] = std::erase_if(order_[q], [&](const Entry& e) { return gone(e.job); }) > 0;
+      for (std::size_t q = 0; q < nq; ++q) {
+        auto& v = order_[q];
+        const auto first = std::find_if(v.begin(), v.end(), [&](const Entry& e) { return leaving(e.job); });
+        if (first == v.end()) continue;
+        moved_from[q] = static_cast<std::size_t>(first - v.begin());
+        v.erase(std::remove_if(first, v.end(), [&](const Entry& e) { return gone(e.job); }), v.end());
+      }
     for (std::size_t q = 0; q < nq; ++q) std::erase_if(fresh[q], [&](const Entry& e) { return gone(e.job); });  // came and went
     for (JobId j : renewed) {
       if (listed_[j] == kRenew) listed_[j] = kAbsent;  // its old entry was not found: none to erase
@@ -110,18 +121,19 @@ class Enqueue final : public Action {
       for (std::size_t i = 1; !trust && i < v.size(); ++i)
         if (!job_less(v[i - 1], v[i])) {
           sort_checked(v, job_less);
-          moved_q[q] = 1;
+          moved_from[q] = 0;
           break;
         }
       if (!fresh[q].empty()) {
         sort_checked(fresh[q], job_less);
         const std::size_t mid = v.size();
         v.insert(v.end(), fresh[q].begin(), fresh[q].end());
-        merge_tail_checked(v, mid, job_less);
-        moved_q[q] = 1;
+        moved_from[q] = std::min(moved_from[q], merge_tail_checked(v, mid, job_less));
       }
-      if (moved_q[q])
-        for (std::size_t i = 0; i < v.size(); ++i) pos_[v[i].job] = static_cast<std::uint32_t>(i);
+      if (moved_from[q] != kUnmoved) {
+        for (std::size_t i = moved_from[q]; i < v.size(); ++i) pos_[v[i].job] = static_cast<std::uint32_t>(i);
+        rebuild_runs(q, moved_from[q]);
+      }
     }
     sync_shown(ssn);
     // With no reason set yet in this session (enqueue runs first), a job shows a verdict exactly
@@ -160,7 +172,9 @@ class Enqueue final : public Action {
         memo_size = ssn.enqueue_memo_size();
         ++epoch_;
       }
-      for (; i < v.size() && v[i].cls != kNoMin; ++i) {
+      // Entries come in runs of equal (class, shown): a run whose class the memo decides and
+      // whose jobs all show that verdict already is passed over in one step.
+      while (i < v.size() && v[i].cls != kNoMin) {
         const Entry& e = v[i];
         ClassVerdict& cv = class_verdict_[e.cls];
         if (cv.epoch != epoch_) {
@@ -169,8 +183,14 @@ class Enqueue final : public Action {
           if (cv.decided) cv.key = ssn.condition_key(cv.verdict);
         }
         if (!cv.decided) break;
-        if (e.shown != cv.key || (!no_reasons_yet && ssn.job_reason(e.job) != nullptr))
-          ssn.set_job_reason(e.job, cv.verdict);
+        const std::size_t end = run_end(q, i);
+        if (e.shown == cv.key && no_reasons_yet) {
+          i = end;
+          continue;
+        }
+        for (; i < end; ++i)
+          if (v[i].shown != cv.key || (!no_reasons_yet && ssn.job_reason(v[i].job) != nullptr))
+            ssn.set_job_reason(v[i].job, cv.verdict);
       }
       if (i >= v.size()) {  // drop the queue: nothing pending
         q = kNone;
@@ -217,14 +237,60 @@ class Enqueue final : public Action {
     const ConditionLedger& l = ssn.ledger();
     if (&l == ledger_seen_ && l.reports == reports_seen_ + 1) {
       for (JobId j : l.changed)
-        if (j < listed_.size() && listed_[j] == kListed) order_[ssn.state().job(j).queue][pos_[j]].shown = l.reported[j];
+        if (j < listed_.size() && listed_[j] == kListed) {
+          const QueueId q = ssn.state().job(j).queue;
+          order_[q][pos_[j]].shown = l.reported[j];
+          touch_run(q, pos_[j]);
+        }
     } else if (&l != ledger_seen_ || l.reports != reports_seen_) {
-      for (auto& v : order_)
-        for (Entry& e : v) e.shown = reported(l, e.job);
+      for (std::size_t q = 0; q < order_.size(); ++q) {
+        for (Entry& e : order_[q]) e.shown = reported(l, e.job);
+        rebuild_runs(q);
+      }
     }
     ledger_seen_ = &l;
     reports_seen_ = l.reports;
   }
+  /// Runs of entries: bit i of run_start_[q] is set when entry i of order_[q] starts a run of
+  /// equal (class, shown), i.e. i = 0 or entry i differs from entry i - 1. A change to entry i
+  /// can only move the run starts at i and i + 1.
+  static bool same_run(const Entry& a, const Entry& b) { return a.cls == b.cls && a.shown == b.shown; }
+  void set_run_bit(QueueId q, std::size_t i) {
+    const std::vector<Entry>& v = order_[q];
+    const bool start = i == 0 || !same_run(v[i - 1], v[i]);
+    std::uint64_t& w = run_start_[q][i >> 6];
+    const std::uint64_t bit = std::uint64_t{1} << (i & 63);
+    w = start ? (w | bit) : (w & ~bit);
+  }
+  /// Recomputes the run starts of entries [from, end) (those before are unchanged).
+  void rebuild_runs(QueueId q, std::size_t from = 0) {
+    const std::vector<Entry>& v = order_[q];
+    std::vector<std::uint64_t>& bits = run_start_[q];
+    bits.resize((v.size() + 63) / 64);
+    if (from >= v.size()) return;
+    bits[from >> 6] &= (std::uint64_t{1} << (from & 63)) - 1;  // keep the bits below `from`
+    std::fill(bits.begin() + static_cast<std::ptrdiff_t>((from >> 6) + 1), bits.end(), 0);
+    for (std::size_t i = from; i < v.size(); ++i)
+      bits[i >> 6] |= static_cast<std::uint64_t>(i == 0 || !same_run(v[i - 1], v[i])) << (i & 63);
+  }
+  void touch_run(QueueId q, std::size_t i) {
+    set_run_bit(q, i);
+    if (i + 1 < order_[q].size()) set_run_bit(q, i + 1);
+  }
+  /// The index after the run that holds entry i (the next run start, or the queue's size).
+  std::size_t run_end(QueueId q, std::size_t i) const {
+    const std::vector<std::uint64_t>& bits = run_start_[q];
+    const std::size_t n = order_[q].size();
+    std::size_t w = (i + 1) >> 6;
+    if (w >= bits.size()) return n;
+    std::uint64_t word = bits[w] & (~std::uint64_t{0} << ((i + 1) & 63));
+    while (word == 0) {
+      if (++w >= bits.size()) return n;
+      word = bits[w];
+    }
+    return std::min(n, (w << 6) + static_cast<std::size_t>(std::countr_zero(word)));
+  }
+  std::vector<std::vector<std::uint64_t>> run_start_;  // per queue: the run starts of order_[q], as bits
   using Bits = std::vector<std::uint64_t>;
   /// The class of a minResources vector (the same names, equal bit patterns), created on first
   /// sight.
@@ -270,6 +336,7 @@ class Enqueue final : public Action {
   /// erased at the next cycle unless it comes back first).
   /// kRenew: its entry is to be replaced (ClusterState::PendingChange::Renewed).
   static constexpr std::uint8_t kAbsent = 0, kListed = 1, kLeft = 2, kRenew = 3;
+  bool leaving(JobId j) const { return listed_[j] == kLeft || listed_[j] == kRenew; }
   bool gone(JobId j) {
     if (listed_[j] != kLeft && listed_[j] != kRenew) return false;
     listed_[j] = kAbsent;

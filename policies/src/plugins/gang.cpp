@@ -89,13 +89,15 @@ class Gang final : public Plugin {
       // Keep a more specific reason an action already gave this session (queue overused...).
       if (const Verdict* v = ssn.job_reason(jid); v && !v->ok()) continue;
       const FitErrors* fit = nullptr;
-      for (TaskId t : j.tasks)
-        if ((fit = ssn.find_fit_errors(t))) break;
+      if (ssn.any_fit_errors())
+        for (TaskId t : j.tasks)
+          if ((fit = ssn.find_fit_errors(t))) break;
       // gang.go:171-183: the ready tasks and the pending ones whose last transaction in this
       // session left them Allocated (a discarded or kept statement allocated them).
       std::int32_t schedulable = j.ready_task_num();
-      for (TaskId t : j.tasks)
-        if (st.task(t).status == TaskStatus::Pending && ssn.last_transaction_allocated(t)) ++schedulable;
+      if (ssn.any_last_transaction_allocated())
+        for (TaskId t : j.tasks)
+          if (st.task(t).status == TaskStatus::Pending && ssn.last_transaction_allocated(t)) ++schedulable;
       const std::int32_t unready = j.min_available - schedulable;
       ssn.set_job_reason(jid, Verdict{Code::Unschedulable, "gang", text(ssn, unready, j.task_num(), fit)});
     }

@@ -94,8 +94,32 @@ void fill_deserved(const Resource& total, std::vector<QueueAttr>& attrs) {
   memo.store(total, attrs);
 }
 
+/// The per-session vectors' storage, handed from one session's plugin to the next on this thread
+/// (a plugin lives for one session; the values are rebuilt at every open, only the memory is
+/// kept, which spares a few allocations per queue per session).
+struct ProportionStorage {
+  std::vector<QueueAttr> attrs;
+  std::vector<std::string> closed_reason, quota_reason;
+};
+ProportionStorage& spare_storage() {
+  thread_local ProportionStorage spare;
+  return spare;
+}
+
 class Proportion final : public Plugin {
  public:
+  Proportion() {
+    ProportionStorage& spare = spare_storage();
+    attrs_ = std::move(spare.attrs);
+    closed_reason_ = std::move(spare.closed_reason);
+    quota_reason_ = std::move(spare.quota_reason);
+  }
+  ~Proportion() override {
+    ProportionStorage& spare = spare_storage();
+    spare.attrs = std::move(attrs_);
+    spare.closed_reason = std::move(closed_reason_);
+    spare.quota_reason = std::move(quota_reason_);
+  }
   std::string_view name() const override { return "proportion"; }
 
   void on_session_open(Session& ssn) override {
@@ -176,8 +200,9 @@ class Proportion final : public Plugin {
     ssn.add_allocatable_fn(allocatable, TaskDependence::Spec);  // the queue and the request
     ssn.add_preemptive_fn(allocatable);
     // Reasons are written once per queue per session; votes point at them.
-    closed_reason_.assign(attrs_.size(), {});
-    quota_reason_.assign(attrs_.size(), {});
+    closed_reason_.resize(attrs_.size());
+    quota_reason_.resize(attrs_.size());
+    for (std::size_t q = 0; q < attrs_.size(); ++q) closed_reason_[q].clear(), quota_reason_[q].clear();
     // (written on a queue's first rejection of the session)
     ssn.add_job_enqueueable_fn([this](const JobInfo& j, std::string_view& reason) {
       const QueueInfo& q = st_->queue(j.queue);

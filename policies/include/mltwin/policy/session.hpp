@@ -24,6 +24,7 @@
 #pragma once
 
 #include "mltwin/policy/export.hpp"
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -442,6 +443,8 @@ class MLTWIN_POLICY_EXPORT Session {
   /// Fit errors of a task in this session (Volcano job.NodesFitErrors).
   FitErrors& fit_errors(TaskId t);
   const FitErrors* find_fit_errors(TaskId t) const;
+  /// True if some task has fit errors in this session.
+  bool any_fit_errors() const { return !fit_errors_.empty(); }
   /// Forget a task's fit errors (Volcano records them only when no node fits).
   void clear_fit_errors(TaskId t) { fit_errors_.erase(t); }
   /// Records that task t found no node in this session: its role joins its job's failed roles
@@ -473,7 +476,10 @@ class MLTWIN_POLICY_EXPORT Session {
   /// statement kept until close allocated it (Volcano still has it Allocated when the plugins
   /// close). Committing clears it (statement.go:413-415). gang's OnSessionClose counts such
   /// pending tasks as schedulable (plugins/gang/gang.go:171-183).
-  bool last_transaction_allocated(TaskId t) const { return last_tx_allocated_.count(t) != 0; }
+  bool last_transaction_allocated(TaskId t) const { return !last_tx_allocated_.empty() && last_tx_allocated_.count(t) != 0; }
+  /// True if some task's last transaction in this session left it Allocated (a cheap test
+  /// before asking last_transaction_allocated task by task).
+  bool any_last_transaction_allocated() const { return !last_tx_allocated_.empty(); }
   /// Keeps a statement's operations applied until the session closes, then undoes them
   /// (Volcano allocate leaves a pipelined-but-not-ready job's statement in the session copy).
   void keep_until_close(Statement&& stmt);
@@ -583,6 +589,14 @@ class MLTWIN_POLICY_EXPORT Session {
   std::uint32_t intern(std::string_view text);
   /// This session's views, by address: text start -> (length, id).
   std::unordered_map<const char*, std::pair<std::size_t, std::uint32_t>> interned_;
+  /// In front of interned_: the last view seen at each of 16 address slots. A session's reasons
+  /// are thousands of views of a few texts, so nearly every lookup ends here.
+  struct InternSlot {
+    const char* data = nullptr;
+    std::size_t size = 0;
+    std::uint32_t id = 0;
+  };
+  std::array<InternSlot, 16> intern_cache_{};
   std::deque<std::string> kept_text_;
   std::vector<std::pair<JobId, PodGroupPhase>> phase_changes_;  // (job, phase before)
   std::vector<JobId> unschedulable_;                            // set_unschedulable_condition
