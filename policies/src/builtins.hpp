@@ -83,6 +83,12 @@ struct QueueJobOrder {
   /// that order (so the heaps are the same as when built from fresh vectors).
   template <class Keep>
   void build(const Session& ssn, Keep&& keep) {
+    build(ssn, [](JobId) { return true; }, keep);
+  }
+  /// The same, passing over the jobs `pass` (a JobId -> bool) rejects without asking `keep`
+  /// (a test on what the state keeps per job id, cheaper than opening the JobInfo).
+  template <class Pass, class Keep>
+  void build(const Session& ssn, Pass&& pass, Keep&& keep) {
     const ClusterState& st = ssn.state();
     const std::size_t nq = st.queues().size();
     queues.reset(QueueLess{&ssn});
@@ -90,6 +96,7 @@ struct QueueJobOrder {
     for (JobPQ& pq : jobs) pq.reset(JobLess{&ssn});
     jobs.resize(nq, JobPQ(JobLess{&ssn}));
     for (JobId jid : st.active_jobs()) {
+      if (!pass(jid)) continue;
       const JobInfo& j = st.job(jid);
       if (!keep(j)) continue;
       if (jobs[j.queue].empty()) queues.push_unordered(j.queue);

@@ -223,6 +223,13 @@ void ClusterState::set_node_unschedulable(NodeId id, bool unschedulable) {
   ++generation_;
 }
 
+void ClusterState::refresh_job_flags(const JobInfo& j) {
+  std::uint8_t f = 0;
+  if (j.count(TaskStatus::Pending) > j.pending_best_effort_num) f |= kHasPendingTasks;
+  if (!j.tasks.empty() && !j.is_ready()) f |= kNotReadyWithTasks;
+  job_flags_[j.id] = f;
+}
+
 void ClusterState::list_insert(JobId j) {
   const bool pending = jobs_[j].phase == PodGroupPhase::Pending;
   if (pending) {
@@ -268,10 +275,12 @@ JobId ClusterState::add_job(JobInfo j) {
   if (reused == kNone) {
     jobs_.push_back(std::move(j));
     list_pos_.push_back(0);
+    job_flags_.push_back(0);
   } else {
     jobs_[id] = std::move(j);
   }
   list_insert(id);
+  refresh_job_flags(jobs_[id]);
   ++queue_jobs_[jobs_[id].queue];
   job_sums_.touch(id);
   ++generation_;
@@ -301,6 +310,7 @@ TaskId ClusterState::add_task(JobId jid, TaskInfo t) {
   ++j.status_count[static_cast<std::size_t>(TaskStatus::Pending)];
   j.pending_request.add(tt.resreq);
   if (tt.best_effort) ++j.pending_best_effort_num;
+  refresh_job_flags(j);
   job_sums_.touch(jid);
   ++generation_;
   return tt.id;
@@ -385,6 +395,7 @@ void ClusterState::apply_task_status_quiet(TaskId tid, TaskStatus status, NodeId
     j.pending_request.add(t.resreq);
     if (t.best_effort) ++j.pending_best_effort_num;
   }
+  refresh_job_flags(j);
 }
 
 void ClusterState::set_task_status(TaskId t, TaskStatus status, NodeId node) {
@@ -427,6 +438,7 @@ void ClusterState::remove_task(TaskId tid) {
   role_leave(j, t.role_index, TaskStatus::Unknown, t.best_effort);
   t.node = kNone;
   j.tasks.erase(it);
+  refresh_job_flags(j);
   if (j.live && j.phase == PodGroupPhase::Pending && j.tasks.empty()) --pending_with_pods_;
   if (reuse_ == IdReuse::AfterCycle) removed_.tasks.push_back(tid);
   ++generation_;
@@ -465,6 +477,7 @@ void ClusterState::set_podgroup(JobId jid, const JobInfo& spec) {
   j.min_resources = spec.min_resources;
   j.podgroup_unset = false;
   j.live = true;
+  refresh_job_flags(j);
   pending_log_.emplace_back(jid, PendingChange::Renewed);  // a new PodGroup: any kept entry is stale
   list_insert(jid);
   ++queue_jobs_[j.queue];
@@ -591,6 +604,7 @@ void ClusterState::update_job(JobId jid, const JobInfo& spec) {
   j.sla_waiting_time = spec.sla_waiting_time;
   j.has_min_resources = spec.has_min_resources;
   j.min_resources = spec.min_resources;
+  refresh_job_flags(j);
   ++generation_;
   set_podgroup_phase(jid, spec.phase);
 }
@@ -690,6 +704,7 @@ ReleasedIds ClusterState::release_removed() {
     blank.id = j;
     blank.live = false;
     jobs_[j] = std::move(blank);
+    refresh_job_flags(jobs_[j]);
   }
   return out;
 }
@@ -744,6 +759,9 @@ std::string ClusterState::check_invariants() const {
       if (allocated_status(tasks_[t].status)) alloc.add(tasks_[t].resreq);
     }
     if (cnt != j.status_count) return "job '" + j.name + "': task status counts drifted";
+    if (has_pending_tasks(j.id) != (j.count(TaskStatus::Pending) > j.pending_best_effort_num) ||
+        not_ready_with_tasks(j.id) != (!j.tasks.empty() && !j.is_ready()))
+      return "job '" + j.name + "': kept flags (has_pending_tasks, not_ready_with_tasks) drifted";
     if (drifted(alloc, j.allocated)) return "job '" + j.name + "': allocated aggregate drifted";
     if (j.roles.empty()) {
       if (!j.min_task_member.empty()) return "job '" + j.name + "': minTaskMember is set but its roles are not counted";

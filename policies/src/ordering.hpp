@@ -160,6 +160,29 @@ class PriorityQueue {
     for (std::size_t i = 1; i < n; ++i)
       if (less_(v_[i], v_[(i - 1) / 2])) less_.violated(v_[(i - 1) / 2], v_[i]);
   }
+  /// Puts x in the top's place and moves it down while a child goes before it: for an element
+  /// just read with top() and handled (its place in the order may have changed), the pops that
+  /// follow are those of pop() then push(x) — the order is a strict total order, so any heap
+  /// of the same elements pops the same sequence — at two comparisons when x still goes first
+  /// (pop and push cost about two per level).
+  void replace_top(T x) {
+    const std::size_t n = v_.size();
+    std::size_t hole = 0;
+    try {
+      for (;;) {
+        std::size_t child = 2 * hole + 1;
+        if (child >= n) break;
+        if (child + 1 < n && less_(v_[child + 1], v_[child])) ++child;
+        if (!less_(v_[child], x)) break;
+        v_[hole] = v_[child];
+        hole = child;
+      }
+    } catch (...) {
+      v_[hole] = x;
+      throw;
+    }
+    v_[hole] = x;
+  }
   const T& top() const { return v_.front(); }
   bool empty() const { return v_.empty(); }
   std::size_t size() const { return v_.size(); }

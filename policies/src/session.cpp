@@ -538,9 +538,17 @@ std::string_view Session::keep(std::string text) {
 }
 
 std::uint32_t ConditionLedger::intern(std::string_view text) {
-  if (auto it = text_ids_.find(text); it != text_ids_.end()) return it->second;
-  const auto id = static_cast<std::uint32_t>(text_ids_.size() + 1);
-  text_of_.push_back(&text_ids_.emplace(std::string(text), id).first->first);
+  AddressSlot& slot = by_address_[(reinterpret_cast<std::uintptr_t>(text.data()) >> 4) % by_address_.size()];
+  if (slot.id != 0 && slot.data == text.data() && slot.size == text.size() && *text_of_[slot.id - 1] == text)
+    return slot.id;
+  std::uint32_t id;
+  if (auto it = text_ids_.find(text); it != text_ids_.end()) {
+    id = it->second;
+  } else {
+    id = static_cast<std::uint32_t>(text_ids_.size() + 1);
+    text_of_.push_back(&text_ids_.emplace(std::string(text), id).first->first);
+  }
+  slot = AddressSlot{text.data(), text.size(), id};
   return id;
 }
 
@@ -563,24 +571,19 @@ void ConditionLedger::compact_texts() {
     if (k != 0) k = (k & (0xffULL << 56)) | keep((k >> 32) & 0xffffffULL) << 32 | keep(k & 0xffffffffULL);
   text_ids_ = std::move(kept);
   text_of_ = std::move(kept_of);
+  std::fill(by_address_.begin(), by_address_.end(), AddressSlot{});  // the ids were renumbered
   ++reports;
   compact_at_ = std::max<std::size_t>(1024, 2 * text_ids_.size());
 }
 
 std::uint32_t Session::intern(std::string_view text) {
   // Verdicts point at texts that live at least as long as the session (literals, plugin-owned
-  // strings, texts kept with keep()), thousands of verdicts at a few hundred texts: each view is
-  // interned by text once, then looked up by its address.
+  // strings, texts kept with keep()), thousands of verdicts at a few hundred texts: a view seen
+  // at the same address earlier in the session has the same text; otherwise the ledger finds
+  // it (by an address it checks against the text, else by the text).
   InternSlot& slot = intern_cache_[(reinterpret_cast<std::uintptr_t>(text.data()) >> 3) & (intern_cache_.size() - 1)];
   if (text.data() != nullptr && slot.data == text.data() && slot.size == text.size()) return slot.id;
-  const auto [it, added] = interned_.try_emplace(text.data(), text.size(), 0);
-  std::uint32_t id;
-  if (!added && it->second.first == text.size()) {
-    id = it->second.second;
-  } else {
-    id = ledger_->intern(text);
-    if (added) it->second.second = id;
-  }
+  const std::uint32_t id = ledger_->intern(text);
   slot = InternSlot{text.data(), text.size(), id};
   return id;
 }

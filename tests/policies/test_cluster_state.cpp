@@ -481,3 +481,30 @@ TEST_CASE("a job starts counting roles when a pod or its PodGroup first names on
   CHECK(s.job(kid).check_task_ready());  // minAvailable 1 < 2: skipped
   CHECK(s.check_invariants().empty());
 }
+
+TEST_CASE("has_pending_tasks / not_ready_with_tasks follow the job's pods, by hand") {
+  // A gang of minAvailable 2 with a BestEffort pod (requests nothing: it counts toward ready
+  // while Pending, api/job_info.go ReadyTaskNum + pendingBestEffortTaskNum) and a normal pod.
+  ClusterState s;
+  s.add_queue(queue_named("q"));
+  const NodeId n = s.add_node(big_node("n"));
+  const JobId j = s.add_job(job_in(0, "gang", 2, Resource{}));
+  using P = std::pair<bool, bool>;  // has_pending_tasks, not_ready_with_tasks
+  auto flags = [&] { return P{s.has_pending_tasks(j), s.not_ready_with_tasks(j)}; };
+  CHECK(flags() == P{false, false});  // no pods yet
+  const TaskId be = s.add_task(j, pod("be", Resource{}));
+  CHECK(flags() == P{false, true});   // Pending but BestEffort; ready 0 + 1 < 2
+  const TaskId t = s.add_task(j, pod("t", req(1000, 0)));
+  CHECK(flags() == P{true, true});
+  s.set_task_status(t, TaskStatus::Bound, n);
+  CHECK(flags() == P{false, false});  // ready 1 + 1 BestEffort = minAvailable
+  JobInfo spec = s.job(j);
+  spec.min_available = 3;
+  s.update_job(j, spec);
+  CHECK(flags() == P{false, true});   // 2 < 3
+  s.remove_task(be);
+  CHECK(flags() == P{false, true});   // ready 1 < 3
+  s.set_task_status(t, TaskStatus::Pending);
+  CHECK(flags() == P{true, true});
+  CHECK(s.check_invariants().empty());
+}

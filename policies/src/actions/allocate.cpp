@@ -63,11 +63,10 @@ class Allocate final : public Action {
       for (JobId j : pending) ssn.set_phase(j, PodGroupPhase::Inqueue);
     }
     QueueJobOrder& order = order_;
-    order.build(ssn, [&ssn](const JobInfo& j) {
+    // A job with no pending (non-BestEffort) pod would be popped and put aside without any
+    // effect on the queue or the cluster; leaving it out changes no decision.
+    order.build(ssn, [&st](JobId j) { return st.has_pending_tasks(j); }, [&ssn](const JobInfo& j) {
       if (j.phase == PodGroupPhase::Pending) return false;
-      // A job with no pending (non-BestEffort) pod would be popped and put aside without any
-      // effect on the queue or the cluster; leaving it out changes no decision.
-      if (j.count(TaskStatus::Pending) == j.pending_best_effort_num) return false;
       if (ValidateResult vr = ssn.job_valid(j); !vr.pass) {
         if (!j.tasks.empty()) ssn.set_job_reason(j.id, Status::unschedulable("gang", vr.message));
         return false;
@@ -100,14 +99,19 @@ class Allocate final : public Action {
         continue;
       }
       if (jobs.empty()) continue;
-      const JobId jid = jobs.pop();
+      // The first job is taken and, if tasks remain, goes back: it stays at the top while it
+      // is handled and is then moved down as far as its new place (replace_top), the same
+      // order as popping and pushing it again.
+      const JobId jid = jobs.top();
       TaskPQ& tasks = tasks_of(jid);
       if (tasks.empty()) {
+        jobs.pop();
         queues.push(q);
         continue;
       }
       allocate_job(ssn, st, jid, q, tasks);
-      if (!tasks.empty()) jobs.push(jid);
+      if (!tasks.empty()) jobs.replace_top(jid);
+      else jobs.pop();
       queues.push(q);
     }
   }

@@ -22,7 +22,11 @@
 // ConditionLedger::reported, mirrored in the job's entry). Jobs are grouped in classes of equal
 // minResources, so that question is answered once per class, queue and memo size. On a backlog
 // of thousands of jobs held back by overcommit, a cycle then costs a scan of small entries
-// instead of a vote, a reason and a diff per job.
+// instead of a vote, a reason and a diff per job — and not even that: consecutive entries of
+// the same class that show the same verdict form a run, whose start is kept as a bit per entry
+// (refreshed from the first entry that moved when jobs come or go, and at the two entries
+// around a job whose shown verdict changed), and a run the memo decides and whose jobs all
+// show that verdict is passed over in one step.
 #include <array>
 #include <bit>
 #include <cstring>

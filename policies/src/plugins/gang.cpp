@@ -83,8 +83,8 @@ class Gang final : public Plugin {
     const ClusterState& st = ssn.state();
     texts_.clear();
     for (JobId jid : st.active_jobs()) {
+      if (!st.not_ready_with_tasks(jid)) continue;  // no tasks, or ready
       const JobInfo& j = st.job(jid);
-      if (j.tasks.empty() || j.is_ready()) continue;
       ssn.set_unschedulable_condition(jid);  // gang.go:193-205: the condition jobStatus reads
       // Keep a more specific reason an action already gave this session (queue overused...).
       if (const Verdict* v = ssn.job_reason(jid); v && !v->ok()) continue;

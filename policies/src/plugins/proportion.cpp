@@ -106,6 +106,21 @@ ProportionStorage& spare_storage() {
   return spare;
 }
 
+/// (allocated + req).less_equal_with_dimension(deserved, req) — proportion.go's allocatable,
+/// the queue's allocation plus the task's request within deserved on the resources the task
+/// requests — without building the sum (per task per session): each compared value is the
+/// same sum (allocated's value, 0 when absent, plus the request's), and the sum's scalars are
+/// read only for names the request has.
+bool sum_within_requested(const Resource& allocated, const Resource& req, const Resource& deserved) {
+  if (req.milli_cpu > 0 && allocated.milli_cpu + req.milli_cpu > deserved.milli_cpu) return false;
+  if (req.memory > 0 && allocated.memory + req.memory > deserved.memory) return false;
+  for (const auto& e : req.scalars) {
+    if (e.name == rn::kPods) continue;
+    if (e.value > 0 && allocated.scalars.get(e.name) + e.value > deserved.scalars.get(e.name)) return false;
+  }
+  return true;
+}
+
 class Proportion final : public Plugin {
  public:
   Proportion() {
@@ -128,6 +143,8 @@ class Proportion final : public Plugin {
     const Resource total = ssn.total_resource();
     Resource total_guarantee;
     for (const auto& q : st.queues()) total_guarantee.add(q.guarantee);
+    // What the guarantees leave of the cluster, the same for every queue.
+    const Resource unguaranteed = Resource::exceeded_part(total, total_guarantee);
     attrs_.assign(st.queues().size(), QueueAttr{});
     for (const auto& q : st.queues()) {
       if (st.queue_job_count(q.id) == 0) continue;  // attributes only for queues with jobs
@@ -144,7 +161,7 @@ class Proportion final : public Plugin {
         if (a.capability.memory <= 0) a.capability.memory = kMaxFloat64;
       }
       a.guarantee = q.guarantee;
-      a.real_capability = Resource::exceeded_part(total, total_guarantee) + q.guarantee;
+      a.real_capability = unguaranteed + q.guarantee;
       if (a.has_capability) a.real_capability.min_dimension_resource(a.capability, DimensionDefault::Infinity);
     }
     // The jobs' sums (the job loop over every job, proportion.go:92-162: allocated, request,
@@ -195,7 +212,7 @@ class Proportion final : public Plugin {
     auto allocatable = [this](const QueueInfo& q, const TaskInfo& t) {
       if (q.state != QueueState::Open) return false;
       const QueueAttr& a = attrs_[q.id];
-      return (a.allocated + t.resreq).less_equal_with_dimension(a.deserved, t.resreq);
+      return sum_within_requested(a.allocated, t.resreq, a.deserved);
     };
     ssn.add_allocatable_fn(allocatable, TaskDependence::Spec);  // the queue and the request
     ssn.add_preemptive_fn(allocatable);

@@ -236,6 +236,12 @@ class MLTWIN_POLICY_EXPORT ClusterState {
   /// pending_log_base() (it missed entries).
   const std::vector<std::pair<JobId, PendingChange>>& pending_log() const { return pending_log_; }
   std::uint64_t pending_log_base() const { return pending_log_base_; }
+  /// Two facts per job, kept with its task counts so that a loop over every active job in every
+  /// session (allocate's job orders, gang's close) need not open the JobInfo of the jobs they
+  /// pass over: a Pending task that is not BestEffort (JobInfo::count(Pending) >
+  /// pending_best_effort_num), and tasks without being ready (!tasks.empty() && !is_ready()).
+  bool has_pending_tasks(JobId j) const { return (job_flags_[j] & kHasPendingTasks) != 0; }
+  bool not_ready_with_tasks(JobId j) const { return (job_flags_[j] & kNotReadyWithTasks) != 0; }
   /// Number of Pending PodGroups that already have pods.
   std::int32_t pending_jobs_with_pods() const { return pending_with_pods_; }
   /// Live jobs per queue (proportion builds attributes only for queues with jobs).
@@ -279,6 +285,9 @@ class MLTWIN_POLICY_EXPORT ClusterState {
   void list_erase(JobId j);
   std::vector<JobId> lists_[2];           // [0] PodGroup Pending, [1] the rest
   std::vector<std::uint32_t> list_pos_;   // job id -> index in its list
+  static constexpr std::uint8_t kHasPendingTasks = 1, kNotReadyWithTasks = 2;
+  std::vector<std::uint8_t> job_flags_;   // job id -> has_pending_tasks | not_ready_with_tasks
+  void refresh_job_flags(const JobInfo& j);
   std::vector<std::int32_t> queue_jobs_;
   std::vector<std::pair<JobId, PendingChange>> pending_log_;
   std::uint64_t pending_log_base_ = 0;

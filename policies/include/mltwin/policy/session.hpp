@@ -210,6 +210,15 @@ struct MLTWIN_POLICY_EXPORT ConditionLedger {
   };
   std::unordered_map<std::string, std::uint32_t, Hash, std::equal_to<>> text_ids_;
   std::vector<const std::string*> text_of_;  // id - 1 -> its text (a key of text_ids_)
+  /// The id last found for a text at an address, per address slot, checked against the text
+  /// before use (an address may hold another text by now): texts a plugin or action keeps
+  /// across sessions (a reason per task, say) are then found without hashing them.
+  struct AddressSlot {
+    const char* data = nullptr;
+    std::size_t size = 0;
+    std::uint32_t id = 0;
+  };
+  std::vector<AddressSlot> by_address_ = std::vector<AddressSlot>(1024);
   std::size_t compact_at_ = 1024;            // compact_texts() does nothing below this size
 };
 
@@ -502,7 +511,7 @@ class MLTWIN_POLICY_EXPORT Session {
   void use_ledger(ConditionLedger* ledger) { ledger_ = ledger; }
   const ConditionLedger& ledger() const { return *ledger_; }
   /// A verdict's identity across sessions: (code, interned plugin text, interned reason text).
-  /// Never 0. Views are interned by address once per session, then by text in the ledger.
+  /// Never 0. Views are looked up by address within the session, then in the ledger.
   std::uint64_t condition_key(const Verdict& v);
 
  private:
@@ -587,10 +596,8 @@ class MLTWIN_POLICY_EXPORT Session {
   ConditionLedger own_ledger_;
   ConditionLedger* ledger_ = &own_ledger_;
   std::uint32_t intern(std::string_view text);
-  /// This session's views, by address: text start -> (length, id).
-  std::unordered_map<const char*, std::pair<std::size_t, std::uint32_t>> interned_;
-  /// In front of interned_: the last view seen at each of 16 address slots. A session's reasons
-  /// are thousands of views of a few texts, so nearly every lookup ends here.
+  /// The last view seen at each of 16 address slots, in front of the ledger: a session's
+  /// reasons are thousands of views of a few texts, so most lookups end here.
   struct InternSlot {
     const char* data = nullptr;
     std::size_t size = 0;
