@@ -538,6 +538,8 @@ std::string_view Session::keep(std::string text) {
 }
 
 std::uint32_t ConditionLedger::intern(std::string_view text) {
+  // (Sized on first use: every session holds a ledger of its own, most never used.)
+  if (by_address_.empty()) by_address_.resize(1024);
   AddressSlot& slot = by_address_[(reinterpret_cast<std::uintptr_t>(text.data()) >> 4) % by_address_.size()];
   if (slot.id != 0 && slot.data == text.data() && slot.size == text.size() && *text_of_[slot.id - 1] == text)
     return slot.id;

@@ -242,6 +242,9 @@ struct MLTWIN_POLICY_EXPORT JobInfo {
 
   // Maintained by ClusterState: never edit directly.
   std::array<std::int32_t, kTaskStatusCount> status_count{};
+  /// Pending tasks that request nothing (BestEffort); beside status_count, as is_ready() reads
+  /// both.
+  std::int32_t pending_best_effort_num = 0;
   Resource allocated;              ///< sum of resreq of tasks in allocated_status
   Resource pending_request;        ///< sum of resreq of tasks in Pending
   Resource pipelined;              ///< sum of resreq of tasks in Pipelined (in-session only)
@@ -277,7 +280,6 @@ struct MLTWIN_POLICY_EXPORT JobInfo {
   std::int32_t valid_task_num() const {
     return ready_task_num() + count(TaskStatus::Pipelined) + count(TaskStatus::Pending);
   }
-  std::int32_t pending_best_effort_num = 0;  ///< maintained by ClusterState
   /// Volcano IsReady / IsPipelined / IsStarving.
   bool is_ready() const { return ready_task_num() + pending_best_effort_num >= min_available; }
   bool is_pipelined() const {

@@ -218,7 +218,7 @@ struct MLTWIN_POLICY_EXPORT ConditionLedger {
     std::size_t size = 0;
     std::uint32_t id = 0;
   };
-  std::vector<AddressSlot> by_address_ = std::vector<AddressSlot>(1024);
+  std::vector<AddressSlot> by_address_;  // 1,024 slots once the first text is interned
   std::size_t compact_at_ = 1024;            // compact_texts() does nothing below this size
 };
 
