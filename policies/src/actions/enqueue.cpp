@@ -46,7 +46,7 @@ class Enqueue final : public Action {
     const std::size_t nq = st.queues().size();
     order_.resize(nq);
     run_start_.resize(nq);
-    if (listed_.size() < st.jobs().size()) listed_.resize(st.jobs().size(), 0);
+    if (listed_.size() < st.jobs().size()) listed_.resize(st.jobs().size(), 0), listed_in_.resize(st.jobs().size(), 0);
     // Follow the Pending set through the state's log: drop jobs that left, gather those that came.
     std::vector<std::vector<Entry>> fresh(nq);
     bool departures = false;
@@ -62,10 +62,12 @@ class Enqueue final : public Action {
         fresh[job.queue].push_back({j, job.has_min_resources ? class_of(job.min_resources) : kNoMin,
                                     reported(ssn.ledger(), j)});
         listed_[j] = kListed;
+        listed_in_[j] = job.queue;
       }
       log_pos_ = st.pending_log_base() + log.size();
     }
     std::vector<JobId> renewed;
+    departed_.clear();
     for (; log_pos_ < st.pending_log_base() + log.size(); ++log_pos_) {
       const auto [j, change] = log[log_pos_ - st.pending_log_base()];
       if (change == ClusterState::PendingChange::Renewed) {
@@ -75,6 +77,7 @@ class Enqueue final : public Action {
         if (listed_[j] == kListed || listed_[j] == kLeft) {
           listed_[j] = kRenew;
           renewed.push_back(j);
+          departed_.push_back(j);
           departures = true;
         }
         continue;
@@ -88,10 +91,12 @@ class Enqueue final : public Action {
           fresh[job.queue].push_back({j, job.has_min_resources ? class_of(job.min_resources) : kNoMin,
                                       reported(ssn.ledger(), j)});
           listed_[j] = kListed;
+          listed_in_[j] = job.queue;
         }
       } else if (listed_[j] == kListed) {
         listed_[j] = kLeft;
         departures = true;
+        departed_.push_back(j);
       }
     }
     if (pos_.size() < listed_.size()) pos_.resize(listed_.size(), 0);
@@ -99,14 +104,23 @@ class Enqueue final : public Action {
     // jobs come mostly at the end of a queue's order, so that refresh is short.
     constexpr std::size_t kUnmoved = SIZE_MAX;
     std::vector<std::size_t> moved_from(nq, kUnmoved);
-    if (departures)
-      for (std::size_t q = 0; q < nq; ++q) {
-        auto& v = order_[q];
-        const auto first = std::find_if(v.begin(), v.end(), [&](const Entry& e) { return leaving(e.job); });
-        if (first == v.end()) continue;
-        moved_from[q] = static_cast<std::size_t>(first - v.begin());
-        v.erase(std::remove_if(first, v.end(), [&](const Entry& e) { return gone(e.job); }), v.end());
+    if (departures) {
+      // Only the queues a job left are touched, from the first such job's entry (found by its
+      // position; a job that came and left since the last cycle has no entry in order_ yet).
+      for (JobId j : departed_) {
+        if (!leaving(j)) continue;  // came back
+        const QueueId q = listed_in_[j];
+        const std::size_t p = pos_[j];
+        if (p < order_[q].size() && order_[q][p].job == j) moved_from[q] = std::min(moved_from[q], p);
       }
+      for (std::size_t q = 0; q < nq; ++q) {
+        if (moved_from[q] == kUnmoved) continue;
+        auto& v = order_[q];
+        v.erase(std::remove_if(v.begin() + static_cast<std::ptrdiff_t>(moved_from[q]), v.end(),
+                               [&](const Entry& e) { return gone(e.job); }),
+                v.end());
+      }
+    }
     for (std::size_t q = 0; q < nq; ++q) std::erase_if(fresh[q], [&](const Entry& e) { return gone(e.job); });  // came and went
     for (JobId j : renewed) {
       if (listed_[j] == kRenew) listed_[j] = kAbsent;  // its old entry was not found: none to erase
@@ -114,6 +128,7 @@ class Enqueue final : public Action {
       if (listed_[j] != kAbsent || !job.live || !job.is_pending()) continue;
       fresh[job.queue].push_back({j, job.has_min_resources ? class_of(job.min_resources) : kNoMin, reported(ssn.ledger(), j)});
       listed_[j] = kListed;
+      listed_in_[j] = job.queue;
     }
     // When every job order promises to be static for pending jobs without pods, last cycle's
     // order still holds — if it too was made while no Pending job had pods (a job that since
@@ -348,6 +363,8 @@ class Enqueue final : public Action {
   }
   std::vector<std::uint8_t> listed_;
   std::vector<std::uint32_t> pos_;         // job id -> index in order_[its queue], while listed
+  std::vector<QueueId> listed_in_;         // job id -> the queue whose order_ (or fresh list) holds its entry
+  std::vector<JobId> departed_;            // this cycle: jobs whose entries went kLeft or kRenew
   const ConditionLedger* ledger_seen_ = nullptr;
   std::uint64_t reports_seen_ = 0;
   std::uint64_t log_pos_ = 0;              // the next pending-log entry to read (ClusterState::pending_log_base())
