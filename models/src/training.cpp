@@ -8,6 +8,7 @@
 #include <boost/random/uniform_int_distribution.hpp>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <stdexcept>
 
 #include "mltwin/models/node_lifecycle.hpp"
@@ -132,19 +133,16 @@ void TrainingCluster::start() {
   s_->sim.schedule(s_->sim.now(), &sample_event_, 0);
 }
 
-std::string TrainingCluster::infeasible_reason(const TrainingJobSpec& j, const Resource& pod) const {
-  // How many of this job's pods could the empty cluster hold at once, on the nodes whose labels
-  // and taints its pods accept (the predicates plugin's NodeAffinity and TaintToleration
-  // filters)? A node group none of whose nodes (or, with no node, whose template node) accepts
-  // them is named with the filter's reason.
-  const policy::TaskInfo cons = pod_constraints(j);
+namespace {
+// TrainingCluster::infeasible_reason's walk over every node for one pod shape.
+TrainingState::NodeWalk node_walk(const TrainingScenario& scenario_, const policy::ClusterState& state, const NodeLifecycle* nodes_,
+                                  const TrainingJobSpec& j, const policy::Resource& pod, const policy::TaskInfo& cons) {
   const std::size_t groups = scenario_.node_groups.size();
-  std::vector<char> usable(groups, 0), seen(groups, 0);
-  std::vector<std::string> why(groups);
-  std::string room_note;  // when allocatable or DaemonSets leave pods less than the capacity
-  std::int64_t fit = 0;
-  std::vector<std::pair<policy::ResourceName, int>> short_of;  // usable nodes short of each requested resource
-  for (const auto& n : s_->state.nodes()) {
+  TrainingState::NodeWalk w;
+  w.usable.assign(groups, 0);
+  w.seen.assign(groups, 0);
+  w.why.resize(groups);
+  for (const auto& n : state.nodes()) {
     if (nodes_->dynamic() && nodes_->rec(n.id).removed != core::Time::max()) continue;  // terminated or removed
     const std::size_t g = nodes_->rec(n.id).group;
     // A failed node whose instance is not yet terminated stands for its replacement, which
@@ -153,32 +151,73 @@ std::string TrainingCluster::infeasible_reason(const TrainingJobSpec& j, const R
     if (failed && nodes_->rec(n.id).replaced) continue;
     const NodeGroupSpec& ng = scenario_.node_groups[g];
     const NodeResources tmpl = failed ? node_resources(scenario_, ng, nodes_->rec(n.id).launch, n.name) : NodeResources{};
-    seen[g] = 1;
+    w.seen[g] = 1;
     std::string misfit = failed ? policy::static_misfit(cons, template_labels(ng), {}, ng.taints)
                                 : policy::static_misfit(cons, n.labels, n.name, n.taints);
     if (!misfit.empty()) {
-      if (why[g].empty()) why[g] = std::move(misfit);
+      if (w.why[g].empty()) w.why[g] = std::move(misfit);
       continue;
     }
-    usable[g] = 1;
+    w.usable[g] = 1;
     const Resource room = failed ? tmpl.pod_room() : n.pod_room();
-    if (room != n.capacity && room_note.empty())
-      room_note = "; a " + n.instance_type + " node leaves pods {" + room.to_string() + "} (capacity {" + n.capacity.to_string() +
-                  "} less the kubelet's reservation and the DaemonSets' pods)";
+    if (room != n.capacity && w.room_note.empty())
+      w.room_note = "; a " + n.instance_type + " node leaves pods {" + room.to_string() + "} (capacity {" + n.capacity.to_string() +
+                    "} less the kubelet's reservation and the DaemonSets' pods)";
     std::int64_t per = INT64_MAX;
     pod.for_each([&](policy::ResourceName name, double want) {
       if (want <= 0) return;
       const double have = room.get(name);
       per = std::min<std::int64_t>(per, static_cast<std::int64_t>(std::floor(have / want)));
       if (have < want) {
-        auto it = std::find_if(short_of.begin(), short_of.end(), [&](const auto& e) { return e.first == name; });
-        if (it == short_of.end()) short_of.emplace_back(name, 1);
+        auto it = std::find_if(w.short_of.begin(), w.short_of.end(), [&](const auto& e) { return e.first == name; });
+        if (it == w.short_of.end()) w.short_of.emplace_back(name, 1);
         else ++it->second;
       }
     });
     if (per == INT64_MAX) per = j.nnodes;  // requests nothing: fits anywhere
-    fit += per;
+    w.fit += per;
   }
+  return w;
+}
+}  // namespace
+
+std::string TrainingCluster::infeasible_reason(const TrainingJobSpec& j, const Resource& pod) const {
+  // How many of this job's pods could the empty cluster hold at once, on the nodes whose labels
+  // and taints its pods accept (the predicates plugin's NodeAffinity and TaintToleration
+  // filters)? A node group none of whose nodes (or, with no node, whose template node) accepts
+  // them is named with the filter's reason.
+  const policy::TaskInfo cons = pod_constraints(j);
+  std::vector<std::uint64_t> request;
+  pod.for_each([&](policy::ResourceName name, double want) {
+    std::uint64_t bits;
+    std::memcpy(&bits, &want, sizeof bits);
+    request.push_back(name.id());
+    request.push_back(bits);
+  });
+  bool requests_something = false;
+  pod.for_each([&](policy::ResourceName, double want) { requests_something |= want > 0; });
+  // The walk is the same for every pod of one shape while the fleet cannot change; a pod that
+  // requests nothing fits anywhere, as many as the job has pods (not a property of the shape).
+  const bool keep = !nodes_->dynamic() && requests_something;
+  const TrainingState::NodeWalk* kept = nullptr;
+  if (keep)
+    for (const auto& w : s_->node_walks)
+      if (w.request == request && w.constraints.node_selector == cons.node_selector &&
+          w.constraints.node_affinity == cons.node_affinity && w.constraints.tolerations == cons.tolerations)
+        kept = &w;
+  TrainingState::NodeWalk walk = kept ? *kept : node_walk(scenario_, s_->state, nodes_.get(), j, pod, cons);
+  if (keep && !kept && s_->node_walks.size() < 256) {  // a bound: shapes are few in practice
+    walk.request = std::move(request);
+    walk.constraints = cons;
+    s_->node_walks.push_back(walk);
+  }
+  std::int64_t fit = walk.fit;
+  std::vector<char>& usable = walk.usable;
+  std::vector<char>& seen = walk.seen;
+  std::vector<std::string>& why = walk.why;
+  const std::string& room_note = walk.room_note;
+  std::vector<std::pair<policy::ResourceName, int>>& short_of = walk.short_of;
+  const std::size_t groups = scenario_.node_groups.size();
   fit += nodes_->headroom_fit(pod, cons);  // nodes the cluster autoscaler may still add
   std::string excluded;  // "group: reason; ..."
   std::size_t usable_groups = 0;
@@ -342,8 +381,9 @@ void TrainingCluster::arrive(std::size_t idx) {
   // (createOrUpdatePodGroup), its pods carrying their task's name (volcano.sh/task-spec).
   for (const JobTaskSpec& t : j.tasks) pj.min_task_member.emplace_back(t.name, t.min_member());
   run.pj = s_->state.add_job(pj);
-  if (s_->job_of_policy.size() <= run.pj) s_->job_of_policy.resize(run.pj + 1);
+  if (s_->job_of_policy.size() <= run.pj) s_->job_of_policy.resize(run.pj + 1), s_->queue_of_policy.resize(run.pj + 1);
   s_->job_of_policy[run.pj] = idx;
+  s_->queue_of_policy[run.pj] = qid;
   out.phase = "Pending";
   if (j.initial) place_initial(idx);
   if (j.admitted) {

@@ -1718,6 +1718,33 @@ TEST_CASE("node-group taint: a pod tolerating its NoExecute taint for 600 s is d
   }
 }
 
+TEST_CASE("never placeable: jobs of one pod shape with different tolerations get each their own reason") {
+  // The tainted node of the tests above (dedicated=train:NoExecute), a static fleet: job b
+  // tolerates the taint for ever; a and c, submitted after it with the same pod, do not. (b
+  // goes first: a job that can never be placed still holds its queue's enqueue budget,
+  // volcano#1295, and would keep b Pending.) The node walk behind the reason is kept per pod
+  // shape and constraints (TrainingState::node_walks): a must not get b's walk (it would be
+  // placeable), and c gets a's reason word for word.
+  nlohmann::json doc = tainted_node_doc();
+  const nlohmann::json pod = doc["workload"]["jobs"][0]["pod"];
+  auto job = [&](const char* name, const char* submit) {
+    return nlohmann::json{{"name", name}, {"queue", "default"}, {"submit", submit}, {"pod", pod}, {"nnodes", 1}, {"duration", "1h"}};
+  };
+  doc["workload"]["jobs"] = nlohmann::json::array({job("b", "0s"), job("a", "10s"), job("c", "20s")});
+  doc["workload"]["jobs"][0]["tolerations"] = train_toleration(nullptr);
+  io::LoadOptions o;
+  o.document = &doc;
+  Run r(scenario_path("job-tasks.json"), o);
+  REQUIRE(r.invariant_violation.empty());
+  const auto& never = r.cluster->never_placeable();
+  CHECK(never.count(0) == 0);
+  REQUIRE(never.count(1) == 1);
+  REQUIRE(never.count(2) == 1);
+  CHECK_MESSAGE(never.at(1).find("untolerated taint") != std::string::npos, never.at(1));
+  CHECK(never.at(2) == never.at(1));
+  CHECK(r.rec.final_of(0).phase == "Completed");
+}
+
 TEST_CASE("node-group taint: a torchrun gang tolerating it for 600 s is evicted 600 s after each bind until maxRetry (PodEvicted -> RestartJob)") {
   // The tainted node of the test above; job t: a torchrun gang of one whole-node pod training
   // 1 h, tolerating the taint for 600 s, TorchX's PodEvicted -> RestartJob with maxRetry 2.

@@ -91,6 +91,7 @@ class SchedulerDriver final : public policy::Backend {
   bool watched_ = false;                      // the session running now is shown to observer_
   std::vector<policy::QueueId> placed_queues_;  // the queues of the jobs the running session placed
   std::vector<const policy::Session::QueueTie*> tie_of_loser_;  // note_queue_ties: per queue id, the tie it lost
+  std::vector<QueueTieLoss*> tie_loss_of_job_;  // note_queue_ties: per policy JobId, its entry in queue_tie_losses (once it has one)
   std::vector<std::uint8_t> neuron_mixed_;    // per node id: its pods have mixed Neuron names (flagged once)
   bool tick_pending_ = false;
   bool in_tick_ = false;

@@ -140,6 +140,9 @@ struct TrainingState {
   std::vector<JobStartup> jstart;         ///< by scenario job index
   std::vector<JobOutcome> outcomes;       ///< by scenario job index
   std::vector<std::size_t> job_of_policy; ///< policy JobId -> scenario index
+  /// policy JobId -> its queue (a job's queue never changes here), so that a walk over every
+  /// live job by queue (SchedulerDriver::note_queue_ties) need not open each JobInfo.
+  std::vector<policy::QueueId> queue_of_policy;
   std::vector<int> replica_of_task;       ///< policy TaskId -> replica index
   std::vector<std::int32_t> version_of_task;  ///< policy TaskId -> the pod's job version (annotation volcano.sh/job-version)
   /// policy TaskId -> the pod's creation serial (task ids are reused: an event for a pod, such
@@ -153,6 +156,21 @@ struct TrainingState {
   std::map<std::size_t, std::string> never_placeable;
   /// Jobs that lost queue-order ties (QueueTieLoss), by scenario index.
   std::map<std::size_t, QueueTieLoss> queue_tie_losses;
+  /// What the nodes offer one pod shape: TrainingCluster::infeasible_reason's walk over every
+  /// node, before the cluster autoscaler's headroom. Kept per shape (the pod's request, bit for
+  /// bit, and its nodeSelector, affinity and tolerations) only while the fleet cannot change (no
+  /// faults, no autoscaler: NodeLifecycle::dynamic() false), where it is the same for every
+  /// arrival; without it each arrival walks every node (O(jobs x nodes) on a large fleet).
+  struct NodeWalk {
+    std::vector<std::uint64_t> request;  ///< (resource name id, value bits) per requested resource
+    policy::TaskInfo constraints;        ///< node_selector, node_affinity, tolerations
+    std::int64_t fit = 0;                ///< pods of this shape the nodes hold at once
+    std::vector<char> usable, seen;      ///< per node group: a node accepts the pods; a node was seen
+    std::vector<std::string> why;        ///< per node group: the first filter reason of a node
+    std::string room_note;               ///< allocatable or DaemonSets leave pods less than capacity
+    std::vector<std::pair<policy::ResourceName, int>> short_of;  ///< usable nodes short of each resource
+  };
+  std::vector<NodeWalk> node_walks;
   /// Some jobs can never be placed, every other job has ended and none is left to submit:
   /// nothing more can happen to the jobs, so the cluster autoscaler stops scanning (its scale-ups
   /// for pods that can never run, and the removals of the nodes they leave empty, would keep the
