@@ -19,22 +19,25 @@
 //    the heap have grown to the peak number of pending events, scheduling allocates nothing.
 //  * The event loop tests `fluid_.empty()` once per event; everything fluid-related sits
 //    behind that branch.
-//  * The lane: beside the heap, a ring of entries kept sorted by (time, seq). An event goes
-//    there when its entry sorts no earlier than the kLaneScan-th from the lane's back (so an
-//    insertion moves fewer than kLaneScan entries), otherwise into the heap; the next event is
-//    the earlier of the lane's front and the heap's root. Events scheduled roughly in the
-//    order of their times — a fleet of closed-loop users each waiting a fixed think time, the
-//    bulk of the pending events of an inference run — then cost O(1) each and stay out of the
-//    heap, which keeps only the near, out-of-order ones (in the DJL blog run: ~450 users in
-//    the lane, ~30 events in the heap, three levels instead of six). Which of the two holds an
-//    event changes nothing but the cost: both are ordered by the same (time, seq) key, so
-//    events fire in exactly the heap-only order. A cancelled lane entry stays as a tombstone
-//    (its slot bits set to kNoSlot, its rank kept, so the lane stays sorted) until it reaches
-//    the front; so cancel is O(1) and a lane full of tombstones only sends new events to the
-//    heap.
+//  * The lane: beside the heap, an array of entries kept sorted by (time, seq). An event goes
+//    there when its entry sorts no earlier than the kLaneScan-th from the lane's back (an
+//    insertion then shifts the few entries behind it by one, a memmove), otherwise into the
+//    heap; the next event is the earlier of the lane's front and the heap's root. Events
+//    scheduled roughly in the order of their times — a fleet of closed-loop users each
+//    waiting a fixed think time, the bulk of the pending events of an inference run — then
+//    cost a few instructions each and stay out of the heap, which keeps the near,
+//    out-of-order ones (in the DJL blog run: ~450 users in the lane, ~15 events in the heap,
+//    two or three levels instead of five or six). Which of the two holds an event changes
+//    nothing but the cost: both are ordered by the same (time, seq) key, so events fire in
+//    exactly the heap-only order. Entries in the lane do not tell their slots where they are
+//    (so a shift is a plain memmove); a cancel finds its entry by binary search on the time
+//    (kept in the slot) and leaves a tombstone (its slot bits set to kNoSlot, its rank kept, so
+//    the lane stays sorted) until it reaches the front, so a lane full of tombstones only
+//    sends new events to the heap.
 #include "mltwin/core/simulator.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <cstdint>
 #include <numeric>
 #include <stdexcept>
@@ -43,6 +46,11 @@
 namespace mltwin::core {
 
 namespace {
+
+// The lane's array: 32 KiB of entries, allocated when first used.
+constexpr std::uint32_t kLaneCapacity = 2048;
+// An insertion into the lane moves fewer than this many entries (else the event goes to the heap).
+constexpr std::uint32_t kLaneScan = 128;
 
 // Out of line and cold, so that the checks in schedule()/reschedule() compile to one
 // compare-and-branch each and the formatting code stays out of the hot path.
@@ -71,11 +79,11 @@ std::uint32_t Simulator::alloc_slot() {
     free_head_ = slots_[s].heap_pos;
     return s;
   }
-  // A pending slot's heap_pos keeps its top bit for kInLane, so the pool (and the heap) stop
-  // below 2^31 pending events.
+  // UINT32_MAX is EventId's "invalid" marker and kNoSlot, and a heap_pos of kInLane means "in
+  // the lane", so the pool stops two short of it.
   if (slots_.size() >= kInLane) [[unlikely]]
-    throw std::length_error("Simulator: more than 2^31-1 pending events");
-  slots_.push_back(Slot{nullptr, 0, kNoSlot, 0});
+    throw std::length_error("Simulator: more than 2^32-2 pending events");
+  slots_.push_back(Slot{nullptr, 0, kNoSlot, 0, 0});
   return static_cast<std::uint32_t>(slots_.size() - 1);
 }
 
@@ -102,9 +110,9 @@ std::uint64_t Simulator::next_key(std::uint32_t slot) {
 // The lane's entries (tombstones too, so that it stays sorted) are relabelled with the heap's.
 void Simulator::renumber_sequences() {
   std::vector<Entry*> order;
-  order.reserve(heap_.size() + lane_size_);
+  order.reserve(heap_.size() + (lane_tail_ - lane_head_));
   for (Entry& e : heap_) order.push_back(&e);
-  for (std::uint32_t i = 0; i < lane_size_; ++i) order.push_back(&lane_[(lane_head_ + i) & (kLaneCapacity - 1)]);
+  for (std::uint32_t i = lane_head_; i < lane_tail_; ++i) order.push_back(&lane_[i]);
   std::sort(order.begin(), order.end(), [](const Entry* a, const Entry* b) { return earlier(*a, *b); });
   std::uint64_t seq = 0;
   for (Entry* e : order) {
@@ -187,40 +195,49 @@ void Simulator::heap_remove(std::uint32_t i) {
 // Puts e into the lane if it sorts no earlier than the entry kLaneScan from the back (all of
 // them when the lane is shorter); false if it belongs further forward, or the lane is full.
 bool Simulator::lane_insert(const Entry& e) {
-  constexpr std::uint32_t mask = kLaneCapacity - 1;
-  if (lane_size_ == kLaneCapacity) [[unlikely]]
-    return false;
-  if (lane_.empty()) [[unlikely]]
-    lane_.resize(kLaneCapacity);  // once: the lane never grows, so it never allocates again
+  const std::uint32_t size = lane_tail_ - lane_head_;
   const Rank re = rank(e);
-  if (lane_size_ >= kLaneScan && re < rank(lane_[(lane_head_ + lane_size_ - kLaneScan) & mask])) return false;
-  // Insertion from the back; stops above the kLaneScan-th entry at the latest.
-  std::uint32_t i = lane_size_;
-  while (i > 0) {
-    const Entry& prev = lane_[(lane_head_ + i - 1) & mask];
-    if (!(re < rank(prev))) break;
-    lane_place((lane_head_ + i) & mask, prev);
-    --i;
+  if (size >= kLaneScan && re < rank(lane_[lane_tail_ - kLaneScan])) return false;
+  if (size == kLaneCapacity / 2) [[unlikely]]
+    return false;  // "full"
+  if (lane_tail_ == lane_.size()) [[unlikely]] {
+    if (lane_.empty()) {
+      lane_.resize(kLaneCapacity);  // once: the lane never grows, so it never allocates again
+    } else {
+      // Back to the start of the array. The lane holds at most half of it (below), so this
+      // moves at most one entry per insertion since the last time: O(1) amortised.
+      std::memmove(lane_.data(), lane_.data() + lane_head_, size * sizeof(Entry));
+      lane_head_ = 0;
+      lane_tail_ = size;
+    }
   }
-  lane_place((lane_head_ + i) & mask, e);
-  ++lane_size_;
+  // From the back, the first entry that e does not precede; e goes right after it.
+  std::uint32_t i = lane_tail_;
+  while (i > lane_head_ && re < rank(lane_[i - 1])) --i;
+  if (i < lane_tail_) std::memmove(&lane_[i + 1], &lane_[i], (lane_tail_ - i) * sizeof(Entry));
+  lane_[i] = e;
+  ++lane_tail_;
   ++lane_live_;
+  slots_[slot_of(e)].heap_pos = kInLane;
+  slots_[slot_of(e)].lane_t = e.t;
   return true;
 }
 
-// Turns the entry at ring index p into a tombstone; the caller frees its slot.
-void Simulator::lane_cancel(std::uint32_t p) {
-  lane_[p].key |= kNoSlot;  // the seq (high half) keeps its place in the order
+// Turns the entry of pending slot `slot` into a tombstone; the caller frees the slot.
+void Simulator::lane_cancel(std::uint32_t slot) {
+  // The first entry at the slot's time, then the one of that time that is the slot's.
+  const std::int64_t t = slots_[slot].lane_t;
+  Entry* p = std::lower_bound(lane_.data() + lane_head_, lane_.data() + lane_tail_, t,
+                              [](const Entry& e, std::int64_t v) { return e.t < v; });
+  while (slot_of(*p) != slot) ++p;  // it is there: the slot is pending in the lane
+  p->key |= kNoSlot;  // the seq (high half) keeps its place in the order
   --lane_live_;
-  if (p == lane_head_) lane_skip_dead();
+  lane_skip_dead();
 }
 
 // Drops the tombstones at the front, so that the front is pending whenever lane_live_ > 0.
 void Simulator::lane_skip_dead() {
-  while (lane_size_ > 0 && slot_of(lane_[lane_head_]) == kNoSlot) {
-    lane_head_ = (lane_head_ + 1) & (kLaneCapacity - 1);
-    --lane_size_;
-  }
+  while (lane_head_ < lane_tail_ && slot_of(lane_[lane_head_]) == kNoSlot) ++lane_head_;
 }
 
 // A new entry: into the lane if it fits there, else into the heap (taking over a fired root).
@@ -261,7 +278,7 @@ EventId Simulator::schedule(Time t, EventHandler* h, std::uint64_t payload) {
 bool Simulator::cancel(EventId id) {
   if (!live(id)) return false;
   const std::uint32_t pos = slots_[id.slot].heap_pos;
-  if (pos & kInLane) lane_cancel(pos & ~kInLane);
+  if (pos == kInLane) lane_cancel(id.slot);
   else heap_remove(pos);
   free_slot(id.slot);
   ++stats_.events_cancelled;
@@ -273,11 +290,10 @@ bool Simulator::reschedule(EventId id, Time t) {
   if (t < now_) [[unlikely]]
     throw_bad_schedule("reschedule", t, now_, slots_[id.slot].handler);
   const std::uint32_t i = slots_[id.slot].heap_pos;
-  if (i & kInLane) {
-    // A tombstone where it was, and a new entry (next_key's renumbering, if any, moves no
-    // entry, so the ring index still holds).
+  if (i == kInLane) {
+    // A tombstone where it was, and a new entry.
     const Entry e{t.ns(), next_key(id.slot)};
-    lane_cancel(i & ~kInLane);
+    lane_cancel(id.slot);
     insert(e);
     ++stats_.events_rescheduled;
     return true;
@@ -299,7 +315,7 @@ bool Simulator::pending(EventId id) const { return live(id); }
 Time Simulator::time_of(EventId id) const {
   if (!live(id)) return Time::max();
   const std::uint32_t pos = slots_[id.slot].heap_pos;
-  return Time::from_ns(pos & kInLane ? lane_[pos & ~kInLane].t : heap_[pos].t);
+  return Time::from_ns(pos == kInLane ? slots_[id.slot].lane_t : heap_[pos].t);
 }
 
 void Simulator::add_fluid_model(FluidModel* m) {
@@ -348,9 +364,7 @@ void Simulator::fire_top() {
 
 // Fires the lane's front (the caller checked that it is the next event): no root to keep.
 void Simulator::fire_lane_front() {
-  const Entry top = lane_[lane_head_];
-  lane_head_ = (lane_head_ + 1) & (kLaneCapacity - 1);
-  --lane_size_;
+  const Entry top = lane_[lane_head_++];
   --lane_live_;
   lane_skip_dead();
   const std::uint32_t s = slot_of(top);

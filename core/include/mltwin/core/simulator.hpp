@@ -140,8 +140,9 @@ class Simulator {
   struct Slot {
     EventHandler* handler;
     std::uint64_t payload;
-    std::uint32_t heap_pos;    // index in heap_ while pending; next free slot while free
+    std::uint32_t heap_pos;    // index in heap_ while pending (kInLane: in the lane); next free slot while free
     std::uint32_t generation;  // bumped when the slot is freed, so old EventIds stop matching
+    std::int64_t lane_t;       // the event's time while it is in the lane (to find its entry there)
   };
   // A heap entry is 16 bytes (four per cache line): the time in ns and one 64-bit word
   // `(seq << 32) | slot`. Comparing that word compares seq (unique among pending events), so
@@ -153,12 +154,11 @@ class Simulator {
   };
   static constexpr std::uint32_t kNoSlot = UINT32_MAX;
   static constexpr std::uint32_t kArity = 4;
-  // The lane (see simulator.cpp): a sorted ring of entries beside the heap. A pending slot's
-  // heap_pos is its index in heap_, or kInLane | its index in lane_. So the heap and the slot
-  // pool hold fewer than 2^31 pending events.
-  static constexpr std::uint32_t kInLane = 0x8000'0000u;
-  static constexpr std::uint32_t kLaneCapacity = 2048;  // a power of two; 32 KiB of entries
-  static constexpr std::uint32_t kLaneScan = 16;        // at most this many entries moved by an insertion
+  // The lane (see simulator.cpp): a sorted array of entries beside the heap. A pending slot's
+  // heap_pos is its index in heap_, or kInLane when its entry is in the lane (which moves
+  // entries without telling their slots; a cancel finds the entry by its time). Its capacity
+  // and how far from its back an insertion may go: kLaneCapacity, kLaneScan in simulator.cpp.
+  static constexpr std::uint32_t kInLane = UINT32_MAX - 1;
 
   // (t, key) as one unsigned 128-bit number (t >= 0 always: nothing is scheduled before
   // now() >= 0), so a comparison is a compare and a subtract-with-borrow, no branch.
@@ -183,12 +183,8 @@ class Simulator {
     heap_[i] = e;
     slots_[slot_of(e)].heap_pos = i;
   }
-  void lane_place(std::uint32_t p, const Entry& e) {
-    lane_[p] = e;
-    if (slot_of(e) != kNoSlot) slots_[slot_of(e)].heap_pos = kInLane | p;
-  }
   bool lane_insert(const Entry& e);
-  void lane_cancel(std::uint32_t p);
+  void lane_cancel(std::uint32_t slot);
   void lane_skip_dead();
   void insert(const Entry& e);
   // True if the next event to fire is the lane's front rather than the heap's root (the
@@ -222,12 +218,13 @@ class Simulator {
   std::uint32_t free_head_ = kNoSlot;  // intrusive free list threaded through Slot::heap_pos
   std::vector<Slot> slots_;
   std::vector<Entry> heap_;
-  // The lane: entries sorted by (t, seq) in a ring of kLaneCapacity (allocated on first use),
-  // lane_size_ of them from lane_head_, lane_live_ of which are pending (a cancelled entry
-  // stays, as a tombstone whose slot is kNoSlot, until it reaches the front).
+  // The lane: entries sorted by (t, seq) in lane_[lane_head_, lane_tail_) of an array of
+  // kLaneCapacity (allocated on first use; the entries move back to its start when they reach
+  // its end), lane_live_ of which are pending (a cancelled entry stays, as a tombstone whose
+  // slot is kNoSlot, until it reaches the front).
   std::vector<Entry> lane_;
   std::uint32_t lane_head_ = 0;
-  std::uint32_t lane_size_ = 0;
+  std::uint32_t lane_tail_ = 0;
   std::uint32_t lane_live_ = 0;
   std::vector<FluidModel*> fluid_;
   KernelStats stats_;
