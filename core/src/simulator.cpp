@@ -21,7 +21,7 @@
 //    behind that branch.
 //  * The lane: beside the heap, an array of entries kept sorted by (time, seq). An event goes
 //    there when its entry sorts no earlier than the kLaneScan-th from the lane's back (an
-//    insertion then shifts the few entries behind it by one, a memmove), otherwise into the
+//    insertion then moves the few entries behind it one place back), otherwise into the
 //    heap; the next event is the earlier of the lane's front and the heap's root. Events
 //    scheduled roughly in the order of their times — a fleet of closed-loop users each
 //    waiting a fixed think time, the bulk of the pending events of an inference run — then
@@ -30,14 +30,13 @@
 //    two or three levels instead of five or six). Which of the two holds an event changes
 //    nothing but the cost: both are ordered by the same (time, seq) key, so events fire in
 //    exactly the heap-only order. Entries in the lane do not tell their slots where they are
-//    (so a shift is a plain memmove); a cancel finds its entry by binary search on the time
+//    (so a shift is a plain copy); a cancel finds its entry by binary search on the time
 //    (kept in the slot) and leaves a tombstone (its slot bits set to kNoSlot, its rank kept, so
 //    the lane stays sorted) until it reaches the front, so a lane full of tombstones only
 //    sends new events to the heap.
 #include "mltwin/core/simulator.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <cstdint>
 #include <numeric>
 #include <stdexcept>
@@ -206,16 +205,20 @@ bool Simulator::lane_insert(const Entry& e) {
     } else {
       // Back to the start of the array. The lane holds at most half of it (below), so this
       // moves at most one entry per insertion since the last time: O(1) amortised.
-      std::memmove(lane_.data(), lane_.data() + lane_head_, size * sizeof(Entry));
+      std::copy(lane_.begin() + lane_head_, lane_.begin() + lane_tail_, lane_.begin());
       lane_head_ = 0;
       lane_tail_ = size;
     }
   }
-  // From the back, the first entry that e does not precede; e goes right after it.
-  std::uint32_t i = lane_tail_;
-  while (i > lane_head_ && re < rank(lane_[i - 1])) --i;
-  if (i < lane_tail_) std::memmove(&lane_[i + 1], &lane_[i], (lane_tail_ - i) * sizeof(Entry));
-  lane_[i] = e;
+  // From the back, the first entry that e does not precede; e goes right after it, the entries
+  // it passed one place back (a handful: cheaper moved as the scan goes than by a memmove call).
+  Entry* const first = lane_.data() + lane_head_;
+  Entry* p = lane_.data() + lane_tail_;
+  while (p > first && re < rank(p[-1])) {
+    *p = p[-1];
+    --p;
+  }
+  *p = e;
   ++lane_tail_;
   ++lane_live_;
   slots_[slot_of(e)].heap_pos = kInLane;
@@ -366,7 +369,8 @@ void Simulator::fire_top() {
 void Simulator::fire_lane_front() {
   const Entry top = lane_[lane_head_++];
   --lane_live_;
-  lane_skip_dead();
+  if (lane_head_ < lane_tail_ && slot_of(lane_[lane_head_]) == kNoSlot) [[unlikely]]
+    lane_skip_dead();
   const std::uint32_t s = slot_of(top);
   EventHandler* const h = slots_[s].handler;
   const std::uint64_t payload = slots_[s].payload;
