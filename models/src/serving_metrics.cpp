@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -50,9 +51,9 @@ class LogBinAxis {
     const auto& t = *tables_;
     if (x >= t.edges[kBins]) return kBins;
     const std::size_t slice = slice_of(x);
-    int i = t.first_bin[slice];
-    if (x >= t.edges[static_cast<std::size_t>(i) + 1]) ++i;
-    return i;
+    const int i = t.first_bin[slice];
+    // Without a branch: whether x passed the slice's edge is as good as a coin toss.
+    return i + static_cast<int>(x >= t.edges[static_cast<std::size_t>(i) + 1]);
   }
 
   /// Lower edge of bin i (0 ≤ i ≤ kBins; kBins: the overflow bin's lower edge), ns.
@@ -108,7 +109,7 @@ using Stats = acc::accumulator_set<double, acc::stats<acc::tag::count, acc::tag:
 ///
 /// Invariant: [begin, n) holds the order statistics begin .. n−1 (in some order).
 template <std::size_t N>
-std::array<double, N> quantiles_asc(std::vector<std::int64_t>& v, const std::array<double, N>& qs) {
+std::array<double, N> quantiles_by_selection(std::vector<std::int64_t>& v, const std::array<double, N>& qs) {
   std::array<double, N> out{};
   const std::size_t n = v.size();
   if (n == 0) {
@@ -132,6 +133,80 @@ std::array<double, N> quantiles_asc(std::vector<std::int64_t>& v, const std::arr
       prev_lo = lo;
     }
     out[i] = x_lo + (h - static_cast<double>(lo)) * (x_hi - x_lo);
+  }
+  return out;
+}
+
+/// Below this many values quantiles_asc selects (quantiles_by_selection); from it on it counts.
+constexpr std::size_t kCountingMin = 4096;
+/// quantiles_asc's buckets: 2^12 counters (16 KiB, in L1), each ~n/4096 values on average.
+constexpr int kBucketBits = 12;
+constexpr std::size_t kBuckets = std::size_t{1} << kBucketBits;
+
+/// The same type-7 quantiles as quantiles_by_selection — the same order statistics, so the same
+/// doubles — found by counting instead of selecting, which costs three branch-free passes over
+/// `v` (min and max; a count per bucket of values, the buckets being equal slices of
+/// [min, max]; picking the values of the few buckets that hold a wanted order statistic) and
+/// a sort of those few values; selection's partitioning branches on every comparison of
+/// random values and visits ~1.6 n of them. A per-minute ModelLatency p50/p90/p99 of ~90,000
+/// values was 4 % of a DJL blog run. Leaves `v` in its order. Not reentrant per thread (its
+/// scratch is thread_local).
+template <std::size_t N>
+std::array<double, N> quantiles_asc(std::vector<std::int64_t>& v, const std::array<double, N>& qs) {
+  const std::size_t n = v.size();
+  if (n < kCountingMin) return quantiles_by_selection(v, qs);
+  // The order statistics wanted: lo and lo + 1 of each level (lo + 1 capped at n − 1, where
+  // selection takes x_lo again).
+  std::array<double, N> hs{};
+  std::array<std::size_t, 2 * N> ks{};
+  for (std::size_t i = 0; i < N; ++i) {
+    const double q = std::clamp(qs[i], 0.0, 1.0);
+    hs[i] = (static_cast<double>(n) - 1) * q;
+    const std::size_t lo = std::min(static_cast<std::size_t>(std::floor(hs[i])), n - 1);
+    ks[2 * i] = lo;
+    ks[2 * i + 1] = std::min(lo + 1, n - 1);
+  }
+  const auto [min_it, max_it] = std::minmax_element(v.begin(), v.end());
+  const auto lowest = static_cast<std::uint64_t>(*min_it);
+  const std::uint64_t range = static_cast<std::uint64_t>(*max_it) - lowest;
+  const int shift = std::max(0, static_cast<int>(std::bit_width(range)) - kBucketBits);
+  const auto bucket_of = [lowest, shift](std::int64_t x) {
+    return static_cast<std::size_t>((static_cast<std::uint64_t>(x) - lowest) >> shift);
+  };
+
+  struct Scratch {
+    std::vector<std::uint32_t> below;  // per bucket: values in the buckets before it; [kBuckets] = n
+    std::vector<std::uint8_t> wanted;
+    std::vector<std::int64_t> picked;
+  };
+  thread_local Scratch sc;
+  sc.below.assign(kBuckets + 1, 0);
+  for (const std::int64_t x : v) ++sc.below[bucket_of(x) + 1];
+  for (std::size_t b = 1; b <= kBuckets; ++b) sc.below[b] += sc.below[b - 1];
+  // The bucket of order statistic k: the last whose `below` is ≤ k.
+  std::array<std::size_t, 2 * N> bk{};
+  sc.wanted.assign(kBuckets, 0);
+  for (std::size_t j = 0; j < 2 * N; ++j) {
+    bk[j] = static_cast<std::size_t>(std::upper_bound(sc.below.begin(), sc.below.end(), ks[j]) - sc.below.begin()) - 1;
+    sc.wanted[bk[j]] = 1;
+  }
+  sc.picked.clear();
+  for (const std::int64_t x : v)
+    if (sc.wanted[bucket_of(x)]) sc.picked.push_back(x);
+  std::sort(sc.picked.begin(), sc.picked.end());
+  // Order statistic k is picked[(values of the wanted buckets before its bucket) + k − below].
+  std::array<std::size_t, 2 * N> distinct = bk;
+  std::sort(distinct.begin(), distinct.end());
+  const auto order_stat = [&](std::size_t j) {
+    std::size_t before = 0;
+    for (std::size_t d = 0; d < 2 * N && distinct[d] < bk[j]; ++d)
+      if (d == 0 || distinct[d] != distinct[d - 1]) before += sc.below[distinct[d] + 1] - sc.below[distinct[d]];
+    return static_cast<double>(sc.picked[before + ks[j] - sc.below[bk[j]]]);
+  };
+  std::array<double, N> out{};
+  for (std::size_t i = 0; i < N; ++i) {
+    const double x_lo = order_stat(2 * i), x_hi = order_stat(2 * i + 1);
+    out[i] = x_lo + (hs[i] - static_cast<double>(ks[2 * i])) * (x_hi - x_lo);
   }
   return out;
 }
@@ -230,6 +305,15 @@ void LatencyHistogram::add(std::int64_t ns) {
   ++impl_->n;
 }
 
+void LatencyHistogram::add_all(std::span<const std::int64_t> ns) {
+  // The bin from the axis and a count added to it: what the histogram's fill does, without
+  // its general machinery (the axis's index is always a valid bin, -1 .. kBins).
+  Hist& h = impl_->h;
+  const LogBinAxis& ax = h.axis();
+  for (const std::int64_t x : ns) ++h.at(ax.index(static_cast<double>(std::max<std::int64_t>(x, 0))));
+  impl_->n += ns.size();
+}
+
 std::uint64_t LatencyHistogram::count() const noexcept { return impl_->n; }
 
 int LatencyHistogram::bins() const noexcept { return impl_->h.axis().size(); }
@@ -290,6 +374,24 @@ struct MetricsAggregator::Impl {
   Bucket cur, next;  // the open period; facts already reported for the one after it
   LatencyHistogram model_h, overhead_h, e2e_h;
   Stats model_s, overhead_s, e2e_s;
+  // The 2xx latencies not yet in the histograms and stats above, in the order they came: added
+  // kPendingMax at a time, and by every accessor that reads them (so, though it changes them,
+  // flush() leaves what any reader sees as it was). A request then costs three appends; the
+  // batch's loop overlaps the dependent table lookups of successive values, which one add()
+  // per request, among the rest of a request's work, could not.
+  static constexpr std::size_t kPendingMax = 1024;
+  std::vector<std::int64_t> pend_model, pend_overhead, pend_e2e;
+  void flush() {
+    model_h.add_all(pend_model);
+    overhead_h.add_all(pend_overhead);
+    e2e_h.add_all(pend_e2e);
+    for (const std::int64_t x : pend_model) model_s(static_cast<double>(x));
+    for (const std::int64_t x : pend_overhead) overhead_s(static_cast<double>(x));
+    for (const std::int64_t x : pend_e2e) e2e_s(static_cast<double>(x));
+    pend_model.clear();
+    pend_overhead.clear();
+    pend_e2e.clear();
+  }
   RunTotals totals;
   std::vector<ModelCounters> per_model;
 
@@ -301,8 +403,22 @@ struct MetricsAggregator::Impl {
   /// Closes the open period as [start, end): its metrics from `cur`; then `next` is the open one.
   MinuteMetrics close(Time end, const PeriodGauges& g);
 
+  // start + period, computed when the period opens (or start, so that every fact takes the
+  // general path, when that sum leaves the time range: bucket_slow throws as it always did).
+  Time cur_end;
+  void set_start(Time s) {
+    start = s;
+    std::int64_t e = 0;
+    cur_end = __builtin_add_overflow(s.ns(), period.count_ns(), &e) ? s : Time::from_ns(e);
+  }
+
   /// The bucket of a fact at time t.
   Bucket& bucket(Time t, const char* what) {
+    if (t >= start && t < cur_end) [[likely]]
+      return cur;
+    return bucket_slow(t, what);
+  }
+  Bucket& bucket_slow(Time t, const char* what) {
     const Time end = start + period;
     if (t >= start && t < end) return cur;
     if (t >= end && t < end + period) return next;
@@ -317,7 +433,7 @@ MetricsAggregator::MetricsAggregator(Duration period, Time first_start, ServingR
   if (period <= Duration())
     throw std::invalid_argument("MetricsAggregator: the metrics period must be positive");
   impl_->period = period;
-  impl_->start = first_start;
+  impl_->set_start(first_start);
   impl_->forward = forward;
 }
 
@@ -356,13 +472,10 @@ void MetricsAggregator::request(const RequestDone& r) {
     b.model_sum_ns += static_cast<double>(r.model_latency_ns);
     b.overhead_sum_ns += static_cast<double>(r.overhead_ns);
 
-    const std::int64_t e2e = (r.done - r.arrival).count_ns();
-    m.model_h.add(r.model_latency_ns);
-    m.overhead_h.add(r.overhead_ns);
-    m.e2e_h.add(e2e);
-    m.model_s(static_cast<double>(r.model_latency_ns));
-    m.overhead_s(static_cast<double>(r.overhead_ns));
-    m.e2e_s(static_cast<double>(e2e));
+    m.pend_model.push_back(r.model_latency_ns);
+    m.pend_overhead.push_back(r.overhead_ns);
+    m.pend_e2e.push_back((r.done - r.arrival).count_ns());
+    if (m.pend_model.size() == Impl::kPendingMax) m.flush();
   }
 
   ++t.invocations;
@@ -486,7 +599,7 @@ MinuteMetrics MetricsAggregator::Impl::close(Time end, const PeriodGauges& g) {
 
   std::swap(m.cur, m.next);
   m.next.clear();
-  m.start = s + m.period;
+  m.set_start(s + m.period);
   ++m.totals.periods;
   if (m.forward != nullptr) m.forward->minute(out);
   return out;
@@ -495,15 +608,32 @@ MinuteMetrics MetricsAggregator::Impl::close(Time end, const PeriodGauges& g) {
 Time MetricsAggregator::period_start() const noexcept { return impl_->start; }
 Duration MetricsAggregator::period() const noexcept { return impl_->period; }
 
-const LatencyHistogram& MetricsAggregator::model_latency() const noexcept { return impl_->model_h; }
-const LatencyHistogram& MetricsAggregator::overhead_latency() const noexcept { return impl_->overhead_h; }
-const LatencyHistogram& MetricsAggregator::end_to_end_latency() const noexcept { return impl_->e2e_h; }
+// The readers of the whole-run distributions first add the latencies still pending (Impl::flush).
+const LatencyHistogram& MetricsAggregator::model_latency() const noexcept {
+  impl_->flush();
+  return impl_->model_h;
+}
+const LatencyHistogram& MetricsAggregator::overhead_latency() const noexcept {
+  impl_->flush();
+  return impl_->overhead_h;
+}
+const LatencyHistogram& MetricsAggregator::end_to_end_latency() const noexcept {
+  impl_->flush();
+  return impl_->e2e_h;
+}
 
-LatencySummary MetricsAggregator::model_latency_summary() const { return summarize(impl_->model_h, impl_->model_s); }
+LatencySummary MetricsAggregator::model_latency_summary() const {
+  impl_->flush();
+  return summarize(impl_->model_h, impl_->model_s);
+}
 LatencySummary MetricsAggregator::overhead_latency_summary() const {
+  impl_->flush();
   return summarize(impl_->overhead_h, impl_->overhead_s);
 }
-LatencySummary MetricsAggregator::end_to_end_latency_summary() const { return summarize(impl_->e2e_h, impl_->e2e_s); }
+LatencySummary MetricsAggregator::end_to_end_latency_summary() const {
+  impl_->flush();
+  return summarize(impl_->e2e_h, impl_->e2e_s);
+}
 
 const RunTotals& MetricsAggregator::totals() const noexcept { return impl_->totals; }
 const std::vector<ModelCounters>& MetricsAggregator::per_model() const noexcept { return impl_->per_model; }

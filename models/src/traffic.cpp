@@ -180,6 +180,7 @@ class LocustSource final : public Source {
     if (w.empty()) throw std::invalid_argument("locust traffic needs at least one task");
     task_choice_ = boost::random::discrete_distribution<int, double>(w.begin(), w.end());
     end_ = core::Time::zero() + l_.duration;
+    period_s_ = 1.0 / l_.wait_a;
     users_.resize(static_cast<std::size_t>(l_.users));
     for (int u = 0; u < l_.users; ++u) {
       // A start beyond any traffic (which lasts at most 10 years) is one that never comes;
@@ -201,7 +202,7 @@ class LocustSource final : public Source {
       case LocustTraffic::Wait::ConstantThroughput: {
         // locust wait_time.constant_throughput(t): wait so that a task starts at most every 1/t s.
         const double elapsed = (sim_.now() - users_[u].task_start).seconds();
-        wait = std::max(0.0, 1.0 / l_.wait_a - elapsed);
+        wait = std::max(0.0, period_s_ - elapsed);
         break;
       }
     }
@@ -228,6 +229,7 @@ class LocustSource final : public Source {
   std::vector<ModelPicker> pickers_;  // one per task
   boost::random::discrete_distribution<int, double> task_choice_;
   core::Time end_;
+  double period_s_ = 0;  // constant_throughput's 1 / t, s (the same double as dividing each time)
   std::vector<User> users_;
   core::Event<&LocustSource::on_user_step, &LocustSource::before> user_step_event_{this};
 };

@@ -504,7 +504,10 @@ struct Reference {
   }
 };
 
-void stress(std::uint64_t seed, bool exercise_seq_wrap) {
+// `think_times`: most new events come a roughly fixed delay ahead (with jitter), in roughly the
+// order of their times, as closed-loop users' steps do — the pattern that fills the kernel's
+// lane (simulator.cpp) — the rest a little ahead, into the heap.
+void stress(std::uint64_t seed, bool exercise_seq_wrap, bool think_times = false) {
   std::mt19937_64 rng(seed);
   auto uniform = [&rng](std::uint64_t n) { return rng() % n; };  // bias is irrelevant here
   Simulator sim;
@@ -524,7 +527,8 @@ void stress(std::uint64_t seed, bool exercise_seq_wrap) {
     // Pending sets of ~0..500 events; a narrow time range makes equal times common.
     const std::uint64_t k = uniform(100);
     if (k < 40 || ref.q.empty()) {
-      const std::int64_t t = now + static_cast<std::int64_t>(uniform(50));
+      const std::int64_t t =
+          now + static_cast<std::int64_t>(think_times && uniform(3) != 0 ? 1'000 + uniform(40) : uniform(50));
       const std::uint64_t p = ids.size();
       ids.push_back(sim.schedule(Time::from_ns(t), &r, p));
       ref.schedule(t, p);
@@ -603,6 +607,8 @@ TEST_CASE("stress: random schedule/cancel/reschedule/step mixes match a multimap
   SUBCASE("seed 1") { stress(1, false); }
   SUBCASE("seed 2") { stress(2, false); }
   SUBCASE("32-bit sequence numbers wrapping every few hundred schedules") { stress(3, true); }
+  SUBCASE("think times: most events in the lane") { stress(4, false, true); }
+  SUBCASE("think times, with sequence numbers wrapping") { stress(5, true, true); }
 }
 
 // ---- no allocation per event ----------------------------------------------------------------

@@ -1,6 +1,7 @@
 // Tests of time conversions and parse_duration (mltwin/core/time.hpp).
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
@@ -57,6 +58,29 @@ TEST_CASE("Duration/Time conversions round to the nearest ns") {
   CHECK_THROWS_AS(Duration::from_seconds(1e10), std::out_of_range);
   CHECK((Time::from_ns(10) - Time::from_ns(4)).count_ns() == 6);
   CHECK(Duration::ms(3) + Duration::us(2) == Duration::ns(3'002'000));
+}
+
+TEST_CASE("detail::round_half_away is std::llround over the range it is used on") {
+  using mltwin::core::detail::round_half_away;
+  // Halves away from zero, the largest double below a half, values that are whole already.
+  for (const double x : {0.0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 0.49999999999999994, -0.49999999999999994,
+                         1e-300, 4503599627370495.5, 4503599627370497.0, 9007199254740993.0, 9.1e18, -9.1e18,
+                         123456789.49999997, 2'000'000.5, 3.0e15 + 0.5}) {
+    CAPTURE(x);
+    CHECK(round_half_away(x) == std::llround(x));
+  }
+  // A sweep of random magnitudes and fractions (xorshift: independent of the library's RNGs).
+  std::uint64_t s = 0x9E3779B97F4A7C15ULL;
+  int mismatches = 0;
+  for (int i = 0; i < 200'000; ++i) {
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    const double x = std::ldexp(static_cast<double>(s >> 11) / 9007199254740992.0, static_cast<int>(s % 62)) *
+                     ((s & 1) ? -1.0 : 1.0);
+    if (round_half_away(x) != std::llround(x)) ++mismatches;
+  }
+  CHECK(mismatches == 0);
 }
 
 TEST_CASE("time arithmetic that leaves the int64 nanosecond range throws instead of wrapping") {

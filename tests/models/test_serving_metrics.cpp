@@ -364,6 +364,54 @@ TEST_CASE("per-period percentiles equal the sort-based type-7 quantiles on rando
   CHECK(std::isnan(quantile_type7(none, 0.5)));
 }
 
+TEST_CASE("type-7 quantiles of large vectors (counted, not selected) equal the sort-based ones exactly") {
+  // From 4096 values on, the quantiles are found by counting values in buckets of [min, max]
+  // (serving_metrics.cpp): the same order statistics, so the very same doubles.
+  const auto reference = [](std::vector<std::int64_t> v, double q) {
+    std::sort(v.begin(), v.end());
+    const double h = (static_cast<double>(v.size()) - 1) * q;
+    const auto lo = std::min(static_cast<std::size_t>(std::floor(h)), v.size() - 1);
+    const auto hi = std::min(lo + 1, v.size() - 1);
+    const double x_lo = static_cast<double>(v[lo]), x_hi = static_cast<double>(v[hi]);
+    return x_lo + (h - static_cast<double>(lo)) * (x_hi - x_lo);
+  };
+  std::mt19937_64 rng(11);
+  int mismatches = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    const std::size_t n = 4096 + rng() % 20'000;
+    std::vector<std::int64_t> v(n);
+    for (auto& x : v) {
+      switch (trial % 6) {
+        case 0: x = static_cast<std::int64_t>(rng() % 30'000'000); break;            // latencies, ns
+        case 1: x = static_cast<std::int64_t>(rng() % 7); break;                     // many ties
+        case 2: x = 42; break;                                                       // all equal
+        case 3: x = static_cast<std::int64_t>(rng()); break;                         // full int64 range
+        case 4: x = static_cast<std::int64_t>(rng() % 1000) - 500; break;            // negatives
+        default: x = (rng() % 100 == 0) ? static_cast<std::int64_t>(rng() >> 2) : static_cast<std::int64_t>(rng() % 1000);  // outliers
+      }
+    }
+    for (const double q : {0.0, 0.001, 0.5, 0.9, 0.99, 0.999, 1.0}) {
+      std::vector<std::int64_t> w = v;
+      if (quantile_type7(w, q) != reference(v, q)) ++mismatches;
+    }
+  }
+  CHECK(mismatches == 0);
+
+  // Through a period's p50 / p90 / p99 (three levels from one count).
+  MetricsAggregator agg(Duration::s(60));
+  std::vector<std::int64_t> model_ns;
+  for (int i = 0; i < 50'000; ++i) {
+    RequestDone r = served(static_cast<std::uint64_t>(i), at(30), 0, 0);
+    r.model_latency_ns = static_cast<std::int64_t>(rng() % 5'000'000);
+    agg.request(r);
+    model_ns.push_back(r.model_latency_ns);
+  }
+  const MinuteMetrics m = agg.close_period(Time::zero(), PeriodGauges{});
+  CHECK(m.model_latency_p50_us == reference(model_ns, 0.50) / 1e3);
+  CHECK(m.model_latency_p90_us == reference(model_ns, 0.90) / 1e3);
+  CHECK(m.model_latency_p99_us == reference(model_ns, 0.99) / 1e3);
+}
+
 TEST_CASE("histogram quantiles of 100k lognormal latencies are within the stated relative error") {
   LatencyHistogram h;
   // sqrt(1.01) − 1 = 0.004987...: the bound for bins of ratio 1.01.

@@ -14,7 +14,8 @@ void ProcessorSharing::retime(Instance& in) {
     return;
   }
   const double left = std::max(0.0, cpu.running.top().vfinish - cpu.vclock);
-  const double real = std::ceil(left / rate(cpu));
+  // At full speed (rate 1) left / rate is left itself: no division (~15 cycles) in the usual case.
+  const double real = std::ceil(cpu.busy <= cpu.vcpu ? left : left / rate(cpu));
   const Time t = sim_.now() + Duration::ns(static_cast<std::int64_t>(real));
   if (cpu.event.valid() && sim_.pending(cpu.event)) {
     if (sim_.time_of(cpu.event) != t) sim_.reschedule(cpu.event, t);

@@ -62,13 +62,16 @@ void Router::reach(std::uint32_t r) {
   q.reach = s_.sim.now();
   q.container = s_.sim.now();
   // The invocation timeout runs from here (the container's 60 s).
-  deadlines_.push_back(Deadline{s_.sim.now() + s_.sc.endpoint.invocation_timeout, q.id, r});
+  wait_for_answer(r);
   if (!timeout_pending_) schedule_timeout();
   hviews_.clear();
   for (const Holder& h : s_.holders[q.model]) {
     const Instance& in = s_.instances[h.instance];
     if (in.state != InstanceState::InService) continue;
-    ps::InstanceView v = EndpointState::base_view(in);
+    // Filled where it lies: a view built on the stack and copied was read back as 16-byte
+    // words right after being written field by field, which stalls store forwarding.
+    ps::InstanceView& v = hviews_.emplace_back();
+    EndpointState::fill_base_view(v, in);
     v.model_present = true;
     if (h.pool != kNoSlot) {
       const Pool& p = s_.pools[h.pool];
@@ -77,7 +80,6 @@ void Router::reach(std::uint32_t r) {
     } else {
       v.model_outstanding = static_cast<int>(in.models[q.model].pending.size());
     }
-    hviews_.push_back(v);
   }
   all_.model = q.model;
   if (hviews_.empty() && all_.all().empty()) {
@@ -125,6 +127,7 @@ void Router::answer(std::uint32_t r, int status, std::uint16_t batch) {
 void Router::record_answer(std::uint32_t r, int status, std::uint16_t batch) {
   Request& q = s_.reqs[r];
   q.caller_waiting = false;
+  stop_waiting(r);
   --s_.st.in_flight;
   if (status == 200) ++s_.st.served;
   else if (status == 503) ++s_.st.rejected_503;
@@ -150,39 +153,51 @@ void Router::record_answer(std::uint32_t r, int status, std::uint16_t batch) {
   if (s_.rec) s_.rec->request(d);
 }
 
-/// Drops the deadlines of requests already answered from the front, then waits for the first
-/// one still waiting (if any).
+void Router::wait_for_answer(std::uint32_t r) {
+  Request& q = s_.reqs[r];
+  q.in_waiting_list = true;
+  q.waiting_prev = waiting_tail_;
+  q.waiting_next = kNoSlot;
+  if (waiting_tail_ != kNoSlot) s_.reqs[waiting_tail_].waiting_next = r;
+  else waiting_head_ = r;
+  waiting_tail_ = r;
+}
+
+void Router::stop_waiting(std::uint32_t r) {
+  Request& q = s_.reqs[r];
+  if (!q.in_waiting_list) return;
+  q.in_waiting_list = false;
+  if (q.waiting_prev != kNoSlot) s_.reqs[q.waiting_prev].waiting_next = q.waiting_next;
+  else waiting_head_ = q.waiting_next;
+  if (q.waiting_next != kNoSlot) s_.reqs[q.waiting_next].waiting_prev = q.waiting_prev;
+  else waiting_tail_ = q.waiting_prev;
+}
+
+/// Waits for the earliest deadline of a request still waiting (if any).
 void Router::schedule_timeout() {
-  while (!deadlines_.empty()) {
-    const Deadline& d = deadlines_.front();
-    const Request& q = s_.reqs[d.slot];
-    if (q.id == d.id && q.caller_waiting) break;
-    deadlines_.pop_front();
-  }
-  timeout_pending_ = !deadlines_.empty();
-  if (timeout_pending_) s_.sim.schedule(deadlines_.front().at, &timeout_event_, 0);
+  timeout_pending_ = waiting_head_ != kNoSlot;
+  if (timeout_pending_) s_.sim.schedule(deadline(s_.reqs[waiting_head_]), &timeout_event_, 0);
 }
 
 void Router::on_timeout() {
   const Time now = s_.sim.now();
-  while (!deadlines_.empty() && deadlines_.front().at <= now) {
-    const Deadline d = deadlines_.front();
-    deadlines_.pop_front();
-    Request& q = s_.reqs[d.slot];
-    if (q.id != d.id || !q.caller_waiting) continue;  // answered before its deadline
+  while (waiting_head_ != kNoSlot && deadline(s_.reqs[waiting_head_]) <= now) {
+    const std::uint32_t slot = waiting_head_;
+    stop_waiting(slot);
+    Request& q = s_.reqs[slot];
     switch (q.place) {
       case RequestPlace::WaitingForModel:
         // ModelNotReadyException: the model "continues to download and load into the
         // inference container" (Developer Guide, "Invoke a Multi-Model Endpoint").
-        store_.forget_waiting(s_.instances[static_cast<std::uint32_t>(q.instance)], d.slot);
+        store_.forget_waiting(s_.instances[static_cast<std::uint32_t>(q.instance)], slot);
         q.loading_wait = now.ns() - q.container.ns();
-        answer(d.slot, 429, 0);
+        answer(slot, 429, 0);
         break;
       case RequestPlace::Container: {
         // ModelError: the container keeps the job (queued or running) until it finishes, and
         // answers it then to nobody (answer() frees the slot).
         const std::int32_t user = q.user;
-        record_answer(d.slot, 424, 0);
+        record_answer(slot, 424, 0);
         ++s_.st.abandoned_in_container;
         if (user >= 0) traffic_->answered(static_cast<std::uint32_t>(user));
         break;

@@ -212,7 +212,7 @@ void WorkerPools::run_batch(std::uint32_t w) {
   const ServiceDraw& svc = p.service;
   const double base = static_cast<double>(svc.base(rng_service_).count_ns());
   const double k1 = static_cast<double>(k.batch.size() - 1);
-  const auto work = static_cast<std::int64_t>(std::llround(base * (1.0 + svc.batch_marginal * k1)));
+  const std::int64_t work = core::detail::round_half_away(base * (1.0 + svc.batch_marginal * k1));  // = std::llround
   cpu_.start(s_.instances[p.instance], w, work);
 }
 

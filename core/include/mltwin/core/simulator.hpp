@@ -127,7 +127,7 @@ class Simulator {
   bool stop_requested() const { return stop_requested_; }
 
   /// Number of pending discrete events.
-  std::size_t pending_count() const { return heap_.size() - (root_fired_ ? 1 : 0); }
+  std::size_t pending_count() const { return heap_.size() - (root_fired_ ? 1 : 0) + lane_live_; }
   /// Time of the next pending discrete event or fluid completion, Time::max() if none.
   Time next_time() const;
   const KernelStats& stats() const { return stats_; }
@@ -140,8 +140,9 @@ class Simulator {
   struct Slot {
     EventHandler* handler;
     std::uint64_t payload;
-    std::uint32_t heap_pos;    // index in heap_ while pending; next free slot while free
+    std::uint32_t heap_pos;    // index in heap_ while pending (kInLane: in the lane); next free slot while free
     std::uint32_t generation;  // bumped when the slot is freed, so old EventIds stop matching
+    std::int64_t lane_t;       // the event's time while it is in the lane (to find its entry there)
   };
   // A heap entry is 16 bytes (four per cache line): the time in ns and one 64-bit word
   // `(seq << 32) | slot`. Comparing that word compares seq (unique among pending events), so
@@ -153,6 +154,11 @@ class Simulator {
   };
   static constexpr std::uint32_t kNoSlot = UINT32_MAX;
   static constexpr std::uint32_t kArity = 4;
+  // The lane (see simulator.cpp): a sorted array of entries beside the heap. A pending slot's
+  // heap_pos is its index in heap_, or kInLane when its entry is in the lane (which moves
+  // entries without telling their slots; a cancel finds the entry by its time). Its capacity
+  // and how far from its back an insertion may go: kLaneCapacity, kLaneScan in simulator.cpp.
+  static constexpr std::uint32_t kInLane = UINT32_MAX - 1;
 
   // (t, key) as one unsigned 128-bit number (t >= 0 always: nothing is scheduled before
   // now() >= 0), so a comparison is a compare and a subtract-with-borrow, no branch.
@@ -164,6 +170,12 @@ class Simulator {
   static std::uint32_t slot_of(const Entry& e) { return static_cast<std::uint32_t>(e.key); }
 
   void fire_top();
+  void fire_lane_front();
+  // Fires the earliest pending event, from the lane or the heap (there is one; no fired root).
+  void fire_next() {
+    if (lane_first()) fire_lane_front();
+    else fire_top();
+  }
   void drop_fired_root();
   bool fluid_step(Time limit);
   void advance_fluid_to(Time t);
@@ -171,6 +183,18 @@ class Simulator {
     heap_[i] = e;
     slots_[slot_of(e)].heap_pos = i;
   }
+  bool lane_insert(const Entry& e);
+  void lane_cancel(std::uint32_t slot);
+  void lane_skip_dead();
+  void insert(const Entry& e);
+  // True if the next event to fire is the lane's front rather than the heap's root (the
+  // caller has dropped a fired root).
+  bool lane_first() const {
+    return lane_live_ != 0 && (heap_.empty() || earlier(lane_[lane_head_], heap_.front()));
+  }
+  // Time of the earliest pending discrete event (the caller has dropped a fired root);
+  // INT64_MAX if none.
+  std::int64_t next_event_ns() const;
   void sift_up(std::uint32_t i, Entry e);
   void sift_down(std::uint32_t i, Entry e);
   void heap_remove(std::uint32_t i);
@@ -194,6 +218,14 @@ class Simulator {
   std::uint32_t free_head_ = kNoSlot;  // intrusive free list threaded through Slot::heap_pos
   std::vector<Slot> slots_;
   std::vector<Entry> heap_;
+  // The lane: entries sorted by (t, seq) in lane_[lane_head_, lane_tail_) of an array of
+  // kLaneCapacity (allocated on first use; the entries move back to its start when they reach
+  // its end), lane_live_ of which are pending (a cancelled entry stays, as a tombstone whose
+  // slot is kNoSlot, until it reaches the front).
+  std::vector<Entry> lane_;
+  std::uint32_t lane_head_ = 0;
+  std::uint32_t lane_tail_ = 0;
+  std::uint32_t lane_live_ = 0;
   std::vector<FluidModel*> fluid_;
   KernelStats stats_;
 };

@@ -36,6 +36,14 @@ constexpr std::int64_t mul_ns(std::int64_t a, std::int64_t k) {
   if (__builtin_mul_overflow(a, k, &r)) time_overflow(a, '*', k);
   return r;
 }
+/// std::llround(x) for finite |x| < 2^63 (the caller checks): the nearest integer, halves
+/// away from zero. Inline, where the libm call cost as much as the rest of a from_seconds; the
+/// same result bit for bit: x − trunc(x) is exact in double (it keeps only bits of x).
+constexpr std::int64_t round_half_away(double x) {
+  const auto i = static_cast<std::int64_t>(x);  // toward zero
+  const double frac = x - static_cast<double>(i);
+  return i + static_cast<std::int64_t>(frac >= 0.5) - static_cast<std::int64_t>(frac <= -0.5);
+}
 }  // namespace detail
 
 /// A span of simulated time, in integer nanoseconds (may be negative). Every operation that
@@ -100,7 +108,7 @@ inline Duration Duration::from_seconds(double seconds) {
   const double ns = seconds * 1e9;
   if (!std::isfinite(ns) || std::fabs(ns) >= 9.2e18)
     detail::time_out_of_range(seconds);
-  return Duration(static_cast<std::int64_t>(std::llround(ns)));
+  return Duration(detail::round_half_away(ns));
 }
 
 /// Parses a duration written as "<number><unit>" with unit ns, us, ms, s, m, h or d

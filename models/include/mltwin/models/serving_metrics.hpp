@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "mltwin/core/time.hpp"
@@ -71,6 +72,8 @@ class LatencyHistogram {
 
   /// Adds one value; negative values count as 0.
   void add(std::int64_t ns);
+  /// Adds each value, as add() one by one would (in a loop whose lookups overlap).
+  void add_all(std::span<const std::int64_t> ns);
   std::uint64_t count() const noexcept;
 
   /// Estimate of the type-7 quantile (numpy's default: linear interpolation between the order

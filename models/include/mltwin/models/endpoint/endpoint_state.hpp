@@ -156,6 +156,10 @@ struct Request {
   /// each request once, however often it is stranded).
   bool stranded = false;
   RequestPlace place = RequestPlace::Front;
+  /// In the Router's list of requests whose caller waits, in reach order (router.hpp), with
+  /// the previous and next slot there (kNoSlot at the ends).
+  bool in_waiting_list = false;
+  std::uint32_t waiting_prev = UINT32_MAX, waiting_next = UINT32_MAX;
 };
 
 /// An instance where a model is present (routing visits only these).
@@ -237,11 +241,15 @@ struct EndpointState {
   /// What a routing policy sees of an instance, before the model's own figures.
   static ps::InstanceView base_view(const Instance& in) {
     ps::InstanceView v;
+    fill_base_view(v, in);
+    return v;
+  }
+  /// Sets those fields of `v` (the rest as they are).
+  static void fill_base_view(ps::InstanceView& v, const Instance& in) {
     v.instance = in.id;
     v.outstanding = in.outstanding;
     v.memory_free = in.mem_cap > in.mem_used ? in.mem_cap - in.mem_used : 0;
     v.models_loaded = in.models_loaded;
-    return v;
   }
 };
 

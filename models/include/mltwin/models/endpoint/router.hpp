@@ -10,8 +10,10 @@
 // may send again. It calls the store, the pools and the fleet directly.
 //
 // The invocation timeout (EndpointSpec::invocation_timeout, SageMaker's 60 s): every request
-// that reaches an instance joins a FIFO of deadlines (one timeout for all, so deadlines come in
-// reach order) with one event pending, at the earliest deadline of a request still waiting.
+// that reaches an instance joins a list of the requests whose caller waits, in reach order
+// (one timeout for all, so that is deadline order), and leaves it when its caller is answered;
+// one event is pending, at the earliest deadline of a request still waiting. (The list holds
+// the few requests in flight, where a FIFO of every deadline held a minute of requests.)
 // At its deadline a request waiting for its model's download or load is answered 429
 // ModelNotReadyException and leaves the model's waiting list (the load goes on, as the MME
 // guide says); one in the container is answered 424 ModelError and stays there: the container
@@ -19,7 +21,6 @@
 // the instance and the worker stay busy until it finishes (EndpointStats::abandoned_in_container).
 #pragma once
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <vector>
 
@@ -82,14 +83,14 @@ class Router final : public FrontEnd {
   AllInstances all_;
   std::unique_ptr<TrafficSource> traffic_;
 
-  /// A request's invocation deadline; stale once the request id in its slot differs or its
-  /// caller has been answered.
-  struct Deadline {
-    Time at;
-    std::uint64_t id;
-    std::uint32_t slot;
-  };
-  std::deque<Deadline> deadlines_;  // in reach order, so in deadline order
+  /// Appends request slot `r` to the waiting list / takes it out (if it is there).
+  void wait_for_answer(std::uint32_t r);
+  void stop_waiting(std::uint32_t r);
+  Time deadline(const Request& q) const { return q.reach + s_.sc.endpoint.invocation_timeout; }
+
+  // The requests whose caller waits, from their reach, in reach order (so in deadline order):
+  // first and last slot, linked through Request::waiting_prev / waiting_next.
+  std::uint32_t waiting_head_ = kNoSlot, waiting_tail_ = kNoSlot;
   bool timeout_pending_ = false;
 
   core::Event<&Router::reach, &Router::before_event> reach_event_{this};  // after the overhead
