@@ -108,14 +108,23 @@ struct QueueJobOrder {
   }
 };
 
-/// A job's Pending tasks, BestEffort ones (backfill) or the others (allocate), in task order.
-/// Into `pq`, emptied first (keeping its storage).
-inline void pending_tasks_into(const Session& ssn, JobId jid, bool best_effort, TaskPQ& pq) {
+/// Which of a job's Pending tasks pending_tasks_into takes.
+enum class PendingTasks : std::uint8_t {
+  NotBestEffort,  ///< allocate's (BestEffort pods are backfill's)
+  BestEffort,     ///< backfill's
+  All,            ///< preempt's and reclaim's: Volcano's TaskStatusIndex[Pending], BestEffort ones included
+};
+
+/// A job's Pending tasks of the kind `which`, in task order, into `pq` (emptied first, keeping
+/// its storage).
+inline void pending_tasks_into(const Session& ssn, JobId jid, PendingTasks which, TaskPQ& pq) {
   const ClusterState& st = ssn.state();
   pq.reset(TaskLess{&ssn});
   for (TaskId t : st.job(jid).tasks) {
     const TaskInfo& tt = st.task(t);
-    if (tt.status == TaskStatus::Pending && tt.best_effort == best_effort) pq.push_unordered(t);
+    if (tt.status == TaskStatus::Pending &&
+        (which == PendingTasks::All || tt.best_effort == (which == PendingTasks::BestEffort)))
+      pq.push_unordered(t);
   }
   pq.heapify();
 }

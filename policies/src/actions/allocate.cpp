@@ -84,7 +84,7 @@ class Allocate final : public Action {
       if (slot_of_[jid] != 0) return task_slots_[slot_of_[jid] - 1];
       if (slotted_.size() == task_slots_.size()) task_slots_.emplace_back(TaskLess{&ssn});
       TaskPQ& pq = task_slots_[slotted_.size()];
-      pending_tasks_into(ssn, jid, /*best_effort=*/false, pq);
+      pending_tasks_into(ssn, jid, PendingTasks::NotBestEffort, pq);
       slotted_.push_back(jid);
       slot_of_[jid] = static_cast<std::uint32_t>(slotted_.size());
       return pq;

@@ -33,7 +33,7 @@ class Backfill final : public Action {
     while (!pick.queues.empty()) {
       JobPQ& jobs = pick.jobs[pick.queues.pop()];
       while (!jobs.empty())
-        for (pending_tasks_into(ssn, jobs.pop(), /*best_effort=*/true, tasks); !tasks.empty();) order.push_back(tasks.pop());
+        for (pending_tasks_into(ssn, jobs.pop(), PendingTasks::BestEffort, tasks); !tasks.empty();) order.push_back(tasks.pop());
     }
     std::vector<NodeId> fit, best;
     std::vector<double> scores;

@@ -131,7 +131,7 @@ class Preempt final : public Action {
       for (std::size_t i = 0; i < under_request.size(); ++i) {
         const JobId jid = under_request[i];
         TaskPQ& tasks = starving_.tasks_of(jid);
-        pending_tasks_into(ssn, jid, tasks);
+        pending_tasks_into(ssn, jid, PendingTasks::All, tasks);
         if (repeat) {
           for (std::uint32_t k = round_popped_[i]; k > 0 && !tasks.empty(); --k) tasks.pop();
           continue;

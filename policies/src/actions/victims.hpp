@@ -109,16 +109,6 @@ struct OnNodeOrder {
   }
 };
 
-/// A job's Pending tasks in task order, into `pq` (BestEffort ones included, as Volcano's
-/// TaskStatusIndex[Pending] holds them).
-inline void pending_tasks_into(const Session& ssn, JobId jid, TaskPQ& pq) {
-  const ClusterState& st = ssn.state();
-  pq.reset(TaskLess{&ssn});
-  for (TaskId t : st.job(jid).tasks)
-    if (st.task(t).status == TaskStatus::Pending) pq.push_unordered(t);
-  pq.heapify();
-}
-
 /// What preempt and reclaim start from (preempt.go and reclaim.go build it the same way): the
 /// queues that have a non-pending job passing JobValid, and the starving jobs among those —
 /// per queue in job order, each with its Pending tasks in task order. Kept in an action's
@@ -153,7 +143,7 @@ class StarvingJobs {
       if (slot_of_.size() <= jid) slot_of_.resize(st.jobs().size());
       slot_of_[jid] = static_cast<std::uint32_t>(jobs_.size());
       if (jobs_.size() == tasks_.size()) tasks_.emplace_back(TaskLess{&ssn});
-      pending_tasks_into(ssn, jid, tasks_[jobs_.size()]);
+      pending_tasks_into(ssn, jid, PendingTasks::All, tasks_[jobs_.size()]);
       jobs_.push_back(jid);
     }
   }
