@@ -355,6 +355,40 @@ TEST_CASE("a job order answering at random is caught (enqueue sorts and checks e
                "function (add_job_order_fn) is not a strict weak order") == 0);
 }
 
+TEST_CASE("after a job order fault stops a cycle, the next cycle's enqueue starts again from the Pending set") {
+  // One trn1.32xlarge (16 Neuron devices; overcommit's budget 1.2 x 16 = 19.2), jobs of one
+  // 4-device pod. Cycle 1: j0-j3 go Inqueue (16 <= 19.2; j4 would make 20) and are placed.
+  // Then j0-j3 are gone, j6 and j7 arrive and the probe's job order turns faulty: cycle 2's
+  // enqueue reads j0-j3's departures and j6, j7's arrivals from the state's log and throws while
+  // it sorts the arrivals. With the order sound again, cycle 3 must admit j4-j7 (16 devices):
+  // an action that trusted what it kept from cycle 2 had lost j6 and j7 (read, never merged).
+  auto faulty = std::make_shared<bool>(false);
+  probe("t_flaky_order", [faulty](Session& s) {
+    s.add_job_order_fn([faulty](const JobInfo&, const JobInfo&) { return *faulty ? -1 : 0; });
+  });
+  World w;
+  w.queue(QueueBuilder("default"));
+  w.node(NodeBuilder("n0").trn1_32xlarge());
+  std::vector<JobId> ids;
+  for (int i = 0; i < 6; ++i) ids.push_back(w.job(JobBuilder("j" + std::to_string(i), "default").pods(1, Pod().neuron_devices(4)).created(i)));
+  RecordingBackend be;
+  be.world = &w;
+  Scheduler s(with_first("t_flaky_order"), 1);
+  w.state.set_now(1'000'000'000);
+  s.run_once(w.state, be);
+  for (int i = 0; i < 6; ++i)
+    CHECK_MESSAGE(w.state.job(ids[i]).is_pending() == (i >= 4), "cycle 1, job j" << i);
+  for (int i = 0; i < 4; ++i) w.state.remove_job(ids[i]);
+  for (int i = 6; i < 8; ++i) ids.push_back(w.job(JobBuilder("j" + std::to_string(i), "default").pods(1, Pod().neuron_devices(4)).created(i)));
+  *faulty = true;
+  w.state.set_now(2'000'000'000);
+  CHECK_THROWS_AS(s.run_once(w.state, be), PluginError);
+  *faulty = false;
+  w.state.set_now(3'000'000'000);
+  s.run_once(w.state, be);
+  for (int i = 4; i < 8; ++i) CHECK_MESSAGE(!w.state.job(ids[i]).is_pending(), "cycle 3, job j" << i);
+}
+
 TEST_CASE("a task order answering -1 both ways is caught when allocate builds a job's task heap") {
   probe("t_task_both_first", [](Session& s) { s.add_task_order_fn([](const TaskInfo&, const TaskInfo&) { return -1; }); });
   World w;
