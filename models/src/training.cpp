@@ -188,14 +188,14 @@ std::string TrainingCluster::infeasible_reason(const TrainingJobSpec& j, const R
   // them is named with the filter's reason.
   const policy::TaskInfo cons = pod_constraints(j);
   std::vector<std::uint64_t> request;
+  bool requests_something = false;
   pod.for_each([&](policy::ResourceName name, double want) {
     std::uint64_t bits;
     std::memcpy(&bits, &want, sizeof bits);
     request.push_back(name.id());
     request.push_back(bits);
+    requests_something |= want > 0;
   });
-  bool requests_something = false;
-  pod.for_each([&](policy::ResourceName, double want) { requests_something |= want > 0; });
   // The walk is the same for every pod of one shape while the fleet cannot change; a pod that
   // requests nothing fits anywhere, as many as the job has pods (not a property of the shape).
   const bool keep = !nodes_->dynamic() && requests_something;
@@ -205,18 +205,21 @@ std::string TrainingCluster::infeasible_reason(const TrainingJobSpec& j, const R
       if (w.request == request && w.constraints.node_selector == cons.node_selector &&
           w.constraints.node_affinity == cons.node_affinity && w.constraints.tolerations == cons.tolerations)
         kept = &w;
-  TrainingState::NodeWalk walk = kept ? *kept : node_walk(scenario_, s_->state, nodes_.get(), j, pod, cons);
-  if (keep && !kept && s_->node_walks.size() < 256) {  // a bound: shapes are few in practice
-    walk.request = std::move(request);
-    walk.constraints = cons;
-    s_->node_walks.push_back(walk);
-  }
+  TrainingState::NodeWalk fresh;
+  if (!kept) fresh = node_walk(scenario_, s_->state, nodes_.get(), j, pod, cons);
+  const TrainingState::NodeWalk& walk = kept ? *kept : fresh;
+  // What the group pass below changes, copied (the kept walk stays as it was).
   std::int64_t fit = walk.fit;
-  std::vector<char>& usable = walk.usable;
-  std::vector<char>& seen = walk.seen;
-  std::vector<std::string>& why = walk.why;
-  const std::string& room_note = walk.room_note;
-  std::vector<std::pair<policy::ResourceName, int>>& short_of = walk.short_of;
+  std::vector<char> usable = walk.usable;
+  const std::vector<char> seen = walk.seen;
+  std::vector<std::string> why = walk.why;
+  const std::string room_note = walk.room_note;
+  std::vector<std::pair<policy::ResourceName, int>> short_of = walk.short_of;
+  if (keep && !kept && s_->node_walks.size() < 256) {  // a bound: shapes are few in practice
+    fresh.request = std::move(request);
+    fresh.constraints = cons;
+    s_->node_walks.push_back(std::move(fresh));
+  }
   const std::size_t groups = scenario_.node_groups.size();
   fit += nodes_->headroom_fit(pod, cons);  // nodes the cluster autoscaler may still add
   std::string excluded;  // "group: reason; ..."
