@@ -77,9 +77,8 @@ Scheduler::Scheduler(SchedulerConfig cfg, std::uint64_t tiebreak_seed) : cfg_(st
       }
     }
   for (std::size_t i = 0; i < cfg_.actions.size(); ++i) {
-    auto it = cfg_.action_arguments.find(cfg_.actions[i]);
     try {
-      actions_.push_back(make_action(cfg_.actions[i], it == cfg_.action_arguments.end() ? Arguments{} : it->second));
+      actions_.push_back(build_action(i));
     } catch (const std::exception& e) {
       throw std::invalid_argument("scheduler configuration: actions[" + std::to_string(i) + "] (" + cfg_.actions[i] +
                                   "): " + e.what());
@@ -111,6 +110,19 @@ void Scheduler::set_tiebreak_state(const std::string& text) {
   rng_ = r;
 }
 
+std::unique_ptr<Action> Scheduler::build_action(std::size_t i) const {
+  const auto it = cfg_.action_arguments.find(cfg_.actions[i]);
+  return make_action(cfg_.actions[i], it == cfg_.action_arguments.end() ? Arguments{} : it->second);
+}
+
+void Scheduler::start_afresh() {
+  // A session stopped midway leaves what an action keeps between cycles (enqueue's ordered
+  // Pending set and its place in the state's log, allocate's memo) half updated: build the
+  // actions again, as a restarted volcano-scheduler would, and run the next cycle whatever changed.
+  for (std::size_t i = 0; i < cfg_.actions.size(); ++i) actions_[i] = build_action(i);
+  clean_generation_ = UINT64_MAX;
+}
+
 bool Scheduler::run_once(ClusterState& state, Backend& backend) {
   queue_ties_.clear();
   if (!needs_cycle(state)) {
@@ -137,7 +149,13 @@ bool Scheduler::run_once(ClusterState& state, Backend& backend) {
   log.forward = &backend;
   Session ssn(state, check_promises_ ? static_cast<Backend&>(log) : backend, cfg_, rng_, stats_.sessions + 1, std::move(actions));
   ssn.use_ledger(&ledger_);
-  ssn.run();
+  try {
+    ssn.run();
+  } catch (...) {
+    ssn.abandon();
+    start_afresh();
+    throw;
+  }
   std::optional<DecisionLog> shadow_log;
   std::map<JobId, std::string> shadow_reasons;
   if (check_promises_) {
@@ -146,7 +164,12 @@ bool Scheduler::run_once(ClusterState& state, Backend& backend) {
     Session shadow(*copy, *shadow_log, cfg_, *shadow_rng, stats_.sessions + 1);  // fresh actions: no state from earlier cycles
     shadow.use_ledger(&*shadow_ledger);
     shadow.ignore_promises();
-    shadow.run();
+    try {
+      shadow.run();
+    } catch (...) {
+      start_afresh();  // the real session is closed; what the actions kept from it may not be
+      throw;
+    }
     shadow_reasons = reasons_of(shadow, *copy);
   }
   if (check_promises_) {

@@ -124,6 +124,21 @@ void Session::close() {
   if (!failed_binds_.empty()) state_.bump_generation();
 }
 
+void Session::abandon() {
+  for (auto it = kept_.rbegin(); it != kept_.rend(); ++it) (*it)->undo(false);
+  kept_.clear();
+  for (const FailedBind& f : failed_binds_)
+    if (state_.task(f.task).status == TaskStatus::Binding) state_.apply_task_status_quiet(f.task, TaskStatus::Pending, kNone);
+  failed_binds_.clear();
+  for (auto it = phase_changes_.rbegin(); it != phase_changes_.rend(); ++it) state_.set_podgroup_phase(it->first, it->second);
+  phase_changes_.clear();
+  phase_seen_.clear();
+  last_tx_allocated_.clear();
+  last_tx_nominates_.clear();
+  pipelined_evicting_.clear();
+  state_.bump_generation();
+}
+
 // ---------------------------------------------------------------- combination rules
 
 namespace {
@@ -651,7 +666,13 @@ void Session::unpipeline(TaskId t) {
 // ---------------------------------------------------------------- Statement
 
 Statement::~Statement() {
-  if (!done_) discard();
+  if (done_) return;
+  if (std::uncaught_exceptions() > unwinding_at_start_) {
+    done_ = true;
+    undo(false);
+  } else {
+    discard();
+  }
 }
 
 void Statement::allocate(TaskId t, NodeId node) {
@@ -681,7 +702,7 @@ void Statement::evict(TaskId t, std::string reason, TaskId preemptor, VictimChoi
   ssn_->fire_deallocate(st.task(t));
 }
 
-void Statement::undo() {
+void Statement::undo(bool handlers) {
   ClusterState& st = ssn_->state_;
   for (auto it = ops_.rbegin(); it != ops_.rend(); ++it) {
     switch (it->kind) {
@@ -689,14 +710,14 @@ void Statement::undo() {
       case OpKind::Pipeline:
         // unallocate / UnPipeline: back to Pending, deallocate handlers.
         st.apply_task_status_quiet(it->task, TaskStatus::Pending, kNone);
-        ssn_->fire_deallocate(st.task(it->task));
+        if (handlers) ssn_->fire_deallocate(st.task(it->task));
         break;
       case OpKind::Evict:
         // unevict. Volcano (statement.go unevict) writes Running whatever the task was before,
         // harmlessly, on a session copy that is thrown away; mltwin's state outlives the
         // session, so the status the task had (Bound or Running) is restored.
         st.apply_task_status_quiet(it->task, it->prev, it->node);
-        ssn_->fire_allocate(st.task(it->task));
+        if (handlers) ssn_->fire_allocate(st.task(it->task));
         break;
     }
   }
@@ -726,7 +747,21 @@ void Statement::commit() {
   done_ = true;
   ClusterState& st = ssn_->state_;
   Statement pipelined(*ssn_);
-  for (const auto& op : ops_) {
+  // A backend that throws (instead of answering with CallResult) stops the commit: the ops from
+  // the one that threw on stay this statement's, undone as the exception leaves (~Statement).
+  std::size_t next = 0;
+  struct Unfinished {
+    Statement& s;
+    std::size_t& next;
+    ~Unfinished() {
+      if (next < s.ops_.size()) {
+        s.ops_.erase(s.ops_.begin(), s.ops_.begin() + static_cast<std::ptrdiff_t>(next));
+        s.done_ = false;
+      }
+    }
+  } unfinished{*this, next};
+  for (; next < ops_.size(); ++next) {
+    const Op& op = ops_[next];
     ssn_->last_tx_allocated_.erase(op.task);  // statement.go:413-415 ClearLastTxContext
     ssn_->last_tx_nominates_.erase(op.task);
     switch (op.kind) {
@@ -766,6 +801,7 @@ void Statement::commit() {
   if (ssn_->changed_) st.bump_generation();
   if (!pipelined.ops_.empty()) ssn_->keep_until_close(std::move(pipelined));
   ops_.clear();
+  next = 0;
 }
 
 }  // namespace mltwin::policy

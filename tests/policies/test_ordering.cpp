@@ -389,6 +389,94 @@ TEST_CASE("after a job order fault stops a cycle, the next cycle's enqueue start
   for (int i = 4; i < 8; ++i) CHECK_MESSAGE(!w.state.job(ids[i]).is_pending(), "cycle 3, job j" << i);
 }
 
+TEST_CASE("a session a plugin's exception stops is abandoned: the state holds what the backend was told") {
+  // One trn1.32xlarge (16 Neuron devices). j0 and j1 are Inqueue with a 4-device pod each, j2
+  // is Pending (no pods until the controller hears Inqueue). Cycle 1: enqueue admits j2 (state
+  // only: the backend hears phase changes at close), allocate commits j0 (the backend refuses the
+  // bind) and then the plugin throws while j1 is allocated. The session must be abandoned: j0's
+  // refused bind Pending again (a Binding task nobody binds would hold its 4 devices for good), j1
+  // Pending, j2's PodGroup Pending again (Inqueue without pods, never to get them, else), and the
+  // statement being built undone without event handlers (its deallocate handler throws too: a
+  // handler called while the exception unwinds would end the process). Cycle 2 on, with the
+  // plugin quiet and binds accepted: j0 and j1 are bound, j2 admitted and then bound.
+  auto armed = std::make_shared<bool>(true);
+  probe("t_throw_on_allocate", [armed](Session& s) {
+    s.add_event_handler(
+        [armed, &s](const TaskInfo& t) {
+          if (*armed && s.state().job(t.job).name == "j1") throw std::runtime_error("t_throw_on_allocate: j1");
+        },
+        [armed](const TaskInfo&) {
+          if (*armed) throw std::runtime_error("t_throw_on_allocate: a deallocate handler called");
+        });
+  });
+  struct Refusing : RecordingBackend {
+    bool refuse = true;
+    CallResult bind(const TaskInfo& t, const NodeInfo& n) override {
+      RecordingBackend::bind(t, n);
+      return refuse ? CallResult::failure("refused by the test") : CallResult::success();
+    }
+  } be;
+  World w;
+  w.queue(QueueBuilder("default"));
+  const NodeId n0 = w.node(NodeBuilder("n0").trn1_32xlarge());
+  const JobId j0 = w.job(JobBuilder("j0", "default").pods(1, Pod().neuron_devices(4)).inqueue().created(0));
+  const JobId j1 = w.job(JobBuilder("j1", "default").pods(1, Pod().neuron_devices(4)).inqueue().created(1));
+  const JobId j2 = w.job(JobBuilder("j2", "default").pods(1, Pod().neuron_devices(4)).created(2));
+  be.world = &w;
+  Scheduler s(with_first("t_throw_on_allocate"), 1);
+  const Resource idle_before = w.state.node(n0).idle;
+  w.state.set_now(1'000'000'000);
+  CHECK_THROWS_WITH_AS(s.run_once(w.state, be), "t_throw_on_allocate: j1", std::runtime_error);
+  REQUIRE(be.binds.size() == 1);
+  CHECK(be.binds[0].job == j0);
+  CHECK(w.state.task(w.state.job(j0).tasks.at(0)).status == TaskStatus::Pending);
+  CHECK(w.state.task(w.state.job(j1).tasks.at(0)).status == TaskStatus::Pending);
+  CHECK(w.state.job(j2).phase == PodGroupPhase::Pending);
+  CHECK(w.state.node(n0).idle == idle_before);
+  CHECK(be.phases.empty());
+  *armed = false;
+  be.refuse = false;
+  for (int c = 2; c <= 4; ++c) {
+    w.state.set_now(c * 1'000'000'000LL);
+    s.run_once(w.state, be);
+  }
+  CHECK(be.binds_of(j0) == 2);  // the refused bind, then the accepted one
+  CHECK(be.binds_of(j1) == 1);
+  CHECK(be.binds_of(j2) == 1);
+}
+
+TEST_CASE("a backend that throws from bind stops the commit: the pods it was not told of are Pending again") {
+  // j0 is a gang of two 4-device pods on one trn1.32xlarge. The backend binds the first and
+  // throws on the second (a Backend should answer with CallResult; this one does not). The first
+  // pod stays Binding (the backend has it); the second is Pending, its devices idle again, and the
+  // next cycle binds it: three bind calls in all. Left Binding, it would never be bound.
+  struct Throwing : RecordingBackend {
+    int throw_at = 2;  // the bind call that throws (1-based); 0: none
+    CallResult bind(const TaskInfo& t, const NodeInfo& n) override {
+      RecordingBackend::bind(t, n);
+      if (static_cast<int>(binds.size()) == throw_at) throw std::runtime_error("the API server went away");
+      return CallResult::success();
+    }
+  } be;
+  World w;
+  w.queue(QueueBuilder("default"));
+  const NodeId n0 = w.node(NodeBuilder("n0").trn1_32xlarge());
+  const JobId j0 = w.job(JobBuilder("j0", "default").pods(2, Pod().neuron_devices(4)).inqueue().created(0));
+  Scheduler s(volcano_default_config(), 1);
+  const double devices = w.state.node(n0).idle.get(rn::kNeuronDevice);
+  w.state.set_now(1'000'000'000);
+  CHECK_THROWS_WITH_AS(s.run_once(w.state, be), "the API server went away", std::runtime_error);
+  const TaskId first = be.binds.at(0).task, second = be.binds.at(1).task;
+  CHECK(w.state.task(first).status == TaskStatus::Binding);
+  CHECK(w.state.task(second).status == TaskStatus::Pending);
+  CHECK(w.state.node(n0).idle.get(rn::kNeuronDevice) == devices - 4000);  // milli-units: 4 devices held
+  be.throw_at = 0;
+  w.state.set_now(2'000'000'000);
+  s.run_once(w.state, be);
+  CHECK(be.binds_of(j0) == 3);
+  CHECK(be.binds.back().task == second);
+}
+
 TEST_CASE("a task order answering -1 both ways is caught when allocate builds a job's task heap") {
   probe("t_task_both_first", [](Session& s) { s.add_task_order_fn([](const TaskInfo&, const TaskInfo&) { return -1; }); });
   World w;

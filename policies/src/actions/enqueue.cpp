@@ -51,12 +51,9 @@ class Enqueue final : public Action {
     std::vector<std::vector<Entry>> fresh(nq);
     bool departures = false;
     const auto& log = st.pending_log();
-    // Until this cycle ends normally, what the action keeps is not to be trusted: an order fault
-    // thrown mid-cycle (Session::job_order_violated) leaves entries read from the log but not
-    // yet merged, and positions not yet refreshed. The next cycle then starts from the set.
-    const bool restart = incomplete_ || log_pos_ < st.pending_log_base();
-    incomplete_ = true;
-    if (restart) {
+    // (A cycle that a fault stopped midway leaves this half updated: Scheduler::run_once then
+    // builds its actions afresh, and a new Enqueue starts from the set.)
+    if (log_pos_ < st.pending_log_base()) {
       // Or entries were trimmed before this action read them (another scheduler on the state, or
       // a caller's release_removed()): ids may since have been reused. Start again from the set.
       for (auto& v : order_) v.clear();
@@ -235,7 +232,6 @@ class Enqueue final : public Action {
         ssn.set_job_reason(e.job, verdict);
       }
     }
-    incomplete_ = false;
   }
 
  private:
@@ -375,7 +371,6 @@ class Enqueue final : public Action {
   std::uint64_t reports_seen_ = 0;
   std::uint64_t log_pos_ = 0;              // the next pending-log entry to read (ClusterState::pending_log_base())
   bool ordered_without_pods_ = true;       // order_ was last put in order while no Pending job had pods
-  bool incomplete_ = false;                // a cycle began and did not end normally (a fault was thrown)
 };
 }  // namespace
 std::unique_ptr<Action> make_enqueue(const Arguments&) { return std::make_unique<Enqueue>(); }

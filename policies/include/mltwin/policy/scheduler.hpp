@@ -49,6 +49,14 @@ class MLTWIN_POLICY_EXPORT Scheduler {
   bool needs_cycle(const ClusterState& state) const;
   /// One cycle (Volcano runOnce). Returns true if a session ran. Reports binds, evictions,
   /// PodGroup phase changes and changed job conditions to `backend`.
+  ///
+  /// Errors: what a session throws passes through — PluginError (a plugin's order is not a
+  /// strict weak order, or a plugin's callback failed), or whatever a plugin's callback or the
+  /// backend throws; PromiseBroken in check mode. The session is then abandoned
+  /// (Session::abandon): the state holds what the backend was told (binds and evictions it
+  /// received stay; pipelined tasks and refused binds are Pending again; PodGroup phases the
+  /// session set are put back), and the actions are built afresh, as a volcano-scheduler restarted
+  /// after a panic. A later run_once runs a full session on that state.
   bool run_once(ClusterState& state, Backend& backend);
   /// Check mode: every session also runs on a copy of the state with the plugins' promises
   /// ignored (Session::ignore_promises) and fresh action objects (no state kept between cycles),
@@ -79,6 +87,9 @@ class MLTWIN_POLICY_EXPORT Scheduler {
 
  private:
   SchedulerConfig cfg_;
+  /// After a session threw: new action objects (nothing kept between cycles), the next cycle runs.
+  void start_afresh();
+  std::unique_ptr<Action> build_action(std::size_t i) const;  // cfg_.actions[i] with its arguments
   std::vector<std::unique_ptr<Action>> actions_;  // created once, as Volcano does
   std::mt19937_64 rng_;
   SchedulerStats stats_;

@@ -27,6 +27,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -135,7 +136,10 @@ class MLTWIN_POLICY_EXPORT Plugin {
   virtual void on_session_close(Session&) {}
 };
 
-/// A scheduler action (enqueue, allocate, backfill, preempt, reclaim).
+/// A scheduler action (enqueue, allocate, backfill, preempt, reclaim). A Scheduler makes its
+/// actions once and calls execute every cycle, so an action may keep state between cycles; after
+/// a session that threw, it makes them again (Scheduler::run_once), so what an action keeps need
+/// not survive an exception thrown halfway through execute.
 class MLTWIN_POLICY_EXPORT Action {
  public:
   virtual ~Action() = default;
@@ -260,6 +264,15 @@ class MLTWIN_POLICY_EXPORT Session {
   void run_actions();
   /// Undoes uncommitted work, closes plugins, updates PodGroup phases (Volcano jobStatus).
   void close();
+  /// After open() or run_actions() threw (a plugin's callback or order fault, a backend's
+  /// exception): puts the state back to what the backend has been told. The statements kept
+  /// until close are undone (pipelined tasks back to Pending), binds the backend refused go back
+  /// to Pending, and the PodGroup phases this session set are put back (the backend hears phase
+  /// changes only at close). Binds and evictions the backend already received stay. Plugins are
+  /// not closed and no event handler is called. Volcano's session works on a copy of its cache
+  /// that a panic throws away (framework.OpenSession, v1.12.1); here the state outlives the
+  /// session. Scheduler::run_once calls it and then builds its actions afresh.
+  void abandon();
 
   // ---- the world ----
   ClusterState& state() { return state_; }
@@ -637,6 +650,9 @@ class MLTWIN_POLICY_EXPORT Statement {
   };
   explicit Statement(Session& ssn) : ssn_(&ssn) {}
   Statement(Statement&& o) noexcept : ssn_(o.ssn_), ops_(std::move(o.ops_)), done_(o.done_) { o.done_ = true; }
+  /// Discards what was not committed or discarded. While an exception unwinds the stack (the
+  /// session is being abandoned, Session::abandon) it undoes without calling event handlers,
+  /// which may throw again.
   Statement& operator=(Statement&&) = delete;
   ~Statement();
 
@@ -661,10 +677,12 @@ class MLTWIN_POLICY_EXPORT Statement {
 
  private:
   friend class Session;
-  void undo();
+  /// `handlers`: call the session's allocate/deallocate event handlers for each op undone.
+  void undo(bool handlers = true);
   Session* ssn_;
   std::vector<Op> ops_;
   bool done_ = false;
+  int unwinding_at_start_ = std::uncaught_exceptions();  // made during an unwind: not ours
 };
 
 }  // namespace mltwin::policy
