@@ -494,8 +494,10 @@ Manifests read_manifests(const std::string& file) {
   const std::string text = read_text(file);
   Src src(file);
   Manifests out;
-  const auto docs = load_all(src, text);
-  for (std::size_t i = 0; i < docs.size(); ++i) read_doc(Y{&src, docs[i], ""}, out);
+  reading_whole(text, [&] {
+    const auto docs = load_all(src, text);
+    for (std::size_t i = 0; i < docs.size(); ++i) read_doc(Y{&src, docs[i], ""}, out);
+  });
   return out;
 }
 
@@ -503,8 +505,10 @@ Manifests read_manifests_skipping(const std::string& file, const std::vector<std
   const std::string text = read_text(file);
   Src src(file);
   Manifests out;
-  const auto docs = load_all(src, text);
-  for (std::size_t i = 0; i < docs.size(); ++i) read_doc(Y{&src, docs[i], ""}, out, &kinds, &skipped);
+  reading_whole(text, [&] {
+    const auto docs = load_all(src, text);
+    for (std::size_t i = 0; i < docs.size(); ++i) read_doc(Y{&src, docs[i], ""}, out, &kinds, &skipped);
+  });
   return out;
 }
 

@@ -1,5 +1,6 @@
 // kubectl JSON <-> the scheduler's objects (mltwin/k8s/snapshot.hpp).
 #include "mltwin/k8s/snapshot.hpp"
+#include "yaml_guard.hpp"
 
 #include <sys/stat.h>
 
@@ -878,15 +879,11 @@ void read_json_lines(std::string_view text, const std::string& file, Snapshot& i
   try {
     doc = json::parse(text.begin(), text.end(), std::ref(dropper));
   } catch (const json::parse_error& e) {
-    // e.byte: the 1-based position of the error.
-    std::size_t line = 1, col = 1;
-    for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
-      if (text[i] == '\n') ++line, col = 1;
-      else ++col;
-    }
-    std::string what = e.what();
-    if (auto p = what.find("syntax error"); p != std::string::npos) what = what.substr(p);
-    throw InputError(file + ":" + std::to_string(line) + ":" + std::to_string(col) + ": invalid JSON (" + what +
+    // Its line and column (check_json reads the text again, keeping nothing).
+    std::string what = e.what();  // an empty file: not looked at by check_json
+    if (auto at = what.find("syntax error"); at != std::string::npos) what = what.substr(at);
+    const YamlProblem p = check_json(text).value_or(YamlProblem{0, 0, what});
+    throw InputError(file + ":" + std::to_string(p.line + 1) + ":" + std::to_string(p.column + 1) + ": invalid JSON (" + p.what +
                      "); mltwin-scheduler reads what `kubectl get ... -o json` prints");
   } catch (const json::out_of_range& e) {
     // A number too large for a double (e.g. 1.4e444): nlohmann reports it as out_of_range 406.
@@ -924,8 +921,10 @@ void read_file(const std::string& path, Snapshot& into, const ReadOptions& opts)
   const std::string text = read_input_file(path, "snapshot", kMaxDataFileBytes);
   // kubectl's -o json starts with '{' (or a list, '['); anything else is read as -o yaml.
   const std::size_t first = text.find_first_not_of(" \t\r\n");
-  if (first == std::string::npos || text[first] == '{' || text[first] == '[') read_json(text, path, into, opts);
-  else read_yaml(text, path, into, opts);
+  reading_whole(text, [&] {
+    if (first == std::string::npos || text[first] == '{' || text[first] == '[') read_json(text, path, into, opts);
+    else read_yaml(text, path, into, opts);
+  });
 }
 
 void load(const Snapshot& snap, policy::SchedulerCache& cache) {

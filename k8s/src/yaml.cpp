@@ -324,8 +324,14 @@ json affinity_yaml(const Y& y) {
 std::string read_text(const std::string& file) { return read_input_file(file, "file", kMaxConfigFileBytes); }
 
 std::vector<YAML::Node> load_all(const Src& src, const std::string& text) {
-  // libyaml first: yaml-cpp 0.7 can hang or recurse without bound on some bad input
-  // (yaml_guard.hpp).
+  // A JSON file (kubectl get -o json) is told of its JSON error; libyaml next: yaml-cpp 0.7 can
+  // hang or recurse without bound on some bad input (yaml_guard.hpp).
+  if (const auto problem = check_json(text)) {
+    YAML::Mark at;
+    at.line = static_cast<int>(problem->line);
+    at.column = static_cast<int>(problem->column);
+    fail_at(place_of(src, at, ""), "invalid JSON: " + problem->what);
+  }
   if (const auto problem = check_yaml(text)) {
     YAML::Mark at;
     at.line = static_cast<int>(problem->line);

@@ -3,6 +3,8 @@
 
 #include <yaml.h>
 
+#include <nlohmann/json.hpp>
+
 #include <map>
 #include <memory>
 #include <vector>
@@ -80,6 +82,50 @@ std::optional<YamlProblem> check_yaml(const std::string& text) {
                          "the document expands to more than " + std::to_string(kMaxYamlNodes) +
                              " nodes through its aliases (excessive aliasing)"};
   }
+}
+
+namespace {
+/// A SAX handler that keeps nothing: only the first parse error is noted.
+struct JsonSyntax : nlohmann::json_sax<nlohmann::json> {
+  std::optional<std::pair<std::size_t, std::string>> error;  // (1-based byte, message)
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return true; }
+  bool key(string_t&) override { return true; }
+  bool end_object() override { return true; }
+  bool start_array(std::size_t) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t byte, const std::string&, const nlohmann::detail::exception& e) override {
+    std::string what = e.what();
+    if (const auto p = what.find("syntax error"); p != std::string::npos) what = what.substr(p);
+    error.emplace(byte, std::move(what));
+    return false;
+  }
+};
+}  // namespace
+
+std::optional<YamlProblem> check_json(std::string_view text) {
+  const std::size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos || (text[first] != '{' && text[first] != '[')) return std::nullopt;
+  JsonSyntax sax;
+  try {
+    nlohmann::json::sax_parse(text.begin(), text.end(), &sax);
+  } catch (const std::exception& e) {  // out_of_range: a number too large for a double
+    return YamlProblem{0, 0, e.what()};
+  }
+  if (!sax.error) return std::nullopt;
+  // The byte is 1-based: the error's line and column, 0-based as YAML::Mark.
+  YamlProblem p{0, 0, sax.error->second};
+  for (std::size_t i = 0; i + 1 < sax.error->first && i < text.size(); ++i) {
+    if (text[i] == '\n') ++p.line, p.column = 0;
+    else ++p.column;
+  }
+  return p;
 }
 
 }  // namespace mltwin::k8s

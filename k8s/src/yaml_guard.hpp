@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace mltwin::k8s {
 
@@ -30,5 +31,12 @@ struct YamlProblem {
 /// The first problem libyaml or the limits above find in `text`, or nothing if yaml-cpp may
 /// parse it. Never throws for bad input.
 std::optional<YamlProblem> check_yaml(const std::string& text);
+
+/// For text that starts (after white space) with '{' or '[', as `kubectl get -o json` prints:
+/// the first JSON syntax error nlohmann::json finds ("syntax error while parsing object key -
+/// unexpected end of input; expected string literal"), or nothing. Read as YAML instead (JSON
+/// being YAML), a cut or broken JSON file gives libyaml's words about YAML. Never throws for bad
+/// input; builds no document.
+std::optional<YamlProblem> check_json(std::string_view text);
 
 }  // namespace mltwin::k8s

@@ -147,13 +147,21 @@ bool Scheduler::run_once(ClusterState& state, Backend& backend) {
   const std::uint64_t log_read_by_session = state.pending_log_base() + state.pending_log().size();
   DecisionLog log;
   log.forward = &backend;
+  // Whatever this cycle throws, the next starts with new actions; made before the session, so
+  // that the session (which points at the actions) is gone first.
+  struct AfreshOnThrow {
+    Scheduler& s;
+    const int unwinding = std::uncaught_exceptions();
+    ~AfreshOnThrow() {
+      if (std::uncaught_exceptions() > unwinding) s.start_afresh();
+    }
+  } afresh_on_throw{*this};
   Session ssn(state, check_promises_ ? static_cast<Backend&>(log) : backend, cfg_, rng_, stats_.sessions + 1, std::move(actions));
   ssn.use_ledger(&ledger_);
   try {
     ssn.run();
   } catch (...) {
     ssn.abandon();
-    start_afresh();
     throw;
   }
   std::optional<DecisionLog> shadow_log;
@@ -164,12 +172,7 @@ bool Scheduler::run_once(ClusterState& state, Backend& backend) {
     Session shadow(*copy, *shadow_log, cfg_, *shadow_rng, stats_.sessions + 1);  // fresh actions: no state from earlier cycles
     shadow.use_ledger(&*shadow_ledger);
     shadow.ignore_promises();
-    try {
-      shadow.run();
-    } catch (...) {
-      start_afresh();  // the real session is closed; what the actions kept from it may not be
-      throw;
-    }
+    shadow.run();
     shadow_reasons = reasons_of(shadow, *copy);
   }
   if (check_promises_) {
@@ -232,10 +235,10 @@ bool Scheduler::run_once(ClusterState& state, Backend& backend) {
   for (const auto& [jid, st] : ssn.job_reasons()) {
     const std::uint64_t key = ssn.condition_key(st);
     if (reported[jid] == key) continue;
-    reported[jid] = key;
-    ledger_.changed.push_back(jid);
     conditions_[jid] = Status{st.code, std::string(st.plugin), std::string(st.reason)};
     backend.job_condition(state.job(jid), conditions_[jid]);
+    reported[jid] = key;  // after the call: a report that threw is made again
+    ledger_.changed.push_back(jid);
   }
   // Clean only if the session changed nothing (then the next session would decide the same).
   clean_generation_ = (!ssn.changed() && state.generation() == before) ? state.generation() : UINT64_MAX;

@@ -108,7 +108,8 @@ void Session::close() {
     }
     if (phase != j.phase) set_phase(jid, phase);
   }
-  for (const auto& [jid, before] : phase_changes_) {
+  for (; phases_told_ < phase_changes_.size(); ++phases_told_) {
+    const auto& [jid, before] = phase_changes_[phases_told_];
     const JobInfo& j = state_.job(jid);
     if (j.phase != before) backend_.podgroup_phase_changed(j, before, j.phase);
   }
@@ -130,8 +131,15 @@ void Session::abandon() {
   for (const FailedBind& f : failed_binds_)
     if (state_.task(f.task).status == TaskStatus::Binding) state_.apply_task_status_quiet(f.task, TaskStatus::Pending, kNone);
   failed_binds_.clear();
-  for (auto it = phase_changes_.rbegin(); it != phase_changes_.rend(); ++it) state_.set_podgroup_phase(it->first, it->second);
+  // Phases the backend has not heard go back; a job with pods bound, though, goes back no further
+  // than Inqueue (it was placed as Inqueue; close moves on only the jobs past Pending).
+  for (std::size_t i = phase_changes_.size(); i-- > phases_told_;) {
+    const auto& [jid, before] = phase_changes_[i];
+    const bool placed = state_.job(jid).allocated_task_num() != 0;
+    state_.set_podgroup_phase(jid, placed && before == PodGroupPhase::Pending ? PodGroupPhase::Inqueue : before);
+  }
   phase_changes_.clear();
+  phases_told_ = 0;
   phase_seen_.clear();
   last_tx_allocated_.clear();
   last_tx_nominates_.clear();
@@ -704,24 +712,36 @@ void Statement::evict(TaskId t, std::string reason, TaskId preemptor, VictimChoi
 
 void Statement::undo(bool handlers) {
   ClusterState& st = ssn_->state_;
+  // A handler that throws: the remaining ops are still undone (without handlers), then it goes on.
+  std::exception_ptr thrown;
+  auto fire = [&](void (Session::*f)(const TaskInfo&) const, TaskId t) {
+    if (!handlers) return;
+    try {
+      (ssn_->*f)(st.task(t));
+    } catch (...) {
+      thrown = std::current_exception();
+      handlers = false;
+    }
+  };
   for (auto it = ops_.rbegin(); it != ops_.rend(); ++it) {
     switch (it->kind) {
       case OpKind::Allocate:
       case OpKind::Pipeline:
         // unallocate / UnPipeline: back to Pending, deallocate handlers.
         st.apply_task_status_quiet(it->task, TaskStatus::Pending, kNone);
-        if (handlers) ssn_->fire_deallocate(st.task(it->task));
+        fire(&Session::fire_deallocate, it->task);
         break;
       case OpKind::Evict:
         // unevict. Volcano (statement.go unevict) writes Running whatever the task was before,
         // harmlessly, on a session copy that is thrown away; mltwin's state outlives the
         // session, so the status the task had (Bound or Running) is restored.
         st.apply_task_status_quiet(it->task, it->prev, it->node);
-        if (handlers) ssn_->fire_allocate(st.task(it->task));
+        fire(&Session::fire_allocate, it->task);
         break;
     }
   }
   ops_.clear();
+  if (thrown) std::rethrow_exception(thrown);
 }
 
 void Statement::discard() {

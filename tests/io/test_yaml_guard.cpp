@@ -8,6 +8,7 @@
 #include "../../k8s/src/yaml_guard.hpp"
 #include "mltwin/io/scenario.hpp"
 #include "mltwin/io/yaml_config.hpp"
+#include "mltwin/k8s/snapshot.hpp"
 #include "temp_dir.hpp"
 
 using namespace mltwin;
@@ -74,5 +75,39 @@ TEST_CASE("yaml guard: limits on nesting and on alias expansion") {
       CAPTURE(f);
       CHECK_FALSE(k8s::check_yaml(slurp(std::string(MLTWIN_SOURCE_DIR) + f)));
     }
+  }
+}
+
+TEST_CASE("a kubectl JSON file is told of its JSON syntax error; a file cut short says it may be") {
+  test::TempDir dir;
+  auto error_reading = [&](const std::string& text, bool as_snapshot) {
+    const std::string file = dir.file("jobs.json");
+    std::ofstream(file, std::ios::binary) << text;
+    try {
+      if (as_snapshot) {
+        k8s::Snapshot s;
+        k8s::read_file(file, s);
+      } else {
+        (void)io::read_manifests(file);
+      }
+    } catch (const std::exception& e) {
+      return std::string(e.what()).substr(file.size());
+    }
+    return std::string("(no error)");
+  };
+  // Line 3, ` "items": [ {"kind": "Job",, } ]`: the second ',' is its 28th character, where a key
+  // was expected. Read as YAML, libyaml would speak of a flow mapping instead.
+  const std::string broken = "{\n \"kind\": \"List\",\n \"items\": [ {\"kind\": \"Job\",, } ]\n}\n";
+  CHECK(error_reading(broken, false) == ":3:28: invalid JSON: syntax error while parsing object key - unexpected ','; expected string literal");
+  // The same position from the snapshot reader (mltwin-scheduler's), which parses JSON itself.
+  CHECK(error_reading(broken, true).rfind(":3:28: invalid JSON (syntax error while parsing object key - unexpected ','", 0) == 0);
+  // Cut short (no final line break, as kubectl's output always has): the error says so.
+  const std::string hint = " (the file does not end with a line break, as kubectl's output does: was it cut short?)";
+  const std::string cut = "{\n \"kind\": \"List\",\n \"items\": [ {\"kind\": \"Job\", \"metadata\": {\"na";
+  for (bool as_snapshot : {false, true}) {
+    const std::string e = error_reading(cut, as_snapshot);
+    CHECK_MESSAGE(e.rfind(":3:", 0) == 0, e);
+    CHECK_MESSAGE(e.ends_with(hint), e);
+    CHECK_FALSE(error_reading(cut + "\n", as_snapshot).ends_with(hint));
   }
 }

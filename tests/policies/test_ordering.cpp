@@ -477,6 +477,110 @@ TEST_CASE("a backend that throws from bind stops the commit: the pods it was not
   CHECK(be.binds.back().task == second);
 }
 
+namespace {
+struct ThrowOnClose final : Plugin {
+  std::shared_ptr<bool> armed;
+  std::string_view name() const override { return "t_throw_on_close"; }
+  void on_session_open(Session&) override {}
+  void on_session_close(Session&) override {
+    if (*armed) throw std::runtime_error("t_throw_on_close");
+  }
+};
+}  // namespace
+
+TEST_CASE("a deallocate handler that throws while a statement is discarded: every op is still undone") {
+  // A 3-pod gang of 8 devices each on one trn1.32xlarge (16): allocate places two pods, the job
+  // is not ready, its statement is discarded, and the deallocate handler throws at the first
+  // undo. The other pod must be undone too: none Allocated, all 16 devices idle, then and after.
+  auto armed = std::make_shared<bool>(true);
+  probe("t_throw_on_deallocate", [armed](Session& s) {
+    s.add_event_handler(nullptr, [armed](const TaskInfo&) {
+      if (*armed) throw std::runtime_error("t_throw_on_deallocate");
+    });
+  });
+  RecordingBackend be;
+  World w;
+  w.queue(QueueBuilder("default"));
+  const NodeId n0 = w.node(NodeBuilder("n0").trn1_32xlarge());
+  const JobId j0 = w.job(JobBuilder("j0", "default").pods(3, Pod().neuron_devices(8)).inqueue());
+  Scheduler s(with_first("t_throw_on_deallocate"), 1);
+  const Resource idle_before = w.state.node(n0).idle;
+  w.state.set_now(1'000'000'000);
+  CHECK_THROWS_WITH_AS(s.run_once(w.state, be), "t_throw_on_deallocate", std::runtime_error);
+  CHECK(be.binds.empty());
+  for (TaskId t : w.state.job(j0).tasks) CHECK(w.state.task(t).status == TaskStatus::Pending);
+  CHECK(w.state.node(n0).idle == idle_before);
+  *armed = false;
+  for (int c = 2; c <= 4; ++c) {
+    w.state.set_now(c * 1'000'000'000LL);
+    s.run_once(w.state, be);
+  }
+  CHECK(w.state.node(n0).idle == idle_before);
+}
+
+TEST_CASE("a job whose pod was bound in an abandoned session keeps moving: Running at the next close") {
+  // j0's PodGroup is Pending with its pod (a 16-device pod: the whole node). Enqueue admits it,
+  // allocate binds it (accepted), then a plugin throws at close. Put back to Pending, the
+  // PodGroup would stay there (close moves on only the jobs past Pending, and overcommit counts
+  // its own pod against it); put back to Inqueue, the next close finds it Running and says so.
+  auto armed = std::make_shared<bool>(true);
+  register_plugin("t_throw_on_close", [armed](const Arguments&) {
+    auto p = std::make_unique<ThrowOnClose>();
+    p->armed = armed;
+    return p;
+  });
+  RecordingBackend be;
+  World w;
+  w.queue(QueueBuilder("default"));
+  w.node(NodeBuilder("n0").trn1_32xlarge());
+  const JobId j0 = w.job(JobBuilder("j0", "default").pods(1, Pod().neuron_devices(16)).phase(PodGroupPhase::Pending));
+  Scheduler s(with_first("t_throw_on_close"), 1);
+  w.state.set_now(1'000'000'000);
+  CHECK_THROWS_WITH_AS(s.run_once(w.state, be), "t_throw_on_close", std::runtime_error);
+  REQUIRE(be.binds_of(j0) == 1);
+  CHECK(w.state.task(w.state.job(j0).tasks.at(0)).status == TaskStatus::Binding);
+  *armed = false;
+  w.state.set_now(2'000'000'000);
+  s.run_once(w.state, be);
+  CHECK(w.state.job(j0).phase == PodGroupPhase::Running);
+  REQUIRE(be.phases.size() == 1);
+  CHECK(std::get<2>(be.phases[0]) == PodGroupPhase::Running);
+}
+
+TEST_CASE("a backend that throws from podgroup_phase_changed at close: the phases it heard stay, each told once") {
+  // j0 and j1 are bound in one session; close tells the backend j0 Inqueue -> Running, and the
+  // backend throws on j1's. j0 must stay Running (the backend has it) and not be told again;
+  // j1 goes on to Running in the next cycle, told once.
+  struct Throwing : RecordingBackend {
+    int calls = 0;
+    bool armed = true;
+    void podgroup_phase_changed(const JobInfo& j, PodGroupPhase from, PodGroupPhase to) override {
+      if (armed && ++calls == 2) throw std::runtime_error("the API server went away");
+      RecordingBackend::podgroup_phase_changed(j, from, to);
+    }
+  } be;
+  World w;
+  w.queue(QueueBuilder("default"));
+  w.node(NodeBuilder("n0").trn1_32xlarge());
+  const JobId j0 = w.job(JobBuilder("j0", "default").pods(1, Pod().neuron_devices(4)).inqueue().created(0));
+  const JobId j1 = w.job(JobBuilder("j1", "default").pods(1, Pod().neuron_devices(4)).inqueue().created(1));
+  Scheduler s(volcano_default_config(), 1);
+  w.state.set_now(1'000'000'000);
+  CHECK_THROWS_WITH_AS(s.run_once(w.state, be), "the API server went away", std::runtime_error);
+  REQUIRE(be.phases.size() == 1);
+  const JobId told = std::get<0>(be.phases[0]), other = told == j0 ? j1 : j0;
+  CHECK(std::get<2>(be.phases[0]) == PodGroupPhase::Running);
+  CHECK(w.state.job(told).phase == PodGroupPhase::Running);
+  be.armed = false;
+  w.state.set_now(2'000'000'000);
+  s.run_once(w.state, be);
+  int told_reports = 0, other_reports = 0;
+  for (const auto& p : be.phases) told_reports += std::get<0>(p) == told, other_reports += std::get<0>(p) == other;
+  CHECK(told_reports == 1);
+  CHECK(other_reports == 1);
+  CHECK(w.state.job(other).phase == PodGroupPhase::Running);
+}
+
 TEST_CASE("a task order answering -1 both ways is caught when allocate builds a job's task heap") {
   probe("t_task_both_first", [](Session& s) { s.add_task_order_fn([](const TaskInfo&, const TaskInfo&) { return -1; }); });
   World w;

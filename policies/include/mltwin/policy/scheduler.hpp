@@ -52,11 +52,13 @@ class MLTWIN_POLICY_EXPORT Scheduler {
   ///
   /// Errors: what a session throws passes through — PluginError (a plugin's order is not a
   /// strict weak order, or a plugin's callback failed), or whatever a plugin's callback or the
-  /// backend throws; PromiseBroken in check mode. The session is then abandoned
-  /// (Session::abandon): the state holds what the backend was told (binds and evictions it
-  /// received stay; pipelined tasks and refused binds are Pending again; PodGroup phases the
-  /// session set are put back), and the actions are built afresh, as a volcano-scheduler restarted
-  /// after a panic. A later run_once runs a full session on that state.
+  /// backend throws. The session is then abandoned (Session::abandon): the state holds what the
+  /// backend was told (binds and evictions it received stay; pipelined tasks and refused binds
+  /// are Pending again; PodGroup phases it has not heard are put back). In check mode,
+  /// PromiseBroken (or what the shadow session throws) comes after the real session closed: its
+  /// decisions stand, the job conditions are not reported. After any exception the actions are
+  /// built afresh, as a volcano-scheduler restarted after a panic, and the next run_once runs a
+  /// full session.
   bool run_once(ClusterState& state, Backend& backend);
   /// Check mode: every session also runs on a copy of the state with the plugins' promises
   /// ignored (Session::ignore_promises) and fresh action objects (no state kept between cycles),
@@ -87,7 +89,7 @@ class MLTWIN_POLICY_EXPORT Scheduler {
 
  private:
   SchedulerConfig cfg_;
-  /// After a session threw: new action objects (nothing kept between cycles), the next cycle runs.
+  /// After a cycle threw: new action objects (nothing kept between cycles), the next cycle runs.
   void start_afresh();
   std::unique_ptr<Action> build_action(std::size_t i) const;  // cfg_.actions[i] with its arguments
   std::vector<std::unique_ptr<Action>> actions_;  // created once, as Volcano does

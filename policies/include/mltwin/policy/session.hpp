@@ -265,11 +265,12 @@ class MLTWIN_POLICY_EXPORT Session {
   /// Undoes uncommitted work, closes plugins, updates PodGroup phases (Volcano jobStatus).
   void close();
   /// After open() or run_actions() threw (a plugin's callback or order fault, a backend's
-  /// exception): puts the state back to what the backend has been told. The statements kept
-  /// until close are undone (pipelined tasks back to Pending), binds the backend refused go back
-  /// to Pending, and the PodGroup phases this session set are put back (the backend hears phase
-  /// changes only at close). Binds and evictions the backend already received stay. Plugins are
-  /// not closed and no event handler is called. Volcano's session works on a copy of its cache
+  /// exception), or close() did: puts the state back to what the backend has been told. The
+  /// statements kept until close are undone (pipelined tasks back to Pending), binds the backend
+  /// refused go back to Pending, and the PodGroup phases this session set that the backend has
+  /// not heard (it hears them at close) are put back, though no further than Inqueue for a job
+  /// with pods bound (the next close moves it on, as Volcano's jobStatus would). Binds and evictions the backend received stay. Plugins are not
+  /// closed and no event handler is called. Volcano's session works on a copy of its cache
   /// that a panic throws away (framework.OpenSession, v1.12.1); here the state outlives the
   /// session. Scheduler::run_once calls it and then builds its actions afresh.
   void abandon();
@@ -619,6 +620,7 @@ class MLTWIN_POLICY_EXPORT Session {
   std::array<InternSlot, 16> intern_cache_{};
   std::deque<std::string> kept_text_;
   std::vector<std::pair<JobId, PodGroupPhase>> phase_changes_;  // (job, phase before)
+  std::size_t phases_told_ = 0;  // phase_changes_[0, this) reported to the backend by close
   std::vector<JobId> unschedulable_;                            // set_unschedulable_condition
   std::unordered_set<TaskId> last_tx_allocated_;                // last_transaction_allocated
   // Nominations (nominate_at_close): the node a task's LastTransaction nominates (kNone: it has
