@@ -110,4 +110,9 @@ TEST_CASE("a kubectl JSON file is told of its JSON syntax error; a file cut shor
     CHECK_MESSAGE(e.ends_with(hint), e);
     CHECK_FALSE(error_reading(cut + "\n", as_snapshot).ends_with(hint));
   }
+  // A whole file without the final line break (Python's json.dump writes none): an error that is
+  // not a syntax error gets no hint.
+  const std::string whole = R"({"apiVersion": "v1", "kind": "List", "items": [{"apiVersion": "v1", "kind": "Node"}]})";
+  CHECK_FALSE(error_reading(whole, true).ends_with(hint));
+  CHECK(error_reading(whole, true) != "(no error)");
 }

@@ -28,17 +28,20 @@ void check_input_file(const std::string& path, const std::string& what, std::uin
 /// is read). Throws InputError.
 std::string read_input_file(const std::string& path, const std::string& what, std::uintmax_t max_bytes);
 
-/// Runs `read()`, which reads `text`, a file's whole content; an InputError it throws for text
-/// that does not end with a line break (kubectl, eksctl and editors end files with one) is thrown
-/// again with a hint that the file was cut short: its last object then lacks keys or values, and
-/// the error alone ("missing required key 'kind'") would not say why.
+/// Runs `read()`, which reads `text`, a file's whole content; a syntax error ("invalid JSON",
+/// "invalid YAML") it throws as InputError for text that does not end with a line break
+/// (kubectl, eksctl and editors end files with one) is thrown again with a hint that the file
+/// was cut short. Other errors pass unchanged (a generated file may lack the final line break).
 template <class Read>
 decltype(auto) reading_whole(const std::string& text, Read&& read) {
   try {
     return read();
   } catch (const InputError& e) {
-    if (text.empty() || text.back() == '\n') throw;
-    throw InputError(std::string(e.what()) + " (the file does not end with a line break, as kubectl's output does: was it cut short?)");
+    const std::string what = e.what();
+    if (text.empty() || text.back() == '\n' ||
+        (what.find(": invalid JSON") == std::string::npos && what.find(": invalid YAML") == std::string::npos))
+      throw;
+    throw InputError(what + " (the file does not end with a line break, as kubectl's output does: was it cut short?)");
   }
 }
 
