@@ -19,7 +19,6 @@
 BUILD ?= build
 SAN_BUILD ?= build-asan
 SHARED_BUILD ?= build-shared
-FUZZ_BUILD ?= build-fuzz
 GEN := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release -DMLTWIN_WERROR=ON -DMLTWIN_TEST_VENV=$(abspath $(BUILD))/venv
 JOBS ?= $(shell nproc)
@@ -28,7 +27,7 @@ OUT ?= results/eks-trn1-philly.sqlite
 # Determinism check across builds: the first DET_JOBS Philly jobs, one seed.
 DET_JOBS ?= 3000
 
-.PHONY: deps cli scheduler build venv notebooks docs run test test-sanitize test-shared check-promises test-fuzz fuzz bench clean \
+.PHONY: deps cli scheduler build venv notebooks docs run test san-build test-sanitize test-shared check-promises test-fuzz fuzz bench clean \
   lab lab-build lab-down lab-status lab-smoke conformance conformance-sample
 deps:
 	@bash scripts/install-deps.sh
@@ -81,19 +80,26 @@ test: venv
 
 # The tests again under AddressSanitizer + UndefinedBehaviorSanitizer, then one run of the
 # Philly scenario from the release and the sanitizer builds: the databases must be identical.
-# The suites labelled slow are not built (ctest -LE slow would not run them), and the sanitizer
-# builds compile with -O1 and line tables only (-g1: file and line in a sanitizer's report, no
-# variables): about 0.6x the compile time of -O2 -g.
+# One clang build serves this and the fuzz targets (test-fuzz): its libraries are instrumented
+# for libFuzzer's coverage too (-fsanitize=fuzzer-no-link), which only slows them a little, and
+# the release build (gcc) and this one (clang) writing the same database is the stronger check
+# of determinism across builds. The suites labelled slow are not built (ctest -LE slow would
+# not run them), and it compiles with -O1 and line tables only (-g1: file and line in a
+# sanitizer's report, no variables): about 0.6x the compile time of -O2 -g.
+FUZZ_SECONDS ?= 15
 SAN_FLAGS := -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" \
-  "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" -DMLTWIN_SANITIZE=address,undefined
-test-sanitize: build
-	@cmake -S . -B $(SAN_BUILD) $(GEN) $(SAN_FLAGS) -DMLTWIN_WERROR=ON -DMLTWIN_BUILD_SLOW_TESTS=OFF \
-	  -DMLTWIN_BUILD_BENCH=OFF -DMLTWIN_BUILD_PYTHON=OFF >/dev/null
+  -DCMAKE_CXX_COMPILER=clang++ -DMLTWIN_SANITIZE=address,undefined -DMLTWIN_FUZZ=ON \
+  -DMLTWIN_FUZZ_SECONDS=$(FUZZ_SECONDS) -DMLTWIN_WERROR=ON -DMLTWIN_BUILD_SLOW_TESTS=OFF \
+  -DMLTWIN_BUILD_BENCH=OFF -DMLTWIN_BUILD_PYTHON=OFF
+san-build: deps
+	@cmake -S . -B $(SAN_BUILD) $(GEN) $(SAN_FLAGS) >/dev/null
 	@cmake --build $(SAN_BUILD) -j $(JOBS)
-	cd $(SAN_BUILD) && ctest --output-on-failure -j $(JOBS) -LE slow
+
+test-sanitize: build san-build
+	cd $(SAN_BUILD) && ctest --output-on-failure -j $(JOBS) -LE 'slow|fuzz'
 	./$(BUILD)/apps/mltwin run $(SCENARIO) --max-jobs $(DET_JOBS) --seed 7 --no-progress --out $(BUILD)/determinism.sqlite >/dev/null
 	./$(SAN_BUILD)/apps/mltwin run $(SCENARIO) --max-jobs $(DET_JOBS) --seed 7 --no-progress --out $(SAN_BUILD)/determinism.sqlite >/dev/null
-	cmp $(BUILD)/determinism.sqlite $(SAN_BUILD)/determinism.sqlite && echo "determinism: release and sanitizer builds wrote identical databases"
+	cmp $(BUILD)/determinism.sqlite $(SAN_BUILD)/determinism.sqlite && echo "determinism: release (gcc) and sanitizer (clang) builds wrote identical databases"
 	./$(BUILD)/apps/mltwin run scenarios/eks-trn1-philly-derived.json --max-jobs $(DET_JOBS) --seed 7 --no-progress --out $(BUILD)/determinism-derived.sqlite >/dev/null
 	./$(SAN_BUILD)/apps/mltwin run scenarios/eks-trn1-philly-derived.json --max-jobs $(DET_JOBS) --seed 7 --no-progress --out $(SAN_BUILD)/determinism-derived.sqlite >/dev/null
 	cmp $(BUILD)/determinism-derived.sqlite $(SAN_BUILD)/determinism-derived.sqlite && echo "determinism: the same with derived durations on a shared fabric"
@@ -120,15 +126,10 @@ test-shared: deps
 	@cmake --build $(SHARED_BUILD) -j $(JOBS) --target mltwin_policy test_policies
 	cd $(SHARED_BUILD) && ctest --output-on-failure -R '^(test_policies|policy_install)$$'
 
-# The parsers under libFuzzer with ASan+UBSan (clang): tests/fuzz/. A finding fails the test
-# and is kept in $(FUZZ_BUILD)/tests/fuzz/findings/<target>/.
-FUZZ_SECONDS ?= 15
-test-fuzz: deps
-	@cmake -S . -B $(FUZZ_BUILD) $(GEN) $(SAN_FLAGS) -DCMAKE_CXX_COMPILER=clang++ \
-	  -DMLTWIN_FUZZ=ON -DMLTWIN_FUZZ_SECONDS=$(FUZZ_SECONDS) \
-	  -DMLTWIN_BUILD_TESTS=OFF -DMLTWIN_BUILD_BENCH=OFF -DMLTWIN_BUILD_PYTHON=OFF >/dev/null
-	@cmake --build $(FUZZ_BUILD) -j $(JOBS)
-	cd $(FUZZ_BUILD) && ctest --output-on-failure -j $(JOBS) -L fuzz
+# The parsers under libFuzzer with ASan+UBSan (clang), in the sanitizer build: tests/fuzz/. A
+# finding fails the test and is kept in $(SAN_BUILD)/tests/fuzz/findings/<target>/.
+test-fuzz: san-build
+	cd $(SAN_BUILD) && ctest --output-on-failure -j $(JOBS) -L fuzz
 
 fuzz:
 	$(MAKE) test-fuzz FUZZ_SECONDS=600
@@ -173,4 +174,4 @@ bench: build
 	bash bench/run-scheduler-bench.sh
 
 clean:
-	rm -rf $(BUILD) $(SAN_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(SAN_BUILD) $(SHARED_BUILD)

@@ -2,7 +2,9 @@
 
 // csv.h (Fast C++ CSV Parser) trips GCC 12's -Wstringop-truncation in its error helper.
 #pragma GCC diagnostic push
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wstringop-truncation"
+#endif
 #include <libfccp/csv.h>
 #pragma GCC diagnostic pop
 

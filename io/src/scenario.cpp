@@ -59,7 +59,6 @@ std::string config_pointer(const std::string& key) {
 }
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-constexpr double kMiB = 1024.0 * 1024.0;
 
 using detail::duration_of;
 using detail::fail;

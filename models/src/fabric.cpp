@@ -3,9 +3,11 @@
 // GCC 12 with -fsanitize=address,undefined reports a boost::optional member inside Boost.Graph's
 // named-graph support (boost/graph/named_graph.hpp, instantiated by add_vertex) as used
 // uninitialized; it is a false positive of the sanitizer build (the member is only read when
-// engaged), so the warning is off for this file.
+// engaged), so the warning is off for this file (GCC's: clang has no -Wmaybe-uninitialized).
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include "mltwin/models/fabric.hpp"
 
 #include <boost/graph/breadth_first_search.hpp>

@@ -128,7 +128,9 @@ void check_evicted(const Outcome& o, const std::vector<std::string>& want) {
 }
 
 void check_pipelined(const Outcome& o, const std::map<std::string, std::vector<std::string>>& want) {
-  for (const auto& [job, nodes] : want) {
+  for (const auto& entry : want) {  // no structured binding: clang 14 cannot capture one (INFO)
+    const std::string& job = entry.first;
+    const std::vector<std::string>& nodes = entry.second;
     INFO("job " << job);
     const auto it = o.pipelined.find(job);
     REQUIRE_MESSAGE(it != o.pipelined.end(), "no task of " << job << " pipelined");
@@ -140,7 +142,9 @@ void check_pipelined(const Outcome& o, const std::map<std::string, std::vector<s
 }
 
 void check_phases(const Outcome& o, const std::map<std::string, PodGroupPhase>& want) {
-  for (const auto& [job, phase] : want) {
+  for (const auto& entry : want) {  // no structured binding: clang 14 cannot capture one (INFO)
+    const std::string& job = entry.first;
+    const PodGroupPhase phase = entry.second;
     const auto it = o.phases.find(job);
     REQUIRE_MESSAGE(it != o.phases.end(), "job " << job << " is not in the session");
     INFO("job " << job << ": want " << to_string(phase) << ", got " << to_string(it->second));

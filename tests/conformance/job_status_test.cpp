@@ -6,7 +6,6 @@
 namespace {
 
 using namespace mltwin::conformance;
-constexpr const char* kSession = "framework/session.go";
 
 Tier gang_and_predicates() {
   return Tier{{plugin("gang", {Ext::JobOrder, Ext::JobReady, Ext::JobPipelined, Ext::JobStarving, Ext::Preemptable,

@@ -46,8 +46,9 @@ void check_enqueueable(World& w, const std::string& factor, bool want) {
   std::mt19937_64 rng{7};
   Session s(w.state, be, cfg, rng, 1);
   s.open();
-  for (const auto& [name, id] : w.jobs) {
-    const JobInfo& j = w.state.job(id);
+  for (const auto& entry : w.jobs) {  // no structured binding: clang 14 cannot capture one (INFO)
+    const auto& name = entry.first;
+    const JobInfo& j = w.state.job(entry.second);
     s.job_enqueued(j);
     const Verdict v = s.job_enqueueable(j);
     INFO("job " << name << ": " << v.plugin << " " << v.reason);

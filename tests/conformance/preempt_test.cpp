@@ -7,7 +7,6 @@
 namespace {
 
 using namespace mltwin::conformance;
-constexpr const char* kFile = "actions/preempt/preempt_test.go";
 
 /// The PriorityClasses the test registers: high-priority 100000, low-priority 10. A PodGroup
 /// without a class gets the cache's default priority, 0 (no global default class).

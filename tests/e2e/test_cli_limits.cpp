@@ -170,9 +170,10 @@ TEST_CASE("tiny rates run: a wait beyond any traffic is one that never comes, no
   });
   json failures = read_json(std::string(MLTWIN_SOURCE_DIR) + "/tests/scenarios/node-failure.json");
   failures["faults"]["node_failure_rate_per_node_hour"] = 1e-300;
-  for (const auto& [name, doc] : {std::pair<std::string, json>{"poisson", poisson}, {"throughput", throughput}, {"spawn", spawn},
-                                  {"failures", failures}}) {
-    CAPTURE(name);
+  for (const auto& named : {std::pair<std::string, json>{"poisson", poisson}, {"throughput", throughput}, {"spawn", spawn},
+                            {"failures", failures}}) {
+    const auto& [name, doc] = named;
+    CAPTURE(named.first);  // not `name`: clang 14 cannot capture a structured binding
     const std::string scenario = write_json(d, name + ".json", doc);
     const Result r = cli(d, "run " + scenario + " --out " + name + ".sqlite --no-progress");
     CHECK_MESSAGE(r.status == 0, r.output);

@@ -115,9 +115,10 @@ TEST_CASE("inputs must be regular files of bounded size") {
   // A FIFO would block in open() and /dev/urandom never ends: both hung `mltwin validate`.
   const std::string fifo = d.file("fifo.json");
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
-  for (const auto& [path, kind] : std::vector<std::pair<std::string, std::string>>{
+  for (const auto& entry : std::vector<std::pair<std::string, std::string>>{
            {fifo, "a FIFO"}, {"/dev/urandom", "a device"}, {d.path().string(), "a directory"}}) {
-    CAPTURE(path);
+    const auto& [path, kind] = entry;
+    CAPTURE(entry.first);  // not `path`: clang 14 cannot capture a structured binding
     try {
       (void)io::load_scenario(path);
       FAIL("loaded");

@@ -342,7 +342,8 @@ TEST_CASE("JSON: a multi-node EFA job that may span zones is accepted with a war
   CHECK(warnings_of(tainted).empty());
   // So does a required zone affinity; a toleration alone (taint tolerated) does not.
   json tolerant = tainted;
-  for (auto& j : tolerant["workload"]["jobs"]) j["tolerations"] = {neuron_toleration()};
+  // json::array: `= {x}` of one json is a copy of x under clang, an array of one under gcc.
+  for (auto& j : tolerant["workload"]["jobs"]) j["tolerations"] = json::array({neuron_toleration()});
   CHECK(warnings_of(tolerant).find("may be placed across availability zones") != std::string::npos);
   for (auto& j : tolerant["workload"]["jobs"])
     j["node_affinity"] = {{"requiredDuringSchedulingIgnoredDuringExecution",

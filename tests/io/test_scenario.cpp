@@ -17,6 +17,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "mltwin/core/simulator.hpp"
@@ -979,14 +980,16 @@ TEST_CASE("a job's tasks and minAvailable: errors name the JSON path") {
   const json tasks = json::array({{{"name", "master"}, {"replicas", 1}, {"duration", "10m"}},
                                   {{"name", "worker"}, {"replicas", 3}, {"duration", "30m"}}});
   SUBCASE("minAvailable below a torchrun gang's pods: elastic torchrun is not modelled") {
-    const auto [p, msg] = err([](json& j) { j["min_available"] = 2; });
+    std::string p, msg;  // not a structured binding: clang 14 cannot capture one
+    std::tie(p, msg) = err([](json& j) { j["min_available"] = 2; });
     CHECK_MESSAGE(msg.rfind(p + ": /workload/jobs/0/min_available: minAvailable 2 is below the job's 4 pods: for a torchrun job "
                                 "that is elastic torchrun (--nnodes=MIN:MAX",
                             0) == 0,
                   msg);
   }
   SUBCASE("minAvailable above the pods") {
-    const auto [p, msg] = err([&](json& j) {
+    std::string p, msg;  // not a structured binding: clang 14 cannot capture one
+    std::tie(p, msg) = err([&](json& j) {
       j.erase("nnodes");
       j.erase("duration");
       j["tasks"] = tasks;
@@ -995,18 +998,21 @@ TEST_CASE("a job's tasks and minAvailable: errors name the JSON path") {
     CHECK_MESSAGE(msg.rfind(p + ": /workload/jobs/0/min_available: minAvailable 5 is above the job's 4 pods", 0) == 0, msg);
   }
   SUBCASE("tasks beside nnodes") {
-    const auto [p, msg] = err([&](json& j) { j["tasks"] = tasks; });
+    std::string p, msg;  // not a structured binding: clang 14 cannot capture one
+    std::tie(p, msg) = err([&](json& j) { j["tasks"] = tasks; });
     CHECK_MESSAGE(msg.rfind(p + ": /workload/jobs/0/nnodes: give nnodes or tasks, not both", 0) == 0, msg);
   }
   SUBCASE("neither tasks nor nnodes") {
-    const auto [p, msg] = err([](json& j) { j.erase("nnodes"); });
+    std::string p, msg;  // not a structured binding: clang 14 cannot capture one
+    std::tie(p, msg) = err([](json& j) { j.erase("nnodes"); });
     CHECK_MESSAGE(msg.rfind(p + ": /workload/jobs/0: missing nnodes: a job gives nnodes and duration (a torchrun gang) or tasks", 0) == 0,
                   msg);
   }
   SUBCASE("a task's minAvailable above its replicas; a task named twice") {
     json t = tasks;
     t[1]["min_available"] = 4;
-    const auto [p, msg] = err([&](json& j) {
+    std::string p, msg;  // not a structured binding: clang 14 cannot capture one
+    std::tie(p, msg) = err([&](json& j) {
       j.erase("nnodes");
       j.erase("duration");
       j["tasks"] = t;
@@ -1015,7 +1021,8 @@ TEST_CASE("a job's tasks and minAvailable: errors name the JSON path") {
                   msg);
     json u = tasks;
     u[1]["name"] = "master";
-    const auto [p2, msg2] = err([&](json& j) {
+    std::string p2, msg2;
+    std::tie(p2, msg2) = err([&](json& j) {
       j.erase("nnodes");
       j.erase("duration");
       j["tasks"] = u;
@@ -1039,13 +1046,15 @@ TEST_CASE("a job's tasks and minAvailable: errors name the JSON path") {
     const std::string head = "Volcano's admission webhook refuses the Job: \"";
     // Job a (tiny-gang's first), tasks master (1 replica) and worker (3).
     {
-      const auto [p, msg] = err([](json& j) { j["min_available"] = -1; });
+      std::string p, msg;  // not a structured binding: clang 14 cannot capture one
+    std::tie(p, msg) = err([](json& j) { j["min_available"] = -1; });
       CHECK(msg == p + ": /workload/jobs/0/min_available: minAvailable -1 is below 0: " + head + "job 'minAvailable' must be >= 0.\"");
     }
     {
       json t = tasks;
       t[1]["min_available"] = -1;
-      const auto [p, msg] = err(with_tasks(t, 2));
+      std::string p, msg;  // not a structured binding: clang 14 cannot capture one
+    std::tie(p, msg) = err(with_tasks(t, 2));
       CHECK(msg == p + ": /workload/jobs/0/tasks/1/min_available: task minAvailable -1 is below 0: " + head +
                        "'minAvailable' < 0 in task: worker, job: a;\"");
     }
@@ -1054,12 +1063,14 @@ TEST_CASE("a job's tasks and minAvailable: errors name the JSON path") {
       // and the validating webhook's first check refuses that.
       json t = tasks;
       t[1]["min_available"] = -4;
-      const auto [p, msg] = err(with_tasks(t, json()));
+      std::string p, msg;  // not a structured binding: clang 14 cannot capture one
+    std::tie(p, msg) = err(with_tasks(t, json()));
       CHECK(msg == p + ": /workload/jobs/0/tasks/1/min_available: task minAvailable -4 is below 0; with the job's min_available "
                        "unset (or 0) the mutating webhook sets it to the tasks' minAvailable summed, -3, and " + head +
                        "job 'minAvailable' must be >= 0.\"");
       // 0 is the same as unset; a sum of 1 + -1 = 0 is not negative: the task's own message.
-      const auto [p2, msg2] = err(with_tasks(t, 0));
+      std::string p2, msg2;
+    std::tie(p2, msg2) = err(with_tasks(t, 0));
       CHECK(msg2 == msg);
       t[1]["min_available"] = -1;
       const auto [p3, msg3] = err(with_tasks(t, 0));
@@ -1068,12 +1079,14 @@ TEST_CASE("a job's tasks and minAvailable: errors name the JSON path") {
     {
       json t = tasks;
       t[1]["min_available"] = 4;
-      const auto [p, msg] = err(with_tasks(t, 0));
+      std::string p, msg;  // not a structured binding: clang 14 cannot capture one
+    std::tie(p, msg) = err(with_tasks(t, 0));
       CHECK(msg == p + ": /workload/jobs/0/tasks/1/min_available: task minAvailable 4 is above the task's 3 replicas: " + head +
                        "'minAvailable' is greater than 'replicas' in task: worker, job: a;\"");
     }
     {
-      const auto [p, msg] = err(with_tasks(tasks, 5));
+      std::string p, msg;  // not a structured binding: clang 14 cannot capture one
+    std::tie(p, msg) = err(with_tasks(tasks, 5));
       CHECK(msg == p + ": /workload/jobs/0/min_available: minAvailable 5 is above the job's 4 pods: " + head +
                        "job 'minAvailable' should not be greater than total replicas in tasks;\"");
     }

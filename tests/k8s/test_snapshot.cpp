@@ -405,7 +405,7 @@ TEST_CASE("a YAML export's lines are kept for the objects read only (no trace of
   REQUIRE(s.yaml_lines.count("x.yaml"));
   const auto& lines = s.yaml_lines.at("x.yaml").lines;
   CHECK(lines.at("/items/1/metadata/name") == "9:20");
-  for (const auto& [ptr, lc] : lines) CHECK_MESSAGE(ptr.rfind("/items/0", 0) != 0, ptr);
+  for (const auto& entry : lines) CHECK_MESSAGE(entry.first.rfind("/items/0", 0) != 0, entry.first);
   CHECK(k8s::with_line(s, "x.yaml: /items/1/metadata/name: bad") == "x.yaml:9:20: /items/1/metadata/name: bad");
   CHECK(k8s::with_line(s, "y.yaml: /items/1: other file") == "y.yaml: /items/1: other file");
 }

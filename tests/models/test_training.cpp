@@ -36,7 +36,6 @@ namespace {
 
 constexpr std::int64_t kS = 1'000'000'000LL;   // ns per second
 constexpr std::int64_t kMs = 1'000'000LL;      // ns per millisecond
-constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
 // A refused job's reason with /cluster/admission/refuse_unplaceable, before why it can never run.
 const std::string kRefusedUnplaceable =
     "refused by the cluster's admission policy (/cluster/admission/refuse_unplaceable): it can never be placed: ";

@@ -160,7 +160,9 @@ TEST_CASE("nodes: a mixed group's rows per instance type and purchase option fol
 
   // Prices: On-Demand at the catalog row's on_demand_usd_per_hour, citing the row;
   // Spot at the history's price, citing the history file.
-  for (const auto& [name, n] : r.nodes) {
+  for (const auto& entry : r.nodes) {  // no structured binding: clang 14 cannot capture one (CHECK_MESSAGE)
+    const std::string& name = entry.first;
+    const auto& n = entry.second;
     CHECK_MESSAGE(n.launch_ns == 0, name);  // every node is there from t = 0 and stays
     CHECK_MESSAGE(!n.end_ns.has_value(), name);
     if (n.capacity == "ON_DEMAND") {
