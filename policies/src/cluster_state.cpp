@@ -57,7 +57,7 @@ void check_min_task_member(const JobInfo& j) {
 /// Starts counting j's pods by role, from its tasks as they are: a job is counted so once its
 /// PodGroup names minTaskMember or one of its pods names a role (JobInfo::roles stays empty
 /// otherwise, and costs nothing).
-void track_roles(JobInfo& j, std::deque<TaskInfo>& tasks) {
+void track_roles(JobInfo& j, ChunkedVector<TaskInfo>& tasks) {
   for (TaskId id : j.tasks) {
     TaskInfo& t = tasks[id];
     t.role_index = role_slot(j, t.role);
@@ -69,7 +69,7 @@ void track_roles(JobInfo& j, std::deque<TaskInfo>& tasks) {
 
 /// Gives every role its min_member from j.min_task_member (0 for the others) and recounts the
 /// total and the short roles (api/job_info.go:517-524 ParseMinMemberInfo).
-void apply_min_task_member(JobInfo& j, std::deque<TaskInfo>& tasks) {
+void apply_min_task_member(JobInfo& j, ChunkedVector<TaskInfo>& tasks) {
   if (j.roles.empty() && j.min_task_member.empty()) return;
   if (j.roles.empty()) track_roles(j, tasks);
   for (JobRole& r : j.roles) r.min_member = 0;

@@ -1,11 +1,14 @@
 // ClusterState's node bookkeeping (issue 14, item 5): the name index behind add_node's
 // duplicate check and find_node, and total_allocatable() kept incrementally through readiness
-// changes. Expected totals are sums written out by hand.
+// changes. Expected totals are sums written out by hand. And ChunkedVector, where the state keeps
+// its tasks and jobs.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <array>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "mltwin/policy/cluster_state.hpp"
 
@@ -507,4 +510,35 @@ TEST_CASE("has_pending_tasks / not_ready_with_tasks follow the job's pods, by ha
   s.set_task_status(t, TaskStatus::Pending);
   CHECK(flags() == P{true, true});
   CHECK(s.check_invariants().empty());
+}
+
+TEST_CASE("ChunkedVector: references stay valid as elements are added; copies are deep; moves leave it empty") {
+  ChunkedVector<std::string, 2> v;  // chunks of 4: 37 elements span 10 chunks
+  std::vector<const std::string*> at;
+  for (int i = 0; i < 37; ++i) at.push_back(&v.emplace_back(std::to_string(i)));
+  REQUIRE(v.size() == 37);
+  for (int i = 0; i < 37; ++i) {
+    CHECK(&v[i] == at[i]);  // never moved
+    CHECK(v[i] == std::to_string(i));
+  }
+  ChunkedVector<std::string, 2> copy(v);
+  copy[0] = "changed";
+  copy.push_back("37");
+  CHECK(v[0] == "0");
+  CHECK(v.size() == 37);
+  CHECK(copy.size() == 38);
+  CHECK(copy.back() == "37");
+  // Iteration in index order, as a random-access range.
+  const std::vector<std::string> listed(v.begin(), v.end());
+  CHECK(listed.size() == 37);
+  CHECK(listed[36] == "36");
+  const auto& cv = v;
+  CHECK(std::find(cv.begin(), cv.end(), "12") - cv.begin() == 12);
+  ChunkedVector<std::string, 2> moved(std::move(copy));
+  CHECK(copy.empty());  // NOLINT(bugprone-use-after-move): the moved-from state is specified
+  CHECK(moved.size() == 38);
+  copy = moved;
+  moved.clear();
+  CHECK(moved.empty());
+  CHECK(copy[37] == "37");
 }

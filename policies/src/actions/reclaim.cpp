@@ -210,7 +210,8 @@ class Reclaim final : public Action {
       Entry& e = shared_[node.id];
       e.victims.clear();
       e.asked = e.useless = false;
-      e.room = st.future_idle(node.id) + requests_on_[node.id];
+      e.room = st.future_idle(node.id);  // assigned, then added to: keeps the scalars' storage
+      e.room.add(requests_on_[node.id]);
     }
   }
 

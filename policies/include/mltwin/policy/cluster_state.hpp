@@ -15,13 +15,13 @@
 
 #include "mltwin/policy/export.hpp"
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <array>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "mltwin/policy/chunked_vector.hpp"
 #include "mltwin/policy/objects.hpp"
 #include "mltwin/policy/queue_job_sums.hpp"
 
@@ -202,8 +202,8 @@ class MLTWIN_POLICY_EXPORT ClusterState {
   /// reclaim read it per node for every preemptor). The reference stays valid until the next
   /// add_node.
   const Resource& future_idle(NodeId n) const { return future_idle_[n]; }
-  const std::deque<TaskInfo>& tasks() const { return tasks_; }
-  const std::deque<JobInfo>& jobs() const { return jobs_; }
+  const ChunkedVector<TaskInfo>& tasks() const { return tasks_; }
+  const ChunkedVector<JobInfo>& jobs() const { return jobs_; }
   const std::vector<NodeInfo>& nodes() const { return nodes_; }
   const std::vector<QueueInfo>& queues() const { return queues_; }
   /// The node named `name`, or kNone.
@@ -277,8 +277,8 @@ class MLTWIN_POLICY_EXPORT ClusterState {
   void node_add_task(NodeInfo& n, const TaskInfo& t);
   void node_remove_task(NodeInfo& n, const TaskInfo& t);
   std::vector<Resource> future_idle_;  // per node: NodeInfo::future_idle() as of its last change
-  std::deque<TaskInfo> tasks_;   // deque: references stay valid as tasks are added
-  std::deque<JobInfo> jobs_;
+  ChunkedVector<TaskInfo> tasks_;  // references stay valid as tasks are added
+  ChunkedVector<JobInfo> jobs_;
   std::vector<NodeInfo> nodes_;
   std::vector<QueueInfo> queues_;
   void list_insert(JobId j);
