@@ -51,7 +51,6 @@ class Preempt final : public Action {
     if (starving_.jobs().empty()) return;
     std::vector<JobId>& under_request = under_request_;
     under_request.assign(starving_.jobs().begin(), starving_.jobs().end());
-    popped_between_.resize(st.jobs().size());
     sort_checked(queue_ids, QueueLess{&ssn});
     // Volcano ranges over `queues`, a Go map (preempt.go:63, 100-103): a random order at every
     // session. Which queue comes first matters, as the within-job round of each queue refills the
@@ -98,7 +97,6 @@ class Preempt final : public Action {
         bool assigned = false;
         while (ssn.job_starving(job) && !tasks.empty()) {
           const TaskId preemptor = tasks.pop();
-          popped_between_[jid] = 1;
           if (known_to_fail(ssn, Scope::BetweenJobs, q, preemptor)) {
             assigned = false;
             continue;
@@ -123,29 +121,20 @@ class Preempt final : public Action {
       // first Pending task is never a between-jobs preemptor unless its queue comes first;
       // docs/volcano.md, "Faithful to a fault: preempt's shared task queue").
       // This round is a function of the state only: if no task moved since the previous round
-      // started (that round and the queue's between-jobs pass did nothing), it would repeat the
-      // previous round exactly: it is skipped, and each job's queue is left as that round left
-      // it (its Pending tasks, the same number popped) — as it already is, unless a between-jobs
-      // pass popped from it since.
+      // started (that round and the queue's between-jobs pass did nothing), it would refill
+      // every job's queue with the same Pending tasks and pop as many as that round did, trying
+      // nothing. It is skipped: each job's queue is already as that round left it, but for the
+      // jobs of this queue, which its between-jobs pass popped from and which nothing reads
+      // again this session (a job's queue is read by its own queue's between-jobs pass, and by
+      // the within-job rounds, which refill it first).
       if (within_job_after_queues_ && qi + 1 < queue_ids.size()) continue;
-      const bool repeat = within_round_start_ != kNoRound && ssn.task_events() == within_round_start_;
-      if (!repeat) within_round_start_ = ssn.task_events();
-      round_popped_.resize(under_request.size());
-      for (std::size_t i = 0; i < under_request.size(); ++i) {
-        const JobId jid = under_request[i];
+      if (within_round_start_ != kNoRound && ssn.task_events() == within_round_start_) continue;
+      within_round_start_ = ssn.task_events();
+      for (const JobId jid : under_request) {
         TaskPQ& tasks = starving_.tasks_of(jid);
-        if (repeat && !popped_between_[jid]) continue;
-        popped_between_[jid] = 0;
         pending_tasks_into(ssn, jid, PendingTasks::All, tasks);
-        if (repeat) {
-          for (std::uint32_t k = round_popped_[i]; k > 0 && !tasks.empty(); --k) tasks.pop();
-          continue;
-        }
-        std::uint32_t& popped = round_popped_[i];
-        popped = 0;
         while (!tasks.empty()) {
           const TaskId preemptor = tasks.pop();
-          ++popped;
           const QueueId jq = st.job(jid).queue;
           if (known_to_fail(ssn, Scope::WithinJob, jq, preemptor)) break;
           const std::uint64_t before = ssn.task_events();
@@ -324,10 +313,6 @@ class Preempt final : public Action {
   std::vector<JobId> under_request_;
   StarvingJobs starving_;
   const bool within_job_after_queues_;
-  std::vector<std::uint32_t> round_popped_;  // per under_request job: tasks its last within-job round popped
-  // Per job: a between-jobs pass popped from its task queue since its last within-job refill
-  // (set only for this session's starving jobs; the session's first round refills them all).
-  std::vector<std::uint8_t> popped_between_;
   std::vector<std::vector<TaskId>> queue_tasks_;  // per queue: its preemptees between jobs
   StateVersion queue_tasks_version_;  // default: no state's
   std::vector<std::vector<TaskId>> by_node_;  // preempt(): the eligible preemptees per node
