@@ -14,10 +14,10 @@ namespace mltwin::policy {
 
 /// Elements in chunks of 2^kChunkBits, each chunk allocated once and never moved: references to
 /// elements stay valid as elements are added (what std::deque gives), and `v[i]` is a shift, a
-/// mask and two loads, inline. (libstdc++'s deque computes an index through an out-of-line
-/// iterator step, a division by its buffer size; its buffers hold one element when the element
-/// is over 256 bytes, as TaskInfo and JobInfo are.) Only what ClusterState needs: add at the end,
-/// index, iterate, copy.
+/// mask and two loads, inline. (libstdc++'s deque indexes through an iterator step that GCC
+/// leaves out of line, a call per `task(id)`; and its 512-byte buffers hold one element each when
+/// the element is over 256 bytes, as TaskInfo, 344, and JobInfo, 560, are.) Only what
+/// ClusterState needs: add at the end, index, iterate, copy.
 template <class T, unsigned kChunkBits = 6>
 class ChunkedVector {
   static constexpr std::size_t kChunk = std::size_t{1} << kChunkBits;
