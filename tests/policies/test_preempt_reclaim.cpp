@@ -350,6 +350,66 @@ TEST_CASE("reclaim shares a node's answer between queues that have no task on it
   CHECK(reclaimable_calls(VictimDependence::NotOnPreemptor, true) == 2);
 }
 
+namespace {
+// A predicate that rejects every node as UnschedulableAndUnresolvable, counts its calls, and
+// promises `d` about what it reads of the task.
+struct NoNode final : Plugin {
+  TaskDependence d;
+  int* calls;
+  std::string_view name() const override { return d == TaskDependence::Spec ? "no-node-spec" : "no-node"; }
+  void on_session_open(Session& ssn) override {
+    int* c = calls;
+    ssn.add_predicate_fn(
+        [c](const TaskInfo&, const NodeInfo&) {
+          ++*c;
+          return Status::unresolvable("no-node", "no node for the test");
+        },
+        d);
+  }
+};
+
+// OverDeserved with a second starving job of b, small2 (`half`: half a node, else a full one);
+// one cycle of the reclaim action alone, with NoNode in tier 2. Returns its predicate calls.
+int reclaim_predicate_calls(TaskDependence d, bool half) {
+  static int calls = 0;
+  calls = 0;
+  const std::string name = d == TaskDependence::Spec ? "no-node-spec" : "no-node";
+  register_plugin(name, [d](const Arguments&) {
+    auto p = std::make_unique<NoNode>();
+    p->d = d;
+    p->calls = &calls;
+    return p;
+  });
+  OverDeserved g(/*a_reclaimable=*/true);
+  const Pod pod = half ? Pod().cpu(50).memory_gib(200).neuron_devices(8).efa(4) : full_node();
+  g.w.job(JobBuilder("small2", "b").pods(1, pod).created(6).inqueue());
+  SchedulerConfig cfg = volcano_default_config();
+  cfg.actions = {"reclaim"};
+  cfg.tiers[1].plugins.push_back(PluginOption{name, {}, {}});
+  RecordingBackend be;
+  Scheduler s(cfg, 1);
+  cycle(g.w, be, s);
+  CHECK(be.evictions.empty());  // the predicate fails everywhere: nothing is reclaimed
+  CHECK(s.stats().totals.pipelined == 0);
+  CHECK(unregister_plugin(name));
+  return calls;
+}
+}  // namespace
+
+TEST_CASE("reclaim does not repeat a failed walk for a preemptor of the same spec while nothing moves") {
+  // Queue b (share 0) goes first; its jobs in job order: small (created 5), then small2. small-0
+  // walks n0 and n1: each holds a reclaimee of a (big-0, big-1) that makes room for it, and the
+  // victims are not empty (tier 1: gang offers nothing, big is exactly ready; tier 2: proportion
+  // offers the pod, a holding 2 nodes against 1 deserved), so the predicates are asked on both:
+  // 2 calls; both nodes fail, nothing moves. small2-0 walks the same nodes: 2 calls more — unless
+  // every predicate promised TaskDependence::Spec (predicates does; so does NoNode here) and its
+  // spec is small-0's: then its walk is known to fail, and is skipped.
+  CHECK(reclaim_predicate_calls(TaskDependence::Anything, /*half=*/false) == 4);
+  CHECK(reclaim_predicate_calls(TaskDependence::Spec, /*half=*/false) == 2);
+  // Half a node is another request: walked again.
+  CHECK(reclaim_predicate_calls(TaskDependence::Spec, /*half=*/true) == 4);
+}
+
 TEST_CASE("preempt and reclaim are registered and a configuration naming them validates") {
   CHECK(action_registered("preempt"));
   CHECK(action_registered("reclaim"));

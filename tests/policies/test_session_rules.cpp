@@ -262,3 +262,23 @@ TEST_CASE("queue order ties: the pairs the QueueOrderFn fallback ordered are not
     CHECK(s.last_queue_ties().empty());
   }
 }
+
+TEST_CASE("Session::shared: one value-initialised object per type, kept for the session") {
+  Fixture f;
+  struct Counter {
+    int n;
+  };
+  struct Other {
+    std::vector<int> v;
+  };
+  Session s(f.w.state, f.be, tiers({}), f.rng, 1);
+  CHECK(s.shared<Counter>().n == 0);  // value-initialised
+  s.shared<Counter>().n = 7;
+  CHECK(s.shared<Counter>().n == 7);  // the same object on the next call
+  CHECK(&s.shared<Counter>() == &s.shared<Counter>());
+  CHECK(s.shared<Other>().v.empty());  // another type, another object
+  s.shared<Other>().v.push_back(1);
+  CHECK(s.shared<Counter>().n == 7);
+  Session next(f.w.state, f.be, tiers({}), f.rng, 2);
+  CHECK(next.shared<Counter>().n == 0);  // a new session starts without it
+}

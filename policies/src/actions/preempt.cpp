@@ -45,10 +45,11 @@ class Preempt final : public Action {
 
   void execute(Session& ssn) override {
     ClusterState& st = ssn.state();
-    std::vector<QueueId>& queue_ids = queue_ids_;  // queues with a non-pending, valid job
-    queue_ids.clear();
-    starving_.collect(ssn, [&](QueueId q) { queue_ids.push_back(q); });
+    starving_.collect(ssn);
+    starving_.share(ssn, for_reclaim_);  // reclaim, if next, starts from the same jobs
     if (starving_.jobs().empty()) return;
+    std::vector<QueueId>& queue_ids = queue_ids_;  // queues with a non-pending, valid job
+    queue_ids.assign(starving_.queues().begin(), starving_.queues().end());
     std::vector<JobId>& under_request = under_request_;
     under_request.assign(starving_.jobs().begin(), starving_.jobs().end());
     sort_checked(queue_ids, QueueLess{&ssn});
@@ -65,7 +66,6 @@ class Preempt final : public Action {
     within_round_start_ = kNoRound;
     spec_memo_ = ssn.task_answers_depend_only_on_spec();
     failed_.clear();
-    failed_version_ = kNoRound;
     // Each queue's preemptees between jobs: its jobs' Bound or Running, preemptable tasks.
     // Within a session no task becomes Bound or Running except by undoing a change of this
     // session (a discarded eviction), so the tasks that can be victims later in the action are
@@ -252,66 +252,28 @@ class Preempt final : public Action {
     return false;
   }
 
-  /// Between jobs, within queue q, a preemptor's attempt is a function of the state and of what
-  /// the plugins read of it: with every Predicate, Allocatable and Preemptable function
-  /// promising TaskDependence::Spec (Session::task_answers_depend_only_on_spec), and its job
-  /// holding no Bound or Running task (so that the "other jobs" filter leaves the queue's
-  /// preemptees whole), two preemptors of the same spec make the same attempt. Within a job
-  /// that holds no Bound or Running task there is no preemptee at all, and the same holds. One
-  /// attempt that failed without moving any task is remembered, with its scope, while nothing
-  /// moves; a later preemptor of the same spec and scope fails the same way, without the walk.
-  /// (The node scores play no part in a failure.)
+  /// Failed attempts (FailedAttempts) apply between jobs to a preemptor whose job holds no Bound
+  /// or Running task, so that the "other jobs" filter leaves the queue's preemptees whole; within
+  /// a job that holds none there is no preemptee at all, and the same holds.
   enum class Scope : std::uint8_t { BetweenJobs, WithinJob };
   bool memo_applies(const ClusterState& st, const TaskInfo& t) const {
     if (!spec_memo_) return false;
     const JobInfo& j = st.job(t.job);
     return j.count(TaskStatus::Bound) == 0 && j.count(TaskStatus::Running) == 0;
   }
-  static bool same_spec(const ClusterState& st, const TaskInfo& a, const TaskInfo& b) {
-    if (a.resreq != b.resreq || a.best_effort != b.best_effort || a.priority != b.priority ||
-        a.preempt_never != b.preempt_never)
-      return false;
-    if (a.job != b.job) {  // tasks of one job (the usual case: a gang's next pod) share the job's part
-      const JobInfo& ja = st.job(a.job);
-      const JobInfo& jb = st.job(b.job);
-      if (ja.queue != jb.queue || ja.priority != jb.priority) return false;
-      if (!same_allocation(ja, jb)) return false;
-    }
-    return a.node_selector == b.node_selector && a.node_affinity == b.node_affinity && a.tolerations == b.tolerations;
-  }
-  /// ja.allocated + ja.pipelined == jb.allocated + jb.pipelined, without the sums when nothing is
-  /// pipelined (adding a Resource without cpu, memory or scalars changes nothing).
-  static bool same_allocation(const JobInfo& ja, const JobInfo& jb) {
-    auto nothing = [](const Resource& r) { return r.milli_cpu == 0 && r.memory == 0 && r.scalars.empty(); };
-    if (nothing(ja.pipelined) && nothing(jb.pipelined)) return ja.allocated == jb.allocated;
-    return ja.allocated + ja.pipelined == jb.allocated + jb.pipelined;
-  }
-  struct Failure {
-    Scope scope;
-    QueueId queue;
-    TaskId task;
-  };
-  bool known_to_fail(const Session& ssn, Scope scope, QueueId q, TaskId pid) {
-    const ClusterState& st = ssn.state();
-    if (failed_version_ != ssn.task_events() || !memo_applies(st, st.task(pid))) return false;
-    for (const Failure& f : failed_)
-      if (f.scope == scope && f.queue == q && same_spec(st, st.task(f.task), st.task(pid))) return true;
-    return false;
+  bool known_to_fail(const Session& ssn, Scope scope, QueueId q, TaskId pid) const {
+    return memo_applies(ssn.state(), ssn.state().task(pid)) &&
+           failed_.known(ssn, static_cast<std::uint8_t>(scope), q, pid);
   }
   void remember_failure(const Session& ssn, Scope scope, QueueId q, TaskId pid) {
-    const ClusterState& st = ssn.state();
-    if (!memo_applies(st, st.task(pid))) return;
-    if (failed_version_ != ssn.task_events()) {
-      failed_.clear();
-      failed_version_ = ssn.task_events();
-    }
-    failed_.push_back({scope, q, pid});
+    if (memo_applies(ssn.state(), ssn.state().task(pid))) failed_.remember(ssn, static_cast<std::uint8_t>(scope), q, pid);
   }
 
   // Scratch kept from one session to the next (its storage, never its content).
   std::vector<QueueId> queue_ids_;
   std::vector<JobId> under_request_;
   StarvingJobs starving_;
+  StarvingJobs for_reclaim_;  // a copy of starving_ as collected (StarvingJobs::share)
   const bool within_job_after_queues_;
   std::vector<std::vector<TaskId>> queue_tasks_;  // per queue: its preemptees between jobs
   StateVersion queue_tasks_version_;  // default: no state's
@@ -324,8 +286,7 @@ class Preempt final : public Action {
   static constexpr std::uint64_t kNoRound = UINT64_MAX;
   std::uint64_t within_round_start_ = kNoRound;
   bool spec_memo_ = false;
-  std::vector<Failure> failed_;  // failed attempts while task_events() == failed_version_
-  std::uint64_t failed_version_ = kNoRound;
+  FailedAttempts failed_;
 };
 }  // namespace
 std::unique_ptr<Action> make_preempt(const Arguments& args) {

@@ -27,7 +27,12 @@
 // all of them without its predicates (with nothing to evict nothing is reclaimed, whatever the
 // predicates say). On the Philly preempt+reclaim scenario 17 million Reclaimable calls per run
 // found enough victims 16 times: each starving task asked every node again although nothing
-// had moved.
+// had moved. The lists of reclaimees themselves are kept across sessions while the same tasks
+// are Running. When, moreover, the predicates read only the preemptor's spec
+// (Session::task_answers_depend_only_on_spec), a preemptor's whole walk is a function of its
+// queue and spec: one that placed nothing and moved nothing is remembered (FailedAttempts),
+// and the queue's later preemptors of the same spec skip the walk. The starving jobs are
+// preempt's, when it ran just before and moved nothing (StarvingJobs::take).
 #include <algorithm>
 
 #include "victims.hpp"
@@ -44,10 +49,14 @@ class Reclaim final : public Action {
     // Per-session queues in members that keep their storage between sessions.
     QueuePQ& queues = queues_;
     queues.reset(QueueLess{&ssn});
-    starving_.collect(ssn, [&](QueueId q) { queues.push(q); });
+    if (!starving_.take(ssn)) starving_.collect(ssn);  // preempt's, if it ran and moved nothing
+    for (QueueId q : starving_.queues()) queues.push(q);  // (the queue order notes its ties)
     if (starving_.jobs().empty()) return;  // nothing starves: every pass below would find no job
     cand_version_ = kStale;
     const bool reuse_victims = !ssn.reclaimable_depends_on_preemptor();
+    // A preemptor's walk below is then a function of its queue and spec (FailedAttempts).
+    const bool spec_memo = reuse_victims && ssn.task_answers_depend_only_on_spec();
+    failed_.clear();
     memo_.resize(st.queues().size());
     for (QueueMemo& qm : memo_) qm.version = kStale;
     const Resource nothing{};
@@ -70,6 +79,13 @@ class Reclaim final : public Action {
         continue;
       }
       if (!ssn.preemptive(queue, task)) continue;
+      // A preemptor of the same queue and spec walked the nodes since the last task moved and
+      // placed nothing: this one would do the same (the job is not pushed back, as below).
+      if (spec_memo && failed_.known(ssn, 0, q, tid)) {
+        queues.push(q);
+        continue;
+      }
+      const std::uint64_t before = ssn.task_events();
       // With nothing to evict, reclaimed stays empty and covers only a task that requests nothing.
       const bool needs_victims = !task.resreq.less_equal(nothing);
 
@@ -132,6 +148,7 @@ class Reclaim final : public Action {
         }
       }
       if (assigned) jobs.push(jid);
+      else if (spec_memo && ssn.task_events() == before) failed_.remember(ssn, 0, q, tid);
       queues.push(q);
     }
   }
@@ -142,6 +159,7 @@ class Reclaim final : public Action {
   struct Entry {
     Resource room;  // the node's future-idle resources + every reclaimee's request
     std::vector<TaskId> reclaimees, victims;
+    std::vector<Resource> requests;  // a queue's own entry: its reclaimees' requests, in order
     VictimChoice choice;  // the tier that chose `victims` (Eviction)
     bool asked = false;
     bool useless = false;  // asked, and no victim: passed over by every preemptor using it
@@ -155,9 +173,11 @@ class Reclaim final : public Action {
     bool shared = false;
     Entry own;
   };
-  /// One queue's nodes that have reclaimees for it, in node order, while task_events() == version.
+  /// One queue's nodes that have reclaimees for it, in node order, while task_events() == version;
+  /// the lists (not the rooms or victims) while the candidates' lists_epoch_ == lists_epoch.
   struct QueueMemo {
     std::uint64_t version = kStale;
+    std::uint64_t lists_epoch = kStale;
     std::vector<NodeMemo> nodes;  // the first `count` entries are in use
     std::size_t count = 0;
   };
@@ -177,6 +197,7 @@ class Reclaim final : public Action {
     for (std::size_t q = 0; same && q < st.queues().size(); ++q) same = reclaimable_[q] == st.queues()[q].reclaimable;
     if (!same) {
       lists_running_version_ = st.running_version();
+      ++lists_epoch_;
       reclaimable_.resize(st.queues().size());
       for (std::size_t q = 0; q < st.queues().size(); ++q) reclaimable_[q] = st.queues()[q].reclaimable;
       shared_.resize(st.nodes().size());
@@ -215,42 +236,52 @@ class Reclaim final : public Action {
     }
   }
 
-  /// The memo of queue q as of now (rebuilt if a task moved since it was built). Entries keep
-  /// their vectors' capacity from one build to the next.
+  /// The memo of queue q as of now: its rooms and victims recomputed if a task moved since they
+  /// were, its node list and reclaimees rebuilt only if the candidate lists were (lists_epoch_).
+  /// Entries keep their vectors' capacity from one build to the next.
   QueueMemo& refresh(Session& ssn, QueueId q) {
     QueueMemo& qm = memo_[q];
     if (qm.version == ssn.task_events()) return qm;
     if (cand_version_ != ssn.task_events()) build_candidates(ssn);
     const ClusterState& st = ssn.state();
     qm.version = ssn.task_events();
-    std::size_t used = 0;
-    for (const NodeInfo& node : st.nodes()) {
-      const Entry& all = shared_[node.id];
-      if (all.reclaimees.empty()) continue;
-      const auto& qs = queues_on_[node.id];
-      const bool own_queue = std::find(qs.begin(), qs.end(), q) != qs.end();
-      if (used == qm.nodes.size()) qm.nodes.emplace_back();
-      NodeMemo& m = qm.nodes[used];
-      m.node = node.id;
-      m.shared = !own_queue;
-      if (own_queue) {
-        Entry& e = m.own;
-        e.reclaimees.clear();
-        e.victims.clear();
-        e.asked = e.useless = false;
-        e.room = st.future_idle(node.id);
-        const std::vector<QueueId>& queue_of = reclaimee_queues_[node.id];
-        for (std::size_t k = 0; k < all.reclaimees.size(); ++k) {
-          if (queue_of[k] == q) continue;
-          const TaskId t = all.reclaimees[k];
-          e.reclaimees.push_back(t);
-          e.room.add(st.task(t).resreq);
+    if (qm.lists_epoch != lists_epoch_) {
+      qm.lists_epoch = lists_epoch_;
+      std::size_t used = 0;
+      for (const NodeInfo& node : st.nodes()) {
+        const Entry& all = shared_[node.id];
+        if (all.reclaimees.empty()) continue;
+        const auto& qs = queues_on_[node.id];
+        const bool own_queue = std::find(qs.begin(), qs.end(), q) != qs.end();
+        if (used == qm.nodes.size()) qm.nodes.emplace_back();
+        NodeMemo& m = qm.nodes[used];
+        m.node = node.id;
+        m.shared = !own_queue;
+        if (own_queue) {
+          Entry& e = m.own;
+          e.reclaimees.clear();
+          e.requests.clear();
+          const std::vector<QueueId>& queue_of = reclaimee_queues_[node.id];
+          for (std::size_t k = 0; k < all.reclaimees.size(); ++k) {
+            if (queue_of[k] == q) continue;
+            e.reclaimees.push_back(all.reclaimees[k]);
+            e.requests.push_back(st.task(all.reclaimees[k]).resreq);
+          }
+          if (e.reclaimees.empty()) continue;
         }
-        if (e.reclaimees.empty()) continue;
+        ++used;
       }
-      ++used;
+      qm.count = used;  // the entries past it keep their storage for the next build
     }
-    qm.count = used;  // the entries past it keep their storage for the next build
+    for (std::size_t i = 0; i < qm.count; ++i) {
+      NodeMemo& m = qm.nodes[i];
+      if (m.shared) continue;  // build_candidates reset the shared entry
+      Entry& e = m.own;
+      e.victims.clear();
+      e.asked = e.useless = false;
+      e.room = st.future_idle(m.node);
+      for (const Resource& r : e.requests) e.room.add(r);
+    }
     return qm;
   }
 
@@ -264,7 +295,9 @@ class Reclaim final : public Action {
   std::vector<std::uint8_t> reclaimable_;         // the queues' reclaimable flags the lists were built for
   StateVersion lists_running_version_;  // default: no state's
   std::uint64_t cand_version_ = kStale;
+  std::uint64_t lists_epoch_ = 0;  // counts the builds of the candidate lists (never kStale)
   std::vector<QueueMemo> memo_;
+  FailedAttempts failed_;
 };
 }  // namespace
 std::unique_ptr<Action> make_reclaim(const Arguments&) { return std::make_unique<Reclaim>(); }

@@ -109,21 +109,83 @@ struct OnNodeOrder {
   }
 };
 
+/// Failed attempts of preempt and reclaim, remembered while no task moves. An attempt (one
+/// preemptor's walk over the nodes) is a function of the state and of what the plugins read of
+/// the preemptor; when they read only its spec (Session::task_answers_depend_only_on_spec,
+/// and for reclaim victims that do not depend on the preemptor at all), two preemptors of the
+/// same spec and scope make the same attempt. One that failed without moving any task is
+/// remembered with its scope (the action's own key: the queue, and for preempt which pass);
+/// a later preemptor of the same spec and scope fails the same way, and is not walked. The
+/// caller decides when an attempt qualifies. (The node scores play no part in a failure.)
+class FailedAttempts {
+ public:
+  /// Forget everything (at the start of an action's execute).
+  void clear() {
+    failed_.clear();
+    version_ = kNone64;
+  }
+  /// True if a preemptor of pid's spec failed with this scope since the last task moved.
+  bool known(const Session& ssn, std::uint8_t scope, QueueId q, TaskId pid) const {
+    if (version_ != ssn.task_events()) return false;
+    const ClusterState& st = ssn.state();
+    for (const Failure& f : failed_)
+      if (f.scope == scope && f.queue == q && same_spec(st, st.task(f.task), st.task(pid))) return true;
+    return false;
+  }
+  /// pid's attempt failed and moved no task (ssn.task_events() as before it).
+  void remember(const Session& ssn, std::uint8_t scope, QueueId q, TaskId pid) {
+    if (version_ != ssn.task_events()) {
+      failed_.clear();
+      version_ = ssn.task_events();
+    }
+    failed_.push_back({scope, q, pid});
+  }
+  /// Everything TaskDependence::Spec lets a plugin read of a task and its job is equal.
+  static bool same_spec(const ClusterState& st, const TaskInfo& a, const TaskInfo& b) {
+    if (a.resreq != b.resreq || a.best_effort != b.best_effort || a.priority != b.priority ||
+        a.preempt_never != b.preempt_never)
+      return false;
+    if (a.job != b.job) {  // tasks of one job (the usual case: a gang's next pod) share the job's part
+      const JobInfo& ja = st.job(a.job);
+      const JobInfo& jb = st.job(b.job);
+      if (ja.queue != jb.queue || ja.priority != jb.priority) return false;
+      if (!same_allocation(ja, jb)) return false;
+    }
+    return a.node_selector == b.node_selector && a.node_affinity == b.node_affinity && a.tolerations == b.tolerations;
+  }
+
+ private:
+  /// ja.allocated + ja.pipelined == jb.allocated + jb.pipelined, without the sums when nothing is
+  /// pipelined (adding a Resource without cpu, memory or scalars changes nothing).
+  static bool same_allocation(const JobInfo& ja, const JobInfo& jb) {
+    auto nothing = [](const Resource& r) { return r.milli_cpu == 0 && r.memory == 0 && r.scalars.empty(); };
+    if (nothing(ja.pipelined) && nothing(jb.pipelined)) return ja.allocated == jb.allocated;
+    return ja.allocated + ja.pipelined == jb.allocated + jb.pipelined;
+  }
+  static constexpr std::uint64_t kNone64 = UINT64_MAX;
+  struct Failure {
+    std::uint8_t scope;
+    QueueId queue;
+    TaskId task;
+  };
+  std::vector<Failure> failed_;  // while ssn.task_events() == version_
+  std::uint64_t version_ = kNone64;
+};
+
 /// What preempt and reclaim start from (preempt.go and reclaim.go build it the same way): the
-/// queues that have a non-pending job passing JobValid, and the starving jobs among those —
-/// per queue in job order, each with its Pending tasks in task order. Kept in an action's
-/// member, so that its containers keep their storage from one session to the next.
+/// queues that have a non-pending, valid job, and the starving jobs among those — per queue in
+/// job order, each with its Pending tasks in task order. Kept in an action's member, so that
+/// its containers keep their storage from one session to the next.
 class StarvingJobs {
  public:
-  /// Walks the active jobs. `on_queue(q)` is called once for each queue when its first
-  /// non-pending, valid job is seen. JobValid is asked only where its answer matters — for a
-  /// starving job, and for a job of a queue that has no valid job yet — and JobStarving before
-  /// it: both are pure.
-  template <class OnQueue>
-  void collect(const Session& ssn, OnQueue&& on_queue) {
+  /// Walks the active jobs. JobValid is asked only where its answer matters — for a starving
+  /// job, and for a job of a queue that has no valid job yet — and JobStarving before it: both
+  /// are pure.
+  void collect(const Session& ssn) {
     const ClusterState& st = ssn.state();
     const std::size_t nq = st.queues().size();
     has_queue_.assign(nq, 0);
+    queues_.clear();
     if (by_queue_.size() > nq) by_queue_.resize(nq, JobPQ(JobLess{&ssn}));
     for (JobPQ& pq : by_queue_) pq.reset(JobLess{&ssn});
     by_queue_.resize(nq, JobPQ(JobLess{&ssn}));
@@ -136,7 +198,7 @@ class StarvingJobs {
       if (!ssn.job_valid(j).pass) continue;
       if (!has_queue_[j.queue]) {
         has_queue_[j.queue] = 1;
-        on_queue(j.queue);
+        queues_.push_back(j.queue);
       }
       if (!starving) continue;
       by_queue_[j.queue].push(jid);
@@ -147,6 +209,28 @@ class StarvingJobs {
       jobs_.push_back(jid);
     }
   }
+  /// Leaves a copy of what collect() just found for a later action of the session (take()),
+  /// in `store`, which the caller keeps so that its storage lasts from one session to the next.
+  /// Not while the session ignores promises (Session::promises_ignored): the shadow session of
+  /// --check-promises walks again, and so checks that the walk is a function of the state.
+  void share(Session& ssn, StarvingJobs& store) const {
+    if (ssn.promises_ignored()) return;
+    store.copy_from(*this);
+    ssn.shared<Shared>() = {&store, ssn.task_events(), ssn.state().generation()};
+  }
+  /// Takes the copy an earlier action of the session left (share()) if no task moved since
+  /// (Session::task_events() and ClusterState::generation() as when it was left): collect()
+  /// would find the same jobs and queues, in the same order — JobStarving, JobValid and the
+  /// job and task orders are functions of the session's state. False if there is none.
+  bool take(Session& ssn) {
+    const Shared& left = ssn.shared<Shared>();
+    if (!left.jobs || left.task_events != ssn.task_events() || left.generation != ssn.state().generation())
+      return false;
+    copy_from(*left.jobs);
+    return true;
+  }
+  /// The queues with a non-pending, valid job, in the order of the active jobs.
+  const std::vector<QueueId>& queues() const { return queues_; }
   /// The starving jobs, in the order of the active jobs.
   const std::vector<JobId>& jobs() const { return jobs_; }
   /// Queue q's starving jobs in job order (the action pops and pushes them).
@@ -155,7 +239,26 @@ class StarvingJobs {
   TaskPQ& tasks_of(JobId j) { return tasks_[slot_of_[j]]; }
 
  private:
+  struct Shared {
+    const StarvingJobs* jobs = nullptr;
+    std::uint64_t task_events = 0, generation = 0;
+  };
+  /// What collect() left in `o`, copied into this one's storage (slot_of_ is set for the
+  /// starving jobs only: it spans every job id).
+  void copy_from(const StarvingJobs& o) {
+    queues_ = o.queues_;
+    by_queue_.resize(o.by_queue_.size(), JobPQ(JobLess{nullptr}));
+    for (std::size_t q = 0; q < o.by_queue_.size(); ++q) by_queue_[q] = o.by_queue_[q];
+    jobs_ = o.jobs_;
+    if (tasks_.size() < jobs_.size()) tasks_.resize(jobs_.size(), TaskPQ(TaskLess{nullptr}));
+    for (std::size_t i = 0; i < jobs_.size(); ++i) {
+      tasks_[i] = o.tasks_[i];
+      if (slot_of_.size() <= jobs_[i]) slot_of_.resize(o.slot_of_.size());
+      slot_of_[jobs_[i]] = static_cast<std::uint32_t>(i);
+    }
+  }
   std::vector<std::uint8_t> has_queue_;
+  std::vector<QueueId> queues_;
   std::vector<JobPQ> by_queue_;
   std::vector<JobId> jobs_;
   std::vector<TaskPQ> tasks_;          // [0, jobs_.size()): per starving job, by slot

@@ -503,6 +503,21 @@ class MLTWIN_POLICY_EXPORT Session {
   /// True if some task's last transaction in this session left it Allocated (a cheap test
   /// before asking last_transaction_allocated task by task).
   bool any_last_transaction_allocated() const { return !last_tx_allocated_.empty(); }
+  /// What the actions of this session share: the session's object of type T, value-initialised
+  /// on the first call and destroyed with the session (the built-in preempt leaves here the
+  /// starving jobs it collected, which reclaim takes if no task moved in between).
+  template <class T>
+  T& shared() {
+    for (auto& [key, p] : shared_)
+      if (key == &shared_key<T>) return *static_cast<T*>(p.get());
+    auto p = std::make_shared<T>();
+    T& out = *p;
+    shared_.emplace_back(&shared_key<T>, std::move(p));
+    return out;
+  }
+  /// True if this session ignores the plugins' promises (ignore_promises()): the actions then
+  /// take no shortcut that rests on one.
+  bool promises_ignored() const { return ignore_promises_; }
   /// Keeps a statement's operations applied until the session closes, then undoes them
   /// (Volcano allocate leaves a pipelined-but-not-ready job's statement in the session copy).
   void keep_until_close(Statement&& stmt);
@@ -630,6 +645,9 @@ class MLTWIN_POLICY_EXPORT Session {
   void nominate_at_close();
   std::unordered_map<JobId, bool> phase_seen_;
   std::vector<std::unique_ptr<Statement>> kept_;
+  template <class T>
+  static inline const char shared_key = 0;  // one address per type: shared<T>()'s key
+  std::vector<std::pair<const void*, std::shared_ptr<void>>> shared_;
   friend class Statement;
 };
 
