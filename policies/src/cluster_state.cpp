@@ -365,8 +365,10 @@ void ClusterState::apply_task_status_quiet(TaskId tid, TaskStatus status, NodeId
   job_sums_.touch(t.job);
   // The version counts of this state (StateVersion pairs them with its lineage).
   if (old == TaskStatus::Running || status == TaskStatus::Running) ++running_version_;
-  if (old == TaskStatus::Bound || old == TaskStatus::Running || status == TaskStatus::Bound || status == TaskStatus::Running)
+  if (old == TaskStatus::Bound || old == TaskStatus::Running || status == TaskStatus::Bound || status == TaskStatus::Running) {
     ++bound_or_running_version_;
+    log_placement(tid);
+  }
   if (on_node_status(old) && t.node != kNone) node_remove_task(nodes_[t.node], t);
   // Job counters (Volcano JobInfo.UpdateTaskStatus = deleteTaskIndex + addTaskIndex).
   --j.status_count[static_cast<std::size_t>(old)];
@@ -452,6 +454,7 @@ void ClusterState::unset_podgroup(JobId jid) {
   job_sums_.touch(jid);
   j.live = false;
   j.podgroup_unset = true;
+  log_placement_of_job(j);
   ++generation_;
 }
 
@@ -479,6 +482,7 @@ void ClusterState::set_podgroup(JobId jid, const JobInfo& spec) {
   j.live = true;
   refresh_job_flags(j);
   pending_log_.emplace_back(jid, PendingChange::Renewed);  // a new PodGroup: any kept entry is stale
+  log_placement_of_job(j);
   list_insert(jid);
   ++queue_jobs_[j.queue];
   job_sums_.touch(jid);
@@ -590,6 +594,7 @@ void ClusterState::update_job(JobId jid, const JobInfo& spec) {
     // moves queue makes them stale.
     ++running_version_;
     ++bound_or_running_version_;
+    log_placement_of_job(j);
   }
   j.name = spec.name;
   j.queue = spec.queue;
@@ -651,6 +656,7 @@ void ClusterState::update_task(TaskId tid, const TaskInfo& spec) {
   // A victim list kept while the same tasks run holds the task's preemptable flag and request.
   ++running_version_;
   ++bound_or_running_version_;
+  log_placement(tid);
   job_sums_.touch(t.job);
   ++generation_;
 }
@@ -676,6 +682,25 @@ void ClusterState::remove_queue(QueueId q) {
   queues_[q] = std::move(gone);
   if (reuse_ == IdReuse::AfterCycle) removed_.queues.push_back(q);
   ++generation_;
+}
+
+void ClusterState::log_placement(TaskId t) {
+  if (placement_log_.size() >= (std::size_t{1} << 20)) {  // nobody trims: readers start again
+    placement_log_base_ += placement_log_.size();
+    placement_log_.clear();
+  }
+  placement_log_.push_back(t);
+}
+
+void ClusterState::log_placement_of_job(const JobInfo& j) {
+  for (TaskId t : j.tasks) log_placement(t);
+}
+
+void ClusterState::trim_placement_log(std::uint64_t up_to) {
+  if (up_to <= placement_log_base_) return;
+  const std::uint64_t n = std::min<std::uint64_t>(up_to - placement_log_base_, placement_log_.size());
+  placement_log_.erase(placement_log_.begin(), placement_log_.begin() + static_cast<std::ptrdiff_t>(n));
+  placement_log_base_ += n;
 }
 
 void ClusterState::trim_pending_log(std::uint64_t up_to) {

@@ -143,8 +143,10 @@ bool Scheduler::run_once(ClusterState& state, Backend& backend) {
     shadow_rng.emplace(rng_);
     shadow_ledger.emplace(ledger_);
   }
-  // The pending log's entries up to here are read by enqueue in this session (trimmed after it).
+  // The pending log's entries up to here are read by enqueue in this session, the placement
+  // log's by preempt and reclaim (both trimmed after it).
   const std::uint64_t log_read_by_session = state.pending_log_base() + state.pending_log().size();
+  const std::uint64_t placements_read_by_session = state.placement_log_base() + state.placement_log().size();
   DecisionLog log;
   log.forward = &backend;
   // Whatever this cycle throws, the next starts with new actions; made before the session, so
@@ -245,6 +247,7 @@ bool Scheduler::run_once(ClusterState& state, Backend& backend) {
   // Every action has now seen the removals of this cycle: their ids may be reused, and what
   // this scheduler reported for a removed job must not stick to the next job with its id.
   state.trim_pending_log(log_read_by_session);
+  state.trim_placement_log(placements_read_by_session);
   for (JobId jid : state.release_removed().jobs) {
     if (jid < conditions_.size()) conditions_[jid] = Status{};
     if (jid < reported.size() && reported[jid] != 0) {

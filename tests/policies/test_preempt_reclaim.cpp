@@ -561,6 +561,101 @@ TEST_CASE("state versions: running_version and bound_or_running_version move exa
   CHECK(StateVersion() != st.running_version());
 }
 
+TEST_CASE("placement log: the tasks whose place among preempt's and reclaim's victims may have changed, numbered, trimmed") {
+  // preempt and reclaim keep their victim lists from one session to the next and look again at
+  // the tasks this log names only. big runs on n0 and n1; small is Inqueue with one Pending pod.
+  World w;
+  w.queue(QueueBuilder("a"));
+  w.queue(QueueBuilder("b"));
+  w.node(NodeBuilder("n0").trn1_32xlarge());
+  w.node(NodeBuilder("n1").trn1_32xlarge());
+  const JobId big = w.job(JobBuilder("big", "a").pods(2, full_node()).created(0).running_on({"n0", "n1"}));
+  const JobId small = w.job(JobBuilder("small", "a").pods(1, full_node()).created(5).inqueue());
+  ClusterState& st = w.state;
+  st.trim_placement_log(st.placement_log_base() + st.placement_log().size());  // the set-up's entries
+  CHECK(st.placement_log().empty());
+  const std::uint64_t base = st.placement_log_base();
+  const TaskId s0 = st.job(small).tasks.at(0);
+  const TaskId b0 = st.job(big).tasks.at(0), b1 = st.job(big).tasks.at(1);
+  // Pending -> Allocated -> Binding: neither Bound nor Running, nothing logged.
+  st.set_task_status(s0, TaskStatus::Allocated, 0);
+  st.set_task_status(s0, TaskStatus::Binding, 0);
+  CHECK(st.placement_log().empty());
+  // Binding -> Bound, Bound -> Running, Running -> Releasing: one entry each.
+  st.set_task_status(s0, TaskStatus::Bound, 0);
+  st.set_task_status(s0, TaskStatus::Running, 0);
+  st.set_task_status(b0, TaskStatus::Releasing, 0);
+  CHECK(st.placement_log() == std::vector<TaskId>{s0, s0, b0});
+  // A job that changes queue, or loses and regains its PodGroup: each of its tasks.
+  JobInfo spec = st.job(big);
+  spec.queue = w.queues["b"];
+  st.update_job(big, spec);
+  CHECK(st.placement_log() == std::vector<TaskId>{s0, s0, b0, b0, b1});
+  // A changed pod spec (its preemptable flag): the task.
+  TaskInfo pod = st.task(b1);
+  pod.preemptable = false;
+  st.update_task(b1, pod);
+  CHECK(st.placement_log().back() == b1);
+  CHECK(st.placement_log().size() == 6);
+  // Trimmed up to entry base + 4: entries 4 and 5 remain, numbered from the new base.
+  st.trim_placement_log(base + 4);
+  CHECK(st.placement_log_base() == base + 4);
+  CHECK(st.placement_log() == std::vector<TaskId>{b1, b1});
+  st.trim_placement_log(base + 2);  // below the base: nothing
+  CHECK(st.placement_log().size() == 2);
+  // Nobody trimming: at 2^20 entries the log is dropped whole and its base moves past them, so
+  // a reader that stopped anywhere below sees it missed entries.
+  const std::uint64_t before = st.placement_log_base() + st.placement_log().size();
+  for (int i = 0; i < (1 << 20); ++i) st.set_task_status(s0, i % 2 == 0 ? TaskStatus::Bound : TaskStatus::Running, 0);
+  CHECK(st.placement_log_base() + st.placement_log().size() == before + (1 << 20));
+  CHECK(st.placement_log_base() > before);
+  CHECK(st.placement_log().size() < (std::size_t{1} << 20));
+  CHECK(st.lineage() == st.lineage());
+  ClusterState copy = st;
+  CHECK(copy.lineage() != st.lineage());
+}
+
+TEST_CASE("preempt and reclaim read the placement log as fresh lists would be built: the promise check's shadow session") {
+  // The promise check runs each session again on a copy of the state (a new lineage, so its
+  // fresh actions build their lists from the whole state) and compares every decision; a list
+  // kept stale across sessions shows as PromiseBroken. Cycle 1: lo (priority 1) runs a full pod
+  // on n0 and n1, nothing starves; preempt and reclaim build their lists. Then lo's place among
+  // the victims changes, and hi (priority 100, queue default, two full pods) arrives. Tiers:
+  // priority decides the victims (gang's and drf's Preemptable off).
+  auto scenario = [](bool move_queue) {
+    World w;
+    w.queue(QueueBuilder("default"));
+    w.queue(QueueBuilder("other"));
+    w.node(NodeBuilder("n0").trn1_32xlarge());
+    w.node(NodeBuilder("n1").trn1_32xlarge());
+    const JobId lo = w.job(JobBuilder("lo", move_queue ? "other" : "default").pods(2, full_node(1)).priority(1).created(0).running_on({"n0", "n1"}));
+    RecordingBackend be;
+    be.world = &w;
+    Scheduler s(priority_decides(), 3);
+    s.set_check_promises(true);
+    w.state.set_now(1'000'000'000);
+    CHECK_NOTHROW(s.run_once(w.state, be));
+    if (move_queue) {
+      // lo moves to queue default: its pods become preempt's victims for hi (same queue,
+      // lower priority), and are no longer reclaim's (hi's own queue).
+      JobInfo spec = w.state.job(lo);
+      spec.queue = w.queues["default"];
+      w.state.update_job(lo, spec);
+    } else {
+      // lo's PodGroup is deleted: its pods hold their nodes, but no longer victims of anyone.
+      w.state.unset_podgroup(lo);
+    }
+    w.job(JobBuilder("hi", "default").pods(2, full_node(100)).priority(100).created(5).inqueue());
+    w.state.set_now(2'000'000'000);
+    CHECK_NOTHROW(s.run_once(w.state, be));
+    return evicted(w, be);
+  };
+  // Preempt evicts lo's pods for hi: they are in hi's queue now.
+  CHECK(scenario(true) == std::vector<std::string>{"lo-0 preempt", "lo-1 preempt"});
+  // Nothing to evict: lo is out of the scheduler's view.
+  CHECK(scenario(false).empty());
+}
+
 namespace {
 /// n0 and n1 are trn1.32xlarge; "sys" (priority 1000) runs an 8-cpu pod on n0; "lo" (priority 1)
 /// runs a full pod on each node; "hi" (priority 100) has one full pod Inqueue.

@@ -37,6 +37,81 @@
 namespace mltwin::policy::detail {
 namespace {
 
+/// Each queue's preemptees between jobs: its jobs' Bound or Running, preemptable tasks, in no
+/// particular order (preempt() sorts each node's). Within a session no task becomes Bound or
+/// Running except by undoing a change of this session (a discarded eviction), so the tasks that
+/// can be victims later in the action are among those of its start. The lists are kept from one
+/// session to the next: only the tasks in ClusterState::placement_log() since the last update
+/// are looked at again (a task's preemptable flag and its job's queue change only through
+/// update_task and update_job, which log it).
+class QueuePreemptees {
+ public:
+  /// Brings the lists up to the state's present.
+  void update(const ClusterState& st) {
+    const std::uint64_t end = st.placement_log_base() + st.placement_log().size();
+    if (!(lineage_ == st.lineage()) || read_ < st.placement_log_base() || lists_.size() != st.queues().size()) {
+      rebuild(st);
+    } else {
+      const auto& log = st.placement_log();
+      for (std::size_t i = read_ - st.placement_log_base(); i < log.size(); ++i) look_again(st, log[i]);
+    }
+    read_ = end;
+  }
+  /// Queue q's preemptees.
+  std::span<const TaskId> of(QueueId q) const { return lists_[q]; }
+
+ private:
+  static constexpr std::uint32_t kOut = UINT32_MAX;
+  static bool preemptee(const ClusterState& st, const TaskInfo& t) {
+    return t.node != kNone && preemptable_status(t.status) && t.preemptable && t.job < st.jobs().size() &&
+           st.job(t.job).live;
+  }
+  void rebuild(const ClusterState& st) {
+    lineage_ = st.lineage();
+    for (auto& v : lists_) v.clear();  // keeps their storage
+    lists_.resize(st.queues().size());
+    slot_.assign(st.tasks().size(), kOut);
+    queue_of_.resize(st.tasks().size());
+    for_each_task_on_a_node(
+        st, [](const JobInfo& job) { return job.count(TaskStatus::Bound) + job.count(TaskStatus::Running) == 0; },
+        preemptable_status,
+        [&](const JobInfo& job, const TaskInfo& task) {
+          if (task.preemptable) insert(task.id, job.queue);
+        });
+  }
+  void look_again(const ClusterState& st, TaskId t) {
+    const bool in = t < st.tasks().size() && preemptee(st, st.task(t));
+    const QueueId q = in ? st.job(st.task(t).job).queue : kNone;
+    if (t < slot_.size() && slot_[t] != kOut) {
+      if (in && queue_of_[t] == q) return;
+      erase(t);
+    }
+    if (in) insert(t, q);
+  }
+  void insert(TaskId t, QueueId q) {
+    if (t >= slot_.size()) {
+      slot_.resize(t + 1, kOut);
+      queue_of_.resize(t + 1);
+    }
+    slot_[t] = static_cast<std::uint32_t>(lists_[q].size());
+    queue_of_[t] = q;
+    lists_[q].push_back(t);
+  }
+  void erase(TaskId t) {  // swap with the last
+    std::vector<TaskId>& v = lists_[queue_of_[t]];
+    const TaskId last = v.back();
+    v[slot_[t]] = last;
+    slot_[last] = slot_[t];
+    v.pop_back();
+    slot_[t] = kOut;
+  }
+  std::vector<std::vector<TaskId>> lists_;  // per queue
+  std::vector<std::uint32_t> slot_;         // task id -> its index in its queue's list, or kOut
+  std::vector<QueueId> queue_of_;           // task id -> the queue whose list holds it
+  StateVersion lineage_;                    // the state read (default: none)
+  std::uint64_t read_ = 0;                  // placement log entries read
+};
+
 class Preempt final : public Action {
  public:
   /// within_job_after_queues: the remedy for volcano#5140 (argument mltwin.withinJobAfterQueues).
@@ -45,6 +120,7 @@ class Preempt final : public Action {
 
   void execute(Session& ssn) override {
     ClusterState& st = ssn.state();
+    preemptees_.update(st);
     starving_.collect(ssn);
     starving_.share(ssn, for_reclaim_);  // reclaim, if next, starts from the same jobs
     if (starving_.jobs().empty()) return;
@@ -66,25 +142,6 @@ class Preempt final : public Action {
     within_round_start_ = kNoRound;
     spec_memo_ = ssn.task_answers_depend_only_on_spec();
     failed_.clear();
-    // Each queue's preemptees between jobs: its jobs' Bound or Running, preemptable tasks.
-    // Within a session no task becomes Bound or Running except by undoing a change of this
-    // session (a discarded eviction), so the tasks that can be victims later in the action are
-    // among these; and the lists hold from one session to the next while the same tasks are
-    // Bound or Running (ClusterState::bound_or_running_version; a task's preemptable flag and
-    // its job's queue are fixed).
-    if (queue_tasks_version_ != st.bound_or_running_version() || queue_tasks_.size() != st.queues().size()) {
-      queue_tasks_version_ = st.bound_or_running_version();
-      if (queue_tasks_.size() > st.queues().size()) queue_tasks_.resize(st.queues().size());
-      for (auto& v : queue_tasks_) v.clear();  // keeps their storage
-      queue_tasks_.resize(st.queues().size());
-      for_each_task_on_a_node(
-          st, [](const JobInfo& job) { return job.count(TaskStatus::Bound) + job.count(TaskStatus::Running) == 0; },
-          preemptable_status,
-          [&](const JobInfo& job, const TaskInfo& task) {
-            if (task.preemptable) queue_tasks_[job.queue].push_back(task.id);
-          });
-    }
-
     for (std::size_t qi = 0; qi < queue_ids.size(); ++qi) {
       const QueueId q = queue_ids[qi];
       // Preemption between jobs within the queue.
@@ -102,8 +159,8 @@ class Preempt final : public Action {
             continue;
           }
           const std::uint64_t before = ssn.task_events();
-          // queue_tasks_[q] holds queue q's tasks only: the other jobs' are the job's preemptees.
-          assigned = preempt(ssn, stmt, preemptor, queue_tasks_[q], [&](const TaskInfo& t) { return t.job != jid; });
+          // The queue's preemptees, less the job's own tasks.
+          assigned = preempt(ssn, stmt, preemptor, preemptees_.of(q), [&](const TaskInfo& t) { return t.job != jid; });
           if (!assigned && ssn.task_events() == before) remember_failure(ssn, Scope::BetweenJobs, q, preemptor);
         }
         if (ssn.job_pipelined(job)) {
@@ -275,8 +332,7 @@ class Preempt final : public Action {
   StarvingJobs starving_;
   StarvingJobs for_reclaim_;  // a copy of starving_ as collected (StarvingJobs::share)
   const bool within_job_after_queues_;
-  std::vector<std::vector<TaskId>> queue_tasks_;  // per queue: its preemptees between jobs
-  StateVersion queue_tasks_version_;  // default: no state's
+  QueuePreemptees preemptees_;
   std::vector<std::vector<TaskId>> by_node_;  // preempt(): the eligible preemptees per node
   std::vector<NodeId> touched_;               // the nodes whose by_node_ list is not empty
   std::vector<NodeId> cands_;

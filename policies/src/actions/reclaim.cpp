@@ -184,55 +184,113 @@ class Reclaim final : public Action {
   static constexpr std::uint64_t kStale = UINT64_MAX;
 
   /// Every node's reclaim candidates as of now — Running, preemptable tasks of jobs in reclaimable
-  /// queues, in creation and UID order (OnNodeOrder; Volcano ranges over node.Tasks, a map) — in shared_[n].reclaimees,
-  /// with their queues and requests summed. The lists are kept from one session to the next
-  /// while the same tasks are Running (ClusterState::running_version) and the queues'
-  /// reclaimable flags are unchanged (a task's preemptable flag is fixed at its creation);
-  /// the rooms and the plugins' answers are always recomputed.
+  /// queues, in creation and UID order (OnNodeOrder; Volcano ranges over node.Tasks, a map) — in
+  /// shared_[n].reclaimees, with their queues and requests summed. The lists are kept from one
+  /// session to the next: only the tasks in ClusterState::placement_log() since the last build
+  /// are looked at again (a task's preemptable flag, request and job queue change only through
+  /// update_task and update_job, which log it), and a node's sums are redone when its list
+  /// changed; a change of some queue's reclaimable flag rebuilds everything. The rooms and the
+  /// plugins' answers are always recomputed.
   void build_candidates(const Session& ssn) {
     const ClusterState& st = ssn.state();
     cand_version_ = ssn.task_events();
-    bool same = lists_running_version_ == st.running_version() && shared_.size() == st.nodes().size() &&
+    bool same = lineage_ == st.lineage() && read_ >= st.placement_log_base() && shared_.size() == st.nodes().size() &&
                 reclaimable_.size() == st.queues().size();
     for (std::size_t q = 0; same && q < st.queues().size(); ++q) same = reclaimable_[q] == st.queues()[q].reclaimable;
     if (!same) {
-      lists_running_version_ = st.running_version();
-      ++lists_epoch_;
-      reclaimable_.resize(st.queues().size());
-      for (std::size_t q = 0; q < st.queues().size(); ++q) reclaimable_[q] = st.queues()[q].reclaimable;
-      shared_.resize(st.nodes().size());
-      queues_on_.resize(st.nodes().size());
-      requests_on_.resize(st.nodes().size());
-      reclaimee_queues_.resize(st.nodes().size());
-      for (auto& v : queues_on_) v.clear();
-      for (Entry& e : shared_) e.reclaimees.clear();
-      for_each_task_on_a_node(
-          st, [&](const JobInfo& job) { return !reclaimable_[job.queue] || job.count(TaskStatus::Running) == 0; },
-          [](TaskStatus s) { return s == TaskStatus::Running; },
-          [&](const JobInfo& job, const TaskInfo& task) {
-            if (!task.preemptable) return;
-            shared_[task.node].reclaimees.push_back(task.id);
-            auto& qs = queues_on_[task.node];
-            if (std::find(qs.begin(), qs.end(), job.queue) == qs.end()) qs.push_back(job.queue);
-          });
-      for (const NodeInfo& node : st.nodes()) {
-        Entry& e = shared_[node.id];
-        std::sort(e.reclaimees.begin(), e.reclaimees.end(), OnNodeOrder{&st});
-        requests_on_[node.id] = Resource{};
-        reclaimee_queues_[node.id].clear();
-        for (TaskId t : e.reclaimees) {
-          const TaskInfo& task = st.task(t);
-          requests_on_[node.id].add(task.resreq);
-          reclaimee_queues_[node.id].push_back(st.job(task.job).queue);
-        }
+      rebuild_candidates(st);
+    } else {
+      // The logged tasks come out of the lists, then those that are candidates now go back in
+      // their places: the order a list keeps is that of its unchanged tasks.
+      const auto& log = st.placement_log();
+      const std::size_t from = read_ - st.placement_log_base();
+      for (std::size_t i = from; i < log.size(); ++i) take_out(log[i]);
+      for (std::size_t i = from; i < log.size(); ++i) put_back(st, log[i]);
+      for (NodeId n : dirty_) {
+        sum_node(st, n);
+        is_dirty_[n] = 0;
       }
+      if (!dirty_.empty()) ++lists_epoch_;
+      dirty_.clear();
     }
+    read_ = st.placement_log_base() + st.placement_log().size();
     for (const NodeInfo& node : st.nodes()) {
       Entry& e = shared_[node.id];
       e.victims.clear();
       e.asked = e.useless = false;
       e.room = st.future_idle(node.id);  // assigned, then added to: keeps the scalars' storage
       e.room.add(requests_on_[node.id]);
+    }
+  }
+  bool candidate(const ClusterState& st, const TaskInfo& t) const {
+    if (t.node == kNone || t.status != TaskStatus::Running || !t.preemptable || t.job >= st.jobs().size()) return false;
+    const JobInfo& job = st.job(t.job);
+    return job.live && reclaimable_[job.queue];
+  }
+  void rebuild_candidates(const ClusterState& st) {
+    lineage_ = st.lineage();
+    reclaimable_.resize(st.queues().size());
+    for (std::size_t q = 0; q < st.queues().size(); ++q) reclaimable_[q] = st.queues()[q].reclaimable;
+    shared_.resize(st.nodes().size());
+    queues_on_.resize(st.nodes().size());
+    requests_on_.resize(st.nodes().size());
+    reclaimee_queues_.resize(st.nodes().size());
+    is_dirty_.assign(st.nodes().size(), 0);
+    dirty_.clear();
+    cand_node_.assign(st.tasks().size(), kNone);
+    for (Entry& e : shared_) e.reclaimees.clear();
+    for_each_task_on_a_node(
+        st, [&](const JobInfo& job) { return !reclaimable_[job.queue] || job.count(TaskStatus::Running) == 0; },
+        [](TaskStatus s) { return s == TaskStatus::Running; },
+        [&](const JobInfo&, const TaskInfo& task) {
+          if (!task.preemptable) return;
+          shared_[task.node].reclaimees.push_back(task.id);
+          cand_node_[task.id] = task.node;
+        });
+    for (const NodeInfo& node : st.nodes()) {
+      std::vector<TaskId>& list = shared_[node.id].reclaimees;
+      std::sort(list.begin(), list.end(), OnNodeOrder{&st});
+      sum_node(st, node.id);
+    }
+    ++lists_epoch_;
+  }
+  /// Task t out of its node's list, if in one.
+  void take_out(TaskId t) {
+    if (t >= cand_node_.size() || cand_node_[t] == kNone) return;
+    const NodeId was = cand_node_[t];
+    std::vector<TaskId>& list = shared_[was].reclaimees;
+    list.erase(std::find(list.begin(), list.end(), t));
+    cand_node_[t] = kNone;
+    mark_dirty(was);
+  }
+  /// Task t into its node's list, in order, if it is a candidate now and not there yet.
+  void put_back(const ClusterState& st, TaskId t) {
+    if (t >= st.tasks().size() || !candidate(st, st.task(t))) return;
+    if (t < cand_node_.size() && cand_node_[t] != kNone) return;  // logged twice
+    const NodeId n = st.task(t).node;
+    std::vector<TaskId>& list = shared_[n].reclaimees;
+    list.insert(std::lower_bound(list.begin(), list.end(), t, OnNodeOrder{&st}), t);
+    if (t >= cand_node_.size()) cand_node_.resize(t + 1, kNone);
+    cand_node_[t] = n;
+    mark_dirty(n);
+  }
+  void mark_dirty(NodeId n) {
+    if (is_dirty_[n]) return;
+    is_dirty_[n] = 1;
+    dirty_.push_back(n);
+  }
+  /// Node n's candidates' requests summed in list order, their queues, and the distinct queues.
+  void sum_node(const ClusterState& st, NodeId n) {
+    requests_on_[n] = Resource{};
+    reclaimee_queues_[n].clear();
+    queues_on_[n].clear();
+    for (TaskId t : shared_[n].reclaimees) {
+      const TaskInfo& task = st.task(t);
+      const QueueId q = st.job(task.job).queue;
+      requests_on_[n].add(task.resreq);
+      reclaimee_queues_[n].push_back(q);
+      auto& qs = queues_on_[n];
+      if (std::find(qs.begin(), qs.end(), q) == qs.end()) qs.push_back(q);
     }
   }
 
@@ -293,7 +351,11 @@ class Reclaim final : public Action {
   std::vector<Resource> requests_on_;             // per node: its candidates' requests, summed
   std::vector<std::vector<QueueId>> reclaimee_queues_;  // per node: each candidate's queue
   std::vector<std::uint8_t> reclaimable_;         // the queues' reclaimable flags the lists were built for
-  StateVersion lists_running_version_;  // default: no state's
+  std::vector<NodeId> cand_node_;                 // task id -> the node whose list holds it, or kNone
+  std::vector<std::uint8_t> is_dirty_;            // per node: its list changed in this build
+  std::vector<NodeId> dirty_;                     // those nodes
+  StateVersion lineage_;                          // the state the lists are of (default: none)
+  std::uint64_t read_ = 0;                        // placement log entries read
   std::uint64_t cand_version_ = kStale;
   std::uint64_t lists_epoch_ = 0;  // counts the builds of the candidate lists (never kStale)
   std::vector<QueueMemo> memo_;

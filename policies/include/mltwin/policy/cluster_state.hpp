@@ -192,6 +192,23 @@ class MLTWIN_POLICY_EXPORT ClusterState {
   StateVersion running_version() const { return {lineage_.token(), running_version_}; }
   /// The same for Bound or Running (Volcano's PreemptableStatus: preempt's victims).
   StateVersion bound_or_running_version() const { return {lineage_.token(), bound_or_running_version_}; }
+  /// A version that stands for this state itself (equal only for the same state, a copy
+  /// excluded): a reader of placement_log() keeps it to know whose log it read.
+  StateVersion lineage() const { return {lineage_.token(), 0}; }
+  /// The tasks whose place among the victims preempt and reclaim choose from may have changed,
+  /// in order (a task may appear more than once): every status change into or out of Bound or
+  /// Running (a removal included), a change of spec (update_task), and every task of a job
+  /// whose queue or PodGroup changed (update_job, unset_podgroup, set_podgroup). Entry i is
+  /// change number placement_log_base() + i over the state's life: an action that keeps such
+  /// lists from one session to the next reads the entries from the number it has reached and
+  /// re-examines those tasks only, or starts again from the whole state if that number is
+  /// below placement_log_base() (it missed entries). Scheduler::run_once trims it after each
+  /// session (trim_placement_log); without a Scheduler it is dropped whole once it holds 2^20
+  /// entries (the base moves past them).
+  const std::vector<TaskId>& placement_log() const { return placement_log_; }
+  std::uint64_t placement_log_base() const { return placement_log_base_; }
+  /// Drops the placement log's entries numbered below `up_to`, as trim_pending_log does.
+  void trim_placement_log(std::uint64_t up_to);
   /// Changes whenever a node's idle, used, releasing or pipelined resources change (a task
   /// placed on or taken off it, in a session or not) or a node is added: unchanged means every
   /// node's resources are as they were, so a resource-fit scan over the nodes gives the same
@@ -291,6 +308,10 @@ class MLTWIN_POLICY_EXPORT ClusterState {
   std::vector<std::int32_t> queue_jobs_;
   std::vector<std::pair<JobId, PendingChange>> pending_log_;
   std::uint64_t pending_log_base_ = 0;
+  std::vector<TaskId> placement_log_;
+  std::uint64_t placement_log_base_ = 0;
+  void log_placement(TaskId t);
+  void log_placement_of_job(const JobInfo& j);
   // IdReuse::AfterCycle: ids removed since the last release_removed(), and ids free to reuse.
   IdReuse reuse_;
   ReleasedIds removed_, free_;
