@@ -767,6 +767,7 @@ void Statement::commit() {
   done_ = true;
   ClusterState& st = ssn_->state_;
   Statement pipelined(*ssn_);
+  bool committed_something = false;
   // A backend that throws (instead of answering with CallResult) stops the commit: the ops from
   // the one that threw on stay this statement's, undone as the exception leaves (~Statement).
   std::size_t next = 0;
@@ -790,6 +791,7 @@ void Statement::commit() {
         st.apply_task_status_quiet(op.task, TaskStatus::Binding, op.node);
         CallResult r = ssn_->backend_.bind(st.task(op.task), st.node(op.node));
         ++ssn_->stats_.binds;
+        committed_something = true;
         if (!r.ok) {
           ++ssn_->stats_.bind_failures;
           ssn_->failed_binds_.push_back({op.task, "failed to bind to node " + st.node(op.node).name + ": " + r.error});
@@ -810,6 +812,7 @@ void Statement::commit() {
         }
         ++ssn_->stats_.evictions;
         ssn_->changed_ = true;
+        committed_something = true;
         break;
       }
       case OpKind::Pipeline:
@@ -818,7 +821,9 @@ void Statement::commit() {
         break;
     }
   }
-  if (ssn_->changed_) st.bump_generation();
+  // The state changed by this commit (a bind or an eviction sent): one generation more. A
+  // statement with nothing to send (preempt's within-job statements often are) changes none.
+  if (committed_something) st.bump_generation();
   if (!pipelined.ops_.empty()) ssn_->keep_until_close(std::move(pipelined));
   ops_.clear();
   next = 0;

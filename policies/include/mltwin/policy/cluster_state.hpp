@@ -187,8 +187,9 @@ class MLTWIN_POLICY_EXPORT ClusterState {
   std::uint64_t generation() const { return generation_; }
   /// Changes with every status change into or out of Running (in a session or not): unchanged
   /// means the same tasks are Running, on the same nodes, so that an action may keep what it
-  /// derived from that set (reclaim's candidates) from one session to the next. A version of
-  /// one state never equals a version of another, a copy included (StateVersion).
+  /// derived from that set from one session to the next (the built-in actions follow
+  /// placement_log(), which also says which tasks changed). A version of one state never
+  /// equals a version of another, a copy included (StateVersion).
   StateVersion running_version() const { return {lineage_.token(), running_version_}; }
   /// The same for Bound or Running (Volcano's PreemptableStatus: preempt's victims).
   StateVersion bound_or_running_version() const { return {lineage_.token(), bound_or_running_version_}; }
