@@ -27,8 +27,8 @@
 // all of them without its predicates (with nothing to evict nothing is reclaimed, whatever the
 // predicates say). On the Philly preempt+reclaim scenario 17 million Reclaimable calls per run
 // found enough victims 16 times: each starving task asked every node again although nothing
-// had moved. The lists of reclaimees themselves are kept across sessions while the same tasks
-// are Running. When, moreover, the predicates read only the preemptor's spec
+// had moved. The lists of reclaimees themselves are kept across sessions, updated from the
+// tasks ClusterState::placement_log() names (build_candidates). When, moreover, the predicates read only the preemptor's spec
 // (Session::task_answers_depend_only_on_spec), a preemptor's whole walk is a function of its
 // queue and spec: one that placed nothing and moved nothing is remembered (FailedAttempts),
 // and the queue's later preemptors of the same spec skip the walk. The starving jobs are
