@@ -62,6 +62,8 @@ class QueuePreemptees {
 
  private:
   static constexpr std::uint32_t kOut = UINT32_MAX;
+  /// A task of a job outside the session (its PodGroup gone) is none: preempt.go's filters look
+  /// the task's job up in ssn.Jobs and return false when it is not found.
   static bool preemptee(const ClusterState& st, const TaskInfo& t) {
     return t.node != kNone && preemptable_status(t.status) && t.preemptable && t.job < st.jobs().size() &&
            st.job(t.job).live;
